@@ -1,0 +1,37 @@
+"""mechopt: design privacy mechanisms by optimization, certify them, check the literature.
+
+Examples
+--------
+>>> import mechopt
+>>> prob = mechopt.problems.design.ChannelDesign.from_params(
+...     prior="0.2,0.8", notion="lip", utility="histogram", eps=0.5)
+>>> prob.objective
+'histogram'
+"""
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from . import errors, notions, settings, utilities
+from .api import audit_result, design, solve
+from .channel import Channel
+from .errors import (MechoptError, ParamError, ProblemError, SolverError, SolverNotFound,
+                     TooLargeError)
+from .result import Certificate, Result, Status
+
+try:
+    __version__ = version("mechopt")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0+unknown"
+
+__all__ = ["solve", "design", "audit_result", "Channel", "Result", "Status", "Certificate",
+           "MechoptError", "ProblemError", "ParamError", "SolverError", "SolverNotFound",
+           "TooLargeError", "errors", "notions", "settings", "utilities", "__version__"]
+
+
+def __getattr__(name: str):  # lazy subpackages: mechopt.problems, mechopt.solvers
+    if name in ("problems", "solvers", "registry"):
+        import importlib
+
+        return importlib.import_module(f"mechopt.{name}")
+    raise AttributeError(f"module 'mechopt' has no attribute {name!r}")

@@ -1,0 +1,90 @@
+"""The top layer: ``solve`` and ``design``, the only place that joins problems and solvers.
+
+Examples
+--------
+>>> import mechopt
+>>> r = mechopt.design(prior="0.1,0.2,0.7", notion="lip", utility="mse", eps=1.0,
+...                    values=[0, 1, 2], solver="closed-form")
+>>> r.solver
+'closed-form'
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import registry, settings
+from .errors import SolverNotFound
+from .problem import Problem
+from .result import Certificate, Result, Status
+
+__all__ = ["solve", "design", "audit_result"]
+
+
+def audit_result(problem: Problem, result: Result) -> Result:
+    """Re-audit ``result`` from the problem data; downgrade ``optimal`` on failure."""
+    if not result.status.has_solution or result.mechanism is None:
+        return result
+    aud = problem.audit(result)
+    res = result.replace(violation=aud.violation, eps_audited=aud.eps_audited,
+                         notion=aud.notion or result.notion,
+                         eps=aud.eps if aud.eps is not None else result.eps)
+    if aud.violation is not None and aud.violation > settings.tolerance("privacy"):
+        res = res.downgrade(f"audit: privacy violated by {aud.violation:.3g}")
+    for reason in aud.reasons:
+        res = res.downgrade(f"audit: {reason}")
+    if aud.value is not None and res.value is not None:
+        dev = abs(aud.value - res.value) / max(1.0, abs(aud.value))
+        if dev > 1e-6:
+            res = res.downgrade(f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}")
+    cert = res.certificate
+    if cert is not None and res.value is not None:
+        gap = Result.gap_of(res.value, cert.bound)
+        if abs(gap - cert.gap) > 1e-12:
+            res = res.replace(certificate=Certificate(cert.bound, gap))
+        if gap > settings.tolerance("gap"):
+            res = res.downgrade(f"certificate gap {gap:.3g} above tolerance")
+    return res
+
+
+def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result:
+    """Solve ``problem`` with the named solver (or the first that applies) and audit the result.
+
+    Parameters
+    ----------
+    problem : Problem
+    solver : str, optional
+        A registry name (``mechopt.registry.solver_names()``); by default the
+        first installed solver that can solve the problem.
+    **options
+        Solver options; unknown keys raise :class:`~mechopt.errors.ParamError`.
+    """
+    if solver is None:
+        names = registry.solvers_for(problem)
+        if not names:
+            raise SolverNotFound(f"no installed solver can solve {type(problem).__name__}; "
+                                 f"registered: {', '.join(registry.solver_names())}")
+        solver = names[0]
+    backend = registry.get_solver(solver)
+    if not backend.can_solve(problem):
+        raise SolverNotFound(f"solver {solver!r} cannot solve {type(problem).__name__}; "
+                             f"try one of: {', '.join(registry.solvers_for(problem)) or 'none installed'}")
+    tol_opts = {k: options.pop(k) for k in list(options) if k in ("privacy_tol", "gap_tol")}
+    result = backend.solve(problem, **options)
+    with settings.override(**{k.removesuffix("_tol"): v for k, v in tol_opts.items()}):
+        return audit_result(problem, result)
+
+
+def design(*, prior: Any, notion: str, utility: str, eps: float, values: Any = None,
+           graph: Any = None, solver: str | None = None, **options: Any) -> Result:
+    """Design a mechanism for a custom problem: ``notion`` and ``utility`` by name.
+
+    See :class:`mechopt.problems.design.ChannelDesign` for the program.
+    """
+    from .problems.design import ChannelDesign
+
+    prob = ChannelDesign.from_params(prior=prior, notion=notion, utility=utility, eps=eps,
+                                     values=values, graph=graph)
+    return solve(prob, solver=solver, **options)
+
+
+_ = Status  # re-exported through mechopt

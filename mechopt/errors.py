@@ -1,0 +1,47 @@
+"""The error hierarchy of mechopt.
+
+Every error raised on bad input or a failed backend derives from
+:class:`MechoptError`; its message is one line saying what is wrong and how
+to fix it. Infeasible or unbounded problems and hit limits are *statuses* of a
+:class:`~mechopt.result.Result`, never exceptions.
+
+Examples
+--------
+>>> from mechopt.errors import ProblemError, MechoptError
+>>> issubclass(ProblemError, MechoptError)
+True
+"""
+from __future__ import annotations
+
+__all__ = [
+    "MechoptError",
+    "ProblemError",
+    "ParamError",
+    "SolverNotFound",
+    "SolverError",
+    "TooLargeError",
+]
+
+
+class MechoptError(Exception):
+    """Root of every error mechopt raises on purpose."""
+
+
+class ProblemError(MechoptError, ValueError):
+    """Bad problem data: a prior, ε, covariance, shape or mechanism."""
+
+
+class ParamError(MechoptError, ValueError):
+    """Bad option: an unknown key, a value of the wrong type or range."""
+
+
+class SolverNotFound(MechoptError, LookupError):
+    """No solver of that name, or none installed that can solve the problem."""
+
+
+class SolverError(MechoptError, RuntimeError):
+    """A backend crashed; the original exception is chained with ``from``."""
+
+
+class TooLargeError(MechoptError, MemoryError):
+    """An exact method would exceed its size limit; the message names what scales."""

@@ -1,0 +1,47 @@
+"""Privacy notions: audits, column cones and cvxpy constraints.
+
+Examples
+--------
+>>> from mechopt.notions import make_notion
+>>> make_notion("lip", 1.0)
+LIP(eps=1)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ProblemError
+from .base import Audit, PrivacyNotion, check_eps
+from .info import CIP, LIP, MIP, PosteriorStatNotion
+from .ldp import LDP, GraphLDP
+
+__all__ = ["Audit", "PrivacyNotion", "LDP", "GraphLDP", "LIP", "CIP", "MIP",
+           "PosteriorStatNotion", "make_notion", "NOTIONS", "audit_all", "check_eps"]
+
+NOTIONS: dict[str, type[PrivacyNotion]] = {"ldp": LDP, "lip": LIP, "mip": MIP}
+
+
+def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
+    """Build a notion by name: ``ldp``, ``lip``, ``mip``, ``graph-ldp``, ``metric-ldp``, ``cip``."""
+    key = str(name).lower()
+    if key in NOTIONS:
+        return NOTIONS[key](eps)
+    if key in ("graph-ldp", "metric-ldp"):
+        if "graph" not in kwargs:
+            raise ProblemError(f"notion {key} needs a policy graph (--graph FILE)")
+        return GraphLDP(eps, kwargs["graph"], metric=key == "metric-ldp")
+    if key == "cip":
+        return CIP(eps, kwargs["p"])
+    known = sorted([*NOTIONS, "graph-ldp", "metric-ldp", "cip"])
+    raise ProblemError(f"unknown privacy notion {name!r}; known: {', '.join(known)}")
+
+
+def audit_all(Q, prior=None) -> dict[str, dict[str, float | None]]:
+    """Smallest ε under LDP, and (with a prior) LIP and MIP: the ``audit`` document."""
+    out: dict[str, dict[str, float | None]] = {}
+    for name, cls in NOTIONS.items():
+        if cls.needs_prior and prior is None:
+            continue
+        eps = cls(0.0).audit(Q, prior).eps
+        out[name] = {"eps": eps if eps != float("inf") else None}
+    return out

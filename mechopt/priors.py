@@ -1,0 +1,163 @@
+"""Priors: validation, parsing, and the support of a design.
+
+A prior is a probability vector P over the inputs ``0..d-1``. Designs work on
+the support (symbols of positive mass); :class:`Support` drops zero-mass
+symbols and restores them in the output mechanism. A zero-mass row is free
+for every prior-dependent notion; we give it the output marginal λ, which is
+also admissible under LDP whenever the supported rows are.
+
+Examples
+--------
+>>> from mechopt.priors import parse_prior, validate_prior
+>>> parse_prior("0.1,0.2,0.7")
+array([0.1, 0.2, 0.7])
+>>> parse_prior("uniform:4")
+array([0.25, 0.25, 0.25, 0.25])
+>>> validate_prior([0.5, 0.6])
+Traceback (most recent call last):
+...
+mechopt.errors.ProblemError: prior sums to 1.1, not 1: normalise it (divide by its sum)
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import settings
+from .errors import ProblemError
+
+__all__ = ["validate_prior", "parse_prior", "Support", "binomial_prior", "poisson_binomial"]
+
+
+def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> np.ndarray:
+    """Return ``prior`` as a float vector after checking it is a distribution.
+
+    Raises :class:`ProblemError` for a non-vector, NaN/inf, negative entries,
+    fewer than one symbol, or a sum off 1 by more than ``tol``.
+    """
+    tol = settings.tolerance("prior_sum") if tol is None else tol
+    try:
+        p = np.asarray(prior, dtype=float)
+    except (TypeError, ValueError):
+        raise ProblemError(f"{name} must be a vector of numbers, got {prior!r}") from None
+    if p.ndim != 1 or p.size == 0:
+        raise ProblemError(f"{name} must be a non-empty 1-D vector, got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        bad = int(np.flatnonzero(~np.isfinite(p))[0])
+        raise ProblemError(f"{name} has a non-finite entry at index {bad}: {p[bad]}")
+    if np.any(p < 0):
+        bad = int(np.flatnonzero(p < 0)[0])
+        raise ProblemError(f"{name} has a negative entry at index {bad}: {p[bad]:g}")
+    total = float(p.sum())
+    if abs(total - 1.0) > tol:
+        raise ProblemError(f"{name} sums to {total:.12g}, not 1: normalise it (divide by its sum)")
+    return p / total
+
+
+def parse_prior(text: str | os.PathLike) -> np.ndarray:
+    """Parse the CLI's prior syntax: ``0.1,0.2,0.7``, ``uniform:d``, or a file.
+
+    A file is a ``.npy`` array or a whitespace/comma separated ``.txt``.
+    """
+    if isinstance(text, os.PathLike):
+        return _read_prior_file(Path(text))
+    s = str(text).strip()
+    if s.startswith("uniform:"):
+        try:
+            d = int(s.split(":", 1)[1])
+        except ValueError:
+            raise ProblemError(f"bad prior {s!r}: write uniform:d with an integer d ≥ 1") from None
+        if d < 1:
+            raise ProblemError(f"bad prior {s!r}: uniform:d needs d ≥ 1")
+        return np.full(d, 1.0 / d)
+    if "," in s or _is_number(s):
+        try:
+            vals = [float(v) for v in s.split(",") if v.strip()]
+        except ValueError:
+            raise ProblemError(f"bad prior {s!r}: give comma-separated numbers, uniform:d, or a file") from None
+        return validate_prior(vals)
+    return _read_prior_file(Path(s))
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_prior_file(path: Path) -> np.ndarray:
+    if not path.exists():
+        raise ProblemError(f"prior file {str(path)!r} does not exist (give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path)")
+    try:
+        if path.suffix == ".npy":
+            arr = np.load(path, allow_pickle=False)
+        else:
+            arr = np.loadtxt(path, delimiter=None if "," not in path.read_text() else ",")
+    except (OSError, ValueError) as exc:
+        raise ProblemError(f"cannot read prior file {str(path)!r}: {exc}") from None
+    return validate_prior(np.ravel(arr), name=f"prior from {path.name}")
+
+
+@dataclass(frozen=True)
+class Support:
+    """The symbols of positive prior mass, and the map back to all symbols.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = Support.of([0.5, 0.0, 0.5])
+    >>> s.prior
+    array([0.5, 0.5])
+    >>> s.restore(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    array([[1. , 0. ],
+           [0.5, 0.5],
+           [0. , 1. ]])
+    """
+
+    full: np.ndarray
+    index: np.ndarray
+
+    @classmethod
+    def of(cls, prior) -> "Support":
+        p = validate_prior(prior)
+        idx = np.flatnonzero(p > settings.tolerance("zero_mass"))
+        return cls(full=p, index=idx)
+
+    @property
+    def prior(self) -> np.ndarray:
+        """The prior restricted to the support, renormalised."""
+        p = self.full[self.index]
+        return p / p.sum()
+
+    @property
+    def dropped(self) -> bool:
+        return self.index.size < self.full.size
+
+    def restore(self, Q: np.ndarray) -> np.ndarray:
+        """Rows for every symbol: zero-mass rows get the output marginal λ."""
+        if not self.dropped:
+            return Q
+        lam = self.prior @ Q
+        out = np.tile(lam, (self.full.size, 1))
+        out[self.index] = Q
+        return out
+
+
+def binomial_prior(n: int, p1: float) -> np.ndarray:
+    """Distribution of S = Σ_i D_i for n i.i.d. Bernoulli(p1) (LIP paper eq. (33))."""
+    from scipy.stats import binom
+
+    return binom.pmf(np.arange(n + 1), n, p1)
+
+
+def poisson_binomial(p: np.ndarray) -> np.ndarray:
+    """Distribution of a sum of independent Bernoulli(p_i), by convolution."""
+    dist = np.array([1.0])
+    for pi in np.asarray(p, dtype=float):
+        dist = np.convolve(dist, [1.0 - pi, pi])
+    return dist

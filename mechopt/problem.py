@@ -1,0 +1,148 @@
+"""The problem interface every problem family implements.
+
+A problem is data (a frozen dataclass in ``mechopt.problems``) that offers
+canonical forms to solvers and audits a result from its own data. It never
+imports a solver.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.problems.design import ChannelDesign
+>>> prob = ChannelDesign.from_params(prior="0.2,0.8", notion="lip", utility="histogram", eps=1.0)
+>>> prob.column_program().d
+2
+>>> prob.audit_channel(np.full((2, 2), 0.5)).violation
+0.0
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import settings
+from .channel import validate_channel
+from .errors import ProblemError
+from .forms import ColumnProgram, ConicForm, NLPForm
+from .notions import LDP, LIP, MIP, PrivacyNotion
+from .priors import Support
+from .result import Result
+from .utilities import Utility
+
+__all__ = ["Problem", "ChannelProblem", "ProblemAudit"]
+
+
+@dataclass(frozen=True)
+class ProblemAudit:
+    """What a problem's audit of a result found.
+
+    ``violation`` is the privacy (or constraint) violation in the notion's
+    units, 0 when satisfied; ``reasons`` lists anything else wrong.
+    """
+
+    violation: float | None
+    eps_audited: float | None = None
+    notion: str | None = None
+    eps: float | None = None
+    reasons: list[str] = field(default_factory=list)
+    value: float | None = None
+
+    @property
+    def passed(self) -> bool:
+        ok = self.violation is None or self.violation <= settings.tolerance("privacy")
+        return ok and not self.reasons
+
+
+class Problem:
+    """Base class of every problem; subclasses override what applies."""
+
+    id: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+    sense: ClassVar[str] = "min"
+    objective: ClassVar[str] = ""
+
+    # canonical forms ----------------------------------------------------
+    def column_program(self) -> ColumnProgram | None:
+        return None
+
+    def conic_form(self) -> ConicForm | None:
+        return None
+
+    def nlp_form(self) -> NLPForm | None:
+        return None
+
+    def greedy_form(self) -> Any:
+        return None
+
+    def closed_form(self) -> Result | None:
+        """The paper's closed-form answer as a Result, or None when there is none."""
+        return None
+
+    # data ---------------------------------------------------------------
+    def audit(self, result: Result) -> ProblemAudit:
+        """Audit a result from the problem data (override per family)."""
+        return ProblemAudit(violation=None)
+
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    @classmethod
+    def from_params(cls, **params: Any) -> "Problem":
+        return cls(**params)  # type: ignore[call-arg]
+
+
+class ChannelProblem(Problem):
+    """A problem whose mechanism is a channel Q on a finite prior.
+
+    Subclasses provide ``prior`` (full, may have zeros), ``notion`` and
+    ``utility`` attributes. This base builds the column program, audits a
+    channel and evaluates the objective.
+    """
+
+    prior: np.ndarray
+    notion: PrivacyNotion
+    utility: Utility
+
+    @property
+    def sense(self) -> str:  # type: ignore[override]
+        return self.utility.sense
+
+    @property
+    def objective(self) -> str:  # type: ignore[override]
+        return self.utility.name
+
+    @property
+    def support(self) -> Support:
+        return Support.of(self.prior)
+
+    def column_program(self) -> ColumnProgram | None:
+        if not self.utility.sublinear or not _linear_notion(self.notion):
+            return None
+        sup = self.support
+        if sup.dropped and type(self.notion) not in (LDP, LIP):
+            raise ProblemError(f"zero-mass symbols are not supported with {self.notion.name}; remove them from the prior")
+        return ColumnProgram(prior=sup.prior, notion=self.notion, utility=self.utility.restrict(sup.index),
+                             objective=self.objective, full_prior=sup.full, index=sup.index)
+
+    def evaluate(self, Q: np.ndarray) -> float:
+        """The objective of channel Q under this problem's prior."""
+        return float(self.utility.value(Q, self.prior))
+
+    def audit_channel(self, Q) -> ProblemAudit:
+        M = validate_channel(Q, n_inputs=self.prior.size)
+        a = self.notion.audit(M, self.prior)
+        return ProblemAudit(violation=a.violation, eps_audited=a.eps, notion=a.notion, eps=self.notion.eps,
+                            value=self.evaluate(M))
+
+    def audit(self, result: Result) -> ProblemAudit:
+        if result.mechanism is None:
+            return ProblemAudit(violation=None, notion=self.notion.name, eps=self.notion.eps)
+        return self.audit_channel(result.Q)
+
+    def params(self) -> dict[str, Any]:
+        return {"prior": self.prior.tolist(), **self.notion.params(), **self.utility.params()}
+
+
+def _linear_notion(notion: PrivacyNotion) -> bool:
+    return not isinstance(notion, MIP)

@@ -1,0 +1,214 @@
+"""The one result type every solver and closed form returns.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.result import Result, Status, Certificate
+>>> r = Result(status=Status.OPTIMAL, value=0.25, sense="min", objective="mse",
+...            mechanism=np.eye(2), solver="exact",
+...            certificate=Certificate(bound=0.25, gap=0.0))
+>>> r.ok
+True
+>>> r.to_dict()["certificate"]
+{'bound': 0.25, 'gap': 0.0}
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Status", "Certificate", "Result", "jsonable"]
+
+
+class Status(str, Enum):
+    """The closed status vocabulary shared by every solver."""
+
+    OPTIMAL = "optimal"
+    OPTIMAL_INACCURATE = "optimal_inaccurate"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    ITERATION_LIMIT = "iteration_limit"
+    TIME_LIMIT = "time_limit"
+    NUMERICAL_ERROR = "numerical_error"
+    SOLVER_ERROR = "solver_error"
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.value
+
+    @property
+    def has_solution(self) -> bool:
+        """Whether a mechanism comes with this status."""
+        return self in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE,
+                        Status.ITERATION_LIMIT, Status.TIME_LIMIT)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A proven bound on the optimum and the gap to the returned value.
+
+    ``bound`` is an upper bound for a maximisation (lower for a minimisation),
+    in the problem's own units; ``gap`` = |bound − value| / max(1, |bound|).
+    """
+
+    bound: float
+    gap: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"bound": float(self.bound), "gap": float(self.gap)}
+
+
+def _relative_gap(value: float, bound: float) -> float:
+    return abs(bound - value) / max(1.0, abs(bound))
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a solve returns.
+
+    Attributes
+    ----------
+    status : Status
+        From the closed vocabulary.
+    value : float or None
+        The objective in the problem's own sense (an MSE or Fisher trace is
+        minimised, a mutual information maximised); None without a solution.
+    sense : {"min", "max"}
+    objective : str
+        Name of the objective (``"mse"``, ``"mutual_information"``, ...).
+    mechanism : Any
+        The channel matrix Q (rows are inputs), a density on a grid, or a
+        noise covariance, as the problem defines.
+    solver : str
+        Registry name of the method, ``"closed-form"`` for a theorem.
+    certificate : Certificate or None
+        None when the method has none (say so: local solvers, heuristics).
+    violation : float or None
+        Audited privacy violation (0 when private); filled by ``solve``.
+    eps_audited : float or None
+        Smallest ε the mechanism satisfies under the problem's notion.
+    notion, eps : str or None, float or None
+        The privacy notion and target.
+    time_s : float
+    iterations : int or None
+    message : str
+    extras : dict
+        Method-specific data (grid size, error estimate, outputs merged...).
+    problem : str or None
+        Catalog id of the problem, when it has one.
+    """
+
+    status: Status
+    value: float | None
+    sense: str
+    objective: str
+    mechanism: Any = None
+    solver: str = ""
+    certificate: Certificate | None = None
+    violation: float | None = None
+    eps_audited: float | None = None
+    notion: str | None = None
+    eps: float | None = None
+    time_s: float = 0.0
+    iterations: int | None = None
+    message: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)
+    problem: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
+        if self.sense not in ("min", "max"):
+            raise ValueError(f"sense must be 'min' or 'max', got {self.sense!r}")
+        if self.value is not None and not math.isfinite(self.value):
+            if self.status.has_solution:
+                object.__setattr__(self, "status", Status.NUMERICAL_ERROR)
+                object.__setattr__(self, "message",
+                                   (self.message + "; " if self.message else "")
+                                   + f"non-finite objective {self.value!r}")
+            object.__setattr__(self, "value", None)
+
+    @property
+    def ok(self) -> bool:
+        """True when the status is ``optimal``."""
+        return self.status is Status.OPTIMAL
+
+    @property
+    def Q(self) -> np.ndarray:
+        """The mechanism as a channel matrix (raises if it is not one)."""
+        mech = self.mechanism
+        if hasattr(mech, "matrix"):
+            return mech.matrix
+        return np.asarray(mech, dtype=float)
+
+    def better_than(self, other: float) -> bool:
+        """Whether ``value`` beats ``other`` in this problem's sense."""
+        if self.value is None:
+            return False
+        return self.value > other if self.sense == "max" else self.value < other
+
+    def replace(self, **changes: Any) -> "Result":
+        """A copy with fields changed (results are immutable)."""
+        return replace(self, **changes)
+
+    def downgrade(self, reason: str) -> "Result":
+        """Demote ``optimal`` to ``optimal_inaccurate``, recording why."""
+        if self.status is not Status.OPTIMAL:
+            return self
+        msg = f"{self.message}; {reason}" if self.message else reason
+        return replace(self, status=Status.OPTIMAL_INACCURATE, message=msg)
+
+    @staticmethod
+    def gap_of(value: float, bound: float) -> float:
+        """Relative gap used throughout: |bound − value| / max(1, |bound|)."""
+        return _relative_gap(value, bound)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of the CLI contract (design.md)."""
+        mech = self.mechanism
+        if hasattr(mech, "to_dict"):
+            mech = mech.to_dict()
+        return {
+            "status": self.status.value,
+            "value": jsonable(self.value),
+            "objective": self.objective,
+            "sense": self.sense,
+            "mechanism": jsonable(mech),
+            "privacy": {
+                "notion": self.notion,
+                "eps": jsonable(self.eps),
+                "violation": jsonable(self.violation),
+                "eps_audited": jsonable(self.eps_audited),
+            },
+            "certificate": None if self.certificate is None else self.certificate.to_dict(),
+            "solver": self.solver,
+            "time_s": jsonable(self.time_s),
+            "iterations": self.iterations,
+            "message": self.message,
+            "problem": self.problem,
+            "extras": jsonable(self.extras),
+        }
+
+
+def jsonable(obj: Any) -> Any:
+    """Convert numpy values to JSON types; NaN and ±inf become None."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        val = float(obj)
+        return val if math.isfinite(val) else None
+    if isinstance(obj, Enum):
+        return obj.value
+    if hasattr(obj, "to_dict"):
+        return jsonable(obj.to_dict())
+    return obj

@@ -1,0 +1,84 @@
+"""The solver interface: one signature for every backend.
+
+Examples
+--------
+>>> from mechopt.solver import Solver
+>>> sorted(Solver.common_options)
+['seed', 'time_limit', 'verbose']
+"""
+from __future__ import annotations
+
+import math
+import time
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from .errors import MechoptError, ParamError, SolverError
+from .result import Result, Status
+
+__all__ = ["Solver", "check_options"]
+
+
+def check_options(name: str, given: dict[str, Any], allowed: dict[str, Any]) -> dict[str, Any]:
+    """Merge ``given`` over the defaults ``allowed``; unknown keys raise ParamError."""
+    bad = sorted(set(given) - set(allowed))
+    if bad:
+        raise ParamError(f"unknown option(s) {bad} for solver {name!r}; allowed: {sorted(allowed)}")
+    opts = dict(allowed)
+    opts.update(given)
+    tl = opts.get("time_limit")
+    if tl is not None and not (isinstance(tl, (int, float)) and tl > 0 and math.isfinite(tl)):
+        raise ParamError(f"time_limit must be a positive number of seconds, got {tl!r}")
+    return opts
+
+
+class Solver(ABC):
+    """A backend. Subclasses set ``name``, ``options`` and implement two methods.
+
+    ``can_solve(problem)`` says whether the backend applies (it reads the
+    problem's forms); ``_solve(problem, opts)`` returns a Result. ``solve``
+    checks options, times the call, and wraps backend crashes in SolverError.
+    """
+
+    name: ClassVar[str]
+    options: ClassVar[dict[str, Any]] = {}
+    common_options: ClassVar[dict[str, Any]] = {"time_limit": None, "seed": 0, "verbose": False}
+    requires: ClassVar[tuple[str, ...]] = ()     # importable modules the backend needs
+
+    @classmethod
+    def installed(cls) -> bool:
+        import importlib.util
+
+        return all(importlib.util.find_spec(m) is not None for m in cls.requires)
+
+    @abstractmethod
+    def can_solve(self, problem: Any) -> bool:
+        """Whether this backend applies to the problem."""
+
+    @abstractmethod
+    def _solve(self, problem: Any, opts: dict[str, Any]) -> Result:
+        """Solve with checked options."""
+
+    def solve(self, problem: Any, **options: Any) -> Result:
+        opts = check_options(self.name, options, {**self.common_options, **self.options})
+        t0 = time.perf_counter()
+        try:
+            res = self._solve(problem, opts)
+        except MechoptError:
+            raise
+        except (ArithmeticError, ValueError, RuntimeError, MemoryError, LinAlgErrorType) as exc:
+            raise SolverError(f"solver {self.name!r} failed: {type(exc).__name__}: {exc}") from exc
+        elapsed = time.perf_counter() - t0
+        changes: dict[str, Any] = {"solver": res.solver or self.name, "problem": res.problem or getattr(problem, "id", None)}
+        if not res.time_s:
+            changes["time_s"] = elapsed
+        tl = opts.get("time_limit")
+        if tl is not None and elapsed > tl and res.status is Status.OPTIMAL:
+            changes["message"] = (res.message + "; " if res.message else "") + f"finished after the {tl:g}s time limit"
+        return res.replace(**changes)
+
+
+try:  # numpy's LinAlgError derives from ValueError in new numpy, Exception in old
+    from numpy.linalg import LinAlgError as LinAlgErrorType
+except ImportError:  # pragma: no cover
+    LinAlgErrorType = ValueError  # type: ignore[misc,assignment]

@@ -1,0 +1,206 @@
+"""Utilities of a channel, and their column gains μ where they are sublinear.
+
+A utility has a ``value(Q, prior)`` in its own sense (an MSE is minimised, a
+mutual information maximised). Where it is a sum over output columns of a
+convex, positively homogeneous gain μ(c_y) of the joint column
+c_y(x) = P(x) Q[x, y], :meth:`Utility.gain` gives μ and the value is
+``offset(prior) + sign · Σ_y μ(c_y)`` (math.md §1).
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.utilities import SumMSE, HistogramMSE, MutualInfo
+>>> P = np.array([0.5, 0.5]); Q = np.array([[0.75, 0.25], [0.25, 0.75]])
+>>> u = SumMSE([0.0, 1.0])
+>>> round(u.value(Q, P), 12)   # E[(X - E[X|Y])^2] = 3/16
+0.1875
+>>> C = P[:, None] * Q
+>>> bool(np.isclose(u.offset(P) + u.sign * u.gain(C).sum(), u.value(Q, P)))
+True
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy.special import rel_entr
+
+from .errors import ProblemError
+from .info import mutual_information
+
+__all__ = ["Utility", "SumMSE", "HistogramMSE", "MutualInfo", "MAE", "FrequencyVariance",
+           "make_utility", "UTILITIES"]
+
+
+class Utility(ABC):
+    """A utility (or loss) of a channel under a prior."""
+
+    name: ClassVar[str]
+    sense: ClassVar[str]          # "min" or "max"
+    sublinear: ClassVar[bool] = False
+    sign: ClassVar[float] = 1.0   # value = offset + sign * Σ μ
+
+    @abstractmethod
+    def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
+        """The utility of channel Q under the prior."""
+
+    def gain(self, C: np.ndarray) -> np.ndarray:
+        """μ of each column of C (shape (d, m)) → shape (m,)."""
+        raise ProblemError(f"utility {self.name} is not a sum of column gains; use a solver other than exact")
+
+    def offset(self, prior: np.ndarray) -> float:
+        return 0.0
+
+    def restrict(self, index: np.ndarray) -> "Utility":
+        """The same utility on the inputs ``index`` (after dropping zero-mass symbols)."""
+        return self
+
+    def params(self) -> dict[str, Any]:
+        return {"utility": self.name}
+
+
+def _columns(Q: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    return np.asarray(prior, float)[:, None] * np.asarray(Q, float)
+
+
+class SumMSE(Utility):
+    """MMSE of f(X) = a_X from Y: E[f²] − Σ_y (aᵀc_y)² / 1ᵀc_y (sums, weighted sums)."""
+
+    name = "mse"
+    sense = "min"
+    sublinear = True
+    sign = -1.0
+
+    def __init__(self, values) -> None:
+        a = np.asarray(values, dtype=float)
+        if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)):
+            raise ProblemError("values a must be a non-empty finite vector, one per input symbol")
+        self.a = a
+
+    def _check(self, prior: np.ndarray) -> None:
+        if np.asarray(prior).size != self.a.size:
+            raise ProblemError(f"{self.a.size} values but the prior has {np.asarray(prior).size} symbols")
+
+    def gain(self, C: np.ndarray) -> np.ndarray:
+        mass = C.sum(axis=0)
+        num = (self.a @ C) ** 2
+        return np.divide(num, mass, out=np.zeros_like(mass), where=mass > 0)
+
+    def offset(self, prior: np.ndarray) -> float:
+        self._check(prior)
+        return float(np.asarray(prior) @ self.a ** 2)
+
+    def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
+        self._check(prior)
+        return max(0.0, self.offset(prior) - float(self.gain(_columns(Q, prior)).sum()))
+
+    def restrict(self, index: np.ndarray) -> "SumMSE":
+        return SumMSE(self.a[index])
+
+    def params(self) -> dict[str, Any]:
+        return {"utility": self.name, "values": self.a.tolist()}
+
+
+class HistogramMSE(Utility):
+    """Per-user histogram MSE Σ_k E[(1{X=k} − P(X=k|Y))²] = 1 − Σ_y Σ_k c_k² / 1ᵀc."""
+
+    name = "histogram"
+    sense = "min"
+    sublinear = True
+    sign = -1.0
+
+    def gain(self, C: np.ndarray) -> np.ndarray:
+        mass = C.sum(axis=0)
+        return np.divide((C ** 2).sum(axis=0), mass, out=np.zeros_like(mass), where=mass > 0)
+
+    def offset(self, prior: np.ndarray) -> float:
+        return 1.0
+
+    def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
+        return max(0.0, 1.0 - float(self.gain(_columns(Q, prior)).sum()))
+
+
+class MutualInfo(Utility):
+    """I(X; Y), maximised; μ(c) = Σ_x c_x log(c_x / (P(x) 1ᵀc)) depends on P."""
+
+    name = "mi"
+    sense = "max"
+    sublinear = True
+
+    def __init__(self, prior=None) -> None:
+        self.prior = None if prior is None else np.asarray(prior, dtype=float)
+
+    def gain(self, C: np.ndarray) -> np.ndarray:
+        if self.prior is None:
+            raise ProblemError("MutualInfo.gain needs the prior: build it as MutualInfo(prior)")
+        mass = C.sum(axis=0)
+        return rel_entr(C, self.prior[:, None] * mass[None, :]).sum(axis=0)
+
+    def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
+        return mutual_information(prior, Q)
+
+    def restrict(self, index: np.ndarray) -> "MutualInfo":
+        if self.prior is None:
+            return self
+        p = self.prior[index]
+        return MutualInfo(p / p.sum())
+
+
+class MAE(Utility):
+    """E|a_X − b_Y| with input values a and output values b (default b = a)."""
+
+    name = "mae"
+    sense = "min"
+
+    def __init__(self, values, outputs=None) -> None:
+        self.a = np.asarray(values, dtype=float)
+        self.b = self.a if outputs is None else np.asarray(outputs, dtype=float)
+
+    def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
+        Q = np.asarray(Q, float)
+        if Q.shape != (self.a.size, self.b.size):
+            raise ProblemError(f"MAE needs Q of shape ({self.a.size}, {self.b.size}), got {Q.shape}")
+        return float(np.sum(_columns(Q, prior) * np.abs(self.a[:, None] - self.b[None, :])))
+
+
+class FrequencyVariance(Utility):
+    """Per-user squared-ℓ2 error of the unbiased remapping estimator R = Q⁺ᵀ.
+
+    With R = (QQᵀ)⁻¹Q (rows are inputs) one user's report y contributes the
+    column R[:, y]; E‖R[:, Y] − e_X‖² = Σ_y λ_y ‖R[:, y]‖² − ‖P‖².
+    Needs Q of full row rank.
+    """
+
+    name = "freq-var"
+    sense = "min"
+
+    def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
+        Q = np.asarray(Q, float)
+        P = np.asarray(prior, float)
+        G = Q @ Q.T
+        if np.linalg.matrix_rank(G) < Q.shape[0]:
+            raise ProblemError("frequency estimation needs Q of full row rank (no unbiased estimator otherwise)")
+        R = np.linalg.solve(G, Q)
+        lam = P @ Q
+        return float(lam @ (R ** 2).sum(axis=0) - P @ P)
+
+
+UTILITIES: dict[str, type[Utility]] = {"mse": SumMSE, "histogram": HistogramMSE, "mi": MutualInfo,
+                                      "mae": MAE, "freq-var": FrequencyVariance}
+
+
+def make_utility(name: str, *, prior=None, values=None) -> Utility:
+    """Build a utility by name (``mse`` and ``mae`` need ``values``; ``mi`` the prior)."""
+    key = str(name).lower()
+    if key not in UTILITIES:
+        raise ProblemError(f"unknown utility {name!r}; known: {', '.join(UTILITIES)}")
+    if key in ("mse", "mae"):
+        if values is None:
+            if prior is None:
+                raise ProblemError(f"utility {key} needs --values a_1,...,a_d")
+            values = np.arange(np.asarray(prior).size, dtype=float)
+        return UTILITIES[key](values)
+    if key == "mi":
+        return MutualInfo(prior)
+    return UTILITIES[key]()

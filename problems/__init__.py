@@ -1,0 +1,6 @@
+"""Problem families, one module per paper (importable as ``mechopt.problems``).
+
+- :mod:`mechopt.problems.design` — a custom channel design (notion × utility × prior).
+- ``lip`` (LIP paper), ``kss`` (k-subset paper), ``fisher`` (Fisher-information
+  paper), ``gauss`` (Gaussian privacy-utility paper).
+"""

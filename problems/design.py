@@ -1,0 +1,88 @@
+"""A custom channel-design problem: any notion, any utility, any prior.
+
+The program (Q[x, y] = P(Y=y | X=x), rows are inputs):
+
+    optimise  U(Q; P)      (an MSE minimised, a mutual information maximised)
+    s.t.      Q ≥ 0,  Q 1 = 1,  Q satisfies the notion at level ε.
+
+Examples
+--------
+>>> from mechopt.problems.design import ChannelDesign
+>>> prob = ChannelDesign.from_params(prior="uniform:3", notion="ldp", utility="mi", eps=1.0)
+>>> prob.sense, prob.objective, prob.notion
+('max', 'mi', LDP(eps=1))
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mechopt.errors import ProblemError
+from mechopt.notions import PrivacyNotion, make_notion
+from mechopt.priors import parse_prior, validate_prior
+from mechopt.problem import ChannelProblem
+from mechopt.result import Result
+from mechopt.utilities import Utility, make_utility
+
+__all__ = ["ChannelDesign", "PROBLEMS"]
+
+# Paper modules that contribute closed forms for generic designs (CLOSED_FORMS lists).
+_CLOSED_FORM_MODULES = ("mechopt.problems.lip", "mechopt.problems.kss")
+
+
+@dataclass(frozen=True, eq=False)
+class ChannelDesign(ChannelProblem):
+    """Design Q for ``prior`` under ``notion`` optimising ``utility``."""
+
+    prior: np.ndarray
+    notion: PrivacyNotion
+    utility: Utility
+    label: str = field(default="custom")
+
+    id: ClassVar[str] = "design"
+    paper: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prior", validate_prior(self.prior))
+        if not isinstance(self.notion, PrivacyNotion):
+            raise ProblemError("notion must be a PrivacyNotion (see mechopt.notions.make_notion)")
+        if not isinstance(self.utility, Utility):
+            raise ProblemError("utility must be a Utility (see mechopt.utilities.make_utility)")
+        a = getattr(self.utility, "a", None)
+        if a is not None and a.size != self.prior.size:
+            raise ProblemError(f"{a.size} values but the prior has {self.prior.size} symbols")
+
+    @classmethod
+    def from_params(cls, *, prior: Any, notion: str, utility: str, eps: Any, values: Any = None,
+                    graph: Any = None, **extra: Any) -> "ChannelDesign":
+        """Build from CLI-style parameters (strings accepted for prior and values)."""
+        if extra:
+            raise ProblemError(f"unknown design parameter(s) {sorted(extra)}; known: prior, notion, utility, eps, values, graph")
+        P = parse_prior(prior) if isinstance(prior, str) else validate_prior(prior)
+        if isinstance(values, str):
+            try:
+                values = [float(v) for v in values.split(",")]
+            except ValueError:
+                raise ProblemError(f"bad values {values!r}: give comma-separated numbers") from None
+        kw = {"graph": graph} if graph is not None else {}
+        return cls(prior=P, notion=make_notion(notion, eps, **kw), utility=make_utility(utility, prior=P, values=values))
+
+    def closed_form(self) -> Result | None:
+        for name in _CLOSED_FORM_MODULES:
+            try:
+                mod = importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                if exc.name == name:
+                    continue
+                raise
+            for hook in getattr(mod, "CLOSED_FORMS", ()):
+                res = hook(self)
+                if res is not None:
+                    return res
+        return None
+
+
+PROBLEMS = {"design": ChannelDesign}
