@@ -3,10 +3,9 @@
 Examples
 --------
 >>> import mechopt
->>> prob = mechopt.problems.design.ChannelDesign.from_params(
-...     prior="0.2,0.8", notion="lip", utility="histogram", eps=0.5)
->>> prob.objective
-'histogram'
+>>> r = mechopt.design(prior="0.2,0.8", notion="lip", utility="histogram", eps=0.5, solver="sqp")
+>>> r.status.value, r.sense, r.violation <= 1e-7
+('optimal', 'min', True)
 """
 from __future__ import annotations
 

@@ -4,9 +4,9 @@ Examples
 --------
 >>> import mechopt
 >>> r = mechopt.design(prior="0.1,0.2,0.7", notion="lip", utility="mse", eps=1.0,
-...                    values=[0, 1, 2], solver="closed-form")
->>> r.solver
-'closed-form'
+...                    values=[0, 1, 2], solver="sqp", n_starts=5)
+>>> r.solver, r.notion, r.violation <= 1e-7
+('sqp', 'lip', True)
 """
 from __future__ import annotations
 

@@ -125,6 +125,13 @@ class ChannelProblem(Problem):
         return ColumnProgram(prior=sup.prior, notion=self.notion, utility=self.utility.restrict(sup.index),
                              objective=self.objective, full_prior=sup.full, index=sup.index)
 
+    def nlp_form(self) -> NLPForm | None:
+        if not self.utility.sublinear or self.support.dropped:
+            return None
+        from .nlp import channel_nlp
+
+        return channel_nlp(self)
+
     def evaluate(self, Q: np.ndarray) -> float:
         """The objective of channel Q under this problem's prior."""
         return float(self.utility.value(Q, self.prior))

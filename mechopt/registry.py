@@ -8,7 +8,7 @@ or :func:`register_problem`.
 Examples
 --------
 >>> from mechopt import registry
->>> "exact" in registry.solver_names()
+>>> "sqp" in registry.solver_names()
 True
 >>> registry.get_solver("nope")
 Traceback (most recent call last):

@@ -1,0 +1,1 @@
+"""Theorem claims of the four papers, one module per paper, each exposing ``CLAIMS``."""

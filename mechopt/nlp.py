@@ -1,0 +1,122 @@
+"""The NLP form of a channel-design problem, for local solvers (scipy SQP).
+
+Variables x = vec(Q) (row-major, Q of shape (d, m)); the program
+
+    minimise   −sign · Σ_y μ(P ∘ Q[:, y])        (i.e. the problem's objective, as a minimisation)
+    s.t.       Q 1 = 1,  0 ≤ Q ≤ 1,
+               A (P ∘ Q[:, y]) ≥ 0 for every y   (the notion's column cone), or
+               I(X; Y) ≤ ε                       (mutual-information privacy).
+
+It is non-convex (a convex function is maximised): local solvers find KKT
+points, not certified optima.
+
+Examples
+--------
+>>> from mechopt.problems.design import ChannelDesign
+>>> prob = ChannelDesign.from_params(prior="0.3,0.7", notion="ldp", utility="mi", eps=1.0)
+>>> form = channel_nlp(prob)
+>>> form.sense, form.starts(__import__("numpy").random.default_rng(0), 2).shape
+('max', (2, 4))
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import LinearConstraint, NonlinearConstraint
+
+from .forms import NLPForm
+from .info import mutual_information
+from .notions import MIP
+from .utilities import HistogramMSE, MutualInfo, SumMSE
+
+__all__ = ["channel_nlp", "gain_grad"]
+
+_FLOOR = 1e-300
+
+
+def gain_grad(utility, C: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """∂μ(c_y)/∂c_y(x) for each column (shape of C); analytic for the sublinear utilities."""
+    s = C.sum(axis=0)
+    s_safe = np.where(s > 0, s, 1.0)
+    if isinstance(utility, SumMSE):
+        t = utility.a @ C
+        return 2 * np.outer(utility.a, t / s_safe) - (t / s_safe) ** 2
+    if isinstance(utility, HistogramMSE):
+        return 2 * C / s_safe - ((C ** 2).sum(axis=0) / s_safe ** 2)
+    if isinstance(utility, MutualInfo):
+        return np.log(np.maximum(C, _FLOOR)) - np.log(prior[:, None] * np.maximum(s_safe, _FLOOR))
+    raise TypeError(f"no gradient for utility {utility.name}")
+
+
+def _feasible_start(prob, Q: np.ndarray) -> np.ndarray:
+    """Shrink Q toward the constant channel (0-private) until it passes the audit."""
+    lam = prob.prior @ Q
+    base = np.tile(lam, (Q.shape[0], 1))
+    t = 1.0
+    for _ in range(60):
+        cand = t * Q + (1 - t) * base
+        if prob.notion.audit(cand, prob.prior).violation <= 0:
+            return cand
+        t *= 0.7
+    return base
+
+
+def channel_nlp(prob, outputs: int | None = None) -> NLPForm:
+    """Build the NLP of a :class:`~mechopt.problem.ChannelProblem` with ``outputs`` columns (default d)."""
+    P = prob.prior
+    d = P.size
+    m = d if outputs is None else int(outputs)
+    util = prob.utility
+    if isinstance(util, MutualInfo) and util.prior is None:
+        util = MutualInfo(P)
+    sign = -1.0 if util.sense == "max" else 1.0   # fun = sign * value
+
+    def value(x: np.ndarray) -> float:
+        return float(util.value(x.reshape(d, m), P))
+
+    def fun(x: np.ndarray) -> float:
+        return sign * value(np.clip(x, 0, None))
+
+    def jac(x: np.ndarray) -> np.ndarray:
+        Q = np.clip(x.reshape(d, m), 0, None)
+        g = gain_grad(util, P[:, None] * Q, P) * P[:, None]   # d value / d Q = sign_u * P_x dμ/dc
+        return (sign * util.sign * g).ravel()
+
+    rows = np.kron(np.eye(d), np.ones(m))
+    cons: list = [LinearConstraint(rows, 1.0, 1.0)]
+    if isinstance(prob.notion, MIP):
+        def mi(x: np.ndarray) -> float:
+            return mutual_information(P, np.clip(x.reshape(d, m), 0, None))
+        cons.append(NonlinearConstraint(mi, -np.inf, prob.notion.eps))
+    else:
+        A = prob.notion.cone(P)                      # (r, d) on c = P ∘ q
+        AP = A * P[None, :]                          # acts on the column q directly
+        big = np.kron(AP, np.eye(m))                 # rows (k, y): Σ_x AP[k, x] Q[x, y]
+        cons.append(LinearConstraint(big, 0.0, np.inf))
+
+    def starts(rng: np.random.Generator, n: int) -> np.ndarray:
+        out = np.empty((n, d * m))
+        for i in range(n):
+            Q = rng.dirichlet(np.full(m, 0.5), size=d)
+            out[i] = _feasible_start(prob, Q).ravel()
+        return out
+
+    def recover(x: np.ndarray) -> np.ndarray:
+        return _clean(x.reshape(d, m))
+
+    return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * m), constraints=cons, starts=starts,
+                   recover=recover, value_of=lambda x: float(util.value(recover(x), P)),
+                   sense=util.sense, objective=prob.objective)
+
+
+def _clean(Q: np.ndarray, drop: float = 1e-6) -> np.ndarray:
+    """Clip, drop columns that are numerical dust (max entry < ``drop``), renormalise rows.
+
+    A local solver satisfies ratio constraints only to an absolute tolerance,
+    so a column of entries ~1e-9 can have an unbounded ratio; dropping it
+    changes the objective by O(drop).
+    """
+    Q = np.clip(Q, 0.0, None)
+    keep = Q.max(axis=0) >= drop
+    if np.any(keep):
+        Q = Q[:, keep]
+    return Q / Q.sum(axis=1, keepdims=True)

@@ -1,0 +1,101 @@
+"""``sqp``: scipy's SLSQP or trust-constr from many starts, on any problem's NLP form.
+
+A local method: it returns the best KKT point found over ``n_starts`` starts
+(drawn from ``seed``), with no certificate of global optimality
+(``certificate`` is None).
+
+Examples
+--------
+>>> import mechopt
+>>> from mechopt.problems.design import ChannelDesign
+>>> prob = ChannelDesign.from_params(prior="0.3,0.7", notion="lip", utility="histogram", eps=0.5)
+>>> r = mechopt.solve(prob, solver="sqp", n_starts=4)
+>>> r.status.value, r.certificate is None, r.violation <= 1e-7
+('optimal', True, True)
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+
+from mechopt.errors import ParamError
+from mechopt.result import Result, Status
+from mechopt.solver import Solver
+
+__all__ = ["SQPSolver", "SOLVERS"]
+
+
+class SQPSolver(Solver):
+    """Multi-start SLSQP / trust-constr."""
+
+    name = "sqp"
+    options = {"n_starts": 20, "method": "SLSQP", "maxiter": 500, "ftol": 1e-12}
+
+    def can_solve(self, problem: Any) -> bool:
+        try:
+            return problem.nlp_form() is not None
+        except Exception:
+            return False
+
+    def _solve(self, problem: Any, opts: dict[str, Any]) -> Result:
+        method = opts["method"]
+        if method not in ("SLSQP", "trust-constr"):
+            raise ParamError(f"method must be 'SLSQP' or 'trust-constr', got {method!r}")
+        n = int(opts["n_starts"])
+        if n < 1:
+            raise ParamError(f"n_starts must be ≥ 1, got {n}")
+        form = problem.nlp_form()
+        rng = np.random.default_rng(opts["seed"])
+        deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
+        best, best_x, iters, tried, hit_limit = np.inf, None, 0, 0, False
+        for x0 in form.starts(rng, n):
+            if deadline is not None and time.perf_counter() > deadline:
+                hit_limit = True
+                break
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                kw = {"ftol": opts["ftol"]} if method == "SLSQP" else {"gtol": 1e-10, "xtol": 1e-12}
+                sol = minimize(form.fun, x0, jac=form.jac, bounds=form.bounds, constraints=form.constraints,
+                               method=method, options={"maxiter": int(opts["maxiter"]), **kw})
+            tried += 1
+            iters += int(getattr(sol, "nit", 0) or 0)
+            if np.isfinite(sol.fun) and sol.fun < best and _feasible(form, sol.x):
+                best, best_x = float(sol.fun), sol.x
+        if best_x is None:
+            status = Status.TIME_LIMIT if hit_limit else Status.NUMERICAL_ERROR
+            return Result(status=status, value=None, sense=form.sense, objective=form.objective,
+                          message=f"no feasible local solution from {tried} starts")
+        status = Status.TIME_LIMIT if hit_limit else Status.OPTIMAL
+        return Result(status=status, value=form.value_of(best_x), sense=form.sense, objective=form.objective,
+                      mechanism=form.recover(best_x), iterations=iters,
+                      message=f"best local optimum of {tried} {method} starts; no certificate of global optimality",
+                      extras={"starts": tried, "method": method})
+
+
+def _feasible(form, x: np.ndarray, tol: float = 1e-7) -> bool:
+    from scipy.optimize import LinearConstraint, NonlinearConstraint
+
+    for c in form.constraints:
+        if isinstance(c, LinearConstraint):
+            v = c.A @ x
+        elif isinstance(c, NonlinearConstraint):
+            v = np.atleast_1d(c.fun(x))
+        else:
+            v = np.atleast_1d(c["fun"](x))
+            if c["type"] == "eq":
+                if np.any(np.abs(v) > tol):
+                    return False
+                continue
+            if np.any(v < -tol):
+                return False
+            continue
+        if np.any(v < np.asarray(c.lb) - tol) or np.any(v > np.asarray(c.ub) + tol):
+            return False
+    return True
+
+
+SOLVERS = {"sqp": SQPSolver}
