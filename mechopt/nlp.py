@@ -14,7 +14,7 @@ Examples
 --------
 >>> from mechopt.problems.design import ChannelDesign
 >>> prob = ChannelDesign.from_params(prior="0.3,0.7", notion="ldp", utility="mi", eps=1.0)
->>> form = channel_nlp(prob)
+>>> form = channel_nlp(prob.reduced())
 >>> form.sense, form.starts(__import__("numpy").random.default_rng(0), 2).shape
 ('max', (2, 4))
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import LinearConstraint, NonlinearConstraint
 
-from .forms import NLPForm
+from .forms import ColumnProgram, NLPForm
 from .info import mutual_information
 from .notions import MIP
 from .utilities import HistogramMSE, MutualInfo, SumMSE
@@ -47,25 +47,29 @@ def gain_grad(utility, C: np.ndarray, prior: np.ndarray) -> np.ndarray:
     raise TypeError(f"no gradient for utility {utility.name}")
 
 
-def _feasible_start(prob, Q: np.ndarray) -> np.ndarray:
+def _feasible_start(prog: ColumnProgram, Q: np.ndarray) -> np.ndarray:
     """Shrink Q toward the constant channel (0-private) until it passes the audit."""
-    lam = prob.prior @ Q
+    lam = prog.prior @ Q
     base = np.tile(lam, (Q.shape[0], 1))
     t = 1.0
     for _ in range(60):
         cand = t * Q + (1 - t) * base
-        if prob.notion.audit(cand, prob.prior).violation <= 0:
+        if prog.notion.audit(cand, prog.prior).violation <= 0:
             return cand
         t *= 0.7
     return base
 
 
-def channel_nlp(prob, outputs: int | None = None) -> NLPForm:
-    """Build the NLP of a :class:`~mechopt.problem.ChannelProblem` with ``outputs`` columns (default d)."""
-    P = prob.prior
+def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
+    """Build the NLP of a channel design given on its support (a :class:`ColumnProgram`).
+
+    ``outputs`` columns (default d); the recovered mechanism has the
+    zero-mass rows restored (``prog.restore``).
+    """
+    P = prog.prior
     d = P.size
     m = d if outputs is None else int(outputs)
-    util = prob.utility
+    util = prog.utility
     if isinstance(util, MutualInfo) and util.prior is None:
         util = MutualInfo(P)
     sign = -1.0 if util.sense == "max" else 1.0   # fun = sign * value
@@ -83,12 +87,12 @@ def channel_nlp(prob, outputs: int | None = None) -> NLPForm:
 
     rows = np.kron(np.eye(d), np.ones(m))
     cons: list = [LinearConstraint(rows, 1.0, 1.0)]
-    if isinstance(prob.notion, MIP):
+    if isinstance(prog.notion, MIP):
         def mi(x: np.ndarray) -> float:
             return mutual_information(P, np.clip(x.reshape(d, m), 0, None))
-        cons.append(NonlinearConstraint(mi, -np.inf, prob.notion.eps))
+        cons.append(NonlinearConstraint(mi, -np.inf, prog.notion.eps))
     else:
-        A = prob.notion.cone(P)                      # (r, d) on c = P ∘ q
+        A = prog.notion.cone(P)                      # (r, d) on c = P ∘ q
         AP = A * P[None, :]                          # acts on the column q directly
         big = np.kron(AP, np.eye(m))                 # rows (k, y): Σ_x AP[k, x] Q[x, y]
         cons.append(LinearConstraint(big, 0.0, np.inf))
@@ -97,15 +101,15 @@ def channel_nlp(prob, outputs: int | None = None) -> NLPForm:
         out = np.empty((n, d * m))
         for i in range(n):
             Q = rng.dirichlet(np.full(m, 0.5), size=d)
-            out[i] = _feasible_start(prob, Q).ravel()
+            out[i] = _feasible_start(prog, Q).ravel()
         return out
 
     def recover(x: np.ndarray) -> np.ndarray:
-        return _clean(x.reshape(d, m))
+        return prog.restore(_clean(x.reshape(d, m)))
 
     return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * m), constraints=cons, starts=starts,
-                   recover=recover, value_of=lambda x: float(util.value(recover(x), P)),
-                   sense=util.sense, objective=prob.objective)
+                   recover=recover, value_of=lambda x: float(util.value(_clean(x.reshape(d, m)), P)),
+                   sense=util.sense, objective=prog.objective)
 
 
 def _clean(Q: np.ndarray, drop: float = 1e-6) -> np.ndarray:

@@ -21,6 +21,7 @@ mechopt.errors.ProblemError: prior sums to 1.1, not 1: normalise it (divide by i
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,8 +98,9 @@ def _read_prior_file(path: Path) -> np.ndarray:
         if path.suffix == ".npy":
             arr = np.load(path, allow_pickle=False)
         else:
-            arr = np.loadtxt(path, delimiter=None if "," not in path.read_text() else ",")
-    except (OSError, ValueError) as exc:
+            tokens = re.split(r"[\s,;]+", path.read_text().strip())
+            arr = np.array([float(t) for t in tokens if t])
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise ProblemError(f"cannot read prior file {str(path)!r}: {exc}") from None
     return validate_prior(np.ravel(arr), name=f"prior from {path.name}")
 

@@ -116,21 +116,25 @@ class ChannelProblem(Problem):
     def support(self) -> Support:
         return Support.of(self.prior)
 
-    def column_program(self) -> ColumnProgram | None:
-        if not self.utility.sublinear or not _linear_notion(self.notion):
-            return None
+    def reduced(self) -> ColumnProgram:
+        """The design restricted to the support (zero-mass symbols dropped, restored on output)."""
         sup = self.support
-        if sup.dropped and type(self.notion) not in (LDP, LIP):
+        if sup.dropped and type(self.notion) not in (LDP, LIP, MIP):
             raise ProblemError(f"zero-mass symbols are not supported with {self.notion.name}; remove them from the prior")
         return ColumnProgram(prior=sup.prior, notion=self.notion, utility=self.utility.restrict(sup.index),
                              objective=self.objective, full_prior=sup.full, index=sup.index)
 
+    def column_program(self) -> ColumnProgram | None:
+        if not self.utility.sublinear or not _linear_notion(self.notion):
+            return None
+        return self.reduced()
+
     def nlp_form(self) -> NLPForm | None:
-        if not self.utility.sublinear or self.support.dropped:
+        if not self.utility.sublinear:
             return None
         from .nlp import channel_nlp
 
-        return channel_nlp(self)
+        return channel_nlp(self.reduced())
 
     def evaluate(self, Q: np.ndarray) -> float:
         """The objective of channel Q under this problem's prior."""

@@ -165,11 +165,13 @@ class MAE(Utility):
 
 
 class FrequencyVariance(Utility):
-    """Per-user squared-ℓ2 error of the unbiased remapping estimator R = Q⁺ᵀ.
+    """Variance of the unbiased frequency estimate from one report.
 
-    With R = (QQᵀ)⁻¹Q (rows are inputs) one user's report y contributes the
-    column R[:, y]; E‖R[:, Y] − e_X‖² = Σ_y λ_y ‖R[:, y]‖² − ‖P‖².
-    Needs Q of full row rank.
+    With R = (QQᵀ)⁻¹Q (so R Qᵀ = I) a report y estimates the distribution by
+    the column R[:, y], unbiased: E R[:, Y] = P. Its total variance is
+    E‖R[:, Y] − P‖² = Σ_y λ_y ‖R[:, y]‖² − ‖P‖²; with n users the expected
+    squared-ℓ2 error of the averaged estimate is this divided by n. Needs Q of
+    full row rank.
     """
 
     name = "freq-var"

@@ -4,3 +4,5 @@
 - ``lip`` (LIP paper), ``kss`` (k-subset paper), ``fisher`` (Fisher-information
   paper), ``gauss`` (Gaussian privacy-utility paper).
 """
+
+from . import design  # noqa: E402,F401  (the generic problem is always available)

@@ -23,6 +23,7 @@ NOTIONS: dict[str, type[PrivacyNotion]] = {"ldp": LDP, "lip": LIP, "mip": MIP}
 
 def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
     """Build a notion by name: ``ldp``, ``lip``, ``mip``, ``graph-ldp``, ``metric-ldp``, ``cip``."""
+    eps = check_eps(eps)          # a design target must be > 0
     key = str(name).lower()
     if key in NOTIONS:
         return NOTIONS[key](eps)

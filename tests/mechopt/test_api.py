@@ -1,0 +1,97 @@
+"""solve(): registry lookup, option checks, and the re-audit that downgrades bad results."""
+import numpy as np
+import pytest
+
+import mechopt
+from mechopt import registry
+from mechopt.errors import ParamError, ProblemError, SolverNotFound
+from mechopt.problems.design import ChannelDesign
+from mechopt.result import Certificate, Result, Status
+from mechopt.solver import Solver
+
+
+class Liar(Solver):
+    """Returns whatever mechanism/value/certificate it is told to: the audit must catch lies."""
+
+    name = "liar"
+    options = {"Q": None, "value": None, "bound": None}
+
+    def can_solve(self, problem):
+        return True
+
+    def _solve(self, problem, opts):
+        cert = None if opts["bound"] is None else Certificate(opts["bound"], 0.0)
+        return Result(status="optimal", value=opts["value"], sense=problem.sense, objective=problem.objective,
+                      mechanism=opts["Q"], certificate=cert)
+
+
+@pytest.fixture
+def liar():
+    registry.register_solver("liar", Liar)
+    yield
+    registry._extra_solvers.pop("liar")
+
+
+@pytest.fixture
+def prob():
+    return ChannelDesign.from_params(prior="0.3,0.7", notion="lip", utility="histogram", eps=0.5)
+
+
+def test_non_private_mechanism_is_downgraded(liar, prob):
+    Q = np.eye(2)
+    r = mechopt.solve(prob, solver="liar", Q=Q, value=prob.evaluate(Q))
+    assert r.status is Status.OPTIMAL_INACCURATE and "privacy violated" in r.message
+    assert r.violation == float("inf") and r.notion == "lip" and r.eps == 0.5
+
+
+def test_wrong_value_is_downgraded(liar, prob):
+    Q = np.full((2, 2), 0.5)
+    r = mechopt.solve(prob, solver="liar", Q=Q, value=0.1)
+    assert r.status is Status.OPTIMAL_INACCURATE and "mechanism gives" in r.message
+
+
+def test_bad_certificate_gap_is_recomputed_and_downgraded(liar, prob):
+    Q = np.full((2, 2), 0.5)
+    v = prob.evaluate(Q)
+    r = mechopt.solve(prob, solver="liar", Q=Q, value=v, bound=v - 0.2)
+    assert r.certificate.gap == pytest.approx(0.2) and r.status is Status.OPTIMAL_INACCURATE
+    ok = mechopt.solve(prob, solver="liar", Q=Q, value=v, bound=v)
+    assert ok.status is Status.OPTIMAL and ok.violation == 0.0
+
+
+def test_unknown_solver_and_option(prob):
+    with pytest.raises(SolverNotFound, match="unknown solver 'nope'; available: "):
+        mechopt.solve(prob, solver="nope")
+    with pytest.raises(ParamError, match="unknown option"):
+        mechopt.solve(prob, solver="sqp", bogus=1)
+    with pytest.raises(ParamError, match="time_limit"):
+        mechopt.solve(prob, solver="sqp", time_limit=-1)
+
+
+def test_default_solver_is_first_applicable(prob):
+    names = registry.solvers_for(prob)
+    assert "sqp" in names
+    r = mechopt.solve(prob)
+    assert r.solver == names[0] and r.status.has_solution
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(prior="0.5,0.6"), "sums to"),
+    (dict(prior="0.5,-0.1,0.6"), "negative"),
+    (dict(prior="0.5,nan"), "non-finite"),
+    (dict(eps=0), "eps must be"),
+    (dict(eps=-1), "eps must be"),
+    (dict(notion="dp"), "unknown privacy notion"),
+    (dict(utility="x"), "unknown utility"),
+    (dict(values="0,1,2"), "3 values but the prior has 2"),
+])
+def test_design_rejects_bad_input(kw, words):
+    base = dict(prior="0.3,0.7", notion="lip", utility="mse", eps=1.0)
+    with pytest.raises(ProblemError, match=words):
+        mechopt.design(**{**base, **kw})
+
+
+def test_zero_mass_symbols_are_restored_in_the_mechanism():
+    r = mechopt.design(prior="0.3,0,0.7", notion="lip", utility="histogram", eps=0.7, solver="sqp")
+    # the NLP form does not drop zero-mass symbols; the mechanism has every row and is private
+    assert r.Q.shape[0] == 3 and r.violation <= 1e-7

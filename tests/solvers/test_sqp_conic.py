@@ -1,0 +1,75 @@
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import mechopt
+from mechopt.forms import ConicForm
+from mechopt.problem import Problem
+from mechopt.problems.design import ChannelDesign
+from mechopt.result import Status
+from mechopt.testing import eps_values, priors
+
+
+@settings(max_examples=12, deadline=None)
+@given(priors(min_size=2, max_size=4), eps_values(0.2, 2.0))
+def test_sqp_mechanisms_are_row_stochastic_and_private(P, eps):
+    for notion, utility in (("ldp", "mi"), ("lip", "mse"), ("lip", "histogram")):
+        prob = ChannelDesign(prior=P, notion=mechopt.notions.make_notion(notion, eps),
+                             utility=mechopt.utilities.make_utility(utility, prior=P))
+        r = mechopt.solve(prob, solver="sqp", n_starts=3)
+        assert r.status is Status.OPTIMAL, r.message
+        assert np.allclose(r.Q.sum(axis=1), 1) and (r.Q >= 0).all()
+        assert r.violation <= 1e-7 and r.certificate is None
+
+
+@pytest.mark.parametrize("P1, eps", [(0.3, 0.8), (0.5, 0.3), (0.1, 2.0)])
+def test_sqp_binary_lip_beats_a_fine_grid(P1, eps):
+    # binary survey under ε-LIP: q0 = P(Y=1|X=0), q1 = P(Y=0|X=1); brute force over a 801² grid
+    P = np.array([1 - P1, P1])
+    prob = ChannelDesign.from_params(prior=P, notion="lip", utility="mse", values=[0, 1], eps=eps)
+    r = mechopt.solve(prob, solver="sqp", n_starts=10)
+    g = np.linspace(0, 1, 801)
+    q0, q1 = np.meshgrid(g, g, indexing="ij")
+    lam0 = (1 - P1) * (1 - q0) + P1 * q1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.stack([(1 - q0) / lam0, q1 / lam0, q0 / (1 - lam0), (1 - q1) / (1 - lam0)])
+        ok = np.all((ratios >= np.exp(-eps)) & (ratios <= np.exp(eps)), axis=0)
+        mse = P1 * (1 - P1) - (P1 * (lam0 - q1)) ** 2 / (lam0 * (1 - lam0))   # LIP paper eq. (18)
+    best_grid = np.min(np.where(ok, mse, np.inf))
+    assert r.value <= best_grid + 1e-12
+    assert r.value >= best_grid - 5e-3          # the grid is within 1/800 of the optimum
+    assert r.violation <= 1e-7
+
+
+def test_sqp_time_limit_and_options():
+    prob = ChannelDesign.from_params(prior="uniform:4", notion="ldp", utility="mi", eps=1.0)
+    r = mechopt.solve(prob, solver="sqp", n_starts=10_000, time_limit=0.2)
+    assert r.status in (Status.TIME_LIMIT, Status.OPTIMAL) and r.extras.get("starts", 0) < 10_000
+    with pytest.raises(mechopt.ParamError, match="method"):
+        mechopt.solve(prob, solver="sqp", method="BFGS")
+    r2 = mechopt.solve(prob, solver="sqp", n_starts=3, method="trust-constr")
+    assert r2.violation <= 1e-7
+
+
+class Box(Problem):
+    sense = "min"
+    objective = "sq"
+
+    def __init__(self, feasible: bool = True):
+        self.feasible = feasible
+
+    def conic_form(self):
+        x = cp.Variable(2)
+        cons = [cp.sum(x) == 1] if self.feasible else [x >= 1, cp.sum(x) <= 1]
+        prob = cp.Problem(cp.Minimize(cp.sum_squares(x - np.array([1.0, 0.0]))), cons)
+        return ConicForm(problem=prob, recover=lambda: x.value, sense="min", objective="sq")
+
+
+def test_conic_statuses():
+    r = mechopt.solve(Box(), solver="conic")
+    assert r.status is Status.OPTIMAL and r.value == pytest.approx(0.0, abs=1e-8)
+    bad = mechopt.solve(Box(False), solver="conic")
+    assert bad.status is Status.INFEASIBLE and bad.value is None
+    with pytest.raises(mechopt.ParamError, match="not installed"):
+        mechopt.solve(Box(), solver="conic", backend="NOPE")
