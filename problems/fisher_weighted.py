@@ -1,0 +1,3 @@
+"""placeholder"""
+class FisherWeighted:
+    id = "fisher-weighted"
