@@ -41,7 +41,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.linalg import eigh_tridiagonal
+from scipy.linalg import eigh_tridiagonal, lapack
 from scipy.optimize import brentq
 
 from mechopt.errors import ParamError
@@ -54,26 +54,67 @@ __all__ = ["SpectralSolver", "SOLVERS", "ground_state", "richardson", "axis_solv
 _EPS = float(np.finfo(float).eps)
 
 
-def ground_state(a: float, b: float, n: int, potential: Any = None) -> tuple[float, np.ndarray]:
+def ground_state(a: float, b: float, n: int, potential: Any = None,
+                 start: tuple[np.ndarray, np.ndarray, float] | None = None) -> tuple[float, np.ndarray]:
     """Smallest eigenpair of (4/h²) tridiag(−1, 2, −1) + diag V on n interior nodes of (a, b).
 
     Returns (λ as the difference-form Rayleigh quotient, density p = q²/(hΣq²)).
+    Up to ``_DIRECT`` nodes LAPACK bisection + inverse iteration
+    (``eigh_tridiagonal``); above, shifted inverse iteration with the LDLᵀ
+    factorisation (``?pttrf``/``?pttrs``, O(n) per step) started from ``start``
+    = (nodes, q, λ) of a coarser grid (or a coarse direct solve), which is
+    accurate to O(h²), so a few steps reach machine precision.
 
     >>> lam, p = ground_state(-1.0, 1.0, 99)
     >>> bool(abs(lam - 4 * 50 ** 2 * 4 * np.sin(np.pi / 200) ** 2) < 1e-9), round(p.sum() * 2 / 100, 12)
     (True, 1.0)
+    >>> lam2, _ = ground_state(-1.0, 1.0, 40001)
+    >>> bool(abs(lam2 - 4 * 20001 ** 2 * 4 * np.sin(np.pi / 40002) ** 2) < 1e-9)
+    True
     """
     h = (b - a) / (n + 1)
     w = a + h * np.arange(1, n + 1)
     V = np.zeros(n) if potential is None else np.asarray(potential(w), dtype=float)
     d = 8.0 / h ** 2 + V
     e = np.full(n - 1, -4.0 / h ** 2)
-    _, vec = eigh_tridiagonal(d, e, select="i", select_range=(0, 0), check_finite=False)
-    q = np.abs(vec[:, 0])          # the ground state of an irreducible M-matrix has one sign
+    if n <= _DIRECT:
+        _, vec = eigh_tridiagonal(d, e, select="i", select_range=(0, 0), check_finite=False)
+        q = np.abs(vec[:, 0])          # the ground state of an irreducible M-matrix has one sign
+    else:
+        if start is None:
+            lam0, p0 = ground_state(a, b, _DIRECT, potential)
+            hc = (b - a) / (_DIRECT + 1)
+            start = (a + hc * np.arange(1, _DIRECT + 1), np.sqrt(p0), lam0)
+        q = _inverse_iteration(d, e, w, start, a, b)
     q2 = float(q @ q)
     dq = np.diff(q, prepend=0.0, append=0.0)
     lam = (4.0 / h * float(dq @ dq) + h * float(V @ q ** 2)) / (h * q2)
     return lam, q ** 2 / (h * q2)
+
+
+_DIRECT = 16383
+
+
+def _inverse_iteration(d: np.ndarray, e: np.ndarray, w: np.ndarray,
+                       start: tuple[np.ndarray, np.ndarray, float], a: float, b: float) -> np.ndarray:
+    """Shifted inverse iteration for the ground state of the tridiagonal (d, e)."""
+    nodes, qc, lam_c = start
+    x = np.interp(w, np.concatenate([[a], nodes, [b]]), np.concatenate([[0.0], qc, [0.0]]))
+    sigma = 0.9 * lam_c if lam_c > 0 else min(float(d.min()) - 2 * float(np.abs(e).max()), 0.0) - 1.0
+    df, ef, info = lapack.dpttrf(d - sigma, e)
+    if info != 0:      # the shift was not below the spectrum: fall back to a safe one
+        sigma = float(np.min(d) - 2 * np.abs(e).max()) - 1.0
+        df, ef, info = lapack.dpttrf(d - sigma, e)
+    x = x / np.linalg.norm(x)
+    prev = math.inf
+    for _ in range(60):
+        y, _info = lapack.dpttrs(df, ef, x)
+        ray = float(x @ y)                        # 1/(λ − σ) estimate
+        x = np.abs(y) / np.linalg.norm(y)
+        if abs(ray - prev) <= 4 * _EPS * abs(ray):
+            break
+        prev = ray
+    return x
 
 
 def richardson(values: list[float]) -> tuple[float, float, list[float]]:
@@ -113,13 +154,42 @@ def axis_solve(axis: SpectralAxis, n: int, levels: int, extra: Any = None) -> di
     pot = _sum_potential(axis.potential, extra)
     lams, dens = [], None
     grids = _grids(n, levels)
+    start = None
     for k in grids:
-        lam, dens = ground_state(axis.lower, axis.upper, k, pot)
+        lam, dens = ground_state(axis.lower, axis.upper, k, pot, start)
         lams.append(lam)
+        hk = (axis.upper - axis.lower) / (k + 1)
+        start = (axis.lower + hk * np.arange(1, k + 1), np.sqrt(dens), lam)
     best, err, row = richardson(lams)
     err += grids[-1] * _EPS * abs(best)
     return {"value": best, "error": err, "raw": lams[-1], "density": dens, "grid_points": grids[-1],
             "grids": grids, "table_row": row}
+
+
+def _unique(axes: tuple[SpectralAxis, ...]) -> list[tuple[SpectralAxis, int]]:
+    """Distinct axes (equal dataclasses) with their multiplicities."""
+    out: list[tuple[SpectralAxis, int]] = []
+    for ax in axes:
+        for i, (bx, k) in enumerate(out):
+            if bx is ax or bx == ax:
+                out[i] = (bx, k + 1)
+                break
+        else:
+            out.append((ax, 1))
+    return out
+
+
+def _per_axis(axes: tuple[SpectralAxis, ...], fn: Any) -> list[dict[str, Any]]:
+    """fn(axis) for every axis, computed once per distinct axis (separable boxes repeat axes)."""
+    cache: list[tuple[SpectralAxis, dict[str, Any]]] = []
+    out = []
+    for ax in axes:
+        hit = next((o for bx, o in cache if bx is ax or bx == ax), None)
+        if hit is None:
+            hit = fn(ax)
+            cache.append((ax, hit))
+        out.append(hit)
+    return out
 
 
 def _sum_potential(base: Any, extra: Any) -> Any:
@@ -157,10 +227,10 @@ class SpectralSolver(Solver):
         if form.variance_bound is not None:
             xi = self._dual_xi(form, n)
             pen = (lambda w, x=xi: x * w ** 2)
-            outs = [axis_solve(ax, n, levels, pen) for ax in form.axes]
+            outs = _per_axis(form.axes, lambda ax: axis_solve(ax, n, levels, pen))
             total = sum(o["value"] for o in outs) - xi * form.variance_bound
         else:
-            outs = [axis_solve(ax, n, levels) for ax in form.axes]
+            outs = _per_axis(form.axes, lambda ax: axis_solve(ax, n, levels))
             total = sum(o["value"] for o in outs)
         from mechopt.problems.fisher_grid import GridDensity   # the density container (model data)
 
@@ -180,22 +250,40 @@ class SpectralSolver(Solver):
 
     @staticmethod
     def _dual_xi(form: SpectralForm, n: int) -> float:
-        """ξ ≥ 0 with Σ_i E_i w² = σ² for the ground states (the dual optimum)."""
-        s2 = float(form.variance_bound)
+        """ξ ≥ 0 with Σ_i E_i w² = σ² for the ground states (the dual optimum).
 
-        def excess(logxi: float) -> float:
+        brentq in log ξ on a coarse grid, then again on the finest grid inside a
+        narrow bracket, each fine evaluation warm-started from the coarse state.
+        """
+        s2 = float(form.variance_bound)
+        nc = min(n, 4095)
+
+        def excess(logxi: float, k: int) -> float:
             x = math.exp(logxi)
             tot = 0.0
-            for ax in form.axes:
-                _, p = ground_state(ax.lower, ax.upper, n, _sum_potential(ax.potential, lambda w: x * w ** 2))
-                h = (ax.upper - ax.lower) / (n + 1)
-                tot += h * float(np.sum((ax.lower + h * np.arange(1, n + 1)) ** 2 * p))
+            for ax, mult in _unique(form.axes):
+                pot = _sum_potential(ax.potential, lambda w: x * w ** 2)
+                start = None
+                if k > nc:
+                    lam_c, p_c = ground_state(ax.lower, ax.upper, nc, pot)
+                    hc = (ax.upper - ax.lower) / (nc + 1)
+                    start = (ax.lower + hc * np.arange(1, nc + 1), np.sqrt(p_c), lam_c)
+                _, p = ground_state(ax.lower, ax.upper, k, pot, start)
+                h = (ax.upper - ax.lower) / (k + 1)
+                tot += mult * h * float(np.sum((ax.lower + h * np.arange(1, k + 1)) ** 2 * p))
             return tot - s2
 
         lo, hi = math.log(1e-12 / s2 ** 2), math.log(1e12 / s2 ** 2)
-        if excess(lo) <= 0:          # the bound is inactive even without a penalty
+        if excess(lo, nc) <= 0:          # the bound is inactive even without a penalty
             return 0.0
-        return math.exp(brentq(excess, lo, hi, xtol=1e-14, rtol=4 * _EPS, maxiter=200))
+        root = brentq(excess, lo, hi, args=(nc,), xtol=1e-12, maxiter=200)
+        if n == nc:
+            return math.exp(root)
+        width = 1e-3
+        while width < 10 and excess(root - width, n) * excess(root + width, n) > 0:
+            width *= 10
+        return math.exp(brentq(excess, root - width, root + width, args=(n,), xtol=1e-14,
+                               rtol=4 * _EPS, maxiter=100))
 
 
 SOLVERS = {"spectral": SpectralSolver}
