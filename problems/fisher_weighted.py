@@ -36,7 +36,7 @@ Examples
 --------
 >>> p = FisherWeighted.from_params(a="-1", b="1", c="0", d="2", weight="exp:1", nw="15")
 >>> p.grid_shape
-(15, 16)
+(15, 17)
 """
 from __future__ import annotations
 

@@ -66,10 +66,10 @@ def ground_state(a: float, b: float, n: int, potential: Any = None,
     accurate to O(h²), so a few steps reach machine precision.
 
     >>> lam, p = ground_state(-1.0, 1.0, 99)
-    >>> bool(abs(lam - 4 * 50 ** 2 * 4 * np.sin(np.pi / 200) ** 2) < 1e-9), round(p.sum() * 2 / 100, 12)
+    >>> bool(abs(lam - 4 * 50 ** 2 * 4 * np.sin(np.pi / 200) ** 2) < 1e-9), round(float(p.sum()) * 2 / 100, 12)
     (True, 1.0)
     >>> lam2, _ = ground_state(-1.0, 1.0, 40001)
-    >>> bool(abs(lam2 - 4 * 20001 ** 2 * 4 * np.sin(np.pi / 40002) ** 2) < 1e-9)
+    >>> bool(abs(lam2 - 4 * 20001 ** 2 * 4 * np.sin(np.pi / 80004) ** 2) < 1e-9)
     True
     """
     h = (b - a) / (n + 1)
