@@ -234,7 +234,8 @@ class SpectralSolver(Solver):
             total = sum(o["value"] for o in outs)
         from mechopt.problems.fisher_grid import GridDensity   # the density container (model data)
 
-        dens = [GridDensity(ax.lower, ax.upper, o["density"]) for ax, o in zip(form.axes, outs)]
+        # the ground state samples stand for the smooth optimum: audited with GridDensity(smooth=True)
+        dens = [GridDensity(ax.lower, ax.upper, o["density"], smooth=levels > 1) for ax, o in zip(form.axes, outs)]
         err = sum(o["error"] for o in outs)
         extras = {**form.extras, "grid_points": outs[0]["grid_points"] if len(outs) == 1
                   else [o["grid_points"] for o in outs], "levels": levels, "grids": outs[0]["grids"],
