@@ -106,7 +106,12 @@ class FisherInterval(Problem):
         return {"a": self.a, "b": self.b, "n": self.n, "query": self.query}
 
     def closed_form(self) -> Result:
-        """Corollary 1 / 3 / 5: γ* = (2/L)cos²(π(w − c)/L), value c_f·4π²/L², on the grid."""
+        """Corollary 1 / 3 / 5: γ* = (2/L)cos²(π(w − c)/L), value c_f·4π²/L², sampled on the grid.
+
+        >>> r = FisherInterval(0.0, 2.0, n=99, query="average:1,1").closed_form()
+        >>> r.value == 2 * np.pi ** 2, r.mechanism.n
+        (True, 99)
+        """
         J = 4 * math.pi ** 2 / self.L ** 2
         g = GridDensity.cos2(self.a, self.b, self.n)
         extras = {"variance": self.L ** 2 * (1 / 12 - 1 / (2 * math.pi ** 2)), "fisher_trace": J,
@@ -117,10 +122,21 @@ class FisherInterval(Problem):
                       message="closed form sampled on the grid; value is the continuous optimum")
 
     def conic_form(self) -> ConicForm:
+        """The grid SOCP of :func:`~mechopt.problems.fisher_grid.interval_program`, value c_f·J_h.
+
+        >>> f = FisherInterval(-1.0, 1.0, n=50).conic_form()
+        >>> f.sense, f.objective
+        ('min', 'fisher_trace')
+        """
         prob, p, _ = interval_program(self.a, self.b, self.n)
         return _grid_conic(self, prob, p, self.a, self.b, self.factor)
 
     def spectral_form(self) -> SpectralForm:
+        """One axis (a, b) with V = 0: −4q'' = λq, J* = λ_min.
+
+        >>> FisherInterval(0.0, 1.0).spectral_form().axes
+        (SpectralAxis(lower=0.0, upper=1.0, potential=None),)
+        """
         return SpectralForm(axes=(SpectralAxis(self.a, self.b),),
                             recover=lambda ds: ds[0], value_of=lambda v: self.factor * v,
                             objective=self.objective)
@@ -134,7 +150,7 @@ class FisherInterval(Problem):
 
 def _audit_grid(g: GridDensity, a: float, b: float, value: float | None) -> ProblemAudit:
     """Non-negativity, unit mass, support inside [a, b]; the Fisher trace recomputed."""
-    tol = settings.tolerance("row_sum") * 100
+    tol = settings.tolerance("density")
     reasons = check_density(g, tol)
     violation = max(0.0, a - g.lower) + max(0.0, g.upper - b)
     return ProblemAudit(violation=violation, notion="support", reasons=reasons, value=value)
@@ -242,7 +258,7 @@ class FisherBox(Problem):
     def audit(self, result: Result) -> ProblemAudit:
         mech = result.mechanism
         if isinstance(mech, ProductDensity):
-            reasons = [r for g in mech.axes for r in check_density(g, settings.tolerance("row_sum") * 100)]
+            reasons = [r for g in mech.axes for r in check_density(g, settings.tolerance("density"))]
             viol = max(max(0.0, lo - g.lower) + max(0.0, g.upper - up)
                        for g, lo, up in zip(mech.axes, self.lower, self.upper))
             val = mech.fisher() if result.solver != "closed-form" else None
@@ -252,8 +268,8 @@ class FisherBox(Problem):
             return ProblemAudit(violation=None, reasons=[f"density has shape {d.shape}, expected {self.n}"])
         h = (self.upper - self.lower) / (np.asarray(self.n) + 1)
         mass = float(np.prod(h) * d.sum())
-        reasons = [] if abs(mass - 1) <= 1e-6 else [f"density integrates to {mass:.6g}, not 1"]
-        if d.min() < -1e-9 * max(1.0, d.max()):
+        reasons = [] if abs(mass - 1) <= settings.tolerance("density") else [f"density integrates to {mass:.6g}, not 1"]
+        if d.min() < -settings.tolerance("density") * max(1.0, d.max()):
             reasons.append("density is negative")
         return ProblemAudit(violation=0.0, notion="support", reasons=reasons,
                             value=box_fisher(d, self.lower, self.upper))
@@ -288,7 +304,11 @@ class FisherOutput(FisherInterval):
 
 
 def problem_from_params(**params: Any) -> FisherInterval:
-    """``fisher-interval`` from CLI strings (a="-1", b="1", n="2000", query=...)."""
+    """``fisher-interval`` from CLI strings (a="-1", b="1", n="2000", query=...).
+
+    >>> problem_from_params(a="0", b="2", n="50").params()
+    {'a': 0.0, 'b': 2.0, 'n': 50, 'query': 'identity'}
+    """
     return FisherInterval.from_params(**params)
 
 

@@ -154,7 +154,7 @@ class FisherGaussian(Problem):
             m2, J = float(np.trace(cov)), float(np.trace(np.linalg.inv(cov)))
             reasons: list[str] = []
         elif isinstance(mech, ProductDensity):
-            reasons = [r for g in mech.axes for r in check_density(g, settings.tolerance("row_sum") * 100)]
+            reasons = [r for g in mech.axes for r in check_density(g, settings.tolerance("density"))]
             m2, J = sum(g.moment(2) for g in mech.axes), mech.fisher()
         else:
             return ProblemAudit(violation=None, reasons=["unknown mechanism type"])

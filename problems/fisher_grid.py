@@ -129,7 +129,12 @@ class GridDensity:
 
 @dataclass(frozen=True, eq=False)
 class ProductDensity:
-    """A product density on a box: one :class:`GridDensity` per axis; tr J = Σ_i J_i."""
+    """A product density on a box: one :class:`GridDensity` per axis; tr J = Σ_i J_i.
+
+    >>> g = GridDensity(0.0, 4.0, np.array([0.25, 0.5, 0.25]))
+    >>> ProductDensity((g, g)).fisher() == 2 * g.fisher()
+    True
+    """
 
     axes: tuple[GridDensity, ...]
 

@@ -47,6 +47,7 @@ from typing import Any, ClassVar
 import cvxpy as cp
 import numpy as np
 
+from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.forms import ConicForm
 from mechopt.problem import Problem, ProblemAudit
@@ -206,8 +207,8 @@ class FisherWeighted(Problem):
             return ProblemAudit(violation=None, reasons=[f"policy has shape {G.shape}, expected {self.grid_shape}"])
         reasons = []
         mass = self.h * G.sum(axis=0)
-        if np.abs(mass - 1).max() > 1e-6:
+        if np.abs(mass - 1).max() > settings.tolerance("density"):
             reasons.append(f"policy columns integrate to {mass.min():.6g}..{mass.max():.6g}, not 1")
-        if G.min() < -1e-9 * max(1.0, G.max()):
+        if G.min() < -settings.tolerance("density") * max(1.0, G.max()):
             reasons.append("policy is negative")
         return ProblemAudit(violation=0.0, notion="support", reasons=reasons, value=self.cost(G))

@@ -201,7 +201,16 @@ def _sum_potential(base: Any, extra: Any) -> Any:
 
 
 class SpectralSolver(Solver):
-    """Separable Schrödinger ground states with Richardson extrapolation (see the module)."""
+    """Separable Schrödinger ground states with Richardson extrapolation (see the module).
+
+    Options: ``n`` (interior points of the finest grid, rounded up so the
+    nested grids halve h exactly) and ``levels`` (number of nested grids).
+
+    >>> from mechopt.problems.fisher import FisherBox
+    >>> r = SpectralSolver().solve(FisherBox.from_params(lower="0,0", upper="1,1"), n=1023)
+    >>> bool(abs(r.value - 8 * np.pi ** 2) < 1e-8)
+    True
+    """
 
     name = "spectral"
     options = {"n": 8191, "levels": 3}
