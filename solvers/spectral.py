@@ -86,13 +86,20 @@ def ground_state(a: float, b: float, n: int, potential: Any = None,
             hc = (b - a) / (_DIRECT + 1)
             start = (a + hc * np.arange(1, _DIRECT + 1), np.sqrt(p0), lam0)
         q = _inverse_iteration(d, e, w, start, a, b)
-    q2 = float(q @ q)
+    q2 = _dot(q, q)
     dq = np.diff(q, prepend=0.0, append=0.0)
-    lam = (4.0 / h * float(dq @ dq) + h * float(V @ q ** 2)) / (h * q2)
+    lam = (4.0 / h * _dot(dq, dq) + h * _dot(V, q * q)) / (h * q2)
     return lam, q ** 2 / (h * q2)
 
 
 _DIRECT = 16383
+
+
+def _dot(x: np.ndarray, y: np.ndarray) -> float:
+    """xᵀy without BLAS: multithreaded ddot stalls on a loaded machine (measured 30× slower)."""
+    return float(np.add.reduce(x * y))
+
+_SHIFT = 0.99   # shift = 0.99 × the coarse eigenvalue: λ_h rises with n for V = 0; a failed LDLᵀ falls back
 
 
 def _inverse_iteration(d: np.ndarray, e: np.ndarray, w: np.ndarray,
@@ -100,17 +107,17 @@ def _inverse_iteration(d: np.ndarray, e: np.ndarray, w: np.ndarray,
     """Shifted inverse iteration for the ground state of the tridiagonal (d, e)."""
     nodes, qc, lam_c = start
     x = np.interp(w, np.concatenate([[a], nodes, [b]]), np.concatenate([[0.0], qc, [0.0]]))
-    sigma = 0.9 * lam_c if lam_c > 0 else min(float(d.min()) - 2 * float(np.abs(e).max()), 0.0) - 1.0
+    sigma = _SHIFT * lam_c if lam_c > 0 else min(float(d.min()) - 2 * float(np.abs(e).max()), 0.0) - 1.0
     df, ef, info = lapack.dpttrf(d - sigma, e)
     if info != 0:      # the shift was not below the spectrum: fall back to a safe one
         sigma = float(np.min(d) - 2 * np.abs(e).max()) - 1.0
         df, ef, info = lapack.dpttrf(d - sigma, e)
-    x = x / np.linalg.norm(x)
+    x = x / math.sqrt(_dot(x, x))
     prev = math.inf
     for _ in range(60):
         y, _info = lapack.dpttrs(df, ef, x)
-        ray = float(x @ y)                        # 1/(λ − σ) estimate
-        x = np.abs(y) / np.linalg.norm(y)
+        ray = _dot(x, y)                          # 1/(λ − σ) estimate
+        x = np.abs(y) / math.sqrt(_dot(y, y))
         if abs(ray - prev) <= 4 * _EPS * abs(ray):
             break
         prev = ray
