@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 
 from mechopt.api import solve  # noqa: E402
 from mechopt.figures import Figure, FigureOutput  # noqa: E402
-from mechopt.problems.fisher import FisherInterval  # noqa: E402
+from mechopt.problems.fisher import CORR2_CONSTANT, FisherInterval  # noqa: E402
 from mechopt.problems.fisher_dp import (dp_region, laplace_entropy, laplace_fisher,  # noqa: E402
                                         gaussian_entropy_1d, laplace_variance)
 from mechopt.problems.fisher_weighted import FisherWeighted  # noqa: E402
@@ -102,20 +102,29 @@ def _fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
     eps = np.linspace(0.02, 2.0, 40 if quick else 160)
     delta = np.logspace(-10, -0.5, 30 if quick else 120)
     reg = dp_region(sigma, sens, eps, delta)
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     ax.contourf(reg["eps"], reg["delta"], (~reg["classical"]).astype(float), levels=[-0.5, 0.5, 1.5],
                 colors=["white", "0.75"])
     ax.contour(reg["eps"], reg["delta"], reg["exact"].astype(float), levels=[0.5], colors="k", linestyles="--")
     ax.axvline(1.0, color="0.4", lw=0.8)
     ax.set(xscale="linear", yscale="log", xlabel="ε", ylabel="δ",
            title=f"N(0, σ²), σ = {sigma:.3g}: classical DP region (white), exact boundary (dashed)")
+    # Prop. 3 / Cor. 6 / Cor. 2: Cramér–Rao bound 1/J against the variance, per noise family
+    var = np.linspace(0.05, 4.0, 50)
+    for label, slope in (("Gaussian (Cor. 6): 1/J = Var", 1.0), (f"cos² on an interval (Cor. 2): 1/J = Var/{CORR2_CONSTANT:.3f}",
+                                                                1 / CORR2_CONSTANT),
+                         ("Laplace, ε-DP (Prop. 3): 1/J = Var/2", 0.5)):
+        ax2.plot(var, slope * var, label=label)
+    ax2.set(xlabel="quality: noise variance", ylabel="privacy: Cramér–Rao bound 1/J", title="Privacy vs quality")
+    ax2.legend(fontsize=7)
     rows = [{"eps": float(e), "delta": float(d), "classical": bool(c), "exact": bool(x)}
             for e, d, c, x in zip(reg["eps"].ravel(), reg["delta"].ravel(), reg["classical"].ravel(),
                                   reg["exact"].ravel())]
     b = sens / 1.0
     prop3 = {"eps": 1.0, "laplace_scale": b, "laplace_J": laplace_fisher(b), "laplace_var": laplace_variance(b),
              "gauss_same_var_J": 1 / laplace_variance(b), "crb_gain": 2.0,
-             "entropy_laplace": laplace_entropy(b), "entropy_gauss": gaussian_entropy_1d(laplace_variance(b))}
+             "entropy_laplace": laplace_entropy(b), "entropy_gauss": gaussian_entropy_1d(laplace_variance(b)),
+             "crb_per_variance": {"gaussian": 1.0, "cos2_interval": 1 / CORR2_CONSTANT, "laplace": 0.5}}
     data = {"xi": xi, "sigma": sigma, "sensitivity": sens, "classical_fraction": float(reg["classical"].mean()),
             "exact_fraction": float(reg["exact"].mean()), "prop3": prop3}
     notes = [] if not np.any(reg["classical"] & ~reg["exact"]) else ["classical region not inside the exact one"]
