@@ -23,7 +23,14 @@ x-independent policy is stationary: the optimal policy depends on x (the
 paper's Fig. 1 remark that the policy is independent of x exactly when the
 ratio of the weight's derivative to the weight does not depend on x). This
 holds in the interior of X; on a bounded X the natural boundary conditions
-ρ D u = 0 at x = c, d add boundary layers, which the grid program shows.
+ρ D u = 0 at x = c, d fail for it. Finding (claim ``fisher.cor4``): it is a
+stationary point, not the minimiser. Every x-independent policy costs
+J(γ)·∫ρ, so among them cos² is best for any weight (and beats e^{kw}sin²
+when k ≠ 0), and x-dependent policies do better still on a bounded X (on
+[0, 8] with support [−1, 1] and k = 0.5: 10.08 for the closed form, 9.84 for
+cos², 6.06 for the grid optimum). On the interior of a long X the optimum is
+also far from unique: v(y, x) = A(y) cos(π(x − y + c₀)/L) with any A² whose
+convolution with the cos² kernel is constant has the same interior cost.
 
 **Grid.** Equal spacing h in w and x makes the lines y = const the diagonals
 (i, j) → (i − 1, j + 1); with t ≤ √(γ_{i,j} γ_{i−1,j+1}) in 3-dim cones,
@@ -55,7 +62,7 @@ from mechopt.result import Result, Status
 
 from .fisher_base import PAPER, _only, parse_float, parse_int
 
-__all__ = ["FisherWeighted", "weight_function", "exp_weight_policy"]
+__all__ = ["FisherWeighted", "weight_function", "exp_weight_policy", "stationarity_residual"]
 
 
 def weight_function(spec: str) -> Any:
@@ -92,6 +99,28 @@ def exp_weight_policy(a: float, b: float, k: float, w: np.ndarray) -> np.ndarray
     L = b - a
     g = np.exp(k * w) * np.sin(np.pi * (w - a) / L) ** 2
     return g / (g.sum() * (w[1] - w[0]))
+
+
+def stationarity_residual(a: float, b: float, k: float, x: float, n: int = 20001) -> float:
+    """Relative residual of ρ'(x)g'(w) − ρ(x)g''(w) = μ(x)g(w) for Corollary 4's g, ρ = e^{kx}.
+
+    g = e^{kw/2} sin(π(w − a)/L) and μ = ρ(π²/L² + k²/4); derivatives by
+    central differences on n points (so the residual is O(h²), not 0).
+
+    >>> stationarity_residual(-1.0, 1.0, 0.5, 2.0) < 1e-6
+    True
+    """
+    L = b - a
+    w = np.linspace(a, b, n)
+    h = w[1] - w[0]
+    g = np.exp(k * w / 2) * np.sin(np.pi * (w - a) / L)
+    g1 = np.gradient(g, h)
+    g2 = np.gradient(g1, h)
+    rho = math.exp(k * x)
+    r = k * rho * g1 - rho * g2
+    mu = rho * (math.pi ** 2 / L ** 2 + k ** 2 / 4)
+    inner = slice(n // 100, n - n // 100)
+    return float(np.abs(r - mu * g)[inner].max() / np.abs(r).max())
 
 
 @dataclass(frozen=True, eq=False)
