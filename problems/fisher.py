@@ -281,6 +281,8 @@ class FisherOutput(FisherInterval):
 
     A noise independent of x lives in [y_lo − f_lo, y_hi − f_hi] (the query
     range is [f_lo, f_hi]), so the answer is Corollary 1 on that interval.
+    (Policies allowed to depend on x make family (ii) degenerate: the output
+    density p(y | x) = g(y) on Y ignores x and has zero Fisher information.)
 
     >>> p = FisherOutput.from_params(y_lo="0", y_hi="10", f_lo="2", f_hi="6")
     >>> (p.a, p.b)
