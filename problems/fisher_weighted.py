@@ -31,6 +31,11 @@ when k ≠ 0), and x-dependent policies do better still on a bounded X (on
 cos², 6.06 for the grid optimum). On the interior of a long X the optimum is
 also far from unique: v(y, x) = A(y) cos(π(x − y + c₀)/L) with any A² whose
 convolution with the cos² kernel is constant has the same interior cost.
+The grid optima (Fig. 1 reproduction) even "hop" between output levels:
+p(y | x) ≈ δ(y − y_k) on windows of x (zero Fisher information there) with
+Bernoulli mixtures t = sin²θ in between, I = t'²/(t(1 − t)) = 4θ'², a transition
+of width δ costing π²/δ; levels spaced s apart leave overlaps of L − s, so
+the rate is π²/(s(L − s)), minimal at s = L/2: 4π²/L², exactly the cos² rate.
 
 **Grid.** Equal spacing h in w and x makes the lines y = const the diagonals
 (i, j) → (i − 1, j + 1); with t ≤ √(γ_{i,j} γ_{i−1,j+1}) in 3-dim cones,
