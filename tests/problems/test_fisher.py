@@ -149,3 +149,16 @@ def test_spectral_scales_as_inverse_square_of_support(a: float, L: float) -> Non
     r = mechopt.solve(FisherInterval(a, a + L), solver="spectral", n=2047)
     assert r.status is Status.OPTIMAL
     assert r.value * L ** 2 == pytest.approx(4 * PI2, rel=1e-8)
+
+
+@settings(max_examples=5, deadline=None)
+@given(a=st.floats(-3, 3), L=st.floats(0.2, 5), n=st.integers(40, 160))
+def test_conic_lands_on_the_discrete_eigenvalue(a: float, L: float, n: int) -> None:
+    """The SOCP is the difference eigenproblem in p = q²: same optimum as the raw spectral value."""
+    from mechopt.solvers.spectral import ground_state
+
+    r = mechopt.solve(FisherInterval(a, a + L, n=n), solver="conic")
+    lam = ground_state(a, a + L, n)[0]
+    assert r.status is Status.OPTIMAL
+    assert r.value == pytest.approx(lam, rel=1e-6)
+    assert lam < 4 * PI2 / L ** 2
