@@ -118,6 +118,9 @@ class SpectralAxis:
     ``potential`` is V (None for V = 0). With p = q² and ∫ q² = 1 the smallest λ is
     min over densities p of ∫ p'²/p + ∫ V p (the Fisher information plus a
     linear penalty), and the ground state q gives the optimal density p = q².
+
+    >>> SpectralAxis(-1.0, 1.0).potential is None
+    True
     """
 
     lower: float
@@ -135,6 +138,10 @@ class SpectralForm:
     When ``variance_bound`` is set the solver maximises over ξ ≥ 0 the dual
     Σ_i λ_i(ξ) − ξ·variance_bound of "minimise Σ_i ∫p_i'²/p_i s.t. Σ_i E w_i² ≤
     variance_bound", the potential of every axis being ξ w².
+
+    >>> form = SpectralForm(axes=(SpectralAxis(0.0, 1.0),), recover=lambda ds: ds[0])
+    >>> form.sense, form.value_of(2.5), form.variance_bound
+    ('min', 2.5, None)
     """
 
     axes: tuple[SpectralAxis, ...]
