@@ -287,7 +287,8 @@ class FisherLTI(Problem):
         def value_of(opt: float) -> float:
             cov = recover().cov
             val = lti_fisher(O, cov) + self.xi * float(np.trace(cov))
-            extras.update(program_value=float(opt), quality=float(np.trace(cov)), size=N)
+            extras.update(program_value=float(opt), quality=float(np.trace(cov)), size=N,
+                          fisher_trace=lti_fisher(O, cov))
             return val
 
         return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,

@@ -259,7 +259,7 @@ class SpectralSolver(Solver):
                   "raw_grid_value": form.value_of(sum(o["raw"] for o in outs)
                                                   - (0.0 if xi is None else xi * form.variance_bound)),
                   "variance": float(sum(g.moment(2, 0.0) - g.moment(1) ** 2 for g in dens)),
-                  "dual_xi": xi}
+                  "dual_xi": xi, "fisher_trace": float(sum(g.fisher() for g in dens))}
         return Result(status=Status.OPTIMAL, value=form.value_of(total), sense=form.sense,
                       objective=form.objective, mechanism=form.recover(dens), solver=self.name,
                       extras=extras, message=f"Richardson-extrapolated over {levels} nested grids; "
