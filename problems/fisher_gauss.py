@@ -102,6 +102,8 @@ class FisherGaussian(Problem):
     def from_params(cls, **params: Any) -> "FisherGaussian":
         _only(cls.id, params, {"m", "sigma2", "xi", "n", "width"})
         s2, xi = params.get("sigma2"), params.get("xi")
+        if s2 is None and xi is None:        # the CLI default: Problem 4 with E‖w‖² ≤ 1
+            s2 = 1.0
         return cls(parse_int("m", params.get("m", 1)), None if s2 is None else parse_float("sigma2", s2),
                    None if xi is None else parse_float("xi", xi), parse_int("n", params.get("n", 2000), 3),
                    parse_float("width", params.get("width", 12.0)))

@@ -155,7 +155,7 @@ class FisherWeighted(Problem):
             raise ProblemError(f"nw must be >= 3, got {self.nw}")
         object.__setattr__(self, "rho", weight_function(self.weight))
         if np.prod(self.grid_shape) > self.max_grid:
-            raise ProblemError(f"grid {self.grid_shape} has more than {self.max_grid} points; lower nw")
+            raise ProblemError(f"grid {self.grid_shape} has more than {self.max_grid} points; lower nw or shorten [c, d]")
 
     @property
     def h(self) -> float:
