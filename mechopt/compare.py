@@ -1,0 +1,231 @@
+"""``mechopt compare``: every catalog instance through every applicable solver.
+
+For each instance of the built-in catalog (:mod:`mechopt.catalog`) and each
+installed solver that ``can_solve`` it (the closed form included, as the
+``closed-form`` pseudo-solver), :func:`compare` solves and audits
+(:func:`mechopt.solve`) and returns one row. Then, per instance:
+
+* the **certified optimum** is the best value among rows with status
+  ``optimal`` and a certificate whose gap is within ``settings.tolerance("gap")``;
+  those rows get the flag ``certified``;
+* a row with a mechanism whose audited privacy violation exceeds
+  ``settings.tolerance("privacy")`` is flagged ``infeasible``;
+* a row whose value is worse than the certified optimum v* by more than
+  tol·max(1, |v*|) (tol the gap tolerance, in the problem's sense: larger for
+  a minimised MSE, smaller for a maximised MI) is flagged ``worse``; one that
+  is *better* beyond the tolerance is flagged ``beats-certificate`` (a bug in
+  a certificate or a solver); one without a solution while a certified
+  optimum exists is flagged ``no-solution``;
+* a solver that raises gives a row with status ``solver_error``, the message,
+  and the flag ``error`` — never a crash.
+
+Examples
+--------
+>>> from mechopt.catalog import parse_catalog
+>>> from mechopt.compare import compare
+>>> inst = parse_catalog('''[[instance]]
+... problem = "design"
+... name = "binary"
+... params = { prior = "0.3,0.7", notion = "lip", utility = "histogram", eps = 1.0 }
+... options.sqp = { n_starts = 2 }
+... ''')
+>>> rows = compare(instances=inst, solvers=["sqp"])
+>>> [(r["solver"], r["status"]) for r in rows]
+[('sqp', 'optimal')]
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import settings
+from .catalog import Instance, builtin_catalog
+from .errors import MechoptError, ParamError
+from .progress import Progress
+
+__all__ = ["compare", "flag_rows", "plot_compare", "ROW_FIELDS", "DEFAULT_TIME_LIMIT"]
+
+ROW_FIELDS = ("problem", "instance", "solver", "value", "violation", "gap", "status", "time_s", "flag")
+DEFAULT_TIME_LIMIT = 10.0
+
+
+def _pairs(instances: Sequence[Instance], solvers: Sequence[str] | None) -> list[tuple[Instance, str, Any]]:
+    from .registry import solvers_for
+
+    out = []
+    for inst in instances:
+        problem = inst.build()
+        names = solvers_for(problem)
+        if inst.solvers is not None:
+            names = [n for n in inst.solvers if n in names]
+        names = [n for n in names if n not in inst.skip and (solvers is None or n in solvers)]
+        out += [(inst, n, problem) for n in names]
+    return out
+
+
+def _row(inst: Instance, solver: str, problem: Any, time_limit: float | None) -> dict[str, Any]:
+    from .api import solve
+
+    opts = dict(inst.options.get(solver, {}))
+    tl = inst.time_limit if inst.time_limit is not None else time_limit
+    if tl is not None:
+        opts.setdefault("time_limit", tl)
+    base = {"problem": inst.problem, "instance": inst.name, "solver": solver}
+    t0 = time.perf_counter()
+    try:
+        res = solve(problem, solver=solver, **opts)
+    except (MechoptError, ArithmeticError, ValueError, RuntimeError, MemoryError, TypeError, LookupError) as exc:
+        return {**base, "value": None, "violation": None, "gap": None, "status": "solver_error",
+                "time_s": time.perf_counter() - t0, "flag": "error", "sense": getattr(problem, "sense", None),
+                "message": f"{type(exc).__name__}: {exc}", "certified": False}
+    cert = res.certificate
+    return {**base, "value": res.value, "violation": res.violation,
+            "gap": None if cert is None else cert.gap, "status": res.status.value,
+            "time_s": res.time_s or (time.perf_counter() - t0), "flag": "", "sense": res.sense,
+            "message": res.message, "certified": False,
+            "certificate_bound": None if cert is None else cert.bound}
+
+
+def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mark certified optima and flag rows worse than them or infeasible (one instance's rows)."""
+    gap_tol, priv_tol = settings.tolerance("gap"), settings.tolerance("privacy")
+    cert = [r for r in rows if r["status"] == "optimal" and r["gap"] is not None and r["gap"] <= gap_tol
+            and r["value"] is not None]
+    sense = next((r["sense"] for r in rows if r.get("sense")), "min")
+    best = None
+    if cert:
+        best = (max if sense == "max" else min)(r["value"] for r in cert)
+    out = []
+    for r in rows:
+        r = dict(r)
+        flags = []
+        if r["status"] == "solver_error":
+            flags.append("error")
+        if r["violation"] is not None and r["violation"] > priv_tol:
+            flags.append("infeasible")
+        if best is not None:
+            tol = gap_tol * max(1.0, abs(best))
+            if r["value"] is None:
+                if r["status"] != "solver_error":
+                    flags.append("no-solution")
+            else:
+                diff = (best - r["value"]) if sense == "max" else (r["value"] - best)
+                r["deviation"] = diff / max(1.0, abs(best))
+                if diff > tol:
+                    flags.append("worse")
+                elif diff < -tol:
+                    flags.append("beats-certificate")
+        if r["status"] == "optimal" and r["gap"] is not None and r["gap"] <= gap_tol and r["value"] is not None:
+            r["certified"] = True
+            if not {"worse", "beats-certificate"} & set(flags):
+                flags.insert(0, "certified")
+        r["flag"] = ",".join(flags)
+        out.append(r)
+    return out
+
+
+def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None = None, *,
+            instances: Sequence[Instance] | None = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
+            jobs: int = 1, progress: bool | None = False) -> list[dict[str, Any]]:
+    """Run catalog instances through solvers; one row per (instance, solver).
+
+    Parameters
+    ----------
+    problems : iterable of str, optional
+        Catalog ids to keep (default all).
+    solvers : iterable of str, optional
+        Solver names to keep (default every applicable one); unknown names
+        raise :class:`~mechopt.errors.SolverNotFound`.
+    instances : sequence of Instance, optional
+        Instead of the built-in catalog.
+    time_limit : float or None
+        Per-row time limit in seconds (an instance's ``time_limit`` wins).
+    jobs : int
+        Rows run in parallel on this many local processes (joblib/loky).
+    progress : bool or None
+        Progress bar on stderr (None: only on a terminal).
+
+    Returns
+    -------
+    list of dict
+        Rows with the fields of :data:`ROW_FIELDS` plus ``message``,
+        ``certified``, ``sense`` and (against a certified optimum) ``deviation``.
+    """
+    from .registry import get_solver, solver_names
+
+    solver_list = None if solvers is None else list(solvers)
+    for name in solver_list or []:
+        if name not in solver_names():
+            get_solver(name)   # raises SolverNotFound with the list
+    if jobs < 1:
+        raise ParamError(f"jobs must be ≥ 1, got {jobs}")
+    if instances is None:
+        instances = builtin_catalog(problems)
+    elif problems is not None:
+        keep = set(problems)
+        instances = [i for i in instances if i.problem in keep]
+    pairs = _pairs(instances, solver_list)
+    raw: dict[int, dict[str, Any]] = {}
+    with Progress(len(pairs), "compare", enabled=progress) as bar:
+        if jobs == 1:
+            for k, (inst, name, prob) in enumerate(pairs):
+                raw[k] = _row(inst, name, prob, time_limit)
+                bar.advance(f"{inst.problem} {name}")
+        else:
+            from joblib import Parallel, delayed
+
+            gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                delayed(_indexed_row)(k, inst, name, prob, time_limit) for k, (inst, name, prob) in enumerate(pairs))
+            for k, row in gen:
+                raw[k] = row
+                bar.advance(f"{row['problem']} {row['solver']}")
+    rows = [raw[k] for k in range(len(pairs))]
+    out: list[dict[str, Any]] = []
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["problem"], r["instance"]), []).append(r)
+    for grp in groups.values():
+        out += flag_rows(grp)
+    return out
+
+
+def _indexed_row(k: int, inst: Instance, name: str, prob: Any, tl: float | None) -> tuple[int, dict[str, Any]]:
+    return k, _row(inst, name, prob, tl)
+
+
+def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
+    """One PNG per problem id: value of each solver on each instance (certified ones circled)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for pid in dict.fromkeys(r["problem"] for r in rows):
+        sub = [r for r in rows if r["problem"] == pid]
+        names = list(dict.fromkeys(r["instance"] for r in sub))
+        fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(names) + 2), 3.6))
+        for j, solver in enumerate(dict.fromkeys(r["solver"] for r in sub)):
+            pts = [(names.index(r["instance"]), r["value"], r["certified"]) for r in sub
+                   if r["solver"] == solver and r["value"] is not None]
+            if not pts:
+                continue
+            xs = [p[0] + 0.08 * (j - 1) for p in pts]
+            ax.scatter(xs, [p[1] for p in pts], label=solver, marker="os^Dvx*P"[j % 8], zorder=3)
+            cx = [x for x, p in zip(xs, pts) if p[2]]
+            ax.scatter(cx, [p[1] for p in pts if p[2]], s=160, facecolors="none", edgecolors="k", zorder=2)
+        ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
+        sense = next((r.get("sense") for r in sub if r.get("sense")), "min")
+        ax.set_ylabel(f"value ({'lower' if sense == 'min' else 'higher'} is better)")
+        ax.set_title(f"{pid}: value by solver (circled: certified optimum)", fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = out / f"compare_{pid}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        files.append(path)
+    return files
