@@ -18,7 +18,9 @@ allowed at the top level except the optional string ``description``.
 ``params`` (table, required)
     Keyword arguments of ``ProblemClass.from_params(**params)``. Values are
     TOML strings, numbers, booleans or arrays; the CLI passes strings
-    (``--set key=value``), so ``from_params`` accepts both.
+    (``--set key=value``), so ``from_params`` accepts both. One conversion is
+    made: ``graph`` given as an array of edges ``[[u, v], [u, v, weight], ...]``
+    becomes a networkx policy graph (:func:`graph_from_edges`).
 ``solvers`` (array of strings, optional)
     Restrict ``compare`` to these registered solvers (default: every
     installed solver that ``can_solve`` the instance, and the closed form).
@@ -65,7 +67,7 @@ from typing import Any
 from .errors import MechoptError, ProblemError
 
 __all__ = ["Instance", "CatalogError", "parse_catalog", "load_catalog", "catalog_files",
-           "builtin_catalog", "read_toml"]
+           "builtin_catalog", "read_toml", "graph_from_edges"]
 
 _REQUIRED = {"problem": str, "name": str, "params": dict}
 _OPTIONAL = {"solvers": list, "skip": list, "options": dict, "time_limit": (int, float), "note": str}
@@ -98,12 +100,34 @@ class Instance:
         from .registry import get_problem
 
         cls = get_problem(self.problem)
+        params = dict(self.params)
         try:
-            return cls.from_params(**self.params)
+            if isinstance(params.get("graph"), list):
+                params["graph"] = graph_from_edges(params["graph"])
+            return cls.from_params(**params)
         except MechoptError as exc:
             raise CatalogError(f"{self.source}: instance {self.name!r} ({self.problem}): {exc}") from None
         except TypeError as exc:   # wrong keywords for from_params
             raise CatalogError(f"{self.source}: instance {self.name!r} ({self.problem}): field 'params': {exc}") from None
+
+
+def graph_from_edges(edges: list[Any]) -> Any:
+    """A networkx graph from ``[[u, v], [u, v, weight], ...]`` (nodes are input indices).
+
+    Examples
+    --------
+    >>> sorted(graph_from_edges([[0, 1], [1, 2, 2.0]]).edges(data="weight"))
+    [(0, 1, 1.0), (1, 2, 2.0)]
+    """
+    import networkx as nx
+
+    G = nx.Graph()
+    for e in edges:
+        if not (isinstance(e, list) and len(e) in (2, 3) and all(isinstance(v, (int, float)) for v in e)
+                and all(isinstance(v, int) for v in e[:2])):
+            raise ProblemError(f"graph edge {e!r} must be [u, v] or [u, v, weight] with integer nodes")
+        G.add_edge(e[0], e[1], weight=float(e[2]) if len(e) == 3 else 1.0)
+    return G
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:

@@ -162,6 +162,14 @@ def _prior_size(prior: Any) -> int | None:
 
 def _resolve_graph(params: dict[str, Any], base: Path | None = None) -> dict[str, Any]:
     g = params.get("graph")
+    if isinstance(g, list):
+        from .catalog import graph_from_edges
+
+        G = graph_from_edges(g)
+        n = _prior_size(params.get("prior"))
+        if n is not None:
+            G.add_nodes_from(range(n))
+        return {**params, "graph": G}
     if isinstance(g, str) and g:
         path = Path(g) if base is None or Path(g).is_absolute() else base / g
         params = {**params, "graph": read_graph(path, _prior_size(params.get("prior")))}
