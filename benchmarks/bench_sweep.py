@@ -46,20 +46,23 @@ def workers(quick: bool) -> list[dict]:
                      options={"sqp": {"n_starts": 5 if quick else 20}})
     get_reusable_executor().shutdown(wait=True)      # cold start: no warm loky workers
     sweep(SweepSpec(**{**spec.__dict__, "grid": {"prior": priors[:1], "eps": eps[:1]}}), jobs=1)  # warm this process
+    from mechopt.bench import median_time
+
     t0 = time.perf_counter()
     one = sweep(spec, jobs=1)
-    t1 = time.perf_counter() - t0
-    timings = []
-    for _ in range(2):                                # cold (worker start-up), then warm workers
-        t0 = time.perf_counter()
-        two = sweep(spec, jobs=2)
-        timings.append(time.perf_counter() - t0)
+    t1_cold = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    two = sweep(spec, jobs=2)
+    t2_cold = time.perf_counter() - t0
+    t1 = median_time(lambda: sweep(spec, jobs=1), 3)
+    t2 = median_time(lambda: sweep(spec, jobs=2), 3)
     same = "yes" if _same(one, two) else "NO"
     rows = []
-    for label, t2 in (("cold: worker start-up and imports included", timings[0]), ("warm workers", timings[1])):
+    for label, a, b, rep in (("cold: worker start-up and imports included", t1_cold, t2_cold, 1),
+                             ("warm workers", t1, t2, 3)):
         rows.append({"group": "sweeps", "case": f"1 vs 2 local workers, {len(one)} SQP design points ({label})",
-                     "ours": "jobs=2 (joblib/loky)", "ours_s": t2, "reference": "jobs=1 (in-process)",
-                     "reference_s": t1, "ratio": t1 / t2, "repeats": 1,
+                     "ours": "jobs=2 (joblib/loky)", "ours_s": b, "reference": "jobs=1 (in-process)",
+                     "reference_s": a, "ratio": a / b, "repeats": rep,
                      "notes": f"same results as jobs=1 (rtol 1e-9): {same}"})
     return rows
 
