@@ -213,6 +213,10 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
         if missing:
             raise ParamError(f"missing {', '.join(missing)} (or use --problem ID / --spec FILE.toml)")
         pid, params = "design", _resolve_graph(flags)
+    if "eps" in params:   # ε ≤ 0 is bad input at every CLI entry point (notions themselves allow 0)
+        from .notions import check_eps
+
+        check_eps(params["eps"])
     cls = get_problem(pid)
     try:
         problem = cls.from_params(**params)
