@@ -103,9 +103,10 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         flags = []
         if r["status"] == "solver_error":
             flags.append("error")
-        if r["violation"] is not None and r["violation"] > priv_tol:
+        infeasible = r["violation"] is not None and r["violation"] > priv_tol
+        if infeasible:   # not private: its value is not comparable with the optimum
             flags.append("infeasible")
-        if best is not None:
+        if best is not None and not infeasible:
             tol = gap_tol * max(1.0, abs(best))
             if r["value"] is None:
                 if r["status"] != "solver_error":
