@@ -178,7 +178,7 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
             from joblib import Parallel, delayed
 
             gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                delayed(_indexed_row)(k, inst, name, prob, time_limit) for k, (inst, name, prob) in enumerate(pairs))
+                delayed(_indexed_row)(k, inst, name, time_limit) for k, (inst, name, _) in enumerate(pairs))
             for k, row in gen:
                 raw[k] = row
                 bar.advance(f"{row['problem']} {row['solver']}")
@@ -192,8 +192,8 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     return out
 
 
-def _indexed_row(k: int, inst: Instance, name: str, prob: Any, tl: float | None) -> tuple[int, dict[str, Any]]:
-    return k, _row(inst, name, prob, tl)
+def _indexed_row(k: int, inst: Instance, name: str, tl: float | None) -> tuple[int, dict[str, Any]]:
+    return k, _row(inst, name, inst.build(), tl)     # rebuilt in the worker: problems need not pickle
 
 
 def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
