@@ -16,6 +16,10 @@ installed solver that ``can_solve`` it (the closed form included, as the
   is *better* beyond the tolerance is flagged ``beats-certificate`` (a bug in
   a certificate or a solver); one without a solution while a certified
   optimum exists is flagged ``no-solution``;
+* without a certified optimum, a row worse (beyond the same tolerance) than
+  the best private value another row found is flagged ``worse-than-best``:
+  not a proof of suboptimality of the best, but a proof that this row is
+  not optimal (a closed form flagged so is not the optimum it claims);
 * a solver that raises gives a row with status ``solver_error``, the message,
   and the flag ``error`` — never a crash.
 
@@ -94,9 +98,11 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     cert = [r for r in rows if r["status"] == "optimal" and r["gap"] is not None and r["gap"] <= gap_tol
             and r["value"] is not None]
     sense = next((r["sense"] for r in rows if r.get("sense")), "min")
-    best = None
-    if cert:
-        best = (max if sense == "max" else min)(r["value"] for r in cert)
+    pick = max if sense == "max" else min
+    best = pick(r["value"] for r in cert) if cert else None
+    feasible = [r["value"] for r in rows if r["value"] is not None and r["status"] != "solver_error"
+                and (r["violation"] is None or r["violation"] <= priv_tol)]
+    best_found = pick(feasible) if feasible and best is None else None
     out = []
     for r in rows:
         r = dict(r)
@@ -118,6 +124,11 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     flags.append("worse")
                 elif diff < -tol:
                     flags.append("beats-certificate")
+        elif best_found is not None and not infeasible and r["value"] is not None:
+            diff = (best_found - r["value"]) if sense == "max" else (r["value"] - best_found)
+            if diff > gap_tol * max(1.0, abs(best_found)):
+                flags.append("worse-than-best")
+                r["deviation"] = diff / max(1.0, abs(best_found))
         if r["status"] == "optimal" and r["gap"] is not None and r["gap"] <= gap_tol and r["value"] is not None:
             r["certified"] = True
             if not {"worse", "beats-certificate"} & set(flags):

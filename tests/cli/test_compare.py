@@ -122,8 +122,15 @@ def test_flag_rows_in_the_problems_sense(sense, worse, better):
 
 
 def test_gap_above_tolerance_is_not_certified():
-    rows = flag_rows([_row("loose", 1.0, gap=1e-3), _row("other", 2.0)])
+    rows = flag_rows([_row("loose", 1.0, gap=1e-3), _row("other", 1.0 + 1e-12)])
     assert [r["flag"] for r in rows] == ["", ""]
+
+
+def test_without_certificate_rows_worse_than_the_best_private_value_are_flagged():
+    rows = flag_rows([_row("sqp", 1.0), _row("closed-form", 1.2), _row("leaky", 0.5, violation=0.3),
+                      _row("crash", None, status="solver_error")])
+    assert [r["flag"] for r in rows] == ["", "worse-than-best", "infeasible", "error"]
+    assert rows[1]["deviation"] == pytest.approx(0.2)
 
 
 def test_cli_compare_json_table_and_plot(cli, fakes, tmp_path):
