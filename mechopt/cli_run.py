@@ -45,6 +45,8 @@ def register(sub: Any) -> None:
     c.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="per-row time limit (default 10 s; a catalog instance's own time_limit wins)")
     c.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="rows in parallel (local processes)")
+    c.add_argument("--budget", type=positive_float, metavar="SECONDS",
+                   help="total time; rows not started when it is used up are reported as skipped")
     c.add_argument("--plot", metavar="DIR", help="write one PNG per problem into DIR")
     c.add_argument("--progress", action="store_true", default=None, help="progress bar even when stderr is not a TTY")
     c.add_argument("--json", action="store_true")
@@ -82,8 +84,12 @@ def run_compare(args: argparse.Namespace) -> int:
         instances = [i for path in args.catalog for i in load_catalog(path, known=known)]
     tl = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
     t0 = time.perf_counter()
+    if args.budget is not None and args.jobs != 1:
+        from .errors import ParamError
+
+        raise ParamError("--budget works with --jobs 1 only")
     rows = compare(args.problem, args.solver, instances=instances, time_limit=tl, jobs=args.jobs,
-                   progress=args.progress)
+                   progress=args.progress, budget=args.budget)
     wall = time.perf_counter() - t0
     files = plot_compare(rows, args.plot) if args.plot else []
     if args.json:

@@ -133,14 +133,14 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             r["certified"] = True
             if not {"worse", "beats-certificate"} & set(flags):
                 flags.insert(0, "certified")
-        r["flag"] = ",".join(flags)
+        r["flag"] = "skipped" if r.get("skipped") else ",".join(flags)
         out.append(r)
     return out
 
 
 def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None = None, *,
             instances: Sequence[Instance] | None = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
-            jobs: int = 1, progress: bool | None = False) -> list[dict[str, Any]]:
+            jobs: int = 1, progress: bool | None = False, budget: float | None = None) -> list[dict[str, Any]]:
     """Run catalog instances through solvers; one row per (instance, solver).
 
     Parameters
@@ -158,6 +158,9 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
         Rows run in parallel on this many local processes (joblib/loky).
     progress : bool or None
         Progress bar on stderr (None: only on a terminal).
+    budget : float or None
+        Total seconds (with ``jobs=1``): rows not started when it is used up
+        are reported with status ``time_limit`` and the flag ``skipped``.
 
     Returns
     -------
@@ -182,8 +185,12 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     raw: dict[int, dict[str, Any]] = {}
     with Progress(len(pairs), "compare", enabled=progress) as bar:
         if jobs == 1:
+            t0 = time.perf_counter()
             for k, (inst, name, prob) in enumerate(pairs):
-                raw[k] = _row(inst, name, prob, time_limit)
+                if budget is not None and k > 0 and time.perf_counter() - t0 > budget:
+                    raw[k] = _skipped(inst, name, prob, budget)
+                else:
+                    raw[k] = _row(inst, name, prob, time_limit)
                 bar.advance(f"{inst.problem} {name}")
         else:
             from joblib import Parallel, delayed
@@ -201,6 +208,13 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     for grp in groups.values():
         out += flag_rows(grp)
     return out
+
+
+def _skipped(inst: Instance, solver: str, problem: Any, budget: float) -> dict[str, Any]:
+    return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
+            "gap": None, "status": "time_limit", "time_s": 0.0, "flag": "skipped", "skipped": True,
+            "sense": getattr(problem, "sense", None), "certified": False,
+            "message": f"not run: the compare budget of {budget:g} s was used up"}
 
 
 def _indexed_row(k: int, inst: Instance, name: str, tl: float | None) -> tuple[int, dict[str, Any]]:

@@ -156,3 +156,10 @@ def test_builtin_catalog_compare_runs_every_design_instance():
     names = {i.name for i in builtin_catalog(["design"])}
     assert {r["instance"] for r in rows} == names and len(names) >= 5
     assert all(r["status"] == "optimal" and r["violation"] <= 1e-7 for r in rows)
+
+
+def test_budget_skips_rows_not_started(fakes):
+    rows = compare(instances=fakes, solvers=["sqp", "fake-constant"], budget=1e-9)
+    assert rows[0]["flag"] != "skipped"                 # the first row always runs
+    skipped = [r for r in rows if r["flag"] == "skipped"]
+    assert skipped and all(r["status"] == "time_limit" and "budget" in r["message"] for r in skipped)
