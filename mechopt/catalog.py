@@ -220,7 +220,13 @@ def load_catalog(path: str | Path, *, known: Iterable[str] | None = None) -> lis
 
 
 def catalog_files() -> list[Path]:
-    """The built-in catalog files ``mechopt/data/catalog/*.toml``, sorted by name."""
+    """The built-in catalog files ``mechopt/data/catalog/*.toml``, sorted by name.
+
+    Examples
+    --------
+    >>> "design.toml" in [p.name for p in catalog_files()]
+    True
+    """
     root = resources.files("mechopt") / "data" / "catalog"
     try:
         return sorted(Path(str(f)) for f in root.iterdir() if f.name.endswith(".toml"))
@@ -229,7 +235,13 @@ def catalog_files() -> list[Path]:
 
 
 def builtin_catalog(problems: Iterable[str] | None = None) -> list[Instance]:
-    """Every built-in instance (of the given problem ids), validated against the registry."""
+    """Every built-in instance (of the given problem ids), validated against the registry.
+
+    Examples
+    --------
+    >>> {i.problem for i in builtin_catalog(["design"])}
+    {'design'}
+    """
     from .registry import problem_ids
 
     known = problem_ids()

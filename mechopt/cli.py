@@ -54,7 +54,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def fmt(value: Any, digits: int = 6) -> str:
-    """A number for a human table: ``-`` for None/NaN, ``inf`` kept visible."""
+    """A number for a human table: ``-`` for None/NaN, ``inf`` kept visible.
+
+    Examples
+    --------
+    >>> fmt(0.123456789), fmt(float("nan")), fmt(None), fmt(float("inf"))
+    ('0.123457', '-', '-', 'inf')
+    """
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -72,12 +78,28 @@ def fmt(value: Any, digits: int = 6) -> str:
 
 
 def emit_json(doc: Any) -> None:
-    """Print ``doc`` as exactly one JSON document on stdout (NaN/inf → null)."""
+    """Print ``doc`` as exactly one JSON document on stdout (NaN/inf → null).
+
+    Examples
+    --------
+    >>> emit_json({"value": float("nan")})
+    {
+     "value": null
+    }
+    """
     sys.stdout.write(json.dumps(jsonable(doc), allow_nan=False, indent=1) + "\n")
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned text table."""
+    """A plain aligned text table.
+
+    Examples
+    --------
+    >>> print(table(["a", "b"], [[1, 0.5]]))
+    a  b
+    -  ---
+    1  0.5
+    """
     cells = [[str(h) for h in headers]] + [[fmt(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]

@@ -91,7 +91,13 @@ def parse_assignments(items: list[str], what: str = "--set") -> dict[str, str]:
 
 
 def parse_options(items: list[str]) -> dict[str, Any]:
-    """Solver options from ``--opt k=v``: JSON values when they parse, else strings."""
+    """Solver options from ``--opt k=v``: JSON values when they parse, else strings.
+
+    Examples
+    --------
+    >>> parse_options(["n_starts=4", "method=SLSQP", "verbose=true"])
+    {'n_starts': 4, 'method': 'SLSQP', 'verbose': True}
+    """
     out: dict[str, Any] = {}
     for key, val in parse_assignments(items, "--opt").items():
         try:
@@ -102,7 +108,16 @@ def parse_options(items: list[str]) -> dict[str, Any]:
 
 
 def read_graph(path: str | Path, d: int | None = None) -> Any:
-    """Read a policy graph; nodes relabelled to ints, nodes ``0..d-1`` added when ``d`` is given."""
+    """Read a policy graph; nodes relabelled to ints, nodes ``0..d-1`` added when ``d`` is given.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "path.edgelist")
+    >>> _ = open(path, "w").write("0 1\\n1 2 2.5\\n")
+    >>> sorted(read_graph(path, d=4).edges(data="weight")), read_graph(path, d=4).number_of_nodes()
+    ([(0, 1, 1.0), (1, 2, 2.5)], 4)
+    """
     import networkx as nx
 
     p = Path(path)

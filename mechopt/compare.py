@@ -93,7 +93,15 @@ def _row(inst: Instance, solver: str, problem: Any, time_limit: float | None) ->
 
 
 def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Mark certified optima and flag rows worse than them or infeasible (one instance's rows)."""
+    """Mark certified optima and flag rows worse than them or infeasible (one instance's rows).
+
+    Examples
+    --------
+    >>> row = lambda s, v, gap=None: {"solver": s, "value": v, "gap": gap, "status": "optimal",
+    ...                               "violation": 0.0, "sense": "min"}
+    >>> [r["flag"] for r in flag_rows([row("exact", 1.0, gap=0.0), row("greedy", 1.5)])]
+    ['certified', 'worse']
+    """
     gap_tol, priv_tol = settings.tolerance("gap"), settings.tolerance("privacy")
     cert = [r for r in rows if r["status"] == "optimal" and r["gap"] is not None and r["gap"] <= gap_tol
             and r["value"] is not None]

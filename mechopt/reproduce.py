@@ -41,7 +41,14 @@ def _table(figures: Mapping[str, Any] | None) -> Mapping[str, Any]:
 
 
 def list_figures(figures: Mapping[str, Any] | None = None) -> list[dict[str, str]]:
-    """Id, paper and title of every registered figure/table."""
+    """Id, paper and title of every registered figure/table.
+
+    Examples
+    --------
+    >>> from mechopt.figures import Figure
+    >>> list_figures({"x.fig1": Figure(id="x.fig1", title="T", run=print, paper="x")})
+    [{'id': 'x.fig1', 'paper': 'x', 'title': 'T'}]
+    """
     return [{"id": fid, "paper": getattr(f, "paper", ""), "title": getattr(f, "title", "")}
             for fid, f in sorted(_table(figures).items())]
 

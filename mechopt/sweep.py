@@ -161,7 +161,14 @@ def point_key(task: dict[str, Any]) -> str:
 
 
 def tasks(spec: SweepSpec) -> list[dict[str, Any]]:
-    """Every (grid point, solver) task in a fixed order, each with its ``key``."""
+    """Every (grid point, solver) task in a fixed order, each with its ``key``.
+
+    Examples
+    --------
+    >>> spec = SweepSpec(problem="design", solvers=("sqp",), grid={"eps": [0.5, 1.0]})
+    >>> [(t["point"], len(t["key"])) for t in tasks(spec)]
+    [({'eps': 0.5}, 16), ({'eps': 1.0}, 16)]
+    """
     out = []
     names = list(spec.grid)
     for combo in itertools.product(*(spec.grid[n] for n in names)):
@@ -204,7 +211,16 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
 
 def read_lines(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]:
     """The finished lines of a sweep file. A truncated or garbled LAST line is
-    ignored (and cut off the file when ``repair``); a bad line before it raises."""
+    ignored (and cut off the file when ``repair``); a bad line before it raises.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.jsonl")
+    >>> _ = open(path, "w").write('{"key": "a"}\\n{"key": "b", "val')
+    >>> [ln["key"] for ln in read_lines(path, repair=True)], open(path).read()
+    (['a'], '{"key": "a"}\\n')
+    """
     p = Path(path)
     if not p.exists():
         return []
