@@ -67,7 +67,7 @@ from typing import Any
 from .errors import MechoptError, ProblemError
 
 __all__ = ["Instance", "CatalogError", "parse_catalog", "load_catalog", "catalog_files",
-           "builtin_catalog", "read_toml", "graph_from_edges"]
+           "builtin_catalog", "read_toml", "graph_from_edges", "spec_files", "resolve_spec"]
 
 _REQUIRED = {"problem": str, "name": str, "params": dict}
 _OPTIONAL = {"solvers": list, "skip": list, "options": dict, "time_limit": (int, float), "note": str}
@@ -232,6 +232,39 @@ def catalog_files() -> list[Path]:
         return sorted(Path(str(f)) for f in root.iterdir() if f.name.endswith(".toml"))
     except (FileNotFoundError, NotADirectoryError):
         return []
+
+
+def spec_files() -> list[Path]:
+    """The built-in sweep and design specs ``mechopt/data/specs/*.toml``.
+
+    Examples
+    --------
+    >>> "lip-tradeoff" in [p.stem for p in spec_files()]
+    True
+    """
+    root = resources.files("mechopt") / "data" / "specs"
+    try:
+        return sorted(Path(str(f)) for f in root.iterdir() if f.name.endswith(".toml"))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def resolve_spec(name: str | Path) -> Path:
+    """A spec file path, or the name of a built-in spec (``lip-tradeoff``).
+
+    Examples
+    --------
+    >>> resolve_spec("lip-tradeoff").name
+    'lip-tradeoff.toml'
+    """
+    p = Path(name)
+    if p.exists():
+        return p
+    builtin = {f.stem: f for f in spec_files()}
+    key = p.name.removesuffix(".toml")
+    if p.parent == Path(".") and key in builtin:
+        return builtin[key]
+    raise CatalogError(f"{p}: no such file (built-in specs: {', '.join(builtin) or 'none'})")
 
 
 def builtin_catalog(problems: Iterable[str] | None = None) -> list[Instance]:

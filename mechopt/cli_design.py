@@ -55,7 +55,7 @@ def register(sub: Any) -> None:
     src.add_argument("--problem", metavar="ID", help="a catalog problem id (mechopt.registry.problem_ids())")
     src.add_argument("--set", dest="assign", action="append", default=[], metavar="KEY=VALUE",
                      help="a from_params parameter of --problem (repeatable)")
-    src.add_argument("--spec", metavar="FILE.toml", help="a TOML design spec")
+    src.add_argument("--spec", metavar="FILE.toml", help="a TOML design spec (or a built-in spec name)")
     src.add_argument("--notion", help="ldp, lip, mip, graph-ldp, metric-ldp")
     src.add_argument("--utility", help="mse, histogram, mi, mae, ...")
     src.add_argument("--prior", metavar="P", help="0.1,0.2,0.7 | uniform:d | a .npy/.txt file")
@@ -121,7 +121,7 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
     import networkx as nx
 
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() or p.is_dir():
         raise ProblemError(f"graph file {str(p)!r} does not exist")
     try:
         if p.suffix == ".graphml":
@@ -206,18 +206,20 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
     options = parse_options(args.opt)
     solver, tl = args.solver, args.time_limit
     if args.spec:
-        from .catalog import CatalogError, read_toml
+        from .catalog import CatalogError, read_toml, resolve_spec
 
-        spec = read_toml(args.spec)
-        bad = sorted(set(spec) - {"problem", "solver", "time_limit", "params", "options"})
+        spec_path = resolve_spec(args.spec)
+        spec = read_toml(spec_path)
+        bad = sorted(set(spec) - {"problem", "solver", "time_limit", "params", "options", "description"})
         if bad:
-            raise CatalogError(f"{args.spec}: unknown key(s) {bad}; known: problem, solver, time_limit, params, options")
+            raise CatalogError(f"{args.spec}: unknown key(s) {bad}; known: problem, solver, time_limit, params, "
+                               "options, description")
         if not isinstance(spec.get("params"), dict):
             raise CatalogError(f"{args.spec}: field 'params' is missing or not a table")
         if not isinstance(spec.get("options", {}), dict):
             raise CatalogError(f"{args.spec}: field 'options' must be a table")
         pid = spec.get("problem", "design")
-        params = _resolve_graph(dict(spec["params"]), Path(args.spec).parent)
+        params = _resolve_graph(dict(spec["params"]), spec_path.parent)
         solver = solver or spec.get("solver")
         options = {**spec.get("options", {}), **options}
         tl = tl if tl is not None else spec.get("time_limit")

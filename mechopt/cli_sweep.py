@@ -26,7 +26,8 @@ def register(sub: Any) -> None:
 
     s = sub.add_parser("sweep", help="run a parameter grid x solvers, one JSON line per point",
                        description="Run a sweep spec; points are written as they finish; --resume continues.")
-    s.add_argument("spec", metavar="SPEC.toml")
+    s.add_argument("spec", metavar="SPEC.toml", help="a sweep spec file, or a built-in spec name "
+                   "(lip-tradeoff, ldp-vs-lip: mechopt/data/specs)")
     s.add_argument("--out", metavar="FILE.jsonl", help="JSON-lines output (default: none, results printed)")
     s.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="local worker processes (joblib/loky)")
     s.add_argument("--scheduler", metavar="ADDRESS", help="a Dask distributed scheduler, e.g. tcp://host:8786")
@@ -65,7 +66,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         spec = replace(spec, time_limit=args.time_limit)
     lines = sweep(spec, args.out, jobs=args.jobs, scheduler=args.scheduler, resume=args.resume,
                   overwrite=args.force, progress=args.progress)
-    png = plot_sweep(lines, args.plot, spec.plot_x) if args.plot else None
+    png = plot_sweep(lines, args.plot, spec.plot_x, spec.description or None) if args.plot else None
     if args.json:
         emit_json({"lines": lines, "out": args.out, "plot": None if png is None else str(png)})
         return 0

@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import CatalogError, read_toml
+from .catalog import CatalogError, read_toml, resolve_spec
 from .errors import MechoptError, ParamError, ProblemError
 from .progress import Progress
 from .result import jsonable
@@ -83,6 +83,7 @@ class SweepSpec:
     save_mechanism: bool = False
     plot_x: str | None = None
     source: str = "<spec>"
+    description: str = ""
 
 
 def _axis(source: str, name: str, val: Any) -> list[Any]:
@@ -143,12 +144,14 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     return SweepSpec(problem=data["problem"], solvers=tuple(data["solvers"]), grid=grid,
                      fixed=dict(data.get("fixed", {})), options={k: dict(v) for k, v in data.get("options", {}).items()},
                      time_limit=None if tl is None else float(tl), save_mechanism=bool(data.get("save_mechanism", False)),
-                     plot_x=plot_x, source=source)
+                     plot_x=plot_x, source=source, description=str(data.get("description", "")))
 
 
 def load_spec(path: str | Path) -> SweepSpec:
-    """Read and validate a sweep spec file."""
-    return parse_spec(read_toml(path), source=str(path))
+    """Read and validate a sweep spec file (or a built-in spec by name, see
+    :func:`mechopt.catalog.spec_files`)."""
+    p = resolve_spec(path)
+    return parse_spec(read_toml(p), source=str(path))
 
 
 def point_key(task: dict[str, Any]) -> str:
@@ -337,7 +340,7 @@ def sweep(spec: SweepSpec | str | Path, out: str | Path | None = None, *, jobs: 
     return [done[t["key"]] for t in all_tasks if t["key"] in done]
 
 
-def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = None) -> Path:
+def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = None, title: str | None = None) -> Path:
     """Tradeoff curves: value against the grid parameter ``x``, one curve per
     solver and setting of the other grid parameters."""
     import matplotlib
@@ -363,7 +366,7 @@ def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = Non
         ax.plot([a for a, _ in xy], [b for _, b in xy], marker="o", label=label)
     ax.set_xlabel(x)
     ax.set_ylabel(f"{pts[0].get('objective') or 'value'} ({'min' if pts[0].get('sense') == 'min' else 'max'})")
-    ax.set_title(f"{pts[0]['problem']}: tradeoff", fontsize=10)
+    ax.set_title(title or f"{pts[0]['problem']}: tradeoff", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     out = Path(png)

@@ -114,3 +114,11 @@ def test_audit_without_prior_gives_ldp_only(cli, tmp_path):
 def test_version(cli):
     run = cli("--version")
     assert run.code == 0 and run.out.startswith("mechopt ")
+
+
+def test_builtin_design_spec_metric_privacy(cli):
+    doc = cli("design", "--spec", "design-metric", "--opt", "n_starts=2", "--json").json()
+    Q = np.array(doc["mechanism"])
+    G = nx.path_graph(5)
+    assert GraphLDP(1.0, G, metric=True).audit(Q).eps <= 1.0 + 1e-7
+    assert doc["privacy"]["notion"] == "metric-ldp"

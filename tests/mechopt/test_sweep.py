@@ -157,3 +157,18 @@ def test_linspace_axis_and_point_errors_are_lines():
     bad = [ln for ln in lines if ln["point"]["prior"] == "0.5,0.7"]
     assert len(bad) == 3 and all(ln["status"] == "solver_error" and "sums to" in ln["message"] for ln in bad)
     assert all(ln["status"] == "optimal" for ln in lines if ln not in bad)
+
+
+def test_builtin_specs_parse_and_ldp_never_beats_lip():
+    from mechopt.catalog import spec_files
+
+    names = [p.stem for p in spec_files()]
+    assert {"lip-tradeoff", "ldp-vs-lip"} <= set(names)
+    for name in ("lip-tradeoff", "ldp-vs-lip"):
+        assert load_spec(name).problem == "design"
+    lines = sweep("ldp-vs-lip")
+    by = {(ln["point"]["notion"], ln["point"]["eps"]): ln["value"] for ln in lines}
+    # ε-LDP implies ε-LIP (LIP paper, Theorem 1): the LIP optimum is never worse
+    for eps in {e for _, e in by}:
+        assert by[("lip", eps)] <= by[("ldp", eps)] + 1e-6
+    assert by[("lip", 3.0)] < by[("ldp", 3.0)] - 0.05
