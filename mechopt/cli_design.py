@@ -311,7 +311,13 @@ def describe(problem: Any, res: Result) -> str:
         lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
         lines += ["  x=" + str(x).ljust(3) + " " + " ".join(f"{v:8.5f}" for v in row) for x, row in enumerate(Q)]
     elif res.mechanism is not None:
-        lines.append(f"mechanism    {type(res.mechanism).__name__} (use --json for its data)")
+        from .result import jsonable
+
+        import textwrap
+
+        data = textwrap.wrap(json.dumps(jsonable(res.mechanism)), 96)
+        lines.append(f"mechanism    {type(res.mechanism).__name__}")
+        lines += ["  " + ln for ln in data[:12]] + (["  ... (--json for all of it)"] if len(data) > 12 else [])
     return "\n".join(lines)
 
 

@@ -157,7 +157,7 @@ def run_verify(args: argparse.Namespace) -> int:
     if not reports:
         print("no claims registered" + (f" for paper {args.paper}" if args.paper else ""))
         return 0
-    rows = [[r["id"], r["verdict"], r["checked"], fmt(r["worst_deviation"], 3), r["region"] or "",
+    rows = [[r["id"], r["verdict"], r["checked"], fmt(r["worst_deviation"], 3), _short(r["region"] or "", 40),
              _short(r["statement"], 60)] for r in reports]
     print(table(["id", "verdict", "checked", "worst dev", "region", "statement"], rows))
     for r in reports:
