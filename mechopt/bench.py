@@ -1,8 +1,9 @@
 """``mechopt bench``: run the benchmark suite of a source checkout and write its table.
 
 Benchmarks live in ``benchmarks/bench_*.py`` next to the package (or in a
-folder given with ``dir=``). Each module exposes ``CASES``, a list of
-functions ``case(quick: bool) -> list[dict]``; each returned row has
+folder given with ``dir=``). Each module exposes ``CASES``, a list (or a
+dict by name) of functions ``case(quick: bool) -> list[dict]``; each
+returned row has
 
 ``group``, ``case``
     Where the row goes in the table, and what it measures.
@@ -96,6 +97,8 @@ def load_cases(path: Path) -> list[Callable[[bool], list[dict[str, Any]]]]:
         if added:
             sys.path.remove(folder)
     cases = getattr(mod, "CASES", None)
+    if isinstance(cases, dict):          # {name: case} is accepted too
+        cases = list(cases.values())
     if not isinstance(cases, (list, tuple)) or not all(callable(c) for c in cases):
         raise ParamError(f"{path.name} must define CASES, a list of functions case(quick) -> list[dict]")
     return list(cases)

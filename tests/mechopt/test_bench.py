@@ -27,12 +27,13 @@ CASES = [fast, crash, wrong]
 def bench_dir(tmp_path):
     (tmp_path / "bench_demo.py").write_text(BENCH)
     (tmp_path / "bench_broken.py").write_text("CASES = 1\n")
+    (tmp_path / "bench_dict.py").write_text("CASES = {'one': lambda quick: [{'group': 'd', 'case': 'one'}]}\n")
     (tmp_path / "helper.py").write_text("raise SystemExit('not a bench module')\n")
     return tmp_path
 
 
 def test_discover_and_run(bench_dir):
-    assert [p.name for p in discover(bench_dir)] == ["bench_broken.py", "bench_demo.py"]
+    assert [p.name for p in discover(bench_dir)] == ["bench_broken.py", "bench_demo.py", "bench_dict.py"]
     doc = run_bench(bench_dir, quick=True)
     rows = doc["rows"]
     broken = [r for r in rows if r["module"] == "bench_broken"]
@@ -43,6 +44,7 @@ def test_discover_and_run(bench_dir):
     assert "kaput" in crash["error"] and crash["case"] == "crash"
     assert "not a list of dicts" in wrong["error"]
     assert doc["quick"] is True and doc["machine"]["nproc"] >= 1
+    assert [r["case"] for r in rows if r["module"] == "bench_dict"] == ["one"]
 
 
 def test_markdown_page(bench_dir):
