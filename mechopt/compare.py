@@ -12,7 +12,9 @@ installed solver that ``can_solve`` it (the closed form included, as the
   ``settings.tolerance("privacy")`` is flagged ``infeasible``;
 * a row whose value is worse than the certified optimum v* by more than
   tol·max(1, |v*|) (tol the gap tolerance, in the problem's sense: larger for
-  a minimised MSE, smaller for a maximised MI) is flagged ``worse``; one that
+  a minimised MSE, smaller for a maximised MI), plus the discretisation
+  errors the two rows report (``extras["error_estimate"]``: a grid optimum
+  certifies the grid problem, not the continuum), is flagged ``worse``; one that
   is *better* beyond the tolerance is flagged ``beats-certificate`` (a bug in
   a certificate or a solver); one without a solution while a certified
   optimum exists is flagged ``no-solution``;
@@ -89,7 +91,17 @@ def _row(inst: Instance, solver: str, problem: Any, time_limit: float | None) ->
             "gap": None if cert is None else cert.gap, "status": res.status.value,
             "time_s": res.time_s or (time.perf_counter() - t0), "flag": "", "sense": res.sense,
             "message": res.message, "certified": False,
-            "certificate_bound": None if cert is None else cert.bound}
+            "certificate_bound": None if cert is None else cert.bound,
+            "error_estimate": _error_estimate(res.extras)}
+
+
+def _error_estimate(extras: dict[str, Any]) -> float | None:
+    """A discretisation error a solver reports (``extras["error_estimate"]``), if finite and ≥ 0."""
+    try:
+        v = float(extras.get("error_estimate"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return v if v >= 0 and v == v and v != float("inf") else None
 
 
 def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -107,7 +119,8 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             and r["value"] is not None]
     sense = next((r["sense"] for r in rows if r.get("sense")), "min")
     pick = max if sense == "max" else min
-    best = pick(r["value"] for r in cert) if cert else None
+    best_row = pick(cert, key=lambda r: r["value"]) if cert else None
+    best = None if best_row is None else best_row["value"]
     feasible = [r["value"] for r in rows if r["value"] is not None and r["status"] != "solver_error"
                 and (r["violation"] is None or r["violation"] <= priv_tol)]
     best_found = pick(feasible) if feasible and best is None else None
@@ -121,7 +134,7 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if infeasible:   # not private: its value is not comparable with the optimum
             flags.append("infeasible")
         if best is not None and not infeasible:
-            tol = gap_tol * max(1.0, abs(best))
+            tol = gap_tol * max(1.0, abs(best)) + _err(best_row) + _err(r)
             if r["value"] is None:
                 if r["status"] != "solver_error":
                     flags.append("no-solution")
@@ -144,6 +157,10 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         r["flag"] = "skipped" if r.get("skipped") else ",".join(flags)
         out.append(r)
     return out
+
+
+def _err(row: dict[str, Any] | None) -> float:
+    return float((row or {}).get("error_estimate") or 0.0)
 
 
 def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None = None, *,

@@ -163,3 +163,12 @@ def test_budget_skips_rows_not_started(fakes):
     assert rows[0]["flag"] != "skipped"                 # the first row always runs
     skipped = [r for r in rows if r["flag"] == "skipped"]
     assert skipped and all(r["status"] == "time_limit" and "budget" in r["message"] for r in skipped)
+
+
+def test_discretisation_error_estimates_widen_the_tolerance():
+    grid = {**_row("conic", 9.86955, gap=0.0), "error_estimate": 6e-5}
+    cont = _row("closed-form", 9.8696044)
+    far = _row("heur", 9.8700)
+    flags = [r["flag"] for r in flag_rows([grid, cont, far])]
+    assert flags == ["certified", "", "worse"]
+    assert [r["flag"] for r in flag_rows([{**grid, "error_estimate": None}, cont])] == ["certified", "worse"]
