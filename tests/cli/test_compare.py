@@ -172,3 +172,11 @@ def test_discretisation_error_estimates_widen_the_tolerance():
     flags = [r["flag"] for r in flag_rows([grid, cont, far])]
     assert flags == ["certified", "", "worse"]
     assert [r["flag"] for r in flag_rows([{**grid, "error_estimate": None}, cont])] == ["certified", "worse"]
+
+
+def test_progress_bar_goes_to_stderr_only(cli, fakes, tmp_path):
+    cat = tmp_path / "cat.toml"
+    cat.write_text(CATALOG)
+    run = cli("compare", "--catalog", cat, "--solver", "fake-constant", "--json", "--progress")
+    assert run.code == 0 and "compare [" in run.err and "2/2" not in run.out
+    assert len(run.json()["rows"]) == 1
