@@ -48,7 +48,7 @@ from typing import Any
 
 from . import settings
 from .catalog import Instance, builtin_catalog
-from .errors import MechoptError, ParamError
+from .errors import ParamError
 from .progress import Progress
 
 __all__ = ["compare", "flag_rows", "plot_compare", "ROW_FIELDS", "DEFAULT_TIME_LIMIT"]
@@ -82,10 +82,11 @@ def _row(inst: Instance, solver: str, problem: Any, time_limit: float | None) ->
     t0 = time.perf_counter()
     try:
         res = solve(problem, solver=solver, **opts)
-    except (MechoptError, ArithmeticError, ValueError, RuntimeError, MemoryError, TypeError, LookupError) as exc:
+    except Exception as exc:   # any crash of one row is that row's finding, never the table's end
         return {**base, "value": None, "violation": None, "gap": None, "status": "solver_error",
                 "time_s": time.perf_counter() - t0, "flag": "error", "sense": getattr(problem, "sense", None),
-                "message": f"{type(exc).__name__}: {exc}", "certified": False}
+                "message": f"{type(exc).__name__}: {exc}", "certified": False, "certificate_bound": None,
+                "error_estimate": None}
     cert = res.certificate
     return {**base, "value": res.value, "violation": res.violation,
             "gap": None if cert is None else cert.gap, "status": res.status.value,
@@ -238,6 +239,7 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
 def _skipped(inst: Instance, solver: str, problem: Any, budget: float) -> dict[str, Any]:
     return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
             "gap": None, "status": "time_limit", "time_s": 0.0, "flag": "skipped", "skipped": True,
+            "certificate_bound": None, "error_estimate": None,
             "sense": getattr(problem, "sense", None), "certified": False,
             "message": f"not run: the compare budget of {budget:g} s was used up"}
 

@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 
 from .catalog import CatalogError, read_toml, resolve_spec
-from .errors import MechoptError, ParamError, ProblemError
+from .errors import ParamError, ProblemError
 from .progress import Progress
 from .result import jsonable
 
@@ -198,7 +198,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     try:
         prob = get_problem(task["problem"]).from_params(**task["params"])
         res = solve(prob, solver=task["solver"], **task["options"])
-    except (MechoptError, ArithmeticError, ValueError, RuntimeError, MemoryError, TypeError, LookupError) as exc:
+    except Exception as exc:   # one point's crash is that point's line, never the sweep's end
         line.update(status="solver_error", value=None, sense=None, objective=None, violation=None,
                     eps_audited=None, certificate=None, message=f"{type(exc).__name__}: {exc}")
     else:

@@ -1,7 +1,6 @@
 """Sweeps: deterministic keys, resume after SIGKILL, joblib and Dask give the jobs=1 results."""
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
