@@ -230,7 +230,7 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
         if missing:
             raise ParamError(f"missing {', '.join(missing)} (or use --problem ID / --spec FILE.toml)")
         pid, params = "design", _resolve_graph(flags)
-    if "eps" in params:   # ε ≤ 0 is bad input at every CLI entry point (notions themselves allow 0)
+    if _is_scalar(params.get("eps")):   # ε ≤ 0 is bad input at the CLI (notions themselves allow 0)
         from .notions import check_eps
 
         check_eps(params["eps"])
@@ -240,6 +240,16 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
     except TypeError as exc:
         raise ProblemError(f"bad parameters for problem {pid!r}: {exc}") from None
     return problem, solver, options, tl
+
+
+def _is_scalar(val: Any) -> bool:
+    if val is None or isinstance(val, bool):
+        return False
+    try:
+        float(val)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 # -- design ------------------------------------------------------------------------
