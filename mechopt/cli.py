@@ -42,6 +42,13 @@ from .result import jsonable
 __all__ = ["main", "build_parser", "emit_json", "fmt", "CLIError"]
 
 PROG = "mechopt"
+EPILOG = """examples:
+  mechopt compare                                   # every catalog problem x every solver
+  mechopt design --notion lip --utility mse --prior 0.1,0.2,0.7 --values 0,1,2 --eps 1 --out mech.json
+  mechopt audit mech.json --prior 0.1,0.2,0.7       # smallest eps under LDP, LIP, MIP
+  mechopt verify --paper lip --json                 # the theorems, checked numerically
+  mechopt sweep lip-tradeoff --out lip.jsonl --plot lip.png
+exit codes: 0 ok; 1 no answer (no solution, a failed figure); 2 bad input (one line on stderr)"""
 
 
 class CLIError(Exception):
@@ -138,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_design, cli_run, cli_sweep
 
     parser = _Parser(prog=PROG, description="Design privacy mechanisms by optimization, certify them, "
-                                           "and check the literature's closed forms.")
+                                           "and check the literature's closed forms.",
+                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -81,3 +81,10 @@ def test_checkout_benchmarks_are_found():
     found = [p.name for p in discover()]
     assert "bench_sweep.py" in found
     assert Path(find_bench_dir()).name == "benchmarks"
+
+
+def test_bench_sweep_module_exposes_cases():
+    from mechopt.bench import load_cases
+
+    path = [p for p in discover() if p.name == "bench_sweep.py"][0]
+    assert [c.__name__ for c in load_cases(path)] == ["workers", "per_user"]
