@@ -47,6 +47,9 @@ def register(sub: Any) -> None:
     c.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="rows in parallel (local processes)")
     c.add_argument("--budget", type=positive_float, metavar="SECONDS",
                    help="total time; rows not started when it is used up are reported as skipped")
+    c.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
+                   help="run each row in a forked process killed at 2 x its time limit + 2 s "
+                        "(default: on where fork exists, with --jobs 1)")
     c.add_argument("--plot", metavar="DIR", help="write one PNG per problem into DIR")
     c.add_argument("--progress", action="store_true", default=None, help="progress bar even when stderr is not a TTY")
     c.add_argument("--json", action="store_true")
@@ -75,7 +78,7 @@ def register(sub: Any) -> None:
 def run_compare(args: argparse.Namespace) -> int:
     from .catalog import load_catalog
     from .cli import emit_json, fmt, table
-    from .compare import DEFAULT_TIME_LIMIT, ROW_FIELDS, compare, plot_compare
+    from .compare import DEFAULT_TIME_LIMIT, ROW_FIELDS, can_isolate, compare, plot_compare
     from .registry import problem_ids
 
     instances = None
@@ -88,8 +91,9 @@ def run_compare(args: argparse.Namespace) -> int:
         from .errors import ParamError
 
         raise ParamError("--budget works with --jobs 1 only")
+    isolate = args.isolate if args.isolate is not None else (can_isolate() and args.jobs == 1)
     rows = compare(args.problem, args.solver, instances=instances, time_limit=tl, jobs=args.jobs,
-                   progress=args.progress, budget=args.budget)
+                   progress=args.progress, budget=args.budget, isolate=isolate)
     wall = time.perf_counter() - t0
     files = plot_compare(rows, args.plot) if args.plot else []
     if args.json:

@@ -41,6 +41,8 @@ Examples
 """
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -51,7 +53,8 @@ from .catalog import Instance, builtin_catalog
 from .errors import ParamError
 from .progress import Progress
 
-__all__ = ["compare", "flag_rows", "plot_compare", "ROW_FIELDS", "DEFAULT_TIME_LIMIT"]
+__all__ = ["compare", "flag_rows", "plot_compare", "hard_deadline", "can_isolate", "ROW_FIELDS",
+           "DEFAULT_TIME_LIMIT"]
 
 ROW_FIELDS = ("problem", "instance", "solver", "value", "violation", "gap", "status", "time_s", "flag")
 DEFAULT_TIME_LIMIT = 10.0
@@ -166,7 +169,8 @@ def _err(row: dict[str, Any] | None) -> float:
 
 def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None = None, *,
             instances: Sequence[Instance] | None = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
-            jobs: int = 1, progress: bool | None = False, budget: float | None = None) -> list[dict[str, Any]]:
+            jobs: int = 1, progress: bool | None = False, budget: float | None = None,
+            isolate: bool = False) -> list[dict[str, Any]]:
     """Run catalog instances through solvers; one row per (instance, solver).
 
     Parameters
@@ -187,6 +191,10 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     budget : float or None
         Total seconds (with ``jobs=1``): rows not started when it is used up
         are reported with status ``time_limit`` and the flag ``skipped``.
+    isolate : bool
+        Run each row (with ``jobs=1``) in a forked process that is killed at
+        :func:`hard_deadline` of its time limit, so a solver that ignores its
+        limit, hangs or crashes the interpreter costs one row, not the table.
 
     Returns
     -------
@@ -202,6 +210,8 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
             get_solver(name)   # raises SolverNotFound with the list
     if jobs < 1:
         raise ParamError(f"jobs must be ≥ 1, got {jobs}")
+    if isolate and not can_isolate():
+        raise ParamError("isolate=True needs the POSIX 'fork' start method, not available here")
     if instances is None:
         instances = builtin_catalog(problems)
     elif problems is not None:
@@ -215,6 +225,8 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
             for k, (inst, name, prob) in enumerate(pairs):
                 if budget is not None and k > 0 and time.perf_counter() - t0 > budget:
                     raw[k] = _skipped(inst, name, prob, budget)
+                elif isolate:
+                    raw[k] = _row_isolated(inst, name, prob, time_limit)
                 else:
                     raw[k] = _row(inst, name, prob, time_limit)
                 bar.advance(f"{inst.problem} {name}")
@@ -234,6 +246,62 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     for grp in groups.values():
         out += flag_rows(grp)
     return out
+
+
+def hard_deadline(time_limit: float | None) -> float | None:
+    """Seconds after which an isolated row is killed: 2 × its time limit + 2 s.
+
+    Examples
+    --------
+    >>> hard_deadline(10.0), hard_deadline(None)
+    (22.0, None)
+    """
+    return None if time_limit is None else 2.0 * time_limit + 2.0
+
+
+def _child(conn: Any, inst: Instance, solver: str, problem: Any, tl: float | None) -> None:
+    try:
+        conn.send(_row(inst, solver, problem, tl))
+    finally:
+        conn.close()
+        os._exit(0)   # no atexit handlers, no flushing of the parent's buffers
+
+
+def _row_isolated(inst: Instance, solver: str, problem: Any, time_limit: float | None) -> dict[str, Any]:
+    """:func:`_row` in a forked process, killed at :func:`hard_deadline`; a crash is a row."""
+    tl = inst.time_limit if inst.time_limit is not None else time_limit
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    t0 = time.perf_counter()
+    proc = ctx.Process(target=_child, args=(send, inst, solver, problem, time_limit), daemon=True)
+    proc.start()
+    send.close()
+    row, why = None, ""
+    try:
+        if recv.poll(hard_deadline(tl)):
+            row = recv.recv()
+        else:
+            why = f"killed after {time.perf_counter() - t0:.1f} s (time limit {tl:g} s not respected)"
+    except EOFError:
+        proc.join(5)
+        why = f"the solver process died (exit code {proc.exitcode})"
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        recv.close()
+    if row is not None:
+        return row
+    status = "time_limit" if why.startswith("killed") else "solver_error"
+    return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
+            "gap": None, "status": status, "time_s": time.perf_counter() - t0, "flag": "error",
+            "sense": getattr(problem, "sense", None), "message": why, "certified": False,
+            "certificate_bound": None, "error_estimate": None, "killed": True}
+
+
+def can_isolate() -> bool:
+    """Whether rows can run in forked processes (POSIX ``fork``)."""
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def _skipped(inst: Instance, solver: str, problem: Any, budget: float) -> dict[str, Any]:

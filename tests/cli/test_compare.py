@@ -180,3 +180,40 @@ def test_progress_bar_goes_to_stderr_only(cli, fakes, tmp_path):
     run = cli("compare", "--catalog", cat, "--solver", "fake-constant", "--json", "--progress")
     assert run.code == 0 and "compare [" in run.err and "2/2" not in run.out
     assert len(run.json()["rows"]) == 1
+
+
+class FakeHang(_Fake):
+    """Ignores its time limit."""
+
+    name = "fake-hang"
+
+    def _solve(self, problem, opts):
+        import time
+
+        time.sleep(60)
+
+
+class FakeSegfault(_Fake):
+    name = "fake-segfault"
+
+    def _solve(self, problem, opts):
+        import os
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.skipif(not __import__("mechopt.compare").compare.can_isolate(), reason="needs fork")
+def test_isolated_rows_survive_hangs_and_dead_processes(monkeypatch, fakes):
+    import time
+
+    monkeypatch.setitem(registry._extra_solvers, "fake-hang", FakeHang)
+    monkeypatch.setitem(registry._extra_solvers, "fake-segfault", FakeSegfault)
+    t0 = time.perf_counter()
+    rows = compare(instances=fakes[:1], solvers=["fake-hang", "fake-segfault", "fake-constant"],
+                   time_limit=0.5, isolate=True)
+    assert time.perf_counter() - t0 < 30
+    by = {r["solver"]: r for r in rows}
+    assert by["fake-hang"]["status"] == "time_limit" and "killed after" in by["fake-hang"]["message"]
+    assert by["fake-segfault"]["status"] == "solver_error" and "died" in by["fake-segfault"]["message"]
+    assert by["fake-constant"]["status"] == "optimal" and by["fake-constant"]["value"] is not None
