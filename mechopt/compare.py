@@ -131,6 +131,7 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         r = dict(r)
+        r["deviation"] = None
         flags = []
         if r["status"] == "solver_error":
             flags.append("error")
@@ -158,7 +159,7 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             r["certified"] = True
             if not {"worse", "beats-certificate"} & set(flags):
                 flags.insert(0, "certified")
-        r["flag"] = "skipped" if r.get("skipped") else ",".join(flags)
+        r["flag"] = "skipped" if r.pop("skipped", False) else ",".join(flags)
         out.append(r)
     return out
 
@@ -296,7 +297,7 @@ def _row_isolated(inst: Instance, solver: str, problem: Any, time_limit: float |
     return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
             "gap": None, "status": status, "time_s": time.perf_counter() - t0, "flag": "error",
             "sense": getattr(problem, "sense", None), "message": why, "certified": False,
-            "certificate_bound": None, "error_estimate": None, "killed": True}
+            "certificate_bound": None, "error_estimate": None}
 
 
 def can_isolate() -> bool:

@@ -219,3 +219,9 @@ def test_isolated_rows_survive_hangs_and_dead_processes(monkeypatch, fakes):
     assert by["fake-hang"]["status"] == "time_limit" and "killed after" in by["fake-hang"]["message"]
     assert by["fake-segfault"]["status"] == "solver_error" and "died" in by["fake-segfault"]["message"]
     assert by["fake-constant"]["status"] == "optimal" and by["fake-constant"]["value"] is not None
+
+
+def test_every_row_has_the_same_keys(fakes):
+    rows = compare(instances=fakes, solvers=ALL, budget=1e-9)
+    rows += compare(instances=fakes, solvers=ALL)
+    assert len({tuple(sorted(r)) for r in rows}) == 1
