@@ -111,8 +111,16 @@ def run_compare(args: argparse.Namespace) -> int:
     flagged = [r for r in rows if set(r["flag"].split(",")) - {"", "certified"}]
     print(f"\n{len(rows)} rows, {sum(r['certified'] for r in rows)} certified (*), {len(flagged)} flagged; "
           f"{wall:.1f} s" + (f"; plots in {args.plot}" if files else ""))
+    bad_cf = [r for r in rows if r["solver"] == "closed-form"
+              and {"worse", "worse-than-best", "infeasible"} & set(r["flag"].split(","))]
+    if bad_cf:
+        print("closed forms that are not the optimum they claim (see mechopt verify):")
+        for r in bad_cf:
+            why = (f"violates privacy by {fmt(r['violation'], 3)}" if "infeasible" in r["flag"]
+                   else f"worse by {fmt(r['deviation'], 3)} (relative)")
+            print(f"  {r['problem']} / {r['instance']}: {why}")
     for r in rows:
-        if r["status"] == "solver_error":
+        if r["status"] == "solver_error" or r["flag"] == "error":
             print(f"  error {r['problem']}/{r['instance']}/{r['solver']}: {r['message']}")
     return 0
 

@@ -201,7 +201,9 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     -------
     list of dict
         Rows with the fields of :data:`ROW_FIELDS` plus ``message``,
-        ``certified``, ``sense`` and (against a certified optimum) ``deviation``.
+        ``certified``, ``sense``, ``certificate_bound``, ``error_estimate`` and
+        ``deviation`` (relative distance to the reference value in the
+        problem's sense, None without one); every row has the same keys.
     """
     from .registry import get_solver, solver_names
 

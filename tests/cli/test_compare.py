@@ -225,3 +225,16 @@ def test_every_row_has_the_same_keys(fakes):
     rows = compare(instances=fakes, solvers=ALL, budget=1e-9)
     rows += compare(instances=fakes, solvers=ALL)
     assert len({tuple(sorted(r)) for r in rows}) == 1
+
+
+class FakeClosedForm(FakeConstant):
+    name = "closed-form"
+
+
+def test_human_table_lists_closed_forms_that_are_not_optimal(monkeypatch, cli, fakes, tmp_path):
+    monkeypatch.setitem(registry._extra_solvers, "closed-form", FakeClosedForm)
+    cat = tmp_path / "cat.toml"
+    cat.write_text(CATALOG)
+    run = cli("compare", "--catalog", cat, "--solver", "fake-exact", "--solver", "closed-form", "--no-isolate")
+    assert "closed forms that are not the optimum they claim" in run.out
+    assert "design / binary lip: worse by" in run.out
