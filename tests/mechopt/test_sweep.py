@@ -171,3 +171,12 @@ def test_builtin_specs_parse_and_ldp_never_beats_lip():
     for eps in {e for _, e in by}:
         assert by[("lip", eps)] <= by[("ldp", eps)] + 1e-6
     assert by[("lip", 3.0)] < by[("ldp", 3.0)] - 0.05
+
+
+@pytest.mark.slow
+def test_dask_process_cluster_matches_jobs_1(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    spec = _spec(tmp_path)
+    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        _same(sweep(spec, scheduler=cluster.scheduler_address), sweep(spec))
