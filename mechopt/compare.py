@@ -319,8 +319,19 @@ def _indexed_row(k: int, inst: Instance, name: str, tl: float | None) -> tuple[i
     return k, _row(inst, name, inst.build(), tl)     # rebuilt in the worker: problems need not pickle
 
 
+def _reference(rows: Sequence[dict[str, Any]]) -> float | None:
+    """The certified optimum of one instance's rows, else the best private value."""
+    sense = next((r.get("sense") for r in rows if r.get("sense")), "min")
+    pick = max if sense == "max" else min
+    cert = [r["value"] for r in rows if r["certified"] and r["value"] is not None]
+    ok = [r["value"] for r in rows if r["value"] is not None and "infeasible" not in r["flag"]]
+    return pick(cert) if cert else (pick(ok) if ok else None)
+
+
 def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
-    """One PNG per problem id: value of each solver on each instance (certified ones circled)."""
+    """One PNG per problem id: each solver's value on each instance (top; certified optima
+    circled, infeasible answers in red) and its relative distance to the instance's reference
+    (bottom: the certified optimum, else the best private value; > 0 is worse, symlog scale)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -332,20 +343,39 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
     for pid in dict.fromkeys(r["problem"] for r in rows):
         sub = [r for r in rows if r["problem"] == pid]
         names = list(dict.fromkeys(r["instance"] for r in sub))
-        fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(names) + 2), 3.6))
-        for j, solver in enumerate(dict.fromkeys(r["solver"] for r in sub)):
-            pts = [(names.index(r["instance"]), r["value"], r["certified"]) for r in sub
-                   if r["solver"] == solver and r["value"] is not None]
+        senses = {n: next((r.get("sense") for r in sub if r["instance"] == n and r.get("sense")), "min")
+                  for n in names}
+        refs = {n: _reference([r for r in sub if r["instance"] == n]) for n in names}
+        fig, (ax, bx) = plt.subplots(2, 1, sharex=True, figsize=(max(5.5, 1.3 * len(names) + 2.5), 5.6))
+        solvers = list(dict.fromkeys(r["solver"] for r in sub))
+        for j, solver in enumerate(solvers):
+            pts = [r for r in sub if r["solver"] == solver and r["value"] is not None]
             if not pts:
                 continue
-            xs = [p[0] + 0.08 * (j - 1) for p in pts]
-            ax.scatter(xs, [p[1] for p in pts], label=solver, marker="os^Dvx*P"[j % 8], zorder=3)
-            cx = [x for x, p in zip(xs, pts) if p[2]]
-            ax.scatter(cx, [p[1] for p in pts if p[2]], s=160, facecolors="none", edgecolors="k", zorder=2)
-        ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
-        sense = next((r.get("sense") for r in sub if r.get("sense")), "min")
-        ax.set_ylabel(f"value ({'lower' if sense == 'min' else 'higher'} is better)")
-        ax.set_title(f"{pid}: value by solver (circled: certified optimum)", fontsize=9)
+            xs = [names.index(r["instance"]) + 0.1 * (j - (len(solvers) - 1) / 2) for r in pts]
+            bad = ["infeasible" in r["flag"] for r in pts]
+            mk = "os^Dv<>*P"[j % 9]
+            ax.scatter(xs, [r["value"] for r in pts], label=solver, marker=mk, zorder=3,
+                       edgecolors=["red" if b else "none" for b in bad], linewidths=1.5)
+            cx = [x for x, r in zip(xs, pts) if r["certified"]]
+            ax.scatter(cx, [r["value"] for r in pts if r["certified"]], s=170, facecolors="none",
+                       edgecolors="k", zorder=2)
+            dev = []
+            for r in pts:
+                ref = refs[r["instance"]]
+                d = (r["value"] - ref) if senses[r["instance"]] == "min" else (ref - r["value"])
+                dev.append(d / max(1.0, abs(ref)))
+            bx.scatter(xs, dev, marker=mk, zorder=3, edgecolors=["red" if b else "none" for b in bad],
+                       linewidths=1.5)
+        bx.axhline(0.0, color="k", lw=0.8)
+        bx.set_yscale("symlog", linthresh=1e-6)
+        bx.set_ylabel("relative distance to\nreference (> 0: worse)", fontsize=8)
+        bx.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
+        kinds = set(senses.values())
+        better = "lower" if kinds == {"min"} else "higher" if kinds == {"max"} else "problem's sense"
+        ax.set_ylabel(f"value ({better} is better)" if len(kinds) == 1 else "value (each in its problem's sense)",
+                      fontsize=8)
+        ax.set_title(f"{pid}: circled = certified optimum, red edge = violates privacy", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
         path = out / f"compare_{pid}.png"
