@@ -361,9 +361,10 @@ def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = Non
         rest = ", ".join(f"{k}={ln['point'][k]}" for k in keys if k != x)
         series.setdefault(f"{ln['solver']}" + (f" ({rest})" if rest else ""), []).append((ln["point"][x], ln["value"]))
     fig, ax = plt.subplots(figsize=(6, 4))
-    for label, xy in sorted(series.items()):
+    for j, (label, xy) in enumerate(sorted(series.items())):   # styles vary so overlapping curves show
         xy.sort()
-        ax.plot([a for a, _ in xy], [b for _, b in xy], marker="o", label=label)
+        ax.plot([a for a, _ in xy], [b for _, b in xy], marker="os^Dv<>"[j % 7], ls=["-", "--", ":", "-."][j % 4],
+                ms=7 - (j % 3) * 1.5, label=label)
     ax.set_xlabel(x)
     ax.set_ylabel(f"{pts[0].get('objective') or 'value'} ({'min' if pts[0].get('sense') == 'min' else 'max'})")
     ax.set_title(title or f"{pts[0]['problem']}: tradeoff", fontsize=9)
