@@ -94,7 +94,14 @@ def emit_json(doc: Any) -> None:
      "value": null
     }
     """
-    sys.stdout.write(json.dumps(jsonable(doc), allow_nan=False, indent=1) + "\n")
+    sys.stdout.write(json.dumps(jsonable(doc), allow_nan=False, indent=1, default=_fallback) + "\n")
+
+
+def _fallback(obj: Any) -> Any:
+    """JSON for what :func:`~mechopt.result.jsonable` leaves alone (paths, sets, objects)."""
+    if isinstance(obj, (set, frozenset)):
+        return jsonable(sorted(obj, key=str))
+    return str(obj)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

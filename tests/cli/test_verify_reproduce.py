@@ -54,7 +54,8 @@ def _figure(fid, crash=False):
             raise ValueError("no data")
         p = Path(out_dir) / f"{fid}.csv"
         p.write_text(f"quick\n{quick}\n")
-        return FigureOutput(id=fid, files=[p], data={"quick": quick}, notes=["row 2 does not reproduce"])
+        return FigureOutput(id=fid, files=[p], data={"quick": quick, "path": p, "tags": {"b", "a"}},
+                            notes=["row 2 does not reproduce"])
 
     return Figure(id=fid, title=f"title of {fid}", run=run, paper="lip")
 
@@ -71,7 +72,8 @@ def test_reproduce_list_run_and_errors(cli, fake_figures, tmp_path):
     run = cli("reproduce", "lip.fig1", "--out", tmp_path, "--quick", "--json")
     assert run.code == 0
     rep = run.json()["figures"][0]
-    assert rep["status"] == "ok" and rep["data"] == {"quick": True} and rep["notes"] == ["row 2 does not reproduce"]
+    assert rep["status"] == "ok" and rep["notes"] == ["row 2 does not reproduce"]
+    assert rep["data"] == {"quick": True, "path": str(tmp_path / "lip.fig1.csv"), "tags": ["a", "b"]}
     assert (tmp_path / "lip.fig1.csv").read_text() == "quick\nTrue\n"
     both = cli("reproduce", "all", "--out", tmp_path, "--json")
     assert both.code == 1     # one reproduction failed: reported, the other still ran
