@@ -330,7 +330,7 @@ def sweep(spec: SweepSpec | str | Path, out: str | Path | None = None, *, jobs: 
             for line in _run_iter(todo, jobs, scheduler):
                 done[line["key"]] = line
                 if fh is not None:
-                    fh.write(json.dumps(line, allow_nan=False, separators=(",", ":")) + "\n")
+                    fh.write(json.dumps(line, allow_nan=False, separators=(",", ":"), default=str) + "\n")
                     fh.flush()
                     os.fsync(fh.fileno())
                 bar.advance(line["solver"])
