@@ -86,7 +86,7 @@ def per_user(quick: bool) -> list[dict]:
             rows.append({"group": "sweeps", "case": f"per-user local-prior LIP designs, N={n}", "ours": solver,
                          "ours_s": None, "reference": None, "reference_s": None, "ratio": None, "repeats": 0,
                          "notes": f"not run: about {n * last_rate:.0f} s at the rate measured for the previous N "
-                                  f"(over this case's {CASE_BUDGET_S:.0f} s budget); scaling is linear so far"})
+                                  f"(over this case's {CASE_BUDGET_S:.0f} s budget; the rows above show how the per-user time scales)"})
             continue
         ps = np.round(rng.uniform(0.05, 0.95, size=n), 6)
         priors = [f"{p:.6f},{1 - p:.6f}" for p in ps]
