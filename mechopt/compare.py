@@ -378,8 +378,9 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
         ax.set_title(f"{pid}: circled = certified optimum, red edge = violates privacy", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        path = out / f"compare_{pid}.png"
-        fig.savefig(path, dpi=110)
+        from .mechfile import atomic_savefig
+
+        path = atomic_savefig(fig, out / f"compare_{pid}.png", dpi=110)
         plt.close(fig)
         files.append(path)
     return files

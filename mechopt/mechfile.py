@@ -33,7 +33,7 @@ from .errors import ProblemError
 from .priors import parse_prior, validate_prior
 from .result import jsonable
 
-__all__ = ["read_mechanism", "write_mechanism", "audit", "atomic_write_text"]
+__all__ = ["read_mechanism", "write_mechanism", "audit", "atomic_write_text", "atomic_savefig"]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -59,6 +59,20 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     except BaseException:
         _unlink(tmp)
         raise
+
+
+def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> Path:
+    """``fig.savefig`` through a temporary file and ``os.replace`` (no half-written PNG)."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix or ".png", dir=p.parent if str(p.parent) else ".")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, **kwargs)
+        os.replace(tmp, p)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return p
 
 
 def _unlink(path: str) -> None:

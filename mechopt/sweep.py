@@ -370,7 +370,12 @@ def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = Non
     ax.set_title(title or f"{pts[0]['problem']}: tradeoff", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    out = Path(png)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    from .mechfile import atomic_savefig
+
+    try:
+        out = atomic_savefig(fig, Path(png), dpi=110)
+    except OSError as exc:
+        raise ParamError(f"cannot write the plot {str(png)!r}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
     return out
