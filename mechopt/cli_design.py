@@ -68,6 +68,7 @@ def register(sub: Any) -> None:
     p.add_argument("--time-limit", type=positive_float, metavar="SECONDS")
     p.add_argument("--out", metavar="FILE", help="write the mechanism as JSON (read back by mechopt audit)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
+    p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
     p.set_defaults(handler=run_design)
 
     a = sub.add_parser("audit", help="audit a mechanism file under LDP, LIP and MIP",
@@ -265,9 +266,44 @@ def _channel(res: Result) -> np.ndarray | None:
     return M if M.ndim == 2 else None
 
 
+def problem_table() -> list[dict[str, Any]]:
+    """Every registered problem id with its paper, summary and ``from_params`` parameters.
+
+    Examples
+    --------
+    >>> [p["params"] for p in problem_table() if p["id"] == "design"][0][:4]
+    ['prior', 'notion', 'utility', 'eps']
+    """
+    import inspect
+
+    from .registry import get_problem, problem_ids
+
+    out = []
+    for pid in problem_ids():
+        cls = get_problem(pid)
+        try:
+            sig = inspect.signature(cls.from_params)
+            params = [n for n, q in sig.parameters.items() if q.kind in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            params = []
+        doc = (inspect.getdoc(cls) or "").strip().splitlines()
+        out.append({"id": pid, "paper": getattr(cls, "paper", "") or "", "summary": doc[0] if doc else "",
+                    "params": params})
+    return out
+
+
 def run_design(args: argparse.Namespace) -> int:
     from .api import solve
-    from .cli import emit_json
+    from .cli import emit_json, table
+
+    if args.list:
+        rows = problem_table()
+        if args.json:
+            emit_json({"problems": rows})
+        else:
+            print(table(["id", "paper", "--set parameters", "summary"],
+                        [[r["id"], r["paper"], ",".join(r["params"]), r["summary"][:60]] for r in rows]))
+        return 0
 
     problem, solver, options, tl = build_problem(args)
     if tl is not None:

@@ -52,6 +52,7 @@ def register(sub: Any) -> None:
                         "(default: on where fork exists, with --jobs 1)")
     c.add_argument("--plot", metavar="DIR", help="write one PNG per problem into DIR")
     c.add_argument("--progress", action="store_true", default=None, help="progress bar even when stderr is not a TTY")
+    c.add_argument("--list", action="store_true", help="list the catalog instances and exit")
     c.add_argument("--json", action="store_true")
     c.set_defaults(handler=run_compare)
 
@@ -85,6 +86,19 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.catalog:
         known = problem_ids()
         instances = [i for path in args.catalog for i in load_catalog(path, known=known)]
+    if args.list:
+        from .catalog import builtin_catalog
+
+        insts = instances if instances is not None else builtin_catalog(args.problem)
+        items = [{"problem": i.problem, "instance": i.name, "params": i.params, "source": i.source} for i in insts
+                 if not args.problem or i.problem in args.problem]
+        if args.json:
+            emit_json({"instances": items})
+        else:
+            print(table(["problem", "instance", "params", "file"],
+                        [[i["problem"], i["instance"], _short(", ".join(f"{k}={v}" for k, v in i["params"].items()), 70),
+                          i["source"]] for i in items]))
+        return 0
     tl = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
     t0 = time.perf_counter()
     if args.budget is not None and args.jobs != 1:

@@ -238,3 +238,10 @@ def test_human_table_lists_closed_forms_that_are_not_optimal(monkeypatch, cli, f
     run = cli("compare", "--catalog", cat, "--solver", "fake-exact", "--solver", "closed-form", "--no-isolate")
     assert "closed forms that are not the optimum they claim" in run.out
     assert "design / binary lip: worse by" in run.out
+
+
+def test_compare_list_instances(cli):
+    doc = cli("compare", "--list", "--problem", "design", "--json").json()
+    names = [i["instance"] for i in doc["instances"]]
+    assert len(names) >= 5 and all(i["problem"] == "design" and i["source"] == "design.toml" for i in doc["instances"])
+    assert "binary lip histogram eps=1" in names

@@ -122,3 +122,9 @@ def test_builtin_design_spec_metric_privacy(cli):
     G = nx.path_graph(5)
     assert GraphLDP(1.0, G, metric=True).audit(Q).eps <= 1.0 + 1e-7
     assert doc["privacy"]["notion"] == "metric-ldp"
+
+
+def test_design_list_problems(cli):
+    doc = cli("design", "--list", "--json").json()
+    ids = {p["id"]: p for p in doc["problems"]}
+    assert "design" in ids and {"prior", "notion", "utility", "eps"} <= set(ids["design"]["params"])
