@@ -149,7 +149,7 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
-    from . import cli_design, cli_run, cli_sweep
+    from . import cli_audit, cli_design, cli_run, cli_sweep
 
     parser = _Parser(prog=PROG, description="Design privacy mechanisms by optimization, certify them, "
                                            "and check the literature's closed forms.",
@@ -157,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_sweep):
         mod.register(sub)
     return parser
 

@@ -1,4 +1,4 @@
-"""``mechopt design`` and ``mechopt audit``.
+"""``mechopt design``.
 
 ``design`` builds a problem in one of three ways and solves it:
 
@@ -70,13 +70,6 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
     p.set_defaults(handler=run_design)
-
-    a = sub.add_parser("audit", help="audit a mechanism file under LDP, LIP and MIP",
-                       description="Print the smallest ε a mechanism satisfies under each notion (null: infinite).")
-    a.add_argument("mechanism", metavar="MECHANISM.json")
-    a.add_argument("--prior", metavar="P", help="the prior (default: the file's \"prior\"; without one only LDP)")
-    a.add_argument("--json", action="store_true")
-    a.set_defaults(handler=run_audit)
 
 
 # -- parsing helpers -------------------------------------------------------------
@@ -365,21 +358,3 @@ def describe(problem: Any, res: Result) -> str:
         lines.append(f"mechanism    {type(res.mechanism).__name__}")
         lines += ["  " + ln for ln in data[:12]] + (["  ... (--json for all of it)"] if len(data) > 12 else [])
     return "\n".join(lines)
-
-
-# -- audit -------------------------------------------------------------------------
-def run_audit(args: argparse.Namespace) -> int:
-    from .cli import emit_json, table
-    from .mechfile import audit, read_mechanism
-
-    doc = read_mechanism(args.mechanism)
-    prior = args.prior if args.prior is not None else doc.get("prior")
-    report = audit(doc["Q"], prior)
-    if args.json:
-        emit_json({"notions": report["notions"], "inputs": report["inputs"], "outputs": report["outputs"]})
-    else:
-        rows = [[name, v["eps"] if v["eps"] is not None else "inf"] for name, v in report["notions"].items()]
-        print(f"{args.mechanism}: {report['inputs']} inputs x {report['outputs']} outputs"
-              + ("" if prior is not None else " (no prior: LIP and MIP need --prior)"))
-        print(table(["notion", "smallest eps"], rows))
-    return 0
