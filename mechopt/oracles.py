@@ -496,7 +496,7 @@ def subset_rank(Z) -> np.ndarray:
     Examples
     --------
     >>> subset_rank([[2, 0], [3, 1]]).tolist()
-    [2, 4]
+    [1, 4]
     """
     S = np.sort(np.atleast_2d(np.asarray(Z, dtype=np.int64)), axis=1)
     k = S.shape[1]
