@@ -9,7 +9,7 @@ Examples
 >>> import numpy as np
 >>> val, how = ldp_mi_optimum(np.full(3, 1 / 3), 1.0, prefer="patterns")
 >>> round(val, 9), how
-(0.128014216, 'pattern-lp')
+(0.12328446, 'pattern-lp')
 """
 from __future__ import annotations
 
