@@ -20,7 +20,7 @@ values) and sample its hit rates.
 Examples
 --------
 >>> doc = documented("multi-freq-ldpy", "SS", 8, 1.0)
->>> doc["params"]["k"], doc["eps_audited"] == 1.0 or round(doc["eps_audited"], 12)
+>>> doc["params"]["k"], round(doc["eps_audited"], 12)
 (2, 1.0)
 """
 from __future__ import annotations
