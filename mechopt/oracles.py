@@ -402,11 +402,16 @@ class GRR(PureOracle):
         return 1.0 / (math.exp(self.eps) + self.d - 1)
 
     def randomize(self, x, rng: np.random.Generator) -> np.ndarray:
-        """One item per user: x with probability g, else x + U mod d with U uniform on 1..d−1."""
+        """One item per user: x with probability g, else x + U mod d with U uniform on 1..d−1.
+
+        Vectorised: one uniform and one bounded integer per user (numpy's exact
+        Lemire sampler), O(n).
+        """
         x = _check_items(x, self.d)
         keep = rng.random(x.size) < self.g
-        other = (x + rng.integers(1, self.d, size=x.size)) % self.d
-        return np.where(keep, x, other)
+        y = x + rng.integers(1, self.d, size=x.size)
+        y[y >= self.d] -= self.d
+        return np.where(keep, x, y)
 
     def support_counts(self, reports) -> np.ndarray:
         return np.bincount(np.asarray(reports).ravel(), minlength=self.d).astype(np.int64)

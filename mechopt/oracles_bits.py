@@ -11,8 +11,8 @@ with probability q. Under ε-LDP the channel ratio is p(1−q)/(q(1−p)) ≤ e^
 
 Both are pure oracles (see :mod:`mechopt.oracles`) with g = p and h = q.
 Reports are packed bit rows (``numpy.packbits``, (n, ⌈d/8⌉) uint8).
-Bernoulli draws compare 32-bit uniforms with ⌊p·2³²⌋, so the realised
-probabilities are within 2⁻³² of p and q (ε within ~1e-8 of its target).
+Bernoulli draws (:func:`bernoulli`) compare random bytes with the binary
+expansion of the probability, lazily: exact to 2⁻⁶⁴, one byte per bit on average.
 
 Examples
 --------
@@ -39,7 +39,7 @@ from .errors import ProblemError, TooLargeError
 from .notions.base import check_eps
 from .oracles import CHUNK, PureOracle, _check_d, _check_hist, _check_items, packed_column_sums
 
-__all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS"]
+__all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 
 MAX_MATERIALISE_BITS = 16      # 2^d outputs are materialised up to this d
 
@@ -69,14 +69,11 @@ class UnaryEncoding(PureOracle):
         """Per-user reports: packed rows of d independent bits (bit x ~ Bern(p), others ~ Bern(q))."""
         x = _check_items(x, self.d)
         out = np.empty((x.size, (self.d + 7) // 8), dtype=np.uint8)
-        tq = np.uint32(min(math.floor(self.q * 2**32), 2**32 - 1))
-        tp = np.uint32(min(math.floor(self.p * 2**32), 2**32 - 1))
         for lo in range(0, x.size, CHUNK):
             xs = x[lo:lo + CHUNK]
             n = xs.size
-            u = rng.bit_generator.random_raw((n * self.d + 1) // 2).view(np.uint32)[:n * self.d]
-            bits = (u < tq).reshape(n, self.d)
-            bits[np.arange(n), xs] = u.reshape(n, self.d)[np.arange(n), xs] < tp
+            bits = bernoulli(rng, n * self.d, self.q).reshape(n, self.d)
+            bits[np.arange(n), xs] = bernoulli(rng, n, self.p)
             out[lo:lo + n] = np.packbits(bits, axis=1)
         return out
 
@@ -112,6 +109,36 @@ class UnaryEncoding(PureOracle):
         """Index of each packed report among the 2^d outputs of :meth:`matrix`."""
         bits = np.unpackbits(np.asarray(packed, dtype=np.uint8), axis=1, count=d)
         return bits.astype(np.int64) @ (1 << (d - 1 - np.arange(d)))
+
+
+def bernoulli(rng: np.random.Generator, size: int, prob: float) -> np.ndarray:
+    """``size`` independent Bernoulli(prob) draws, using ~1 random byte each.
+
+    U < prob is decided on the first byte of U's binary expansion unless it
+    ties with prob's first byte (chance 1/256), then on the next byte, ... up
+    to 8 bytes: P(True) = ⌊prob·2⁶⁴⌋/2⁶⁴ exactly.
+
+    Examples
+    --------
+    >>> b = bernoulli(np.random.default_rng(0), 100_000, 0.3)
+    >>> bool(abs(b.mean() - 0.3) < 0.005)
+    True
+    """
+    if not 0.0 <= prob <= 1.0:
+        raise ProblemError(f"prob must be in [0, 1], got {prob}")
+    if prob >= 1.0:
+        return np.ones(size, dtype=bool)
+    qb = np.frombuffer(int(prob * 2.0 ** 64).to_bytes(8, "big"), dtype=np.uint8)
+    B = np.frombuffer(rng.bytes(size), dtype=np.uint8)
+    out = B < qb[0]
+    tie = np.flatnonzero(B == qb[0])
+    level = 1
+    while tie.size and level < 8:
+        b = np.frombuffer(rng.bytes(tie.size), dtype=np.uint8)
+        out[tie[b < qb[level]]] = True
+        tie = tie[b == qb[level]]
+        level += 1
+    return out
 
 
 def BRR(d: int, eps: float) -> UnaryEncoding:
