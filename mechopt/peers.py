@@ -102,15 +102,16 @@ def documented(lib: str, mech: str, d: int, eps: float) -> dict[str, Any]:
     if (mech in ("DE", "GRR")) or (mech == "SS" and math.comb(d, orc.k) <= MAX_OUTPUTS) or (mech in ("OUE", "SUE") and d <= 12):
         Q = orc.matrix()
     out = {"params": params, "g": orc.g, "h": orc.h, "Q": Q}
-    out["eps_audited"] = LDP(eps).audit(Q).eps if Q is not None else _pure_eps(orc.g, orc.h, mech, d)
+    out["eps_audited"] = LDP(eps).audit(Q).eps if Q is not None else _structural_eps(orc, mech)
     return out
 
 
-def _pure_eps(g: float, h: float, mech: str, d: int) -> float:
-    """ε of a large channel from its structure (unary encodings: log p(1−q)/(q(1−p)))."""
+def _structural_eps(orc, mech: str) -> float:
+    """ε of a channel too large to materialise, from its structure: unary encodings
+    log p(1−q)/(q(1−p)); the k-subset mechanism's column ratio is e^ε exactly (eq. (5))."""
     if mech in ("OUE", "SUE"):
-        return math.log(g * (1 - h) / (h * (1 - g)))
-    raise ProblemError(f"no structural ε for {mech}")
+        return math.log(orc.g * (1 - orc.h) / (orc.h * (1 - orc.g)))
+    return float(orc.eps)
 
 
 def _seed(lib: str, seed: int) -> None:
@@ -244,22 +245,24 @@ def sample_hit_rates(lib: str, mech: str, d: int, eps: float, n: int = 4000, see
 
 
 def audit_peer(lib: str, mech: str, d: int, eps: float, *, n: int = 2000, seed: int = 0,
-               theta=None, n_users: int = 1000, reps: int = 200) -> dict[str, Any]:
+               theta=None, n_users: int = 1000, reps: int = 200, sample: bool = True) -> dict[str, Any]:
     """Audit a peer mechanism: documented vs sampled channel, ε, and the estimator's bias.
 
     ``bias_linear``: max_j |E θ̂_j − θ_j| of the library's linear estimator
     (p, q as the library sets them) on the documented channel — 0 when unbiased.
     For multi-freq-ldpy, ``bias_clipped`` is the Monte-Carlo bias of its
     clip-and-renormalise ``MI`` estimator at ``theta`` with ``n_users``
-    users (mean over ``reps`` runs) and its standard error.
+    users (mean over ``reps`` runs) and its standard error. ``sample=False``
+    skips calling the library's client (documented channel only).
     """
     doc = documented(lib, mech, d, eps)
     out: dict[str, Any] = {"lib": lib, "mechanism": mech, "d": d, "eps": eps, "params": doc["params"],
                            "eps_documented": doc["eps_audited"]}
-    hr = sample_hit_rates(lib, mech, d, eps, n=n, seed=seed)
-    out.update(hit_rates=hr, g_doc=doc["g"], h_doc=doc["h"],
-               g_consistent=hr["g_ci"][0] <= doc["g"] <= hr["g_ci"][1])
-    if doc["Q"] is not None and doc["Q"].shape[1] <= 64:
+    out.update(g_doc=doc["g"], h_doc=doc["h"])
+    if sample:
+        hr = sample_hit_rates(lib, mech, d, eps, n=n, seed=seed)
+        out.update(hit_rates=hr, g_consistent=hr["g_ci"][0] <= doc["g"] <= hr["g_ci"][1])
+    if sample and doc["Q"] is not None and doc["Q"].shape[1] <= 64:
         sc = sample_channel(lib, mech, d, eps, n_per_input=n, seed=seed + 1)
         out.update(eps_sampled=sc["eps_hat"], eps_lower=sc["eps_lower"],
                    channel_consistent=bool(np.all((sc["lo"] <= doc["Q"] + 1e-12) & (doc["Q"] <= sc["hi"] + 1e-12))))
