@@ -69,6 +69,12 @@ def run_table1(out_dir: Path, quick: bool = False) -> FigureOutput:
         notes.append(f"row d={r['d']} eps={r['eps']} {r['mechanism']} does not reproduce: "
                      f"l2 {r['l2']:.4g}±{r['l2_se']:.2g} vs paper {r['l2_paper']}, "
                      f"l1 {r['l1']:.4g}±{r['l1_se']:.2g} vs paper {r['l1_paper']}")
+    d2 = [r for r in rows if r["d"] == 2 and r.get("l2_paper")]
+    if d2 and not quick:
+        ratio = np.mean([r["l2_paper"] / r["l2_theory_unprojected"] for r in d2])
+        notes.append(f"d=2 rows: the paper's l2 is {ratio:.2f} x the exact variance of the unbiased estimator "
+                     "(which projection cannot reduce when the estimate already sums to 1): they look like the "
+                     "error of one coordinate, i.e. half the squared l2 norm")
     kdiff = [r for r in rows if r.get("k_paper") is not None and r["k"] != r["k_paper"]]
     for r in kdiff:
         notes.append(f"row d={r['d']} eps={r['eps']} {r['mechanism']}: our k = {r['k']} but the paper lists {r['k_paper']}")

@@ -21,7 +21,7 @@ def test_table1_quick(tmp_path) -> None:
     data = json.loads((tmp_path / "kss-table1.json").read_text())
     assert data["rows"] and all(ROW_KEYS <= set(r) for r in data["rows"])
     assert {r["mechanism"] for r in data["rows"]} == {"BRR", "MRR", "k*-SS", "k#-SS"}
-    assert any("Dirichlet" in n for n in out.notes)
+    assert any("Uniform(0, 1)" in n for n in out.notes)
     assert (tmp_path / "kss-table1.png").exists()
 
 
