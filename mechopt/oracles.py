@@ -366,11 +366,10 @@ def packed_column_sums(packed: np.ndarray, d: int) -> np.ndarray:
     [2, 1, 1]
     """
     P = np.asarray(packed, dtype=np.uint8)
+    bits_of = (np.arange(256)[:, None] >> (7 - np.arange(8))[None, :]) & 1      # (256, 8) big-endian
     out = np.zeros(P.shape[1] * 8, dtype=np.int64)
-    for lo in range(0, P.shape[0], 1 << 18):
-        blk = P[lo:lo + (1 << 18)]
-        for b in range(8):
-            out[b::8] += ((blk >> (7 - b)) & 1).sum(axis=0, dtype=np.int64)
+    for j in range(P.shape[1]):                         # histogram of byte values per byte column
+        out[8 * j:8 * j + 8] = np.bincount(P[:, j], minlength=256) @ bits_of
     return out[:d]
 
 

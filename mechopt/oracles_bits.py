@@ -129,16 +129,21 @@ def bernoulli(rng: np.random.Generator, size: int, prob: float) -> np.ndarray:
     if prob >= 1.0:
         return np.ones(size, dtype=bool)
     qb = np.frombuffer(int(prob * 2.0 ** 64).to_bytes(8, "big"), dtype=np.uint8)
-    B = np.frombuffer(rng.bytes(size), dtype=np.uint8)
+    B = _raw_bytes(rng, size)
     out = B < qb[0]
     tie = np.flatnonzero(B == qb[0])
     level = 1
     while tie.size and level < 8:
-        b = np.frombuffer(rng.bytes(tie.size), dtype=np.uint8)
+        b = _raw_bytes(rng, tie.size)
         out[tie[b < qb[level]]] = True
         tie = tie[b == qb[level]]
         level += 1
     return out
+
+
+def _raw_bytes(rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` uniform random bytes from the generator's raw 64-bit stream."""
+    return rng.bit_generator.random_raw((size + 7) // 8).view(np.uint8)[:size]
 
 
 def BRR(d: int, eps: float) -> UnaryEncoding:
