@@ -49,7 +49,7 @@ from .errors import ProblemError
 from .notions.base import check_eps
 
 __all__ = ["PureOracle", "KSubset", "GRR", "project_simplex", "regression_estimator",
-           "subset_rank", "ksubset_outputs", "hit_rates_ksubset", "packed_column_sums", "CHUNK"]
+           "subset_rank", "ksubset_outputs", "hit_rates_ksubset", "packed_column_sums", "bernoulli", "CHUNK"]
 
 CHUNK = 1 << 16     # users per vectorised block (bounds memory at CHUNK·d bytes)
 
@@ -327,7 +327,7 @@ def _bounded(rng: np.random.Generator, highs: np.ndarray, n: int) -> np.ndarray:
 
 
 def _floyd(n: int, N: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """n independent uniform m-subsets of {0..N−1} as an (m, n) int32 array.
+    """n independent uniform m-subsets of {0..N−1} as an (m, n) intp array.
 
     Floyd's algorithm, vectorised over users: for j = N−m..N−1 draw
     t ∈ [0, j]; take t unless already taken, else take j. One step per j over a
@@ -337,11 +337,14 @@ def _floyd(n: int, N: int, m: int, rng: np.random.Generator) -> np.ndarray:
     base = np.arange(n, dtype=np.intp) * N
     highs = np.arange(N - m, N)
     T = np.add(_bounded(rng, highs + 1, n), base, dtype=base.dtype)   # (m, n) flat indices
-    for s, j in enumerate(highs):
+    bj = base + (N - m)                                  # flat index of j for every user
+    hit = np.empty(n, dtype=bool)
+    for s in range(m):
         t = T[s]
-        c = np.where(flat[t], base + j, t)
-        flat[c] = True
-        T[s] = c
+        np.take(flat, t, out=hit)                        # already taken?
+        np.copyto(t, bj, where=hit)                      # then take j instead (in place in T)
+        flat[t] = True
+        bj += 1
     T -= base
     return T
 
@@ -403,13 +406,17 @@ class GRR(PureOracle):
     def randomize(self, x, rng: np.random.Generator) -> np.ndarray:
         """One item per user: x with probability g, else x + U mod d with U uniform on 1..d−1.
 
-        Vectorised: one uniform and one bounded integer per user (numpy's exact
-        Lemire sampler), O(n).
+        Vectorised: one exact Bernoulli(g) (:func:`bernoulli`) and one bounded
+        integer (numpy's exact Lemire sampler) per user, in the narrowest integer
+        type that holds the items; O(n).
         """
         x = _check_items(x, self.d)
-        keep = rng.random(x.size) < self.g
-        y = x + rng.integers(1, self.d, size=x.size)
+        dt = np.int16 if self.d <= 32767 else np.int64
+        xs = x.astype(dt)
+        keep = bernoulli(rng, x.size, self.g)
+        y = xs + rng.integers(1, self.d, size=x.size, dtype=dt)
         y[y >= self.d] -= self.d
+        x = xs
         return np.where(keep, x, y)
 
     def support_counts(self, reports) -> np.ndarray:
@@ -431,6 +438,41 @@ class GRR(PureOracle):
         Q = np.full((self.d, self.d), self.h)
         np.fill_diagonal(Q, self.g)
         return Q
+
+
+def bernoulli(rng: np.random.Generator, size: int, prob: float) -> np.ndarray:
+    """``size`` independent Bernoulli(prob) draws, using ~1 random byte each.
+
+    U < prob is decided on the first byte of U's binary expansion unless it
+    ties with prob's first byte (chance 1/256), then on the next byte, ... up
+    to 8 bytes: P(True) = ⌊prob·2⁶⁴⌋/2⁶⁴ exactly.
+
+    Examples
+    --------
+    >>> b = bernoulli(np.random.default_rng(0), 100_000, 0.3)
+    >>> bool(abs(b.mean() - 0.3) < 0.005)
+    True
+    """
+    if not 0.0 <= prob <= 1.0:
+        raise ProblemError(f"prob must be in [0, 1], got {prob}")
+    if prob >= 1.0:
+        return np.ones(size, dtype=bool)
+    qb = np.frombuffer(int(prob * 2.0 ** 64).to_bytes(8, "big"), dtype=np.uint8)
+    B = _raw_bytes(rng, size)
+    out = B < qb[0]
+    tie = np.flatnonzero(B == qb[0])
+    level = 1
+    while tie.size and level < 8:
+        b = _raw_bytes(rng, tie.size)
+        out[tie[b < qb[level]]] = True
+        tie = tie[b == qb[level]]
+        level += 1
+    return out
+
+
+def _raw_bytes(rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` uniform random bytes from the generator's raw 64-bit stream."""
+    return rng.bit_generator.random_raw((size + 7) // 8).view(np.uint8)[:size]
 
 
 def project_simplex(v) -> np.ndarray:

@@ -37,7 +37,7 @@ import numpy as np
 
 from .errors import ProblemError, TooLargeError
 from .notions.base import check_eps
-from .oracles import CHUNK, PureOracle, _check_d, _check_hist, _check_items, packed_column_sums
+from .oracles import CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, packed_column_sums
 
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 
@@ -109,41 +109,6 @@ class UnaryEncoding(PureOracle):
         """Index of each packed report among the 2^d outputs of :meth:`matrix`."""
         bits = np.unpackbits(np.asarray(packed, dtype=np.uint8), axis=1, count=d)
         return bits.astype(np.int64) @ (1 << (d - 1 - np.arange(d)))
-
-
-def bernoulli(rng: np.random.Generator, size: int, prob: float) -> np.ndarray:
-    """``size`` independent Bernoulli(prob) draws, using ~1 random byte each.
-
-    U < prob is decided on the first byte of U's binary expansion unless it
-    ties with prob's first byte (chance 1/256), then on the next byte, ... up
-    to 8 bytes: P(True) = ⌊prob·2⁶⁴⌋/2⁶⁴ exactly.
-
-    Examples
-    --------
-    >>> b = bernoulli(np.random.default_rng(0), 100_000, 0.3)
-    >>> bool(abs(b.mean() - 0.3) < 0.005)
-    True
-    """
-    if not 0.0 <= prob <= 1.0:
-        raise ProblemError(f"prob must be in [0, 1], got {prob}")
-    if prob >= 1.0:
-        return np.ones(size, dtype=bool)
-    qb = np.frombuffer(int(prob * 2.0 ** 64).to_bytes(8, "big"), dtype=np.uint8)
-    B = _raw_bytes(rng, size)
-    out = B < qb[0]
-    tie = np.flatnonzero(B == qb[0])
-    level = 1
-    while tie.size and level < 8:
-        b = _raw_bytes(rng, tie.size)
-        out[tie[b < qb[level]]] = True
-        tie = tie[b == qb[level]]
-        level += 1
-    return out
-
-
-def _raw_bytes(rng: np.random.Generator, size: int) -> np.ndarray:
-    """``size`` uniform random bytes from the generator's raw 64-bit stream."""
-    return rng.bit_generator.random_raw((size + 7) // 8).view(np.uint8)[:size]
 
 
 def BRR(d: int, eps: float) -> UnaryEncoding:
