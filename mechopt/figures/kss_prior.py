@@ -61,7 +61,7 @@ def prior_gap(prior, eps: float, prefer: str = "exact") -> dict[str, Any]:
 
 
 def run_prior_gap(out_dir: Path, quick: bool = False) -> FigureOutput:
-    """Zipf priors (s ∈ {0, 0.5, 1, 2}) on d ∈ {4, 8}: optimum vs best k-subset against ε."""
+    """Zipf priors (s ∈ {0, 0.5, 1, 2}) on d ∈ {4, 8, 16}: optimum vs best k-subset against ε."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -69,7 +69,7 @@ def run_prior_gap(out_dir: Path, quick: bool = False) -> FigureOutput:
     from .kss import _write
 
     out_dir = Path(out_dir)
-    ds = (4,) if quick else (4, 8)
+    ds = (4,) if quick else (4, 8, 16)
     eps_grid = (0.5, 1.0, 3.0) if quick else (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)
     ss = (0.0, 0.5, 1.0, 2.0)
     rows = []
