@@ -45,7 +45,13 @@ MAX_OUTPUTS = 4096
 
 
 def available(lib: str) -> bool:
-    """Whether the peer library imports here (pure-ldp also needs scikit-learn and statsmodels)."""
+    """Whether the peer library imports here (pure-ldp also needs scikit-learn and statsmodels).
+
+    Examples
+    --------
+    >>> available("no-such-lib") in (True, False)
+    True
+    """
     try:
         if lib == "pure-ldp":
             import pure_ldp.frequency_oracles  # noqa: F401
@@ -63,7 +69,13 @@ def _check(lib: str, mech: str) -> None:
 
 
 def ss_k(d: int, eps: float) -> int:
-    """multi-freq-ldpy's subset size: max(1, rint(d/(e^ε+1))) (numpy rint: ties to even)."""
+    """multi-freq-ldpy's subset size: max(1, rint(d/(e^ε+1))) (numpy rint: ties to even).
+
+    Examples
+    --------
+    >>> ss_k(256, 1.0), ss_k(4, 3.0)
+    (69, 1)
+    """
     return int(max(1, np.rint(d / (math.exp(eps) + 1))))
 
 
@@ -85,7 +97,18 @@ def _ours(lib: str, mech: str, d: int, eps: float):
 
 
 def documented(lib: str, mech: str, d: int, eps: float) -> dict[str, Any]:
-    """The channel the documented parameters define: {params, g, h, Q (when ≤ 4096 outputs), eps_audited}."""
+    """The channel the documented parameters define: {params, g, h, Q (when ≤ 4096 outputs), eps_audited}.
+
+    GRR/DE: eq. (6); OUE/SUE: unary encodings (p, q); SS: the k-subset
+    mechanism (eq. (5)) with the library's k; OLH: per hash seed a GRR on
+    g = round(e^ε) + 1 values (``Q_per_seed``), hit rates g = p, h = 1/g.
+
+    Examples
+    --------
+    >>> doc = documented("pure-ldp", "OUE", 3, 1.0)
+    >>> doc["Q"].shape, round(doc["eps_audited"], 12)
+    ((3, 8), 1.0)
+    """
     _check(lib, mech)
     if mech == "OLH":
         g = _olh_g(eps)
@@ -134,7 +157,17 @@ def _numba_seed(seed: int) -> None:
 
 
 def client(lib: str, mech: str, d: int, eps: float) -> Callable[[int], Any]:
-    """The library's own per-user client for items 0..d−1 (a function x -> report)."""
+    """The library's own per-user client for items 0..d−1 (a function x -> report).
+
+    Imports the peer lazily; pure-ldp clients get ``index_mapper=identity``
+    (the library is 1-based by default).
+
+    Examples
+    --------
+    >>> cl = client("multi-freq-ldpy", "GRR", 4, 1.0)      # doctest: +SKIP
+    >>> cl(2) in range(4)                                  # doctest: +SKIP
+    True
+    """
     _check(lib, mech)
     if lib == "pure-ldp":
         ident = lambda v: v  # noqa: E731  (pure-ldp is 1-based by default)
@@ -200,6 +233,12 @@ def sample_channel(lib: str, mech: str, d: int, eps: float, n_per_input: int = 2
     Returns {Q_hat, lo, hi (entrywise Clopper–Pearson, Bonferroni over all
     entries), eps_hat, eps_lower}: ``eps_lower`` = max log(lo[x,y]/hi[x',y]) is
     a (1 − alpha)-confidence lower bound on the realised ε.
+
+    Examples
+    --------
+    >>> sc = sample_channel("multi-freq-ldpy", "SS", 5, 1.0, n_per_input=1000)   # doctest: +SKIP
+    >>> sc["eps_lower"] <= 1.0                                                   # doctest: +SKIP
+    True
     """
     if mech == "OLH":
         raise ProblemError("OLH's output includes a 2^32-valued seed: use sample_hit_rates")
@@ -226,7 +265,14 @@ def sample_channel(lib: str, mech: str, d: int, eps: float, n_per_input: int = 2
 
 def sample_hit_rates(lib: str, mech: str, d: int, eps: float, n: int = 4000, seed: int = 0,
                      alpha: float = 0.01) -> dict[str, Any]:
-    """Empirical hit rates from the library's client: g = P(x ∈ support | x), h = P(x' ∈ support | x), with CIs."""
+    """Empirical hit rates from the library's client: g = P(x ∈ support | x), h = P(x' ∈ support | x), with CIs.
+
+    Examples
+    --------
+    >>> hr = sample_hit_rates("pure-ldp", "OLH", 8, 1.0, n=2000)      # doctest: +SKIP
+    >>> hr["g_ci"][0] <= documented("pure-ldp", "OLH", 8, 1.0)["g"] <= hr["g_ci"][1]   # doctest: +SKIP
+    True
+    """
     _seed(lib, seed)
     cl = client(lib, mech, d, eps)
     own = other = 0
@@ -254,6 +300,12 @@ def audit_peer(lib: str, mech: str, d: int, eps: float, *, n: int = 2000, seed: 
     clip-and-renormalise ``MI`` estimator at ``theta`` with ``n_users``
     users (mean over ``reps`` runs) and its standard error. ``sample=False``
     skips calling the library's client (documented channel only).
+
+    Examples
+    --------
+    >>> rep = audit_peer("multi-freq-ldpy", "GRR", 4, 1.0, theta=[0.7, 0.2, 0.08, 0.02], sample=False)  # doctest: +SKIP
+    >>> rep["bias_linear"] < 1e-12, rep["bias_clipped"] > 0                                             # doctest: +SKIP
+    (True, True)
     """
     doc = documented(lib, mech, d, eps)
     out: dict[str, Any] = {"lib": lib, "mechanism": mech, "d": d, "eps": eps, "params": doc["params"],
@@ -286,7 +338,14 @@ def audit_peer(lib: str, mech: str, d: int, eps: float, *, n: int = 2000, seed: 
 
 
 def mechanism_json(lib: str, mech: str, d: int, eps: float) -> dict[str, Any]:
-    """A mechanism file for ``mechopt audit`` ({"Q", "notion", "eps", "source"}) from the documented channel."""
+    """A mechanism file for ``mechopt audit`` ({"Q", "notion", "eps", "source"}) from the documented channel.
+
+    Examples
+    --------
+    >>> doc = mechanism_json("pure-ldp", "DE", 3, 0.5)
+    >>> len(doc["Q"]), doc["notion"]
+    (3, 'ldp')
+    """
     doc = documented(lib, mech, d, eps)
     Q = doc["Q"] if doc["Q"] is not None else doc.get("Q_per_seed")
     if Q is None:
