@@ -37,7 +37,7 @@ import numpy as np
 
 from .errors import ProblemError, TooLargeError
 from .notions.base import check_eps
-from .oracles import CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, packed_column_sums
+from .oracles_base import CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, packed_column_sums
 
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 

@@ -41,11 +41,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.optimize import LinearConstraint
 
 from mechopt import settings
 from mechopt.errors import ProblemError, TooLargeError
-from mechopt.forms import NLPForm
 from mechopt.notions import LDP, PrivacyNotion
 from mechopt.notions.base import check_eps
 from mechopt.priors import parse_prior, validate_prior

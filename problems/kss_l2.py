@@ -193,7 +193,7 @@ def _l2_nlp(prob: KssL2) -> NLPForm:
     """NLP in x = vec(Q) (row-major, d × m): minimise Σ λ‖R‖² (per user) under rows-sum-1 and LDP."""
     from mechopt.nlp import _clean, _feasible_start
 
-    P, d, m, n = prob.prior, prob.d, prob.m, prob.n
+    P, d, m = prob.prior, prob.d, prob.m
 
     def fun(x: np.ndarray) -> float:
         v, _ = l2_value_grad(np.clip(x, 0, None).reshape(d, m), P)
