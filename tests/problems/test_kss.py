@@ -125,3 +125,16 @@ def test_sqp_does_not_beat_the_ksubset_on_small_l2_instances() -> None:
     r = mechopt.solve(p, solver="sqp", n_starts=4, seed=0)
     assert r.violation <= 1e-7
     assert r.value >= p.closed_form().value * (1 - 1e-6)
+
+
+def test_catalog_instances_build_and_have_closed_forms_where_uniform() -> None:
+    import tomllib
+    from importlib.resources import files
+
+    cat = tomllib.loads((files("mechopt") / "data" / "catalog" / "kss.toml").read_text())
+    assert len(cat["instance"]) >= 4
+    for inst in cat["instance"]:
+        prob = registry.get_problem(inst["problem"]).from_params(**inst["params"])
+        cf = prob.closed_form()
+        if "uniform" in str(inst["params"]["prior"]) or inst["problem"] == "kss-l2":
+            assert cf is not None and cf.ok
