@@ -46,8 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ProblemError
-from .notions.base import check_eps
-from .oracles_base import (CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli,
+from .oracles_base import (CHUNK, check_eps, PureOracle, _check_d, _check_hist, _check_items, bernoulli,
                            packed_column_sums)
 from .oracles_ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
 

@@ -18,8 +18,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ProblemError
+from .notions.base import check_eps as _check_eps
 
-__all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums"]
+__all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums", "check_eps", "MAX_EPS"]
+
+MAX_EPS = 700.0     # e^ε overflows a double beyond ~709
+
+
+def check_eps(eps) -> float:
+    """A finite ε > 0 whose e^ε is representable (≤ :data:`MAX_EPS`); ProblemError otherwise.
+
+    Examples
+    --------
+    >>> check_eps("1.5")
+    1.5
+    """
+    val = _check_eps(eps)
+    if val > MAX_EPS:
+        raise ProblemError(f"eps = {val:g} is too large: e^eps overflows double precision; use eps <= {MAX_EPS:g}")
+    return val
 
 CHUNK = 1 << 16     # users per vectorised block (bounds memory at CHUNK·d bytes)
 

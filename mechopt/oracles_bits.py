@@ -36,8 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ProblemError, TooLargeError
-from .notions.base import check_eps
-from .oracles_base import CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, packed_column_sums
+from .oracles_base import CHUNK, check_eps, PureOracle, _check_d, _check_hist, _check_items, bernoulli, packed_column_sums
 
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 

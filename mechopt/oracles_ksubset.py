@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ProblemError
-from .notions.base import check_eps
-from .oracles_base import CHUNK, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, packed_column_sums
+from .oracles_base import CHUNK, check_eps, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, packed_column_sums
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
 

@@ -45,7 +45,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ProblemError, TooLargeError
 from mechopt.notions import LDP, PrivacyNotion
-from mechopt.notions.base import check_eps
+from mechopt.oracles_base import check_eps
 from mechopt.priors import parse_prior, validate_prior
 from mechopt.problem import ChannelProblem, ProblemAudit
 from mechopt.result import Result, Status

@@ -41,7 +41,7 @@ from scipy.optimize import LinearConstraint
 from mechopt.errors import ProblemError
 from mechopt.forms import NLPForm
 from mechopt.notions import LDP, PrivacyNotion
-from mechopt.notions.base import check_eps
+from mechopt.oracles_base import check_eps
 from mechopt.priors import validate_prior
 from mechopt.problem import ChannelProblem, ProblemAudit
 from mechopt.result import Result, Status

@@ -138,3 +138,24 @@ def test_catalog_instances_build_and_have_closed_forms_where_uniform() -> None:
         cf = prob.closed_form()
         if "uniform" in str(inst["params"]["prior"]) or inst["problem"] == "kss-l2":
             assert cf is not None and cf.ok
+
+
+from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
+
+
+@given(d=st.integers(2, 9), eps=st.floats(0.01, 8.0))
+@hsettings(max_examples=40, deadline=None)
+def test_theorem_2_1_closed_form_properties(d, eps) -> None:
+    r = KssMI(prior=np.full(d, 1 / d), eps=eps).closed_form()
+    Q = r.Q
+    assert LDP(eps).audit(Q).eps <= eps * (1 + 1e-12)
+    assert math.isclose(r.value, mutual_information(np.full(d, 1 / d), Q), rel_tol=1e-9, abs_tol=1e-15)
+    assert all(F.mi_ksubset(d, k, eps) <= r.value * (1 + 1e-12) + 1e-15 for k in range(d + 1))
+    assert F.mi_brr(d, eps) <= r.value + 1e-12 and F.mi_mrr(d, eps) <= r.value + 1e-12
+
+
+@given(d=st.integers(2, 40), eps=st.floats(0.01, 8.0), k=st.integers(1, 39))
+@hsettings(max_examples=60, deadline=None)
+def test_remapping_error_is_minimised_at_k_sharp(d, eps, k) -> None:
+    k = min(k, d - 1)
+    assert F.l2_optimal(d, eps) <= F.l2_ksubset(d, k, eps) * (1 + 1e-12)
