@@ -114,8 +114,9 @@ class KSubset(PureOracle):
         width = (self.d + 7) // 8
         dt = np.int32 if self.d > 32767 else np.int16
         out = np.empty((x.size, width if packed else self.k), dtype=np.uint8 if packed else dt)
-        for lo in range(0, x.size, CHUNK):
-            xs = x[lo:lo + CHUNK]
+        step = max(1024, min(CHUNK, (1 << 21) // self.d))       # keep the block's bitmap cache-sized (~2 MB)
+        for lo in range(0, x.size, step):
+            xs = x[lo:lo + step]
             items = self._chunk_items(xs, rng)                # (k, n)
             if packed:
                 bits = np.zeros((xs.size, self.d), dtype=bool)
