@@ -123,7 +123,7 @@ class KSubset(PureOracle):
                 bits[np.arange(xs.size)[None, :], items] = True
                 out[lo:lo + xs.size] = np.packbits(bits, axis=1)
             else:
-                out[lo:lo + xs.size] = items.T
+                out[lo:lo + xs.size] = items.astype(dt).T             # cast contiguous, then transpose
         return out
 
     def _chunk_items(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
