@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ProblemError
-from .oracles_base import (CHUNK, check_eps, PureOracle, _check_d, _check_hist, _check_items, bernoulli,
+from .oracles_base import (CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps,
                            packed_column_sums)
 from .oracles_ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
 

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ProblemError, TooLargeError
-from .oracles_base import CHUNK, check_eps, PureOracle, _check_d, _check_hist, _check_items, bernoulli, packed_column_sums
+from .oracles_base import (CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps,
+                           packed_column_sums)
 
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ProblemError
-from .oracles_base import CHUNK, check_eps, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, packed_column_sums
+from .oracles_base import (CHUNK, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, check_eps,
+                           packed_column_sums)
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
+
 
 def hit_rates_ksubset(d: int, k: int, eps: float) -> tuple[float, float]:
     """(g_k, h_k) of the k-subset mechanism (Section 3.2).
@@ -95,8 +97,8 @@ class KSubset(PureOracle):
     def randomize(self, x, rng: np.random.Generator, *, packed: bool = False) -> np.ndarray:
         """Algorithm 1 for every user at once.
 
-        Returns an (n, k) array of the k distinct items of each report (sorted
-        within a row), or with ``packed=True`` the reports as d-bit masks,
+        Returns an (n, k) array of the k distinct items of each report (in no
+        particular order within a row), or with ``packed=True`` the reports as d-bit masks,
         ``numpy.packbits`` rows of shape (n, ⌈d/8⌉) (what a client would send
         when k log d > d).
 

@@ -159,3 +159,13 @@ def test_theorem_2_1_closed_form_properties(d, eps) -> None:
 def test_remapping_error_is_minimised_at_k_sharp(d, eps, k) -> None:
     k = min(k, d - 1)
     assert F.l2_optimal(d, eps) <= F.l2_ksubset(d, k, eps) * (1 + 1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d,eps,m", [(3, 0.5, 6), (3, 2.0, 6), (4, 1.0, 8)])
+def test_no_local_optimum_beats_the_ksharp_subset_with_more_outputs(d, eps, m) -> None:
+    """Beyond Theorem 3.2 (which only covers symmetric power-set mechanisms): multi-start SQP over all
+    ε-LDP channels with m outputs finds nothing better than the k#-subset mechanism (not a proof)."""
+    p = KssL2.from_params(prior=f"uniform:{d}", eps=eps, n=1, outputs=m)
+    r = mechopt.solve(p, solver="sqp", n_starts=6, seed=1)
+    assert r.value >= p.closed_form().value * (1 - 1e-6)
