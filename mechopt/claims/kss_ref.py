@@ -73,8 +73,8 @@ def pattern_lp(prior, eps: float) -> tuple[float, np.ndarray, np.ndarray]:
     return float(mu @ res.x), S, res.x
 
 
-def ldp_mi_optimum(prior, eps: float, prefer: str = "exact") -> tuple[float, str]:
-    """(certified optimum of ε-LDP MI for the prior, which method gave it).
+def ldp_mi_optimum(prior, eps: float, prefer: str = "exact", mechanism: bool = False):
+    """(certified optimum of ε-LDP MI for the prior, which method gave it[, the optimal channel Q]).
 
     ``prefer="exact"`` uses ``mechopt.solve(..., solver="exact")`` when that
     solver is registered and returns an optimal, certified result; otherwise
@@ -90,8 +90,10 @@ def ldp_mi_optimum(prior, eps: float, prefer: str = "exact") -> tuple[float, str
 
             res = mechopt.solve(KssMI(prior=P, eps=eps), solver="exact")
             if res.ok and res.certificate is not None:
-                return float(res.value), "exact"
-    return pattern_lp(P, eps)[0], "pattern-lp"
+                return (float(res.value), "exact", res.Q) if mechanism else (float(res.value), "exact")
+    val, S, w = pattern_lp(P, eps)
+    keep = w > 1e-12
+    return (val, "pattern-lp", S[:, keep] * w[keep]) if mechanism else (val, "pattern-lp")
 
 
 def random_pattern_mechanism(d: int, eps: float, rng: np.random.Generator, mix: int = 3) -> tuple[np.ndarray, np.ndarray]:
