@@ -74,7 +74,7 @@ def pattern_lp(prior, eps: float) -> tuple[float, np.ndarray, np.ndarray]:
 
 
 def ldp_mi_optimum(prior, eps: float, prefer: str = "exact", mechanism: bool = False):
-    """(certified optimum of ε-LDP MI for the prior, which method gave it[, the optimal channel Q]).
+    """(certified optimum of ε-LDP MI for the prior, which method gave it[, the optimal channel Q or None]).
 
     ``prefer="exact"`` uses ``mechopt.solve(..., solver="exact")`` when that
     solver is registered and returns an optimal, certified result; otherwise
@@ -90,7 +90,8 @@ def ldp_mi_optimum(prior, eps: float, prefer: str = "exact", mechanism: bool = F
 
             res = mechopt.solve(KssMI(prior=P, eps=eps), solver="exact")
             if res.ok and res.certificate is not None:
-                return (float(res.value), "exact", res.Q) if mechanism else (float(res.value), "exact")
+                Q = None if res.mechanism is None else res.Q        # exact may not materialise huge optima
+                return (float(res.value), "exact", Q) if mechanism else (float(res.value), "exact")
     val, S, w = pattern_lp(P, eps)
     keep = w > 1e-12
     return (val, "pattern-lp", S[:, keep] * w[keep]) if mechanism else (val, "pattern-lp")

@@ -55,8 +55,10 @@ def prior_gap(prior, eps: float, prefer: str = "exact") -> dict[str, Any]:
     P = validate_prior(prior)
     d = P.size
     opt, how, Q = ldp_mi_optimum(P, eps, prefer=prefer, mechanism=True)
-    high = Q > Q.min(axis=0, keepdims=True) * (1 + 1e-6)
-    sets = sorted((np.flatnonzero(col).tolist() for col in high.T), key=lambda a: (len(a), a))
+    sets = None                       # None: the solver did not materialise the (symmetric, huge) optimum
+    if Q is not None:
+        high = np.asarray(Q) > np.asarray(Q).min(axis=0, keepdims=True) * (1 + 1e-6)
+        sets = sorted((np.flatnonzero(col).tolist() for col in high.T), key=lambda a: (len(a), a))
     k, ks = best_ksubset(P, eps)
     gap = max(0.0, opt - ks)
     return {"d": d, "eps": float(eps), "prior": P.tolist(), "optimum": opt, "method": how, "best_k": k,
