@@ -56,14 +56,19 @@ def prior_gap(prior, eps: float, prefer: str = "exact") -> dict[str, Any]:
     d = P.size
     opt, how, Q = ldp_mi_optimum(P, eps, prefer=prefer, mechanism=True)
     sets = None                       # None: the solver did not materialise the (symmetric, huge) optimum
+    outputs = None
     if Q is not None:
         high = np.asarray(Q) > np.asarray(Q).min(axis=0, keepdims=True) * (1 + 1e-6)
         sets = sorted((np.flatnonzero(col).tolist() for col in high.T), key=lambda a: (len(a), a))
+        outputs = len(sets)
+        if outputs > 64:                      # a whole symmetric orbit (e.g. all k-subsets): keep the file small
+            sets = None
     k, ks = best_ksubset(P, eps)
     gap = max(0.0, opt - ks)
     return {"d": d, "eps": float(eps), "prior": P.tolist(), "optimum": opt, "method": how, "best_k": k,
             "best_ksubset": ks, "gap": gap, "rel_gap": gap / opt if opt > 0 else 0.0,
-            "uniform_optimum": F.mi_optimal(d, eps), "k_star_uniform": F.k_star(d, eps), "optimal_sets": sets}
+            "uniform_optimum": F.mi_optimal(d, eps), "k_star_uniform": F.k_star(d, eps), "optimal_sets": sets,
+            "optimal_outputs": outputs}
 
 
 def run_prior_gap(out_dir: Path, quick: bool = False) -> FigureOutput:
