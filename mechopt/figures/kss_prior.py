@@ -46,9 +46,9 @@ def prior_gap(prior, eps: float, prefer: str = "exact") -> dict[str, Any]:
     """Certified LDP-MI optimum for ``prior`` vs the best k-subset mechanism.
 
     Returns {d, eps, optimum, method, best_k, best_ksubset, gap, rel_gap,
-    uniform_optimum (Theorem 2.1 for the same d), k_star_uniform, optimal_sets}:
+    uniform_optimum (Theorem 2.1 for the same d), k_star_uniform, optimal_sets, optimal_outputs}:
     ``optimal_sets`` lists, per output of the optimal channel, the inputs at
-    the column's high level e^ε (each column is a pattern of eq. (2)).
+    the column's high level e^ε (each column is a pattern of eq. (2)); None beyond 64 outputs.
     """
     from ..claims.kss_ref import ldp_mi_optimum
 
