@@ -106,34 +106,36 @@ class PureOracle:
         return float(self.variance(t, n).sum())
 
 
-def _bounded(rng: np.random.Generator, highs: np.ndarray, n: int) -> np.ndarray:
-    """(len(highs), n) integers, row s uniform on 0..highs[s]−1 exactly (highs ≤ 2^16).
+def _bounded(rng: np.random.Generator, highs: np.ndarray, n: int, offset: np.ndarray | None = None) -> np.ndarray:
+    """(len(highs), n) integers, row s uniform on 0..highs[s]−1 exactly (highs ≤ 2^16), plus ``offset[col]``.
 
     Lemire's method on 16-bit raw draws: t = (u·s) >> 16, rejecting the
-    (2^16 mod s) low products that would bias it; rejections (≤ s/2^16) are redrawn.
+    (2^16 mod s) low products that would bias it; rejections (≤ s/2^16) are
+    redrawn. ``offset`` (length n) is added in the same pass (flat indices).
     """
     s = np.asarray(highs, dtype=np.uint32)
     m = s.size
+    off = np.zeros(n, dtype=np.intp) if offset is None else offset
     if n == 0 or m == 0:
-        return np.zeros((m, n), dtype=np.int64)
+        return np.zeros((m, n), dtype=np.intp)
     if s.max() > 1 << 16:
-        return rng.integers(0, s.astype(np.int64)[:, None], size=(m, n))
+        return rng.integers(0, s.astype(np.int64)[:, None], size=(m, n)) + off
     raw = rng.bit_generator.random_raw((n * m + 3) // 4)
     prod = np.multiply(raw.view(np.uint16)[:n * m].reshape(m, n), s[:, None], dtype=np.uint32)
     halves = prod.view(np.uint16).reshape(m, n, 2)        # little-endian: [low, high]
     if np.little_endian is False:                         # pragma: no cover
         halves = halves[..., ::-1]
-    out = halves[..., 1].astype(np.int64)
+    out = np.add(halves[..., 1], off, dtype=np.intp)
     bad = halves[..., 0] < (((1 << 16) - s) % s).astype(np.uint16)[:, None]
     if bad.any():
         r, c = np.nonzero(bad)
-        out[r, c] = rng.integers(0, s[r].astype(np.int64))
+        out[r, c] = rng.integers(0, s[r].astype(np.int64)) + off[c]
     return out
 
 
 def _bincount(z: np.ndarray, d: int) -> np.ndarray:
     """Counts of the values 0..d−1 in ``z``, in cache-sized blocks (no full int64 copy)."""
-    flat = z.reshape(-1)
+    flat = np.ravel(z, order="K")                      # no copy for C- or F-ordered report arrays
     out = np.zeros(d, dtype=np.int64)
     for lo in range(0, flat.size, 1 << 20):
         out += np.bincount(flat[lo:lo + (1 << 20)], minlength=d)[:d]

@@ -115,7 +115,10 @@ class KSubset(PureOracle):
         x = _check_items(x, self.d)
         width = (self.d + 7) // 8
         dt = np.int32 if self.d > 32767 else np.int16
-        out = np.empty((x.size, width if packed else self.k), dtype=np.uint8 if packed else dt)
+        if packed:
+            out = np.empty((x.size, width), dtype=np.uint8)
+        else:
+            out = np.empty((self.k, x.size), dtype=dt)          # filled item-major, returned as its (n, k) view
         step = max(1024, min(CHUNK, (1 << 21) // self.d))       # keep the block's bitmap cache-sized (~2 MB)
         for lo in range(0, x.size, step):
             xs = x[lo:lo + step]
@@ -125,8 +128,8 @@ class KSubset(PureOracle):
                 bits[np.arange(xs.size)[None, :], items] = True
                 out[lo:lo + xs.size] = np.packbits(bits, axis=1)
             else:
-                out[lo:lo + xs.size] = items.astype(dt).T             # cast contiguous, then transpose
-        return out
+                out[:, lo:lo + xs.size] = items
+        return out if packed else out.T
 
     def _chunk_items(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The reports of users holding ``x`` as a (k, n) array of items."""
@@ -214,7 +217,7 @@ def _floyd(n: int, N: int, m: int, rng: np.random.Generator) -> np.ndarray:
     flat = np.zeros(n * N, dtype=bool)
     base = np.arange(n, dtype=np.intp) * N
     highs = np.arange(N - m, N)
-    T = np.add(_bounded(rng, highs + 1, n), base, dtype=base.dtype)   # (m, n) flat indices
+    T = _bounded(rng, highs + 1, n, offset=base)                      # (m, n) flat indices
     bj = base + (N - m)                                  # flat index of j for every user
     hit = np.empty(n, dtype=bool)
     for s in range(m):
