@@ -30,7 +30,10 @@ Examples
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -125,6 +128,25 @@ class LDPEnumPricer:
         return Pricing(pattern_rays(self.P, self.eps, bits(top, self.P.size)), float(rc.max()), "enumeration")
 
 
+@contextlib.contextmanager
+def _quiet_stdout():
+    """Silence C-level writes to stdout (HiGHS prints MIP debug lines under tight tolerances)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), fd)
+            yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
 class _LDPPricerBase:
     def __init__(self, P: np.ndarray, eps: float) -> None:
         self.P, self.eps, self.E1 = P, eps, math.expm1(eps)
@@ -144,7 +166,7 @@ class _LDPPricerBase:
                 "output_flag": False}
         if deadline is not None:
             opts["time_limit"] = max(1e-3, deadline - time.perf_counter())
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _quiet_stdout():
             warnings.simplefilter("ignore", RuntimeWarning)   # "options passed to HiGHS verbatim"
             return milp(np.asarray(c), constraints=cons, integrality=integrality, bounds=bounds, options=opts)
 
