@@ -112,6 +112,9 @@ class ExactSolver(Solver):
         for key in ("max_outputs", "max_iter", "enum_max_d", "dd_max_d"):
             if not (isinstance(opts[key], (int, np.integer)) and opts[key] >= 1):
                 raise ParamError(f"{key} must be a positive integer, got {opts[key]!r}")
+        mem = opts["max_memory"]
+        if not (isinstance(mem, (int, float)) and math.isfinite(mem) and mem > 0):
+            raise ParamError(f"max_memory must be a positive number of bytes, got {mem!r}")
         t0 = time.perf_counter()
         deadline = None if opts["time_limit"] is None else t0 + float(opts["time_limit"])
         kind = notion_kind(cp.notion)
