@@ -151,7 +151,17 @@ def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline:
     Q = _symmetry.materialise(orb, used, m.theta[used], cp.prior)
     Q, _ = merge_outputs(Q)
     Q = Q / Q.sum(axis=1, keepdims=True)
+    if opts["compact"] and Q.shape[1] > cp.d:
+        Q = _compact(cp, Q)
     return Outcome(Status.OPTIMAL, m.value, bound, Q, 1, "", extras)
+
+
+def _compact(cp: ColumnProgram, Q: np.ndarray) -> np.ndarray:
+    """A basic optimal solution (≤ d outputs) of the LP over the columns of an optimal Q."""
+    C = cp.prior[:, None] * Q
+    R = C / C.sum(axis=0)
+    m = solve_master(R, cp.gain(R), cp.prior)
+    return recover_channel(cp.prior, R, m.theta) if m.status == "optimal" else Q
 
 
 def _describe(orb, j: int, weight: float, log_size: float, kind: str) -> dict[str, Any]:

@@ -85,6 +85,10 @@ class ExactSolver(Solver):
     max_outputs : int
         Under symmetry, materialise Q only when it has at most this many outputs;
         otherwise the mechanism is described by orbit weights in ``extras``.
+    compact : bool
+        Under symmetry, replace the symmetric mechanism (one output per ray of
+        each used orbit, e.g. the k-subset mechanism) by a basic optimal
+        solution with at most d outputs.
     max_memory : float
         Bytes an enumeration may allocate; above it TooLargeError names the method that scales.
     enum_max_d : int
@@ -94,7 +98,7 @@ class ExactSolver(Solver):
     """
 
     name = "exact"
-    options = {"method": "auto", "max_outputs": 5000, "max_memory": 2e9, "enum_max_d": 22,
+    options = {"method": "auto", "max_outputs": 5000, "compact": False, "max_memory": 2e9, "enum_max_d": 22,
                "max_iter": 1000, "dd_max_d": 14}
 
     def can_solve(self, problem: Any) -> bool:

@@ -193,3 +193,11 @@ def test_certificate_direction_from_a_suboptimal_master(utility: str) -> None:
     lo, hi = (bound, weak) if prob.sense == "min" else (weak, bound)
     assert lo - 1e-12 <= opt <= hi + 1e-12
     assert hi - lo > 1e-6       # the restricted master really was suboptimal
+
+
+def test_compact_symmetric_solution_has_at_most_d_outputs() -> None:
+    prob = ldp_mi(np.full(7, 1 / 7), 1.0)
+    sym = mechopt.solve(prob, solver="exact")
+    small = mechopt.solve(prob, solver="exact", compact=True)
+    assert sym.Q.shape[1] > 7 >= small.Q.shape[1]
+    assert small.status is Status.OPTIMAL and abs(small.value - sym.value) <= 1e-12 and small.violation <= 1e-7
