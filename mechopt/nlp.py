@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import LinearConstraint, NonlinearConstraint
 
+from . import settings
 from .forms import ColumnProgram, NLPForm
 from .info import mutual_information
 from .notions import MIP
@@ -30,7 +31,7 @@ from .utilities import HistogramMSE, MutualInfo, SumMSE
 
 __all__ = ["channel_nlp", "gain_grad"]
 
-_FLOOR = 1e-300
+_FLOOR = 1e-300   # guards log(0) in the MI gradient (a representable floor, not a tolerance)
 
 
 def gain_grad(utility, C: np.ndarray, prior: np.ndarray) -> np.ndarray:
@@ -112,13 +113,14 @@ def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
                    sense=util.sense, objective=prog.objective)
 
 
-def _clean(Q: np.ndarray, drop: float = 1e-6) -> np.ndarray:
-    """Clip, drop columns that are numerical dust (max entry < ``drop``), renormalise rows.
+def _clean(Q: np.ndarray, drop: float | None = None) -> np.ndarray:
+    """Clip, drop columns that are numerical dust (max entry < ``drop``, default ``dust``), renormalise rows.
 
     A local solver satisfies ratio constraints only to an absolute tolerance,
     so a column of entries ~1e-9 can have an unbounded ratio; dropping it
     changes the objective by O(drop).
     """
+    drop = settings.resolve(drop, "dust")
     Q = np.clip(Q, 0.0, None)
     keep = Q.max(axis=0) >= drop
     if np.any(keep):

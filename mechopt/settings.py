@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields, replace
 
 from .errors import ParamError
 
-__all__ = ["Tolerances", "DEFAULTS", "tolerance", "override", "current"]
+__all__ = ["Tolerances", "DEFAULTS", "tolerance", "override", "current", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,54 @@ class Tolerances:
     density : float
         |∫p − 1| allowed for a noise density on a grid (and its most negative
         value, relative to its maximum); the conic solver's feasibility is ~1e-8.
+    lp_feasibility : float
+        Primal and dual feasibility tolerance HiGHS uses for the exact solver's
+        master LPs.
+    reduced_cost : float
+        A column enters the master LP only when its reduced cost exceeds this.
+    colgen_gap : float
+        Column generation stops when the proven bound is within this
+        (relative to max(1, |bound|)) of the master value.
+    mip_rel_gap, mip_abs_gap : float
+        Relative and absolute MIP gaps of the pricing MILPs (HiGHS's default
+        absolute gap, 1e-6, would hide columns near optimality).
+    mip_feasibility : float
+        Integrality and feasibility tolerance of the pricing MILPs.
+    tangent_cut : float
+        The MI pricer adds a tangent cut when its piecewise-linear model
+        overestimates the true pricing value by more than this.
+    cut_point : float
+        A tangent point closer than this to an existing one is not added again.
+    quadratic_check : float
+        Relative agreement required of the quadratic pricing model on random
+        patterns before it is trusted.
+    vertex : float
+        A coordinate or constraint within this of its bound counts as at the
+        bound when enumerating polytope vertices (LIP box, two-point mixtures).
+    rank : float
+        Singular values below this times the largest count as zero.
+    ray_dedupe : float
+        Rays equal within this (max-norm) are one ray.
+    dd_side : float
+        Side-of-hyperplane tolerance (relative to the row's max-norm) in the
+        double description method.
+    nlp_feasibility : float
+        Constraint violation a local NLP solution may have and still be kept.
+    dust : float
+        Columns of a local NLP solution whose largest entry is below this are
+        dropped (their ratios are not resolved by the local solver).
+    condition : float
+        A Gram matrix with a larger condition number is treated as singular.
+    root_coarse, root_fine : float
+        Absolute tolerance on log ξ of the spectral solver's root finding for the
+        variance multiplier, on the coarse and on the finest grid.
+    cov_rank : float
+        Eigenvalues of a noise covariance below this times its largest are zero.
+    cov_range : float
+        Relative residual above which an observation leaves a covariance's range.
+    psd : float
+        Most negative eigenvalue (relative to max(1, max |Σ|)) of a covariance
+        that still counts as positive semidefinite.
     """
 
     prior_sum: float = 1e-9
@@ -61,6 +109,30 @@ class Tolerances:
     prior_equal: float = 1e-12
     zero_mass: float = 0.0
     density: float = 1e-6
+    # the exact solver: master LP, pricing, vertex enumeration
+    lp_feasibility: float = 1e-10
+    reduced_cost: float = 1e-11
+    colgen_gap: float = 1e-10
+    mip_rel_gap: float = 1e-12
+    mip_abs_gap: float = 1e-13
+    mip_feasibility: float = 1e-9
+    tangent_cut: float = 1e-13
+    cut_point: float = 1e-15
+    quadratic_check: float = 1e-9
+    vertex: float = 1e-12
+    rank: float = 1e-10
+    ray_dedupe: float = 1e-10
+    dd_side: float = 1e-11
+    # local NLP solutions (sqp) and the l2 design's Gram matrix
+    nlp_feasibility: float = 1e-7
+    dust: float = 1e-6
+    condition: float = 1e14
+    # spectral solver and Gaussian-noise (LTI) problems
+    root_coarse: float = 1e-12
+    root_fine: float = 1e-14
+    cov_rank: float = 1e-9
+    cov_range: float = 1e-6
+    psd: float = 1e-8
 
 
 DEFAULTS = Tolerances()
@@ -79,6 +151,15 @@ def tolerance(name: str) -> float:
     except AttributeError:
         names = ", ".join(f.name for f in fields(Tolerances))
         raise ParamError(f"unknown tolerance {name!r}; known: {names}") from None
+
+
+def resolve(value: float | None, name: str) -> float:
+    """``value`` when given, else the tolerance ``name`` in force (for ``tol=None`` defaults).
+
+    >>> resolve(None, "gap"), resolve(0.5, "gap")
+    (1e-07, 0.5)
+    """
+    return tolerance(name) if value is None else float(value)
 
 
 @contextlib.contextmanager

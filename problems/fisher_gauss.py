@@ -196,17 +196,18 @@ def observability(A: np.ndarray, C: np.ndarray, T: int) -> np.ndarray:
     return np.vstack(blocks)
 
 
-def lti_fisher(O: np.ndarray, cov: np.ndarray, rtol: float = 1e-9) -> float:
+def lti_fisher(O: np.ndarray, cov: np.ndarray, rtol: float | None = None) -> float:
     """tr(Oᵀ Σ⁺ O), the Fisher trace of x_0; +inf if O leaves the range of Σ.
 
     >>> lti_fisher(np.eye(2), 2 * np.eye(2))
     1.0
     """
+    rtol = settings.resolve(rtol, "cov_rank")
     s, U = np.linalg.eigh((cov + cov.T) / 2)
     keep = s > rtol * max(s.max(), 0.0)
     proj = U[:, keep].T @ O
     resid = O - U[:, keep] @ proj
-    if np.linalg.norm(resid) > 1e-6 * max(1.0, np.linalg.norm(O)):
+    if np.linalg.norm(resid) > settings.tolerance("cov_range") * max(1.0, np.linalg.norm(O)):
         return math.inf
     return float(np.sum(proj ** 2 / s[keep][:, None]))
 
@@ -302,7 +303,7 @@ class FisherLTI(Problem):
             return ProblemAudit(violation=None, reasons=["mechanism is not a GaussianNoise"])
         cov = np.asarray(mech.cov, float)
         reasons = []
-        if np.linalg.eigvalsh((cov + cov.T) / 2).min() < -1e-8 * max(1.0, np.abs(cov).max()):
+        if np.linalg.eigvalsh((cov + cov.T) / 2).min() < -settings.tolerance("psd") * max(1.0, np.abs(cov).max()):
             reasons.append("noise covariance is not positive semidefinite")
         if mech.generator_cov is not None:
             J = float(np.trace(np.linalg.inv(mech.generator_cov)))

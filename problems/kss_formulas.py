@@ -18,6 +18,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
+from mechopt import settings
 from mechopt.errors import ProblemError
 
 __all__ = ["mi_ksubset", "beta", "k_star", "mi_optimal", "mi_mrr", "mi_brr", "brr_mi_bound",
@@ -217,7 +218,7 @@ def l2_hybrid(d: int, weights, eps_k, n: int = 1) -> float:
     """
     w = np.asarray(weights, dtype=float)
     ek = np.asarray(eps_k, dtype=float)
-    if w.size != d + 1 or ek.size != d + 1 or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
+    if w.size != d + 1 or ek.size != d + 1 or np.any(w < 0) or abs(w.sum() - 1) > settings.tolerance("prior_sum"):
         raise ProblemError("weights must be a probability vector over sizes 0..d and eps_k have d+1 entries")
     g = h = 0.0
     for k in range(d + 1):

@@ -38,6 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.optimize import LinearConstraint
 
+from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.forms import NLPForm
 from mechopt.notions import LDP, PrivacyNotion
@@ -67,7 +68,7 @@ def l2_value_grad(Q: np.ndarray, theta: np.ndarray) -> tuple[float, np.ndarray]:
         Gi = np.linalg.inv(G)
     except np.linalg.LinAlgError:
         return math.inf, np.zeros_like(Q)
-    if not np.all(np.isfinite(Gi)) or np.linalg.cond(G) > 1e14:
+    if not np.all(np.isfinite(Gi)) or np.linalg.cond(G) > settings.tolerance("condition"):
         return math.inf, np.zeros_like(Q)
     R = Gi @ Q
     lam = theta @ Q

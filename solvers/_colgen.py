@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mechopt import settings
+
 from ._lp import Master, solve_master
 
 __all__ = ["ColGenResult", "column_generation"]
@@ -42,12 +44,13 @@ class ColGenResult:
 
 
 def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: int = 500,
-                      deadline: float | None = None, tol: float = 1e-10) -> ColGenResult:
+                      deadline: float | None = None, tol: float | None = None) -> ColGenResult:
     """Restricted master + pricing until the proven bound meets the master value.
 
     Columns (and the MI pricer's tangent cuts) persist across rounds: each
     round warm-starts from everything generated so far.
     """
+    tol = settings.resolve(tol, "colgen_gap")
     R = R0
     mu = gain(R)
     bound, proven, notes = math.inf, False, []

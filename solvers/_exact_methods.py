@@ -35,7 +35,7 @@ from ._pricing import LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, l
 __all__ = ["Outcome", "orbit_count", "enumerate_rays", "solve_enumerate", "solve_symmetry", "solve_colgen",
            "MAX_ORBITS"]
 
-MAX_ORBITS = 5_000_000     # orbit columns the symmetry LP may hold
+MAX_ORBITS = 5_000_000     # default of the exact solver's ``max_orbits`` option (orbit columns the symmetry LP may hold)
 
 
 @dataclass
@@ -126,9 +126,10 @@ def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline:
         raise ParamError(f"method='symmetry' supports LDP and LIP with utilities mi, mse, histogram, not "
                          f"{cp.notion.name} with {cp.utility.name}; use method='enumerate' or 'colgen'")
     count = orbit_count(cp, kind)
-    if count > MAX_ORBITS:
-        raise TooLargeError(f"{count} orbit columns exceed {MAX_ORBITS}: the prior has too many distinct values; "
-                            "use method='colgen'")
+    limit = int(opts.get("max_orbits", MAX_ORBITS))
+    if count > limit:
+        raise TooLargeError(f"{count} orbit columns exceed max_orbits={limit}: the prior has too many distinct "
+                            "values; use method='colgen'")
     eps = cp.notion.eps
     orb = _symmetry.ldp_orbits(cl, eps) if kind == "ldp" else _symmetry.lip_orbits(cl, eps)
     mu = _symmetry.orbit_gain(orb, cp.utility)

@@ -25,13 +25,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
+from mechopt import settings
 from mechopt.channel import merge_outputs
 from mechopt.errors import SolverError
 
-__all__ = ["Master", "solve_master", "dual_bound", "recover_channel", "HIGHS_TOL"]
+__all__ = ["Master", "solve_master", "dual_bound", "recover_channel", "IPM_COLUMNS"]
 
-HIGHS_TOL = 1e-10    # HiGHS primal/dual feasibility tolerance for the master LP
-IPM_COLUMNS = 2000   # above this many columns the interior point method (+ crossover) is much faster
+# A speed switch, not a tolerance (both methods return a basic optimal solution): above this many
+# columns the interior point method (+ crossover) is much faster than dual simplex.
+IPM_COLUMNS = 2000
 
 
 @dataclass
@@ -53,7 +55,8 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     """
     if R.shape[0] == 1 and np.all(R > 0):
         return _one_row(R[0], np.asarray(mu, float), float(np.ravel(P)[0]))
-    opts = {"primal_feasibility_tolerance": HIGHS_TOL, "dual_feasibility_tolerance": HIGHS_TOL}
+    tol = settings.tolerance("lp_feasibility")
+    opts = {"primal_feasibility_tolerance": tol, "dual_feasibility_tolerance": tol}
     method = "highs-ipm" if R.shape[1] > IPM_COLUMNS else "highs-ds"
     if time_limit is not None:
         opts["time_limit"] = max(float(time_limit), 1e-3)

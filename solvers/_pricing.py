@@ -42,11 +42,15 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-__all__ = ["Pricing", "StoredPricer", "LDPEnumPricer", "LDPMIPricer", "LDPQuadPricer",
-           "ldp_seed", "pattern_rays", "RC_TOL"]
+from mechopt import settings
 
-RC_TOL = 1e-11       # reduced cost below which a column is not worth adding
-MIP_ABS_GAP = 1e-13  # HiGHS's default absolute MIP gap (1e-6) would hide columns near optimality
+__all__ = ["Pricing", "StoredPricer", "LDPEnumPricer", "LDPMIPricer", "LDPQuadPricer",
+           "ldp_seed", "pattern_rays"]
+
+
+def _rc_tol() -> float:
+    """Reduced cost below which a column is not worth adding (``settings`` ``reduced_cost``)."""
+    return settings.tolerance("reduced_cost")
 
 
 def pattern_rays(P: np.ndarray, eps: float, Z: np.ndarray) -> np.ndarray:
@@ -78,7 +82,7 @@ class StoredPricer:
         rc = self.mu - nu @ self.R
         k = min(self.batch, rc.size)
         top = np.argpartition(-rc, k - 1)[:k]
-        top = top[rc[top] > RC_TOL]
+        top = top[rc[top] > _rc_tol()]
         return Pricing(self.R[:, top], float(rc.max()))
 
 
@@ -124,7 +128,7 @@ class LDPEnumPricer:
         rc = (self.muc - float(nu @ self.P) - self.E1 * self._ss(nu * self.P)) / self.t
         k = min(self.batch, rc.size)
         top = np.argpartition(-rc, k - 1)[:k]
-        top = top[rc[top] > RC_TOL]
+        top = top[rc[top] > _rc_tol()]
         return Pricing(pattern_rays(self.P, self.eps, bits(top, self.P.size)), float(rc.max()), "enumeration")
 
 
@@ -172,8 +176,8 @@ class _LDPPricerBase:
     def _milp(self, c, cons, integrality, bounds, deadline):
         """HiGHS MILP with tight integrality and absolute-gap tolerances (passed verbatim)."""
         self.milp_calls += 1
-        opts = {"mip_rel_gap": 1e-12, "mip_abs_gap": MIP_ABS_GAP, "mip_feasibility_tolerance": 1e-9,
-                "output_flag": False}
+        opts = {"mip_rel_gap": settings.tolerance("mip_rel_gap"), "mip_abs_gap": settings.tolerance("mip_abs_gap"),
+                "mip_feasibility_tolerance": settings.tolerance("mip_feasibility"), "output_flag": False}
         if deadline is not None:
             opts["time_limit"] = max(1e-3, deadline - time.perf_counter())
         with warnings.catch_warnings(), _quiet_stdout():
@@ -184,11 +188,11 @@ class _LDPPricerBase:
 class LDPMIPricer(_LDPPricerBase):
     """Exact pricing of ε-LDP patterns for the mutual-information gain (see module docstring)."""
 
-    def __init__(self, P: np.ndarray, eps: float, Pu: np.ndarray, cut_tol: float = 1e-13) -> None:
+    def __init__(self, P: np.ndarray, eps: float, Pu: np.ndarray, cut_tol: float | None = None) -> None:
         super().__init__(P, eps)
         self.rho = np.log(P / Pu)
         self.cuts = list(np.linspace(0.0, 1.0, 9))
-        self.cut_tol = cut_tol
+        self.cut_tol = settings.resolve(cut_tol, "tangent_cut")
 
     def _psi(self, u):
         t = 1.0 + self.E1 * np.asarray(u, float)
@@ -208,10 +212,10 @@ class LDPMIPricer(_LDPPricerBase):
         const, coef = self._lin(nu)
         Z, rc = self._ascend(self._threshold_candidates(-coef / self.P),
                              lambda Z: self.num(Z, nu) / (1.0 + self.E1 * (Z @ self.P)))
-        good = rc > RC_TOL
+        good = rc > _rc_tol()
         if np.any(good):
             best = np.argsort(-rc)[: max(1, min(int(good.sum()), self.P.size))]
-            return Pricing(pattern_rays(self.P, self.eps, Z[best][rc[best] > RC_TOL]), None, "heuristic")
+            return Pricing(pattern_rays(self.P, self.eps, Z[best][rc[best] > _rc_tol()]), None, "heuristic")
         return self._price_milp(nu, const, coef, deadline)
 
     def _price_milp(self, nu, const, coef, deadline) -> Pricing:
@@ -230,7 +234,8 @@ class LDPMIPricer(_LDPPricerBase):
             uz = float(P @ z)
             true = const + coef @ z + float(self._psi(uz)[0])
             model = const - res.fun
-            if model - true > self.cut_tol and not any(abs(uz - c) < 1e-15 for c in self.cuts):
+            near = settings.tolerance("cut_point")
+            if model - true > self.cut_tol and not any(abs(uz - c) < near for c in self.cuts):
                 self.cuts.append(uz)
                 continue
             if res.status != 0:
@@ -241,7 +246,7 @@ class LDPMIPricer(_LDPPricerBase):
             return Pricing(self._as_rays(z, true), ub, "milp")
 
     def _as_rays(self, z, true_num) -> np.ndarray:
-        if true_num <= RC_TOL:
+        if true_num <= _rc_tol():
             return np.zeros((self.P.size, 0))
         return pattern_rays(self.P, self.eps, z[None, :])
 
@@ -279,14 +284,15 @@ class LDPQuadPricer(_LDPPricerBase):
         Z = rng.integers(0, 2, size=(16, self.P.size)).astype(float)
         model = f0 + Z @ lin + (Z[:, self.iu] * Z[:, self.ju]) @ quad
         true = self.F(Z, nu)
-        return bool(np.all(np.abs(model - true) <= 1e-9 * max(1.0, float(np.abs(true).max()))))
+        tol = settings.tolerance("quadratic_check")
+        return bool(np.all(np.abs(model - true) <= tol * max(1.0, float(np.abs(true).max()))))
 
     def price(self, nu: np.ndarray, deadline: float | None = None) -> Pricing:
         Z = self._threshold_candidates(nu)
         Z, rc = self._ascend(np.vstack([Z, ~Z]), lambda Z: self.F(Z, nu) / (1.0 + self.E1 * (Z @ self.P)) ** 2)
-        if np.any(rc > RC_TOL):
+        if np.any(rc > _rc_tol()):
             best = np.argsort(-rc)[: self.P.size]
-            return Pricing(pattern_rays(self.P, self.eps, Z[best][rc[best] > RC_TOL]), None, "heuristic")
+            return Pricing(pattern_rays(self.P, self.eps, Z[best][rc[best] > _rc_tol()]), None, "heuristic")
         return self._price_milp(nu, deadline)
 
     def _price_milp(self, nu, deadline) -> Pricing:
@@ -309,7 +315,7 @@ class LDPQuadPricer(_LDPPricerBase):
             return Pricing(np.zeros((d, 0)), None, f"pricing MILP failed: {res.message}")
         z = np.round(res.x[:d])
         true = float(self.F(z[None, :], nu)[0])
-        rays = pattern_rays(self.P, self.eps, z[None, :]) if true > RC_TOL else np.zeros((d, 0))
+        rays = pattern_rays(self.P, self.eps, z[None, :]) if true > _rc_tol() else np.zeros((d, 0))
         if res.status != 0:
             return Pricing(rays, None, f"pricing MILP stopped: {res.message}")
         ubF = max(f0 - float(getattr(res, "mip_dual_bound", res.fun)), true)

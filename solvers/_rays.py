@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from mechopt import settings
 from mechopt.errors import TooLargeError
 
 __all__ = ["ldp_rays", "ldp_patterns", "lip_vertices", "lip_vertex_count", "two_point_vertices",
@@ -100,7 +101,7 @@ def _lip_masks(P: np.ndarray, eps: float, tol: float):
         yield j, masks, v[ok]
 
 
-def lip_vertex_count(P: np.ndarray, eps: float, tol: float = 1e-12) -> int:
+def lip_vertex_count(P: np.ndarray, eps: float, tol: float | None = None) -> int:
     """Number of vertices of B, counted without building them (memory O(2^d)).
 
     Examples
@@ -108,16 +109,19 @@ def lip_vertex_count(P: np.ndarray, eps: float, tol: float = 1e-12) -> int:
     >>> lip_vertex_count(np.array([0.2, 0.3, 0.5]), 1.0)
     4
     """
+    tol = settings.resolve(tol, "vertex")
     return sum(m.size for _, m, _ in _lip_masks(np.asarray(P, float), eps, tol))
 
 
-def lip_vertices(P: np.ndarray, eps: float, tol: float = 1e-12) -> np.ndarray:
+def lip_vertices(P: np.ndarray, eps: float, tol: float | None = None) -> np.ndarray:
     """Vertices of B = {p ∈ Δ : e^{-ε}P ≤ p ≤ min(e^{ε}P, 1)} as columns.
 
     A vertex of a box cut by the hyperplane 1ᵀp = 1 has every coordinate at a
     bound except at most one (math.md §1; LIP paper, Theorem 4 on the output
-    range). Coordinates strictly inside (by more than ``tol``) are the free one.
+    range). Coordinates strictly inside (by more than ``tol``, default the
+    ``vertex`` tolerance) are the free one.
     """
+    tol = settings.resolve(tol, "vertex")
     P = np.asarray(P, dtype=float)
     d = P.size
     lo, hi = _lip_bounds(P, eps)
@@ -136,17 +140,18 @@ def lip_vertices(P: np.ndarray, eps: float, tol: float = 1e-12) -> np.ndarray:
     return R / R.sum(axis=0)
 
 
-def single_statistic(A: np.ndarray, tol: float = 1e-10) -> bool:
+def single_statistic(A: np.ndarray, tol: float | None = None) -> bool:
     """Whether every row of A is a combination of one vector g and 1 (rank [A; 1] ≤ 2).
 
     Then {p ∈ Δ : A p ≥ 0} = {p ∈ Δ : a ≤ gᵀp ≤ b} is a simplex cut by a slab.
     """
+    tol = settings.resolve(tol, "rank")
     M = np.vstack([A, np.ones(A.shape[1])])
     s = np.linalg.svd(M, compute_uv=False)
     return bool(np.sum(s > tol * s[0]) <= 2)
 
 
-def two_point_vertices(A: np.ndarray, tol: float = 1e-12) -> np.ndarray:
+def two_point_vertices(A: np.ndarray, tol: float | None = None) -> np.ndarray:
     """Vertices of {p ∈ Δ : A p ≥ 0} with support ≤ 2, as columns.
 
     The admissible point masses δ_s, and for every pair (s, t) and every row a
@@ -163,6 +168,7 @@ def two_point_vertices(A: np.ndarray, tol: float = 1e-12) -> np.ndarray:
            [0.  , 0.5 , 0.  ],
            [0.  , 0.  , 0.25]])
     """
+    tol = settings.resolve(tol, "vertex")
     d = A.shape[1]
     scale = max(1.0, float(np.abs(A).max()))
     cols = [np.eye(d)[:, s] for s in range(d) if np.all(A[:, s] >= -tol * scale)]
@@ -182,16 +188,17 @@ def two_point_vertices(A: np.ndarray, tol: float = 1e-12) -> np.ndarray:
     return dedupe(np.array(cols).T)
 
 
-def dedupe(R: np.ndarray, tol: float = 1e-10) -> np.ndarray:
-    """Drop duplicate columns (equal within ``tol`` in max-norm), keeping the first."""
+def dedupe(R: np.ndarray, tol: float | None = None) -> np.ndarray:
+    """Drop duplicate columns (equal within ``tol`` in max-norm, default ``ray_dedupe``), keeping the first."""
     if R.shape[1] <= 1:
         return R
+    tol = settings.resolve(tol, "ray_dedupe")
     keys = np.round(R / tol).T
     _, first = np.unique(keys, axis=0, return_index=True)
     return R[:, np.sort(first)]
 
 
-def dd_rays(A: np.ndarray, *, tol: float = 1e-11, max_rays: int = 200_000) -> np.ndarray:
+def dd_rays(A: np.ndarray, *, tol: float | None = None, max_rays: int = 200_000) -> np.ndarray:
     """Extreme rays of K = {c ≥ 0 : A c ≥ 0} by the double description method.
 
     Starts from the orthant's rays e_x and adds the rows of A one at a time:
@@ -208,6 +215,7 @@ def dd_rays(A: np.ndarray, *, tol: float = 1e-11, max_rays: int = 200_000) -> np
     array([[0.3333, 0.6667],
            [0.6667, 0.3333]])
     """
+    tol = settings.resolve(tol, "dd_side")
     A = np.asarray(A, dtype=float)
     d = A.shape[1]
     R = np.eye(d)                               # rays as rows

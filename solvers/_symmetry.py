@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln, rel_entr
 
+from mechopt import settings
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE, Utility
 
 __all__ = ["Classes", "Orbits", "classes_of", "ldp_orbits", "lip_orbits", "orbit_gain", "orb_sizes",
@@ -83,8 +84,9 @@ def _utility_key(utility: Utility, d: int) -> tuple[np.ndarray, np.ndarray] | No
     return None
 
 
-def classes_of(P: np.ndarray, utility: Utility, tol: float = 1e-12) -> Classes | None:
-    """Group inputs with equal prior and utility data (within ``tol``); None if the gain is unsupported."""
+def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Classes | None:
+    """Group inputs with equal prior and utility data (within ``tol``, default ``prior_equal``); None if unsupported."""
+    tol = settings.resolve(tol, "prior_equal")
     key = _utility_key(utility, P.size)
     if key is None:
         return None
@@ -123,8 +125,9 @@ def ldp_orbits(cl: Classes, eps: float) -> Orbits:
     return Orbits(V, M, np.concatenate([np.arange(cl.g), np.arange(cl.g)]), cl)
 
 
-def lip_orbits(cl: Classes, eps: float, tol: float = 1e-12) -> Orbits:
+def lip_orbits(cl: Classes, eps: float, tol: float | None = None) -> Orbits:
     """LIP vertices up to symmetry: k_i coordinates of class i at the upper bound, at most one free."""
+    tol = settings.resolve(tol, "vertex")
     lo, hi = math.exp(-eps) * cl.p, np.minimum(math.exp(eps) * cl.p, 1.0)
     g, Vs, Ms = cl.g, [], []
     for j in range(-1, g):

@@ -95,11 +95,21 @@ class ExactSolver(Solver):
         Largest d priced by subset-sum enumeration in LDP column generation.
     max_iter : int
         Column-generation rounds.
+    max_orbits : int
+        Most orbit columns the symmetry LP may hold (``auto`` falls back to
+        enumeration or column generation above it).
+    dd_max_d : int
+        Largest d for double-description vertex enumeration of a general cone.
+
+    Tolerances (``mechopt.settings``): ``lp_feasibility``, ``reduced_cost``,
+    ``colgen_gap``, ``mip_rel_gap``, ``mip_abs_gap``, ``mip_feasibility``,
+    ``tangent_cut``, ``cut_point``, ``quadratic_check``, ``vertex``, ``rank``,
+    ``ray_dedupe``, ``dd_side``, ``prior_equal`` and ``gap`` (status).
     """
 
     name = "exact"
     options = {"method": "auto", "max_outputs": 5000, "compact": False, "max_memory": 2e9, "enum_max_d": 22,
-               "max_iter": 1000, "dd_max_d": 14}
+               "max_iter": 1000, "dd_max_d": 14, "max_orbits": M.MAX_ORBITS}
 
     def can_solve(self, problem: Any) -> bool:
         try:
@@ -113,7 +123,7 @@ class ExactSolver(Solver):
         method = opts["method"]
         if method not in METHODS:
             raise ParamError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-        for key in ("max_outputs", "max_iter", "enum_max_d", "dd_max_d"):
+        for key in ("max_outputs", "max_iter", "enum_max_d", "dd_max_d", "max_orbits"):
             if not (isinstance(opts[key], (int, np.integer)) and opts[key] >= 1):
                 raise ParamError(f"{key} must be a positive integer, got {opts[key]!r}")
         mem = opts["max_memory"]
@@ -139,7 +149,7 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
     if kind in ("ldp", "lip"):
         count = M.orbit_count(cp, kind)
         log2_full = d if kind == "ldp" else math.log2(d) + d - 1
-        if count is not None and math.log2(max(count, 1)) < log2_full - 1 and count <= M.MAX_ORBITS:
+        if count is not None and math.log2(max(count, 1)) < log2_full - 1 and count <= opts["max_orbits"]:
             return "symmetry"
         return "enumerate" if d <= 10 else "colgen"
     return "enumerate"

@@ -44,6 +44,7 @@ import numpy as np
 from scipy.linalg import eigh_tridiagonal, lapack
 from scipy.optimize import brentq
 
+from mechopt import settings
 from mechopt.errors import ParamError
 from mechopt.forms import SpectralAxis, SpectralForm
 from mechopt.result import Result, Status
@@ -92,7 +93,9 @@ def ground_state(a: float, b: float, n: int, potential: Any = None,
     return lam, q ** 2 / (h * q2)
 
 
-_DIRECT = 16383
+_DIRECT = 16383     # largest grid solved directly by LAPACK (a speed switch; both paths reach machine precision)
+_XI_RANGE = 1e12    # the multiplier ξ is searched in [1/_XI_RANGE, _XI_RANGE] / σ⁴ (a search range, not a tolerance)
+_FINE_BRACKET = 1e-3   # first half-width (in log ξ) of the fine-grid bracket around the coarse root; widened ×10
 
 
 def _dot(x: np.ndarray, y: np.ndarray) -> float:
@@ -290,16 +293,16 @@ class SpectralSolver(Solver):
                 tot += mult * h * float(np.sum((ax.lower + h * np.arange(1, k + 1)) ** 2 * p))
             return tot - s2
 
-        lo, hi = math.log(1e-12 / s2 ** 2), math.log(1e12 / s2 ** 2)
+        lo, hi = math.log(1.0 / _XI_RANGE / s2 ** 2), math.log(_XI_RANGE / s2 ** 2)
         if excess(lo, nc) <= 0:          # the bound is inactive even without a penalty
             return 0.0
-        root = brentq(excess, lo, hi, args=(nc,), xtol=1e-12, maxiter=200)
+        root = brentq(excess, lo, hi, args=(nc,), xtol=settings.tolerance("root_coarse"), maxiter=200)
         if n == nc:
             return math.exp(root)
-        width = 1e-3
+        width = _FINE_BRACKET
         while width < 10 and excess(root - width, n) * excess(root + width, n) > 0:
             width *= 10
-        return math.exp(brentq(excess, root - width, root + width, args=(n,), xtol=1e-14,
+        return math.exp(brentq(excess, root - width, root + width, args=(n,), xtol=settings.tolerance("root_fine"),
                                rtol=4 * _EPS, maxiter=100))
 
 

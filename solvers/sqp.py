@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
+from mechopt import settings
 from mechopt.errors import ParamError
 from mechopt.result import Result, Status
 from mechopt.solver import Solver
@@ -30,10 +31,15 @@ __all__ = ["SQPSolver", "SOLVERS"]
 
 
 class SQPSolver(Solver):
-    """Multi-start SLSQP / trust-constr."""
+    """Multi-start SLSQP / trust-constr.
+
+    Options: ``n_starts``, ``method``, ``maxiter``, ``ftol`` (SLSQP), ``gtol``
+    and ``xtol`` (trust-constr); a local solution is kept when it satisfies the
+    constraints within the ``nlp_feasibility`` tolerance.
+    """
 
     name = "sqp"
-    options = {"n_starts": 20, "method": "SLSQP", "maxiter": 500, "ftol": 1e-12}
+    options = {"n_starts": 20, "method": "SLSQP", "maxiter": 500, "ftol": 1e-12, "gtol": 1e-10, "xtol": 1e-12}
 
     def can_solve(self, problem: Any) -> bool:
         try:
@@ -58,7 +64,7 @@ class SQPSolver(Solver):
                 break
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                kw = {"ftol": opts["ftol"]} if method == "SLSQP" else {"gtol": 1e-10, "xtol": 1e-12}
+                kw = {"ftol": opts["ftol"]} if method == "SLSQP" else {"gtol": opts["gtol"], "xtol": opts["xtol"]}
                 sol = minimize(form.fun, x0, jac=form.jac, bounds=form.bounds, constraints=form.constraints,
                                method=method, options={"maxiter": int(opts["maxiter"]), **kw})
             tried += 1
@@ -76,9 +82,11 @@ class SQPSolver(Solver):
                       extras={"starts": tried, "method": method})
 
 
-def _feasible(form, x: np.ndarray, tol: float = 1e-7) -> bool:
+def _feasible(form, x: np.ndarray, tol: float | None = None) -> bool:
+    """Whether x satisfies the form's constraints within ``tol`` (default ``nlp_feasibility``)."""
     from scipy.optimize import LinearConstraint, NonlinearConstraint
 
+    tol = settings.resolve(tol, "nlp_feasibility")
     for c in form.constraints:
         if isinstance(c, LinearConstraint):
             v = c.A @ x
