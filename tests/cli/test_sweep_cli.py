@@ -3,23 +3,9 @@ from __future__ import annotations
 
 import json
 
-SPEC = '''
-problem = "design"
-solvers = ["sqp"]
-[fixed]
-notion = "lip"
-utility = "histogram"
-[grid]
-prior = ["0.2,0.3,0.5", "uniform:3"]
-eps = [0.5, 1.0]
-[options.sqp]
-n_starts = 2
-'''
 
-
-def test_cli_sweep_json_and_plot(cli, tmp_path):
-    spec = tmp_path / "spec.toml"
-    spec.write_text(SPEC)
+def test_cli_sweep_json_and_plot(cli, tmp_path, sweep_spec):
+    spec = sweep_spec(["0.2,0.3,0.5", "uniform:3"], [0.5, 1.0], n_starts=2)
     run = cli("sweep", spec, "--out", tmp_path / "o.jsonl", "--plot", tmp_path / "p.png", "--json")
     assert run.code == 0, run.err
     doc = run.json()

@@ -6,7 +6,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -14,24 +13,13 @@ from mechopt.catalog import CatalogError
 from mechopt.errors import ParamError, ProblemError, SolverNotFound
 from mechopt.sweep import load_spec, parse_spec, plot_sweep, read_lines, sweep, tasks
 
-SPEC = '''
-problem = "design"
-solvers = ["sqp"]
-[fixed]
-notion = "lip"
-utility = "histogram"
-[grid]
-prior = ["0.2,0.3,0.5", "0.1,0.3,0.6", "uniform:3"]
-eps = [0.25, 0.5, 1.0, 2.0]
-[options.sqp]
-n_starts = {n}
-'''
+PRIORS, EPS = ["0.2,0.3,0.5", "0.1,0.3,0.6", "uniform:3"], [0.25, 0.5, 1.0, 2.0]
 
 
-def _spec(tmp_path: Path, n_starts: int = 3) -> Path:
-    p = tmp_path / "spec.toml"
-    p.write_text(SPEC.replace("{n}", str(n_starts)))
-    return p
+@pytest.fixture
+def make_spec(sweep_spec):
+    """``make_spec(n_starts=3, write=True)``: this module's 12-point sweep (shared ``sweep_spec`` fixture)."""
+    return lambda n_starts=3, write=True: sweep_spec(PRIORS, EPS, n_starts, write=write)
 
 
 def _same(a, b):
@@ -45,19 +33,19 @@ def _same(a, b):
         assert ka[k]["eps_audited"] == pytest.approx(kb[k]["eps_audited"], abs=1e-9)
 
 
-def test_tasks_keys_are_deterministic_and_distinct(tmp_path):
-    spec = load_spec(_spec(tmp_path))
-    t1, t2 = tasks(spec), tasks(load_spec(_spec(tmp_path)))
+def test_tasks_keys_are_deterministic_and_distinct(make_spec):
+    spec = load_spec(make_spec())
+    t1, t2 = tasks(spec), tasks(load_spec(make_spec()))
     assert [t["key"] for t in t1] == [t["key"] for t in t2]
     assert len({t["key"] for t in t1}) == 12
     # the time limit does not change a key (a resumed run may use another), an option does
-    spec_tl = parse_spec(SPEC.replace("{n}", "3") + "\n", source="x")
+    spec_tl = parse_spec(make_spec(3, write=False) + "\n", source="x")
     assert tasks(spec_tl)[0]["key"] == t1[0]["key"]
-    assert tasks(parse_spec(SPEC.replace("{n}", "4")))[0]["key"] != t1[0]["key"]
+    assert tasks(parse_spec(make_spec(4, write=False)))[0]["key"] != t1[0]["key"]
 
 
-def test_sweep_values_are_audited_and_monotone_in_eps(tmp_path):
-    lines = sweep(_spec(tmp_path), tmp_path / "out.jsonl")
+def test_sweep_values_are_audited_and_monotone_in_eps(tmp_path, make_spec):
+    lines = sweep(make_spec(), tmp_path / "out.jsonl")
     assert len(lines) == 12 and all(ln["status"] == "optimal" for ln in lines)
     assert all(ln["violation"] <= 1e-7 and ln["eps_audited"] <= ln["point"]["eps"] + 1e-7 for ln in lines)
     for prior in ("0.2,0.3,0.5", "uniform:3"):   # more ε, less histogram MSE
@@ -69,8 +57,8 @@ def test_sweep_values_are_audited_and_monotone_in_eps(tmp_path):
     assert png.stat().st_size > 1000
 
 
-def test_refuses_to_overwrite_and_resume_tolerates_truncated_line(tmp_path):
-    spec, out = _spec(tmp_path), tmp_path / "out.jsonl"
+def test_refuses_to_overwrite_and_resume_tolerates_truncated_line(tmp_path, make_spec):
+    spec, out = make_spec(), tmp_path / "out.jsonl"
     full = sweep(spec, out)
     with pytest.raises(ParamError, match="--resume"):
         sweep(spec, out)
@@ -84,8 +72,8 @@ def test_refuses_to_overwrite_and_resume_tolerates_truncated_line(tmp_path):
         sweep(spec, out, resume=True)
 
 
-def test_sigkill_half_way_then_resume_gives_the_same_lines(tmp_path):
-    spec = _spec(tmp_path, n_starts=40)
+def test_sigkill_half_way_then_resume_gives_the_same_lines(tmp_path, make_spec):
+    spec = make_spec(n_starts=40)
     out = tmp_path / "killed.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "mechopt.cli", "sweep", str(spec), "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -108,9 +96,9 @@ def test_sigkill_half_way_then_resume_gives_the_same_lines(tmp_path):
     _same(read_lines(out), reference)
 
 
-def test_dask_local_cluster_matches_jobs_1(tmp_path):
+def test_dask_local_cluster_matches_jobs_1(tmp_path, make_spec):
     distributed = pytest.importorskip("distributed")
-    spec = _spec(tmp_path)
+    spec = make_spec()
     ref = sweep(spec)
     with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
                                   dashboard_address=None) as cluster:
@@ -122,8 +110,8 @@ def test_dask_local_cluster_matches_jobs_1(tmp_path):
     _same(read_lines(tmp_path / "dask.jsonl"), ref)
 
 
-def test_joblib_two_jobs_match_jobs_1(tmp_path):
-    spec = _spec(tmp_path)
+def test_joblib_two_jobs_match_jobs_1(tmp_path, make_spec):
+    spec = make_spec()
     _same(sweep(spec, jobs=2), sweep(spec))
 
 
@@ -174,9 +162,9 @@ def test_builtin_specs_parse_and_ldp_never_beats_lip():
 
 
 @pytest.mark.slow
-def test_dask_process_cluster_matches_jobs_1(tmp_path):
+def test_dask_process_cluster_matches_jobs_1(tmp_path, make_spec):
     distributed = pytest.importorskip("distributed")
-    spec = _spec(tmp_path)
+    spec = make_spec()
     with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1,
                                   dashboard_address=None) as cluster:
         _same(sweep(spec, scheduler=cluster.scheduler_address), sweep(spec))
