@@ -20,6 +20,9 @@ Examples
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from scipy.optimize import LinearConstraint, NonlinearConstraint
 
@@ -29,7 +32,7 @@ from .info import mutual_information
 from .notions import MIP
 from .utilities import HistogramMSE, MutualInfo, SumMSE
 
-__all__ = ["channel_nlp", "gain_grad"]
+__all__ = ["channel_nlp", "gain_grad", "channel_constraints", "private_starts"]
 
 _FLOOR = 1e-300   # guards log(0) in the MI gradient (a representable floor, not a tolerance)
 
@@ -61,6 +64,54 @@ def _feasible_start(prog: ColumnProgram, Q: np.ndarray) -> np.ndarray:
     return base
 
 
+def private_starts(prog: Any, m: int) -> Callable[[np.random.Generator, int], np.ndarray]:
+    """``starts(rng, n)``: n flattened d × m starts, Dirichlet(½) rows shrunk until private.
+
+    ``prog`` needs ``prior`` and ``notion`` (a :class:`ColumnProgram` or a
+    problem on its support).
+
+    Examples
+    --------
+    >>> from mechopt.problems.design import ChannelDesign
+    >>> prog = ChannelDesign.from_params(prior="0.3,0.7", notion="ldp", utility="mi", eps=1.0).column_program()
+    >>> X = private_starts(prog, 2)(np.random.default_rng(0), 3)
+    >>> X.shape, all(prog.notion.audit(x.reshape(2, 2), prog.prior).violation <= 0 for x in X)
+    ((3, 4), True)
+    """
+    d = prog.prior.size
+
+    def starts(rng: np.random.Generator, n: int) -> np.ndarray:
+        out = np.empty((n, d * m))
+        for i in range(n):
+            out[i] = _feasible_start(prog, rng.dirichlet(np.full(m, 0.5), size=d)).ravel()
+        return out
+
+    return starts
+
+
+def channel_constraints(prog: Any, m: int) -> list:
+    """Rows sum to 1 and the notion's cone (or, for MIP, I(X;Y) ≤ ε) on x = vec(Q), Q of shape d × m.
+
+    Examples
+    --------
+    >>> from mechopt.problems.design import ChannelDesign
+    >>> prog = ChannelDesign.from_params(prior="0.3,0.7", notion="ldp", utility="mi", eps=1.0).column_program()
+    >>> [c.A.shape for c in channel_constraints(prog, 2)]
+    [(2, 4), (4, 4)]
+    """
+    P = prog.prior
+    d = P.size
+    cons: list = [LinearConstraint(np.kron(np.eye(d), np.ones(m)), 1.0, 1.0)]
+    if isinstance(prog.notion, MIP):
+        def mi(x: np.ndarray) -> float:
+            return mutual_information(P, np.clip(x.reshape(d, m), 0, None))
+        cons.append(NonlinearConstraint(mi, -np.inf, prog.notion.eps))
+    else:
+        AP = prog.notion.cone(P) * P[None, :]        # (r, d) on c = P ∘ q, acting on the column q directly
+        cons.append(LinearConstraint(np.kron(AP, np.eye(m)), 0.0, np.inf))   # rows (k, y): Σ_x AP[k, x] Q[x, y]
+    return cons
+
+
 def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
     """Build the NLP of a channel design given on its support (a :class:`ColumnProgram`).
 
@@ -86,30 +137,11 @@ def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
         g = gain_grad(util, P[:, None] * Q, P) * P[:, None]   # d value / d Q = sign_u * P_x dμ/dc
         return (sign * util.sign * g).ravel()
 
-    rows = np.kron(np.eye(d), np.ones(m))
-    cons: list = [LinearConstraint(rows, 1.0, 1.0)]
-    if isinstance(prog.notion, MIP):
-        def mi(x: np.ndarray) -> float:
-            return mutual_information(P, np.clip(x.reshape(d, m), 0, None))
-        cons.append(NonlinearConstraint(mi, -np.inf, prog.notion.eps))
-    else:
-        A = prog.notion.cone(P)                      # (r, d) on c = P ∘ q
-        AP = A * P[None, :]                          # acts on the column q directly
-        big = np.kron(AP, np.eye(m))                 # rows (k, y): Σ_x AP[k, x] Q[x, y]
-        cons.append(LinearConstraint(big, 0.0, np.inf))
-
-    def starts(rng: np.random.Generator, n: int) -> np.ndarray:
-        out = np.empty((n, d * m))
-        for i in range(n):
-            Q = rng.dirichlet(np.full(m, 0.5), size=d)
-            out[i] = _feasible_start(prog, Q).ravel()
-        return out
-
     def recover(x: np.ndarray) -> np.ndarray:
         return prog.restore(_clean(x.reshape(d, m)))
 
-    return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * m), constraints=cons, starts=starts,
-                   recover=recover, value_of=lambda x: float(util.value(_clean(x.reshape(d, m)), P)),
+    return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * m), constraints=channel_constraints(prog, m),
+                   starts=private_starts(prog, m), recover=recover, value_of=lambda x: float(util.value(_clean(x.reshape(d, m)), P)),
                    sense=util.sense, objective=prog.objective)
 
 

@@ -54,7 +54,7 @@ from mechopt.utilities import MutualInfo, Utility
 from . import kss_formulas as F
 
 __all__ = ["KssMI", "KssL2", "KSubsetMechanism", "EstimationL2", "ksubset_mi", "best_ksubset",
-           "ksubset_result", "CLOSED_FORMS", "PROBLEMS", "MAX_OUTPUTS"]
+           "ksubset_result", "ldp_fields", "CLOSED_FORMS", "PROBLEMS", "MAX_OUTPUTS"]
 
 PAPER = "kss"
 MAX_OUTPUTS = 20_000        # k-subset channels are materialised up to C(d, k) ≤ this (d ≤ 16 always fits)
@@ -186,6 +186,25 @@ def _uniform(P: np.ndarray) -> bool:
     return bool(np.ptp(P) <= settings.tolerance("prior_equal"))
 
 
+def ldp_fields(problem: Any) -> np.ndarray:
+    """Validate and set a frozen k-subset problem's ``prior`` (d ≥ 2), ``eps`` and ``notion`` = ε-LDP.
+
+    Returns the validated prior; raises :class:`ProblemError` naming the field.
+
+    Examples
+    --------
+    >>> KssMI(prior=[0.25, 0.75], eps=1.0).notion.name
+    'ldp'
+    """
+    P = validate_prior(problem.prior)
+    if P.size < 2:
+        raise ProblemError("prior must have at least 2 symbols")
+    object.__setattr__(problem, "prior", P)
+    object.__setattr__(problem, "eps", check_eps(problem.eps))
+    object.__setattr__(problem, "notion", LDP(problem.eps))
+    return P
+
+
 @dataclass(frozen=True, eq=False)
 class KssMI(ChannelProblem):
     """ε-LDP mutual-information maximisation for a prior (module docstring: ``kss-mi``)."""
@@ -199,12 +218,7 @@ class KssMI(ChannelProblem):
     paper: ClassVar[str] = PAPER
 
     def __post_init__(self) -> None:
-        P = validate_prior(self.prior)
-        if P.size < 2:
-            raise ProblemError("prior must have at least 2 symbols")
-        object.__setattr__(self, "prior", P)
-        object.__setattr__(self, "eps", check_eps(self.eps))
-        object.__setattr__(self, "notion", LDP(self.eps))
+        P = ldp_fields(self)
         object.__setattr__(self, "utility", MutualInfo(P))
 
     @classmethod

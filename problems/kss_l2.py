@@ -36,14 +36,12 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.optimize import LinearConstraint
 
 from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.forms import NLPForm
-from mechopt.notions import LDP, PrivacyNotion
+from mechopt.notions import PrivacyNotion
 from mechopt.oracles_base import check_eps
-from mechopt.priors import validate_prior
 from mechopt.problem import ChannelProblem, ProblemAudit
 from mechopt.result import Result, Status
 from mechopt.utilities import Utility
@@ -114,17 +112,14 @@ class KssL2(ChannelProblem):
     paper: ClassVar[str] = "kss"
 
     def __post_init__(self) -> None:
-        P = validate_prior(self.prior)
-        if P.size < 2:
-            raise ProblemError("prior must have at least 2 symbols")
-        object.__setattr__(self, "prior", P)
-        object.__setattr__(self, "eps", check_eps(self.eps))
+        from .kss import ldp_fields
+
+        P = ldp_fields(self)
         if int(self.n) != self.n or self.n < 1:
             raise ProblemError(f"n must be a positive integer number of users, got {self.n!r}")
         object.__setattr__(self, "n", int(self.n))
         if self.outputs is not None and (int(self.outputs) != self.outputs or self.outputs < P.size):
             raise ProblemError(f"outputs must be an integer ≥ d = {P.size} (an unbiased estimator needs rank d)")
-        object.__setattr__(self, "notion", LDP(self.eps))
         object.__setattr__(self, "utility", EstimationL2(self.n))
 
     @classmethod
@@ -192,7 +187,7 @@ def _int(name: str, val: Any) -> int:
 
 def _l2_nlp(prob: KssL2) -> NLPForm:
     """NLP in x = vec(Q) (row-major, d × m): minimise Σ λ‖R‖² (per user) under rows-sum-1 and LDP."""
-    from mechopt.nlp import _clean, _feasible_start
+    from mechopt.nlp import _clean, channel_constraints, private_starts
 
     P, d, m = prob.prior, prob.d, prob.m
 
@@ -204,20 +199,9 @@ def _l2_nlp(prob: KssL2) -> NLPForm:
         _, g = l2_value_grad(np.clip(x, 0, None).reshape(d, m), P)
         return g.ravel()
 
-    A = prob.notion.cone(P) * P[None, :]
-    cons = [LinearConstraint(np.kron(np.eye(d), np.ones(m)), 1.0, 1.0),
-            LinearConstraint(np.kron(A, np.eye(m)), 0.0, np.inf)]
-
-    def starts(rng: np.random.Generator, k: int) -> np.ndarray:
-        out = np.empty((k, d * m))
-        for i in range(k):
-            Q = rng.dirichlet(np.full(m, 0.5), size=d)
-            out[i] = _feasible_start(prob, Q).ravel()
-        return out
-
     def recover(x: np.ndarray) -> np.ndarray:
         return _clean(x.reshape(d, m))
 
-    return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * m), constraints=cons, starts=starts,
-                   recover=recover, value_of=lambda x: prob.evaluate(recover(x)), sense="min",
+    return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * m), constraints=channel_constraints(prob, m),
+                   starts=private_starts(prob, m), recover=recover, value_of=lambda x: prob.evaluate(recover(x)), sense="min",
                    objective=prob.objective)
