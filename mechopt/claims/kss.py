@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -38,6 +39,18 @@ def _uniform(d: int) -> np.ndarray:
     return np.full(d, 1.0 / d)
 
 
+def _record(devs: list, inst: list, where: dict, checks: dict[str, float]) -> None:
+    """Append one deviation per named check; its instance is ``where`` plus ``"what"``: the check's name."""
+    for what, dev in checks.items():
+        devs.append(dev)
+        inst.append({**where, "what": what})
+
+
+def _eps_error(Q: np.ndarray, eps: float) -> float:
+    """|audited ε-LDP level of Q − ε|."""
+    return abs(LDP(eps).audit(Q).eps - eps)
+
+
 def _check_thm2_1() -> Verdict:
     devs, inst = [], []
     for d in (2, 3, 4, 5, 8, 16, 32, 64):
@@ -56,8 +69,8 @@ def _check_thm2_1() -> Verdict:
             inst.append({"d": d, "eps": eps, "closed_form": F.mi_optimal(d, eps), "max_over_k": full})
     methods = sorted({i.get("method") for i in inst if i.get("method")})
     v = Verdict.from_deviations(devs, tol=1e-7, instances=inst, size=lambda i: (i["d"], i["eps"]))
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, v.region,
-                   note=f"optimum from: {', '.join(methods)} (the pattern LP reaches d = 12; larger d need the exact solver)")
+    return replace(v, note=f"optimum from: {', '.join(methods)} (the pattern LP reaches d = 12; larger d need the "
+                           "exact solver)")
 
 
 def _check_eq5() -> Verdict:
@@ -67,9 +80,9 @@ def _check_eq5() -> Verdict:
             for eps in (0.5, 2.0):
                 Q = KSubset(d, eps, k).matrix()
                 I = mutual_information(_uniform(d), Q)
-                devs += [abs(np.abs(Q.sum(axis=1) - 1).max()), abs(LDP(eps).audit(Q).eps - eps),
-                         abs(I - F.mi_ksubset(d, k, eps))]
-                inst += [{"d": d, "k": k, "eps": eps, "what": w} for w in ("row sums", "audited eps", "I_k")]
+                _record(devs, inst, {"d": d, "k": k, "eps": eps},
+                        {"row sums": abs(np.abs(Q.sum(axis=1) - 1).max()), "audited eps": _eps_error(Q, eps),
+                         "I_k": abs(I - F.mi_ksubset(d, k, eps))})
     return Verdict.from_deviations(devs, tol=TOL, instances=inst)
 
 
@@ -78,8 +91,9 @@ def _check_eq6() -> Verdict:
     for d in (2, 3, 4, 8, 16, 64):
         for eps in EPS_GRID:
             Q = GRR(d, eps).matrix()
-            devs += [abs(mutual_information(_uniform(d), Q) - F.mi_mrr(d, eps)), abs(LDP(eps).audit(Q).eps - eps)]
-            inst += [{"d": d, "eps": eps, "what": "I_1 vs MI of Q^m"}, {"d": d, "eps": eps, "what": "audited eps"}]
+            _record(devs, inst, {"d": d, "eps": eps},
+                    {"I_1 vs MI of Q^m": abs(mutual_information(_uniform(d), Q) - F.mi_mrr(d, eps)),
+                     "audited eps": _eps_error(Q, eps)})
     return Verdict.from_deviations(devs, tol=TOL, instances=inst)
 
 
@@ -97,8 +111,8 @@ def _check_eq7() -> Verdict:
     for d in (2, 3, 5, 8):
         for eps in EPS_GRID:
             Q = BRR(d, eps).matrix()
-            devs += [np.abs(Q - _brr_eq7(d, eps)).max(), abs(LDP(eps).audit(Q).eps - eps)]
-            inst += [{"d": d, "eps": eps, "what": "eq. (7) vs bit flips"}, {"d": d, "eps": eps, "what": "audited eps"}]
+            _record(devs, inst, {"d": d, "eps": eps},
+                    {"eq. (7) vs bit flips": np.abs(Q - _brr_eq7(d, eps)).max(), "audited eps": _eps_error(Q, eps)})
     return Verdict.from_deviations(devs, tol=TOL, instances=inst)
 
 
@@ -108,12 +122,11 @@ def _check_eq8() -> Verdict:
         for eps in EPS_GRID:
             direct = mutual_information(_uniform(d), BRR(d, eps).matrix())
             bound = F.brr_mi_bound(d, eps)
-            devs += [abs(direct - F.mi_brr(d, eps)), max(0.0, direct - bound)]
-            inst += [{"d": d, "eps": eps, "what": "eq. (8) equality"}, {"d": d, "eps": eps, "what": "eq. (8) bound"}]
+            _record(devs, inst, {"d": d, "eps": eps},
+                    {"eq. (8) equality": abs(direct - F.mi_brr(d, eps)), "eq. (8) bound": max(0.0, direct - bound)})
     note = ("the size-d mass is e^{+eps/2}/(e^{eps/2}+1)^d, not e^{-eps/2}/(...)^d as printed; "
             "the printed bound is looser but still valid")
-    v = Verdict.from_deviations(devs, tol=TOL, instances=inst)
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, v.region, note=note)
+    return replace(Verdict.from_deviations(devs, tol=TOL, instances=inst), note=note)
 
 
 def _check_cor2_1() -> Verdict:
@@ -126,9 +139,10 @@ def _check_cor2_1() -> Verdict:
                 keep = w > 1e-12
                 Q = S[:, keep] * w[keep]
                 Qbar = F.amortized_channel(d, eps, F.size_masses(S, w, eps))
-                devs += [abs(mutual_information(_uniform(d), Q) - mutual_information(_uniform(d), Qbar)),
-                         np.abs(Qbar.sum(axis=1) - 1).max()]
-                inst += [{"d": d, "eps": eps, "what": "I(X;Z) = I(X;Zbar)"}, {"d": d, "eps": eps, "what": "Qbar valid (eq. 10)"}]
+                _record(devs, inst, {"d": d, "eps": eps},
+                        {"I(X;Z) = I(X;Zbar)": abs(mutual_information(_uniform(d), Q)
+                                                   - mutual_information(_uniform(d), Qbar)),
+                         "Qbar valid (eq. 10)": np.abs(Qbar.sum(axis=1) - 1).max()})
     return Verdict.from_deviations(devs, tol=1e-8, instances=inst)
 
 
@@ -142,8 +156,8 @@ def _check_cor2_2() -> Verdict:
                 m = F.size_masses(S, w, eps)
                 I = mutual_information(_uniform(d), F.amortized_channel(d, eps, m))
                 top = max(F.mi_ksubset(d, k, eps) for k in range(d + 1))
-                devs += [max(0.0, I - top), abs(I - F.mi_of_pattern_weights(d, eps, m))]
-                inst += [{"d": d, "eps": eps, "what": "I <= max_k I_k"}, {"d": d, "eps": eps, "what": "eq. (11)"}]
+                _record(devs, inst, {"d": d, "eps": eps},
+                        {"I <= max_k I_k": max(0.0, I - top), "eq. (11)": abs(I - F.mi_of_pattern_weights(d, eps, m))})
     return Verdict.from_deviations(devs, tol=1e-8, instances=inst)
 
 
@@ -162,8 +176,9 @@ def _check_eq9() -> Verdict:
                 h = Q[0, np.any(Z == 1, axis=1)].sum()
                 theta = np.random.default_rng(d * 10 + k).dirichlet(np.ones(d))
                 err = EstimationL2(1000).value(Q, theta)
-                devs += [abs(g - ks.g), abs(h - ks.h), abs(err - F.l2_ksubset(d, k, eps, 1000)) * 1000]
-                inst += [{"d": d, "k": k, "eps": eps, "what": w} for w in ("g_k", "h_k", "l2 per user")]
+                _record(devs, inst, {"d": d, "k": k, "eps": eps},
+                        {"g_k": abs(g - ks.g), "h_k": abs(h - ks.h),
+                         "l2 per user": abs(err - F.l2_ksubset(d, k, eps, 1000)) * 1000})
     return Verdict.from_deviations(devs, tol=1e-9, instances=inst)
 
 
