@@ -22,27 +22,17 @@ Run ``python benchmarks/bench_exact.py [--quick]`` for a table.
 from __future__ import annotations
 
 import math
-import statistics
 import sys
-import time
 
 import numpy as np
 
 import mechopt
+from mechopt.bench import timed
 from mechopt.problems.design import ChannelDesign
 from mechopt.solvers._lp import dual_bound, solve_master
 from mechopt.solvers._rays import ldp_rays, lip_vertices
 
 EPS = 1.0
-
-
-def _timed(fn, repeats: int):
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def _naive(prob: ChannelDesign, rays) -> tuple[float, float]:
@@ -67,8 +57,8 @@ def ldp_mi(quick: bool) -> list[dict]:
         prob = ChannelDesign.from_params(prior=np.random.default_rng(d).dirichlet(np.ones(d)), notion="ldp",
                                          utility="mi", eps=EPS)
         repeats = 1 if quick else 3
-        t, r = _timed(lambda: mechopt.solve(prob, solver="exact"), repeats)
-        t_ref, (val, bound) = _timed(lambda: _naive(prob, ldp_rays), 1)
+        t, r = timed(lambda: mechopt.solve(prob, solver="exact"), repeats)
+        t_ref, (val, bound) = timed(lambda: _naive(prob, ldp_rays), 1)
         rows.append(_row("exact", f"ldp-mi d={d}", r, t, val, t_ref, repeats,
                          f"{r.status.value}, method {r.extras['method']} {r.extras.get('pricing', '')}, "
                          f"gap {r.certificate.gap:.1g}; naive LP over {2 ** d - 1} patterns (HiGHS IPM), "
@@ -84,8 +74,8 @@ def lip_histogram(quick: bool) -> list[dict]:
         prob = ChannelDesign.from_params(prior=np.random.default_rng(100 + d).dirichlet(np.ones(d)), notion="lip",
                                          utility="histogram", eps=EPS)
         repeats = 1 if quick or d >= 20 else 3
-        t, r = _timed(lambda: mechopt.solve(prob, solver="exact"), repeats)
-        t_ref, (val, bound) = _timed(lambda: _naive(prob, lip_vertices), 1)
+        t, r = timed(lambda: mechopt.solve(prob, solver="exact"), repeats)
+        t_ref, (val, bound) = timed(lambda: _naive(prob, lip_vertices), 1)
         n_vert = r.extras.get("rays", "?")
         rows.append(_row("exact", f"lip-histogram d={d}", r, t, val, t_ref, repeats,
                          f"{r.status.value}, method {r.extras['method']}, gap {r.certificate.gap:.1g}; naive LP over "
@@ -100,7 +90,7 @@ def uniform(quick: bool) -> list[dict]:
     d = 10 ** 5
     prob = ChannelDesign.from_params(prior=f"uniform:{d}", notion="ldp", utility="mi", eps=EPS)
     repeats = 1 if quick else 3
-    t, r = _timed(lambda: mechopt.solve(prob, solver="exact"), repeats)
+    t, r = timed(lambda: mechopt.solve(prob, solver="exact"), repeats)
 
     def closed_form() -> float:
         E = math.exp(EPS)
@@ -111,7 +101,7 @@ def uniform(quick: bool) -> list[dict]:
             return (k * E * math.log(d * E / den) + (d - k) * math.log(d / den)) / den
         return max(I(math.floor(beta)), I(math.ceil(beta)))
 
-    t_ref, val = _timed(closed_form, repeats)
+    t_ref, val = timed(closed_form, repeats)
     return [_row("exact", f"uniform ldp-mi d={d}", r, t, val, t_ref, repeats,
                  f"{r.status.value}, method {r.extras['method']}, {r.extras['orbit_columns']} orbit columns, "
                  f"|value − I_k*| {abs(val - r.value):.1g}; reference = k-subset closed form; target < 1 s")]

@@ -17,27 +17,17 @@ client for SS).
 """
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from mechopt.bench import median_time
 from mechopt.oracles import GRR, KSubset
 from mechopt.oracles_bits import OUE
 
 EPS = 1.0
 PEER_USERS = 20_000
-
-
-def _median_time(fn: Callable[[], Any], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def _ours(mech: str, d: int):
@@ -99,12 +89,12 @@ def _case(mech: str, quick: bool) -> list[dict[str, Any]]:
         def aggregate():
             return orc.estimate(orc.simulate_counts(np.bincount(x, minlength=d), rng), n)
 
-        t_user = _median_time(per_user, repeats)
-        t_agg = _median_time(aggregate, repeats)
+        t_user = median_time(per_user, repeats)
+        t_agg = median_time(aggregate, repeats)
         peers = {}
         for label, run in _peer_runs(mech, d, peer_n).items():
             run()                                                   # warm-up (numba compile)
-            peers[label] = _median_time(run, 1) * n / peer_n        # scaled to n users
+            peers[label] = median_time(run, 1) * n / peer_n        # scaled to n users
         best = min(peers, key=peers.get) if peers else None
         ref_s = peers.get(best) if best else None
         peer_txt = ", ".join(f"{k}: {n / v:,.0f} users/s" for k, v in peers.items())

@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -42,26 +43,42 @@ from .errors import ParamError
 from .progress import Progress
 
 __all__ = ["find_bench_dir", "discover", "load_cases", "run_bench", "normalise_row", "to_markdown",
-           "machine_info", "ROW_KEYS", "median_time"]
+           "machine_info", "ROW_KEYS", "median_time", "timed"]
 
 ROW_KEYS = ("group", "case", "ours", "ours_s", "reference", "reference_s", "ratio", "repeats", "notes")
 
 
+def timed(fn: Callable[[], Any], repeats: int = 3, *, best: bool = False) -> tuple[float, Any]:
+    """(wall time of ``fn()`` over ``repeats`` calls, the last call's result): the benchmarks' one timer.
+
+    The time is the median over the calls, or with ``best=True`` the minimum
+    (best-of-n: the least disturbed run, for cases that document it).
+
+    Examples
+    --------
+    >>> t, out = timed(lambda: sum(range(100)), repeats=3)
+    >>> t >= 0.0, out
+    (True, 4950)
+    >>> timed(lambda: None, repeats=2, best=True)[0] >= 0.0
+    True
+    """
+    times, out = [], None
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return (min(times) if best else statistics.median(times)), out
+
+
 def median_time(fn: Callable[[], Any], repeats: int = 3) -> float:
-    """Median wall time of ``fn()`` over ``repeats`` calls (a helper for cases).
+    """Median wall time of ``fn()`` over ``repeats`` calls (a helper for cases; see :func:`timed`).
 
     Examples
     --------
     >>> median_time(lambda: sum(range(100)), repeats=3) >= 0.0
     True
     """
-    times = []
-    for _ in range(max(1, repeats)):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2]
+    return timed(fn, repeats)[0]
 
 
 def find_bench_dir(directory: str | Path | None = None) -> Path:
