@@ -10,6 +10,7 @@ Examples
 """
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from . import registry, settings
@@ -34,7 +35,7 @@ def audit_result(problem: Problem, result: Result) -> Result:
         res = res.downgrade(f"audit: {reason}")
     if aud.value is not None and res.value is not None:
         dev = abs(aud.value - res.value) / max(1.0, abs(aud.value))
-        if dev > 1e-6:
+        if dev > settings.tolerance("value_match"):
             res = res.downgrade(f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}")
     cert = res.certificate
     if cert is not None and res.value is not None:
@@ -57,6 +58,9 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
         first installed solver that can solve the problem.
     **options
         Solver options; unknown keys raise :class:`~mechopt.errors.ParamError`.
+        ``<name>_tol`` (e.g. ``gap_tol``, ``privacy_tol``, ``reduced_cost_tol``)
+        overrides the tolerance ``<name>`` of :mod:`mechopt.settings` for this
+        call: for the solver and for the audit.
     """
     if solver is None:
         names = registry.solvers_for(problem)
@@ -68,10 +72,11 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
     if not backend.can_solve(problem):
         raise SolverNotFound(f"solver {solver!r} cannot solve {type(problem).__name__}; "
                              f"try one of: {', '.join(registry.solvers_for(problem)) or 'none installed'}")
-    tol_opts = {k: options.pop(k) for k in list(options) if k in ("privacy_tol", "gap_tol")}
-    result = backend.solve(problem, **options)
-    with settings.override(**{k.removesuffix("_tol"): v for k, v in tol_opts.items()}):
-        return audit_result(problem, result)
+    known = {f.name for f in fields(settings.Tolerances)}
+    tols = {k.removesuffix("_tol"): options.pop(k) for k in list(options)
+            if k.endswith("_tol") and k.removesuffix("_tol") in known}
+    with settings.override(**tols):
+        return audit_result(problem, backend.solve(problem, **options))
 
 
 def design(*, prior: Any, notion: str, utility: str, eps: float, values: Any = None,

@@ -2,7 +2,7 @@
 
 Every algorithm reads its tolerances from :data:`DEFAULTS` through
 :func:`tolerance`; a caller overrides one for a block with :func:`override`
-or for one call with the solver option of the same name.
+or for one call with the option ``<name>_tol`` of :func:`mechopt.solve`.
 
 Examples
 --------
@@ -41,6 +41,9 @@ class Tolerances:
         and a mechanism still counts as private.
     gap : float
         Relative certificate gap below which a result is ``optimal``.
+    value_match : float
+        Relative difference (to max(1, |value|)) allowed between a reported
+        value and the value the audit recomputes from the mechanism.
     merge : float
         Posteriors closer than this (max-norm) are merged into one output.
     prior_equal : float
@@ -105,6 +108,7 @@ class Tolerances:
     negative: float = 1e-12
     privacy: float = 1e-7
     gap: float = 1e-7
+    value_match: float = 1e-6
     merge: float = 1e-9
     prior_equal: float = 1e-12
     zero_mass: float = 0.0

@@ -46,3 +46,12 @@ def test_every_tolerance_is_documented():
     doc = settings.Tolerances.__doc__
     missing = [f.name for f in fields(settings.Tolerances) if f.name not in doc]
     assert not missing, missing
+
+
+def test_tol_options_of_solve_reach_the_solver_and_the_audit():
+    prob = ChannelDesign.from_params(prior=PRIOR, notion="ldp", utility="histogram", eps=1.0)
+    coarse = mechopt.solve(prob, solver="exact", method="colgen", reduced_cost_tol=1e-2)
+    assert coarse.status is Status.OPTIMAL_INACCURATE and coarse.certificate.gap > 1e-4
+    loose = mechopt.solve(prob, solver="exact", method="colgen", reduced_cost_tol=1e-2, gap_tol=1.0)
+    assert loose.status is Status.OPTIMAL and loose.value == coarse.value
+    assert settings.tolerance("reduced_cost") == settings.DEFAULTS.reduced_cost      # only for that call
