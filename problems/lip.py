@@ -310,10 +310,15 @@ def _no_extra(extra: dict[str, Any], known: str) -> None:
 
 @dataclass(frozen=True)
 class AggregateResult:
-    """Σ_i of per-user optima (Proposition 2, eq. (9)); ``results`` one per distinct user."""
+    """Σ_i of per-user optima (Proposition 2, eq. (9)).
+
+    ``results[j]`` solves distinct user j, ``counts[j]`` users share it;
+    ``per_user`` is the value of each distinct user.
+    """
 
     total: float
     per_user: np.ndarray
+    counts: np.ndarray
     results: list[Result]
     statuses: list[str] = field(default_factory=list)
 
@@ -322,28 +327,53 @@ class AggregateResult:
 class LIPAggregate:
     """N independent users, each its own channel problem (Proposition 2).
 
-    min Σ_i E_i(q^i) over q^1..q^N = Σ_i min E_i(q^i): each user is solved
-    alone (users with identical parameters once) and the optima are summed.
+    min Σ_i E_i(q^i) over q^1..q^N = Σ_i min E_i(q^i): each distinct user is
+    solved alone and the optima are summed with multiplicities ``counts``
+    (default 1 each; users with identical parameters are merged).
 
     Examples
     --------
     >>> agg = LIPAggregate.local_binary([0.3, 0.5, 0.3], eps=1.0)
     >>> out = agg.solve_with(lambda p: p.closed_form())
-    >>> len(out.results), round(out.total, 6) == round(sum(cf.binary_lip_mse(p, 1.0) for p in [0.3, 0.5, 0.3]), 6)
-    (2, True)
+    >>> len(out.results), agg.n_users, out.counts.tolist()
+    (2, 3, [2, 1])
+    >>> bool(np.isclose(out.total, sum(cf.binary_lip_mse(p, 1.0) for p in [0.3, 0.5, 0.3])))
+    True
     """
 
     users: tuple[Problem, ...]
+    counts: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        if len(self.users) == 0:
+        users = tuple(self.users)
+        if len(users) == 0:
             raise ProblemError("an aggregate needs at least one user")
-        object.__setattr__(self, "users", tuple(self.users))
+        counts = np.ones(len(users), dtype=int) if self.counts is None else np.asarray(self.counts, dtype=int)
+        if counts.shape != (len(users),) or np.any(counts < 1):
+            raise ProblemError("counts must give a positive multiplicity for every user")
+        keys: dict[str, int] = {}
+        reps: list[Problem] = []
+        merged: list[int] = []
+        for u, c in zip(users, counts):
+            key = repr((type(u).__name__, sorted(u.params().items())))
+            if key in keys:
+                merged[keys[key]] += int(c)
+            else:
+                keys[key] = len(reps)
+                reps.append(u)
+                merged.append(int(c))
+        object.__setattr__(self, "users", tuple(reps))
+        object.__setattr__(self, "counts", np.array(merged, dtype=int))
+
+    @property
+    def n_users(self) -> int:
+        return int(self.counts.sum())
 
     @classmethod
     def local_binary(cls, p1s: Any, eps: Any, notion: str = "lip") -> "LIPAggregate":
-        """N surveyed users with local priors P(X_i = 1) = p1s[i]."""
-        return cls(tuple(LIPBinary(p1=p, eps=eps, kind=notion) for p in parse_floats(p1s, "p1s")))
+        """N surveyed users with local priors P(X_i = 1) = p1s[i] (equal priors merged)."""
+        vals, counts = np.unique(parse_floats(p1s, "p1s"), return_counts=True)
+        return cls(tuple(LIPBinary(p1=p, eps=eps, kind=notion) for p in vals), counts)
 
     @classmethod
     def weighted_sum(cls, prior: Any, eps: Any, weights: Any, offsets: Any = None, values: Any = None,
@@ -356,27 +386,12 @@ class LIPAggregate:
         return cls(tuple(LIPWeightedSum(prior=prior, eps=eps, values=values, kind=notion, weight=w, offset=o)
                          for w, o in zip(a, b)))
 
-    def groups(self) -> tuple[list[Problem], np.ndarray]:
-        """Distinct users and, for each user, the index of its group."""
-        keys: dict[str, int] = {}
-        reps: list[Problem] = []
-        idx = np.empty(len(self.users), dtype=int)
-        for i, u in enumerate(self.users):
-            key = repr((type(u).__name__, sorted(u.params().items())))
-            if key not in keys:
-                keys[key] = len(reps)
-                reps.append(u)
-            idx[i] = keys[key]
-        return reps, idx
-
     def solve_with(self, solve: Callable[[Problem], Result]) -> AggregateResult:
         """Solve every distinct user with ``solve`` (e.g. ``lambda p: mechopt.solve(p, "exact")``) and sum."""
-        reps, idx = self.groups()
-        results = [solve(u) for u in reps]
+        results = [solve(u) for u in self.users]
         vals = np.array([np.nan if r.value is None else r.value for r in results])
-        per_user = vals[idx]
-        total = float(per_user.sum()) if np.all(np.isfinite(per_user)) else float("inf")
-        return AggregateResult(total, per_user, results, [r.status.value for r in results])
+        total = float(self.counts @ vals) if np.all(np.isfinite(vals)) else float("inf")
+        return AggregateResult(total, vals, self.counts.copy(), results, [r.status.value for r in results])
 
 
 # --- closed forms for generic designs ------------------------------------------------------

@@ -84,10 +84,8 @@ def local_binary_points(p1s: np.ndarray, eps: float, label: str, kind: str, runs
     """
     agg = LIPAggregate.local_binary(p1s, eps, notion=kind)
     out = agg.solve_with(solve)
-    reps, idx = agg.groups()
-    counts = np.bincount(idx, minlength=len(reps))
     groups = []
-    for prob, res, n in zip(reps, out.results, counts):
+    for prob, res, n in zip(agg.users, out.results, agg.counts):
         Q = res.Q
         groups.append(UserGroup(Q=Q, prior=prob.prior, count=int(n), f=[0.0, 1.0],
                                 g=mmse_table(Q, prob.prior, [0.0, 1.0])))

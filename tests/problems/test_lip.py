@@ -147,8 +147,7 @@ def test_design_closed_forms_hook():
 
 def test_aggregate_groups_and_sums():
     agg = LIPAggregate.local_binary("0.2,0.4,0.2,0.2", eps=1.0)
-    reps, idx = agg.groups()
-    assert len(reps) == 2 and idx.tolist() == [0, 1, 0, 0]
+    assert len(agg.users) == 2 and agg.counts.tolist() == [3, 1] and agg.n_users == 4
     out = agg.solve_with(certified)
     want = sum(cf.binary_lip_optimum(p, 1.0)[0] for p in (0.2, 0.4, 0.2, 0.2))
     assert out.total == pytest.approx(want, abs=1e-6)
