@@ -191,12 +191,20 @@ def simulate(groups: Sequence[UserGroup], runs: int, rng: int | np.random.Genera
     for grp in groups:
         if grp.count == 0:
             continue
-        nx = gen.multinomial(grp.count, grp.prior, size=runs)            # (R, d)
+        nx = _counts(gen, np.full(runs, grp.count), grp.prior)            # (R, d)
         err += nx @ grp.f
         for x in np.flatnonzero(grp.prior > 0):
-            ny = gen.multinomial(nx[:, x], grp.Q[x])                     # (R, m)
+            ny = _counts(gen, nx[:, x], grp.Q[x])                         # (R, m)
             err -= ny @ grp.g
     return _summarise((err ** 2).sum(axis=1), z)
+
+
+def _counts(gen: np.random.Generator, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Multinomial(n_r, p) for each r; a binomial when there are two categories (faster, same law)."""
+    if p.size == 2:
+        ones = gen.binomial(n, min(max(float(p[1]), 0.0), 1.0))
+        return np.column_stack([n - ones, ones])
+    return gen.multinomial(n, p)
 
 
 def _inverse_cdf(u: np.ndarray, cum: np.ndarray) -> np.ndarray:
