@@ -127,7 +127,7 @@ class LIPBinary(_LIPChannel):
     --------
     >>> prob = LIPBinary.from_params(prior="0.6,0.4", eps="1", notion="lip")
     >>> prob.p1, round(prob.closed_form().value, 6)
-    (0.4, 0.140402)
+    (0.4, 0.144102)
     """
 
     p1: float

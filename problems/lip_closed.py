@@ -12,7 +12,7 @@ Examples
 >>> bool(np.allclose(np.array([0.6, 0.4]) @ Q, [0.6, 0.4]))    # λ = P (text after Prop. 3)
 True
 >>> round(binary_lip_mse(0.4, 1.0), 6)                        # eq. (21), one user
-0.140402
+0.144102
 """
 from __future__ import annotations
 
@@ -219,9 +219,11 @@ def context_free_estimate(y_sum, n_users: int, eps: float):
 
     Examples
     --------
-    >>> context_free_estimate(50, 100, 0.0 + 1e-300) == context_free_estimate(50, 100, 1e-300)
-    True
+    >>> float(context_free_estimate(60, 100, math.log(3)))   # p = 1/4: (60 - 25)/(1/2)
+    70.0
     """
+    if not float(eps) > 0:
+        raise ProblemError("the context-free estimator (41) needs eps > 0 (at eps = 0 nothing is unbiased)")
     p = 1.0 / (math.exp(float(eps)) + 1.0)
     return (np.asarray(y_sum, dtype=float) - n_users * p) / (1 - 2 * p)
 
@@ -235,6 +237,8 @@ def context_free_mse(n_users: int, eps: float) -> float:
     92.0674
     """
     e = math.exp(float(eps))
+    if e <= 1.0:
+        return math.inf
     p = e / (e + 1)
     return n_users * p * (1 - p) / (1 - 2 * p) ** 2
 
@@ -248,7 +252,7 @@ def oue_mse(n_users: int, eps: float) -> float:
     3.6827
     """
     e = math.exp(float(eps))
-    return 4 * n_users * e / (e - 1) ** 2
+    return 4 * n_users * e / (e - 1) ** 2 if e > 1.0 else math.inf
 
 
 def oue_mse_exact(prior, n_users: int, eps: float) -> float:
@@ -266,6 +270,8 @@ def oue_mse_exact(prior, n_users: int, eps: float) -> float:
     """
     P = validate_prior(prior)
     p, q = 0.5, 1.0 / (math.exp(float(eps)) + 1.0)
+    if p - q <= 0:
+        return math.inf
     return n_users * (P.size * q * (1 - q) + p * (1 - p) - q * (1 - q)) / (p - q) ** 2
 
 
@@ -282,7 +288,7 @@ def example1(eps: float, n_users: int = 100, p1: float = 0.1) -> dict[str, float
     --------
     >>> r = example1(1.0)
     >>> round(r["lip"], 3), round(r["lip_eq21"], 3)
-    (40.909, 5.405)
+    (40.911, 5.404)
     """
     e = math.exp(float(eps))
     den = (0.5 - e / 2) ** 2

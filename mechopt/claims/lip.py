@@ -10,7 +10,7 @@ Examples
 --------
 >>> from mechopt.claims.lip import CLAIMS
 >>> sorted(c.id for c in CLAIMS)[:3]
-['lip.ex1', 'lip.eq41', 'lip.ldp_mimo']
+['lip.eq41', 'lip.ex1', 'lip.ldp_mimo']
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ Examples
 >>> row = point(prob, cf.binary_lip_channel(0.4, 1.0), "lip", x=1.0, n_users=100, runs=400, rng=0,
 ...             certify=False)
 >>> row["private"], round(row["analytic"], 4)
-(True, 14.0402)
+(True, 14.4102)
 """
 from __future__ import annotations
 
