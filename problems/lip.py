@@ -9,7 +9,7 @@ so each problem is
 
 a :class:`~mechopt.problem.ChannelProblem` (column program, NLP form, audit).
 N users with local priors decompose into N such problems (Proposition 2):
-:class:`LIPAggregate`.
+:class:`~mechopt.problems.lip_aggregate.LIPAggregate`.
 
 Examples
 --------
@@ -24,7 +24,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,13 +34,13 @@ from mechopt.notions import LDP, LIP, PrivacyNotion, check_eps
 from mechopt.priors import parse_prior, validate_prior
 from mechopt.problem import ChannelProblem, Problem
 from mechopt.result import Result, Status
+from mechopt.simulate import mmse_table
 from mechopt.utilities import HistogramMSE, SumMSE, Utility
 
 from . import lip_closed as cf
 from .cip import CIPBinomial
 
-__all__ = ["LIPBinary", "LIPMimo", "LIPWeightedSum", "LIPHistogram", "LIPAggregate",
-           "AggregateResult", "CIPBinomial", "PROBLEMS", "CLOSED_FORMS", "make_lip_notion", "parse_floats"]
+__all__ = ["LIPBinary", "LIPMimo", "LIPWeightedSum", "LIPHistogram", "CIPBinomial", "PROBLEMS", "CLOSED_FORMS", "make_lip_notion", "parse_floats"]
 
 PAPER = "lip"
 
@@ -111,6 +111,17 @@ class _LIPChannel(ChannelProblem):
     @property
     def notion(self) -> PrivacyNotion:  # type: ignore[override]
         return make_lip_notion(self.kind, self.eps)
+
+    def estimator(self, Q) -> np.ndarray:
+        """The MMSE estimator table g(y) = E[f(X) | Y = y] of channel Q (eqs. (16), (27), (30)).
+
+        Examples
+        --------
+        >>> LIPBinary(p1=0.5, eps=1.0).estimator(np.eye(2)).tolist()
+        [0.0, 1.0]
+        """
+        f = np.eye(self.prior.size) if isinstance(self.utility, HistogramMSE) else self.utility.a
+        return mmse_table(Q, self.prior, f)
 
     def _result(self, Q: np.ndarray, message: str, value: float | None = None, **extras: Any) -> Result:
         val = self.evaluate(Q) if value is None else float(value)
@@ -304,94 +315,6 @@ def _mimo_closed_form(prob: LIPMimo) -> Result:
 def _no_extra(extra: dict[str, Any], known: str) -> None:
     if extra:
         raise ProblemError(f"unknown parameter(s) {sorted(extra)}; known: {known}")
-
-
-# --- N users: Proposition 2 ---------------------------------------------------------------
-
-@dataclass(frozen=True)
-class AggregateResult:
-    """Σ_i of per-user optima (Proposition 2, eq. (9)).
-
-    ``results[j]`` solves distinct user j, ``counts[j]`` users share it;
-    ``per_user`` is the value of each distinct user.
-    """
-
-    total: float
-    per_user: np.ndarray
-    counts: np.ndarray
-    results: list[Result]
-    statuses: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True, eq=False)
-class LIPAggregate:
-    """N independent users, each its own channel problem (Proposition 2).
-
-    min Σ_i E_i(q^i) over q^1..q^N = Σ_i min E_i(q^i): each distinct user is
-    solved alone and the optima are summed with multiplicities ``counts``
-    (default 1 each; users with identical parameters are merged).
-
-    Examples
-    --------
-    >>> agg = LIPAggregate.local_binary([0.3, 0.5, 0.3], eps=1.0)
-    >>> out = agg.solve_with(lambda p: p.closed_form())
-    >>> len(out.results), agg.n_users, out.counts.tolist()
-    (2, 3, [2, 1])
-    >>> bool(np.isclose(out.total, sum(cf.binary_lip_mse(p, 1.0) for p in [0.3, 0.5, 0.3])))
-    True
-    """
-
-    users: tuple[Problem, ...]
-    counts: np.ndarray | None = None
-
-    def __post_init__(self) -> None:
-        users = tuple(self.users)
-        if len(users) == 0:
-            raise ProblemError("an aggregate needs at least one user")
-        counts = np.ones(len(users), dtype=int) if self.counts is None else np.asarray(self.counts, dtype=int)
-        if counts.shape != (len(users),) or np.any(counts < 1):
-            raise ProblemError("counts must give a positive multiplicity for every user")
-        keys: dict[str, int] = {}
-        reps: list[Problem] = []
-        merged: list[int] = []
-        for u, c in zip(users, counts):
-            key = repr((type(u).__name__, sorted(u.params().items())))
-            if key in keys:
-                merged[keys[key]] += int(c)
-            else:
-                keys[key] = len(reps)
-                reps.append(u)
-                merged.append(int(c))
-        object.__setattr__(self, "users", tuple(reps))
-        object.__setattr__(self, "counts", np.array(merged, dtype=int))
-
-    @property
-    def n_users(self) -> int:
-        return int(self.counts.sum())
-
-    @classmethod
-    def local_binary(cls, p1s: Any, eps: Any, notion: str = "lip") -> "LIPAggregate":
-        """N surveyed users with local priors P(X_i = 1) = p1s[i] (equal priors merged)."""
-        vals, counts = np.unique(parse_floats(p1s, "p1s"), return_counts=True)
-        return cls(tuple(LIPBinary(p1=p, eps=eps, kind=notion) for p in vals), counts)
-
-    @classmethod
-    def weighted_sum(cls, prior: Any, eps: Any, weights: Any, offsets: Any = None, values: Any = None,
-                     notion: str = "lip") -> "LIPAggregate":
-        """S = Σ_i (a_i X_i + b_i) with a global prior and per-user weights/offsets."""
-        a = parse_floats(weights, "weights")
-        b = np.zeros_like(a) if offsets is None else parse_floats(offsets, "offsets")
-        if b.size != a.size:
-            raise ProblemError(f"{a.size} weights but {b.size} offsets")
-        return cls(tuple(LIPWeightedSum(prior=prior, eps=eps, values=values, kind=notion, weight=w, offset=o)
-                         for w, o in zip(a, b)))
-
-    def solve_with(self, solve: Callable[[Problem], Result]) -> AggregateResult:
-        """Solve every distinct user with ``solve`` (e.g. ``lambda p: mechopt.solve(p, "exact")``) and sum."""
-        results = [solve(u) for u in self.users]
-        vals = np.array([np.nan if r.value is None else r.value for r in results])
-        total = float(self.counts @ vals) if np.all(np.isfinite(vals)) else float("inf")
-        return AggregateResult(total, vals, self.counts.copy(), results, [r.status.value for r in results])
 
 
 # --- closed forms for generic designs ------------------------------------------------------

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..claims.lip_checks import certified, reference_solver
 from ..problems import lip_closed as cf
-from ..problems.lip import LIPAggregate, LIPBinary
+from ..problems.lip import LIPBinary
+from ..problems.lip_aggregate import LIPAggregate
 from ..result import Result, Status
 from ..simulate import UserGroup, analytic_mse, as_generator, mmse_table, simulate
 from ..utilities import HistogramMSE

@@ -13,7 +13,8 @@ from mechopt.errors import ProblemError
 from mechopt.notions import LDP, LIP
 from mechopt.problems import lip_closed as cf
 from mechopt.problems.design import ChannelDesign
-from mechopt.problems.lip import (PROBLEMS, LIPAggregate, LIPBinary, LIPHistogram, LIPMimo,
+from mechopt.problems.lip_aggregate import LIPAggregate
+from mechopt.problems.lip import (PROBLEMS, LIPBinary, LIPHistogram, LIPMimo,
                                   LIPWeightedSum)
 
 TOL = 1e-9
