@@ -32,7 +32,7 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.notions import LDP, LIP, PrivacyNotion, check_eps
 from mechopt.priors import parse_prior, validate_prior
-from mechopt.problem import ChannelProblem, Problem
+from mechopt.problem import ChannelProblem
 from mechopt.result import Result, Status
 from mechopt.simulate import mmse_table
 from mechopt.utilities import HistogramMSE, SumMSE, Utility

@@ -15,12 +15,10 @@ Examples
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable
 
 import numpy as np
 
-from ..api import solve
 from ..notions import CIP, LDP, LIP
 from ..problems import lip_closed as cf
 from ..problems.cip import CIPBinomial
@@ -331,4 +329,3 @@ CLAIMS: list[Claim] = [
            "E_LIP = (10e^eps-1)/0.64", "N = 100, P1 = 0.1, eps in {0.5,1,2,3,4}", check_ex1),
 ]
 
-_ = (solve, math, LDP)
