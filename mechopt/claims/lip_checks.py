@@ -76,7 +76,7 @@ def grid_verdict(instances: Sequence[dict[str, Any]], deviations: Sequence[float
                  note: str = "") -> Verdict:
     """Verdict over a grid: ``holds`` if all pass; ``holds-in-region`` if only out-of-region
     instances fail; else ``fails``. The counterexample is the failing instance smallest by
-    ``size_keys`` (preferring in-region failures)."""
+    ``size_keys`` (preferring in-region failures; among equal sizes the largest deviation)."""
     devs = [math.inf if d is None or math.isnan(d) else float(d) for d in deviations]
     bad = [i for i, d in enumerate(devs) if d > tol]
     worst = max(devs) if devs else 0.0
@@ -89,7 +89,7 @@ def grid_verdict(instances: Sequence[dict[str, Any]], deviations: Sequence[float
     def size(i: int) -> tuple:
         inst = instances[i]
         return tuple(float(inst.get(k, 0.0)) if isinstance(inst.get(k, 0.0), (int, float)) else 0.0
-                     for k in size_keys) + (devs[i],)
+                     for k in size_keys) + (-devs[i],)
 
     i = min(pool, key=size)
     ce = {**instances[i], "deviation": devs[i]}
