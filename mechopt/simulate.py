@@ -144,7 +144,11 @@ def analytic_mse(groups: Sequence[UserGroup]) -> float:
 
 @dataclass(frozen=True)
 class MCResult:
-    """A Monte-Carlo MSE: mean squared error, its standard error, a normal CI."""
+    """A Monte-Carlo MSE: mean squared error, its standard error, a normal CI.
+
+    The CI is trustworthy when many runs had an error (``extras["nonzero"]``);
+    with rare errors (a nearly exact mechanism) the sample variance understates the spread.
+    """
 
     mse: float
     se: float
@@ -166,9 +170,10 @@ class MCResult:
 
 
 def _summarise(err2: np.ndarray, z: float) -> MCResult:
+    """Mean, standard error; ``extras["nonzero"]`` counts runs with an error (a normal CI needs many)."""
     runs = err2.size
     se = float(err2.std(ddof=1) / math.sqrt(runs)) if runs > 1 else math.inf
-    return MCResult(float(err2.mean()), se, runs, z)
+    return MCResult(float(err2.mean()), se, runs, z, {"nonzero": int(np.count_nonzero(err2 > 1e-18))})
 
 
 def _check_runs(runs: int) -> int:

@@ -54,8 +54,8 @@ def point(prob, Q: np.ndarray, label: str, x: float, n_users: int, runs: int, rn
     exact = analytic_mse([grp])
     mc = simulate([grp], runs=runs, rng=as_generator(rng))
     row: dict[str, Any] = {"x": float(x), "curve": label, "analytic": exact if analytic is None else float(analytic),
-                           "analytic_exact": exact, "mc": mc.mse, "mc_se": mc.se, "n_users": n_users, "runs": runs,
-                           "private": bool(prob.notion.audit(Q, prob.prior).violation <= 1e-7)}
+                           "analytic_exact": exact, "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"],
+                           "n_users": n_users, "runs": runs, "private": bool(prob.notion.audit(Q, prob.prior).violation <= 1e-7)}
     if certify:
         opt = certified(prob)
         row["certified"] = None if opt.value is None else n_users * opt.value
@@ -93,5 +93,5 @@ def local_binary_points(p1s: np.ndarray, eps: float, label: str, kind: str, runs
     mc = simulate(groups, runs=runs, rng=as_generator(rng))
     n_users = len(p1s)
     return {"x": float(eps), "curve": label, "analytic": out.total, "analytic_exact": analytic_mse(groups),
-            "mc": mc.mse, "mc_se": mc.se, "n_users": n_users, "runs": runs, "private": True,
-            "rmse_per_user": math.sqrt(out.total / n_users)}
+            "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"], "n_users": n_users, "runs": runs,
+            "private": True, "rmse_per_user": math.sqrt(out.total / n_users)}
