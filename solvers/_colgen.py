@@ -14,7 +14,7 @@ Examples
 >>> from mechopt.solvers._pricing import LDPMIPricer, ldp_seed
 >>> P = np.array([0.1, 0.2, 0.3, 0.4])
 >>> out = column_generation(P, MutualInfo(P).gain, LDPMIPricer(P, 1.0, P), ldp_seed(P, 1.0))
->>> out.status, out.proven, out.bound - out.master.value < 1e-9
+>>> out.status, out.proven, bool(out.bound - out.master.value < 1e-9)
 ('optimal', True, True)
 """
 from __future__ import annotations

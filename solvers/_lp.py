@@ -31,6 +31,7 @@ from mechopt.errors import SolverError
 __all__ = ["Master", "solve_master", "dual_bound", "recover_channel", "HIGHS_TOL"]
 
 HIGHS_TOL = 1e-10    # HiGHS primal/dual feasibility tolerance for the master LP
+IPM_COLUMNS = 2000   # above this many columns the interior point method (+ crossover) is much faster
 
 
 @dataclass
@@ -50,11 +51,14 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     Returns a basic optimal solution (at most d positive weights) and the
     duals ν of the equality rows in the maximisation's sign convention.
     """
+    if R.shape[0] == 1 and np.all(R > 0):
+        return _one_row(R[0], np.asarray(mu, float), float(np.ravel(P)[0]))
     opts = {"primal_feasibility_tolerance": HIGHS_TOL, "dual_feasibility_tolerance": HIGHS_TOL}
+    method = "highs-ipm" if R.shape[1] > IPM_COLUMNS else "highs-ds"
     if time_limit is not None:
         opts["time_limit"] = max(float(time_limit), 1e-3)
     try:
-        res = linprog(-np.asarray(mu, float), A_eq=R, b_eq=P, bounds=(0, None), method="highs-ds", options=opts)
+        res = linprog(-np.asarray(mu, float), A_eq=R, b_eq=P, bounds=(0, None), method=method, options=opts)
     except ValueError as exc:
         raise SolverError(f"HiGHS rejected the master LP: {exc}") from exc
     if res.status == 1 and res.x is None:
@@ -64,6 +68,15 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     theta = np.clip(res.x, 0.0, None)
     nu = -np.asarray(res.eqlin.marginals, dtype=float)
     return Master("optimal" if res.status == 0 else "time_limit", theta, nu, float(-res.fun), res.message)
+
+
+def _one_row(r: np.ndarray, mu: np.ndarray, b: float) -> Master:
+    """max Σθμ s.t. Σθ r = b, θ ≥ 0 with r > 0: all weight on the best ratio μ_j / r_j."""
+    ratio = mu / r
+    j = int(np.argmax(ratio))
+    theta = np.zeros(r.size)
+    theta[j] = b / r[j]
+    return Master("optimal", theta, np.array([ratio[j]]), float(b * ratio[j]))
 
 
 def reduced_costs(nu: np.ndarray, R: np.ndarray, mu: np.ndarray) -> np.ndarray:

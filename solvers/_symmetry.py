@@ -168,12 +168,11 @@ def orb_sizes(orb: Orbits) -> np.ndarray:
 
 
 def orb_log_sizes(orb: Orbits) -> np.ndarray:
-    m = orb.classes.m[orb.cls][:, None]
+    """Natural log of the number of rays in each orbit."""
     logs = np.zeros(orb.n)
     for i in range(orb.classes.g):
         rows = orb.cls == i
         logs += gammaln(orb.classes.m[i] + 1) - gammaln(orb.M[rows] + 1).sum(axis=0)
-    del m
     return logs
 
 
