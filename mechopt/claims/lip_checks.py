@@ -48,18 +48,21 @@ def _key(problem: Problem) -> str:
 _CACHE: dict[str, Result] = {}
 
 
-def certified(problem: Problem) -> Result:
+def certified(problem: Problem, time_limit: float | None = None) -> Result:
     """The certified optimum of ``problem`` (exact solver; cached by parameters).
 
     Falls back to multi-start SQP (no certificate) when the exact solver is
-    not installed; ``reference_solver()`` says which one ran.
+    not installed; ``reference_solver()`` says which one ran. With
+    ``time_limit`` the result may be a ``time_limit`` status without a value.
     """
-    key = _key(problem)
+    key = _key(problem) + repr(time_limit)
     if key not in _CACHE:
         from ..api import solve
 
         name = reference_solver()
         opts: dict[str, Any] = {"n_starts": 12} if name == "sqp" else {}
+        if time_limit is not None:
+            opts["time_limit"] = time_limit
         _CACHE[key] = solve(problem, solver=name, **opts)
     return _CACHE[key]
 

@@ -37,7 +37,7 @@ __all__ = ["FIGURES", "fig8_priors"]
 
 SEED = 20180503
 MIN_ERRORS = 30     # a Monte-Carlo CI is reported as reliable when at least this many runs erred
-CERT_MAX_D = 10     # certified optima drawn up to this many symbols (the exact LP grows ~ d 2^(d-1))
+CERT_MAX_D = 20     # certified optima drawn up to this many symbols (exact: symmetry / column generation)
 
 
 def _eps_grid(lo: float, hi: float, step: float, quick: bool, n_quick: int = 3) -> list[float]:

@@ -31,6 +31,8 @@ from ..result import Result, Status
 from ..simulate import UserGroup, analytic_mse, as_generator, mmse_table, simulate
 from ..utilities import HistogramMSE
 
+CERT_TIME_LIMIT = 60.0    # seconds per certified optimum in a figure
+
 __all__ = ["point", "user_f", "binary_optimum", "local_binary_points"]
 
 
@@ -57,9 +59,9 @@ def point(prob, Q: np.ndarray, label: str, x: float, n_users: int, runs: int, rn
                            "analytic_exact": exact, "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"],
                            "n_users": n_users, "runs": runs, "private": bool(prob.notion.audit(Q, prob.prior).violation <= 1e-7)}
     if certify:
-        opt = certified(prob)
-        row["certified"] = None if opt.value is None else n_users * opt.value
-        row["certified_by"] = reference_solver()
+        opt = certified(prob, time_limit=CERT_TIME_LIMIT)
+        row["certified"] = None if opt.value is None or not opt.status.has_solution else n_users * opt.value
+        row["certified_by"] = f"{reference_solver()} ({opt.status.value})"
     return row
 
 
