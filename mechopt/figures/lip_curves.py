@@ -60,7 +60,7 @@ def point(prob, Q: np.ndarray, label: str, x: float, n_users: int, runs: int, rn
                            "n_users": n_users, "runs": runs, "private": bool(prob.notion.audit(Q, prob.prior).violation <= 1e-7)}
     if certify:
         opt = certified(prob, time_limit=CERT_TIME_LIMIT)
-        row["certified"] = None if opt.value is None or not opt.status.has_solution else n_users * opt.value
+        row["certified"] = n_users * opt.value if opt.ok and opt.value is not None else None
         row["certified_by"] = f"{reference_solver()} ({opt.status.value})"
     return row
 
