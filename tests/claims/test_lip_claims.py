@@ -49,3 +49,28 @@ def test_report_is_json_ready():
     d = BY_ID["lip.thm2"].run().to_dict()
     assert {"id", "paper", "statement", "domain", "verdict", "checked", "worst_deviation", "counterexample",
             "region"} <= set(d)
+
+
+@pytest.mark.parametrize("cid", ["lip.thm3", "lip.thm5", "lip.thm4", "lip.prop5"])
+def test_region_claims(cid):
+    v = BY_ID[cid].run().result
+    assert v.verdict == "holds-in-region", (v.counterexample, v.note)
+    assert v.counterexample is not None and v.region
+
+
+def test_thm3_fails_outside_region_with_a_private_violation():
+    ce = BY_ID["lip.thm3"].run().result.counterexample
+    assert ce["violation"] > 0.01 and ce["d"] == 3
+
+
+def test_ldp_mimo_channel_is_not_optimal():
+    v = BY_ID["lip.ldp_mimo"].run().result
+    assert v.verdict == "fails"
+    ce = v.counterexample
+    assert ce["certified_value"] < ce["closed_value"] - 1e-3 and ce["violation"] <= 1e-9
+
+
+def test_whole_paper_runs_with_the_exact_reference():
+    from mechopt.claims.lip_checks import reference_solver
+
+    assert reference_solver() == "exact"
