@@ -40,3 +40,19 @@ def test_fig8_priors_generator():
 @pytest.mark.parametrize("fid", sorted(FIGURES))
 def test_full_reproductions(tmp_path, fid):
     _check(FIGURES[fid].run(tmp_path, quick=False), fid)
+
+
+def test_fig8_per_user_optimum_equals_exact_aggregate():
+    import numpy as np
+
+    import mechopt
+    from mechopt.figures.lip_curves import binary_optimum
+    from mechopt.problems.lip_aggregate import LIPAggregate
+
+    p1s = fig8_priors(40)
+    for kind in ("lip", "ldp"):
+        agg = LIPAggregate.local_binary(p1s, 0.7, notion=kind)
+        ours = agg.solve_with(binary_optimum)
+        exact = agg.solve_with(lambda p: mechopt.solve(p, solver="exact"))
+        assert all(r.ok for r in exact.results)
+        assert np.allclose(ours.per_user, exact.per_user, atol=1e-9) and agg.n_users == 40
