@@ -49,10 +49,10 @@ def test_fig8_per_user_optimum_equals_exact_aggregate():
     from mechopt.figures.lip_curves import binary_optimum
     from mechopt.problems.lip_aggregate import LIPAggregate
 
-    p1s = fig8_priors(40)
+    p1s = fig8_priors(12)
     for kind in ("lip", "ldp"):
         agg = LIPAggregate.local_binary(p1s, 0.7, notion=kind)
         ours = agg.solve_with(binary_optimum)
         exact = agg.solve_with(lambda p: mechopt.solve(p, solver="exact"))
         assert all(r.ok for r in exact.results)
-        assert np.allclose(ours.per_user, exact.per_user, atol=1e-9) and agg.n_users == 40
+        assert np.allclose(ours.per_user, exact.per_user, atol=1e-9) and agg.n_users == 12
