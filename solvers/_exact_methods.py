@@ -50,7 +50,17 @@ class Outcome:
 
 
 def _classes(cp: ColumnProgram):
-    return _symmetry.classes_of(cp.prior, cp.utility, settings.tolerance("prior_equal"))
+    """Symmetry classes of the program, computed once per program object."""
+    tol = settings.tolerance("prior_equal")
+    cached = _CLASS_CACHE.get(id(cp))
+    if cached is None or cached[0] is not cp or cached[1] != tol:
+        _CLASS_CACHE.clear()
+        cached = (cp, tol, _symmetry.classes_of(cp.prior, cp.utility, tol))
+        _CLASS_CACHE[id(cp)] = cached
+    return cached[2]
+
+
+_CLASS_CACHE: dict[int, tuple] = {}
 
 
 def orbit_count(cp: ColumnProgram, kind: str) -> int | None:

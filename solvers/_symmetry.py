@@ -90,17 +90,13 @@ def classes_of(P: np.ndarray, utility: Utility, tol: float = 1e-12) -> Classes |
         return None
     a, pu = key
     order = np.lexsort((P, pu, a))
-    members, cur = [], [order[0]]
-    for x, y in zip(order[:-1], order[1:]):
-        same = abs(P[x] - P[y]) <= tol and abs(a[x] - a[y]) <= tol and abs(pu[x] - pu[y]) <= tol
-        if same:
-            cur.append(y)
-        else:
-            members.append(np.array(cur))
-            cur = [y]
-    members.append(np.array(cur))
-    p = np.array([P[mb].mean() for mb in members])
-    return Classes(members, p, np.array([a[mb[0]] for mb in members]), np.array([pu[mb].mean() for mb in members]))
+    brk = np.flatnonzero((np.abs(np.diff(P[order])) > tol) | (np.abs(np.diff(a[order])) > tol)
+                         | (np.abs(np.diff(pu[order])) > tol)) + 1
+    members = np.split(order, brk)
+    starts = np.concatenate([[0], brk])
+    p = np.add.reduceat(P[order], starts) / np.diff(np.append(starts, P.size))
+    pu_c = np.add.reduceat(pu[order], starts) / np.diff(np.append(starts, P.size))
+    return Classes(members, p, a[order][starts], pu_c)
 
 
 def orbit_count_ldp(cl: Classes) -> int:

@@ -70,6 +70,15 @@ def notion_kind(notion: Any) -> str:
 class ExactSolver(Solver):
     """LP over extreme rays with a dual certificate (see the module docstring).
 
+    Examples
+    --------
+    >>> import mechopt
+    >>> from mechopt.problems.design import ChannelDesign
+    >>> prob = ChannelDesign.from_params(prior="uniform:1000", notion="ldp", utility="mi", eps=1.0)
+    >>> r = mechopt.solve(prob, solver="exact")          # d + 1 orbit columns
+    >>> r.extras["method"], r.mechanism is None, r.extras["orbits"][0]["counts_per_class"]["high"]
+    ('symmetry', True, [339])
+
     Options
     -------
     method : {"auto", "enumerate", "symmetry", "colgen"}
@@ -135,9 +144,9 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
     base = dict(sense=cp.sense, objective=cp.objective or cp.utility.name, solver="exact",
                 notion=cp.notion.name, eps=cp.notion.eps, time_s=elapsed, iterations=out.iterations)
     if out.gain_value is None:
-        cert = None if not math.isfinite(out.bound) else Certificate(cp.value_of(out.bound), math.inf)
-        return Result(status=out.status, value=None, certificate=None if cert is None else cert,
-                      message=out.message, extras=extras, **base)
+        if math.isfinite(out.bound):
+            extras["bound"] = cp.value_of(out.bound)
+        return Result(status=out.status, value=None, message=out.message, extras=extras, **base)
     value = cp.value_of(out.gain_value)
     mech = None
     if out.Q is not None:
