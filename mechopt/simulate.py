@@ -40,7 +40,7 @@ from .errors import ParamError, ProblemError
 from .priors import validate_prior
 
 __all__ = ["UserGroup", "MCResult", "mmse_table", "analytic_mse", "simulate", "simulate_users",
-           "simulate_oue", "as_generator"]
+           "simulate_oue", "simulate_fixed", "analytic_fixed", "as_generator"]
 
 
 def as_generator(rng: int | np.random.Generator | None) -> np.random.Generator:
@@ -266,3 +266,47 @@ def simulate_oue(prior, n_users: int, eps: float, runs: int, rng: int | np.rando
     bits = gen.binomial(nk, p) + gen.binomial(int(n_users) - nk, q)
     est = (bits - n_users * q) / (p - q)
     return _summarise(((est - nk) ** 2).sum(axis=1), z)
+
+
+def analytic_fixed(Q, counts, f, g) -> float:
+    """Exact E[‖S − Ŝ‖² | inputs] when ``counts[x]`` users hold x (a fixed dataset, Section V-B).
+
+    Σ_x n_x Σ_k Var(g_k(Y) | x) + ‖Σ_x n_x (f(x) − E[g(Y) | x])‖².
+
+    Examples
+    --------
+    >>> analytic_fixed(np.eye(2), [3, 7], [0.0, 1.0], [0.0, 1.0])
+    0.0
+    """
+    M = validate_channel(Q)
+    n = np.asarray(counts, dtype=float)
+    F = _fmat(f, M.shape[0])
+    G = np.asarray(g, dtype=float)
+    G = G[:, None] if G.ndim == 1 else G
+    mean = M @ G                                               # E[g(Y) | x], (d, k)
+    var = (M @ G ** 2 - mean ** 2).sum(axis=1)
+    bias = n @ (F - mean)
+    return float(n @ var + bias @ bias)
+
+
+def simulate_fixed(Q, counts, f, g, runs: int, rng: int | np.random.Generator, z: float = 1.96) -> MCResult:
+    """Monte-Carlo E[‖S − Ŝ‖² | inputs] for a fixed dataset: output counts Multinomial(n_x, Q[x, :]).
+
+    Examples
+    --------
+    >>> Q = np.array([[0.7, 0.3], [0.2, 0.8]])
+    >>> g = mmse_table(Q, [0.5, 0.5], [0.0, 1.0])
+    >>> mc = simulate_fixed(Q, [400, 600], [0.0, 1.0], g, runs=4000, rng=2)
+    >>> bool(mc.covers(analytic_fixed(Q, [400, 600], [0.0, 1.0], g), z=4))
+    True
+    """
+    gen, runs = as_generator(rng), _check_runs(runs)
+    M = validate_channel(Q)
+    n = np.asarray(counts, dtype=np.int64)
+    F = _fmat(f, M.shape[0])
+    G = np.asarray(g, dtype=float)
+    G = G[:, None] if G.ndim == 1 else G
+    err = np.tile(n @ F, (runs, 1)).astype(float)
+    for x in np.flatnonzero(n > 0):
+        err -= _counts(gen, np.full(runs, n[x]), M[x]) @ G
+    return _summarise((err ** 2).sum(axis=1), z)

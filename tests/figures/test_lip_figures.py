@@ -31,6 +31,12 @@ def test_fig8_quick(tmp_path):
     assert {r["N"] for r in rows} == {5, 500, 50_000}
 
 
+def test_fig9_quick_on_labelled_stand_ins(tmp_path):
+    out = FIGURES["lip-fig9"].run(tmp_path, quick=True)
+    _check(out, "lip-fig9")
+    assert "SYNTHETIC" in out.notes[0] and (tmp_path / "kosarak_SYNTHETIC.dat").exists()
+
+
 def test_fig8_priors_generator():
     p = fig8_priors(1000)
     assert abs(p.mean() - 0.5) < 0.05 and len(set(p.round(3))) <= 100

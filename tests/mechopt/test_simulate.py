@@ -89,3 +89,17 @@ def test_errors():
         UserGroup(Q=np.eye(2), prior=[0.5, 0.5], count=3, f=[0.0, 1.0], g=[0.0, 1.0, 2.0])
     with pytest.raises(ProblemError):
         simulate([], runs=10, rng=0)
+
+
+def test_fixed_dataset_simulation():
+    from mechopt.simulate import analytic_fixed, simulate_fixed
+
+    Q = cf.mimo_ldp_channel(3, 1.0)
+    P = np.array([0.2, 0.3, 0.5])
+    g = mmse_table(Q, P, np.eye(3))
+    exact = analytic_fixed(Q, [20, 30, 50], np.eye(3), g)
+    assert simulate_fixed(Q, [20, 30, 50], np.eye(3), g, runs=20_000, rng=6).covers(exact, z=Z)
+    # averaging the conditional MSE over multinomial inputs gives the unconditional one (one user)
+    grp = UserGroup(Q=Q, prior=P, count=1, f=np.eye(3), g=g)
+    avg = sum(P[x] * analytic_fixed(Q, np.eye(3)[x], np.eye(3), g) for x in range(3))
+    assert avg == pytest.approx(analytic_mse([grp]), rel=1e-12)
