@@ -156,3 +156,17 @@ def test_aggregate_groups_and_sums():
     assert ws.solve_with(lambda p: p.closed_form()).total == pytest.approx(5 * cf.binary_lip_mse(0.5, 1.0))
     with pytest.raises(ProblemError):
         LIPAggregate.weighted_sum("0.5,0.5", 1.0, weights="1,2", offsets="0")
+
+
+@given(d=st.integers(3, 4), seed=st.integers(0, 10_000), eps=st.floats(0.3, 4.0), hist=st.booleans())
+@settings(max_examples=25, deadline=None)
+def test_theorem3_and_5_exact_iff_in_region(d, seed, eps, hist):
+    P = np.random.default_rng(seed).dirichlet(np.full(d, 3.0))
+    prob = (LIPHistogram if hist else LIPMimo)(prior=P, eps=eps)
+    closed = prob.closed_form()
+    opt = mechopt.solve(prob, solver="exact")
+    viol = LIP(eps).audit(closed.Q, P).violation
+    if cf.mimo_lip_region(P, eps):
+        assert viol <= 1e-9 and closed.value == pytest.approx(opt.value, abs=1e-7)
+    else:
+        assert viol > 0 and closed.value < opt.value + 1e-12      # infeasible and (weakly) "better" than possible
