@@ -169,6 +169,9 @@ class LIPBinary(_LIPChannel):
         _no_extra(extra, "prior|p1, eps, notion")
         if (prior is None) == (p1 is None):
             raise ProblemError("lip-binary needs exactly one of prior=P0,P1 or p1=P(X=1)")
+        if p1 is not None and isinstance(p1, str) and "," in p1:
+            raise ProblemError("lip-binary is one user's channel: for per-user local priors p1=a,b,c use "
+                               "mechopt.problems.lip_aggregate.LIPAggregate.local_binary (Proposition 2)")
         if prior is not None:
             P = _prior(prior)
             if P.size != 2:

@@ -37,6 +37,7 @@ def test_registry_and_cli_strings():
     (LIPMimo, {"prior": "0.5,0.5", "eps": "1", "values": "0,1,2"}, "values"),
     (LIPMimo, {"prior": "0.5,0.5", "eps": "1", "notion": "mip"}, "notion"),
     (LIPBinary, {"p1": "1.5", "eps": "1"}, "p1"),
+    (LIPBinary, {"p1": "0.1,0.5", "eps": "1"}, "local_binary"),
     (LIPBinary, {"prior": "0.2,0.3,0.5", "eps": "1"}, "prior"),
     (LIPWeightedSum, {"prior": "0.5,0.5", "eps": "1", "weight": "w"}, "weight"),
     (LIPHistogram, {"prior": "0.5,0.5", "eps": "1", "bogus": "1"}, "bogus"),
