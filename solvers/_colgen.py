@@ -67,7 +67,8 @@ def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: 
             notes.append(pr.note)
         if pr.rays.shape[1] == 0 or (proven and bound - master.value <= tol * max(1.0, abs(bound))):
             if pr.rays.shape[1] == 0 and not proven:
-                return ColGenResult("failed", master, R, bound, False, it, notes)
+                timed_out = deadline is not None and time.perf_counter() >= deadline
+                return ColGenResult("time_limit" if timed_out else "failed", master, R, bound, False, it, notes)
             return ColGenResult("optimal", master, R, bound, proven, it, notes)
         R = np.hstack([R, pr.rays])
         mu = np.concatenate([mu, gain(pr.rays)])

@@ -23,7 +23,7 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.channel import merge_outputs
-from mechopt.errors import TooLargeError
+from mechopt.errors import ParamError, TooLargeError
 from mechopt.forms import ColumnProgram
 from mechopt.result import Status
 
@@ -123,8 +123,8 @@ def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline:
     """One LP column per orbit; the certificate over all orbits is exact over all rays."""
     cl = _classes(cp)
     if cl is None or kind not in ("ldp", "lip"):
-        raise TooLargeError(f"no symmetry reduction for {cp.notion.name} with utility {cp.utility.name}; "
-                            "use method='enumerate' or 'colgen'")
+        raise ParamError(f"method='symmetry' supports LDP and LIP with utilities mi, mse, histogram, not "
+                         f"{cp.notion.name} with {cp.utility.name}; use method='enumerate' or 'colgen'")
     count = orbit_count(cp, kind)
     if count > MAX_ORBITS:
         raise TooLargeError(f"{count} orbit columns exceed {MAX_ORBITS}: the prior has too many distinct values; "
@@ -151,7 +151,17 @@ def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline:
     Q = _symmetry.materialise(orb, used, m.theta[used], cp.prior)
     Q, _ = merge_outputs(Q)
     Q = Q / Q.sum(axis=1, keepdims=True)
+    if opts["compact"] and Q.shape[1] > cp.d:
+        Q = _compact(cp, Q)
     return Outcome(Status.OPTIMAL, m.value, bound, Q, 1, "", extras)
+
+
+def _compact(cp: ColumnProgram, Q: np.ndarray) -> np.ndarray:
+    """A basic optimal solution (≤ d outputs) of the LP over the columns of an optimal Q."""
+    C = cp.prior[:, None] * Q
+    R = C / C.sum(axis=0)
+    m = solve_master(R, cp.gain(R), cp.prior)
+    return recover_channel(cp.prior, R, m.theta) if m.status == "optimal" else Q
 
 
 def _describe(orb, j: int, weight: float, log_size: float, kind: str) -> dict[str, Any]:

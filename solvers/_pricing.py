@@ -30,7 +30,10 @@ Examples
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -125,6 +128,25 @@ class LDPEnumPricer:
         return Pricing(pattern_rays(self.P, self.eps, bits(top, self.P.size)), float(rc.max()), "enumeration")
 
 
+@contextlib.contextmanager
+def _quiet_stdout():
+    """Silence C-level writes to stdout (HiGHS prints MIP debug lines under tight tolerances)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), fd)
+            yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
 class _LDPPricerBase:
     def __init__(self, P: np.ndarray, eps: float) -> None:
         self.P, self.eps, self.E1 = P, eps, math.expm1(eps)
@@ -137,6 +159,16 @@ class _LDPPricerBase:
             Z[k - 1, order[:k]] = True
         return Z
 
+    def _ascend(self, Z: np.ndarray, score, keep: int = 8, rounds: int = 4) -> tuple[np.ndarray, np.ndarray]:
+        """Greedy 1-flip local search from the best ``keep`` patterns (a heuristic: proves nothing)."""
+        d = self.P.size
+        pool = np.asarray(Z, bool)
+        flip = np.eye(d, dtype=bool)[None]
+        for _ in range(rounds):
+            top = pool[np.argsort(-score(pool))[:keep]]
+            pool = np.unique(np.vstack([top, (top[:, None, :] ^ flip).reshape(-1, d)]), axis=0)
+        return pool, score(pool)
+
     def _milp(self, c, cons, integrality, bounds, deadline):
         """HiGHS MILP with tight integrality and absolute-gap tolerances (passed verbatim)."""
         self.milp_calls += 1
@@ -144,7 +176,7 @@ class _LDPPricerBase:
                 "output_flag": False}
         if deadline is not None:
             opts["time_limit"] = max(1e-3, deadline - time.perf_counter())
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _quiet_stdout():
             warnings.simplefilter("ignore", RuntimeWarning)   # "options passed to HiGHS verbatim"
             return milp(np.asarray(c), constraints=cons, integrality=integrality, bounds=bounds, options=opts)
 
@@ -174,9 +206,8 @@ class LDPMIPricer(_LDPPricerBase):
 
     def price(self, nu: np.ndarray, deadline: float | None = None) -> Pricing:
         const, coef = self._lin(nu)
-        Z = self._threshold_candidates(-coef / self.P)
-        t = 1.0 + self.E1 * (Z @ self.P)
-        rc = self.num(Z, nu) / t
+        Z, rc = self._ascend(self._threshold_candidates(-coef / self.P),
+                             lambda Z: self.num(Z, nu) / (1.0 + self.E1 * (Z @ self.P)))
         good = rc > RC_TOL
         if np.any(good):
             best = np.argsort(-rc)[: max(1, min(int(good.sum()), self.P.size))]
@@ -252,9 +283,7 @@ class LDPQuadPricer(_LDPPricerBase):
 
     def price(self, nu: np.ndarray, deadline: float | None = None) -> Pricing:
         Z = self._threshold_candidates(nu)
-        Z = np.vstack([Z, ~Z])
-        t = 1.0 + self.E1 * (Z @ self.P)
-        rc = self.F(Z, nu) / t ** 2
+        Z, rc = self._ascend(np.vstack([Z, ~Z]), lambda Z: self.F(Z, nu) / (1.0 + self.E1 * (Z @ self.P)) ** 2)
         if np.any(rc > RC_TOL):
             best = np.argsort(-rc)[: self.P.size]
             return Pricing(pattern_rays(self.P, self.eps, Z[best][rc[best] > RC_TOL]), None, "heuristic")

@@ -85,6 +85,10 @@ class ExactSolver(Solver):
     max_outputs : int
         Under symmetry, materialise Q only when it has at most this many outputs;
         otherwise the mechanism is described by orbit weights in ``extras``.
+    compact : bool
+        Under symmetry, replace the symmetric mechanism (one output per ray of
+        each used orbit, e.g. the k-subset mechanism) by a basic optimal
+        solution with at most d outputs.
     max_memory : float
         Bytes an enumeration may allocate; above it TooLargeError names the method that scales.
     enum_max_d : int
@@ -94,7 +98,7 @@ class ExactSolver(Solver):
     """
 
     name = "exact"
-    options = {"method": "auto", "max_outputs": 5000, "max_memory": 2e9, "enum_max_d": 22,
+    options = {"method": "auto", "max_outputs": 5000, "compact": False, "max_memory": 2e9, "enum_max_d": 22,
                "max_iter": 1000, "dd_max_d": 14}
 
     def can_solve(self, problem: Any) -> bool:
@@ -112,6 +116,9 @@ class ExactSolver(Solver):
         for key in ("max_outputs", "max_iter", "enum_max_d", "dd_max_d"):
             if not (isinstance(opts[key], (int, np.integer)) and opts[key] >= 1):
                 raise ParamError(f"{key} must be a positive integer, got {opts[key]!r}")
+        mem = opts["max_memory"]
+        if not (isinstance(mem, (int, float)) and math.isfinite(mem) and mem > 0):
+            raise ParamError(f"max_memory must be a positive number of bytes, got {mem!r}")
         t0 = time.perf_counter()
         deadline = None if opts["time_limit"] is None else t0 + float(opts["time_limit"])
         kind = notion_kind(cp.notion)

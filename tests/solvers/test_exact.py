@@ -4,13 +4,16 @@ from __future__ import annotations
 import itertools
 import math
 
+import networkx as nx
 import numpy as np
 import pytest
 
 import mechopt
 from mechopt.errors import ParamError, TooLargeError
+from mechopt.notions import GraphLDP
 from mechopt.problems.design import ChannelDesign
 from mechopt.result import Status
+from mechopt.utilities import SumMSE
 
 
 def I_k(d: int, k: int, eps: float) -> float:
@@ -131,11 +134,15 @@ def test_lip_theorem3_channel_where_feasible() -> None:
     assert checked >= 5
 
 
-def test_zero_mass_symbols_restored() -> None:
-    prob = ldp_mi("0.2,0,0.3,0.5", 1.0)
+@pytest.mark.parametrize("notion", ["ldp", "lip"])
+def test_zero_mass_symbols_restored(notion: str) -> None:
+    prob = ChannelDesign.from_params(prior="0.2,0,0.3,0.5", notion=notion, utility="mi", eps=1.0)
     r = mechopt.solve(prob, solver="exact")
-    assert r.status is Status.OPTIMAL and r.Q.shape[0] == 4
-    assert np.allclose(r.Q[1], np.array([0.2, 0.3, 0.5]) @ r.Q[[0, 2, 3]] / 1.0)
+    assert r.status is Status.OPTIMAL and r.Q.shape[0] == 4 and r.violation <= 1e-7
+    assert np.allclose(r.Q[1], np.array([0.2, 0.3, 0.5]) @ r.Q[[0, 2, 3]])
+    full = mechopt.solve(ChannelDesign.from_params(prior="0.2,0.3,0.5", notion=notion, utility="mi", eps=1.0),
+                         solver="exact")
+    assert abs(full.value - r.value) <= 1e-12
 
 
 def test_eps_zero_gives_no_information() -> None:
@@ -159,9 +166,14 @@ def test_time_limit_is_a_status() -> None:
     assert r.status is Status.TIME_LIMIT
 
 
-def test_bad_method() -> None:
+def test_bad_options() -> None:
     with pytest.raises(ParamError, match="method"):
         mechopt.solve(ldp_mi("0.5,0.5", 1.0), solver="exact", method="magic")
+    with pytest.raises(ParamError, match="max_memory"):
+        mechopt.solve(ldp_mi("0.5,0.5", 1.0), solver="exact", max_memory=-1)
+    with pytest.raises(ParamError, match="symmetry"):
+        mechopt.solve(ChannelDesign(prior=np.full(3, 1 / 3), notion=GraphLDP(1.0, nx.path_graph(3)),
+                                    utility=SumMSE(np.arange(3.0))), solver="exact", method="symmetry")
 
 
 @pytest.mark.parametrize("utility", ["mse", "histogram", "mi"])
@@ -181,3 +193,11 @@ def test_certificate_direction_from_a_suboptimal_master(utility: str) -> None:
     lo, hi = (bound, weak) if prob.sense == "min" else (weak, bound)
     assert lo - 1e-12 <= opt <= hi + 1e-12
     assert hi - lo > 1e-6       # the restricted master really was suboptimal
+
+
+def test_compact_symmetric_solution_has_at_most_d_outputs() -> None:
+    prob = ldp_mi(np.full(7, 1 / 7), 1.0)
+    sym = mechopt.solve(prob, solver="exact")
+    small = mechopt.solve(prob, solver="exact", compact=True)
+    assert sym.Q.shape[1] > 7 >= small.Q.shape[1]
+    assert small.status is Status.OPTIMAL and abs(small.value - sym.value) <= 1e-12 and small.violation <= 1e-7
