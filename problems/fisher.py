@@ -51,18 +51,15 @@ from mechopt.result import Certificate, Result, Status
 from .fisher_base import (CORR2_CONSTANT, PAPER, _only, parse_float, parse_int, parse_vector,
                           query_factor)
 from .fisher_grid import (GridDensity, ProductDensity, box_fisher, box_program, check_density,
-                          grid_error, interval_program)
+                          grid_error, grid_error_estimate, interval_program)
 
 __all__ = ["FisherInterval", "FisherBox", "FisherOutput", "PROBLEMS", "problem_from_params", "CORR2_CONSTANT",
            "parse_float", "parse_int", "parse_vector", "query_factor", "PAPER"]
 
 def _fisher_extras(g: GridDensity, J: float) -> dict[str, Any]:
-    """Grid size, quality (variance) and the leading grid error (h²/3)∫q''²/∫q²·(4/4)."""
-    q = np.sqrt(np.clip(g.density, 0.0, None))
-    d2 = np.diff(np.concatenate([[0.0], q, [0.0]]), 2) / g.h ** 2
-    est = (g.h ** 2 / 3.0) * float(np.sum(d2 ** 2) / np.sum(q ** 2))
+    """Grid size, quality (variance) and the leading grid error (:func:`grid_error_estimate`)."""
     return {"grid_points": g.n, "h": g.h, "variance": g.variance(), "fisher_trace": J,
-            "error_estimate": est}
+            "error_estimate": grid_error_estimate(g)}
 
 
 @dataclass(frozen=True, eq=False)

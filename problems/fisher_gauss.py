@@ -50,7 +50,8 @@ from mechopt.problem import Problem, ProblemAudit
 from mechopt.result import Result, Status
 
 from .fisher_base import PAPER, _only, parse_float, parse_int
-from .fisher_grid import GaussianNoise, GridDensity, ProductDensity, check_density, interval_program
+from .fisher_grid import (GaussianNoise, GridDensity, ProductDensity, check_density, grid_error_estimate,
+                          interval_program)
 
 __all__ = ["FisherGaussian", "FisherLTI", "parse_matrix", "observability", "lti_fisher"]
 
@@ -137,7 +138,8 @@ class FisherGaussian(Problem):
             mech = recover()
             val = self._value(mech.fisher(), sum(g.moment(2) for g in mech.axes))
             extras.update(grid_points=self.n, program_value=self.m * float(opt), truncation=self.R,
-                          variance=sum(g.moment(2) for g in mech.axes), fisher_trace=mech.fisher())
+                          variance=sum(g.moment(2) for g in mech.axes), fisher_trace=mech.fisher(),
+                          error_estimate=sum(grid_error_estimate(g) for g in mech.axes))
             return val
 
         return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,

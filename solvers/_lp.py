@@ -60,17 +60,25 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     method = "highs-ipm" if R.shape[1] > IPM_COLUMNS else "highs-ds"
     if time_limit is not None:
         opts["time_limit"] = max(float(time_limit), 1e-3)
+    # Solve in mechanism scale: row x divided by P(x) (constraints Σ_j φ_j q_j(x) = 1) and
+    # column j by c_j = max_x r_j(x)/P(x), so every coefficient is in [0, 1] whatever the
+    # prior's dynamic range; θ = c φ and ν = ν̃ / P map back (reduced costs are c_j times
+    # the original ones, so optimality and the certificate are unchanged).
+    P = np.asarray(P, float)
+    A = R / P[:, None]
+    c = 1.0 / A.max(axis=0)
+    mu = np.asarray(mu, float)
     try:
-        res = linprog(-np.asarray(mu, float), A_eq=R, b_eq=P, bounds=(0, None), method=method, options=opts)
+        res = linprog(-mu * c, A_eq=A * c, b_eq=np.ones(P.size), bounds=(0, None), method=method, options=opts)
     except ValueError as exc:
         raise SolverError(f"HiGHS rejected the master LP: {exc}") from exc
     if res.status == 1 and res.x is None:
         return Master("time_limit", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
     if res.status not in (0, 1) or res.x is None:
         return Master("failed", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
-    theta = np.clip(res.x, 0.0, None)
-    nu = -np.asarray(res.eqlin.marginals, dtype=float)
-    return Master("optimal" if res.status == 0 else "time_limit", theta, nu, float(-res.fun), res.message)
+    theta = np.clip(res.x, 0.0, None) * c
+    nu = -np.asarray(res.eqlin.marginals, dtype=float) / P
+    return Master("optimal" if res.status == 0 else "time_limit", theta, nu, float(theta @ mu), res.message)
 
 
 def _one_row(r: np.ndarray, mu: np.ndarray, b: float) -> Master:
@@ -99,7 +107,10 @@ def dual_bound(nu: np.ndarray, P: np.ndarray, R: np.ndarray, mu: np.ndarray) -> 
 def recover_channel(P: np.ndarray, R: np.ndarray, theta: np.ndarray, *, drop: float = 0.0) -> np.ndarray:
     """Q[x, j] = θ_j r_j(x) / P(x) over the used rays, outputs with one posterior merged.
 
-    Rows are renormalised (they sum to 1 up to the LP's feasibility tolerance).
+    Rows are renormalised (the master LP is solved row-scaled, so they sum to
+    1 up to HiGHS's tolerance). A row left with no mass at all (a prior entry
+    below what floating point resolves) gets the output marginal λ, which LDP
+    and LIP admit exactly; the caller's audit still checks the result.
 
     Examples
     --------
@@ -114,4 +125,11 @@ def recover_channel(P: np.ndarray, R: np.ndarray, theta: np.ndarray, *, drop: fl
     Q = R[:, used] * theta[used] / P[:, None]
     Q, _ = merge_outputs(Q)
     Q = np.clip(Q, 0.0, None)
-    return Q / Q.sum(axis=1, keepdims=True)
+    sums = Q.sum(axis=1)
+    bad = ~(sums > 0)
+    if np.any(bad):
+        good = ~bad
+        lam = P[good] @ (Q[good] / sums[good, None])
+        Q[bad] = lam / lam.sum()
+        sums[bad] = 1.0
+    return Q / sums[:, None]

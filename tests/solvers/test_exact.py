@@ -204,3 +204,19 @@ def test_compact_symmetric_solution_has_at_most_d_outputs() -> None:
     small = mechopt.solve(prob, solver="exact", compact=True)
     assert sym.Q.shape[1] > 7 >= small.Q.shape[1]
     assert small.status is Status.OPTIMAL and abs(small.value - sym.value) <= 1e-12 and small.violation <= 1e-7
+
+
+def test_cip_with_underflowing_binomial_tail_is_private_and_honest() -> None:
+    # P(S = s) spans 1e-26 .. 0.12 at N = 50: the master LP is solved in mechanism scale so no
+    # row is lost; the dual is ill-conditioned there, and the status must say so if the gap is open.
+    from mechopt.notions import CIP
+    from mechopt.priors import binomial_prior
+    from mechopt.utilities import SumMSE
+
+    N = 50
+    prob = ChannelDesign(prior=binomial_prior(N, 0.3), notion=CIP.binomial(1.0, N, 0.3),
+                         utility=SumMSE(np.arange(N + 1.0)))
+    r = mechopt.solve(prob, solver="exact")
+    assert r.violation <= 1e-7 and np.all(np.isfinite(r.Q))
+    assert 0.0 <= r.value <= N * 0.3 * 0.7
+    assert r.status is Status.OPTIMAL or "certificate gap" in r.message
