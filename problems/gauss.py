@@ -25,7 +25,7 @@ Examples
 >>> prob = GaussProblem.from_params(dataset="1", delta="0.3", gamma="0")
 >>> r = mechopt.solve(prob, solver="sqp", n_starts=4)
 >>> r.status.value, r.violation <= 1e-7, round(r.value, 4)
-('optimal', True, 0.0913)
+('optimal', True, 1.1617)
 """
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ class GaussProblem(Problem):
     --------
     >>> p = GaussProblem.from_params(dataset="1", delta="0.2")
     >>> p.n, p.n_u, round(p.utility_full, 4)
-    (2, 1, 1.1289)
+    (2, 1, 1.0647)
     """
 
     cov_p: np.ndarray
