@@ -52,6 +52,9 @@ __all__ = ["GaussianNoise", "GaussProblem", "GaussDataset1", "GaussDataset2", "P
 class GaussianNoise:
     """The mechanism: independent noise variances v ∈ [0, ∞]ⁿ (∞ = feature suppressed).
 
+    ``notes`` carries what the problem changed in its data (a PSD projection),
+    so every result built on projected data says so.
+
     Examples
     --------
     >>> GaussianNoise([0.0, float("inf")]).to_dict()["suppressed"]
@@ -59,6 +62,7 @@ class GaussianNoise:
     """
 
     variances: Any
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         v = np.asarray(self.variances, dtype=float).ravel()
@@ -70,7 +74,7 @@ class GaussianNoise:
         v = self.variances
         return {"noise_variances": [float(x) if math.isfinite(x) else "inf" for x in v],
                 "suppressed": [int(i) for i in np.flatnonzero(np.isinf(v))],
-                "exact": [int(i) for i in np.flatnonzero(v == 0)]}
+                "exact": [int(i) for i in np.flatnonzero(v == 0)], "notes": list(self.notes)}
 
 
 def _num(name: str, value: Any, lo: float = -math.inf, allow_none: bool = False) -> float | None:
@@ -190,7 +194,7 @@ class GaussProblem(Problem):
     def with_params(self, **changes: Any) -> "GaussProblem":
         """A copy with ``delta``, ``gamma``, ``utility``... changed (validated again)."""
         kw = {k: getattr(self, k) for k in ("cov_p", "cov_u", "n", "delta", "gamma", "utility", "delta_fisher",
-                                            "gamma_fisher", "psd", "psd_floor", "dataset")}
+                                            "gamma_fisher", "psd", "psd_floor", "dataset", "notes")}
         kw.update(changes)
         return type(self)(**kw)
 
@@ -289,7 +293,7 @@ class GaussProblem(Problem):
         return s_from_var(v, self.var_x)
 
     def noise_of(self, s: np.ndarray) -> GaussianNoise:
-        return GaussianNoise(var_from_s(s, self.var_x))
+        return GaussianNoise(var_from_s(s, self.var_x), self.notes)
 
     def _variances(self, mech: Any) -> np.ndarray:
         v = mech.variances if isinstance(mech, GaussianNoise) else GaussianNoise(mech).variances
