@@ -3,8 +3,8 @@
 * :func:`nlp_form` — the NLP in the scaled parameter s ∈ [0, 1]ⁿ,
   s_i = σ_i/√(σ_i² + v_i): s = 0 is infinite noise (feature suppressed),
   s = 1 no noise; the objective and constraints are smooth on the closed box
-  (see :mod:`mechopt.problems.gauss_info`) with analytic gradients for the
-  mutual informations:
+  (see :mod:`mechopt.problems.gauss_info`) with analytic gradients (mutual
+  informations and the trace of the Fisher matrix):
 
       minimise_s  I(X_p; Y(s))  s.t.  U(s) ≥ U_thr,  (P_X − P(s)) − γ (U_X − U(s)) ≥ 0,  0 ≤ s ≤ 1.
 
@@ -38,13 +38,13 @@ import numpy as np
 
 from mechopt.forms import NLPForm
 
-from .gauss_info import mi_s_grad
+from .gauss_info import fisher_trace_grad, mi_s_grad
 
 __all__ = ["GreedyForm", "SearchForm", "nlp_form", "greedy_form", "search_form"]
 
 
 def nlp_form(prob: Any) -> NLPForm:
-    """The smooth NLP in s (module docstring); Fisher constraints use finite-difference Jacobians."""
+    """The smooth NLP in s (module docstring), with analytic Jacobians."""
     n = prob.n
     cons: list[dict[str, Any]] = []
     if prob.utility == "mi":
@@ -55,9 +55,12 @@ def nlp_form(prob: Any) -> NLPForm:
                          "jac": lambda s: (prob.gamma * mi_s_grad(prob.cov_u, n, s)
                                            - mi_s_grad(prob.cov_p, n, s))[None, :]})
     else:
-        cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(s)[0])})
+        cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(s)[0]),
+                     "jac": lambda s: fisher_trace_grad(prob.cov_u, n, s)[None, :]})
         if prob.gamma_utility > 0:
-            cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(s)[1])})
+            cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(s)[1]),
+                         "jac": lambda s: (prob.gamma_utility * fisher_trace_grad(prob.cov_u, n, s)
+                                           - mi_s_grad(prob.cov_p, n, s))[None, :]})
 
     def starts(rng: np.random.Generator, k: int) -> np.ndarray:
         pts = [np.ones(n)] + [rng.uniform(0.0, 1.0, n) for _ in range(max(0, k - 1))]
