@@ -44,32 +44,36 @@ __all__ = ["GreedyForm", "SearchForm", "nlp_form", "greedy_form", "search_form"]
 
 
 def nlp_form(prob: Any) -> NLPForm:
-    """The smooth NLP in s (module docstring), with analytic Jacobians."""
+    """The smooth NLP in s (module docstring), with analytic Jacobians.
+
+    Every function clips s to [0, 1] first: interior-point methods
+    (trust-constr) may probe slightly outside the bounds.
+    """
     n = prob.n
-    cons: list[dict[str, Any]] = []
-    if prob.utility == "mi":
-        cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(s)[0]),
-                     "jac": lambda s: mi_s_grad(prob.cov_u, n, s)[None, :]})
-        if prob.gamma > 0:
-            cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(s)[1]),
-                         "jac": lambda s: (prob.gamma * mi_s_grad(prob.cov_u, n, s)
-                                           - mi_s_grad(prob.cov_p, n, s))[None, :]})
-    else:
-        cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(s)[0]),
-                     "jac": lambda s: fisher_trace_grad(prob.cov_u, n, s)[None, :]})
-        if prob.gamma_utility > 0:
-            cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(s)[1]),
-                         "jac": lambda s: (prob.gamma_utility * fisher_trace_grad(prob.cov_u, n, s)
-                                           - mi_s_grad(prob.cov_p, n, s))[None, :]})
+
+    def box(s: np.ndarray) -> np.ndarray:
+        return np.clip(np.asarray(s, dtype=float), 0.0, 1.0)
+
+    def g_priv(s: np.ndarray) -> np.ndarray:
+        return mi_s_grad(prob.cov_p, n, box(s))
+
+    def g_util(s: np.ndarray) -> np.ndarray:
+        return mi_s_grad(prob.cov_u, n, box(s)) if prob.utility == "mi" else fisher_trace_grad(prob.cov_u, n, box(s))
+
+    cons: list[dict[str, Any]] = [{"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(box(s))[0]),
+                                   "jac": lambda s: g_util(s)[None, :]}]
+    if prob.gamma_utility > 0:
+        cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(box(s))[1]),
+                     "jac": lambda s: (prob.gamma_utility * g_util(s) - g_priv(s))[None, :]})
 
     def starts(rng: np.random.Generator, k: int) -> np.ndarray:
         pts = [np.ones(n)] + [rng.uniform(0.0, 1.0, n) for _ in range(max(0, k - 1))]
         return np.array(pts[:max(k, 1)])
 
-    return NLPForm(fun=lambda s: float(prob.privacy_s(s)), jac=lambda s: mi_s_grad(prob.cov_p, n, s),
+    return NLPForm(fun=lambda s: float(prob.privacy_s(box(s))), jac=g_priv,
                    bounds=[(0.0, 1.0)] * n, constraints=cons, starts=starts,
-                   recover=lambda s: prob.noise_of(np.clip(s, 0.0, 1.0)),
-                   value_of=lambda s: float(prob.privacy_s(prob.s_of(prob.noise_of(np.clip(s, 0.0, 1.0)).variances))),
+                   recover=lambda s: prob.noise_of(box(s)),
+                   value_of=lambda s: float(prob.privacy_s(prob.s_of(prob.noise_of(box(s)).variances))),
                    sense="min", objective=prob.objective)
 
 

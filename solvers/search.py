@@ -90,6 +90,21 @@ def _split(lo: np.ndarray, hi: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]
     return out
 
 
+def _snap_to_suppression(form: Any, s: np.ndarray, p: float, width: float) -> np.ndarray:
+    """Set coordinates within one cell of 0 to exactly 0 (infinite noise) when that stays feasible.
+
+    P is nondecreasing in s, so the snapped point is never worse; it is kept
+    only if both constraints still hold exactly.
+    """
+    for i in np.flatnonzero((s > 0) & (s <= 2 * width)):
+        cand = s.copy()
+        cand[i] = 0.0
+        P, U = form.evaluate(cand[None, :])
+        if P[0] <= p and _feasible(form, float(P[0]), float(U[0])):
+            s, p = cand, float(P[0])
+    return s
+
+
 class SearchSolver(Solver):
     """Grid search + monotone branch-and-bound with a certificate (module docstring)."""
 
@@ -149,6 +164,7 @@ class SearchSolver(Solver):
         if best_s is None:                      # cannot happen: s = 1 (no noise) is always feasible
             return Result(status=Status.INFEASIBLE, value=None, sense=form.sense, objective=form.objective,
                           message="no feasible grid vertex")
+        best_s = _snap_to_suppression(form, best_s, best_p, width)
         bound = min(closed_lb, best_p)
         value = form.value_of(best_s)
         status = {"gap": Status.OPTIMAL, "max_evals": Status.ITERATION_LIMIT}.get(stop, Status.TIME_LIMIT)

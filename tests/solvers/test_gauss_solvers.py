@@ -153,3 +153,10 @@ def test_fisher_and_mi_agree_for_one_utility_feature_gamma0(reference):
         m = mechopt.solve(_d1(0.5), solver=solver).value
         f = mechopt.solve(_d1(0.5, utility="fisher"), solver=solver).value
         assert m == pytest.approx(f, abs=1e-9)
+
+
+def test_sqp_trust_constr_on_the_scaled_form(reference):
+    """trust-constr probes outside [0, 1]; the form clips, and the answer is near the global one."""
+    r = mechopt.solve(_d1(0.3), solver="sqp", method="trust-constr", n_starts=3)
+    assert r.violation <= TOL and r.value >= reference[0.3].certificate.bound - 1e-9
+    assert r.value <= reference[0.3].value + 1e-4
