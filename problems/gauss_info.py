@@ -112,7 +112,11 @@ def mi_s(C: np.ndarray, n: int, s: np.ndarray) -> np.ndarray | float:
     True
     """
     K = scaled_cov(C, n, s)
-    val = 0.5 * (_logdet_pd(C[n:, n:]) + _logdet_pd(K[..., :n, :n]) - _logdet_pd(K))
+    # one Cholesky factor L of K serves both determinants: L[:n, :n] is the factor of K_XX,
+    # so ½(log|K_XX| − log|K|) = −Σ_{i ≥ n} log L_ii.
+    L = np.linalg.cholesky(K)
+    tail = np.log(np.diagonal(L, axis1=-2, axis2=-1)[..., n:]).sum(axis=-1)
+    val = 0.5 * _logdet_pd(C[n:, n:]) - tail
     val = np.maximum(val, 0.0)
     return float(val) if np.ndim(val) == 0 else val
 
