@@ -37,7 +37,7 @@ import numpy as np
 
 from mechopt.info import gaussian_mi
 
-__all__ = ["s_from_var", "var_from_s", "scaled_cov", "mi_s", "mi_s_grad", "mi_direct",
+__all__ = ["s_from_var", "var_from_s", "scaled_cov", "mi_s", "mi_s_grad", "mi_direct", "utility_loss_direct",
            "fisher_s", "fisher_trace_grad", "fisher_eq10", "fisher_eq11", "bnn_eq12", "mi_from_fisher_eq13",
            "fisher_from_mi_eq13"]
 
@@ -167,6 +167,25 @@ def mi_direct(C: np.ndarray, n: int, v: Sequence[float]) -> float:
     D = C[np.ix_(rows, rows)].copy()
     D[np.arange(keep.size), np.arange(keep.size)] += v[keep]
     return gaussian_mi(D, list(range(keep.size)), list(range(keep.size, rows.size)))
+
+
+def utility_loss_direct(C: np.ndarray, n: int, v: Sequence[float]) -> float:
+    """The δ-constraint's left side as printed in Section III-B (finite variances):
+
+    I(X_u;X) − I(X_u;Y) = ½(log|Σ_X| − log|Σ_{X∪Xu}| − log|Σ_Y| + log|Σ_{Y∪Xu}|).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> bool(np.isclose(utility_loss_direct(C, 1, [1.0]), mi_direct(C, 1, [0.0]) - mi_direct(C, 1, [1.0])))
+    True
+    """
+    v = np.asarray(v, dtype=float)
+    D = np.array(C, dtype=float)
+    D[np.arange(n), np.arange(n)] += v
+    ld = lambda M: np.linalg.slogdet(M)[1]  # noqa: E731
+    return float(0.5 * (ld(C[:n, :n]) - ld(C) - ld(D[:n, :n]) + ld(D)))
 
 
 def fisher_s(C: np.ndarray, n: int, s: np.ndarray) -> np.ndarray:

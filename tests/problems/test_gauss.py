@@ -14,7 +14,7 @@ from mechopt.errors import ProblemError
 from mechopt.problems.gauss import GaussianNoise, GaussProblem
 from mechopt.problems.gauss_data import DATASETS, validate_blocks
 from mechopt.problems.gauss_info import (fisher_eq10, fisher_s, mi_direct, mi_s, mi_s_grad, s_from_var,
-                                         var_from_s)
+                                         utility_loss_direct, var_from_s)
 from mechopt.claims.gauss import random_instance
 from mechopt.result import Result, Status
 
@@ -34,6 +34,14 @@ def test_scaled_form_equals_paper_formula_including_zero_and_infinite_noise(seed
     v = _noise(rng.random(2 * n), n, rng)
     s = s_from_var(v, np.diag(cp)[:n])
     assert mi_s(cp, n, s) == pytest.approx(mi_direct(cp, n, v), abs=1e-10)
+
+
+def test_paper_utility_loss_formula_matches_the_problem_slack():
+    p = GaussProblem.from_params(dataset="1", delta="0.3")
+    for v in ([0.0, 0.0], [1.0, 20.0], [300.0, 0.5]):
+        loss = utility_loss_direct(p.cov_u, 2, v)
+        assert loss == pytest.approx(p.mi_full - mi_s(p.cov_u, 2, p.s_of(v)), abs=1e-12)
+        assert p.slacks_s(p.s_of(v))[0] == pytest.approx(0.3 - loss, abs=1e-12)
 
 
 def test_infinite_noise_is_dropping_the_feature_and_zero_noise_is_exact():
