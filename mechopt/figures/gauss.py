@@ -40,7 +40,7 @@ _D1_FULL = tuple(np.round(np.linspace(0.05, 1.0, 20), 4))
 _D1_QUICK = (0.1, 0.3, 0.75)
 _D2_FULL = tuple(np.round(np.linspace(0.1, 2.0, 12), 4))
 _D2_QUICK = (0.3,)
-_GAMMAS = (0.0, 1.0, 2.0, 3.0, 5.0)
+_GAMMAS = (0.0, 2.5, 3.0, 4.0, 5.0)
 _EPS0 = (1e-2, 1e-3, 1e-4, 1e-6)
 
 
@@ -79,8 +79,8 @@ def _write(fid: str, title: str, out_dir: Path, rows: list[dict[str, Any]], note
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     for label in dict.fromkeys(r["series"] for r in rows):
         pts = [(r["delta"], r["value"]) for r in rows if r["series"] == label and r["value"] is not None]
-        style = "k--" if "global" in label or "reference" in label else "-o"
-        ax.plot(*zip(*pts), style, label=label, markersize=3)
+        ref = "global" in label or "reference" in label or label.startswith(("search", "sqp γ"))
+        ax.plot(*zip(*pts), "--" if ref else "-o", label=label, markersize=3, color="k" if "(" in label and ref else None)
     ax.set_xlabel("δ (nats)")
     ax.set_ylabel("min I(Xp; Y) (nats)")
     ax.set_title(title, fontsize=9)
