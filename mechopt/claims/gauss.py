@@ -153,6 +153,9 @@ def _check_same_curves() -> Verdict:
     if not bad:
         return Verdict("holds", len(devs), max(devs))
     ce = min((inst[i] for i in bad), key=lambda x: (x["n_u"], x["gamma"]))
+    other = [inst[i] for i in bad if inst[i]["n_u"] != ce["n_u"]]
+    if other:
+        ce = {**ce, "also": other[0]}
     in_region_fail = any(inst[i]["n_u"] == 1 and inst[i]["gamma"] == 0.0 for i in bad)
     return Verdict("fails" if in_region_fail else "holds-in-region", len(devs), max(devs), {**ce, "deviation": abs(ce["mi_value"] - ce["fisher_value"])},
                    region, note="differs when γ > 0 (eq. (13) is nonlinear, so no constant γ maps the ratio "
