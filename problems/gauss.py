@@ -192,7 +192,14 @@ class GaussProblem(Problem):
         return out
 
     def with_params(self, **changes: Any) -> "GaussProblem":
-        """A copy with ``delta``, ``gamma``, ``utility``... changed (validated again)."""
+        """A copy with ``delta``, ``gamma``, ``utility``... changed (validated again).
+
+        Examples
+        --------
+        >>> p = GaussProblem.from_params(dataset="1")
+        >>> p.with_params(delta=0.5, utility="fisher").utility
+        'fisher'
+        """
         kw = {k: getattr(self, k) for k in ("cov_p", "cov_u", "n", "delta", "gamma", "utility", "delta_fisher",
                                             "gamma_fisher", "psd", "psd_floor", "dataset", "notes")}
         kw.update(changes)
@@ -226,7 +233,14 @@ class GaussProblem(Problem):
         return float(np.exp(np.linalg.slogdet(self.cov_u[self.n:, self.n:])[1] / self.n_u))
 
     def fisher_to_nats(self, phi: Any) -> Any:
-        """Eq. (13) (isotropic extension for n_u > 1): I = (n_u/2) log(1 + σ̄² φ / n_u)."""
+        """Eq. (13) (isotropic extension for n_u > 1): I = (n_u/2) log(1 + σ̄² φ / n_u).
+
+        Examples
+        --------
+        >>> p = GaussProblem.from_params(dataset="1", utility="fisher")
+        >>> bool(abs(p.fisher_to_nats(p.utility_full) - p.mi_full) < 1e-12)
+        True
+        """
         return 0.5 * self.n_u * np.log1p(self._sbar2 * np.asarray(phi) / self.n_u)
 
     def nats_to_fisher(self, mi: float) -> float:

@@ -31,6 +31,8 @@ def test_search_is_certified_on_dataset1(reference):
         assert r.status.value == "optimal" and r.violation <= TOL
         assert r.certificate.bound <= r.value and r.certificate.gap <= 1e-7
         assert r.extras["grid"] == 16 and r.extras["finest_cell"] < 1e-6
+    values = [reference[d].value for d in DELTAS]
+    assert all(a >= b for a, b in zip(values, values[1:]))        # a looser δ never hurts
 
 
 @pytest.mark.parametrize("solver", ["greedy", "sqp"])
