@@ -1,9 +1,0 @@
-"""
-Hello
-=====
-
-Test.
-"""
-import matplotlib.pyplot as plt
-
-plt.plot([0, 1], [0, 1])
