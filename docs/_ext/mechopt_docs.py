@@ -460,13 +460,15 @@ class RunDirective(SphinxDirective):
 
     has_content = True
     option_spec = {"timeout": directives.positive_int, "no-run": directives.flag,
-                   "max-lines": directives.positive_int}
+                   "max-lines": directives.positive_int, "requires": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         self.env.note_reread()
         commands = [c for c in self.content if c.strip()]
         text = "\n".join(f"$ {c}" for c in commands)
         run = "no-run" not in self.options and cli_available() and os.environ.get("MECHOPT_DOCS_RUN", "1") != "0"
+        missing = self._missing_solvers()
+        run = run and not missing
         out_nodes: list[nodes.Node] = []
         if run:
             outputs = []
@@ -478,11 +480,21 @@ class RunDirective(SphinxDirective):
         block["language"] = "console"
         out_nodes.append(block)
         if not run and "no-run" not in self.options:
+            why = (f"the {', '.join(missing)} solver is not part of this build" if missing and cli_available()
+                   else "the command-line interface is not part of this build")
             para = nodes.paragraph()
-            para += nodes.emphasis(text="(The command-line interface is not part of this build, so the output "
-                                        "is not shown.)")
+            para += nodes.emphasis(text=f"(Not run during this documentation build: {why}.)")
             out_nodes.append(para)
         return out_nodes
+
+    def _missing_solvers(self) -> list[str]:
+        wanted = [w.strip() for w in self.options.get("requires", "").split(",") if w.strip()]
+        if not wanted:
+            return []
+        from mechopt import registry
+
+        names = registry.solver_names()
+        return [w for w in wanted if w not in names]
 
     def _exec(self, cmd: str) -> str:
         argv = shlex.split(cmd)
