@@ -297,8 +297,8 @@ def verdict_rst(paper: str | None) -> str:
     if data["load_error"]:
         lines += [f".. warning:: The claim modules failed to load: {esc(data['load_error'])}", ""]
     if not rows:
-        who = f"for the {paper} paper " if paper else ""
-        return "\n".join(lines + [f"*No claims registered yet* {who}(``mechopt.claims``).", ""])
+        who = f" for the {paper} paper" if paper else ""
+        return "\n".join(lines + [f"*No claims registered yet{who}* (``mechopt.claims``).", ""])
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1

@@ -1,0 +1,79 @@
+"""Unit tests of the documentation's build-time extension (docs/_ext/mechopt_docs.py)."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sphinx")
+pytest.importorskip("docutils")
+
+_PATH = Path(__file__).resolve().parents[1] / "docs" / "_ext" / "mechopt_docs.py"
+
+
+@pytest.fixture(scope="module")
+def ext():
+    spec = importlib.util.spec_from_file_location("mechopt_docs_under_test", _PATH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tidy_docstring_escapes_bars_and_makes_programs_literal(ext) -> None:
+    lines = ["The program", "", "    minimise  f", "    s.t.      g(x) ≥ 0,", "              |x| ≤ 1",
+             "", "It bounds |Σ P − 1| but not ``|a|`` nor :math:`|b|`.", ">>> 1 | 2", "3"]
+    ext.tidy_docstring(lines)
+    assert lines[0] == "The program ::"                      # the indented block is now literal
+    assert lines[4] == "              |x| ≤ 1"                # untouched inside the literal block
+    assert lines[6] == r"It bounds \|Σ P − 1\| but not ``|a|`` nor :math:`|b|`."
+    assert lines[7] == ">>> 1 | 2"                            # doctest lines untouched
+
+
+def test_tidy_docstring_leaves_numpydoc_sections_alone(ext) -> None:
+    lines = ["Parameters", "----------", "x : int", "    The value.", "", "    More about it.",
+             "", "Examples", "--------", ">>> x = 1", "", "::", "", "    code", ""]
+    before = list(lines)
+    ext.tidy_docstring(lines)
+    assert lines == before
+
+
+def test_escape_and_numbers(ext) -> None:
+    assert ext.esc("a*b_c|d") == r"a\*b\_c\|d"
+    assert ext.esc("- starts like a list").startswith("\\-")
+    assert ext.fmt_num(None) == "—" and ext.fmt_num(float("inf")) == "∞" and ext.fmt_num(1.23456e-9) == "1.23e-09"
+
+
+def test_theme_of_groups_every_planned_module(ext) -> None:
+    assert ext.theme_of("mechopt.notions.ldp") == "notions"
+    assert ext.theme_of("mechopt.solvers.exact") == "solvers"
+    assert ext.theme_of("mechopt.problems.lip_closed") == "problems"
+    assert ext.theme_of("mechopt.claims.lip") == "verification"
+    assert ext.theme_of("mechopt.simulate") == "simulation"
+    assert ext.theme_of("mechopt.cli_design") == "cli"
+    assert ext.theme_of("mechopt.channel") == "model"
+    assert all(ext.theme_of(m) in ext.THEMES for m in ext.PLANNED)
+
+
+def test_verdict_table_without_and_with_claims(ext, monkeypatch) -> None:
+    from mechopt import registry
+    from mechopt.verify import Claim, Verdict
+
+    monkeypatch.setattr(ext, "_VERDICTS", {})
+    monkeypatch.setattr(registry, "claims", lambda paper=None: [])
+    assert "No claims registered yet" in ext.verdict_rst(None)
+
+    def boom() -> Verdict:
+        raise ZeroDivisionError("bad check")
+
+    claims = [Claim("demo.thm1", "demo", "1 + 1 = 2", "integers", lambda: Verdict.from_deviations([0.0], 1e-9)),
+              Claim("demo.thm2", "demo", "x | y", "reals",
+                    lambda: Verdict.from_deviations([0.5], 1e-9, instances=[{"x": 1}])),
+              Claim("demo.thm3", "demo", "crashes", "none", boom)]
+    monkeypatch.setattr(ext, "_VERDICTS", {})
+    monkeypatch.setattr(registry, "claims", lambda paper=None: claims)
+    text = ext.verdict_rst(None)
+    assert "3 claims: 1 error, 1 fails, 1 holds." in text
+    assert "``demo.thm2``" in text and r"x \| y" in text and '``{"deviation": 0.5, "x": 1}``' in text
+    assert "ZeroDivisionError" in text
+    assert "No claims registered yet for the other paper" in ext.verdict_rst("other")
