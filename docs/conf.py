@@ -10,9 +10,12 @@ import), the theorem-verdict tables (``mechopt.verify``), the figure lists and
 the performance page (``benchmarks/RESULTS.md``). Environment switches:
 
 - ``MECHOPT_DOCS_VERIFY=0``  skip running the theorem claims (tables say so);
+- ``MECHOPT_DOCS_VERDICTS=FILE.json``  read the verdicts from a saved
+  ``mechopt verify --json`` report instead of running the claims;
 - ``MECHOPT_DOCS_FIGURES=quick|off``  run the figure reproductions in quick
   mode and show them, or only list them (default ``off``);
 - ``MECHOPT_DOCS_GALLERY=0``  do not execute the gallery examples;
+- ``MECHOPT_DOCS_RUN=0``  do not run the command-line examples;
 - ``MECHOPT_REPO_ROOT``  the repository root (default: the parent of docs/).
 """
 from __future__ import annotations

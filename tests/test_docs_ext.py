@@ -77,3 +77,18 @@ def test_verdict_table_without_and_with_claims(ext, monkeypatch) -> None:
     assert "``demo.thm2``" in text and r"x \| y" in text and '``{"deviation": 0.5, "x": 1}``' in text
     assert "ZeroDivisionError" in text
     assert "No claims registered yet for the other paper" in ext.verdict_rst("other")
+
+
+def test_verdicts_from_a_saved_verify_report(ext, monkeypatch, tmp_path) -> None:
+    report = {"claims": [{"id": "lip.thm3", "paper": "lip", "statement": "Theorem 3", "domain": "d = 3",
+                          "verdict": "holds-in-region", "checked": 28, "worst_deviation": 1.01,
+                          "counterexample": {"eps": 0.5}, "region": "min P >= 1/(1+e^eps)", "note": "",
+                          "time_s": 1.2}]}
+    path = tmp_path / "verify.json"
+    path.write_text(__import__("json").dumps(report), encoding="utf-8")
+    monkeypatch.setattr(ext, "_VERDICTS", {})
+    monkeypatch.setenv("MECHOPT_DOCS_VERDICTS", str(path))
+    text = ext.verdict_rst(None)
+    assert "1 claims: 1 holds-in-region." in text and "◐ holds in region" in text
+    assert "holds for: min P >= 1/(1+e^eps)" in text and "verify.json" in text
+    assert "No claims registered yet for the kss paper" in ext.verdict_rst("kss")

@@ -121,6 +121,13 @@ def fmt_num(x: Any) -> str:
     return f"{v:.3g}"
 
 
+def _secs(x: Any) -> str:
+    try:
+        return f"{float(x):.1f}"
+    except (TypeError, ValueError):
+        return "—"
+
+
 def parse_rst(directive: SphinxDirective, text: str) -> list[nodes.Node]:
     node = nodes.section()
     node.document = directive.state.document
@@ -264,7 +271,14 @@ def run_claims() -> dict[str, Any]:
     if _VERDICTS:
         return _VERDICTS
     if os.environ.get("MECHOPT_DOCS_VERIFY", "1") == "0":
-        _VERDICTS.update(skipped=True, rows=[], time_s=0.0, load_error=None)
+        _VERDICTS.update(skipped=True, rows=[], time_s=0.0, load_error=None, source=None)
+        return _VERDICTS
+    report = os.environ.get("MECHOPT_DOCS_VERDICTS")
+    if report:   # a saved ``mechopt verify --json`` report: reuse it instead of re-running
+        data = json.loads(Path(report).read_text(encoding="utf-8"))
+        rows = data["claims"] if isinstance(data, dict) else data
+        _VERDICTS.update(skipped=False, rows=rows, load_error=None, source=report,
+                         time_s=sum(float(r.get("time_s") or 0.0) for r in rows))
         return _VERDICTS
     from mechopt import registry
 
@@ -282,7 +296,7 @@ def run_claims() -> dict[str, Any]:
                          "domain": claim.domain, "verdict": "error", "checked": 0,
                          "worst_deviation": None, "counterexample": None, "region": None,
                          "note": f"the check raised {type(exc).__name__}: {exc}", "time_s": 0.0})
-    _VERDICTS.update(skipped=False, rows=rows, time_s=time.perf_counter() - t0, load_error=load_error)
+    _VERDICTS.update(skipped=False, rows=rows, time_s=time.perf_counter() - t0, load_error=load_error, source=None)
     logger.info(f"[mechopt_docs] ran {len(rows)} theorem claims in {_VERDICTS['time_s']:.1f} s")
     return _VERDICTS
 
@@ -305,9 +319,9 @@ def verdict_rst(paper: str | None) -> str:
     summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
     lines += [f"{len(rows)} claims: {summary}.", "",
               ".. list-table::", "   :header-rows: 1", "   :class: verdicts",
-              "   :widths: 12 38 10 7 9 24", "",
+              "   :widths: 12 36 10 7 9 6 26", "",
               "   * - id", "     - statement", "     - verdict", "     - checked",
-              "     - worst deviation", "     - counterexample / region / note"]
+              "     - worst deviation", "     - time (s)", "     - counterexample / region / note"]
     for r in rows:
         extra = []
         if r.get("counterexample"):
@@ -323,10 +337,13 @@ def verdict_rst(paper: str | None) -> str:
             stmt += f" *(checked on: {esc(r['domain'])})*"
         lines += [f"   * - ``{r['id']}``", f"     - {stmt}", f"     - {badge}",
                   f"     - {r.get('checked', '')}", f"     - {fmt_num(r.get('worst_deviation'))}",
-                  f"     - {'; '.join(extra) if extra else '—'}"]
+                  f"     - {_secs(r.get('time_s'))}", f"     - {'; '.join(extra) if extra else '—'}"]
     lines.append("")
     if paper is None:
-        lines.append(f"All claims ran in {data['time_s']:.1f} s during this build.")
+        if data.get("source"):
+            lines.append(f"Read from the saved report ``{Path(data['source']).name}`` (``MECHOPT_DOCS_VERDICTS``).")
+        else:
+            lines.append(f"All claims ran in {data['time_s']:.1f} s during this build.")
     return "\n".join(lines) + "\n"
 
 
@@ -480,7 +497,7 @@ class RunDirective(SphinxDirective):
         block["language"] = "console"
         out_nodes.append(block)
         if not run and "no-run" not in self.options:
-            why = (f"the {', '.join(missing)} solver is not part of this build" if missing and cli_available()
+            why = (f"{', '.join(missing)} is not part of this build" if missing and cli_available()
                    else "the command-line interface is not part of this build")
             para = nodes.paragraph()
             para += nodes.emphasis(text=f"(Not run during this documentation build: {why}.)")
@@ -494,7 +511,7 @@ class RunDirective(SphinxDirective):
         from mechopt import registry
 
         names = registry.solver_names()
-        return [w for w in wanted if w not in names]
+        return [w for w in wanted if (try_import(w)[0] is None if "." in w else w not in names)]
 
     def _exec(self, cmd: str) -> str:
         argv = shlex.split(cmd)
