@@ -92,3 +92,8 @@ def test_verdicts_from_a_saved_verify_report(ext, monkeypatch, tmp_path) -> None
     assert "1 claims: 1 holds-in-region." in text and "◐ holds in region" in text
     assert "holds for: min P >= 1/(1+e^eps)" in text and "verify.json" in text
     assert "No claims registered yet for the kss paper" in ext.verdict_rst("kss")
+
+
+def test_promote_headings_outside_code_fences(ext) -> None:
+    md = ["## exact", "text", "```", "## not a heading", "```", "### sub", "#no"]
+    assert ext._promote_headings(md) == ["# exact", "text", "```", "## not a heading", "```", "## sub", "#no"]

@@ -537,16 +537,37 @@ class RunDirective(SphinxDirective):
 
 
 # -- performance --------------------------------------------------------------
+def _promote_headings(lines: list[str]) -> list[str]:
+    """Shift markdown headings up one level (## -> #), outside code fences, so the
+    included document's sections start at the level MyST expects."""
+    out, fence = [], False
+    for line in lines:
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        if not fence and re.match(r"^#{2,6} ", line):
+            line = line[1:]
+        out.append(line)
+    return out
+
+
 class PerformanceDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         self.env.note_reread()
         results = repo_root() / "benchmarks" / "RESULTS.md"
         if results.exists():
             self.env.note_dependency(str(results))
+            md = results.read_text(encoding="utf-8").splitlines()
+            if md and md[0].startswith("# "):      # the page has its own title
+                md = md[1:]
+            md = _promote_headings(md)
+            out = Path(self.env.srcdir) / "_generated" / "performance_results.md"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text("\n".join(md) + "\n", encoding="utf-8")
+            head = f"From ``benchmarks/RESULTS.md`` ({time.strftime('%Y-%m-%d', time.gmtime(results.stat().st_mtime))}).\n\n"
             if "myst_parser" in self.config.extensions:
-                text = f".. include:: {results}\n   :parser: myst_parser.sphinx_\n"
+                text = head + ".. include:: /_generated/performance_results.md\n   :parser: myst_parser.sphinx_\n"
             else:
-                text = f".. literalinclude:: {results}\n   :language: markdown\n"
+                text = head + ".. literalinclude:: /_generated/performance_results.md\n   :language: markdown\n"
             return parse_rst(self, text)
         return parse_rst(self, textwrap.dedent("""\
             .. note::
