@@ -22,6 +22,8 @@ Directives (each re-read on every build, because they depend on the code):
     during the build in a scratch directory, with their output.
 ``.. mechopt-performance::``
     ``benchmarks/RESULTS.md`` when present, else how to produce it.
+``.. mechopt-cli-help::``
+    The ``--help`` of ``mechopt`` and every subcommand, from the parser.
 """
 from __future__ import annotations
 
@@ -536,6 +538,43 @@ class RunDirective(SphinxDirective):
         return "\n".join(lines)
 
 
+# -- CLI reference ------------------------------------------------------------
+def cli_help_rst() -> str:
+    """Every subcommand's ``--help``, from the parser itself (so it cannot drift)."""
+    import argparse
+
+    module, err = try_import("mechopt.cli")
+    if module is None or not hasattr(module, "build_parser"):
+        return "*The command-line interface is not part of this build.*\n"
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"
+    try:
+        parser = module.build_parser()
+        parser.prog = "mechopt"
+        parts = [("mechopt", parser.format_help())]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    parts.append((f"mechopt {name}", sub.format_help()))
+    finally:
+        if old is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = old
+    lines = []
+    for title, text in parts:
+        head = f"``{title}``"
+        lines += [head, "~" * len(head), "", ".. code-block:: text", ""]
+        lines += ["   " + ln if ln.strip() else "" for ln in text.rstrip().splitlines()] + [""]
+    return "\n".join(lines)
+
+
+class CliHelpDirective(SphinxDirective):
+    def run(self) -> list[nodes.Node]:
+        self.env.note_reread()
+        return parse_rst(self, cli_help_rst())
+
+
 # -- performance --------------------------------------------------------------
 def _promote_headings(lines: list[str]) -> list[str]:
     """Shift markdown headings up one level (## -> #), outside code fences, so the
@@ -653,4 +692,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("mechopt-source", SourceDirective)
     app.add_directive("mechopt-run", RunDirective)
     app.add_directive("mechopt-performance", PerformanceDirective)
+    app.add_directive("mechopt-cli-help", CliHelpDirective)
     return {"version": "1.0", "parallel_read_safe": False, "parallel_write_safe": True}
