@@ -69,7 +69,8 @@ exclude_patterns = ["_build", "_generated/**", "Thumbs.db", ".DS_Store", "**/REA
                     "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.json",
                     "auto_examples/*.codeobj.json"]
 templates_path = []
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["mechopt.css"]
 nitpicky = False
 
 # -- HTML ---------------------------------------------------------------------
