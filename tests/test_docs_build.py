@@ -32,7 +32,9 @@ def test_docs_build_warning_free(tmp_path: Path) -> None:
     for page in ("index", "getting_started", "concepts", "verdicts", "performance", "api/model",
                  "api/solvers", "papers/lip", "papers/kss", "papers/fisher", "papers/gauss",
                  "teaching/column_lp", "teaching/fisher_convex", "teaching/extending",
-                 "auto_examples/plot_ldp_extreme_rays", "auto_examples/plot_fisher_grid"):
+                 "api/cli", "auto_examples/plot_ldp_extreme_rays", "auto_examples/plot_fisher_grid",
+                 "auto_examples/plot_custom_notion", "auto_examples/plot_design_your_prior",
+                 "auto_examples/plot_symmetry_ksubset"):
         assert (out / f"{page}.html").exists(), page
     # the gallery ran: its figures are on the pages
     images = {p.name for p in (out / "_images").glob("sphx_glr_plot_*_001.png")}

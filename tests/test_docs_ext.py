@@ -97,3 +97,12 @@ def test_verdicts_from_a_saved_verify_report(ext, monkeypatch, tmp_path) -> None
 def test_promote_headings_outside_code_fences(ext) -> None:
     md = ["## exact", "text", "```", "## not a heading", "```", "### sub", "#no"]
     assert ext._promote_headings(md) == ["# exact", "text", "```", "## not a heading", "```", "## sub", "#no"]
+
+
+def test_cli_help_lists_every_subcommand_or_says_it_is_missing(ext) -> None:
+    text = ext.cli_help_rst()
+    if ext.cli_available():
+        for sub in ("compare", "design", "verify", "audit", "reproduce", "sweep", "bench"):
+            assert f"``mechopt {sub}``" in text
+    else:
+        assert "not part of this build" in text
