@@ -106,3 +106,16 @@ def test_cli_help_lists_every_subcommand_or_says_it_is_missing(ext) -> None:
             assert f"``mechopt {sub}``" in text
     else:
         assert "not part of this build" in text
+
+
+def test_findings_list_only_the_claims_that_do_not_hold(ext, monkeypatch) -> None:
+    rows = [{"id": "p.a", "paper": "p", "statement": "A", "verdict": "holds"},
+            {"id": "p.b", "paper": "p", "statement": "B", "verdict": "fails",
+             "counterexample": {"eps": 0.5, "prior": [0.1, 0.9]}},
+            {"id": "p.c", "paper": "p", "statement": "C", "verdict": "holds-in-region", "region": "eps < 1"}]
+    monkeypatch.setattr(ext, "_VERDICTS", {"skipped": False, "rows": rows, "time_s": 0.0,
+                                           "load_error": None, "source": None})
+    text = ext.findings_rst("p")
+    assert "p.a" not in text and "``p.b`` — **fails**: B." in text and '``{"eps": 0.5}``' in text
+    assert "Holds for eps < 1." in text
+    assert ext.findings_rst("other") == ""

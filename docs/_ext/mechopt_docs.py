@@ -349,12 +349,36 @@ def verdict_rst(paper: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def findings_rst(paper: str | None) -> str:
+    """A readable list of the claims that do not simply hold (before the full table)."""
+    data = run_claims()
+    rows = [r for r in data["rows"] if (paper is None or r["paper"] == paper) and r["verdict"] != "holds"]
+    if data["skipped"] or not rows:
+        return ""
+    lines = [".. rubric:: What the checks found", "",
+             "Claims that do not hold as stated (from the table below):", ""]
+    for r in rows:
+        text = f"- ``{r['id']}`` — **{esc(r['verdict'])}**: {esc(r['statement'])}."
+        if r.get("region"):
+            text += f" Holds for {esc(r['region'])}."
+        ce = r.get("counterexample") or {}
+        if ce:
+            short = {k: v for k, v in ce.items() if not isinstance(v, (list, dict))}
+            text += " Smallest counterexample: " + lit(json.dumps(short, sort_keys=True, default=str)) + "."
+        lines.append(text)
+    return "\n".join(lines + [""])
+
+
 class VerdictsDirective(SphinxDirective):
-    option_spec = {"paper": directives.unchanged}
+    option_spec = {"paper": directives.unchanged, "findings": directives.flag}
 
     def run(self) -> list[nodes.Node]:
         self.env.note_reread()
-        return parse_rst(self, verdict_rst(self.options.get("paper")))
+        paper = self.options.get("paper")
+        text = verdict_rst(paper)
+        if "findings" in self.options:
+            text = findings_rst(paper) + "\n" + text
+        return parse_rst(self, text)
 
 
 # -- figures ------------------------------------------------------------------
