@@ -1,8 +1,11 @@
 """Sphinx configuration for the mechopt documentation.
 
-Build (warning-free, no network):
+Build (warning-free, no network), with the Python where mechopt is installed:
 
-    sphinx-build -W --keep-going -b html docs docs/_build/html
+    python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+(``sphinx-build ...`` is the same command when the ``sphinx-build`` on PATH belongs to
+that Python.)
 
 Pages that depend on the code are generated at build time by the local
 extension ``_ext/mechopt_docs.py``: the API reference (only modules that
@@ -32,7 +35,12 @@ matplotlib.use("Agg")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
 
-import mechopt  # noqa: E402  (installed: pip install -e ".[docs]")
+try:
+    import mechopt  # noqa: E402  (installed: pip install -e ".[docs]")
+except ModuleNotFoundError as exc:  # e.g. a `sphinx-build` script of another Python on PATH
+    raise RuntimeError(
+        f"mechopt is not importable by {sys.executable}; build with the Python where it is installed: "
+        "python -m sphinx -W --keep-going -b html docs docs/_build/html") from exc
 
 project = "mechopt"
 author = "the mechopt authors"

@@ -1,7 +1,7 @@
 """The documentation builds warning-free (slow: runs the gallery, the claims and the CLI examples).
 
 Run with ``python -m pytest -q -m slow tests/test_docs_build.py``; CI builds the docs with
-``sphinx-build -W --keep-going -b html docs docs/_build/html`` instead.
+``python -m sphinx -W --keep-going -b html docs docs/_build/html`` instead.
 """
 from __future__ import annotations
 
