@@ -34,7 +34,7 @@ def test_docs_build_warning_free(tmp_path: Path) -> None:
                  "teaching/column_lp", "teaching/fisher_convex", "teaching/extending",
                  "api/cli", "auto_examples/plot_ldp_extreme_rays", "auto_examples/plot_fisher_grid",
                  "auto_examples/plot_custom_notion", "auto_examples/plot_design_your_prior",
-                 "auto_examples/plot_symmetry_ksubset"):
+                 "auto_examples/plot_symmetry_ksubset", "auto_examples/plot_lip_posterior_box"):
         assert (out / f"{page}.html").exists(), page
     # the gallery ran: its figures are on the pages
     images = {p.name for p in (out / "_images").glob("sphx_glr_plot_*_001.png")}
