@@ -119,3 +119,21 @@ def test_findings_list_only_the_claims_that_do_not_hold(ext, monkeypatch) -> Non
     assert "p.a" not in text and "``p.b`` — **fails**: B." in text and '``{"eps": 0.5}``' in text
     assert "Holds for eps < 1." in text
     assert ext.findings_rst("other") == ""
+
+
+def test_summary_counts_per_paper(ext, monkeypatch) -> None:
+    rows = [{"id": "lip.a", "paper": "lip", "verdict": "holds"}, {"id": "lip.b", "paper": "lip", "verdict": "fails"},
+            {"id": "kss.a", "paper": "kss", "verdict": "holds-in-region"}, {"id": "kss.b", "paper": "kss", "verdict": "error"}]
+    monkeypatch.setattr(ext, "_VERDICTS", {"skipped": False, "rows": rows, "time_s": 0.0,
+                                           "load_error": None, "source": None})
+    text = ext.summary_rst()
+    import re
+
+    cells = re.findall(r"^ {3}[* ] - (.*)$", text, flags=re.M)
+    table = [cells[i:i + 6] for i in range(0, len(cells), 6)]
+    assert table[0] == ["paper", "claims", "holds", "holds in region", "fails", "other"]
+    assert ["2", "1", "0", "1", "0"] == next(r[1:] for r in table if "lip" in r[0])
+    assert ["2", "0", "1", "0", "1"] == next(r[1:] for r in table if "kss" in r[0])
+    monkeypatch.setattr(ext, "_VERDICTS", {"skipped": False, "rows": [], "time_s": 0.0, "load_error": None,
+                                           "source": None})
+    assert "No claims registered yet" in ext.summary_rst()

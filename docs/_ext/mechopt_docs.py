@@ -366,11 +366,32 @@ def findings_rst(paper: str | None) -> str:
     return "\n".join(lines + [""])
 
 
+def summary_rst() -> str:
+    """One line per paper: how many claims hold, fail, hold in a region."""
+    data = run_claims()
+    if data["skipped"]:
+        return "*The claims were not run in this build.*\n"
+    if not data["rows"]:
+        return "*No claims registered yet.*\n"
+    lines = [".. list-table::", "   :header-rows: 1", "", "   * - paper", "     - claims", "     - holds",
+             "     - holds in region", "     - fails", "     - other"]
+    for paper in sorted({r["paper"] for r in data["rows"]}):
+        rows = [r for r in data["rows"] if r["paper"] == paper]
+        n = {v: sum(r["verdict"] == v for r in rows) for v in ("holds", "holds-in-region", "fails")}
+        other = len(rows) - sum(n.values())
+        link = f":doc:`{paper} </papers/{paper}>`" if paper in PAPERS else esc(paper)
+        lines += [f"   * - {link}", f"     - {len(rows)}", f"     - {n['holds']}", f"     - {n['holds-in-region']}",
+                  f"     - {n['fails']}", f"     - {other}"]
+    return "\n".join(lines + [""])
+
+
 class VerdictsDirective(SphinxDirective):
-    option_spec = {"paper": directives.unchanged, "findings": directives.flag}
+    option_spec = {"paper": directives.unchanged, "findings": directives.flag, "summary": directives.flag}
 
     def run(self) -> list[nodes.Node]:
         self.env.note_reread()
+        if "summary" in self.options:
+            return parse_rst(self, summary_rst())
         paper = self.options.get("paper")
         text = verdict_rst(paper)
         if "findings" in self.options:
