@@ -137,3 +137,15 @@ def test_summary_counts_per_paper(ext, monkeypatch) -> None:
     monkeypatch.setattr(ext, "_VERDICTS", {"skipped": False, "rows": [], "time_s": 0.0, "load_error": None,
                                            "source": None})
     assert "No claims registered yet" in ext.summary_rst()
+
+
+def test_unknown_numpydoc_sections_are_kept(ext) -> None:
+    lines = ["Summary.", "", "Options", "-------", "method : str", "    How.", "", "Examples", "--------", ">>> 1", "1"]
+    ext.unknown_sections(lines)
+    assert lines[2:4] == [".. rubric:: Options", ""] and lines[7] == "Examples"
+    later = ["Summary.", "", "Parameters", "----------", "x : int", "", "Options", "-------", "n : int",
+             "    Count.", "", "Program", "-------", "max f"]
+    ext.unknown_sections(later)
+    assert later[6:8] == ["Other Parameters", "----------------"]
+    assert later[11:15] == ["Notes", "-----", ".. rubric:: Program", ""]   # free text: kept under Notes
+    assert later[15] == "max f"

@@ -674,6 +674,48 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+NUMPYDOC_SECTIONS = {"Parameters", "Returns", "Yields", "Receives", "Raises", "Warns", "Other Parameters",
+                     "Attributes", "Methods", "See Also", "Notes", "Warnings", "References", "Examples"}
+
+
+def unknown_sections(lines: list[str]) -> None:
+    """Keep sections numpydoc does not know (it drops them with a UserWarning), in place.
+
+    An unknown section before any known one (e.g. a solver's ``Options`` right
+    after the summary) becomes a rubric in the extended summary; a later one
+    that reads like a parameter list becomes ``Other Parameters`` when that is
+    free; any other later one becomes a rubric inside ``Notes`` when there is
+    no Notes section; anything else is left alone.
+    """
+    seen_known = False
+    titles = {ln.strip() for ln in lines}
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        title = lines[i].strip()
+        under = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        is_header = bool(title) and bool(under) and set(under) == {"-"} and len(under) >= max(3, len(title) - 1)
+        if not is_header:
+            out.append(lines[i])
+            i += 1
+            continue
+        if " ".join(w.capitalize() for w in title.split()) in NUMPYDOC_SECTIONS:
+            seen_known = True
+            out += lines[i:i + 2]
+        elif not seen_known:
+            out += [f".. rubric:: {title}", ""]
+        elif "Other Parameters" not in titles and i + 2 < len(lines) and " : " in lines[i + 2]:
+            out += ["Other Parameters", "----------------"]
+            titles.add("Other Parameters")
+        elif "Notes" not in titles:
+            out += ["Notes", "-----", f".. rubric:: {title}", ""]
+            titles.add("Notes")
+        else:
+            out += lines[i:i + 2]
+        i += 2
+    lines[:] = out
+
+
 def tidy_docstring(lines: list[str]) -> None:
     """Make plain-text docstrings valid reStructuredText, in place.
 
@@ -723,6 +765,7 @@ def tidy_docstring(lines: list[str]) -> None:
 
 
 def _process_docstring(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    unknown_sections(lines)
     tidy_docstring(lines)
 
 
