@@ -142,7 +142,7 @@ def test_summary_counts_per_paper(ext, monkeypatch) -> None:
 def test_unknown_numpydoc_sections_are_kept(ext) -> None:
     lines = ["Summary.", "", "Options", "-------", "method : str", "    How.", "", "Examples", "--------", ">>> 1", "1"]
     ext.unknown_sections(lines)
-    assert lines[2:4] == [".. rubric:: Options", ""] and lines[7] == "Examples"
+    assert lines[2:7] == [".. rubric:: Options", "", "- ``method`` : str", "  How.", ""] and lines[7] == "Examples"
     later = ["Summary.", "", "Parameters", "----------", "x : int", "", "Options", "-------", "n : int",
              "    Count.", "", "Program", "-------", "max f"]
     ext.unknown_sections(later)

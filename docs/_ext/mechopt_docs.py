@@ -678,6 +678,12 @@ NUMPYDOC_SECTIONS = {"Parameters", "Returns", "Yields", "Receives", "Raises", "W
                      "Attributes", "Methods", "See Also", "Notes", "Warnings", "References", "Examples"}
 
 
+def _is_header(lines: list[str], i: int) -> bool:
+    title = lines[i].strip()
+    under = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    return bool(title) and bool(under) and set(under) == {"-"} and len(under) >= max(3, len(title) - 1)
+
+
 def unknown_sections(lines: list[str]) -> None:
     """Keep sections numpydoc does not know (it drops them with a UserWarning), in place.
 
@@ -704,6 +710,18 @@ def unknown_sections(lines: list[str]) -> None:
             out += lines[i:i + 2]
         elif not seen_known:
             out += [f".. rubric:: {title}", ""]
+            j = i + 2
+            while j < len(lines) and not _is_header(lines, j):
+                m = re.match(r"^(\S[^:]*?) : (.*)$", lines[j]) or re.match(r"^(\w[\w, ]*)$", lines[j])
+                if m:   # a numpydoc-style "name : type" entry -> a bullet
+                    out.append(f"- ``{m.group(1).strip()}``" + (f" : {m.group(2)}" if m.lastindex == 2 else ""))
+                elif lines[j].startswith("    "):   # its description, re-indented under the bullet
+                    out.append("  " + lines[j][4:])
+                else:
+                    out.append(lines[j])
+                j += 1
+            i = j
+            continue
         elif "Other Parameters" not in titles and i + 2 < len(lines) and " : " in lines[i + 2]:
             out += ["Other Parameters", "----------------"]
             titles.add("Other Parameters")
