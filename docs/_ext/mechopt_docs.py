@@ -657,8 +657,8 @@ class PerformanceDirective(SphinxDirective):
                Produce them on your machine with::
 
                    pip install -e ".[bench]"
-                   mechopt bench            # the full suite; writes benchmarks/RESULTS.md
-                   mechopt bench --quick    # a smoke run in about a minute
+                   mechopt bench                                   # the full suite; writes benchmarks/RESULTS.md
+                   mechopt bench --quick --out benchmarks/RESULTS.md  # a smoke run at small sizes
 
                then rebuild the documentation; this page includes the file, with the machine
                description and the command that produced it.
