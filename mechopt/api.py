@@ -4,9 +4,9 @@ Examples
 --------
 >>> import mechopt
 >>> r = mechopt.design(prior="0.1,0.2,0.7", notion="lip", utility="mse", eps=1.0,
-...                    values=[0, 1, 2], solver="sqp", n_starts=5)
->>> r.solver, r.notion, r.violation <= 1e-7
-('sqp', 'lip', True)
+...                    values=[0, 1, 2], solver="exact")
+>>> r.solver, r.notion, r.status.value, r.violation <= 1e-7, r.certificate.gap <= 1e-9
+('exact', 'lip', 'optimal', True, True)
 """
 from __future__ import annotations
 

@@ -8,8 +8,11 @@ or :func:`register_problem`.
 Examples
 --------
 >>> from mechopt import registry
->>> "sqp" in registry.solver_names()
+>>> "exact" in registry.solver_names() and "sqp" in registry.solver_names()
 True
+>>> from mechopt.problems.design import ChannelDesign
+>>> registry.solvers_for(ChannelDesign.from_params(prior="0.3,0.7", notion="ldp", utility="mi", eps=1.0))[0]
+'exact'
 >>> registry.get_solver("nope")
 Traceback (most recent call last):
 ...

@@ -1,0 +1,220 @@
+"""The three methods of the ``exact`` solver: enumerate, symmetry, colgen.
+
+Each returns an :class:`Outcome`: the total gain Σ μ of the solution found,
+a proven upper bound on the optimal Σ μ (``inf`` if none), the channel on the
+support (or None when it is not materialised), a status and extras.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.problems.design import ChannelDesign
+>>> cp = ChannelDesign.from_params(prior="uniform:6", notion="ldp", utility="mi", eps=1.0).column_program()
+>>> orbit_count(cp, "ldp")                 # one class of 6: k = 0..6 entries high
+7
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mechopt import settings
+from mechopt.channel import merge_outputs
+from mechopt.errors import ParamError, TooLargeError
+from mechopt.forms import ColumnProgram
+from mechopt.result import Status
+
+from . import _rays, _symmetry
+from ._colgen import column_generation
+from ._lp import dual_bound, recover_channel, solve_master
+from ._pricing import LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, ldp_seed
+
+__all__ = ["Outcome", "orbit_count", "enumerate_rays", "solve_enumerate", "solve_symmetry", "solve_colgen",
+           "MAX_ORBITS"]
+
+MAX_ORBITS = 5_000_000     # orbit columns the symmetry LP may hold
+
+
+@dataclass
+class Outcome:
+    status: Status
+    gain_value: float | None
+    bound: float
+    Q: np.ndarray | None
+    iterations: int | None = None
+    message: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def _classes(cp: ColumnProgram):
+    """Symmetry classes of the program, computed once per program object."""
+    tol = settings.tolerance("prior_equal")
+    cached = _CLASS_CACHE.get(id(cp))
+    if cached is None or cached[0] is not cp or cached[1] != tol:
+        _CLASS_CACHE.clear()
+        cached = (cp, tol, _symmetry.classes_of(cp.prior, cp.utility, tol))
+        _CLASS_CACHE[id(cp)] = cached
+    return cached[2]
+
+
+_CLASS_CACHE: dict[int, tuple] = {}
+
+
+def orbit_count(cp: ColumnProgram, kind: str) -> int | None:
+    """Number of orbit columns under prior symmetry, or None when the gain is unsupported."""
+    cl = _classes(cp)
+    if cl is None or kind not in ("ldp", "lip"):
+        return None
+    return _symmetry.orbit_count_ldp(cl) if kind == "ldp" else _symmetry.orbit_count_lip(cl)
+
+
+def _too_large(what: str, need: float, limit: float, alternative: str) -> TooLargeError:
+    return TooLargeError(f"{what} needs ~{need / 1e9:.2g} GB (max_memory={limit / 1e9:.2g} GB); {alternative}")
+
+
+def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.ndarray:
+    """Every extreme ray of the cone (normalised columns), after a memory estimate."""
+    P, eps, d, limit = cp.prior, cp.notion.eps, cp.d, float(opts["max_memory"])
+    if kind == "ldp":
+        need = 3.0 * 8 * d * 2.0 ** d
+        if need > limit:
+            raise _too_large(f"enumerating the 2^{d} ε-LDP patterns", need, limit,
+                             "use method='colgen' (exact pricing) or 'symmetry' (equal prior values)")
+        return _rays.ldp_rays(P, eps)
+    if kind == "lip":
+        need = 8.0 * 2.0 ** d
+        if need <= limit:
+            need = 3.0 * 8 * d * _rays.lip_vertex_count(P, eps)
+        if need > limit:
+            raise _too_large(f"enumerating the LIP vertices for d = {d}", need, limit,
+                             "use method='symmetry' if prior values repeat, or solver='sqp' (local, uncertified)")
+        return _rays.lip_vertices(P, eps)
+    A = cp.notion.cone(P)
+    if kind == "stat" and _rays.single_statistic(A):
+        return _rays.two_point_vertices(A)
+    if d > opts["dd_max_d"]:
+        raise TooLargeError(f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
+                            f"(got {d}); raise dd_max_d or use solver='conic' / 'sqp'")
+    return _rays.dd_rays(A)
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+
+
+def solve_enumerate(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: float | None) -> Outcome:
+    """All rays, one HiGHS LP, the certificate over all rays."""
+    R = enumerate_rays(cp, kind, opts)
+    mu = cp.gain(R)
+    m = solve_master(R, mu, cp.prior, time_limit=_left(deadline))
+    extras = {"rays": int(R.shape[1])}
+    if m.status != "optimal":
+        st = Status.TIME_LIMIT if m.status == "time_limit" else Status.NUMERICAL_ERROR
+        return Outcome(st, None, math.inf, None, None, f"HiGHS: {m.message}", extras)
+    bound = dual_bound(m.nu, cp.prior, R, mu)
+    Q = recover_channel(cp.prior, R, m.theta)
+    return Outcome(Status.OPTIMAL, m.value, bound, Q, 1, "", extras)
+
+
+def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: float | None) -> Outcome:
+    """One LP column per orbit; the certificate over all orbits is exact over all rays."""
+    cl = _classes(cp)
+    if cl is None or kind not in ("ldp", "lip"):
+        raise ParamError(f"method='symmetry' supports LDP and LIP with utilities mi, mse, histogram, not "
+                         f"{cp.notion.name} with {cp.utility.name}; use method='enumerate' or 'colgen'")
+    count = orbit_count(cp, kind)
+    if count > MAX_ORBITS:
+        raise TooLargeError(f"{count} orbit columns exceed {MAX_ORBITS}: the prior has too many distinct values; "
+                            "use method='colgen'")
+    eps = cp.notion.eps
+    orb = _symmetry.ldp_orbits(cl, eps) if kind == "ldp" else _symmetry.lip_orbits(cl, eps)
+    mu = _symmetry.orbit_gain(orb, cp.utility)
+    Rr = orb.reduced()
+    m = solve_master(Rr, mu, cl.totals, time_limit=_left(deadline))
+    extras: dict[str, Any] = {"classes": [{"prior": float(p), "size": int(s)} for p, s in zip(cl.p, cl.m)],
+                              "orbit_columns": int(orb.n)}
+    if m.status != "optimal":
+        st = Status.TIME_LIMIT if m.status == "time_limit" else Status.NUMERICAL_ERROR
+        return Outcome(st, None, math.inf, None, None, f"HiGHS: {m.message}", extras)
+    bound = dual_bound(m.nu, cl.totals, Rr, mu)
+    used = np.flatnonzero(m.theta > 0)
+    logs = _symmetry.orb_log_sizes(orb)[used]
+    extras["orbits"] = [_describe(orb, j, float(m.theta[j]), float(s), kind) for j, s in zip(used, logs)]
+    log_out = float(np.logaddexp.reduce(logs))
+    if log_out > math.log(opts["max_outputs"] + 0.5):
+        msg = (f"mechanism not materialised: ~10^{log_out / math.log(10):.1f} outputs > max_outputs="
+               f"{opts['max_outputs']}; extras['orbits'] describes it (weights of orbits of rays)")
+        return Outcome(Status.OPTIMAL, m.value, bound, None, 1, msg, extras)
+    Q = _symmetry.materialise(orb, used, m.theta[used], cp.prior)
+    Q, _ = merge_outputs(Q)
+    Q = Q / Q.sum(axis=1, keepdims=True)
+    if opts["compact"] and Q.shape[1] > cp.d:
+        Q = _compact(cp, Q)
+    return Outcome(Status.OPTIMAL, m.value, bound, Q, 1, "", extras)
+
+
+def _compact(cp: ColumnProgram, Q: np.ndarray) -> np.ndarray:
+    """A basic optimal solution (≤ d outputs) of the LP over the columns of an optimal Q."""
+    C = cp.prior[:, None] * Q
+    R = C / C.sum(axis=0)
+    m = solve_master(R, cp.gain(R), cp.prior)
+    return recover_channel(cp.prior, R, m.theta) if m.status == "optimal" else Q
+
+
+def _describe(orb, j: int, weight: float, log_size: float, kind: str) -> dict[str, Any]:
+    g = orb.classes.g
+    names = ("high", "low") if kind == "ldp" else ("upper", "lower", "free")
+    counts = {nm: orb.M[i * g:(i + 1) * g, j].astype(int).tolist() for i, nm in enumerate(names)}
+    values = {nm: orb.V[i * g:(i + 1) * g, j].tolist() for i, nm in enumerate(names)}
+    return {"weight": weight, "log10_rays": log_size / math.log(10), "counts_per_class": counts,
+            "posterior_values": values}
+
+
+def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
+    P, eps, d = cp.prior, cp.notion.eps, cp.d
+    if kind == "ldp":
+        if d <= opts["enum_max_d"] and LDPEnumPricer.supports(cp.utility):
+            need = 6.0 * 8 * 2.0 ** d
+            if need <= float(opts["max_memory"]):
+                return LDPEnumPricer(P, eps, cp.utility), ldp_seed(P, eps), "subset-sum enumeration"
+        from mechopt.utilities import MutualInfo
+
+        if isinstance(cp.utility, MutualInfo) and cp.utility.prior is not None:
+            return LDPMIPricer(P, eps, cp.utility.prior), ldp_seed(P, eps), "MILP with tangent cuts"
+        quad = LDPQuadPricer(P, eps, cp.gain)
+        if quad.is_quadratic(np.random.default_rng(opts["seed"])):
+            return quad, ldp_seed(P, eps), "quadratic MILP"
+        if d <= opts["enum_max_d"]:
+            R = enumerate_rays(cp, kind, opts)
+            return StoredPricer(R, cp.gain(R)), ldp_seed(P, eps), "stored enumeration"
+        raise TooLargeError(f"no exact pricing for ε-LDP with utility {cp.utility.name} at d = {d}; "
+                            f"use d ≤ enum_max_d={opts['enum_max_d']} or method='symmetry'")
+    R = enumerate_rays(cp, kind, opts)
+    return StoredPricer(R, cp.gain(R)), cp.prior[:, None].copy(), "stored enumeration"
+
+
+def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: float | None) -> Outcome:
+    """Restricted master + exact pricing; honest about heuristic or interrupted pricing."""
+    pricer, R0, how = _pricer(cp, kind, opts)
+    out = column_generation(cp.prior, cp.gain, pricer, R0, max_iter=int(opts["max_iter"]), deadline=deadline)
+    extras: dict[str, Any] = {"pricing": how, "columns": int(out.R.shape[1])}
+    if hasattr(pricer, "milp_calls"):
+        extras["milp_calls"] = pricer.milp_calls
+    if isinstance(pricer, StoredPricer):
+        extras["rays"] = int(pricer.R.shape[1])
+    if out.master is None or out.master.status != "optimal":
+        st = Status.TIME_LIMIT if out.status == "time_limit" else Status.NUMERICAL_ERROR
+        return Outcome(st, None, out.bound, None, out.iterations, "no master solution before the limit", extras)
+    Q = recover_channel(cp.prior, out.R, out.master.theta)
+    status = {"optimal": Status.OPTIMAL, "time_limit": Status.TIME_LIMIT,
+              "iteration_limit": Status.ITERATION_LIMIT}.get(out.status, Status.OPTIMAL_INACCURATE)
+    msg = "; ".join(out.notes)
+    if status is Status.OPTIMAL and not out.proven:
+        status = Status.OPTIMAL_INACCURATE
+        msg = (msg + "; " if msg else "") + "the last pricing was not proven exact"
+    if status is Status.TIME_LIMIT:
+        msg = (msg + "; " if msg else "") + "time limit: best master solution and best proven bound so far"
+    return Outcome(status, out.master.value, out.bound, Q, out.iterations, msg, extras)
