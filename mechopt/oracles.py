@@ -1,0 +1,163 @@
+"""Frequency oracles under ε-LDP: randomizers a deployment can run, and their estimators.
+
+Every oracle here is *pure*: a report y "supports" a set of items, and the
+support count f_j = #{i : j ∈ support(y_i)} has E f_j = n θ_j g + n (1 − θ_j) h
+with hit rates g (the user's own item) and h (any other item). The unbiased
+remapping estimator (Algorithm 2 of Wang et al., eq. (9)) is
+
+    θ̂_j = (f_j − n h) / (n (g − h)),
+
+with E‖θ̂ − θ‖² = Σ_j [θ_j g(1−g) + (1−θ_j) h(1−h)] / (n (g−h)²) for a fixed
+dataset with empirical distribution θ.
+
+- :class:`KSubset` — the k-subset mechanism (Definition 2.1, eq. (5)); its
+  per-user randomizer is Algorithm 1, vectorised over users (Floyd's sampling
+  done column-wise with a per-chunk bitmap, O(n·min(k, d−k)) work).
+- :class:`GRR` — multivariate / generalised randomized response (eq. (6)).
+- BRR and OUE (unary encodings) live in :mod:`mechopt.oracles_bits`.
+
+Each oracle also has ``simulate_counts(hist, rng)``: a draw of the support
+counts with exactly the distribution the n per-user reports induce, at a cost
+independent of n (for experiments; the per-user ``randomize`` is what a
+deployment runs).
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.oracles import KSubset
+>>> ks = KSubset(d=8, eps=1.0)          # k defaults to the l2-optimal k# (Theorem 3.1)
+>>> ks.k
+2
+>>> rng = np.random.default_rng(0)
+>>> x = rng.integers(0, 8, size=50_000)
+>>> z = ks.randomize(x, rng)            # one k-subset per user, shape (n, k)
+>>> z.shape, bool(np.all(z[:, 0] != z[:, 1]))
+((50000, 2), True)
+>>> theta = np.bincount(x, minlength=8) / x.size
+>>> est = ks.estimate(ks.support_counts(z), x.size)
+>>> bool(np.sum((est - theta) ** 2) < 10 * ks.l2_error(x.size))
+True
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ProblemError
+from .oracles_base import (CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps,
+                           packed_column_sums)
+from .oracles_ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
+
+__all__ = ["PureOracle", "KSubset", "GRR", "project_simplex", "regression_estimator",
+           "subset_rank", "ksubset_outputs", "hit_rates_ksubset", "packed_column_sums", "bernoulli", "CHUNK"]
+
+
+@dataclass(frozen=True)
+class GRR(PureOracle):
+    """Generalised (multivariate) randomized response Q^m (eq. (6)): keep x with
+    probability e^ε/(e^ε + d − 1), else report one of the other d − 1 items uniformly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> grr = GRR(d=4, eps=1.0)
+    >>> y = grr.randomize(np.zeros(100_000, dtype=int), np.random.default_rng(0))
+    >>> bool(abs(np.mean(y == 0) - grr.g) < 0.01)
+    True
+    """
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "d", _check_d(self.d))
+        object.__setattr__(self, "eps", check_eps(self.eps))
+
+    @property
+    def g(self) -> float:
+        e = math.exp(self.eps)
+        return e / (e + self.d - 1)
+
+    @property
+    def h(self) -> float:
+        return 1.0 / (math.exp(self.eps) + self.d - 1)
+
+    def randomize(self, x, rng: np.random.Generator) -> np.ndarray:
+        """One item per user: x with probability g, else x + U mod d with U uniform on 1..d−1.
+
+        Vectorised: one exact Bernoulli(g) (:func:`bernoulli`) and one bounded
+        integer (numpy's exact Lemire sampler) per user, in the narrowest integer
+        type that holds the items; O(n).
+        """
+        x = _check_items(x, self.d)
+        dt = np.int16 if self.d <= 32767 else np.int64
+        xs = x.astype(dt)
+        keep = bernoulli(rng, x.size, self.g)
+        y = xs + rng.integers(1, self.d, size=x.size, dtype=dt)
+        y[y >= self.d] -= self.d
+        x = xs
+        return np.where(keep, x, y)
+
+    def support_counts(self, reports) -> np.ndarray:
+        return np.bincount(np.asarray(reports).ravel(), minlength=self.d).astype(np.int64)
+
+    def simulate_counts(self, hist, rng: np.random.Generator) -> np.ndarray:
+        """Exact draw of the report histogram: stayers binomial, movers multinomial over the others."""
+        hist = _check_hist(hist, self.d)
+        d = self.d
+        stay = rng.binomial(hist, self.g)
+        moved = rng.multinomial(hist - stay, np.full(d - 1, 1.0 / (d - 1)))     # (d, d-1)
+        f = stay.astype(np.int64)
+        cols = (np.arange(d)[:, None] + np.arange(1, d)[None, :]) % d
+        np.add.at(f, cols.ravel(), moved.ravel())
+        return f
+
+    def matrix(self) -> np.ndarray:
+        """Q^m of eq. (6) (d × d)."""
+        Q = np.full((self.d, self.d), self.h)
+        np.fill_diagonal(Q, self.g)
+        return Q
+
+
+def project_simplex(v) -> np.ndarray:
+    """Euclidean projection of each row of ``v`` onto the probability simplex.
+
+    argmin_{p ≥ 0, Σp = 1} ‖p − v‖₂ = max(v − τ, 0) with τ from the sorted
+    prefix sums (Wang & Carreira-Perpiñán 2013; Duchi et al. 2008), vectorised
+    over rows: O(r · d log d).
+
+    Examples
+    --------
+    >>> project_simplex([0.5, 0.8, -0.1])
+    array([0.35, 0.65, 0.  ])
+    """
+    V = np.atleast_2d(np.asarray(v, dtype=float))
+    d = V.shape[1]
+    U = -np.sort(-V, axis=1)
+    css = np.cumsum(U, axis=1) - 1.0
+    ind = np.arange(1, d + 1)
+    cond = U - css / ind > 0
+    rho = d - 1 - np.argmax(cond[:, ::-1], axis=1)
+    tau = css[np.arange(V.shape[0]), rho] / (rho + 1)
+    P = np.maximum(V - tau[:, None], 0.0)
+    return P[0] if np.ndim(v) == 1 else P
+
+
+def regression_estimator(Q, output_counts, n: int | None = None) -> np.ndarray:
+    """Least-squares estimate θ̂ = (QQᵀ)⁻¹ Q f / n from output frequencies (Section 3.2).
+
+    Unbiased for any Q of full row rank: E f/n = Qᵀθ and (QQᵀ)⁻¹QQᵀ = I.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Q = GRR(3, 1.0).matrix()
+    >>> np.round(regression_estimator(Q, Q.T @ np.array([0.2, 0.3, 0.5]), 1), 12)
+    array([0.2, 0.3, 0.5])
+    """
+    Q = np.asarray(Q, dtype=float)
+    f = np.asarray(output_counts, dtype=float)
+    G = Q @ Q.T
+    if np.linalg.matrix_rank(G) < Q.shape[0]:
+        raise ProblemError("the regression estimator needs Q of full row rank")
+    total = f.sum(axis=-1, keepdims=True) if n is None else n
+    return np.linalg.solve(G, Q @ (f / total).T).T

@@ -1,0 +1,261 @@
+"""The k-subset mechanism (Definition 2.1, eq. (5)) as a frequency oracle: Algorithm 1 vectorised.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.oracles_ksubset import KSubset
+>>> KSubset(d=16, eps=1.0).k          # the l2-optimal k# of Theorem 3.1
+4
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import ProblemError
+from .oracles_base import (CHUNK, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, check_eps,
+                           packed_column_sums)
+
+__all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
+
+
+def hit_rates_ksubset(d: int, k: int, eps: float) -> tuple[float, float]:
+    """(g_k, h_k) of the k-subset mechanism (Section 3.2).
+
+    g_k = k e^ε / (k e^ε + d − k),
+    h_k = g_k (k−1)/(d−1) + (d−k)/(k e^ε + d − k) · k/(d−1).
+
+    Examples
+    --------
+    >>> g, h = hit_rates_ksubset(4, 1, 1.0)     # k = 1 is randomized response
+    >>> round(g, 6), round(h, 6)
+    (0.475367, 0.174878)
+    """
+    e = math.exp(eps)
+    den = k * e + d - k
+    g = k * e / den
+    h = g * (k - 1) / (d - 1) + (d - k) / den * k / (d - 1)
+    return g, h
+
+
+def _k_sharp(d: int, eps: float) -> int:
+    """Theorem 3.1: the better of ⌊d/(1+e^ε)⌋, ⌈d/(1+e^ε)⌉ (clamped to 1..d−1)."""
+    r = d / (1.0 + math.exp(eps))
+    cands = sorted({min(max(c, 1), d - 1) for c in (math.floor(r), math.ceil(r))})
+
+    def err(k: int) -> float:
+        g, h = hit_rates_ksubset(d, k, eps)
+        return (g * (1 - g) + (d - 1) * h * (1 - h)) / (g - h) ** 2
+    return min(cands, key=err)
+
+
+@dataclass(frozen=True)
+class KSubset(PureOracle):
+    """The k-subset mechanism Q^k (Definition 2.1): report a size-k subset Z with
+    Q^k(Z | x) ∝ e^ε if x ∈ Z, 1 otherwise.
+
+    Parameters
+    ----------
+    d : int
+        Domain size (items 0..d−1).
+    eps : float
+        Privacy level; the mechanism is exactly ε-LDP for 1 ≤ k ≤ d−1.
+    k : int, optional
+        Subset size; default the squared-ℓ2-optimal k# of Theorem 3.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ks = KSubset(d=5, eps=0.5, k=2)
+    >>> z = ks.randomize(np.array([0, 4, 4]), np.random.default_rng(1))
+    >>> z.shape, z.dtype.kind
+    ((3, 2), 'i')
+    """
+
+    k: int | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        d = _check_d(self.d)
+        object.__setattr__(self, "d", d)
+        object.__setattr__(self, "eps", check_eps(self.eps))
+        k = _k_sharp(d, self.eps) if self.k is None else self.k
+        if int(k) != k or not 1 <= int(k) <= d - 1:
+            raise ProblemError(f"k must be an integer in 1..{d - 1} (k = 0 or d carries no information), got {k!r}")
+        object.__setattr__(self, "k", int(k))
+
+    @property
+    def g(self) -> float:
+        return hit_rates_ksubset(self.d, self.k, self.eps)[0]
+
+    @property
+    def h(self) -> float:
+        return hit_rates_ksubset(self.d, self.k, self.eps)[1]
+
+    # per-user randomizer (Algorithm 1) ------------------------------------
+    def randomize(self, x, rng: np.random.Generator, *, packed: bool = False) -> np.ndarray:
+        """Algorithm 1 for every user at once.
+
+        Returns an (n, k) array of the k distinct items of each report (in no
+        particular order within a row), or with ``packed=True`` the reports as d-bit masks,
+        ``numpy.packbits`` rows of shape (n, ⌈d/8⌉) (what a client would send
+        when k log d > d).
+
+        With probability g_k the user's item is in the report together with a
+        uniform (k−1)-subset of the other d−1 items, else a uniform k-subset of
+        the others. Implementation, per block of users: Floyd's algorithm
+        draws a uniform m-subset S of the d−1 others column-wise (one
+        vectorised step per element, a bitmap for the membership test; exact
+        bounded integers by Lemire's multiply-and-reject on 16-bit draws);
+        removing a uniformly chosen element of S leaves a uniform
+        (m−1)-subset. For 2k ≤ d−1, m = k and S (or S minus one element, plus
+        x) is the report; otherwise m = d−k complements it. Work O(n·min(k, d−k)).
+        """
+        x = _check_items(x, self.d)
+        width = (self.d + 7) // 8
+        dt = np.int32 if self.d > 32767 else np.int16
+        if packed:
+            out = np.empty((x.size, width), dtype=np.uint8)
+        else:
+            out = np.empty((self.k, x.size), dtype=dt)          # filled item-major, returned as its (n, k) view
+        step = max(1024, min(CHUNK, (1 << 21) // self.d))       # keep the block's bitmap cache-sized (~2 MB)
+        for lo in range(0, x.size, step):
+            xs = x[lo:lo + step]
+            items = self._chunk_items(xs, rng)                # (k, n)
+            if packed:
+                bits = np.zeros((xs.size, self.d), dtype=bool)
+                bits[np.arange(xs.size)[None, :], items] = True
+                out[lo:lo + xs.size] = np.packbits(bits, axis=1)
+            else:
+                out[:, lo:lo + xs.size] = items
+        return out if packed else out.T
+
+    def _chunk_items(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The reports of users holding ``x`` as a (k, n) array of items."""
+        n, k, N = x.size, self.k, self.d - 1
+        inc = rng.random(n) < self.g
+        if 2 * k <= N:                                      # sample the report directly
+            T = _floyd(n, N, k, rng)
+            T += T >= x.astype(T.dtype)                     # others-index → item
+            rows = np.nonzero(inc)[0]
+            T[_bounded(rng, np.full(1, k), rows.size)[0], rows] = x[rows]
+            return T
+        S = _floyd(n, N, N - k + 1, rng)                    # complement, one too many
+        keep = np.ones((n, N), dtype=bool)
+        keep[np.arange(n)[None, :], S] = False
+        rows = np.nonzero(~inc)[0]                          # they keep one more other item
+        keep[rows, S[_bounded(rng, np.full(1, N - k + 1), rows.size)[0], rows]] = True
+        others = np.nonzero(keep)[1]
+        cnt = keep.sum(axis=1)
+        out = np.empty((k, n), dtype=np.int64)
+        o = others + (others >= np.repeat(x, cnt))
+        starts = np.concatenate(([0], np.cumsum(cnt)[:-1]))
+        slot = np.arange(o.size) - np.repeat(starts, cnt)
+        out[slot, np.repeat(np.arange(n), cnt)] = o
+        r_in = np.nonzero(inc)[0]
+        out[k - 1, r_in] = x[r_in]
+        return out
+
+    def support_counts(self, reports) -> np.ndarray:
+        """f_j = number of reports containing item j (Algorithm 2, lines 1–6).
+
+        ``reports`` is what :meth:`randomize` returns: (n, k) items, or uint8 packed masks.
+        """
+        z = np.asarray(reports)
+        if z.ndim == 2 and z.dtype == np.uint8 and z.shape[1] == (self.d + 7) // 8:
+            return packed_column_sums(z, self.d)       # packed masks (item arrays are never uint8)
+        if z.ndim != 2 or z.shape[1] != self.k:
+            raise ProblemError(f"reports must be an (n, {self.k}) array of k-subsets or packed d-bit masks")
+        return _bincount(z, self.d)
+
+    # aggregate simulation ----------------------------------------------------
+    def simulate_counts(self, hist, rng: np.random.Generator) -> np.ndarray:
+        """Draw the support counts of ``hist[x]`` users holding item x, exactly.
+
+        Users holding x first include x with probability g_k (a binomial);
+        each then still needs j ∈ {k−1, k} of the d−1 other items. Scanning the
+        others in turn, a user needing j of the R remaining items takes the next
+        one with probability j/R (sequential selection sampling), so the number
+        of takers in each (x, j) group is binomial. O(d²k) binomial draws,
+        independent of the number of users.
+        """
+        hist = _check_hist(hist, self.d)
+        d, k, N = self.d, self.k, self.d - 1
+        inc = rng.binomial(hist, self.g)
+        f = inc.astype(np.int64)
+        state = np.zeros((d, k + 1), dtype=np.int64)
+        state[:, k - 1] += inc
+        state[:, k] += hist - inc
+        need = np.arange(k + 1, dtype=float)
+        xs = np.arange(d)
+        for s in range(N):
+            picks = rng.binomial(state, np.minimum(need / (N - s), 1.0))
+            state -= picks
+            state[:, :-1] += picks[:, 1:]
+            np.add.at(f, s + (s >= xs), picks.sum(axis=1))
+        return f
+
+    # materialised channel ---------------------------------------------------
+    def matrix(self) -> np.ndarray:
+        """The channel Q^k (eq. (5)) over the C(d, k) subsets in colex order (see :func:`ksubset_outputs`)."""
+        Z = ksubset_outputs(self.d, self.k)
+        member = np.zeros((self.d, Z.shape[0]), dtype=bool)
+        member[Z.T, np.arange(Z.shape[0])[None, :]] = True
+        e = math.exp(self.eps)
+        den = (self.k * e + self.d - self.k) * math.comb(self.d, self.k) / self.d
+        return np.where(member, e, 1.0) / den
+
+
+def _floyd(n: int, N: int, m: int, rng: np.random.Generator) -> np.ndarray:
+    """n independent uniform m-subsets of {0..N−1} as an (m, n) intp array.
+
+    Floyd's algorithm, vectorised over users: for j = N−m..N−1 draw
+    t ∈ [0, j]; take t unless already taken, else take j. One step per j over a
+    flat (n·N) bitmap; O(n·m) work.
+    """
+    flat = np.zeros(n * N, dtype=bool)
+    base = np.arange(n, dtype=np.intp) * N
+    highs = np.arange(N - m, N)
+    T = _bounded(rng, highs + 1, n, offset=base)                      # (m, n) flat indices
+    bj = base + (N - m)                                  # flat index of j for every user
+    hit = np.empty(n, dtype=bool)
+    for s in range(m):
+        t = T[s]
+        np.take(flat, t, out=hit)                        # already taken?
+        np.copyto(t, bj, where=hit)                      # then take j instead (in place in T)
+        flat[t] = True
+        bj += 1
+    T -= base
+    return T
+
+
+def ksubset_outputs(d: int, k: int) -> np.ndarray:
+    """All k-subsets of 0..d−1 as rows (sorted entries), in colex order: row r has rank r.
+
+    Examples
+    --------
+    >>> ksubset_outputs(4, 2).tolist()
+    [[0, 1], [0, 2], [1, 2], [0, 3], [1, 3], [2, 3]]
+    """
+    from itertools import combinations
+
+    if math.comb(d, k) > 5_000_000:
+        raise ProblemError(f"C({d}, {k}) subsets are too many to materialise; use the remapping estimator")
+    Z = np.array(list(combinations(range(d), k)), dtype=np.int64).reshape(-1, k)
+    return Z[np.argsort(subset_rank(Z), kind="stable")]
+
+
+def subset_rank(Z) -> np.ndarray:
+    """Colex rank Σ_i C(z_(i), i+1) of each row (a k-subset; any order within the row).
+
+    Examples
+    --------
+    >>> subset_rank([[2, 0], [3, 1]]).tolist()
+    [1, 4]
+    """
+    S = np.sort(np.atleast_2d(np.asarray(Z, dtype=np.int64)), axis=1)
+    k = S.shape[1]
+    top = int(S.max()) + 1 if S.size else 1
+    table = np.array([[math.comb(c, i + 1) for i in range(k)] for c in range(top)], dtype=np.int64).reshape(top, k)
+    return table[S, np.arange(k)[None, :]].sum(axis=1)
