@@ -26,7 +26,7 @@ import numpy as np
 from .notions import PrivacyNotion
 from .utilities import Utility
 
-__all__ = ["ColumnProgram", "ConicForm", "NLPForm"]
+__all__ = ["ColumnProgram", "ConicForm", "NLPForm", "SpectralAxis", "SpectralForm"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,3 +108,46 @@ class NLPForm:
     value_of: Callable[[np.ndarray], float]
     sense: str
     objective: str
+
+
+@dataclass(frozen=True)
+class SpectralAxis:
+    """One axis of a separable Schrödinger-type eigenproblem.
+
+    On (lower, upper) with q(lower) = q(upper) = 0: −4 q'' + V(w) q = λ q, where
+    ``potential`` is V (None for V = 0). With p = q² and ∫ q² = 1 the smallest λ is
+    min over densities p of ∫ p'²/p + ∫ V p (the Fisher information plus a
+    linear penalty), and the ground state q gives the optimal density p = q².
+
+    >>> SpectralAxis(-1.0, 1.0).potential is None
+    True
+    """
+
+    lower: float
+    upper: float
+    potential: Callable[[np.ndarray], np.ndarray] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class SpectralForm:
+    """A separable eigenproblem: minimise Σ_i λ_min(axis i) (+ a variance bound by duality).
+
+    ``recover(densities)`` maps the list of per-axis densities (each on the
+    solver's grid, sampled at the interior nodes of the axis) to the
+    mechanism; ``value_of(total)`` maps Σ_i λ_i to the problem's objective.
+    When ``variance_bound`` is set the solver maximises over ξ ≥ 0 the dual
+    Σ_i λ_i(ξ) − ξ·variance_bound of "minimise Σ_i ∫p_i'²/p_i s.t. Σ_i E w_i² ≤
+    variance_bound", the potential of every axis being ξ w².
+
+    >>> form = SpectralForm(axes=(SpectralAxis(0.0, 1.0),), recover=lambda ds: ds[0])
+    >>> form.sense, form.value_of(2.5), form.variance_bound
+    ('min', 2.5, None)
+    """
+
+    axes: tuple[SpectralAxis, ...]
+    recover: Callable[[list], Any]
+    sense: str = "min"
+    objective: str = "fisher_trace"
+    value_of: Callable[[float], float] = lambda v: float(v)
+    variance_bound: float | None = None
+    extras: dict[str, Any] = field(default_factory=dict)

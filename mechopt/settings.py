@@ -47,6 +47,9 @@ class Tolerances:
         Prior values closer than this are one symmetry class.
     zero_mass : float
         Prior entries at or below this are dropped from a design.
+    density : float
+        |∫p − 1| allowed for a noise density on a grid (and its most negative
+        value, relative to its maximum); the conic solver's feasibility is ~1e-8.
     """
 
     prior_sum: float = 1e-9
@@ -57,6 +60,7 @@ class Tolerances:
     merge: float = 1e-9
     prior_equal: float = 1e-12
     zero_mass: float = 0.0
+    density: float = 1e-6
 
 
 DEFAULTS = Tolerances()
