@@ -1,0 +1,360 @@
+"""``mechopt design``.
+
+``design`` builds a problem in one of three ways and solves it:
+
+* flags: ``--notion N --utility U --prior P --eps E [--values a,b,..] [--graph FILE]``
+  (a :class:`~mechopt.problems.design.ChannelDesign`);
+* a catalog problem: ``--problem ID --set key=value ...`` (strings passed to
+  ``ProblemClass.from_params``);
+* a TOML spec ``--spec FILE.toml``::
+
+      problem = "design"          # optional, default "design"
+      solver = "sqp"              # optional
+      time_limit = 30             # optional, seconds
+      [params]                    # ProblemClass.from_params(**params)
+      prior = "0.1,0.2,0.7"
+      notion = "graph-ldp"
+      utility = "mse"
+      eps = 1.0
+      graph = "line.edgelist"     # a policy-graph file, relative to the spec
+      [options]                   # solver options
+      n_starts = 8
+
+A policy graph file is an edge list (``u v`` or ``u v weight`` per line,
+``#`` comments), GraphML (``.graphml``), GML (``.gml``) or networkx
+node-link JSON (``.json``); nodes are the input indices ``0..d-1``.
+
+Examples
+--------
+>>> from mechopt.cli_design import parse_assignments
+>>> parse_assignments(["eps=1", "prior=0.2,0.8"])
+{'eps': '1', 'prior': '0.2,0.8'}
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import ParamError, ProblemError
+from .result import Result
+
+__all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
+
+
+def register(sub: Any) -> None:
+    from .cli import positive_float
+
+    p = sub.add_parser("design", help="design a mechanism for a custom or catalog problem",
+                       description="Design a mechanism: from flags, from --problem ID --set k=v, or from --spec FILE.toml.")
+    src = p.add_argument_group("problem (one of: flags, --problem, --spec)")
+    src.add_argument("--problem", metavar="ID", help="a catalog problem id (mechopt.registry.problem_ids())")
+    src.add_argument("--set", dest="assign", action="append", default=[], metavar="KEY=VALUE",
+                     help="a from_params parameter of --problem (repeatable)")
+    src.add_argument("--spec", metavar="FILE.toml", help="a TOML design spec (or a built-in spec name)")
+    src.add_argument("--notion", help="ldp, lip, mip, graph-ldp, metric-ldp")
+    src.add_argument("--utility", help="mse, histogram, mi, mae, ...")
+    src.add_argument("--prior", metavar="P", help="0.1,0.2,0.7 | uniform:d | a .npy/.txt file")
+    src.add_argument("--eps", help="privacy level ε > 0")
+    src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae")
+    src.add_argument("--graph", metavar="FILE", help="policy graph (edge list, .graphml, .gml, node-link .json)")
+    p.add_argument("--solver", metavar="NAME", help="a registered solver (default: the first that applies)")
+    p.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="a solver option, value parsed as JSON when it can be (repeatable)")
+    p.add_argument("--time-limit", type=positive_float, metavar="SECONDS")
+    p.add_argument("--out", metavar="FILE", help="write the mechanism as JSON (read back by mechopt audit)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON document")
+    p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
+    p.set_defaults(handler=run_design)
+
+
+# -- parsing helpers -------------------------------------------------------------
+def parse_assignments(items: list[str], what: str = "--set") -> dict[str, str]:
+    """``["k=v", ...]`` → ``{"k": "v"}``; a malformed item raises ParamError."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, val = item.partition("=")
+        if not sep or not key.strip():
+            raise ParamError(f"{what} expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = val.strip()
+    return out
+
+
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """Solver options from ``--opt k=v``: JSON values when they parse, else strings.
+
+    Examples
+    --------
+    >>> parse_options(["n_starts=4", "method=SLSQP", "verbose=true"])
+    {'n_starts': 4, 'method': 'SLSQP', 'verbose': True}
+    """
+    out: dict[str, Any] = {}
+    for key, val in parse_assignments(items, "--opt").items():
+        try:
+            out[key] = json.loads(val)
+        except ValueError:
+            out[key] = val
+    return out
+
+
+def read_graph(path: str | Path, d: int | None = None) -> Any:
+    """Read a policy graph; nodes relabelled to ints, nodes ``0..d-1`` added when ``d`` is given.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "path.edgelist")
+    >>> _ = open(path, "w").write("0 1\\n1 2 2.5\\n")
+    >>> sorted(read_graph(path, d=4).edges(data="weight")), read_graph(path, d=4).number_of_nodes()
+    ([(0, 1, 1.0), (1, 2, 2.5)], 4)
+    """
+    import networkx as nx
+
+    p = Path(path)
+    if not p.exists() or p.is_dir():
+        raise ProblemError(f"graph file {str(p)!r} does not exist")
+    try:
+        if p.suffix == ".graphml":
+            G = nx.read_graphml(p)
+        elif p.suffix == ".gml":
+            G = nx.read_gml(p, label="id")
+        elif p.suffix == ".json":
+            G = nx.node_link_graph(json.loads(p.read_text()), edges="edges" if "edges" in p.read_text() else "links")
+        else:
+            G = _read_edgelist(p)
+    except (OSError, ValueError, KeyError, nx.NetworkXError) as exc:
+        raise ProblemError(f"cannot read graph file {str(p)!r}: {exc}") from None
+    G = nx.Graph(G)
+    try:
+        G = nx.relabel_nodes(G, {n: int(n) for n in G.nodes})
+    except (TypeError, ValueError):
+        raise ProblemError(f"graph {str(p)!r}: nodes must be the input indices 0..d-1") from None
+    for u, v, w in list(G.edges(data="weight")):
+        if w is not None:
+            G[u][v]["weight"] = float(w)
+    if d is not None:
+        G.add_nodes_from(range(d))
+    return G
+
+
+def _read_edgelist(p: Path) -> Any:
+    import networkx as nx
+
+    G = nx.Graph()
+    for n, line in enumerate(p.read_text().splitlines(), 1):
+        tok = line.split("#", 1)[0].replace(",", " ").split()
+        if not tok:
+            continue
+        if len(tok) not in (2, 3):
+            raise ValueError(f"line {n}: expected 'u v' or 'u v weight', got {line.strip()!r}")
+        try:
+            u, v = int(tok[0]), int(tok[1])
+            w = float(tok[2]) if len(tok) == 3 else 1.0
+        except ValueError:
+            raise ValueError(f"line {n}: nodes must be integers and the weight a number") from None
+        G.add_edge(u, v, weight=w)
+    return G
+
+
+def _prior_size(prior: Any) -> int | None:
+    from .priors import parse_prior
+
+    try:
+        return int(parse_prior(prior).size) if isinstance(prior, str) else int(np.asarray(prior).size)
+    except ProblemError:
+        return None
+
+
+def _resolve_graph(params: dict[str, Any], base: Path | None = None) -> dict[str, Any]:
+    g = params.get("graph")
+    if isinstance(g, list):
+        from .catalog import graph_from_edges
+
+        G = graph_from_edges(g)
+        n = _prior_size(params.get("prior"))
+        if n is not None:
+            G.add_nodes_from(range(n))
+        return {**params, "graph": G}
+    if isinstance(g, str) and g:
+        path = Path(g) if base is None or Path(g).is_absolute() else base / g
+        params = {**params, "graph": read_graph(path, _prior_size(params.get("prior")))}
+    return params
+
+
+def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, Any], float | None]:
+    """(problem, solver, solver options, time limit) from the design arguments."""
+    from .registry import get_problem
+
+    flags = {k: getattr(args, k) for k in ("notion", "utility", "prior", "eps", "values", "graph")
+             if getattr(args, k) is not None}
+    modes = [m for m, on in (("--problem", args.problem), ("--spec", args.spec), ("flags", flags)) if on]
+    if len(modes) != 1:
+        raise ParamError("give exactly one of --problem ID, --spec FILE.toml, or --notion/--utility/--prior/--eps"
+                         + (f" (got {', '.join(modes)})" if modes else ""))
+    if args.assign and not args.problem:
+        raise ParamError("--set goes with --problem ID")
+    options = parse_options(args.opt)
+    solver, tl = args.solver, args.time_limit
+    if args.spec:
+        from .catalog import CatalogError, read_toml, resolve_spec
+
+        spec_path = resolve_spec(args.spec)
+        spec = read_toml(spec_path)
+        bad = sorted(set(spec) - {"problem", "solver", "time_limit", "params", "options", "description"})
+        if bad:
+            raise CatalogError(f"{args.spec}: unknown key(s) {bad}; known: problem, solver, time_limit, params, "
+                               "options, description")
+        if not isinstance(spec.get("params"), dict):
+            raise CatalogError(f"{args.spec}: field 'params' is missing or not a table")
+        if not isinstance(spec.get("options", {}), dict):
+            raise CatalogError(f"{args.spec}: field 'options' must be a table")
+        pid = spec.get("problem", "design")
+        params = _resolve_graph(dict(spec["params"]), spec_path.parent)
+        solver = solver or spec.get("solver")
+        options = {**spec.get("options", {}), **options}
+        tl = tl if tl is not None else spec.get("time_limit")
+    elif args.problem:
+        pid, params = args.problem, _resolve_graph(parse_assignments(args.assign))
+    else:
+        missing = [f"--{k}" for k in ("notion", "utility", "prior", "eps") if k not in flags]
+        if missing:
+            raise ParamError(f"missing {', '.join(missing)} (or use --problem ID / --spec FILE.toml)")
+        pid, params = "design", _resolve_graph(flags)
+    if _is_scalar(params.get("eps")):   # ε ≤ 0 is bad input at the CLI (notions themselves allow 0)
+        from .notions import check_eps
+
+        check_eps(params["eps"])
+    cls = get_problem(pid)
+    try:
+        problem = cls.from_params(**params)
+    except TypeError as exc:
+        raise ProblemError(f"bad parameters for problem {pid!r}: {exc}") from None
+    return problem, solver, options, tl
+
+
+def _is_scalar(val: Any) -> bool:
+    if val is None or isinstance(val, bool):
+        return False
+    try:
+        float(val)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# -- design ------------------------------------------------------------------------
+def _channel(res: Result) -> np.ndarray | None:
+    mech = res.mechanism
+    if mech is None:
+        return None
+    M = getattr(mech, "matrix", mech)
+    try:
+        M = np.asarray(M, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return M if M.ndim == 2 else None
+
+
+def problem_table() -> list[dict[str, Any]]:
+    """Every registered problem id with its paper, summary and ``from_params`` parameters.
+
+    Examples
+    --------
+    >>> [p["params"] for p in problem_table() if p["id"] == "design"][0][:4]
+    ['prior', 'notion', 'utility', 'eps']
+    """
+    import inspect
+
+    from .registry import get_problem, problem_ids
+
+    out = []
+    for pid in problem_ids():
+        cls = get_problem(pid)
+        try:
+            sig = inspect.signature(cls.from_params)
+            params = [n for n, q in sig.parameters.items() if q.kind in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            params = []
+        doc = (inspect.getdoc(cls) or "").strip().splitlines()
+        out.append({"id": pid, "paper": getattr(cls, "paper", "") or "", "summary": doc[0] if doc else "",
+                    "params": params})
+    return out
+
+
+def run_design(args: argparse.Namespace) -> int:
+    from .api import solve
+    from .cli import emit_json, table
+
+    if args.list:
+        rows = problem_table()
+        if args.json:
+            emit_json({"problems": rows})
+        else:
+            print(table(["id", "paper", "--set parameters", "summary"],
+                        [[r["id"], r["paper"], ",".join(r["params"]), r["summary"][:60]] for r in rows]))
+        return 0
+
+    problem, solver, options, tl = build_problem(args)
+    if tl is not None:
+        options["time_limit"] = tl
+    res = solve(problem, solver=solver, **options)
+    if args.out:
+        _write_out(args.out, problem, res)
+    if args.json:
+        emit_json(res.to_dict())
+    else:
+        print(describe(problem, res))
+    return 0 if res.status.has_solution else 1
+
+
+def _write_out(path: str, problem: Any, res: Result) -> None:
+    from .mechfile import atomic_write_text, write_mechanism
+    from .result import jsonable
+
+    if not res.status.has_solution:
+        raise ProblemError(f"no mechanism to write to {path!r}: status {res.status.value} ({res.message})")
+    Q = _channel(res)
+    meta = {"value": res.value, "objective": res.objective, "sense": res.sense, "solver": res.solver,
+            "status": res.status.value, "problem": getattr(problem, "id", None)}
+    prior = getattr(problem, "prior", None)
+    if Q is not None and prior is not None and np.ndim(prior) == 1 and np.size(prior) == Q.shape[0]:
+        write_mechanism(path, Q, prior=prior, notion=res.notion, eps=res.eps, **meta)
+    else:   # not a channel on a finite prior: keep the whole result (audit cannot read it)
+        atomic_write_text(path, json.dumps(jsonable({**res.to_dict(), **meta}), indent=1) + "\n")
+        print(f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
+              "mechopt audit reads channels only", file=sys.stderr)
+
+
+def describe(problem: Any, res: Result) -> str:
+    """The human-readable design report."""
+    from .cli import fmt
+
+    cert = res.certificate
+    lines = [f"problem      {getattr(problem, 'id', type(problem).__name__)}",
+             f"solver       {res.solver}",
+             f"status       {res.status.value}",
+             f"value        {fmt(res.value, 10)}  ({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
+             f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}  audited eps={fmt(res.eps_audited)}"
+             f"  violation={fmt(res.violation, 3)}",
+             "certificate  " + ("none (this method gives no bound)" if cert is None
+                                else f"bound={fmt(cert.bound, 10)}  gap={fmt(cert.gap, 3)}"),
+             f"time         {res.time_s:.3f} s"]
+    if res.message:
+        lines.append(f"message      {res.message}")
+    Q = _channel(res)
+    if Q is not None:
+        lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
+        lines += ["  x=" + str(x).ljust(3) + " " + " ".join(f"{v:8.5f}" for v in row) for x, row in enumerate(Q)]
+    elif res.mechanism is not None:
+        from .result import jsonable
+
+        import textwrap
+
+        data = textwrap.wrap(json.dumps(jsonable(res.mechanism)), 96)
+        lines.append(f"mechanism    {type(res.mechanism).__name__}")
+        lines += ["  " + ln for ln in data[:12]] + (["  ... (--json for all of it)"] if len(data) > 12 else [])
+    return "\n".join(lines)

@@ -1,0 +1,228 @@
+"""``mechopt compare``, ``mechopt verify`` and ``mechopt reproduce``.
+
+``verify`` runs every registered claim (:func:`mechopt.registry.claims`). A
+claim whose check raises is still reported, never a crash: its ``verdict`` is
+``"fails"`` (the vocabulary stays closed), ``checked`` is 0, ``note`` starts
+with ``"check crashed: "`` and the ``error`` field holds the exception (it is
+``null`` for every claim that ran). The exit code is 0 whatever the verdicts.
+
+Examples
+--------
+>>> from mechopt.verify import Claim, Verdict
+>>> from mechopt.cli_run import run_claims
+>>> ok = Claim("demo.a", "demo", "1 = 1", "-", lambda: Verdict("holds", 1, 0.0))
+>>> bad = Claim("demo.b", "demo", "boom", "-", lambda: 1 / 0)
+>>> [(r["id"], r["verdict"], r["error"]) for r in run_claims([ok, bad])]
+[('demo.a', 'holds', None), ('demo.b', 'fails', 'ZeroDivisionError: division by zero')]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .result import jsonable
+
+__all__ = ["register", "run_claims", "CLAIM_FIELDS"]
+
+CLAIM_FIELDS = ("id", "paper", "statement", "domain", "verdict", "checked", "worst_deviation",
+                "counterexample", "region")
+PAPERS = ("lip", "kss", "fisher", "gauss")
+
+
+def register(sub: Any) -> None:
+    from .cli import positive_float, positive_int
+
+    c = sub.add_parser("compare", help="run the catalog through every applicable solver and the closed forms",
+                       description="Run catalog instances through every applicable solver and the closed form; "
+                                   "mark certified optima and flag worse or infeasible answers.")
+    c.add_argument("--problem", action="append", metavar="ID", help="keep this catalog id (repeatable)")
+    c.add_argument("--solver", action="append", metavar="NAME", help="keep this solver (repeatable)")
+    c.add_argument("--catalog", action="append", metavar="FILE.toml",
+                   help="use this catalog file instead of the built-in one (repeatable)")
+    c.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
+                   help="per-row time limit (default 10 s; a catalog instance's own time_limit wins)")
+    c.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="rows in parallel (local processes)")
+    c.add_argument("--budget", type=positive_float, metavar="SECONDS",
+                   help="total time; rows not started when it is used up are reported as skipped")
+    c.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
+                   help="run each row in a forked process killed at 2 x its time limit + 2 s "
+                        "(default: on where fork exists, with --jobs 1)")
+    c.add_argument("--plot", metavar="DIR", help="write one PNG per problem into DIR")
+    c.add_argument("--progress", action="store_true", default=None, help="progress bar even when stderr is not a TTY")
+    c.add_argument("--list", action="store_true", help="list the catalog instances and exit")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(handler=run_compare)
+
+    v = sub.add_parser("verify", help="check the papers' theorems numerically",
+                       description="Run the theorem catalog; exit 0 whatever the verdicts.")
+    v.add_argument("--paper", choices=PAPERS)
+    v.add_argument("--claim", action="append", metavar="ID", help="only this claim id (repeatable)")
+    v.add_argument("--progress", action="store_true", default=None)
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(handler=run_verify)
+
+    r = sub.add_parser("reproduce", help="reproduce the papers' figures and tables",
+                       description="Run figure/table reproductions (PNG + CSV/JSON into --out).")
+    r.add_argument("figures", nargs="*", metavar="FIGURE_ID", help="figure ids, or 'all'")
+    r.add_argument("--out", default="mechopt-figures", metavar="DIR")
+    r.add_argument("--list", action="store_true", help="list the registered figures and exit")
+    r.add_argument("--quick", action="store_true", help="smaller grids, fewer samples")
+    r.add_argument("--progress", action="store_true", default=None)
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(handler=run_reproduce)
+
+
+# -- compare -------------------------------------------------------------------------
+def run_compare(args: argparse.Namespace) -> int:
+    from .catalog import load_catalog
+    from .cli import emit_json, fmt, table
+    from .compare import DEFAULT_TIME_LIMIT, ROW_FIELDS, can_isolate, compare, plot_compare
+    from .registry import problem_ids
+
+    instances = None
+    if args.catalog:
+        known = problem_ids()
+        instances = [i for path in args.catalog for i in load_catalog(path, known=known)]
+    if args.list:
+        from .catalog import builtin_catalog
+
+        insts = instances if instances is not None else builtin_catalog(args.problem)
+        items = [{"problem": i.problem, "instance": i.name, "params": i.params, "source": i.source} for i in insts
+                 if not args.problem or i.problem in args.problem]
+        if args.json:
+            emit_json({"instances": items})
+        else:
+            print(table(["problem", "instance", "params", "file"],
+                        [[i["problem"], i["instance"], _short(", ".join(f"{k}={v}" for k, v in i["params"].items()), 70),
+                          i["source"]] for i in items]))
+        return 0
+    tl = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
+    t0 = time.perf_counter()
+    if args.budget is not None and args.jobs != 1:
+        from .errors import ParamError
+
+        raise ParamError("--budget works with --jobs 1 only")
+    isolate = args.isolate if args.isolate is not None else (can_isolate() and args.jobs == 1)
+    rows = compare(args.problem, args.solver, instances=instances, time_limit=tl, jobs=args.jobs,
+                   progress=args.progress, budget=args.budget, isolate=isolate)
+    wall = time.perf_counter() - t0
+    files = plot_compare(rows, args.plot) if args.plot else []
+    if args.json:
+        emit_json({"rows": rows, "wall_s": wall, "plots": [str(f) for f in files]})
+        return 0
+    if not rows:
+        print("no catalog instance matched (see --problem / --solver)")
+        return 0
+    body = []
+    for r in rows:
+        mark = "*" if r["certified"] else " "
+        body.append([r["problem"], r["instance"], mark + r["solver"], fmt(r["value"], 8), fmt(r["violation"], 2),
+                     fmt(r["gap"], 2), r["status"], f"{r['time_s']:.2f}", r["flag"]])
+    print(table([*ROW_FIELDS[:-1], "flag"], body))
+    flagged = [r for r in rows if set(r["flag"].split(",")) - {"", "certified"}]
+    print(f"\n{len(rows)} rows, {sum(r['certified'] for r in rows)} certified (*), {len(flagged)} flagged; "
+          f"{wall:.1f} s" + (f"; plots in {args.plot}" if files else ""))
+    bad_cf = [r for r in rows if r["solver"] == "closed-form"
+              and {"worse", "worse-than-best", "infeasible"} & set(r["flag"].split(","))]
+    if bad_cf:
+        print("closed forms that are not the optimum they claim (see mechopt verify):")
+        for r in bad_cf:
+            why = (f"violates privacy by {fmt(r['violation'], 3)}" if "infeasible" in r["flag"]
+                   else f"worse by {fmt(r['deviation'], 3)} (relative)")
+            print(f"  {r['problem']} / {r['instance']}: {why}")
+    for r in rows:
+        if r["status"] == "solver_error" or r["flag"] == "error":
+            print(f"  error {r['problem']}/{r['instance']}/{r['solver']}: {r['message']}")
+    return 0
+
+
+# -- verify ----------------------------------------------------------------------------
+def run_claims(claims: Sequence[Any], progress: bool | None = False) -> list[dict[str, Any]]:
+    """Run claims, turning a crashed check into a ``fails`` report with ``error`` set."""
+    from .progress import Progress
+
+    out = []
+    with Progress(len(claims), "verify", enabled=progress) as bar:
+        for claim in claims:
+            t0 = time.perf_counter()
+            try:
+                rep = claim.run().to_dict()
+                rep["error"] = None
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except Exception as exc:   # a crashed check is a reported finding, not a CLI crash
+                msg = f"{type(exc).__name__}: {exc}"
+                rep = {"id": claim.id, "paper": claim.paper, "statement": claim.statement,
+                       "domain": claim.domain, "verdict": "fails", "checked": 0, "worst_deviation": None,
+                       "counterexample": None, "region": None, "note": f"check crashed: {msg}",
+                       "time_s": time.perf_counter() - t0, "error": msg}
+            out.append(jsonable(rep))
+            bar.advance(claim.id)
+    return out
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from .cli import emit_json, fmt, table
+    from .errors import ParamError
+    from .registry import claims
+
+    selected = claims(args.paper)
+    if args.claim:
+        ids = {c.id for c in selected}
+        unknown = sorted(set(args.claim) - ids)
+        if unknown:
+            raise ParamError(f"unknown claim id(s) {unknown}; known: {', '.join(sorted(ids)) or 'none registered'}")
+        selected = [c for c in selected if c.id in set(args.claim)]
+    reports = run_claims(selected, progress=args.progress)
+    if args.json:
+        emit_json({"claims": reports})
+        return 0
+    if not reports:
+        print("no claims registered" + (f" for paper {args.paper}" if args.paper else ""))
+        return 0
+    rows = [[r["id"], r["verdict"], r["checked"], fmt(r["worst_deviation"], 3), _short(r["region"] or "", 40),
+             _short(r["statement"], 60)] for r in reports]
+    print(table(["id", "verdict", "checked", "worst dev", "region", "statement"], rows))
+    for r in reports:
+        if r["verdict"] != "holds":
+            extra = f" counterexample: {r['counterexample']}" if r["counterexample"] else ""
+            print(f"  {r['id']}: {r['note'] or r['verdict']}{extra}")
+    counts = {v: sum(r["verdict"] == v for r in reports) for v in ("holds", "holds-in-region", "fails")}
+    print(f"\n{len(reports)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    return 0
+
+
+def _short(text: str, n: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# -- reproduce ---------------------------------------------------------------------------
+def run_reproduce(args: argparse.Namespace) -> int:
+    from .cli import emit_json, table
+    from .reproduce import list_figures, reproduce
+
+    if args.list:
+        figs = list_figures()
+        if args.json:
+            emit_json({"figures": figs})
+        else:
+            print(table(["id", "paper", "title"], [[f["id"], f["paper"], f["title"]] for f in figs])
+                  if figs else "no figures registered")
+        return 0
+    reports = reproduce(args.figures, args.out, quick=args.quick, progress=args.progress)
+    if args.json:
+        emit_json({"figures": reports, "out": args.out})
+    else:
+        for r in reports:
+            print(f"{r['id']}: {r['status']} ({r['time_s']:.1f} s) {r['title']}")
+            for f in r["files"]:
+                print(f"  wrote {f}")
+            for n in r["notes"]:
+                print(f"  note: {n}")
+            if r["error"]:
+                print(f"  error: {r['error']}", file=sys.stderr)
+    return 1 if any(r["status"] != "ok" for r in reports) else 0

@@ -1,0 +1,386 @@
+"""``mechopt compare``: every catalog instance through every applicable solver.
+
+For each instance of the built-in catalog (:mod:`mechopt.catalog`) and each
+installed solver that ``can_solve`` it (the closed form included, as the
+``closed-form`` pseudo-solver), :func:`compare` solves and audits
+(:func:`mechopt.solve`) and returns one row. Then, per instance:
+
+* the **certified optimum** is the best value among rows with status
+  ``optimal`` and a certificate whose gap is within ``settings.tolerance("gap")``;
+  those rows get the flag ``certified``;
+* a row with a mechanism whose audited privacy violation exceeds
+  ``settings.tolerance("privacy")`` is flagged ``infeasible``;
+* a row whose value is worse than the certified optimum v* by more than
+  tol·max(1, |v*|) (tol the gap tolerance, in the problem's sense: larger for
+  a minimised MSE, smaller for a maximised MI), plus the discretisation
+  errors the two rows report (``extras["error_estimate"]``: a grid optimum
+  certifies the grid problem, not the continuum), is flagged ``worse``; one that
+  is *better* beyond the tolerance is flagged ``beats-certificate`` (a bug in
+  a certificate or a solver); one without a solution while a certified
+  optimum exists is flagged ``no-solution``;
+* without a certified optimum, a row worse (beyond the same tolerance) than
+  the best private value another row found is flagged ``worse-than-best``:
+  not a proof of suboptimality of the best, but a proof that this row is
+  not optimal (a closed form flagged so is not the optimum it claims);
+* a solver that raises gives a row with status ``solver_error``, the message,
+  and the flag ``error`` — never a crash.
+
+Examples
+--------
+>>> from mechopt.catalog import parse_catalog
+>>> from mechopt.compare import compare
+>>> inst = parse_catalog('''[[instance]]
+... problem = "design"
+... name = "binary"
+... params = { prior = "0.3,0.7", notion = "lip", utility = "histogram", eps = 1.0 }
+... options.sqp = { n_starts = 2 }
+... ''')
+>>> rows = compare(instances=inst, solvers=["sqp"])
+>>> [(r["solver"], r["status"]) for r in rows]
+[('sqp', 'optimal')]
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import settings
+from .catalog import Instance, builtin_catalog
+from .errors import ParamError
+from .progress import Progress
+
+__all__ = ["compare", "flag_rows", "plot_compare", "hard_deadline", "can_isolate", "ROW_FIELDS",
+           "DEFAULT_TIME_LIMIT"]
+
+ROW_FIELDS = ("problem", "instance", "solver", "value", "violation", "gap", "status", "time_s", "flag")
+DEFAULT_TIME_LIMIT = 10.0
+
+
+def _pairs(instances: Sequence[Instance], solvers: Sequence[str] | None) -> list[tuple[Instance, str, Any]]:
+    from .registry import solvers_for
+
+    out = []
+    for inst in instances:
+        problem = inst.build()
+        names = solvers_for(problem)
+        if inst.solvers is not None:
+            names = [n for n in inst.solvers if n in names]
+        names = [n for n in names if n not in inst.skip and (solvers is None or n in solvers)]
+        out += [(inst, n, problem) for n in names]
+    return out
+
+
+def _row(inst: Instance, solver: str, problem: Any, time_limit: float | None) -> dict[str, Any]:
+    from .api import solve
+
+    opts = dict(inst.options.get(solver, {}))
+    tl = inst.time_limit if inst.time_limit is not None else time_limit
+    if tl is not None:
+        opts.setdefault("time_limit", tl)
+    base = {"problem": inst.problem, "instance": inst.name, "solver": solver}
+    t0 = time.perf_counter()
+    try:
+        res = solve(problem, solver=solver, **opts)
+    except Exception as exc:   # any crash of one row is that row's finding, never the table's end
+        return {**base, "value": None, "violation": None, "gap": None, "status": "solver_error",
+                "time_s": time.perf_counter() - t0, "flag": "error", "sense": getattr(problem, "sense", None),
+                "message": f"{type(exc).__name__}: {exc}", "certified": False, "certificate_bound": None,
+                "error_estimate": None}
+    cert = res.certificate
+    return {**base, "value": res.value, "violation": res.violation,
+            "gap": None if cert is None else cert.gap, "status": res.status.value,
+            "time_s": res.time_s or (time.perf_counter() - t0), "flag": "", "sense": res.sense,
+            "message": res.message, "certified": False,
+            "certificate_bound": None if cert is None else cert.bound,
+            "error_estimate": _error_estimate(res.extras)}
+
+
+def _error_estimate(extras: dict[str, Any]) -> float | None:
+    """A discretisation error a solver reports (``extras["error_estimate"]``), if finite and ≥ 0."""
+    try:
+        v = float(extras.get("error_estimate"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return v if v >= 0 and v == v and v != float("inf") else None
+
+
+def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mark certified optima and flag rows worse than them or infeasible (one instance's rows).
+
+    Examples
+    --------
+    >>> row = lambda s, v, gap=None: {"solver": s, "value": v, "gap": gap, "status": "optimal",
+    ...                               "violation": 0.0, "sense": "min"}
+    >>> [r["flag"] for r in flag_rows([row("exact", 1.0, gap=0.0), row("greedy", 1.5)])]
+    ['certified', 'worse']
+    """
+    gap_tol, priv_tol = settings.tolerance("gap"), settings.tolerance("privacy")
+    cert = [r for r in rows if r["status"] == "optimal" and r["gap"] is not None and r["gap"] <= gap_tol
+            and r["value"] is not None]
+    sense = next((r["sense"] for r in rows if r.get("sense")), "min")
+    pick = max if sense == "max" else min
+    best_row = pick(cert, key=lambda r: r["value"]) if cert else None
+    best = None if best_row is None else best_row["value"]
+    feasible = [r["value"] for r in rows if r["value"] is not None and r["status"] != "solver_error"
+                and (r["violation"] is None or r["violation"] <= priv_tol)]
+    best_found = pick(feasible) if feasible and best is None else None
+    out = []
+    for r in rows:
+        r = dict(r)
+        r["deviation"] = None
+        flags = []
+        if r["status"] == "solver_error":
+            flags.append("error")
+        infeasible = r["violation"] is not None and r["violation"] > priv_tol
+        if infeasible:   # not private: its value is not comparable with the optimum
+            flags.append("infeasible")
+        if best is not None and not infeasible:
+            tol = gap_tol * max(1.0, abs(best)) + _err(best_row) + _err(r)
+            if r["value"] is None:
+                if r["status"] != "solver_error":
+                    flags.append("no-solution")
+            else:
+                diff = (best - r["value"]) if sense == "max" else (r["value"] - best)
+                r["deviation"] = diff / max(1.0, abs(best))
+                if diff > tol:
+                    flags.append("worse")
+                elif diff < -tol:
+                    flags.append("beats-certificate")
+        elif best_found is not None and not infeasible and r["value"] is not None:
+            diff = (best_found - r["value"]) if sense == "max" else (r["value"] - best_found)
+            if diff > gap_tol * max(1.0, abs(best_found)):
+                flags.append("worse-than-best")
+                r["deviation"] = diff / max(1.0, abs(best_found))
+        if r["status"] == "optimal" and r["gap"] is not None and r["gap"] <= gap_tol and r["value"] is not None:
+            r["certified"] = True
+            if not {"worse", "beats-certificate"} & set(flags):
+                flags.insert(0, "certified")
+        r["flag"] = "skipped" if r.pop("skipped", False) else ",".join(flags)
+        out.append(r)
+    return out
+
+
+def _err(row: dict[str, Any] | None) -> float:
+    return float((row or {}).get("error_estimate") or 0.0)
+
+
+def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None = None, *,
+            instances: Sequence[Instance] | None = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
+            jobs: int = 1, progress: bool | None = False, budget: float | None = None,
+            isolate: bool = False) -> list[dict[str, Any]]:
+    """Run catalog instances through solvers; one row per (instance, solver).
+
+    Parameters
+    ----------
+    problems : iterable of str, optional
+        Catalog ids to keep (default all).
+    solvers : iterable of str, optional
+        Solver names to keep (default every applicable one); unknown names
+        raise :class:`~mechopt.errors.SolverNotFound`.
+    instances : sequence of Instance, optional
+        Instead of the built-in catalog.
+    time_limit : float or None
+        Per-row time limit in seconds (an instance's ``time_limit`` wins).
+    jobs : int
+        Rows run in parallel on this many local processes (joblib/loky).
+    progress : bool or None
+        Progress bar on stderr (None: only on a terminal).
+    budget : float or None
+        Total seconds (with ``jobs=1``): rows not started when it is used up
+        are reported with status ``time_limit`` and the flag ``skipped``.
+    isolate : bool
+        Run each row (with ``jobs=1``) in a forked process that is killed at
+        :func:`hard_deadline` of its time limit, so a solver that ignores its
+        limit, hangs or crashes the interpreter costs one row, not the table.
+
+    Returns
+    -------
+    list of dict
+        Rows with the fields of :data:`ROW_FIELDS` plus ``message``,
+        ``certified``, ``sense``, ``certificate_bound``, ``error_estimate`` and
+        ``deviation`` (relative distance to the reference value in the
+        problem's sense, None without one); every row has the same keys.
+    """
+    from .registry import get_solver, solver_names
+
+    solver_list = None if solvers is None else list(solvers)
+    for name in solver_list or []:
+        if name not in solver_names():
+            get_solver(name)   # raises SolverNotFound with the list
+    if jobs < 1:
+        raise ParamError(f"jobs must be ≥ 1, got {jobs}")
+    if isolate and not can_isolate():
+        raise ParamError("isolate=True needs the POSIX 'fork' start method, not available here")
+    if instances is None:
+        instances = builtin_catalog(problems)
+    elif problems is not None:
+        keep = set(problems)
+        instances = [i for i in instances if i.problem in keep]
+    pairs = _pairs(instances, solver_list)
+    raw: dict[int, dict[str, Any]] = {}
+    with Progress(len(pairs), "compare", enabled=progress) as bar:
+        if jobs == 1:
+            t0 = time.perf_counter()
+            for k, (inst, name, prob) in enumerate(pairs):
+                if budget is not None and k > 0 and time.perf_counter() - t0 > budget:
+                    raw[k] = _skipped(inst, name, prob, budget)
+                elif isolate:
+                    raw[k] = _row_isolated(inst, name, prob, time_limit)
+                else:
+                    raw[k] = _row(inst, name, prob, time_limit)
+                bar.advance(f"{inst.problem} {name}")
+        else:
+            from joblib import Parallel, delayed
+
+            gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                delayed(_indexed_row)(k, inst, name, time_limit) for k, (inst, name, _) in enumerate(pairs))
+            for k, row in gen:
+                raw[k] = row
+                bar.advance(f"{row['problem']} {row['solver']}")
+    rows = [raw[k] for k in range(len(pairs))]
+    out: list[dict[str, Any]] = []
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["problem"], r["instance"]), []).append(r)
+    for grp in groups.values():
+        out += flag_rows(grp)
+    return out
+
+
+def hard_deadline(time_limit: float | None) -> float | None:
+    """Seconds after which an isolated row is killed: 2 × its time limit + 2 s.
+
+    Examples
+    --------
+    >>> hard_deadline(10.0), hard_deadline(None)
+    (22.0, None)
+    """
+    return None if time_limit is None else 2.0 * time_limit + 2.0
+
+
+def _child(conn: Any, inst: Instance, solver: str, problem: Any, tl: float | None) -> None:
+    try:
+        conn.send(_row(inst, solver, problem, tl))
+    finally:
+        conn.close()
+        os._exit(0)   # no atexit handlers, no flushing of the parent's buffers
+
+
+def _row_isolated(inst: Instance, solver: str, problem: Any, time_limit: float | None) -> dict[str, Any]:
+    """:func:`_row` in a forked process, killed at :func:`hard_deadline`; a crash is a row."""
+    tl = inst.time_limit if inst.time_limit is not None else time_limit
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    t0 = time.perf_counter()
+    proc = ctx.Process(target=_child, args=(send, inst, solver, problem, time_limit), daemon=True)
+    proc.start()
+    send.close()
+    row, why = None, ""
+    try:
+        if recv.poll(hard_deadline(tl)):
+            row = recv.recv()
+        else:
+            why = f"killed after {time.perf_counter() - t0:.1f} s (time limit {tl:g} s not respected)"
+    except EOFError:
+        proc.join(5)
+        why = f"the solver process died (exit code {proc.exitcode})"
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        recv.close()
+    if row is not None:
+        return row
+    status = "time_limit" if why.startswith("killed") else "solver_error"
+    return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
+            "gap": None, "status": status, "time_s": time.perf_counter() - t0, "flag": "error",
+            "sense": getattr(problem, "sense", None), "message": why, "certified": False,
+            "certificate_bound": None, "error_estimate": None}
+
+
+def can_isolate() -> bool:
+    """Whether rows can run in forked processes (POSIX ``fork``)."""
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _skipped(inst: Instance, solver: str, problem: Any, budget: float) -> dict[str, Any]:
+    return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
+            "gap": None, "status": "time_limit", "time_s": 0.0, "flag": "skipped", "skipped": True,
+            "certificate_bound": None, "error_estimate": None,
+            "sense": getattr(problem, "sense", None), "certified": False,
+            "message": f"not run: the compare budget of {budget:g} s was used up"}
+
+
+def _indexed_row(k: int, inst: Instance, name: str, tl: float | None) -> tuple[int, dict[str, Any]]:
+    return k, _row(inst, name, inst.build(), tl)     # rebuilt in the worker: problems need not pickle
+
+
+def _reference(rows: Sequence[dict[str, Any]]) -> float | None:
+    """The certified optimum of one instance's rows, else the best private value."""
+    sense = next((r.get("sense") for r in rows if r.get("sense")), "min")
+    pick = max if sense == "max" else min
+    cert = [r["value"] for r in rows if r["certified"] and r["value"] is not None]
+    ok = [r["value"] for r in rows if r["value"] is not None and "infeasible" not in r["flag"]]
+    return pick(cert) if cert else (pick(ok) if ok else None)
+
+
+def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
+    """One PNG per problem id: each solver's value on each instance (top; certified optima
+    circled, infeasible answers in red) and its relative distance to the instance's reference
+    (bottom: the certified optimum, else the best private value; > 0 is worse, symlog scale)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for pid in dict.fromkeys(r["problem"] for r in rows):
+        sub = [r for r in rows if r["problem"] == pid]
+        names = list(dict.fromkeys(r["instance"] for r in sub))
+        senses = {n: next((r.get("sense") for r in sub if r["instance"] == n and r.get("sense")), "min")
+                  for n in names}
+        refs = {n: _reference([r for r in sub if r["instance"] == n]) for n in names}
+        fig, (ax, bx) = plt.subplots(2, 1, sharex=True, figsize=(max(5.5, 1.3 * len(names) + 2.5), 5.6))
+        solvers = list(dict.fromkeys(r["solver"] for r in sub))
+        for j, solver in enumerate(solvers):
+            pts = [r for r in sub if r["solver"] == solver and r["value"] is not None]
+            if not pts:
+                continue
+            xs = [names.index(r["instance"]) + 0.1 * (j - (len(solvers) - 1) / 2) for r in pts]
+            bad = ["infeasible" in r["flag"] for r in pts]
+            mk = "os^Dv<>*P"[j % 9]
+            ax.scatter(xs, [r["value"] for r in pts], label=solver, marker=mk, zorder=3,
+                       edgecolors=["red" if b else "none" for b in bad], linewidths=1.5)
+            cx = [x for x, r in zip(xs, pts) if r["certified"]]
+            ax.scatter(cx, [r["value"] for r in pts if r["certified"]], s=170, facecolors="none",
+                       edgecolors="k", zorder=2)
+            dev = []
+            for r in pts:
+                ref = refs[r["instance"]]
+                d = (r["value"] - ref) if senses[r["instance"]] == "min" else (ref - r["value"])
+                dev.append(d / max(1.0, abs(ref)))
+            bx.scatter(xs, dev, marker=mk, zorder=3, edgecolors=["red" if b else "none" for b in bad],
+                       linewidths=1.5)
+        bx.axhline(0.0, color="k", lw=0.8)
+        bx.set_yscale("symlog", linthresh=1e-6)
+        bx.set_ylabel("relative distance to\nreference (> 0: worse)", fontsize=8)
+        bx.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
+        kinds = set(senses.values())
+        better = "lower" if kinds == {"min"} else "higher" if kinds == {"max"} else "problem's sense"
+        ax.set_ylabel(f"value ({better} is better)" if len(kinds) == 1 else "value (each in its problem's sense)",
+                      fontsize=8)
+        ax.set_title(f"{pid}: circled = certified optimum, red edge = violates privacy", fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        from .mechfile import atomic_savefig
+
+        path = atomic_savefig(fig, out / f"compare_{pid}.png", dpi=110)
+        plt.close(fig)
+        files.append(path)
+    return files

@@ -1,0 +1,381 @@
+"""Parameter sweeps: a grid × solvers for one problem, one JSON line per finished point.
+
+A sweep spec (TOML) names one catalog problem id and a grid::
+
+    problem = "design"             # required: a registered catalog id
+    solvers = ["sqp"]              # required: every point runs with each
+    time_limit = 30                # optional: seconds per point
+    save_mechanism = false         # optional: store Q in each line
+    [fixed]                        # optional: from_params arguments common to all points
+    notion = "lip"
+    utility = "histogram"
+    [grid]                         # required: the cartesian product of these lists
+    eps = [0.25, 0.5, 1.0]         # a list, or { linspace = [a, b, n] } / { logspace = [a, b, n] }
+    prior = ["0.2,0.8", "0.4,0.6"]
+    [options.sqp]                  # optional: solver options, per solver
+    n_starts = 4
+    [plot]                         # optional
+    x = "eps"                      # the x axis of the tradeoff plot (default: first numeric grid key)
+
+Each point is written as soon as it finishes (flushed and fsync-ed) as one
+JSON line with a deterministic ``key`` (a hash of problem, params, solver and
+options), so a killed run loses nothing that finished and ``resume=True``
+skips the keys already in the file (a truncated last line is dropped). Every
+field except ``time_s`` is a deterministic function of the spec. Points run
+in-process (``jobs=1``), on local processes (``jobs=N``, joblib/loky) or on a
+Dask distributed cluster (``scheduler=ADDRESS`` or a ``distributed.Client``).
+
+Examples
+--------
+>>> from mechopt.sweep import sweep, parse_spec
+>>> spec = parse_spec('''
+... problem = "design"
+... solvers = ["sqp"]
+... [fixed]
+... notion = "lip"
+... utility = "histogram"
+... prior = "0.3,0.7"
+... [grid]
+... eps = [0.5, 1.0]
+... [options.sqp]
+... n_starts = 2
+... ''')
+>>> lines = sweep(spec)
+>>> [(ln["point"]["eps"], ln["status"]) for ln in lines]
+[(0.5, 'optimal'), (1.0, 'optimal')]
+>>> lines[0]["value"] > lines[1]["value"]     # more privacy, larger histogram MSE
+True
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .catalog import CatalogError, read_toml, resolve_spec
+from .errors import ParamError, ProblemError
+from .progress import Progress
+from .result import jsonable
+
+__all__ = ["SweepSpec", "parse_spec", "load_spec", "sweep", "tasks", "run_point", "read_lines", "plot_sweep"]
+
+_KEYS = {"problem", "solvers", "time_limit", "save_mechanism", "fixed", "grid", "options", "plot", "description"}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A validated sweep: problem id, fixed params, grid (ordered), solvers, options."""
+
+    problem: str
+    solvers: tuple[str, ...]
+    grid: dict[str, list[Any]]
+    fixed: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    time_limit: float | None = None
+    save_mechanism: bool = False
+    plot_x: str | None = None
+    source: str = "<spec>"
+    description: str = ""
+
+
+def _axis(source: str, name: str, val: Any) -> list[Any]:
+    if isinstance(val, list):
+        if not val:
+            raise CatalogError(f"{source}: field 'grid.{name}' is an empty list")
+        return val
+    if isinstance(val, dict) and len(val) == 1 and next(iter(val)) in ("linspace", "logspace"):
+        kind, args = next(iter(val.items()))
+        if not (isinstance(args, list) and len(args) == 3 and all(isinstance(a, (int, float)) for a in args)
+                and int(args[2]) >= 1):
+            raise CatalogError(f"{source}: field 'grid.{name}.{kind}' must be [start, stop, count]")
+        fn = np.linspace if kind == "linspace" else np.logspace
+        return [float(v) for v in fn(args[0], args[1], int(args[2]))]
+    raise CatalogError(f"{source}: field 'grid.{name}' must be a list or {{ linspace = [a, b, n] }}")
+
+
+def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSpec:
+    """Validate a sweep spec (TOML text or parsed dict); errors name the file and field."""
+    import tomllib
+
+    from .registry import get_solver, problem_ids, solver_names
+
+    if isinstance(data, str):
+        try:
+            data = tomllib.loads(data)
+        except tomllib.TOMLDecodeError as exc:
+            raise CatalogError(f"{source}: invalid TOML: {exc}") from None
+    bad = sorted(set(data) - _KEYS)
+    if bad:
+        raise CatalogError(f"{source}: unknown field(s) {bad}; known: {', '.join(sorted(_KEYS))}")
+    for key, typ, kind in (("problem", str, "a string"), ("solvers", list, "an array of solver names"),
+                           ("grid", dict, "a table")):
+        if not isinstance(data.get(key), typ):
+            raise CatalogError(f"{source}: field {key!r} is missing or not {kind}")
+    if data["problem"] not in problem_ids():
+        raise CatalogError(f"{source}: field 'problem': unknown problem id {data['problem']!r}; known: {', '.join(problem_ids())}")
+    if not data["solvers"] or not all(isinstance(s, str) for s in data["solvers"]):
+        raise CatalogError(f"{source}: field 'solvers' must be a non-empty array of solver names")
+    for s in data["solvers"]:
+        if s not in solver_names():
+            get_solver(s)   # SolverNotFound naming what exists
+    for key in ("fixed", "options", "plot"):
+        if not isinstance(data.get(key, {}), dict):
+            raise CatalogError(f"{source}: field {key!r} must be a table")
+    if not data["grid"]:
+        raise CatalogError(f"{source}: field 'grid' is empty: give at least one parameter list")
+    both = sorted(set(data["grid"]) & set(data.get("fixed", {})))
+    if both:
+        raise CatalogError(f"{source}: parameter(s) {both} are both in [fixed] and [grid]")
+    tl = data.get("time_limit")
+    if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or not tl > 0):
+        raise CatalogError(f"{source}: field 'time_limit' must be a number of seconds > 0")
+    grid = {k: _axis(source, k, v) for k, v in data["grid"].items()}
+    plot_x = data.get("plot", {}).get("x")
+    if plot_x is not None and plot_x not in grid:
+        raise CatalogError(f"{source}: field 'plot.x' = {plot_x!r} is not a grid parameter")
+    return SweepSpec(problem=data["problem"], solvers=tuple(data["solvers"]), grid=grid,
+                     fixed=dict(data.get("fixed", {})), options={k: dict(v) for k, v in data.get("options", {}).items()},
+                     time_limit=None if tl is None else float(tl), save_mechanism=bool(data.get("save_mechanism", False)),
+                     plot_x=plot_x, source=source, description=str(data.get("description", "")))
+
+
+def load_spec(path: str | Path) -> SweepSpec:
+    """Read and validate a sweep spec file (or a built-in spec by name, see
+    :func:`mechopt.catalog.spec_files`)."""
+    p = resolve_spec(path)
+    return parse_spec(read_toml(p), source=str(path))
+
+
+def point_key(task: dict[str, Any]) -> str:
+    """Deterministic 16-hex key of (problem, params, solver, options except time_limit)."""
+    ident = {k: task[k] for k in ("problem", "params", "solver")}
+    ident["options"] = {k: v for k, v in task["options"].items() if k != "time_limit"}
+    blob = json.dumps(jsonable(ident),
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def tasks(spec: SweepSpec) -> list[dict[str, Any]]:
+    """Every (grid point, solver) task in a fixed order, each with its ``key``.
+
+    Examples
+    --------
+    >>> spec = SweepSpec(problem="design", solvers=("sqp",), grid={"eps": [0.5, 1.0]})
+    >>> [(t["point"], len(t["key"])) for t in tasks(spec)]
+    [({'eps': 0.5}, 16), ({'eps': 1.0}, 16)]
+    """
+    out = []
+    names = list(spec.grid)
+    for combo in itertools.product(*(spec.grid[n] for n in names)):
+        point = dict(zip(names, combo))
+        for solver in spec.solvers:
+            opts = dict(spec.options.get(solver, {}))
+            if spec.time_limit is not None:
+                opts.setdefault("time_limit", spec.time_limit)
+            t = {"problem": spec.problem, "params": {**spec.fixed, **point}, "point": point,
+                 "solver": solver, "options": opts, "save_mechanism": spec.save_mechanism}
+            t["key"] = point_key(t)
+            out.append(t)
+    return out
+
+
+def run_point(task: dict[str, Any]) -> dict[str, Any]:
+    """Solve one task; always returns its JSON line (a failure is status ``solver_error``)."""
+    from .api import solve
+    from .registry import get_problem
+
+    line: dict[str, Any] = {"key": task["key"], "problem": task["problem"], "solver": task["solver"],
+                            "point": task["point"], "params": task["params"], "options": task["options"]}
+    t0 = time.perf_counter()
+    try:
+        prob = get_problem(task["problem"]).from_params(**task["params"])
+        res = solve(prob, solver=task["solver"], **task["options"])
+    except Exception as exc:   # one point's crash is that point's line, never the sweep's end
+        line.update(status="solver_error", value=None, sense=None, objective=None, violation=None,
+                    eps_audited=None, certificate=None, message=f"{type(exc).__name__}: {exc}")
+    else:
+        cert = res.certificate
+        line.update(status=res.status.value, value=res.value, sense=res.sense, objective=res.objective,
+                    violation=res.violation, eps_audited=res.eps_audited,
+                    certificate=None if cert is None else cert.to_dict(), message=res.message)
+        if task.get("save_mechanism"):
+            line["mechanism"] = res.mechanism
+    line["time_s"] = time.perf_counter() - t0
+    return jsonable(line)
+
+
+def read_lines(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]:
+    """The finished lines of a sweep file. A truncated or garbled LAST line is
+    ignored (and cut off the file when ``repair``); a bad line before it raises.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.jsonl")
+    >>> _ = open(path, "w").write('{"key": "a"}\\n{"key": "b", "val')
+    >>> [ln["key"] for ln in read_lines(path, repair=True)], open(path).read()
+    (['a'], '{"key": "a"}\\n')
+    """
+    p = Path(path)
+    if not p.exists():
+        return []
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ProblemError(f"cannot read sweep file {str(p)!r}: {exc.strerror or exc}") from None
+    end = raw.rfind(b"\n") + 1          # bytes after the last newline: an unfinished line
+    parts = raw[:end].split(b"\n")[:-1]
+    out = []
+    for i, part in enumerate(parts):
+        if not part.strip():
+            continue
+        try:
+            obj = json.loads(part)
+            if not (isinstance(obj, dict) and "key" in obj):
+                raise ValueError("not a sweep line")
+        except (ValueError, UnicodeDecodeError):
+            if i == len(parts) - 1:       # a garbled last line: drop it too
+                end = sum(len(q) + 1 for q in parts[:i])
+                break
+            raise ProblemError(f"line {i + 1} of {str(p)!r} is not a sweep line; fix it or start over without --resume") from None
+        out.append(obj)
+    if repair and end < len(raw):
+        with p.open("r+b") as fh:
+            fh.truncate(end)
+    return out
+
+
+def _run_iter(todo: list[dict[str, Any]], jobs: int, scheduler: Any) -> Iterator[dict[str, Any]]:
+    if scheduler is not None:
+        yield from _run_dask(todo, scheduler)
+    elif jobs == 1:
+        for t in todo:
+            yield run_point(t)
+    else:
+        from joblib import Parallel, delayed
+
+        yield from Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(run_point)(t) for t in todo)
+
+
+def _run_dask(todo: list[dict[str, Any]], scheduler: Any) -> Iterator[dict[str, Any]]:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ParamError("--scheduler needs dask.distributed: pip install 'mechopt[distributed]'") from None
+    own = not isinstance(scheduler, Client)
+    if own:
+        try:
+            client = Client(scheduler, timeout=20)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise ParamError(f"cannot connect to the Dask scheduler {scheduler!r}: {exc}") from None
+    else:
+        client = scheduler
+    try:
+        futures = [client.submit(run_point, t, key=f"mechopt-sweep-{t['key']}", pure=False) for t in todo]
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        if own:
+            client.close()
+
+
+def sweep(spec: SweepSpec | str | Path, out: str | Path | None = None, *, jobs: int = 1,
+          scheduler: Any = None, resume: bool = False, overwrite: bool = False,
+          progress: bool | None = False) -> list[dict[str, Any]]:
+    """Run a sweep; returns every line (resumed ones included) in task order.
+
+    Parameters
+    ----------
+    spec : SweepSpec or path to a TOML spec
+    out : path, optional
+        JSON-lines file written point by point (append + flush + fsync).
+    jobs : int
+        Local worker processes (joblib/loky) when no scheduler is given.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address (``tcp://host:8786``) or a client.
+    resume : bool
+        Skip the points already in ``out``.
+    overwrite : bool
+        Start ``out`` afresh if it exists (otherwise an existing non-empty
+        ``out`` without ``resume`` raises :class:`ParamError`).
+    """
+    if not isinstance(spec, SweepSpec):
+        spec = load_spec(spec)
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ParamError(f"jobs must be a positive integer, got {jobs!r}")
+    all_tasks = tasks(spec)
+    done: dict[str, dict[str, Any]] = {}
+    fh = None
+    if out is not None:
+        p = Path(out)
+        if p.exists() and p.stat().st_size and not resume and not overwrite:
+            raise ParamError(f"{str(p)!r} exists: pass --resume to continue it, or remove it to start over")
+        if resume:
+            done = {ln["key"]: ln for ln in read_lines(p, repair=True)}
+        try:
+            fh = p.open("a" if resume else "w", encoding="utf-8")
+        except OSError as exc:
+            raise ParamError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
+    todo = [t for t in all_tasks if t["key"] not in done]
+    try:
+        with Progress(len(todo), "sweep", enabled=progress) as bar:
+            for line in _run_iter(todo, jobs, scheduler):
+                done[line["key"]] = line
+                if fh is not None:
+                    fh.write(json.dumps(line, allow_nan=False, separators=(",", ":"), default=str) + "\n")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                bar.advance(line["solver"])
+    finally:
+        if fh is not None:
+            fh.close()
+    return [done[t["key"]] for t in all_tasks if t["key"] in done]
+
+
+def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = None, title: str | None = None) -> Path:
+    """Tradeoff curves: value against the grid parameter ``x``, one curve per
+    solver and setting of the other grid parameters."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pts = [ln for ln in lines if ln.get("value") is not None]
+    if not pts:
+        raise ProblemError("no finished point has a value to plot")
+    keys = list(pts[0]["point"])
+    if x is None:
+        x = next((k for k in keys if all(isinstance(ln["point"][k], (int, float)) for ln in pts)), None)
+    if x is None:
+        raise ParamError("no numeric grid parameter to put on the x axis (set [plot] x = ...)")
+    series: dict[str, list[tuple[float, float]]] = {}
+    for ln in pts:
+        rest = ", ".join(f"{k}={ln['point'][k]}" for k in keys if k != x)
+        series.setdefault(f"{ln['solver']}" + (f" ({rest})" if rest else ""), []).append((ln["point"][x], ln["value"]))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for j, (label, xy) in enumerate(sorted(series.items())):   # styles vary so overlapping curves show
+        xy.sort()
+        ax.plot([a for a, _ in xy], [b for _, b in xy], marker="os^Dv<>"[j % 7], ls=["-", "--", ":", "-."][j % 4],
+                ms=7 - (j % 3) * 1.5, label=label)
+    ax.set_xlabel(x)
+    ax.set_ylabel(f"{pts[0].get('objective') or 'value'} ({'min' if pts[0].get('sense') == 'min' else 'max'})")
+    ax.set_title(title or f"{pts[0]['problem']}: tradeoff", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    from .mechfile import atomic_savefig
+
+    try:
+        out = atomic_savefig(fig, Path(png), dpi=110)
+    except OSError as exc:
+        raise ParamError(f"cannot write the plot {str(png)!r}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+    return out

@@ -1,0 +1,130 @@
+"""``mechopt design`` and ``mechopt audit``: JSON contract, round trip, graph inputs."""
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from mechopt.notions import LDP, LIP, MIP, GraphLDP
+from mechopt.utilities import HistogramMSE
+
+DESIGN = ["design", "--notion", "lip", "--utility", "histogram", "--prior", "0.3,0.7", "--eps", "1",
+          "--solver", "sqp", "--opt", "n_starts=4"]
+
+
+def test_design_json_contract(cli):
+    run = cli(*DESIGN, "--json")
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert {"status", "value", "objective", "sense", "mechanism", "privacy", "certificate", "solver",
+            "time_s"} <= set(doc)
+    assert set(doc["privacy"]) == {"notion", "eps", "violation", "eps_audited"}
+    assert doc["status"] == "optimal" and doc["sense"] == "min" and doc["solver"] == "sqp"
+    assert doc["certificate"] is None            # SQP is a local method: no bound
+    Q = np.array(doc["mechanism"])
+    P = np.array([0.3, 0.7])
+    assert np.allclose(Q.sum(axis=1), 1.0)
+    # the reported value is the histogram MSE of the printed mechanism, and it is private
+    assert doc["value"] == pytest.approx(HistogramMSE().value(Q, P), rel=1e-9)
+    assert LIP(1.0).audit(Q, P).eps <= 1.0 + 1e-7
+    assert doc["privacy"]["eps_audited"] <= 1.0 + 1e-7
+    # privacy costs utility: strictly worse than no privacy (MSE 0), better than a constant channel
+    assert 0.0 < doc["value"] < HistogramMSE().value(np.full((2, 2), 0.5), P)
+
+
+def test_design_human_output_has_mechanism_and_certificate(cli):
+    run = cli(*DESIGN)
+    assert run.code == 0
+    assert "certificate  none" in run.out and "x=0" in run.out and "x=1" in run.out
+    assert "nan" not in run.out.lower()
+
+
+def test_problem_set_equals_flags(cli):
+    a = cli(*DESIGN, "--json").json()
+    b = cli("design", "--problem", "design", "--set", "prior=0.3,0.7", "--set", "notion=lip",
+            "--set", "utility=histogram", "--set", "eps=1", "--solver", "sqp", "--opt", "n_starts=4", "--json").json()
+    assert a["value"] == pytest.approx(b["value"], rel=1e-12)
+
+
+def test_spec_file(cli, tmp_path):
+    spec = tmp_path / "d.toml"
+    spec.write_text('problem = "design"\nsolver = "sqp"\n[params]\nprior = "uniform:3"\nnotion = "ldp"\n'
+                    'utility = "mi"\neps = 1.0\n[options]\nn_starts = 3\n')
+    doc = cli("design", "--spec", spec, "--json").json()
+    Q = np.array(doc["mechanism"])
+    assert doc["sense"] == "max" and doc["objective"] == "mi"
+    assert LDP(1.0).audit(Q).eps <= 1.0 + 1e-7
+    assert 0.0 < doc["value"] <= np.log(3)
+
+
+@pytest.mark.parametrize("fmt", ["edgelist", "graphml", "json"])
+def test_graph_file_formats(cli, tmp_path, fmt):
+    G = nx.path_graph(3)
+    path = tmp_path / f"g.{fmt}"
+    if fmt == "edgelist":
+        path.write_text("# a path\n0 1\n1 2 1.0\n")
+    elif fmt == "graphml":
+        nx.write_graphml(G, path)
+    else:
+        path.write_text(json.dumps(nx.node_link_data(G, edges="edges")))
+    doc = cli("design", "--notion", "graph-ldp", "--utility", "mse", "--prior", "uniform:3", "--eps", "1",
+              "--graph", path, "--solver", "sqp", "--opt", "n_starts=3", "--json").json()
+    Q = np.array(doc["mechanism"])
+    assert GraphLDP(1.0, G).audit(Q).eps <= 1.0 + 1e-7
+    # only neighbours are constrained: the end points may be further apart than e^eps
+    assert doc["privacy"]["notion"] == "graph-ldp"
+
+
+def test_out_audit_round_trip(cli, tmp_path):
+    out = tmp_path / "mech.json"
+    d = cli(*DESIGN, "--json", "--out", out).json()
+    saved = json.loads(out.read_text())
+    assert np.allclose(saved["Q"], d["mechanism"]) and saved["notion"] == "lip" and saved["eps"] == 1.0
+    assert saved["prior"] == pytest.approx([0.3, 0.7])
+    run = cli("audit", out, "--prior", "0.3,0.7", "--json")
+    assert run.code == 0
+    doc = run.json()
+    assert set(doc["notions"]) == {"ldp", "lip", "mip"}
+    Q, P = np.array(saved["Q"]), np.array([0.3, 0.7])
+    assert doc["notions"]["lip"]["eps"] == pytest.approx(d["privacy"]["eps_audited"], abs=1e-9)
+    assert doc["notions"]["ldp"]["eps"] == pytest.approx(LDP(1).audit(Q).eps, rel=1e-12)
+    assert doc["notions"]["mip"]["eps"] == pytest.approx(MIP(1).audit(Q, P).eps, rel=1e-12)
+    assert not list(tmp_path.glob(".*.tmp"))     # atomic write leaves no temp file
+
+
+def test_audit_infinite_is_null_and_prior_from_file(cli, tmp_path):
+    path = tmp_path / "id.json"
+    path.write_text(json.dumps({"Q": [[1, 0], [0, 1]], "prior": [0.5, 0.5]}))
+    doc = cli("audit", path, "--json").json()
+    assert doc["notions"]["ldp"]["eps"] is None and doc["notions"]["lip"]["eps"] is None
+    assert doc["notions"]["mip"]["eps"] == pytest.approx(np.log(2))
+    human = cli("audit", path)
+    assert "inf" in human.out and "nan" not in human.out.lower()
+
+
+def test_audit_without_prior_gives_ldp_only(cli, tmp_path):
+    path = tmp_path / "krr.json"
+    path.write_text(json.dumps({"Q": [[0.75, 0.25], [0.25, 0.75]]}))
+    doc = cli("audit", path, "--json").json()
+    assert set(doc["notions"]) == {"ldp"} and doc["notions"]["ldp"]["eps"] == pytest.approx(np.log(3))
+
+
+def test_version(cli):
+    run = cli("--version")
+    assert run.code == 0 and run.out.startswith("mechopt ")
+
+
+def test_builtin_design_spec_metric_privacy(cli):
+    doc = cli("design", "--spec", "design-metric", "--opt", "n_starts=2", "--json").json()
+    Q = np.array(doc["mechanism"])
+    G = nx.path_graph(5)
+    assert GraphLDP(1.0, G, metric=True).audit(Q).eps <= 1.0 + 1e-7
+    assert doc["privacy"]["notion"] == "metric-ldp"
+
+
+def test_design_list_problems(cli):
+    doc = cli("design", "--list", "--json").json()
+    ids = {p["id"]: p for p in doc["problems"]}
+    assert "design" in ids and {"prior", "notion", "utility", "eps"} <= set(ids["design"]["params"])
