@@ -16,7 +16,7 @@ the performance page (``benchmarks/RESULTS.md``). Environment switches:
 - ``MECHOPT_DOCS_VERDICTS=FILE.json``  read the verdicts from a saved
   ``mechopt verify --json`` report instead of running the claims;
 - ``MECHOPT_DOCS_FIGURES=quick|off``  run the figure reproductions in quick
-  mode and show them, or only list them (default ``off``);
+  mode and show them (the default), or only list them;
 - ``MECHOPT_DOCS_GALLERY=0``  do not execute the gallery examples;
 - ``MECHOPT_DOCS_RUN=0``  do not run the command-line examples;
 - ``MECHOPT_REPO_ROOT``  the repository root (default: the parent of docs/).

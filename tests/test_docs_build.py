@@ -41,5 +41,12 @@ def test_docs_build_warning_free(tmp_path: Path) -> None:
     assert {"sphx_glr_plot_ldp_extreme_rays_001.png", "sphx_glr_plot_fisher_grid_001.png"} <= images
     verdicts = (out / "verdicts.html").read_text(encoding="utf-8")
     assert "No claims registered yet" in verdicts or "worst deviation" in verdicts
+    # the papers' figures are reproduced (quick mode) and shown on their pages
+    import importlib.util
+
+    for paper in ("lip", "kss", "fisher", "gauss"):
+        if importlib.util.find_spec(f"mechopt.figures.{paper}") is not None:
+            page = (out / "papers" / f"{paper}.html").read_text(encoding="utf-8")
+            assert "<img" in page and "Reproduction failed" not in page, paper
     api = (out / "api" / "model.html").read_text(encoding="utf-8")
     assert "mechopt.api.solve" in api or "solve(" in api

@@ -13,8 +13,8 @@ Directives (each re-read on every build, because they depend on the code):
     (``mechopt.verify``); "no claims registered yet" when there are none.
 ``.. mechopt-figures::`` (option ``:paper:``)
     The figure/table reproductions of a paper with their ``mechopt
-    reproduce`` commands (and, with ``MECHOPT_DOCS_FIGURES=quick``, the
-    images, reproduced during the build).
+    reproduce`` commands and the images, reproduced during the build in
+    quick mode (``MECHOPT_DOCS_FIGURES=off`` lists them only).
 ``.. mechopt-source:: dotted.name``
     The source code of a function or class (what builds a formulation).
 ``.. mechopt-run::``
@@ -408,7 +408,7 @@ def figures_rst(directive: SphinxDirective, paper: str) -> str:
     if not figs:
         return (f"*No figure reproductions registered yet for this paper* "
                 f"(``mechopt.figures.{paper}``). Once they are: ``mechopt reproduce ID --out figures/``.\n")
-    mode = os.environ.get("MECHOPT_DOCS_FIGURES", "off")
+    mode = os.environ.get("MECHOPT_DOCS_FIGURES", "quick")
     lines = ["Reproduce any of them with ``mechopt reproduce ID --out figures/`` (add ``--json`` for the data):", "",
              ".. list-table::", "   :header-rows: 1", "   :widths: 20 50 30", "",
              "   * - id", "     - what", "     - command"]
@@ -431,10 +431,16 @@ def figures_rst(directive: SphinxDirective, paper: str) -> str:
             lines += [f".. rubric:: {fid}: {esc(getattr(fig, 'title', ''))}", ""]
             for f in res.files:
                 f = Path(f)
-                if f.suffix.lower() in (".png", ".svg", ".jpg"):
-                    rel = "/" + f.resolve().relative_to(Path(directive.env.srcdir).resolve()).as_posix()
-                    lines += [f".. image:: {rel}", "   :width: 90%", ""]
-            lines.append(f"Quick-mode reproduction, {dt:.1f} s in this build.")
+                if f.suffix.lower() in (".png", ".svg", ".jpg") and f.exists():
+                    src_root = Path(directive.env.srcdir).resolve()
+                    if not f.resolve().is_relative_to(src_root):   # written elsewhere: copy it in
+                        import shutil
+
+                        f = Path(shutil.copy(f, out / f.name))
+                    rel = "/" + f.resolve().relative_to(src_root).as_posix()
+                    lines += [f".. image:: {rel}", "   :width: 75%", f"   :alt: {esc(getattr(fig, 'title', fid))}", ""]
+            lines.append(f"Reproduced during this build in quick mode (smaller sizes), {dt:.1f} s; "
+                         f"``mechopt reproduce {fid}`` gives the full-size version.")
             for note in getattr(res, "notes", []) or []:
                 lines.append(f"- {esc(note)}")
             lines.append("")
