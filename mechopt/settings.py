@@ -56,6 +56,9 @@ class Tolerances:
     lp_feasibility : float
         Primal and dual feasibility tolerance HiGHS uses for the exact solver's
         master LPs.
+    lp_scale_below : float
+        When some prior entry is below this, the master LP is solved row- and
+        column-scaled (mechanism scale) so tiny-mass rows of Q stay accurate.
     reduced_cost : float
         A column enters the master LP only when its reduced cost exceeds this.
     colgen_gap : float
@@ -115,6 +118,7 @@ class Tolerances:
     density: float = 1e-6
     # the exact solver: master LP, pricing, vertex enumeration
     lp_feasibility: float = 1e-10
+    lp_scale_below: float = 1e-6
     reduced_cost: float = 1e-11
     colgen_gap: float = 1e-10
     mip_rel_gap: float = 1e-12

@@ -60,16 +60,21 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     method = "highs-ipm" if R.shape[1] > IPM_COLUMNS else "highs-ds"
     if time_limit is not None:
         opts["time_limit"] = max(float(time_limit), 1e-3)
-    # Solve in mechanism scale: row x divided by P(x) (constraints Σ_j φ_j q_j(x) = 1) and
-    # column j by c_j = max_x r_j(x)/P(x), so every coefficient is in [0, 1] whatever the
-    # prior's dynamic range; θ = c φ and ν = ν̃ / P map back (reduced costs are c_j times
-    # the original ones, so optimality and the certificate are unchanged).
+    # A prior entry below ``lp_scale_below`` is resolved by the LP only to relative accuracy
+    # lp_feasibility / P(x), so its row of Q would be noise. Then solve in mechanism scale:
+    # row x divided by P(x) (Σ_j φ_j q_j(x) = 1) and column j by c_j = max_x r_j(x)/P(x), so
+    # every coefficient is in [0, 1]; θ = c φ and ν = ν̃ / P map back (reduced costs are c_j
+    # times the original ones). The duals are then less accurate in the original units, so
+    # well-scaled priors keep the plain LP and its tighter certificate.
     P = np.asarray(P, float)
-    A = R / P[:, None]
-    c = 1.0 / A.max(axis=0)
     mu = np.asarray(mu, float)
+    if P.min() < settings.tolerance("lp_scale_below"):
+        rows, c = 1.0 / P, 1.0 / (R / P[:, None]).max(axis=0)
+    else:
+        rows, c = np.ones(P.size), np.ones(R.shape[1])
     try:
-        res = linprog(-mu * c, A_eq=A * c, b_eq=np.ones(P.size), bounds=(0, None), method=method, options=opts)
+        res = linprog(-mu * c, A_eq=R * rows[:, None] * c, b_eq=P * rows, bounds=(0, None), method=method,
+                      options=opts)
     except ValueError as exc:
         raise SolverError(f"HiGHS rejected the master LP: {exc}") from exc
     if res.status == 1 and res.x is None:
@@ -77,7 +82,7 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     if res.status not in (0, 1) or res.x is None:
         return Master("failed", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
     theta = np.clip(res.x, 0.0, None) * c
-    nu = -np.asarray(res.eqlin.marginals, dtype=float) / P
+    nu = -np.asarray(res.eqlin.marginals, dtype=float) * rows
     return Master("optimal" if res.status == 0 else "time_limit", theta, nu, float(theta @ mu), res.message)
 
 
