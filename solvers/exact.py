@@ -79,8 +79,8 @@ class ExactSolver(Solver):
     >>> r.extras["method"], r.mechanism is None, r.extras["orbits"][0]["counts_per_class"]["high"]
     ('symmetry', True, [339])
 
-    Options
-    -------
+    Other Parameters
+    ----------------
     method : {"auto", "enumerate", "symmetry", "colgen"}
     max_outputs : int
         Under symmetry, materialise Q only when it has at most this many outputs;
