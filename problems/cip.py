@@ -68,12 +68,7 @@ class Prop5Notion(CIP):
     name = "cip-prop5"
 
     def epsilon(self, Q: np.ndarray, prior: np.ndarray | None) -> float:
-        G = self.stats(prior)
-        m = G @ prior
-        J = prior[:, None] * Q
-        lam = J.sum(axis=0)
-        used = lam > 0
-        S = G @ (J[:, used] / lam[used])
+        m, S = self.posterior_stats(Q, prior)
         if np.any(S <= 0):
             return math.inf
         return max(0.0, float(np.max(np.log(m[:, None]) - np.log(S)))) if S.size else 0.0

@@ -44,13 +44,16 @@ class PosteriorStatNotion(PrivacyNotion):
         """The statistics matrix G, shape (k, d)."""
         raise NotImplementedError
 
-    def epsilon(self, Q: np.ndarray, prior: np.ndarray | None) -> float:
+    def posterior_stats(self, Q: np.ndarray, prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Prior means m = G P and the statistics G p_y of every used output's posterior, (k, m_used)."""
         G = self.stats(prior)
-        m = G @ prior
         J = prior[:, None] * Q
         lam = J.sum(axis=0)
         used = lam > 0
-        S = G @ (J[:, used] / lam[used])  # (k, m_used) posterior statistics
+        return G @ prior, G @ (J[:, used] / lam[used])
+
+    def epsilon(self, Q: np.ndarray, prior: np.ndarray | None) -> float:
+        m, S = self.posterior_stats(Q, prior)
         live = m > 0
         if np.any(S[~live] > 0):
             return math.inf
