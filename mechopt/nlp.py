@@ -32,9 +32,12 @@ from .info import mutual_information
 from .notions import MIP
 from .utilities import HistogramMSE, MutualInfo, SumMSE
 
-__all__ = ["channel_nlp", "gain_grad", "channel_constraints", "private_starts"]
+__all__ = ["channel_nlp", "gain_grad", "GRADIENTS", "channel_constraints", "private_starts"]
 
 _FLOOR = 1e-300   # guards log(0) in the MI gradient (a representable floor, not a tolerance)
+
+
+GRADIENTS = (SumMSE, HistogramMSE, MutualInfo)   # utilities with an analytic gradient below
 
 
 def gain_grad(utility, C: np.ndarray, prior: np.ndarray) -> np.ndarray:

@@ -130,9 +130,10 @@ class ChannelProblem(Problem):
         return self.reduced()
 
     def nlp_form(self) -> NLPForm | None:
-        if not self.utility.sublinear:
+        from .nlp import GRADIENTS, channel_nlp
+
+        if not isinstance(self.utility, GRADIENTS):   # no analytic gradient: SQP does not apply
             return None
-        from .nlp import channel_nlp
 
         return channel_nlp(self.reduced())
 

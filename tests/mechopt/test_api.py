@@ -95,3 +95,12 @@ def test_zero_mass_symbols_are_restored_in_the_mechanism():
     r = mechopt.design(prior="0.3,0,0.7", notion="lip", utility="histogram", eps=0.7, solver="sqp")
     # the NLP form does not drop zero-mass symbols; the mechanism has every row and is private
     assert r.Q.shape[0] == 3 and r.violation <= 1e-7
+
+
+def test_sqp_refuses_a_utility_without_gradient_with_a_typed_error():
+    from mechopt.utilities import MAE
+
+    prob = ChannelDesign(prior=np.array([0.3, 0.7]), notion=mechopt.notions.LIP(1.0), utility=MAE([0.0, 1.0]))
+    assert prob.nlp_form() is None
+    with pytest.raises(SolverNotFound, match="cannot solve"):
+        mechopt.solve(prob, solver="sqp")
