@@ -4,7 +4,11 @@ n = 10^6 users (quick: 2·10^4), d ∈ {64, 256} (quick: 64), ε = 1, items draw
 uniformly. For each mechanism (GRR, OUE, k-subset/SS) two rows:
 
 - ``per-user``: our vectorised per-user randomizer (every user's report is
-  materialised) + support counts + the unbiased estimate;
+  materialised) + support counts + the unbiased estimate; reports are
+  ``packbits`` d-bit rows (OUE; the k-subset as its membership mask, the shorter
+  message when k·log2(d) > d, drawn by :mod:`mechopt.oracles_packed`) or items (GRR);
+- ``per-user items`` (k-subset only): the same with each report as its k items
+  (Algorithm 1 by Floyd's sampling, what a client sends when k·log2(d) < d);
 - ``aggregate``: the support counts drawn directly with the distribution the
   per-user reports induce (``simulate_counts``: exact, cost independent of n)
   + the estimate — what a simulation needs when only the counts matter.
@@ -28,6 +32,13 @@ from mechopt.oracles_bits import OUE
 
 EPS = 1.0
 PEER_USERS = 20_000
+
+
+def _note(mech: str, kind: str) -> str:
+    if kind == "aggregate":
+        return "counts drawn exactly from their distribution (no per-user reports)"
+    as_items = mech == "GRR" or kind.endswith("items")
+    return "every user's report materialised as " + ("its items" if as_items else "a d-bit mask")
 
 
 def _ours(mech: str, d: int):
@@ -84,13 +95,19 @@ def _case(mech: str, quick: bool) -> list[dict[str, Any]]:
         x = rng.integers(0, d, size=n)
 
         def per_user():
+            return orc.estimate(orc.support_counts(orc.randomize(x, rng, **packed)), n)
+
+        def per_user_items():
             return orc.estimate(orc.support_counts(orc.randomize(x, rng)), n)
 
         def aggregate():
             return orc.estimate(orc.simulate_counts(np.bincount(x, minlength=d), rng), n)
 
-        t_user = median_time(per_user, repeats)
-        t_agg = median_time(aggregate, repeats)
+        packed = {"packed": True} if mech == "SS" else {}
+        kinds = [("per-user", median_time(per_user, repeats))]
+        if mech == "SS":
+            kinds.append(("per-user items", median_time(per_user_items, repeats)))
+        kinds.append(("aggregate", median_time(aggregate, repeats)))
         peers = {}
         for label, run in _peer_runs(mech, d, peer_n).items():
             run()                                                   # warm-up (numba compile)
@@ -99,14 +116,13 @@ def _case(mech: str, quick: bool) -> list[dict[str, Any]]:
         ref_s = peers.get(best) if best else None
         peer_txt = ", ".join(f"{k}: {n / v:,.0f} users/s" for k, v in peers.items())
         k_txt = f", k={orc.k}" if mech == "SS" else ""
-        for kind, t in (("per-user", t_user), ("aggregate", t_agg)):
+        for kind, t in kinds:
             rows.append({"group": "oracles", "case": f"{mech} d={d} n={n:.0e} eps={EPS} {kind}",
                          "ours": f"mechopt {type(orc).__name__} {kind}", "ours_s": t,
                          "reference": best, "reference_s": ref_s, "ratio": None if ref_s is None else ref_s / t,
                          "repeats": repeats, "users_per_s": n / t,
                          "notes": f"peers timed on {peer_n} users and scaled to n ({peer_txt}){k_txt}; "
-                                  + ("every user's report materialised" if kind == "per-user"
-                                     else "counts drawn exactly from their distribution (no per-user reports)")})
+                                  + _note(mech, kind)})
     return rows
 
 

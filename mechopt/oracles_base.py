@@ -154,10 +154,12 @@ def packed_column_sums(packed: np.ndarray, d: int) -> np.ndarray:
     """
     P = np.asarray(packed, dtype=np.uint8)
     bits_of = (np.arange(256)[:, None] >> (7 - np.arange(8))[None, :]) & 1      # (256, 8) big-endian
-    out = np.zeros(P.shape[1] * 8, dtype=np.int64)
-    for j in range(P.shape[1]):                         # histogram of byte values per byte column
-        out[8 * j:8 * j + 8] = np.bincount(P[:, j], minlength=256) @ bits_of
-    return out[:d]
+    hist = np.zeros((P.shape[1], 256), dtype=np.int64)
+    for lo in range(0, P.shape[0], 1 << 16):            # a cache-sized block of rows, byte columns contiguous
+        block = np.ascontiguousarray(P[lo:lo + (1 << 16)].T)
+        for j in range(P.shape[1]):                     # histogram of byte values per byte column
+            hist[j] += np.bincount(block[j], minlength=256)
+    return (hist @ bits_of).ravel()[:d]
 
 
 def bernoulli(rng: np.random.Generator, size: int, prob: float) -> np.ndarray:

@@ -10,9 +10,10 @@ with probability q. Under ε-LDP the channel ratio is p(1−q)/(q(1−p)) ≤ e^
   frequency estimation"): p = 1/2, q = 1/(e^ε + 1).
 
 Both are pure oracles (see :mod:`mechopt.oracles`) with g = p and h = q.
-Reports are packed bit rows (``numpy.packbits``, (n, ⌈d/8⌉) uint8).
-Bernoulli draws (:func:`bernoulli`) compare random bytes with the binary
-expansion of the probability, lazily: exact to 2⁻⁶⁴, one byte per bit on average.
+Reports are packed bit rows (``numpy.packbits``, (n, ⌈d/8⌉) uint8), drawn a
+byte at a time from the law of 8 i.i.d. bits (:func:`mechopt.oracles_packed.bernoulli_rows`,
+exact up to the float rounding of q^j (1−q)^(8−j)); the own bit is then
+redrawn with :func:`bernoulli` (exact to 2⁻⁶⁴).
 
 Examples
 --------
@@ -36,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ProblemError, TooLargeError
-from .oracles_base import (CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps,
-                           packed_column_sums)
+from .oracles_base import PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps, packed_column_sums
+from .oracles_packed import bernoulli_rows
 
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 
@@ -68,13 +69,12 @@ class UnaryEncoding(PureOracle):
     def randomize(self, x, rng: np.random.Generator) -> np.ndarray:
         """Per-user reports: packed rows of d independent bits (bit x ~ Bern(p), others ~ Bern(q))."""
         x = _check_items(x, self.d)
-        out = np.empty((x.size, (self.d + 7) // 8), dtype=np.uint8)
-        for lo in range(0, x.size, CHUNK):
-            xs = x[lo:lo + CHUNK]
-            n = xs.size
-            bits = bernoulli(rng, n * self.d, self.q).reshape(n, self.d)
-            bits[np.arange(n), xs] = bernoulli(rng, n, self.p)
-            out[lo:lo + n] = np.packbits(bits, axis=1)
+        out = bernoulli_rows(rng, x.size, self.d, self.q)
+        flat = out.reshape(-1)
+        at = np.arange(0, out.size, out.shape[1]) + (x >> 3)          # the byte holding each user's bit x
+        mask = np.uint8(0x80) >> (x & 7).astype(np.uint8)
+        own = mask * bernoulli(rng, x.size, self.p)
+        flat[at] = (flat[at] & ~mask) | own
         return out
 
     def support_counts(self, reports) -> np.ndarray:

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ProblemError
-from .oracles_base import (CHUNK, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, check_eps,
-                           packed_column_sums)
+from .oracles_base import (CHUNK, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, bernoulli,
+                           check_eps, packed_column_sums)
+from .oracles_packed import subset_tables_fit, subset_words, swap_in, words_to_packed
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
 
@@ -111,8 +112,16 @@ class KSubset(PureOracle):
         removing a uniformly chosen element of S leaves a uniform
         (m−1)-subset. For 2k ≤ d−1, m = k and S (or S minus one element, plus
         x) is the report; otherwise m = d−k complements it. Work O(n·min(k, d−k)).
+
+        Packed reports skip the item lists when the block tables fit
+        (:func:`mechopt.oracles_packed.subset_tables_fit`: tables ≤ 16 MB, d up to ~1800 at ε = 1):
+        a uniform k-subset of all d items per user, block by block
+        (:func:`mechopt.oracles_packed.subset_words`, O(n·d/16) work), then
+        the swap of :meth:`_packed` puts x in with the right probability.
         """
         x = _check_items(x, self.d)
+        if packed and subset_tables_fit(self.d, self.k):
+            return self._packed(x, rng)
         width = (self.d + 7) // 8
         dt = np.int32 if self.d > 32767 else np.int16
         if packed:
@@ -130,6 +139,19 @@ class KSubset(PureOracle):
             else:
                 out[:, lo:lo + xs.size] = items
         return out if packed else out.T
+
+    def _packed(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Packed reports by a swap: Z uniform over all k-subsets of the d items has x ∈ Z
+        with probability k/d ≤ g_k; a report without x swaps x for a uniformly chosen member
+        with probability α = (g_k − k/d)/(1 − k/d). Then P(x ∈ Z) = g_k and, either way, the
+        other members are a uniform subset of the d − 1 others, which is Q^k(· | x)."""
+        d, k, n = self.d, self.k, x.size
+        W = subset_words(rng, n, d, k)
+        has = (W[np.arange(n), x >> 4] >> (15 - (x & 15)).astype(np.uint16)) & np.uint16(1)
+        alpha = (self.g - k / d) / (1 - k / d)
+        rows = np.flatnonzero((has == 0) & bernoulli(rng, n, min(max(alpha, 0.0), 1.0)))
+        swap_in(W, rows, x[rows], k, rng)
+        return words_to_packed(W, d)
 
     def _chunk_items(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The reports of users holding ``x`` as a (k, n) array of items."""

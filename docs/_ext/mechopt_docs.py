@@ -166,7 +166,7 @@ def theme_of(mod: str) -> str:
         return "solvers"
     if mod == "mechopt.verify" or mod.startswith(("mechopt.claims", "mechopt.figures")):
         return "verification"
-    if mod.split(".")[1:2] and mod.split(".")[1] in ("simulate", "oracles", "datasets", "sweep"):
+    if mod.split(".")[1:2] and mod.split(".")[1].startswith(("simulate", "oracles", "datasets", "sweep", "peers")):
         return "simulation"
     if mod.startswith("mechopt.cli") or mod in ("mechopt.compare", "mechopt.catalog", "mechopt.reproduce",
                                                 "mechopt.bench", "mechopt.progress", "mechopt.plots"):

@@ -1,0 +1,147 @@
+"""Packed-report samplers: the table sampler's law is exactly its pmf; subsets and bit rows have the right laws."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+from scipy.stats import chisquare
+
+from mechopt.errors import ProblemError
+from mechopt.oracles import KSubset, subset_rank
+from mechopt.oracles_bits import OUE, BRR
+from mechopt.oracles_packed import (POP16, CellTable, _block_tables, _byte_table, bernoulli_rows, subset_tables_fit,
+                                    subset_words, swap_in, uniform_subsets, words_to_packed)
+
+ALPHA = 1e-3
+
+
+def _implied_law(t: CellTable) -> np.ndarray:
+    """P(v) the sampler realises: table cells of v over M, plus the tail mass times the remainder law."""
+    R, M = t.cells.shape
+    V = t.tail_cdf.shape[1]
+    law = np.zeros((R, V))
+    for r in range(R):
+        law[r] = np.bincount(t.cells[r, :t.threshold[r]], minlength=V)[:V] / M
+        tail = np.diff(np.concatenate(([0.0], t.tail_cdf[r])))
+        law[r] += (M - t.threshold[r]) / M * tail
+    return law
+
+
+@pytest.mark.parametrize("bits", [4, 8, 12])
+def test_cell_table_realises_its_pmf_exactly(bits: int) -> None:
+    rng = np.random.default_rng(bits)
+    pmf = rng.dirichlet(np.full(9, 0.3), size=20)
+    pmf[3] = np.r_[1e-12, 1 - 1e-12, np.zeros(7)]          # a tiny mass must survive
+    law = _implied_law(CellTable.build(pmf, bits))
+    assert np.max(np.abs(law - pmf / pmf.sum(axis=1, keepdims=True))) < 1e-15
+
+
+def test_byte_and_hypergeometric_tables_are_exact() -> None:
+    pop = POP16[:256].astype(float)
+    for q in (0.5, 0.2689414213699951, 1e-3):
+        assert np.max(np.abs(_implied_law(_byte_table(q))[0] - q ** pop * (1 - q) ** (8 - pop))) < 1e-15
+    tables, _ = _block_tables(256, 69)
+    from scipy.stats import hypergeom
+    law = _implied_law(tables[3])                          # block 3: 208 items left, 16 of them in the block
+    want = hypergeom.pmf(np.arange(17)[None, :], 208, 16, np.arange(70)[:, None])
+    assert np.max(np.abs(law - want)) < 1e-14
+
+
+def test_cell_table_sampling_matches_law() -> None:
+    pmf = np.array([[0.05, 0.15, 0.3, 0.5], [0.7, 0.1, 0.1, 0.1]])
+    t = CellTable.build(pmf, bits=3)                       # coarse: many draws go to the tail
+    rng = np.random.default_rng(4)
+    for r in (0, 1):
+        v = t.sample(np.full(50_000, r, dtype=np.intp), rng.integers(0, 8, 50_000), rng)
+        assert chisquare(np.bincount(v, minlength=4), pmf[r] * v.size).pvalue > ALPHA
+
+
+def test_cell_table_rejects_bad_weights() -> None:
+    with pytest.raises(ProblemError, match="non-negative"):
+        CellTable.build(np.array([[0.5, -0.5]]), 4)
+
+
+@pytest.mark.parametrize("d,k", [(5, 2), (18, 3), (17, 14), (33, 2), (16, 4), (20, 1), (20, 19)])
+def test_uniform_subsets_are_uniform(d: int, k: int) -> None:
+    rng = np.random.default_rng(d * 100 + k)
+    n = 60_000
+    m = uniform_subsets(rng, n, d, k)
+    assert m.shape == (n, (d + 7) // 8)
+    bits = np.unpackbits(m, axis=1)
+    assert not bits[:, d:].any()                           # padding bits stay 0
+    assert np.all(bits.sum(axis=1) == k)
+    items = np.nonzero(bits[:, :d])[1].reshape(n, k)
+    outcomes = math.comb(d, k)
+    assert chisquare(np.bincount(subset_rank(items), minlength=outcomes), np.full(outcomes, n / outcomes)).pvalue \
+        > ALPHA
+
+
+@given(d=st.integers(2, 70), data=st.data())
+@hsettings(max_examples=40, deadline=None)
+def test_uniform_subsets_have_exactly_k_items(d: int, data) -> None:
+    k = data.draw(st.integers(0, d))
+    n = data.draw(st.integers(0, 50))
+    bits = np.unpackbits(uniform_subsets(np.random.default_rng(d + k), n, d, k), axis=1)
+    assert bits.shape == (n, 8 * ((d + 7) // 8))
+    assert np.all(bits[:, :d].sum(axis=1) == k) and not bits[:, d:].any()
+
+
+def test_subset_tables_budget() -> None:
+    assert subset_tables_fit(1024, 277) and not subset_tables_fit(50_000, 13_000)
+    with pytest.raises(ProblemError, match="exceed"):
+        subset_words(np.random.default_rng(0), 2, 50_000, 13_000)
+    with pytest.raises(ProblemError, match="k must lie"):
+        subset_words(np.random.default_rng(0), 2, 10, 11)
+
+
+def test_swap_in_replaces_a_uniform_member_by_x() -> None:
+    d, k, n = 40, 6, 60_000
+    rng = np.random.default_rng(9)
+    base = np.zeros((n, d), dtype=bool)
+    base[:, [1, 7, 16, 17, 30, 39]] = True                 # members spread over three words
+    W = np.packbits(base, axis=1)
+    W = np.pad(W, ((0, 0), (0, 1))).view(">u2").astype(np.uint16)
+    x = np.full(n, 20)
+    swap_in(W, np.arange(n), x, k, rng)
+    after = np.unpackbits(words_to_packed(W, d), axis=1, count=d).astype(bool)
+    assert np.all(after.sum(axis=1) == k) and after[:, 20].all()
+    removed = np.nonzero(base & ~after)[1]
+    assert removed.size == n
+    counts = np.bincount(removed, minlength=d)[[1, 7, 16, 17, 30, 39]]
+    assert chisquare(counts).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("d,k,eps", [(6, 2, 0.8), (17, 3, 1.0), (18, 15, 0.5), (20, 1, 2.0)])
+def test_ksubset_packed_reports_follow_eq5(d: int, k: int, eps: float) -> None:
+    ks = KSubset(d, eps, k)
+    Q = ks.matrix()
+    rng = np.random.default_rng(d + k)
+    n = 80_000
+    for x in (0, d - 1, 9 % d):
+        bits = np.unpackbits(ks.randomize(np.full(n, x), rng, packed=True), axis=1, count=d)
+        items = np.nonzero(bits)[1].reshape(n, k)
+        assert chisquare(np.bincount(subset_rank(items), minlength=Q.shape[1]), Q[x] * n).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("make", [lambda: OUE(10, 1.0), lambda: BRR(9, 0.5)])
+def test_unary_rows_follow_their_channel(make) -> None:
+    orc = make()
+    Q = orc.matrix()
+    rng = np.random.default_rng(2)
+    for x in (0, 8):
+        idx = orc.output_index(orc.randomize(np.full(100_000, x), rng), orc.d)
+        assert chisquare(np.bincount(idx, minlength=Q.shape[1]), Q[x] * idx.size).pvalue > ALPHA
+
+
+def test_bernoulli_rows_are_independent_bits() -> None:
+    b = np.unpackbits(bernoulli_rows(np.random.default_rng(8), 200_000, 21, 0.2), axis=1)
+    assert not b[:, 21:].any()
+    m = b[:, :21].mean(axis=0)
+    se = math.sqrt(0.2 * 0.8 / 200_000)
+    assert np.all(np.abs(m - 0.2) < 4.5 * se)
+    c = np.corrcoef(b[:, :21].T.astype(float))
+    assert np.max(np.abs(c - np.eye(21))) < 4.5 / math.sqrt(200_000)
+    with pytest.raises(ProblemError, match="prob"):
+        bernoulli_rows(np.random.default_rng(0), 1, 8, 1.5)
