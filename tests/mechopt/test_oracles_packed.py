@@ -145,3 +145,23 @@ def test_bernoulli_rows_are_independent_bits() -> None:
     assert np.max(np.abs(c - np.eye(21))) < 4.5 / math.sqrt(200_000)
     with pytest.raises(ProblemError, match="prob"):
         bernoulli_rows(np.random.default_rng(0), 1, 8, 1.5)
+
+
+@pytest.mark.parametrize("d,eps", [(256, 1.0), (100, 0.3)])
+def test_ksubset_packed_marginals_at_deployment_size(d: int, eps: float) -> None:
+    """P(x ∈ Z) = g_k, P(j ∈ Z) = h_k and the pair rates of eq. (5) at full size (16 blocks)."""
+    ks = KSubset(d, eps)
+    k, g, n = ks.k, ks.g, 200_000
+    x = np.random.default_rng(0).integers(0, d, size=n)
+    bits = np.unpackbits(ks.randomize(x, np.random.default_rng(1), packed=True), axis=1, count=d).astype(bool)
+    assert np.all(bits.sum(axis=1) == k)
+    own = bits[np.arange(n), x]
+    assert abs(own.mean() - g) < 4.5 * math.sqrt(g * (1 - g) / n)
+    others = (bits.sum(axis=0) - np.bincount(x[own], minlength=d)) / (n - np.bincount(x, minlength=d))
+    se = math.sqrt(ks.h * (1 - ks.h) / (n - n / d * 1.2))
+    assert np.all(np.abs(others - ks.h) < 4.5 * se)
+    a, b = 3, d - 5                                        # a pair in the first and the last block, users away
+    far = (x != a) & (x != b)
+    pair = (g * (k - 1) * (k - 2) + (1 - g) * k * (k - 1)) / ((d - 1) * (d - 2))
+    got = (bits[far, a] & bits[far, b]).mean()
+    assert abs(got - pair) < 4.5 * math.sqrt(pair * (1 - pair) / far.sum())
