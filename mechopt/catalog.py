@@ -177,8 +177,8 @@ def _instance(entry: Any, i: int, source: str, known: set[str] | None) -> Instan
         if not isinstance(sopts, dict):
             raise CatalogError(f"{where}: field 'options.{sname}' must be a table of solver options")
     tl = entry.get("time_limit")
-    if tl is not None and not tl > 0:
-        raise CatalogError(f"{where}: field 'time_limit' must be > 0 seconds, got {tl!r}")
+    if tl is not None and not 0 < tl < float("inf"):
+        raise CatalogError(f"{where}: field 'time_limit' must be a finite number > 0 of seconds, got {tl!r}")
     return Instance(problem=entry["problem"], name=entry["name"], params=dict(entry["params"]),
                     solvers=tuple(entry["solvers"]) if "solvers" in entry else None,
                     skip=tuple(entry.get("skip", ())), options={k: dict(v) for k, v in opts.items()},
@@ -197,6 +197,8 @@ def parse_catalog(data: str | dict[str, Any], *, source: str = "<catalog>",
             data = tomllib.loads(data)
         except tomllib.TOMLDecodeError as exc:
             raise CatalogError(f"{source}: invalid TOML: {exc}") from None
+    if not isinstance(data, dict):
+        raise CatalogError(f"{source}: a catalog is a TOML document of [[instance]] tables, got {type(data).__name__}")
     extra = sorted(set(data) - {"instance", "description"})
     if extra:
         raise CatalogError(f"{source}: unknown top-level key(s) {extra}; a catalog has [[instance]] tables")

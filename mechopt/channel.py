@@ -32,7 +32,7 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
     """
     try:
         M = np.array(Q, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a matrix of numbers") from None
     if M.ndim != 2 or M.shape[0] == 0 or M.shape[1] == 0:
         raise ProblemError(f"{name} must be a non-empty 2-D matrix (rows are inputs), got shape {M.shape}")

@@ -115,8 +115,10 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
     import networkx as nx
 
     p = Path(path)
-    if not p.exists() or p.is_dir():
+    if not p.exists():
         raise ProblemError(f"graph file {str(p)!r} does not exist")
+    if p.is_dir():
+        raise ProblemError(f"graph file {str(p)!r} is a directory: give an edge list, .graphml, .gml or .json file")
     try:
         if p.suffix == ".graphml":
             G = nx.read_graphml(p)
@@ -126,16 +128,21 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
             G = nx.node_link_graph(json.loads(p.read_text()), edges="edges" if "edges" in p.read_text() else "links")
         else:
             G = _read_edgelist(p)
-    except (OSError, ValueError, KeyError, nx.NetworkXError) as exc:
-        raise ProblemError(f"cannot read graph file {str(p)!r}: {exc}") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, SyntaxError, RecursionError,
+            nx.NetworkXError) as exc:   # SyntaxError: xml.etree's ParseError on broken GraphML
+        msg = " ".join(str(exc).split())[:200]
+        raise ProblemError(f"cannot read graph file {str(p)!r} ({p.suffix or 'edge list'}): {msg}") from None
     G = nx.Graph(G)
     try:
         G = nx.relabel_nodes(G, {n: int(n) for n in G.nodes})
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"graph {str(p)!r}: nodes must be the input indices 0..d-1") from None
     for u, v, w in list(G.edges(data="weight")):
         if w is not None:
-            G[u][v]["weight"] = float(w)
+            try:
+                G[u][v]["weight"] = float(w)
+            except (TypeError, ValueError):
+                raise ProblemError(f"graph {str(p)!r}: edge ({u}, {v}) has a non-numeric weight {w!r}") from None
     if d is not None:
         G.add_nodes_from(range(d))
     return G

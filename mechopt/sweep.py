@@ -86,19 +86,48 @@ class SweepSpec:
     description: str = ""
 
 
+MAX_POINTS = 100_000
+"""Most (grid point, solver) tasks a sweep spec may describe."""
+
+
 def _axis(source: str, name: str, val: Any) -> list[Any]:
     if isinstance(val, list):
         if not val:
             raise CatalogError(f"{source}: field 'grid.{name}' is an empty list")
+        for v in val:
+            if isinstance(v, float) and not np.isfinite(v):
+                raise CatalogError(f"{source}: field 'grid.{name}' holds {v!r}: give finite numbers")
         return val
     if isinstance(val, dict) and len(val) == 1 and next(iter(val)) in ("linspace", "logspace"):
         kind, args = next(iter(val.items()))
-        if not (isinstance(args, list) and len(args) == 3 and all(isinstance(a, (int, float)) for a in args)
-                and int(args[2]) >= 1):
-            raise CatalogError(f"{source}: field 'grid.{name}.{kind}' must be [start, stop, count]")
+        if not (isinstance(args, list) and len(args) == 3
+                and all(isinstance(a, (int, float)) and not isinstance(a, bool) and np.isfinite(a) for a in args)
+                and isinstance(args[2], int) and 1 <= args[2] <= MAX_POINTS):
+            raise CatalogError(f"{source}: field 'grid.{name}.{kind}' must be [start, stop, count] with finite "
+                               f"start, stop and an integer count in 1..{MAX_POINTS}")
         fn = np.linspace if kind == "linspace" else np.logspace
-        return [float(v) for v in fn(args[0], args[1], int(args[2]))]
+        with np.errstate(over="ignore"):
+            out = [float(v) for v in fn(args[0], args[1], int(args[2]))]
+        if not all(np.isfinite(out)):
+            raise CatalogError(f"{source}: field 'grid.{name}.{kind}' = {args} overflows: keep 10^start and 10^stop finite")
+        return out
     raise CatalogError(f"{source}: field 'grid.{name}' must be a list or {{ linspace = [a, b, n] }}")
+
+
+def _check_values(source: str, grid: dict[str, list[Any]], fixed: dict[str, Any]) -> None:
+    """ε in [fixed] or [grid] must be a valid level (the CLI rule: finite, > 0, at most MAX_EPS)."""
+    from .notions import check_eps
+
+    for where, vals in (("fixed.eps", [fixed["eps"]] if "eps" in fixed else []), ("grid.eps", grid.get("eps", []))):
+        for v in vals:
+            if isinstance(v, (int, float, str)) and not isinstance(v, bool):
+                try:
+                    check_eps(v)
+                except ProblemError as exc:
+                    raise CatalogError(f"{source}: field {where!r}: {exc}") from None
+    for k, v in fixed.items():
+        if isinstance(v, float) and not np.isfinite(v):
+            raise CatalogError(f"{source}: field 'fixed.{k}' is {v!r}: give a finite number")
 
 
 def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSpec:
@@ -112,6 +141,8 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
             data = tomllib.loads(data)
         except tomllib.TOMLDecodeError as exc:
             raise CatalogError(f"{source}: invalid TOML: {exc}") from None
+    if not isinstance(data, dict):
+        raise CatalogError(f"{source}: a sweep spec is a TOML document (a table), got {type(data).__name__}")
     bad = sorted(set(data) - _KEYS)
     if bad:
         raise CatalogError(f"{source}: unknown field(s) {bad}; known: {', '.join(sorted(_KEYS))}")
@@ -129,6 +160,12 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     for key in ("fixed", "options", "plot"):
         if not isinstance(data.get(key, {}), dict):
             raise CatalogError(f"{source}: field {key!r} must be a table")
+    for sname, sopts in data.get("options", {}).items():
+        if not isinstance(sopts, dict):
+            raise CatalogError(f"{source}: field 'options.{sname}' must be a table of solver options")
+    for key, typ, kind in (("save_mechanism", bool, "true or false"), ("description", str, "a string")):
+        if key in data and not isinstance(data[key], typ):
+            raise CatalogError(f"{source}: field {key!r} must be {kind}, got {data[key]!r}")
     if not data["grid"]:
         raise CatalogError(f"{source}: field 'grid' is empty: give at least one parameter list")
     both = sorted(set(data["grid"]) & set(data.get("fixed", {})))
@@ -138,7 +175,14 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or not tl > 0):
         raise CatalogError(f"{source}: field 'time_limit' must be a number of seconds > 0")
     grid = {k: _axis(source, k, v) for k, v in data["grid"].items()}
+    _check_values(source, grid, data.get("fixed", {}))
+    n_tasks = len(data["solvers"]) * int(np.prod([len(v) for v in grid.values()], dtype=float))
+    if n_tasks > MAX_POINTS:
+        raise CatalogError(f"{source}: the grid has {n_tasks:g} (point, solver) tasks, more than {MAX_POINTS}; "
+                           "split the sweep or use coarser grids")
     plot_x = data.get("plot", {}).get("x")
+    if plot_x is not None and not isinstance(plot_x, str):
+        raise CatalogError(f"{source}: field 'plot.x' must be the name of a grid parameter, got {plot_x!r}")
     if plot_x is not None and plot_x not in grid:
         raise CatalogError(f"{source}: field 'plot.x' = {plot_x!r} is not a grid parameter")
     return SweepSpec(problem=data["problem"], solvers=tuple(data["solvers"]), grid=grid,

@@ -62,6 +62,9 @@ class ChannelDesign(ChannelProblem):
         if extra:
             raise ProblemError(f"unknown design parameter(s) {sorted(extra)}; known: prior, notion, utility, eps, values, graph")
         P = parse_prior(prior) if isinstance(prior, str) else validate_prior(prior)
+        if P.size < 2:
+            raise ProblemError("the prior has one symbol: there is nothing to hide or estimate; "
+                               "a design needs at least 2 input symbols")
         if isinstance(values, str):
             try:
                 values = [float(v) for v in values.split(",")]
