@@ -178,7 +178,7 @@ def _instance(entry: Any, i: int, source: str, known: set[str] | None) -> Instan
             raise CatalogError(f"{where}: field 'options.{sname}' must be a table of solver options")
     tl = entry.get("time_limit")
     if tl is not None and not 0 < tl < float("inf"):
-        raise CatalogError(f"{where}: field 'time_limit' must be a finite number > 0 of seconds, got {tl!r}")
+        raise CatalogError(f"{where}: field 'time_limit' must be > 0 (finite seconds), got {tl!r}")
     return Instance(problem=entry["problem"], name=entry["name"], params=dict(entry["params"]),
                     solvers=tuple(entry["solvers"]) if "solvers" in entry else None,
                     skip=tuple(entry.get("skip", ())), options={k: dict(v) for k, v in opts.items()},

@@ -305,6 +305,9 @@ def run_design(args: argparse.Namespace) -> int:
                         [[r["id"], r["paper"], ",".join(r["params"]), r["summary"][:60]] for r in rows]))
         return 0
 
+    from .cli import check_out_file
+
+    check_out_file(args.out)
     problem, solver, options, tl = build_problem(args)
     if tl is not None:
         options["time_limit"] = tl
