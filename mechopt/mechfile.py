@@ -52,6 +52,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())     # mkstemp makes 0600; give the file the usual mode
         os.replace(tmp, p)
     except OSError as exc:
         _unlink(tmp)
@@ -68,11 +69,18 @@ def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> Path:
     os.close(fd)
     try:
         fig.savefig(tmp, **kwargs)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, p)
     except BaseException:
         _unlink(tmp)
         raise
     return p
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _unlink(path: str) -> None:

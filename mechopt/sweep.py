@@ -130,6 +130,24 @@ def _check_values(source: str, grid: dict[str, list[Any]], fixed: dict[str, Any]
             raise CatalogError(f"{source}: field 'fixed.{k}' is {v!r}: give a finite number")
 
 
+def _check_points(source: str, problem: str, grid: dict[str, list[Any]], fixed: dict[str, Any]) -> None:
+    """Build every grid point's problem once (``from_params`` only validates, it does not solve),
+    so a bad parameter is a spec error naming the point, not a sweep of failed lines."""
+    from .errors import MechoptError
+    from .registry import get_problem
+
+    cls = get_problem(problem)
+    names = list(grid)
+    for combo in itertools.product(*(grid[n] for n in names)):
+        point = dict(zip(names, combo))
+        try:
+            cls.from_params(**{**fixed, **point})
+        except (MechoptError, TypeError) as exc:
+            where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+            msg = " ".join(str(exc).split())
+            raise CatalogError(f"{source}: grid point ({where}): {msg}") from None
+
+
 def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSpec:
     """Validate a sweep spec (TOML text or parsed dict); errors name the file and field."""
     import tomllib
@@ -180,6 +198,7 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     if n_tasks > MAX_POINTS:
         raise CatalogError(f"{source}: the grid has {n_tasks:g} (point, solver) tasks, more than {MAX_POINTS}; "
                            "split the sweep or use coarser grids")
+    _check_points(source, data["problem"], grid, data.get("fixed", {}))
     plot_x = data.get("plot", {}).get("x")
     if plot_x is not None and not isinstance(plot_x, str):
         raise CatalogError(f"{source}: field 'plot.x' must be the name of a grid parameter, got {plot_x!r}")
