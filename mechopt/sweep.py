@@ -198,12 +198,12 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     if n_tasks > MAX_POINTS:
         raise CatalogError(f"{source}: the grid has {n_tasks:g} (point, solver) tasks, more than {MAX_POINTS}; "
                            "split the sweep or use coarser grids")
-    _check_points(source, data["problem"], grid, data.get("fixed", {}))
     plot_x = data.get("plot", {}).get("x")
     if plot_x is not None and not isinstance(plot_x, str):
         raise CatalogError(f"{source}: field 'plot.x' must be the name of a grid parameter, got {plot_x!r}")
     if plot_x is not None and plot_x not in grid:
         raise CatalogError(f"{source}: field 'plot.x' = {plot_x!r} is not a grid parameter")
+    _check_points(source, data["problem"], grid, data.get("fixed", {}))
     return SweepSpec(problem=data["problem"], solvers=tuple(data["solvers"]), grid=grid,
                      fixed=dict(data.get("fixed", {})), options={k: dict(v) for k, v in data.get("options", {}).items()},
                      time_limit=None if tl is None else float(tl), save_mechanism=bool(data.get("save_mechanism", False)),
