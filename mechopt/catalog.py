@@ -67,7 +67,7 @@ from typing import Any
 from .errors import MechoptError, ProblemError
 
 __all__ = ["Instance", "CatalogError", "parse_catalog", "load_catalog", "catalog_files",
-           "builtin_catalog", "read_toml", "graph_from_edges", "spec_files", "resolve_spec"]
+           "builtin_catalog", "read_toml", "loads_toml", "graph_from_edges", "spec_files", "resolve_spec"]
 
 _REQUIRED = {"problem": str, "name": str, "params": dict}
 _OPTIONAL = {"solvers": list, "skip": list, "options": dict, "time_limit": (int, float), "note": str}
@@ -144,6 +144,24 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise CatalogError(f"{p}: invalid TOML: {exc}") from None
     except UnicodeDecodeError:
         raise CatalogError(f"{p}: not a UTF-8 text file") from None
+    except RecursionError:
+        raise CatalogError(f"{p}: invalid TOML: arrays or tables nested too deeply") from None
+
+
+def loads_toml(text: str, source: str) -> dict[str, Any]:
+    """Parse TOML text; malformed or absurdly nested text raises :class:`CatalogError` naming ``source``.
+
+    Examples
+    --------
+    >>> loads_toml("a = [1, 2]", "x.toml")
+    {'a': [1, 2]}
+    """
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{source}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise CatalogError(f"{source}: invalid TOML: arrays or tables nested too deeply") from None
 
 
 def _check_field(where: str, key: str, val: Any, typ: Any) -> None:
@@ -193,10 +211,7 @@ def parse_catalog(data: str | dict[str, Any], *, source: str = "<catalog>",
     (None: do not check).
     """
     if isinstance(data, str):
-        try:
-            data = tomllib.loads(data)
-        except tomllib.TOMLDecodeError as exc:
-            raise CatalogError(f"{source}: invalid TOML: {exc}") from None
+        data = loads_toml(data, source)
     if not isinstance(data, dict):
         raise CatalogError(f"{source}: a catalog is a TOML document of [[instance]] tables, got {type(data).__name__}")
     extra = sorted(set(data) - {"instance", "description"})

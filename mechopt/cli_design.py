@@ -219,6 +219,12 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
             raise CatalogError(f"{args.spec}: field 'params' is missing or not a table")
         if not isinstance(spec.get("options", {}), dict):
             raise CatalogError(f"{args.spec}: field 'options' must be a table")
+        for key, ok, kind in (("problem", lambda v: isinstance(v, str), "a problem id string"),
+                              ("solver", lambda v: isinstance(v, str), "a solver name string"),
+                              ("time_limit", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+                               and 0 < v < float("inf"), "a finite number of seconds > 0")):
+            if key in spec and not ok(spec[key]):
+                raise CatalogError(f"{args.spec}: field {key!r} must be {kind}, got {spec[key]!r}")
         pid = spec.get("problem", "design")
         params = _resolve_graph(dict(spec["params"]), spec_path.parent)
         solver = solver or spec.get("solver")

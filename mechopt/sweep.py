@@ -150,15 +150,12 @@ def _check_points(source: str, problem: str, grid: dict[str, list[Any]], fixed: 
 
 def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSpec:
     """Validate a sweep spec (TOML text or parsed dict); errors name the file and field."""
-    import tomllib
-
     from .registry import get_solver, problem_ids, solver_names
 
     if isinstance(data, str):
-        try:
-            data = tomllib.loads(data)
-        except tomllib.TOMLDecodeError as exc:
-            raise CatalogError(f"{source}: invalid TOML: {exc}") from None
+        from .catalog import loads_toml
+
+        data = loads_toml(data, source)
     if not isinstance(data, dict):
         raise CatalogError(f"{source}: a sweep spec is a TOML document (a table), got {type(data).__name__}")
     bad = sorted(set(data) - _KEYS)

@@ -1,0 +1,277 @@
+"""Fuzzing the file loaders (issue 11, part 5): only MechoptError may escape.
+
+Every loader that reads user files — design spec files, sweep specs, catalog
+files (and the ``from_params`` of every registered problem they feed), mechanism
+files, prior files and policy-graph files — gets arbitrary bytes, arbitrary
+text, and structured-but-wrong documents: the right keys with values of the
+wrong type, missing keys, nested junk, huge integers, NaN/±inf literals and
+unicode. A loader may accept the input or raise a :class:`MechoptError`
+(one line); any other exception is a bug.
+
+Budgets: ``FUZZ`` examples per loader in the default suite (fast), and
+``FUZZ_SLOW`` (≥ 1000) per loader in the ``@pytest.mark.slow`` twins
+(``python -m pytest -m slow tests/reliability/test_fuzz_loaders.py``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mechopt.catalog import parse_catalog
+from mechopt.cli_design import build_problem, read_graph
+from mechopt.errors import MechoptError
+from mechopt.mechfile import read_mechanism
+from mechopt.priors import parse_prior
+from mechopt.registry import get_problem, problem_ids
+from mechopt.sweep import parse_spec
+
+FUZZ = int(os.environ.get("MECHOPT_FUZZ_EXAMPLES", "12"))
+FUZZ_SLOW = 1000
+_COMMON = dict(deadline=None, database=None,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                      HealthCheck.function_scoped_fixture])
+FAST = settings(max_examples=FUZZ, **_COMMON)
+SLOW = settings(max_examples=FUZZ_SLOW, **_COMMON)
+
+# ---- strategies ---------------------------------------------------------------------------------
+KEYS = ["problem", "name", "params", "solver", "solvers", "options", "time_limit", "grid", "fixed", "plot",
+        "save_mechanism", "description", "instance", "prior", "eps", "notion", "utility", "values", "graph",
+        "n", "a", "b", "x", "Q", "inputs", "outputs", "linspace", "logspace", "sqp", "n_starts", "é", "k y"]
+NUMBERS = st.one_of(st.integers(min_value=-(10 ** 30), max_value=10 ** 30), st.sampled_from([0, 1, -1, 2 ** 63]),
+                    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([math.nan, math.inf, -math.inf,
+                                                                                      1e308, -1e-320, 0.0]))
+WORDS = st.one_of(st.text(max_size=12), st.sampled_from(
+    ["0.2,0.8", "uniform:3", "uniform:0", "uniform:-1", "1", "", "nan,1", "inf", "-1", "lip", "ldp", "mip", "mse",
+     "mi", "histogram", "graph-ldp", "sqp", "exact", "design", "lip-binary", "kss-mi", "fisher-interval",
+     "gauss-tradeoff", "2,1;1,1", "1,2;3", "average:1,1", "variance:3:0:1", "exp:2", "../../etc/passwd", "∞", "ε"]))
+SCALARS = st.one_of(NUMBERS, WORDS, st.booleans())
+
+
+def _values(depth: int = 3) -> st.SearchStrategy[Any]:
+    return st.recursive(SCALARS, lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS), inner, max_size=4)), max_leaves=12)
+
+
+VALUES = _values()
+DOCS = st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=6)
+
+
+def _toml_key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() and k.isascii() else json.dumps(k)
+
+
+def _toml_value(v: Any) -> str:
+    """A TOML inline value (floats keep nan/inf literals; ints may exceed 64 bits: the parser must cope)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) else repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
+
+
+def to_toml(doc: dict[str, Any]) -> str:
+    return "".join(f"{_toml_key(k)} = {_toml_value(v)}\n" for k, v in doc.items())
+
+
+def _valid_bases() -> list[dict[str, Any]]:
+    return [{"problem": "design", "params": {"prior": "0.3,0.7", "notion": "lip", "utility": "histogram", "eps": 1.0}},
+            {"problem": "lip-binary", "params": {"p1": 0.3, "eps": 1.0}},
+            {"problem": "gauss-tradeoff", "params": {"dataset": "1"}},
+            {"problem": "fisher-interval", "params": {"a": -1, "b": 1, "n": 50}}]
+
+
+@st.composite
+def mutated(draw: Callable, bases: list[dict[str, Any]]) -> dict[str, Any]:
+    """A valid document with 1-3 fields replaced by junk, deleted, or junk fields added (nested too)."""
+    doc = json.loads(json.dumps(draw(st.sampled_from(bases))))
+    for _ in range(draw(st.integers(1, 3))):
+        target = doc
+        if isinstance(doc.get("params"), dict) and draw(st.booleans()):
+            target = doc["params"]
+        action = draw(st.sampled_from(["replace", "delete", "add"]))
+        keys = list(target)
+        if action == "add" or not keys:
+            target[draw(st.sampled_from(KEYS))] = draw(VALUES)
+        elif action == "delete":
+            del target[draw(st.sampled_from(keys))]
+        else:
+            target[draw(st.sampled_from(keys))] = draw(VALUES)
+    return doc
+
+
+def only_mechopt_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    try:
+        fn(*args, **kwargs)
+    except MechoptError as exc:
+        assert "\n" not in str(exc), f"multi-line message: {exc!r}"
+
+
+TEXT = st.one_of(st.text(max_size=200), st.text(alphabet="[]{}=,\"'.#\n 0123456789aeinfptrul-+_:;", max_size=200))
+BYTES = st.binary(max_size=200)
+
+# ---- the loaders -----------------------------------------------------------------------------------
+
+
+def _write(tmp: Path, name: str, data: str | bytes) -> Path:
+    p = tmp / name
+    p.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass"))
+    return p
+
+
+def load_design_spec(tmp: Path, data: str | bytes) -> None:
+    path = _write(tmp, "spec.toml", data)
+    args = argparse.Namespace(problem=None, spec=str(path), assign=[], opt=[], solver=None, time_limit=None,
+                              notion=None, utility=None, prior=None, eps=None, values=None, graph=None)
+    build_problem(args)
+
+
+def load_sweep_spec(tmp: Path, data: str | bytes) -> None:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    parse_spec(text, source="fuzz.toml")
+
+
+def load_catalog_and_build(tmp: Path, data: str | bytes) -> None:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    for inst in parse_catalog(text, source="fuzz.toml", known=problem_ids()):
+        try:
+            inst.build()
+        except MechoptError:
+            pass
+
+
+def load_mechanism(tmp: Path, data: str | bytes) -> None:
+    read_mechanism(_write(tmp, "m.json", data))
+
+
+def load_prior_file(tmp: Path, data: str | bytes) -> None:
+    parse_prior(str(_write(tmp, "p.txt", data)))
+    parse_prior(str(_write(tmp, "p.npy", data if isinstance(data, bytes) else data.encode("utf-8", "replace"))))
+
+
+def load_graph_files(tmp: Path, data: str | bytes) -> None:
+    for suffix in (".edgelist", ".json", ".gml", ".graphml"):
+        try:
+            read_graph(_write(tmp, "g" + suffix, data), d=3)
+        except MechoptError:
+            pass
+
+
+LOADERS = {"design-spec": load_design_spec, "sweep-spec": load_sweep_spec, "catalog": load_catalog_and_build,
+           "mechanism": load_mechanism, "prior-file": load_prior_file, "graph-file": load_graph_files}
+
+
+def _structured(name: str) -> st.SearchStrategy[str]:
+    """Structured-but-wrong documents for each loader, serialised as its file format."""
+    if name == "design-spec":
+        return st.one_of(mutated(_valid_bases()), DOCS).map(to_toml)
+    if name == "sweep-spec":
+        base = [{"problem": "design", "solvers": ["sqp"], "fixed": {"notion": "lip", "utility": "histogram",
+                                                                    "prior": "0.3,0.7"}, "grid": {"eps": [0.5, 1.0]}}]
+        return st.one_of(mutated(base), DOCS).map(to_toml)
+    if name == "catalog":
+        inst = st.one_of(mutated([{"problem": b["problem"], "name": "x", "params": b["params"]} for b in _valid_bases()]),
+                         DOCS)
+        return st.lists(inst, max_size=3).map(lambda xs: "".join("[[instance]]\n" + to_toml(x) for x in xs))
+    if name == "mechanism":
+        base = [{"Q": [[0.75, 0.25], [0.25, 0.75]], "prior": [0.5, 0.5], "notion": "ldp", "eps": 1.0}]
+        return st.one_of(mutated(base), DOCS, VALUES).map(lambda d: json.dumps(d, allow_nan=True))
+    if name == "prior-file":
+        return st.lists(st.one_of(NUMBERS.map(str), WORDS), max_size=8).map(" ".join)
+    return st.one_of(
+        st.lists(st.tuples(SCALARS, SCALARS, st.one_of(st.just(""), SCALARS.map(str))), max_size=6).map(
+            lambda es: "\n".join(f"{u} {v} {w}" for u, v, w in es)),
+        st.fixed_dictionaries({"nodes": st.lists(st.dictionaries(st.sampled_from(["id", "x"]), SCALARS), max_size=4),
+                               "links": st.lists(st.dictionaries(st.sampled_from(["source", "target", "weight"]),
+                                                                 SCALARS), max_size=4)}).map(json.dumps))
+
+
+ANY_INPUT = {name: st.one_of(TEXT, BYTES, _structured(name)) for name in LOADERS}
+
+
+def _fuzz(name: str, budget: settings) -> Callable[..., None]:
+    @budget
+    @given(data=ANY_INPUT[name])
+    def run(tmp_path_factory: Any, data: str | bytes) -> None:
+        only_mechopt_errors(LOADERS[name], tmp_path_factory.mktemp("fuzz"), data)
+
+    return run
+
+
+@pytest.mark.parametrize("name", list(LOADERS))
+def test_fuzz_loader(name, tmp_path_factory):
+    _fuzz(name, FAST)(tmp_path_factory)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(LOADERS))
+def test_fuzz_loader_slow(name, tmp_path_factory):
+    _fuzz(name, SLOW)(tmp_path_factory)
+
+
+# ---- every problem's from_params with wrong-typed parameters ----------------------------------------
+
+
+def _param_names(pid: str) -> list[str]:
+    import inspect
+
+    cls = get_problem(pid)
+    names = [n for n, q in inspect.signature(cls.from_params).parameters.items()
+             if q.kind in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD)]
+    extra = {"fisher-interval": ["a", "b", "n", "query"], "fisher-box": ["lower", "upper", "n"],
+             "fisher-output": ["y_lo", "y_hi", "f_lo", "f_hi", "n"],
+             "fisher-weighted": ["a", "b", "c", "d", "weight", "nw"],
+             "fisher-gaussian": ["m", "sigma2", "xi", "n", "width"], "fisher-lti": ["A", "C", "T", "xi", "dt"]}
+    return names + extra.get(pid, []) + ["junk_key"]
+
+
+@st.composite
+def problem_params(draw: Callable) -> tuple[str, dict[str, Any]]:
+    pid = draw(st.sampled_from(problem_ids()))
+    names = _param_names(pid)
+    params = draw(st.dictionaries(st.sampled_from(names), VALUES, max_size=4))
+    return pid, params
+
+
+def _from_params(case: tuple[str, dict[str, Any]]) -> None:
+    pid, params = case
+    try:
+        get_problem(pid).from_params(**params)
+    except TypeError as exc:            # a missing/unknown keyword: the CLI and catalog turn this into ProblemError
+        assert "argument" in str(exc), exc
+
+
+@FAST
+@given(case=problem_params())
+def test_fuzz_from_params(case):
+    only_mechopt_errors(_from_params, case)
+
+
+@pytest.mark.slow
+@SLOW
+@given(case=problem_params())
+def test_fuzz_from_params_slow(case):
+    only_mechopt_errors(_from_params, case)
+
+
+def test_fuzz_helpers_emit_valid_toml():
+    """The serialiser the fuzzers rely on writes TOML that parses back to the document."""
+    import tomllib
+
+    doc = {"problem": "design", "params": {"prior": "0.3,0.7", "eps": math.inf, "k y": [1, 2.5, "é"]}}
+    back = tomllib.loads(to_toml(doc))
+    assert back["params"]["eps"] == math.inf and back["params"]["k y"] == [1, 2.5, "é"]
