@@ -34,7 +34,7 @@ from mechopt.priors import parse_prior
 from mechopt.registry import get_problem, problem_ids
 from mechopt.sweep import parse_spec
 
-FUZZ = int(os.environ.get("MECHOPT_FUZZ_EXAMPLES", "12"))
+FUZZ = int(os.environ.get("MECHOPT_FUZZ_EXAMPLES", "40"))
 FUZZ_SLOW = 1000
 _COMMON = dict(deadline=None, database=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -203,24 +203,27 @@ def _structured(name: str) -> st.SearchStrategy[str]:
 ANY_INPUT = {name: st.one_of(TEXT, BYTES, _structured(name)) for name in LOADERS}
 
 
-def _fuzz(name: str, budget: settings) -> Callable[..., None]:
-    @budget
-    @given(data=ANY_INPUT[name])
-    def run(tmp_path_factory: Any, data: str | bytes) -> None:
-        only_mechopt_errors(LOADERS[name], tmp_path_factory.mktemp("fuzz"), data)
+def _fuzz_once(name: str, data: st.DataObject) -> None:
+    import tempfile
 
-    return run
+    sample = data.draw(ANY_INPUT[name], label=name)
+    with tempfile.TemporaryDirectory(prefix="mechopt-fuzz-") as tmp:
+        only_mechopt_errors(LOADERS[name], Path(tmp), sample)
 
 
 @pytest.mark.parametrize("name", list(LOADERS))
-def test_fuzz_loader(name, tmp_path_factory):
-    _fuzz(name, FAST)(tmp_path_factory)
+@FAST
+@given(data=st.data())
+def test_fuzz_loader(name, data):
+    _fuzz_once(name, data)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(LOADERS))
-def test_fuzz_loader_slow(name, tmp_path_factory):
-    _fuzz(name, SLOW)(tmp_path_factory)
+@SLOW
+@given(data=st.data())
+def test_fuzz_loader_slow(name, data):
+    _fuzz_once(name, data)
 
 
 # ---- every problem's from_params with wrong-typed parameters ----------------------------------------
