@@ -35,18 +35,26 @@ def parse_float(name: str, value: Any) -> float:
     return out
 
 
-def parse_int(name: str, value: Any, minimum: int = 1) -> int:
-    """An integer ≥ minimum from a CLI string.
+MAX_GRID = 1_000_000
+"""Largest integer parameter (grid points, dimensions, horizon) accepted from a CLI string or spec."""
+
+
+def parse_int(name: str, value: Any, minimum: int = 1, maximum: int = MAX_GRID) -> int:
+    """An integer in [minimum, maximum] from a CLI string.
 
     >>> parse_int("n", "2000")
     2000
     """
+    if isinstance(value, (bool, np.bool_)):
+        raise ProblemError(f"{name} must be an integer, got {value!r}")
     try:
         out = int(str(value)) if not isinstance(value, (int, np.integer)) else int(value)
     except ValueError:
         raise ProblemError(f"{name} must be an integer, got {value!r}") from None
     if out < minimum:
         raise ProblemError(f"{name} must be >= {minimum}, got {out}")
+    if out > maximum:
+        raise ProblemError(f"{name} = {out} is too large (at most {maximum}): the grids and matrices scale with it")
     return out
 
 

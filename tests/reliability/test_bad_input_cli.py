@@ -158,6 +158,8 @@ CASES: list[tuple[str, str, list[str], str]] = [
                                     "p1=0.3", "--set", "eps=1"], "is too large"),
     ("design", "fisher interval reversed", ["design", "--problem", "fisher-interval", "--set", "a=1", "--set", "b=-1"],
      "the support needs b > a"),
+    ("design", "fisher grid of 10^8 points", ["design", "--problem", "fisher-interval", "--set", "n=100000000"],
+     "is too large (at most 1000000)"),
     ("design", "fisher-lti A not square", ["design", "--problem", "fisher-lti", "--set", "A=1,2", "--set", "C=1"],
      "A must be n×n"),
     ("design", "gauss covariance not symmetric", GAUSS + ["--set", "cov_p=2,1;0,1"], "is not symmetric"),
