@@ -67,7 +67,7 @@ from typing import Any
 from .errors import MechoptError, ProblemError
 
 __all__ = ["Instance", "CatalogError", "parse_catalog", "load_catalog", "catalog_files",
-           "builtin_catalog", "read_toml", "loads_toml", "graph_from_edges", "spec_files", "resolve_spec"]
+           "builtin_catalog", "read_toml", "loads_toml", "is_seconds", "graph_from_edges", "spec_files", "resolve_spec"]
 
 _REQUIRED = {"problem": str, "name": str, "params": dict}
 _OPTIONAL = {"solvers": list, "skip": list, "options": dict, "time_limit": (int, float), "note": str}
@@ -164,6 +164,22 @@ def loads_toml(text: str, source: str) -> dict[str, Any]:
         raise CatalogError(f"{source}: invalid TOML: arrays or tables nested too deeply") from None
 
 
+def is_seconds(value: Any) -> bool:
+    """Whether ``value`` is a usable time limit: a real number, finite and > 0 (huge integers are not).
+
+    Examples
+    --------
+    >>> is_seconds(2.5), is_seconds(float("inf")), is_seconds(10 ** 400), is_seconds(True)
+    (True, False, False, False)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return 0 < float(value) < float("inf")
+    except OverflowError:
+        return False
+
+
 def _check_field(where: str, key: str, val: Any, typ: Any) -> None:
     if isinstance(val, bool) and typ in ((int, float),):
         raise CatalogError(f"{where}: field {key!r} must be a number, got {val!r}")
@@ -195,7 +211,7 @@ def _instance(entry: Any, i: int, source: str, known: set[str] | None) -> Instan
         if not isinstance(sopts, dict):
             raise CatalogError(f"{where}: field 'options.{sname}' must be a table of solver options")
     tl = entry.get("time_limit")
-    if tl is not None and not 0 < tl < float("inf"):
+    if tl is not None and not is_seconds(tl):
         raise CatalogError(f"{where}: field 'time_limit' must be > 0 (finite seconds), got {tl!r}")
     return Instance(problem=entry["problem"], name=entry["name"], params=dict(entry["params"]),
                     solvers=tuple(entry["solvers"]) if "solvers" in entry else None,

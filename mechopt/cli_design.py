@@ -207,7 +207,7 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
     options = parse_options(args.opt)
     solver, tl = args.solver, args.time_limit
     if args.spec:
-        from .catalog import CatalogError, read_toml, resolve_spec
+        from .catalog import CatalogError, is_seconds, read_toml, resolve_spec
 
         spec_path = resolve_spec(args.spec)
         spec = read_toml(spec_path)
@@ -221,8 +221,7 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
             raise CatalogError(f"{args.spec}: field 'options' must be a table")
         for key, ok, kind in (("problem", lambda v: isinstance(v, str), "a problem id string"),
                               ("solver", lambda v: isinstance(v, str), "a solver name string"),
-                              ("time_limit", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-                               and 0 < v < float("inf"), "a finite number of seconds > 0")):
+                              ("time_limit", is_seconds, "a finite number of seconds > 0")):
             if key in spec and not ok(spec[key]):
                 raise CatalogError(f"{args.spec}: field {key!r} must be {kind}, got {spec[key]!r}")
         pid = spec.get("problem", "design")
@@ -256,6 +255,8 @@ def _is_scalar(val: Any) -> bool:
         float(val)
     except (TypeError, ValueError):
         return False
+    except OverflowError:          # an integer beyond float range: a scalar, and check_eps says it is too large
+        return True
     return True
 
 

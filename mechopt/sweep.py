@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import CatalogError, read_toml, resolve_spec
+from .catalog import CatalogError, is_seconds, read_toml, resolve_spec
 from .errors import ParamError, ProblemError
 from .progress import Progress
 from .result import jsonable
@@ -187,8 +187,8 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     if both:
         raise CatalogError(f"{source}: parameter(s) {both} are both in [fixed] and [grid]")
     tl = data.get("time_limit")
-    if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or not tl > 0):
-        raise CatalogError(f"{source}: field 'time_limit' must be a number of seconds > 0")
+    if tl is not None and not is_seconds(tl):
+        raise CatalogError(f"{source}: field 'time_limit' must be a finite number of seconds > 0")
     grid = {k: _axis(source, k, v) for k, v in data["grid"].items()}
     _check_values(source, grid, data.get("fixed", {}))
     n_tasks = len(data["solvers"]) * int(np.prod([len(v) for v in grid.values()], dtype=float))

@@ -70,6 +70,11 @@ class ChannelDesign(ChannelProblem):
                 values = [float(v) for v in values.split(",")]
             except ValueError:
                 raise ProblemError(f"bad values {values!r}: give comma-separated numbers") from None
+        elif values is not None:
+            try:
+                values = np.asarray(values, dtype=float)
+            except (TypeError, ValueError, OverflowError):
+                raise ProblemError(f"bad values {values!r}: give a list of numbers, one per input symbol") from None
         kw = {"graph": graph} if graph is not None else {}
         return cls(prior=P, notion=make_notion(notion, eps, **kw), utility=make_utility(utility, prior=P, values=values))
 

@@ -28,7 +28,7 @@ def parse_float(name: str, value: Any) -> float:
     """
     try:
         out = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a number, got {value!r}") from None
     if not math.isfinite(out):
         raise ProblemError(f"{name} must be finite, got {value!r}")
@@ -69,8 +69,10 @@ def parse_vector(name: str, value: Any) -> np.ndarray:
         return np.array([parse_float(name, s) for s in parts])
     try:
         arr = np.atleast_1d(np.asarray(value, dtype=float))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a list of numbers, got {value!r}") from None
+    if arr.ndim != 1:
+        raise ProblemError(f"{name} must be a flat list of numbers, got {value!r}")
     if not np.all(np.isfinite(arr)):
         raise ProblemError(f"{name} has non-finite entries")
     return arr

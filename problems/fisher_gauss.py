@@ -178,7 +178,7 @@ def parse_matrix(name: str, value: Any) -> np.ndarray:
             M = np.array(rows, dtype=float)
         else:
             M = np.atleast_2d(np.asarray(value, dtype=float))
-    except ValueError:
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a matrix like '1,1;0,1', got {value!r}") from None
     if M.ndim != 2 or M.size == 0 or not np.all(np.isfinite(M)):
         raise ProblemError(f"{name} must be a finite 2-D matrix, got {value!r}")

@@ -84,7 +84,7 @@ def _num(name: str, value: Any, lo: float = -math.inf, allow_none: bool = False)
         raise ProblemError(f"{name} is required")
     try:
         x = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a number, got {value!r}") from None
     if not math.isfinite(x) or x < lo:
         raise ProblemError(f"{name} must be a finite number ≥ {lo:g}, got {value!r}")
@@ -109,7 +109,7 @@ def _matrix(name: str, value: Any) -> np.ndarray:
             raise ProblemError(f"{name} must be rows 'a,b;c,d' or a .npy/.txt/.csv path, got {value!r}") from None
     try:
         return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a square matrix of numbers (rows 'a,b;c,d'), got {value!r}") from None
 
 

@@ -68,7 +68,7 @@ def check_eps(eps, *, allow_zero: bool = False) -> float:
         raise ProblemError(f"eps must be a number, got {eps!r}")
     try:
         val = float(eps)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"eps must be a number, got {eps!r}") from None
     if val == math.inf:
         raise ProblemError("eps = inf means no privacy constraint, which is not a design target: "

@@ -46,7 +46,7 @@ SLOW = settings(max_examples=FUZZ_SLOW, **_COMMON)
 KEYS = ["problem", "name", "params", "solver", "solvers", "options", "time_limit", "grid", "fixed", "plot",
         "save_mechanism", "description", "instance", "prior", "eps", "notion", "utility", "values", "graph",
         "n", "a", "b", "x", "Q", "inputs", "outputs", "linspace", "logspace", "sqp", "n_starts", "é", "k y"]
-NUMBERS = st.one_of(st.integers(min_value=-(10 ** 30), max_value=10 ** 30), st.sampled_from([0, 1, -1, 2 ** 63]),
+NUMBERS = st.one_of(st.integers(min_value=-(10 ** 30), max_value=10 ** 30), st.sampled_from([0, 1, -1, 2 ** 63, 10 ** 400, -(10 ** 400)]),
                     st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([math.nan, math.inf, -math.inf,
                                                                                       1e308, -1e-320, 0.0]))
 WORDS = st.one_of(st.text(max_size=12), st.sampled_from(
@@ -80,12 +80,13 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
+        return "[" + ", ".join(_toml_value(x) for x in v if x is not None) + "]"
+    return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items() if x is not None) + "}"
 
 
 def to_toml(doc: dict[str, Any]) -> str:
-    return "".join(f"{_toml_key(k)} = {_toml_value(v)}\n" for k, v in doc.items())
+    """TOML text of ``doc``; ``None`` (TOML has no null) drops the key, as a missing field."""
+    return "".join(f"{_toml_key(k)} = {_toml_value(v)}\n" for k, v in doc.items() if v is not None)
 
 
 def _valid_bases() -> list[dict[str, Any]]:
@@ -242,12 +243,47 @@ def _param_names(pid: str) -> list[str]:
     return names + extra.get(pid, []) + ["junk_key"]
 
 
+VALID_PARAMS: dict[str, dict[str, Any]] = {
+    "design": {"prior": "0.3,0.7", "notion": "lip", "utility": "mse", "eps": 1.0, "values": "0,1"},
+    "lip-binary": {"p1": 0.3, "eps": 1.0, "notion": "lip"},
+    "lip-mimo": {"prior": "0.3,0.7", "eps": 1.0, "values": "0,2", "notion": "ldp"},
+    "lip-weighted-sum": {"prior": "0.3,0.7", "eps": 1.0, "weight": 2.0, "offset": 1.0},
+    "lip-histogram": {"prior": "0.2,0.3,0.5", "eps": 1.0},
+    "cip-binomial": {"n_users": 3, "p1": 0.3, "eps": 1.0, "program": "cip"},
+    "kss-mi": {"prior": "uniform:4", "eps": 1.0},
+    "kss-l2": {"prior": "uniform:4", "eps": 1.0, "n": 100, "outputs": 6},
+    "fisher-interval": {"a": -1.0, "b": 1.0, "n": 50, "query": "average:1,1"},
+    "fisher-box": {"lower": "-1,-1", "upper": "1,1", "n": "5,5"},
+    "fisher-output": {"y_lo": 0.0, "y_hi": 10.0, "f_lo": 2.0, "f_hi": 6.0, "n": 50},
+    "fisher-weighted": {"a": -1.0, "b": 1.0, "c": 0.0, "d": 4.0, "weight": "exp:2", "nw": 5},
+    "fisher-gaussian": {"m": 2, "sigma2": 1.0, "n": 50, "width": 12.0},
+    "fisher-lti": {"A": "1,1;0,1", "C": "1,0", "T": 3, "xi": 1.0},
+    "gauss-tradeoff": {"cov_p": "2,1;1,1", "cov_u": "2,0.5;0.5,1", "n": 1, "delta": 0.3, "utility": "mi"},
+    "gauss-dataset1": {"delta": 0.3, "gamma": 0.0},
+    "gauss-dataset2": {"psd": "project", "delta": 0.3},
+}
+
+
 @st.composite
 def problem_params(draw: Callable) -> tuple[str, dict[str, Any]]:
+    """Either arbitrary keywords for a problem, or its valid keywords with 1-3 values replaced by junk."""
     pid = draw(st.sampled_from(problem_ids()))
     names = _param_names(pid)
-    params = draw(st.dictionaries(st.sampled_from(names), VALUES, max_size=4))
-    return pid, params
+    if pid in VALID_PARAMS and draw(st.booleans()):
+        params = dict(VALID_PARAMS[pid])
+        for _ in range(draw(st.integers(1, 3))):
+            key = draw(st.sampled_from(sorted(params) + ["junk_key"]))
+            if draw(st.integers(0, 5)) == 0:
+                params.pop(key, None)
+            else:
+                params[key] = draw(VALUES)
+        return pid, params
+    return pid, draw(st.dictionaries(st.sampled_from(names), VALUES, max_size=4))
+
+
+def test_valid_params_cover_every_problem():
+    for pid in problem_ids():
+        get_problem(pid).from_params(**VALID_PARAMS[pid])
 
 
 def _from_params(case: tuple[str, dict[str, Any]]) -> None:
@@ -278,3 +314,75 @@ def test_fuzz_helpers_emit_valid_toml():
     doc = {"problem": "design", "params": {"prior": "0.3,0.7", "eps": math.inf, "k y": [1, 2.5, "é"]}}
     back = tomllib.loads(to_toml(doc))
     assert back["params"]["eps"] == math.inf and back["params"]["k y"] == [1, 2.5, "é"]
+
+
+JUNK = [10 ** 400, -(10 ** 400), 2 ** 63, math.nan, math.inf, -math.inf, -1, 0, 1e308, 1e-320, True, None, "",
+        "∞", "1e999", "nan", "-1", "0", [], [[]], [1, [2]], ["a"], {}, {"x": 1}, "uniform:0", "2,1;1", "../x"]
+
+
+def test_from_params_mutation_matrix():
+    """Deterministic sweep: every problem, every parameter, every junk value; only MechoptError may escape."""
+    tried, bugs = 0, []
+    for pid in problem_ids():
+        for key in sorted(VALID_PARAMS[pid]):
+            for junk in JUNK:
+                tried += 1
+                try:
+                    only_mechopt_errors(_from_params, (pid, {**VALID_PARAMS[pid], key: junk}))
+                except Exception as exc:    # collect them all: the report lists every escape at once
+                    bugs.append(f"{pid} {key}={str(junk)[:20]!r}: {type(exc).__name__}: {str(exc)[:80]}")
+    assert tried > 1000
+    assert not bugs, "\n".join(bugs)
+
+
+MATRIX_BASES: dict[str, tuple[dict[str, Any], Callable[[dict[str, Any]], str]]] = {
+    "design-spec": ({"problem": "design", "solver": "sqp", "time_limit": 5, "options": {"n_starts": 2},
+                     "params": {"prior": "0.3,0.7", "notion": "lip", "utility": "histogram", "eps": 1.0}}, to_toml),
+    "sweep-spec": ({"problem": "design", "solvers": ["sqp"], "time_limit": 5, "save_mechanism": False,
+                    "description": "d", "options": {"sqp": {"n_starts": 2}}, "plot": {"x": "eps"},
+                    "fixed": {"notion": "lip", "utility": "histogram", "prior": "0.3,0.7"},
+                    "grid": {"eps": [0.5, 1.0]}}, to_toml),
+    "catalog": ({"problem": "lip-binary", "name": "x", "params": {"p1": 0.3, "eps": 1.0}, "solvers": ["exact"],
+                 "skip": ["sqp"], "options": {"exact": {}}, "time_limit": 5, "note": "n"},
+                lambda d: "[[instance]]\n" + to_toml(d)),
+    "mechanism": ({"Q": [[0.75, 0.25], [0.25, 0.75]], "prior": [0.5, 0.5], "inputs": [0, 1], "outputs": [0, 1],
+                   "notion": "ldp", "eps": 1.0}, lambda d: json.dumps(d, allow_nan=True)),
+}
+
+
+def _leaf_paths(doc: dict[str, Any], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = []
+    for k, v in doc.items():
+        out.append(prefix + (k,))
+        if isinstance(v, dict):
+            out += _leaf_paths(v, prefix + (k,))
+    return out
+
+
+def _set(doc: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    new = json.loads(json.dumps(doc))
+    target = new
+    for k in path[:-1]:
+        target = target[k]
+    target[path[-1]] = value
+    return new
+
+
+@pytest.mark.parametrize("name", list(MATRIX_BASES))
+def test_loader_mutation_matrix(name):
+    """Deterministic sweep: every field (nested ones too) of a valid file set to every junk value."""
+    import tempfile
+
+    base, dump = MATRIX_BASES[name]
+    tried, bugs = 0, []
+    with tempfile.TemporaryDirectory(prefix="mechopt-matrix-") as tmp:
+        LOADERS[name](Path(tmp), dump(base))          # the base document itself is valid
+        for path in _leaf_paths(base):
+            for junk in [*JUNK, [[math.nan]], {"deep": {"deeper": [1e308, -1e308]}}]:
+                tried += 1
+                try:
+                    only_mechopt_errors(LOADERS[name], Path(tmp), dump(_set(base, path, junk)))
+                except Exception as exc:
+                    bugs.append(f"{'.'.join(path)}={str(junk)[:20]!r}: {type(exc).__name__}: {str(exc)[:80]}")
+    assert tried > 100
+    assert not bugs, "\n".join(bugs)
