@@ -131,21 +131,29 @@ def _check_values(source: str, grid: dict[str, list[Any]], fixed: dict[str, Any]
 
 
 def _check_points(source: str, problem: str, grid: dict[str, list[Any]], fixed: dict[str, Any]) -> None:
-    """Build every grid point's problem once (``from_params`` only validates, it does not solve),
-    so a bad parameter is a spec error naming the point, not a sweep of failed lines."""
+    """Build every grid point's problem once (``from_params`` validates, it does not solve).
+
+    When NO point is valid the spec is wrong (a typo in [fixed], a misplaced
+    key): refuse it, naming the first point's error. Otherwise the invalid
+    points stay in the sweep and become ``solver_error`` lines, so a grid may
+    mix, say, priors of different sizes with matching value lists.
+    """
     from .errors import MechoptError
     from .registry import get_problem
 
     cls = get_problem(problem)
     names = list(grid)
+    first = None
     for combo in itertools.product(*(grid[n] for n in names)):
         point = dict(zip(names, combo))
         try:
             cls.from_params(**{**fixed, **point})
+            return
         except (MechoptError, TypeError) as exc:
-            where = ", ".join(f"{k}={v!r}" for k, v in point.items())
-            msg = " ".join(str(exc).split())
-            raise CatalogError(f"{source}: grid point ({where}): {msg}") from None
+            if first is None:
+                where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+                first = f"grid point ({where}): {' '.join(str(exc).split())}"
+    raise CatalogError(f"{source}: no grid point is a valid {problem!r} problem; {first}")
 
 
 def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSpec:
