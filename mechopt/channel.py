@@ -44,7 +44,8 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
         x, y = np.argwhere(M < -neg)[0]
         raise ProblemError(f"{name}[{x}, {y}] = {M[x, y]:g} is negative: probabilities must be ≥ 0")
     M = np.clip(M, 0.0, None)
-    sums = M.sum(axis=1)
+    with np.errstate(over="ignore"):      # rows summing to inf are reported below
+        sums = M.sum(axis=1)
     tol = settings.tolerance("row_sum")
     if np.any(np.abs(sums - 1.0) > tol):
         x = int(np.argmax(np.abs(sums - 1.0)))

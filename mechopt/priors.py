@@ -57,7 +57,8 @@ def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> n
     if np.any(p < 0):
         bad = int(np.flatnonzero(p < 0)[0])
         raise ProblemError(f"{name} has a negative entry at index {bad}: {p[bad]:g}")
-    total = float(p.sum())
+    with np.errstate(over="ignore"):      # a sum overflowing to inf is reported below, not warned about
+        total = float(p.sum())
     if abs(total - 1.0) > tol:
         raise ProblemError(f"{name} sums to {total:.12g}, not 1: normalise it (divide by its sum)")
     return p / total
