@@ -246,6 +246,8 @@ CASES: list[Case] = [
     ("gauss-tradeoff", "delta negative", lambda f: gauss(delta=-1), ProblemError, "finite number ≥ 0"),
     ("gauss-tradeoff", "unknown dataset", lambda f: P("gauss-tradeoff").from_params(dataset=3), ProblemError,
      "dataset must be one of"),
+    ("gauss-dataset1", "gamma infinite", lambda f: P("gauss-dataset1").from_params(gamma="inf"), ProblemError,
+     "gamma must be a finite number"),
     ("gauss-dataset2", "printed dataset 2 is not PSD", lambda f: P("gauss-dataset2").from_params(), ProblemError,
      'pass psd="project"'),
     # ---- mechanism files -------------------------------------------------------------------
@@ -337,7 +339,8 @@ def test_catalog_is_large_and_covers_every_entry_point():
     assert len(CASES) >= 60
     families = {"design", "lip-binary", "lip-mimo", "lip-weighted-sum", "lip-histogram", "cip-binomial", "kss-mi",
                 "kss-l2", "fisher-interval", "fisher-box", "fisher-output", "fisher-weighted", "fisher-gaussian",
-                "fisher-lti", "gauss-tradeoff", "gauss-dataset2"}
+                "fisher-lti", "gauss-tradeoff", "gauss-dataset1", "gauss-dataset2"}
+    assert families == set(__import__("mechopt.registry").registry.problem_ids())
     assert families <= entry
     assert {"solve", "read_mechanism", "load_catalog", "parse_spec", "read_graph", "reproduce", "claims"} <= entry
 
