@@ -67,7 +67,7 @@ from typing import Any
 from .errors import MechoptError, ProblemError
 
 __all__ = ["Instance", "CatalogError", "parse_catalog", "load_catalog", "catalog_files",
-           "builtin_catalog", "read_toml", "graph_from_edges", "spec_files", "resolve_spec"]
+           "builtin_catalog", "read_toml", "loads_toml", "is_seconds", "graph_from_edges", "spec_files", "resolve_spec"]
 
 _REQUIRED = {"problem": str, "name": str, "params": dict}
 _OPTIONAL = {"solvers": list, "skip": list, "options": dict, "time_limit": (int, float), "note": str}
@@ -144,6 +144,40 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise CatalogError(f"{p}: invalid TOML: {exc}") from None
     except UnicodeDecodeError:
         raise CatalogError(f"{p}: not a UTF-8 text file") from None
+    except RecursionError:
+        raise CatalogError(f"{p}: invalid TOML: arrays or tables nested too deeply") from None
+
+
+def loads_toml(text: str, source: str) -> dict[str, Any]:
+    """Parse TOML text; malformed or absurdly nested text raises :class:`CatalogError` naming ``source``.
+
+    Examples
+    --------
+    >>> loads_toml("a = [1, 2]", "x.toml")
+    {'a': [1, 2]}
+    """
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{source}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise CatalogError(f"{source}: invalid TOML: arrays or tables nested too deeply") from None
+
+
+def is_seconds(value: Any) -> bool:
+    """Whether ``value`` is a usable time limit: a real number, finite and > 0 (huge integers are not).
+
+    Examples
+    --------
+    >>> is_seconds(2.5), is_seconds(float("inf")), is_seconds(10 ** 400), is_seconds(True)
+    (True, False, False, False)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return 0 < float(value) < float("inf")
+    except OverflowError:
+        return False
 
 
 def _check_field(where: str, key: str, val: Any, typ: Any) -> None:
@@ -177,8 +211,8 @@ def _instance(entry: Any, i: int, source: str, known: set[str] | None) -> Instan
         if not isinstance(sopts, dict):
             raise CatalogError(f"{where}: field 'options.{sname}' must be a table of solver options")
     tl = entry.get("time_limit")
-    if tl is not None and not tl > 0:
-        raise CatalogError(f"{where}: field 'time_limit' must be > 0 seconds, got {tl!r}")
+    if tl is not None and not is_seconds(tl):
+        raise CatalogError(f"{where}: field 'time_limit' must be > 0 (finite seconds), got {tl!r}")
     return Instance(problem=entry["problem"], name=entry["name"], params=dict(entry["params"]),
                     solvers=tuple(entry["solvers"]) if "solvers" in entry else None,
                     skip=tuple(entry.get("skip", ())), options={k: dict(v) for k, v in opts.items()},
@@ -193,10 +227,9 @@ def parse_catalog(data: str | dict[str, Any], *, source: str = "<catalog>",
     (None: do not check).
     """
     if isinstance(data, str):
-        try:
-            data = tomllib.loads(data)
-        except tomllib.TOMLDecodeError as exc:
-            raise CatalogError(f"{source}: invalid TOML: {exc}") from None
+        data = loads_toml(data, source)
+    if not isinstance(data, dict):
+        raise CatalogError(f"{source}: a catalog is a TOML document of [[instance]] tables, got {type(data).__name__}")
     extra = sorted(set(data) - {"instance", "description"})
     if extra:
         raise CatalogError(f"{source}: unknown top-level key(s) {extra}; a catalog has [[instance]] tables")

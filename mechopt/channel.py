@@ -32,7 +32,7 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
     """
     try:
         M = np.array(Q, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a matrix of numbers") from None
     if M.ndim != 2 or M.shape[0] == 0 or M.shape[1] == 0:
         raise ProblemError(f"{name} must be a non-empty 2-D matrix (rows are inputs), got shape {M.shape}")
@@ -44,7 +44,8 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
         x, y = np.argwhere(M < -neg)[0]
         raise ProblemError(f"{name}[{x}, {y}] = {M[x, y]:g} is negative: probabilities must be ≥ 0")
     M = np.clip(M, 0.0, None)
-    sums = M.sum(axis=1)
+    with np.errstate(over="ignore"):      # rows summing to inf are reported below
+        sums = M.sum(axis=1)
     tol = settings.tolerance("row_sum")
     if np.any(np.abs(sums - 1.0) > tol):
         x = int(np.argmax(np.abs(sums - 1.0)))

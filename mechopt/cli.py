@@ -39,7 +39,7 @@ from typing import Any
 from .errors import MechoptError
 from .result import jsonable
 
-__all__ = ["main", "build_parser", "emit_json", "fmt", "CLIError"]
+__all__ = ["main", "build_parser", "emit_json", "fmt", "CLIError", "check_out_file", "check_out_dir"]
 
 PROG = "mechopt"
 EPILOG = """examples:
@@ -139,6 +139,39 @@ def positive_int(text: str) -> int:
     if v < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return v
+
+
+def check_out_file(path: str | None, flag: str = "--out") -> None:
+    """Refuse, before any work is done, an output file that is a directory or lies in a missing folder.
+
+    Examples
+    --------
+    >>> check_out_file("/")
+    Traceback (most recent call last):
+    ...
+    mechopt.errors.ParamError: --out '/' is a directory: give a file name inside it
+    """
+    import os
+
+    from .errors import ParamError
+
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise ParamError(f"{flag} {path!r} is a directory: give a file name inside it")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ParamError(f"{flag} {path!r}: folder {parent!r} does not exist; create it first")
+
+
+def check_out_dir(path: str | None, flag: str = "--out") -> None:
+    """Refuse an output folder that exists as a file (it is created later if missing)."""
+    import os
+
+    from .errors import ParamError
+
+    if path is not None and os.path.exists(path) and not os.path.isdir(path):
+        raise ParamError(f"{flag} {path!r} is a file, not a folder: give a folder name")
 
 
 def _version() -> str:

@@ -115,8 +115,10 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
     import networkx as nx
 
     p = Path(path)
-    if not p.exists() or p.is_dir():
+    if not p.exists():
         raise ProblemError(f"graph file {str(p)!r} does not exist")
+    if p.is_dir():
+        raise ProblemError(f"graph file {str(p)!r} is a directory: give an edge list, .graphml, .gml or .json file")
     try:
         if p.suffix == ".graphml":
             G = nx.read_graphml(p)
@@ -126,16 +128,21 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
             G = nx.node_link_graph(json.loads(p.read_text()), edges="edges" if "edges" in p.read_text() else "links")
         else:
             G = _read_edgelist(p)
-    except (OSError, ValueError, KeyError, nx.NetworkXError) as exc:
-        raise ProblemError(f"cannot read graph file {str(p)!r}: {exc}") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, SyntaxError, RecursionError,
+            nx.NetworkXError) as exc:   # SyntaxError: xml.etree's ParseError on broken GraphML
+        msg = " ".join(str(exc).split())[:200]
+        raise ProblemError(f"cannot read graph file {str(p)!r} ({p.suffix or 'edge list'}): {msg}") from None
     G = nx.Graph(G)
     try:
         G = nx.relabel_nodes(G, {n: int(n) for n in G.nodes})
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"graph {str(p)!r}: nodes must be the input indices 0..d-1") from None
     for u, v, w in list(G.edges(data="weight")):
         if w is not None:
-            G[u][v]["weight"] = float(w)
+            try:
+                G[u][v]["weight"] = float(w)
+            except (TypeError, ValueError):
+                raise ProblemError(f"graph {str(p)!r}: edge ({u}, {v}) has a non-numeric weight {w!r}") from None
     if d is not None:
         G.add_nodes_from(range(d))
     return G
@@ -200,7 +207,7 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
     options = parse_options(args.opt)
     solver, tl = args.solver, args.time_limit
     if args.spec:
-        from .catalog import CatalogError, read_toml, resolve_spec
+        from .catalog import CatalogError, is_seconds, read_toml, resolve_spec
 
         spec_path = resolve_spec(args.spec)
         spec = read_toml(spec_path)
@@ -212,6 +219,11 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
             raise CatalogError(f"{args.spec}: field 'params' is missing or not a table")
         if not isinstance(spec.get("options", {}), dict):
             raise CatalogError(f"{args.spec}: field 'options' must be a table")
+        for key, ok, kind in (("problem", lambda v: isinstance(v, str), "a problem id string"),
+                              ("solver", lambda v: isinstance(v, str), "a solver name string"),
+                              ("time_limit", is_seconds, "a finite number of seconds > 0")):
+            if key in spec and not ok(spec[key]):
+                raise CatalogError(f"{args.spec}: field {key!r} must be {kind}, got {spec[key]!r}")
         pid = spec.get("problem", "design")
         params = _resolve_graph(dict(spec["params"]), spec_path.parent)
         solver = solver or spec.get("solver")
@@ -243,6 +255,8 @@ def _is_scalar(val: Any) -> bool:
         float(val)
     except (TypeError, ValueError):
         return False
+    except OverflowError:          # an integer beyond float range: a scalar, and check_eps says it is too large
+        return True
     return True
 
 
@@ -298,6 +312,9 @@ def run_design(args: argparse.Namespace) -> int:
                         [[r["id"], r["paper"], ",".join(r["params"]), r["summary"][:60]] for r in rows]))
         return 0
 
+    from .cli import check_out_file
+
+    check_out_file(args.out)
     problem, solver, options, tl = build_problem(args)
     if tl is not None:
         options["time_limit"] = tl

@@ -82,6 +82,9 @@ def run_compare(args: argparse.Namespace) -> int:
     from .compare import DEFAULT_TIME_LIMIT, ROW_FIELDS, can_isolate, compare, plot_compare
     from .registry import problem_ids
 
+    from .cli import check_out_dir
+
+    check_out_dir(args.plot, "--plot")
     instances = None
     if args.catalog:
         known = problem_ids()
@@ -213,6 +216,9 @@ def run_reproduce(args: argparse.Namespace) -> int:
             print(table(["id", "paper", "title"], [[f["id"], f["paper"], f["title"]] for f in figs])
                   if figs else "no figures registered")
         return 0
+    from .cli import check_out_dir
+
+    check_out_dir(args.out)
     reports = reproduce(args.figures, args.out, quick=args.quick, progress=args.progress)
     if args.json:
         emit_json({"figures": reports, "out": args.out})

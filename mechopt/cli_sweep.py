@@ -61,6 +61,10 @@ def run_sweep(args: argparse.Namespace) -> int:
         raise ParamError("--resume needs --out FILE.jsonl (the file to continue)")
     if args.scheduler and args.jobs != 1:
         raise ParamError("give either --jobs N (local) or --scheduler ADDRESS (Dask), not both")
+    from .cli import check_out_file
+
+    check_out_file(args.out)
+    check_out_file(args.plot, "--plot")
     spec = load_spec(args.spec)
     if args.time_limit is not None:
         spec = replace(spec, time_limit=args.time_limit)
@@ -83,6 +87,9 @@ def run_bench_cmd(args: argparse.Namespace) -> int:
     from .cli import emit_json, table
     from .mechfile import atomic_write_text
 
+    from .cli import check_out_file
+
+    check_out_file(args.out)
     cmd = "mechopt bench" + (" --quick" if args.quick else "") + (f" --select {args.select}" if args.select else "")
     doc = run_bench(args.dir, quick=args.quick, select=args.select, progress=args.progress, command=cmd)
     out = args.out

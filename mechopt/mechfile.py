@@ -52,6 +52,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())     # mkstemp makes 0600; give the file the usual mode
         os.replace(tmp, p)
     except OSError as exc:
         _unlink(tmp)
@@ -68,11 +69,18 @@ def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> Path:
     os.close(fd)
     try:
         fig.savefig(tmp, **kwargs)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, p)
     except BaseException:
         _unlink(tmp)
         raise
     return p
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _unlink(path: str) -> None:
@@ -115,12 +123,17 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ProblemError(f"mechanism file {str(p)!r} does not exist") from None
+    except IsADirectoryError:
+        raise ProblemError(f"mechanism file {str(p)!r} is a directory: give the .json file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ProblemError(f"cannot read mechanism file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except ValueError as exc:
         raise ProblemError(f"mechanism file {str(p)!r} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ProblemError(f"mechanism file {str(p)!r} is nested too deeply to be a mechanism: "
+                           "give {\"Q\": [[...], ...]}") from None
     if not isinstance(doc, dict) or "Q" not in doc:
         raise ProblemError(f"mechanism file {str(p)!r} must be a JSON object with a \"Q\" matrix (rows are inputs)")
     Q = doc["Q"]
@@ -131,7 +144,12 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
     out = dict(doc)
     out["Q"] = validate_channel(Q, name=f"Q in {p.name}")
     if doc.get("prior") is not None:
+        if isinstance(doc["prior"], (str, bool)):
+            raise ProblemError(f"\"prior\" in {str(p)!r} must be a list of numbers, got {doc['prior']!r}")
         out["prior"] = validate_prior(doc["prior"], name=f"prior in {p.name}")
+        if out["prior"].size != out["Q"].shape[0]:
+            raise ProblemError(f"\"prior\" in {str(p)!r} has {out['prior'].size} symbols but Q has "
+                               f"{out['Q'].shape[0]} rows: one prior entry per row (input)")
     return out
 
 

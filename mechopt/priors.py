@@ -30,7 +30,10 @@ import numpy as np
 from . import settings
 from .errors import ProblemError
 
-__all__ = ["validate_prior", "parse_prior", "Support", "binomial_prior", "poisson_binomial"]
+__all__ = ["validate_prior", "parse_prior", "Support", "binomial_prior", "poisson_binomial", "MAX_SYMBOLS"]
+
+MAX_SYMBOLS = 10_000_000
+"""Most input symbols a prior may have (``uniform:d`` and files): 80 MB of floats."""
 
 
 def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> np.ndarray:
@@ -42,17 +45,20 @@ def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> n
     tol = settings.tolerance("prior_sum") if tol is None else tol
     try:
         p = np.asarray(prior, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a vector of numbers, got {prior!r}") from None
     if p.ndim != 1 or p.size == 0:
         raise ProblemError(f"{name} must be a non-empty 1-D vector, got shape {p.shape}")
+    if p.size > MAX_SYMBOLS:
+        raise ProblemError(f"{name} has {p.size} symbols, more than mechopt handles ({MAX_SYMBOLS}); merge symbols")
     if not np.all(np.isfinite(p)):
         bad = int(np.flatnonzero(~np.isfinite(p))[0])
         raise ProblemError(f"{name} has a non-finite entry at index {bad}: {p[bad]}")
     if np.any(p < 0):
         bad = int(np.flatnonzero(p < 0)[0])
         raise ProblemError(f"{name} has a negative entry at index {bad}: {p[bad]:g}")
-    total = float(p.sum())
+    with np.errstate(over="ignore"):      # a sum overflowing to inf is reported below, not warned about
+        total = float(p.sum())
     if abs(total - 1.0) > tol:
         raise ProblemError(f"{name} sums to {total:.12g}, not 1: normalise it (divide by its sum)")
     return p / total
@@ -65,7 +71,11 @@ def parse_prior(text: str | os.PathLike) -> np.ndarray:
     """
     if isinstance(text, os.PathLike):
         return _read_prior_file(Path(text))
-    s = str(text).strip()
+    if not isinstance(text, str):       # already a vector (list, array): validate it
+        return validate_prior(text)
+    s = text.strip()
+    if not s:
+        raise ProblemError("the prior is empty: give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path")
     if s.startswith("uniform:"):
         try:
             d = int(s.split(":", 1)[1])
@@ -73,6 +83,8 @@ def parse_prior(text: str | os.PathLike) -> np.ndarray:
             raise ProblemError(f"bad prior {s!r}: write uniform:d with an integer d ≥ 1") from None
         if d < 1:
             raise ProblemError(f"bad prior {s!r}: uniform:d needs d ≥ 1")
+        if d > MAX_SYMBOLS:
+            raise ProblemError(f"bad prior {s!r}: at most {MAX_SYMBOLS} symbols; merge symbols")
         return np.full(d, 1.0 / d)
     if "," in s or _is_number(s):
         try:
@@ -94,13 +106,15 @@ def _is_number(s: str) -> bool:
 def _read_prior_file(path: Path) -> np.ndarray:
     if not path.exists():
         raise ProblemError(f"prior file {str(path)!r} does not exist (give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path)")
+    if path.is_dir():
+        raise ProblemError(f"prior file {str(path)!r} is a directory: give a .npy/.txt file")
     try:
         if path.suffix == ".npy":
             arr = np.load(path, allow_pickle=False)
         else:
             tokens = re.split(r"[\s,;]+", path.read_text().strip())
             arr = np.array([float(t) for t in tokens if t])
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
         raise ProblemError(f"cannot read prior file {str(path)!r}: {exc}") from None
     return validate_prior(np.ravel(arr), name=f"prior from {path.name}")
 

@@ -24,12 +24,43 @@ def check_options(name: str, given: dict[str, Any], allowed: dict[str, Any]) -> 
     bad = sorted(set(given) - set(allowed))
     if bad:
         raise ParamError(f"unknown option(s) {bad} for solver {name!r}; allowed: {sorted(allowed)}")
+    for key, val in given.items():
+        _check_type(name, key, val, allowed[key])
     opts = dict(allowed)
     opts.update(given)
     tl = opts.get("time_limit")
     if tl is not None and not (isinstance(tl, (int, float)) and tl > 0 and math.isfinite(tl)):
         raise ParamError(f"time_limit must be a positive number of seconds, got {tl!r}")
     return opts
+
+
+def _check_type(solver: str, key: str, val: Any, default: Any) -> None:
+    """An option value must have its default's kind (bool, integer, number, string); seed may be a Generator."""
+    import numpy as np
+
+    def bad(kind: str) -> ParamError:
+        return ParamError(f"option {key!r} of solver {solver!r} must be {kind}, got {val!r}")
+
+    if key == "seed":
+        if val is None or isinstance(val, np.random.Generator):
+            return
+        if isinstance(val, (bool, np.bool_)) or not isinstance(val, (int, np.integer)) or val < 0:
+            raise bad("an integer >= 0 or a numpy.random.Generator")
+        return
+    if default is None or val is None:
+        return
+    if isinstance(default, bool):
+        if not isinstance(val, (bool, np.bool_)):
+            raise bad("true or false")
+    elif isinstance(default, (int, float)):
+        if isinstance(val, (bool, np.bool_)) or not isinstance(val, (int, float, np.integer, np.floating)):
+            raise bad("a number")
+        if not math.isfinite(val):
+            raise bad("a finite number")
+        if isinstance(default, int) and not float(val).is_integer():
+            raise bad("an integer")
+    elif isinstance(default, str) and not isinstance(val, str):
+        raise bad("a string")
 
 
 class Solver(ABC):

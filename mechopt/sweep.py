@@ -54,104 +54,15 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from .catalog import CatalogError, read_toml, resolve_spec
 from .errors import ParamError, ProblemError
 from .progress import Progress
 from .result import jsonable
+from .sweep_spec import MAX_POINTS, SweepSpec, load_spec, parse_spec  # noqa: F401  (spec parsing lives there)
 
 __all__ = ["SweepSpec", "parse_spec", "load_spec", "sweep", "tasks", "run_point", "read_lines", "plot_sweep"]
-
-_KEYS = {"problem", "solvers", "time_limit", "save_mechanism", "fixed", "grid", "options", "plot", "description"}
-
-
-@dataclass(frozen=True)
-class SweepSpec:
-    """A validated sweep: problem id, fixed params, grid (ordered), solvers, options."""
-
-    problem: str
-    solvers: tuple[str, ...]
-    grid: dict[str, list[Any]]
-    fixed: dict[str, Any] = field(default_factory=dict)
-    options: dict[str, dict[str, Any]] = field(default_factory=dict)
-    time_limit: float | None = None
-    save_mechanism: bool = False
-    plot_x: str | None = None
-    source: str = "<spec>"
-    description: str = ""
-
-
-def _axis(source: str, name: str, val: Any) -> list[Any]:
-    if isinstance(val, list):
-        if not val:
-            raise CatalogError(f"{source}: field 'grid.{name}' is an empty list")
-        return val
-    if isinstance(val, dict) and len(val) == 1 and next(iter(val)) in ("linspace", "logspace"):
-        kind, args = next(iter(val.items()))
-        if not (isinstance(args, list) and len(args) == 3 and all(isinstance(a, (int, float)) for a in args)
-                and int(args[2]) >= 1):
-            raise CatalogError(f"{source}: field 'grid.{name}.{kind}' must be [start, stop, count]")
-        fn = np.linspace if kind == "linspace" else np.logspace
-        return [float(v) for v in fn(args[0], args[1], int(args[2]))]
-    raise CatalogError(f"{source}: field 'grid.{name}' must be a list or {{ linspace = [a, b, n] }}")
-
-
-def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSpec:
-    """Validate a sweep spec (TOML text or parsed dict); errors name the file and field."""
-    import tomllib
-
-    from .registry import get_solver, problem_ids, solver_names
-
-    if isinstance(data, str):
-        try:
-            data = tomllib.loads(data)
-        except tomllib.TOMLDecodeError as exc:
-            raise CatalogError(f"{source}: invalid TOML: {exc}") from None
-    bad = sorted(set(data) - _KEYS)
-    if bad:
-        raise CatalogError(f"{source}: unknown field(s) {bad}; known: {', '.join(sorted(_KEYS))}")
-    for key, typ, kind in (("problem", str, "a string"), ("solvers", list, "an array of solver names"),
-                           ("grid", dict, "a table")):
-        if not isinstance(data.get(key), typ):
-            raise CatalogError(f"{source}: field {key!r} is missing or not {kind}")
-    if data["problem"] not in problem_ids():
-        raise CatalogError(f"{source}: field 'problem': unknown problem id {data['problem']!r}; known: {', '.join(problem_ids())}")
-    if not data["solvers"] or not all(isinstance(s, str) for s in data["solvers"]):
-        raise CatalogError(f"{source}: field 'solvers' must be a non-empty array of solver names")
-    for s in data["solvers"]:
-        if s not in solver_names():
-            get_solver(s)   # SolverNotFound naming what exists
-    for key in ("fixed", "options", "plot"):
-        if not isinstance(data.get(key, {}), dict):
-            raise CatalogError(f"{source}: field {key!r} must be a table")
-    if not data["grid"]:
-        raise CatalogError(f"{source}: field 'grid' is empty: give at least one parameter list")
-    both = sorted(set(data["grid"]) & set(data.get("fixed", {})))
-    if both:
-        raise CatalogError(f"{source}: parameter(s) {both} are both in [fixed] and [grid]")
-    tl = data.get("time_limit")
-    if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or not tl > 0):
-        raise CatalogError(f"{source}: field 'time_limit' must be a number of seconds > 0")
-    grid = {k: _axis(source, k, v) for k, v in data["grid"].items()}
-    plot_x = data.get("plot", {}).get("x")
-    if plot_x is not None and plot_x not in grid:
-        raise CatalogError(f"{source}: field 'plot.x' = {plot_x!r} is not a grid parameter")
-    return SweepSpec(problem=data["problem"], solvers=tuple(data["solvers"]), grid=grid,
-                     fixed=dict(data.get("fixed", {})), options={k: dict(v) for k, v in data.get("options", {}).items()},
-                     time_limit=None if tl is None else float(tl), save_mechanism=bool(data.get("save_mechanism", False)),
-                     plot_x=plot_x, source=source, description=str(data.get("description", "")))
-
-
-def load_spec(path: str | Path) -> SweepSpec:
-    """Read and validate a sweep spec file (or a built-in spec by name, see
-    :func:`mechopt.catalog.spec_files`)."""
-    p = resolve_spec(path)
-    return parse_spec(read_toml(p), source=str(path))
 
 
 def point_key(task: dict[str, Any]) -> str:

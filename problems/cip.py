@@ -32,6 +32,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.notions import CIP, LIP, PrivacyNotion, check_eps
+from mechopt.priors import MAX_SYMBOLS
 from mechopt.problem import ChannelProblem
 from mechopt.result import Result
 from mechopt.utilities import SumMSE, Utility
@@ -162,6 +163,8 @@ class CIPBinomial(ChannelProblem):
             raise ProblemError(f"bad n_users {n_users!r}: give a positive integer") from None
         if n < 1:
             raise ProblemError(f"bad n_users {n_users!r}: give a positive integer")
+        if n >= MAX_SYMBOLS:
+            raise ProblemError(f"n_users = {n} is too large: the sum has n_users + 1 values, at most {MAX_SYMBOLS}")
         return cls(p=np.full(n, float(parse_floats(p1, "p1")[0])), eps=eps, program=program)
 
     def closed_form(self) -> Result | None:

@@ -62,11 +62,19 @@ class ChannelDesign(ChannelProblem):
         if extra:
             raise ProblemError(f"unknown design parameter(s) {sorted(extra)}; known: prior, notion, utility, eps, values, graph")
         P = parse_prior(prior) if isinstance(prior, str) else validate_prior(prior)
+        if P.size < 2:
+            raise ProblemError("the prior has one symbol: there is nothing to hide or estimate; "
+                               "a design needs at least 2 input symbols")
         if isinstance(values, str):
             try:
                 values = [float(v) for v in values.split(",")]
             except ValueError:
                 raise ProblemError(f"bad values {values!r}: give comma-separated numbers") from None
+        elif values is not None:
+            try:
+                values = np.asarray(values, dtype=float)
+            except (TypeError, ValueError, OverflowError):
+                raise ProblemError(f"bad values {values!r}: give a list of numbers, one per input symbol") from None
         kw = {"graph": graph} if graph is not None else {}
         return cls(prior=P, notion=make_notion(notion, eps, **kw), utility=make_utility(utility, prior=P, values=values))
 

@@ -213,7 +213,8 @@ class FisherBox(Problem):
     def from_params(cls, **params: Any) -> "FisherBox":
         _only(cls.id, params, {"lower", "upper", "n"})
         n = params.get("n")
-        nn = () if n is None else tuple(int(v) for v in parse_vector("n", n))
+        nn = () if n is None else tuple(parse_int("n", int(v) if float(v).is_integer() else float(v), 1)
+                                        for v in parse_vector("n", n))
         return cls(parse_vector("lower", params.get("lower", "-1,-1")),
                    parse_vector("upper", params.get("upper", "1,1")), nn)
 

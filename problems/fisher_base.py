@@ -28,25 +28,33 @@ def parse_float(name: str, value: Any) -> float:
     """
     try:
         out = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a number, got {value!r}") from None
     if not math.isfinite(out):
         raise ProblemError(f"{name} must be finite, got {value!r}")
     return out
 
 
-def parse_int(name: str, value: Any, minimum: int = 1) -> int:
-    """An integer ≥ minimum from a CLI string.
+MAX_GRID = 1_000_000
+"""Largest integer parameter (grid points, dimensions, horizon) accepted from a CLI string or spec."""
+
+
+def parse_int(name: str, value: Any, minimum: int = 1, maximum: int = MAX_GRID) -> int:
+    """An integer in [minimum, maximum] from a CLI string.
 
     >>> parse_int("n", "2000")
     2000
     """
+    if isinstance(value, (bool, np.bool_)):
+        raise ProblemError(f"{name} must be an integer, got {value!r}")
     try:
         out = int(str(value)) if not isinstance(value, (int, np.integer)) else int(value)
     except ValueError:
         raise ProblemError(f"{name} must be an integer, got {value!r}") from None
     if out < minimum:
         raise ProblemError(f"{name} must be >= {minimum}, got {out}")
+    if out > maximum:
+        raise ProblemError(f"{name} = {out} is too large (at most {maximum}): the grids and matrices scale with it")
     return out
 
 
@@ -61,8 +69,10 @@ def parse_vector(name: str, value: Any) -> np.ndarray:
         return np.array([parse_float(name, s) for s in parts])
     try:
         arr = np.atleast_1d(np.asarray(value, dtype=float))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a list of numbers, got {value!r}") from None
+    if arr.ndim != 1:
+        raise ProblemError(f"{name} must be a flat list of numbers, got {value!r}")
     if not np.all(np.isfinite(arr)):
         raise ProblemError(f"{name} has non-finite entries")
     return arr

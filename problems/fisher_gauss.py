@@ -105,7 +105,7 @@ class FisherGaussian(Problem):
         s2, xi = params.get("sigma2"), params.get("xi")
         if s2 is None and xi is None:        # the CLI default: Problem 4 with E‖w‖² ≤ 1
             s2 = 1.0
-        return cls(parse_int("m", params.get("m", 1)), None if s2 is None else parse_float("sigma2", s2),
+        return cls(parse_int("m", params.get("m", 1), 1, 1000), None if s2 is None else parse_float("sigma2", s2),
                    None if xi is None else parse_float("xi", xi), parse_int("n", params.get("n", 2000), 3),
                    parse_float("width", params.get("width", 12.0)))
 
@@ -178,7 +178,7 @@ def parse_matrix(name: str, value: Any) -> np.ndarray:
             M = np.array(rows, dtype=float)
         else:
             M = np.atleast_2d(np.asarray(value, dtype=float))
-    except ValueError:
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a matrix like '1,1;0,1', got {value!r}") from None
     if M.ndim != 2 or M.size == 0 or not np.all(np.isfinite(M)):
         raise ProblemError(f"{name} must be a finite 2-D matrix, got {value!r}")
@@ -256,7 +256,7 @@ class FisherLTI(Problem):
         else:
             A = parse_matrix("A", params.get("A", "1,1;0,1"))
             C = parse_matrix("C", params.get("C", "1,0"))
-        return cls(A, C, parse_int("T", params.get("T", 5), 0), parse_float("xi", params.get("xi", 1.0)))
+        return cls(A, C, parse_int("T", params.get("T", 5), 0, 10_000), parse_float("xi", params.get("xi", 1.0)))
 
     def params(self) -> dict[str, Any]:
         return {"A": self.A.tolist(), "C": self.C.tolist(), "T": self.T, "xi": self.xi}

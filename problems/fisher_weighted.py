@@ -154,6 +154,10 @@ class FisherWeighted(Problem):
         if self.nw < 3:
             raise ProblemError(f"nw must be >= 3, got {self.nw}")
         object.__setattr__(self, "rho", weight_function(self.weight))
+        cols = (self.d - self.c) / self.h
+        if not np.isfinite(cols) or cols * self.nw > self.max_grid:
+            raise ProblemError(f"[c, d] = [{self.c:g}, {self.d:g}] needs {cols:.3g} grid columns at step h = {self.h:.3g}, "
+                               f"more than {self.max_grid} points in all; lower nw or shorten [c, d]")
         if np.prod(self.grid_shape) > self.max_grid:
             raise ProblemError(f"grid {self.grid_shape} has more than {self.max_grid} points; lower nw or shorten [c, d]")
 

@@ -84,7 +84,7 @@ def _num(name: str, value: Any, lo: float = -math.inf, allow_none: bool = False)
         raise ProblemError(f"{name} is required")
     try:
         x = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a number, got {value!r}") from None
     if not math.isfinite(x) or x < lo:
         raise ProblemError(f"{name} must be a finite number ≥ {lo:g}, got {value!r}")
@@ -96,14 +96,21 @@ def _matrix(name: str, value: Any) -> np.ndarray:
     if isinstance(value, str):
         path = Path(value)
         if value.endswith((".npy", ".txt", ".csv")):
-            if not path.exists():
-                raise ProblemError(f"{name}: file {value!r} not found")
-            return np.load(path) if value.endswith(".npy") else np.loadtxt(path, delimiter="," if value.endswith(".csv") else None)
+            if not path.is_file():
+                raise ProblemError(f"{name}: file {value!r} not found (give a .npy/.txt/.csv file or rows 'a,b;c,d')")
+            try:
+                return (np.load(path, allow_pickle=False) if value.endswith(".npy")
+                        else np.loadtxt(path, delimiter="," if value.endswith(".csv") else None, ndmin=2))
+            except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
+                raise ProblemError(f"{name}: cannot read {value!r} as a numeric matrix: {exc}") from None
         try:
             return np.array([[float(x) for x in row.split(",")] for row in value.split(";")])
         except ValueError:
             raise ProblemError(f"{name} must be rows 'a,b;c,d' or a .npy/.txt/.csv path, got {value!r}") from None
-    return np.asarray(value, dtype=float)
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ProblemError(f"{name} must be a square matrix of numbers (rows 'a,b;c,d'), got {value!r}") from None
 
 
 @dataclass(frozen=True, eq=False)

@@ -175,14 +175,21 @@ class KssL2(ChannelProblem):
         return {"prior": self.prior.tolist(), "eps": self.eps, "n": self.n, "outputs": self.outputs}
 
 
+_MAX_INT = 10 ** 15      # users / outputs: beyond this the error formulas lose every digit
+
+
 def _int(name: str, val: Any) -> int:
-    try:
-        f = float(val)
-    except (TypeError, ValueError):
-        raise ProblemError(f"{name} must be a positive integer, got {val!r}") from None
-    if not f.is_integer() or f < 1:
+    if isinstance(val, (bool, np.bool_)):
         raise ProblemError(f"{name} must be a positive integer, got {val!r}")
-    return int(f)
+    try:
+        out = int(val) if isinstance(val, (int, np.integer)) else float(val)
+    except (TypeError, ValueError, OverflowError):
+        raise ProblemError(f"{name} must be a positive integer, got {val!r}") from None
+    if isinstance(out, float) and not out.is_integer() or out < 1:
+        raise ProblemError(f"{name} must be a positive integer, got {val!r}")
+    if out > _MAX_INT:
+        raise ProblemError(f"{name} = {val!r} is too large (at most {_MAX_INT})")
+    return int(out)
 
 
 def _l2_nlp(prob: KssL2) -> NLPForm:

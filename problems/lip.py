@@ -74,7 +74,7 @@ def parse_floats(value: Any, name: str) -> np.ndarray:
             arr = np.array([float(v) for v in value.replace(";", ",").split(",") if v.strip()])
         else:
             arr = np.atleast_1d(np.asarray(value, dtype=float))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"bad {name} {value!r}: give comma-separated numbers") from None
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ProblemError(f"bad {name} {value!r}: give a non-empty list of finite numbers")
@@ -94,7 +94,7 @@ def _eps(value: Any) -> float:
 def _float(value: Any, name: str) -> float:
     try:
         out = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"bad {name} {value!r}: give a number") from None
     if not np.isfinite(out):
         raise ProblemError(f"bad {name} {value!r}: give a finite number")

@@ -32,6 +32,8 @@ def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
             raise ProblemError(f"notion {key} needs a policy graph (--graph FILE)")
         return GraphLDP(eps, kwargs["graph"], metric=key == "metric-ldp")
     if key == "cip":
+        if "p" not in kwargs:
+            raise ProblemError("notion cip needs the users' priors p (P(D_i = 1), one per user)")
         return CIP(eps, kwargs["p"])
     known = sorted([*NOTIONS, "graph-ldp", "metric-ldp", "cip"])
     raise ProblemError(f"unknown privacy notion {name!r}; known: {', '.join(known)}")

@@ -19,7 +19,7 @@ from ..channel import validate_channel
 from ..errors import ProblemError
 from ..priors import validate_prior
 
-__all__ = ["Audit", "PrivacyNotion", "check_eps", "log_ratio_max"]
+__all__ = ["Audit", "PrivacyNotion", "check_eps", "log_ratio_max", "MAX_EPS"]
 
 
 @dataclass(frozen=True)
@@ -45,14 +45,38 @@ class Audit:
                 "target": self.target, "violation": self.violation if math.isfinite(self.violation) else None}
 
 
+MAX_EPS = 700.0
+"""Largest privacy level accepted: e^ε must fit a double (e^709.78 overflows)."""
+
+
 def check_eps(eps, *, allow_zero: bool = False) -> float:
-    """Validate a privacy level: a finite number > 0 (≥ 0 if ``allow_zero``)."""
+    """Validate a privacy level: a finite number > 0 (≥ 0 if ``allow_zero``), at most :data:`MAX_EPS`.
+
+    ε = ∞ (no privacy constraint) is rejected: every notion's cone and every
+    closed form uses e^ε, so a design needs a finite level.
+
+    Examples
+    --------
+    >>> check_eps("0.5")
+    0.5
+    >>> check_eps(float("inf"))
+    Traceback (most recent call last):
+    ...
+    mechopt.errors.ProblemError: eps = inf means no privacy constraint, which is not a design target: give a finite eps > 0 (at most 700)
+    """
+    if isinstance(eps, (bool, np.bool_)):
+        raise ProblemError(f"eps must be a number, got {eps!r}")
     try:
         val = float(eps)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"eps must be a number, got {eps!r}") from None
+    if val == math.inf:
+        raise ProblemError("eps = inf means no privacy constraint, which is not a design target: "
+                           f"give a finite eps > 0 (at most {MAX_EPS:g})")
     if not math.isfinite(val) or val < 0 or (val == 0 and not allow_zero):
         raise ProblemError(f"eps must be a finite number > 0, got {eps!r}")
+    if val > MAX_EPS:
+        raise ProblemError(f"eps = {val:g} is too large: e^eps overflows double precision; use eps <= {MAX_EPS:g}")
     return val
 
 
