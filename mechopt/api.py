@@ -14,7 +14,7 @@ from dataclasses import fields
 from typing import Any
 
 from . import registry, settings
-from .errors import SolverNotFound
+from .errors import ProblemError, SolverNotFound
 from .problem import Problem
 from .result import Certificate, Result, Status
 
@@ -62,6 +62,9 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
         overrides the tolerance ``<name>`` of :mod:`mechopt.settings` for this
         call: for the solver and for the audit.
     """
+    if not isinstance(problem, Problem):
+        raise ProblemError(f"solve() takes a Problem, got {type(problem).__name__}: build one with "
+                           "mechopt.registry.get_problem(id).from_params(...) or use mechopt.design(...)")
     if solver is None:
         names = registry.solvers_for(problem)
         if not names:

@@ -189,6 +189,8 @@ CASES: list[Case] = [
     ("solve", "solver that does not apply", lambda f: mechopt.solve(P("fisher-interval").from_params(n=50), solver="exact"),
      SolverNotFound, "cannot solve FisherInterval"),
     ("get_problem", "unknown problem id", lambda f: P("nope-problem"), ProblemError, "unknown problem 'nope-problem'"),
+    ("solve", "a problem id instead of a Problem", lambda f: mechopt.solve("design"), ProblemError,
+     "solve() takes a Problem, got str"),
     ("get_solver", "unknown solver name", lambda f: get_solver("nope"), SolverNotFound, "available:"),
     # ---- family parameters -----------------------------------------------------------------
     ("lip-binary", "p1 outside [0, 1]", lambda f: P("lip-binary").from_params(eps=1, p1="2"), ProblemError,
