@@ -177,6 +177,10 @@ def _describe(orb, j: int, weight: float, log_size: float, kind: str) -> dict[st
 def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
     P, eps, d = cp.prior, cp.notion.eps, cp.d
     if kind == "ldp":
+        need = 3.0 * 8 * d * (d + 1)                             # the seed columns and their workspace
+        if need > float(opts["max_memory"]):
+            raise _too_large(f"column generation over d = {d} inputs", need, float(opts["max_memory"]),
+                             "raise max_orbits if the prior values repeat (symmetry), or use solver='sqp'")
         if d <= opts["enum_max_d"] and LDPEnumPricer.supports(cp.utility):
             need = 6.0 * 8 * 2.0 ** d
             if need <= float(opts["max_memory"]):

@@ -33,7 +33,7 @@ from mechopt import mechfile
 from mechopt.catalog import CatalogError, Instance, load_catalog, parse_catalog, resolve_spec
 from mechopt.channel import Channel, validate_channel
 from mechopt.cli_design import read_graph
-from mechopt.errors import MechoptError, ParamError, ProblemError, SolverNotFound
+from mechopt.errors import MechoptError, ParamError, ProblemError, SolverNotFound, TooLargeError
 from mechopt.notions import LIP, audit_all, make_notion
 from mechopt.priors import parse_prior, validate_prior
 from mechopt.registry import claims, get_problem, get_solver
@@ -191,6 +191,9 @@ CASES: list[Case] = [
     ("get_problem", "unknown problem id", lambda f: P("nope-problem"), ProblemError, "unknown problem 'nope-problem'"),
     ("solve", "a problem id instead of a Problem", lambda f: mechopt.solve("design"), ProblemError,
      "solve() takes a Problem, got str"),
+    ("solve", "exact beyond its memory budget",
+     lambda f: mechopt.solve(P("kss-mi").from_params(prior="uniform:5000000", eps=1), solver="exact"), TooLargeError,
+     "column generation over d = 5000000 inputs needs"),
     ("get_solver", "unknown solver name", lambda f: get_solver("nope"), SolverNotFound, "available:"),
     # ---- family parameters -----------------------------------------------------------------
     ("lip-binary", "p1 outside [0, 1]", lambda f: P("lip-binary").from_params(eps=1, p1="2"), ProblemError,
