@@ -25,6 +25,7 @@ from mechopt import settings
 from mechopt.channel import merge_outputs
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.forms import ColumnProgram
+from mechopt.notions import LDP
 from mechopt.result import Status
 
 from . import _rays, _symmetry
@@ -92,6 +93,14 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
             raise _too_large(f"enumerating the LIP vertices for d = {d}", need, limit,
                              "use method='symmetry' if prior values repeat, or solver='sqp' (local, uncertified)")
         return _rays.lip_vertices(P, eps)
+    if d > opts["dd_max_d"] and kind == "cone":
+        raise TooLargeError(f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
+                            f"(got {d}); raise dd_max_d or use solver='conic' / 'sqp'")
+    if isinstance(cp.notion, LDP):
+        # policy-graph LDP: the cone on q = c / P is prior-free; its rays come from log space (no
+        # e^{ε·dist} ratios in the side tests, no 1/P(x) coefficients for tiny prior masses)
+        R = P[:, None] * _rays.graph_ldp_rays(cp.notion.pair_weights(d), eps)
+        return R / R.sum(axis=0)
     A = cp.notion.cone(P)
     if kind == "stat" and _rays.single_statistic(A):
         return _rays.two_point_vertices(A)

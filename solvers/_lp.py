@@ -68,22 +68,76 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     # well-scaled priors keep the plain LP and its tighter certificate.
     P = np.asarray(P, float)
     mu = np.asarray(mu, float)
-    if P.min() < settings.tolerance("lp_scale_below"):
-        rows, c = 1.0 / P, 1.0 / (R / P[:, None]).max(axis=0)
-    else:
-        rows, c = np.ones(P.size), np.ones(R.shape[1])
-    try:
-        res = linprog(-mu * c, A_eq=R * rows[:, None] * c, b_eq=P * rows, bounds=(0, None), method=method,
-                      options=opts)
-    except ValueError as exc:
-        raise SolverError(f"HiGHS rejected the master LP: {exc}") from exc
+    scaled = bool(P.min() < settings.tolerance("lp_scale_below"))
+    other = "highs-ipm" if method == "highs-ds" else "highs-ds"
+    # HiGHS can stall on a nearly degenerate LP ("status unknown" or "not set": ε → 0 makes every
+    # ray ≈ P; a prior mass of 1e-12 spreads coefficients over 12 decades): retry in the other
+    # scale, then with the other method. Any answer is polished and audited afterwards.
+    for scaled, meth in ((scaled, method), (not scaled, method), (scaled, other), (not scaled, other)):
+        res = _highs(R, mu, P, scaled, meth, opts)
+        if res.status in (0, 1):
+            break
     if res.status == 1 and res.x is None:
         return Master("time_limit", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
     if res.status not in (0, 1) or res.x is None:
         return Master("failed", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
-    theta = np.clip(res.x, 0.0, None) * c
+    rows, c = _scales(R, P, scaled)
+    theta = polish(R, P, np.clip(res.x, 0.0, None) * c)
     nu = -np.asarray(res.eqlin.marginals, dtype=float) * rows
     return Master("optimal" if res.status == 0 else "time_limit", theta, nu, float(theta @ mu), res.message)
+
+
+def _scales(R: np.ndarray, P: np.ndarray, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column scales of the master LP (ones, or the mechanism scale)."""
+    if scaled:
+        return 1.0 / P, 1.0 / (R / P[:, None]).max(axis=0)
+    return np.ones(P.size), np.ones(R.shape[1])
+
+
+def _highs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, scaled: bool, method: str, opts: dict):
+    rows, c = _scales(R, P, scaled)
+    try:
+        return linprog(-mu * c, A_eq=R * rows[:, None] * c, b_eq=P * rows, bounds=(0, None), method=method,
+                       options=opts)
+    except ValueError as exc:
+        raise SolverError(f"HiGHS rejected the master LP: {exc}") from exc
+
+
+def polish(R: np.ndarray, P: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Re-solve Σ_j θ_j r_j = P exactly on the support of a basic solution θ.
+
+    HiGHS meets the equality rows to an absolute tolerance, which for a prior
+    entry P(x) ≪ 1 is a large relative error in row x of Q = θ r / P (and, after
+    renormalising the rows, a privacy violation). On the support B of θ (at most
+    d columns) the system (R_B / P) θ_B = 1 is solved in mechanism scale by least
+    squares; the result replaces θ when it is non-negative and its relative
+    residual max_x |Σ_j θ_j r_j(x) / P(x) − 1| is smaller.
+
+    Examples
+    --------
+    >>> P = np.array([1 - 1e-12, 1e-12]); s = np.array([[np.e, 1.0], [1.0, np.e]])
+    >>> R = P[:, None] * s; R = R / R.sum(axis=0)               # the two ε-LDP rays at ε = 1
+    >>> th = np.linalg.solve(R, P + np.array([0.0, 1e-13]))     # row 1 met to 1e-13 (HiGHS: 1e-10)
+    >>> row = lambda t: float((R[1] * t).sum() / P[1])          # row sum of the tiny row of Q
+    >>> round(row(th), 6), abs(row(polish(R, P, th)) - 1) < 1e-9
+    (1.1, True)
+    """
+    used = np.flatnonzero(theta > 0)
+    if used.size == 0 or used.size > P.size:
+        return theta
+    M = R[:, used] / P[:, None]
+    scale = M.max(axis=0)
+
+    def resid(th: np.ndarray) -> float:
+        return float(np.max(np.abs(M @ th - 1.0)))
+
+    phi, *_ = np.linalg.lstsq(M / scale, np.ones(P.size), rcond=None)
+    cand = phi / scale
+    if np.all(cand > 0) and resid(cand) < resid(theta[used]):
+        out = np.zeros_like(theta)
+        out[used] = cand
+        return out
+    return theta
 
 
 def _one_row(r: np.ndarray, mu: np.ndarray, b: float) -> Master:
