@@ -227,4 +227,7 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         msg = (msg + "; " if msg else "") + "the last pricing was not proven exact"
     if status is Status.TIME_LIMIT:
         msg = (msg + "; " if msg else "") + "time limit: best master solution and best proven bound so far"
+    if status is Status.ITERATION_LIMIT:
+        msg = (msg + "; " if msg else "") + (f"iteration limit: {opts['max_iter']} column-generation rounds; best "
+                                             "master solution and best proven bound so far")
     return Outcome(status, out.master.value, out.bound, Q, out.iterations, msg, extras)
