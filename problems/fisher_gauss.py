@@ -137,7 +137,8 @@ class FisherGaussian(Problem):
         def value_of(opt: float) -> float:
             mech = recover()
             val = self._value(mech.fisher(), sum(g.moment(2) for g in mech.axes))
-            extras.update(grid_points=self.n, program_value=self.m * float(opt), truncation=self.R,
+            extras.update(grid_points=self.n, program_value=self.m * float(opt) / (2 * self.R) ** 2,
+                          truncation=self.R,
                           variance=sum(g.moment(2) for g in mech.axes), fisher_trace=mech.fisher(),
                           error_estimate=sum(grid_error_estimate(g) for g in mech.axes))
             return val
