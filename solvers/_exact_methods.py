@@ -217,7 +217,9 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         extras["rays"] = int(pricer.R.shape[1])
     if out.master is None or out.master.status != "optimal":
         st = Status.TIME_LIMIT if out.status == "time_limit" else Status.NUMERICAL_ERROR
-        return Outcome(st, None, out.bound, None, out.iterations, "no master solution before the limit", extras)
+        why = ("no master solution before the limit" if st is Status.TIME_LIMIT
+               else "the restricted master LP failed: " + (out.master.message if out.master is not None else "?"))
+        return Outcome(st, None, out.bound, None, out.iterations, why, extras)
     Q = recover_channel(cp.prior, out.R, out.master.theta)
     status = {"optimal": Status.OPTIMAL, "time_limit": Status.TIME_LIMIT,
               "iteration_limit": Status.ITERATION_LIMIT}.get(out.status, Status.OPTIMAL_INACCURATE)

@@ -71,10 +71,12 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     scaled = bool(P.min() < settings.tolerance("lp_scale_below"))
     other = "highs-ipm" if method == "highs-ds" else "highs-ds"
     # HiGHS can stall on a nearly degenerate LP ("status unknown" or "not set": ε → 0 makes every
-    # ray ≈ P; a prior mass of 1e-12 spreads coefficients over 12 decades): retry in the other
-    # scale, then with the other method. Any answer is polished and audited afterwards.
-    for scaled, meth in ((scaled, method), (not scaled, method), (scaled, other), (not scaled, other)):
-        res = _highs(R, mu, P, scaled, meth, opts)
+    # ray ≈ P; a prior mass of 1e-12 spreads coefficients over 12 decades), and its presolve can
+    # call a feasible one "infeasible" (ε = 1e-6, LIP, d = 12): retry in the other scale, with the
+    # other method, then without presolve. Any answer is polished and audited afterwards.
+    attempts = [(sc, meth, pre) for pre in (True, False) for meth in (method, other) for sc in (scaled, not scaled)]
+    for scaled, meth, pre in attempts:
+        res = _highs(R, mu, P, scaled, meth, {**opts, "presolve": pre})
         if res.status in (0, 1):
             break
     if res.status == 1 and res.x is None:
