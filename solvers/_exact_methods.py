@@ -25,7 +25,7 @@ from mechopt import settings
 from mechopt.channel import merge_outputs
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.forms import ColumnProgram
-from mechopt.notions import LDP
+from mechopt.notions import LDP, PosteriorStatNotion
 from mechopt.result import Status
 
 from . import _rays, _symmetry
@@ -103,6 +103,8 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
         return R / R.sum(axis=0)
     A = cp.notion.cone(P)
     if kind == "stat" and _rays.single_statistic(A):
+        if type(cp.notion).cone is PosteriorStatNotion.cone:      # Definition 4's two-sided rows: relative form
+            return _rays.two_point_vertices(cp.notion.relative_cone(P), scale=1.0)
         return _rays.two_point_vertices(A)
     if d > opts["dd_max_d"]:
         raise TooLargeError(f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "

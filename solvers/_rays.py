@@ -151,7 +151,7 @@ def single_statistic(A: np.ndarray, tol: float | None = None) -> bool:
     return bool(np.sum(s > tol * s[0]) <= 2)
 
 
-def two_point_vertices(A: np.ndarray, tol: float | None = None) -> np.ndarray:
+def two_point_vertices(A: np.ndarray, tol: float | None = None, *, scale: float | None = None) -> np.ndarray:
     """Vertices of {p ∈ Δ : A p ≥ 0} with support ≤ 2, as columns.
 
     The admissible point masses δ_s, and for every pair (s, t) and every row a
@@ -159,6 +159,10 @@ def two_point_vertices(A: np.ndarray, tol: float | None = None) -> np.ndarray:
     kept when it satisfies all rows. When :func:`single_statistic` holds these
     are exactly the vertices (the slab's hyperplanes meet the simplex only on
     its edges at vertices); otherwise vertices may have larger support.
+    Constraints are tested to ``tol`` times ``scale`` (default max(1, max|A|));
+    rows already relative to their bound (:meth:`PosteriorStatNotion.relative_cone`)
+    pass ``scale=1``. Both weights of a mixture are computed directly (1 − λ is
+    not formed: at ε = 50 it is ~1e-22 and would round to 0).
 
     Examples
     --------
@@ -170,17 +174,17 @@ def two_point_vertices(A: np.ndarray, tol: float | None = None) -> np.ndarray:
     """
     tol = settings.resolve(tol, "vertex")
     d = A.shape[1]
-    scale = max(1.0, float(np.abs(A).max()))
+    scale = max(1.0, float(np.abs(A).max())) if scale is None else float(scale)
     cols = [np.eye(d)[:, s] for s in range(d) if np.all(A[:, s] >= -tol * scale)]
     s_idx, t_idx = np.triu_indices(d, 1)
     for a in A:
         As, At = a[s_idx], a[t_idx]
         cross = As * At < 0
         s, t = s_idx[cross], t_idx[cross]
-        lam = a[t] / (a[t] - a[s])               # λ a_s + (1-λ) a_t = 0
+        gap = a[t] - a[s]                         # λ a_s + (1-λ) a_t = 0
         Pm = np.zeros((d, s.size))
-        Pm[s, np.arange(s.size)] = lam
-        Pm[t, np.arange(s.size)] = 1.0 - lam
+        Pm[s, np.arange(s.size)] = a[t] / gap
+        Pm[t, np.arange(s.size)] = -a[s] / gap
         ok = np.all(A @ Pm >= -tol * scale, axis=0)
         cols.extend(Pm[:, ok].T)
     if not cols:

@@ -215,6 +215,17 @@ def test_fisher_weighted_steep_weights_stay_finite() -> None:
             honest(mechopt.solve(prob, solver=name), f"{w} {name}")
 
 
+def test_cip_large_eps_is_certified_and_private() -> None:
+    """cip-binomial N = 4, P1 = 0.3, ε = 50: was optimal_inaccurate ('privacy violated by inf'): the
+    point mass δ_0 (statistic 0 < e^{-50} m) passed the absolute vertex tolerance and the mixtures'
+    1 − λ ≈ 1e-22 rounded to 0; the rays now use the relative cone and both weights directly."""
+    for eps in (10.0, 50.0):
+        prob = get_problem("cip-binomial").from_params(n_users="4", p1="0.3", eps=eps)
+        r = mechopt.solve(prob, solver="exact")
+        assert r.status is Status.OPTIMAL and r.violation == 0.0, (eps, r.message)
+        assert np.all(np.isfinite(r.Q))
+
+
 def test_one_symbol_support_sqp() -> None:
     """Prior (1, 0): sqp crashed with a raw IndexError from scipy (no cone rows); now the trivial optimum."""
     prob = ChannelDesign.from_params(prior=[1.0, 0.0], notion="ldp", utility="mi", eps=1.0)
