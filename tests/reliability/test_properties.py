@@ -32,13 +32,27 @@ from mechopt.problems.design import ChannelDesign
 from mechopt.result import Status
 from mechopt.testing import priors
 
-EPS = st.floats(-3.0, 1.0).map(lambda t: float(10.0 ** t))           # ε log-uniform in [1e-3, 10]
+EPS = st.floats(-4.0, 1.5).map(lambda t: float(10.0 ** t))           # ε log-uniform in [1e-4, 31.6]
+
+
+@st.composite
+def skewed_priors(draw, max_d: int = 5) -> np.ndarray:
+    """Priors whose masses span up to 12 decades (log-uniform weights), sometimes with a zero."""
+    d = draw(st.integers(2, max_d))
+    logs = np.array(draw(st.lists(st.floats(-12.0, 0.0), min_size=d, max_size=d)))
+    w = 10.0 ** logs
+    if d > 2 and draw(st.booleans()):
+        w[draw(st.integers(1, d - 1))] = 0.0
+    return w / w.sum()
 
 
 @st.composite
 def designs(draw, max_d: int = 5) -> ChannelDesign:
     """A design problem with an exact (certified) solver."""
-    P = draw(priors(min_size=2, max_size=max_d, min_mass=1e-3, allow_zero=draw(st.booleans())))
+    if draw(st.booleans()):
+        P = draw(priors(min_size=2, max_size=max_d, allow_zero=draw(st.booleans())))
+    else:
+        P = draw(skewed_priors(max_d))
     d = P.size
     notion = draw(st.sampled_from(["ldp", "lip", "graph-ldp"]))
     utility = draw(st.sampled_from(["mi", "mse", "histogram"]))
