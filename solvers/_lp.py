@@ -82,7 +82,7 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     res = None
     for sc, meth, pre in attempts:
         res = _highs(R, mu, P, sc, meth, {**opts, "presolve": pre})
-        if res.status not in (0, 1) or res.x is None:
+        if res.status not in (0, 1) or res.x is None or not np.all(np.isfinite(res.x)):
             continue
         theta, nu = _extract(R, P, res, sc)
         cand = Master("optimal" if res.status == 0 else "time_limit", theta, best_duals(R, mu, P, theta, nu),
@@ -93,7 +93,9 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     if best is None:
         if res is not None and res.status == 1:
             return Master("time_limit", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
-        return Master("failed", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message if res is not None else "")
+        why = "" if res is None else res.message if res.x is None or np.all(np.isfinite(res.x)) else \
+            f"{res.message}; non-finite weights"
+        return Master("failed", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, why)
     return best
 
 
@@ -151,6 +153,8 @@ def best_duals(R: np.ndarray, mu: np.ndarray, P: np.ndarray, theta: np.ndarray, 
     cand = w / P
     if not np.all(np.isfinite(cand)):
         return nu
+    if not np.all(np.isfinite(nu)):
+        return cand
     return cand if dual_bound(cand, P, R, mu) < dual_bound(nu, P, R, mu) else nu
 
 

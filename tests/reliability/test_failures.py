@@ -98,6 +98,37 @@ def test_highs_retries_in_the_other_scale(monkeypatch) -> None:
     assert abs(r.value - ref.value) <= 1e-9
 
 
+def _garbage(field):
+    import mechopt.solvers._lp as lp
+
+    real = lp.linprog
+
+    def fake(*a, **k):
+        res = real(*a, **k)
+        if field == "x":
+            res.x = np.full_like(res.x, np.nan)
+        else:
+            res.eqlin.marginals[:] = np.nan
+        return res
+
+    return fake
+
+
+def test_highs_nan_weights_are_a_numerical_error(monkeypatch) -> None:
+    """HiGHS says optimal but returns NaN weights: was SolverError 'no positive weight'; now numerical_error."""
+    monkeypatch.setattr("mechopt.solvers._lp.linprog", _garbage("x"))
+    r = mechopt.solve(DESIGN, solver="exact", method="enumerate")
+    assert r.status is Status.NUMERICAL_ERROR and r.value is None and "non-finite weights" in r.message
+
+
+def test_highs_nan_duals_fall_back_to_the_basis_duals(monkeypatch) -> None:
+    """NaN duals: was optimal_inaccurate 'no proven bound: pricing was not exact'; the basis duals
+    (r_jᵀν = μ_j on the support) give a proven bound again."""
+    monkeypatch.setattr("mechopt.solvers._lp.linprog", _garbage("duals"))
+    r = mechopt.solve(DESIGN, solver="exact", method="enumerate")
+    assert r.status is Status.OPTIMAL and r.certificate.gap <= 1e-9
+
+
 # -- Clarabel "solved inaccurate" -------------------------------------------------------------
 
 def test_clarabel_inaccurate_is_optimal_inaccurate_without_certificate(monkeypatch) -> None:
