@@ -12,7 +12,7 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-FAST = int(os.environ.get("MECHOPT_PROPERTY_EXAMPLES", "15"))
+FAST = int(os.environ.get("MECHOPT_PROPERTY_EXAMPLES", "25"))
 SLOW = 1000
 
 _COMMON = dict(deadline=None, derandomize=False, print_blob=True,
