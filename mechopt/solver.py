@@ -77,8 +77,3 @@ class Solver(ABC):
             changes["message"] = (res.message + "; " if res.message else "") + f"finished after the {tl:g}s time limit"
         return res.replace(**changes)
 
-
-try:  # numpy's LinAlgError derives from ValueError in new numpy, Exception in old
-    from numpy.linalg import LinAlgError as LinAlgErrorType
-except ImportError:  # pragma: no cover
-    LinAlgErrorType = ValueError  # type: ignore[misc,assignment]

@@ -24,7 +24,6 @@ from mechopt.result import Status
 from mechopt.sweep import SweepSpec, sweep
 
 DESIGN = ChannelDesign.from_params(prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0)
-LIP = ChannelDesign.from_params(prior="0.3,0.7", notion="lip", utility="histogram", eps=1.0)
 
 
 def fisher():

@@ -1,7 +1,8 @@
 """Property-based tests (issue 11, part 4), each run twice: a few examples by default, ≥ 1000 under -m slow.
 
-Properties, over random priors (zero-mass symbols included), notions (ε-LDP,
-ε-LIP, policy-graph LDP), utilities (MI, MSE, histogram) and ε from 1e-3 to 10:
+Properties, over random priors (masses spanning up to 12 decades, zero-mass symbols
+included), notions (ε-LDP, ε-LIP, policy-graph LDP), utilities (MI, MSE, histogram)
+and ε log-uniform from 1e-4 to 31.6:
 
 1. every mechanism ``exact`` returns is row-stochastic, satisfies its notion
    within ``privacy`` tolerance, and is certified (status ``optimal``);
@@ -20,7 +21,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mechopt
@@ -198,7 +199,6 @@ def check_oracle_audit(oracle) -> None:
     assert np.all(Q >= 0) and np.allclose(Q.sum(axis=1), 1.0, atol=1e-12)
     a = LDP(oracle.eps).audit(Q)
     assert a.eps <= oracle.eps + tol.tolerance("privacy"), (oracle, a.eps)
-    assume(True)
 
 
 test_oracle_audit, test_oracle_audit_slow = _twin(check_oracle_audit, oracles())
