@@ -290,7 +290,8 @@ def graph_ldp_rays(W: np.ndarray, eps: float, *, tol: float | None = None) -> np
             q = np.zeros(d)
             q[C] = np.exp(t - t.max())
             cols.append(q / q.sum())
-    return dedupe(np.array(cols).T, tol)
+    # no dedupe in q: at ε = 50 distinct vertices differ only in entries ~e^{-50} (deduped in t already)
+    return np.array(cols).T
 
 
 def _log_vertices(Wc: np.ndarray, eps: float, tol: float | None) -> list[np.ndarray]:
@@ -312,6 +313,6 @@ def _log_vertices(Wc: np.ndarray, eps: float, tol: float | None) -> list[np.ndar
         rows.append(r)
     eq = np.zeros(k + 1)
     eq[0], eq[k] = 1.0, -D
-    Y = dd_rays(np.array(rows + [eq, -eq]), tol=tol)
+    Y = dd_rays(np.array([eq, -eq] + rows), tol=tol)          # the equality first: fewer intermediate rays
     Y = Y[:, Y[k] > 0]
     return [Y[:k, j] / Y[k, j] - D for j in range(Y.shape[1])]

@@ -253,6 +253,19 @@ def test_exact_at_large_d_and_extreme_eps(notion, utility, d, eps) -> None:
     assert r.status is Status.OPTIMAL, r.message
 
 
+def test_policy_graph_at_dd_max_d_and_eps_50() -> None:
+    """Path graph on d = 14 (the exact solver's ``dd_max_d``), ε = 50, a 1e-12 mass: every one of the
+    2^(d−1) rays kept (deduplicating the normalised rays merged those differing only in e^{-50k}
+    entries: 254 of 8192), certified in seconds (the log-space enumeration was 113 s before its
+    equality row went first)."""
+    d = 14
+    prob = ChannelDesign.from_params(prior=_random_prior(d, 3), notion="graph-ldp", utility="histogram",
+                                     eps=50.0, graph=nx.path_graph(d))
+    r = mechopt.solve(prob, solver="exact")
+    honest(r, "path 14 eps=50", channel=True)
+    assert r.status is Status.OPTIMAL and r.extras["rays"] == 2 ** (d - 1)
+
+
 @pytest.mark.parametrize("d, eps", [(1000, 1e-6), (200, 50.0), pytest.param(1000, 50.0, marks=pytest.mark.slow)])
 def test_symmetry_uniform_large_d(d, eps) -> None:
     prob = ChannelDesign.from_params(prior=f"uniform:{d}", notion="ldp", utility="mi", eps=eps)
