@@ -20,6 +20,7 @@ Examples
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,7 +81,12 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     attempts = [(sc, meth, pre) for pre in (True, False) for meth in (method, other) for sc in (scaled, not scaled)]
     best: Master | None = None
     res = None
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     for sc, meth, pre in attempts:
+        if deadline is not None:        # retries share the one time limit
+            if best is not None and time.perf_counter() >= deadline:
+                break
+            opts["time_limit"] = max(deadline - time.perf_counter(), 1e-3)
         res = _highs(R, mu, P, sc, meth, {**opts, "presolve": pre})
         if res.status not in (0, 1) or res.x is None or not np.all(np.isfinite(res.x)):
             continue
