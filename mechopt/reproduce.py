@@ -78,7 +78,7 @@ def reproduce(ids: Sequence[str], out_dir: str | Path, *, quick: bool = False,
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ParamError(f"cannot create output folder {str(out)!r}: {exc.strerror or exc}") from None
-    clean_stale(out)
+    _clean_stale(out)
     reports = []
     with Progress(len(wanted), "reproduce", enabled=progress) as bar:
         for fid in wanted:
@@ -134,7 +134,7 @@ def _relocate(obj: Any, stage: Path, out: Path) -> Any:
     return obj
 
 
-def clean_stale(out: Path) -> None:
+def _clean_stale(out: Path) -> None:
     """Remove staging folders left behind by a killed run."""
     for p in out.glob(f"{STAGING_PREFIX}*"):
         if p.is_dir():
