@@ -314,3 +314,41 @@ def test_design_dense_eps_grid(notion) -> None:
                 r = mechopt.solve(prob, solver="exact")
                 honest(r, f"{name} {notion} {utility} eps={eps:.3g}", channel=True)
                 assert r.status is Status.OPTIMAL, (name, notion, utility, eps, r.message)
+
+
+def test_sweep_and_compare_tables_at_extremes_have_no_nan(tmp_path, capsys) -> None:
+    """A sweep over ε from 1e-6 to 50 and a compare of extreme instances: JSON lines parse strictly,
+    the tables print no nan/inf, every certified row is optimal."""
+    from mechopt.catalog import parse_catalog
+    from mechopt.cli import main
+    from mechopt.compare import compare
+    from mechopt.sweep import read_lines
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text('problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nprior = "0.999999,1e-6"\n'
+                    'notion = "ldp"\nutility = "mi"\n[grid]\neps = [1e-6, 1e-3, 1.0, 10.0, 50.0]\n'
+                    '[options.sqp]\nn_starts = 2\n')
+    out = tmp_path / "s.jsonl"
+    assert main(["sweep", str(spec), "--out", str(out)]) == 0
+    table = capsys.readouterr().out.lower()
+    assert "nan" not in table and "inf " not in table
+    for line in out.read_text().splitlines():
+        json.loads(line, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    assert all(ln["status"] == "optimal" for ln in read_lines(out) if ln["solver"] == "exact")
+    cat = parse_catalog('''
+[[instance]]
+problem = "design"
+name = "skew eps=50"
+params = { prior = "0.999999,1e-6", notion = "lip", utility = "histogram", eps = 50.0 }
+options.sqp = { n_starts = 2 }
+
+[[instance]]
+problem = "kss-l2"
+name = "eps=1e-6"
+params = { prior = "uniform:4", eps = 1e-6, n = 10000 }
+options.sqp = { n_starts = 2 }
+''')
+    rows = compare(instances=cat)
+    assert all(r["value"] is None or math.isfinite(r["value"]) for r in rows)
+    assert all(r["status"] == "optimal" for r in rows if r["certified"])
+    assert any(r["certified"] for r in rows if r["instance"] == "skew eps=50")
