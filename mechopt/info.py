@@ -49,7 +49,11 @@ def mutual_information(prior, Q, base: float | None = None) -> float:
     Q = np.asarray(Q, dtype=float)
     J = P[:, None] * Q
     lam = J.sum(axis=0)
-    return float(rel_entr(J, P[:, None] * lam[None, :]).sum() * _scale(base))
+    # Σ J (log Q − log λ) over J > 0, in log space: the product P(x) λ_y underflows to 0 for masses
+    # ~1e-300 (rel_entr(J, P λ) then returned inf for a perfectly ordinary channel)
+    live = J > 0
+    logs = np.log(np.where(live, Q, 1.0)) - np.log(np.where(live, lam[None, :], 1.0))
+    return float(np.sum(J[live] * logs[live]) * _scale(base))
 
 
 def _psd_cov(C, name: str = "covariance") -> np.ndarray:

@@ -111,7 +111,8 @@ def channel_constraints(prog: Any, m: int) -> list:
         cons.append(NonlinearConstraint(mi, -np.inf, prog.notion.eps))
     else:
         AP = prog.notion.cone(P) * P[None, :]        # (r, d) on c = P ∘ q, acting on the column q directly
-        cons.append(LinearConstraint(np.kron(AP, np.eye(m)), 0.0, np.inf))   # rows (k, y): Σ_x AP[k, x] Q[x, y]
+        if AP.shape[0]:                              # one symbol on the support: no pairs, no cone rows
+            cons.append(LinearConstraint(np.kron(AP, np.eye(m)), 0.0, np.inf))   # rows (k, y): Σ_x AP[k, x] Q[x, y]
     return cons
 
 

@@ -21,6 +21,9 @@ Examples
 """
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,7 +32,9 @@ from typing import Any
 from .errors import ParamError
 from .progress import Progress
 
-__all__ = ["reproduce", "list_figures"]
+__all__ = ["reproduce", "list_figures", "STAGING_PREFIX"]
+
+STAGING_PREFIX = ".staging-"   # hidden folders a figure writes into before its files are published
 
 
 def _table(figures: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -73,6 +78,7 @@ def reproduce(ids: Sequence[str], out_dir: str | Path, *, quick: bool = False,
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ParamError(f"cannot create output folder {str(out)!r}: {exc.strerror or exc}") from None
+    _clean_stale(out)
     reports = []
     with Progress(len(wanted), "reproduce", enabled=progress) as bar:
         for fid in wanted:
@@ -82,13 +88,54 @@ def reproduce(ids: Sequence[str], out_dir: str | Path, *, quick: bool = False,
 
 
 def _run_one(fid: str, fig: Any, out: Path, quick: bool) -> dict[str, Any]:
+    """Run one figure in a private staging folder, then move its files into ``out`` one by one
+    with ``os.replace``: a run killed at any point leaves every output either complete or as
+    it was (never a half-written PNG, CSV or JSON), and a crashed figure leaves nothing."""
     rep: dict[str, Any] = {"id": fid, "title": getattr(fig, "title", ""), "paper": getattr(fig, "paper", ""),
                            "status": "ok", "files": [], "data": None, "notes": [], "error": None}
     t0 = time.perf_counter()
+    stage = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{fid}.", dir=out))
     try:
-        res = fig.run(out, quick=quick)
-        rep.update(files=[str(f) for f in res.files], data=res.data, notes=list(res.notes))
+        res = fig.run(stage, quick=quick)
+        moved = _publish(stage, out)
+        rep.update(files=[str(moved.get(Path(f).resolve(), f)) for f in res.files],
+                   data=_relocate(res.data, stage, out), notes=_relocate(list(res.notes), stage, out))
     except Exception as exc:   # one figure's crash is reported; the others still run
         rep.update(status="error", error=f"{type(exc).__name__}: {exc}")
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
     rep["time_s"] = time.perf_counter() - t0
     return rep
+
+
+def _publish(stage: Path, out: Path) -> dict[Path, Path]:
+    """Move every file under ``stage`` to the same relative place under ``out`` (atomic per file)."""
+    moved: dict[Path, Path] = {}
+    for src in sorted(p for p in stage.rglob("*") if p.is_file()):
+        dst = out / src.relative_to(stage)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(src, dst)
+        moved[src.resolve()] = dst
+    return moved
+
+
+def _relocate(obj: Any, stage: Path, out: Path) -> Any:
+    """``obj`` with every path (or string) under ``stage`` pointing to the same place under ``out``."""
+    if isinstance(obj, dict):
+        return {k: _relocate(v, stage, out) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_relocate(v, stage, out) for v in obj)
+    if isinstance(obj, (str, Path)):
+        text = str(obj)
+        for root in {str(stage), str(stage.resolve())}:
+            if text.startswith(root):
+                new = str(out) + text[len(root):]
+                return Path(new) if isinstance(obj, Path) else new
+    return obj
+
+
+def _clean_stale(out: Path) -> None:
+    """Remove staging folders left behind by a killed run."""
+    for p in out.glob(f"{STAGING_PREFIX}*"):
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)

@@ -167,7 +167,7 @@ def _grid_conic(problem: Problem, prob: Any, p: Any, a: float, b: float, factor:
     def value_of(opt: float) -> float:
         g = recover()
         J = g.fisher()
-        extras.update(_fisher_extras(g, J), program_value=float(opt) * factor)
+        extras.update(_fisher_extras(g, J), program_value=float(opt) / (b - a) ** 2 * factor)   # unit-interval program
         return factor * J
 
     return ConicForm(problem=prob, recover=recover, sense="min", objective=problem.objective,

@@ -221,26 +221,35 @@ def interval_program(lower: float, upper: float, n: int, *,
 
     Adds ∫ V p (``potential`` V, the penalty of Problem 3 with V = ξ w²) to the
     objective and h Σ w_i² p_i ≤ ``variance_bound`` (Problem 4) when given.
-    Returns (cvxpy problem, the density variable, expression of the Fisher part).
+    Returns (cvxpy problem, the density, expression of the Fisher part); the
+    density and the Fisher part are in the units of (lower, upper).
 
-    >>> prob, p, _ = interval_program(-1.0, 1.0, 99)
-    >>> bool(abs(prob.solve(solver="CLARABEL") - 4 * 50 ** 2 * 4 * np.sin(np.pi / 200) ** 2) < 1e-6)
-    True
+    The program is posed on the unit interval, u = (w − lower)/L with L = upper −
+    lower, density p'(u) = L p(w), objective L²·(J + ∫ V p): J scales as 1/L², so
+    in the original units an interval of width 2e-6 (J ≈ 1e13, h ≈ 1e-8) made
+    Clarabel report "infeasible" and one of width 2e6 an "optimal" density whose
+    Fisher trace was 2 % off. So ``prob.value`` is L² times the objective.
+
+    >>> prob, p, fisher = interval_program(-1.0, 1.0, 99)
+    >>> v = prob.solve(solver="CLARABEL") / 2.0 ** 2          # L = 2; Clarabel's relative gap is 1e-8
+    >>> bool(abs(v / (4 * 50 ** 2 * 4 * np.sin(np.pi / 200) ** 2) - 1) < 1e-6), bool(abs(fisher.value - v) < 1e-7)
+    (True, True)
     """
     if n < 3:
         raise ProblemError(f"the grid needs at least 3 interior points, got n={n}")
-    h = (upper - lower) / (n + 1)
-    w = lower + h * np.arange(1, n + 1)
-    p = cp.Variable(n, nonneg=True)
+    L = upper - lower
+    hu = 1.0 / (n + 1)
+    w = lower + L * hu * np.arange(1, n + 1)
+    q = cp.Variable(n, nonneg=True)                # q = L p: the density on the unit interval
     t = cp.Variable(n - 1)
-    fisher = (4.0 / h) * (2 * cp.sum(p) - 2 * cp.sum(t))
-    cons = [h * cp.sum(p) == 1, _pair_cone(p, t, slice(0, n - 1), slice(1, n))]
-    obj = fisher
+    fisher_u = (4.0 / hu) * (2 * cp.sum(q) - 2 * cp.sum(t))
+    cons = [hu * cp.sum(q) == 1, _pair_cone(q, t, slice(0, n - 1), slice(1, n))]
+    obj = fisher_u
     if potential is not None:
-        obj = obj + h * (np.asarray(potential(w), dtype=float) @ p)
+        obj = obj + L ** 2 * hu * (np.asarray(potential(w), dtype=float) @ q)
     if variance_bound is not None:
-        cons.append(h * (w ** 2 @ p) <= variance_bound)
-    return cp.Problem(cp.Minimize(obj), cons), p, fisher
+        cons.append(hu * ((w ** 2 / variance_bound) @ q) <= 1.0)     # relative: σ² may be 1e-8
+    return cp.Problem(cp.Minimize(obj), cons), q / L, fisher_u / L ** 2
 
 
 def box_program(lower: np.ndarray, upper: np.ndarray, n: tuple[int, ...]) -> tuple[Any, Any]:

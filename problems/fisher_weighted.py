@@ -67,7 +67,7 @@ from mechopt.result import Result, Status
 
 from .fisher_base import PAPER, _only, parse_float, parse_int
 
-__all__ = ["FisherWeighted", "weight_function", "exp_weight_policy", "stationarity_residual"]
+__all__ = ["FisherWeighted", "weight_function", "log_weight_function", "exp_weight_policy", "stationarity_residual"]
 
 
 def weight_function(spec: str) -> Any:
@@ -76,12 +76,22 @@ def weight_function(spec: str) -> Any:
     >>> float(weight_function("exp:2")(np.array([0.5]))[0]) == math.e
     True
     """
+    log_rho = log_weight_function(spec)
+    return lambda x: np.exp(log_rho(x))
+
+
+def log_weight_function(spec: str) -> Any:
+    """log ρ for the specs of :func:`weight_function` (ρ = e^{500x} overflows; its log does not).
+
+    >>> float(log_weight_function("exp:500")(np.array([4.0]))[0])
+    2000.0
+    """
     kind, _, rest = str(spec).partition(":")
     if kind == "uniform":
-        return lambda x: np.ones_like(x)
+        return lambda x: np.zeros_like(np.asarray(x, dtype=float))
     if kind == "exp":
         k = parse_float("weight exponent", rest or "1")
-        return lambda x: np.exp(k * x)
+        return lambda x: k * np.asarray(x, dtype=float)
     if kind == "gauss":
         bits = rest.split(":")
         if len(bits) != 2:
@@ -89,7 +99,7 @@ def weight_function(spec: str) -> Any:
         mu, s = parse_float("weight mean", bits[0]), parse_float("weight scale", bits[1])
         if not s > 0:
             raise ProblemError(f"gauss weight scale must be > 0, got {s}")
-        return lambda x: np.exp(-0.5 * ((x - mu) / s) ** 2)
+        return lambda x: -0.5 * ((np.asarray(x, dtype=float) - mu) / s) ** 2
     raise ProblemError(f"unknown weight {spec!r}; use uniform, exp:k or gauss:mu:s")
 
 
@@ -102,7 +112,7 @@ def exp_weight_policy(a: float, b: float, k: float, w: np.ndarray) -> np.ndarray
     True
     """
     L = b - a
-    g = np.exp(k * w) * np.sin(np.pi * (w - a) / L) ** 2
+    g = np.exp(k * (w - np.max(w))) * np.sin(np.pi * (w - a) / L) ** 2      # shifted: e^{kw} overflows for k ≳ 700
     return g / (g.sum() * (w[1] - w[0]))
 
 
@@ -180,9 +190,10 @@ class FisherWeighted(Problem):
     def weights(self) -> np.ndarray:
         """ρ at the midpoints x_{j+½}, normalised so h Σ ρ = 1."""
         mid = self.x[:-1] + self.h / 2
-        r = np.asarray(self.rho(mid), dtype=float)
-        if np.any(r < 0) or not np.any(r > 0):
-            raise ProblemError("the weight must be >= 0 and positive somewhere on [c, d]")
+        logr = np.asarray(log_weight_function(self.weight)(mid), dtype=float)   # in log space: e^{kx} overflows
+        if not np.all(np.isfinite(logr)):
+            raise ProblemError(f"the weight {self.weight!r} is not finite on [c, d]; use a smaller exponent")
+        r = np.exp(logr - logr.max())
         return r / (self.h * r.sum())
 
     @classmethod

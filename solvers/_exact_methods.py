@@ -25,6 +25,7 @@ from mechopt import settings
 from mechopt.channel import merge_outputs
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.forms import ColumnProgram
+from mechopt.notions import LDP, PosteriorStatNotion
 from mechopt.result import Status
 
 from . import _rays, _symmetry
@@ -92,8 +93,18 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
             raise _too_large(f"enumerating the LIP vertices for d = {d}", need, limit,
                              "use method='symmetry' if prior values repeat, or solver='sqp' (local, uncertified)")
         return _rays.lip_vertices(P, eps)
+    if d > opts["dd_max_d"] and kind == "cone":
+        raise TooLargeError(f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
+                            f"(got {d}); raise dd_max_d or use solver='conic' / 'sqp'")
+    if isinstance(cp.notion, LDP):
+        # policy-graph LDP: the cone on q = c / P is prior-free; its rays come from log space (no
+        # e^{ε·dist} ratios in the side tests, no 1/P(x) coefficients for tiny prior masses)
+        R = P[:, None] * _rays.graph_ldp_rays(cp.notion.pair_weights(d), eps)
+        return R / R.sum(axis=0)
     A = cp.notion.cone(P)
     if kind == "stat" and _rays.single_statistic(A):
+        if type(cp.notion).cone is PosteriorStatNotion.cone:      # Definition 4's two-sided rows: relative form
+            return _rays.two_point_vertices(cp.notion.relative_cone(P), scale=1.0)
         return _rays.two_point_vertices(A)
     if d > opts["dd_max_d"]:
         raise TooLargeError(f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
@@ -212,7 +223,9 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         extras["rays"] = int(pricer.R.shape[1])
     if out.master is None or out.master.status != "optimal":
         st = Status.TIME_LIMIT if out.status == "time_limit" else Status.NUMERICAL_ERROR
-        return Outcome(st, None, out.bound, None, out.iterations, "no master solution before the limit", extras)
+        why = ("no master solution before the limit" if st is Status.TIME_LIMIT
+               else "the restricted master LP failed: " + (out.master.message if out.master is not None else "?"))
+        return Outcome(st, None, out.bound, None, out.iterations, why, extras)
     Q = recover_channel(cp.prior, out.R, out.master.theta)
     status = {"optimal": Status.OPTIMAL, "time_limit": Status.TIME_LIMIT,
               "iteration_limit": Status.ITERATION_LIMIT}.get(out.status, Status.OPTIMAL_INACCURATE)
@@ -222,4 +235,7 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         msg = (msg + "; " if msg else "") + "the last pricing was not proven exact"
     if status is Status.TIME_LIMIT:
         msg = (msg + "; " if msg else "") + "time limit: best master solution and best proven bound so far"
+    if status is Status.ITERATION_LIMIT:
+        msg = (msg + "; " if msg else "") + (f"iteration limit: {opts['max_iter']} column-generation rounds; best "
+                                             "master solution and best proven bound so far")
     return Outcome(status, out.master.value, out.bound, Q, out.iterations, msg, extras)

@@ -20,6 +20,7 @@ Examples
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,22 +69,152 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     # well-scaled priors keep the plain LP and its tighter certificate.
     P = np.asarray(P, float)
     mu = np.asarray(mu, float)
-    if P.min() < settings.tolerance("lp_scale_below"):
-        rows, c = 1.0 / P, 1.0 / (R / P[:, None]).max(axis=0)
-    else:
-        rows, c = np.ones(P.size), np.ones(R.shape[1])
+    scaled = bool(P.min() < settings.tolerance("lp_scale_below"))
+    other = "highs-ipm" if method == "highs-ds" else "highs-ds"
+    # HiGHS can stall on a nearly degenerate LP ("status unknown" or "not set": ε → 0 makes every
+    # ray ≈ P; a prior mass of 1e-12 spreads coefficients over 12 decades), call a feasible one
+    # "infeasible" in presolve (ε = 1e-6, LIP, d = 12), or stop at a basis that is optimal only to
+    # its tolerances (rows of Q off by 1e-4, a certificate gap of 2e-5 when masses span 6 decades).
+    # So the answer is checked — rows of the recovered Q, value against the dual bound over the
+    # columns given — and on failure the LP is re-solved in the other scale, with the other method,
+    # then without presolve; the best weights and the lowest bound found are kept.
+    attempts = [(sc, meth, pre) for pre in (True, False) for meth in (method, other) for sc in (scaled, not scaled)]
+    best: Master | None = None
+    res = None
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    for sc, meth, pre in attempts:
+        if deadline is not None:        # retries share the one time limit
+            if best is not None and time.perf_counter() >= deadline:
+                break
+            opts["time_limit"] = max(deadline - time.perf_counter(), 1e-3)
+        res = _highs(R, mu, P, sc, meth, {**opts, "presolve": pre})
+        if res.status not in (0, 1) or res.x is None or not np.all(np.isfinite(res.x)):
+            continue
+        theta, nu = _extract(R, P, res, sc)
+        cand = Master("optimal" if res.status == 0 else "time_limit", theta, best_duals(R, mu, P, theta, nu),
+                      float(theta @ mu), res.message)
+        best = cand if best is None else _better(best, cand, R, P, mu)
+        if res.status == 1 or _settled(best, R, P, mu):
+            break
+    if best is None:
+        if res is not None and res.status == 1:
+            return Master("time_limit", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
+        why = "" if res is None else res.message if res.x is None or np.all(np.isfinite(res.x)) else \
+            f"{res.message}; non-finite weights"
+        return Master("failed", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, why)
+    return best
+
+
+def _settled(m: Master, R: np.ndarray, P: np.ndarray, mu: np.ndarray) -> bool:
+    """Rows of Q sum to 1 within ``row_sum`` and the dual bound over R meets the value within ``gap``."""
+    bound = dual_bound(m.nu, P, R, mu)
+    return (_row_error(R, P, m.theta) <= settings.tolerance("row_sum")
+            and bound - m.value <= settings.tolerance("gap") * max(1.0, abs(bound)))
+
+
+def _better(a: Master, b: Master, R: np.ndarray, P: np.ndarray, mu: np.ndarray) -> Master:
+    """Weights: rows within ``row_sum`` first, then the larger value; duals: the lower bound."""
+    tol = settings.tolerance("row_sum")
+    key = lambda m: (_row_error(R, P, m.theta) <= tol, m.value)   # noqa: E731
+    w = b if key(b) > key(a) else a
+    nu = b.nu if dual_bound(b.nu, P, R, mu) < dual_bound(a.nu, P, R, mu) else a.nu
+    status = "optimal" if "optimal" in (a.status, b.status) else w.status
+    return Master(status, w.theta, nu, w.value, w.message)
+
+
+def _extract(R: np.ndarray, P: np.ndarray, res, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(θ polished, ν) of a HiGHS answer in the original units."""
+    rows, c = _scales(R, P, scaled)
+    theta = polish(R, P, np.clip(res.x, 0.0, None) * c)
+    return theta, -np.asarray(res.eqlin.marginals, dtype=float) * rows
+
+
+def _row_error(R: np.ndarray, P: np.ndarray, theta: np.ndarray) -> float:
+    """max_x |Σ_j θ_j r_j(x) / P(x) − 1|: how far the rows of the recovered Q are from summing to 1."""
+    return float(np.max(np.abs((R @ theta) / P - 1.0)))
+
+
+def best_duals(R: np.ndarray, mu: np.ndarray, P: np.ndarray, theta: np.ndarray, nu: np.ndarray) -> np.ndarray:
+    """HiGHS's duals or the basis duals (r_jᵀν = μ_j on the support of θ), whichever bounds lower.
+
+    Any ν gives a valid bound νᵀP + max_j (μ_j − νᵀr_j) (:func:`dual_bound`), so choosing the
+    smaller keeps the certificate proven; the basis duals, solved in mechanism scale, remove
+    the error HiGHS's tolerance leaves in ν when prior masses span many decades.
+
+    Examples
+    --------
+    >>> R = np.array([[0.75, 0.25, 0.5], [0.25, 0.75, 0.5]]); mu = np.array([1.0, 1.0, 0.0])
+    >>> P = np.array([0.5, 0.5]); th = np.array([0.5, 0.5, 0.0])
+    >>> best_duals(R, mu, P, th, np.array([3.0, -1.0])).round(12).tolist()    # bound 2 replaced by bound 1
+    [1.0, 1.0]
+    """
+    used = np.flatnonzero(theta > 0)
+    if used.size == 0 or used.size > P.size:
+        return nu
+    M = R[:, used] / P[:, None]                   # r_jᵀν = Σ_x M[x, j] (P(x) ν(x))
     try:
-        res = linprog(-mu * c, A_eq=R * rows[:, None] * c, b_eq=P * rows, bounds=(0, None), method=method,
-                      options=opts)
+        w, *_ = np.linalg.lstsq(M.T, mu[used], rcond=None)
+    except np.linalg.LinAlgError:
+        return nu
+    cand = w / P
+    if not np.all(np.isfinite(cand)):
+        return nu
+    if not np.all(np.isfinite(nu)):
+        return cand
+    return cand if dual_bound(cand, P, R, mu) < dual_bound(nu, P, R, mu) else nu
+
+
+def _scales(R: np.ndarray, P: np.ndarray, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column scales of the master LP (ones, or the mechanism scale)."""
+    if scaled:
+        return 1.0 / P, 1.0 / (R / P[:, None]).max(axis=0)
+    return np.ones(P.size), np.ones(R.shape[1])
+
+
+def _highs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, scaled: bool, method: str, opts: dict):
+    rows, c = _scales(R, P, scaled)
+    try:
+        return linprog(-mu * c, A_eq=R * rows[:, None] * c, b_eq=P * rows, bounds=(0, None), method=method,
+                       options=opts)
     except ValueError as exc:
         raise SolverError(f"HiGHS rejected the master LP: {exc}") from exc
-    if res.status == 1 and res.x is None:
-        return Master("time_limit", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
-    if res.status not in (0, 1) or res.x is None:
-        return Master("failed", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
-    theta = np.clip(res.x, 0.0, None) * c
-    nu = -np.asarray(res.eqlin.marginals, dtype=float) * rows
-    return Master("optimal" if res.status == 0 else "time_limit", theta, nu, float(theta @ mu), res.message)
+
+
+def polish(R: np.ndarray, P: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Re-solve Σ_j θ_j r_j = P exactly on the support of a basic solution θ.
+
+    HiGHS meets the equality rows to an absolute tolerance, which for a prior
+    entry P(x) ≪ 1 is a large relative error in row x of Q = θ r / P (and, after
+    renormalising the rows, a privacy violation). On the support B of θ (at most
+    d columns) the system (R_B / P) θ_B = 1 is solved in mechanism scale by least
+    squares; the result replaces θ when it is non-negative and its relative
+    residual max_x |Σ_j θ_j r_j(x) / P(x) − 1| is smaller.
+
+    Examples
+    --------
+    >>> P = np.array([1 - 1e-12, 1e-12]); s = np.array([[np.e, 1.0], [1.0, np.e]])
+    >>> R = P[:, None] * s; R = R / R.sum(axis=0)               # the two ε-LDP rays at ε = 1
+    >>> th = np.linalg.solve(R, P + np.array([0.0, 1e-13]))     # row 1 met to 1e-13 (HiGHS: 1e-10)
+    >>> row = lambda t: float((R[1] * t).sum() / P[1])          # row sum of the tiny row of Q
+    >>> round(row(th), 6), abs(row(polish(R, P, th)) - 1) < 1e-9
+    (1.1, True)
+    """
+    used = np.flatnonzero(theta > 0)
+    if used.size == 0 or used.size > P.size:
+        return theta
+    M = R[:, used] / P[:, None]
+    scale = M.max(axis=0)
+
+    def resid(th: np.ndarray) -> float:
+        return float(np.max(np.abs(M @ th - 1.0)))
+
+    phi, *_ = np.linalg.lstsq(M / scale, np.ones(P.size), rcond=None)
+    cand = phi / scale
+    if np.all(cand > 0) and resid(cand) < resid(theta[used]):
+        out = np.zeros_like(theta)
+        out[used] = cand
+        return out
+    return theta
 
 
 def _one_row(r: np.ndarray, mu: np.ndarray, b: float) -> Master:

@@ -185,6 +185,9 @@ class _LDPPricerBase:
             return milp(np.asarray(c), constraints=cons, integrality=integrality, bounds=bounds, options=opts)
 
 
+MILP_SCALE_EPS = 25.0     # above this ε the MI pricing MILP is rescaled (a range switch, not a tolerance)
+
+
 class LDPMIPricer(_LDPPricerBase):
     """Exact pricing of ε-LDP patterns for the mutual-information gain (see module docstring)."""
 
@@ -220,27 +223,31 @@ class LDPMIPricer(_LDPPricerBase):
 
     def _price_milp(self, nu, const, coef, deadline) -> Pricing:
         d, P = self.P.size, self.P
-        lo_psi = -math.exp(self.eps) * self.eps
+        # Above ε = 25 the MILP is posed divided by E = e^{ε−25} (ψ and the coefficients grow like
+        # ε e^ε: at ε = 50 they pass 1e20, which HiGHS reads as infinite: "Model error"); fun and the
+        # dual bound scale back. Below, the model is unchanged (E = 1).
+        E = math.exp(max(0.0, self.eps - MILP_SCALE_EPS))
+        lo_psi = -math.exp(self.eps) * self.eps / E
         while True:
             u = np.array(self.cuts)
             val, slope = self._psi(u)
-            A = np.hstack([-slope[:, None] * P[None, :], np.ones((u.size, 1))])
-            cons = LinearConstraint(A, -np.inf, val - slope * u)
-            res = self._milp(-np.append(coef, 1.0), cons, np.append(np.ones(d), 0.0),
+            A = np.hstack([-(slope / E)[:, None] * P[None, :], np.ones((u.size, 1))])
+            cons = LinearConstraint(A, -np.inf, (val - slope * u) / E)
+            res = self._milp(-np.append(coef / E, 1.0), cons, np.append(np.ones(d), 0.0),
                              Bounds(np.append(np.zeros(d), lo_psi), np.append(np.ones(d), 0.0)), deadline)
             if res.x is None:
                 return Pricing(np.zeros((d, 0)), None, f"pricing MILP failed: {res.message}")
             z = np.round(res.x[:d])
             uz = float(P @ z)
             true = const + coef @ z + float(self._psi(uz)[0])
-            model = const - res.fun
+            model = const - E * res.fun
             near = settings.tolerance("cut_point")
             if model - true > self.cut_tol and not any(abs(uz - c) < near for c in self.cuts):
                 self.cuts.append(uz)
                 continue
             if res.status != 0:
                 return Pricing(self._as_rays(z, true), None, f"pricing MILP stopped: {res.message}")
-            ub_num = const - float(getattr(res, "mip_dual_bound", res.fun))
+            ub_num = const - E * float(getattr(res, "mip_dual_bound", res.fun))
             ub_num = max(ub_num, model, true)
             ub = ub_num if ub_num >= 0 else ub_num / math.exp(self.eps)
             return Pricing(self._as_rays(z, true), ub, "milp")

@@ -151,7 +151,7 @@ def single_statistic(A: np.ndarray, tol: float | None = None) -> bool:
     return bool(np.sum(s > tol * s[0]) <= 2)
 
 
-def two_point_vertices(A: np.ndarray, tol: float | None = None) -> np.ndarray:
+def two_point_vertices(A: np.ndarray, tol: float | None = None, *, scale: float | None = None) -> np.ndarray:
     """Vertices of {p ∈ Δ : A p ≥ 0} with support ≤ 2, as columns.
 
     The admissible point masses δ_s, and for every pair (s, t) and every row a
@@ -159,6 +159,10 @@ def two_point_vertices(A: np.ndarray, tol: float | None = None) -> np.ndarray:
     kept when it satisfies all rows. When :func:`single_statistic` holds these
     are exactly the vertices (the slab's hyperplanes meet the simplex only on
     its edges at vertices); otherwise vertices may have larger support.
+    Constraints are tested to ``tol`` times ``scale`` (default max(1, max|A|));
+    rows already relative to their bound (:meth:`PosteriorStatNotion.relative_cone`)
+    pass ``scale=1``. Both weights of a mixture are computed directly (1 − λ is
+    not formed: at ε = 50 it is ~1e-22 and would round to 0).
 
     Examples
     --------
@@ -170,17 +174,17 @@ def two_point_vertices(A: np.ndarray, tol: float | None = None) -> np.ndarray:
     """
     tol = settings.resolve(tol, "vertex")
     d = A.shape[1]
-    scale = max(1.0, float(np.abs(A).max()))
+    scale = max(1.0, float(np.abs(A).max())) if scale is None else float(scale)
     cols = [np.eye(d)[:, s] for s in range(d) if np.all(A[:, s] >= -tol * scale)]
     s_idx, t_idx = np.triu_indices(d, 1)
     for a in A:
         As, At = a[s_idx], a[t_idx]
         cross = As * At < 0
         s, t = s_idx[cross], t_idx[cross]
-        lam = a[t] / (a[t] - a[s])               # λ a_s + (1-λ) a_t = 0
+        gap = a[t] - a[s]                         # λ a_s + (1-λ) a_t = 0
         Pm = np.zeros((d, s.size))
-        Pm[s, np.arange(s.size)] = lam
-        Pm[t, np.arange(s.size)] = 1.0 - lam
+        Pm[s, np.arange(s.size)] = a[t] / gap
+        Pm[t, np.arange(s.size)] = -a[s] / gap
         ok = np.all(A @ Pm >= -tol * scale, axis=0)
         cols.extend(Pm[:, ok].T)
     if not cols:
@@ -246,3 +250,69 @@ def dd_rays(A: np.ndarray, *, tol: float | None = None, max_rays: int = 200_000)
                                 "constraints; use solver='sqp' or 'conic' for this size")
     R = np.clip(R, 0.0, None)
     return dedupe((R / R.sum(axis=1, keepdims=True)).T)
+
+
+def graph_ldp_rays(W: np.ndarray, eps: float, *, tol: float | None = None) -> np.ndarray:
+    """Extreme rays q of {q ≥ 0 : q_x ≤ e^{ε W[x,x']} q_x'} (policy-graph LDP), in log space.
+
+    ``W[x, x']`` is the multiplier of ε for a constrained pair (``inf``:
+    unconstrained). A zero entry forces zeros on its whole connected component,
+    so a ray lives on one component C and is positive there. On C, with
+    t = log q, q is extreme exactly when t is a vertex of the polytope
+    {t : t_x − t_x' ≤ ε W[x, x'], t_c = 0} (the tight pairs span C in both
+    spaces), so the vertices are enumerated by the double description method on
+    the homogenised polytope, whose coefficients are ±1 and εW: well scaled for
+    every ε, where the same method on q meets ratios e^{ε·dist} that overflow
+    its side tolerance (ε = 50: e^50 ≈ 5e21). Returns q = exp(t − max t) as
+    columns, each normalised to sum 1 (the caller multiplies by the prior).
+
+    Examples
+    --------
+    >>> W = np.array([[0.0, 1.0, np.inf], [1.0, 0.0, 1.0], [np.inf, 1.0, 0.0]])   # path 0 - 1 - 2
+    >>> q = graph_ldp_rays(W, 50.0)
+    >>> q.shape, bool(np.all(q > 0))
+    ((3, 4), True)
+    >>> np.sort(np.log(q[1] / q[0])).round(6).tolist()      # every edge ratio is e^{±50} or 1
+    [-50.0, -50.0, 50.0, 50.0]
+    """
+    import networkx as nx
+
+    W = np.asarray(W, dtype=float)
+    d = W.shape[0]
+    G = nx.Graph()
+    G.add_nodes_from(range(d))
+    xs, xps = np.nonzero(np.isfinite(W) & ~np.eye(d, dtype=bool))
+    G.add_edges_from(zip(xs.tolist(), xps.tolist()))
+    cols = []
+    for comp in nx.connected_components(G):
+        C = sorted(comp)
+        for t in _log_vertices(W[np.ix_(C, C)], eps, tol):
+            q = np.zeros(d)
+            q[C] = np.exp(t - t.max())
+            cols.append(q / q.sum())
+    # no dedupe in q: at ε = 50 distinct vertices differ only in entries ~e^{-50} (deduped in t already)
+    return np.array(cols).T
+
+
+def _log_vertices(Wc: np.ndarray, eps: float, tol: float | None) -> list[np.ndarray]:
+    """Vertices t (t_0 = 0) of {t : t_x − t_x' ≤ ε Wc[x, x']} on one connected component."""
+    k = Wc.shape[0]
+    if k == 1 or eps == 0:
+        return [np.zeros(k)]
+    import networkx as nx
+
+    G = nx.Graph()
+    xs, xps = np.nonzero(np.isfinite(Wc) & ~np.eye(k, dtype=bool))
+    G.add_weighted_edges_from((int(a), int(b), float(Wc[a, b])) for a, b in zip(xs, xps))
+    D = eps * max(nx.single_source_dijkstra_path_length(G, 0).values())
+    # y = (t', s) ≥ 0 with t' = t + D s: rows ε W s − t'_x + t'_x' ≥ 0 and t'_0 = D s (two rows)
+    rows = []
+    for a, b in zip(xs, xps):
+        r = np.zeros(k + 1)
+        r[a], r[b], r[k] = -1.0, 1.0, eps * Wc[a, b]
+        rows.append(r)
+    eq = np.zeros(k + 1)
+    eq[0], eq[k] = 1.0, -D
+    Y = dd_rays(np.array([eq, -eq] + rows), tol=tol)          # the equality first: fewer intermediate rays
+    Y = Y[:, Y[k] > 0]
+    return [Y[:k, j] / Y[k, j] - D for j in range(Y.shape[1])]

@@ -106,6 +106,7 @@ class GDPenaltySolver(Solver):
         deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
         mu, iters, h, stop = float(opts["mu0"]), 0, float(opts["fd_step"]), "converged"
         for _ in range(int(opts["rounds"])):
+            stop = "max_iter"
             for _ in range(int(opts["maxiter"])):
                 if deadline is not None and time.perf_counter() > deadline:
                     stop = "time_limit"
@@ -124,14 +125,16 @@ class GDPenaltySolver(Solver):
                         break
                     t /= 2
                 if not moved:
+                    stop = "converged"
                     break
             mu *= 100.0
             if stop == "time_limit":
                 break
         s = _s_of_x(x)
         s = _restore(form, s) if opts["restore"] else s
-        status = Status.TIME_LIMIT if stop == "time_limit" else Status.OPTIMAL
-        return _result(form, s, self.name, iters, f"penalised finite-difference gradient descent, final mu={mu / 100:g}",
+        status = {"time_limit": Status.TIME_LIMIT, "max_iter": Status.ITERATION_LIMIT}.get(stop, Status.OPTIMAL)
+        note = f"; the last round stopped at maxiter={int(opts['maxiter'])}" if stop == "max_iter" else ""
+        return _result(form, s, self.name, iters, f"penalised finite-difference gradient descent, final mu={mu / 100:g}{note}",
                        {"mu_final": mu / 100, "restored": bool(opts["restore"])}, status)
 
 

@@ -65,6 +65,8 @@ class ConicSolver(Solver):
             raise SolverError(f"cvxpy/{backend} failed: {exc}") from exc
         status = CVXPY_STATUS.get(form.problem.status, Status.SOLVER_ERROR)
         stats = form.problem.solver_stats
+        if form.problem.status == cp.USER_LIMIT:
+            status = _which_limit(backend, kw, stats)
         if not status.has_solution:
             return Result(status=status, value=None, sense=form.sense, objective=form.objective,
                           message=f"cvxpy status {form.problem.status}")
@@ -74,8 +76,30 @@ class ConicSolver(Solver):
         return Result(status=status, value=value, sense=form.sense, objective=form.objective,
                       mechanism=form.recover(), certificate=cert,
                       iterations=getattr(stats, "num_iters", None),
-                      message=f"cvxpy/{backend}: {form.problem.status}",
+                      message=f"cvxpy/{backend}: {form.problem.status}" + _limit_note(status, kw),
                       extras={**form.extras, "solve_time_s": getattr(stats, "solve_time", None)})
 
+
+def _which_limit(backend: str, kw: dict[str, Any], stats: Any) -> Status:
+    """cvxpy reports every user limit as ``user_limit``: tell Clarabel's iteration limit from its time limit."""
+    iters = getattr(stats, "num_iters", None)
+    cap = kw.get("max_iter", CLARABEL_MAX_ITER if backend == "CLARABEL" else None)
+    if iters is not None and cap is not None and iters >= cap and "time_limit" not in kw:
+        return Status.ITERATION_LIMIT
+    if iters is not None and cap is not None and iters >= cap:
+        solve_time = getattr(stats, "solve_time", None) or 0.0
+        return Status.TIME_LIMIT if solve_time >= float(kw["time_limit"]) else Status.ITERATION_LIMIT
+    return Status.TIME_LIMIT
+
+
+def _limit_note(status: Status, kw: dict[str, Any]) -> str:
+    if status is Status.ITERATION_LIMIT:
+        return f" (iteration limit max_iter={kw.get('max_iter', CLARABEL_MAX_ITER)}: last iterate, not converged)"
+    if status is Status.TIME_LIMIT:
+        return f" (time limit {kw.get('time_limit', '?')} s: last iterate, not converged)"
+    return ""
+
+
+CLARABEL_MAX_ITER = 200      # Clarabel's default ``max_iter`` (DefaultSettings)
 
 SOLVERS = {"conic": ConicSolver}

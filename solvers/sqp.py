@@ -57,7 +57,7 @@ class SQPSolver(Solver):
         form = problem.nlp_form()
         rng = np.random.default_rng(opts["seed"])
         deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
-        best, best_x, iters, tried, hit_limit = np.inf, None, 0, 0, False
+        best, best_x, iters, tried, hit_limit, best_capped = np.inf, None, 0, 0, False, False
         for x0 in form.starts(rng, n):
             if deadline is not None and time.perf_counter() > deadline:
                 hit_limit = True
@@ -70,16 +70,23 @@ class SQPSolver(Solver):
             tried += 1
             iters += int(getattr(sol, "nit", 0) or 0)
             if np.isfinite(sol.fun) and sol.fun < best and _feasible(form, sol.x):
-                best, best_x = float(sol.fun), sol.x
+                best, best_x, best_capped = float(sol.fun), sol.x, _hit_maxiter(method, sol)
         if best_x is None:
             status = Status.TIME_LIMIT if hit_limit else Status.NUMERICAL_ERROR
             return Result(status=status, value=None, sense=form.sense, objective=form.objective,
                           message=f"no feasible local solution from {tried} starts")
-        status = Status.TIME_LIMIT if hit_limit else Status.OPTIMAL
+        status = Status.TIME_LIMIT if hit_limit else Status.ITERATION_LIMIT if best_capped else Status.OPTIMAL
+        what = (f"best point of {tried} {method} starts; it stopped at maxiter={int(opts['maxiter'])} before "
+                "converging" if best_capped else f"best local optimum of {tried} {method} starts")
         return Result(status=status, value=form.value_of(best_x), sense=form.sense, objective=form.objective,
                       mechanism=form.recover(best_x), iterations=iters,
-                      message=f"best local optimum of {tried} {method} starts; no certificate of global optimality",
+                      message=f"{what}; no certificate of global optimality",
                       extras={"starts": tried, "method": method})
+
+
+def _hit_maxiter(method: str, sol: Any) -> bool:
+    """Whether scipy stopped this start at its iteration limit (SLSQP status 9, trust-constr status 0)."""
+    return int(getattr(sol, "status", -1)) == (9 if method == "SLSQP" else 0)
 
 
 def _feasible(form, x: np.ndarray, tol: float | None = None) -> bool:

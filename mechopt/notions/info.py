@@ -71,6 +71,29 @@ class PosteriorStatNotion(PrivacyNotion):
         upper = math.exp(self.eps) * np.outer(m, ones) - G
         return np.vstack([lower, upper])
 
+    def relative_cone(self, prior: np.ndarray) -> np.ndarray:
+        """The rows of :meth:`cone` divided by their bounds: (G c)_k / (e^{-ε} m_k) − 1ᵀc ≥ 0 and
+        1ᵀc − (G c)_k / (e^{ε} m_k) ≥ 0 (rows with m_k = 0 as in :meth:`cone`).
+
+        The same cone, with entries measured relative to the bound: at ε = 50 a point
+        mass whose statistic is 0 sits −e^{-50} m_k ≈ −1e-22 from the lower bound in
+        :meth:`cone` (inside any absolute tolerance) but −1 here.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> n = CIP(50.0, [0.3] * 2)
+        >>> bool(n.relative_cone(n.prior())[0, 0] == -1.0), bool(n.cone(n.prior())[0, 0] > -1e-20)
+        (True, True)
+        """
+        G = self.stats(prior)
+        m = G @ prior
+        ok = m > 0
+        lo, hi = math.exp(-self.eps) * m, math.exp(self.eps) * m
+        lower = np.where(ok[:, None], G / np.where(ok, lo, 1.0)[:, None] - 1.0, G - lo[:, None])
+        upper = np.where(ok[:, None], 1.0 - G / np.where(ok, hi, 1.0)[:, None], hi[:, None] - G)
+        return np.vstack([lower, upper])
+
     def cvxpy_constraints(self, Q: Any, prior: np.ndarray) -> list:
         G = self.stats(prior)
         m = G @ prior

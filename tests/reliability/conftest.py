@@ -1,0 +1,22 @@
+"""Shared settings of the reliability tests (issue 11, parts 2, 3, 4 and 6).
+
+Hypothesis budgets: every property runs ``FAST`` examples in the default suite
+and ``SLOW`` (≥ 1000) examples in its ``@pytest.mark.slow`` twin
+(``python -m pytest -m slow tests/reliability/test_properties.py``).
+``MECHOPT_PROPERTY_EXAMPLES`` overrides the default budget (e.g. for a local
+deep run without the slow marker).
+"""
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+FAST = int(os.environ.get("MECHOPT_PROPERTY_EXAMPLES", "25"))
+SLOW = 1000
+
+_COMMON = dict(deadline=None, derandomize=False, print_blob=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                      HealthCheck.filter_too_much])
+settings.register_profile("mechopt-fast", max_examples=FAST, **_COMMON)
+settings.register_profile("mechopt-slow", max_examples=SLOW, **_COMMON)
