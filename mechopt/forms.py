@@ -78,7 +78,10 @@ class ConicForm:
 
     ``recover()`` is called after a successful solve and returns the
     mechanism; ``value_of(opt)`` maps cvxpy's optimal value to the problem's
-    objective (identity by default).
+    objective (identity by default). ``bound_of(b)`` maps a proven bound b on
+    cvxpy's optimal value to a bound on the problem's value; leave it None when
+    ``value_of`` evaluates the recovered mechanism rather than ``opt`` (the
+    solver then reports the program's bound in extras and no certificate).
     """
 
     problem: Any                                   # cvxpy.Problem
@@ -87,6 +90,7 @@ class ConicForm:
     objective: str
     value_of: Callable[[float], float] = lambda v: float(v)
     extras: dict[str, Any] = field(default_factory=dict)
+    bound_of: Callable[[float], float] | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,16 +9,21 @@ Examples
 ...     def conic_form(self):
 ...         x = cp.Variable(2)
 ...         prob = cp.Problem(cp.Minimize(cp.sum_squares(x - 1)), [cp.sum(x) == 1])
-...         return ConicForm(problem=prob, recover=lambda: x.value, sense="min", objective="sq")
+...         return ConicForm(problem=prob, recover=lambda: x.value, sense="min", objective="sq",
+...                          bound_of=float)
 >>> r = ConicSolver().solve(Tiny())
 >>> r.status.value, round(r.value, 6)
 ('optimal', 0.5)
+>>> r.certificate.gap < 1e-7          # Clarabel's dual objective bounds the optimum from below
+True
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cvxpy as cp
+from cvxpy.reductions.solvers.conic_solvers.clarabel_conif import CLARABEL
 
 from mechopt.errors import ParamError, SolverError
 from mechopt.result import Certificate, Result, Status
@@ -60,7 +65,8 @@ class ConicSolver(Solver):
         if opts["time_limit"] is not None and backend == "CLARABEL":
             kw.setdefault("time_limit", float(opts["time_limit"]))
         try:
-            form.problem.solve(solver=backend, verbose=bool(opts["verbose"]), **kw)
+            form.problem.solve(solver=_DualClarabel() if backend == "CLARABEL" else backend,
+                               verbose=bool(opts["verbose"]), **kw)
         except cp.error.SolverError as exc:
             raise SolverError(f"cvxpy/{backend} failed: {exc}") from exc
         status = CVXPY_STATUS.get(form.problem.status, Status.SOLVER_ERROR)
@@ -71,13 +77,57 @@ class ConicSolver(Solver):
             return Result(status=status, value=None, sense=form.sense, objective=form.objective,
                           message=f"cvxpy status {form.problem.status}")
         value = form.value_of(form.problem.value)
-        # A convex program solved to optimality: the solver's duality gap is the certificate.
-        cert = Certificate(bound=value, gap=0.0) if status is Status.OPTIMAL else None
+        extras = {**form.extras, "solve_time_s": getattr(stats, "solve_time", None)}
+        bound = _dual_bound(form, stats) if status is Status.OPTIMAL else None
+        cert, note = None, ""
+        if bound is not None:
+            extras["program_bound"] = bound
+            if form.bound_of is not None:
+                cert = _certificate(form.sense, value, form.bound_of(bound))
+            else:
+                note = "; no certificate: the value is evaluated on the recovered mechanism (program bound in extras)"
+        elif status is Status.OPTIMAL:
+            note = f"; no certificate: cvxpy/{backend} reports no dual objective"
         return Result(status=status, value=value, sense=form.sense, objective=form.objective,
                       mechanism=form.recover(), certificate=cert,
                       iterations=getattr(stats, "num_iters", None),
-                      message=f"cvxpy/{backend}: {form.problem.status}" + _limit_note(status, kw),
-                      extras={**form.extras, "solve_time_s": getattr(stats, "solve_time", None)})
+                      message=f"cvxpy/{backend}: {form.problem.status}" + _limit_note(status, kw) + note,
+                      extras=extras)
+
+
+class _DualClarabel(CLARABEL):
+    """cvxpy's Clarabel interface, keeping Clarabel's primal and dual objective values in ``extra_stats``."""
+
+    def name(self) -> str:
+        return "MECHOPT_CLARABEL"           # cvxpy requires custom solvers to have a name of their own
+
+    def invert(self, solution: Any, inverse_data: Any) -> Any:
+        out = super().invert(solution, inverse_data)
+        out.attr[cp.settings.EXTRA_STATS] = {"obj_val": solution.obj_val, "obj_val_dual": solution.obj_val_dual}
+        return out
+
+
+def _dual_bound(form: Any, stats: Any) -> float | None:
+    """The bound on cvxpy's optimal value from Clarabel's dual objective (valid up to Clarabel's tolerances, ~1e-8).
+
+    Clarabel's duality gap |primal − dual| moves cvxpy's optimal value to the
+    bound side: down for a minimisation, up for a maximisation. None when the
+    backend reports no dual objective.
+    """
+    extra = getattr(stats, "extra_stats", None)
+    if not isinstance(extra, dict) or extra.get("obj_val_dual") is None:
+        return None
+    slack = abs(float(extra["obj_val"]) - float(extra["obj_val_dual"]))
+    raw = float(form.problem.value)
+    bound = raw + slack if isinstance(form.problem.objective, cp.Maximize) else raw - slack
+    return bound if math.isfinite(bound) else None
+
+
+def _certificate(sense: str, value: float, bound: float) -> Certificate | None:
+    """A certificate for ``value`` from a bound in the problem's units (None if not finite)."""
+    if not math.isfinite(bound):
+        return None
+    return Certificate(bound=bound, gap=Result.gap_of(value, bound))
 
 
 def _which_limit(backend: str, kw: dict[str, Any], stats: Any) -> Status:

@@ -1,3 +1,5 @@
+import math
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -7,7 +9,9 @@ import mechopt
 from mechopt.forms import ConicForm
 from mechopt.problem import Problem
 from mechopt.problems.design import ChannelDesign
+from mechopt.registry import get_problem
 from mechopt.result import Status
+from mechopt.solvers.conic import ConicSolver
 from mechopt.testing import eps_values, priors
 
 
@@ -73,3 +77,37 @@ def test_conic_statuses():
     assert bad.status is Status.INFEASIBLE and bad.value is None
     with pytest.raises(mechopt.ParamError, match="not installed"):
         mechopt.solve(Box(), solver="conic", backend="NOPE")
+
+
+def _form(sense: str, bound_of):
+    class Tiny(Problem):
+        def conic_form(self):
+            x = cp.Variable(3)
+            obj = cp.Maximize(cp.sum(cp.log(x))) if sense == "max" else cp.Minimize(cp.sum_squares(x - 1))
+            return ConicForm(problem=cp.Problem(obj, [cp.sum(x) == 1]), recover=lambda: x.value, sense=sense,
+                             objective="t", bound_of=bound_of)
+    return Tiny()
+
+
+@pytest.mark.parametrize("sense,opt", [("max", 3 * math.log(1 / 3)), ("min", 3 * (2 / 3) ** 2)])
+def test_conic_certificate_is_clarabels_dual_bound(sense: str, opt: float) -> None:
+    r = ConicSolver().solve(_form(sense, float))
+    cert = r.certificate
+    assert cert is not None and cert.gap < 1e-7
+    assert (cert.bound >= opt - 1e-7) if sense == "max" else (cert.bound <= opt + 1e-7)   # Clarabel's tolerances
+    assert (cert.bound >= r.value) if sense == "max" else (cert.bound <= r.value)
+    assert r.extras["program_bound"] == pytest.approx(cert.bound, abs=0)
+
+
+def test_conic_without_bound_map_has_no_certificate() -> None:
+    r = ConicSolver().solve(_form("min", None))
+    assert r.status.value == "optimal" and r.certificate is None
+    assert "no certificate" in r.message and r.extras["program_bound"] <= 4 / 3
+
+
+def test_fisher_conic_reports_program_bound_not_a_certificate() -> None:
+    p = get_problem("fisher-interval").from_params(n=200)
+    r = mechopt.solve(p, solver="conic")
+    assert r.certificate is None and "no certificate" in r.message
+    J_bound = r.extras["program_bound"] / 2.0 ** 2             # the program lives on the unit interval: J·(b − a)²
+    assert 0 <= r.extras["program_value"] - J_bound < 1e-6 * r.extras["program_value"]
