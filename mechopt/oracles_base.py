@@ -20,7 +20,8 @@ import numpy as np
 from .errors import ProblemError
 from .notions.base import check_eps as _check_eps
 
-__all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums", "check_eps", "MAX_EPS"]
+__all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums", "check_eps", "MAX_EPS",
+           "raw_uint16"]
 
 MAX_EPS = 700.0     # e^ε overflows a double beyond ~709
 
@@ -120,8 +121,7 @@ def _bounded(rng: np.random.Generator, highs: np.ndarray, n: int, offset: np.nda
         return np.zeros((m, n), dtype=np.intp)
     if s.max() > 1 << 16:
         return rng.integers(0, s.astype(np.int64)[:, None], size=(m, n)) + off
-    raw = rng.bit_generator.random_raw((n * m + 3) // 4)
-    prod = np.multiply(raw.view(np.uint16)[:n * m].reshape(m, n), s[:, None], dtype=np.uint32)
+    prod = np.multiply(raw_uint16(rng, n * m).reshape(m, n), s[:, None], dtype=np.uint32)
     halves = prod.view(np.uint16).reshape(m, n, 2)        # little-endian: [low, high]
     if np.little_endian is False:                         # pragma: no cover
         halves = halves[..., ::-1]
@@ -195,3 +195,15 @@ def bernoulli(rng: np.random.Generator, size: int, prob: float) -> np.ndarray:
 def _raw_bytes(rng: np.random.Generator, size: int) -> np.ndarray:
     """``size`` uniform random bytes from the generator's raw 64-bit stream."""
     return rng.bit_generator.random_raw((size + 7) // 8).view(np.uint8)[:size]
+
+
+def raw_uint16(rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` uniform 16-bit integers from the generator's raw 64-bit stream.
+
+    Examples
+    --------
+    >>> u = raw_uint16(np.random.default_rng(0), 5)
+    >>> u.dtype, u.shape
+    (dtype('uint16'), (5,))
+    """
+    return rng.bit_generator.random_raw((size + 3) // 4).view(np.uint16)[:size]

@@ -17,7 +17,7 @@ import numpy as np
 from .errors import ProblemError
 from .oracles_base import (CHUNK, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, bernoulli,
                            check_eps, packed_column_sums)
-from .oracles_packed import subset_tables_fit, subset_words, swap_in, words_to_packed
+from .oracles_packed import item_bit, subset_tables_fit, subset_words, swap_in, words_to_packed
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
 
@@ -147,9 +147,9 @@ class KSubset(PureOracle):
         other members are a uniform subset of the d − 1 others, which is Q^k(· | x)."""
         d, k, n = self.d, self.k, x.size
         W = subset_words(rng, n, d, k)
-        has = (W[np.arange(n), x >> 4] >> (15 - (x & 15)).astype(np.uint16)) & np.uint16(1)
+        word, bit = item_bit(x)
         alpha = (self.g - k / d) / (1 - k / d)
-        rows = np.flatnonzero((has == 0) & bernoulli(rng, n, min(max(alpha, 0.0), 1.0)))
+        rows = np.flatnonzero(((W[np.arange(n), word] & bit) == 0) & bernoulli(rng, n, min(max(alpha, 0.0), 1.0)))
         swap_in(W, rows, x[rows], k, rng)
         return words_to_packed(W, d)
 

@@ -34,9 +34,10 @@ import numpy as np
 from scipy.stats import hypergeom
 
 from .errors import ProblemError
+from .oracles_base import raw_uint16
 
 __all__ = ["CellTable", "bernoulli_rows", "uniform_subsets", "subset_words", "words_to_packed", "swap_in",
-           "subset_tables_fit", "POP16"]
+           "item_bit", "subset_tables_fit", "POP16"]
 
 BLOCK = 16                                   # items per block in uniform_subsets (one uint16 word)
 CHUNK_USERS = 1 << 16                        # users per vectorised block (keeps the working set in cache)
@@ -137,7 +138,7 @@ def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.
     step = CHUNK_USERS * 8
     for lo in range(0, flat.size, step):
         m = min(step, flat.size - lo)
-        u = rng.bit_generator.random_raw((m + 3) // 4).view(np.uint16)[:m]
+        u = raw_uint16(rng, m)
         dst = flat[lo:lo + m]
         np.take(table.cells[0], u, out=dst)
         tail = np.flatnonzero(u >= table.threshold[0])
@@ -152,12 +153,11 @@ def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.
 @lru_cache(maxsize=16)
 def _words(s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """s-bit words sorted by popcount, offsets, counts C(s, c), Lemire rejection thresholds 2^16 mod C."""
-    w = np.arange(1 << s, dtype=np.uint16)
     pc = POP16[: 1 << s]
-    order = np.argsort(pc, kind="stable").astype(np.uint16)
+    words = np.argsort(pc, kind="stable").astype(np.uint16)      # the words themselves, by popcount
     cnt = np.bincount(pc, minlength=s + 1).astype(np.uint32)
     off = np.concatenate(([0], np.cumsum(cnt)[:-1])).astype(np.intp)
-    return w[order], off, cnt, ((1 << 16) % cnt).astype(np.uint32)
+    return words, off, cnt, ((1 << 16) % cnt).astype(np.uint32)
 
 
 def _bits_for(d: int, k: int) -> int:
@@ -240,6 +240,18 @@ def words_to_packed(W: np.ndarray, d: int) -> np.ndarray:
     return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
 
 
+def item_bit(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(word index, uint16 mask) of item x in the 16-bit words (item 16b+i is bit 15−i of word b).
+
+    Examples
+    --------
+    >>> w, m = item_bit(np.array([0, 17]))
+    >>> w.tolist(), [hex(v) for v in m.tolist()]
+    ([0, 1], ['0x8000', '0x4000'])
+    """
+    return x >> 4, np.uint16(0x8000) >> (x & 15).astype(np.uint16)
+
+
 def swap_in(W: np.ndarray, rows: np.ndarray, x: np.ndarray, k: int, rng: np.random.Generator) -> None:
     """In each row of ``rows`` (k items, x not among them) replace a uniformly chosen item by x, in place."""
     w = W[rows]
@@ -256,7 +268,8 @@ def swap_in(W: np.ndarray, rows: np.ndarray, x: np.ndarray, k: int, rng: np.rand
     hi_pos = _SEL8[word >> np.uint16(8), np.maximum(rr - plo, 0) % 8] + 8
     pos = np.where(in_lo, _SEL8[lo, np.minimum(rr, 7)], hi_pos)
     W[rows, wi] ^= (np.uint16(1) << pos.astype(np.uint16))
-    W[rows, x >> 4] |= (np.uint16(0x8000) >> (x & 15).astype(np.uint16))
+    word, bit = item_bit(x)
+    W[rows, word] |= bit
 
 
 _SEL8 = np.zeros((256, 8), dtype=np.uint8)           # _SEL8[v, i]: bit position of the i-th set bit of byte v
@@ -271,7 +284,7 @@ def _subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarra
     blocks = len(tables) + 1
     W = np.empty((n, blocks), dtype=np.uint16)
     need = np.full(n, k, dtype=np.intp)
-    U = rng.bit_generator.random_raw((2 * n * blocks + 3) // 4).view(np.uint16)[:2 * n * blocks].reshape(blocks, 2, n)
+    U = raw_uint16(rng, 2 * n * blocks).reshape(blocks, 2, n)
     for b, table in enumerate(tables):
         c = table.sample(need, U[b, 0] >> np.uint16(16 - bits), rng).astype(np.intp)
         need -= c
