@@ -16,27 +16,42 @@ from typing import Any
 from . import registry, settings
 from .errors import ProblemError, SolverNotFound
 from .problem import Problem
-from .result import Certificate, Result, Status
+from .result import PROOFS, Certificate, Result, Status
 
 __all__ = ["solve", "design", "audit_result"]
 
 
 def audit_result(problem: Problem, result: Result) -> Result:
-    """Re-audit ``result`` from the problem data; downgrade ``optimal`` on failure."""
-    if not result.status.has_solution or result.mechanism is None:
-        return result
-    aud = problem.audit(result)
-    res = result.replace(violation=aud.violation, eps_audited=aud.eps_audited,
-                         notion=aud.notion or result.notion,
-                         eps=aud.eps if aud.eps is not None else result.eps)
-    if aud.violation is not None and aud.violation > settings.tolerance("privacy"):
-        res = res.downgrade(f"audit: privacy violated by {aud.violation:.3g}")
-    for reason in aud.reasons:
-        res = res.downgrade(f"audit: {reason}")
-    if aud.value is not None and res.value is not None:
-        dev = abs(aud.value - res.value) / max(1.0, abs(aud.value))
-        if dev > settings.tolerance("value_match"):
-            res = res.downgrade(f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}")
+    """Re-audit ``result`` from the problem data and give it the status its evidence supports.
+
+    * A mechanism that is not private within ``privacy_tol``, or not a channel,
+      makes the result ``infeasible_point`` whatever the solver said.
+    * ``optimal`` needs a proof (:data:`mechopt.result.PROOFS`): a certificate
+      within ``gap_tol`` (else ``optimal_inaccurate``), or ``Result.proof``
+      naming a convex program, an eigenproblem or a theorem in its proven
+      region; without one it is ``feasible``.
+    * A reported value that the mechanism does not give demotes ``optimal`` to
+      ``optimal_inaccurate``.
+    """
+    res = result
+    if result.status.has_solution and result.mechanism is not None:
+        aud = problem.audit(result)
+        res = result.replace(violation=aud.violation, eps_audited=aud.eps_audited,
+                             notion=aud.notion or result.notion,
+                             eps=aud.eps if aud.eps is not None else result.eps)
+        if aud.violation is not None and aud.violation > settings.tolerance("privacy"):
+            res = res.demote(Status.INFEASIBLE_POINT, f"audit: privacy violated by {aud.violation:.3g}")
+        for reason in aud.reasons:
+            res = res.demote(Status.INFEASIBLE_POINT, f"audit: {reason}")
+        if aud.value is not None and res.value is not None:
+            dev = abs(aud.value - res.value) / max(1.0, abs(aud.value))
+            if dev > settings.tolerance("value_match"):
+                res = res.downgrade(f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}")
+    return _proof_status(res)
+
+
+def _proof_status(res: Result) -> Result:
+    """``optimal`` only with a proof: a certificate within tolerance or a named proof."""
     cert = res.certificate
     if cert is not None and res.value is not None:
         gap = Result.gap_of(res.value, cert.bound)
@@ -44,6 +59,12 @@ def audit_result(problem: Problem, result: Result) -> Result:
             res = res.replace(certificate=Certificate(cert.bound, gap))
         if gap > settings.tolerance("gap"):
             res = res.downgrade(f"certificate gap {gap:.3g} above tolerance")
+        elif res.status is Status.OPTIMAL and res.proof is None:
+            res = res.replace(proof="certificate")
+    if res.status is Status.OPTIMAL and res.proof not in PROOFS:
+        res = res.demote(Status.FEASIBLE, "no proof of optimality (no certificate, no proven closed form)")
+    if res.status is not Status.OPTIMAL and res.proof is not None:
+        res = res.replace(proof=None)
     return res
 
 
@@ -94,5 +115,3 @@ def design(*, prior: Any, notion: str, utility: str, eps: float, values: Any = N
                                      values=values, graph=graph)
     return solve(prob, solver=solver, **options)
 
-
-_ = Status  # re-exported through mechopt

@@ -5,7 +5,7 @@ Examples
 >>> import numpy as np
 >>> from mechopt.result import Result, Status, Certificate
 >>> r = Result(status=Status.OPTIMAL, value=0.25, sense="min", objective="mse",
-...            mechanism=np.eye(2), solver="exact",
+...            mechanism=np.eye(2), solver="exact", proof="certificate",
 ...            certificate=Certificate(bound=0.25, gap=0.0))
 >>> r.ok
 True
@@ -21,14 +21,47 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Status", "Certificate", "Result", "jsonable"]
+__all__ = ["Status", "Certificate", "Result", "jsonable", "PROOFS"]
 
 
 class Status(str, Enum):
-    """The closed status vocabulary shared by every solver."""
+    """The closed status vocabulary shared by every solver (docs: ``concepts/status``).
+
+    The words follow the optimization field (MathOptInterface ``OPTIMAL`` /
+    ``LOCALLY_SOLVED``, Pyomo ``globallyOptimal`` / ``locallyOptimal`` /
+    ``feasible``): only a proof earns ``optimal``.
+
+    ``optimal``
+        Proven and audited: a certificate whose gap is within tolerance, a
+        convex program solved to its dual tolerance, a global eigenproblem, or
+        a closed form inside the region where it is proven (``Result.proof``
+        says which).
+    ``optimal_inaccurate``
+        A proof was attempted but holds only to a looser tolerance (gap above
+        ``gap_tol``, the backend reported inaccurate, the value did not match
+        the audit). Private within tolerance.
+    ``locally_optimal``
+        A local method converged (KKT point); audited, no global proof.
+    ``feasible``
+        Audited (private, a channel) but unproven: a heuristic's answer, a
+        closed form outside its proven region, a converged point of a method
+        without optimality conditions.
+    ``infeasible_point``
+        A mechanism came back but fails its audit (not private within
+        tolerance, or not a channel): its value is not an answer.
+    ``infeasible`` / ``unbounded``
+        The problem has no admissible mechanism / no finite optimum.
+    ``iteration_limit`` / ``time_limit``
+        A limit stopped the method; the best point so far may come with it.
+    ``numerical_error`` / ``solver_error``
+        The method failed numerically / the backend crashed.
+    """
 
     OPTIMAL = "optimal"
     OPTIMAL_INACCURATE = "optimal_inaccurate"
+    LOCALLY_OPTIMAL = "locally_optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE_POINT = "infeasible_point"
     INFEASIBLE = "infeasible"
     UNBOUNDED = "unbounded"
     ITERATION_LIMIT = "iteration_limit"
@@ -41,9 +74,23 @@ class Status(str, Enum):
 
     @property
     def has_solution(self) -> bool:
-        """Whether a mechanism comes with this status."""
-        return self in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE,
-                        Status.ITERATION_LIMIT, Status.TIME_LIMIT)
+        """Whether a mechanism comes with this status (``infeasible_point``: one that fails its audit)."""
+        return self in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE, Status.LOCALLY_OPTIMAL, Status.FEASIBLE,
+                        Status.INFEASIBLE_POINT, Status.ITERATION_LIMIT, Status.TIME_LIMIT)
+
+    @property
+    def proven(self) -> bool:
+        """Whether the status claims a proof of (global) optimality: only ``optimal``."""
+        return self is Status.OPTIMAL
+
+
+#: What ``Result.proof`` may say: why an ``optimal`` answer is proven.
+PROOFS = {
+    "certificate": "a dual bound within the gap tolerance (Result.certificate)",
+    "convex": "a convex program solved to its dual tolerance",
+    "eigenproblem": "the global ground state of a symmetric eigenproblem",
+    "theorem": "a closed form inside the region where its theorem is proven",
+}
 
 
 @dataclass(frozen=True)
@@ -99,6 +146,10 @@ class Result:
         Method-specific data (grid size, error estimate, outputs merged...).
     problem : str or None
         Catalog id of the problem, when it has one.
+    proof : str or None
+        For ``optimal``: why it is proven, a key of :data:`PROOFS`
+        (``certificate``, ``convex``, ``eigenproblem``, ``theorem``). ``solve``
+        demotes an ``optimal`` result without one to ``feasible``.
     """
 
     status: Status
@@ -117,6 +168,7 @@ class Result:
     message: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
     problem: str | None = None
+    proof: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
@@ -132,7 +184,7 @@ class Result:
 
     @property
     def ok(self) -> bool:
-        """True when the status is ``optimal``."""
+        """True when the status is ``optimal`` (proven; see :class:`Status`)."""
         return self.status is Status.OPTIMAL
 
     @property
@@ -154,11 +206,27 @@ class Result:
         return replace(self, **changes)
 
     def downgrade(self, reason: str) -> "Result":
-        """Demote ``optimal`` to ``optimal_inaccurate``, recording why."""
-        if self.status is not Status.OPTIMAL:
+        """Demote ``optimal`` to ``optimal_inaccurate`` (a proof within a looser tolerance), recording why."""
+        return self.demote(Status.OPTIMAL_INACCURATE, reason, only=(Status.OPTIMAL,))
+
+    def demote(self, status: Status, reason: str, only: tuple[Status, ...] | None = None) -> "Result":
+        """Set ``status`` and append ``reason`` to the message, if the current status is in ``only``.
+
+        ``only`` defaults to every status that carries a solution except
+        ``infeasible_point`` (a demotion never upgrades a failed audit).
+
+        >>> r = Result(status="optimal", value=1.0, sense="min", objective="mse", proof="theorem")
+        >>> r2 = r.demote(Status.FEASIBLE, "outside the proven region")
+        >>> r2.status.value, r2.proof, r2.message
+        ('feasible', None, 'outside the proven region')
+        """
+        allowed = only if only is not None else tuple(s for s in Status if s.has_solution
+                                                      and s is not Status.INFEASIBLE_POINT)
+        if self.status not in allowed or self.status is status:
             return self
         msg = f"{self.message}; {reason}" if self.message else reason
-        return replace(self, status=Status.OPTIMAL_INACCURATE, message=msg)
+        proof = self.proof if status is Status.OPTIMAL else None
+        return replace(self, status=status, message=msg, proof=proof)
 
     @staticmethod
     def gap_of(value: float, bound: float) -> float:
@@ -188,6 +256,7 @@ class Result:
             "iterations": self.iterations,
             "message": self.message,
             "problem": self.problem,
+            "proof": self.proof,
             "extras": jsonable(self.extras),
         }
 

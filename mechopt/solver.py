@@ -72,6 +72,9 @@ class Solver(ABC):
     """
 
     name: ClassVar[str]
+    #: What the method can prove: ``"global"`` (may return ``optimal`` with a proof),
+    #: ``"local"`` (a converged answer is ``locally_optimal``), ``"heuristic"`` (``feasible``).
+    guarantee: ClassVar[str] = "global"
     options: ClassVar[dict[str, Any]] = {}
     common_options: ClassVar[dict[str, Any]] = {"time_limit": None, "seed": 0, "verbose": False}
     requires: ClassVar[tuple[str, ...]] = ()     # importable modules the backend needs
@@ -100,11 +103,30 @@ class Solver(ABC):
         except Exception as exc:   # any backend crash (IndexError from scipy included) is a SolverError
             raise SolverError(f"solver {self.name!r} failed: {type(exc).__name__}: {exc}") from exc
         elapsed = time.perf_counter() - t0
+        res = _honest(res, self.guarantee)
         changes: dict[str, Any] = {"solver": res.solver or self.name, "problem": res.problem or getattr(problem, "id", None)}
         if not res.time_s:
             changes["time_s"] = elapsed
         tl = opts.get("time_limit")
-        if tl is not None and elapsed > tl and res.status is Status.OPTIMAL:
+        if tl is not None and elapsed > tl and res.status.has_solution:
             changes["message"] = (res.message + "; " if res.message else "") + f"finished after the {tl:g}s time limit"
         return res.replace(**changes)
 
+
+
+_CEILING = {
+    "local": {Status.OPTIMAL: Status.LOCALLY_OPTIMAL, Status.OPTIMAL_INACCURATE: Status.FEASIBLE},
+    "heuristic": {Status.OPTIMAL: Status.FEASIBLE, Status.OPTIMAL_INACCURATE: Status.FEASIBLE,
+                  Status.LOCALLY_OPTIMAL: Status.FEASIBLE},
+}
+
+
+def _honest(res: Result, guarantee: str) -> Result:
+    """A local method's or a heuristic's answer is never ``optimal``, whatever it returned.
+
+    >>> r = Result(status="optimal", value=1.0, sense="min", objective="mse")
+    >>> _honest(r, "local").status.value, _honest(r, "heuristic").status.value
+    ('locally_optimal', 'feasible')
+    """
+    status = _CEILING.get(guarantee, {}).get(res.status)
+    return res if status is None else res.replace(status=status, proof=None)

@@ -117,6 +117,7 @@ class GreedySolver(Solver):
     """The Section IV greedy heuristic (module docstring); options ``dtheta0``, ``eps``, ``eps0``, ``step5``."""
 
     name = "greedy"
+    guarantee = "heuristic"
     options = {"dtheta0": None, "eps": None, "eps0": 1e-6, "step5": "both", "max_iter": 200_000}
 
     def can_solve(self, problem: Any) -> bool:
