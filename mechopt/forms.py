@@ -82,6 +82,9 @@ class ConicForm:
     cvxpy's optimal value to a bound on the problem's value; leave it None when
     ``value_of`` evaluates the recovered mechanism rather than ``opt`` (the
     solver then reports the program's bound in extras and no certificate).
+    ``scope`` names what the convex program's optimum is proven for when that
+    is not the problem itself, e.g. ``"the 2000-point discretisation"`` of a
+    density on a grid; the solver's ``optimal`` (proof ``convex``) says so.
     """
 
     problem: Any                                   # cvxpy.Problem
@@ -91,6 +94,7 @@ class ConicForm:
     value_of: Callable[[float], float] = lambda v: float(v)
     extras: dict[str, Any] = field(default_factory=dict)
     bound_of: Callable[[float], float] | None = None
+    scope: str | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -170,8 +170,9 @@ def _grid_conic(problem: Problem, prob: Any, p: Any, a: float, b: float, factor:
         extras.update(_fisher_extras(g, J), program_value=float(opt) / (b - a) ** 2 * factor)   # unit-interval program
         return factor * J
 
+    n = int(p.shape[0])
     return ConicForm(problem=prob, recover=recover, sense="min", objective=problem.objective,
-                     value_of=value_of, extras=extras)
+                     value_of=value_of, extras=extras, scope=f"the {n}-point discretisation of [{a:g}, {b:g}]")
 
 
 @dataclass(frozen=True, eq=False)
@@ -247,7 +248,7 @@ class FisherBox(Problem):
             return J
 
         return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,
-                         value_of=value_of, extras=extras)
+                         value_of=value_of, extras=extras, scope=f"the {size}-point grid discretisation of the box")
 
     def spectral_form(self) -> SpectralForm:
         axes = tuple(SpectralAxis(float(lo), float(up)) for lo, up in zip(self.lower, self.upper))

@@ -144,7 +144,8 @@ class FisherGaussian(Problem):
             return val
 
         return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,
-                         value_of=value_of, extras=extras)
+                         value_of=value_of, extras=extras,
+                         scope=f"the {self.n}-point discretisation of [-{self.R:g}, {self.R:g}] (R truncated)")
 
     def spectral_form(self) -> SpectralForm:
         pot = None if self.xi is None else (lambda w: self.xi * w ** 2)

@@ -234,7 +234,7 @@ class FisherWeighted(Problem):
             return val
 
         return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,
-                         value_of=value_of, extras=extras)
+                         value_of=value_of, extras=extras, scope=f"the {nw}x{nx} grid discretisation")
 
     def closed_form(self) -> Result | None:
         """Corollary 4 for ρ ∝ e^{kx} (and uniform, k = 0): the x-independent policy."""

@@ -23,14 +23,22 @@ Penalty methods approach the feasible set from outside; with
 to the zero-noise point (always feasible) by bisection, so the returned
 mechanism satisfies both constraints exactly. Neither has a certificate.
 
+Statuses: ``gd-penalty`` is a local method: ``locally_optimal`` when gradient
+descent converged on a point that satisfies both constraints as it stands,
+``feasible`` when that point needed a restoration move (the restored point
+is not a stationary point of anything), ``infeasible_point`` when it is
+infeasible and ``restore=False``. ``anneal`` is a heuristic: ``feasible``
+(``infeasible_point`` if it visited no feasible point and ``restore=False``);
+``time_limit`` / ``iteration_limit`` when a limit stopped either.
+
 Examples
 --------
 >>> import mechopt
 >>> from mechopt.problems.gauss import GaussProblem
 >>> p = GaussProblem.from_params(dataset="1", delta="0.3")
 >>> r = mechopt.solve(p, solver="anneal", seed=1, n_iter=500)
->>> r.violation == 0.0, r.certificate is None
-(True, True)
+>>> r.status.value, r.violation == 0.0, r.certificate is None
+('feasible', True, True)
 """
 from __future__ import annotations
 
@@ -58,7 +66,7 @@ def _penalised(form: Any, S: np.ndarray, mu: float) -> tuple[np.ndarray, np.ndar
 
 def _restore(form: Any, s: np.ndarray, iters: int = 60) -> np.ndarray:
     """Pull s back toward 1 (no noise, always feasible) until both constraints hold."""
-    if _penalised(form, s[None, :], 0.0)[2][0]:
+    if _is_feasible(form, s):
         return s
     lo, hi = 0.0, 1.0          # t: s(t) = 1 − t (1 − s); t = 0 feasible, t = 1 infeasible
     for _ in range(iters):
@@ -68,6 +76,11 @@ def _restore(form: Any, s: np.ndarray, iters: int = 60) -> np.ndarray:
         else:
             hi = t
     return 1 - lo * (1 - s)
+
+
+def _is_feasible(form: Any, s: np.ndarray) -> bool:
+    """Whether s satisfies both constraints exactly (no penalty)."""
+    return bool(_penalised(form, s[None, :], 0.0)[2][0])
 
 
 def _s_of_x(x: np.ndarray) -> np.ndarray:
@@ -131,12 +144,31 @@ class GDPenaltySolver(Solver):
             mu *= 100.0
             if stop == "time_limit":
                 break
-        s = _s_of_x(x)
-        s = _restore(form, s) if opts["restore"] else s
-        status = {"time_limit": Status.TIME_LIMIT, "max_iter": Status.ITERATION_LIMIT}.get(stop, Status.OPTIMAL)
-        note = f"; the last round stopped at maxiter={int(opts['maxiter'])}" if stop == "max_iter" else ""
+        s0 = _s_of_x(x)
+        s = _restore(form, s0) if opts["restore"] else s0
+        moved = bool(np.any(s != s0))
+        status, note = _gd_status(stop, _is_feasible(form, s0), moved, int(opts["maxiter"]))
         return _result(form, s, self.name, iters, f"penalised finite-difference gradient descent, final mu={mu / 100:g}{note}",
-                       {"mu_final": mu / 100, "restored": bool(opts["restore"])}, status)
+                       {"mu_final": mu / 100, "restored": bool(opts["restore"]), "restoration_moved": moved}, status)
+
+
+def _gd_status(stop: str, stationary_feasible: bool, moved: bool, maxiter: int) -> tuple[Status, str]:
+    """Status and message note of gd-penalty from how it stopped and whether its point needed restoring.
+
+    >>> _gd_status("converged", True, False, 300)[0].value
+    'locally_optimal'
+    >>> _gd_status("converged", False, True, 300)
+    (<Status.FEASIBLE: 'feasible'>, '; the converged point violated a constraint and was restored onto the feasible set (no local optimality claimed)')
+    """
+    if stop == "time_limit":
+        return Status.TIME_LIMIT, ""
+    if stop == "max_iter":
+        return Status.ITERATION_LIMIT, f"; the last round stopped at maxiter={maxiter}"
+    if stationary_feasible:
+        return Status.LOCALLY_OPTIMAL, "; converged on a feasible point (a local optimum of the penalised program)"
+    if moved:
+        return Status.FEASIBLE, "; the converged point violated a constraint and was restored onto the feasible set (no local optimality claimed)"
+    return Status.INFEASIBLE_POINT, "; the converged point violates a constraint (restore=False)"
 
 
 class AnnealSolver(Solver):
@@ -180,11 +212,14 @@ class AnnealSolver(Solver):
                 if f2 and p2 < best_p:
                     best_s, best_p = cand.copy(), p2
             T *= alpha
+        msg = "simulated annealing with quadratic penalties (best feasible visited); a heuristic"
         if not math.isfinite(best_p):
             best_s = _restore(form, s) if opts["restore"] else s
-        status = Status.TIME_LIMIT if it < n_iter else Status.OPTIMAL
-        return _result(form, best_s, self.name, it, "simulated annealing with quadratic penalties (best feasible visited)",
-                       {"n_iter": n_iter, "T_end": opts["T_end"]}, status)
+            msg = "simulated annealing with quadratic penalties visited no feasible point; " + (
+                "the last point was restored" if opts["restore"] else "the last point is returned (restore=False)")
+        status = (Status.TIME_LIMIT if it < n_iter else Status.FEASIBLE if _is_feasible(form, best_s)
+                  else Status.INFEASIBLE_POINT)
+        return _result(form, best_s, self.name, it, msg, {"n_iter": n_iter, "T_end": opts["T_end"]}, status)
 
 
 SOLVERS = {"gd-penalty": GDPenaltySolver, "anneal": AnnealSolver}

@@ -12,10 +12,16 @@ Examples
 ...         return ConicForm(problem=prob, recover=lambda: x.value, sense="min", objective="sq",
 ...                          bound_of=float)
 >>> r = ConicSolver().solve(Tiny())
->>> r.status.value, round(r.value, 6)
-('optimal', 0.5)
+>>> r.status.value, r.proof, round(r.value, 6)
+('optimal', 'convex', 0.5)
 >>> r.certificate.gap < 1e-7          # Clarabel's dual objective bounds the optimum from below
 True
+
+Statuses: a convex program that Clarabel solves to its tolerances is
+``optimal`` with ``proof="convex"``; a form with a ``scope`` (a density on a
+grid) is proven for that discretised program only, and the message says so.
+Clarabel's "inaccurate" is ``optimal_inaccurate``; its limits are
+``iteration_limit`` / ``time_limit``.
 """
 from __future__ import annotations
 
@@ -88,8 +94,14 @@ class ConicSolver(Solver):
                 note = "; no certificate: the value is evaluated on the recovered mechanism (program bound in extras)"
         elif status is Status.OPTIMAL:
             note = f"; no certificate: cvxpy/{backend} reports no dual objective"
+        proof = None
+        if status is Status.OPTIMAL:
+            proof = "convex"
+            note += (f"; convex program solved to {backend}'s tolerances: optimum of {form.scope}, "
+                     "not of the continuous problem" if form.scope else "; convex program solved to "
+                     f"{backend}'s tolerances")
         return Result(status=status, value=value, sense=form.sense, objective=form.objective,
-                      mechanism=form.recover(), certificate=cert,
+                      mechanism=form.recover(), certificate=cert, proof=proof,
                       iterations=getattr(stats, "num_iters", None),
                       message=f"cvxpy/{backend}: {form.problem.status}" + _limit_note(status, kw) + note,
                       extras=extras)

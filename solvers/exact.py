@@ -29,8 +29,8 @@ Examples
 >>> from mechopt.problems.design import ChannelDesign
 >>> prob = ChannelDesign.from_params(prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0)
 >>> r = mechopt.solve(prob, solver="exact")
->>> r.status.value, r.certificate.gap <= 1e-9, r.Q.shape[1] <= 4
-('optimal', True, True)
+>>> r.status.value, r.proof, r.certificate.gap <= 1e-9, r.Q.shape[1] <= 4
+('optimal', 'certificate', True, True)
 """
 from __future__ import annotations
 
@@ -182,8 +182,9 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
     elif status is Status.OPTIMAL:
         status = Status.OPTIMAL_INACCURATE
         msg = _join(msg, "no proven bound: pricing was not exact")
+    proof = "certificate" if status is Status.OPTIMAL else None
     return Result(status=status, value=value, mechanism=mech, certificate=cert, message=msg,
-                  extras=extras, **base)
+                  extras=extras, proof=proof, **base)
 
 
 def _join(a: str, b: str) -> str:

@@ -27,8 +27,10 @@ formula. A utility loss ≤ 0 with privacy gain ≥ ε₀ gives gain factor +∞
 ``dtheta0 = 0.01 · mean σ_i²`` and ``eps = 1e-6 · dtheta0`` (the paper does
 not give values; its figures use ε₀ = 1e-6).
 
-It is a heuristic: no certificate; the result can be far from the optimum
-(see ``gauss.greedy_vs_global``) and never reaches infinite noise.
+It is a heuristic: no certificate, status ``feasible`` when it stops on its
+own rule (saturation or Δθ < ε), ``iteration_limit`` / ``time_limit`` when a
+limit stops it; the result can be far from the optimum (see
+``gauss.greedy_vs_global``) and never reaches infinite noise.
 
 Examples
 --------
@@ -36,7 +38,7 @@ Examples
 >>> from mechopt.problems.gauss import GaussProblem
 >>> r = mechopt.solve(GaussProblem.from_params(dataset="1", delta="0.3"), solver="greedy")
 >>> r.status.value, r.violation == 0.0, r.certificate is None
-('optimal', True, True)
+('feasible', True, True)
 """
 from __future__ import annotations
 
@@ -140,11 +142,11 @@ class GreedySolver(Solver):
         deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
         out = greedy_path(form, float(d0), float(eps), float(opts["eps0"]), opts["step5"],
                           int(opts["max_iter"]), deadline)
-        status = {"max_iter": Status.ITERATION_LIMIT, "time_limit": Status.TIME_LIMIT}.get(out["stop"], Status.OPTIMAL)
+        status = {"max_iter": Status.ITERATION_LIMIT, "time_limit": Status.TIME_LIMIT}.get(out["stop"], Status.FEASIBLE)
         v = out["v"]
         return Result(status=status, value=form.value_of(v), sense=form.sense, objective=form.objective,
                       mechanism=form.recover(v), iterations=out["iterations"],
-                      message=f"greedy heuristic (Section IV) stopped on {out['stop']}; no certificate",
+                      message=f"greedy heuristic (Section IV) stopped on {out['stop']}; a heuristic: no certificate",
                       extras={"stop": out["stop"], "commits": out["commits"], "halvings": out["halvings"],
                               "dtheta0": d0, "dtheta_final": out["dtheta"], "eps": eps, "eps0": opts["eps0"],
                               "step5": opts["step5"]})

@@ -27,8 +27,8 @@ Examples
 >>> import mechopt
 >>> from mechopt.problems.gauss import GaussProblem
 >>> r = mechopt.solve(GaussProblem.from_params(dataset="1", delta="0.3"), solver="search")
->>> r.status.value, r.certificate.gap <= 1e-7, r.extras["grid"]
-('optimal', True, 16)
+>>> r.status.value, r.proof, r.certificate.gap <= 1e-7, r.extras["grid"]
+('optimal', 'certificate', True, 16)
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.result import Certificate, Result, Status
 from mechopt.solver import Solver
@@ -168,11 +169,15 @@ class SearchSolver(Solver):
         bound = min(closed_lb, best_p)
         value = form.value_of(best_s)
         status = {"gap": Status.OPTIMAL, "max_evals": Status.ITERATION_LIMIT}.get(stop, Status.TIME_LIMIT)
+        gap = Result.gap_of(value, bound)
+        note = ""
+        if status is Status.OPTIMAL and gap > settings.tolerance("gap"):   # gap_tol looser than settings' gap
+            status, note = Status.OPTIMAL_INACCURATE, f"; certificate gap {gap:.3g} above tolerance"
         return Result(status=status, value=value, sense=form.sense, objective=form.objective,
-                      mechanism=form.recover(best_s), certificate=Certificate(bound, Result.gap_of(value, bound)),
-                      iterations=rounds,
+                      mechanism=form.recover(best_s), certificate=Certificate(bound, gap),
+                      proof="certificate" if status is Status.OPTIMAL else None, iterations=rounds,
                       message=(f"grid {m}^{form.n} in s ∈ [0,1] (0 = infinite noise, 1 = none) refined {rounds} times "
-                               f"to cell width {width:.3g}; monotone lower bound, stopped on {stop}"),
+                               f"to cell width {width:.3g}; monotone lower bound, stopped on {stop}{note}"),
                       extras={"grid": m, "finest_cell": width, "evaluations": len(cache.data), "rounds": rounds,
                               "stop": stop, "parameter": "s_i = sigma_i / sqrt(sigma_i^2 + v_i)"})
 

@@ -2,7 +2,9 @@
 
 A local method: it returns the best KKT point found over ``n_starts`` starts
 (drawn from ``seed``), with no certificate of global optimality
-(``certificate`` is None).
+(``certificate`` is None). Its status is ``locally_optimal`` when that start
+converged, ``iteration_limit`` when it stopped at ``maxiter``, never
+``optimal`` (see ``docs/status``).
 
 Examples
 --------
@@ -11,7 +13,9 @@ Examples
 >>> prob = ChannelDesign.from_params(prior="0.3,0.7", notion="lip", utility="histogram", eps=0.5)
 >>> r = mechopt.solve(prob, solver="sqp", n_starts=4)
 >>> r.status.value, r.certificate is None, r.violation <= 1e-7
-('optimal', True, True)
+('locally_optimal', True, True)
+>>> r.proof is None, r.message.startswith("best local optimum of 4 starts")
+(True, True)
 """
 from __future__ import annotations
 
@@ -76,9 +80,9 @@ class SQPSolver(Solver):
             status = Status.TIME_LIMIT if hit_limit else Status.NUMERICAL_ERROR
             return Result(status=status, value=None, sense=form.sense, objective=form.objective,
                           message=f"no feasible local solution from {tried} starts")
-        status = Status.TIME_LIMIT if hit_limit else Status.ITERATION_LIMIT if best_capped else Status.OPTIMAL
-        what = (f"best point of {tried} {method} starts; it stopped at maxiter={int(opts['maxiter'])} before "
-                "converging" if best_capped else f"best local optimum of {tried} {method} starts")
+        status = Status.TIME_LIMIT if hit_limit else Status.ITERATION_LIMIT if best_capped else Status.LOCALLY_OPTIMAL
+        what = (f"best point of {tried} starts ({method}); it stopped at maxiter={int(opts['maxiter'])} before "
+                "converging" if best_capped else f"best local optimum of {tried} starts ({method})")
         return Result(status=status, value=form.value_of(best_x), sense=form.sense, objective=form.objective,
                       mechanism=form.recover(best_x), iterations=iters,
                       message=f"{what}; no certificate of global optimality",

@@ -81,7 +81,7 @@ def test_cip_exact_is_certified_and_private(p) -> None:
     prob = ChannelDesign(prior=notion.prior(), notion=notion, utility=SumMSE(np.arange(len(p) + 1.0)))
     r = mechopt.solve(prob, solver="exact")
     s = mechopt.solve(prob, solver="sqp", n_starts=4)
-    assert r.status is Status.OPTIMAL and r.certificate.gap <= 1e-9 and r.violation <= 1e-7
+    assert r.status is Status.OPTIMAL and r.proof == "certificate" and r.certificate.gap <= 1e-9 and r.violation <= 1e-7
     assert r.value <= s.value + 1e-9 + 10 * (s.violation or 0.0)
 
 

@@ -20,7 +20,7 @@ PI2 = math.pi ** 2
 
 def test_interval_within_1e8_of_pi_squared() -> None:
     r = mechopt.solve(problem_from_params(a="-1", b="1"), solver="spectral")
-    assert r.status is Status.OPTIMAL and r.solver == "spectral"
+    assert r.status is Status.OPTIMAL and r.proof == "eigenproblem" and r.solver == "spectral"
     assert abs(r.value - PI2) < 1e-8
     assert r.extras["grid_points"] >= 2000 and 0 < r.extras["error_estimate"] < 1e-8
     assert abs(r.extras["raw_grid_value"] - PI2) > 1e-8      # extrapolation is what buys the accuracy
