@@ -63,9 +63,10 @@ from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.forms import ConicForm
 from mechopt.problem import Problem, ProblemAudit
-from mechopt.result import Result, Status
+from mechopt.result import Result
 
 from .fisher_base import PAPER, _only, parse_float, parse_int
+from .theorem import theorem_result
 
 __all__ = ["FisherWeighted", "weight_function", "log_weight_function", "exp_weight_policy", "stationarity_residual"]
 
@@ -237,7 +238,16 @@ class FisherWeighted(Problem):
                          value_of=value_of, extras=extras, scope=f"the {nw}x{nx} grid discretisation")
 
     def closed_form(self) -> Result | None:
-        """Corollary 4 for ρ ∝ e^{kx} (and uniform, k = 0): the x-independent policy."""
+        """Corollary 4 for ρ ∝ e^{kx} (and uniform, k = 0): the x-independent policy; ``feasible``, never ``optimal``.
+
+        Corollary 4 (Fisher paper, Appendix G; statement reconstructed, module
+        docstring) fails in ``mechopt verify`` (claim ``fisher.cor4``): on a
+        bounded X the policy is not the minimiser, for k = 0 as well.
+
+        >>> r = FisherWeighted.from_params(a="-1", b="1", c="0", d="2", weight="exp:1", nw="15").closed_form()
+        >>> r.status.value, r.proof, r.extras["claim"]
+        ('feasible', None, 'fisher.cor4')
+        """
         kind, _, rest = self.weight.partition(":")
         if kind not in ("exp", "uniform"):
             return None
@@ -245,10 +255,14 @@ class FisherWeighted(Problem):
         col = exp_weight_policy(self.a, self.b, k, self.w)
         gamma = np.tile(col[:, None], (1, self.grid_shape[1]))
         L = self.b - self.a
-        return Result(status=Status.OPTIMAL, value=self.cost(gamma), sense="min", objective=self.objective,
-                      mechanism=gamma, solver="closed-form", problem=self.id,
-                      extras={"theorem": "Corollary 4 (exponential weight)",
-                              "stationary_rate": math.pi ** 2 / L ** 2 + k ** 2 / 4})
+        return theorem_result(claim="fisher.cor4", proven=False, value=self.cost(gamma), sense="min",
+                              objective=self.objective, mechanism=gamma, problem=self.id,
+                              message="Corollary 4 (reconstructed): x-independent policy e^{kw} sin^2",
+                              why="mechopt verify finds Corollary 4 as reconstructed false (claim fisher.cor4): "
+                                  "the policy is stationary in the interior of X, but on a bounded X x-dependent "
+                                  "policies cost less",
+                              extras={"theorem": "Corollary 4 (exponential weight)",
+                                      "stationary_rate": math.pi ** 2 / L ** 2 + k ** 2 / 4})
 
     def audit(self, result: Result) -> ProblemAudit:
         G = np.asarray(result.mechanism, dtype=float)

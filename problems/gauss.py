@@ -24,8 +24,8 @@ Examples
 >>> import mechopt
 >>> prob = GaussProblem.from_params(dataset="1", delta="0.3", gamma="0")
 >>> r = mechopt.solve(prob, solver="sqp", n_starts=4)
->>> r.status.value, r.violation <= 1e-7, round(r.value, 4)
-('optimal', True, 1.1617)
+>>> r.status.value, r.violation <= 1e-7, round(r.value, 4)      # sqp is a local method
+('locally_optimal', True, 1.1617)
 """
 from __future__ import annotations
 

@@ -48,10 +48,11 @@ from mechopt.notions import LDP, PrivacyNotion
 from mechopt.oracles_base import check_eps
 from mechopt.priors import parse_prior, validate_prior
 from mechopt.problem import ChannelProblem, ProblemAudit
-from mechopt.result import Result, Status
+from mechopt.result import Result
 from mechopt.utilities import MutualInfo, Utility
 
 from . import kss_formulas as F
+from .theorem import theorem_result
 
 __all__ = ["KssMI", "KssL2", "KSubsetMechanism", "EstimationL2", "ksubset_mi", "best_ksubset",
            "ksubset_result", "ldp_fields", "CLOSED_FORMS", "PROBLEMS", "MAX_OUTPUTS"]
@@ -167,19 +168,25 @@ def best_ksubset(prior, eps: float) -> tuple[int, float]:
 
 
 def ksubset_result(d: int, eps: float, problem: str | None = None) -> Result:
-    """Theorem 2.1 as a Result: the k*-subset mechanism and its value I_{k*}.
+    """Theorem 2.1 as a Result: the k*-subset mechanism and its value I_{k*}, for a uniform prior.
+
+    Theorem 2.1 (k-subset paper, Section 2; claim ``kss.thm2_1``: holds) is
+    proven for every d and ε when the prior is uniform, so the Result is
+    ``optimal`` with ``proof="theorem"``. For a non-uniform prior it is an
+    open question (Section 6; claim ``kss.open_prior`` fails): callers offer
+    it only for uniform priors.
 
     Examples
     --------
     >>> r = ksubset_result(64, 1.0)
-    >>> r.extras["k"], r.mechanism.materialisable
-    (22, False)
+    >>> r.extras["k"], r.mechanism.materialisable, r.status.value, r.proof, r.extras["claim"]
+    (22, False, 'optimal', 'theorem', 'kss.thm2_1')
     """
     k = F.k_star(d, eps)
-    return Result(status=Status.OPTIMAL, value=F.mi_ksubset(d, k, eps), sense="max", objective="mi",
-                  mechanism=KSubsetMechanism(d, k, eps), solver="closed-form", notion="ldp", eps=eps,
-                  message="Theorem 2.1 (k*-subset mechanism, Definition 2.1)", problem=problem,
-                  extras={"k": k, "beta": F.beta(d, eps), "theorem": "kss Theorem 2.1"})
+    return theorem_result(claim="kss.thm2_1", proven=True, value=F.mi_ksubset(d, k, eps), sense="max",
+                          objective="mi", mechanism=KSubsetMechanism(d, k, eps), notion="ldp", eps=eps,
+                          message="Theorem 2.1 (k*-subset mechanism, Definition 2.1)", problem=problem,
+                          extras={"k": k, "beta": F.beta(d, eps), "theorem": "kss Theorem 2.1"})
 
 
 def _uniform(P: np.ndarray) -> bool:

@@ -43,10 +43,11 @@ from mechopt.forms import NLPForm
 from mechopt.notions import PrivacyNotion
 from mechopt.oracles_base import check_eps
 from mechopt.problem import ChannelProblem, ProblemAudit
-from mechopt.result import Result, Status
+from mechopt.result import Result
 from mechopt.utilities import Utility
 
 from . import kss_formulas as F
+from .theorem import theorem_result
 
 __all__ = ["EstimationL2", "KssL2", "l2_value_grad"]
 
@@ -150,16 +151,29 @@ class KssL2(ChannelProblem):
         return None            # R couples all columns: not a column program
 
     def closed_form(self) -> Result | None:
+        """The k#-subset mechanism of Theorems 3.1–3.2: ``feasible``, never ``optimal``.
+
+        Theorem 3.1 (k-subset paper, Section 3; claim ``kss.thm3_1``: holds)
+        proves k# optimal among k-subset mechanisms, Theorem 3.2 (claim
+        ``kss.thm3_2``: holds) among the symmetric power-set mechanisms; neither
+        is a proof over all ε-LDP channels, so this is an audited ε-LDP
+        mechanism without a proof of optimality.
+
+        >>> r = KssL2.from_params(prior="uniform:4", eps="1", n="100").closed_form()
+        >>> r.status.value, r.proof, r.extras["claim"]
+        ('feasible', None, 'kss.thm3_1')
+        """
         from .kss import KSubsetMechanism
 
         d, eps = self.d, self.eps
         k = F.k_sharp(d, eps)
-        return Result(status=Status.OPTIMAL, value=F.l2_ksubset(d, k, eps, self.n), sense="min",
-                      objective=self.objective, mechanism=KSubsetMechanism(d, k, eps), solver="closed-form",
-                      notion="ldp", eps=eps, problem=self.id,
-                      message="Theorems 3.1-3.2: k#-subset mechanism; optimal among the power-set mechanisms of "
-                              "Theorem 3.2 (not proven over all eps-LDP channels)",
-                      extras={"k": k, "theorem": "kss Theorem 3.1"})
+        return theorem_result(claim="kss.thm3_1", proven=False,
+                              why="Theorems 3.1-3.2 prove it optimal among the power-set mechanisms of "
+                                  "Theorem 3.2 only, not over all eps-LDP channels",
+                              value=F.l2_ksubset(d, k, eps, self.n), sense="min", objective=self.objective,
+                              mechanism=KSubsetMechanism(d, k, eps), notion="ldp", eps=eps, problem=self.id,
+                              message="Theorems 3.1-3.2: k#-subset mechanism",
+                              extras={"k": k, "theorem": "kss Theorem 3.1"})
 
     def audit(self, result: Result) -> ProblemAudit:
         from .kss import KSubsetMechanism

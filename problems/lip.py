@@ -33,12 +33,13 @@ from mechopt.errors import ProblemError
 from mechopt.notions import LDP, LIP, PrivacyNotion, check_eps
 from mechopt.priors import parse_prior, validate_prior
 from mechopt.problem import ChannelProblem
-from mechopt.result import Result, Status
+from mechopt.result import Result
 from mechopt.simulate import mmse_table
 from mechopt.utilities import HistogramMSE, SumMSE, Utility
 
 from . import lip_closed as cf
 from .cip import CIPBinomial
+from .theorem import theorem_result
 
 __all__ = ["LIPBinary", "LIPMimo", "LIPWeightedSum", "LIPHistogram", "CIPBinomial", "PROBLEMS", "CLOSED_FORMS", "make_lip_notion", "parse_floats"]
 
@@ -123,11 +124,14 @@ class _LIPChannel(ChannelProblem):
         f = np.eye(self.prior.size) if isinstance(self.utility, HistogramMSE) else self.utility.a
         return mmse_table(Q, self.prior, f)
 
-    def _result(self, Q: np.ndarray, message: str, value: float | None = None, **extras: Any) -> Result:
+    def _result(self, Q: np.ndarray, message: str, *, claim: str, proven: bool, why: str = "",
+                value: float | None = None, **extras: Any) -> Result:
+        """A closed form's Result (:func:`~mechopt.problems.theorem.theorem_result`), audited here."""
+        Q = np.asarray(Q, float)
         val = self.evaluate(Q) if value is None else float(value)
-        return Result(status=Status.OPTIMAL, value=val, sense="min", objective=self.objective,
-                      mechanism=np.asarray(Q, float), solver="closed-form", certificate=None,
-                      notion=self.kind, eps=self.eps, message=message, extras=extras, problem=self.id)
+        return theorem_result(claim=claim, proven=proven, why=why, private=self.audit_channel(Q).passed,
+                              value=val, sense="min", objective=self.objective, mechanism=Q, certificate=None,
+                              notion=self.kind, eps=self.eps, message=message, extras=extras, problem=self.id)
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,13 +184,37 @@ class LIPBinary(_LIPChannel):
         return cls(p1=p1, eps=eps, kind=notion)
 
     def closed_form(self) -> Result:
-        """Theorem 2 + Proposition 3 (value eq. (21)) for LIP; Proposition 4 (value eq. (24)) for LDP."""
+        """Theorem 2 + Proposition 3 (value eq. (21)) for LIP; Proposition 4 (value eq. (24)) for LDP.
+
+        Where each is proven (``mechopt verify``):
+
+        * Theorem 2 / Proposition 3 (LIP paper Section IV-A, eqs. (15)–(21);
+          claims ``lip.thm2``, ``lip.prop3``: holds-in-region) are stated for
+          every P1, but the channel q0 = P1 e^{-ε}, q1 = (1 − P1) e^{-ε} keeps
+          the output marginal λ = P, and then the constraint (19) on the entry
+          P(Y=x | X=x) holds iff min(P1, 1 − P1) ≥ 1/(1 + e^ε), i.e.
+          max(P1, 1 − P1) ≤ e^ε/(1 + e^ε) (:func:`~.lip_closed.binary_lip_region`).
+          Inside: ``optimal`` (theorem). Outside the channel is not ε-LIP and
+          eq. (21) lies below the optimum: ``infeasible_point`` (the certified
+          optimum is :func:`~.lip_closed.binary_lip_optimum`).
+        * Proposition 4 (eq. (24); claim ``lip.prop4``: holds) for every P1, ε.
+
+        >>> LIPBinary(p1=0.05, eps=1.0).closed_form().status.value
+        'infeasible_point'
+        >>> r = LIPBinary(p1=0.4, eps=1.0).closed_form()
+        >>> r.status.value, r.proof, r.extras["claim"]
+        ('optimal', 'theorem', 'lip.thm2')
+        """
         if self.kind == "lip":
+            inside = cf.binary_lip_region(self.p1, self.eps)
+            why = "" if inside else (f"max(P1, 1-P1) = {max(self.p1, 1 - self.p1):.4g} > e^eps/(1+e^eps) = "
+                                     f"{1 / (1 + np.exp(-self.eps)):.4g}, outside the region where Theorem 2 is "
+                                     "proven (claim lip.thm2); there its channel is not eps-LIP")
             return self._result(cf.binary_lip_channel(self.p1, self.eps), "Theorem 2 / Proposition 3, eq. (21)",
-                                cf.binary_lip_mse(self.p1, self.eps),
-                                in_region=cf.binary_lip_region(self.p1, self.eps))
-        return self._result(cf.binary_ldp_channel(self.eps), "Proposition 4, eq. (24)",
-                            cf.binary_ldp_mse(self.p1, self.eps))
+                                claim="lip.thm2", proven=inside, why=why,
+                                value=cf.binary_lip_mse(self.p1, self.eps), in_region=inside)
+        return self._result(cf.binary_ldp_channel(self.eps), "Proposition 4, eq. (24)", claim="lip.prop4",
+                            proven=True, value=cf.binary_ldp_mse(self.p1, self.eps))
 
     def params(self) -> dict[str, Any]:
         return {"p1": self.p1, "eps": self.eps, "notion": self.kind}
@@ -199,8 +227,9 @@ class LIPMimo(_LIPChannel):
     Examples
     --------
     >>> prob = LIPMimo.from_params(prior="0.3,0.3,0.4", eps="2", values="0,1,5", notion="ldp")
-    >>> prob.closed_form().message
-    'Opt-mimo-LDP channel e^ε/(e^ε+d−1) (Section IV-B)'
+    >>> r = prob.closed_form()
+    >>> r.status.value, r.extras["claim"], r.message.split(";")[0]
+    ('feasible', 'lip.ldp_mimo', 'Opt-mimo-LDP channel e^ε/(e^ε+d−1) (Section IV-B)')
     """
 
     prior: np.ndarray
@@ -307,12 +336,43 @@ class LIPHistogram(LIPMimo):
 
 
 def _mimo_closed_form(prob: LIPMimo) -> Result:
+    """Theorem 3 (sums, weighted sums) / Theorem 5 (histograms) for LIP; the Opt-mimo-LDP channel for LDP.
+
+    Where each is proven (``mechopt verify``):
+
+    * Theorem 3 (LIP paper Section IV-B, problem (29); claim ``lip.thm3``) and
+      Theorem 5 (Section IV-C; claim ``lip.thm5``), both holds-in-region: the
+      channel keeps λ = P, so the constraint (26) on its diagonal entry
+      q_mm = 1 − (1 − P_m) e^{-ε} holds iff P_m ≥ 1/(1 + e^ε). Inside the
+      region min_m P_m ≥ 1/(1 + e^ε) (:func:`~.lip_closed.mimo_lip_region`)
+      the LIP polytope is a simplex with d vertices and the channel is the
+      optimum for any sublinear utility: ``optimal`` (theorem). Outside it is
+      not ε-LIP: ``infeasible_point``.
+    * The LDP channel e^ε/(e^ε + d − 1) (Section IV-B; claim ``lip.ldp_mimo``)
+      *fails*: at small ε the certified optimum uses 2–3 outputs. It is an
+      ε-LDP channel, never a proven optimum: ``feasible``.
+
+    >>> r = LIPMimo.from_params(prior="0.3,0.3,0.4", eps="1").closed_form()
+    >>> r.status.value, r.proof, r.extras["claim"]
+    ('optimal', 'theorem', 'lip.thm3')
+    >>> LIPMimo.from_params(prior="0.1,0.2,0.7", eps="1").closed_form().status.value
+    'infeasible_point'
+    >>> LIPHistogram.from_params(prior="0.3,0.3,0.4", eps="1", notion="ldp").closed_form().status.value
+    'feasible'
+    """
     if prob.kind == "lip":
-        name = "Theorem 5 (= Theorem 3 channel)" if isinstance(prob, LIPHistogram) else "Theorem 3"
-        return prob._result(cf.mimo_lip_channel(prob.prior, prob.eps), name,
-                            in_region=cf.mimo_lip_region(prob.prior, prob.eps))
+        hist = isinstance(prob, LIPHistogram)
+        name, claim = ("Theorem 5 (= Theorem 3 channel)", "lip.thm5") if hist else ("Theorem 3", "lip.thm3")
+        inside = cf.mimo_lip_region(prob.prior, prob.eps)
+        why = "" if inside else (f"min_m P_m = {prob.prior.min():.4g} < 1/(1+e^eps) = {1 / (1 + np.exp(prob.eps)):.4g}, "
+                                 f"outside the region where {name.split(' (')[0]} is proven (claim {claim}); "
+                                 "there its channel is not eps-LIP")
+        return prob._result(cf.mimo_lip_channel(prob.prior, prob.eps), name, claim=claim, proven=inside, why=why,
+                            in_region=inside)
     return prob._result(cf.mimo_ldp_channel(prob.prior.size, prob.eps),
-                        "Opt-mimo-LDP channel e^ε/(e^ε+d−1) (Section IV-B)")
+                        "Opt-mimo-LDP channel e^ε/(e^ε+d−1) (Section IV-B)", claim="lip.ldp_mimo", proven=False,
+                        why="mechopt verify finds the paper's optimality claim false (claim lip.ldp_mimo: at small "
+                            "eps the certified optimum uses 2-3 outputs); an eps-LDP channel, not a proven optimum")
 
 
 def _no_extra(extra: dict[str, Any], known: str) -> None:

@@ -1,13 +1,23 @@
 """The ``closed-form`` pseudo-solver: a paper's theorem, evaluated and audited like any solver.
 
-A closed form has no certificate of optimality (``certificate`` is None):
-``mechopt verify`` and ``mechopt compare`` judge it against the exact solver.
+A closed form has no certificate (``certificate`` is None). It is
+``optimal`` with ``proof="theorem"`` only inside the region where its theorem
+is proven and ``mechopt verify`` finds it holding; elsewhere it is
+``feasible`` (audited, unproven) or ``infeasible_point`` (its mechanism fails
+the audit), with the message naming the theorem and why it is not proven
+there (:func:`mechopt.problems.theorem.theorem_result`).
+``extras["claim"]`` is the id of the verify claim that checks it.
 
 Examples
 --------
->>> from mechopt.solvers.closed_form import ClosedFormSolver
->>> ClosedFormSolver.name
-'closed-form'
+>>> import mechopt
+>>> from mechopt.problems.lip import LIPBinary
+>>> r = mechopt.solve(LIPBinary(p1=0.4, eps=1.0), solver="closed-form")
+>>> r.status.value, r.proof, r.extras["claim"]
+('optimal', 'theorem', 'lip.thm2')
+>>> r = mechopt.solve(LIPBinary(p1=0.1, eps=1.0), solver="closed-form")    # outside Theorem 2's region
+>>> r.status.value, r.proof
+('infeasible_point', None)
 """
 from __future__ import annotations
 

@@ -61,7 +61,8 @@ def test_theorem2_pairs_private_exactly_in_region(p1, eps):
 def test_theorem2_outside_region_is_not_private_and_below_optimum():
     prob = LIPBinary(p1=0.1, eps=1.0)
     res = mechopt.solve(prob, solver="closed-form")
-    assert res.status.value == "optimal_inaccurate" and res.violation > 0.8
+    assert res.status.value == "infeasible_point" and res.proof is None and res.violation > 0.8
+    assert "not proven here" in res.message and res.extras["claim"] == "lip.thm2"
     opt, _ = cf.binary_lip_optimum(0.1, 1.0)
     assert res.value < opt - 0.02
 

@@ -28,7 +28,11 @@ def test_instance(inst):
     if "closed-form" in registry.solvers_for(prob):
         cf = mechopt.solve(prob, solver="closed-form")
         assert cf.certificate is None
+        assert cf.extras["claim"].startswith("lip.")
         if cf.violation <= 1e-7:                     # a private closed form can never beat the optimum
             assert cf.value >= ex.value - 1e-7
+            assert cf.status.value in ("optimal", "feasible")
+            if cf.status.value == "optimal":         # a proven theorem is the certified optimum
+                assert cf.proof == "theorem" and cf.value == pytest.approx(ex.value, rel=1e-7, abs=1e-9)
         else:                                        # a non-private one is flagged, not trusted
-            assert cf.status.value == "optimal_inaccurate"
+            assert cf.status.value == "infeasible_point" and cf.proof is None
