@@ -4,8 +4,11 @@ Examples
 --------
 >>> import mechopt
 >>> r = mechopt.design(prior="0.2,0.8", notion="lip", utility="histogram", eps=0.5, solver="sqp")
->>> r.status.value, r.sense, r.violation <= 1e-7
-('optimal', 'min', True)
+>>> r.status.value, r.sense, r.violation <= 1e-7          # a local method: no proof of optimality
+('locally_optimal', 'min', True)
+>>> r = mechopt.design(prior="0.2,0.8", notion="lip", utility="histogram", eps=0.5, solver="exact")
+>>> r.status.value, r.proof                               # optimal only with a proof
+('optimal', 'certificate')
 """
 from __future__ import annotations
 

@@ -24,18 +24,23 @@ __all__ = ["solve", "design", "audit_result"]
 def audit_result(problem: Problem, result: Result) -> Result:
     """Re-audit ``result`` from the problem data and give it the status its evidence supports.
 
-    * A mechanism that is not private within ``privacy_tol``, or not a channel,
-      makes the result ``infeasible_point`` whatever the solver said.
+    * A mechanism that is not private within ``privacy_tol``, or not a channel
+      (the problem's audit lists a reason or rejects it), makes the result
+      ``infeasible_point`` whatever the solver said.
     * ``optimal`` needs a proof (:data:`mechopt.result.PROOFS`): a certificate
       within ``gap_tol`` (else ``optimal_inaccurate``), or ``Result.proof``
       naming a convex program, an eigenproblem or a theorem in its proven
       region; without one it is ``feasible``.
     * A reported value that the mechanism does not give demotes ``optimal`` to
-      ``optimal_inaccurate``.
+      ``optimal_inaccurate`` (any other status keeps its word; the message
+      says so).
     """
     res = result
     if result.status.has_solution and result.mechanism is not None:
-        aud = problem.audit(result)
+        try:
+            aud = problem.audit(result)
+        except ProblemError as exc:      # the returned mechanism is not one (e.g. rows not probabilities)
+            return _proof_status(result.demote(Status.INFEASIBLE_POINT, f"audit: {exc}"))
         res = result.replace(violation=aud.violation, eps_audited=aud.eps_audited,
                              notion=aud.notion or result.notion,
                              eps=aud.eps if aud.eps is not None else result.eps)
@@ -46,7 +51,9 @@ def audit_result(problem: Problem, result: Result) -> Result:
         if aud.value is not None and res.value is not None:
             dev = abs(aud.value - res.value) / max(1.0, abs(aud.value))
             if dev > settings.tolerance("value_match"):
-                res = res.downgrade(f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}")
+                why = f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}"
+                res = res.downgrade(why) if res.status is Status.OPTIMAL else res.replace(
+                    message=f"{res.message}; {why}" if res.message else why)
     return _proof_status(res)
 
 

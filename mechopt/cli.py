@@ -13,7 +13,8 @@ Subcommands (the contract of design.md; each solving command takes
     mechopt bench     [--quick] [--json] [--out FILE.md]
 
 Exit codes: 0 success; 1 the command ran but produced no answer (a design
-without a solution, a figure that failed); 2 bad input or any
+without a solution or whose mechanism fails its audit, ``infeasible_point``;
+a figure that failed); 2 bad input or any
 :class:`~mechopt.errors.MechoptError`, an unreadable file, bad TOML/JSON or an
 interrupt — always ONE line ``mechopt: error: ...`` on stderr and no
 traceback (``--traceback`` shows it for debugging). ``--json`` prints exactly
@@ -37,9 +38,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import MechoptError
-from .result import jsonable
+from .result import MEANINGS, Result, Status, jsonable, vocabulary
 
-__all__ = ["main", "build_parser", "emit_json", "fmt", "CLIError", "check_out_file", "check_out_dir"]
+__all__ = ["main", "build_parser", "emit_json", "fmt", "status_line", "CLIError", "check_out_file", "check_out_dir"]
 
 PROG = "mechopt"
 EPILOG = """examples:
@@ -48,7 +49,10 @@ EPILOG = """examples:
   mechopt audit mech.json --prior 0.1,0.2,0.7       # smallest eps under LDP, LIP, MIP
   mechopt verify --paper lip --json                 # the theorems, checked numerically
   mechopt sweep lip-tradeoff --out lip.jsonl --plot lip.png
-exit codes: 0 ok; 1 no answer (no solution, a failed figure); 2 bad input (one line on stderr)"""
+exit codes: 0 ok; 1 no answer (no solution, a mechanism that fails its audit, a failed figure);
+  2 bad input (one line on stderr)
+"optimal" is said only with a proof (see docs/status.rst):
+""" + vocabulary()
 
 
 class CLIError(Exception):
@@ -82,6 +86,25 @@ def fmt(value: Any, digits: int = 6) -> str:
             return str(value)
         return f"{v:.{digits}g}"
     return str(value)
+
+
+def status_line(res: Result) -> str:
+    """The status with what backs it: the proof (and gap) for ``optimal``, else the word's meaning.
+
+    Examples
+    --------
+    >>> from mechopt.result import Certificate, Result
+    >>> r = Result(status="optimal", value=1.0, sense="min", objective="mse", proof="certificate",
+    ...            certificate=Certificate(1.0, 1e-16))
+    >>> status_line(r)
+    'optimal (proof: certificate, gap 1e-16)'
+    >>> status_line(r.replace(status="locally_optimal", proof=None, certificate=None))
+    'locally_optimal (a local method converged; audited, no global proof)'
+    """
+    if res.status is Status.OPTIMAL:
+        gap = "" if res.certificate is None else f", gap {fmt(res.certificate.gap, 3)}"
+        return f"optimal (proof: {res.proof or 'none'}{gap})"
+    return f"{res.status.value} ({MEANINGS[res.status]})"
 
 
 def emit_json(doc: Any) -> None:

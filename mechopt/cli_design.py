@@ -41,16 +41,23 @@ from typing import Any
 import numpy as np
 
 from .errors import ParamError, ProblemError
-from .result import Result
+from .result import Result, Status, vocabulary
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
+
+DESIGN_EPILOG = ("The result's status says what is proven: exact and search (certificate), conic (convex),\n"
+                 "spectral (eigenproblem) and a closed form inside its proven region (theorem) may say\n"
+                 "optimal; sqp and gd-penalty at best locally_optimal; greedy and anneal feasible.\n"
+                 "Exit code 1 when there is no mechanism or it fails its audit (infeasible_point).\n\n"
+                 + vocabulary())
 
 
 def register(sub: Any) -> None:
     from .cli import positive_float
 
     p = sub.add_parser("design", help="design a mechanism for a custom or catalog problem",
-                       description="Design a mechanism: from flags, from --problem ID --set k=v, or from --spec FILE.toml.")
+                       description="Design a mechanism: from flags, from --problem ID --set k=v, or from --spec FILE.toml.",
+                       epilog=DESIGN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = p.add_argument_group("problem (one of: flags, --problem, --spec)")
     src.add_argument("--problem", metavar="ID", help="a catalog problem id (mechopt.registry.problem_ids())")
     src.add_argument("--set", dest="assign", action="append", default=[], metavar="KEY=VALUE",
@@ -325,7 +332,7 @@ def run_design(args: argparse.Namespace) -> int:
         emit_json(res.to_dict())
     else:
         print(describe(problem, res))
-    return 0 if res.status.has_solution else 1
+    return 0 if res.status.has_solution and res.status is not Status.INFEASIBLE_POINT else 1
 
 
 def _write_out(path: str, problem: Any, res: Result) -> None:
@@ -348,12 +355,12 @@ def _write_out(path: str, problem: Any, res: Result) -> None:
 
 def describe(problem: Any, res: Result) -> str:
     """The human-readable design report."""
-    from .cli import fmt
+    from .cli import fmt, status_line
 
     cert = res.certificate
     lines = [f"problem      {getattr(problem, 'id', type(problem).__name__)}",
              f"solver       {res.solver}",
-             f"status       {res.status.value}",
+             f"status       {status_line(res)}",
              f"value        {fmt(res.value, 10)}  ({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
              f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}  audited eps={fmt(res.eps_audited)}"
              f"  violation={fmt(res.violation, 3)}",

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Status", "Certificate", "Result", "jsonable", "PROOFS"]
+__all__ = ["Status", "Certificate", "Result", "jsonable", "PROOFS", "MEANINGS", "vocabulary"]
 
 
 class Status(str, Enum):
@@ -84,6 +84,21 @@ class Status(str, Enum):
         return self is Status.OPTIMAL
 
 
+#: One line per status (the CLI help and text reports print these).
+MEANINGS = {
+    Status.OPTIMAL: "proven optimal (Result.proof says how) and audited",
+    Status.OPTIMAL_INACCURATE: "a proof was attempted but holds only to a looser tolerance",
+    Status.LOCALLY_OPTIMAL: "a local method converged; audited, no global proof",
+    Status.FEASIBLE: "audited but unproven: a heuristic, a closed form outside its proven region",
+    Status.INFEASIBLE_POINT: "a mechanism came back but fails its audit: not an answer",
+    Status.INFEASIBLE: "the problem has no admissible mechanism",
+    Status.UNBOUNDED: "the problem has no finite optimum",
+    Status.ITERATION_LIMIT: "an iteration limit stopped the method (best point so far, if any)",
+    Status.TIME_LIMIT: "the time limit stopped the method (best point so far, if any)",
+    Status.NUMERICAL_ERROR: "the method failed numerically",
+    Status.SOLVER_ERROR: "the backend failed",
+}
+
 #: What ``Result.proof`` may say: why an ``optimal`` answer is proven.
 PROOFS = {
     "certificate": "a dual bound within the gap tolerance (Result.certificate)",
@@ -91,6 +106,21 @@ PROOFS = {
     "eigenproblem": "the global ground state of a symmetric eigenproblem",
     "theorem": "a closed form inside the region where its theorem is proven",
 }
+
+
+def vocabulary(width: int = 20) -> str:
+    """The status words and the proofs, one per line, for help texts.
+
+    Examples
+    --------
+    >>> print(vocabulary().splitlines()[0])
+    statuses:
+    >>> "  locally_optimal     a local method converged" in vocabulary()
+    True
+    """
+    lines = ["statuses:"] + [f"  {s.value:<{width}}{MEANINGS[s]}" for s in Status]
+    lines += ["proofs (Result.proof, for optimal):"] + [f"  {k:<{width}}{v}" for k, v in PROOFS.items()]
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

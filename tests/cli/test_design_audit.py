@@ -21,8 +21,8 @@ def test_design_json_contract(cli):
     assert {"status", "value", "objective", "sense", "mechanism", "privacy", "certificate", "solver",
             "time_s"} <= set(doc)
     assert set(doc["privacy"]) == {"notion", "eps", "violation", "eps_audited"}
-    assert doc["status"] == "optimal" and doc["sense"] == "min" and doc["solver"] == "sqp"
-    assert doc["certificate"] is None            # SQP is a local method: no bound
+    assert doc["status"] == "locally_optimal" and doc["sense"] == "min" and doc["solver"] == "sqp"
+    assert doc["certificate"] is None and doc["proof"] is None      # SQP is a local method: no bound, no proof
     Q = np.array(doc["mechanism"])
     P = np.array([0.3, 0.7])
     assert np.allclose(Q.sum(axis=1), 1.0)
@@ -39,6 +39,35 @@ def test_design_human_output_has_mechanism_and_certificate(cli):
     assert run.code == 0
     assert "certificate  none" in run.out and "x=0" in run.out and "x=1" in run.out
     assert "nan" not in run.out.lower()
+
+
+def test_design_reports_the_proof_of_optimal(cli):
+    exact = [a if a != "sqp" else "exact" for a in DESIGN[:-2]]
+    doc = cli(*exact, "--json").json()
+    assert doc["status"] == "optimal" and doc["proof"] == "certificate" and doc["certificate"]["gap"] <= 1e-9
+    run = cli(*exact)
+    assert run.code == 0 and "status       optimal (proof: certificate, gap " in run.out
+    local = cli(*DESIGN)
+    assert "status       locally_optimal (a local method converged" in local.out
+
+
+def test_design_closed_form_outside_its_region_is_not_an_answer(cli):
+    base = ["design", "--problem", "lip-binary", "--set", "eps=1", "--solver", "closed-form"]
+    inside = cli(*base, "--set", "p1=0.4", "--json")
+    doc = inside.json()
+    assert inside.code == 0 and doc["status"] == "optimal" and doc["proof"] == "theorem"
+    assert doc["extras"]["claim"] == "lip.thm2"
+    outside = cli(*base, "--set", "p1=0.1")
+    assert outside.code == 1 and "status       infeasible_point" in outside.out and "not proven here" in outside.out
+
+
+def test_help_lists_the_status_vocabulary(cli):
+    from mechopt.result import PROOFS, Status
+
+    for argv in (["--help"], ["design", "--help"]):
+        run = cli(*argv)
+        assert run.code == 0
+        assert all(f"  {s.value} " in run.out for s in Status) and all(f"  {p} " in run.out for p in PROOFS)
 
 
 def test_problem_set_equals_flags(cli):

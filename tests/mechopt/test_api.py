@@ -11,10 +11,10 @@ from mechopt.solver import Solver
 
 
 class Liar(Solver):
-    """Returns whatever mechanism/value/certificate it is told to: the audit must catch lies."""
+    """Returns whatever mechanism/value/certificate/proof it is told to: the audit must catch lies."""
 
     name = "liar"
-    options = {"Q": None, "value": None, "bound": None}
+    options = {"Q": None, "value": None, "bound": None, "proof": None}
 
     def can_solve(self, problem):
         return True
@@ -22,14 +22,23 @@ class Liar(Solver):
     def _solve(self, problem, opts):
         cert = None if opts["bound"] is None else Certificate(opts["bound"], 0.0)
         return Result(status="optimal", value=opts["value"], sense=problem.sense, objective=problem.objective,
-                      mechanism=opts["Q"], certificate=cert)
+                      mechanism=opts["Q"], certificate=cert, proof=opts["proof"])
+
+
+class LocalLiar(Liar):
+    """A local method that claims ``optimal``: Solver.solve caps it at ``locally_optimal``."""
+
+    name = "local-liar"
+    guarantee = "local"
 
 
 @pytest.fixture
 def liar():
     registry.register_solver("liar", Liar)
+    registry.register_solver("local-liar", LocalLiar)
     yield
     registry._extra_solvers.pop("liar")
+    registry._extra_solvers.pop("local-liar")
 
 
 @pytest.fixture
@@ -39,9 +48,33 @@ def prob():
 
 def test_non_private_mechanism_is_downgraded(liar, prob):
     Q = np.eye(2)
-    r = mechopt.solve(prob, solver="liar", Q=Q, value=prob.evaluate(Q))
-    assert r.status is Status.OPTIMAL_INACCURATE and "privacy violated" in r.message
+    r = mechopt.solve(prob, solver="liar", Q=Q, value=prob.evaluate(Q), bound=prob.evaluate(Q))
+    assert r.status is Status.INFEASIBLE_POINT and "privacy violated" in r.message and r.proof is None
     assert r.violation == float("inf") and r.notion == "lip" and r.eps == 0.5
+
+
+def test_not_a_channel_is_an_infeasible_point(liar, prob):
+    r = mechopt.solve(prob, solver="liar", Q=np.array([[0.7, 0.7], [0.5, 0.5]]), value=0.1, proof="theorem")
+    assert r.status is Status.INFEASIBLE_POINT and r.proof is None and "audit:" in r.message
+
+
+def test_optimal_without_a_proof_is_only_feasible(liar, prob):
+    Q = np.full((2, 2), 0.5)
+    r = mechopt.solve(prob, solver="liar", Q=Q, value=prob.evaluate(Q))
+    assert r.status is Status.FEASIBLE and r.proof is None and "no proof of optimality" in r.message
+    bogus = mechopt.solve(prob, solver="liar", Q=Q, value=prob.evaluate(Q), proof="trust me")
+    assert bogus.status is Status.FEASIBLE and bogus.proof is None
+    named = mechopt.solve(prob, solver="liar", Q=Q, value=prob.evaluate(Q), proof="convex")
+    assert named.status is Status.OPTIMAL and named.proof == "convex"
+
+
+def test_a_local_method_is_capped_at_locally_optimal(liar, prob):
+    Q = np.full((2, 2), 0.5)
+    v = prob.evaluate(Q)
+    r = mechopt.solve(prob, solver="local-liar", Q=Q, value=v, bound=v, proof="certificate")
+    assert r.status is Status.LOCALLY_OPTIMAL and r.proof is None
+    wrong = mechopt.solve(prob, solver="local-liar", Q=Q, value=0.1)
+    assert wrong.status is Status.LOCALLY_OPTIMAL and "mechanism gives" in wrong.message   # said, not hidden
 
 
 def test_wrong_value_is_downgraded(liar, prob):
@@ -55,8 +88,9 @@ def test_bad_certificate_gap_is_recomputed_and_downgraded(liar, prob):
     v = prob.evaluate(Q)
     r = mechopt.solve(prob, solver="liar", Q=Q, value=v, bound=v - 0.2)
     assert r.certificate.gap == pytest.approx(0.2) and r.status is Status.OPTIMAL_INACCURATE
+    assert r.proof is None
     ok = mechopt.solve(prob, solver="liar", Q=Q, value=v, bound=v)
-    assert ok.status is Status.OPTIMAL and ok.violation == 0.0
+    assert ok.status is Status.OPTIMAL and ok.violation == 0.0 and ok.proof == "certificate"
 
 
 def test_unknown_solver_and_option(prob):

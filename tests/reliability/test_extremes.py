@@ -180,7 +180,9 @@ def test_kss_l2_tiny_eps_value_matches_its_mechanism() -> None:
     agrees with the exact value 9.00000000000075e8 (50-digit arithmetic)."""
     prob = get_problem("kss-l2").from_params(prior="uniform:4", eps=1e-6, n=10000)
     r = mechopt.solve(prob, solver="closed-form")
-    assert r.status is Status.OPTIMAL, r.message
+    # Theorems 3.1-3.2 are proven among power-set mechanisms only: feasible, and the audit agrees on the value
+    assert r.status is Status.FEASIBLE and "reported value" not in r.message, r.message
+    assert abs(prob.audit(r).value / r.value - 1) <= 1e-9
     assert abs(r.value / 900000000.000075 - 1) <= 1e-9
     from mechopt.oracles_ksubset import KSubset
     assert abs(prob.evaluate(KSubset(4, 1e-6, k=2).matrix()) / 900000000.000075 - 1) <= 1e-8
@@ -230,7 +232,7 @@ def test_one_symbol_support_sqp() -> None:
     """Prior (1, 0): sqp crashed with a raw IndexError from scipy (no cone rows); now the trivial optimum."""
     prob = ChannelDesign.from_params(prior=[1.0, 0.0], notion="ldp", utility="mi", eps=1.0)
     r = mechopt.solve(prob, solver="sqp", n_starts=1)
-    assert r.status is Status.OPTIMAL and r.value == pytest.approx(0.0, abs=1e-12)
+    assert r.status is Status.LOCALLY_OPTIMAL and r.value == pytest.approx(0.0, abs=1e-12)
 
 
 # -- d up to the documented limits --------------------------------------------------------------
