@@ -523,11 +523,16 @@ def cli_available() -> bool:
 
 
 class RunDirective(SphinxDirective):
-    """Commands to copy; with the CLI installed they run during the build and show their output."""
+    """Commands to copy; with the CLI installed they run during the build and show their output.
+
+    ``:exit: N`` is the exit code every command is expected to return (default 0; e.g. 1 for a
+    design whose mechanism fails its audit); any other code is a build warning.
+    """
 
     has_content = True
     option_spec = {"timeout": directives.positive_int, "no-run": directives.flag,
-                   "max-lines": directives.positive_int, "requires": directives.unchanged}
+                   "max-lines": directives.positive_int, "requires": directives.unchanged,
+                   "exit": directives.nonnegative_int}
 
     def run(self) -> list[nodes.Node]:
         self.env.note_reread()
@@ -575,9 +580,10 @@ class RunDirective(SphinxDirective):
             logger.warning(f"mechopt-run: {cmd!r} timed out", location=self.get_location())
             return "(timed out during the docs build)"
         out = proc.stdout.rstrip()
-        if proc.returncode != 0:
-            logger.warning(f"mechopt-run: {cmd!r} exited with {proc.returncode}: {proc.stderr.strip()[-300:]}",
-                           location=self.get_location())
+        expected = self.options.get("exit", 0)
+        if proc.returncode != expected:
+            logger.warning(f"mechopt-run: {cmd!r} exited with {proc.returncode} (expected {expected}): "
+                           f"{proc.stderr.strip()[-300:]}", location=self.get_location())
             out = (out + "\n" + proc.stderr.rstrip()).strip()
         limit = self.options.get("max-lines", 60)
         lines = out.splitlines()

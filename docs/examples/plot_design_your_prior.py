@@ -25,7 +25,7 @@ best = ("exact", {}) if "exact" in mechopt.registry.solver_names() else ("sqp", 
 res = mechopt.design(prior="0.1,0.2,0.7", notion="lip", utility="mse", values=[0, 1, 2],
                      eps=1.0, solver=best[0], **best[1])
 print("solver:", res.solver, "| certificate:", res.certificate)
-print(res.status.value, res.sense, res.objective, "value =", round(res.value, 6))
+print(res.status.value, "proof:", res.proof, res.sense, res.objective, "value =", round(res.value, 6))
 print("privacy:", res.notion, "eps =", res.eps, "audited eps =", round(res.eps_audited, 6),
       "violation =", res.violation)
 print("Q (rows are inputs x, columns outputs y):")
@@ -35,7 +35,7 @@ print(np.round(res.Q, 4))
 # The same through a problem object, which lets you try several solvers on one
 # instance. Which solvers apply is decided by the forms the problem offers. (When the
 # LIP paper's module is installed, ``closed-form`` applies too, and comes back
-# ``optimal_inaccurate``: Theorem 3's channel is not ε-LIP for a prior with
+# ``infeasible_point``: Theorem 3's channel is not ε-LIP for a prior with
 # ``min P < 1/(1 + e^ε)`` — the audit catches it.)
 problem = ChannelDesign.from_params(prior="0.1,0.2,0.7", notion="lip", utility="mse",
                                     values="0,1,2", eps=1.0)
