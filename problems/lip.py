@@ -186,18 +186,14 @@ class LIPBinary(_LIPChannel):
     def closed_form(self) -> Result:
         """Theorem 2 + Proposition 3 (value eq. (21)) for LIP; Proposition 4 (value eq. (24)) for LDP.
 
-        Where each is proven (``mechopt verify``):
-
-        * Theorem 2 / Proposition 3 (LIP paper Section IV-A, eqs. (15)–(21);
-          claims ``lip.thm2``, ``lip.prop3``: holds-in-region) are stated for
-          every P1, but the channel q0 = P1 e^{-ε}, q1 = (1 − P1) e^{-ε} keeps
-          the output marginal λ = P, and then the constraint (19) on the entry
-          P(Y=x | X=x) holds iff min(P1, 1 − P1) ≥ 1/(1 + e^ε), i.e.
-          max(P1, 1 − P1) ≤ e^ε/(1 + e^ε) (:func:`~.lip_closed.binary_lip_region`).
-          Inside: ``optimal`` (theorem). Outside the channel is not ε-LIP and
-          eq. (21) lies below the optimum: ``infeasible_point`` (the certified
-          optimum is :func:`~.lip_closed.binary_lip_optimum`).
-        * Proposition 4 (eq. (24); claim ``lip.prop4``: holds) for every P1, ε.
+        Where each is proven (``mechopt verify``): Theorem 2 / Proposition 3 (LIP
+        paper Section IV-A, eqs. (15)–(21); claims ``lip.thm2``, ``lip.prop3``:
+        holds-in-region) are stated for every P1, but their channel keeps λ = P,
+        so the constraint (19) on P(Y=x | X=x) holds iff max(P1, 1 − P1) ≤
+        e^ε/(1 + e^ε) (:func:`~.lip_closed.binary_lip_region`): inside
+        ``optimal`` (theorem); outside the channel is not ε-LIP and eq. (21) is
+        below the optimum (:func:`~.lip_closed.binary_lip_optimum`):
+        ``infeasible_point``. Proposition 4 (eq. (24); ``lip.prop4``) holds everywhere.
 
         >>> LIPBinary(p1=0.05, eps=1.0).closed_form().status.value
         'infeasible_point'
