@@ -25,7 +25,7 @@ __all__ = ["Status", "Certificate", "Result", "jsonable", "PROOFS", "MEANINGS", 
 
 
 class Status(str, Enum):
-    """The closed status vocabulary shared by every solver (docs: ``concepts/status``).
+    """The closed status vocabulary shared by every solver (see :doc:`/status`).
 
     The words follow the optimization field (MathOptInterface ``OPTIMAL`` /
     ``LOCALLY_SOLVED``, Pyomo ``globallyOptimal`` / ``locallyOptimal`` /
