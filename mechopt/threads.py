@@ -17,6 +17,8 @@ The context is re-entrant and process-wide: the pools go to one thread when
 the first solve of the process (in any Python thread) enters, and back to
 their previous sizes when the last one leaves, so concurrent solves in one
 process (a threaded Dask worker) never restore the pools under each other.
+Code outside mechopt that changes the pools from another thread while a solve
+runs is not coordinated with.
 
 Examples
 --------
@@ -68,6 +70,7 @@ def single_threaded() -> Iterator[None]:
     global _DEPTH, _LIMITER
     with _LOCK:
         if _DEPTH == 0:
+            _release_openblas()
             _LIMITER = _controller().limit(limits=1)
         _DEPTH += 1
     try:
@@ -78,6 +81,23 @@ def single_threaded() -> Iterator[None]:
             if _DEPTH == 0:
                 limiter, _LIMITER = _LIMITER, None
                 limiter.restore_original_limits()
+                _release_openblas()
+
+
+def _release_openblas() -> None:
+    """Let any thread set OpenBLAS's (process-wide) pool size next.
+
+    threadpoolctl ≥ 3.6 lets only the first thread that set an OpenBLAS limit
+    change it again ("controlling thread") and silently ignores the others, so
+    a threaded Dask worker would run with the full pool after the main thread
+    once solved something. Only the outermost entry and exit (under ``_LOCK``)
+    call this, when no mechopt solve of the process holds the pools.
+    """
+    from threadpoolctl import OpenBLASController
+
+    clear = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if clear is not None:
+        clear(force=True)
 
 
 def active() -> bool:
