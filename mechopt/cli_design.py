@@ -333,11 +333,11 @@ def run_design(args: argparse.Namespace) -> int:
     check_out_file(args.out)
     notes: list[str] = []
     problem, solver, options, tl = build_problem(args, notes)
-    for note in notes:
-        print(f"mechopt: note: {note}", file=sys.stderr)
     if tl is not None:
         options["time_limit"] = tl
     res = solve(problem, solver=solver, **options)
+    for note in notes:   # after the solve: a failure stays one error line
+        print(f"mechopt: note: {note}", file=sys.stderr)
     if notes:
         res = res.replace(message="; ".join(filter(None, [res.message, *notes])))
     if args.out:

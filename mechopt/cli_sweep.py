@@ -81,12 +81,12 @@ def run_sweep(args: argparse.Namespace) -> int:
             if name not in solver_names():
                 get_solver(name)   # SolverNotFound naming what exists
         spec, notes = with_solvers(spec, args.solver)
-        for note in notes:
-            print(f"mechopt: note: {note}", file=sys.stderr)
     if args.time_limit is not None:
         spec = replace(spec, time_limit=args.time_limit)
     lines = sweep(spec, args.out, jobs=args.jobs, scheduler=args.scheduler, resume=args.resume,
                   overwrite=args.force, progress=args.progress)
+    for note in notes:   # after the run: a failure stays one error line
+        print(f"mechopt: note: {note}", file=sys.stderr)
     png = plot_sweep(lines, args.plot, spec.plot_x, spec.description or None) if args.plot else None
     if args.json:
         emit_json({"lines": lines, "out": args.out, "plot": None if png is None else str(png), "notes": notes})
