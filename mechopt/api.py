@@ -17,6 +17,7 @@ from . import registry, settings
 from .errors import ProblemError, SolverNotFound
 from .problem import Problem
 from .result import PROOFS, Certificate, Result, Status
+from .threads import single_threaded
 
 __all__ = ["solve", "design", "audit_result"]
 
@@ -106,7 +107,7 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
     known = {f.name for f in fields(settings.Tolerances)}
     tols = {k.removesuffix("_tol"): options.pop(k) for k in list(options)
             if k.endswith("_tol") and k.removesuffix("_tol") in known}
-    with settings.override(**tols):
+    with settings.override(**tols), single_threaded():   # BLAS thread count must not change the numbers
         return audit_result(problem, backend.solve(problem, **options))
 
 

@@ -1,7 +1,9 @@
 """The ``mechopt`` command line: argument parsing, dispatch and error handling.
 
 Subcommands (the contract of design.md; each solving command takes
-``--time-limit SECONDS``)::
+``--time-limit SECONDS``, a wall-clock limit that is off by default: every
+solver stops on its own iteration cap, so the numbers do not depend on the
+machine)::
 
     mechopt compare   [--problem ID ...] [--solver NAME ...] [--json] [--plot DIR]
     mechopt design    (--problem ID | --spec FILE.toml | --notion N --utility U --prior P --eps E ...)
@@ -10,6 +12,7 @@ Subcommands (the contract of design.md; each solving command takes
     mechopt audit     MECHANISM.json --prior P [--json]
     mechopt reproduce FIGURE_ID ... [--out DIR] [--json] [--list] [--quick]
     mechopt sweep     SPEC.toml [--out FILE.jsonl] [--jobs N] [--scheduler ADDRESS] [--resume]
+                      [--solver NAME ...]
     mechopt bench     [--quick] [--json] [--out FILE.md]
 
 Exit codes: 0 success; 1 the command ran but produced no answer (a design

@@ -9,8 +9,8 @@
 * a TOML spec ``--spec FILE.toml``::
 
       problem = "design"          # optional, default "design"
-      solver = "sqp"              # optional
-      time_limit = 30             # optional, seconds
+      solver = "sqp"              # optional; --solver NAME wins (the options of another solver are then dropped)
+      time_limit = 30             # optional, wall-clock seconds (default none)
       [params]                    # ProblemClass.from_params(**params)
       prior = "0.1,0.2,0.7"
       notion = "graph-ldp"
@@ -69,10 +69,12 @@ def register(sub: Any) -> None:
     src.add_argument("--eps", help="privacy level ε > 0")
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae")
     src.add_argument("--graph", metavar="FILE", help="policy graph (edge list, .graphml, .gml, node-link .json)")
-    p.add_argument("--solver", metavar="NAME", help="a registered solver (default: the first that applies)")
+    p.add_argument("--solver", metavar="NAME", help="a registered solver (default: the spec's, else the first that "
+                   "applies); a spec's options for another solver are dropped with a note")
     p.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
                    help="a solver option, value parsed as JSON when it can be (repeatable)")
-    p.add_argument("--time-limit", type=positive_float, metavar="SECONDS")
+    p.add_argument("--time-limit", type=positive_float, metavar="SECONDS",
+                   help="wall-clock limit (default none: the solver stops on its own iteration cap)")
     p.add_argument("--out", metavar="FILE", help="write the mechanism as JSON (read back by mechopt audit)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
@@ -199,8 +201,15 @@ def _resolve_graph(params: dict[str, Any], base: Path | None = None) -> dict[str
     return params
 
 
-def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, Any], float | None]:
-    """(problem, solver, solver options, time limit) from the design arguments."""
+def build_problem(args: argparse.Namespace, notes: list[str] | None = None
+                  ) -> tuple[Any, str | None, dict[str, Any], float | None]:
+    """(problem, solver, solver options, time limit) from the design arguments.
+
+    With ``--spec`` and ``--solver NAME``, the spec's options that belong to
+    another solver are dropped (:func:`mechopt.registry.split_options`); the
+    one-line note saying so is appended to ``notes`` when a list is given.
+    Options given with ``--opt`` are never dropped.
+    """
     from .registry import get_problem
 
     flags = {k: getattr(args, k) for k in ("notion", "utility", "prior", "eps", "values", "graph")
@@ -233,8 +242,15 @@ def build_problem(args: argparse.Namespace) -> tuple[Any, str | None, dict[str, 
                 raise CatalogError(f"{args.spec}: field {key!r} must be {kind}, got {spec[key]!r}")
         pid = spec.get("problem", "design")
         params = _resolve_graph(dict(spec["params"]), spec_path.parent)
+        spec_options = dict(spec.get("options", {}))
+        if solver is not None:
+            from .registry import dropped_note, split_options
+
+            spec_options, dropped = split_options(solver, spec_options, spec.get("solver"))
+            if dropped and notes is not None:
+                notes.append(dropped_note(solver, dropped, str(args.spec)))
         solver = solver or spec.get("solver")
-        options = {**spec.get("options", {}), **options}
+        options = {**spec_options, **options}
         tl = tl if tl is not None else spec.get("time_limit")
     elif args.problem:
         pid, params = args.problem, _resolve_graph(parse_assignments(args.assign))
@@ -322,14 +338,19 @@ def run_design(args: argparse.Namespace) -> int:
     from .cli import check_out_file
 
     check_out_file(args.out)
-    problem, solver, options, tl = build_problem(args)
+    notes: list[str] = []
+    problem, solver, options, tl = build_problem(args, notes)
     if tl is not None:
         options["time_limit"] = tl
     res = solve(problem, solver=solver, **options)
+    for note in notes:   # after the solve: a failure stays one error line
+        print(f"mechopt: note: {note}", file=sys.stderr)
+    if notes:
+        res = res.replace(message="; ".join(filter(None, [res.message, *notes])))
     if args.out:
         _write_out(args.out, problem, res)
     if args.json:
-        emit_json(res.to_dict())
+        emit_json({**res.to_dict(), "notes": notes})
     else:
         print(describe(problem, res))
     return 0 if res.status.has_solution and res.status is not Status.INFEASIBLE_POINT else 1

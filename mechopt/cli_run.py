@@ -43,13 +43,14 @@ def register(sub: Any) -> None:
     c.add_argument("--catalog", action="append", metavar="FILE.toml",
                    help="use this catalog file instead of the built-in one (repeatable)")
     c.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
-                   help="per-row time limit (default 10 s; a catalog instance's own time_limit wins)")
+                   help="per-row wall-clock limit (default: none, every solver stops on its own iteration "
+                        "cap, so rows do not depend on the machine; a catalog instance's own time_limit wins)")
     c.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="rows in parallel (local processes)")
     c.add_argument("--budget", type=positive_float, metavar="SECONDS",
                    help="total time; rows not started when it is used up are reported as skipped")
     c.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
                    help="run each row in a forked process killed at 2 x its time limit + 2 s "
-                        "(default: on where fork exists, with --jobs 1)")
+                        "(default: on where fork exists, with --jobs 1 and a time limit)")
     c.add_argument("--plot", metavar="DIR", help="write one PNG per problem into DIR")
     c.add_argument("--progress", action="store_true", default=None, help="progress bar even when stderr is not a TTY")
     c.add_argument("--list", action="store_true", help="list the catalog instances and exit")
@@ -108,7 +109,8 @@ def run_compare(args: argparse.Namespace) -> int:
         from .errors import ParamError
 
         raise ParamError("--budget works with --jobs 1 only")
-    isolate = args.isolate if args.isolate is not None else (can_isolate() and args.jobs == 1)
+    limited = tl is not None or any(i.time_limit is not None for i in instances or [])
+    isolate = args.isolate if args.isolate is not None else (can_isolate() and args.jobs == 1 and limited)
     rows = compare(args.problem, args.solver, instances=instances, time_limit=tl, jobs=args.jobs,
                    progress=args.progress, budget=args.budget, isolate=isolate)
     wall = time.perf_counter() - t0

@@ -15,6 +15,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,12 @@ def register(sub: Any) -> None:
     s.add_argument("--scheduler", metavar="ADDRESS", help="a Dask distributed scheduler, e.g. tcp://host:8786")
     s.add_argument("--resume", action="store_true", help="skip the points already in --out")
     s.add_argument("--force", action="store_true", help="overwrite an existing --out instead of refusing")
-    s.add_argument("--time-limit", type=positive_float, metavar="SECONDS", help="per point (overrides the spec)")
+    s.add_argument("--solver", action="append", metavar="NAME",
+                   help="run this solver instead of the spec's (repeatable); options of the spec's other solvers "
+                        "are dropped with a note, shared ones (seed, time_limit, *_tol) kept")
+    s.add_argument("--time-limit", type=positive_float, metavar="SECONDS",
+                   help="wall-clock limit per point (overrides the spec; default none: every solver stops on its "
+                        "own iteration cap, so the numbers do not depend on the machine)")
     s.add_argument("--plot", metavar="PNG", help="plot the tradeoff curves")
     s.add_argument("--progress", action="store_true", default=None)
     s.add_argument("--json", action="store_true", help="print {\"lines\": [...]} as one JSON document")
@@ -66,13 +72,24 @@ def run_sweep(args: argparse.Namespace) -> int:
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
     spec = load_spec(args.spec)
+    notes: list[str] = []
+    if args.solver:
+        from .registry import get_solver, solver_names
+        from .sweep_spec import with_solvers
+
+        for name in args.solver:
+            if name not in solver_names():
+                get_solver(name)   # SolverNotFound naming what exists
+        spec, notes = with_solvers(spec, args.solver)
     if args.time_limit is not None:
         spec = replace(spec, time_limit=args.time_limit)
     lines = sweep(spec, args.out, jobs=args.jobs, scheduler=args.scheduler, resume=args.resume,
                   overwrite=args.force, progress=args.progress)
+    for note in notes:   # after the run: a failure stays one error line
+        print(f"mechopt: note: {note}", file=sys.stderr)
     png = plot_sweep(lines, args.plot, spec.plot_x, spec.description or None) if args.plot else None
     if args.json:
-        emit_json({"lines": lines, "out": args.out, "plot": None if png is None else str(png)})
+        emit_json({"lines": lines, "out": args.out, "plot": None if png is None else str(png), "notes": notes})
         return 0
     keys = list(spec.grid)
     rows = [[*(ln["point"].get(k) for k in keys), ln["solver"], fmt(ln["value"], 8), fmt(ln["violation"], 2),

@@ -25,6 +25,15 @@ installed solver that ``can_solve`` it (the closed form included, as the
 * a solver that raises gives a row with status ``solver_error``, the message,
   and the flag ``error`` — never a crash.
 
+Rows are deterministic: there is no wall-clock limit by default
+(:data:`DEFAULT_TIME_LIMIT` is None); every solver stops on its own
+iteration, evaluation or start cap (a cap that is hit is the status
+``iteration_limit``), and solves run with single-threaded BLAS
+(:mod:`mechopt.threads`), so ``jobs=1``, ``jobs=N`` and a loaded machine give
+the same values and statuses. A ``time_limit`` (seconds) is for users who
+want one; a row that hits it has the status ``time_limit`` and its value
+depends on the machine's speed.
+
 Examples
 --------
 >>> from mechopt.catalog import parse_catalog
@@ -37,7 +46,7 @@ Examples
 ... ''')
 >>> rows = compare(instances=inst, solvers=["sqp"])
 >>> [(r["solver"], r["status"]) for r in rows]
-[('sqp', 'optimal')]
+[('sqp', 'locally_optimal')]
 """
 from __future__ import annotations
 
@@ -57,7 +66,8 @@ __all__ = ["compare", "flag_rows", "plot_compare", "hard_deadline", "can_isolate
            "DEFAULT_TIME_LIMIT"]
 
 ROW_FIELDS = ("problem", "instance", "solver", "value", "violation", "gap", "status", "time_s", "flag")
-DEFAULT_TIME_LIMIT = 10.0
+DEFAULT_TIME_LIMIT: float | None = None
+"""Per-row wall-clock limit of :func:`compare` by default: none (limits are iteration caps, see above)."""
 
 
 def _pairs(instances: Sequence[Instance], solvers: Sequence[str] | None) -> list[tuple[Instance, str, Any]]:
@@ -184,7 +194,8 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     instances : sequence of Instance, optional
         Instead of the built-in catalog.
     time_limit : float or None
-        Per-row time limit in seconds (an instance's ``time_limit`` wins).
+        Per-row wall-clock limit in seconds (an instance's ``time_limit``
+        wins); default none, so the rows do not depend on the machine's load.
     jobs : int
         Rows run in parallel on this many local processes (joblib/loky).
     progress : bool or None
@@ -195,7 +206,8 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     isolate : bool
         Run each row (with ``jobs=1``) in a forked process that is killed at
         :func:`hard_deadline` of its time limit, so a solver that ignores its
-        limit, hangs or crashes the interpreter costs one row, not the table.
+        limit, hangs or crashes the interpreter costs one row, not the table
+        (without a time limit only a crash is caught).
 
     Returns
     -------

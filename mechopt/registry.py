@@ -26,7 +26,7 @@ from typing import Any
 
 from .errors import ProblemError, SolverNotFound
 
-__all__ = ["solver_names", "get_solver", "register_solver", "solvers_for",
+__all__ = ["solver_names", "get_solver", "register_solver", "solvers_for", "split_options", "dropped_note",
            "problem_ids", "get_problem", "register_problem", "claims", "figures"]
 
 # Order is preference: the first installed solver that can_solve is the default.
@@ -86,6 +86,80 @@ def register_solver(name: str, cls: Any) -> None:
 def solvers_for(problem: Any) -> list[str]:
     """Installed solvers that can solve ``problem``, in order of preference."""
     return [n for n, cls in _solvers().items() if cls.installed() and cls().can_solve(problem)]
+
+
+def split_options(solver: str, options: dict[str, Any],
+                  written_for: str | None = None) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Split ``options`` into those to pass to ``solver`` and those that belong to another solver.
+
+    Always kept: the options every solver shares (``time_limit``, ``seed``,
+    ``verbose``) and tolerance overrides ``<name>_tol`` (:func:`mechopt.solve`).
+    When the options were ``written_for`` another solver (a spec's
+    ``solver``), its own options are dropped, even where ``solver`` has an
+    option of the same name (``method`` means different things to ``sqp`` and
+    ``exact``). Otherwise a key is dropped when some other registered solver
+    takes it and ``solver`` does not. Keys no registered solver knows are kept,
+    so the solve names the typo.
+
+    Parameters
+    ----------
+    solver : str
+        A registered solver name (unknown names raise :class:`SolverNotFound`).
+    options : dict
+        Options written for some solver (a spec's ``[options]`` table).
+    written_for : str, optional
+        The solver the options were written for.
+
+    Returns
+    -------
+    kept : dict
+    dropped : dict of str to list of str
+        ``{key: [solvers that take it]}``.
+
+    Examples
+    --------
+    >>> split_options("exact", {"n_starts": 8, "seed": 1, "gap_tol": 1e-9, "max_iter": 50})
+    ({'seed': 1, 'gap_tol': 1e-09, 'max_iter': 50}, {'n_starts': ['sqp']})
+    >>> split_options("exact", {"method": "SLSQP", "seed": 1}, written_for="sqp")
+    ({'seed': 1}, {'method': ['sqp']})
+    """
+    from dataclasses import fields
+
+    from . import settings
+
+    table = _solvers()
+    for name in (solver, written_for):
+        if name is not None and name not in table:
+            get_solver(name)   # raises SolverNotFound naming what exists
+    cls = table[solver]
+    tolerances = {f.name for f in fields(settings.Tolerances)}
+    kept: dict[str, Any] = {}
+    dropped: dict[str, list[str]] = {}
+    for key, val in options.items():
+        shared = key in cls.common_options or key.removesuffix("_tol") in tolerances
+        if written_for is not None and written_for != solver:
+            owners = [] if shared or key not in table[written_for].options else [written_for]
+        else:
+            owners = [] if shared or key in cls.options else [n for n, c in table.items() if key in c.options]
+        if owners:
+            dropped[key] = owners
+        else:
+            kept[key] = val
+    return kept, dropped
+
+
+def dropped_note(solver: str, dropped: dict[str, list[str]], where: str = "the spec") -> str:
+    """One line saying which options :func:`split_options` dropped for ``solver`` (empty when none).
+
+    >>> dropped_note("exact", {"n_starts": ["sqp"], "method": ["sqp"]}, "lip.toml")
+    '--solver exact: dropped options method, n_starts of lip.toml (for sqp, not exact)'
+    """
+    if not dropped:
+        return ""
+    keys = ", ".join(sorted(dropped))
+    owners = ", ".join(sorted({o for names in dropped.values() for o in names}))
+    plural = "s" if len(dropped) > 1 else ""
+    return f"--solver {solver}: dropped option{plural} {keys} of {where} (for {owners}, not {solver})"
 
 
 # -- problems -----------------------------------------------------------------

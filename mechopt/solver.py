@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from .errors import MechoptError, ParamError, SolverError
 from .result import Result, Status
+from .threads import single_threaded
 
 __all__ = ["Solver", "check_options"]
 
@@ -68,7 +69,9 @@ class Solver(ABC):
 
     ``can_solve(problem)`` says whether the backend applies (it reads the
     problem's forms); ``_solve(problem, opts)`` returns a Result. ``solve``
-    checks options, times the call, and wraps backend crashes in SolverError.
+    checks options, times the call, runs it with single-threaded BLAS
+    (:func:`mechopt.threads.single_threaded`: the numbers do not depend on the
+    thread count), and wraps backend crashes in SolverError.
     """
 
     name: ClassVar[str]
@@ -97,7 +100,8 @@ class Solver(ABC):
         opts = check_options(self.name, options, {**self.common_options, **self.options})
         t0 = time.perf_counter()
         try:
-            res = self._solve(problem, opts)
+            with single_threaded():   # one BLAS thread: the same numbers whatever the machine (mechopt.threads)
+                res = self._solve(problem, opts)
         except MechoptError:
             raise
         except Exception as exc:   # any backend crash (IndexError from scipy included) is a SolverError

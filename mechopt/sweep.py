@@ -4,7 +4,7 @@ A sweep spec (TOML) names one catalog problem id and a grid::
 
     problem = "design"             # required: a registered catalog id
     solvers = ["sqp"]              # required: every point runs with each
-    time_limit = 30                # optional: seconds per point
+    time_limit = 30                # optional: wall-clock seconds per point (default none)
     save_mechanism = false         # optional: store Q in each line
     [fixed]                        # optional: from_params arguments common to all points
     notion = "lip"
@@ -20,10 +20,18 @@ A sweep spec (TOML) names one catalog problem id and a grid::
 Each point is written as soon as it finishes (flushed and fsync-ed) as one
 JSON line with a deterministic ``key`` (a hash of problem, params, solver and
 options), so a killed run loses nothing that finished and ``resume=True``
-skips the keys already in the file (a truncated last line is dropped). Every
-field except ``time_s`` is a deterministic function of the spec. Points run
-in-process (``jobs=1``), on local processes (``jobs=N``, joblib/loky) or on a
-Dask distributed cluster (``scheduler=ADDRESS`` or a ``distributed.Client``).
+skips the keys already in the file (a truncated last line is dropped). Points
+run in-process (``jobs=1``), on local processes (``jobs=N``, joblib/loky) or on
+a Dask distributed cluster (``scheduler=ADDRESS`` or a ``distributed.Client``).
+
+Every field except ``time_s`` is a deterministic function of the spec and the
+package versions, the same serially, with ``jobs=N`` and on Dask: random
+starts derive from the ``seed`` option only (default 0, never from a process
+or worker), solves run with single-threaded BLAS (:mod:`mechopt.threads`,
+whatever ``OMP_NUM_THREADS`` or the worker type), and no wall-clock limit
+applies unless the spec or ``--time-limit`` sets one (every solver stops on
+its own iteration cap). With a ``time_limit``, a point that hits it has the
+status ``time_limit`` and depends on the machine.
 
 Examples
 --------
@@ -42,7 +50,7 @@ Examples
 ... ''')
 >>> lines = sweep(spec)
 >>> [(ln["point"]["eps"], ln["status"]) for ln in lines]
-[(0.5, 'optimal'), (1.0, 'optimal')]
+[(0.5, 'locally_optimal'), (1.0, 'locally_optimal')]
 >>> lines[0]["value"] > lines[1]["value"]     # more privacy, larger histogram MSE
 True
 """

@@ -22,7 +22,7 @@ mechopt.catalog.CatalogError: s.toml: field 'grid.eps' holds inf: give finite nu
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ import numpy as np
 from .catalog import CatalogError, is_seconds, read_toml, resolve_spec
 from .errors import ProblemError
 
-__all__ = ["SweepSpec", "parse_spec", "load_spec", "MAX_POINTS"]
+__all__ = ["SweepSpec", "parse_spec", "load_spec", "with_solvers", "MAX_POINTS"]
 
 _KEYS = {"problem", "solvers", "time_limit", "save_mechanism", "fixed", "grid", "options", "plot", "description"}
 
@@ -186,3 +186,43 @@ def load_spec(path: str | Path) -> SweepSpec:
     :func:`mechopt.catalog.spec_files`)."""
     p = resolve_spec(path)
     return parse_spec(read_toml(p), source=str(path))
+
+
+def with_solvers(spec: SweepSpec, solvers: list[str] | tuple[str, ...]) -> tuple[SweepSpec, list[str]]:
+    """The spec run with other ``solvers`` (``mechopt sweep --solver NAME``), and one note per dropped table.
+
+    Each named solver keeps its own ``[options.NAME]`` table; the tables of
+    the spec's other solvers are dropped, except their shared options
+    (``time_limit``, ``seed``, ``verbose``, ``<name>_tol``), which carry over
+    where the solver's own table does not set them
+    (:func:`mechopt.registry.split_options`).
+
+    Examples
+    --------
+    >>> spec = SweepSpec(problem="design", solvers=("sqp",), grid={"eps": [1.0]},
+    ...                  options={"sqp": {"n_starts": 4, "seed": 3}}, source="s.toml")
+    >>> new, notes = with_solvers(spec, ["exact"])
+    >>> new.solvers, new.options, notes
+    (('exact',), {'exact': {'seed': 3}}, ['--solver exact: dropped option n_starts of [options.sqp] in s.toml (for sqp, not exact)'])
+    """
+    from .registry import dropped_note, solver_names, split_options
+
+    names = tuple(dict.fromkeys(solvers))
+    if not names:
+        raise CatalogError(f"{spec.source}: give at least one solver")
+    options: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    for name in names:
+        opts = dict(spec.options.get(name, {}))
+        for other, table in spec.options.items():
+            if other in names or other not in solver_names():   # a table of no solver was never used
+                continue
+            kept, dropped = split_options(name, table, written_for=other)
+            for key, val in kept.items():
+                opts.setdefault(key, val)
+            note = dropped_note(name, dropped, f"[options.{other}] in {spec.source}")
+            if note:
+                notes.append(note)
+        if opts:
+            options[name] = opts
+    return replace(spec, solvers=names, options=options), notes

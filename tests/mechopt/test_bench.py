@@ -87,4 +87,4 @@ def test_bench_sweep_module_exposes_cases():
     from mechopt.bench import load_cases
 
     path = [p for p in discover() if p.name == "bench_sweep.py"][0]
-    assert [c.__name__ for c in load_cases(path)] == ["workers", "per_user"]
+    assert [c.__name__ for c in load_cases(path)] == ["workers", "builtin_spec", "per_user"]
