@@ -263,13 +263,25 @@ def _indexed_row(k: int, inst: Instance, name: str, tl: float | None) -> tuple[i
 
 def _reference_value(rows: Sequence[dict[str, Any]]) -> float | None:
     """The plot's reference of one instance: the most precise certified row's value
-    (:func:`~mechopt.compare_flags.reference_row`), else the best value that passed its audit."""
+    (:func:`~mechopt.compare_flags.reference_row`); without one, among the rows that passed
+    their audit and are not closed forms (the claims under test), the best value of those with
+    the smallest error estimate (so a raw grid value is not the yardstick of a continuous one).
+
+    >>> _reference_value([{"solver": "conic", "value": 9.86955, "error_estimate": 2e-4, "flag": "", "status": "feasible"},
+    ...                   {"solver": "spectral", "value": 9.8696044, "error_estimate": 1e-12, "flag": "",
+    ...                    "status": "feasible"}])
+    9.8696044
+    """
     ref = reference_row(rows)
     if ref is not None:
         return ref["value"]
-    ok = [r["value"] for r in rows if r["value"] is not None and "infeasible" not in r["flag"]]
+    ok = [r for r in rows if r["value"] is not None and "infeasible" not in r["flag"]]
+    ok = [r for r in ok if r["solver"] != CLOSED_FORM] or ok
+    if not ok:
+        return None
+    least = min(r.get("error_estimate") or 0.0 for r in ok)
     sense = next((r.get("sense") for r in rows if r.get("sense")), "min")
-    return (max if sense == "max" else min)(ok) if ok else None
+    return (max if sense == "max" else min)(r["value"] for r in ok if (r.get("error_estimate") or 0.0) == least)
 
 
 def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
@@ -316,18 +328,21 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
                 dev.append(d / max(1.0, abs(ref)))
             bx.scatter(xs, dev, marker=mk, zorder=3, edgecolors=["red" if b else "none" for b in bad],
                        linewidths=1.5)
+            err = [(r.get("error_estimate") or 0.0) / max(1.0, abs(refs[r["instance"]] or 0.0)) for r in pts]
+            if any(0 < e < float("inf") for e in err):      # a discretisation: its error estimate as a bar
+                bx.errorbar(xs, dev, yerr=[e if e < float("inf") else 0.0 for e in err], fmt="none",
+                            ecolor="0.4", elinewidth=0.8, capsize=2, zorder=2)
         bx.axhline(0.0, color="k", lw=0.8)
         bx.set_yscale("symlog", linthresh=1e-6)
-        bx.set_ylabel("relative distance to the\nreference (> 0: worse)", fontsize=8)
+        bx.set_ylabel("relative distance to the\nreference (> 0: worse;\nbar: error estimate)", fontsize=8)
         bx.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
         kinds = set(senses.values())
         better = "lower" if kinds == {"min"} else "higher" if kinds == {"max"} else "problem's sense"
         ax.set_ylabel(f"value ({better} is better)" if len(kinds) == 1 else "value (each in its problem's sense)",
                       fontsize=8)
         ax.scatter([], [], s=170, facecolors="none", edgecolors="k",
-                   label="certified (*): optimal with a\nmachine-checked proof")
-        ax.set_title(f"{pid}: circled = certified (a closed form never is), red edge = fails its audit",
-                     fontsize=9)
+                   label="certified (*): optimal with a machine-\nchecked proof (never a closed form)")
+        ax.set_title(f"{pid}: circled = certified; red edge = fails its audit", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
         from .mechfile import atomic_savefig

@@ -254,3 +254,13 @@ def test_compare_list_instances(cli):
     names = [i["instance"] for i in doc["instances"]]
     assert len(names) >= 5 and all(i["problem"] == "design" and i["source"] == "design.toml" for i in doc["instances"])
     assert "binary lip histogram eps=1" in names
+
+
+def test_plot_marks_certified_rows_and_survives_an_instance_without_a_private_answer(tmp_path):
+    from mechopt.compare import plot_compare
+
+    rows = flag_rows([_row("exact", 1.0, gap=0.0, proof="certificate"), _row("heur", 1.2)])
+    rows += flag_rows([{**_row("closed-form", 0.5, status="infeasible_point", violation=0.9), "instance": "j"}])
+    (png,) = plot_compare(rows, tmp_path)
+    assert png.name == "compare_p.png" and png.stat().st_size > 1000
+    assert [r["flag"] for r in rows] == ["certified", "suboptimal", "infeasible,claim-fails"]
