@@ -44,11 +44,17 @@ def test_fields_parsed():
 def test_builtin_claims_name_registered_claims_and_only_closed_form_instances():
     from mechopt.registry import claims
 
+    import mechopt
+
     ids = {c.id for c in claims()}
     for inst in builtin_catalog():
-        has_cf = "closed-form" in registry.solvers_for(inst.build())
+        prob = inst.build()
+        has_cf = "closed-form" in registry.solvers_for(prob)
         assert (inst.claim is not None) == has_cf, inst.label        # every closed form links its claim
         assert inst.claim is None or inst.claim in ids, (inst.label, inst.claim)
+        if has_cf:                         # a closed form that names its claim names the same one
+            own = mechopt.solve(prob, solver="closed-form").extras.get("claim")
+            assert own is None or own == inst.claim, (inst.label, own, inst.claim)
 
 
 def test_graph_edges_become_a_policy_graph():
