@@ -144,6 +144,15 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     Each row gets ``flag`` (comma-separated :data:`FLAGS`), ``certified``,
     ``reference`` (the solver of the row it is judged against, None without
     one), ``deviation`` (relative distance to it, > 0 worse) and ``allowance``.
+
+    >>> grid = {"solver": "conic", "value": 9.8695539, "status": "optimal", "proof": "convex",
+    ...         "error_estimate": 1.6e-4, "violation": 0.0, "sense": "min"}
+    >>> exact = {"solver": "closed-form", "value": 9.8696044, "status": "optimal", "proof": "theorem",
+    ...          "violation": 0.0, "sense": "min"}
+    >>> [(r["flag"], r["reference"]) for r in flag_rows([grid, exact])]      # within the grid's error estimate
+    [('certified', None), ('', 'conic')]
+    >>> [r["flag"] for r in flag_rows([{**grid, "error_estimate": None}, exact])]   # a raw grid value would condemn it
+    ['certified', 'suboptimal,claim-fails']
     """
     sense = _sense(rows)
     cert = [r for r in rows if is_certified(r) and not _infeasible(r)]

@@ -56,6 +56,7 @@ import cvxpy as cp
 import numpy as np
 
 from mechopt import settings
+from mechopt.errors import ParamError
 
 __all__ = ["coarser_grids", "richardson", "grid_estimate", "truncation_estimate", "solve_program"]
 
@@ -96,11 +97,11 @@ def richardson(values: Sequence[float], steps: Sequence[float], noise: float | N
     (0.9996, 0.0203, 0.0199)
     """
     if len(values) != 3 or len(steps) != 3:
-        raise ValueError("richardson needs three grids")
+        raise ParamError(f"richardson needs three grids, got {len(values)} values and {len(steps)} steps")
     v = np.asarray(values, dtype=float)
     x = np.asarray(steps, dtype=float) ** order
     if not (x[0] < x[1] < x[2]):
-        raise ValueError(f"steps must increase strictly (finest first), got {list(steps)}")
+        raise ParamError(f"steps must increase strictly (finest first), got {list(steps)}")
     # the extrapolations as weight vectors on the values: R = w @ v
     w01 = np.array([x[1], -x[0], 0.0]) / (x[1] - x[0])
     w12 = np.array([0.0, x[2], -x[1]]) / (x[2] - x[1])
@@ -124,6 +125,12 @@ def grid_estimate(value_at: Callable[[int], float | None], n: int, value: float 
     Returns the extras to merge: ``error_estimate``, ``extrapolated``,
     ``extrapolated_error`` and the grids; or only ``error_note`` when the grid is
     too coarse to coarsen twice or a coarser program did not solve.
+
+    >>> out = grid_estimate(lambda m: 1.0 - 1.0 / (m + 1) ** 2, 99)      # v_h = 1 − h², h = 1/(m + 1)
+    >>> out["richardson_grids"], round(out["extrapolated"], 12), out["error_estimate"] >= 1e-4
+    ([99, 49, 24], 1.0, True)
+    >>> grid_estimate(lambda m: None, 99)["error_note"]
+    'no grid error estimate: a coarser grid ([49, 24] points) did not solve'
     """
     grids = [n, *coarser_grids(n)]
     if len(grids) < 3:
@@ -156,7 +163,14 @@ def truncation_estimate(value_at: Callable[[int, float], float | None], n: int, 
 
 
 def solve_program(prob: Any) -> bool:
-    """Solve a cvxpy problem with Clarabel; whether it reports ``optimal``."""
+    """Solve a cvxpy problem with Clarabel; whether it reports ``optimal``.
+
+    >>> x = cp.Variable()
+    >>> solve_program(cp.Problem(cp.Minimize(cp.square(x - 2)))), round(float(x.value), 6)
+    (True, 2.0)
+    >>> solve_program(cp.Problem(cp.Minimize(x), [x >= 1, x <= 0]))
+    False
+    """
     try:
         prob.solve(solver="CLARABEL")
     except cp.error.SolverError:

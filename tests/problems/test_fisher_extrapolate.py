@@ -8,6 +8,7 @@ import pytest
 
 import mechopt
 from mechopt import settings
+from mechopt.errors import ParamError
 from mechopt.problems.fisher_extrapolate import coarser_grids, grid_estimate, richardson
 from mechopt.problems.fisher_weighted import FisherWeighted
 from mechopt.registry import get_problem
@@ -82,8 +83,10 @@ def test_richardson_is_exact_on_a_quadratic_in_h_squared() -> None:
     assert out["extrapolated"] == pytest.approx(r01)
     assert abs(out["extrapolated"] - 2.0) <= out["extrapolated_error"]
     assert abs(vals[0] - 2.0) <= out["error_estimate"] <= 1.1 * abs(vals[0] - 2.0)
-    with pytest.raises(ValueError, match="increase"):
+    with pytest.raises(ParamError, match="increase"):
         richardson(vals, h[::-1])
+    with pytest.raises(ParamError, match="three grids"):
+        richardson(vals[:2], h[:2])
 
 
 def test_grid_estimate_reports_a_failed_coarse_solve() -> None:
