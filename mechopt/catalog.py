@@ -33,6 +33,11 @@ allowed at the top level except the optional string ``description``.
 ``time_limit`` (number > 0, optional)
     Per-row time limit in seconds for this instance (overrides the
     ``--time-limit`` default of ``compare``).
+``claim`` (string, optional)
+    The ``mechopt verify`` claim id that the instance's closed form checks
+    (``"lip.thm2"``, ``"fisher.cor1"``): ``compare`` links its closed-form row
+    to that claim (the field ``claim`` of the row) and names it when the closed
+    form is shown wrong. Without it the closed form's own ``extras["claim"]`` is used.
 ``note`` (string, optional)
     Free text shown nowhere but kept in :attr:`Instance.note`.
 
@@ -57,6 +62,7 @@ mechopt.catalog.CatalogError: demo.toml: instance 1 (design): field 'params' is 
 """
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -70,7 +76,8 @@ __all__ = ["Instance", "CatalogError", "parse_catalog", "load_catalog", "catalog
            "builtin_catalog", "read_toml", "loads_toml", "is_seconds", "graph_from_edges", "spec_files", "resolve_spec"]
 
 _REQUIRED = {"problem": str, "name": str, "params": dict}
-_OPTIONAL = {"solvers": list, "skip": list, "options": dict, "time_limit": (int, float), "note": str}
+_OPTIONAL = {"solvers": list, "skip": list, "options": dict, "time_limit": (int, float), "claim": str, "note": str}
+_CLAIM_ID = re.compile(r"[a-z][a-z0-9]*\.[A-Za-z0-9_]+")
 
 
 class CatalogError(ProblemError):
@@ -90,6 +97,7 @@ class Instance:
     time_limit: float | None = None
     note: str = ""
     source: str = ""
+    claim: str | None = None
 
     @property
     def label(self) -> str:
@@ -213,10 +221,14 @@ def _instance(entry: Any, i: int, source: str, known: set[str] | None) -> Instan
     tl = entry.get("time_limit")
     if tl is not None and not is_seconds(tl):
         raise CatalogError(f"{where}: field 'time_limit' must be > 0 (finite seconds), got {tl!r}")
+    claim = entry.get("claim")
+    if claim is not None and not _CLAIM_ID.fullmatch(claim):
+        raise CatalogError(f"{where}: field 'claim' must be a verify claim id like 'lip.thm2', got {claim!r}")
     return Instance(problem=entry["problem"], name=entry["name"], params=dict(entry["params"]),
                     solvers=tuple(entry["solvers"]) if "solvers" in entry else None,
                     skip=tuple(entry.get("skip", ())), options={k: dict(v) for k, v in opts.items()},
-                    time_limit=None if tl is None else float(tl), note=entry.get("note", ""), source=source)
+                    time_limit=None if tl is None else float(tl), note=entry.get("note", ""), source=source,
+                    claim=claim)
 
 
 def parse_catalog(data: str | dict[str, Any], *, source: str = "<catalog>",

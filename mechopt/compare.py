@@ -3,27 +3,12 @@
 For each instance of the built-in catalog (:mod:`mechopt.catalog`) and each
 installed solver that ``can_solve`` it (the closed form included, as the
 ``closed-form`` pseudo-solver), :func:`compare` solves and audits
-(:func:`mechopt.solve`) and returns one row. Then, per instance:
-
-* the **certified optimum** is the best value among rows with status
-  ``optimal`` and a certificate whose gap is within ``settings.tolerance("gap")``;
-  those rows get the flag ``certified``;
-* a row with a mechanism whose audited privacy violation exceeds
-  ``settings.tolerance("privacy")`` is flagged ``infeasible``;
-* a row whose value is worse than the certified optimum v* by more than
-  tol·max(1, |v*|) (tol the gap tolerance, in the problem's sense: larger for
-  a minimised MSE, smaller for a maximised MI), plus the discretisation
-  errors the two rows report (``extras["error_estimate"]``: a grid optimum
-  certifies the grid problem, not the continuum), is flagged ``worse``; one that
-  is *better* beyond the tolerance is flagged ``beats-certificate`` (a bug in
-  a certificate or a solver); one without a solution while a certified
-  optimum exists is flagged ``no-solution``;
-* without a certified optimum, a row worse (beyond the same tolerance) than
-  the best private value another row found is flagged ``worse-than-best``:
-  not a proof of suboptimality of the best, but a proof that this row is
-  not optimal (a closed form flagged so is not the optimum it claims);
-* a solver that raises gives a row with status ``solver_error``, the message,
-  and the flag ``error`` — never a crash.
+(:func:`mechopt.solve`) and returns one row; a solver that raises gives a row
+with status ``solver_error`` — never a crash. Then the rows of each instance are
+judged against the right reference by :func:`mechopt.compare_flags.flag_rows`:
+a certified row (``optimal`` with a machine-checked proof) of the same program,
+or of a discretisation of it within its error estimate; a closed form against
+its claim. :data:`mechopt.compare_flags.FLAGS` is the legend of the flags.
 
 Rows are deterministic: there is no wall-clock limit by default
 (:data:`DEFAULT_TIME_LIMIT` is None); every solver stops on its own
@@ -44,9 +29,9 @@ Examples
 ... params = { prior = "0.3,0.7", notion = "lip", utility = "histogram", eps = 1.0 }
 ... options.sqp = { n_starts = 2 }
 ... ''')
->>> rows = compare(instances=inst, solvers=["sqp"])
->>> [(r["solver"], r["status"]) for r in rows]
-[('sqp', 'locally_optimal')]
+>>> rows = compare(instances=inst, solvers=["sqp", "exact"])
+>>> [(r["solver"], r["status"], r["proof"], r["flag"]) for r in rows]
+[('exact', 'optimal', 'certificate', 'certified'), ('sqp', 'locally_optimal', None, '')]
 """
 from __future__ import annotations
 
@@ -57,8 +42,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import settings
 from .catalog import Instance, builtin_catalog
+from .compare_flags import CLOSED_FORM, flag_rows, reference_row
 from .errors import ParamError
 from .progress import Progress
 
@@ -91,93 +76,48 @@ def _row(inst: Instance, solver: str, problem: Any, time_limit: float | None) ->
     tl = inst.time_limit if inst.time_limit is not None else time_limit
     if tl is not None:
         opts.setdefault("time_limit", tl)
-    base = {"problem": inst.problem, "instance": inst.name, "solver": solver}
+    base = _base(inst, solver, problem)
     t0 = time.perf_counter()
     try:
         res = solve(problem, solver=solver, **opts)
     except Exception as exc:   # any crash of one row is that row's finding, never the table's end
-        return {**base, "value": None, "violation": None, "gap": None, "status": "solver_error",
-                "time_s": time.perf_counter() - t0, "flag": "error", "sense": getattr(problem, "sense", None),
-                "message": f"{type(exc).__name__}: {exc}", "certified": False, "certificate_bound": None,
-                "error_estimate": None}
+        return {**base, "status": "solver_error", "time_s": time.perf_counter() - t0, "flag": "error",
+                "message": f"{type(exc).__name__}: {exc}"}
     cert = res.certificate
+    claim = res.extras.get("claim")
     return {**base, "value": res.value, "violation": res.violation,
             "gap": None if cert is None else cert.gap, "status": res.status.value,
-            "time_s": res.time_s or (time.perf_counter() - t0), "flag": "", "sense": res.sense,
-            "message": res.message, "certified": False,
-            "certificate_bound": None if cert is None else cert.bound,
-            "error_estimate": _error_estimate(res.extras)}
+            "time_s": res.time_s or (time.perf_counter() - t0), "sense": res.sense,
+            "message": res.message, "certificate_bound": None if cert is None else cert.bound,
+            "error_estimate": _error_estimate(res.extras), "proof": res.proof,
+            "claim": base["claim"] or (str(claim) if claim else None),
+            "in_region": res.extras["in_region"] if isinstance(res.extras.get("in_region"), bool) else None}
+
+
+def _base(inst: Instance, solver: str, problem: Any) -> dict[str, Any]:
+    """The keys every row has, with their values for a row without a result."""
+    return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
+            "gap": None, "status": "", "time_s": 0.0, "flag": "", "sense": getattr(problem, "sense", None),
+            "message": "", "certified": False, "certificate_bound": None, "error_estimate": None, "proof": None,
+            "claim": inst.claim if solver == CLOSED_FORM else None, "in_region": None}
 
 
 def _error_estimate(extras: dict[str, Any]) -> float | None:
-    """A discretisation error a solver reports (``extras["error_estimate"]``), if finite and ≥ 0."""
+    """The discretisation error a method reports (``extras["error_estimate"]``, finite and ≥ 0).
+
+    A discretisation that could not estimate it (``extras["error_note"]``) gets
+    ``inf``: its value is then compared with nothing (printed as null in JSON).
+
+    >>> _error_estimate({"error_estimate": 2e-4}), _error_estimate({}), _error_estimate({"error_note": "too coarse"})
+    (0.0002, None, inf)
+    """
+    if "error_estimate" not in extras:
+        return float("inf") if extras.get("error_note") else None
     try:
-        v = float(extras.get("error_estimate"))  # type: ignore[arg-type]
+        v = float(extras["error_estimate"])
     except (TypeError, ValueError):
         return None
-    return v if v >= 0 and v == v and v != float("inf") else None
-
-
-def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Mark certified optima and flag rows worse than them or infeasible (one instance's rows).
-
-    Examples
-    --------
-    >>> row = lambda s, v, gap=None: {"solver": s, "value": v, "gap": gap, "status": "optimal",
-    ...                               "violation": 0.0, "sense": "min"}
-    >>> [r["flag"] for r in flag_rows([row("exact", 1.0, gap=0.0), row("greedy", 1.5)])]
-    ['certified', 'worse']
-    """
-    gap_tol, priv_tol = settings.tolerance("gap"), settings.tolerance("privacy")
-    cert = [r for r in rows if r["status"] == "optimal" and r["gap"] is not None and r["gap"] <= gap_tol
-            and r["value"] is not None]
-    sense = next((r["sense"] for r in rows if r.get("sense")), "min")
-    pick = max if sense == "max" else min
-    best_row = pick(cert, key=lambda r: r["value"]) if cert else None
-    best = None if best_row is None else best_row["value"]
-    feasible = [r["value"] for r in rows if r["value"] is not None and r["status"] != "solver_error"
-                and (r["violation"] is None or r["violation"] <= priv_tol)]
-    best_found = pick(feasible) if feasible and best is None else None
-    out = []
-    for r in rows:
-        r = dict(r)
-        r["deviation"] = None
-        flags = []
-        if r["status"] == "solver_error":
-            flags.append("error")
-        infeasible = r["violation"] is not None and r["violation"] > priv_tol
-        if infeasible:   # not private: its value is not comparable with the optimum
-            flags.append("infeasible")
-        if best is not None and not infeasible:
-            tol = gap_tol * max(1.0, abs(best)) + _err(best_row) + _err(r)
-            if r["value"] is None:
-                if r["status"] != "solver_error":
-                    flags.append("no-solution")
-            else:
-                diff = (best - r["value"]) if sense == "max" else (r["value"] - best)
-                r["deviation"] = diff / max(1.0, abs(best))
-                if diff > tol:
-                    flags.append("worse")
-                elif diff < -tol:
-                    flags.append("beats-certificate")
-        elif best_found is not None and not infeasible and r["value"] is not None:
-            diff = (best_found - r["value"]) if sense == "max" else (r["value"] - best_found)
-            if diff > gap_tol * max(1.0, abs(best_found)):
-                flags.append("worse-than-best")
-                r["deviation"] = diff / max(1.0, abs(best_found))
-        if r["status"] == "optimal" and r["gap"] is not None and r["gap"] <= gap_tol and r["value"] is not None:
-            r["certified"] = True
-            if not {"worse", "beats-certificate"} & set(flags):
-                flags.insert(0, "certified")
-        r["flag"] = "skipped" if r.pop("skipped", False) else ",".join(flags)
-        out.append(r)
-    return out
-
-
-def _err(row: dict[str, Any] | None) -> float:
-    return float((row or {}).get("error_estimate") or 0.0)
-
-
+    return v if 0 <= v < float("inf") else None
 def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None = None, *,
             instances: Sequence[Instance] | None = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
             jobs: int = 1, progress: bool | None = False, budget: float | None = None,
@@ -213,9 +153,16 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     -------
     list of dict
         Rows with the fields of :data:`ROW_FIELDS` plus ``message``,
-        ``certified``, ``sense``, ``certificate_bound``, ``error_estimate`` and
-        ``deviation`` (relative distance to the reference value in the
-        problem's sense, None without one); every row has the same keys.
+        ``certified``, ``sense``, ``certificate_bound``, ``proof`` (the
+        result's ``Result.proof``), ``claim`` (the verify claim id of a closed
+        form: the catalog instance's ``claim``, else the result's
+        ``extras["claim"]``), ``in_region`` (a closed form's
+        ``extras["in_region"]``), ``error_estimate`` (a discretisation's error,
+        ``inf`` when it could not be estimated), and from
+        :func:`~mechopt.compare_flags.flag_rows` ``reference`` (the solver of
+        the row it is judged against), ``deviation`` (relative distance to it in
+        the problem's sense, > 0 worse) and ``allowance``; None where absent.
+        Every row has the same keys.
     """
     from .registry import get_solver, solver_names
 
@@ -308,10 +255,8 @@ def _row_isolated(inst: Instance, solver: str, problem: Any, time_limit: float |
     if row is not None:
         return row
     status = "time_limit" if why.startswith("killed") else "solver_error"
-    return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
-            "gap": None, "status": status, "time_s": time.perf_counter() - t0, "flag": "error",
-            "sense": getattr(problem, "sense", None), "message": why, "certified": False,
-            "certificate_bound": None, "error_estimate": None}
+    return {**_base(inst, solver, problem), "status": status, "time_s": time.perf_counter() - t0, "flag": "error",
+            "message": why}
 
 
 def can_isolate() -> bool:
@@ -320,10 +265,7 @@ def can_isolate() -> bool:
 
 
 def _skipped(inst: Instance, solver: str, problem: Any, budget: float) -> dict[str, Any]:
-    return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
-            "gap": None, "status": "time_limit", "time_s": 0.0, "flag": "skipped", "skipped": True,
-            "certificate_bound": None, "error_estimate": None,
-            "sense": getattr(problem, "sense", None), "certified": False,
+    return {**_base(inst, solver, problem), "status": "time_limit", "flag": "skipped", "skipped": True,
             "message": f"not run: the compare budget of {budget:g} s was used up"}
 
 
@@ -331,19 +273,35 @@ def _indexed_row(k: int, inst: Instance, name: str, tl: float | None) -> tuple[i
     return k, _row(inst, name, inst.build(), tl)     # rebuilt in the worker: problems need not pickle
 
 
-def _reference(rows: Sequence[dict[str, Any]]) -> float | None:
-    """The certified optimum of one instance's rows, else the best private value."""
+def _reference_value(rows: Sequence[dict[str, Any]]) -> float | None:
+    """The plot's reference of one instance: the most precise certified row's value
+    (:func:`~mechopt.compare_flags.reference_row`); without one, among the rows that passed
+    their audit and are not closed forms (the claims under test), the best value of those with
+    the smallest error estimate (so a raw grid value is not the yardstick of a continuous one).
+
+    >>> _reference_value([{"solver": "conic", "value": 9.86955, "error_estimate": 2e-4, "flag": "", "status": "feasible"},
+    ...                   {"solver": "spectral", "value": 9.8696044, "error_estimate": 1e-12, "flag": "",
+    ...                    "status": "feasible"}])
+    9.8696044
+    """
+    ref = reference_row(rows)
+    if ref is not None:
+        return ref["value"]
+    ok = [r for r in rows if r["value"] is not None and "infeasible" not in r["flag"]]
+    ok = [r for r in ok if r["solver"] != CLOSED_FORM] or ok
+    if not ok:
+        return None
+    least = min(r.get("error_estimate") or 0.0 for r in ok)
     sense = next((r.get("sense") for r in rows if r.get("sense")), "min")
-    pick = max if sense == "max" else min
-    cert = [r["value"] for r in rows if r["certified"] and r["value"] is not None]
-    ok = [r["value"] for r in rows if r["value"] is not None and "infeasible" not in r["flag"]]
-    return pick(cert) if cert else (pick(ok) if ok else None)
+    return (max if sense == "max" else min)(r["value"] for r in ok if (r.get("error_estimate") or 0.0) == least)
 
 
 def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
-    """One PNG per problem id: each solver's value on each instance (top; certified optima
-    circled, infeasible answers in red) and its relative distance to the instance's reference
-    (bottom: the certified optimum, else the best private value; > 0 is worse, symlog scale)."""
+    """One PNG per problem id: each solver's value on each instance (top; certified rows —
+    ``optimal`` with a machine-checked proof, never a closed form — circled, answers that fail
+    their audit edged in red) and its relative distance to the instance's reference (bottom:
+    the most precise certified value, else the best value that passed its audit; > 0 is worse,
+    symlog scale)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -357,7 +315,7 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
         names = list(dict.fromkeys(r["instance"] for r in sub))
         senses = {n: next((r.get("sense") for r in sub if r["instance"] == n and r.get("sense")), "min")
                   for n in names}
-        refs = {n: _reference([r for r in sub if r["instance"] == n]) for n in names}
+        refs = {n: _reference_value([r for r in sub if r["instance"] == n]) for n in names}
         fig, (ax, bx) = plt.subplots(2, 1, sharex=True, figsize=(max(5.5, 1.3 * len(names) + 2.5), 5.6))
         solvers = list(dict.fromkeys(r["solver"] for r in sub))
         for j, solver in enumerate(solvers):
@@ -375,19 +333,28 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
             dev = []
             for r in pts:
                 ref = refs[r["instance"]]
+                if ref is None:
+                    dev.append(float("nan"))
+                    continue
                 d = (r["value"] - ref) if senses[r["instance"]] == "min" else (ref - r["value"])
                 dev.append(d / max(1.0, abs(ref)))
             bx.scatter(xs, dev, marker=mk, zorder=3, edgecolors=["red" if b else "none" for b in bad],
                        linewidths=1.5)
+            err = [(r.get("error_estimate") or 0.0) / max(1.0, abs(refs[r["instance"]] or 0.0)) for r in pts]
+            if any(0 < e < float("inf") for e in err):      # a discretisation: its error estimate as a bar
+                bx.errorbar(xs, dev, yerr=[e if e < float("inf") else 0.0 for e in err], fmt="none",
+                            ecolor="0.4", elinewidth=0.8, capsize=2, zorder=2)
         bx.axhline(0.0, color="k", lw=0.8)
         bx.set_yscale("symlog", linthresh=1e-6)
-        bx.set_ylabel("relative distance to\nreference (> 0: worse)", fontsize=8)
+        bx.set_ylabel("relative distance to the\nreference (> 0: worse;\nbar: error estimate)", fontsize=8)
         bx.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
         kinds = set(senses.values())
         better = "lower" if kinds == {"min"} else "higher" if kinds == {"max"} else "problem's sense"
         ax.set_ylabel(f"value ({better} is better)" if len(kinds) == 1 else "value (each in its problem's sense)",
                       fontsize=8)
-        ax.set_title(f"{pid}: circled = certified optimum, red edge = violates privacy", fontsize=9)
+        ax.scatter([], [], s=170, facecolors="none", edgecolors="k",
+                   label="certified (*): optimal with a machine-\nchecked proof (never a closed form)")
+        ax.set_title(f"{pid}: circled = certified; red edge = fails its audit", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
         from .mechfile import atomic_savefig

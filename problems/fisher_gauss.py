@@ -50,8 +50,8 @@ from mechopt.problem import Problem, ProblemAudit
 from mechopt.result import Result
 
 from .fisher_base import PAPER, _only, parse_float, parse_int
-from .fisher_grid import (GaussianNoise, GridDensity, ProductDensity, check_density, grid_error_estimate,
-                          interval_program)
+from .fisher_extrapolate import grid_estimate, solve_program, truncation_estimate
+from .fisher_grid import GaussianNoise, GridDensity, ProductDensity, check_density, interval_program
 from .theorem import theorem_result
 
 __all__ = ["FisherGaussian", "FisherLTI", "parse_matrix", "observability", "lti_fisher"]
@@ -151,13 +151,38 @@ class FisherGaussian(Problem):
             val = self._value(mech.fisher(), sum(g.moment(2) for g in mech.axes))
             extras.update(grid_points=self.n, program_value=self.m * float(opt) / (2 * self.R) ** 2,
                           truncation=self.R,
-                          variance=sum(g.moment(2) for g in mech.axes), fisher_trace=mech.fisher(),
-                          error_estimate=sum(grid_error_estimate(g) for g in mech.axes))
+                          variance=sum(g.moment(2) for g in mech.axes), fisher_trace=mech.fisher())
+            extras.update(self._error_estimate(val))
             return val
 
         return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,
                          value_of=value_of, extras=extras,
                          scope=f"the {self.n}-point discretisation of [-{self.R:g}, {self.R:g}] (R truncated)")
+
+    def _grid_value(self, n: int, R: float) -> float | None:
+        """The value of the grid program on [−R, R] with n interior points (None if it does not solve)."""
+        pot = None if self.xi is None else (lambda w: self.xi * w ** 2)
+        vb = None if self.sigma2 is None else self.sigma2 / self.m
+        prob, p, _ = interval_program(-R, R, n, potential=pot, variance_bound=vb)
+        if not solve_program(prob):
+            return None
+        g = GridDensity(-R, R, np.clip(np.asarray(p.value, float), 0.0, None))
+        return self._value(self.m * g.fisher(), self.m * g.moment(2))
+
+    def _error_estimate(self, value: float) -> dict[str, Any]:
+        """Grid error (Richardson) plus truncation error of the conic value: |value − optimum on R^m|.
+
+        See :mod:`~mechopt.problems.fisher_extrapolate`; without both parts no
+        ``error_estimate`` is given (``error_note`` says why).
+        """
+        est = grid_estimate(lambda k: self._grid_value(k, self.R), self.n, value)
+        trunc = truncation_estimate(self._grid_value, self.n, self.R, value)
+        if "error_estimate" not in est or "truncation_error" not in trunc:
+            notes = [d["error_note"] for d in (est, trunc) if "error_note" in d]
+            return {"error_note": "; ".join(notes)}
+        est["error_estimate"] += trunc["truncation_error"]
+        est["extrapolated_error"] += trunc["truncation_error"]
+        return {**est, **trunc}
 
     def spectral_form(self) -> SpectralForm:
         pot = None if self.xi is None else (lambda w: self.xi * w ** 2)

@@ -168,8 +168,9 @@ def theme_of(mod: str) -> str:
         return "verification"
     if mod.split(".")[1:2] and mod.split(".")[1].startswith(("simulate", "oracles", "datasets", "sweep", "peers")):
         return "simulation"
-    if mod.startswith("mechopt.cli") or mod in ("mechopt.compare", "mechopt.catalog", "mechopt.reproduce",
-                                                "mechopt.bench", "mechopt.progress", "mechopt.plots"):
+    if mod.startswith(("mechopt.cli", "mechopt.compare")) or mod in ("mechopt.catalog", "mechopt.reproduce",
+                                                                     "mechopt.bench", "mechopt.progress",
+                                                                     "mechopt.plots"):
         return "cli"
     return "model"
 

@@ -97,20 +97,22 @@ def test_rows_flags_and_certified_optimum(fakes):
     const = by[("binary lip", "fake-constant")]
     P = np.array([0.3, 0.7])
     assert const["value"] == pytest.approx(HistogramMSE().value(np.full((2, 2), 0.5), P))
-    assert "worse" in const["flag"] and const["deviation"] > 0 and not const["certified"]
+    assert const["flag"] == "suboptimal" and const["deviation"] > 0 and not const["certified"]
+    assert const["status"] == "feasible" and const["proof"] is None      # no proof: demoted from optimal
+    assert const["reference"] == "fake-exact" and const["allowance"] == pytest.approx(1e-7)
     leak = by[("binary lip", "fake-leaky")]
-    assert leak["flag"] == "infeasible" and leak["status"] == "optimal_inaccurate" and leak["violation"] > 1
+    assert leak["flag"] == "infeasible" and leak["status"] == "infeasible_point" and leak["violation"] > 1
     crash = by[("binary lip", "fake-crash")]
     assert crash["status"] == "solver_error" and crash["flag"] == "error" and "exploded" in crash["message"]
     sqp = by[("binary lip", "sqp")]          # SQP finds the optimum here: not flagged, not certified
-    assert "worse" not in sqp["flag"] and not sqp["certified"]
+    assert sqp["flag"] == "" and not sqp["certified"] and sqp["status"] == "locally_optimal"
     assert sqp["value"] == pytest.approx(ex["value"], rel=1e-7)
     assert by[("ldp mi", "sqp")]["flag"] == ""                     # nothing certified: nothing to compare
 
 
-def _row(solver, value, status="optimal", gap=None, violation=0.0, sense="min"):
+def _row(solver, value, status="optimal", gap=None, violation=0.0, sense="min", **extra):
     return {"problem": "p", "instance": "i", "solver": solver, "value": value, "violation": violation, "gap": gap,
-            "status": status, "time_s": 0.0, "flag": "", "sense": sense, "message": "", "certified": False}
+            "status": status, "time_s": 0.0, "flag": "", "sense": sense, "message": "", "certified": False, **extra}
 
 
 @pytest.mark.parametrize("sense,worse,better", [("min", 1.1, 0.9), ("max", 0.9, 1.1)])
@@ -119,7 +121,7 @@ def test_flag_rows_in_the_problems_sense(sense, worse, better):
                       _row("bug", better, sense=sense), _row("tie", 1.0 + 1e-12, sense=sense),
                       _row("none", None, status="infeasible", sense=sense)])
     flags = {r["solver"]: r["flag"] for r in rows}
-    assert flags == {"exact": "certified", "heur": "worse", "bug": "beats-certificate", "tie": "",
+    assert flags == {"exact": "certified", "heur": "suboptimal", "bug": "beats-certified", "tie": "",
                      "none": "no-solution"}
 
 
@@ -148,7 +150,7 @@ def test_cli_compare_json_table_and_plot(cli, fakes, tmp_path):
     assert (tmp_path / "plots" / "compare_design.png").stat().st_size > 1000
     human = cli("compare", "--catalog", cat, "--solver", "fake-exact", "--solver", "fake-constant",
                 "--problem", "design")
-    assert "*fake-exact" in human.out and "worse" in human.out and "nan" not in human.out.lower()
+    assert "*fake-exact" in human.out and "suboptimal" in human.out and "nan" not in human.out.lower()
 
 
 def test_builtin_catalog_compare_runs_every_design_instance():
@@ -157,7 +159,8 @@ def test_builtin_catalog_compare_runs_every_design_instance():
 
     names = {i.name for i in builtin_catalog(["design"])}
     assert {r["instance"] for r in rows} == names and len(names) >= 5
-    assert all(r["status"] == "optimal" and r["violation"] <= 1e-7 for r in rows)
+    assert all(r["status"] == "locally_optimal" and r["violation"] <= 1e-7 for r in rows)   # a local method
+    assert not any(r["certified"] for r in rows)
 
 
 def test_budget_skips_rows_not_started(fakes):
@@ -172,8 +175,12 @@ def test_discretisation_error_estimates_widen_the_tolerance():
     cont = _row("closed-form", 9.8696044)
     far = _row("heur", 9.8700)
     flags = [r["flag"] for r in flag_rows([grid, cont, far])]
-    assert flags == ["certified", "", "worse"]
-    assert [r["flag"] for r in flag_rows([{**grid, "error_estimate": None}, cont])] == ["certified", "worse"]
+    assert flags == ["certified", "", "suboptimal"]
+    assert [r["flag"] for r in flag_rows([{**grid, "error_estimate": None}, cont])] == \
+        ["certified", "suboptimal,claim-fails"]
+    # a discretisation that could not estimate its error (inf) judges nothing
+    assert [r["flag"] for r in flag_rows([{**grid, "error_estimate": float("inf")}, cont, far])] == \
+        ["certified", "", ""]
 
 
 def test_progress_bar_goes_to_stderr_only(cli, fakes, tmp_path):
@@ -218,7 +225,7 @@ def test_isolated_rows_survive_hangs_and_dead_processes(monkeypatch, fakes):
     by = {r["solver"]: r for r in rows}
     assert by["fake-hang"]["status"] == "time_limit" and "killed after" in by["fake-hang"]["message"]
     assert by["fake-segfault"]["status"] == "solver_error" and "died" in by["fake-segfault"]["message"]
-    assert by["fake-constant"]["status"] == "optimal" and by["fake-constant"]["value"] is not None
+    assert by["fake-constant"]["status"] == "feasible" and by["fake-constant"]["value"] is not None
 
 
 def test_every_row_has_the_same_keys(fakes):
@@ -236,8 +243,10 @@ def test_human_table_lists_closed_forms_that_are_not_optimal(monkeypatch, cli, f
     cat = tmp_path / "cat.toml"
     cat.write_text(CATALOG)
     run = cli("compare", "--catalog", cat, "--solver", "fake-exact", "--solver", "closed-form", "--no-isolate")
-    assert "closed forms that are not the optimum they claim" in run.out
-    assert "design / binary lip: worse by" in run.out
+    assert "closed forms that fail their claim (counterexamples; mechopt verify --claim ID checks the claim):" in run.out
+    assert "  design / binary lip [no verify claim linked]: worse than the certified optimum 0.25217791 " \
+           "(fake-exact) by 0.167822 (0.168 relative), beyond the error estimate 0 and the tolerance 1e-07" in run.out
+    assert "* certified = status optimal with a machine-checked proof" in run.out
 
 
 def test_compare_list_instances(cli):
@@ -245,3 +254,13 @@ def test_compare_list_instances(cli):
     names = [i["instance"] for i in doc["instances"]]
     assert len(names) >= 5 and all(i["problem"] == "design" and i["source"] == "design.toml" for i in doc["instances"])
     assert "binary lip histogram eps=1" in names
+
+
+def test_plot_marks_certified_rows_and_survives_an_instance_without_a_private_answer(tmp_path):
+    from mechopt.compare import plot_compare
+
+    rows = flag_rows([_row("exact", 1.0, gap=0.0, proof="certificate"), _row("heur", 1.2)])
+    rows += flag_rows([{**_row("closed-form", 0.5, status="infeasible_point", violation=0.9), "instance": "j"}])
+    (png,) = plot_compare(rows, tmp_path)
+    assert png.name == "compare_p.png" and png.stat().st_size > 1000
+    assert [r["flag"] for r in rows] == ["certified", "suboptimal", "infeasible,claim-fails"]

@@ -16,6 +16,7 @@ solvers = ["sqp"]
 skip = ["closed-form"]
 options.sqp = { n_starts = 3 }
 time_limit = 5
+claim = "lip.thm5"
 note = "hello"
 '''
 
@@ -37,6 +38,23 @@ def test_fields_parsed():
     (inst,) = parse_catalog(GOOD, source="g.toml", known=["design"])
     assert inst.solvers == ("sqp",) and inst.skip == ("closed-form",) and inst.options == {"sqp": {"n_starts": 3}}
     assert inst.time_limit == 5.0 and inst.note == "hello" and inst.source == "g.toml"
+    assert inst.claim == "lip.thm5"
+
+
+def test_builtin_claims_name_registered_claims_and_only_closed_form_instances():
+    from mechopt.registry import claims
+
+    import mechopt
+
+    ids = {c.id for c in claims()}
+    for inst in builtin_catalog():
+        prob = inst.build()
+        has_cf = "closed-form" in registry.solvers_for(prob)
+        assert (inst.claim is not None) == has_cf, inst.label        # every closed form links its claim
+        assert inst.claim is None or inst.claim in ids, (inst.label, inst.claim)
+        if has_cf:                         # a closed form that names its claim names the same one
+            own = mechopt.solve(prob, solver="closed-form").extras.get("claim")
+            assert own is None or own == inst.claim, (inst.label, own, inst.claim)
 
 
 def test_graph_edges_become_a_policy_graph():
@@ -53,6 +71,8 @@ def test_graph_edges_become_a_policy_graph():
     ('[[instance]]\nproblem = "nope"\nname = "x"\nparams = {}', r"field 'problem': unknown problem id 'nope'"),
     ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\ncolour = 1', r"unknown field 'colour'"),
     ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\ntime_limit = -1', r"'time_limit' must be > 0"),
+    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\nclaim = "Theorem 2"', r"'claim' must be a verify claim id"),
+    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\nclaim = 2', r"field 'claim' must be a string"),
     ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\nsolvers = [1]', r"'solvers' must be an array"),
     ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\noptions = { sqp = 1 }', r"'options.sqp'"),
     ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\n[[instance]]\nproblem = "design"\nname = "x"\n'

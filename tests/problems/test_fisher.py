@@ -44,13 +44,14 @@ def test_conic_fast_grid_within_derived_tolerance() -> None:
     assert abs(r.value - PI2) <= 1.5 * bound + 1e-6
     assert r.value < PI2                                     # the difference Laplacian underestimates
     assert r.extras["grid_points"] == n
-    assert 0.8 <= r.extras["error_estimate"] / (PI2 - r.value) <= 1.25
+    # the Richardson estimate bounds the grid error; the solver allowance (grid_noise) is on top
+    assert PI2 - r.value <= r.extras["error_estimate"] <= 1.05 * (PI2 - r.value) + 1.2e-5 * PI2
 
 
 def test_conic_few_thousand_points_within_1e4() -> None:
     r = mechopt.solve(problem_from_params(a="-1", b="1", n="2000"), solver="conic")
     assert r.status is Status.OPTIMAL and abs(r.value - PI2) < 1e-4
-    assert r.extras["grid_points"] == 2000 and r.extras["error_estimate"] < 1e-5
+    assert r.extras["grid_points"] == 2000 and PI2 - r.value <= r.extras["error_estimate"] < 2e-5 * PI2
     g = r.mechanism
     assert g.density.min() >= 0 and abs(g.mass() - 1) < 1e-8
     exact = GridDensity.cos2(-1.0, 1.0, 2000).density
