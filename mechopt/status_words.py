@@ -144,8 +144,11 @@ def series_label(points: Iterable[Any], guarantee: str | None = None) -> str:
     return "; ".join(parts)
 
 
-def status_line(res: Any) -> str:
+def status_line(res: Any, guarantee: str | None = None) -> str:
     """What a design report says about a result's status: the word, and what backs it.
+
+    ``guarantee`` is the solver's (:attr:`mechopt.solver.Solver.guarantee`);
+    a ``feasible`` answer of a ``"heuristic"`` says so.
 
     Examples
     --------
@@ -156,6 +159,8 @@ def status_line(res: Any) -> str:
     'optimal (proof: certificate, gap 2e-16)'
     >>> status_line(r.replace(status="locally_optimal", proof=None, solver="sqp", extras={"starts": 20}))
     'locally_optimal: best local optimum of 20 sqp starts, no certificate'
+    >>> status_line(r.replace(status="feasible", proof=None, solver="greedy", certificate=None), "heuristic")
+    'feasible: audited private, optimality not proven (greedy is a heuristic)'
     """
     s = status_of(res.status)
     cert = getattr(res, "certificate", None)
@@ -173,7 +178,8 @@ def status_line(res: Any) -> str:
         what = f"best local optimum of {starts} {solver} starts" if starts else f"a local optimum of {solver}"
         return f"locally_optimal: {what}, no certificate"
     if s == "feasible":
-        return f"feasible: audited private, optimality not proven ({solver})" + (
+        who = f"{solver} is a heuristic" if guarantee == "heuristic" else solver
+        return f"feasible: audited private, optimality not proven ({who})" + (
             f"; proven bound{gap}" if cert is not None else "")
     if s == "infeasible_point":
         viol = getattr(res, "violation", None)
