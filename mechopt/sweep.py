@@ -257,15 +257,6 @@ def sweep(spec: SweepSpec | str | Path, out: str | Path | None = None, *, jobs: 
     return [done[t["key"]] for t in all_tasks if t["key"] in done]
 
 
-def _guarantee(solver: str) -> str | None:
-    from .registry import get_solver
-
-    try:
-        return get_solver(solver).guarantee
-    except Exception:              # a solver of an old file that is no longer registered
-        return None
-
-
 def _series(lines: list[dict[str, Any]], x: str) -> dict[str, list[dict[str, Any]]]:
     keys = list(lines[0]["point"])
     series: dict[str, list[dict[str, Any]]] = {}
@@ -299,13 +290,14 @@ def series_legend(lines: list[dict[str, Any]], x: str | None = None) -> dict[str
     >>> series_legend(lines)
     {'exact': 'exact — certified optimum', 'greedy': 'greedy — heuristic'}
     """
+    from .figures.legend import solver_guarantee
     from .status_words import series_label
 
     lines = [ln for ln in lines if "point" in ln]
     if not lines:
         return {}
     x = _x_axis(lines, x)
-    return {name: f"{name} — {series_label(pts, _guarantee(pts[0]['solver']))}"
+    return {name: f"{name} — {series_label(pts, solver_guarantee(pts[0]['solver']))}"
             for name, pts in _series(lines, x).items()}
 
 
@@ -329,7 +321,7 @@ def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str |
     """
     from matplotlib.figure import Figure
 
-    from .status_words import LIMITS, POINT_LIMIT, POINT_NOT_PRIVATE
+    from .figures.legend import mark_points
 
     pts = [ln for ln in lines if ln.get("value") is not None]
     if not pts:
@@ -338,21 +330,12 @@ def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str |
     labels = series_legend(pts, x)
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
-    bad: dict[str, list[tuple[float, float]]] = {"infeasible_point": [], "limit": []}
     for j, (name, sel) in enumerate(sorted(_series(pts, x).items())):   # styles vary so overlapping curves show
         sel = sorted(sel, key=lambda ln: ln["point"][x])
         ok = [ln for ln in sel if ln.get("status") != "infeasible_point"]
         ax.plot([ln["point"][x] for ln in ok], [ln["value"] for ln in ok], marker="os^Dv<>"[j % 7],
                 ls=["-", "--", ":", "-."][j % 4], ms=7 - (j % 3) * 1.5, label=labels[name])
-        for ln in sel:
-            if ln.get("status") == "infeasible_point":
-                bad["infeasible_point"].append((ln["point"][x], ln["value"]))
-            elif ln.get("status") in LIMITS:
-                bad["limit"].append((ln["point"][x], ln["value"]))
-    if bad["infeasible_point"]:
-        ax.plot(*zip(*bad["infeasible_point"]), "x", color="red", ms=9, mew=2, ls="none", label=POINT_NOT_PRIVATE)
-    if bad["limit"]:
-        ax.plot(*zip(*bad["limit"]), "D", mfc="none", color="0.2", ms=10, ls="none", label=POINT_LIMIT)
+    mark_points(ax, [(ln["point"][x], ln["value"], ln.get("status")) for ln in pts])
     ax.set_xlabel(x)
     ax.set_ylabel(f"{pts[0].get('objective') or 'value'} ({'min' if pts[0].get('sense') == 'min' else 'max'})")
     ax.set_title(title or f"{pts[0]['problem']}: tradeoff", fontsize=9)

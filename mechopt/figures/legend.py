@@ -31,10 +31,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..status_words import CERTIFIED, CLOSED_FORM, MC, MC_NOT_PRIVATE, NOT_PRIVATE
+from ..status_words import (CERTIFIED, CLOSED_FORM, LIMITS, MC, MC_NOT_PRIVATE, NOT_PRIVATE, POINT_LIMIT,
+                            POINT_NOT_PRIVATE)
 
 __all__ = ["closed_curve", "certified_curve", "printed_curve", "mc_points", "mc_legend", "legend_texts",
-           "closed_label"]
+           "closed_label", "mark_points", "solver_guarantee"]
 
 NAN = math.nan
 
@@ -100,6 +101,39 @@ def mc_legend(ax: Any, private: Sequence[bool | None]) -> None:
         ax.errorbar([], [], yerr=[], fmt="o", ms=3, color="0.4", label=MC)
     if any(p is False for p in private):
         ax.errorbar([], [], yerr=[], fmt="x", ms=5, color="0.4", label=MC_NOT_PRIVATE)
+
+
+def mark_points(ax: Any, points: Sequence[tuple[float, float | None, Any]]) -> None:
+    """Mark the points that are not answers: ``(x, y, status)`` with status ``infeasible_point`` as a red
+    ``×`` (``not private (audit failed)``), a hit iteration or time limit as an open diamond
+    (``hit a limit (best point so far)``); one legend entry each when there is such a point.
+
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> mark_points(ax, [(1.0, 0.5, "infeasible_point"), (2.0, 0.4, "optimal"), (3.0, 0.3, "time_limit")])
+    >>> ax.get_legend_handles_labels()[1]
+    ['not private (audit failed)', 'hit a limit (best point so far)']
+    """
+    bad = [(x, y) for x, y, st in points if y is not None and str(getattr(st, "value", st)) == "infeasible_point"]
+    lim = [(x, y) for x, y, st in points if y is not None and str(getattr(st, "value", st)) in LIMITS]
+    if bad:
+        ax.plot(*zip(*bad), "x", color="red", ms=9, mew=2, ls="none", label=POINT_NOT_PRIVATE)
+    if lim:
+        ax.plot(*zip(*lim), "D", mfc="none", color="0.2", ms=10, ls="none", label=POINT_LIMIT)
+
+
+def solver_guarantee(name: str) -> str | None:
+    """The registered solver's ``guarantee`` (``global``, ``local``, ``heuristic``); None if unknown.
+
+    >>> solver_guarantee("greedy"), solver_guarantee("sqp"), solver_guarantee("no-such-solver")
+    ('heuristic', 'local', None)
+    """
+    from ..registry import get_solver
+
+    try:
+        return get_solver(name).guarantee
+    except Exception:          # an unregistered name (an old file, a closed form built by hand)
+        return None
 
 
 def legend_texts(fig: Any) -> dict[str, list[str]]:
