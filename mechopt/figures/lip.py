@@ -32,12 +32,11 @@ from ..problems.cip import CIPBinomial
 from ..problems.lip import LIPBinary, LIPHistogram, LIPMimo
 from ..api import audit_result
 from ..result import Status, jsonable
-from ..datasets import (gowalla_histogram, kosarak_survey, load_gowalla, load_kosarak, synthetic_gowalla,
-                        synthetic_kosarak)
-from ..simulate import UserGroup, analytic_fixed, mmse_table, simulate, simulate_fixed, simulate_oue
+from ..simulate import UserGroup, mmse_table, simulate, simulate_oue
 from . import Figure, FigureOutput
 from .legend import legend_texts
-from .lip_curves import binary_optimum, local_binary_points, mechanism_status, point
+from .lip_curves import local_binary_points, point
+from .lip_fig9 import fig9
 from .lip_plot import curve_words, draw
 
 __all__ = ["FIGURES", "fig8_priors"]
@@ -275,67 +274,6 @@ def fig8(out_dir: Path, quick: bool = False) -> FigureOutput:
                 r["N"] = n
             rows += new
     return _write(out_dir, "lip-fig8", rows, notes, "sqrt(E/N)", "rmse", panel="N")
-
-
-def _fixed_row(Q, prior, counts, f, label, x, runs, rng, dataset, status: dict[str, Any],
-               ref: str | None = None, kind: str = "closed form") -> dict[str, Any]:
-    """A Fig. 9 point: the dataset's inputs perturbed as they are; ``status`` from :func:`mechanism_status`."""
-    g = mmse_table(Q, prior, f)
-    mc = simulate_fixed(Q, counts, f, g, runs, rng)
-    exact = analytic_fixed(Q, counts, f, g)
-    return {"x": float(x), "curve": label, "kind": kind, "ref": ref, "analytic": exact, "analytic_exact": exact,
-            "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"], "n_users": int(np.sum(counts)),
-            "runs": runs, "dataset": dataset, **status}
-
-
-def fig9(out_dir: Path, quick: bool = False) -> FigureOutput:
-    """Fig. 9 on SYNTHETIC stand-ins for Kosarak and Gowalla (the real files cannot be downloaded here).
-
-    (a) pages with clicks above 15 000 × (total clicks / 8 000 000) are the 1s of a survey with a
-    global prior; (b) last check-in histogram on a 36 × 36 grid, prior from earlier check-ins.
-    The data are perturbed as they are (inputs fixed), as in Section V-B.
-    """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    runs = 300 if quick else 1000
-    rng = np.random.default_rng(SEED + 9)
-    kpath = synthetic_kosarak(out_dir / "kosarak_SYNTHETIC.dat", n_streams=3000 if quick else 30_000,
-                              n_pages=2000, rng=SEED + 9)
-    counts = load_kosarak(kpath)
-    x, p1 = kosarak_survey(counts, threshold=int(15_000 * counts.sum() / 8_000_000))
-    gpath = synthetic_gowalla(out_dir / "gowalla_SYNTHETIC.txt", n_users=300 if quick else 3000, rng=SEED + 9)
-    last, gprior = gowalla_histogram(load_gowalla(gpath))
-    keep = np.flatnonzero(gprior > 0)
-    cells = np.bincount(np.searchsorted(keep, last[np.isin(last, keep)]), minlength=keep.size)
-    notes = ["SYNTHETIC STAND-INS, not the paper's data: mechopt.datasets.synthetic_kosarak / synthetic_gowalla "
-             f"(seed {SEED + 9}); real files load with load_kosarak / load_gowalla",
-             f"(a) {x.size} pages, P1 = {p1:.4f}; (b) {int(cells.sum())} users on {keep.size} non-empty cells "
-             f"({int(last.size - cells.sum())} users whose last cell has zero prior dropped)",
-             "errors are conditional on the dataset; in (a) the prior is the data's own frequency, so at small eps "
-             "the MMSE estimate N P1 is already S and the conditional error first grows with eps",
-             "(b) LIP curves use Theorem 5's channel, which is not LIP-private for these skewed priors (flagged); "
-             "the exact solver is not run on ~170 symbols"]
-    P = np.array([1 - p1, p1])
-    n01 = np.bincount(x, minlength=2)
-    gp = gprior[keep] / gprior[keep].sum()
-    rows: list[dict[str, Any]] = []
-    for eps in _eps_grid(0.5, 5.0, 0.5, quick):
-        for label, kind, e in (("eps-Opt-LIP", "lip", eps), ("eps/2-Opt-LIP", "lip", eps / 2),
-                               ("eps-Opt-LDP", "ldp", eps)):
-            opt = binary_optimum(LIPBinary(p1=p1, eps=e, kind=kind))
-            rows.append(_fixed_row(opt.Q, P, n01, np.array([0.0, 1.0]), label, eps, runs, rng, "a: Kosarak stand-in",
-                                   _status_of(opt), "two-point split" if kind == "lip" else "Prop. 4"))
-            hprob = LIPHistogram(prior=gp, eps=e, kind=kind)
-            hist = hprob.closed_form()
-            rows.append(_fixed_row(hist.Q, gp, cells, np.eye(keep.size), label + (" (Thm 5)" if kind == "lip" else
-                                   " (e^eps/(e^eps+d-1))"), eps, runs, rng, "b: Gowalla stand-in",
-                                   mechanism_status(hprob, hist.Q, hist), "Thm 5" if kind == "lip" else "Sec. IV-B"))
-    return _write(out_dir, "lip-fig9", rows, notes, "sqrt(E/N)", "rmse", panel="dataset")
-
-
-def _status_of(res: Any) -> dict[str, Any]:
-    return {"status": res.status.value, "proof": res.proof, "claim": res.extras.get("claim"),
-            "private": res.status is not Status.INFEASIBLE_POINT}
 
 
 FIGURES = {

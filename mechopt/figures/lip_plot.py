@@ -7,8 +7,9 @@ optimum. Legend entries (:mod:`mechopt.figures.legend`): ``<curve> — closed
 form`` (solid; ``, proven optimal`` when every point is ``optimal`` with a
 proof), ``<curve> — closed form, not private at this ε`` (dotted, ``X``
 at the failing points), ``<curve> — certified optimum`` (dashed),
-``<curve> — printed formula (no mechanism)`` (dash-dot), a solver's curve by
-its status words, ``Monte-Carlo (± 1.96 se)`` and ``Monte-Carlo (not private)``.
+``<curve> — printed formula (no mechanism)`` (dash-dot), a computed curve by
+its status words (:func:`solver_words`: ``private, certified within x% of the
+optimum`` when it carries a proven gap), ``Monte-Carlo (± 1.96 se)`` and ``Monte-Carlo (not private)``.
 :func:`curve_words` gives the same facts per curve for the JSON notes.
 
 Examples
@@ -30,7 +31,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from ..status_words import is_certified, series_label
+from ..status_words import CERTIFIED, is_certified, series_label
 from .legend import certified_curve, closed_curve, mc_legend, mc_points, printed_curve
 
 __all__ = ["draw", "curve_words", "TRANSFORMS"]
@@ -53,13 +54,29 @@ def _certified_rows(pts: list[dict[str, Any]]) -> list[dict[str, Any]]:
             and is_certified(r.get("certified_status"), r.get("certified_proof"))]
 
 
+def solver_words(pts: list[dict[str, Any]]) -> str:
+    """A computed curve's words: its status words, or, when every point is private and carries a proven
+    relative gap ``rel_gap`` (value within that fraction above a proven bound), ``private, certified
+    within x% of the optimum``.
+
+    >>> solver_words([{"status": "feasible", "proof": None, "private": True, "rel_gap": 0.012}])
+    'private, certified within 1.2% of the optimum'
+    """
+    word = series_label(pts)
+    gaps = [r.get("rel_gap") for r in pts]
+    if word != CERTIFIED and gaps and all(g is not None for g in gaps) and all(r.get("private") for r in pts):
+        what = " (expected MSE)" if any("expected_mse" in r for r in pts) else ""
+        return f"private, certified within {max(gaps):.1%} of the optimum{what}"
+    return word
+
+
 def curve_words(pts: list[dict[str, Any]]) -> str:
     """What one curve is, in the status words: kind, where it is not private, statuses, certified overlay."""
     kind = pts[0].get("kind", "closed form")
     if kind == "printed formula":
         return "printed formula (no mechanism behind it: nothing to audit)"
     if kind == "solver":
-        words = [series_label(pts)]
+        words = [solver_words(pts)]
     else:
         ref = pts[0].get("ref")
         words = ["closed form" + (f" ({ref})" if ref else "")
@@ -112,7 +129,7 @@ def _draw_curve(ax: Any, pts: list[dict[str, Any]], curve: str, color: str, tf: 
     if kind == "printed formula":
         printed_curve(ax, x, y, color, curve)
     elif kind == "solver":
-        ax.plot(x, y, "-", color=color, label=f"{curve} — {series_label(pts)}")
+        ax.plot(x, y, "-", color=color, lw=1.8, label=f"{curve} — {solver_words(pts)}")
     else:
         proven = all(is_certified(r.get("status"), r.get("proof")) for r in pts)
         closed_curve(ax, x, y, [r.get("private") for r in pts], color, curve, pts[0].get("ref"), proven)
