@@ -150,6 +150,7 @@ def _fig1(out_dir: Path, quick: bool = False) -> FigureOutput:
     axes[-1].set_xlabel("database x")
     notes = ["Corollary 4 reconstructed: the closed form is stationary but not optimal on a bounded "
              "database range (claim fisher.cor4)"]
+    notes += [f"panel {title.split(': cost')[0]!r}: {title.rsplit(' — ', 1)[1]}" for _, _, title, _ in panels]
     return FigureOutput("fisher-fig1", _write(out_dir, "fisher-fig1", fig, rows, data), data, notes)
 
 
@@ -194,6 +195,8 @@ def _fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
     data = {"xi": xi, "sigma": sigma, "sensitivity": sens, "classical_fraction": float(reg["classical"].mean()),
             "exact_fraction": float(reg["exact"].mean()), "prop3": prop3}
     notes = [] if not np.any(reg["classical"] & ~reg["exact"]) else ["classical region not inside the exact one"]
+    notes.append("curves: all closed forms (classical Gaussian-mechanism condition, exact (eps, delta) boundary, "
+                 "Cramér–Rao lines of Cor. 6, Cor. 2 and Prop. 3); no optimisation result is drawn")
     return FigureOutput("fisher-fig2", _write(out_dir, "fisher-fig2", fig, rows, data), data, notes)
 
 
@@ -230,6 +233,7 @@ def _convergence(out_dir: Path, quick: bool = False) -> FigureOutput:
            title="Convergence on [−1, 1]")
     ax.legend()
     notes = [f"{k}: order {v:.2f} (expected 2)" for k, v in slopes.items() if abs(v - 2) > 0.1]
+    notes += [f"curve {lab.split(' — ')[0]!r}: {lab.split(' — ', 1)[1]}" for lab in ax.get_legend_handles_labels()[1]]
     data = {"orders": slopes}
     files = _write(out_dir, "fisher-convergence", fig, rows, data)
     return FigureOutput("fisher-convergence", files, {**data, "rows": rows}, notes)
