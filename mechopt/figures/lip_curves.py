@@ -107,14 +107,16 @@ def binary_optimum(prob: LIPBinary) -> Result:
     proven for every (P1, ε): the MSE is P1(1 − P1) − Var(posterior), the ε-LIP
     posteriors fill [lo, hi], and a law on [lo, hi] with mean P1 has variance at
     most (hi − P1)(P1 − lo), attained by the two-point split (Bhatia–Davis);
-    inside Theorem 2's region it is eq. (21) (claim ``lip.thm2``, which also
-    checks it against the exact solver). LDP: randomized response, Proposition 4
+    inside Theorem 2's region it is eq. (21) (``extras["claim"] = "lip.thm2"``;
+    outside it the claim is None: the derivation above is this package's, tested
+    against the exact solver in ``tests/problems/test_lip.py``). LDP: randomized response, Proposition 4
     (claim ``lip.prop4``). The audit (:func:`mechopt.api.audit_result`) still
     applies: a mechanism that failed it would be ``infeasible_point``.
     """
     if prob.kind == "lip":
         val, Q = cf.binary_lip_optimum(prob.p1, prob.eps)
-        claim, how = "lip.thm2", "two-point split of P1 on the LIP posterior bounds (Bhatia-Davis)"
+        claim = "lip.thm2" if cf.binary_lip_region(prob.p1, prob.eps) else None    # outside: derived here only
+        how = "two-point split of P1 on the LIP posterior bounds (Bhatia-Davis)"
     else:
         Q = cf.binary_ldp_channel(prob.eps)
         val, claim, how = prob.evaluate(Q), "lip.prop4", "randomized response (Proposition 4)"

@@ -59,7 +59,9 @@ def test_fig8_priors_generator():
 @pytest.mark.slow
 @pytest.mark.parametrize("fid", sorted(FIGURES))
 def test_full_reproductions(tmp_path, fid):
-    _check(FIGURES[fid].run(tmp_path, quick=False), fid)
+    out = FIGURES[fid].run(tmp_path, quick=False)
+    _check(out, fid)
+    _check_legend_matches_rows(out)
 
 
 def test_fig8_per_user_optimum_equals_exact_aggregate():
@@ -164,10 +166,14 @@ def test_fig8_legend_per_user_optima_are_proven_and_cip_certified(tmp_path):
 
 
 def test_binary_optimum_has_a_real_proof():
+    import mechopt
     from mechopt.figures.lip_curves import binary_optimum
     from mechopt.problems.lip import LIPBinary
 
-    for kind, claim in (("lip", "lip.thm2"), ("ldp", "lip.prop4")):
-        res = binary_optimum(LIPBinary(p1=0.05, eps=0.3, kind=kind))      # outside Theorem 2's region
+    # (0.4, 1.0) is inside Theorem 2's region, (0.05, 0.3) outside it
+    for p1, eps, kind, claim in ((0.4, 1.0, "lip", "lip.thm2"), (0.05, 0.3, "lip", None), (0.05, 0.3, "ldp", "lip.prop4")):
+        prob = LIPBinary(p1=p1, eps=eps, kind=kind)
+        res = binary_optimum(prob)
         assert res.status.value == "optimal" and res.proof == "theorem" and res.extras["claim"] == claim
         assert res.violation <= 1e-9
+        assert res.value == pytest.approx(mechopt.solve(prob, solver="exact").value, abs=1e-9)
