@@ -41,9 +41,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import MechoptError
-from .result import MEANINGS, Result, Status, jsonable, vocabulary
+from .result import jsonable, vocabulary
 
-__all__ = ["main", "build_parser", "emit_json", "fmt", "status_line", "CLIError", "check_out_file", "check_out_dir"]
+__all__ = ["main", "build_parser", "emit_json", "fmt", "CLIError", "check_out_file", "check_out_dir"]
 
 PROG = "mechopt"
 EPILOG = """examples:
@@ -89,25 +89,6 @@ def fmt(value: Any, digits: int = 6) -> str:
             return str(value)
         return f"{v:.{digits}g}"
     return str(value)
-
-
-def status_line(res: Result) -> str:
-    """The status with what backs it: the proof (and gap) for ``optimal``, else the word's meaning.
-
-    Examples
-    --------
-    >>> from mechopt.result import Certificate, Result
-    >>> r = Result(status="optimal", value=1.0, sense="min", objective="mse", proof="certificate",
-    ...            certificate=Certificate(1.0, 1e-16))
-    >>> status_line(r)
-    'optimal (proof: certificate, gap 1e-16)'
-    >>> status_line(r.replace(status="locally_optimal", proof=None, certificate=None))
-    'locally_optimal (a local method converged; audited, no global proof)'
-    """
-    if res.status is Status.OPTIMAL:
-        gap = "" if res.certificate is None else f", gap {fmt(res.certificate.gap, 3)}"
-        return f"optimal (proof: {res.proof or 'none'}{gap})"
-    return f"{res.status.value} ({MEANINGS[res.status]})"
 
 
 def emit_json(doc: Any) -> None:

@@ -374,14 +374,34 @@ def _write_out(path: str, problem: Any, res: Result) -> None:
               "mechopt audit reads channels only", file=sys.stderr)
 
 
+def _guarantee(solver: str) -> str | None:
+    from .registry import get_solver
+
+    try:
+        return get_solver(solver).guarantee
+    except Exception:     # "closed-form" results built outside the registry, unknown names
+        return None
+
+
 def describe(problem: Any, res: Result) -> str:
-    """The human-readable design report."""
-    from .cli import fmt, status_line
+    """The human-readable design report; its status line says what backs the status
+    (:func:`mechopt.status_words.status_line`): ``optimal (proof: certificate, gap 2e-16)``,
+    ``locally_optimal: best local optimum of 20 sqp starts, no certificate``, ...
+
+    Examples
+    --------
+    >>> import mechopt
+    >>> prob = mechopt.registry.get_problem("lip-binary").from_params(p1="0.4", eps="1")
+    >>> print(describe(prob, mechopt.solve(prob, solver="sqp", n_starts=2)).splitlines()[2])
+    status       locally_optimal: best local optimum of 2 sqp starts, no certificate
+    """
+    from .cli import fmt
+    from .status_words import status_line
 
     cert = res.certificate
     lines = [f"problem      {getattr(problem, 'id', type(problem).__name__)}",
              f"solver       {res.solver}",
-             f"status       {status_line(res)}",
+             f"status       {status_line(res, _guarantee(res.solver))}",
              f"value        {fmt(res.value, 10)}  ({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
              f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}  audited eps={fmt(res.eps_audited)}"
              f"  violation={fmt(res.violation, 3)}",

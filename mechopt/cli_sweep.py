@@ -2,7 +2,9 @@
 
 ``sweep SPEC.toml`` runs a grid × solvers (see :mod:`mechopt.sweep` for the
 spec), writing one JSON line per finished point to ``--out``; ``--resume``
-continues a killed run. ``bench`` runs ``benchmarks/bench_*.py`` (see
+continues a killed run. The table shows each point's ``status`` and ``proof``; the
+summary counts the statuses (``optimal`` split by proof, ``locally_optimal``,
+``feasible``, ``infeasible_point`` = not private, limits). ``bench`` runs ``benchmarks/bench_*.py`` (see
 :mod:`mechopt.bench`) and writes the markdown table (``benchmarks/RESULTS.md``
 for a full run, ``--out`` otherwise).
 
@@ -61,6 +63,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     from .cli import emit_json, fmt, table
     from .errors import ParamError
+    from .status_words import status_counts
     from .sweep import load_spec, plot_sweep, sweep
 
     if args.resume and not args.out:
@@ -93,9 +96,9 @@ def run_sweep(args: argparse.Namespace) -> int:
         return 0
     keys = list(spec.grid)
     rows = [[*(ln["point"].get(k) for k in keys), ln["solver"], fmt(ln["value"], 8), fmt(ln["violation"], 2),
-             ln["status"], f"{ln['time_s']:.2f}"] for ln in lines]
-    print(table([*keys, "solver", "value", "violation", "status", "time_s"], rows))
-    print(f"\n{len(lines)} points" + (f" in {args.out}" if args.out else "") + (f"; plot {png}" if png else ""))
+             ln["status"], ln.get("proof") or "-", f"{ln['time_s']:.2f}"] for ln in lines]
+    print(table([*keys, "solver", "value", "violation", "status", "proof", "time_s"], rows))
+    print("\n" + status_counts(lines) + (f"; in {args.out}" if args.out else "") + (f"; plot {png}" if png else ""))
     return 0
 
 

@@ -4,6 +4,11 @@ Each paper's :mod:`mechopt.figures` module exposes ``FIGURES = {id: Figure}``;
 :func:`reproduce` runs the requested ones into an output folder (PNG plus the
 data as CSV/JSON) and reports what each wrote and found. A reproduction that
 crashes is reported with ``status = "error"`` and its message; the others run.
+A figure's legend says what each curve is (certified optimum, closed form,
+closed form not private at this ε, locally optimal, heuristic, Monte-Carlo of
+a non-private mechanism; :mod:`mechopt.figures.legend`); its ``data["legend"]``
+holds those legend entries read back from the drawn figure and its ``notes``
+one line per curve with the same status words.
 
 Examples
 --------

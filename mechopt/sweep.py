@@ -33,9 +33,13 @@ applies unless the spec or ``--time-limit`` sets one (every solver stops on
 its own iteration cap). With a ``time_limit``, a point that hits it has the
 status ``time_limit`` and depends on the machine.
 
+A line's ``status`` is the audited status of :func:`mechopt.solve` and ``proof``
+says why an ``optimal`` point is proven (None otherwise); :func:`plot_sweep`
+labels each curve by :func:`mechopt.status_words.series_label`.
+
 Examples
 --------
->>> from mechopt.sweep import sweep, parse_spec
+>>> from mechopt.sweep import parse_spec, series_legend, sweep
 >>> spec = parse_spec('''
 ... problem = "design"
 ... solvers = ["sqp"]
@@ -49,10 +53,12 @@ Examples
 ... n_starts = 2
 ... ''')
 >>> lines = sweep(spec)
->>> [(ln["point"]["eps"], ln["status"]) for ln in lines]
-[(0.5, 'locally_optimal'), (1.0, 'locally_optimal')]
+>>> [(ln["point"]["eps"], ln["status"], ln["proof"]) for ln in lines]   # sqp: local, never "optimal"
+[(0.5, 'locally_optimal', None), (1.0, 'locally_optimal', None)]
 >>> lines[0]["value"] > lines[1]["value"]     # more privacy, larger histogram MSE
 True
+>>> series_legend(lines)                      # what plot_sweep's legend says
+{'sqp': 'sqp — locally optimal'}
 """
 from __future__ import annotations
 
@@ -70,7 +76,8 @@ from .progress import Progress
 from .result import jsonable
 from .sweep_spec import MAX_POINTS, SweepSpec, load_spec, parse_spec  # noqa: F401  (spec parsing lives there)
 
-__all__ = ["SweepSpec", "parse_spec", "load_spec", "sweep", "tasks", "run_point", "read_lines", "plot_sweep"]
+__all__ = ["SweepSpec", "parse_spec", "load_spec", "sweep", "tasks", "run_point", "read_lines", "plot_sweep",
+           "sweep_figure", "series_legend"]
 
 
 def point_key(task: dict[str, Any]) -> str:
@@ -118,11 +125,11 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         prob = get_problem(task["problem"]).from_params(**task["params"])
         res = solve(prob, solver=task["solver"], **task["options"])
     except Exception as exc:   # one point's crash is that point's line, never the sweep's end
-        line.update(status="solver_error", value=None, sense=None, objective=None, violation=None,
+        line.update(status="solver_error", proof=None, value=None, sense=None, objective=None, violation=None,
                     eps_audited=None, certificate=None, message=f"{type(exc).__name__}: {exc}")
     else:
         cert = res.certificate
-        line.update(status=res.status.value, value=res.value, sense=res.sense, objective=res.objective,
+        line.update(status=res.status.value, proof=res.proof, value=res.value, sense=res.sense, objective=res.objective,
                     violation=res.violation, eps_audited=res.eps_audited,
                     certificate=None if cert is None else cert.to_dict(), message=res.message)
         if task.get("save_mechanism"):
@@ -259,42 +266,99 @@ def sweep(spec: SweepSpec | str | Path, out: str | Path | None = None, *, jobs: 
     return [done[t["key"]] for t in all_tasks if t["key"] in done]
 
 
-def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = None, title: str | None = None) -> Path:
-    """Tradeoff curves: value against the grid parameter ``x``, one curve per
-    solver and setting of the other grid parameters."""
-    import matplotlib
+def _series(lines: list[dict[str, Any]], x: str) -> dict[str, list[dict[str, Any]]]:
+    keys = list(lines[0]["point"])
+    series: dict[str, list[dict[str, Any]]] = {}
+    for ln in lines:
+        rest = ", ".join(f"{k}={ln['point'][k]}" for k in keys if k != x)
+        series.setdefault(f"{ln['solver']}" + (f" ({rest})" if rest else ""), []).append(ln)
+    return series
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def _x_axis(lines: list[dict[str, Any]], x: str | None) -> str:
+    keys = list(lines[0]["point"])
+    if x is None:
+        x = next((k for k in keys if all(isinstance(ln["point"][k], (int, float)) for ln in lines)), None)
+    if x is None:
+        raise ParamError("no numeric grid parameter to put on the x axis (set [plot] x = ...)")
+    return x
+
+
+def series_legend(lines: list[dict[str, Any]], x: str | None = None) -> dict[str, str]:
+    """Legend text per curve: its name, then what its points are (:func:`~mechopt.status_words.series_label`).
+
+    A curve is ``certified optimum`` only when every point is ``optimal`` with
+    a proof; ``locally optimal`` (sqp, gd-penalty), ``heuristic`` (greedy,
+    anneal) or ``feasible, no proof`` otherwise, with the points that are not
+    private or hit a limit counted.
+
+    Examples
+    --------
+    >>> lines = [{"solver": "exact", "point": {"eps": 1.0}, "status": "optimal", "proof": "certificate"},
+    ...          {"solver": "greedy", "point": {"eps": 1.0}, "status": "feasible", "proof": None}]
+    >>> series_legend(lines)
+    {'exact': 'exact — certified optimum', 'greedy': 'greedy — heuristic'}
+    """
+    from .figures.legend import solver_guarantee
+    from .status_words import series_label
+
+    lines = [ln for ln in lines if "point" in ln]
+    if not lines:
+        return {}
+    x = _x_axis(lines, x)
+    return {name: f"{name} — {series_label(pts, solver_guarantee(pts[0]['solver']))}"
+            for name, pts in _series(lines, x).items()}
+
+
+def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str | None = None) -> Any:
+    """The tradeoff plot as a :class:`matplotlib.figure.Figure`: value against the grid parameter ``x``,
+    one curve per solver and setting of the other grid parameters.
+
+    Each legend entry says what the curve is (:func:`series_legend`). Points
+    that are not answers are marked, not joined: a mechanism that fails its
+    privacy audit (``infeasible_point``) as a red ×, a point that hit an
+    iteration or time limit as an open diamond.
+
+    Examples
+    --------
+    >>> lines = [{"solver": "sqp", "point": {"eps": e}, "status": s, "proof": None, "value": v,
+    ...           "problem": "design", "objective": "mse", "sense": "min"}
+    ...          for e, s, v in ((0.5, "locally_optimal", 0.4), (1.0, "infeasible_point", 0.1))]
+    >>> ax = sweep_figure(lines).axes[0]
+    >>> ax.get_legend_handles_labels()[1]
+    ['sqp — locally optimal; 1 of 2 not private', 'not private (audit failed)']
+    """
+    from matplotlib.figure import Figure
+
+    from .figures.legend import mark_points
 
     pts = [ln for ln in lines if ln.get("value") is not None]
     if not pts:
         raise ProblemError("no finished point has a value to plot")
-    keys = list(pts[0]["point"])
-    if x is None:
-        x = next((k for k in keys if all(isinstance(ln["point"][k], (int, float)) for ln in pts)), None)
-    if x is None:
-        raise ParamError("no numeric grid parameter to put on the x axis (set [plot] x = ...)")
-    series: dict[str, list[tuple[float, float]]] = {}
-    for ln in pts:
-        rest = ", ".join(f"{k}={ln['point'][k]}" for k in keys if k != x)
-        series.setdefault(f"{ln['solver']}" + (f" ({rest})" if rest else ""), []).append((ln["point"][x], ln["value"]))
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for j, (label, xy) in enumerate(sorted(series.items())):   # styles vary so overlapping curves show
-        xy.sort()
-        ax.plot([a for a, _ in xy], [b for _, b in xy], marker="os^Dv<>"[j % 7], ls=["-", "--", ":", "-."][j % 4],
-                ms=7 - (j % 3) * 1.5, label=label)
+    x = _x_axis(pts, x)
+    labels = series_legend(pts, x)
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    for j, (name, sel) in enumerate(sorted(_series(pts, x).items())):   # styles vary so overlapping curves show
+        sel = sorted(sel, key=lambda ln: ln["point"][x])
+        ok = [ln for ln in sel if ln.get("status") != "infeasible_point"]
+        ax.plot([ln["point"][x] for ln in ok], [ln["value"] for ln in ok], marker="os^Dv<>"[j % 7],
+                ls=["-", "--", ":", "-."][j % 4], ms=7 - (j % 3) * 1.5, label=labels[name])
+    mark_points(ax, [(ln["point"][x], ln["value"], ln.get("status")) for ln in pts])
     ax.set_xlabel(x)
     ax.set_ylabel(f"{pts[0].get('objective') or 'value'} ({'min' if pts[0].get('sense') == 'min' else 'max'})")
     ax.set_title(title or f"{pts[0]['problem']}: tradeoff", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
+    return fig
+
+
+def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = None, title: str | None = None) -> Path:
+    """Write :func:`sweep_figure` to ``png`` (atomically); returns the path."""
     from .mechfile import atomic_savefig
 
+    fig = sweep_figure(lines, x, title)
     try:
-        out = atomic_savefig(fig, Path(png), dpi=110)
+        return atomic_savefig(fig, Path(png), dpi=110)
     except OSError as exc:
         raise ParamError(f"cannot write the plot {str(png)!r}: {exc.strerror or exc}") from None
-    finally:
-        plt.close(fig)
-    return out

@@ -31,7 +31,7 @@ DELTAS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
 
 
 def curve(problem: GaussProblem, deltas: tuple[float, ...], solver: str, **opts: Any) -> list[dict[str, Any]]:
-    """min I(X_p; Y) against δ with one solver: rows of δ, value, violation, status, time_s.
+    """min I(X_p; Y) against δ with one solver: rows of δ, value, violation, status, proof, time_s, bound.
 
     Examples
     --------
@@ -43,7 +43,8 @@ def curve(problem: GaussProblem, deltas: tuple[float, ...], solver: str, **opts:
     for d in deltas:
         r = solve(problem.with_params(delta=float(d)), solver=solver, **opts)
         rows.append({"delta": float(d), "value": r.value, "violation": r.violation, "status": r.status.value,
-                     "time_s": r.time_s, "bound": None if r.certificate is None else r.certificate.bound})
+                     "proof": r.proof, "time_s": r.time_s,
+                     "bound": None if r.certificate is None else r.certificate.bound})
     return rows
 
 

@@ -1,5 +1,14 @@
 """Reproductions for the Fisher-information paper (seed 003): PNG + CSV/JSON per figure.
 
+Every legend entry (and, for the image panels of Fig. 1, every panel title)
+says what its curve is, from the audited status of the Result behind it
+(:mod:`mechopt.status_words`): ``certified optimum`` only for ``optimal`` with
+a proof (the spectral solver's eigenproblem, a convex program solved to its
+dual tolerance), ``feasible, no proof`` otherwise, ``closed form (Corollary
+n)`` for the paper's formulas, with ``, proven optimal`` when the closed form's
+Result is ``optimal`` with a proof. Each figure's JSON carries ``legend``, the
+legend texts read back from the drawn figure.
+
 Examples
 --------
 >>> sorted(FIGURES)
@@ -19,20 +28,46 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from mechopt.api import solve  # noqa: E402
+from mechopt.api import audit_result, solve  # noqa: E402
 from mechopt.figures import Figure, FigureOutput  # noqa: E402
+from mechopt.figures.legend import legend_texts, solver_guarantee  # noqa: E402
 from mechopt.problems.fisher import CORR2_CONSTANT, FisherInterval  # noqa: E402
 from mechopt.problems.fisher_dp import (dp_region, laplace_entropy, laplace_fisher,  # noqa: E402
                                         gaussian_entropy_1d, laplace_variance)
 from mechopt.problems.fisher_weighted import FisherWeighted  # noqa: E402
 from mechopt.result import jsonable  # noqa: E402
+from mechopt.status_words import CLOSED_FORM, NOT_PRIVATE, is_certified, point_word, series_word  # noqa: E402
 
-__all__ = ["FIGURES"]
+__all__ = ["FIGURES", "result_word", "closed_word"]
+
+
+def result_word(res: Any) -> str:
+    """The legend word of a solver's audited Result (guarantee of its solver taken into account).
+
+    >>> from mechopt.result import Result
+    >>> result_word(Result(status="feasible", value=1.0, sense="min", objective="J", solver="conic"))
+    'feasible, no proof'
+    """
+    return point_word(res.status, res.proof, solver_guarantee(res.solver))
+
+
+def closed_word(res: Any, ref: str) -> str:
+    """``closed form (ref)``, ``, proven optimal`` when audited ``optimal`` with a proof, or not private.
+
+    >>> from mechopt.result import Result
+    >>> closed_word(Result(status="optimal", value=1.0, sense="min", objective="J", proof="theorem"), "Cor. 1")
+    'closed form (Cor. 1), proven optimal'
+    """
+    if res.status.value == "infeasible_point":
+        return f"{NOT_PRIVATE} ({ref})"
+    return f"{CLOSED_FORM} ({ref})" + (", proven optimal" if is_certified(res.status, res.proof) else "")
 
 
 def _write(out: Path, stem: str, fig: Any, rows: list[dict[str, Any]], data: dict[str, Any]) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     png, csv_path, js = out / f"{stem}.png", out / f"{stem}.csv", out / f"{stem}.json"
+    data["legend"] = legend_texts(fig)                 # read back from the figure before it is closed
+    data["titles"] = [ax.get_title() for ax in fig.axes if ax.get_title()]
     fig.savefig(png, dpi=110, bbox_inches="tight")
     plt.close(fig)
     if rows:
@@ -48,24 +83,36 @@ def _write(out: Path, stem: str, fig: Any, rows: list[dict[str, Any]], data: dic
 def _densities(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Corollary 1: optimal densities (2/L)cos²(π(w − c)/L) for several supports, spectral vs closed form."""
     supports = [(-1.0, 1.0), (0.0, 3.0), (-0.5, 0.5), (-2.0, 4.0)]
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig, ax = plt.subplots(figsize=(6.4, 3.9))
     rows, data, notes = [], {"supports": []}, []
+    closed = []
     for a, b in supports:
-        r = solve(FisherInterval(a, b, n=255 if quick else 2000), solver="spectral", n=1023 if quick else 8191)
+        prob = FisherInterval(a, b, n=255 if quick else 2000)
+        r = solve(prob, solver="spectral", n=1023 if quick else 8191)
         g = r.mechanism
         L = b - a
         exact = 2 / L * np.cos(np.pi * (g.nodes - (a + b) / 2) / L) ** 2
         dev = float(np.abs(g.density - exact).max())
-        ax.plot(g.nodes, g.density, label=f"[{a:g}, {b:g}]: J={r.value:.4g}")
+        cf = audit_result(prob, prob.closed_form())
+        closed.append(cf)
+        word = result_word(r)
+        ax.plot(g.nodes, g.density, label=f"[{a:g}, {b:g}]: J={r.value:.4g} — spectral, {word}")
+        ax.plot(g.nodes, exact, "k:", lw=0.9)
+        notes.append(f"curve [{a:g}, {b:g}]: spectral solver, {word} (status {r.status.value}, proof {r.proof}); "
+                     f"Corollary 1: {closed_word(cf, 'Corollary 1')} (status {cf.status.value})")
         stride = max(1, g.n // 200)
         rows += [{"a": a, "b": b, "w": float(w), "density": float(p), "closed_form": float(e)}
                  for w, p, e in zip(g.nodes[::stride], g.density[::stride], exact[::stride])]
         data["supports"].append({"a": a, "b": b, "J": r.value, "J_closed": 4 * math.pi ** 2 / L ** 2,
-                                 "variance": g.variance(), "max_density_dev": dev})
+                                 "variance": g.variance(), "max_density_dev": dev, "status": r.status.value,
+                                 "proof": r.proof, "closed_status": cf.status.value, "closed_proof": cf.proof})
         if dev > 1e-6 * exact.max():
             notes.append(f"[{a}, {b}]: density deviates from cos² by {dev:.3g}")
+    words = {closed_word(c, "Corollary 1") for c in closed}
+    ax.plot([], [], "k:", lw=0.9, label="(2/L) cos² — " + (words.pop() if len(words) == 1 else
+                                                             f"{CLOSED_FORM} (Corollary 1), mixed statuses"))
     ax.set(xlabel="w", ylabel="optimal noise density", title="Corollary 1: minimum-Fisher noise")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=6.5)
     return FigureOutput("fisher-fig-densities", _write(out_dir, "fisher-fig-densities", fig, rows, data), data, notes)
 
 
@@ -82,22 +129,28 @@ def _fig1(out_dir: Path, quick: bool = False) -> FigureOutput:
         r = solve(prob, solver="conic")
         cf = prob.closed_form()
         if cf is not None:
-            panels.append((prob, cf.mechanism, f"Corollary 4, weight {wt}: cost {cf.value:.4g}", "closed-form"))
-        panels.append((prob, r.mechanism, f"grid optimum, weight {wt}: cost {r.value:.4g}", "conic"))
+            cf = audit_result(prob, cf)
+            panels.append((prob, cf.mechanism, f"Corollary 4, weight {wt}: cost {cf.value:.4g} — "
+                           f"{closed_word(cf, 'stationary, not optimal here')}", "closed-form"))
+        panels.append((prob, r.mechanism, f"grid optimum (conic), weight {wt}: cost {r.value:.4g} — "
+                       f"{result_word(r)}", "conic"))
         G = r.mechanism
-        data["weights"].append({"weight": wt, "grid_optimum": r.value, "status": r.status.value,
+        data["weights"].append({"weight": wt, "grid_optimum": r.value, "status": r.status.value, "proof": r.proof,
+                                "closed_form_status": None if cf is None else cf.status.value,
                                 "closed_form_cost": None if cf is None else cf.value,
                                 "x_variation": float(np.abs(G - G[:, [G.shape[1] // 2]]).max() / G.max())})
     for ax, (prob, G, title, source) in zip(axes, panels):
         im = ax.imshow(G, aspect="auto", origin="lower", extent=[prob.x[0], prob.x[-1], prob.w[0], prob.w[-1]])
         fig.colorbar(im, ax=ax)
-        ax.set(ylabel="noise w", title=title)
+        ax.set(ylabel="noise w")
+        ax.set_title(title, fontsize=8)
         for j in range(0, G.shape[1], max(1, G.shape[1] // 12)):
             rows += [{"weight": prob.weight, "source": source, "x": float(prob.x[j]), "w": float(w),
                       "gamma": float(v)} for w, v in zip(prob.w, G[:, j])]
     axes[-1].set_xlabel("database x")
     notes = ["Corollary 4 reconstructed: the closed form is stationary but not optimal on a bounded "
              "database range (claim fisher.cor4)"]
+    notes += [f"panel {title.split(': cost')[0]!r}: {title.rsplit(' — ', 1)[1]}" for _, _, title, _ in panels]
     return FigureOutput("fisher-fig1", _write(out_dir, "fisher-fig1", fig, rows, data), data, notes)
 
 
@@ -113,13 +166,21 @@ def _fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
                 colors=["white", "0.75"])
     ax.contour(reg["eps"], reg["delta"], reg["exact"].astype(float), levels=[0.5], colors="k", linestyles="--")
     ax.axvline(1.0, color="0.4", lw=0.8)
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(facecolor="white", edgecolor="0.5",
+                             label=f"classical condition σ ≥ Δ√(2 ln(1.25/δ))/ε — {CLOSED_FORM}"),
+                       plt.Line2D([], [], color="k", ls="--",
+                                  label=f"exact Gaussian-mechanism boundary — {CLOSED_FORM}")], fontsize=6.5,
+              loc="lower left")
     ax.set(xscale="linear", yscale="log", xlabel="ε", ylabel="δ",
            title=f"N(0, σ²), σ = {sigma:.3g}: classical DP region (white), exact boundary (dashed)")
     # Prop. 3 / Cor. 6 / Cor. 2: Cramér–Rao bound 1/J against the variance, per noise family
     var = np.linspace(0.05, 4.0, 50)
-    for label, slope in (("Gaussian (Cor. 6): 1/J = Var", 1.0), (f"cos² on an interval (Cor. 2): 1/J = Var/{CORR2_CONSTANT:.3f}",
-                                                                1 / CORR2_CONSTANT),
-                         ("Laplace, ε-DP (Prop. 3): 1/J = Var/2", 0.5)):
+    for label, slope in ((f"Gaussian (Cor. 6): 1/J = Var — {CLOSED_FORM}", 1.0),
+                         (f"cos² on an interval (Cor. 2): 1/J = Var/{CORR2_CONSTANT:.3f} — {CLOSED_FORM}",
+                          1 / CORR2_CONSTANT),
+                         (f"Laplace, ε-DP (Prop. 3): 1/J = Var/2 — {CLOSED_FORM}", 0.5)):
         ax2.plot(var, slope * var, label=label)
     ax2.set(xlabel="quality: noise variance", ylabel="privacy: Cramér–Rao bound 1/J", title="Privacy vs quality")
     ax2.legend(fontsize=7)
@@ -134,6 +195,8 @@ def _fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
     data = {"xi": xi, "sigma": sigma, "sensitivity": sens, "classical_fraction": float(reg["classical"].mean()),
             "exact_fraction": float(reg["exact"].mean()), "prop3": prop3}
     notes = [] if not np.any(reg["classical"] & ~reg["exact"]) else ["classical region not inside the exact one"]
+    notes.append("curves: all closed forms (classical Gaussian-mechanism condition, exact (eps, delta) boundary, "
+                 "Cramér–Rao lines of Cor. 6, Cor. 2 and Prop. 3); no optimisation result is drawn")
     return FigureOutput("fisher-fig2", _write(out_dir, "fisher-fig2", fig, rows, data), data, notes)
 
 
@@ -146,27 +209,34 @@ def _convergence(out_dir: Path, quick: bool = False) -> FigureOutput:
     rows = []
     for n in ns_spec:
         raw = ground_state(-1.0, 1.0, n)[0]
-        ext = solve(FisherInterval(-1.0, 1.0, n=n), solver="spectral", n=n).value
-        rows.append({"solver": "spectral-raw", "n": n, "error": abs(raw - math.pi ** 2)})
-        rows.append({"solver": "spectral-extrapolated", "n": n, "error": abs(ext - math.pi ** 2)})
+        ext = solve(FisherInterval(-1.0, 1.0, n=n), solver="spectral", n=n)
+        rows.append({"solver": "spectral-raw", "n": n, "error": abs(raw - math.pi ** 2), "status": None, "proof": None})
+        rows.append({"solver": "spectral-extrapolated", "n": n, "error": abs(ext.value - math.pi ** 2),
+                     "status": ext.status.value, "proof": ext.proof})
     for n in ns_conic:
         r = solve(FisherInterval(-1.0, 1.0, n=n), solver="conic")
         rows.append({"solver": "conic", "n": n, "error": abs(r.value - math.pi ** 2),
-                     "error_estimate": r.extras["error_estimate"], "time_s": r.time_s})
+                     "error_estimate": r.extras["error_estimate"], "time_s": r.time_s, "status": r.status.value,
+                     "proof": r.proof})
     fig, ax = plt.subplots(figsize=(6, 4))
     slopes = {}
     for name in ("spectral-raw", "spectral-extrapolated", "conic"):
         sel = [r for r in rows if r["solver"] == name]
         n = np.array([r["n"] for r in sel], float)
         e = np.array([max(r["error"], 1e-17) for r in sel])
-        ax.loglog(n + 1, e, "o-", label=name)
+        word = ("grid eigenvalue, not extrapolated (no Result)" if name == "spectral-raw"
+                else series_word(sel, solver_guarantee(name.split("-")[0])))
+        ax.loglog(n + 1, e, "o-", label=f"{name} — {word}")
         if name != "spectral-extrapolated":
             slopes[name] = float(-np.polyfit(np.log(n + 1), np.log(e), 1)[0])
-    ax.set(xlabel="grid intervals n + 1", ylabel="|J − π²|", title="Convergence on [−1, 1]")
+    ax.set(xlabel="grid intervals n + 1", ylabel="|J − π²| (π²: Corollary 1, closed form)",
+           title="Convergence on [−1, 1]")
     ax.legend()
     notes = [f"{k}: order {v:.2f} (expected 2)" for k, v in slopes.items() if abs(v - 2) > 0.1]
-    return FigureOutput("fisher-convergence", _write(out_dir, "fisher-convergence", fig, rows, {"orders": slopes}),
-                        {"orders": slopes, "rows": rows}, notes)
+    notes += [f"curve {lab.split(' — ')[0]!r}: {lab.split(' — ', 1)[1]}" for lab in ax.get_legend_handles_labels()[1]]
+    data = {"orders": slopes}
+    files = _write(out_dir, "fisher-convergence", fig, rows, data)
+    return FigureOutput("fisher-convergence", files, {**data, "rows": rows}, notes)
 
 
 FIGURES = {

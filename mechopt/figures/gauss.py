@@ -13,12 +13,22 @@ Dataset 2 is used with ``psd="project"`` (as printed it is not PSD).
 Each run writes ``<id>.png``, ``<id>.csv`` and ``<id>.json``; ``quick=True``
 uses a few δ values.
 
+Every legend entry says what its curve is, from the audited statuses of its
+points (:func:`mechopt.status_words.series_label`): ``certified optimum``
+(``search``: every point ``optimal`` with a certificate), ``locally optimal``
+(``sqp``, ``gd-penalty``), ``heuristic`` (``greedy``, ``anneal``); points whose
+mechanism fails its privacy audit are red ``×`` (not joined into the curve),
+points that hit a limit open diamonds. The JSON repeats the legend and has one
+note per curve.
+
 Examples
 --------
 >>> import tempfile, pathlib
 >>> out = FIGURES["gauss-fig4"].run(pathlib.Path(tempfile.mkdtemp()), quick=True)
 >>> sorted(p.suffix for p in out.files)
 ['.csv', '.json', '.png']
+>>> out.data["legend"][out.data["title"]]
+['greedy ε₀=0.01 — heuristic', 'greedy ε₀=1e-06 — heuristic', 'search (reference) — certified optimum']
 """
 from __future__ import annotations
 
@@ -31,10 +41,12 @@ import numpy as np
 
 from mechopt.claims.gauss import curve
 from mechopt.figures import Figure, FigureOutput
+from mechopt.figures.legend import legend_texts, mark_points, solver_guarantee
 from mechopt.problems.gauss import GaussProblem
 from mechopt.result import jsonable
+from mechopt.status_words import series_label
 
-__all__ = ["FIGURES"]
+__all__ = ["FIGURES", "draw", "curve_labels"]
 
 _D1_FULL = tuple(np.round(np.linspace(0.05, 1.0, 20), 4))
 _D1_QUICK = (0.1, 0.3, 0.75)
@@ -69,46 +81,78 @@ def _series(dataset: str, kind: str, quick: bool) -> list[dict[str, Any]]:
     return out + [{"label": f"{ref} (reference)", "solver": ref, "params": {"gamma": 0.0}, "opts": {}}]
 
 
-def _write(fid: str, title: str, out_dir: Path, rows: list[dict[str, Any]], notes: list[str]) -> list[Path]:
-    import matplotlib
+def curve_labels(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """Legend text per series: ``<series> — <what its points are>`` (status words, solver guarantee).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    Examples
+    --------
+    >>> rows = [{"series": "sqp γ=0", "solver": "sqp", "status": "locally_optimal", "proof": None},
+    ...         {"series": "search (global)", "solver": "search", "status": "optimal", "proof": "certificate"}]
+    >>> curve_labels(rows)
+    {'sqp γ=0': 'sqp γ=0 — locally optimal', 'search (global)': 'search (global) — certified optimum'}
+    """
+    out = {}
     for label in dict.fromkeys(r["series"] for r in rows):
-        pts = [(r["delta"], r["value"]) for r in rows if r["series"] == label and r["value"] is not None]
+        pts = [r for r in rows if r["series"] == label]
+        out[label] = f"{label} — {series_label(pts, solver_guarantee(pts[0]['solver']))}"
+    return out
+
+
+def draw(data: dict[str, Any]) -> Any:
+    """The figure of a Gauss reproduction's ``data`` (``rows``, ``title``) as a matplotlib Figure."""
+    from matplotlib.figure import Figure as MplFigure
+
+    rows = data["rows"]
+    labels = curve_labels(rows)
+    fig = MplFigure(figsize=(6.4, 4.4))
+    ax = fig.subplots()
+    for label in labels:
+        pts = [(r["delta"], r["value"]) for r in rows if r["series"] == label and r["value"] is not None
+               and r["status"] != "infeasible_point"]
         ref = "global" in label or "reference" in label or label.startswith(("search", "sqp γ"))
-        ax.plot(*zip(*pts), "--" if ref else "-o", label=label, markersize=3, color="k" if "(" in label and ref else None)
+        ax.plot(*(zip(*pts) if pts else ([], [])), "--" if ref else "-o", label=labels[label], markersize=3,
+                color="k" if "(" in label and ref else None)
+    mark_points(ax, [(r["delta"], r["value"], r["status"]) for r in rows])
     ax.set_xlabel("δ (nats)")
     ax.set_ylabel("min I(Xp; Y) (nats)")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(data.get("title", ""), fontsize=9)
     ax.legend(fontsize=7)
-    png, csv_path, js = out_dir / f"{fid}.png", out_dir / f"{fid}.csv", out_dir / f"{fid}.json"
     fig.tight_layout()
+    return fig
+
+
+def _write(fid: str, title: str, out_dir: Path, rows: list[dict[str, Any]], notes: list[str]) -> tuple[list[Path], dict]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    labels = curve_labels(rows)
+    notes += [f"curve {label!r}: {text.rsplit(' — ', 1)[1]}" for label, text in labels.items()]
+    data = {"id": fid, "title": title, "rows": rows, "notes": notes}
+    fig = draw(data)
+    data["legend"] = legend_texts(fig)
+    png, csv_path, js = out_dir / f"{fid}.png", out_dir / f"{fid}.csv", out_dir / f"{fid}.json"
     fig.savefig(png, dpi=120)
-    plt.close(fig)
-    keys = ["series", "solver", "gamma", "eps0", "delta", "value", "violation", "status", "time_s", "bound"]
+    keys = ["series", "solver", "gamma", "eps0", "delta", "value", "violation", "status", "proof", "time_s", "bound"]
     with csv_path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows({k: r.get(k) for k in keys} for r in rows)
-    js.write_text(json.dumps(jsonable({"id": fid, "title": title, "rows": rows, "notes": notes}), indent=1))
-    return [png, csv_path, js]
+    js.write_text(json.dumps(jsonable(data), indent=1))
+    return [png, csv_path, js], data
 
 
 def _notes(rows: list[dict[str, Any]]) -> list[str]:
     """Largest greedy − reference gap per γ / ε₀ (the heuristics' gaps)."""
     ref = {(r["gamma"], r["delta"]): r["value"] for r in rows
            if r["solver"] in ("search", "sqp") and r["value"] is not None}
+    refs = [r for r in rows if r["solver"] in ("search", "sqp") and r["value"] is not None]
+    word = series_label(refs, solver_guarantee(refs[0]["solver"])) if refs else ""
     notes = []
     for label in dict.fromkeys(r["series"] for r in rows if r["solver"] not in ("search", "sqp")):
         gaps = [(r["value"] - ref[(r["gamma"], r["delta"])], r["delta"]) for r in rows
                 if r["series"] == label and (r["gamma"], r["delta"]) in ref and r["value"] is not None]
         if gaps:
             g, d = max(gaps)
-            notes.append(f"{label}: largest gap to the reference {g:.3g} nats (at δ={d:g})")
+            notes.append(f"{label}: largest gap to the reference ({refs[0]['solver']}: {word}) {g:.3g} nats "
+                         f"(at δ={d:g})")
     return notes
 
 
@@ -122,8 +166,8 @@ def _make(fid: str, title: str, dataset: str, kind: str) -> Figure:
                 rows.append({"series": ser["label"], "solver": ser["solver"], "gamma": ser["params"]["gamma"],
                              "eps0": ser["opts"].get("eps0", 1e-6 if ser["solver"] == "greedy" else None), **r})
         notes = _notes(rows)
-        files = _write(fid, title, Path(out_dir), rows, notes)
-        return FigureOutput(fid, files, {"rows": rows}, notes)
+        files, data = _write(fid, title, Path(out_dir), rows, notes)
+        return FigureOutput(fid, files, data, notes)
 
     return Figure(fid, title, run, paper="gauss")
 

@@ -4,9 +4,16 @@
   projection onto the simplex) beside the paper's numbers, with Monte-Carlo
   standard errors and a reproduce flag (see :mod:`mechopt.figures.kss_table1`).
 - ``kss-mi-curve``: I(X; Z) against ε for d ∈ {2, 4, 16, 64, 256}: the optimum
-  (Theorem 2.1), MRR (eq. (6)), BRR (eq. (8)), and the Section 4 bounds.
+  (Theorem 2.1), MRR (eq. (6)), BRR (eq. (8)), and the Section 4 bounds, with
+  the certified optimum (``exact``) as dots on a sub-grid of ε.
 - ``kss-prior-gap``: beyond the paper, the certified MI optimum for Zipf priors
   against the best k-subset mechanism (:mod:`mechopt.figures.kss_prior`).
+
+Legends say what each curve is: ``closed form`` (Theorem 2.1's k*-subset
+mechanism, audited; ``, proven optimal`` when its Result is ``optimal`` with a
+proof), ``certified optimum`` (only points ``optimal`` with a proof),
+``bound (no mechanism)``, and Table 1's Monte-Carlo points of closed-form
+mechanisms. The JSON carries the legend read back from the figure.
 
 Examples
 --------
@@ -24,14 +31,17 @@ import numpy as np
 
 from ..problems import kss_formulas as F
 from ..result import jsonable
+from ..status_words import CERTIFIED, CLOSED_FORM, is_certified
 from . import Figure, FigureOutput
 from .kss_prior import run_prior_gap
 from .kss_table1 import GENERATOR, PAPER_TABLE1, reproduce_flags, simulate_row
+from .legend import certified_curve, closed_curve, legend_texts
 
-__all__ = ["FIGURES", "run_table1", "run_mi_curve", "mi_curves"]
+__all__ = ["FIGURES", "run_table1", "run_mi_curve", "mi_curves", "draw_mi_curve", "draw_table1", "certify_rows"]
 
 SEED = 2018
 QUICK_ROWS = {(4, 0.1), (8, 1.0), (16, 2.0)}
+CERT_EVERY = 8         # the certified optimum (exact solver) is computed at every CERT_EVERY-th eps of the grid
 
 
 def _write(out_dir: Path, fid: str, data: dict[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
@@ -75,43 +85,58 @@ def run_table1(out_dir: Path, quick: bool = False) -> FigureOutput:
         notes.append(f"d=2 rows: the paper's l2 is {ratio:.2f} x the exact variance of the unbiased estimator "
                      "(which projection cannot reduce when the estimate already sums to 1): they look like the "
                      "error of one coordinate, i.e. half the squared l2 norm")
+    notes.append("curves: BRR (eq. 8), MRR (eq. 6), k*-SS, k#-SS are closed-form mechanisms (eps-LDP by "
+                 "construction, simulated, not audited as matrices); points are Monte-Carlo means ± 1.96 se")
     kdiff = [r for r in rows if r.get("k_paper") is not None and r["k"] != r["k_paper"]]
     for r in kdiff:
         notes.append(f"row d={r['d']} eps={r['eps']} {r['mechanism']}: our k = {r['k']} but the paper lists {r['k_paper']}")
     data = {"rows": rows, "n": n, "reps": reps, "generator": GENERATOR,
             "not_reproduced": len(bad), "checked": len(rows)}
+    fig = draw_table1(rows)
+    data["legend"] = legend_texts(fig)
     files = _write(out_dir, "kss-table1", data, rows)
-    files.append(_plot_table1(out_dir, rows))
+    files.append(out_dir / "kss-table1.png")
+    fig.savefig(files[-1], dpi=110)
     return FigureOutput("kss-table1", files, data, notes)
 
 
-def _plot_table1(out_dir: Path, rows: list[dict[str, Any]]) -> Path:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+#: Table 1's mechanisms: closed forms of the paper (ε-LDP by construction; simulated, not audited).
+TABLE1_REFS = {"BRR": "eq. 8", "MRR": "eq. 6", "k*-SS": "k* of Thm 2.1", "k#-SS": "k# of Sec. 5"}
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
+
+def draw_table1(rows: list[dict[str, Any]]) -> Any:
+    """Table 1 as a Figure: ours (Monte-Carlo mean ± 1.96 se) against the paper's number, per mechanism.
+
+    Examples
+    --------
+    >>> rows = simulate_row(4, 1.0, reps=5, n=500, seed=1)
+    >>> draw_table1(rows).axes[0].get_legend_handles_labels()[1][:2]
+    ['ours = paper', 'BRR — closed form (eq. 8), Monte-Carlo ± 1.96 se']
+    """
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(10, 4.5))
+    axes = fig.subplots(1, 2)
     marks = {"BRR": "s", "MRR": "^", "k*-SS": "o", "k#-SS": "x"}
     for ax, m in zip(axes, ("l2", "l1")):
         for mech, mk in marks.items():
             rs = [r for r in rows if r["mechanism"] == mech and r.get(f"{m}_paper")]
             if rs:
                 ax.errorbar([r[f"{m}_paper"] for r in rs], [r[m] for r in rs], yerr=[1.96 * r[f"{m}_se"] for r in rs],
-                            fmt=mk, ms=4, label=mech, alpha=0.8)
+                            fmt=mk, ms=4, alpha=0.8,
+                            label=f"{mech} — {CLOSED_FORM} ({TABLE1_REFS[mech]}), Monte-Carlo ± 1.96 se")
         lo = min((r[m] for r in rows if r[m] > 0), default=1e-5)
         hi = max((r[m] for r in rows), default=1)
-        ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)
+        ax.plot([lo, hi], [lo, hi], "k--", lw=0.8, label="ours = paper")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(f"paper (Table 1), {m}")
         ax.set_ylabel(f"ours (mean ± 1.96 se), {m}")
-        ax.legend(fontsize=8)
+        ax.set_title(f"{m} error")
+        ax.legend(fontsize=7)
     fig.suptitle("k-subset paper, Table 1: reproduction vs published")
     fig.tight_layout()
-    path = out_dir / "kss-table1.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig
 
 
 def mi_curves(ds=(2, 4, 16, 64, 256), eps_grid=None) -> list[dict[str, Any]]:
@@ -134,36 +159,88 @@ def mi_curves(ds=(2, 4, 16, 64, 256), eps_grid=None) -> list[dict[str, Any]]:
     return rows
 
 
-def run_mi_curve(out_dir: Path, quick: bool = False) -> FigureOutput:
-    """MI against ε for d ∈ {2, 4, 16, 64, 256} (nats)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def certify_rows(rows: list[dict[str, Any]], every: int = CERT_EVERY) -> None:
+    """Add, in place, the audited status of Theorem 2.1's closed form (``optimal_status``, ``optimal_proof``,
+    ``optimal_private``) to every row, and the exact solver's optimum (``certified`` only when it is
+    ``optimal`` with a proof; ``certified_status``, ``certified_proof``) to every ``every``-th ε of each d.
 
-    out_dir = Path(out_dir)
-    ds = (2, 4, 16, 64, 256)
-    rows = mi_curves(ds, np.geomspace(0.01, 10, 15 if quick else 80))
-    fig, axes = plt.subplots(1, len(ds), figsize=(3.2 * len(ds), 3.4), sharey=False)
+    Examples
+    --------
+    >>> rows = mi_curves(ds=(4,), eps_grid=[1.0])
+    >>> certify_rows(rows, every=1)
+    >>> r = rows[0]
+    >>> r["certified_status"], r["certified_proof"], abs(r["certified"] - r["optimal"]) < 1e-9, r["optimal_private"]
+    ('optimal', 'certificate', True, True)
+    """
+    from ..api import audit_result, solve
+    from ..problems.kss import KssMI, ksubset_result
+
+    for d in dict.fromkeys(r["d"] for r in rows):
+        rs = [r for r in rows if r["d"] == d]
+        for i, r in enumerate(rs):
+            prob = KssMI(prior=np.full(d, 1.0 / d), eps=r["eps"])
+            cf = audit_result(prob, ksubset_result(d, r["eps"], problem=prob.id))
+            r.update(optimal_status=cf.status.value, optimal_proof=cf.proof,
+                     optimal_private=cf.status.value != "infeasible_point")
+            if i % every == 0 or i == len(rs) - 1:
+                res = solve(prob, solver="exact")
+                r.update(certified=res.value if is_certified(res.status, res.proof) else None,
+                         certified_status=res.status.value, certified_proof=res.proof)
+
+
+def draw_mi_curve(rows: list[dict[str, Any]]) -> Any:
+    """The MI-vs-ε panels (one per d) as a Figure, a legend on every panel."""
+    from matplotlib.figure import Figure as MplFigure
+
+    ds = list(dict.fromkeys(r["d"] for r in rows))
+    fig = MplFigure(figsize=(3.4 * len(ds), 3.8))
+    axes = fig.subplots(1, len(ds), squeeze=False)[0]
     for ax, d in zip(axes, ds):
         rs = [r for r in rows if r["d"] == d]
         x = [r["eps"] for r in rs]
-        ax.plot(x, [r["optimal"] for r in rs], "k-", label="optimum (Thm 2.1)")
-        ax.plot(x, [r["mrr"] for r in rs], "b--", label="MRR (eq. 6)")
-        ax.plot(x, [r["brr"] for r in rs], "r:", label="BRR (eq. 8)")
-        ax.plot(x, [min(r["limit_bound"], np.log(d)) for r in rs], color="0.6", lw=0.8, label="Sec. 4 bound")
+        proven = all(is_certified(r.get("optimal_status"), r.get("optimal_proof")) for r in rs)
+        closed_curve(ax, x, [r["optimal"] for r in rs], [r.get("optimal_private") for r in rs], "k",
+                     "optimum (Thm 2.1)", "k*-subset", proven)
+        ax.plot(x, [r["mrr"] for r in rs], "b--", label=f"MRR (eq. 6) — {CLOSED_FORM}")
+        ax.plot(x, [r["brr"] for r in rs], "r:", label=f"BRR (eq. 8) — {CLOSED_FORM}")
+        ax.plot(x, [min(r["limit_bound"], np.log(d)) for r in rs], color="0.6", lw=0.8,
+                label="Sec. 4 — upper bound (no mechanism)")
+        cert = [r for r in rs if r.get("certified") is not None
+                and is_certified(r.get("certified_status"), r.get("certified_proof"))]
+        if cert:
+            certified_curve(ax, [r["eps"] for r in cert], [r["certified"] for r in cert], "g", "exact")
+            ax.lines[-1].set_linestyle("none")
         ax.set_xscale("log")
         ax.set_title(f"d = {d}")
         ax.set_xlabel("ε")
+        ax.legend(fontsize=5.5)
     axes[0].set_ylabel("I(X; Z) [nats]")
-    axes[0].legend(fontsize=7)
     fig.tight_layout()
-    png = out_dir / "kss-mi-curve.png"
+    return fig
+
+
+def run_mi_curve(out_dir: Path, quick: bool = False) -> FigureOutput:
+    """MI against ε for d ∈ {2, 4, 16, 64, 256} (nats)."""
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    ds = (2, 4, 16, 64, 256)
+    rows = mi_curves(ds, np.geomspace(0.01, 10, 15 if quick else 80))
+    certify_rows(rows, every=7 if quick else CERT_EVERY)
+    fig = draw_mi_curve(rows)
+    png = out_dir / "kss-mi-curve.png"
     fig.savefig(png, dpi=110)
-    plt.close(fig)
     gaps = [r for r in rows if r["optimal"] - max(r["mrr"], r["brr"]) > 0.05 * r["optimal"]]
-    notes = [f"MRR and BRR lose more than 5% of the optimal MI at {len(gaps)} of {len(rows)} (d, eps) points"]
-    data = {"rows": rows}
+    cert = [r for r in rows if "certified_status" in r]
+    ok = [r for r in cert if r["certified"] is not None]
+    worst = max((abs(r["certified"] - r["optimal"]) for r in ok), default=None)
+    notes = [f"MRR and BRR lose more than 5% of the optimal MI at {len(gaps)} of {len(rows)} (d, eps) points",
+             f"curve 'optimum (Thm 2.1)': closed form (k*-subset); audited statuses "
+             f"{sorted({r['optimal_status'] for r in rows})}",
+             f"curve 'exact': {CERTIFIED} at {len(ok)} of {len(cert)} (d, eps) points"
+             + (f"; largest |certified - Thm 2.1| = {worst:.2g} nats" if worst is not None else ""),
+             "curves 'MRR (eq. 6)', 'BRR (eq. 8)': closed forms (eps-LDP by construction); "
+             "'Sec. 4': an upper bound, no mechanism"]
+    data = {"rows": rows, "legend": legend_texts(fig)}
     files = _write(out_dir, "kss-mi-curve", data, rows) + [png]
     return FigureOutput("kss-mi-curve", files, data, notes)
 

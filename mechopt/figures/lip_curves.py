@@ -5,6 +5,13 @@ N users (N × per-user MMSE, or a stated formula), a Monte-Carlo estimate with
 standard error (:mod:`mechopt.simulate`), whether Q is private under the
 problem's own notion, and the certified optimum of that problem (exact solver).
 
+Each row says what its curve is: ``kind`` (``closed form``, ``printed formula``
+or ``solver``), ``status`` and ``proof`` (the audited status of the mechanism,
+:func:`mechopt.api.audit_result`: ``infeasible_point`` when it is not private),
+and ``certified`` holds the reference optimum only when that result is
+``optimal`` with a proof (``certified_status``, ``certified_proof`` and
+``certified_by`` say what ran).
+
 Examples
 --------
 >>> import numpy as np
@@ -13,8 +20,10 @@ Examples
 >>> prob = LIPBinary(p1=0.4, eps=1.0)
 >>> row = point(prob, cf.binary_lip_channel(0.4, 1.0), "lip", x=1.0, n_users=100, runs=400, rng=0,
 ...             certify=False)
->>> row["private"], round(row["analytic"], 4)
-(True, 14.4102)
+>>> row["private"], round(row["analytic"], 4), row["kind"], row["status"]
+(True, 14.4102, 'closed form', 'feasible')
+>>> binary_optimum(prob).proof, binary_optimum(prob).extras["claim"]
+('theorem', 'lip.thm2')
 """
 from __future__ import annotations
 
@@ -23,17 +32,19 @@ from typing import Any
 
 import numpy as np
 
+from ..api import audit_result
 from ..claims.lip_checks import certified, reference_solver
 from ..problems import lip_closed as cf
 from ..problems.lip import LIPBinary
 from ..problems.lip_aggregate import LIPAggregate
 from ..result import Result, Status
 from ..simulate import UserGroup, analytic_mse, as_generator, mmse_table, simulate
+from ..status_words import is_certified
 from ..utilities import HistogramMSE
 
 CERT_TIME_LIMIT = 60.0    # seconds per certified optimum in a figure
 
-__all__ = ["point", "user_f", "binary_optimum", "local_binary_points"]
+__all__ = ["point", "user_f", "binary_optimum", "local_binary_points", "mechanism_status"]
 
 
 def user_f(prob) -> np.ndarray:
@@ -43,12 +54,34 @@ def user_f(prob) -> np.ndarray:
     return prob.utility.a
 
 
+def mechanism_status(prob, Q: np.ndarray, result: Result | None = None) -> dict[str, Any]:
+    """Audited ``status``, ``proof``, ``claim`` and ``private`` of the mechanism Q for ``prob``.
+
+    ``result`` is the closed form's Result when Q is that closed form (its
+    status and proof are then audited, :func:`mechopt.api.audit_result`);
+    any other mechanism is ``feasible`` when private, ``infeasible_point`` if not.
+
+    Examples
+    --------
+    >>> mechanism_status(LIPBinary(p1=0.1, eps=1.0), cf.binary_lip_channel(0.1, 1.0))["status"]
+    'infeasible_point'
+    """
+    res = result if result is not None else Result(status=Status.FEASIBLE, value=None, sense="min",
+                                                   objective=prob.objective, mechanism=Q)
+    res = audit_result(prob, res.replace(mechanism=np.asarray(Q, float)))
+    return {"status": res.status.value, "proof": res.proof, "claim": res.extras.get("claim"),
+            "private": res.status is not Status.INFEASIBLE_POINT}
+
+
 def point(prob, Q: np.ndarray, label: str, x: float, n_users: int, runs: int, rng: Any,
-          g: np.ndarray | None = None, analytic: float | None = None, certify: bool = True) -> dict[str, Any]:
-    """One curve point for N i.i.d. users of ``prob`` reporting through Q.
+          g: np.ndarray | None = None, analytic: float | None = None, certify: bool = True,
+          result: Result | None = None, ref: str | None = None) -> dict[str, Any]:
+    """One curve point for N i.i.d. users of ``prob`` reporting through the closed-form mechanism Q.
 
     ``g`` defaults to the MMSE table; ``analytic`` to the exact MSE of (Q, g)
     (a paper formula can be passed instead; ``analytic_exact`` is always the exact one).
+    ``result`` is the closed form's Result when Q is ``prob``'s closed form,
+    ``ref`` the theorem or equation it comes from (for the legend).
     """
     f = user_f(prob)
     G = mmse_table(Q, prob.prior, f) if g is None else np.asarray(g, float)
@@ -57,25 +90,39 @@ def point(prob, Q: np.ndarray, label: str, x: float, n_users: int, runs: int, rn
     mc = simulate([grp], runs=runs, rng=as_generator(rng))
     row: dict[str, Any] = {"x": float(x), "curve": label, "analytic": exact if analytic is None else float(analytic),
                            "analytic_exact": exact, "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"],
-                           "n_users": n_users, "runs": runs, "private": bool(prob.notion.audit(Q, prob.prior).violation <= 1e-7)}
+                           "n_users": n_users, "runs": runs, "kind": "closed form", "ref": ref,
+                           **mechanism_status(prob, Q, result)}
     if certify:
         opt = certified(prob, time_limit=CERT_TIME_LIMIT)
-        row["certified"] = n_users * opt.value if opt.ok and opt.value is not None else None
-        row["certified_by"] = f"{reference_solver()} ({opt.status.value})"
+        proven = is_certified(opt.status, opt.proof) and opt.value is not None
+        row.update(certified=n_users * opt.value if proven else None, certified_by=reference_solver(),
+                   certified_status=opt.status.value, certified_proof=opt.proof)
     return row
 
 
 def binary_optimum(prob: LIPBinary) -> Result:
-    """The binary optimum as a Result: the clipped two-point split for LIP
-    (:func:`~mechopt.problems.lip_closed.binary_lip_optimum`, checked against the exact solver
-    in ``lip.thm2``), randomized response for LDP (Proposition 4, checked in ``lip.prop4``)."""
+    """The binary optimum as an audited Result, ``optimal`` with ``proof="theorem"``.
+
+    LIP: the clipped two-point split (:func:`~mechopt.problems.lip_closed.binary_lip_optimum`),
+    proven for every (P1, ε): the MSE is P1(1 − P1) − Var(posterior), the ε-LIP
+    posteriors fill [lo, hi], and a law on [lo, hi] with mean P1 has variance at
+    most (hi − P1)(P1 − lo), attained by the two-point split (Bhatia–Davis);
+    inside Theorem 2's region it is eq. (21) (``extras["claim"] = "lip.thm2"``;
+    outside it the claim is None: the derivation above is this package's, tested
+    against the exact solver in ``tests/problems/test_lip.py``). LDP: randomized response, Proposition 4
+    (claim ``lip.prop4``). The audit (:func:`mechopt.api.audit_result`) still
+    applies: a mechanism that failed it would be ``infeasible_point``.
+    """
     if prob.kind == "lip":
         val, Q = cf.binary_lip_optimum(prob.p1, prob.eps)
+        claim = "lip.thm2" if cf.binary_lip_region(prob.p1, prob.eps) else None    # outside: derived here only
+        how = "two-point split of P1 on the LIP posterior bounds (Bhatia-Davis)"
     else:
         Q = cf.binary_ldp_channel(prob.eps)
-        val = prob.evaluate(Q)
-    return Result(status=Status.OPTIMAL, value=val, sense="min", objective="mse", mechanism=Q,
-                  solver="binary-optimum", notion=prob.kind, eps=prob.eps)
+        val, claim, how = prob.evaluate(Q), "lip.prop4", "randomized response (Proposition 4)"
+    return audit_result(prob, Result(status=Status.OPTIMAL, value=val, sense="min", objective="mse", mechanism=Q,
+                                     solver="binary-optimum", notion=prob.kind, eps=prob.eps, proof="theorem",
+                                     message=how, extras={"claim": claim}))
 
 
 def local_binary_points(p1s: np.ndarray, eps: float, label: str, kind: str, runs: int, rng: Any,
@@ -83,10 +130,17 @@ def local_binary_points(p1s: np.ndarray, eps: float, label: str, kind: str, runs
     """Fig. 8 point: N users with local priors, each at its own optimum (Proposition 2 aggregate).
 
     Users sharing a prior are one :class:`UserGroup`, so the Monte Carlo costs
-    O(distinct priors) per run whatever N is.
+    O(distinct priors) per run whatever N is. ``solve`` returns an audited
+    Result per distinct user; the row's ``private`` is whether every user's
+    mechanism passed its audit, ``status`` the weakest status of the users
+    (``statuses`` counts them) and ``proof`` their common proof (or None).
     """
     agg = LIPAggregate.local_binary(p1s, eps, notion=kind)
     out = agg.solve_with(solve)
+    statuses = [r.status.value for r in out.results]
+    order = ["infeasible_point", "feasible", "locally_optimal", "optimal_inaccurate", "optimal"]
+    worst = min(statuses, key=lambda st: order.index(st) if st in order else -1)
+    proofs = {r.proof for r in out.results}
     groups = []
     for prob, res, n in zip(agg.users, out.results, agg.counts):
         Q = res.Q
@@ -96,4 +150,7 @@ def local_binary_points(p1s: np.ndarray, eps: float, label: str, kind: str, runs
     n_users = len(p1s)
     return {"x": float(eps), "curve": label, "analytic": out.total, "analytic_exact": analytic_mse(groups),
             "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"], "n_users": n_users, "runs": runs,
-            "private": True, "rmse_per_user": math.sqrt(out.total / n_users)}
+            "kind": "closed form", "private": "infeasible_point" not in statuses, "status": worst,
+            "proof": proofs.pop() if len(proofs) == 1 else None,
+            "statuses": {st: statuses.count(st) for st in sorted(set(statuses))},
+            "rmse_per_user": math.sqrt(out.total / n_users)}

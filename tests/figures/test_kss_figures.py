@@ -44,3 +44,42 @@ def test_curves_quick(tmp_path, fid) -> None:
         assert all(r["mrr"] <= r["optimal"] + 1e-12 and r["brr"] <= r["optimal"] + 1e-12 for r in out.data["rows"])
     else:
         assert all(r["optimum"] >= r["best_ksubset"] - 1e-9 for r in out.data["rows"])
+
+
+# --- legends: what each curve is (issue 17) ------------------------------------------------------
+
+def test_mi_curve_legend_certified_dots_and_closed_forms(tmp_path):
+    from mechopt.figures.kss import draw_mi_curve
+    from mechopt.result import PROOFS
+
+    out = FIGURES["kss-mi-curve"].run(tmp_path, quick=True)
+    fig = draw_mi_curve(out.data["rows"])
+    assert len(fig.axes) == 5
+    for ax in fig.axes:
+        d = int(ax.get_title().split("= ")[1])
+        handles, labels = ax.get_legend_handles_labels()
+        assert labels[0].startswith("optimum (Thm 2.1) — closed form (k*-subset)")
+        assert "MRR (eq. 6) — closed form" in labels and "Sec. 4 — upper bound (no mechanism)" in labels
+        assert "exact — certified optimum" in labels
+        dots = handles[labels.index("exact — certified optimum")]
+        rows = [r for r in out.data["rows"] if r["d"] == d and r.get("certified") is not None]
+        assert sorted(dots.get_xdata()) == sorted(r["eps"] for r in rows)
+        # certified dots come from results that are optimal with a proof, and agree with Theorem 2.1
+        assert all(r["certified_status"] == "optimal" and r["certified_proof"] in PROOFS for r in rows)
+        assert all(abs(r["certified"] - r["optimal"]) <= 1e-7 * max(1.0, r["optimal"]) for r in rows)
+    assert out.data["legend"]["d = 4"] == fig.axes[1].get_legend_handles_labels()[1]
+
+
+def test_prior_gap_and_table1_legends(tmp_path):
+    from mechopt.figures.kss import draw_table1
+    from mechopt.figures.kss_prior import draw_prior_gap
+
+    gap = FIGURES["kss-prior-gap"].run(tmp_path, quick=True)
+    labels = draw_prior_gap(gap.data["rows"]).axes[0].get_legend_handles_labels()[1]
+    assert labels == [f"Zipf s={s} — best k-subset (closed form) vs certified optimum" for s in (0.0, 0.5, 1.0, 2.0)]
+    assert all(r["optimum_status"] == "optimal" and r["optimum_proof"] == "certificate" for r in gap.data["rows"])
+    tab = FIGURES["kss-table1"].run(tmp_path, quick=True)
+    labels = draw_table1(tab.data["rows"]).axes[0].get_legend_handles_labels()[1]
+    assert {lab.split(" — ")[0] for lab in labels if " — " in lab} == {"BRR", "MRR", "k*-SS", "k#-SS"}
+    assert all(lab.endswith("Monte-Carlo ± 1.96 se") for lab in labels if " — " in lab)
+    assert tab.data["legend"]["l2 error"] == labels

@@ -11,7 +11,7 @@ import pytest
 
 from mechopt.catalog import CatalogError
 from mechopt.errors import ParamError, ProblemError, SolverNotFound
-from mechopt.sweep import load_spec, parse_spec, plot_sweep, read_lines, sweep, tasks
+from mechopt.sweep import load_spec, parse_spec, plot_sweep, read_lines, series_legend, sweep, sweep_figure, tasks
 
 PRIORS, EPS = ["0.2,0.3,0.5", "0.1,0.3,0.6", "uniform:3"], [0.25, 0.5, 1.0, 2.0]
 
@@ -46,7 +46,8 @@ def test_tasks_keys_are_deterministic_and_distinct(make_spec):
 
 def test_sweep_values_are_audited_and_monotone_in_eps(tmp_path, make_spec):
     lines = sweep(make_spec(), tmp_path / "out.jsonl")
-    assert len(lines) == 12 and all(ln["status"] == "optimal" for ln in lines)
+    # sqp is a local method: audited private, a local optimum, never "optimal" (no proof)
+    assert len(lines) == 12 and all(ln["status"] == "locally_optimal" and ln["proof"] is None for ln in lines)
     assert all(ln["violation"] <= 1e-7 and ln["eps_audited"] <= ln["point"]["eps"] + 1e-7 for ln in lines)
     for prior in ("0.2,0.3,0.5", "uniform:3"):   # more ε, less histogram MSE
         vals = [ln["value"] for ln in lines if ln["point"]["prior"] == prior]
@@ -55,6 +56,8 @@ def test_sweep_values_are_audited_and_monotone_in_eps(tmp_path, make_spec):
     assert [ln["key"] for ln in on_disk] == [ln["key"] for ln in lines]
     png = plot_sweep(lines, tmp_path / "curve.png")
     assert png.stat().st_size > 1000
+    labels = sweep_figure(lines).axes[0].get_legend_handles_labels()[1]
+    assert len(labels) == 3 and all(lab.endswith("— locally optimal") for lab in labels)
 
 
 def test_refuses_to_overwrite_and_resume_tolerates_truncated_line(tmp_path, make_spec):
@@ -143,7 +146,38 @@ def test_linspace_axis_and_point_errors_are_lines():
     lines = sweep(spec)
     bad = [ln for ln in lines if ln["point"]["prior"] == "0.5,0.7"]
     assert len(bad) == 3 and all(ln["status"] == "solver_error" and "sums to" in ln["message"] for ln in bad)
-    assert all(ln["status"] == "optimal" for ln in lines if ln not in bad)
+    assert all(ln["status"] == "locally_optimal" for ln in lines if ln not in bad)
+
+
+def test_legend_says_certified_for_exact_and_locally_optimal_for_sqp():
+    spec = parse_spec('problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nnotion = "lip"\nutility = "mse"\n'
+                      'values = "0,1,2"\nprior = "0.1,0.2,0.7"\n[grid]\neps = [0.5, 1.0, 2.0]\n'
+                      '[options.sqp]\nn_starts = 2\n')
+    lines = sweep(spec)
+    exact = [ln for ln in lines if ln["solver"] == "exact"]
+    assert all(ln["status"] == "optimal" and ln["proof"] == "certificate" and ln["certificate"]["gap"] <= 1e-9
+               for ln in exact)
+    assert all(ln["status"] == "locally_optimal" for ln in lines if ln["solver"] == "sqp")
+    labels = sweep_figure(lines).axes[0].get_legend_handles_labels()[1]
+    assert labels == ["exact — certified optimum", "sqp — locally optimal"]
+    assert series_legend(lines) == dict(zip(("exact", "sqp"), labels))
+
+
+def test_closed_form_outside_its_region_is_marked_not_private():
+    # Theorem 2's binary channel is eps-LIP only for max(P1, 1 - P1) <= e^eps / (1 + e^eps): eps >= ln 9 at P1 = 0.1
+    spec = parse_spec('problem = "lip-binary"\nsolvers = ["closed-form", "exact"]\n[fixed]\np1 = 0.1\n'
+                      '[grid]\neps = [0.5, 1.0, 3.0]\n')
+    lines = sweep(spec)
+    cf = {ln["point"]["eps"]: ln for ln in lines if ln["solver"] == "closed-form"}
+    assert [cf[e]["status"] for e in (0.5, 1.0)] == ["infeasible_point"] * 2 and cf[3.0]["violation"] <= 1e-7
+    assert cf[3.0]["status"] in ("optimal", "feasible")     # optimal only with a proof (theorem, in its region)
+    ax = sweep_figure(lines).axes[0]
+    handles, labels = ax.get_legend_handles_labels()
+    assert labels[0].startswith("closed-form — ") and labels[0].endswith("; 2 of 3 not private")
+    assert labels[1] == "exact — certified optimum"
+    assert labels[2] == "not private (audit failed)"
+    assert sorted(handles[2].get_xdata()) == [0.5, 1.0]             # the red crosses sit at the failing eps
+    assert sorted(handles[0].get_xdata()) == [3.0]                  # and are not joined into the curve
 
 
 def test_builtin_specs_parse_and_ldp_never_beats_lip():

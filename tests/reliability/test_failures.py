@@ -287,4 +287,6 @@ def test_sweep_cli_table_shows_the_failure(monkeypatch, tmp_path, capsys) -> Non
                     'utility = "histogram"\n[grid]\neps = [0.5, 1.0]\n[options.sqp]\nn_starts = 2\n')
     assert main(["sweep", str(spec), "--out", str(tmp_path / "o.jsonl")]) == 0
     out = capsys.readouterr().out
-    assert out.count("solver_error") == 2 and out.count("optimal") == 2
+    table, summary = out.split("\n\n")
+    assert table.count("solver_error") == 2 and table.count("optimal") == 2
+    assert summary.startswith("4 points: 2 optimal (certified: certificate), 2 solver_error")
