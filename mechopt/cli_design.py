@@ -150,7 +150,7 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
         if w is not None:
             try:
                 G[u][v]["weight"] = float(w)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise ProblemError(f"graph {str(p)!r}: edge ({u}, {v}) has a non-numeric weight {w!r}") from None
     if d is not None:
         G.add_nodes_from(range(d))

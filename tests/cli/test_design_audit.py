@@ -48,7 +48,7 @@ def test_design_reports_the_proof_of_optimal(cli):
     run = cli(*exact)
     assert run.code == 0 and "status       optimal (proof: certificate, gap " in run.out
     local = cli(*DESIGN)
-    assert "status       locally_optimal (a local method converged" in local.out
+    assert "status       locally_optimal: best local optimum of" in local.out
 
 
 def test_design_closed_form_outside_its_region_is_not_an_answer(cli):
