@@ -27,7 +27,7 @@ import sys
 import numpy as np
 
 import mechopt
-from mechopt.bench import timed
+from mechopt.jobs.bench import timed
 from mechopt.problems.design import ChannelDesign
 from mechopt.solvers._lp import dual_bound, solve_master
 from mechopt.solvers._rays import ldp_rays, lip_vertices

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.linalg import eigh_tridiagonal
 
 import mechopt
-from mechopt.bench import timed
+from mechopt.jobs.bench import timed
 from mechopt.problems.fisher import FisherInterval
 from mechopt.solvers.spectral import ground_state
 

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 import mechopt
-from mechopt.bench import median_time
+from mechopt.jobs.bench import median_time
 from mechopt.problems.design import ChannelDesign
 
 INSTANCES = [  # (label, notion, utility, d, eps)

@@ -6,7 +6,7 @@ uniformly. For each mechanism (GRR, OUE, k-subset/SS) two rows:
 - ``per-user``: our vectorised per-user randomizer (every user's report is
   materialised) + support counts + the unbiased estimate; reports are
   ``packbits`` d-bit rows (OUE; the k-subset as its membership mask, the shorter
-  message when k·log2(d) > d, drawn by :mod:`mechopt.oracles_packed`) or items (GRR);
+  message when k·log2(d) > d, drawn by :mod:`mechopt.oracles.packed`) or items (GRR);
 - ``per-user items`` (k-subset only): the same with each report as its k items
   (Algorithm 1 by Floyd's sampling, what a client sends when k·log2(d) < d);
 - ``aggregate``: the support counts drawn directly with the distribution the
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.bench import median_time
-from mechopt.oracles import GRR, KSubset
-from mechopt.oracles_bits import OUE
+from mechopt.jobs.bench import median_time
+from mechopt.oracles.frequency import GRR, KSubset
+from mechopt.oracles.bits import OUE
 
 EPS = 1.0
 PEER_USERS = 20_000

@@ -1,6 +1,6 @@
 """Sweeps (issue 10, item 7): 1 vs 2 local workers, and per-user local-prior designs vs N.
 
-Both cases run through :func:`mechopt.sweep.sweep`, i.e. they measure the sweep
+Both cases run through :func:`mechopt.sweep`, i.e. they measure the sweep
 machinery users run (task dispatch, solving, auditing, JSON lines), not a
 hand-tuned loop.
 
@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from mechopt.sweep import SweepSpec, sweep
+from mechopt.jobs.sweep import SweepSpec, sweep
 
 QUICK_N = (50, 200)
 FULL_N = (1_000, 10_000, 100_000)
@@ -47,7 +47,7 @@ def workers(quick: bool) -> list[dict]:
                      options={"sqp": {"n_starts": 5 if quick else 20}})
     get_reusable_executor().shutdown(wait=True)      # cold start: no warm loky workers
     sweep(SweepSpec(**{**spec.__dict__, "grid": {"prior": priors[:1], "eps": eps[:1]}}), jobs=1)  # warm this process
-    from mechopt.bench import median_time
+    from mechopt.jobs.bench import median_time
 
     t0 = time.perf_counter()
     one = sweep(spec, jobs=1)
@@ -118,9 +118,9 @@ def per_user(quick: bool) -> list[dict]:
 
 
 def builtin_spec(quick: bool) -> list[dict]:
-    from mechopt.sweep import load_spec
-    from mechopt.sweep_spec import with_solvers
-    from mechopt.bench import timed
+    from mechopt.jobs.sweep import load_spec
+    from mechopt.jobs.sweep_spec import with_solvers
+    from mechopt.jobs.bench import timed
 
     spec = load_spec("lip-tradeoff")
     if quick:

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from mechopt.bench import timed
+from mechopt.jobs.bench import timed
 from mechopt.registry import figures
 
 

@@ -21,7 +21,9 @@ from .errors import (MechoptError, ParamError, ProblemError, SolverError, Solver
                      TooLargeError)
 from .result import Certificate, Result, Status
 from .mechfile import audit
-from . import compare, sweep, verify   # callable modules: mechopt.compare(...) runs compare.compare
+from .jobs.compare import compare
+from .jobs.sweep import sweep
+from .jobs.verify import verify
 
 try:
     __version__ = version("mechopt")
@@ -32,21 +34,6 @@ __all__ = ["solve", "design", "audit_result", "audit", "compare", "sweep", "veri
            "Channel", "Result", "Status", "Certificate",
            "MechoptError", "ProblemError", "ParamError", "SolverError", "SolverNotFound",
            "TooLargeError", "errors", "notions", "settings", "utilities", "__version__"]
-
-
-class _CallableModule(type(errors)):
-    """A module that, called, runs its function of the same name (``mechopt.verify()``).
-
-    ``mechopt.compare``, ``mechopt.sweep`` and ``mechopt.verify`` stay modules
-    (``mechopt.verify.Claim`` works) and are the API functions when called.
-    """
-
-    def __call__(self, *args, **kwargs):
-        return getattr(self, self.__name__.rsplit(".", 1)[1])(*args, **kwargs)
-
-
-for _mod in (compare, sweep, verify):
-    _mod.__class__ = _CallableModule
 
 
 def __getattr__(name: str):  # lazy subpackages: mechopt.problems, mechopt.solvers

@@ -34,8 +34,8 @@ from scipy.stats import beta as beta_dist
 
 from .errors import ParamError, ProblemError
 from .notions import LDP
-from .oracles import GRR, KSubset, ksubset_outputs, subset_rank
-from .oracles_bits import BRR, OUE
+from mechopt.oracles.frequency import GRR, KSubset, ksubset_outputs, subset_rank
+from mechopt.oracles.bits import BRR, OUE
 
 __all__ = ["MECHANISMS", "documented", "client", "sample_channel", "sample_hit_rates", "audit_peer",
            "mechanism_json", "available"]

@@ -31,7 +31,7 @@ __all__ = ["solver_names", "get_solver", "register_solver", "solvers_for", "spli
 
 # Order is preference: the first installed solver that can_solve is the default.
 _SOLVER_MODULES = ("exact", "spectral", "conic", "greedy", "sqp", "search", "baselines", "closed_form")
-_PROBLEM_MODULES = ("design", "lip", "kss", "fisher", "gauss")
+_PROBLEM_MODULES = ("design", "lip", "cip", "kss", "kss_l2", "fisher", "gauss")
 _PAPER_MODULES = ("lip", "kss", "fisher", "gauss")
 
 _extra_solvers: dict[str, Any] = {}

@@ -37,7 +37,7 @@ from mechopt.problem import ChannelProblem
 from mechopt.result import Result
 from mechopt.utilities import SumMSE, Utility
 
-__all__ = ["CIPBinomial", "Prop5Notion", "prop5_band"]
+__all__ = ["PROBLEMS", "CIPBinomial", "Prop5Notion", "prop5_band"]
 
 
 def prop5_band(n_users: int, p1: float, eps: float) -> tuple[float, float]:
@@ -175,3 +175,6 @@ class CIPBinomial(ChannelProblem):
         if self.local:
             return {"p": self.p.tolist(), "eps": self.eps, "program": self.program}
         return {"n_users": self.n_users, "p1": float(self.p[0]), "eps": self.eps, "program": self.program}
+
+
+PROBLEMS = {"cip-binomial": CIPBinomial}

@@ -46,7 +46,7 @@ from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.forms import ConicForm, SpectralAxis, SpectralForm
 from mechopt.problem import Problem, ProblemAudit
-from mechopt.result import Certificate, Result
+from mechopt.result import Result
 
 from .fisher_base import (CORR2_CONSTANT, PAPER, _only, parse_float, parse_int, parse_vector,
                           query_factor)
@@ -360,4 +360,3 @@ def _lazy_problems() -> dict[str, Any]:
 
 
 PROBLEMS = _lazy_problems()
-_ = Certificate

@@ -366,4 +366,3 @@ class FisherLTI(Problem):
                             value=J + self.xi * float(np.trace(cov)))
 
 
-_ = SpectralAxis

@@ -25,7 +25,8 @@ mechanisms symmetric as in Theorem 3.2, not proven over all ε-LDP channels).
 
 Examples
 --------
->>> from mechopt.problems.kss import KssMI, KssL2
+>>> from mechopt.problems.kss import KssMI
+>>> from mechopt.problems.kss_l2 import KssL2
 >>> p = KssMI.from_params(prior="uniform:6", eps="1")
 >>> r = p.closed_form()
 >>> r.extras["k"], round(r.value, 6)
@@ -45,7 +46,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ProblemError, TooLargeError
 from mechopt.notions import LDP, PrivacyNotion
-from mechopt.oracles_base import check_eps
+from mechopt.oracles.base import check_eps
 from mechopt.priors import parse_prior, validate_prior
 from mechopt.problem import ChannelProblem, ProblemAudit
 from mechopt.result import Result
@@ -54,7 +55,7 @@ from mechopt.utilities import MutualInfo, Utility
 from . import kss_formulas as F
 from .theorem import theorem_result
 
-__all__ = ["KssMI", "KssL2", "KSubsetMechanism", "EstimationL2", "ksubset_mi", "best_ksubset",
+__all__ = ["KssMI", "KSubsetMechanism", "ksubset_mi", "best_ksubset",
            "ksubset_result", "ldp_fields", "CLOSED_FORMS", "PROBLEMS", "MAX_OUTPUTS"]
 
 PAPER = "kss"
@@ -67,7 +68,7 @@ class KSubsetMechanism:
 
     ``matrix`` materialises the d × C(d, k) channel (colex order of the subsets)
     when C(d, k) ≤ :data:`MAX_OUTPUTS`; the randomizer is
-    :class:`mechopt.oracles.KSubset`.
+    :class:`mechopt.oracles.frequency.KSubset`.
 
     Examples
     --------
@@ -92,8 +93,8 @@ class KSubsetMechanism:
     def matrix(self) -> np.ndarray:
         if not self.materialisable:
             raise TooLargeError(f"the {self.k}-subset channel has C({self.d}, {self.k}) = {self.outputs:.3g} outputs; "
-                                f"use mechopt.oracles.KSubset (randomizer) instead of the matrix")
-        from mechopt.oracles import KSubset
+                                f"use mechopt.oracles.frequency.KSubset (randomizer) instead of the matrix")
+        from mechopt.oracles.frequency import KSubset
 
         return KSubset(self.d, self.eps, self.k).matrix()
 
@@ -265,7 +266,6 @@ def _prior(prior: Any) -> np.ndarray:
         raise ProblemError(f"prior: {exc}") from None
 
 
-from .kss_l2 import EstimationL2, KssL2  # noqa: E402  (the ℓ2 problem lives in its own module)
 
 
 def _design_hook(problem: Any) -> Result | None:
@@ -281,4 +281,4 @@ def _design_hook(problem: Any) -> Result | None:
 
 
 CLOSED_FORMS = [_design_hook]
-PROBLEMS = {"kss-mi": KssMI, "kss-l2": KssL2}
+PROBLEMS = {"kss-mi": KssMI}

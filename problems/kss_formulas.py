@@ -300,7 +300,7 @@ def amortized_channel(d: int, eps: float, masses) -> np.ndarray:
     >>> Q.shape, [round(float(v), 12) for v in Q.sum(axis=1)]
     ((3, 3), [1.0, 1.0, 1.0])
     """
-    from mechopt.oracles import ksubset_outputs
+    from mechopt.oracles.frequency import ksubset_outputs
 
     e = math.exp(eps)
     cols = []

@@ -23,7 +23,7 @@ Examples
 --------
 >>> import numpy as np
 >>> from mechopt.problems.kss_l2 import KssL2
->>> from mechopt.oracles import KSubset
+>>> from mechopt.oracles.frequency import KSubset
 >>> p = KssL2.from_params(prior="uniform:5", eps="1", n="100")
 >>> Q = KSubset(5, 1.0, k=p.closed_form().extras["k"]).matrix()
 >>> bool(np.isclose(p.evaluate(Q), p.closed_form().value))
@@ -41,7 +41,7 @@ from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.forms import NLPForm
 from mechopt.notions import PrivacyNotion
-from mechopt.oracles_base import check_eps
+from mechopt.oracles.base import check_eps
 from mechopt.problem import ChannelProblem, ProblemAudit
 from mechopt.result import Result
 from mechopt.utilities import Utility
@@ -49,7 +49,7 @@ from mechopt.utilities import Utility
 from . import kss_formulas as F
 from .theorem import theorem_result
 
-__all__ = ["EstimationL2", "KssL2", "l2_value_grad"]
+__all__ = ["PROBLEMS", "EstimationL2", "KssL2", "l2_value_grad"]
 
 
 def l2_value_grad(Q: np.ndarray, theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -228,3 +228,6 @@ def _l2_nlp(prob: KssL2) -> NLPForm:
     return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * m), constraints=channel_constraints(prob, m),
                    starts=private_starts(prob, m), recover=recover, value_of=lambda x: prob.evaluate(recover(x)), sense="min",
                    objective=prob.objective)
+
+
+PROBLEMS = {"kss-l2": KssL2}

@@ -38,10 +38,9 @@ from mechopt.simulate import mmse_table
 from mechopt.utilities import HistogramMSE, SumMSE, Utility
 
 from . import lip_closed as cf
-from .cip import CIPBinomial
 from .theorem import theorem_result
 
-__all__ = ["LIPBinary", "LIPMimo", "LIPWeightedSum", "LIPHistogram", "CIPBinomial", "PROBLEMS", "CLOSED_FORMS", "make_lip_notion", "parse_floats"]
+__all__ = ["LIPBinary", "LIPMimo", "LIPWeightedSum", "LIPHistogram", "PROBLEMS", "CLOSED_FORMS", "make_lip_notion", "parse_floats"]
 
 PAPER = "lip"
 
@@ -398,5 +397,5 @@ def _design_closed_form(problem: Any) -> Result | None:
 CLOSED_FORMS: list[Callable[[Any], Result | None]] = [_design_closed_form]
 
 PROBLEMS: dict[str, type] = {"lip-binary": LIPBinary, "lip-mimo": LIPMimo, "lip-weighted-sum": LIPWeightedSum,
-                             "lip-histogram": LIPHistogram, "cip-binomial": CIPBinomial}
+                             "lip-histogram": LIPHistogram}
 

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from mechopt import settings
-from mechopt.errors import ParamError, TooLargeError
+from mechopt.errors import ParamError
 from mechopt.forms import ColumnProgram
 from mechopt.notions import LDP, LIP, GraphLDP, PosteriorStatNotion
 from mechopt.result import Certificate, Result, Status
@@ -191,5 +191,4 @@ def _join(a: str, b: str) -> str:
     return f"{a}; {b}" if a else b
 
 
-_ = TooLargeError
 SOLVERS = {"exact": ExactSolver}

@@ -50,14 +50,14 @@ def test_theme_of_groups_every_planned_module(ext) -> None:
     assert ext.theme_of("mechopt.problems.lip_closed") == "problems"
     assert ext.theme_of("mechopt.claims.lip") == "verification"
     assert ext.theme_of("mechopt.simulate") == "simulation"
-    assert ext.theme_of("mechopt.cli_design") == "cli"
+    assert ext.theme_of("mechopt.cli.design") == "cli"
     assert ext.theme_of("mechopt.channel") == "model"
     assert all(ext.theme_of(m) in ext.THEMES for m in ext.PLANNED)
 
 
 def test_verdict_table_without_and_with_claims(ext, monkeypatch) -> None:
     from mechopt import registry
-    from mechopt.verify import Claim, Verdict
+    from mechopt.jobs.verify import Claim, Verdict
 
     monkeypatch.setattr(ext, "_VERDICTS", {})
     monkeypatch.setattr(registry, "claims", lambda paper=None: [])

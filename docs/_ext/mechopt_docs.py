@@ -70,9 +70,9 @@ THEMES = {
 
 # Modules the project plans (the ownership table of the brief); every one must
 # fall into a theme (tested).
-PLANNED = ["mechopt.simulate", "mechopt.oracles", "mechopt.datasets", "mechopt.cli",
-           "mechopt.compare", "mechopt.catalog", "mechopt.sweep", "mechopt.reproduce",
-           "mechopt.bench", "mechopt.progress", "mechopt.solvers.exact", "mechopt.solvers.spectral",
+PLANNED = ["mechopt.simulate", "mechopt.oracles.frequency", "mechopt.datasets", "mechopt.cli",
+           "mechopt.compare", "mechopt.catalog", "mechopt.sweep", "mechopt.jobs.reproduce",
+           "mechopt.jobs.bench", "mechopt.progress", "mechopt.solvers.exact", "mechopt.solvers.spectral",
            "mechopt.solvers.greedy", "mechopt.solvers.search", "mechopt.solvers.baselines",
            "mechopt.problems.lip", "mechopt.problems.cip", "mechopt.problems.kss",
            "mechopt.problems.fisher", "mechopt.problems.gauss", "mechopt.claims.lip",
@@ -168,8 +168,8 @@ def theme_of(mod: str) -> str:
         return "verification"
     if mod.split(".")[1:2] and mod.split(".")[1].startswith(("simulate", "oracles", "datasets", "sweep", "peers")):
         return "simulation"
-    if mod.startswith(("mechopt.cli", "mechopt.compare")) or mod in ("mechopt.catalog", "mechopt.reproduce",
-                                                                     "mechopt.bench", "mechopt.progress",
+    if mod.startswith(("mechopt.cli", "mechopt.compare")) or mod in ("mechopt.catalog", "mechopt.jobs.reproduce",
+                                                                     "mechopt.jobs.bench", "mechopt.progress",
                                                                      "mechopt.plots"):
         return "cli"
     return "model"

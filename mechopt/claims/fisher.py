@@ -24,7 +24,7 @@ from mechopt.problems.fisher_dp import (analytic_gaussian_delta, gaussian_sigma,
 from mechopt.problems.fisher_gauss import FisherGaussian, FisherLTI
 from mechopt.problems.fisher_grid import GridDensity
 from mechopt.problems.fisher_weighted import FisherWeighted, stationarity_residual
-from mechopt.verify import Claim, Verdict
+from mechopt.jobs.verify import Claim, Verdict
 
 __all__ = ["CLAIMS", "grid_order"]
 

@@ -22,7 +22,7 @@ from mechopt.api import solve
 from mechopt.problems.gauss import GaussProblem
 from mechopt.problems.gauss_data import DATASETS
 from mechopt.problems.gauss_info import (bnn_eq12, fisher_eq10, mi_direct, mi_from_fisher_eq13, s_from_var)
-from mechopt.verify import Claim, Verdict
+from mechopt.jobs.verify import Claim, Verdict
 
 __all__ = ["CLAIMS", "curve", "random_instance", "DELTAS"]
 

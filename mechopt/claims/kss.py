@@ -20,11 +20,11 @@ import numpy as np
 from mechopt.errors import TooLargeError
 from mechopt.info import mutual_information
 from mechopt.notions import LDP
-from mechopt.oracles import GRR, KSubset
-from mechopt.oracles_bits import BRR
+from mechopt.oracles.frequency import GRR, KSubset
+from mechopt.oracles.bits import BRR
 from mechopt.problems import kss_formulas as F
 from mechopt.problems.kss_l2 import EstimationL2
-from mechopt.verify import Claim, Verdict
+from mechopt.jobs.verify import Claim, Verdict
 
 from .kss_ref import ldp_mi_optimum, random_pattern_mechanism
 
@@ -168,7 +168,7 @@ def _check_eq9() -> Verdict:
         for k in range(1, d):
             for eps in (0.5, 2.0):
                 ks = KSubset(d, eps, k)
-                from mechopt.oracles import ksubset_outputs
+                from mechopt.oracles.frequency import ksubset_outputs
 
                 Z = ksubset_outputs(d, k)
                 Q = ks.matrix()

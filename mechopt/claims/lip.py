@@ -24,7 +24,7 @@ from ..problems import lip_closed as cf
 from ..problems.cip import CIPBinomial
 from ..problems.lip import LIPBinary, LIPHistogram, LIPMimo
 from ..simulate import UserGroup, analytic_mse
-from ..verify import Claim, Verdict
+from mechopt.jobs.verify import Claim, Verdict
 from .lip_checks import VALUE_TOL, certified, grid_verdict, value_gap
 
 __all__ = ["CLAIMS"]

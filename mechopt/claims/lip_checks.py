@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import SolverNotFound
 from ..problem import Problem
 from ..result import Result
-from ..verify import Verdict
+from mechopt.jobs.verify import Verdict
 
 __all__ = ["certified", "reference_solver", "grid_verdict", "value_gap"]
 

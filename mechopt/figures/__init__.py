@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Figure", "FigureOutput"]
+__all__ = ["Figure", "FigureOutput", "write_data"]
 
 
 @dataclass(frozen=True)
@@ -35,3 +35,23 @@ class Figure:
     title: str
     run: Callable[..., FigureOutput]   # run(out_dir: Path, quick: bool = False) -> FigureOutput
     paper: str = ""
+
+
+def write_data(out_dir: Path, fid: str, data: dict[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
+    """Write a figure's data as ``<fid>.json`` (everything) and ``<fid>.csv`` (the rows); return both paths."""
+    import csv
+    import json
+
+    from mechopt.result import jsonable
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    jpath = out_dir / f"{fid}.json"
+    jpath.write_text(json.dumps(jsonable(data), indent=1))
+    cpath = out_dir / f"{fid}.csv"
+    if rows:
+        keys = list(dict.fromkeys(k for r in rows for k in r))
+        with cpath.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=keys)
+            w.writeheader()
+            w.writerows(jsonable(rows))
+    return [jpath, cpath]

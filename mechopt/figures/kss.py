@@ -22,17 +22,14 @@ Examples
 """
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..problems import kss_formulas as F
-from ..result import jsonable
 from ..status_words import CERTIFIED, CLOSED_FORM, is_certified
-from . import Figure, FigureOutput
+from . import Figure, FigureOutput, write_data
 from .kss_prior import run_prior_gap
 from .kss_table1 import GENERATOR, PAPER_TABLE1, reproduce_flags, simulate_row
 from .legend import certified_curve, closed_curve, legend_texts
@@ -42,20 +39,6 @@ __all__ = ["FIGURES", "run_table1", "run_mi_curve", "mi_curves", "draw_mi_curve"
 SEED = 2018
 QUICK_ROWS = {(4, 0.1), (8, 1.0), (16, 2.0)}
 CERT_EVERY = 8         # the certified optimum (exact solver) is computed at every CERT_EVERY-th eps of the grid
-
-
-def _write(out_dir: Path, fid: str, data: dict[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    jpath = out_dir / f"{fid}.json"
-    jpath.write_text(json.dumps(jsonable(data), indent=1))
-    cpath = out_dir / f"{fid}.csv"
-    if rows:
-        keys = list(dict.fromkeys(k for r in rows for k in r))
-        with cpath.open("w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=keys)
-            w.writeheader()
-            w.writerows(jsonable(rows))
-    return [jpath, cpath]
 
 
 def run_table1(out_dir: Path, quick: bool = False) -> FigureOutput:
@@ -94,7 +77,7 @@ def run_table1(out_dir: Path, quick: bool = False) -> FigureOutput:
             "not_reproduced": len(bad), "checked": len(rows)}
     fig = draw_table1(rows)
     data["legend"] = legend_texts(fig)
-    files = _write(out_dir, "kss-table1", data, rows)
+    files = write_data(out_dir, "kss-table1", data, rows)
     files.append(out_dir / "kss-table1.png")
     fig.savefig(files[-1], dpi=110)
     return FigureOutput("kss-table1", files, data, notes)
@@ -241,7 +224,7 @@ def run_mi_curve(out_dir: Path, quick: bool = False) -> FigureOutput:
              "curves 'MRR (eq. 6)', 'BRR (eq. 8)': closed forms (eps-LDP by construction); "
              "'Sec. 4': an upper bound, no mechanism"]
     data = {"rows": rows, "legend": legend_texts(fig)}
-    files = _write(out_dir, "kss-mi-curve", data, rows) + [png]
+    files = write_data(out_dir, "kss-mi-curve", data, rows) + [png]
     return FigureOutput("kss-mi-curve", files, data, notes)
 
 

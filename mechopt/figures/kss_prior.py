@@ -29,7 +29,7 @@ from ..priors import validate_prior
 from ..problems import kss_formulas as F
 from ..problems.kss import best_ksubset
 from ..status_words import CERTIFIED, CLOSED_FORM, is_certified
-from . import FigureOutput
+from . import FigureOutput, write_data
 from .legend import legend_texts
 
 __all__ = ["prior_gap", "zipf_prior", "run_prior_gap", "draw_prior_gap"]
@@ -111,7 +111,6 @@ def draw_prior_gap(rows: list[dict[str, Any]]) -> Any:
 
 def run_prior_gap(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Zipf priors (s ∈ {0, 0.5, 1, 2}) on d ∈ {4, 8, 16}: optimum vs best k-subset against ε."""
-    from .kss import _write
 
     out_dir = Path(out_dir)
     ds = (4,) if quick else (4, 8, 16)
@@ -140,5 +139,5 @@ def run_prior_gap(out_dir: Path, quick: bool = False) -> FigureOutput:
     notes.append("curves: best k-subset mechanism (closed form) against the " + CERTIFIED + " ("
                  + ", ".join(f"{m}: proof {p}" for m, p in methods) + ")")
     data = {"rows": rows, "legend": legend_texts(fig)}
-    files = _write(out_dir, "kss-prior-gap", data, rows) + [png]
+    files = write_data(out_dir, "kss-prior-gap", data, rows) + [png]
     return FigureOutput("kss-prior-gap", files, data, notes)

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError
-from ..oracles import GRR, KSubset, project_simplex
-from ..oracles_bits import BRR
+from mechopt.oracles.frequency import GRR, KSubset, project_simplex
+from mechopt.oracles.bits import BRR
 from ..problems import kss_formulas as F
 
 __all__ = ["PAPER_TABLE1", "MECHANISMS", "simulate_row", "reproduce_flags", "GENERATOR", "GENERATORS"]

@@ -19,8 +19,6 @@ Examples
 """
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,24 +29,16 @@ from ..problems import lip_closed as cf
 from ..problems.cip import CIPBinomial
 from ..problems.lip import LIPBinary, LIPHistogram, LIPMimo
 from ..api import audit_result
-from ..result import Status, jsonable
+from ..result import Status
 from ..simulate import UserGroup, mmse_table, simulate, simulate_oue
 from . import Figure, FigureOutput
-from .legend import legend_texts
 from .lip_curves import local_binary_points, point
 from .lip_fig9 import fig9
-from .lip_plot import curve_words, draw
+from .lip_output import SEED, eps_grid, write_figure
 
 __all__ = ["FIGURES", "fig8_priors"]
 
-SEED = 20180503
-MIN_ERRORS = 30     # a Monte-Carlo CI is reported as reliable when at least this many runs erred
 CERT_MAX_D = 20     # certified optima drawn up to this many symbols (exact: symmetry / column generation)
-
-
-def _eps_grid(lo: float, hi: float, step: float, quick: bool, n_quick: int = 3) -> list[float]:
-    full = list(np.round(np.arange(lo, hi + 1e-9, step), 6))
-    return [full[0], full[len(full) // 2], full[-1]][:n_quick] if quick else full
 
 
 def _safe_point(*args: Any, notes: list[str], **kw: Any) -> dict[str, Any]:
@@ -57,49 +47,6 @@ def _safe_point(*args: Any, notes: list[str], **kw: Any) -> dict[str, Any]:
     except MechoptError as exc:
         notes.append(f"{args[2]} at x={kw.get('x')}: certified optimum not computed ({exc})")
         return point(*args, **{**kw, "certify": False})
-
-
-def _flag(rows: list[dict[str, Any]], notes: list[str]) -> None:
-    bad = sorted({(r["curve"]) for r in rows if r.get("private") is False})
-    for curve in bad:
-        xs = [r["x"] for r in rows if r["curve"] == curve and r.get("private") is False]
-        notes.append(f"{curve}: the closed-form mechanism is NOT private under its own definition at x in {xs}")
-    for r in rows:
-        mc, se, an = r.get("mc"), r.get("mc_se"), r.get("analytic_exact")
-        if mc is not None and r.get("mc_nonzero", MIN_ERRORS) < MIN_ERRORS:
-            notes.append(f"{r['curve']} x={r['x']}: only {r['mc_nonzero']} of {r['runs']} runs erred; "
-                         "the Monte-Carlo CI is unreliable there (rare-error regime)")
-        elif mc is not None and an is not None and se and abs(mc - an) > 4 * se:
-            notes.append(f"{r['curve']} x={r['x']}: Monte Carlo {mc:.4g} ± {se:.2g} vs analytic {an:.4g}")
-
-
-def _write(out_dir: Path, fid: str, rows: list[dict[str, Any]], notes: list[str], ylabel: str,
-           transform: str = "identity", xlabel: str = "eps", panel: str | None = None,
-           logy: bool = True) -> FigureOutput:
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    _flag(rows, notes)
-    curves = []
-    for pv in (sorted({r.get(panel) for r in rows}, key=str) if panel else [None]):
-        sub = [r for r in rows if panel is None or r.get(panel) == pv]
-        for curve in dict.fromkeys(r["curve"] for r in sub):
-            words = curve_words([r for r in sub if r["curve"] == curve])
-            curves.append({"curve": curve, "panel": pv, "words": words})
-            notes.append(f"curve {curve!r}" + (f" ({panel} = {pv})" if panel else "") + f": {words}")
-    keys: list[str] = []
-    for r in rows:
-        keys += [k for k in r if k not in keys]
-    with open(out_dir / f"{fid}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=keys)
-        w.writeheader()
-        w.writerows([{k: jsonable(r.get(k)) for k in keys} for r in rows])
-    data = {"id": fid, "rows": rows, "notes": notes, "curves": curves,
-            "plot": {"ylabel": ylabel, "transform": transform, "xlabel": xlabel, "panel": panel, "logy": logy}}
-    fig = draw(data)
-    data["legend"] = legend_texts(fig)
-    fig.savefig(out_dir / f"{fid}.png", dpi=110)
-    (out_dir / f"{fid}.json").write_text(json.dumps(jsonable(data), indent=1))
-    return FigureOutput(fid, [out_dir / f"{fid}.{s}" for s in ("png", "csv", "json")], data, notes)
 
 
 def _printed(x: float, label: str, value: float, n: int) -> dict[str, Any]:
@@ -114,7 +61,7 @@ def fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
     n, p1, runs = 100, 0.1, 300 if quick else 4000
     rows, notes = [], ["printed curves are the formulas of Example 1 as typeset; see claim lip.ex1"]
     rng = np.random.default_rng(SEED)
-    for eps in _eps_grid(0.5, 5.0, 0.25, quick):
+    for eps in eps_grid(0.5, 5.0, 0.25, quick):
         pr = cf.example1(eps, n, p1)
         rows += [_printed(eps, "printed E_LDP 100e^eps/(e^eps+1)^2", pr["ldp"], n),
                  _printed(eps, "printed E_OptLDP 25/(0.5-e^eps/2)^2", pr["opt_ldp"], n),
@@ -130,7 +77,7 @@ def fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
         rows.append(_safe_point(lip, cf.binary_lip_channel(p1, eps), "Opt-LIP (Thm 2, eq. 21)", x=eps, n_users=n,
                                 runs=runs, rng=rng, analytic=pr["lip_eq21"], notes=notes, result=lip.closed_form(),
                                 ref="Thm 2"))
-    return _write(out_dir, "lip-fig2", rows, notes, "expected squared error (N = 100)")
+    return write_figure(out_dir, "lip-fig2", rows, notes, "expected squared error (N = 100)")
 
 
 def fig5(out_dir: Path, quick: bool = False) -> FigureOutput:
@@ -140,7 +87,7 @@ def fig5(out_dir: Path, quick: bool = False) -> FigureOutput:
     notes: list[str] = [f"N = {n} users with a global prior (sqrt(E/N) does not depend on N analytically)"]
     rng = np.random.default_rng(SEED + 5)
     for p1 in (0.5, 0.9, 0.99):
-        for eps in _eps_grid(1.0, 5.0, 0.5, quick):
+        for eps in eps_grid(1.0, 5.0, 0.5, quick):
             ldp, lip = LIPBinary(p1=p1, eps=eps, kind="ldp"), LIPBinary(p1=p1, eps=eps)
             g = cf.context_free_estimate(np.array([0.0, 1.0]), 1, eps)
             new = [_safe_point(ldp, cf.binary_ldp_channel(eps), "context-free LDP", x=eps, n_users=n, runs=runs,
@@ -153,7 +100,7 @@ def fig5(out_dir: Path, quick: bool = False) -> FigureOutput:
             for r in new:
                 r["P1"] = p1
             rows += new
-    return _write(out_dir, "lip-fig5", rows, notes, "sqrt(E/N)", "rmse", panel="P1")
+    return write_figure(out_dir, "lip-fig5", rows, notes, "sqrt(E/N)", "rmse", panel="P1")
 
 
 def _mimo_rows(prior: np.ndarray, eps: float, x: float, n: int, runs: int, rng: Any, notes: list[str],
@@ -180,9 +127,9 @@ def fig6a(out_dir: Path, quick: bool = False) -> FigureOutput:
     notes = [f"prior (Dirichlet(1), seed {SEED + 6}): {np.round(prior, 4).tolist()}"]
     rng = np.random.default_rng(SEED + 61)
     rows: list[dict[str, Any]] = []
-    for eps in _eps_grid(0.5, 5.0, 0.5, quick):
+    for eps in eps_grid(0.5, 5.0, 0.5, quick):
         rows += _mimo_rows(prior, eps, eps, n, runs, rng, notes)
-    return _write(out_dir, "lip-fig6a", rows, notes, "sqrt(E/N)", "rmse")
+    return write_figure(out_dir, "lip-fig6a", rows, notes, "sqrt(E/N)", "rmse")
 
 
 def fig6b(out_dir: Path, quick: bool = False) -> FigureOutput:
@@ -194,7 +141,7 @@ def fig6b(out_dir: Path, quick: bool = False) -> FigureOutput:
     rows: list[dict[str, Any]] = []
     for d in ds:
         rows += _mimo_rows(np.full(d, 1.0 / d), eps, d, n, runs, rng, notes)
-    return _write(out_dir, "lip-fig6b", rows, notes, "sqrt(E/N)", "rmse", xlabel="|D|")
+    return write_figure(out_dir, "lip-fig6b", rows, notes, "sqrt(E/N)", "rmse", xlabel="|D|")
 
 
 def fig7(out_dir: Path, quick: bool = False) -> FigureOutput:
@@ -204,7 +151,7 @@ def fig7(out_dir: Path, quick: bool = False) -> FigureOutput:
     notes = [f"prior Dirichlet(1), seed {SEED + 7}, d = {d}; N = {n}"]
     rng = np.random.default_rng(SEED + 71)
     rows: list[dict[str, Any]] = []
-    for eps in _eps_grid(0.5, 10.0, 0.5, quick):
+    for eps in eps_grid(0.5, 10.0, 0.5, quick):
         rows += _mimo_rows(prior, eps, eps, n, runs, rng, notes, histogram=True)
         mc = simulate_oue(prior, n, eps, runs, rng)
         rows.append({"x": eps, "curve": "OUE-LDP exact", "kind": "closed form",
@@ -214,7 +161,7 @@ def fig7(out_dir: Path, quick: bool = False) -> FigureOutput:
                      "mc_nonzero": mc.extras["nonzero"],
                      "n_users": n, "runs": runs, "private": True})
         rows.append(_printed(eps, "OUE-LDP as stated 4ne^eps/(e^eps-1)^2", cf.oue_mse(n, eps), n))
-    return _write(out_dir, "lip-fig7", rows, notes, "sqrt(E/N)", "rmse")
+    return write_figure(out_dir, "lip-fig7", rows, notes, "sqrt(E/N)", "rmse")
 
 
 def fig8_priors(n_users: int, seed: int = SEED + 8, levels: int = 100) -> np.ndarray:
@@ -264,7 +211,7 @@ def fig8(out_dir: Path, quick: bool = False) -> FigureOutput:
     rows: list[dict[str, Any]] = []
     for n in (5, 500, 50_000):
         p1s = fig8_priors(n)
-        for eps in _eps_grid(0.5, 5.0, 0.5, quick):
+        for eps in eps_grid(0.5, 5.0, 0.5, quick):
             try:
                 new = fig8_point(p1s, eps, runs, rng, cip=(n == 5))
             except MechoptError as exc:
@@ -273,7 +220,7 @@ def fig8(out_dir: Path, quick: bool = False) -> FigureOutput:
             for r in new:
                 r["N"] = n
             rows += new
-    return _write(out_dir, "lip-fig8", rows, notes, "sqrt(E/N)", "rmse", panel="N")
+    return write_figure(out_dir, "lip-fig8", rows, notes, "sqrt(E/N)", "rmse", panel="N")
 
 
 FIGURES = {

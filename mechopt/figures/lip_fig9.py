@@ -35,6 +35,7 @@ from ..result import Status
 from ..simulate import analytic_fixed, mmse_table, simulate_fixed
 from . import FigureOutput
 from .lip_curves import binary_optimum, mechanism_status
+from .lip_output import SEED, eps_grid, write_figure
 
 __all__ = ["fig9", "alternative_row"]
 
@@ -57,7 +58,6 @@ def fig9(out_dir: Path, quick: bool = False) -> FigureOutput:
     global prior; (b) last check-in histogram on a 36 × 36 grid, prior from earlier check-ins.
     The data are perturbed as they are (inputs fixed), as in Section V-B.
     """
-    from .lip import SEED, _eps_grid, _write
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -87,7 +87,7 @@ def fig9(out_dir: Path, quick: bool = False) -> FigureOutput:
     n01 = np.bincount(x, minlength=2)
     gp = gprior[keep] / gprior[keep].sum()
     rows: list[dict[str, Any]] = []
-    for eps in _eps_grid(0.5, 5.0, 0.5, quick):
+    for eps in eps_grid(0.5, 5.0, 0.5, quick):
         for label, kind, e in (("eps-Opt-LIP", "lip", eps), ("eps/2-Opt-LIP", "lip", eps / 2),
                                ("eps-Opt-LDP", "ldp", eps)):
             opt = binary_optimum(LIPBinary(p1=p1, eps=e, kind=kind))
@@ -101,7 +101,7 @@ def fig9(out_dir: Path, quick: bool = False) -> FigureOutput:
             if kind == "lip":
                 rows.append(alternative_row(hprob, cells, label.replace("-Opt", "") + ", column LP", eps, runs, rng))
     _compare_9b(rows, notes)
-    return _write(out_dir, "lip-fig9", rows, notes, "sqrt(E/N)", "rmse", panel="dataset")
+    return write_figure(out_dir, "lip-fig9", rows, notes, "sqrt(E/N)", "rmse", panel="dataset")
 
 
 def _compare_9b(rows: list[dict[str, Any]], notes: list[str]) -> None:

@@ -9,7 +9,7 @@ import pytest
 import mechopt
 from mechopt import registry
 from mechopt.catalog import parse_catalog
-from mechopt.compare import ROW_FIELDS, compare, flag_rows
+from mechopt.jobs.compare import ROW_FIELDS, compare, flag_rows
 from mechopt.problems.design import ChannelDesign
 from mechopt.result import Certificate, Result, Status
 from mechopt.solver import Solver
@@ -212,7 +212,7 @@ class FakeSegfault(_Fake):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-@pytest.mark.skipif(not __import__("mechopt.compare").compare.can_isolate(), reason="needs fork")
+@pytest.mark.skipif(not __import__("mechopt.jobs.compare").jobs.compare.can_isolate(), reason="needs fork")
 def test_isolated_rows_survive_hangs_and_dead_processes(monkeypatch, fakes):
     import time
 
@@ -257,7 +257,7 @@ def test_compare_list_instances(cli):
 
 
 def test_plot_marks_certified_rows_and_survives_an_instance_without_a_private_answer(tmp_path):
-    from mechopt.compare import plot_compare
+    from mechopt.jobs.compare import plot_compare
 
     rows = flag_rows([_row("exact", 1.0, gap=0.0, proof="certificate"), _row("heur", 1.2)])
     rows += flag_rows([{**_row("closed-form", 0.5, status="infeasible_point", violation=0.9), "instance": "j"}])

@@ -16,8 +16,8 @@ import pytest
 
 from mechopt import registry
 from mechopt.cli import main
-from mechopt.compare import compare
-from mechopt.compare_flags import FLAGS, flag_rows, summary_lines
+from mechopt.jobs.compare import compare
+from mechopt.jobs.flags import FLAGS, flag_rows, summary_lines
 from mechopt.result import Status
 from mechopt.solver import Solver
 from mechopt.solvers.conic import ConicSolver

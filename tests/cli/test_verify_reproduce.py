@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from mechopt import registry
-from mechopt.cli_run import CLAIM_FIELDS
+from mechopt.cli.run import CLAIM_FIELDS
 from mechopt.figures import Figure, FigureOutput
-from mechopt.verify import Claim, Verdict
+from mechopt.jobs.verify import Claim, Verdict
 
 
 def _claims(paper=None):

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from mechopt.figures.lip import FIGURES, MIN_ERRORS, fig8_priors
+from mechopt.figures.lip import FIGURES, fig8_priors
+from mechopt.figures.lip_output import MIN_ERRORS
 
 
 def _check(out, fid):

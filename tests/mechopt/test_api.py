@@ -138,3 +138,16 @@ def test_sqp_refuses_a_utility_without_gradient_with_a_typed_error():
     assert prob.nlp_form() is None
     with pytest.raises(SolverNotFound, match="cannot solve"):
         mechopt.solve(prob, solver="sqp")
+
+
+def test_compare_sweep_verify_are_plain_functions_with_real_signatures():
+    import inspect
+    import types
+
+    for fn, first in ((mechopt.compare, "problems"), (mechopt.sweep, "spec"), (mechopt.verify, "paper")):
+        assert isinstance(fn, types.FunctionType)
+        assert list(inspect.signature(fn).parameters)[0] == first
+    import importlib
+
+    importlib.import_module("mechopt.jobs.compare")   # importing the module does not rebind the function
+    assert isinstance(mechopt.compare, types.FunctionType)

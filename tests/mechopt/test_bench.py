@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from mechopt.bench import discover, find_bench_dir, machine_info, normalise_row, run_bench, to_markdown
+from mechopt.jobs.bench import discover, find_bench_dir, machine_info, normalise_row, run_bench, to_markdown
 from mechopt.errors import ParamError
 
 BENCH = '''
@@ -84,7 +84,7 @@ def test_checkout_benchmarks_are_found():
 
 
 def test_bench_sweep_module_exposes_cases():
-    from mechopt.bench import load_cases
+    from mechopt.jobs.bench import load_cases
 
     path = [p for p in discover() if p.name == "bench_sweep.py"][0]
     assert [c.__name__ for c in load_cases(path)] == ["workers", "builtin_spec", "per_user"]

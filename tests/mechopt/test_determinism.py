@@ -22,9 +22,9 @@ from threadpoolctl import threadpool_info
 import mechopt
 from mechopt import threads
 from mechopt.catalog import parse_catalog
-from mechopt.compare import DEFAULT_TIME_LIMIT, compare
+from mechopt.jobs.compare import DEFAULT_TIME_LIMIT, compare
 from mechopt.problems.design import ChannelDesign
-from mechopt.sweep import load_spec, sweep
+from mechopt.jobs.sweep import load_spec, sweep
 
 # uniform:6 at ε ≈ √10 is where the thread count changed the answer (values above); lip/histogram
 # differed in the last bits at every point.
@@ -48,7 +48,7 @@ CHILD = """
 import json, sys
 from threadpoolctl import threadpool_info
 import scipy.optimize
-from mechopt.sweep import sweep
+from mechopt.jobs.sweep import sweep
 pools = sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
 print(json.dumps({"pools": pools, "lines": sweep(sys.argv[1])}))
 """

@@ -9,9 +9,9 @@ from hypothesis import given, settings as hsettings, strategies as st
 from scipy.stats import chisquare
 
 from mechopt.errors import ProblemError
-from mechopt.oracles import (GRR, KSubset, ksubset_outputs, project_simplex, regression_estimator,
+from mechopt.oracles.frequency import (GRR, KSubset, ksubset_outputs, project_simplex, regression_estimator,
                              subset_rank)
-from mechopt.oracles_bits import BRR, OUE, bernoulli
+from mechopt.oracles.bits import BRR, OUE, bernoulli
 from mechopt.problems import kss_formulas as F
 
 ALPHA = 1e-3   # chi-square tests at a fixed seed: a p-value below this means the sampler is wrong

@@ -9,9 +9,9 @@ from hypothesis import given, settings as hsettings, strategies as st
 from scipy.stats import chisquare
 
 from mechopt.errors import ProblemError
-from mechopt.oracles import KSubset, subset_rank
-from mechopt.oracles_bits import OUE, BRR
-from mechopt.oracles_packed import (POP16, CellTable, _block_tables, _byte_table, bernoulli_rows, subset_tables_fit,
+from mechopt.oracles.frequency import KSubset, subset_rank
+from mechopt.oracles.bits import OUE, BRR
+from mechopt.oracles.packed import (POP16, CellTable, _block_tables, _byte_table, bernoulli_rows, subset_tables_fit,
                                     subset_words, swap_in, uniform_subsets, words_to_packed)
 
 ALPHA = 1e-3

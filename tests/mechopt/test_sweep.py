@@ -11,7 +11,7 @@ import pytest
 
 from mechopt.catalog import CatalogError
 from mechopt.errors import ParamError, ProblemError, SolverNotFound
-from mechopt.sweep import load_spec, parse_spec, plot_sweep, read_lines, series_legend, sweep, sweep_figure, tasks
+from mechopt.jobs.sweep import load_spec, parse_spec, plot_sweep, read_lines, series_legend, sweep, sweep_figure, tasks
 
 PRIORS, EPS = ["0.2,0.3,0.5", "0.1,0.3,0.6", "uniform:3"], [0.25, 0.5, 1.0, 2.0]
 

@@ -4,7 +4,7 @@ import pytest
 
 from mechopt import registry
 from mechopt.errors import ProblemError
-from mechopt.verify import Claim, Verdict
+from mechopt.jobs.verify import Claim, Verdict
 
 
 def test_verdict_from_deviations_picks_smallest_counterexample():

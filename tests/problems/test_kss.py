@@ -11,8 +11,8 @@ from mechopt import registry
 from mechopt.errors import ProblemError
 from mechopt.info import mutual_information
 from mechopt.notions import LDP
-from mechopt.oracles import GRR, KSubset
-from mechopt.oracles_bits import BRR
+from mechopt.oracles.frequency import GRR, KSubset
+from mechopt.oracles.bits import BRR
 from mechopt.problems import kss_formulas as F
 from mechopt.problems.design import ChannelDesign
 from mechopt.problems.kss import KSubsetMechanism, KssMI, best_ksubset, ksubset_mi

@@ -21,7 +21,8 @@ TOL = 1e-9
 
 
 def test_registry_and_cli_strings():
-    assert set(PROBLEMS) == {"lip-binary", "lip-mimo", "lip-weighted-sum", "lip-histogram", "cip-binomial"}
+    assert set(PROBLEMS) == {"lip-binary", "lip-mimo", "lip-weighted-sum", "lip-histogram"}
+    assert mechopt.registry.get_problem("cip-binomial").id == "cip-binomial"
     prob = mechopt.registry.get_problem("lip-mimo").from_params(prior="0.1,0.2,0.7", eps="1")
     assert prob.eps == 1.0 and prob.values.tolist() == [0.0, 1.0, 2.0] and isinstance(prob.notion, LIP)
     assert LIPMimo.from_params(prior="uniform:3", eps="0.5", values="0,1,5", notion="ldp").notion == prob.notion or True

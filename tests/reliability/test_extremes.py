@@ -184,7 +184,7 @@ def test_kss_l2_tiny_eps_value_matches_its_mechanism() -> None:
     assert r.status is Status.FEASIBLE and "reported value" not in r.message, r.message
     assert abs(prob.audit(r).value / r.value - 1) <= 1e-9
     assert abs(r.value / 900000000.000075 - 1) <= 1e-9
-    from mechopt.oracles_ksubset import KSubset
+    from mechopt.oracles.ksubset import KSubset
     assert abs(prob.evaluate(KSubset(4, 1e-6, k=2).matrix()) / 900000000.000075 - 1) <= 1e-8
 
 
@@ -323,8 +323,8 @@ def test_sweep_and_compare_tables_at_extremes_have_no_nan(tmp_path, capsys) -> N
     the tables print no nan/inf, every certified row is optimal."""
     from mechopt.catalog import parse_catalog
     from mechopt.cli import main
-    from mechopt.compare import compare
-    from mechopt.sweep import read_lines
+    from mechopt.jobs.compare import compare
+    from mechopt.jobs.sweep import read_lines
 
     spec = tmp_path / "spec.toml"
     spec.write_text('problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nprior = "0.999999,1e-6"\n'

@@ -17,12 +17,12 @@ import pytest
 
 import mechopt
 from mechopt.catalog import parse_catalog
-from mechopt.compare import compare
+from mechopt.jobs.compare import compare
 from mechopt.errors import SolverError
 from mechopt.problems.design import ChannelDesign
 from mechopt.registry import get_problem
 from mechopt.result import Status
-from mechopt.sweep import SweepSpec, sweep
+from mechopt.jobs.sweep import SweepSpec, sweep
 
 DESIGN = ChannelDesign.from_params(prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0)
 
@@ -249,7 +249,7 @@ def test_compare_isolated_row_that_kills_its_process_is_a_row(monkeypatch) -> No
     """A backend that takes the interpreter down (os._exit) costs one row under isolation."""
     import os
 
-    from mechopt.compare import can_isolate
+    from mechopt.jobs.compare import can_isolate
 
     if not can_isolate():
         pytest.skip("needs fork")

@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mechopt.reproduce as reproduce_mod
-import mechopt.sweep as sweep_mod
+import mechopt.jobs.reproduce as reproduce_mod
+import mechopt.jobs.sweep as sweep_mod
 from mechopt.figures import Figure, FigureOutput
-from mechopt.reproduce import STAGING_PREFIX, reproduce
-from mechopt.sweep import SweepSpec, read_lines, sweep
+from mechopt.jobs.reproduce import STAGING_PREFIX, reproduce
+from mechopt.jobs.sweep import SweepSpec, read_lines, sweep
 
 SPEC = SweepSpec(problem="design", solvers=("exact", "closed-form"),
                  grid={"prior": ["0.2,0.3,0.5", "0.1,0.2,0.7"], "eps": [0.5, 1.0, 2.0]},
@@ -254,7 +254,7 @@ def test_reproduce_sigkill_while_a_file_is_written(tmp_path) -> None:
         import time
         from pathlib import Path
         from mechopt.figures import Figure, FigureOutput
-        from mechopt.reproduce import reproduce
+        from mechopt.jobs.reproduce import reproduce
         def run(out_dir, quick=False):
             p = Path(out_dir) / "big.csv"
             with p.open("w") as fh:

@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 import mechopt
 from mechopt import settings as tol
 from mechopt.notions import LDP, GraphLDP
-from mechopt.oracles import GRR
-from mechopt.oracles_bits import UnaryEncoding
-from mechopt.oracles_ksubset import KSubset
+from mechopt.oracles.frequency import GRR
+from mechopt.oracles.bits import UnaryEncoding
+from mechopt.oracles.ksubset import KSubset
 from mechopt.problems.design import ChannelDesign
 from mechopt.result import Status
 from mechopt.testing import priors

@@ -36,7 +36,7 @@ FORBIDDEN_ATTRS = {("pickle", "load"), ("pickle", "loads"), ("pickle", "Unpickle
                    ("joblib", "load"), ("dill", "load"), ("dill", "loads"), ("cloudpickle", "loads"),
                    ("pd", "read_pickle"), ("pandas", "read_pickle"), ("torch", "load")}
 # dynamic imports allowed: constant module names of the registry, and the benchmark files of `mechopt bench`
-DYNAMIC_IMPORT_OK = {"mechopt/registry.py", "mechopt/__init__.py", "problems/design.py", "mechopt/bench.py"}
+DYNAMIC_IMPORT_OK = {"mechopt/registry.py", "mechopt/__init__.py", "problems/design.py", "mechopt/jobs/bench.py"}
 
 
 def _sources() -> list[Path]:
@@ -148,7 +148,7 @@ def test_loaders_parse_files_as_data(trapped, tmp_path):
     from mechopt.mechfile import read_mechanism
     from mechopt.priors import parse_prior
     from mechopt.registry import get_problem, problem_ids
-    from mechopt.sweep import load_spec
+    from mechopt.jobs.sweep import load_spec
 
     (tmp_path / "m.json").write_text(json.dumps({"Q": [[0.75, 0.25], [0.25, 0.75]], "prior": [0.5, 0.5],
                                                  "notion": TRAP, "solver": TRAP}))

@@ -8,8 +8,8 @@ with ``"check crashed: "`` and the ``error`` field holds the exception (it is
 
 Examples
 --------
->>> from mechopt.verify import Claim, Verdict
->>> from mechopt.cli_run import run_claims
+>>> from mechopt.jobs.verify import Claim, Verdict
+>>> from mechopt.cli.run import run_claims
 >>> ok = Claim("demo.a", "demo", "1 = 1", "-", lambda: Verdict("holds", 1, 0.0))
 >>> bad = Claim("demo.b", "demo", "boom", "-", lambda: 1 / 0)
 >>> [(r["id"], r["verdict"], r["error"]) for r in run_claims([ok, bad])]
@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .result import jsonable
+from mechopt.result import jsonable
 
 __all__ = ["register", "run_claims", "CLAIM_FIELDS"]
 
@@ -43,9 +43,9 @@ COMPARE_EPILOG = textwrap.fill(
 
 
 def register(sub: Any) -> None:
-    from .cli import positive_float, positive_int
+    from mechopt.cli._common import positive_float, positive_int
 
-    from .compare_flags import legend
+    from mechopt.jobs.flags import legend
 
     c = sub.add_parser("compare", help="run the catalog through every applicable solver and the closed forms",
                        description="Run catalog instances through every applicable solver and the closed form; "
@@ -93,13 +93,13 @@ def register(sub: Any) -> None:
 
 # -- compare -------------------------------------------------------------------------
 def run_compare(args: argparse.Namespace) -> int:
-    from .catalog import load_catalog
-    from .cli import emit_json, fmt, table
-    from .compare import DEFAULT_TIME_LIMIT, ROW_FIELDS, can_isolate, compare, plot_compare
-    from .compare_flags import summary_lines
-    from .registry import problem_ids
+    from mechopt.catalog import load_catalog
+    from mechopt.cli._common import emit_json, fmt, table
+    from mechopt.jobs.compare import DEFAULT_TIME_LIMIT, ROW_FIELDS, can_isolate, compare, plot_compare
+    from mechopt.jobs.flags import summary_lines
+    from mechopt.registry import problem_ids
 
-    from .cli import check_out_dir
+    from mechopt.cli._common import check_out_dir
 
     check_out_dir(args.plot, "--plot")
     instances = None
@@ -107,7 +107,7 @@ def run_compare(args: argparse.Namespace) -> int:
         known = problem_ids()
         instances = [i for path in args.catalog for i in load_catalog(path, known=known)]
     if args.list:
-        from .catalog import builtin_catalog
+        from mechopt.catalog import builtin_catalog
 
         insts = instances if instances is not None else builtin_catalog(args.problem)
         items = [{"problem": i.problem, "instance": i.name, "params": i.params, "source": i.source} for i in insts
@@ -122,7 +122,7 @@ def run_compare(args: argparse.Namespace) -> int:
     tl = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
     t0 = time.perf_counter()
     if args.budget is not None and args.jobs != 1:
-        from .errors import ParamError
+        from mechopt.errors import ParamError
 
         raise ParamError("--budget works with --jobs 1 only")
     limited = tl is not None or any(i.time_limit is not None for i in instances or [])
@@ -158,7 +158,7 @@ def run_compare(args: argparse.Namespace) -> int:
 # -- verify ----------------------------------------------------------------------------
 def run_claims(claims: Sequence[Any], progress: bool | None = False) -> list[dict[str, Any]]:
     """Run claims, turning a crashed check into a ``fails`` report with ``error`` set."""
-    from .progress import Progress
+    from mechopt.progress import Progress
 
     out = []
     with Progress(len(claims), "verify", enabled=progress) as bar:
@@ -181,9 +181,9 @@ def run_claims(claims: Sequence[Any], progress: bool | None = False) -> list[dic
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from .cli import emit_json, fmt, table
-    from .errors import ParamError
-    from .registry import claims
+    from mechopt.cli._common import emit_json, fmt, table
+    from mechopt.errors import ParamError
+    from mechopt.registry import claims
 
     selected = claims(args.paper)
     if args.claim:
@@ -218,8 +218,8 @@ def _short(text: str, n: int) -> str:
 
 # -- reproduce ---------------------------------------------------------------------------
 def run_reproduce(args: argparse.Namespace) -> int:
-    from .cli import emit_json, table
-    from .reproduce import list_figures, reproduce
+    from mechopt.cli._common import emit_json, table
+    from mechopt.jobs.reproduce import list_figures, reproduce
 
     if args.list:
         figs = list_figures()
@@ -229,7 +229,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
             print(table(["id", "paper", "title"], [[f["id"], f["paper"], f["title"]] for f in figs])
                   if figs else "no figures registered")
         return 0
-    from .cli import check_out_dir
+    from mechopt.cli._common import check_out_dir
 
     check_out_dir(args.out)
     reports = reproduce(args.figures, args.out, quick=args.quick, progress=args.progress)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .result import jsonable
+from mechopt.result import jsonable
 
 __all__ = ["Claim", "Verdict", "verify"]
 
@@ -107,6 +107,6 @@ class ClaimReport:
 
 def verify(paper: str | None = None) -> list[ClaimReport]:
     """Run every registered claim (of one paper: ``lip``, ``kss``, ``fisher``, ``gauss``)."""
-    from .registry import claims
+    from mechopt.registry import claims
 
     return [c.run() for c in claims(paper)]

@@ -3,7 +3,7 @@
 Examples
 --------
 >>> import numpy as np
->>> from mechopt.oracles_ksubset import KSubset
+>>> from mechopt.oracles.ksubset import KSubset
 >>> KSubset(d=16, eps=1.0).k          # the l2-optimal k# of Theorem 3.1
 4
 """
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ProblemError
-from .oracles_base import (CHUNK, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, bernoulli,
+from mechopt.errors import ProblemError
+from mechopt.oracles.base import (CHUNK, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, bernoulli,
                            check_eps, packed_column_sums)
-from .oracles_packed import item_bit, subset_tables_fit, subset_words, swap_in, words_to_packed
+from mechopt.oracles.packed import item_bit, subset_tables_fit, subset_words, swap_in, words_to_packed
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
 
@@ -114,9 +114,9 @@ class KSubset(PureOracle):
         x) is the report; otherwise m = d−k complements it. Work O(n·min(k, d−k)).
 
         Packed reports skip the item lists when the block tables fit
-        (:func:`mechopt.oracles_packed.subset_tables_fit`: tables ≤ 16 MB, d up to ~1800 at ε = 1):
+        (:func:`mechopt.oracles.packed.subset_tables_fit`: tables ≤ 16 MB, d up to ~1800 at ε = 1):
         a uniform k-subset of all d items per user, block by block
-        (:func:`mechopt.oracles_packed.subset_words`, O(n·d/16) work), then
+        (:func:`mechopt.oracles.packed.subset_words`, O(n·d/16) work), then
         the swap of :meth:`_packed` puts x in with the right probability.
         """
         x = _check_items(x, self.d)

@@ -26,7 +26,7 @@ node-link JSON (``.json``); nodes are the input indices ``0..d-1``.
 
 Examples
 --------
->>> from mechopt.cli_design import parse_assignments
+>>> from mechopt.cli.design import parse_assignments
 >>> parse_assignments(["eps=1", "prior=0.2,0.8"])
 {'eps': '1', 'prior': '0.2,0.8'}
 """
@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ParamError, ProblemError
-from .result import Result, Status, vocabulary
+from mechopt.errors import ParamError, ProblemError
+from mechopt.result import Result, Status, vocabulary
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
@@ -53,7 +53,7 @@ DESIGN_EPILOG = ("The result's status says what is proven: exact and search (cer
 
 
 def register(sub: Any) -> None:
-    from .cli import positive_float
+    from mechopt.cli._common import positive_float
 
     p = sub.add_parser("design", help="design a mechanism for a custom or catalog problem",
                        description="Design a mechanism: from flags, from --problem ID --set k=v, or from --spec FILE.toml.",
@@ -177,7 +177,7 @@ def _read_edgelist(p: Path) -> Any:
 
 
 def _prior_size(prior: Any) -> int | None:
-    from .priors import parse_prior
+    from mechopt.priors import parse_prior
 
     try:
         return int(parse_prior(prior).size) if isinstance(prior, str) else int(np.asarray(prior).size)
@@ -188,7 +188,7 @@ def _prior_size(prior: Any) -> int | None:
 def _resolve_graph(params: dict[str, Any], base: Path | None = None) -> dict[str, Any]:
     g = params.get("graph")
     if isinstance(g, list):
-        from .catalog import graph_from_edges
+        from mechopt.catalog import graph_from_edges
 
         G = graph_from_edges(g)
         n = _prior_size(params.get("prior"))
@@ -210,7 +210,7 @@ def build_problem(args: argparse.Namespace, notes: list[str] | None = None
     one-line note saying so is appended to ``notes`` when a list is given.
     Options given with ``--opt`` are never dropped.
     """
-    from .registry import get_problem
+    from mechopt.registry import get_problem
 
     flags = {k: getattr(args, k) for k in ("notion", "utility", "prior", "eps", "values", "graph")
              if getattr(args, k) is not None}
@@ -223,7 +223,7 @@ def build_problem(args: argparse.Namespace, notes: list[str] | None = None
     options = parse_options(args.opt)
     solver, tl = args.solver, args.time_limit
     if args.spec:
-        from .catalog import CatalogError, is_seconds, read_toml, resolve_spec
+        from mechopt.catalog import CatalogError, is_seconds, read_toml, resolve_spec
 
         spec_path = resolve_spec(args.spec)
         spec = read_toml(spec_path)
@@ -244,7 +244,7 @@ def build_problem(args: argparse.Namespace, notes: list[str] | None = None
         params = _resolve_graph(dict(spec["params"]), spec_path.parent)
         spec_options = dict(spec.get("options", {}))
         if solver is not None:
-            from .registry import dropped_note, split_options
+            from mechopt.registry import dropped_note, split_options
 
             spec_options, dropped = split_options(solver, spec_options, spec.get("solver"))
             if dropped and notes is not None:
@@ -260,7 +260,7 @@ def build_problem(args: argparse.Namespace, notes: list[str] | None = None
             raise ParamError(f"missing {', '.join(missing)} (or use --problem ID / --spec FILE.toml)")
         pid, params = "design", _resolve_graph(flags)
     if _is_scalar(params.get("eps")):   # ε ≤ 0 is bad input at the CLI (notions themselves allow 0)
-        from .notions import check_eps
+        from mechopt.notions import check_eps
 
         check_eps(params["eps"])
     cls = get_problem(pid)
@@ -306,7 +306,7 @@ def problem_table() -> list[dict[str, Any]]:
     """
     import inspect
 
-    from .registry import get_problem, problem_ids
+    from mechopt.registry import get_problem, problem_ids
 
     out = []
     for pid in problem_ids():
@@ -323,8 +323,8 @@ def problem_table() -> list[dict[str, Any]]:
 
 
 def run_design(args: argparse.Namespace) -> int:
-    from .api import solve
-    from .cli import emit_json, table
+    from mechopt.api import solve
+    from mechopt.cli._common import emit_json, table
 
     if args.list:
         rows = problem_table()
@@ -335,7 +335,7 @@ def run_design(args: argparse.Namespace) -> int:
                         [[r["id"], r["paper"], ",".join(r["params"]), r["summary"][:60]] for r in rows]))
         return 0
 
-    from .cli import check_out_file
+    from mechopt.cli._common import check_out_file
 
     check_out_file(args.out)
     notes: list[str] = []
@@ -357,8 +357,8 @@ def run_design(args: argparse.Namespace) -> int:
 
 
 def _write_out(path: str, problem: Any, res: Result) -> None:
-    from .mechfile import atomic_write_text, write_mechanism
-    from .result import jsonable
+    from mechopt.mechfile import atomic_write_text, write_mechanism
+    from mechopt.result import jsonable
 
     if not res.status.has_solution:
         raise ProblemError(f"no mechanism to write to {path!r}: status {res.status.value} ({res.message})")
@@ -375,7 +375,7 @@ def _write_out(path: str, problem: Any, res: Result) -> None:
 
 
 def _guarantee(solver: str) -> str | None:
-    from .registry import get_solver
+    from mechopt.registry import get_solver
 
     try:
         return get_solver(solver).guarantee
@@ -395,8 +395,8 @@ def describe(problem: Any, res: Result) -> str:
     >>> print(describe(prob, mechopt.solve(prob, solver="sqp", n_starts=2)).splitlines()[2])
     status       locally_optimal: best local optimum of 2 sqp starts, no certificate
     """
-    from .cli import fmt
-    from .status_words import status_line
+    from mechopt.cli._common import fmt
+    from mechopt.status_words import status_line
 
     cert = res.certificate
     lines = [f"problem      {getattr(problem, 'id', type(problem).__name__)}",
@@ -415,7 +415,7 @@ def describe(problem: Any, res: Result) -> str:
         lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
         lines += ["  x=" + str(x).ljust(3) + " " + " ".join(f"{v:8.5f}" for v in row) for x, row in enumerate(Q)]
     elif res.mechanism is not None:
-        from .result import jsonable
+        from mechopt.result import jsonable
 
         import textwrap
 

@@ -20,7 +20,7 @@ rounding of p, ≤ 1e-16), not a discretisation of it.
 Examples
 --------
 >>> import numpy as np
->>> from mechopt.oracles_packed import uniform_subsets
+>>> from mechopt.oracles.packed import uniform_subsets
 >>> m = uniform_subsets(np.random.default_rng(0), 5, 20, 7)
 >>> m.shape, np.unpackbits(m, axis=1, count=20).sum(axis=1).tolist()
 ((5, 3), [7, 7, 7, 7, 7])
@@ -33,8 +33,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import hypergeom
 
-from .errors import ProblemError
-from .oracles_base import raw_uint16
+from mechopt.errors import ProblemError
+from mechopt.oracles.base import raw_uint16
 
 __all__ = ["CellTable", "bernoulli_rows", "uniform_subsets", "subset_words", "words_to_packed", "swap_in",
            "item_bit", "subset_tables_fit", "POP16"]

@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import settings
+from mechopt import settings
 
 __all__ = ["FLAGS", "MACHINE_PROOFS", "CLOSED_FORM", "flag_rows", "is_certified", "reference_row",
            "closed_form_findings", "why", "summary_lines", "legend"]
@@ -250,7 +250,7 @@ def why(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
     >>> why(flag_rows(rows)[1], flag_rows(rows))
     'worse than the certified optimum 9.8695539 (conic) by 0.330446 (0.0335 relative), beyond the error estimate 0.00016 and the tolerance 9.9e-07'
     """
-    from .cli import fmt
+    from mechopt.cli._common import fmt
 
     if "infeasible" in row["flag"].split(","):
         viol = row.get("violation")

@@ -39,7 +39,7 @@ labels each curve by :func:`mechopt.status_words.series_label`.
 
 Examples
 --------
->>> from mechopt.sweep import parse_spec, series_legend, sweep
+>>> from mechopt.jobs.sweep import parse_spec, series_legend, sweep
 >>> spec = parse_spec('''
 ... problem = "design"
 ... solvers = ["sqp"]
@@ -71,10 +71,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import ParamError, ProblemError
-from .progress import Progress
-from .result import jsonable
-from .sweep_spec import MAX_POINTS, SweepSpec, load_spec, parse_spec  # noqa: F401  (spec parsing lives there)
+from mechopt.errors import ParamError, ProblemError
+from mechopt.progress import Progress
+from mechopt.result import jsonable
+from mechopt.jobs.sweep_spec import MAX_POINTS, SweepSpec, load_spec, parse_spec  # noqa: F401  (spec parsing lives there)
 
 __all__ = ["SweepSpec", "parse_spec", "load_spec", "sweep", "tasks", "run_point", "read_lines", "plot_sweep",
            "sweep_figure", "series_legend"]
@@ -115,8 +115,8 @@ def tasks(spec: SweepSpec) -> list[dict[str, Any]]:
 
 def run_point(task: dict[str, Any]) -> dict[str, Any]:
     """Solve one task; always returns its JSON line (a failure is status ``solver_error``)."""
-    from .api import solve
-    from .registry import get_problem
+    from mechopt.api import solve
+    from mechopt.registry import get_problem
 
     line: dict[str, Any] = {"key": task["key"], "problem": task["problem"], "solver": task["solver"],
                             "point": task["point"], "params": task["params"], "options": task["options"]}
@@ -299,8 +299,8 @@ def series_legend(lines: list[dict[str, Any]], x: str | None = None) -> dict[str
     >>> series_legend(lines)
     {'exact': 'exact — certified optimum', 'greedy': 'greedy — heuristic'}
     """
-    from .figures.legend import solver_guarantee
-    from .status_words import series_label
+    from mechopt.figures.legend import solver_guarantee
+    from mechopt.status_words import series_label
 
     lines = [ln for ln in lines if "point" in ln]
     if not lines:
@@ -330,7 +330,7 @@ def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str |
     """
     from matplotlib.figure import Figure
 
-    from .figures.legend import mark_points
+    from mechopt.figures.legend import mark_points
 
     pts = [ln for ln in lines if ln.get("value") is not None]
     if not pts:
@@ -355,7 +355,7 @@ def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str |
 
 def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = None, title: str | None = None) -> Path:
     """Write :func:`sweep_figure` to ``png`` (atomically); returns the path."""
-    from .mechfile import atomic_savefig
+    from mechopt.mechfile import atomic_savefig
 
     fig = sweep_figure(lines, x, title)
     try:

@@ -7,7 +7,7 @@ eq. (9) of Wang et al.).
 Examples
 --------
 >>> import numpy as np
->>> from mechopt.oracles_base import bernoulli
+>>> from mechopt.oracles.base import bernoulli
 >>> bool(abs(bernoulli(np.random.default_rng(0), 100_000, 0.25).mean() - 0.25) < 0.01)
 True
 """
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ProblemError
-from .notions.base import check_eps as _check_eps
+from mechopt.errors import ProblemError
+from mechopt.notions.base import check_eps as _check_eps
 
 __all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums", "check_eps", "MAX_EPS",
            "raw_uint16"]

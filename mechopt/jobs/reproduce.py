@@ -15,7 +15,7 @@ Examples
 >>> import tempfile
 >>> from pathlib import Path
 >>> from mechopt.figures import Figure, FigureOutput
->>> from mechopt.reproduce import reproduce
+>>> from mechopt.jobs.reproduce import reproduce
 >>> def run(out_dir, quick=False):
 ...     p = Path(out_dir) / "demo.csv"; p.write_text("x,y\\n0,1\\n")
 ...     return FigureOutput(id="demo.fig1", files=[p], data={"y": [1]})
@@ -34,8 +34,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ParamError
-from .progress import Progress
+from mechopt.errors import ParamError
+from mechopt.progress import Progress
 
 __all__ = ["reproduce", "list_figures", "STAGING_PREFIX"]
 
@@ -45,7 +45,7 @@ STAGING_PREFIX = ".staging-"   # hidden folders a figure writes into before its 
 def _table(figures: Mapping[str, Any] | None) -> Mapping[str, Any]:
     if figures is not None:
         return figures
-    from .registry import figures as registered
+    from mechopt.registry import figures as registered
 
     return registered()
 

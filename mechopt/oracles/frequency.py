@@ -14,7 +14,7 @@ dataset with empirical distribution θ.
   per-user randomizer is Algorithm 1, vectorised over users (Floyd's sampling
   done column-wise with a per-chunk bitmap, O(n·min(k, d−k)) work).
 - :class:`GRR` — multivariate / generalised randomized response (eq. (6)).
-- BRR and OUE (unary encodings) live in :mod:`mechopt.oracles_bits`.
+- BRR and OUE (unary encodings) live in :mod:`mechopt.oracles.bits`.
 
 Each oracle also has ``simulate_counts(hist, rng)``: a draw of the support
 counts with exactly the distribution the n per-user reports induce, at a cost
@@ -24,7 +24,7 @@ deployment runs).
 Examples
 --------
 >>> import numpy as np
->>> from mechopt.oracles import KSubset
+>>> from mechopt.oracles.frequency import KSubset
 >>> ks = KSubset(d=8, eps=1.0)          # k defaults to the l2-optimal k# (Theorem 3.1)
 >>> ks.k
 2
@@ -45,10 +45,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ProblemError
-from .oracles_base import (CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps,
+from mechopt.errors import ProblemError
+from mechopt.oracles.base import (CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps,
                            packed_column_sums)
-from .oracles_ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
+from mechopt.oracles.ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
 
 __all__ = ["PureOracle", "KSubset", "GRR", "project_simplex", "regression_estimator",
            "subset_rank", "ksubset_outputs", "hit_rates_ksubset", "packed_column_sums", "bernoulli", "CHUNK"]

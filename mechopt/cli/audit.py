@@ -30,8 +30,8 @@ def register(sub: Any) -> None:
 
 # -- audit -------------------------------------------------------------------------
 def run_audit(args: argparse.Namespace) -> int:
-    from .cli import emit_json, table
-    from .mechfile import audit, read_mechanism
+    from mechopt.cli._common import emit_json, table
+    from mechopt.mechfile import audit, read_mechanism
 
     doc = read_mechanism(args.mechanism)
     prior = args.prior if args.prior is not None else doc.get("prior")

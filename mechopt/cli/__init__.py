@@ -33,15 +33,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import tomllib
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from .errors import MechoptError
-from .result import jsonable, vocabulary
+from mechopt.cli._common import (CLIError, _Parser, check_out_dir, check_out_file, emit_json, fmt,  # noqa: F401  (re-exported)
+                                 positive_float, positive_int, table)
+from mechopt.errors import MechoptError
+from mechopt.result import vocabulary
 
 __all__ = ["main", "build_parser", "emit_json", "fmt", "CLIError", "check_out_file", "check_out_dir"]
 
@@ -58,138 +58,18 @@ exit codes: 0 ok; 1 no answer (no solution, a mechanism that fails its audit, a 
 """ + vocabulary()
 
 
-class CLIError(Exception):
-    """A usage error found by argparse (reported as one line, exit 2)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise CLIError(f"{message} (see '{self.prog} --help')")
-
-
-def fmt(value: Any, digits: int = 6) -> str:
-    """A number for a human table: ``-`` for None/NaN, ``inf`` kept visible.
-
-    Examples
-    --------
-    >>> fmt(0.123456789), fmt(float("nan")), fmt(None), fmt(float("inf"))
-    ('0.123457', '-', '-', 'inf')
-    """
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, (int, float)):
-        v = float(value)
-        if math.isnan(v):
-            return "-"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if isinstance(value, int):
-            return str(value)
-        return f"{v:.{digits}g}"
-    return str(value)
-
-
-def emit_json(doc: Any) -> None:
-    """Print ``doc`` as exactly one JSON document on stdout (NaN/inf → null).
-
-    Examples
-    --------
-    >>> emit_json({"value": float("nan")})
-    {
-     "value": null
-    }
-    """
-    sys.stdout.write(json.dumps(jsonable(doc), allow_nan=False, indent=1, default=_fallback) + "\n")
-
-
-def _fallback(obj: Any) -> Any:
-    """JSON for what :func:`~mechopt.result.jsonable` leaves alone (paths, sets, objects)."""
-    if isinstance(obj, (set, frozenset)):
-        return jsonable(sorted(obj, key=str))
-    return str(obj)
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned text table.
-
-    Examples
-    --------
-    >>> print(table(["a", "b"], [[1, 0.5]]))
-    a  b
-    -  ---
-    1  0.5
-    """
-    cells = [[str(h) for h in headers]] + [[fmt(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return v
-
-
-def positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
-
-
-def check_out_file(path: str | None, flag: str = "--out") -> None:
-    """Refuse, before any work is done, an output file that is a directory or lies in a missing folder.
-
-    Examples
-    --------
-    >>> check_out_file("/")
-    Traceback (most recent call last):
-    ...
-    mechopt.errors.ParamError: --out '/' is a directory: give a file name inside it
-    """
-    import os
-
-    from .errors import ParamError
-
-    if path is None:
-        return
-    if os.path.isdir(path):
-        raise ParamError(f"{flag} {path!r} is a directory: give a file name inside it")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise ParamError(f"{flag} {path!r}: folder {parent!r} does not exist; create it first")
-
-
-def check_out_dir(path: str | None, flag: str = "--out") -> None:
-    """Refuse an output folder that exists as a file (it is created later if missing)."""
-    import os
-
-    from .errors import ParamError
-
-    if path is not None and os.path.exists(path) and not os.path.isdir(path):
-        raise ParamError(f"{flag} {path!r} is a file, not a folder: give a folder name")
-
-
 def _version() -> str:
-    from . import __version__
+    from mechopt import __version__
 
     return f"{PROG} {__version__}"
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
-    from . import cli_audit, cli_design, cli_run, cli_sweep
+    import mechopt.cli.audit as cli_audit
+    import mechopt.cli.design as cli_design
+    import mechopt.cli.run as cli_run
+    import mechopt.cli.sweep as cli_sweep
 
     parser = _Parser(prog=PROG, description="Design privacy mechanisms by optimization, certify them, "
                                            "and check the literature's closed forms.",

@@ -21,7 +21,7 @@ A case that raises becomes a row with ``error`` set; the others still run.
 
 Examples
 --------
->>> from mechopt.bench import normalise_row
+>>> from mechopt.jobs.bench import normalise_row
 >>> row = normalise_row({"group": "g", "case": "c", "ours_s": 0.5, "reference_s": 2.0}, "demo")
 >>> row["ratio"], row["module"]
 (4.0, 'demo')
@@ -39,8 +39,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import ParamError
-from .progress import Progress
+from mechopt.errors import ParamError
+from mechopt.progress import Progress
 
 __all__ = ["find_bench_dir", "discover", "load_cases", "run_bench", "normalise_row", "to_markdown",
            "machine_info", "ROW_KEYS", "median_time", "timed"]
@@ -84,7 +84,7 @@ def median_time(fn: Callable[[], Any], repeats: int = 3) -> float:
 def find_bench_dir(directory: str | Path | None = None) -> Path:
     """``directory``, else ``benchmarks/`` of the source checkout holding this package, else ``./benchmarks``."""
     cands = [Path(directory)] if directory is not None else [
-        Path(__file__).resolve().parent.parent / "benchmarks", Path.cwd() / "benchmarks"]
+        Path(__file__).resolve().parents[2] / "benchmarks", Path.cwd() / "benchmarks"]
     for c in cands:
         if c.is_dir():
             return c
@@ -148,7 +148,7 @@ def machine_info() -> dict[str, Any]:
 
 
 def _commit() -> str | None:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     try:
         sha = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
                              text=True, timeout=10, check=True).stdout.strip()

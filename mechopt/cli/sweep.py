@@ -1,11 +1,11 @@
 """``mechopt sweep`` and ``mechopt bench``.
 
-``sweep SPEC.toml`` runs a grid × solvers (see :mod:`mechopt.sweep` for the
+``sweep SPEC.toml`` runs a grid × solvers (see :mod:`mechopt.jobs.sweep` for the
 spec), writing one JSON line per finished point to ``--out``; ``--resume``
 continues a killed run. The table shows each point's ``status`` and ``proof``; the
 summary counts the statuses (``optimal`` split by proof, ``locally_optimal``,
 ``feasible``, ``infeasible_point`` = not private, limits). ``bench`` runs ``benchmarks/bench_*.py`` (see
-:mod:`mechopt.bench`) and writes the markdown table (``benchmarks/RESULTS.md``
+:mod:`mechopt.jobs.bench`) and writes the markdown table (``benchmarks/RESULTS.md``
 for a full run, ``--out`` otherwise).
 
 Examples
@@ -25,7 +25,7 @@ __all__ = ["register"]
 
 
 def register(sub: Any) -> None:
-    from .cli import positive_float, positive_int
+    from mechopt.cli._common import positive_float, positive_int
 
     s = sub.add_parser("sweep", help="run a parameter grid x solvers, one JSON line per point",
                        description="Run a sweep spec; points are written as they finish; --resume continues.")
@@ -61,24 +61,24 @@ def register(sub: Any) -> None:
 def run_sweep(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from .cli import emit_json, fmt, table
-    from .errors import ParamError
-    from .status_words import status_counts
-    from .sweep import load_spec, plot_sweep, sweep
+    from mechopt.cli._common import emit_json, fmt, table
+    from mechopt.errors import ParamError
+    from mechopt.status_words import status_counts
+    from mechopt.jobs.sweep import load_spec, plot_sweep, sweep
 
     if args.resume and not args.out:
         raise ParamError("--resume needs --out FILE.jsonl (the file to continue)")
     if args.scheduler and args.jobs != 1:
         raise ParamError("give either --jobs N (local) or --scheduler ADDRESS (Dask), not both")
-    from .cli import check_out_file
+    from mechopt.cli._common import check_out_file
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
     spec = load_spec(args.spec)
     notes: list[str] = []
     if args.solver:
-        from .registry import get_solver, solver_names
-        from .sweep_spec import with_solvers
+        from mechopt.registry import get_solver, solver_names
+        from mechopt.jobs.sweep_spec import with_solvers
 
         for name in args.solver:
             if name not in solver_names():
@@ -103,11 +103,11 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 
 def run_bench_cmd(args: argparse.Namespace) -> int:
-    from .bench import find_bench_dir, run_bench, to_markdown
-    from .cli import emit_json, table
-    from .mechfile import atomic_write_text
+    from mechopt.jobs.bench import find_bench_dir, run_bench, to_markdown
+    from mechopt.cli._common import emit_json, table
+    from mechopt.mechfile import atomic_write_text
 
-    from .cli import check_out_file
+    from mechopt.cli._common import check_out_file
 
     check_out_file(args.out)
     cmd = "mechopt bench" + (" --quick" if args.quick else "") + (f" --select {args.select}" if args.select else "")

@@ -1,4 +1,4 @@
-"""Sweep specs: the TOML format of :mod:`mechopt.sweep`, validated field by field.
+"""Sweep specs: the TOML format of :mod:`mechopt.jobs.sweep`, validated field by field.
 
 :func:`parse_spec` turns a spec (TOML text or the parsed table) into a
 :class:`SweepSpec`, raising :class:`~mechopt.catalog.CatalogError` (one line,
@@ -9,7 +9,7 @@ solvers, and a spec of which no grid point builds a valid problem.
 
 Examples
 --------
->>> from mechopt.sweep_spec import parse_spec
+>>> from mechopt.jobs.sweep_spec import parse_spec
 >>> spec = parse_spec('problem = "design"\\nsolvers = ["sqp"]\\n[fixed]\\nnotion = "lip"\\n'
 ...                   'utility = "histogram"\\nprior = "0.3,0.7"\\n[grid]\\neps = { linspace = [0.5, 1.5, 3] }')
 >>> spec.grid["eps"]
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import CatalogError, is_seconds, read_toml, resolve_spec
-from .errors import ProblemError
+from mechopt.catalog import CatalogError, is_seconds, read_toml, resolve_spec
+from mechopt.errors import ProblemError
 
 __all__ = ["SweepSpec", "parse_spec", "load_spec", "with_solvers", "MAX_POINTS"]
 
@@ -82,7 +82,7 @@ def _axis(source: str, name: str, val: Any) -> list[Any]:
 
 def _check_values(source: str, grid: dict[str, list[Any]], fixed: dict[str, Any]) -> None:
     """ε in [fixed] or [grid] must be a valid level (the CLI rule: finite, > 0, at most MAX_EPS)."""
-    from .notions import check_eps
+    from mechopt.notions import check_eps
 
     for where, vals in (("fixed.eps", [fixed["eps"]] if "eps" in fixed else []), ("grid.eps", grid.get("eps", []))):
         for v in vals:
@@ -104,8 +104,8 @@ def _check_points(source: str, problem: str, grid: dict[str, list[Any]], fixed: 
     points stay in the sweep and become ``solver_error`` lines, so a grid may
     mix, say, priors of different sizes with matching value lists.
     """
-    from .errors import MechoptError
-    from .registry import get_problem
+    from mechopt.errors import MechoptError
+    from mechopt.registry import get_problem
 
     cls = get_problem(problem)
     names = list(grid)
@@ -124,10 +124,10 @@ def _check_points(source: str, problem: str, grid: dict[str, list[Any]], fixed: 
 
 def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSpec:
     """Validate a sweep spec (TOML text or parsed dict); errors name the file and field."""
-    from .registry import get_solver, problem_ids, solver_names
+    from mechopt.registry import get_solver, problem_ids, solver_names
 
     if isinstance(data, str):
-        from .catalog import loads_toml
+        from mechopt.catalog import loads_toml
 
         data = loads_toml(data, source)
     if not isinstance(data, dict):
@@ -205,7 +205,7 @@ def with_solvers(spec: SweepSpec, solvers: list[str] | tuple[str, ...]) -> tuple
     >>> new.solvers, new.options, notes
     (('exact',), {'exact': {'seed': 3}}, ['--solver exact: dropped option n_starts of [options.sqp] in s.toml (for sqp, not exact)'])
     """
-    from .registry import dropped_note, solver_names, split_options
+    from mechopt.registry import dropped_note, solver_names, split_options
 
     names = tuple(dict.fromkeys(solvers))
     if not names:

@@ -9,16 +9,16 @@ with probability q. Under ε-LDP the channel ratio is p(1−q)/(q(1−p)) ≤ e^
 - OUE (Wang et al. 2017, "Locally differentially private protocols for
   frequency estimation"): p = 1/2, q = 1/(e^ε + 1).
 
-Both are pure oracles (see :mod:`mechopt.oracles`) with g = p and h = q.
+Both are pure oracles (see :mod:`mechopt.oracles.frequency`) with g = p and h = q.
 Reports are packed bit rows (``numpy.packbits``, (n, ⌈d/8⌉) uint8), drawn a
-byte at a time from the law of 8 i.i.d. bits (:func:`mechopt.oracles_packed.bernoulli_rows`,
+byte at a time from the law of 8 i.i.d. bits (:func:`mechopt.oracles.packed.bernoulli_rows`,
 exact up to the float rounding of q^j (1−q)^(8−j)); the own bit is then
 redrawn with :func:`bernoulli` (exact to 2⁻⁶⁴).
 
 Examples
 --------
 >>> import numpy as np
->>> from mechopt.oracles_bits import BRR, OUE
+>>> from mechopt.oracles.bits import BRR, OUE
 >>> brr = BRR(d=6, eps=1.0)
 >>> rng = np.random.default_rng(0)
 >>> x = rng.integers(0, 6, size=20_000)
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ProblemError, TooLargeError
-from .oracles_base import PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps, packed_column_sums
-from .oracles_packed import bernoulli_rows
+from mechopt.errors import ProblemError, TooLargeError
+from mechopt.oracles.base import PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps, packed_column_sums
+from mechopt.oracles.packed import bernoulli_rows
 
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 

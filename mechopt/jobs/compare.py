@@ -5,10 +5,10 @@ installed solver that ``can_solve`` it (the closed form included, as the
 ``closed-form`` pseudo-solver), :func:`compare` solves and audits
 (:func:`mechopt.solve`) and returns one row; a solver that raises gives a row
 with status ``solver_error`` — never a crash. Then the rows of each instance are
-judged against the right reference by :func:`mechopt.compare_flags.flag_rows`:
+judged against the right reference by :func:`mechopt.jobs.flags.flag_rows`:
 a certified row (``optimal`` with a machine-checked proof) of the same program,
 or of a discretisation of it within its error estimate; a closed form against
-its claim. :data:`mechopt.compare_flags.FLAGS` is the legend of the flags.
+its claim. :data:`mechopt.jobs.flags.FLAGS` is the legend of the flags.
 
 Rows are deterministic: there is no wall-clock limit by default
 (:data:`DEFAULT_TIME_LIMIT` is None); every solver stops on its own
@@ -22,7 +22,7 @@ depends on the machine's speed.
 Examples
 --------
 >>> from mechopt.catalog import parse_catalog
->>> from mechopt.compare import compare
+>>> from mechopt.jobs.compare import compare
 >>> inst = parse_catalog('''[[instance]]
 ... problem = "design"
 ... name = "binary"
@@ -42,10 +42,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .catalog import Instance, builtin_catalog
-from .compare_flags import CLOSED_FORM, flag_rows, reference_row
-from .errors import ParamError
-from .progress import Progress
+from mechopt.catalog import Instance, builtin_catalog
+from mechopt.jobs.flags import CLOSED_FORM, flag_rows, reference_row
+from mechopt.errors import ParamError
+from mechopt.progress import Progress
 
 __all__ = ["compare", "flag_rows", "plot_compare", "hard_deadline", "can_isolate", "ROW_FIELDS",
            "DEFAULT_TIME_LIMIT"]
@@ -56,7 +56,7 @@ DEFAULT_TIME_LIMIT: float | None = None
 
 
 def _pairs(instances: Sequence[Instance], solvers: Sequence[str] | None) -> list[tuple[Instance, str, Any]]:
-    from .registry import solvers_for
+    from mechopt.registry import solvers_for
 
     out = []
     for inst in instances:
@@ -70,7 +70,7 @@ def _pairs(instances: Sequence[Instance], solvers: Sequence[str] | None) -> list
 
 
 def _row(inst: Instance, solver: str, problem: Any, time_limit: float | None) -> dict[str, Any]:
-    from .api import solve
+    from mechopt.api import solve
 
     opts = dict(inst.options.get(solver, {}))
     tl = inst.time_limit if inst.time_limit is not None else time_limit
@@ -159,12 +159,12 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
         ``extras["claim"]``), ``in_region`` (a closed form's
         ``extras["in_region"]``), ``error_estimate`` (a discretisation's error,
         ``inf`` when it could not be estimated), and from
-        :func:`~mechopt.compare_flags.flag_rows` ``reference`` (the solver of
+        :func:`~mechopt.jobs.flags.flag_rows` ``reference`` (the solver of
         the row it is judged against), ``deviation`` (relative distance to it in
         the problem's sense, > 0 worse) and ``allowance``; None where absent.
         Every row has the same keys.
     """
-    from .registry import get_solver, solver_names
+    from mechopt.registry import get_solver, solver_names
 
     solver_list = None if solvers is None else list(solvers)
     for name in solver_list or []:
@@ -275,7 +275,7 @@ def _indexed_row(k: int, inst: Instance, name: str, tl: float | None) -> tuple[i
 
 def _reference_value(rows: Sequence[dict[str, Any]]) -> float | None:
     """The plot's reference of one instance: the most precise certified row's value
-    (:func:`~mechopt.compare_flags.reference_row`); without one, among the rows that passed
+    (:func:`~mechopt.jobs.flags.reference_row`); without one, among the rows that passed
     their audit and are not closed forms (the claims under test), the best value of those with
     the smallest error estimate (so a raw grid value is not the yardstick of a continuous one).
 
@@ -357,7 +357,7 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
         ax.set_title(f"{pid}: circled = certified; red edge = fails its audit", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        from .mechfile import atomic_savefig
+        from mechopt.mechfile import atomic_savefig
 
         path = atomic_savefig(fig, out / f"compare_{pid}.png", dpi=110)
         plt.close(fig)

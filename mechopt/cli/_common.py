@@ -1,0 +1,144 @@
+"""Helpers shared by the subcommands: argument types, output checks, tables and JSON.
+
+Examples
+--------
+>>> from mechopt.cli._common import fmt
+>>> fmt(0.5)
+'0.5'
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from mechopt.result import jsonable
+
+__all__ = ["CLIError", "emit_json", "fmt", "table", "positive_float", "positive_int",
+           "check_out_file", "check_out_dir"]
+
+
+class CLIError(Exception):
+    """A usage error found by argparse (reported as one line, exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CLIError(f"{message} (see '{self.prog} --help')")
+
+
+def fmt(value: Any, digits: int = 6) -> str:
+    """A number for a human table: ``-`` for None/NaN, ``inf`` kept visible.
+
+    Examples
+    --------
+    >>> fmt(0.123456789), fmt(float("nan")), fmt(None), fmt(float("inf"))
+    ('0.123457', '-', '-', 'inf')
+    """
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        v = float(value)
+        if math.isnan(v):
+            return "-"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if isinstance(value, int):
+            return str(value)
+        return f"{v:.{digits}g}"
+    return str(value)
+
+
+def emit_json(doc: Any) -> None:
+    """Print ``doc`` as exactly one JSON document on stdout (NaN/inf → null).
+
+    Examples
+    --------
+    >>> emit_json({"value": float("nan")})
+    {
+     "value": null
+    }
+    """
+    sys.stdout.write(json.dumps(jsonable(doc), allow_nan=False, indent=1, default=_fallback) + "\n")
+
+
+def _fallback(obj: Any) -> Any:
+    """JSON for what :func:`~mechopt.result.jsonable` leaves alone (paths, sets, objects)."""
+    if isinstance(obj, (set, frozenset)):
+        return jsonable(sorted(obj, key=str))
+    return str(obj)
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain aligned text table.
+
+    Examples
+    --------
+    >>> print(table(["a", "b"], [[1, 0.5]]))
+    a  b
+    -  ---
+    1  0.5
+    """
+    cells = [[str(h) for h in headers]] + [[fmt(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return v
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def check_out_file(path: str | None, flag: str = "--out") -> None:
+    """Refuse, before any work is done, an output file that is a directory or lies in a missing folder.
+
+    Examples
+    --------
+    >>> check_out_file("/")
+    Traceback (most recent call last):
+    ...
+    mechopt.errors.ParamError: --out '/' is a directory: give a file name inside it
+    """
+    import os
+
+    from mechopt.errors import ParamError
+
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise ParamError(f"{flag} {path!r} is a directory: give a file name inside it")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ParamError(f"{flag} {path!r}: folder {parent!r} does not exist; create it first")
+
+
+def check_out_dir(path: str | None, flag: str = "--out") -> None:
+    """Refuse an output folder that exists as a file (it is created later if missing)."""
+    import os
+
+    from mechopt.errors import ParamError
+
+    if path is not None and os.path.exists(path) and not os.path.isdir(path):
+        raise ParamError(f"{flag} {path!r} is a file, not a folder: give a folder name")
