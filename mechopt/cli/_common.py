@@ -17,7 +17,7 @@ from typing import Any
 
 from mechopt.result import jsonable
 
-__all__ = ["CLIError", "emit_json", "fmt", "table", "positive_float", "positive_int",
+__all__ = ["CLIError", "emit_json", "fmt", "table", "terminal_width", "positive_float", "positive_int",
            "check_out_file", "check_out_dir"]
 
 
@@ -74,21 +74,69 @@ def _fallback(obj: Any) -> Any:
     return str(obj)
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned text table.
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | None = None) -> str:
+    """An aligned text table drawn by :mod:`rich`, fitted to the terminal width.
+
+    Cells are formatted with :func:`fmt` and shown literally (no markup). Columns
+    wrap at word boundaries (long words are folded) so that no line is longer
+    than ``width``: by default the ``COLUMNS`` environment variable, else the
+    terminal's width when stdout is a terminal, else unlimited (a pipe gets one
+    line per row, for grep and awk).
 
     Examples
     --------
     >>> print(table(["a", "b"], [[1, 0.5]]))
-    a  b
-    -  ---
-    1  0.5
+    a   b
+    -------
+    1   0.5
+    >>> print(table(["id", "statement"], [["x", "one two three four"]], width=14))
+    id   statement
+    --------------
+    x    one two
+         three
+         four
     """
-    cells = [[str(h) for h in headers]] + [[fmt(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    import io
+
+    from rich.box import Box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    if width is None:
+        width = terminal_width()
+    # rich's SIMPLE_HEAD with an ASCII rule under the header (stable in any locale and in logs)
+    ascii_head = Box("    \n    \n -- \n    \n    \n    \n    \n    \n")
+    t = Table(box=ascii_head, show_edge=False, pad_edge=False, padding=(0, 1))
+    for h in headers:
+        t.add_column(Text(str(h)), overflow="fold")
+    for r in rows:
+        t.add_row(*(Text(fmt(c)) for c in r))
+    buf = io.StringIO()
+    Console(file=buf, width=width or 100_000, color_system=None, force_terminal=False, highlight=False,
+            emoji=False, markup=False, soft_wrap=False).print(t)
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
+
+
+def terminal_width() -> int | None:
+    """``COLUMNS`` when set to a positive integer, the terminal's width for a terminal stdout, else None.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["COLUMNS"] = "77"; terminal_width()
+    77
+    >>> del os.environ["COLUMNS"]
+    """
+    import os
+    import shutil
+
+    cols = os.environ.get("COLUMNS", "").strip()
+    if cols.isdigit() and int(cols) > 0:
+        return int(cols)
+    if getattr(sys.stdout, "isatty", lambda: False)():
+        return shutil.get_terminal_size().columns
+    return None
 
 
 def positive_float(text: str) -> float:

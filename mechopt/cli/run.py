@@ -83,7 +83,9 @@ def register(sub: Any) -> None:
     r = sub.add_parser("reproduce", help="reproduce the papers' figures and tables",
                        description="Run figure/table reproductions (PNG + CSV/JSON into --out).")
     r.add_argument("figures", nargs="*", metavar="FIGURE_ID", help="figure ids, or 'all'")
-    r.add_argument("--out", default="mechopt-figures", metavar="DIR")
+    r.add_argument("--out", default="mechopt-figures", metavar="DIR",
+                   help="folder for each figure's PNG and its data (CSV/JSON); created if missing "
+                        "(default: %(default)s)")
     r.add_argument("--list", action="store_true", help="list the registered figures and exit")
     r.add_argument("--quick", action="store_true", help="smaller grids, fewer samples")
     r.add_argument("--progress", action="store_true", default=None)
@@ -181,7 +183,7 @@ def run_claims(claims: Sequence[Any], progress: bool | None = False) -> list[dic
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from mechopt.cli._common import emit_json, fmt, table
+    from mechopt.cli._common import emit_json, fmt, table, terminal_width
     from mechopt.errors import ParamError
     from mechopt.registry import claims
 
@@ -199,13 +201,16 @@ def run_verify(args: argparse.Namespace) -> int:
     if not reports:
         print("no claims registered" + (f" for paper {args.paper}" if args.paper else ""))
         return 0
-    rows = [[r["id"], r["verdict"], r["checked"], fmt(r["worst_deviation"], 3), _short(r["region"] or "", 40),
-             _short(r["statement"], 60)] for r in reports]
-    print(table(["id", "verdict", "checked", "worst dev", "region", "statement"], rows))
+    rows = [[r["id"], r["verdict"], r["checked"], fmt(r["worst_deviation"], 3), _short(r["region"] or "", 200),
+             _short(r["statement"], 400)] for r in reports]
+    width = terminal_width()
+    print(table(["id", "verdict", "checked", "worst dev", "region", "statement"], rows, width=width))
     for r in reports:
         if r["verdict"] != "holds":
             extra = f" counterexample: {r['counterexample']}" if r["counterexample"] else ""
-            print(f"  {r['id']}: {r['note'] or r['verdict']}{extra}")
+            note = f"{r['id']}: {r['note'] or r['verdict']}{extra}"
+            print(textwrap.fill(note, width=width, initial_indent="  ", subsequent_indent="    ",
+                                break_long_words=True) if width else "  " + note)
     counts = {v: sum(r["verdict"] == v for r in reports) for v in ("holds", "holds-in-region", "fails")}
     print(f"\n{len(reports)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
     return 0
