@@ -1,10 +1,11 @@
-"""Mechanism files (JSON) and the audit of a mechanism under every notion.
+"""Mechanism files (JSON, .npy, .csv) and the audit of a mechanism under every notion.
 
 A mechanism file, written by ``mechopt design --out`` and read by ``mechopt
 audit``, is one JSON object with at least ``"Q"`` (a list of rows, rows are
 inputs), and optionally ``inputs``, ``outputs`` (labels), ``prior``,
 ``notion``, ``eps`` and any further keys (``value``, ``solver`` ...), which
-are kept but not interpreted.
+are kept but not interpreted. :func:`read_mechanism` also reads a bare JSON
+matrix, ``{"mechanism": {"Q": ...}}``, a ``.npy`` array and a ``.csv`` matrix.
 
 Examples
 --------
@@ -33,7 +34,8 @@ from .errors import ProblemError
 from .priors import parse_prior, validate_prior
 from .result import jsonable
 
-__all__ = ["read_mechanism", "write_mechanism", "audit", "atomic_write_text", "atomic_savefig"]
+__all__ = ["read_mechanism", "write_mechanism", "audit", "atomic_write_text", "atomic_write_bytes",
+           "atomic_savefig"]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -53,6 +55,28 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())     # mkstemp makes 0600; give the file the usual mode
+        os.replace(tmp, p)
+    except OSError as exc:
+        _unlink(tmp)
+        raise ProblemError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, like :func:`atomic_write_text`."""
+    p = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
+    except OSError as exc:
+        raise ProblemError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, p)
     except OSError as exc:
         _unlink(tmp)
@@ -112,21 +136,120 @@ def _reject_constant(token: str) -> float:
 
 
 def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
-    """Read and validate a mechanism file; ``Q`` (and ``prior`` if present) become arrays.
+    """Read and validate a mechanism; ``Q`` (and ``prior`` if present) become arrays.
 
-    Raises :class:`ProblemError` for an unreadable file, invalid JSON
-    (including ``NaN``/``Infinity`` literals), a missing ``Q``, or a ``Q``
-    that is not row-stochastic.
+    Four forms are read, chosen by the file name's suffix and the JSON shape:
+
+    - ``.npy``: a 2-D numeric array (read with ``allow_pickle=False``);
+    - ``.csv``: one row of Q per line, numbers separated by commas (``#`` starts a comment);
+    - JSON (any other suffix): a bare matrix ``[[...], ...]``, an object with
+      ``"Q"``, or an object ``{"mechanism": {"Q": ...}, ...}``; a ``"prior"`` is
+      taken from the object or its ``"mechanism"``.
+
+    The returned dict has ``"Q"``, ``"format"`` (``npy``, ``csv``, ``json-matrix``
+    or ``json``) and the object's other keys. Raises :class:`ProblemError` with
+    one line naming the file for an unreadable file, invalid JSON (including
+    ``NaN``/``Infinity`` literals), a pickled or non-numeric array, a missing
+    ``Q``, or a ``Q`` that is not row-stochastic.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> np.save(os.path.join(folder, "m.npy"), np.array([[0.75, 0.25], [0.25, 0.75]]))
+    >>> doc = read_mechanism(os.path.join(folder, "m.npy"))
+    >>> doc["format"], doc["Q"].shape
+    ('npy', (2, 2))
+    >>> with open(os.path.join(folder, "m.csv"), "w") as fh:
+    ...     _ = fh.write("# rows are inputs\\n0.75,0.25\\n0.25,0.75\\n")
+    >>> read_mechanism(os.path.join(folder, "m.csv"))["Q"][1].tolist()
+    [0.25, 0.75]
     """
     p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        out: dict[str, Any] = {"Q": _load_npy(p), "format": "npy"}
+    elif suffix == ".csv":
+        out = {"Q": _load_csv(p), "format": "csv"}
+    else:
+        out = _load_json(p)
+    out["Q"] = validate_channel(out["Q"], name=f"Q in {p.name}")
+    if out.get("prior") is not None:
+        if isinstance(out["prior"], (str, bool)):
+            raise ProblemError(f"\"prior\" in {str(p)!r} must be a list of numbers, got {out['prior']!r}")
+        out["prior"] = validate_prior(out["prior"], name=f"prior in {p.name}")
+        if out["prior"].size != out["Q"].shape[0]:
+            raise ProblemError(f"\"prior\" in {str(p)!r} has {out['prior'].size} symbols but Q has "
+                               f"{out['Q'].shape[0]} rows: one prior entry per row (input)")
+    return out
+
+
+def _open_error(p: Path, exc: BaseException) -> ProblemError:
+    if isinstance(exc, FileNotFoundError):
+        return ProblemError(f"mechanism file {str(p)!r} does not exist")
+    if isinstance(exc, IsADirectoryError):
+        return ProblemError(f"mechanism file {str(p)!r} is a directory: give the .json, .npy or .csv file")
+    return ProblemError(f"cannot read mechanism file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}")
+
+
+def _load_npy(p: Path) -> Any:
+    import numpy as np
+
+    try:
+        with open(p, "rb") as fh:
+            magic = fh.read(6)
+        arr = np.load(p, allow_pickle=False) if magic == b"\x93NUMPY" else None
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise _open_error(p, exc) from None
+    except ValueError as exc:
+        if "allow_pickle" in str(exc):
+            raise ProblemError(f"{str(p)!r} holds Python objects (a pickled array), which are not read: "
+                               "save Q with numpy.save as a float array") from None
+        raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
+    except (OSError, EOFError) as exc:
+        raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
+    if arr is None:
+        raise ProblemError(f"{str(p)!r} is not a readable .npy array (no NumPy header): save Q with numpy.save")
+    if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biuf":
+        kind = "an .npz archive" if not isinstance(arr, np.ndarray) else f"dtype {arr.dtype}"
+        raise ProblemError(f"{str(p)!r} holds {kind}, not a numeric matrix: save Q as a float array")
+    if arr.dtype.kind == "b":
+        raise ProblemError(f"{str(p)!r} holds a boolean array, not probabilities: save Q as a float array")
+    return arr
+
+
+def _load_csv(p: Path) -> Any:
+    import numpy as np
+
     try:
         text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProblemError(f"mechanism file {str(p)!r} does not exist") from None
-    except IsADirectoryError:
-        raise ProblemError(f"mechanism file {str(p)!r} is a directory: give the .json file") from None
+    except UnicodeDecodeError:
+        raise ProblemError(f"cannot read mechanism file {str(p)!r}: it is not UTF-8 text") from None
+    except OSError as exc:
+        raise _open_error(p, exc) from None
+    rows = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            rows.append([float(v) for v in line.split(",")])
+        except ValueError:
+            raise ProblemError(f"line {no} of {str(p)!r} is not a comma-separated list of numbers: "
+                               f"{line[:60]!r} (no header row; '#' starts a comment)") from None
+    if not rows:
+        raise ProblemError(f"{str(p)!r} has no rows: write one row of Q per line")
+    if len({len(r) for r in rows}) > 1:
+        raise ProblemError(f"the rows of {str(p)!r} have different lengths {sorted({len(r) for r in rows})}: "
+                           "every row of Q has one entry per output")
+    return np.array(rows, dtype=float)
+
+
+def _load_json(p: Path) -> dict[str, Any]:
+    try:
+        text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(f"cannot read mechanism file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise _open_error(p, exc) from None
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except ValueError as exc:
@@ -134,22 +257,26 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
     except RecursionError:
         raise ProblemError(f"mechanism file {str(p)!r} is nested too deeply to be a mechanism: "
                            "give {\"Q\": [[...], ...]}") from None
-    if not isinstance(doc, dict) or "Q" not in doc:
-        raise ProblemError(f"mechanism file {str(p)!r} must be a JSON object with a \"Q\" matrix (rows are inputs)")
-    Q = doc["Q"]
+    if isinstance(doc, list) and doc and all(isinstance(r, list) for r in doc):
+        out: dict[str, Any] = {"Q": doc, "format": "json-matrix"}
+        where = "the matrix"
+    elif isinstance(doc, dict) and "Q" in doc:
+        out = {**doc, "format": "json"}
+        where = '"Q"'
+    elif isinstance(doc, dict) and isinstance(doc.get("mechanism"), dict) and "Q" in doc["mechanism"]:
+        inner = doc["mechanism"]
+        out = {**doc, "Q": inner["Q"], "format": "json"}
+        if out.get("prior") is None and inner.get("prior") is not None:
+            out["prior"] = inner["prior"]
+        where = '"mechanism.Q"'
+    else:
+        raise ProblemError(f"mechanism file {str(p)!r} must be a JSON matrix (a list of rows) or a JSON object "
+                           "with a \"Q\" matrix (or {\"mechanism\": {\"Q\": ...}}); rows are inputs")
+    Q = out["Q"]
     if not isinstance(Q, list) or not all(isinstance(r, list) for r in Q) or len({len(r) for r in Q}) > 1:
-        raise ProblemError(f"\"Q\" in {str(p)!r} must be a list of rows of equal length")
+        raise ProblemError(f"{where} in {str(p)!r} must be a list of rows of equal length")
     if any(v is None or isinstance(v, (bool, str)) for r in Q for v in r):
-        raise ProblemError(f"\"Q\" in {str(p)!r} has a non-numeric entry (null, string or boolean)")
-    out = dict(doc)
-    out["Q"] = validate_channel(Q, name=f"Q in {p.name}")
-    if doc.get("prior") is not None:
-        if isinstance(doc["prior"], (str, bool)):
-            raise ProblemError(f"\"prior\" in {str(p)!r} must be a list of numbers, got {doc['prior']!r}")
-        out["prior"] = validate_prior(doc["prior"], name=f"prior in {p.name}")
-        if out["prior"].size != out["Q"].shape[0]:
-            raise ProblemError(f"\"prior\" in {str(p)!r} has {out['prior'].size} symbols but Q has "
-                               f"{out['Q'].shape[0]} rows: one prior entry per row (input)")
+        raise ProblemError(f"{where} in {str(p)!r} has a non-numeric entry (null, string or boolean)")
     return out
 
 

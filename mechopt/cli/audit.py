@@ -1,9 +1,19 @@
-"""``mechopt audit MECHANISM.json --prior P``: the smallest ε under LDP, LIP and MIP.
+"""``mechopt audit MECHANISM [--prior P] [--eps E [--notion N]] [--report FILE]``.
 
-The mechanism file is read and validated by :func:`mechopt.mechfile.read_mechanism`
-(rows must be probability vectors, as many as the prior has symbols); the
-document printed with ``--json`` is ``{"notions": {"ldp": {"eps": ...}, "lip":
-{...}, "mip": {...}}, "inputs": d, "outputs": m}`` with ``null`` for an infinite ε.
+Prints the smallest ε a mechanism satisfies under LDP, LIP and MIP. The
+mechanism is read by :func:`mechopt.mechfile.read_mechanism`: a ``.npy`` array,
+a ``.csv`` matrix, a bare JSON matrix, or a JSON object with ``"Q"`` (or
+``{"mechanism": {"Q": ...}}``); rows must be probability vectors, as many as
+the prior has symbols. ``--json`` prints ``{"notions": {"ldp": {"eps": ...},
+"lip": {...}, "mip": {...}}, "inputs": d, "outputs": m}`` with ``null`` for an
+infinite ε (plus ``"check"`` with ``--eps``).
+
+With ``--eps E`` the command is a pass/fail check for CI pipelines: exit 0
+when the mechanism satisfies ε = E under every ``--notion`` (default ``ldp``)
+within the privacy tolerance, exit 1 when it does not (one line says which
+notion failed and by how much), exit 2 on bad input. ``--report FILE`` writes
+the privacy report of :mod:`mechopt.report` as ``.json``, ``.html`` (one
+self-contained page) or ``.png``.
 
 Examples
 --------
@@ -14,33 +24,101 @@ Examples
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-__all__ = ["register", "run_audit"]
+__all__ = ["register", "run_audit", "check_eps_levels"]
+
+CHECK_NOTIONS = ("ldp", "lip", "mip")
 
 
 def register(sub: Any) -> None:
-    a = sub.add_parser("audit", help="audit a mechanism file under LDP, LIP and MIP",
-                       description="Print the smallest ε a mechanism satisfies under each notion (null: infinite).")
-    a.add_argument("mechanism", metavar="MECHANISM.json")
+    a = sub.add_parser("audit", help="audit a mechanism (JSON, .npy, .csv): ε under LDP/LIP/MIP, pass/fail, report",
+                       description="Print the smallest ε a mechanism satisfies under each notion (null: infinite). "
+                                   "With --eps: exit 0 if private, 1 if not, 2 on bad input.")
+    a.add_argument("mechanism", metavar="MECHANISM",
+                   help="a .json file (a matrix, {\"Q\": ...} or {\"mechanism\": {\"Q\": ...}}), a .npy or a .csv "
+                        "matrix; rows are inputs")
     a.add_argument("--prior", metavar="P", help="the prior (default: the file's \"prior\"; without one only LDP)")
+    a.add_argument("--eps", metavar="E", help="check the mechanism is E-private: exit 0 if so, 1 if not")
+    a.add_argument("--notion", action="append", choices=CHECK_NOTIONS, metavar="N",
+                   help="notion checked by --eps: ldp (default), lip or mip (LIP and MIP need a prior); repeatable")
+    a.add_argument("--report", metavar="FILE",
+                   help="write the privacy report (ε per notion, maximal leakage, mutual information, Bayes "
+                        "vulnerability, δ(ε) profile) to FILE.json, FILE.html or FILE.png")
     a.add_argument("--json", action="store_true")
     a.set_defaults(handler=run_audit)
 
 
-# -- audit -------------------------------------------------------------------------
-def run_audit(args: argparse.Namespace) -> int:
-    from mechopt.cli._common import emit_json, table
-    from mechopt.mechfile import audit, read_mechanism
+def check_eps_levels(notions: dict[str, dict[str, Any]], target: float, wanted: list[str]) -> dict[str, Any]:
+    """The ``--eps`` verdict: for each wanted notion, whether its smallest ε ≤ ``target`` + privacy tolerance.
 
+    Examples
+    --------
+    >>> check_eps_levels({"ldp": {"eps": 1.2}}, 1.0, ["ldp"])["failed"]
+    [{'notion': 'ldp', 'eps': 1.2, 'excess': 0.19999999999999996}]
+    """
+    from mechopt import settings
+
+    tol = settings.tolerance("privacy")
+    failed = []
+    for name in wanted:
+        eps = notions[name]["eps"]
+        if eps is None or eps - target > tol:
+            failed.append({"notion": name, "eps": eps, "excess": None if eps is None else eps - target})
+    return {"eps": target, "notions": wanted, "tolerance": tol, "private": not failed, "failed": failed}
+
+
+def _verdict_line(check: dict[str, Any]) -> str:
+    if check["private"]:
+        return f"PASS: eps <= {check['eps']:g} under {', '.join(check['notions'])} (tolerance {check['tolerance']:g})"
+    parts = [f"{f['notion']} needs eps = inf (a zero next to a positive entry in some column)" if f["eps"] is None
+             else f"{f['notion']} eps = {f['eps']:.6g} exceeds {check['eps']:g} by {f['excess']:.3g} nats"
+             for f in check["failed"]]
+    return "FAIL: " + "; ".join(parts)
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    from mechopt.cli._common import check_out_file, emit_json, table
+    from mechopt.errors import ProblemError
+    from mechopt.mechfile import audit, read_mechanism
+    from mechopt.notions import check_eps
+
+    target = None if args.eps is None else check_eps(args.eps, allow_zero=True)
+    if args.notion and target is None:
+        raise ProblemError("--notion chooses what --eps checks: give --eps E too")
+    if args.report is not None:
+        from mechopt.report_files import REPORT_SUFFIXES
+
+        check_out_file(args.report, "--report")
+        if not args.report.lower().endswith(REPORT_SUFFIXES):
+            raise ProblemError(f"--report {args.report!r}: end the file name in .json, .html or .png")
     doc = read_mechanism(args.mechanism)
     prior = args.prior if args.prior is not None else doc.get("prior")
+    wanted = list(dict.fromkeys(args.notion or ["ldp"]))
+    if prior is None and set(wanted) - {"ldp"}:
+        raise ProblemError(f"--notion {'/'.join(sorted(set(wanted) - {'ldp'}))} needs the prior: give --prior P")
     report = audit(doc["Q"], prior)
+    check = None if target is None else check_eps_levels(report["notions"], target, wanted)
+    if args.report is not None:
+        from mechopt.report import privacy_report
+        from mechopt.report_files import write_report
+
+        write_report(privacy_report(doc["Q"], prior), args.report, Q=doc["Q"], title=f"privacy report: {args.mechanism}")
     if args.json:
-        emit_json({"notions": report["notions"], "inputs": report["inputs"], "outputs": report["outputs"]})
+        out = {"notions": report["notions"], "inputs": report["inputs"], "outputs": report["outputs"]}
+        if check is not None:
+            out["check"] = check
+        emit_json(out)
+        if check is not None:
+            print(_verdict_line(check), file=sys.stderr)
     else:
         rows = [[name, v["eps"] if v["eps"] is not None else "inf"] for name, v in report["notions"].items()]
         print(f"{args.mechanism}: {report['inputs']} inputs x {report['outputs']} outputs"
               + ("" if prior is not None else " (no prior: LIP and MIP need --prior)"))
         print(table(["notion", "smallest eps"], rows))
-    return 0
+        if args.report is not None:
+            print(f"report written to {args.report}")
+        if check is not None:
+            print(_verdict_line(check))
+    return 0 if check is None or check["private"] else 1
