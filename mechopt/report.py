@@ -52,6 +52,9 @@ def hockey_stick_profile(Q: Any, eps: Any) -> np.ndarray:
     and the L1 distances between every row and every row scaled by c are one
     :func:`scipy.spatial.distance.cdist` call (compiled, no d × d × m
     temporary): O(d² m) per ε, none for ε at or above the LDP level (δ = 0 there).
+    The identity cancels (1 − c) against the L1 sum, so the absolute error is
+    about machine epsilon × e^ε × m (measured 8e-12 against the per-pair loop at
+    d = 256, ε up to 16; ``benchmarks/bench_report.py``).
 
     Parameters
     ----------
