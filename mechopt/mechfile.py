@@ -30,19 +30,32 @@ from typing import Any
 
 from .channel import validate_channel
 from .errors import ProblemError
+from .files import open_direct, read_input_text, resolve_target, target_kind
 from .priors import parse_prior, validate_prior
 from .result import jsonable
+
+#: Largest mechanism file read (JSON; about 2.5 million entries of Q).
+MAX_MECHANISM_BYTES = 64 * 1024 * 1024
 
 __all__ = ["read_mechanism", "write_mechanism", "audit", "atomic_write_text", "atomic_savefig"]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``.
+    """Write ``text`` to ``path``: atomically for a regular file, directly for a device or FIFO.
 
-    Either the whole file is there or the old one is untouched; failures raise
-    :class:`ProblemError` naming the path.
+    A missing or regular target (a symbolic link is followed and kept) is
+    written through a temporary file and ``os.replace``: either the whole file
+    is there or the old one is untouched. An existing character device or FIFO
+    (``/dev/null``, a named pipe) is written with a plain open, never renamed
+    over; any other kind of target is refused
+    (:func:`mechopt.files.target_kind`). Failures raise :class:`ProblemError`
+    naming the path.
     """
-    p = Path(path)
+    p = resolve_target(path)
+    if target_kind(p) == "direct":
+        with open_direct(p) as fh:
+            fh.write(text)
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
     except OSError as exc:
@@ -63,8 +76,14 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 
 
 def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> Path:
-    """``fig.savefig`` through a temporary file and ``os.replace`` (no half-written PNG)."""
-    p = Path(path)
+    """``fig.savefig`` like :func:`atomic_write_text`: temporary file and ``os.replace`` for a regular
+    target (no half-written PNG), a plain open for a character device or FIFO; returns ``path``."""
+    p = resolve_target(path)
+    if target_kind(p) == "direct":
+        kwargs.setdefault("format", (p.suffix[1:] or "png"))
+        with open_direct(p, binary=True) as fh:
+            fig.savefig(fh, **kwargs)
+        return Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix or ".png", dir=p.parent if str(p.parent) else ".")
     os.close(fd)
     try:
@@ -74,7 +93,7 @@ def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> Path:
     except BaseException:
         _unlink(tmp)
         raise
-    return p
+    return Path(path)
 
 
 def _umask() -> int:
@@ -119,14 +138,7 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
     that is not row-stochastic.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProblemError(f"mechanism file {str(p)!r} does not exist") from None
-    except IsADirectoryError:
-        raise ProblemError(f"mechanism file {str(p)!r} is a directory: give the .json file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(f"cannot read mechanism file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES)
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except ValueError as exc:
