@@ -95,8 +95,9 @@ class SQPSolver(Solver):
                 best, best_x, best_capped = float(sol.fun), sol.x, _hit_maxiter(method, sol)
         if best_x is None:
             status = Status.TIME_LIMIT if hit_limit else Status.NUMERICAL_ERROR
+            why = f"time limit reached before start {tried + 1} finished; " if hit_limit else ""
             return Result(status=status, value=None, sense=form.sense, objective=form.objective,
-                          message=f"no feasible local solution from {tried} starts")
+                          message=f"{why}no feasible local solution from {tried} finished starts")
         status = Status.TIME_LIMIT if hit_limit else Status.ITERATION_LIMIT if best_capped else Status.LOCALLY_OPTIMAL
         what = (f"best point of {tried} starts ({method}); it stopped at maxiter={int(opts['maxiter'])} before "
                 "converging" if best_capped else f"best local optimum of {tried} starts ({method})")
