@@ -142,6 +142,9 @@ class ChannelProblem(Problem):
         there is no NLP form. Lets a solver decline a problem cheaply (building the form is O(d³) memory)."""
         from .nlp import GRADIENTS
 
+        if type(self).nlp_form is not ChannelProblem.nlp_form:   # a family's own NLP: ask the form itself
+            form = self.nlp_form()
+            return None if form is None else len(form.bounds)
         if not isinstance(self.utility, GRADIENTS):
             return None
         d = int(np.count_nonzero(self.prior > 0))

@@ -94,10 +94,21 @@ def test_sqp_declines_large_problem_without_building_its_form(monkeypatch):
     from mechopt.solvers.sqp import SQPSolver
 
     prob = ChannelDesign.from_params(prior="uniform:20000", notion="mip", utility="mi", eps=1.0)
-    monkeypatch.setattr(ChannelDesign, "nlp_form", lambda self: (_ for _ in ()).throw(AssertionError("built")))
+    import mechopt.nlp
+
+    built: list[int] = []
+
+    def boom(prog, *a, **k):     # can_solve swallows exceptions: record the call instead of raising only
+        built.append(prog.d)
+        raise AssertionError("NLP form built")
+
+    monkeypatch.setattr(mechopt.nlp, "channel_nlp", boom)
     assert SQPSolver().can_solve(prob) is False
+    assert built == []
     small = ChannelDesign.from_params(prior="uniform:3", notion="mip", utility="mi", eps=1.0)
     assert SQPSolver().can_solve(small) is True
+    monkeypatch.undo()
+    assert mechopt.solve(small, solver="sqp", n_starts=2).status.value == "locally_optimal"
 
 
 def test_time_limit_counts_selection(monkeypatch):
