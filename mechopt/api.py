@@ -10,6 +10,8 @@ Examples
 """
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import fields
 from typing import Any
 
@@ -94,16 +96,27 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
     if not isinstance(problem, Problem):
         raise ProblemError(f"solve() takes a Problem, got {type(problem).__name__}: build one with "
                            "mechopt.registry.get_problem(id).from_params(...) or use mechopt.design(...)")
+    t0 = time.perf_counter()
+    limit = options.get("time_limit")
     if solver is None:
         names = registry.solvers_for(problem)
         if not names:
             raise SolverNotFound(f"no installed solver can solve {type(problem).__name__}; "
                                  f"registered: {', '.join(registry.solver_names())}")
         solver = names[0]
-    backend = registry.get_solver(solver)
-    if not backend.can_solve(problem):
-        raise SolverNotFound(f"solver {solver!r} cannot solve {type(problem).__name__}; "
-                             f"try one of: {', '.join(registry.solvers_for(problem)) or 'none installed'}")
+        backend = registry.get_solver(solver)
+    else:
+        backend = registry.get_solver(solver)
+        if not backend.can_solve(problem):
+            raise SolverNotFound(f"solver {solver!r} cannot solve {type(problem).__name__}; "
+                                 f"try one of: {', '.join(registry.solvers_for(problem)) or 'none installed'}")
+    if isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0 and math.isfinite(limit):
+        spent = time.perf_counter() - t0    # the limit bounds the whole call: selection included
+        if spent >= limit:
+            return Result(status=Status.TIME_LIMIT, value=None, sense=problem.sense, objective=problem.objective,
+                          solver=solver, time_s=spent,
+                          message=f"the {limit:g}s time limit passed while selecting the solver ({spent:.3g}s)")
+        options["time_limit"] = limit - spent
     known = {f.name for f in fields(settings.Tolerances)}
     tols = {k.removesuffix("_tol"): options.pop(k) for k in list(options)
             if k.endswith("_tol") and k.removesuffix("_tol") in known}

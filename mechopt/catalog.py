@@ -80,6 +80,10 @@ _OPTIONAL = {"solvers": list, "skip": list, "options": dict, "time_limit": (int,
 _CLAIM_ID = re.compile(r"[a-z][a-z0-9]*\.[A-Za-z0-9_]+")
 
 
+#: Largest spec or catalog file read (specs are a few hundred bytes).
+MAX_TOML_BYTES = 4 * 1024 * 1024
+
+
 class CatalogError(ProblemError):
     """A catalog (or spec) file is unreadable or has a bad field."""
 
@@ -139,21 +143,18 @@ def graph_from_edges(edges: list[Any]) -> Any:
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """Read a TOML file; unreadable or malformed files raise :class:`CatalogError`."""
+    """Read a TOML file; unreadable, non-regular, oversized or malformed files raise :class:`CatalogError`."""
+    from .files import read_input
+
     p = Path(path)
+    if not p.exists():
+        raise CatalogError(f"{p}: no such file")
+    data = read_input(p, "TOML file", MAX_TOML_BYTES, error=CatalogError)
     try:
-        with p.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise CatalogError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise CatalogError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise CatalogError(f"{p}: invalid TOML: {exc}") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise CatalogError(f"{p}: not a UTF-8 text file") from None
-    except RecursionError:
-        raise CatalogError(f"{p}: invalid TOML: arrays or tables nested too deeply") from None
+    return loads_toml(text, str(p))
 
 
 def loads_toml(text: str, source: str) -> dict[str, Any]:

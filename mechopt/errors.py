@@ -20,6 +20,7 @@ __all__ = [
     "SolverNotFound",
     "SolverError",
     "TooLargeError",
+    "InputFileError",
 ]
 
 
@@ -45,3 +46,7 @@ class SolverError(MechoptError, RuntimeError):
 
 class TooLargeError(MechoptError, MemoryError):
     """An exact method would exceed its size limit; the message names what scales."""
+
+
+class InputFileError(ProblemError):
+    """An input file that cannot be read safely: missing, not a regular file (FIFO, device), or too large."""

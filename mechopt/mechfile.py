@@ -22,6 +22,7 @@ Examples
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -31,27 +32,45 @@ from typing import Any
 
 from .channel import validate_channel
 from .errors import ProblemError
+from .files import open_direct, read_input, read_input_text, resolve_target, target_kind
 from .priors import parse_prior, validate_prior
 from .result import jsonable
 
+#: Largest mechanism file read (JSON, CSV or .npy; about 2.5 million entries of Q in JSON).
+MAX_MECHANISM_BYTES = 64 * 1024 * 1024
+
 __all__ = ["read_mechanism", "write_mechanism", "audit", "atomic_write_text", "atomic_write_bytes",
-           "atomic_savefig"]
+           "atomic_savefig", "MAX_MECHANISM_BYTES"]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``.
+    """Write ``text`` (UTF-8) to ``path`` with :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
-    Either the whole file is there or the old one is untouched; failures raise
-    :class:`ProblemError` naming the path.
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path``: atomically for a regular file, directly for a device or FIFO.
+
+    A missing or regular target (a symbolic link is followed and kept) is
+    written through a temporary file and ``os.replace``: either the whole file
+    is there or the old one is untouched. An existing character device or FIFO
+    (``/dev/null``, a named pipe) is written with a plain open, never renamed
+    over; any other kind of target is refused
+    (:func:`mechopt.files.target_kind`). Failures raise :class:`ProblemError`
+    naming the path.
     """
-    p = Path(path)
+    p = resolve_target(path)
+    if target_kind(p) == "direct":
+        with open_direct(p, binary=True) as fh:
+            fh.write(data)
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
     except OSError as exc:
         raise ProblemError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())     # mkstemp makes 0600; give the file the usual mode
@@ -64,31 +83,15 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         raise
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically, like :func:`atomic_write_text`."""
-    p = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
-    except OSError as exc:
-        raise ProblemError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, p)
-    except OSError as exc:
-        _unlink(tmp)
-        raise ProblemError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
-    except BaseException:
-        _unlink(tmp)
-        raise
-
-
 def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> Path:
-    """``fig.savefig`` through a temporary file and ``os.replace`` (no half-written PNG)."""
-    p = Path(path)
+    """``fig.savefig`` like :func:`atomic_write_text`: temporary file and ``os.replace`` for a regular
+    target (no half-written PNG), a plain open for a character device or FIFO; returns ``path``."""
+    p = resolve_target(path)
+    if target_kind(p) == "direct":
+        kwargs.setdefault("format", (p.suffix[1:] or "png"))
+        with open_direct(p, binary=True) as fh:
+            fig.savefig(fh, **kwargs)
+        return Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix or ".png", dir=p.parent if str(p.parent) else ".")
     os.close(fd)
     try:
@@ -98,7 +101,7 @@ def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> Path:
     except BaseException:
         _unlink(tmp)
         raise
-    return p
+    return Path(path)
 
 
 def _umask() -> int:
@@ -184,23 +187,12 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
     return out
 
 
-def _open_error(p: Path, exc: BaseException) -> ProblemError:
-    if isinstance(exc, FileNotFoundError):
-        return ProblemError(f"mechanism file {str(p)!r} does not exist")
-    if isinstance(exc, IsADirectoryError):
-        return ProblemError(f"mechanism file {str(p)!r} is a directory: give the .json, .npy or .csv file")
-    return ProblemError(f"cannot read mechanism file {str(p)!r}: {getattr(exc, 'strerror', None) or exc}")
-
-
 def _load_npy(p: Path) -> Any:
     import numpy as np
 
+    data = read_input(p, "mechanism file", MAX_MECHANISM_BYTES)
     try:
-        with open(p, "rb") as fh:
-            magic = fh.read(6)
-        arr = np.load(p, allow_pickle=False) if magic == b"\x93NUMPY" else None
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        raise _open_error(p, exc) from None
+        arr = np.load(io.BytesIO(data), allow_pickle=False) if data[:6] == b"\x93NUMPY" else None
     except ValueError as exc:
         if "allow_pickle" in str(exc):
             raise ProblemError(f"{str(p)!r} holds Python objects (a pickled array), which are not read: "
@@ -221,12 +213,7 @@ def _load_npy(p: Path) -> Any:
 def _load_csv(p: Path) -> Any:
     import numpy as np
 
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ProblemError(f"cannot read mechanism file {str(p)!r}: it is not UTF-8 text") from None
-    except OSError as exc:
-        raise _open_error(p, exc) from None
+    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES)
     rows = []
     for no, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
@@ -246,10 +233,7 @@ def _load_csv(p: Path) -> Any:
 
 
 def _load_json(p: Path) -> dict[str, Any]:
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _open_error(p, exc) from None
+    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES)
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except ValueError as exc:

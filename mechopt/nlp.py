@@ -45,8 +45,8 @@ def gain_grad(utility, C: np.ndarray, prior: np.ndarray) -> np.ndarray:
     s = C.sum(axis=0)
     s_safe = np.where(s > 0, s, 1.0)
     if isinstance(utility, SumMSE):
-        t = utility.a @ C
-        return 2 * np.outer(utility.a, t / s_safe) - (t / s_safe) ** 2
+        t = utility.centred @ C          # centred values: the MSE is shift-invariant, the numbers are not
+        return 2 * np.outer(utility.centred, t / s_safe) - (t / s_safe) ** 2
     if isinstance(utility, HistogramMSE):
         return 2 * C / s_safe - ((C ** 2).sum(axis=0) / s_safe ** 2)
     if isinstance(utility, MutualInfo):

@@ -33,6 +33,10 @@ from .errors import ProblemError
 __all__ = ["validate_prior", "parse_prior", "Support", "binomial_prior", "poisson_binomial", "MAX_SYMBOLS"]
 
 MAX_SYMBOLS = 10_000_000
+#: Largest text prior file read (about 1.5 million numbers; larger priors as .npy).
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+#: Largest .npy prior file read (MAX_SYMBOLS float64 values and a header).
+MAX_NPY_BYTES = 8 * MAX_SYMBOLS + 64 * 1024
 """Most input symbols a prior may have (``uniform:d`` and files): 80 MB of floats."""
 
 
@@ -104,15 +108,21 @@ def _is_number(s: str) -> bool:
 
 
 def _read_prior_file(path: Path) -> np.ndarray:
+    import io
+
+    from .files import read_input
+
     if not path.exists():
         raise ProblemError(f"prior file {str(path)!r} does not exist (give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path)")
     if path.is_dir():
         raise ProblemError(f"prior file {str(path)!r} is a directory: give a .npy/.txt file")
+    npy = path.suffix == ".npy"
+    data = read_input(path, "prior file", MAX_NPY_BYTES if npy else MAX_TEXT_BYTES)
     try:
-        if path.suffix == ".npy":
-            arr = np.load(path, allow_pickle=False)
+        if npy:
+            arr = np.load(io.BytesIO(data), allow_pickle=False)
         else:
-            tokens = re.split(r"[\s,;]+", path.read_text().strip())
+            tokens = re.split(r"[\s,;]+", data.decode("utf-8").strip())
             arr = np.array([float(t) for t in tokens if t])
     except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
         raise ProblemError(f"cannot read prior file {str(path)!r}: {exc}") from None

@@ -137,6 +137,19 @@ class ChannelProblem(Problem):
 
         return channel_nlp(self.reduced())
 
+    def nlp_size(self) -> int | None:
+        """Variables of :meth:`nlp_form` (d² on the support), computed without building it; None when
+        there is no NLP form. Lets a solver decline a problem cheaply (building the form is O(d³) memory)."""
+        from .nlp import GRADIENTS
+
+        if type(self).nlp_form is not ChannelProblem.nlp_form:   # a family's own NLP: ask the form itself
+            form = self.nlp_form()
+            return None if form is None else len(form.bounds)
+        if not isinstance(self.utility, GRADIENTS):
+            return None
+        d = int(np.count_nonzero(self.prior > 0))
+        return d * d
+
     def evaluate(self, Q: np.ndarray) -> float:
         """The objective of channel Q under this problem's prior."""
         return float(self.utility.value(Q, self.prior))

@@ -64,8 +64,29 @@ def _columns(Q: np.ndarray, prior: np.ndarray) -> np.ndarray:
     return np.asarray(prior, float)[:, None] * np.asarray(Q, float)
 
 
+def _finite(x, what: str, fix: str) -> None:
+    """A non-finite intermediate is an error, never clamped to a number."""
+    if not np.all(np.isfinite(x)):
+        raise ProblemError(f"{what} is not finite (overflow or NaN): {fix}")
+
+
 class SumMSE(Utility):
-    """MMSE of f(X) = a_X from Y: E[f²] − Σ_y (aᵀc_y)² / 1ᵀc_y (sums, weighted sums)."""
+    """MMSE of f(X) = a_X from Y: E[(a_X − E[a_X | Y])²] (sums, weighted sums).
+
+    The value does not change when a constant is added to every a_x, so the
+    numbers are computed from the centred values a − m, m the midrange of a
+    (``centred``): the gain form E[ã²] − Σ_y (ãᵀc_y)² / 1ᵀc_y of the exact
+    solver cancels catastrophically when the values share a large offset, and
+    :meth:`value` (the audit) uses the independent, termwise non-negative sum
+    Σ_y Σ_x P(x) Q[x, y] (ã_x − â_y)² with â_y the posterior mean of ã.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P, Q = np.array([0.5, 0.5]), np.full((2, 2), 0.5)
+    >>> SumMSE([1e8, 1e8 + 1]).value(Q, P), SumMSE([0.0, 1.0]).value(Q, P)
+    (0.25, 0.25)
+    """
 
     name = "mse"
     sense = "min"
@@ -77,6 +98,11 @@ class SumMSE(Utility):
         if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)):
             raise ProblemError("values a must be a non-empty finite vector, one per input symbol")
         self.a = a
+        lo, hi = float(a.min()), float(a.max())
+        self.centre = lo + (hi - lo) / 2 if np.isfinite(hi - lo) else lo / 2 + hi / 2
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.centred = a - self.centre
+            _finite(self.centred ** 2, "the squared values (after centring)", "the values span more than 1e154; rescale them")
 
     def _check(self, prior: np.ndarray) -> None:
         if np.asarray(prior).size != self.a.size:
@@ -84,16 +110,28 @@ class SumMSE(Utility):
 
     def gain(self, C: np.ndarray) -> np.ndarray:
         mass = C.sum(axis=0)
-        num = (self.a @ C) ** 2
-        return np.divide(num, mass, out=np.zeros_like(mass), where=mass > 0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            num = (self.centred @ C) ** 2
+            out = np.divide(num, mass, out=np.zeros_like(mass), where=mass > 0)
+        _finite(out, "the MSE gain of a column", "rescale the values")
+        return out
 
     def offset(self, prior: np.ndarray) -> float:
         self._check(prior)
-        return float(np.asarray(prior) @ self.a ** 2)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = float(np.asarray(prior) @ self.centred ** 2)
+        _finite(out, "E[a²] of the centred values", "rescale the values")
+        return out
 
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
         self._check(prior)
-        return max(0.0, self.offset(prior) - float(self.gain(_columns(Q, prior)).sum()))
+        C = _columns(Q, prior)
+        mass = C.sum(axis=0)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            est = np.divide(self.centred @ C, mass, out=np.zeros_like(mass), where=mass > 0)
+            out = float(np.sum(C * (self.centred[:, None] - est[None, :]) ** 2))
+        _finite(out, "the MSE of the mechanism", "check the channel and rescale the values")
+        return out
 
     def restrict(self, index: np.ndarray) -> "SumMSE":
         return SumMSE(self.a[index])
@@ -103,7 +141,11 @@ class SumMSE(Utility):
 
 
 class HistogramMSE(Utility):
-    """Per-user histogram MSE Σ_k E[(1{X=k} − P(X=k|Y))²] = 1 − Σ_y Σ_k c_k² / 1ᵀc."""
+    """Per-user histogram MSE Σ_k E[(1{X=k} − P(X=k|Y))²] = 1 − Σ_y Σ_k c_k² / 1ᵀc.
+
+    :meth:`value` (the audit) evaluates it as the termwise non-negative
+    Σ_y Σ_k c_k (1 − c_k / 1ᵀc), which cannot cancel below zero.
+    """
 
     name = "histogram"
     sense = "min"
@@ -112,13 +154,21 @@ class HistogramMSE(Utility):
 
     def gain(self, C: np.ndarray) -> np.ndarray:
         mass = C.sum(axis=0)
-        return np.divide((C ** 2).sum(axis=0), mass, out=np.zeros_like(mass), where=mass > 0)
+        out = np.divide((C ** 2).sum(axis=0), mass, out=np.zeros_like(mass), where=mass > 0)
+        _finite(out, "the histogram gain of a column", "check the channel")
+        return out
 
     def offset(self, prior: np.ndarray) -> float:
         return 1.0
 
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
-        return max(0.0, 1.0 - float(self.gain(_columns(Q, prior)).sum()))
+        C = _columns(Q, prior)
+        mass = C.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            post = np.divide(C, mass[None, :], out=np.zeros_like(C), where=mass[None, :] > 0)
+            out = float(np.sum(C * (1.0 - post)))
+        _finite(out, "the histogram MSE of the mechanism", "check the channel")
+        return out
 
 
 class MutualInfo(Utility):

@@ -98,9 +98,14 @@ def _matrix(name: str, value: Any) -> np.ndarray:
         if value.endswith((".npy", ".txt", ".csv")):
             if not path.is_file():
                 raise ProblemError(f"{name}: file {value!r} not found (give a .npy/.txt/.csv file or rows 'a,b;c,d')")
+            import io
+
+            from mechopt.files import read_input
+
+            data = io.BytesIO(read_input(path, f"{name} file", 64 * 1024 * 1024))
             try:
-                return (np.load(path, allow_pickle=False) if value.endswith(".npy")
-                        else np.loadtxt(path, delimiter="," if value.endswith(".csv") else None, ndmin=2))
+                return (np.load(data, allow_pickle=False) if value.endswith(".npy")
+                        else np.loadtxt(data, delimiter="," if value.endswith(".csv") else None, ndmin=2))
             except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
                 raise ProblemError(f"{name}: cannot read {value!r} as a numeric matrix: {exc}") from None
         try:

@@ -83,16 +83,25 @@ class KSubsetMechanism:
 
     @property
     def outputs(self) -> int:
+        """C(d, k), exact (a big integer for large d: use :attr:`log_outputs` for a size test)."""
         return math.comb(self.d, self.k)
 
     @property
+    def log_outputs(self) -> float:
+        """ln C(d, k) from ``math.lgamma``: a size estimate in O(1), whatever d."""
+        return math.lgamma(self.d + 1) - math.lgamma(self.k + 1) - math.lgamma(self.d - self.k + 1)
+
+    @property
     def materialisable(self) -> bool:
+        if self.log_outputs > math.log(MAX_OUTPUTS) + 1.0:   # clearly too large: no exact big integer
+            return False
         return self.outputs <= MAX_OUTPUTS
 
     @property
     def matrix(self) -> np.ndarray:
         if not self.materialisable:
-            raise TooLargeError(f"the {self.k}-subset channel has C({self.d}, {self.k}) = {self.outputs:.3g} outputs; "
+            raise TooLargeError(f"the {self.k}-subset channel has C({self.d}, {self.k}) ≈ "
+                                f"10^{self.log_outputs / math.log(10):.1f} outputs; "
                                 f"use mechopt.oracles.frequency.KSubset (randomizer) instead of the matrix")
         from mechopt.oracles.frequency import KSubset
 

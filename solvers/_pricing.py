@@ -112,7 +112,7 @@ class LDPEnumPricer:
         elif isinstance(utility, HistogramMSE):
             self.muc = (float(P @ P) + math.expm1(2 * eps) * subset_sums(P * P)) / self.t
         elif isinstance(utility, SumMSE):
-            self.muc = (float(utility.a @ P) + self.E1 * subset_sums(utility.a * P)) ** 2 / self.t
+            self.muc = (float(utility.centred @ P) + self.E1 * subset_sums(utility.centred * P)) ** 2 / self.t
         else:
             raise TypeError(f"no subset-sum pricing for {type(utility).__name__}")
 

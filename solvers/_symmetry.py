@@ -76,7 +76,7 @@ class Orbits:
 
 def _utility_key(utility: Utility, d: int) -> tuple[np.ndarray, np.ndarray] | None:
     if isinstance(utility, SumMSE):
-        return utility.a, np.zeros(d)
+        return utility.centred, np.zeros(d)   # centred: the gain and the orbits use the same numbers
     if isinstance(utility, MutualInfo) and utility.prior is not None:
         return np.zeros(d), utility.prior
     if isinstance(utility, HistogramMSE):

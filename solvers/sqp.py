@@ -31,7 +31,10 @@ from mechopt.errors import ParamError
 from mechopt.result import Result, Status
 from mechopt.solver import Solver
 
-__all__ = ["SQPSolver", "SOLVERS"]
+__all__ = ["SQPSolver", "SOLVERS", "MAX_VARIABLES"]
+
+#: Most NLP variables sqp takes on: SLSQP works with dense n × n matrices (n = 40 000 is 12.8 GB).
+MAX_VARIABLES = 10_000
 
 
 class SQPSolver(Solver):
@@ -47,6 +50,15 @@ class SQPSolver(Solver):
     options = {"n_starts": 20, "method": "SLSQP", "maxiter": 500, "ftol": 1e-12, "gtol": 1e-10, "xtol": 1e-12}
 
     def can_solve(self, problem: Any) -> bool:
+        """Whether the problem has an NLP form of at most ``MAX_VARIABLES`` variables; decided from
+        ``problem.nlp_size()`` without building the form when the problem offers it."""
+        size = getattr(problem, "nlp_size", None)
+        if size is not None:
+            try:
+                n = size()
+            except Exception:
+                return False
+            return n is not None and n <= MAX_VARIABLES
         try:
             return problem.nlp_form() is not None
         except Exception:
@@ -59,9 +71,10 @@ class SQPSolver(Solver):
         n = int(opts["n_starts"])
         if n < 1:
             raise ParamError(f"n_starts must be ≥ 1, got {n}")
+        deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
         form = problem.nlp_form()
         rng = np.random.default_rng(opts["seed"])
-        deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
+        fun, jac = _bounded(form.fun, deadline), _bounded(form.jac, deadline)
         best, best_x, iters, tried, hit_limit, best_capped = np.inf, None, 0, 0, False, False
         for x0 in form.starts(rng, n):
             if deadline is not None and time.perf_counter() > deadline:
@@ -70,16 +83,21 @@ class SQPSolver(Solver):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 kw = {"ftol": opts["ftol"]} if method == "SLSQP" else {"gtol": opts["gtol"], "xtol": opts["xtol"]}
-                sol = minimize(form.fun, x0, jac=form.jac, bounds=form.bounds, constraints=form.constraints,
-                               method=method, options={"maxiter": int(opts["maxiter"]), **kw})
+                try:
+                    sol = minimize(fun, x0, jac=jac, bounds=form.bounds, constraints=form.constraints,
+                                   method=method, options={"maxiter": int(opts["maxiter"]), **kw})
+                except _Deadline:   # the limit bounds a start too, not only the gaps between starts
+                    hit_limit = True
+                    break
             tried += 1
             iters += int(getattr(sol, "nit", 0) or 0)
             if np.isfinite(sol.fun) and sol.fun < best and _feasible(form, sol.x):
                 best, best_x, best_capped = float(sol.fun), sol.x, _hit_maxiter(method, sol)
         if best_x is None:
             status = Status.TIME_LIMIT if hit_limit else Status.NUMERICAL_ERROR
+            why = f"time limit reached before start {tried + 1} finished; " if hit_limit else ""
             return Result(status=status, value=None, sense=form.sense, objective=form.objective,
-                          message=f"no feasible local solution from {tried} starts")
+                          message=f"{why}no feasible local solution from {tried} finished starts")
         status = Status.TIME_LIMIT if hit_limit else Status.ITERATION_LIMIT if best_capped else Status.LOCALLY_OPTIMAL
         what = (f"best point of {tried} starts ({method}); it stopped at maxiter={int(opts['maxiter'])} before "
                 "converging" if best_capped else f"best local optimum of {tried} starts ({method})")
@@ -87,6 +105,24 @@ class SQPSolver(Solver):
                       mechanism=form.recover(best_x), iterations=iters,
                       message=f"{what}; no certificate of global optimality",
                       extras={"starts": tried, "method": method})
+
+
+class _Deadline(Exception):
+    """Raised inside an objective evaluation once the time limit has passed."""
+
+
+def _bounded(fn: Any, deadline: float | None) -> Any:
+    """``fn`` that raises :class:`_Deadline` after ``deadline`` (every SLSQP / trust-constr iteration
+    evaluates the objective or its gradient, so the check runs once per iteration at least)."""
+    if deadline is None:
+        return fn
+
+    def wrapped(x: np.ndarray) -> Any:
+        if time.perf_counter() > deadline:
+            raise _Deadline
+        return fn(x)
+
+    return wrapped
 
 
 def _hit_maxiter(method: str, sol: Any) -> bool:

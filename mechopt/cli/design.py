@@ -43,6 +43,9 @@ import numpy as np
 from mechopt.errors import ParamError, ProblemError
 from mechopt.result import Result, Status, vocabulary
 
+#: Largest policy-graph file read.
+MAX_GRAPH_BYTES = 64 * 1024 * 1024
+
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
 DESIGN_EPILOG = ("The result's status says what is proven: exact and search (certificate), conic (convex),\n"
@@ -128,15 +131,18 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
         raise ProblemError(f"graph file {str(p)!r} does not exist")
     if p.is_dir():
         raise ProblemError(f"graph file {str(p)!r} is a directory: give an edge list, .graphml, .gml or .json file")
+    from mechopt.files import read_input_text
+
+    text = read_input_text(p, "graph file", MAX_GRAPH_BYTES)
     try:
         if p.suffix == ".graphml":
-            G = nx.read_graphml(p)
+            G = nx.parse_graphml(text)
         elif p.suffix == ".gml":
-            G = nx.read_gml(p, label="id")
+            G = nx.parse_gml(text, label="id")
         elif p.suffix == ".json":
-            G = nx.node_link_graph(json.loads(p.read_text()), edges="edges" if "edges" in p.read_text() else "links")
+            G = nx.node_link_graph(json.loads(text), edges="edges" if "edges" in text else "links")
         else:
-            G = _read_edgelist(p)
+            G = _read_edgelist(text)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, SyntaxError, RecursionError,
             nx.NetworkXError) as exc:   # SyntaxError: xml.etree's ParseError on broken GraphML
         msg = " ".join(str(exc).split())[:200]
@@ -157,11 +163,11 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
     return G
 
 
-def _read_edgelist(p: Path) -> Any:
+def _read_edgelist(text: str) -> Any:
     import networkx as nx
 
     G = nx.Graph()
-    for n, line in enumerate(p.read_text().splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         tok = line.split("#", 1)[0].replace(",", " ").split()
         if not tok:
             continue
@@ -322,6 +328,24 @@ def problem_table() -> list[dict[str, Any]]:
     return out
 
 
+def _check_not_input(args: argparse.Namespace) -> None:
+    """Refuse an ``--out`` that is one of the run's inputs (prior, graph, spec or a file the spec names)."""
+    if not args.out:
+        return
+    from mechopt.files import check_distinct, files_named
+
+    inputs: dict[str, Any] = {"--prior file": args.prior, "--graph file": args.graph,
+                              "--set file": files_named(parse_assignments(args.assign).values())}
+    if args.spec:
+        from mechopt.catalog import read_toml, resolve_spec
+
+        spec_path = resolve_spec(args.spec)
+        inputs["--spec file"] = spec_path
+        spec = read_toml(spec_path)
+        inputs["file named in the spec"] = files_named([spec.get("params", {})], spec_path.parent)
+    check_distinct({"--out": args.out}, inputs)
+
+
 def run_design(args: argparse.Namespace) -> int:
     from mechopt.api import solve
     from mechopt.cli._common import emit_json, table
@@ -338,6 +362,7 @@ def run_design(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_file
 
     check_out_file(args.out)
+    _check_not_input(args)
     notes: list[str] = []
     problem, solver, options, tl = build_problem(args, notes)
     if tl is not None:

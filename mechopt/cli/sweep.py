@@ -74,6 +74,13 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
+    from mechopt.catalog import read_toml, resolve_spec
+    from mechopt.files import check_distinct, files_named
+
+    spec_path = resolve_spec(args.spec)
+    check_distinct({"--out": args.out, "--plot": args.plot},
+                   {"sweep spec": spec_path,
+                    "file named in the spec": files_named([read_toml(spec_path).get(k, {}) for k in ("fixed", "grid")], spec_path.parent)})
     spec = load_spec(args.spec)
     notes: list[str] = []
     if args.solver:

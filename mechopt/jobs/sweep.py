@@ -76,6 +76,9 @@ from mechopt.progress import Progress
 from mechopt.result import jsonable
 from mechopt.jobs.sweep_spec import MAX_POINTS, SweepSpec, load_spec, parse_spec  # noqa: F401  (spec parsing lives there)
 
+#: Largest sweep file read back by --resume.
+MAX_SWEEP_FILE_BYTES = 256 * 1024 * 1024
+
 __all__ = ["SweepSpec", "parse_spec", "load_spec", "sweep", "tasks", "run_point", "read_lines", "plot_sweep",
            "sweep_figure", "series_legend"]
 
@@ -153,10 +156,9 @@ def read_lines(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]
     p = Path(path)
     if not p.exists():
         return []
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ProblemError(f"cannot read sweep file {str(p)!r}: {exc.strerror or exc}") from None
+    from mechopt.files import read_input
+
+    raw = read_input(p, "sweep file", MAX_SWEEP_FILE_BYTES)
     end = raw.rfind(b"\n") + 1          # bytes after the last newline: an unfinished line
     parts = raw[:end].split(b"\n")[:-1]
     out = []
@@ -246,8 +248,10 @@ def sweep(spec: SweepSpec | str | Path, out: str | Path | None = None, *, jobs: 
             raise ParamError(f"{str(p)!r} exists: pass --resume to continue it, or remove it to start over")
         if resume:
             done = {ln["key"]: ln for ln in read_lines(p, repair=True)}
-        try:
-            fh = p.open("a" if resume else "w", encoding="utf-8")
+        from mechopt.files import open_direct, target_kind
+
+        try:   # a FIFO or device (/dev/null) is written directly; a FIFO without a reader is refused, not waited on
+            fh = open_direct(p) if target_kind(p) == "direct" else p.open("a" if resume else "w", encoding="utf-8")
         except OSError as exc:
             raise ParamError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
     todo = [t for t in all_tasks if t["key"] not in done]

@@ -276,7 +276,7 @@ CASES: list[Case] = [
      "cannot write"),
     # ---- catalog and spec files -------------------------------------------------------------
     ("load_catalog", "missing file", lambda f: load_catalog(f["dir"] / "none.toml"), CatalogError, "no such file"),
-    ("load_catalog", "a directory", lambda f: load_catalog(f["dir"]), CatalogError, "Is a directory"),
+    ("load_catalog", "a directory", lambda f: load_catalog(f["dir"]), CatalogError, "is a directory"),
     ("load_catalog", "malformed TOML", lambda f: load_catalog(f["bad"]), CatalogError, "invalid TOML"),
     ("parse_catalog", "not a document", lambda f: parse_catalog(3), CatalogError, "a catalog is a TOML document"),
     ("parse_catalog", "instance is a table", lambda f: parse_catalog("[instance]\nproblem = 'x'"), CatalogError,
@@ -292,7 +292,7 @@ CASES: list[Case] = [
     ("Instance.build", "wrong keyword", lambda f: Instance("fisher-interval", "x", {"zz": 1}, source="c.toml").build(),
      CatalogError, "unknown parameter(s) ['zz']"),
     ("resolve_spec", "missing spec", lambda f: resolve_spec(f["dir"] / "none.toml"), CatalogError, "no such file"),
-    ("load_spec", "a directory", lambda f: load_spec(f["dir"]), CatalogError, "Is a directory"),
+    ("load_spec", "a directory", lambda f: load_spec(f["dir"]), CatalogError, "is a directory"),
     ("load_spec", "malformed TOML", lambda f: load_spec(f["bad"]), CatalogError, "invalid TOML"),
     ("parse_spec", "empty grid list", lambda f: parse_spec(SPEC + "[grid]\neps = []"), CatalogError, "empty list"),
     ("parse_spec", "linspace with a NaN count", lambda f: parse_spec(SPEC + "[grid]\neps = {linspace = [0, 1, nan]}"),

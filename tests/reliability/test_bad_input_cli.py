@@ -170,7 +170,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("design", "gauss dataset 2 as printed", ["design", "--problem", "gauss-dataset2"], 'pass psd="project"'),
     # ---- design --spec ------------------------------------------------------------------------------------
     ("design", "missing spec", ["design", "--spec", "{dir}/none.toml"], "no such file"),
-    ("design", "spec is a directory", ["design", "--spec", "{dir}"], "Is a directory"),
+    ("design", "spec is a directory", ["design", "--spec", "{dir}"], "is a directory"),
     ("design", "bad TOML spec", ["design", "--spec", "{badtoml}"], "invalid TOML"),
     ("design", "spec without params", ["design", "--spec", "{spec_noparams}"], "field 'params' is missing"),
     ("design", "spec with an unknown key", ["design", "--spec", "{spec_unknown_key}"], "unknown key(s) ['colour']"),
@@ -213,7 +213,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("compare", "not a catalog", ["compare", "--catalog", "{catalog_top}"], "unknown top-level key(s) ['title']"),
     ("compare", "bad TOML catalog", ["compare", "--catalog", "{badtoml}"], "invalid TOML"),
     ("compare", "missing catalog", ["compare", "--catalog", "{dir}/none.toml"], "no such file"),
-    ("compare", "catalog is a directory", ["compare", "--catalog", "{dir}"], "Is a directory"),
+    ("compare", "catalog is a directory", ["compare", "--catalog", "{dir}"], "is a directory"),
     ("compare", "--plot is a file", ["compare", "--problem", "lip-binary", "--plot", "{good_q}"], "is a file, not a folder"),
     ("compare", "--budget with --jobs", ["compare", "--problem", "lip-binary", "--budget", "5", "--jobs", "2"],
      "--budget works with --jobs 1 only"),
@@ -226,7 +226,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("reproduce", "--out is a file", ["reproduce", "all", "--out", "{good_q}"], "is a file, not a folder"),
     # ---- sweep ----------------------------------------------------------------------------------------------------
     ("sweep", "missing spec", ["sweep", "{dir}/none.toml"], "no such file"),
-    ("sweep", "spec is a directory", ["sweep", "{dir}"], "Is a directory"),
+    ("sweep", "spec is a directory", ["sweep", "{dir}"], "is a directory"),
     ("sweep", "bad TOML", ["sweep", "{badtoml}"], "invalid TOML"),
     ("sweep", "empty grid", ["sweep", "{sweep_bad}"], "field 'grid.eps' is an empty list"),
     ("sweep", "eps 0 in the grid", ["sweep", "{sweep_eps0}"], "field 'grid.eps'"),
