@@ -84,19 +84,43 @@ class Plan:
     def n_outputs(self) -> int:
         return int(self.w.size)
 
-    def dense(self, P: np.ndarray) -> np.ndarray:
-        """Q[x, y] = c_y(x) / P(x), rows renormalised (they sum to one up to round-off)."""
+    def dense(self, P: np.ndarray, chunk: int = 512) -> np.ndarray:
+        """Q[x, y] = c_y(x) / P(x), rows renormalised (they sum to one up to round-off).
+
+        Built ``chunk`` outputs at a time: the only d × n array allocated is Q.
+        """
         d = sum(mb.size for mb in self.members)
         Q = np.empty((d, self.n_outputs))
         for j in np.unique(self.orbit):
-            cols = np.flatnonzero(self.orbit == j)
-            for i, mb in enumerate(self.members):
-                pat = self.patterns[j][i]
-                idx = (np.arange(mb.size)[:, None] - self.rot[cols, i][None, :]) % mb.size
-                Q[np.ix_(mb, cols)] = pat[idx] * self.w[cols]
-        Q /= P[:, None]
+            cols_j = np.flatnonzero(self.orbit == j)
+            for start in range(0, cols_j.size, chunk):
+                cols = cols_j[start:start + chunk]
+                for i, mb in enumerate(self.members):
+                    idx = (np.arange(mb.size)[:, None] - self.rot[cols, i][None, :]) % mb.size
+                    Q[np.ix_(mb, cols)] = self.patterns[j][i][idx] * (self.w[cols] / P[mb][:, None])
         Q /= Q.sum(axis=1, keepdims=True)
         return Q
+
+    def eps_audited(self, P: np.ndarray, kind: str) -> float:
+        """Smallest ε of the plan's mechanism under ε-LDP (``kind="ldp"``) or ε-LIP, exactly from the patterns.
+
+        A rotation does not change the values of a column, so output y has the
+        values w_y π_{j,i}(·) / p_i of its orbit: LDP needs their largest ratio,
+        LIP their ratio to λ_y = w_y (columns have mass w_y).
+        """
+        worst = 0.0
+        for j in np.unique(self.orbit):
+            q = np.concatenate([pat / P[mb[0]] for pat, mb in zip(self.patterns[j], self.members)])
+            if np.any(q <= 0):
+                return math.inf
+            lq = np.log(q)
+            worst = max(worst, float(lq.max() - lq.min()) if kind == "ldp" else float(np.abs(lq).max()))
+        return worst
+
+    def to_dict(self) -> dict:
+        """JSON form: per output its orbit, rotation per class and weight (the orbits are in ``extras``)."""
+        return {"outputs": self.n_outputs, "orbit": self.orbit.tolist(), "rotation": self.rot.tolist(),
+                "weight": self.w.tolist(), "classes": [mb.tolist() for mb in self.members]}
 
     def row(self, x: int, P: np.ndarray) -> np.ndarray:
         """Q[x, :] without the matrix."""
