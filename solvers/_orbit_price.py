@@ -184,28 +184,32 @@ def _node(piece: Piece, a: float, b: float, deadline, loose: bool) -> tuple[floa
     """
     S, T = _model(piece, a, b)
     g = piece.beta.size
-    rows = [np.append(piece.ell, 0.0)]
-    lo, hi = [a - piece.l0], [b - piece.l0]
+    # HiGHS's tolerances are absolute: rows and objective are scaled to unit size (coefficients of
+    # ~1e-7 would sit below its dual feasibility tolerance and be read as zero), then mapped back.
+    zs = max(float(np.abs(piece.ell).max()), 1e-300)
+    rows = [np.append(piece.ell / zs, 0.0)]
+    lo, hi = [(a - piece.l0) / zs], [(b - piece.l0) / zs]
     if piece.slab is not None:
-        rows.append(np.append(piece.slab, 0.0))
-        lo.append(piece.slo)
-        hi.append(piece.shi)
-    for s, t0 in zip(S, T):                        # t − s ℓᵀk ≤ t0 + s ℓ₀
-        rows.append(np.append(-s * piece.ell, 1.0))
+        ss = max(float(np.abs(piece.slab).max()), 1e-300)
+        rows.append(np.append(piece.slab / ss, 0.0))
+        lo.append(piece.slo / ss)
+        hi.append(piece.shi / ss)
+    cs = max(float(np.abs(piece.beta).max()), float(np.abs(S).max() * zs), 1e-300)
+    for s, t0 in zip(S, T):                        # t' ≥ … with t = cs t':  cs t' − s ℓᵀk ≤ t0 + s ℓ₀
+        rows.append(np.append(-s * piece.ell / cs, 1.0))
         lo.append(-np.inf)
-        hi.append(t0 + s * piece.l0)
+        hi.append((t0 + s * piece.l0) / cs)
     opts = {"mip_rel_gap": LOOSE_GAP if loose else settings.tolerance("mip_rel_gap"),
             "mip_abs_gap": LOOSE_GAP if loose else settings.tolerance("mip_abs_gap"),
             "mip_feasibility_tolerance": settings.tolerance("mip_feasibility"), "disp": False}
     if deadline is not None:
         opts["time_limit"] = max(1e-3, deadline - time.perf_counter())
     piece.calls += 1
-    c = np.append(piece.beta, 1.0)
+    c = np.append(piece.beta / cs, 1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         res = milp(-c, constraints=LinearConstraint(np.array(rows), lo, hi), integrality=np.append(np.ones(g), 0.0),
-                   bounds=Bounds(np.append(piece.lb, -np.inf), np.append(piece.ub, np.inf)),
-                   options=opts)
+                   bounds=Bounds(np.append(piece.lb, -np.inf), np.append(piece.ub, np.inf)), options=opts)
     if res.status == 2:                       # no integer point with z in [a, b]
         return -math.inf, None
     if res.x is None:                         # stopped without a point: bound by the continuous box and lines
@@ -213,8 +217,9 @@ def _node(piece: Piece, a: float, b: float, deadline, loose: bool) -> tuple[floa
         return piece.c0 + float(np.maximum(piece.beta * piece.lb, piece.beta * piece.ub).sum()) \
             + float(T.max() + abs(S).max() * zmax), None
     dual = getattr(res, "mip_dual_bound", None)
-    ub = piece.c0 - min(res.fun, dual if dual is not None and np.isfinite(dual) else res.fun)
-    return ub + settings.tolerance("mip_abs_gap"), np.round(res.x[:g]).astype(np.int64)
+    ub = piece.c0 - cs * min(res.fun, dual if dual is not None and np.isfinite(dual) else res.fun)
+    slack = cs * (settings.tolerance("mip_abs_gap") + settings.tolerance("mip_feasibility"))   # t's rows: met to tol
+    return ub + slack, np.round(res.x[:g]).astype(np.int64)
 
 
 def maximise(piece: Piece, tol: float, *, deadline: float | None = None, max_nodes: int = MAX_NODES,
