@@ -20,7 +20,7 @@ Examples
 >>> round(ldp_log2_bytes(20), 2)                  # 2^20 − 1 patterns of dimension 20
 30.41
 >>> describe_bytes(ldp_log2_bytes(10 ** 9))
-'~10^301029987 GB'
+'~10^301029997 GB'
 """
 from __future__ import annotations
 
