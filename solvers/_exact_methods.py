@@ -24,12 +24,14 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.forms import ColumnProgram
-from mechopt.notions import LDP, PosteriorStatNotion
+from mechopt.notions import LDP, LIP, PosteriorStatNotion
 from mechopt.result import Status
 
 from . import _rays, _sizes, _symmetry
 from ._colgen import column_generation
 from ._lp import dual_bound, recover_channel, solve_master
+from ._knapsack import LDPMIKnapsackPricer
+from ._lip_pricing import LIPHistogramPricer, LIPMIPricer, LIPSumPricer
 from ._pricing import LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, ldp_seed
 
 __all__ = ["Outcome", "orbit_count", "enumerate_rays", "solve_enumerate", "solve_colgen", "MAX_ORBITS"]
@@ -122,14 +124,45 @@ def solve_enumerate(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline
     return Outcome(Status.OPTIMAL, m.value, bound, Q, 1, "", extras)
 
 
+PRICINGS = ("auto", "structured", "enumerate", "milp")
+
+
+def _structured(cp: ColumnProgram, kind: str, batch: int | None):
+    """The structured exact pricer of the program (``_knapsack``, ``_lip_pricing``), or None."""
+    from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
+
+    P, eps, u = cp.prior, cp.notion.eps, cp.utility
+    if eps <= 0:
+        return None
+    if kind == "ldp" and isinstance(u, MutualInfo) and u.prior is not None:
+        return LDPMIKnapsackPricer(P, eps, u.prior, batch), ldp_seed(P, eps), "knapsack branch and bound"
+    if kind == "lip" and type(cp.notion) is LIP and isinstance(u, SumMSE):
+        return LIPSumPricer(P, eps, u.a, batch), cp.prior[:, None].copy(), "LIP parametric sweep"
+    if kind == "lip" and type(cp.notion) is LIP and isinstance(u, HistogramMSE):
+        return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), "LIP branch and bound"
+    if kind == "lip" and type(cp.notion) is LIP and isinstance(u, MutualInfo) and u.prior is not None:
+        return LIPMIPricer(P, eps, u.prior, batch), cp.prior[:, None].copy(), "LIP branch and bound"
+    return None
+
+
 def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
     P, eps, d = cp.prior, cp.notion.eps, cp.d
+    pricing = opts.get("pricing", "auto")
+    if pricing not in PRICINGS:
+        raise ParamError(f"pricing must be one of {', '.join(PRICINGS)}, got {pricing!r}")
+    if pricing in ("auto", "structured"):
+        found = _structured(cp, kind, opts.get("columns_per_round"))
+        if found is not None:
+            return found
+        if pricing == "structured":
+            raise ParamError(f"no structured pricing for {cp.notion.name} with {cp.utility.name}; "
+                             "use pricing='auto'")
     if kind == "ldp":
         need = 3.0 * 8 * d * (d + 1)                             # the seed columns and their workspace
         if need > float(opts["max_memory"]):
             raise _too_large(f"column generation over d = {d} inputs", need, float(opts["max_memory"]),
                              "raise max_orbits if the prior values repeat (symmetry), or use solver='sqp'")
-        if d <= opts["enum_max_d"] and LDPEnumPricer.supports(cp.utility):
+        if pricing != "milp" and d <= opts["enum_max_d"] and LDPEnumPricer.supports(cp.utility):
             need = 6.0 * 8 * 2.0 ** d
             if need <= float(opts["max_memory"]):
                 return LDPEnumPricer(P, eps, cp.utility), ldp_seed(P, eps), "subset-sum enumeration"

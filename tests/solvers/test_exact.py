@@ -109,7 +109,7 @@ def test_milp_pricing_matches_enumeration(utility: str) -> None:
     P = rng.dirichlet(np.ones(9))
     prob = ChannelDesign.from_params(prior=P, notion="ldp", utility=utility, eps=1.2)
     ref = mechopt.solve(prob, solver="exact", method="enumerate")
-    r = mechopt.solve(prob, solver="exact", method="colgen", enum_max_d=1)
+    r = mechopt.solve(prob, solver="exact", method="colgen", enum_max_d=1, pricing="milp")
     assert "MILP" in r.extras["pricing"]
     assert r.status is Status.OPTIMAL and r.extras["milp_calls"] >= 1
     assert abs(r.value - ref.value) <= 1e-9 and r.certificate.gap <= 1e-9
