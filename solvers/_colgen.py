@@ -67,7 +67,7 @@ def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: 
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message])
         pr = pricer.price(master.nu, deadline)
-        proven = pr.bound is not None
+        proven = pr.bound is not None and math.isfinite(pr.bound)
         if proven:
             bound = min(bound, float(master.nu @ P) + pr.bound)
         elif pr.note.startswith("pricing MILP"):

@@ -27,7 +27,7 @@ from mechopt.forms import ColumnProgram
 from mechopt.notions import LDP, LIP, PosteriorStatNotion
 from mechopt.result import Status
 
-from . import _rays, _sizes, _symmetry
+from . import _rays, _sizes, _symmetry, _warm
 from ._colgen import column_generation
 from ._lp import dual_bound, recover_channel, solve_master
 from ._knapsack import LDPMIKnapsackPricer
@@ -185,8 +185,19 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
 def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: float | None) -> Outcome:
     """Restricted master + exact pricing; honest about heuristic or interrupted pricing."""
     pricer, R0, how = _pricer(cp, kind, opts)
+    extras: dict[str, Any] = {"pricing": how}
+    if opts.get("warm_start") is not None:
+        if kind not in ("ldp", "lip"):
+            raise ParamError(f"warm_start applies to ε-LDP and ε-LIP column generation, not {cp.notion.name}")
+        W = _warm.rebuild(_warm.warm_info(opts["warm_start"]), cp.prior, cp.notion.eps, kind)
+        R0 = np.hstack([R0, W])
+        extras["warm_columns"] = int(W.shape[1])
     out = column_generation(cp.prior, cp.gain, pricer, R0, max_iter=int(opts["max_iter"]), deadline=deadline)
-    extras: dict[str, Any] = {"pricing": how, "columns": int(out.R.shape[1])}
+    extras["columns"] = int(out.R.shape[1])
+    if kind in ("ldp", "lip") and type(cp.notion) in (LDP, LIP) and cp.notion.eps > 0:
+        extras["warm_start"] = _warm.describe(out.R, cp.prior, cp.notion.eps, kind)
+    if hasattr(pricer, "nodes"):
+        extras["pricing_nodes"] = int(pricer.nodes)
     if hasattr(pricer, "milp_calls"):
         extras["milp_calls"] = pricer.milp_calls
     if isinstance(pricer, StoredPricer):

@@ -71,6 +71,14 @@ class LDPMIKnapsackPricer:
         The prior inside the mutual information (usually P).
     batch : int, optional
         Most columns returned per call (default d).
+    early : bool
+        Stop once ``batch`` positive columns are found; the bound is then the
+        largest bound of the open nodes (still proven, looser).
+    target : float, optional
+        Nodes whose bound is at most ``max(incumbent, target)`` are pruned; the
+        reported bound is then ≥ the true maximum and ≤ max(it, target) + slack.
+        Default: a quarter of ``colgen_gap`` (times max(1, |νᵀP|)), so a final
+        round still certifies within ``colgen_gap``; ``-inf`` gives the exact maximum.
 
     Attributes
     ----------
@@ -116,8 +124,8 @@ class LDPMIKnapsackPricer:
         rc_tol = settings.tolerance("reduced_cost")
         # a node whose bound is ≤ target cannot help the certificate: rc ≤ target keeps the
         # column-generation gap within colgen_gap / 4, and the bound reported says so
-        target = max(self.target if self.target is not None else
-                     0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))), slack)
+        target = (self.target if self.target is not None else
+                  max(0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))), slack))
         best = -math.inf
         pruned = -math.inf                                    # largest bound of a pruned node
         cands: list[tuple[float, np.ndarray]] = []           # (rc, sorted-order mask)

@@ -62,7 +62,7 @@ class BnBOut:
 
 
 class _Search:
-    def __init__(self, lo, hi, f, batch):
+    def __init__(self, lo, hi, f, batch, target):
         d = lo.size
         idx = np.arange(d)
         flo, fhi = f(lo, idx), f(hi, idx)
@@ -77,7 +77,8 @@ class _Search:
         self.base = float(flo.sum())
         self.tol = 1e-15 * max(1.0, self.R)
         self.slack = BNB_SLACK * max(1.0, float(np.abs(flo).sum()), float(np.abs(fhi).sum()))
-        self.best, self.excess, self.nodes = -math.inf, 0.0, 0
+        self.best, self.pruned, self.nodes = -math.inf, -math.inf, 0
+        self.target = target
         self.cands: list[tuple[float, np.ndarray]] = []
         self.cut = settings.tolerance("reduced_cost")
 
@@ -104,8 +105,8 @@ class _Search:
 
     def close(self, ub) -> bool:
         """Whether a node with bound ``ub`` is done (pruned or solved); keeps the proven excess."""
-        if ub <= self.best + self.slack:
-            self.excess = max(self.excess, ub - self.best)
+        if ub <= max(self.best, self.target) + self.slack:
+            self.pruned = max(self.pruned, ub)
             return True
         return False
 
@@ -121,32 +122,32 @@ class _Search:
 
     def _undesignated(self, status, j, F, inI, Rp, const, cW, cV, ar):
         if Rp < -self.tol or Rp > cW[-1] + self.tol:
-            return []
+            return -math.inf, []
         if Rp >= cW[-1] - self.tol:                    # every free item at hi: a vertex, solved
             val = const + cV[-1]
             self.record(val, (inI | F).astype(float))
             self.close(val)
-            return []
+            return val, []
         k = min(int(np.searchsorted(cW, max(Rp, 0.0), side="right")) - 1, self.d - 1)
         r = max(Rp, 0.0) - cW[k]
         z = (inI | (F & (ar < k))).astype(float)
         ub = const + cV[k] + r * self.key[k]
         self.record(const + cV[k] + float(self.g(k, r)), z, k, r)
         if self.close(ub) or r <= self.tol or r >= self.delta[k] - self.tol:
-            self.excess = max(self.excess, ub - self.best) if ub > self.best else self.excess
-            return []
+            self.pruned = max(self.pruned, ub)                # solved: ub is a vertex's value (to rounding)
+            return ub, []
         kids = []
         for s in (_FREE, _FIX_LO, _FIX_HI) if r < 0.5 * self.delta[k] else (_FREE, _FIX_HI, _FIX_LO):
             c = status.copy()
             c[k] = s
             kids.append((c, k if s == _FREE else -1))
-        return kids
+        return ub, kids
 
     def _designated(self, status, j, F, inI, Rp, const, cW, cV, ar):
         dj = self.delta[j]
         Wlo, Whi = max(Rp - dj, 0.0), min(Rp, cW[-1])
         if Wlo > Whi + self.tol:
-            return []
+            return -math.inf, []
         inside = np.flatnonzero((cW >= Wlo - self.tol) & (cW <= Whi + self.tol))
         bvals = const + cV[inside] + self.g(j, np.clip(Rp - cW[inside], 0.0, dj))
         ub, frac = -math.inf, None
@@ -169,29 +170,46 @@ class _Search:
             if val > ub:
                 ub, frac = val, k
         if self.close(ub) or frac is None:
-            return []
+            self.pruned = max(self.pruned, ub)
+            return ub, []
         kids = []
         for s in (_FIX_LO, _FIX_HI):
             c = status.copy()
             c[frac] = s
             kids.append((c, j))
-        return kids
+        return ub, kids
 
 
-def separable_bnb(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float | None = None) -> BnBOut:
+def separable_bnb(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float | None = None, *,
+                  target: float = -math.inf, early: bool = False) -> BnBOut:
     """Exact max of Σ_x f(p_x, x) over the vertices of {lo ≤ p ≤ hi, 1ᵀp = 1} (module docstring).
 
-    ``f(p, idx)`` evaluates f_x elementwise (convex in p). Returns the proven
-    bound (None when the deadline interrupted the search), up to ``batch`` best
-    vertices found (best first) and the node count.
+    ``f(p, idx)`` evaluates f_x elementwise (convex in p). Nodes whose bound is at
+    most max(incumbent, ``target``) are pruned, so the bound returned is ≥ max_B F
+    and ≤ max(max_B F, target) + slack (``target = -inf``: the exact maximum).
+    With ``early`` the search stops once ``batch`` vertices above the
+    ``reduced_cost`` tolerance are found (or one, after 8d nodes), and the bound
+    is the largest bound of the open nodes. Returns the bound (None when the deadline interrupted the
+    search), up to ``batch`` best vertices found (best first) and the node count.
     """
-    s = _Search(np.asarray(lo, float), np.asarray(hi, float), f, batch)
-    stack = [(np.zeros(s.d, np.int8), -1)]
+    s = _Search(np.asarray(lo, float), np.asarray(hi, float), f, batch, target)
+    stack = []
+    for j in range(s.d - 1, -1, -1):                  # one designated root per free coordinate (all vertices)
+        st = np.zeros(s.d, np.int8)
+        st[j] = _FREE
+        stack.append((math.inf, st, j))
     while stack:
         if deadline is not None and time.perf_counter() > deadline:
-            return BnBOut(None, [p for _, p in sorted(s.cands, key=lambda c: -c[0])][:batch], s.nodes)
-        status, j = stack.pop()
+            return BnBOut(None, _best(s, batch), s.nodes)
+        if early and (len(s.cands) >= batch or (s.cands and s.nodes >= 8 * s.d)):
+            return BnBOut(max(s.best, s.pruned, max(u for u, _, _ in stack)), _best(s, batch), s.nodes)
+        _, status, j = stack.pop()
         s.nodes += 1
-        stack += s.expand(status, j)
+        ub, kids = s.expand(status, j)
+        stack += [(ub, c, jj) for c, jj in kids]
+    return BnBOut(max(s.best, s.pruned), _best(s, batch), s.nodes)
+
+
+def _best(s: _Search, batch: int) -> list:
     s.cands.sort(key=lambda c: -c[0])
-    return BnBOut(s.best + s.excess, [p for _, p in s.cands[:batch]], s.nodes)
+    return [p for _, p in s.cands[:batch]]

@@ -148,6 +148,9 @@ class LIPSeparablePricer:
         ``phi(p, idx)``: φ_x(p_x) elementwise for inputs ``idx`` (convex in p).
     batch : int, optional
         Most columns per call (default d).
+    early, target : bool, float
+        As in :func:`~mechopt.solvers._lip_bnb.separable_bnb`; the default target
+        is a quarter of ``colgen_gap`` (times max(1, |νᵀP|)); ``-inf`` prices exactly.
 
     Examples
     --------
@@ -158,11 +161,13 @@ class LIPSeparablePricer:
     ('branch-and-bound', 0.523932, 0.523932)
     """
 
-    def __init__(self, P: np.ndarray, eps: float, phi, batch: int | None = None) -> None:
+    def __init__(self, P: np.ndarray, eps: float, phi, batch: int | None = None, *, early: bool = True,
+                 target: float | None = None) -> None:
         self.P = np.asarray(P, float)
         self.lo, self.hi = lip_box(self.P, eps)
         self.phi = phi
         self.batch = int(batch or max(4, self.P.size))
+        self.early, self.target = early, target
         self.calls = 0
         self.nodes = 0
 
@@ -176,26 +181,26 @@ class LIPSeparablePricer:
         """Exact max of rc over the vertices of B (``bound``; None if interrupted) and the best ones."""
         self.calls += 1
         nu = np.asarray(nu, float)
-        idx = np.arange(self.P.size)
 
         def f(p, which):
             return self.phi(p, which) - nu[which] * p
 
-        out = separable_bnb(self.lo, self.hi, f, self.batch, deadline)
+        target = (self.target if self.target is not None else
+                  0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))))
+        out = separable_bnb(self.lo, self.hi, f, self.batch, deadline, target=target, early=self.early)
         self.nodes += out.nodes
         Pm = np.array(out.points) if out.points else np.zeros((0, self.P.size))
         rays = _top_columns(Pm, self.rc(Pm, nu), self.batch) if Pm.size else np.zeros((self.P.size, 0))
         note = "branch-and-bound" if out.bound is not None else "branch-and-bound interrupted by the time limit"
-        _ = idx
         return Pricing(rays, out.bound, note)
 
 
-def LIPHistogramPricer(P: np.ndarray, eps: float, batch: int | None = None) -> LIPSeparablePricer:
+def LIPHistogramPricer(P: np.ndarray, eps: float, batch: int | None = None, **kw) -> LIPSeparablePricer:
     """Separable pricer for the histogram MSE gain μ(p) = Σ_x p_x² (1ᵀp = 1)."""
-    return LIPSeparablePricer(P, eps, lambda p, idx: p * p, batch)
+    return LIPSeparablePricer(P, eps, lambda p, idx: p * p, batch, **kw)
 
 
-def LIPMIPricer(P: np.ndarray, eps: float, Pu: np.ndarray, batch: int | None = None) -> LIPSeparablePricer:
+def LIPMIPricer(P: np.ndarray, eps: float, Pu: np.ndarray, batch: int | None = None, **kw) -> LIPSeparablePricer:
     """Separable pricer for mutual information μ(p) = Σ_x p_x log(p_x / P_u(x))."""
     logPu = np.log(np.asarray(Pu, float))
-    return LIPSeparablePricer(P, eps, lambda p, idx: p * (np.log(p) - logPu[idx]), batch)
+    return LIPSeparablePricer(P, eps, lambda p, idx: p * (np.log(p) - logPu[idx]), batch, **kw)
