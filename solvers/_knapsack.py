@@ -38,7 +38,7 @@ Examples
 >>> pr = LDPMIKnapsackPricer(P, 1.0, P, early=False, target=-np.inf)
 >>> out = pr.price(np.zeros(4))              # ν = 0: the best pattern by MI alone
 >>> out.note, out.rays.shape[0], round(out.bound, 6)
-('branch-and-bound', 4, 0.123302)
+('branch-and-bound', 4, 0.122366)
 """
 from __future__ import annotations
 
