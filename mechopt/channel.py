@@ -31,19 +31,21 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
     rows renormalised; anything worse raises :class:`ProblemError`.
     """
     try:
-        M = np.array(Q, dtype=float)
+        M = np.asarray(Q, dtype=float)       # no copy of a float matrix: the checks below are reductions
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a matrix of numbers") from None
     if M.ndim != 2 or M.shape[0] == 0 or M.shape[1] == 0:
         raise ProblemError(f"{name} must be a non-empty 2-D matrix (rows are inputs), got shape {M.shape}")
-    if not np.all(np.isfinite(M)):
+    lo, hi = M.min(), M.max()                # nan propagates; ±inf shows in lo or hi
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         x, y = np.argwhere(~np.isfinite(M))[0]
         raise ProblemError(f"{name}[{x}, {y}] is not finite ({M[x, y]})")
     neg = settings.tolerance("negative")
-    if np.any(M < -neg):
+    if lo < -neg:
         x, y = np.argwhere(M < -neg)[0]
         raise ProblemError(f"{name}[{x}, {y}] = {M[x, y]:g} is negative: probabilities must be ≥ 0")
-    M = np.clip(M, 0.0, None)
+    if lo < 0:
+        M = np.clip(M, 0.0, None)
     with np.errstate(over="ignore"):      # rows summing to inf are reported below
         sums = M.sum(axis=1)
     tol = settings.tolerance("row_sum")
@@ -52,7 +54,7 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
         raise ProblemError(f"row {x} of {name} sums to {sums[x]:.12g}, not 1: each row must be a probability vector")
     if n_inputs is not None and M.shape[0] != n_inputs:
         raise ProblemError(f"{name} has {M.shape[0]} rows but the prior has {n_inputs} symbols: rows are inputs")
-    return M / sums[:, None]
+    return M / sums[:, None]               # the one d × n allocation (a new array: the caller's Q is never aliased)
 
 
 @dataclass(frozen=True, eq=False)

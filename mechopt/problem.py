@@ -149,6 +149,11 @@ class ChannelProblem(Problem):
 
     def audit(self, result: Result) -> ProblemAudit:
         if result.mechanism is None:
+            from .structured import StructuredMechanism, audit_structured
+
+            plan = result.extras.get("plan")
+            if isinstance(plan, StructuredMechanism):        # Q too large to materialise: audit its structure
+                return audit_structured(plan, self.prior, self.notion, self.utility)
             return ProblemAudit(violation=None, notion=self.notion.name, eps=self.notion.eps)
         return self.audit_channel(result.Q)
 

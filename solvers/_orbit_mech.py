@@ -117,6 +117,34 @@ class Plan:
             worst = max(worst, float(lq.max() - lq.min()) if kind == "ldp" else float(np.abs(lq).max()))
         return worst
 
+    def row_sums(self, P: np.ndarray) -> np.ndarray:
+        """Σ_y Q[x, y] for every input, without Q: per class and orbit a circular convolution (FFT).
+
+        Σ_y w_y π_{j,i}((pos − r_{y,i}) mod m_i) is the rotation histogram of orbit j
+        in class i convolved with its pattern; O(d log d) instead of O(d · n).
+        """
+        d = sum(mb.size for mb in self.members)
+        s = np.zeros(d)
+        for i, mb in enumerate(self.members):
+            m, acc = mb.size, np.zeros(mb.size)
+            for j in np.unique(self.orbit):
+                cols = self.orbit == j
+                h = np.bincount(self.rot[cols, i], weights=self.w[cols], minlength=m)
+                acc += np.fft.irfft(np.fft.rfft(h) * np.fft.rfft(self.patterns[j][i]), n=m)
+            s[mb] = acc / P[mb]
+        return s
+
+    def column_types(self, P: np.ndarray) -> np.ndarray:
+        """One joint column per used orbit (rotation 0), scaled to the orbit's total weight θ_j."""
+        d = sum(mb.size for mb in self.members)
+        orbits = np.unique(self.orbit)
+        C = np.zeros((d, orbits.size))
+        for t, j in enumerate(orbits):
+            theta = float(self.w[self.orbit == j].sum())
+            for i, mb in enumerate(self.members):
+                C[mb, t] = theta * self.patterns[j][i]
+        return C
+
     def to_dict(self) -> dict:
         """JSON form: per output its orbit, rotation per class and weight (the orbits are in ``extras``)."""
         return {"outputs": self.n_outputs, "orbit": self.orbit.tolist(), "rotation": self.rot.tolist(),
