@@ -58,16 +58,12 @@ def mutual_information(prior, Q, base: float | None = None, *, chunk: int = 256)
     P = np.asarray(prior, dtype=float)
     Q = np.asarray(Q, dtype=float)
     lam = P @ Q
-    total = 0.0
+    # I = Σ_x P(x) Σ_y Q log Q − Σ_y λ_y log λ_y (Σ_x P(x) Q[x, y] = λ_y): one log per entry, and no
+    # product P(x) λ_y that could underflow to 0 for masses ~1e-300
+    rows = 0.0
     for s in range(0, Q.shape[1], chunk):
-        Qc = Q[:, s:s + chunk]
-        J = P[:, None] * Qc
-        # Σ J (log Q − log λ) over J > 0, in log space: the product P(x) λ_y underflows to 0 for masses
-        # ~1e-300 (rel_entr(J, P λ) then returned inf for a perfectly ordinary channel)
-        live = J > 0
-        logs = np.log(np.where(live, Qc, 1.0)) - np.log(np.where(live, lam[None, s:s + chunk], 1.0))
-        total += float(np.sum(J[live] * logs[live]))
-    return total * _scale(base)
+        rows += float(P @ xlogy(Q[:, s:s + chunk], Q[:, s:s + chunk]).sum(axis=1))
+    return (rows - float(xlogy(lam, lam).sum())) * _scale(base)
 
 
 def _psd_cov(C, name: str = "covariance") -> np.ndarray:

@@ -183,6 +183,7 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
     return "enumerate"
 
 
+VALUE_FROM_Q_MAX = 10 ** 7   # entries of Q up to which finish() recomputes the value from Q itself
 SYMMETRY_MAX_CLASSES = 6     # count pricing searches g integers; beyond a few classes column generation over d wins
 
 
@@ -200,7 +201,8 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
     audit: dict[str, Any] = {}
     if out.Q is not None:
         Qs = out.Q
-        value = cp.value_of(total_gain(cp, Qs))
+        if Qs.size <= VALUE_FROM_Q_MAX:      # the value of what is returned; above this mechopt.solve's audit checks it
+            value = cp.value_of(total_gain(cp, Qs))
         mech = cp.restore(Qs)
         extras["outputs"] = int(Qs.shape[1])
     elif "structural_audit" in extras:
