@@ -52,7 +52,7 @@ def mutual_information(prior, Q, base: float | None = None, *, chunk: int = 256)
     Examples
     --------
     >>> import numpy as np
-    >>> round(mutual_information([0.5, 0.5], np.eye(2)), 12) == round(np.log(2), 12)
+    >>> abs(mutual_information([0.5, 0.5], np.eye(2)) - float(np.log(2))) < 1e-15
     True
     """
     P = np.asarray(prior, dtype=float)
