@@ -81,7 +81,7 @@ class Channel:
     outputs: tuple[Any, ...] | None = None
 
     def __post_init__(self) -> None:
-        M = validate_channel(self.matrix)
+        M = np.array(validate_channel(self.matrix))       # its own copy: a Channel never aliases the caller's array
         object.__setattr__(self, "matrix", M)
         for attr, size in (("inputs", M.shape[0]), ("outputs", M.shape[1])):
             labels = getattr(self, attr)
