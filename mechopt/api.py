@@ -34,12 +34,15 @@ def audit_result(problem: Problem, result: Result) -> Result:
       within ``gap_tol`` (else ``optimal_inaccurate``), or ``Result.proof``
       naming a convex program, an eigenproblem or a theorem in its proven
       region; without one it is ``feasible``.
+    * A structured mechanism (``extras["plan"]``, returned when Q does not fit in
+      memory) is audited from its structure (:mod:`mechopt.structured`).
     * A reported value that the mechanism does not give demotes ``optimal`` to
       ``optimal_inaccurate`` (any other status keeps its word; the message
       says so).
     """
     res = result
-    if result.status.has_solution and result.mechanism is not None:
+    structured = result.mechanism is None and result.extras.get("plan") is not None   # Q not materialised
+    if result.status.has_solution and (result.mechanism is not None or structured):
         try:
             aud = problem.audit(result)
         except ProblemError as exc:      # the returned mechanism is not one (e.g. rows not probabilities)

@@ -24,6 +24,9 @@ from .errors import ProblemError
 __all__ = ["Channel", "validate_channel", "merge_outputs"]
 
 
+SUM_EXACT = 64 * np.finfo(float).eps    # row sums this close to 1 are round-off: the rows are not rescaled
+
+
 def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.ndarray:
     """Check ``Q`` is a finite row-stochastic matrix and return it as floats.
 
@@ -31,19 +34,21 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
     rows renormalised; anything worse raises :class:`ProblemError`.
     """
     try:
-        M = np.array(Q, dtype=float)
+        M = np.asarray(Q, dtype=float)       # no copy of a float matrix: the checks below are reductions
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a matrix of numbers") from None
     if M.ndim != 2 or M.shape[0] == 0 or M.shape[1] == 0:
         raise ProblemError(f"{name} must be a non-empty 2-D matrix (rows are inputs), got shape {M.shape}")
-    if not np.all(np.isfinite(M)):
+    lo, hi = M.min(), M.max()                # nan propagates; ±inf shows in lo or hi
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         x, y = np.argwhere(~np.isfinite(M))[0]
         raise ProblemError(f"{name}[{x}, {y}] is not finite ({M[x, y]})")
     neg = settings.tolerance("negative")
-    if np.any(M < -neg):
+    if lo < -neg:
         x, y = np.argwhere(M < -neg)[0]
         raise ProblemError(f"{name}[{x}, {y}] = {M[x, y]:g} is negative: probabilities must be ≥ 0")
-    M = np.clip(M, 0.0, None)
+    if lo < 0:
+        M = np.clip(M, 0.0, None)
     with np.errstate(over="ignore"):      # rows summing to inf are reported below
         sums = M.sum(axis=1)
     tol = settings.tolerance("row_sum")
@@ -52,6 +57,10 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
         raise ProblemError(f"row {x} of {name} sums to {sums[x]:.12g}, not 1: each row must be a probability vector")
     if n_inputs is not None and M.shape[0] != n_inputs:
         raise ProblemError(f"{name} has {M.shape[0]} rows but the prior has {n_inputs} symbols: rows are inputs")
+    if M is Q and np.all(np.abs(sums - 1.0) <= SUM_EXACT):
+        out = M.view()                     # rows already sum to 1 up to round-off: no d × n copy (10⁸ entries at
+        out.flags.writeable = False        # d = 10⁴ take seconds to allocate); read-only, the caller's Q is safe
+        return out
     return M / sums[:, None]
 
 
@@ -72,7 +81,7 @@ class Channel:
     outputs: tuple[Any, ...] | None = None
 
     def __post_init__(self) -> None:
-        M = validate_channel(self.matrix)
+        M = np.array(validate_channel(self.matrix))       # its own copy: a Channel never aliases the caller's array
         object.__setattr__(self, "matrix", M)
         for attr, size in (("inputs", M.shape[0]), ("outputs", M.shape[1])):
             labels = getattr(self, attr)

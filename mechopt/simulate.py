@@ -101,7 +101,7 @@ class UserGroup:
     def __post_init__(self) -> None:
         P = validate_prior(self.prior)
         object.__setattr__(self, "prior", P)
-        object.__setattr__(self, "Q", validate_channel(self.Q, n_inputs=P.size))
+        object.__setattr__(self, "Q", np.array(validate_channel(self.Q, n_inputs=P.size)))
         F = _fmat(self.f, P.size)
         G = np.asarray(self.g, dtype=float)
         G = G[:, None] if G.ndim == 1 else G

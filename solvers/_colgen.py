@@ -28,6 +28,7 @@ import numpy as np
 from mechopt import settings
 
 from ._lp import Master, solve_master
+from ._master import WarmMaster
 
 __all__ = ["ColGenResult", "column_generation"]
 
@@ -44,26 +45,29 @@ class ColGenResult:
 
 
 def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: int = 500,
-                      deadline: float | None = None, tol: float | None = None) -> ColGenResult:
+                      deadline: float | None = None, tol: float | None = None, warm: bool = True) -> ColGenResult:
     """Restricted master + pricing until the proven bound meets the master value.
 
-    Columns (and the MI pricer's tangent cuts) persist across rounds: each
-    round warm-starts from everything generated so far.
+    Columns (and the MI pricer's tangent cuts) persist across rounds; with
+    ``warm`` the master LP is one HiGHS model re-solved from its last basis
+    (:class:`~mechopt.solvers._master.WarmMaster`), otherwise it is solved
+    afresh each round. Gains are computed once per column.
     """
     tol = settings.resolve(tol, "colgen_gap")
     R = R0
     mu = gain(R)
+    wm = WarmMaster(P, R, mu) if warm else None
     bound, proven, notes = math.inf, False, []
     master = None
     for it in range(1, max_iter + 1):
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
             return ColGenResult("time_limit", master, R, bound, False, it - 1, notes)
-        master = solve_master(R, mu, P, time_limit=left)
+        master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message])
         pr = pricer.price(master.nu, deadline)
-        proven = pr.bound is not None
+        proven = pr.bound is not None and math.isfinite(pr.bound)
         if proven:
             bound = min(bound, float(master.nu @ P) + pr.bound)
         elif pr.note.startswith("pricing MILP"):
@@ -73,6 +77,9 @@ def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: 
                 timed_out = deadline is not None and time.perf_counter() >= deadline
                 return ColGenResult("time_limit" if timed_out else "failed", master, R, bound, False, it, notes)
             return ColGenResult("optimal", master, R, bound, proven, it, notes)
+        new_mu = gain(pr.rays)
         R = np.hstack([R, pr.rays])
-        mu = np.concatenate([mu, gain(pr.rays)])
+        mu = np.concatenate([mu, new_mu])
+        if wm is not None:
+            wm.add(pr.rays, new_mu)
     return ColGenResult("iteration_limit", master, R, bound, False, max_iter, notes)

@@ -22,19 +22,19 @@ from typing import Any
 import numpy as np
 
 from mechopt import settings
-from mechopt.channel import merge_outputs
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.forms import ColumnProgram
-from mechopt.notions import LDP, PosteriorStatNotion
+from mechopt.notions import LDP, LIP, PosteriorStatNotion
 from mechopt.result import Status
 
-from . import _rays, _symmetry
+from . import _rays, _sizes, _symmetry, _warm
 from ._colgen import column_generation
 from ._lp import dual_bound, recover_channel, solve_master
+from ._knapsack import LDPMIKnapsackPricer
+from ._lip_pricing import LIPHistogramPricer, LIPMIPricer, LIPSumPricer
 from ._pricing import LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, ldp_seed
 
-__all__ = ["Outcome", "orbit_count", "enumerate_rays", "solve_enumerate", "solve_symmetry", "solve_colgen",
-           "MAX_ORBITS"]
+__all__ = ["Outcome", "orbit_count", "enumerate_rays", "solve_enumerate", "solve_colgen", "MAX_ORBITS"]
 
 MAX_ORBITS = 5_000_000     # default of the exact solver's ``max_orbits`` option (orbit columns the symmetry LP may hold)
 
@@ -80,18 +80,12 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
     """Every extreme ray of the cone (normalised columns), after a memory estimate."""
     P, eps, d, limit = cp.prior, cp.notion.eps, cp.d, float(opts["max_memory"])
     if kind == "ldp":
-        need = 3.0 * 8 * d * 2.0 ** d
-        if need > limit:
-            raise _too_large(f"enumerating the 2^{d} ε-LDP patterns", need, limit,
-                             "use method='colgen' (exact pricing) or 'symmetry' (equal prior values)")
+        _sizes.check_enumeration(f"enumerating the 2^{d} ε-LDP patterns", _sizes.ldp_log2_bytes(d), limit,
+                                 "use method='colgen' (exact pricing) or 'symmetry' (equal prior values)")
         return _rays.ldp_rays(P, eps)
     if kind == "lip":
-        need = 8.0 * 2.0 ** d
-        if need <= limit:
-            need = 3.0 * 8 * d * _rays.lip_vertex_count(P, eps)
-        if need > limit:
-            raise _too_large(f"enumerating the LIP vertices for d = {d}", need, limit,
-                             "use method='symmetry' if prior values repeat, or solver='sqp' (local, uncertified)")
+        _sizes.check_enumeration(f"enumerating the LIP vertices for d = {d}", _sizes.lip_log2_bytes(P, eps), limit,
+                                 "use method='symmetry' if prior values repeat, or solver='sqp' (local, uncertified)")
         return _rays.lip_vertices(P, eps)
     if d > opts["dd_max_d"] and kind == "cone":
         raise TooLargeError(f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
@@ -130,69 +124,45 @@ def solve_enumerate(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline
     return Outcome(Status.OPTIMAL, m.value, bound, Q, 1, "", extras)
 
 
-def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: float | None) -> Outcome:
-    """One LP column per orbit; the certificate over all orbits is exact over all rays."""
-    cl = _classes(cp)
-    if cl is None or kind not in ("ldp", "lip"):
-        raise ParamError(f"method='symmetry' supports LDP and LIP with utilities mi, mse, histogram, not "
-                         f"{cp.notion.name} with {cp.utility.name}; use method='enumerate' or 'colgen'")
-    count = orbit_count(cp, kind)
-    limit = int(opts.get("max_orbits", MAX_ORBITS))
-    if count > limit:
-        raise TooLargeError(f"{count} orbit columns exceed max_orbits={limit}: the prior has too many distinct "
-                            "values; use method='colgen'")
-    eps = cp.notion.eps
-    orb = _symmetry.ldp_orbits(cl, eps) if kind == "ldp" else _symmetry.lip_orbits(cl, eps)
-    mu = _symmetry.orbit_gain(orb, cp.utility)
-    Rr = orb.reduced()
-    m = solve_master(Rr, mu, cl.totals, time_limit=_left(deadline))
-    extras: dict[str, Any] = {"classes": [{"prior": float(p), "size": int(s)} for p, s in zip(cl.p, cl.m)],
-                              "orbit_columns": int(orb.n)}
-    if m.status != "optimal":
-        st = Status.TIME_LIMIT if m.status == "time_limit" else Status.NUMERICAL_ERROR
-        return Outcome(st, None, math.inf, None, None, f"HiGHS: {m.message}", extras)
-    bound = dual_bound(m.nu, cl.totals, Rr, mu)
-    used = np.flatnonzero(m.theta > 0)
-    logs = _symmetry.orb_log_sizes(orb)[used]
-    extras["orbits"] = [_describe(orb, j, float(m.theta[j]), float(s), kind) for j, s in zip(used, logs)]
-    log_out = float(np.logaddexp.reduce(logs))
-    if log_out > math.log(opts["max_outputs"] + 0.5):
-        msg = (f"mechanism not materialised: ~10^{log_out / math.log(10):.1f} outputs > max_outputs="
-               f"{opts['max_outputs']}; extras['orbits'] describes it (weights of orbits of rays)")
-        return Outcome(Status.OPTIMAL, m.value, bound, None, 1, msg, extras)
-    Q = _symmetry.materialise(orb, used, m.theta[used], cp.prior)
-    Q, _ = merge_outputs(Q)
-    Q = Q / Q.sum(axis=1, keepdims=True)
-    if opts["compact"] and Q.shape[1] > cp.d:
-        Q = _compact(cp, Q)
-    return Outcome(Status.OPTIMAL, m.value, bound, Q, 1, "", extras)
+PRICINGS = ("auto", "structured", "enumerate", "milp")
 
 
-def _compact(cp: ColumnProgram, Q: np.ndarray) -> np.ndarray:
-    """A basic optimal solution (≤ d outputs) of the LP over the columns of an optimal Q."""
-    C = cp.prior[:, None] * Q
-    R = C / C.sum(axis=0)
-    m = solve_master(R, cp.gain(R), cp.prior)
-    return recover_channel(cp.prior, R, m.theta) if m.status == "optimal" else Q
+def _structured(cp: ColumnProgram, kind: str, batch: int | None):
+    """The structured exact pricer of the program (``_knapsack``, ``_lip_pricing``), or None."""
+    from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
-
-def _describe(orb, j: int, weight: float, log_size: float, kind: str) -> dict[str, Any]:
-    g = orb.classes.g
-    names = ("high", "low") if kind == "ldp" else ("upper", "lower", "free")
-    counts = {nm: orb.M[i * g:(i + 1) * g, j].astype(int).tolist() for i, nm in enumerate(names)}
-    values = {nm: orb.V[i * g:(i + 1) * g, j].tolist() for i, nm in enumerate(names)}
-    return {"weight": weight, "log10_rays": log_size / math.log(10), "counts_per_class": counts,
-            "posterior_values": values}
+    P, eps, u = cp.prior, cp.notion.eps, cp.utility
+    if eps <= 0:
+        return None
+    if kind == "ldp" and isinstance(u, MutualInfo) and u.prior is not None:
+        return LDPMIKnapsackPricer(P, eps, u.prior, batch), ldp_seed(P, eps), "knapsack branch and bound"
+    if kind == "lip" and type(cp.notion) is LIP and isinstance(u, SumMSE):
+        return LIPSumPricer(P, eps, u.a, batch), cp.prior[:, None].copy(), "LIP parametric sweep"
+    if kind == "lip" and type(cp.notion) is LIP and isinstance(u, HistogramMSE):
+        return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), "LIP branch and bound"
+    if kind == "lip" and type(cp.notion) is LIP and isinstance(u, MutualInfo) and u.prior is not None:
+        return LIPMIPricer(P, eps, u.prior, batch), cp.prior[:, None].copy(), "LIP branch and bound"
+    return None
 
 
 def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
     P, eps, d = cp.prior, cp.notion.eps, cp.d
+    pricing = opts.get("pricing", "auto")
+    if pricing not in PRICINGS:
+        raise ParamError(f"pricing must be one of {', '.join(PRICINGS)}, got {pricing!r}")
+    if pricing in ("auto", "structured"):
+        found = _structured(cp, kind, opts.get("columns_per_round"))
+        if found is not None:
+            return found
+        if pricing == "structured":
+            raise ParamError(f"no structured pricing for {cp.notion.name} with {cp.utility.name}; "
+                             "use pricing='auto'")
     if kind == "ldp":
         need = 3.0 * 8 * d * (d + 1)                             # the seed columns and their workspace
         if need > float(opts["max_memory"]):
             raise _too_large(f"column generation over d = {d} inputs", need, float(opts["max_memory"]),
                              "raise max_orbits if the prior values repeat (symmetry), or use solver='sqp'")
-        if d <= opts["enum_max_d"] and LDPEnumPricer.supports(cp.utility):
+        if pricing != "milp" and d <= opts["enum_max_d"] and LDPEnumPricer.supports(cp.utility):
             need = 6.0 * 8 * 2.0 ** d
             if need <= float(opts["max_memory"]):
                 return LDPEnumPricer(P, eps, cp.utility), ldp_seed(P, eps), "subset-sum enumeration"
@@ -215,8 +185,19 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
 def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: float | None) -> Outcome:
     """Restricted master + exact pricing; honest about heuristic or interrupted pricing."""
     pricer, R0, how = _pricer(cp, kind, opts)
+    extras: dict[str, Any] = {"pricing": how}
+    if opts.get("warm_start") is not None:
+        if kind not in ("ldp", "lip"):
+            raise ParamError(f"warm_start applies to ε-LDP and ε-LIP column generation, not {cp.notion.name}")
+        W = _warm.rebuild(_warm.warm_info(opts["warm_start"]), cp.prior, cp.notion.eps, kind)
+        R0 = np.hstack([R0, W])
+        extras["warm_columns"] = int(W.shape[1])
     out = column_generation(cp.prior, cp.gain, pricer, R0, max_iter=int(opts["max_iter"]), deadline=deadline)
-    extras: dict[str, Any] = {"pricing": how, "columns": int(out.R.shape[1])}
+    extras["columns"] = int(out.R.shape[1])
+    if kind in ("ldp", "lip") and type(cp.notion) in (LDP, LIP) and cp.notion.eps > 0:
+        extras["warm_start"] = _warm.describe(out.R, cp.prior, cp.notion.eps, kind)
+    if hasattr(pricer, "nodes"):
+        extras["pricing_nodes"] = int(pricer.nodes)
     if hasattr(pricer, "milp_calls"):
         extras["milp_calls"] = pricer.milp_calls
     if isinstance(pricer, StoredPricer):

@@ -102,12 +102,33 @@ def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Cla
 
 
 def orbit_count_ldp(cl: Classes) -> int:
-    return int(np.prod((cl.m + 1).astype(float)))
+    """Π(m_i + 1) as a Python int (exact at any size)."""
+    return math.prod(int(v) + 1 for v in cl.m)
 
 
 def orbit_count_lip(cl: Classes) -> int:
-    base = float(np.prod((cl.m + 1).astype(float)))
-    return int(base * (1 + cl.g))
+    """Count vectors :func:`lip_orbits` scans, Python int: Π(m_i + 1) with no free class plus one grid per free class.
+
+    The orbits kept are those whose free value lies inside its bounds (~2/(m_j+1)
+    of each free-class grid); the scan, not the kept count, sets the memory.
+    """
+    full = math.prod(int(v) + 1 for v in cl.m)
+    return full + sum(full * int(v) // (int(v) + 1) for v in cl.m)
+
+
+def enum_bytes(cl: Classes, kind: str) -> int:
+    """Peak bytes :func:`ldp_orbits` / :func:`lip_orbits` and the master LP allocate (Python int, any size).
+
+    Measured with tracemalloc (tests/solvers/test_orbit_scale.py): LDP holds the
+    count grid (int and float copies), values, multiplicities and the reduced
+    columns and HiGHS's copy, ~(9g + 26) doubles per orbit; LIP scans one free
+    class at a time, ~(4g + 1) doubles per vector of Π(m_i + 1), and keeps
+    ~2/(m_j+1) of them.
+    """
+    g = cl.g
+    if kind == "ldp":
+        return 8 * (9 * g + 26) * orbit_count_ldp(cl)
+    return 8 * (4 * g + 1) * math.prod(int(v) + 1 for v in cl.m)
 
 
 def _grid(limits: np.ndarray) -> np.ndarray:

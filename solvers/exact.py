@@ -17,11 +17,18 @@ mutual information). Methods (option ``method``):
 - ``enumerate``: every ray (LDP patterns, LIP vertices, CIP point masses and
   two-point mixtures, double description for other cones), one HiGHS LP;
 - ``symmetry``: one column per orbit of rays under permutations of inputs with
-  equal prior (LDP, LIP; math.md §2); a uniform prior needs d + 1 columns;
+  equal prior (LDP, LIP; math.md §2); a uniform prior needs d + 1 columns, and
+  few classes are solved by column generation over per-class counts;
 - ``colgen``: restricted master LP plus exact pricing (subset sums for d up to
   ``enum_max_d``, then a MILP with tangent cuts for LDP mutual information);
-- ``auto`` picks symmetry when it shrinks the LP, else enumeration for small d,
-  else column generation.
+- ``auto`` picks symmetry when it is the cheapest exact method (few classes of
+  equal prior), else enumeration for small d, else column generation.
+
+Every ``optimal`` answer carries its mechanism: a basic optimal solution with at
+most d outputs (``symmetry`` builds it from the orbit weights exactly, see
+``mechopt.solvers._orbit_mech``), audited by ``mechopt.solve``. Only when d × d
+doubles exceed ``max_memory`` is Q left as a plan (``extras['plan']``: rows,
+sampling, and an exact privacy audit of its columns, reported as ``violation``).
 
 Examples
 --------
@@ -48,6 +55,9 @@ from mechopt.result import Certificate, Result, Status
 from mechopt.solver import Solver
 
 from . import _exact_methods as M
+from . import _exact_symmetry as S
+from . import _orbit_price as _price
+from . import _symmetry as _sym
 
 __all__ = ["ExactSolver", "SOLVERS"]
 
@@ -76,19 +86,21 @@ class ExactSolver(Solver):
     >>> from mechopt.problems.design import ChannelDesign
     >>> prob = ChannelDesign.from_params(prior="uniform:1000", notion="ldp", utility="mi", eps=1.0)
     >>> r = mechopt.solve(prob, solver="exact")          # d + 1 orbit columns
-    >>> r.extras["method"], r.mechanism is None, r.extras["orbits"][0]["counts_per_class"]["high"]
+    >>> r.extras["method"], r.Q.shape[1] <= 1000, r.extras["orbits"][0]["counts_per_class"]["high"]
     ('symmetry', True, [339])
 
     Other Parameters
     ----------------
     method : {"auto", "enumerate", "symmetry", "colgen"}
+    outputs : {"basic", "orbits"}
+        Under symmetry: ``basic`` (default) returns an optimal Q with at most d
+        outputs; ``orbits`` the symmetric mechanism (one output per ray of each
+        used orbit, e.g. the k-subset mechanism) when it has at most
+        ``max_outputs`` outputs, else the basic one with a note.
     max_outputs : int
-        Under symmetry, materialise Q only when it has at most this many outputs;
-        otherwise the mechanism is described by orbit weights in ``extras``.
+        Largest symmetric mechanism ``outputs="orbits"`` materialises.
     compact : bool
-        Under symmetry, replace the symmetric mechanism (one output per ray of
-        each used orbit, e.g. the k-subset mechanism) by a basic optimal
-        solution with at most d outputs.
+        Kept for compatibility: ``True`` is ``outputs="basic"``, the default.
     max_memory : float
         Bytes an enumeration may allocate; above it TooLargeError names the method that scales.
     enum_max_d : int
@@ -108,8 +120,9 @@ class ExactSolver(Solver):
     """
 
     name = "exact"
-    options = {"method": "auto", "max_outputs": 5000, "compact": False, "max_memory": 2e9, "enum_max_d": 22,
-               "max_iter": 1000, "dd_max_d": 14, "max_orbits": M.MAX_ORBITS}
+    options = {"method": "auto", "outputs": "basic", "max_outputs": 5000, "compact": False, "max_memory": 2e9,
+               "enum_max_d": 22, "max_iter": 1000, "dd_max_d": 14, "max_orbits": M.MAX_ORBITS,
+               "pricing": "auto", "columns_per_round": 0, "warm_start": None}
 
     def can_solve(self, problem: Any) -> bool:
         try:
@@ -126,6 +139,10 @@ class ExactSolver(Solver):
         for key in ("max_outputs", "max_iter", "enum_max_d", "dd_max_d", "max_orbits"):
             if not (isinstance(opts[key], (int, np.integer)) and opts[key] >= 1):
                 raise ParamError(f"{key} must be a positive integer, got {opts[key]!r}")
+        if opts["outputs"] not in ("basic", "orbits"):
+            raise ParamError(f"outputs must be 'basic' or 'orbits', got {opts['outputs']!r}")
+        if opts["compact"]:
+            opts = {**opts, "outputs": "basic"}
         mem = opts["max_memory"]
         if not (isinstance(mem, (int, float)) and math.isfinite(mem) and mem > 0):
             raise ParamError(f"max_memory must be a positive number of bytes, got {mem!r}")
@@ -135,7 +152,7 @@ class ExactSolver(Solver):
         if method == "auto":
             method = choose_method(cp, kind, opts)
         if method == "symmetry":
-            out = M.solve_symmetry(cp, kind, opts, deadline)
+            out = S.solve_symmetry(cp, kind, opts, deadline)
         elif method == "colgen":
             out = M.solve_colgen(cp, kind, opts, deadline)
         else:
@@ -144,15 +161,30 @@ class ExactSolver(Solver):
 
 
 def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
-    """Symmetry when it shrinks the LP; enumeration for small d; column generation otherwise."""
+    """The cheapest exact method: symmetry for few classes, enumeration for small d, else column generation.
+
+    Symmetry wins when its orbits can be priced from counts (a g-variable
+    search, :mod:`._orbit_price`) with at most ``SYMMETRY_MAX_CLASSES`` classes,
+    or when its orbit LP is both smaller than the full ray LP and within
+    ``max_orbits`` and ``max_memory``.
+    """
     d = cp.d
     if kind in ("ldp", "lip"):
         count = M.orbit_count(cp, kind)
-        log2_full = d if kind == "ldp" else math.log2(d) + d - 1
-        if count is not None and math.log2(max(count, 1)) < log2_full - 1 and count <= opts["max_orbits"]:
-            return "symmetry"
+        if count is not None:
+            cl = M._classes(cp)
+            if cl.g <= SYMMETRY_MAX_CLASSES and cp.notion.eps > 0 and _price.supports(kind, cp.utility):
+                return "symmetry"
+            log2_full = d if kind == "ldp" else math.log2(d) + d - 1
+            if (count.bit_length() < log2_full - 1 and count <= opts["max_orbits"]
+                    and _sym.enum_bytes(cl, kind) <= float(opts["max_memory"])):
+                return "symmetry"
         return "enumerate" if d <= 10 else "colgen"
     return "enumerate"
+
+
+VALUE_FROM_Q_MAX = 10 ** 7   # entries of Q up to which finish() recomputes the value from Q itself
+SYMMETRY_MAX_CLASSES = 6     # count pricing searches g integers; beyond a few classes column generation over d wins
 
 
 def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> Result:
@@ -166,11 +198,17 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
         return Result(status=out.status, value=None, message=out.message, extras=extras, **base)
     value = cp.value_of(out.gain_value)
     mech = None
+    audit: dict[str, Any] = {}
     if out.Q is not None:
         Qs = out.Q
-        value = cp.value_of(float(np.sum(cp.gain(cp.prior[:, None] * Qs))))
+        if Qs.size <= VALUE_FROM_Q_MAX:      # the value of what is returned; above this mechopt.solve's audit checks it
+            value = cp.value_of(total_gain(cp, Qs))
         mech = cp.restore(Qs)
         extras["outputs"] = int(Qs.shape[1])
+    elif "structural_audit" in extras:
+        eps_a = float(extras.pop("structural_audit"))
+        audit = {"eps_audited": eps_a, "violation": max(0.0, eps_a - cp.notion.eps)}
+        extras["outputs"] = extras["plan"].n_outputs
     cert, status, msg = None, out.status, out.message
     if math.isfinite(out.bound):
         bound = cp.value_of(out.bound)
@@ -184,7 +222,13 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
         msg = _join(msg, "no proven bound: pricing was not exact")
     proof = "certificate" if status is Status.OPTIMAL else None
     return Result(status=status, value=value, mechanism=mech, certificate=cert, message=msg,
-                  extras=extras, proof=proof, **base)
+                  extras=extras, proof=proof, **audit, **base)
+
+
+def total_gain(cp: ColumnProgram, Q: np.ndarray, chunk: int = 256) -> float:
+    """Σ_y μ(P ∘ Q[:, y]), a few columns at a time (no d × n temporaries)."""
+    P = cp.prior[:, None]
+    return float(sum(np.sum(cp.gain(P * Q[:, s:s + chunk])) for s in range(0, Q.shape[1], chunk)))
 
 
 def _join(a: str, b: str) -> str:

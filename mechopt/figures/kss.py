@@ -8,6 +8,9 @@
   the certified optimum (``exact``) as dots on a sub-grid of ε.
 - ``kss-prior-gap``: beyond the paper, the certified MI optimum for Zipf priors
   against the best k-subset mechanism (:mod:`mechopt.figures.kss_prior`).
+- ``kss-section6``: Section 6 at the paper's sizes (d ∈ {16, 64, 128}, Zipf(1.1) and
+  Dirichlet(1)), each point certified or given as value and bound
+  (:mod:`mechopt.figures.kss_section6`).
 
 Legends say what each curve is: ``closed form`` (Theorem 2.1's k*-subset
 mechanism, audited; ``, proven optimal`` when its Result is ``optimal`` with a
@@ -18,7 +21,7 @@ mechanisms. The JSON carries the legend read back from the figure.
 Examples
 --------
 >>> sorted(FIGURES)
-['kss-mi-curve', 'kss-prior-gap', 'kss-table1']
+['kss-mi-curve', 'kss-prior-gap', 'kss-section6', 'kss-table1']
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from ..problems import kss_formulas as F
 from ..status_words import CERTIFIED, CLOSED_FORM, is_certified
 from . import Figure, FigureOutput, write_data
 from .kss_prior import run_prior_gap
+from .kss_section6 import run_section6
 from .kss_table1 import GENERATOR, PAPER_TABLE1, reproduce_flags, simulate_row
 from .legend import certified_curve, closed_curve, legend_texts
 
@@ -235,4 +239,6 @@ FIGURES = {
                            run_mi_curve, paper="kss"),
     "kss-prior-gap": Figure("kss-prior-gap", "Beyond the paper: MI-optimal LDP for Zipf priors vs the best k-subset",
                             run_prior_gap, paper="kss"),
+    "kss-section6": Figure("kss-section6", "Section 6 at the paper's sizes: certified optimum vs best k-subset for "
+                           "Zipf(1.1) and Dirichlet(1) priors, d in {16, 64, 128}", run_section6, paper="kss"),
 }

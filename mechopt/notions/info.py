@@ -120,12 +120,16 @@ class LIP(PosteriorStatNotion):
     def epsilon(self, Q: np.ndarray, prior: np.ndarray | None) -> float:
         lam = prior @ Q
         used = lam > 0
-        R = Q[:, used] / lam[used]
         rows = prior > 0
-        R = R[rows]
-        if np.any(R <= 0):
+        if not np.any(used) or not np.any(rows):
+            return 0.0
+        Qr = Q[rows] if not np.all(rows) else Q
+        # per column only max and min of Q[:, y] matter: |log(Q/λ)| peaks at one of them (no d × n temporaries)
+        hi, lo = Qr.max(axis=0)[used], Qr.min(axis=0)[used]
+        if np.any(lo <= 0):
             return math.inf
-        return float(np.max(np.abs(np.log(R)))) if R.size else 0.0
+        ll = np.log(lam[used])
+        return float(max(np.max(np.log(hi) - ll), np.max(ll - np.log(lo))))
 
     def cvxpy_constraints(self, Q: Any, prior: np.ndarray) -> list:
         lam = prior @ Q

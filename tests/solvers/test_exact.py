@@ -50,7 +50,8 @@ def test_uniform_ldp_mi_equals_k_subset(eps: float) -> None:
 def test_uniform_large_d_returns_orbit_description() -> None:
     d, eps = 100_000, 1.0
     r = mechopt.solve(ldp_mi(f"uniform:{d}", eps), solver="exact")
-    assert r.status is Status.OPTIMAL and r.mechanism is None
+    assert r.status is Status.OPTIMAL and r.mechanism is None          # d × d doubles exceed max_memory
+    assert r.violation is not None and r.violation <= 1e-9 and r.extras["plan"].n_outputs <= d
     assert abs(r.value - best_k(d, eps)[1]) <= 1e-9
     (orbit,) = r.extras["orbits"]
     assert orbit["counts_per_class"]["high"] == [best_k(d, eps)[0]]
@@ -63,7 +64,7 @@ def test_k_subset_mechanism_recovered(d: int, eps: float) -> None:
     E = math.exp(eps)
     if abs(I_k(d, k, eps) - max(I_k(d, k - 1, eps), I_k(d, k + 1, eps))) < 1e-12:
         pytest.skip("two subset sizes tie")
-    r = mechopt.solve(ldp_mi(np.full(d, 1.0 / d), eps), solver="exact")
+    r = mechopt.solve(ldp_mi(np.full(d, 1.0 / d), eps), solver="exact", outputs="orbits")
     subsets = list(itertools.combinations(range(d), k))
     norm = math.comb(d - 1, k - 1) * E + math.comb(d - 1, k)
     ref = np.array([[(E if x in S else 1.0) / norm for S in subsets] for x in range(d)])
@@ -108,7 +109,7 @@ def test_milp_pricing_matches_enumeration(utility: str) -> None:
     P = rng.dirichlet(np.ones(9))
     prob = ChannelDesign.from_params(prior=P, notion="ldp", utility=utility, eps=1.2)
     ref = mechopt.solve(prob, solver="exact", method="enumerate")
-    r = mechopt.solve(prob, solver="exact", method="colgen", enum_max_d=1)
+    r = mechopt.solve(prob, solver="exact", method="colgen", enum_max_d=1, pricing="milp")
     assert "MILP" in r.extras["pricing"]
     assert r.status is Status.OPTIMAL and r.extras["milp_calls"] >= 1
     assert abs(r.value - ref.value) <= 1e-9 and r.certificate.gap <= 1e-9
@@ -159,8 +160,8 @@ def test_too_large_names_the_alternative() -> None:
                       method="enumerate")
     lip = ChannelDesign.from_params(prior=np.random.default_rng(1).dirichlet(np.ones(40)), notion="lip",
                                     utility="histogram", eps=1.0)
-    with pytest.raises(TooLargeError, match="sqp"):
-        mechopt.solve(lip, solver="exact")
+    with pytest.raises(TooLargeError, match="sqp"):       # the generic pricing; the default is structured B&B
+        mechopt.solve(lip, solver="exact", pricing="enumerate")
 
 
 def test_time_limit_is_a_status() -> None:
@@ -200,9 +201,10 @@ def test_certificate_direction_from_a_suboptimal_master(utility: str) -> None:
 
 def test_compact_symmetric_solution_has_at_most_d_outputs() -> None:
     prob = ldp_mi(np.full(7, 1 / 7), 1.0)
-    sym = mechopt.solve(prob, solver="exact")
+    sym = mechopt.solve(prob, solver="exact", outputs="orbits")
     small = mechopt.solve(prob, solver="exact", compact=True)
     assert sym.Q.shape[1] > 7 >= small.Q.shape[1]
+    assert mechopt.solve(prob, solver="exact").Q.shape == small.Q.shape        # basic is the default
     assert small.status is Status.OPTIMAL and abs(small.value - sym.value) <= 1e-12 and small.violation <= 1e-7
 
 
