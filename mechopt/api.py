@@ -55,6 +55,10 @@ def audit_result(problem: Problem, result: Result) -> Result:
                 why = f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}"
                 res = res.downgrade(why) if res.status is Status.OPTIMAL else res.replace(
                     message=f"{res.message}; {why}" if res.message else why)
+    lone = getattr(getattr(problem, "notion", None), "unprotected", ())
+    if lone and res.status.has_solution:
+        why = f"inputs {list(lone)} have no edge in the policy graph: graph-LDP does not protect them"
+        res = res.replace(message=f"{res.message}; {why}" if res.message else why)
     return _proof_status(res)
 
 

@@ -74,6 +74,16 @@ def _fallback(obj: Any) -> Any:
     return str(obj)
 
 
+def printable(text: Any) -> str:
+    """``text`` with control characters (ESC, CR, BEL, ...) shown as escapes, safe on a terminal.
+
+    >>> printable("evil\x1b[2Jname")
+    'evil\\x1b[2Jname'
+    """
+    s = str(text)
+    return s if s.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A plain aligned text table.
 
@@ -84,7 +94,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     -  ---
     1  0.5
     """
-    cells = [[str(h) for h in headers]] + [[fmt(c) for c in r] for r in rows]
+    cells = [[printable(h) for h in headers]] + [[printable(fmt(c)) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -132,6 +142,30 @@ def check_out_file(path: str | None, flag: str = "--out") -> None:
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise ParamError(f"{flag} {path!r}: folder {parent!r} does not exist; create it first")
+
+
+def check_plot_format(path: str | None, flag: str = "--plot") -> None:
+    """Refuse, before any work is done, a plot file whose suffix matplotlib cannot write.
+
+    >>> check_plot_format("out.txt")
+    Traceback (most recent call last):
+    ...
+    mechopt.errors.ParamError: --plot 'out.txt': matplotlib cannot write '.txt' files; end the name with .png, .pdf or .svg
+    """
+    import os
+
+    from mechopt.errors import ParamError
+
+    if path is None:
+        return
+    suffix = os.path.splitext(path)[1].lower().lstrip(".")
+    if not suffix:                          # matplotlib writes its default format (png)
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    if suffix not in FigureCanvasBase.get_supported_filetypes():
+        raise ParamError(f"{flag} {path!r}: matplotlib cannot write '.{suffix}' files; end the name with .png, "
+                         ".pdf or .svg")
 
 
 def check_out_dir(path: str | None, flag: str = "--out") -> None:

@@ -151,7 +151,9 @@ def _run_iter(todo: list[dict[str, Any]], jobs: int, scheduler: Any) -> Iterator
     else:
         from joblib import Parallel, delayed
 
-        yield from Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(run_point)(t) for t in todo)
+        from mechopt.jobs.workers import cap_jobs
+
+        yield from Parallel(n_jobs=cap_jobs(jobs, len(todo))[0], return_as="generator_unordered")(delayed(run_point)(t) for t in todo)
 
 
 def _run_dask(todo: list[dict[str, Any]], scheduler: Any) -> Iterator[dict[str, Any]]:
