@@ -339,6 +339,13 @@ CASES: list[Case] = [
 ]
 
 
+import sys  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parent))   # the shared issue-19 rows (tests/ is not a package)
+from catalog_issue19 import API_CASES, api_files  # noqa: E402  (issue 19 rows)
+
+CASES += API_CASES
+
+
 def test_catalog_is_large_and_covers_every_entry_point():
     entry = {c[0] for c in CASES}
     assert len(CASES) >= 60
@@ -352,7 +359,7 @@ def test_catalog_is_large_and_covers_every_entry_point():
 
 @pytest.mark.parametrize("entry,what,call,exc,fragment", CASES, ids=[f"{c[0]}: {c[1]}" for c in CASES])
 def test_bad_input_raises_typed_one_line_error(tmp_path, entry, what, call, exc, fragment):
-    files = _files(tmp_path)
+    files = {**_files(tmp_path), **api_files(tmp_path)}
     with pytest.raises(MechoptError) as info:
         call(files)
     err = info.value
