@@ -275,7 +275,7 @@ def test_sweep_lines_show_the_failure_and_the_other_solvers_run(monkeypatch, tmp
         else:
             assert ln["status"] == "optimal" and ln["certificate"]["gap"] <= 1e-9
     text = out.read_text()
-    assert "NaN" not in text and len(text.splitlines()) == 4
+    assert "NaN" not in text and len(text.splitlines()) == 5        # the spec header and 4 points
 
 
 def test_sweep_cli_table_shows_the_failure(monkeypatch, tmp_path, capsys) -> None:
