@@ -194,7 +194,7 @@ def override(**values: float) -> Iterator[Tolerances]:
     ...     pass
     Traceback (most recent call last):
     ...
-    mechopt.errors.ParamError: tolerance privacy must be a finite number >= 0, got inf; an infinite tolerance switches its check off
+    mechopt.errors.ParamError: tolerance privacy must be a finite non-negative number, got inf; an infinite tolerance switches its check off
     """
     known = {f.name for f in fields(Tolerances)}
     bad = sorted(set(values) - known)
@@ -202,9 +202,9 @@ def override(**values: float) -> Iterator[Tolerances]:
         raise ParamError(f"unknown tolerance(s) {bad}; known: {sorted(known)}")
     for key, val in values.items():
         if isinstance(val, bool) or not isinstance(val, (int, float)) or not val >= 0:
-            raise ParamError(f"tolerance {key} must be a finite number >= 0, got {val!r}")
+            raise ParamError(f"tolerance {key} must be a finite non-negative number, got {val!r}")
         if not math.isfinite(val):
-            raise ParamError(f"tolerance {key} must be a finite number >= 0, got {val!r}; "
+            raise ParamError(f"tolerance {key} must be a finite non-negative number, got {val!r}; "
                              "an infinite tolerance switches its check off")
     token = _CURRENT.set(replace(current(), **{k: float(v) for k, v in values.items()}))
     try:
