@@ -18,7 +18,7 @@ from typing import Any
 from . import registry, settings
 from .errors import ProblemError, SolverNotFound
 from .problem import Problem
-from .result import PROOFS, Certificate, Result, Status
+from .result import PROOFS, Certificate, Result, Status, gap_floor
 from .threads import single_threaded
 
 __all__ = ["solve", "design", "audit_result"]
@@ -60,6 +60,10 @@ def audit_result(problem: Problem, result: Result) -> Result:
                 why = f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}"
                 res = res.downgrade(why) if res.status is Status.OPTIMAL else res.replace(
                     message=f"{res.message}; {why}" if res.message else why)
+    lone = getattr(getattr(problem, "notion", None), "unprotected", ())
+    if lone and res.status.has_solution:
+        why = f"inputs {list(lone)} have no edge in the policy graph: graph-LDP does not protect them"
+        res = res.replace(message=f"{res.message}; {why}" if res.message else why)
     return _proof_status(res)
 
 
@@ -67,11 +71,13 @@ def _proof_status(res: Result) -> Result:
     """``optimal`` only with a proof: a certificate within tolerance or a named proof."""
     cert = res.certificate
     if cert is not None and res.value is not None:
-        gap = Result.gap_of(res.value, cert.bound)
+        gap = Result.gap_of(res.value, cert.bound, res.objective)
         if abs(gap - cert.gap) > 1e-12:
             res = res.replace(certificate=Certificate(cert.bound, gap))
         if gap > settings.tolerance("gap"):
-            res = res.downgrade(f"certificate gap {gap:.3g} above tolerance")
+            res = res.downgrade(f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "
+                                f"(|bound - value| = {abs(cert.bound - res.value):.3g}, relative to "
+                                f"max(|bound|, {gap_floor(res.objective):.3g}))")
         elif res.status is Status.OPTIMAL and res.proof is None:
             res = res.replace(proof="certificate")
     if res.status is Status.OPTIMAL and res.proof not in PROOFS:

@@ -27,6 +27,7 @@ import numpy as np
 from scipy.optimize import LinearConstraint, NonlinearConstraint
 
 from . import settings
+from .errors import TooLargeError
 from .forms import ColumnProgram, NLPForm
 from .info import mutual_information
 from .notions import MIP
@@ -92,6 +93,10 @@ def private_starts(prog: Any, m: int) -> Callable[[np.random.Generator, int], np
     return starts
 
 
+MAX_DENSE_BYTES = 256 * 2 ** 20
+"""Largest dense constraint matrix (bytes) the local NLP builds; SLSQP works on dense matrices."""
+
+
 def channel_constraints(prog: Any, m: int) -> list:
     """Rows sum to 1 and the notion's cone (or, for MIP, I(X;Y) ≤ ε) on x = vec(Q), Q of shape d × m.
 
@@ -111,6 +116,11 @@ def channel_constraints(prog: Any, m: int) -> list:
         cons.append(NonlinearConstraint(mi, -np.inf, prog.notion.eps))
     else:
         AP = prog.notion.cone(P) * P[None, :]        # (r, d) on c = P ∘ q, acting on the column q directly
+        rows, cols = AP.shape[0] * m, d * m
+        if rows * cols * 8 > MAX_DENSE_BYTES:        # refuse before allocating (SLSQP densifies anyway)
+            raise TooLargeError(f"the local NLP of a d = {d}, {m}-output design needs a dense {rows} x {cols} "
+                                f"constraint matrix ({rows * cols * 8 / 2 ** 30:.2f} GiB, limit "
+                                f"{MAX_DENSE_BYTES / 2 ** 30:.2f} GiB); use solver='exact' (column generation scales)")
         if AP.shape[0]:                              # one symbol on the support: no pairs, no cone rows
             cons.append(LinearConstraint(np.kron(AP, np.eye(m)), 0.0, np.inf))   # rows (k, y): Σ_x AP[k, x] Q[x, y]
     return cons

@@ -48,6 +48,8 @@ def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> n
     """
     tol = settings.tolerance("prior_sum") if tol is None else tol
     try:
+        if np.iscomplexobj(np.asarray(prior)):       # numpy would drop the imaginary part with a warning
+            raise TypeError("complex")
         p = np.asarray(prior, dtype=float)
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a vector of numbers, got {prior!r}") from None
@@ -61,6 +63,10 @@ def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> n
     if np.any(p < 0):
         bad = int(np.flatnonzero(p < 0)[0])
         raise ProblemError(f"{name} has a negative entry at index {bad}: {p[bad]:g}")
+    tiny = np.flatnonzero((p > 0) & (p < np.finfo(float).tiny))
+    if tiny.size:                         # subnormal: 1/p overflows, LP solvers reject the rows
+        raise ProblemError(f"{name} has a subnormal entry at index {int(tiny[0])}: {p[tiny[0]]:g}; set it to 0 "
+                           f"or give masses >= {np.finfo(float).tiny:.3g}")
     with np.errstate(over="ignore"):      # a sum overflowing to inf is reported below, not warned about
         total = float(p.sum())
     if abs(total - 1.0) > tol:
@@ -126,7 +132,10 @@ def _read_prior_file(path: Path) -> np.ndarray:
             arr = np.array([float(t) for t in tokens if t])
     except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
         raise ProblemError(f"cannot read prior file {str(path)!r}: {exc}") from None
-    return validate_prior(np.ravel(arr), name=f"prior from {path.name}")
+    if np.ndim(arr) != 1:                 # a matrix is not a prior: never flatten it silently
+        raise ProblemError(f"prior file {path.name!r} holds an array of shape {np.shape(arr)}, not a 1-D vector; "
+                           "save the prior as one vector (np.save(path, p.ravel()) if that is what you mean)")
+    return validate_prior(arr, name=f"prior from {path.name}")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Status", "Certificate", "Result", "jsonable", "PROOFS", "MEANINGS", "vocabulary"]
+__all__ = ["Status", "Certificate", "Result", "jsonable", "PROOFS", "MEANINGS", "vocabulary", "GAP_FLOORS",
+           "gap_floor"]
 
 
 class Status(str, Enum):
@@ -123,12 +124,43 @@ def vocabulary(width: int = 20) -> str:
     return "\n".join(lines)
 
 
+#: The absolute floor of the certificate gap, per objective, in the objective's own units:
+#: ``gap = |bound − value| / max(|bound|, floor)``. Above the floor the gap is relative (an
+#: answer of 1e-9 is held to 1e-7 of 1e-9, not of 1); below it, the gap is |bound − value| /
+#: floor, so ``optimal`` needs |bound − value| ≤ gap_tol · floor (1e-10 with the defaults),
+#: about the feasibility tolerance of the LPs that produce the bounds. Objectives not listed use
+#: ``DEFAULT_GAP_FLOOR``.
+GAP_FLOORS: dict[str, float] = {
+    "mse": 1e-3,                   # squared units of the values; a histogram MSE is at most 2
+    "sq": 1e-3,
+    "mi": 1e-3,                    # nats
+    "mutual_information": 1e-3,
+    "I(Xp;Y)": 1e-3,
+    "fisher_trace": 1e-3,          # a Fisher trace on [a, b] is ≥ π²/(b − a)², rarely below 1e-3
+    "weighted_fisher": 1e-3,
+    "fisher_trace+penalty": 1e-3,
+    "J": 1e-3,
+}
+DEFAULT_GAP_FLOOR = 1e-3
+
+
+def gap_floor(objective: str | None) -> float:
+    """The absolute floor of the certificate gap for ``objective`` (:data:`GAP_FLOORS`).
+
+    >>> gap_floor("mse"), gap_floor("something-new")
+    (0.001, 0.001)
+    """
+    return GAP_FLOORS.get(objective or "", DEFAULT_GAP_FLOOR)
+
+
 @dataclass(frozen=True)
 class Certificate:
     """A proven bound on the optimum and the gap to the returned value.
 
     ``bound`` is an upper bound for a maximisation (lower for a minimisation),
-    in the problem's own units; ``gap`` = |bound − value| / max(1, |bound|).
+    in the problem's own units; ``gap`` = |bound − value| / max(|bound|, floor)
+    with the objective's absolute floor (:data:`GAP_FLOORS`, 1e-3 by default):
+    relative at every scale above the floor.
     """
 
     bound: float
@@ -138,8 +170,8 @@ class Certificate:
         return {"bound": float(self.bound), "gap": float(self.gap)}
 
 
-def _relative_gap(value: float, bound: float) -> float:
-    return abs(bound - value) / max(1.0, abs(bound))
+def _relative_gap(value: float, bound: float, objective: str | None = None) -> float:
+    return abs(bound - value) / max(abs(bound), gap_floor(objective))
 
 
 @dataclass(frozen=True)
@@ -259,9 +291,19 @@ class Result:
         return replace(self, status=status, message=msg, proof=proof)
 
     @staticmethod
-    def gap_of(value: float, bound: float) -> float:
-        """Relative gap used throughout: |bound − value| / max(1, |bound|)."""
-        return _relative_gap(value, bound)
+    def gap_of(value: float, bound: float, objective: str | None = None) -> float:
+        """The certificate gap used throughout: |bound − value| / max(|bound|, floor(objective)).
+
+        Relative above the objective's floor (:data:`GAP_FLOORS`), absolute
+        (divided by the floor) below it: a value of 1.36e-9 against a bound of
+        1.41e-10 is 1.2e-6 apart, not "within 1e-7".
+
+        >>> Result.gap_of(1.36e-9, 1.41e-10, "mse") > 1e-7
+        True
+        >>> Result.gap_of(2.0, 2.0 + 1e-9, "mse") < 1e-9
+        True
+        """
+        return _relative_gap(value, bound, objective)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the CLI contract (design.md)."""

@@ -16,6 +16,8 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 
@@ -152,12 +154,15 @@ class Tolerances:
 
 
 DEFAULTS = Tolerances()
-_current: list[Tolerances] = [DEFAULTS]
+# One value per thread and per asyncio task (contextvars): an override in one
+# thread never changes the validation or audit of another (issue 19). A new
+# thread starts from DEFAULTS, not from the overrides of the thread that made it.
+_CURRENT: contextvars.ContextVar[Tolerances] = contextvars.ContextVar("mechopt_tolerances", default=DEFAULTS)
 
 
 def current() -> Tolerances:
-    """The tolerances in force."""
-    return _current[-1]
+    """The tolerances in force in this thread (or asyncio task)."""
+    return _CURRENT.get()
 
 
 def tolerance(name: str) -> float:
@@ -180,16 +185,29 @@ def resolve(value: float | None, name: str) -> float:
 
 @contextlib.contextmanager
 def override(**values: float) -> Iterator[Tolerances]:
-    """Override tolerances inside a ``with`` block."""
+    """Override tolerances inside a ``with`` block, in the calling thread only.
+
+    Each value must be a finite number ≥ 0 (not a boolean): an infinite
+    ``privacy`` tolerance would switch the audit off, a NaN compare false everywhere.
+
+    >>> with override(privacy=float("inf")):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    mechopt.errors.ParamError: tolerance privacy must be a finite non-negative number, got inf; an infinite tolerance switches its check off
+    """
     known = {f.name for f in fields(Tolerances)}
     bad = sorted(set(values) - known)
     if bad:
         raise ParamError(f"unknown tolerance(s) {bad}; known: {sorted(known)}")
     for key, val in values.items():
-        if not (isinstance(val, (int, float)) and val >= 0):
-            raise ParamError(f"tolerance {key} must be a non-negative number, got {val!r}")
-    _current.append(replace(current(), **values))
+        if isinstance(val, bool) or not isinstance(val, (int, float)) or not val >= 0:
+            raise ParamError(f"tolerance {key} must be a finite non-negative number, got {val!r}")
+        if not math.isfinite(val):
+            raise ParamError(f"tolerance {key} must be a finite non-negative number, got {val!r}; "
+                             "an infinite tolerance switches its check off")
+    token = _CURRENT.set(replace(current(), **{k: float(v) for k, v in values.items()}))
     try:
         yield current()
     finally:
-        _current.pop()
+        _CURRENT.reset(token)

@@ -30,7 +30,7 @@ def check_options(name: str, given: dict[str, Any], allowed: dict[str, Any]) -> 
     opts = dict(allowed)
     opts.update(given)
     tl = opts.get("time_limit")
-    if tl is not None and not (isinstance(tl, (int, float)) and tl > 0 and math.isfinite(tl)):
+    if tl is not None and (isinstance(tl, bool) or not (isinstance(tl, (int, float)) and tl > 0 and math.isfinite(tl))):
         raise ParamError(f"time_limit must be a positive number of seconds, got {tl!r}")
     return opts
 

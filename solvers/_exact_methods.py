@@ -137,7 +137,7 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
     if kind == "ldp" and isinstance(u, MutualInfo) and u.prior is not None:
         return LDPMIKnapsackPricer(P, eps, u.prior, batch), ldp_seed(P, eps), "knapsack branch and bound"
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, SumMSE):
-        return LIPSumPricer(P, eps, u.a, batch), cp.prior[:, None].copy(), "LIP parametric sweep"
+        return LIPSumPricer(P, eps, u.centred, batch), cp.prior[:, None].copy(), "LIP parametric sweep"
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, HistogramMSE):
         return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), "LIP branch and bound"
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, MutualInfo) and u.prior is not None:

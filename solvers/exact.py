@@ -212,7 +212,7 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
     cert, status, msg = None, out.status, out.message
     if math.isfinite(out.bound):
         bound = cp.value_of(out.bound)
-        gap = Result.gap_of(value, bound)
+        gap = Result.gap_of(value, bound, base["objective"])
         cert = Certificate(bound, gap)
         if status is Status.OPTIMAL and gap > settings.tolerance("gap"):
             status = Status.OPTIMAL_INACCURATE

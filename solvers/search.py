@@ -18,7 +18,7 @@ processing. Hence on a cell [a, b]:
 The minimum of P(a) over the unpruned cells is a proven lower bound on the
 optimum; the best grid vertex satisfying both constraints exactly is the
 returned (feasible) point. Cells whose bound is within ``gap_tol`` of the
-incumbent are closed; the others are split in 2ⁿ until the gap closes or
+incumbent (in the certificate's gap, :meth:`mechopt.result.Result.gap_of`) are closed; the others are split in 2ⁿ until the gap closes or
 ``max_evals`` is spent. The result carries ``Certificate(bound, gap)`` and
 states its grid (initial cells per axis, finest cell width) in ``extras``.
 
@@ -146,7 +146,7 @@ class SearchSolver(Solver):
                 lb = _box_bound(form, cache, lo, hi)
                 if lb is None:
                     continue
-                if lb >= best_p - tol:
+                if lb >= best_p or Result.gap_of(best_p, lb, form.objective) <= tol:   # the gap of the certificate
                     closed_lb = min(closed_lb, lb)
                 else:
                     active.append((lb, lo, hi))

@@ -37,6 +37,10 @@ __all__ = ["SQPSolver", "SOLVERS", "MAX_VARIABLES"]
 MAX_VARIABLES = 10_000
 
 
+MAX_STARTS = 10_000
+"""Most random starts one sqp solve takes."""
+
+
 class SQPSolver(Solver):
     """Multi-start SLSQP / trust-constr.
 
@@ -71,6 +75,9 @@ class SQPSolver(Solver):
         n = int(opts["n_starts"])
         if n < 1:
             raise ParamError(f"n_starts must be ≥ 1, got {n}")
+        if n > MAX_STARTS:                  # the starts are drawn as one array: 1e9 of them is ~30 GiB
+            raise ParamError(f"n_starts = {n} is more than {MAX_STARTS} starts; give n_starts <= {MAX_STARTS} "
+                             "(or solver='exact' for a certified optimum)")
         deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
         form = problem.nlp_form()
         rng = np.random.default_rng(opts["seed"])

@@ -83,7 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str, code: int = 2) -> int:
-    line = " ".join(str(message).split())   # one line, whatever the message held
+    from mechopt.cli._common import printable
+
+    line = printable(" ".join(str(message).split()))   # one line, no raw control characters
     sys.stderr.write(f"{PROG}: error: {line}\n")
     return code
 
@@ -96,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
+        if handler is not None and (sys.stdout is None or sys.stdout.closed):
+            return _fail("standard output is closed (>&-): redirect it to a file or /dev/null instead")
         if handler is None:
             parser.print_help(sys.stderr)
             return 2
@@ -110,6 +114,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if show_tb:
             traceback.print_exc()
         return _fail(_describe(exc))
+    except ValueError as exc:
+        if "I/O operation on closed file" in str(exc):   # stdout closed while running
+            return _fail("standard output is closed: redirect it to a file or /dev/null instead")
+        if show_tb:
+            traceback.print_exc()
+        return _fail(f"internal error: ValueError: {exc} (rerun with --traceback and report it)", 1)
     except Exception as exc:  # a bug: still one line, exit 1; --traceback shows it
         if show_tb:
             traceback.print_exc()

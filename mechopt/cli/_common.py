@@ -74,6 +74,16 @@ def _fallback(obj: Any) -> Any:
     return str(obj)
 
 
+def printable(text: Any) -> str:
+    """``text`` with control characters (ESC, CR, BEL, ...) shown as escapes, safe on a terminal.
+
+    >>> print(printable("evil" + chr(27) + "[2Jname"))
+    evil\\x1b[2Jname
+    """
+    s = str(text)
+    return s if s.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | None = None) -> str:
     """An aligned text table drawn by :mod:`rich`, fitted to the terminal width.
 
@@ -109,9 +119,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | No
     ascii_head = Box("    \n    \n -- \n    \n    \n    \n    \n    \n")
     t = Table(box=ascii_head, show_edge=False, pad_edge=False, padding=(0, 1))
     for h in headers:
-        t.add_column(Text(str(h)), overflow="fold")
+        t.add_column(Text(printable(h)), overflow="fold")
     for r in rows:
-        t.add_row(*(Text(fmt(c)) for c in r))
+        t.add_row(*(Text(printable(fmt(c))) for c in r))
     buf = io.StringIO()
     Console(file=buf, width=width or 100_000, color_system=None, force_terminal=False, highlight=False,
             emoji=False, markup=False, soft_wrap=False).print(t)
@@ -180,6 +190,30 @@ def check_out_file(path: str | None, flag: str = "--out") -> None:
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise ParamError(f"{flag} {path!r}: folder {parent!r} does not exist; create it first")
+
+
+def check_plot_format(path: str | None, flag: str = "--plot") -> None:
+    """Refuse, before any work is done, a plot file whose suffix matplotlib cannot write.
+
+    >>> check_plot_format("out.txt")
+    Traceback (most recent call last):
+    ...
+    mechopt.errors.ParamError: --plot 'out.txt': matplotlib cannot write '.txt' files; end the name with .png, .pdf or .svg
+    """
+    import os
+
+    from mechopt.errors import ParamError
+
+    if path is None:
+        return
+    suffix = os.path.splitext(path)[1].lower().lstrip(".")
+    if not suffix:                          # matplotlib writes its default format (png)
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    if suffix not in FigureCanvasBase.get_supported_filetypes():
+        raise ParamError(f"{flag} {path!r}: matplotlib cannot write '.{suffix}' files; end the name with .png, "
+                         ".pdf or .svg")
 
 
 def check_out_dir(path: str | None, flag: str = "--out") -> None:

@@ -172,12 +172,14 @@ def _read_edgelist(text: str) -> Any:
         if not tok:
             continue
         if len(tok) not in (2, 3):
-            raise ValueError(f"line {n}: expected 'u v' or 'u v weight', got {line.strip()!r}")
+            raise ValueError(f"line {n}: expected 'u v' or 'u v weight', got {len(tok)} fields")   # never echo the file
         try:
             u, v = int(tok[0]), int(tok[1])
             w = float(tok[2]) if len(tok) == 3 else 1.0
         except ValueError:
             raise ValueError(f"line {n}: nodes must be integers and the weight a number") from None
+        if G.has_edge(u, v):
+            raise ValueError(f"line {n}: edge ({u}, {v}) is listed twice; give each pair once, with the weight you mean")
         G.add_edge(u, v, weight=w)
     return G
 

@@ -132,6 +132,12 @@ def run_compare(args: argparse.Namespace) -> int:
     rows = compare(args.problem, args.solver, instances=instances, time_limit=tl, jobs=args.jobs,
                    progress=args.progress, budget=args.budget, isolate=isolate)
     wall = time.perf_counter() - t0
+    if args.jobs > 1:
+        from mechopt.jobs.workers import cap_jobs
+
+        note = cap_jobs(args.jobs, len(rows))[1]
+        if note:
+            print(f"mechopt: note: {note}", file=sys.stderr)
     files = plot_compare(rows, args.plot) if args.plot else []
     if args.json:
         emit_json({"rows": rows, "wall_s": wall, "plots": [str(f) for f in files]})

@@ -70,7 +70,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         raise ParamError("--resume needs --out FILE.jsonl (the file to continue)")
     if args.scheduler and args.jobs != 1:
         raise ParamError("give either --jobs N (local) or --scheduler ADDRESS (Dask), not both")
-    from mechopt.cli._common import check_out_file
+    from mechopt.cli._common import check_out_file, check_plot_format
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
@@ -81,6 +81,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     check_distinct({"--out": args.out, "--plot": args.plot},
                    {"sweep spec": spec_path,
                     "file named in the spec": files_named([read_toml(spec_path).get(k, {}) for k in ("fixed", "grid")], spec_path.parent)})
+    check_plot_format(args.plot)             # before the run, not after it
     spec = load_spec(args.spec)
     notes: list[str] = []
     if args.solver:
@@ -95,6 +96,11 @@ def run_sweep(args: argparse.Namespace) -> int:
         spec = replace(spec, time_limit=args.time_limit)
     lines = sweep(spec, args.out, jobs=args.jobs, scheduler=args.scheduler, resume=args.resume,
                   overwrite=args.force, progress=args.progress)
+    if args.jobs > 1:
+        from mechopt.jobs.workers import cap_jobs
+
+        capped = cap_jobs(args.jobs, len(lines))[1]
+        notes += [capped] if capped else []
     for note in notes:   # after the run: a failure stays one error line
         print(f"mechopt: note: {note}", file=sys.stderr)
     png = plot_sweep(lines, args.plot, spec.plot_x, spec.description or None) if args.plot else None

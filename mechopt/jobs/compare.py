@@ -195,7 +195,9 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
         else:
             from joblib import Parallel, delayed
 
-            gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(
+            from mechopt.jobs.workers import cap_jobs
+
+            gen = Parallel(n_jobs=cap_jobs(jobs, len(pairs))[0], return_as="generator_unordered")(
                 delayed(_indexed_row)(k, inst, name, time_limit) for k, (inst, name, _) in enumerate(pairs))
             for k, row in gen:
                 raw[k] = row

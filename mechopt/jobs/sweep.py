@@ -20,7 +20,10 @@ A sweep spec (TOML) names one catalog problem id and a grid::
 Each point is written as soon as it finishes (flushed and fsync-ed) as one
 JSON line with a deterministic ``key`` (a hash of problem, params, solver and
 options), so a killed run loses nothing that finished and ``resume=True``
-skips the keys already in the file (a truncated last line is dropped). Points
+skips the keys already in the file (a truncated last line is dropped). The
+file starts with a header naming the spec, is locked while a sweep writes it,
+and a fresh run replaces an old file only once its first point is written
+(:mod:`mechopt.jobs.sweep_file`). Points
 run in-process (``jobs=1``), on local processes (``jobs=N``, joblib/loky) or on
 a Dask distributed cluster (``scheduler=ADDRESS`` or a ``distributed.Client``).
 
@@ -62,10 +65,10 @@ True
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,10 +77,10 @@ from typing import Any
 from mechopt.errors import ParamError, ProblemError
 from mechopt.progress import Progress
 from mechopt.result import jsonable
+from mechopt.jobs.sweep_file import SweepWriter, read_lines, spec_id
 from mechopt.jobs.sweep_spec import MAX_POINTS, SweepSpec, load_spec, parse_spec  # noqa: F401  (spec parsing lives there)
 
 #: Largest sweep file read back by --resume.
-MAX_SWEEP_FILE_BYTES = 256 * 1024 * 1024
 
 __all__ = ["SweepSpec", "parse_spec", "load_spec", "sweep", "tasks", "run_point", "read_lines", "plot_sweep",
            "sweep_figure", "series_legend"]
@@ -141,46 +144,6 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     return jsonable(line)
 
 
-def read_lines(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """The finished lines of a sweep file. A truncated or garbled LAST line is
-    ignored (and cut off the file when ``repair``); a bad line before it raises.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "s.jsonl")
-    >>> _ = open(path, "w").write('{"key": "a"}\\n{"key": "b", "val')
-    >>> [ln["key"] for ln in read_lines(path, repair=True)], open(path).read()
-    (['a'], '{"key": "a"}\\n')
-    """
-    p = Path(path)
-    if not p.exists():
-        return []
-    from mechopt.files import read_input
-
-    raw = read_input(p, "sweep file", MAX_SWEEP_FILE_BYTES)
-    end = raw.rfind(b"\n") + 1          # bytes after the last newline: an unfinished line
-    parts = raw[:end].split(b"\n")[:-1]
-    out = []
-    for i, part in enumerate(parts):
-        if not part.strip():
-            continue
-        try:
-            obj = json.loads(part)
-            if not (isinstance(obj, dict) and "key" in obj):
-                raise ValueError("not a sweep line")
-        except (ValueError, UnicodeDecodeError):
-            if i == len(parts) - 1:       # a garbled last line: drop it too
-                end = sum(len(q) + 1 for q in parts[:i])
-                break
-            raise ProblemError(f"line {i + 1} of {str(p)!r} is not a sweep line; fix it or start over without --resume") from None
-        out.append(obj)
-    if repair and end < len(raw):
-        with p.open("r+b") as fh:
-            fh.truncate(end)
-    return out
-
-
 def _run_iter(todo: list[dict[str, Any]], jobs: int, scheduler: Any) -> Iterator[dict[str, Any]]:
     if scheduler is not None:
         yield from _run_dask(todo, scheduler)
@@ -190,7 +153,9 @@ def _run_iter(todo: list[dict[str, Any]], jobs: int, scheduler: Any) -> Iterator
     else:
         from joblib import Parallel, delayed
 
-        yield from Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(run_point)(t) for t in todo)
+        from mechopt.jobs.workers import cap_jobs
+
+        yield from Parallel(n_jobs=cap_jobs(jobs, len(todo))[0], return_as="generator_unordered")(delayed(run_point)(t) for t in todo)
 
 
 def _run_dask(todo: list[dict[str, Any]], scheduler: Any) -> Iterator[dict[str, Any]]:
@@ -241,32 +206,23 @@ def sweep(spec: SweepSpec | str | Path, out: str | Path | None = None, *, jobs: 
         raise ParamError(f"jobs must be a positive integer, got {jobs!r}")
     all_tasks = tasks(spec)
     done: dict[str, dict[str, Any]] = {}
-    fh = None
+    writer: SweepWriter | None = None
     if out is not None:
         p = Path(out)
         if p.exists() and p.stat().st_size and not resume and not overwrite:
-            raise ParamError(f"{str(p)!r} exists: pass --resume to continue it, or remove it to start over")
-        if resume:
-            done = {ln["key"]: ln for ln in read_lines(p, repair=True)}
-        from mechopt.files import open_direct, target_kind
-
-        try:   # a FIFO or device (/dev/null) is written directly; a FIFO without a reader is refused, not waited on
-            fh = open_direct(p) if target_kind(p) == "direct" else p.open("a" if resume else "w", encoding="utf-8")
-        except OSError as exc:
-            raise ParamError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
-    todo = [t for t in all_tasks if t["key"] not in done]
-    try:
+            raise ParamError(f"{p.name!r} exists: pass --resume to continue it, or remove it to start over")
+        writer = SweepWriter(p, spec_id=spec_id([t["key"] for t in all_tasks]), problem=spec.problem,
+                             points=len(all_tasks), resume=resume)
+    with writer if writer is not None else contextlib.nullcontext():
+        if writer is not None:
+            done = {ln["key"]: ln for ln in writer.done}
+        todo = [t for t in all_tasks if t["key"] not in done]
         with Progress(len(todo), "sweep", enabled=progress) as bar:
             for line in _run_iter(todo, jobs, scheduler):
                 done[line["key"]] = line
-                if fh is not None:
-                    fh.write(json.dumps(line, allow_nan=False, separators=(",", ":"), default=str) + "\n")
-                    fh.flush()
-                    os.fsync(fh.fileno())
+                if writer is not None:
+                    writer.write(line)
                 bar.advance(line["solver"])
-    finally:
-        if fh is not None:
-            fh.close()
     return [done[t["key"]] for t in all_tasks if t["key"] in done]
 
 

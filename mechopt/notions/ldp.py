@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import networkx as nx
@@ -80,6 +81,12 @@ class GraphLDP(LDP):
         If True constrain every connected pair with e^{ε·dist}, dist the
         weighted shortest-path distance; otherwise only the edges.
 
+    What it protects: only the pairs it constrains (edges, or connected pairs
+    when ``metric``). An input without any edge is not protected at all: its
+    row may reveal it. Such inputs are listed in ``unprotected``, warned about,
+    and named in the message of every result designed under the graph.
+    Parallel edges (a multigraph) and weights with ε·w > 700 are refused.
+
     Examples
     --------
     >>> import networkx as nx, numpy as np
@@ -103,9 +110,22 @@ class GraphLDP(LDP):
         nodes = sorted(graph.nodes)
         if nodes != list(range(len(nodes))):
             raise ProblemError("policy graph nodes must be the integers 0..d-1 (relabel with nx.convert_node_labels_to_integers)")
+        if graph.is_multigraph():
+            twice = next(((u, v) for u, v in graph.edges() if graph.number_of_edges(u, v) > 1), None)
+            if twice is not None:
+                raise ProblemError(f"policy graph has parallel edges between {twice[0]} and {twice[1]}; "
+                                   "give one edge per pair, with the weight you mean")
         for u, v, w in graph.edges(data="weight", default=1.0):
-            if not (isinstance(w, (int, float)) and w > 0 and math.isfinite(w)):
+            if isinstance(w, bool) or not (isinstance(w, (int, float)) and w > 0 and math.isfinite(w)):
                 raise ProblemError(f"edge ({u}, {v}) has weight {w!r}; weights must be finite and > 0")
+            if self.eps * w > 700:          # e^(eps w) overflows: the LP would get inf coefficients
+                raise ProblemError(f"edge ({u}, {v}) has weight {w:g}: eps * weight = {self.eps * w:g} > 700 "
+                                   "overflows e^(eps weight); drop the edge to leave that pair unconstrained")
+        #: Inputs without any edge: graph-LDP puts no constraint on them (their rows may reveal them).
+        self.unprotected = tuple(int(n) for n in nodes if graph.degree(n) == 0)
+        if self.unprotected:
+            warnings.warn(f"policy graph: inputs {list(self.unprotected)} have no edge, so graph-LDP does not "
+                          "protect them", UserWarning, stacklevel=2)
         self.graph = graph
         self.metric = bool(metric)
         if self.metric:

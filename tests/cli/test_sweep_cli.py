@@ -14,7 +14,7 @@ def test_cli_sweep_json_and_plot(cli, tmp_path, sweep_spec):
             "time_s"} <= set(doc["lines"][0])
     again = cli("sweep", spec, "--out", tmp_path / "o.jsonl", "--resume", "--json").json()
     assert [ln["key"] for ln in again["lines"]] == [ln["key"] for ln in doc["lines"]]
-    assert json.loads((tmp_path / "o.jsonl").read_text().splitlines()[0])["key"] == doc["lines"][0]["key"]
+    assert json.loads((tmp_path / "o.jsonl").read_text().splitlines()[1])["key"] == doc["lines"][0]["key"]
 
 
 def test_cli_sweep_summary_counts_statuses(cli, tmp_path):

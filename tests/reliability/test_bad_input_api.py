@@ -191,9 +191,10 @@ CASES: list[Case] = [
     ("get_problem", "unknown problem id", lambda f: P("nope-problem"), ProblemError, "unknown problem 'nope-problem'"),
     ("solve", "a problem id instead of a Problem", lambda f: mechopt.solve("design"), ProblemError,
      "solve() takes a Problem, got str"),
-    ("solve", "exact beyond its memory budget",
-     lambda f: mechopt.solve(P("kss-mi").from_params(prior="uniform:5000000", eps=1), solver="exact"), TooLargeError,
-     "column generation over d = 5000000 inputs needs"),
+    ("solve", "exact ray enumeration beyond its memory budget",   # uniform:5000000 now returns an audited plan
+     lambda f: mechopt.solve(P("design").from_params(prior=",".join(str(k / 820) for k in range(1, 41)), notion="ldp",
+                                                     utility="mi", eps=1), solver="exact", method="enumerate"),
+     TooLargeError, "enumerating the 2^40 ε-LDP patterns needs"),
     ("get_solver", "unknown solver name", lambda f: get_solver("nope"), SolverNotFound, "available:"),
     # ---- family parameters -----------------------------------------------------------------
     ("lip-binary", "p1 outside [0, 1]", lambda f: P("lip-binary").from_params(eps=1, p1="2"), ProblemError,
@@ -339,6 +340,13 @@ CASES: list[Case] = [
 ]
 
 
+import sys  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parent))   # the shared issue-19 rows (tests/ is not a package)
+from catalog_issue19 import API_CASES, api_files  # noqa: E402  (issue 19 rows)
+
+CASES += API_CASES
+
+
 def test_catalog_is_large_and_covers_every_entry_point():
     entry = {c[0] for c in CASES}
     assert len(CASES) >= 60
@@ -352,7 +360,7 @@ def test_catalog_is_large_and_covers_every_entry_point():
 
 @pytest.mark.parametrize("entry,what,call,exc,fragment", CASES, ids=[f"{c[0]}: {c[1]}" for c in CASES])
 def test_bad_input_raises_typed_one_line_error(tmp_path, entry, what, call, exc, fragment):
-    files = _files(tmp_path)
+    files = {**_files(tmp_path), **api_files(tmp_path)}
     with pytest.raises(MechoptError) as info:
         call(files)
     err = info.value

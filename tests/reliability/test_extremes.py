@@ -315,6 +315,11 @@ def test_design_dense_eps_grid(notion) -> None:
                                notion, utility, float(eps))
                 r = mechopt.solve(prob, solver="exact")
                 honest(r, f"{name} {notion} {utility} eps={eps:.3g}", channel=True)
+                if r.status is Status.OPTIMAL_INACCURATE and abs(r.value) < 1e-3:
+                    # issue 19: below the objective's floor the gap is absolute (|b - v| <= 1e-10 for optimal);
+                    # a value of 8e-7 known to 7e-9 (1 %) is not called optimal any more
+                    assert "certificate gap" in r.message and abs(r.certificate.bound - r.value) < 1e-7
+                    continue
                 assert r.status is Status.OPTIMAL, (name, notion, utility, eps, r.message)
 
 

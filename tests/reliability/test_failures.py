@@ -44,7 +44,7 @@ def _boom(*args, **kwargs):
 @pytest.mark.parametrize("target, solver, problem, opts", [
     ("mechopt.solvers._lp.linprog", "exact", DESIGN, {}),
     ("mechopt.solvers._pricing.milp", "exact", ChannelDesign.from_params(
-        prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0), {"method": "colgen", "enum_max_d": 2}),
+        prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0), {"method": "colgen", "enum_max_d": 2, "pricing": "milp"}),
     ("mechopt.solvers.sqp.minimize", "sqp", DESIGN, {"n_starts": 2}),
     ("cvxpy.Problem.solve", "conic", None, {}),
 ])
@@ -275,7 +275,7 @@ def test_sweep_lines_show_the_failure_and_the_other_solvers_run(monkeypatch, tmp
         else:
             assert ln["status"] == "optimal" and ln["certificate"]["gap"] <= 1e-9
     text = out.read_text()
-    assert "NaN" not in text and len(text.splitlines()) == 4
+    assert "NaN" not in text and len(text.splitlines()) == 5        # the spec header and 4 points
 
 
 def test_sweep_cli_table_shows_the_failure(monkeypatch, tmp_path, capsys) -> None:

@@ -58,7 +58,7 @@ def test_lip_mse_sweep_equals_enumeration(d, eps, seed, alpha, scale) -> None:
     V = lip_vertices(P, eps)
     gain = SumMSE(a).gain
     rc_of = lambda C: gain(C) - nu @ C          # noqa: E731
-    out = LIPSumPricer(P, eps, a).price(nu)
+    out = LIPSumPricer(P, eps, SumMSE(a).centred).price(nu)   # the gain uses the centred values
     check(out.rays, out.bound, rc_of(V), rc_of)
 
 
