@@ -226,7 +226,7 @@ def _claim(cid: str, statement: str, domain: str, check: Any) -> Claim:
     return Claim(id=cid, paper="fisher", statement=statement, domain=domain, check=check)
 
 
-CLAIMS = [
+_BASE_CLAIMS: list[Claim] = [
     _claim("fisher.cor1", "Corollary 1: on [a, b] the optimal noise is (2/L)cos²(π(w−c)/L) with J = 4π²/L²",
            "three intervals; spectral within 1e-8, conic (n=600) within its grid-error estimate", _cor1),
     _claim("fisher.cor1_box", "Corollary 1 on a box: product of cos² densities, tr J = Σ 4π²/L_i²",
@@ -256,3 +256,10 @@ CLAIMS = [
     _claim("fisher.grid_order2", "The finite-difference grid error of J is O(h²)",
            "[-1,1], n = 99, 199, 399; both solvers; measured order within 2 ± 0.1", _order2),
 ]
+
+
+# The section-by-section modules never import this one at import time (their helpers from here
+# are imported inside functions), so importing them last is cycle-free.
+from mechopt.claims import fisher_sections  # noqa: E402
+
+CLAIMS: list[Claim] = [*_BASE_CLAIMS, *fisher_sections.CLAIMS]

@@ -211,7 +211,7 @@ def _check_dataset2_psd() -> Verdict:
     return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, v.region, note=note)
 
 
-CLAIMS = [
+_BASE_CLAIMS: list[Claim] = [
     Claim("gauss.eq10", "gauss", "𝓘(X_u) of eqs. (10)–(11) is the Fisher information of Y about X_u",
           "random Σ (n = 3, n_u ∈ {1,2,3}), finite noise incl. 0; relative max-abs deviation", _check_eq10),
     Claim("gauss.eq12", "gauss", "b_nn = |Σ_Y|/|Σ_{Y∪Xu}| and ½ log(σ_u² b_nn) = I(X_u; Y) (eq. (12))",
@@ -230,3 +230,10 @@ CLAIMS = [
     Claim("gauss.datasets_psd", "gauss", "the printed sample covariances (Section V) are valid covariance matrices",
           "both datasets, both blocks; deviation = −(min eigenvalue) when negative", _check_dataset2_psd),
 ]
+
+
+# The section-by-section modules never import this one at import time (their helpers from here
+# are imported inside functions), so importing them last is cycle-free.
+from mechopt.claims import gauss_sections  # noqa: E402
+
+CLAIMS: list[Claim] = [*_BASE_CLAIMS, *gauss_sections.CLAIMS]
