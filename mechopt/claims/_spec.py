@@ -24,7 +24,7 @@ from typing import Any
 
 from mechopt.jobs.verify import Claim, Verdict
 
-__all__ = ["spec", "corrected", "not_checkable", "rel", "normalise"]
+__all__ = ["spec", "corrected", "not_checkable", "rel", "normalise", "attach"]
 
 _KINDS = {"theorem": "theorem", "proof-step": "proof step", "figure": "figure claim", "example": "numeric claim",
           "table": "numeric claim", "remark": "remark"}
@@ -58,7 +58,7 @@ def normalise(v: Verdict) -> Verdict:
         head, _, tail = note.partition("CORRECTION:")
         note, correction = head.strip().rstrip(";").strip(), tail.strip()
     kind = v.region_kind
-    if v.region and kind is None:
+    if v.region and kind is None and v.verdict in ("holds-in-region", "holds-after-correction"):
         low = v.region.lower()
         kind = ("sufficient" if "sufficient" in low or "not the boundary" in low else
                 "exact boundary" if "exact" in low else "empirical" if "empirical" in low else "sufficient")
@@ -72,3 +72,11 @@ def spec(cid: str, paper: str, section: str, printed: str, assumptions: str, met
     return Claim(id=cid, paper=paper, statement=printed, domain=method, check=lambda: normalise(check()),
                  section=section, assumptions=assumptions, kind=_KINDS.get(kind, kind),
                  by_construction=by_construction, recheck=recheck, tol=tol)
+
+
+def attach(claims: list[Claim], rechecks: dict[str, tuple[Callable[[dict[str, Any]], float], float]]) -> list[Claim]:
+    """The claims with ``recheck`` and ``tol`` set from ``rechecks`` (``id -> (function, tol)``)."""
+    unknown = set(rechecks) - {c.id for c in claims}
+    if unknown:
+        raise ValueError(f"rechecks for unknown claims {sorted(unknown)}")
+    return [replace(c, recheck=rechecks[c.id][0], tol=rechecks[c.id][1]) if c.id in rechecks else c for c in claims]

@@ -288,5 +288,6 @@ _BASE_CLAIMS: list[Claim] = [
 # The section-by-section modules never import this one at import time (their helpers from here
 # are imported inside functions), so importing them last is cycle-free.
 from mechopt.claims import gauss_sections  # noqa: E402
+from mechopt.claims._spec import attach  # noqa: E402
 
-CLAIMS: list[Claim] = [*_BASE_CLAIMS, *gauss_sections.CLAIMS]
+CLAIMS: list[Claim] = attach([*_BASE_CLAIMS, *gauss_sections.CLAIMS], gauss_sections.RECHECKS)

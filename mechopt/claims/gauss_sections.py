@@ -51,6 +51,33 @@ def check_fig4_small_delta():
                    "spread = max - min of the greedy value over eps0 in " + str(E0) + "; claim: spread decreasing in delta")
 
 
+def fig4_small_delta_recheck(ce: dict) -> float:
+    """Largest increase of the greedy value's spread over eps0 between consecutive stored deltas (the text says
+    the spread shrinks as delta grows), re-run from the stored deltas."""
+    p = GaussProblem.from_params(dataset="1", gamma="0")
+    spread = []
+    for d in ce["delta"]:
+        vals = [solve(p.with_params(delta=float(d)), solver="greedy", eps0=e0).value for e0 in E0]
+        spread.append(max(vals) - min(vals))
+    return max(0.0, max(spread[i + 1] - spread[i] for i in range(len(spread) - 1)))
+
+
+def fig3_delta_recheck(ce: dict) -> float:
+    """Largest decrease of the certified min I(Xp;Y) between consecutive stored deltas (as printed it increases)."""
+    from mechopt.claims.gauss import curve
+
+    vals = [r["value"] for r in curve(GaussProblem.from_params(dataset="1", gamma="0"), tuple(ce["delta"]), "search")]
+    return max(0.0, max(vals[i] - vals[i + 1] for i in range(len(vals) - 1)))
+
+
+def datasets_psd_recheck(ce: dict) -> float:
+    """−(smallest eigenvalue) of the stored dataset's printed covariance block."""
+    from mechopt.problems.gauss_data import DATASETS
+
+    block = "cov_p" if ce["block"] == "Σ_{X∪Xp}" else "cov_u"
+    return max(0.0, -float(np.linalg.eigvalsh(DATASETS[ce["dataset"]][block])[0]))
+
+
 def check_fig4_slower():
     """'for smaller values of eps0, the algorithm converges more slowly'."""
     f = _fig4()
@@ -111,3 +138,6 @@ CLAIMS = [
          "of delta", "dataset 1, gamma = 0, certified global search", "monotonicity of min I(Xp;Y) in delta",
          check_fig3_delta, "figure", by_construction=True),
 ]
+
+RECHECKS = {"gauss.fig4_small_delta": (fig4_small_delta_recheck, 1e-9), "gauss.fig3_delta": (fig3_delta_recheck, 1e-9),
+            "gauss.datasets_psd": (datasets_psd_recheck, 0.0)}

@@ -269,7 +269,7 @@ def _check_nonuniform() -> Verdict:
                 P = rng.dirichlet(np.ones(d))
                 opt, how = ldp_mi_optimum(P, eps)
                 devs.append(max(0.0, opt - F.mi_optimal(d, eps)))
-                inst.append({"d": d, "eps": eps, "prior": np.round(P, 4).tolist(), "optimum": opt,
+                inst.append({"d": d, "eps": eps, "prior": P.tolist(), "optimum": opt,
                              "uniform_bound": F.mi_optimal(d, eps), "method": how})
     v = Verdict.from_deviations(devs, tol=1e-9, instances=inst, size=lambda i: (i["d"], i["eps"]))
     return replace(v, note="the question is open in the paper; the checks answer it: the uniform-prior bound is "
@@ -324,5 +324,7 @@ _BASE_CLAIMS: list[Claim] = [
 # The section-by-section modules never import this one at import time (their helpers from here
 # are imported inside functions), so importing them last is cycle-free.
 from mechopt.claims import kss_sections  # noqa: E402
+from mechopt.claims._spec import attach  # noqa: E402
+from mechopt.claims.kss_rechecks import RECHECKS  # noqa: E402
 
-CLAIMS: list[Claim] = [*_BASE_CLAIMS, *kss_sections.CLAIMS]
+CLAIMS: list[Claim] = attach([*_BASE_CLAIMS, *kss_sections.CLAIMS], RECHECKS)

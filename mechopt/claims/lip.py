@@ -59,8 +59,8 @@ def _closed_grid(problems, region_of: Callable, region: str | None, note: str = 
     for prob in problems:
         viol, own, gap = _closed_dev(prob)
         opt = certified(prob)
-        insts.append(_inst(prob, closed_value=prob.closed_form().value, certified_value=opt.value,
-                           violation=viol))
+        insts.append(_inst(prob, model=type(prob).__name__, closed_value=prob.closed_form().value,
+                           certified_value=opt.value, violation=viol))
         devs.append(max(viol, own, gap))
         flags.append(bool(region_of(prob)))
     return grid_verdict(insts, devs, flags, region, VALUE_TOL, note=note, region_kind=region_kind)
@@ -430,5 +430,7 @@ _BASE_CLAIMS: list[Claim] = [
 # The section-by-section modules never import this one at import time (their helpers from here
 # are imported inside functions), so importing them last is cycle-free.
 from mechopt.claims import lip_figures, lip_formulas, lip_proofs  # noqa: E402
+from mechopt.claims._spec import attach  # noqa: E402
+from mechopt.claims.lip_rechecks import RECHECKS  # noqa: E402
 
-CLAIMS: list[Claim] = [*_BASE_CLAIMS, *lip_formulas.CLAIMS, *lip_proofs.CLAIMS, *lip_figures.CLAIMS]
+CLAIMS: list[Claim] = attach([*_BASE_CLAIMS, *lip_formulas.CLAIMS, *lip_proofs.CLAIMS, *lip_figures.CLAIMS], RECHECKS)

@@ -92,8 +92,8 @@ def check_fig8_cross():
             half_paper = sum(cf.binary_lip_mse(p, eps / 2) for p in P)
             paper_cross += half_paper < full
             devs.append(max(0.0, full - half))          # claim needs half < full
-            insts.append({"rep": rep, "eps": eps, "sum_lip_half_certified": half, "sum_ldp_full": full,
-                          "sum_eq21_half": half_paper})
+            insts.append({"rep": rep, "eps": eps, "local_priors": P.tolist(), "sum_lip_half_certified": half,
+                          "sum_ldp_full": full, "sum_eq21_half": half_paper})
     ok = [d for d in devs if d > 0]
     return Verdict("fails" if not ok else "holds", len(devs), 0.0, insts[0] if not ok else None, None,
                    "Theorem 1: eps/2-LIP => eps-LDP, so E*_LIP(eps/2) >= E*_LDP(eps) for every prior; the crossing "

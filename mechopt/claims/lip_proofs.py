@@ -144,7 +144,8 @@ def check_appB_lemma2():
         wrong = claimed != 0 and abs(der) > 1e-7 and np.sign(der) != claimed
         devs.append(1.0 if wrong else 0.0)
         insts.append({"d": d, "l": l, "k": k, "q_lk": round(float(Q[l, k]), 4), "lambda_k": round(float(lam), 4),
-                      "dVar/dq_lk": float(der), "a_l": float(a[l]), "posterior_mean_k": float((a * P) @ Q[:, k] / lam)})
+                      "dVar/dq_lk": float(der), "a_l": float(a[l]), "posterior_mean_k": float((a * P) @ Q[:, k] / lam),
+                      "prior": P.tolist(), "Q": Q.tolist()})
     v = Verdict.from_deviations(devs, 0.5, insts, size=lambda i: i["d"])
     return Verdict(v.verdict, v.checked, float(np.mean(devs)), v.counterexample, None,
                    "worst_deviation = fraction of random (Q, l, k) where the sign of dVar/dq_lk contradicts (48); "
@@ -248,7 +249,7 @@ def check_eq55_57():
                        for m in range(d) for n in range(d)) for k in range(d))
         dco.append(max(abs(eq55 - direct), abs(eq56 - direct)))
         dpr.append(max(abs(eq57 - direct), dco[-1]))
-        insts.append({"d": d})
+        insts.append({"d": d, "prior": P.tolist(), "Q": Q.tolist()})
     return _printed_vs_corrected(dpr, dco, insts, 1e-10,
                                  "in (57) the denominator is lambda_j (output index), not lambda_k; with it, the "
                                  "histogram term equals the MIMO term (56) summed over the d indicator utilities "
@@ -281,7 +282,7 @@ def check_thm6_proof():
         pd1_y = (s / N) @ post                         # Pr(D_i = 1 | Y=y) summing from s = 0
         chain = max(np.max(pd1_y - math.exp(eps) * p1), np.max(math.exp(-eps) * p1 - pd1_y), 0.0)
         dpr.append(max(printed_lower, chain)); dco.append(max(corr_lower, chain))
-        insts.append({"N": N, "p1": round(p1, 3), "eps_lip_on_S": eps})
+        insts.append({"N": N, "p1": p1, "eps_lip_on_S": eps, "channel": Q.tolist()})
     return _printed_vs_corrected(dpr, dco, insts, 1e-12,
                                  "e^-eps Pr(S=s) <= Pr(S=s | Y=y) <= e^eps Pr(S=s) (lower factor e^-eps), sums over "
                                  "s = 0..N")
@@ -314,7 +315,8 @@ def check_prop5_proof():
         e_band = float(np.max(np.abs(np.log(np.concatenate([r1, r0])))))
         e_printed = float(np.max(np.abs(np.log(np.concatenate([r1, N * p1 / (N - m)])))))
         dco.append(abs(e_band - e_cip)); dpr.append(abs(e_printed - e_cip))
-        insts.append({"N": N, "p1": round(p1, 3), "eps_cip": e_cip, "eps_from_printed_ratios": e_printed})
+        insts.append({"N": N, "p1": p1, "eps_cip": e_cip, "eps_from_printed_ratios": e_printed,
+                      "channel": Q.tolist()})
     return _printed_vs_corrected(dpr, dco, insts, 1e-9,
                                  "e^-eps <= NP1/E[S|Y] <= e^eps and e^-eps <= (N - NP1)/(N - E[S|Y]) <= e^eps, i.e. "
                                  "max(e^-eps NP1, N - e^eps (N - NP1)) <= S_hat <= min(e^eps NP1, N - e^-eps (N - NP1)) "
