@@ -1,5 +1,12 @@
-"""Issue 17 -- new Fisher-paper claims (Farokhi & Sandberg). The seed lost every formula: statements below are
-the prose as printed plus the reconstruction from notes/math.md section 4, marked as such."""
+"""Fisher paper (Farokhi & Sandberg), further claims: Prop. 2 (convexity), Prop. 5 (Jensen step), Theorem 1,
+the equivalence of Problems 3 and 4, Remark 3. The seed lost every formula: statements are the prose as
+printed plus the reconstruction from the project's math notes (section 4), marked as such.
+
+Examples
+--------
+>>> next(c for c in CLAIMS if c.id == "fisher.remark3").run().verdict
+'holds'
+"""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,11 @@
-"""Issue 17 -- new claims of Sharma & Amariucai (Gaussian tradeoff): Fig. 3/4 prose and the Sec. V conjecture."""
+"""Gaussian tradeoff paper (Sharma & Amariucai), further claims: the Fig. 3/4 prose (eps0 and delta) and the
+Sec. V conjecture on MI versus Fisher utilities.
+
+Examples
+--------
+>>> next(c for c in CLAIMS if c.id == "gauss.fig4_slower").run().verdict
+'holds'
+"""
 from __future__ import annotations
 
 import functools

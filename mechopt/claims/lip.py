@@ -9,8 +9,8 @@ max(privacy violation in nats, relative value gap); tolerance 1e-6. Relations
 Examples
 --------
 >>> from mechopt.claims.lip import CLAIMS
->>> sorted(c.id for c in CLAIMS)[:3]
-['lip.eq41', 'lip.ex1', 'lip.ldp_mimo']
+>>> sorted(c.id for c in CLAIMS if c.section.startswith("Sec. IV-A, eq"))
+['lip.eq16', 'lip.eq17', 'lip.eq18']
 """
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ under and how it is checked (see :mod:`mechopt.jobs.verify`); the check function
 
 Examples
 --------
->>> [c.id for c in CLAIMS][:2] == [c.id for c in CLAIMS[:2]]
-True
+>>> next(c for c in CLAIMS if c.id == "lip.eq17").run().verdict
+'holds-after-correction'
 """
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ under and how it is checked (see :mod:`mechopt.jobs.verify`); the check function
 
 Examples
 --------
->>> [c.id for c in CLAIMS][:2] == [c.id for c in CLAIMS[:2]]
-True
+>>> next(c for c in CLAIMS if c.id == "lip.eq52").run().verdict
+'holds'
 """
 from __future__ import annotations
 
