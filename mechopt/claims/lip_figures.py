@@ -22,16 +22,13 @@ import math
 
 import numpy as np
 
-from mechopt.claims._lip_util import (EPS5, PAPER, TOL, _direct_var_xhat, _L, _lam, _printed_vs_corrected,
-                                      _rand_binary, ldp_opt, lip_opt)
-from mechopt.claims._spec import corrected, rel
+from mechopt.claims._lip_util import EPS5, PAPER, ldp_opt, lip_opt
 from mechopt.claims._spec import spec as Spec
-from mechopt.claims.lip_checks import certified, grid_verdict
+from mechopt.claims.lip_checks import certified
 from mechopt.jobs.verify import Verdict
-from mechopt.notions import CIP, LDP, LIP
 from mechopt.problems import lip_closed as cf
 from mechopt.problems.cip import CIPBinomial
-from mechopt.problems.lip import LIPBinary, LIPHistogram, LIPMimo
+from mechopt.problems.lip import LIPHistogram, LIPMimo
 
 
 # --------------------------------------------------------------------------- Section V, figures

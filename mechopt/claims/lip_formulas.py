@@ -13,22 +13,18 @@ Examples
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
 import numpy as np
 
-from mechopt.claims._lip_util import (EPS5, PAPER, TOL, _direct_var_xhat, _L, _lam, _printed_vs_corrected,
-                                      _rand_binary, ldp_opt, lip_opt)
+from mechopt.claims._lip_util import (PAPER, TOL, _direct_var_xhat, _L, _lam, _printed_vs_corrected, _rand_binary, lip_opt)
 from mechopt.claims._spec import corrected, rel
 from mechopt.claims._spec import spec as Spec
-from mechopt.claims.lip_checks import certified, grid_verdict
+from mechopt.claims.lip_checks import grid_verdict
 from mechopt.jobs.verify import Verdict
-from mechopt.notions import CIP, LDP, LIP
+from mechopt.notions import LDP, LIP
 from mechopt.problems import lip_closed as cf
-from mechopt.problems.cip import CIPBinomial
-from mechopt.problems.lip import LIPBinary, LIPHistogram, LIPMimo
 
 
 # ------------------------------------------------------------------ Section IV-A, eqs. (16)-(18)
