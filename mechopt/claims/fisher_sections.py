@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from mechopt.api import solve
+from mechopt.problems.fisher import FisherInterval
 from mechopt.problems.fisher_gauss import FisherGaussian
 from mechopt.jobs.verify import Verdict
 
@@ -107,8 +108,7 @@ def check_thm1():
         v = trJinv(q0 + 0.05 * phi)
         worse += v <= base + 1e-12
         gain = max(gain, v - base)
-    one_d = solve(__import__("mechopt.problems.fisher", fromlist=["FisherInterval"]).FisherInterval(-1.0, 1.0, n=400),
-                  solver="spectral").value
+    one_d = solve(FisherInterval(-1.0, 1.0, n=400), solver="spectral").value
     note = (f"formula (11) is lost, so the condition cannot be compared. Checkable consequences: (a) m = 1: "
             f"max 1/J = 1/min J, so Problem 1 and Problem 2 share the cos^2 optimum (spectral J = {one_d:.8f} vs "
             f"pi^2 = {math.pi**2:.8f}); (b) m = 2 box {L1}x{L2}: the product cos^2 has tr(J^-1) = {base:.5f} "
