@@ -23,6 +23,8 @@ from mechopt.claims._spec import spec as Spec
 
 PAPER = "fisher"
 
+__all__ = ["CLAIMS"]
+
 
 def _J1(p, h):
     """Discrete Fisher information of a 1-D grid density (location family), zero outside."""

@@ -17,6 +17,8 @@ from mechopt.api import solve
 from mechopt.problems.gauss import GaussProblem
 from mechopt.jobs.verify import Verdict
 
+__all__ = ["CLAIMS", "RECHECKS"]
+
 
 from mechopt.claims._spec import spec as Spec
 

@@ -25,6 +25,8 @@ from mechopt.claims._spec import spec as Spec
 
 PAPER = "kss"
 
+__all__ = ["CLAIMS"]
+
 
 def _gh(d, k, eps):
     E = math.exp(eps)
@@ -177,7 +179,7 @@ def check_appE_formula():
 
 
 def check_appE_C():
-    """App. E: '1 <= C_|Z| <= e^eps ... produces f(g'_k, h'_k) >= f(g_k, h_k)' with g'_k = k C/(k e^eps + d - k),
+    """App. E: ``1 <= C_|Z| <= e^eps``: ' ... produces f(g'_k, h'_k) >= f(g_k, h_k)' with g'_k = k C/(k e^eps + d - k),
     h'_k = (k C (k-1) + (d-k) k)/((k e^eps + d - k)(d-1))."""
     devs, insts = [], []
     for d, eps in itertools.product((3, 8, 64), (0.5, 1.0, 3.0)):

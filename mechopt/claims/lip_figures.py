@@ -30,6 +30,8 @@ from mechopt.problems import lip_closed as cf
 from mechopt.problems.cip import CIPBinomial
 from mechopt.problems.lip import LIPHistogram, LIPMimo
 
+__all__ = ["CLAIMS"]
+
 
 # --------------------------------------------------------------------------- Section V, figures
 def _sq(v, N=1):

@@ -26,6 +26,8 @@ from mechopt.jobs.verify import Verdict
 from mechopt.notions import LDP, LIP
 from mechopt.problems import lip_closed as cf
 
+__all__ = ["CLAIMS"]
+
 
 # ------------------------------------------------------------------ Section IV-A, eqs. (16)-(18)
 def check_eq16():

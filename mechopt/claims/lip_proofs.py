@@ -28,6 +28,8 @@ from mechopt.notions import CIP, LIP
 from mechopt.problems import lip_closed as cf
 from mechopt.problems.lip import LIPHistogram, LIPMimo
 
+__all__ = ["CLAIMS"]
+
 
 # ------------------------------------------------------------------------------ Proposition 4
 def check_prop4_gap_shape():
