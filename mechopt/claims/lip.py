@@ -303,12 +303,12 @@ _VALID = "valid optimal mechanisms (certified optimum of the same instance, any 
 
 _BASE_CLAIMS: list[Claim] = [
     _claim("lip.thm1", "eps-LDP => eps-LIP => 2eps-LDP (Theorem 1)", "300 random channels, d, m in 2..4", check_thm1,
-           "Sec. III, Theorem 1", "any channel, any prior"),
+           "Theorem 1", "any channel, any prior"),
     _claim("lip.prop1", "eps-LIP => eps-MIP: I(X;Y) <= eps (Proposition 1)", "300 random channels", check_prop1,
-           "Sec. III, Proposition 1", "any channel, any prior"),
+           "Proposition 1", "any channel, any prior"),
     _claim("lip.prop2", "the N-user MMSE is the sum of the local MMSEs (Proposition 2, eq. (9))",
            "N in 2..4 binary users, random local priors and channels; exact enumeration", check_prop2,
-           "Sec. III, Proposition 2, eq. (9)", "independent users, local channels, MMSE estimator"),
+           "Proposition 2, eq. (9)", "independent users, local channels, MMSE estimator"),
     _claim("lip.thm2", "binary LIP optimum q0 = P1/e^eps, q1 = (1-P1)/e^eps (or swapped), MSE eq. (21) (Theorem 2)",
            _BIN, check_thm2, "Sec. IV-A, Theorem 2, eq. (21)", "binary eps-LIP channels, MMSE; " + _VALID),
     _claim("lip.prop3", "the pair q0 = P1/e^eps, q1 = (1-P1)/e^eps minimises MSE and MAE together (Proposition 3)",
