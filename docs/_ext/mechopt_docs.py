@@ -313,31 +313,9 @@ def verdict_rst(paper: str | None) -> str:
     if not rows:
         who = f" for the {paper} paper" if paper else ""
         return "\n".join(lines + [f"*No claims registered yet{who}* (``mechopt.claims``).", ""])
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-    lines += [f"{len(rows)} claims: {summary}.", "",
-              ".. list-table::", "   :header-rows: 1", "   :class: verdicts",
-              "   :widths: 12 36 10 7 9 6 26", "",
-              "   * - id", "     - statement", "     - verdict", "     - checked",
-              "     - worst deviation", "     - time (s)", "     - counterexample / region / note"]
-    for r in rows:
-        extra = []
-        if r.get("counterexample"):
-            extra.append("counterexample: " + lit(json.dumps(r["counterexample"], sort_keys=True, default=str)))
-        if r.get("region"):
-            extra.append("holds for: " + esc(r["region"]))
-        if r.get("note"):
-            extra.append(esc(r["note"]))
-        badge = {"holds": "✔ holds", "fails": "✘ fails", "holds-in-region": "◐ holds in region"}.get(
-            r["verdict"], esc(r["verdict"]))
-        stmt = esc(r["statement"])
-        if r.get("domain"):
-            stmt += f" *(checked on: {esc(r['domain'])})*"
-        lines += [f"   * - ``{r['id']}``", f"     - {stmt}", f"     - {badge}",
-                  f"     - {r.get('checked', '')}", f"     - {fmt_num(r.get('worst_deviation'))}",
-                  f"     - {_secs(r.get('time_s'))}", f"     - {'; '.join(extra) if extra else '—'}"]
+    from mechopt.jobs.verify import render_rst
+
+    lines.append(render_rst(rows, paper))
     lines.append("")
     if paper is None:
         if data.get("source"):
@@ -354,7 +332,7 @@ def findings_rst(paper: str | None) -> str:
     if data["skipped"] or not rows:
         return ""
     lines = [".. rubric:: What the checks found", "",
-             "Claims that do not hold as stated (from the table below):", ""]
+             "Claims that do not hold as stated (each is detailed below):", ""]
     for r in rows:
         text = f"- ``{r['id']}`` — **{esc(r['verdict'])}**: {esc(r['statement'])}."
         if r.get("region"):

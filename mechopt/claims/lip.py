@@ -9,13 +9,14 @@ max(privacy violation in nats, relative value gap); tolerance 1e-6. Relations
 Examples
 --------
 >>> from mechopt.claims.lip import CLAIMS
->>> sorted(c.id for c in CLAIMS)[:3]
-['lip.eq41', 'lip.ex1', 'lip.ldp_mimo']
+>>> sorted(c.id for c in CLAIMS if c.section.startswith("Sec. IV-A, eq"))
+['lip.eq16', 'lip.eq17', 'lip.eq18']
 """
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from ..problems.lip import LIPBinary, LIPHistogram, LIPMimo
 from ..simulate import UserGroup, analytic_mse
 from mechopt.jobs.verify import Claim, Verdict
 from .lip_checks import VALUE_TOL, certified, grid_verdict, value_gap
+from .lip_numbers import check_eq41, check_ex1, check_oue, eq41_printed_bias, ex1_deviation, oue_deviation
 
 __all__ = ["CLAIMS"]
 
@@ -52,16 +54,17 @@ def _inst(prob, **extra) -> dict:
     return {**out, **extra}
 
 
-def _closed_grid(problems, region_of: Callable, region: str, note: str = "") -> Verdict:
+def _closed_grid(problems, region_of: Callable, region: str | None, note: str = "",
+                 region_kind: str | None = "auto") -> Verdict:
     insts, devs, flags = [], [], []
     for prob in problems:
         viol, own, gap = _closed_dev(prob)
         opt = certified(prob)
-        insts.append(_inst(prob, closed_value=prob.closed_form().value, certified_value=opt.value,
-                           violation=viol))
+        insts.append(_inst(prob, model=type(prob).__name__, closed_value=prob.closed_form().value,
+                           certified_value=opt.value, violation=viol))
         devs.append(max(viol, own, gap))
         flags.append(bool(region_of(prob)))
-    return grid_verdict(insts, devs, flags, region, VALUE_TOL, note=note)
+    return grid_verdict(insts, devs, flags, region, VALUE_TOL, note=note, region_kind=region_kind)
 
 
 # --- Theorem 2, Propositions 3 and 4 (binary) --------------------------------------------
@@ -85,7 +88,9 @@ def check_thm2() -> Verdict:
         flags.append(cf.binary_lip_region(prob.p1, prob.eps))
     return grid_verdict(insts, devs, flags, "max(P1, 1-P1) <= e^eps/(1+e^eps)", VALUE_TOL,
                         note="outside the region the Theorem-2 channels violate eps-LIP and (21) is below the "
-                             "optimum; the optimum is P1(1-P1) - (hi-P1)(P1-lo) with clipped posterior bounds")
+                             "optimum (the Theorem-2 point violates e^-eps <= F2 or F3 of (46), see "
+                             "lip.appA_boundary); the optimum is P1(1-P1) - (hi-P1)(P1-lo) with clipped posterior "
+                             "bounds", region_kind="auto")
 
 
 def check_prop3() -> Verdict:
@@ -103,7 +108,7 @@ def check_prop3() -> Verdict:
         flags.append(cf.binary_lip_region(prob.p1, prob.eps))
     return grid_verdict(insts, devs, flags, "max(P1, 1-P1) <= e^eps/(1+e^eps)", VALUE_TOL,
                         note="pair 1 always has the smaller MAE (4 P1(1-P1) e^-eps <= 1); it is MSE-optimal "
-                             "only where Theorem 2 is")
+                             "only where Theorem 2 is", region_kind="auto")
 
 
 def check_prop4() -> Verdict:
@@ -129,18 +134,22 @@ def check_thm3() -> Verdict:
                for p in _mimo(LIPMimo, "lip")]
     return _closed_grid(_mimo(LIPMimo, "lip") + squares, lambda p: cf.mimo_lip_region(p.prior, p.eps),
                         "min_m P_m >= 1/(1+e^eps)",
-                        note="values a = 0..d-1 and a = k^2; inside the region the LIP polytope is a simplex with d "
+                        note="outside the region the channel is not eps-LIP: corrected eq. (51) is >= 0 iff "
+                             "P_k >= 1/(1+e^eps) (lip.eq51); values a = 0..d-1 and a = k^2; inside the region the LIP polytope is a simplex with d "
                              "vertices, so Theorem 3's channel is the unique optimum for any sublinear utility")
 
 
 def check_thm5() -> Verdict:
     return _closed_grid(_mimo(LIPHistogram, "lip"), lambda p: cf.mimo_lip_region(p.prior, p.eps),
-                        "min_m P_m >= 1/(1+e^eps)")
+                        "min_m P_m >= 1/(1+e^eps)",
+                        note="outside the region the Theorem-3 channel is not eps-LIP (lip.eq51); App. D's reduction "
+                             "makes the histogram problem a sum of d indicator problems (corrected eq. (57), "
+                             "lip.appD_eq55_57)")
 
 
 def check_ldp_mimo() -> Verdict:
     probs = _mimo(LIPMimo, "ldp") + _mimo(LIPHistogram, "ldp")
-    return _closed_grid(probs, lambda p: False, None,
+    return _closed_grid(probs, lambda p: False, None, region_kind=None,
                         note="sum (values 0..d-1) and histogram utilities; on this grid the channel is optimal only "
                              "for larger eps (sum: mostly eps >= 2, histogram: mostly eps >= 1); at small eps the "
                              "certified optimum uses 2-3 outputs (threshold / subset patterns)")
@@ -178,7 +187,10 @@ def check_thm4() -> Verdict:
     return grid_verdict(insts, devs, flags,
                         "min_m P_m >= 1/(1+e^eps) (there the LIP polytope is a simplex with d vertices)", 0.5,
                         note="deviation = d - outputs of a basic optimal solution; more than d outputs never help "
-                             "(LP vertices), but fewer than d can be optimal")
+                             "(LP vertices, lip.appC_more), but fewer than d can be optimal: outside the region a "
+                             "basic optimum with fewer than d outputs persists under random prior perturbations "
+                             "(lip.thm4_fewer), so the region is sufficient, not the boundary",
+                        region_kind="sufficient")
 
 
 # --- relations ----------------------------------------------------------------------------
@@ -273,83 +285,74 @@ def check_prop5() -> Verdict:
         flags.append(cf.binary_lip_region(p1, eps))
     return grid_verdict(insts, devs, flags, "max(P1, 1-P1) <= e^eps/(1+e^eps)", VALUE_TOL,
                         note="Proposition 5 keeps only the lower halves of Definition 4; elsewhere its program "
-                             "is a relaxation with a smaller (unattainable) MSE")
+                             "is a relaxation with a smaller (unattainable) MSE. Proof band corrected: "
+                             "max(e^-eps NP1, N - e^eps N(1-P1)) <= S_hat <= min(e^eps NP1, N - e^-eps N(1-P1)) "
+                             "(lip.prop5_proof); the region is only shown sufficient",
+                        region_kind="sufficient")
 
 
-# --- estimators and example numbers ------------------------------------------------------
-
-def check_eq41() -> Verdict:
-    devs, insts = [], []
-    for n, eps in itertools.product((1, 10, 100), (0.5, 1.0, 2.0, 4.0)):
-        Q = cf.binary_ldp_channel(eps)
-        g = cf.context_free_estimate(np.array([0.0, 1.0]), 1, eps)
-        for p1 in (0.1, 0.5, 0.9):
-            grp = UserGroup(Q=Q, prior=[1 - p1, p1], count=n, f=[0.0, 1.0], g=g)
-            exact, stated = analytic_mse([grp]), cf.context_free_mse(n, eps)
-            devs.append(abs(exact - stated) / max(1.0, stated))
-            insts.append({"n_users": n, "eps": eps, "p1": p1, "exact": exact, "eq42": stated})
-    return Verdict.from_deviations(devs, 1e-9, insts)
-
-
-def check_oue() -> Verdict:
-    devs, insts = [], []
-    for d, eps in itertools.product((2, 5, 20), (0.5, 1.0, 2.0, 5.0)):
-        exact, stated = cf.oue_mse_exact(np.full(d, 1 / d), 1, eps), cf.oue_mse(1, eps)
-        devs.append(abs(exact - stated) / stated)
-        insts.append({"d": d, "eps": eps, "exact_total": exact, "stated": stated})
-    v = Verdict.from_deviations(devs, 1e-6, insts, size=lambda i: (i["d"], i["eps"]))
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, v.region,
-                   "4n e^eps/(e^eps-1)^2 is the variance of one category's count with no holder (n_k = 0); "
-                   "the total histogram MSE is n[d q(1-q) + 1/4 - q(1-q)]/(1/2-q)^2")
-
-
-def check_ex1() -> Verdict:
-    devs, insts = [], []
-    for eps in (0.5, 1.0, 2.0, 3.0, 4.0):
-        r = cf.example1(eps)
-        lip_opt = 100 * certified(LIPBinary(p1=0.1, eps=eps)).value
-        ldp_opt = 100 * certified(LIPBinary(p1=0.1, eps=eps, kind="ldp")).value
-        pairs = {"ldp_vs_eq42": (r["ldp"], r["ldp_eq42"]), "opt_ldp_vs_certified": (r["opt_ldp"], ldp_opt),
-                 "lip_vs_certified": (r["lip"], lip_opt)}
-        for name, (printed, truth) in pairs.items():
-            devs.append(abs(printed - truth) / max(1.0, abs(truth)))
-            insts.append({"eps": eps, "quantity": name, "printed": printed, "correct": truth})
-    return Verdict.from_deviations(devs, 1e-6, insts, size=lambda i: i["eps"])
-
-
-def _claim(cid: str, statement: str, domain: str, check: Callable[[], Verdict]) -> Claim:
-    return Claim(id=cid, paper="lip", statement=statement, domain=domain, check=check)
+def _claim(cid: str, statement: str, domain: str, check: Callable[[], Verdict], section: str, assumptions: str,
+           kind: str = "theorem", **extra: Any) -> Claim:
+    return Claim(id=cid, paper="lip", statement=statement, domain=domain, check=check, section=section,
+                 assumptions=assumptions, kind=kind, **extra)
 
 
 _BIN = f"P1 in {list(P1_GRID)}, eps in {list(EPS_GRID)}"
 _MIMO = f"priors {[list(map(lambda x: round(x, 3), p)) for p in MIMO_PRIORS]}, eps in {list(MIMO_EPS)}"
+_VALID = "valid optimal mechanisms (certified optimum of the same instance, any output alphabet)"
 
-CLAIMS: list[Claim] = [
-    _claim("lip.thm1", "eps-LDP => eps-LIP => 2eps-LDP (Theorem 1)", "300 random channels, d, m in 2..4", check_thm1),
-    _claim("lip.prop1", "eps-LIP => eps-MIP: I(X;Y) <= eps (Proposition 1)", "300 random channels", check_prop1),
+_BASE_CLAIMS: list[Claim] = [
+    _claim("lip.thm1", "eps-LDP => eps-LIP => 2eps-LDP (Theorem 1)", "300 random channels, d, m in 2..4", check_thm1,
+           "Theorem 1", "any channel, any prior"),
+    _claim("lip.prop1", "eps-LIP => eps-MIP: I(X;Y) <= eps (Proposition 1)", "300 random channels", check_prop1,
+           "Proposition 1", "any channel, any prior"),
     _claim("lip.prop2", "the N-user MMSE is the sum of the local MMSEs (Proposition 2, eq. (9))",
-           "N in 2..4 binary users, random local priors and channels; exact enumeration", check_prop2),
+           "N in 2..4 binary users, random local priors and channels; exact enumeration", check_prop2,
+           "Proposition 2, eq. (9)", "independent users, local channels, MMSE estimator"),
     _claim("lip.thm2", "binary LIP optimum q0 = P1/e^eps, q1 = (1-P1)/e^eps (or swapped), MSE eq. (21) (Theorem 2)",
-           _BIN, check_thm2),
+           _BIN, check_thm2, "Sec. IV-A, Theorem 2, eq. (21)", "binary eps-LIP channels, MMSE; " + _VALID),
     _claim("lip.prop3", "the pair q0 = P1/e^eps, q1 = (1-P1)/e^eps minimises MSE and MAE together (Proposition 3)",
-           _BIN, check_prop3),
+           _BIN, check_prop3, "Sec. IV-A, Proposition 3", "binary eps-LIP channels; " + _VALID),
     _claim("lip.prop4", "binary LDP optimum q0 = q1 = 1/(e^eps+1), MSE eq. (24), and E*_LDP >= E*_LIP (Proposition 4)",
-           _BIN, check_prop4),
-    _claim("lip.thm3", "MIMO LIP optimum q_mm = 1-(1-P_m)/e^eps, q_mk = P_k/e^eps (Theorem 3)", _MIMO, check_thm3),
+           _BIN, check_prop4, "Sec. IV-A, Proposition 4, eq. (24)", "binary eps-LDP channels; " + _VALID),
+    _claim("lip.thm3", "MIMO LIP optimum q_mm = 1-(1-P_m)/e^eps, q_mk = P_k/e^eps (Theorem 3)", _MIMO, check_thm3,
+           "Sec. IV-B, Theorem 3", "MIMO eps-LIP, sum utility with values 0..d-1 or k^2; " + _VALID),
     _claim("lip.ldp_mimo", "MIMO LDP optimum q_mm = e^eps/(e^eps+d-1), q_mk = 1/(e^eps+d-1) (Section IV-B)",
-           _MIMO + "; sum and histogram", check_ldp_mimo),
+           _MIMO + "; sum and histogram", check_ldp_mimo, "Sec. IV-B (context-aware LDP)",
+           "valid optimal eps-LDP mechanisms, any output alphabet (certified); the closed form is optimal only "
+           "at larger eps"),
     _claim("lip.thm4", "the optimal output range of Opt-mimo-LIP is f* = d (Theorem 4)", _MIMO + "; sum and histogram",
-           check_thm4),
-    _claim("lip.thm5", "histogram LIP optimum = the Theorem-3 channel (Theorem 5)", _MIMO, check_thm5),
+           check_thm4, "Sec. IV-B, Theorem 4; App. C",
+           "eps-LIP, sum and histogram utilities; read as 'exactly d outputs are needed' (never more than d "
+           "holds everywhere, see lip.appC_more)"),
+    _claim("lip.thm5", "histogram LIP optimum = the Theorem-3 channel (Theorem 5)", _MIMO, check_thm5,
+           "Sec. IV-C, Theorem 5; App. D", "histogram utility, eps-LIP; " + _VALID),
     _claim("lip.thm6", "eps-LIP on S implies centralized IP (Definition 4) (Theorem 6)",
-           "N in {2,3,5}, global and local priors, random 3-output channels", check_thm6),
+           "N in {2,3,5}, global and local priors, random 3-output channels", check_thm6,
+           "Sec. IV-D, Theorem 6", "channels on the sum S of N binary users"),
     _claim("lip.prop5", "CIP optimum = min MSE s.t. e^-eps N P1 <= S_hat <= N - e^-eps (N - N P1) (Proposition 5)",
-           "N in {2,3,5}, P1 in {0.1,0.3,0.5}, eps in {0.5,1,2}", check_prop5),
-    _claim("lip.eq41", "the context-free estimator (41) is unbiased with MSE N e^eps/(e^eps-1)^2 (eq. (42))",
-           "N in {1,10,100}, eps in {0.5,1,2,4}, P1 in {0.1,0.5,0.9}", check_eq41),
+           "N in {2,3,5}, P1 in {0.1,0.3,0.5}, eps in {0.5,1,2}", check_prop5, "Sec. IV-D, Proposition 5",
+           "CIP (Definition 4) on S, global prior; " + _VALID),
+    _claim("lip.eq41", "C_hat = (sum_i Y_i - N p)/(1 - 2p) with p = e^eps/(e^eps+1) is an unbiased estimator of the "
+           "count, with MSE N e^eps/(e^eps-1)^2 (eqs. (41)-(42))",
+           "N in {1,10,100}, eps in {0.5,1,2,4}, P1 in {0.1,0.5,0.9}; bias for every S = 0..N", check_eq41,
+           "Sec. V-A1, eqs. (41)-(42)", "context-free binary RR (Proposition 4's channel), every user",
+           "numeric claim", recheck=lambda ce: eq41_printed_bias(int(ce["n_users"]), float(ce["eps"]), int(ce["S"]))),
     _claim("lip.oue", "OUE histogram MSE = 4 n e^eps/(e^eps-1)^2 (Section V-A3)",
-           "d in {2,5,20}, uniform prior, eps in {0.5,1,2,5}, per user", check_oue),
+           "d in {2,5,20}, uniform prior, eps in {0.5,1,2,5}, per user", check_oue, "Sec. V-A3 (Fig. 7)",
+           "OUE with its unbiased estimator, uniform prior", "numeric claim",
+           recheck=lambda ce: oue_deviation(int(ce["d"]), float(ce["eps"])), tol=1e-6),
     _claim("lip.ex1", "Example 1 / Fig. 2: E_LDP = 100e^eps/(e^eps+1)^2, E_OptLDP = 25/(0.5-e^eps/2)^2, "
-           "E_LIP = (10e^eps-1)/0.64", "N = 100, P1 = 0.1, eps in {0.5,1,2,3,4}", check_ex1),
+           "E_LIP = (10e^eps-1)/0.64", "N = 100, P1 = 0.1, eps in {0.5,1,2,3,4}", check_ex1,
+           "Sec. I, Example 1 and Fig. 2", "binary, N = 100, P1 = 0.1; the printed pairs are valid only in part "
+           "(lip.ex1_optldp, lip.ex1_lip_validity)", "numeric claim",
+           recheck=lambda ce: ex1_deviation(float(ce["eps"]), str(ce["quantity"])), tol=1e-6),
 ]
 
+# The section-by-section modules never import this one at import time (their helpers from here
+# are imported inside functions), so importing them last is cycle-free.
+from mechopt.claims import lip_figures, lip_formulas, lip_proofs  # noqa: E402
+from mechopt.claims._spec import attach  # noqa: E402
+from mechopt.claims.lip_rechecks import RECHECKS  # noqa: E402
+
+CLAIMS: list[Claim] = attach([*_BASE_CLAIMS, *lip_formulas.CLAIMS, *lip_proofs.CLAIMS, *lip_figures.CLAIMS], RECHECKS)

@@ -76,10 +76,12 @@ def value_gap(value: float | None, optimum: Result) -> float:
 
 def grid_verdict(instances: Sequence[dict[str, Any]], deviations: Sequence[float], in_region: Sequence[bool],
                  region: str | None, tol: float, size_keys: Sequence[str] = ("d", "n_users", "eps"),
-                 note: str = "") -> Verdict:
+                 note: str = "", region_kind: str | None = None) -> Verdict:
     """Verdict over a grid: ``holds`` if all pass; ``holds-in-region`` if only out-of-region
     instances fail; else ``fails``. The counterexample is the failing instance smallest by
-    ``size_keys`` (preferring in-region failures; among equal sizes the largest deviation)."""
+    ``size_keys`` (preferring in-region failures; among equal sizes the largest deviation).
+    ``region_kind="auto"``: ``exact boundary`` when every checked instance outside the region
+    fails (the region cannot be widened on this grid), else ``sufficient``."""
     devs = [math.inf if d is None or math.isnan(d) else float(d) for d in deviations]
     bad = [i for i, d in enumerate(devs) if d > tol]
     worst = max(devs) if devs else 0.0
@@ -100,5 +102,9 @@ def grid_verdict(instances: Sequence[dict[str, Any]], deviations: Sequence[float
         n_in = sum(bool(f) for f in in_region)
         extra = f"; fails inside the stated region too ({len(inside_bad)} of {n_in})" if inside_bad and region else ""
         return Verdict("fails", len(devs), worst, ce, None, note + extra + ref)
+    n_out = sum(not f for f in in_region)
+    if region_kind == "auto":
+        region_kind = "exact boundary" if len(bad) == n_out else "sufficient"
     return Verdict("holds-in-region", len(devs), worst, ce, region,
-                   note + f"; {len(bad)} of {len(devs)} instances outside the region fail" + ref)
+                   note + f"; {len(bad)} of the {n_out} checked instances outside the region fail" + ref,
+                   region_kind=region_kind)

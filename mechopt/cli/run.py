@@ -29,7 +29,8 @@ from mechopt.result import jsonable
 __all__ = ["register", "run_claims", "CLAIM_FIELDS"]
 
 CLAIM_FIELDS = ("id", "paper", "statement", "domain", "verdict", "checked", "worst_deviation",
-                "counterexample", "region")
+                "counterexample", "region", "section", "kind", "by_construction", "assumptions", "region_kind",
+                "correction", "power")
 PAPERS = ("lip", "kss", "fisher", "gauss")
 CERTIFIED_NOTE = ("* certified = status optimal with a machine-checked proof (a certificate within the gap "
                   "tolerance, a convex program solved to its tolerances, or a global eigenproblem); a closed "
@@ -73,7 +74,8 @@ def register(sub: Any) -> None:
     c.set_defaults(handler=run_compare)
 
     v = sub.add_parser("verify", help="check the papers' theorems numerically",
-                       description="Run the theorem catalog; exit 0 whatever the verdicts.")
+                       description="Run the theorem catalog; exit 0 whatever the verdicts (holds, fails, "
+                                   "holds-in-region, holds-after-correction, not-checkable).")
     v.add_argument("--paper", choices=PAPERS)
     v.add_argument("--claim", action="append", metavar="ID", help="only this claim id (repeatable)")
     v.add_argument("--progress", action="store_true", default=None)
@@ -182,6 +184,10 @@ def run_claims(claims: Sequence[Any], progress: bool | None = False) -> list[dic
                 rep = {"id": claim.id, "paper": claim.paper, "statement": claim.statement,
                        "domain": claim.domain, "verdict": "fails", "checked": 0, "worst_deviation": None,
                        "counterexample": None, "region": None, "note": f"check crashed: {msg}",
+                       "section": getattr(claim, "section", ""), "kind": getattr(claim, "kind", "theorem"),
+                       "by_construction": getattr(claim, "by_construction", False),
+                       "assumptions": getattr(claim, "assumptions", ""), "region_kind": None, "correction": None,
+                       "power": None,
                        "time_s": time.perf_counter() - t0, "error": msg}
             out.append(jsonable(rep))
             bar.advance(claim.id)
@@ -217,7 +223,13 @@ def run_verify(args: argparse.Namespace) -> int:
             note = f"{r['id']}: {r['note'] or r['verdict']}{extra}"
             print(textwrap.fill(note, width=width, initial_indent="  ", subsequent_indent="    ",
                                 break_long_words=True) if width else "  " + note)
-    counts = {v: sum(r["verdict"] == v for r in reports) for v in ("holds", "holds-in-region", "fails")}
+            if r.get("correction"):
+                corr = f"correction: {r['correction']}"
+                print(textwrap.fill(corr, width=width, initial_indent="    ", subsequent_indent="      ",
+                                    break_long_words=True) if width else "    " + corr)
+    from mechopt.jobs.verify import VERDICTS
+
+    counts = {v: sum(r["verdict"] == v for r in reports) for v in VERDICTS}
     print(f"\n{len(reports)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
     return 0
 

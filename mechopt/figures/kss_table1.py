@@ -32,7 +32,8 @@ from mechopt.oracles.frequency import GRR, KSubset, project_simplex
 from mechopt.oracles.bits import BRR
 from ..problems import kss_formulas as F
 
-__all__ = ["PAPER_TABLE1", "MECHANISMS", "simulate_row", "reproduce_flags", "GENERATOR", "GENERATORS"]
+__all__ = ["PAPER_TABLE1", "MECHANISMS", "simulate_row", "reproduce_flags", "cell_test", "holm", "GENERATOR",
+           "GENERATORS"]
 
 GENERATOR = ("per repetition: p_j = u_j / sum(u), u_j iid Uniform(0, 1); n items iid from p; theta = the users' "
              "empirical distribution (the paper does not state its generator; this one matches its large-d rows)")
@@ -148,16 +149,60 @@ def simulate_row(d: int, eps: float, *, reps: int = 100, n: int = 10_000, seed: 
     return out
 
 
-def reproduce_flags(row: dict[str, Any], z: float = 3.0, rel: float = 0.10) -> dict[str, Any]:
-    """Whether ours matches the paper: |ours − paper| ≤ z·√2·se (the paper's own Monte-Carlo
-    noise taken equal to ours) or ≤ rel·paper (rounding / generator differences)."""
-    out = {}
+ALPHA = 0.01      # two-sided level of the per-cell test
+POWER = 0.80      # the power at which the detectable difference is stated
+
+
+def cell_test(paper: float, ours: float, se: float, alpha: float = ALPHA, power: float = POWER) -> dict[str, Any]:
+    """Two-sided z-test of one Table-1 cell: does our Monte-Carlo mean differ from the paper's?
+
+    z = (paper − ours)/(√2·se): the paper's 100-run mean is taken to have the same standard
+    error as ours. The cell reproduces iff |z| ≤ z_{1−α/2} (α = 0.01: 2.576). ``mdd_rel`` is
+    the relative difference |paper − ours|/ours this test detects with probability ``power``:
+    (z_{1−α/2} + z_power)·√2·se/ours. ``p`` is the two-sided p-value (for Holm's family test).
+
+    Examples
+    --------
+    >>> t = cell_test(1.10, 1.0, 0.01)
+    >>> t["reproduces"], round(t["z"], 2), round(t["mdd_rel"], 3)
+    (False, 7.07, 0.048)
+    """
+    from scipy.stats import norm
+
+    s = math.sqrt(2.0) * float(se)
+    z = (float(paper) - float(ours)) / s if s > 0 else math.copysign(math.inf, float(paper) - float(ours))
+    crit = float(norm.ppf(1 - alpha / 2))
+    return {"z": z, "reproduces": bool(abs(z) <= crit), "p": float(2 * norm.sf(abs(z))),
+            "mdd_rel": (crit + float(norm.ppf(power))) * s / abs(float(ours)) if ours else math.inf}
+
+
+def holm(pvalues: list[float], alpha: float = ALPHA) -> list[bool]:
+    """Holm's step-down rejections at family level ``alpha`` (True = rejected = does not reproduce).
+
+    Examples
+    --------
+    >>> holm([0.001, 0.04, 0.5], alpha=0.05)
+    [True, False, False]
+    """
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    out = [False] * len(pvalues)
+    for rank, i in enumerate(order):
+        if pvalues[i] > alpha / (len(pvalues) - rank):
+            break
+        out[i] = True
+    return out
+
+
+def reproduce_flags(row: dict[str, Any], alpha: float = ALPHA, power: float = POWER) -> dict[str, Any]:
+    """Per cell (ℓ2 and ℓ1) :func:`cell_test`: ``{m}_reproduces``, ``{m}_z``, ``{m}_p``, ``{m}_mdd_rel``
+    (the relative difference detected with probability ``power``) and ``{m}_rel_diff``."""
+    out: dict[str, Any] = {}
     for m in ("l2", "l1"):
         paper = row.get(f"{m}_paper")
         if paper is None:
             out[f"{m}_reproduces"] = None
             continue
-        diff = abs(row[m] - paper)
-        out[f"{m}_reproduces"] = bool(diff <= z * math.sqrt(2) * row[f"{m}_se"] or diff <= rel * paper)
-        out[f"{m}_rel_diff"] = (row[m] - paper) / paper
+        t = cell_test(paper, row[m], row[f"{m}_se"], alpha, power)
+        out.update({f"{m}_reproduces": t["reproduces"], f"{m}_z": t["z"], f"{m}_p": t["p"],
+                    f"{m}_mdd_rel": t["mdd_rel"], f"{m}_rel_diff": (row[m] - paper) / paper})
     return out
