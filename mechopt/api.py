@@ -95,11 +95,10 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
         raise ProblemError(f"solve() takes a Problem, got {type(problem).__name__}: build one with "
                            "mechopt.registry.get_problem(id).from_params(...) or use mechopt.design(...)")
     if solver is None:
-        names = registry.solvers_for(problem)
-        if not names:
+        solver = registry.default_solver(problem)
+        if solver is None:
             raise SolverNotFound(f"no installed solver can solve {type(problem).__name__}; "
                                  f"registered: {', '.join(registry.solver_names())}")
-        solver = names[0]
     backend = registry.get_solver(solver)
     if not backend.can_solve(problem):
         raise SolverNotFound(f"solver {solver!r} cannot solve {type(problem).__name__}; "

@@ -108,6 +108,7 @@ class ExactSolver(Solver):
     """
 
     name = "exact"
+    forms = ("column_program",)
     options = {"method": "auto", "max_outputs": 5000, "compact": False, "max_memory": 2e9, "enum_max_d": 22,
                "max_iter": 1000, "dd_max_d": 14, "max_orbits": M.MAX_ORBITS}
 
