@@ -20,6 +20,7 @@ __all__ = [
     "SolverNotFound",
     "SolverError",
     "TooLargeError",
+    "MissingDependency",
 ]
 
 
@@ -45,3 +46,8 @@ class SolverError(MechoptError, RuntimeError):
 
 class TooLargeError(MechoptError, MemoryError):
     """An exact method would exceed its size limit; the message names what scales."""
+
+
+class MissingDependency(MechoptError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install
+    (:func:`mechopt.optional.require`)."""

@@ -74,6 +74,10 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
+    if args.plot:
+        from mechopt.optional import require_matplotlib
+
+        require_matplotlib()          # before the sweep, not after it
     spec = load_spec(args.spec)
     notes: list[str] = []
     if args.solver:
