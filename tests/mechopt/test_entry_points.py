@@ -249,3 +249,14 @@ def test_missing_peer_names_the_peers_extra(monkeypatch) -> None:
     monkeypatch.setattr(peers, "available", lambda lib: False)
     with pytest.raises(MissingDependency, match=r"pure-ldp .*pip install 'mechopt\[peers\]'"):
         peers.client("pure-ldp", "DE", 4, 1.0)
+
+
+def test_bench_cold_is_discovered_and_probes_heavy_imports() -> None:
+    from mechopt.jobs.bench import discover, load_cases
+
+    path = [p for p in discover() if p.name == "bench_cold.py"][0]
+    cases = load_cases(path)
+    assert [c.__name__ for c in cases] == ["cold_start"]
+    mod = sys.modules["mechopt_bench_bench_cold"]
+    assert mod.command(["--help"])[-3:] == ["-m", "mechopt", "--help"]
+    assert mod.heavy_imports(None) == [] and "cvxpy" in mod.HEAVY
