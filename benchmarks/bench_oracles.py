@@ -83,6 +83,14 @@ def _peer_runs(mech: str, d: int, n: int) -> dict[str, Callable[[], Any]]:
     return runs
 
 
+def _missing_peers() -> str:
+    """What to say when no peer ran: which are missing and how to install them."""
+    from mechopt.peers import available
+
+    gone = [lib for lib in ("pure-ldp", "multi-freq-ldpy") if not available(lib)]
+    return ("no peer ran: " + ", ".join(gone) + " not installed (pip install 'mechopt[peers]')") if gone else "no peer ran"
+
+
 def _case(mech: str, quick: bool) -> list[dict[str, Any]]:
     n = 20_000 if quick else 1_000_000
     ds = (64,) if quick else (64, 256)
@@ -110,7 +118,7 @@ def _case(mech: str, quick: bool) -> list[dict[str, Any]]:
             peers[label] = median_time(run, 1) * n / peer_n        # scaled to n users
         best = min(peers, key=peers.get) if peers else None
         ref_s = peers.get(best) if best else None
-        peer_txt = ", ".join(f"{k}: {n / v:,.0f} users/s" for k, v in peers.items())
+        peer_txt = ", ".join(f"{k}: {n / v:,.0f} users/s" for k, v in peers.items()) or _missing_peers()
         k_txt = f", k={orc.k}" if mech == "SS" else ""
         for kind, t in kinds:
             rows.append({"group": "oracles", "case": f"{mech} d={d} n={n:.0e} eps={EPS} {kind}",

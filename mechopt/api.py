@@ -108,11 +108,10 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
     t0 = time.perf_counter()
     limit = options.get("time_limit")
     if solver is None:
-        names = registry.solvers_for(problem)
-        if not names:
+        solver = registry.default_solver(problem)
+        if solver is None:
             raise SolverNotFound(f"no installed solver can solve {type(problem).__name__}; "
                                  f"registered: {', '.join(registry.solver_names())}")
-        solver = names[0]
         backend = registry.get_solver(solver)
     else:
         backend = registry.get_solver(solver)

@@ -21,6 +21,7 @@ __all__ = [
     "SolverError",
     "TooLargeError",
     "InputFileError",
+    "MissingDependency",
 ]
 
 
@@ -50,3 +51,8 @@ class TooLargeError(MechoptError, MemoryError):
 
 class InputFileError(ProblemError):
     """An input file that cannot be read safely: missing, not a regular file (FIFO, device), or too large."""
+
+
+class MissingDependency(MechoptError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install
+    (:func:`mechopt.optional.require`)."""

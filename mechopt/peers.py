@@ -1,6 +1,7 @@
 """The channels other libraries' frequency oracles realise, and their audits.
 
-Peers (test/benchmark dependencies, imported lazily): ``pure-ldp`` 1.2.0
+Peers (the ``peers`` extra, ``pip install 'mechopt[peers]'``; imported lazily, and
+:func:`available` says whether each imports): ``pure-ldp`` 1.2.0
 (imports only with scikit-learn and statsmodels installed; items are 1-based
 by default, we pass ``index_mapper=lambda x: x``) and ``multi-freq-ldpy``
 (its SS fixes k = max(1, rint(d/(e^ε+1))); its ``MI`` estimator clips at 0 and
@@ -145,7 +146,10 @@ def _seed(lib: str, seed: int) -> None:
 
 
 def _numba_seed(seed: int) -> None:
-    from numba import njit
+    """Seed numba's own generator (multi-freq-ldpy's clients are numba-compiled; ``mechopt[peers]``)."""
+    from .optional import require
+
+    njit = require("numba", "peers", "multi-freq-ldpy's seeded clients").njit
 
     global _NB_SEED
     if "_NB_SEED" not in globals():
@@ -169,6 +173,10 @@ def client(lib: str, mech: str, d: int, eps: float) -> Callable[[int], Any]:
     True
     """
     _check(lib, mech)
+    if not available(lib):
+        from .errors import MissingDependency
+
+        raise MissingDependency(f"{lib} does not import here (with its dependencies): pip install 'mechopt[peers]'")
     if lib == "pure-ldp":
         ident = lambda v: v  # noqa: E731  (pure-ldp is 1-based by default)
         if mech == "DE":

@@ -1,9 +1,16 @@
 """String-keyed registries of solvers, problems, theorem claims and figures.
 
-Each family lives in its own module that exposes a dict (``SOLVERS``,
-``PROBLEMS``, ``CLAIMS``, ``FIGURES``); this module lists the modules and
-imports them lazily. Third parties add entries with :func:`register_solver`
-or :func:`register_problem`.
+Solvers and problems are ``importlib.metadata`` entry points, groups
+``mechopt.solvers`` and ``mechopt.problems`` (``name = "module:Class"``): this
+package declares its own in ``pyproject.toml``, and a third-party package adds a
+solver by declaring one and being installed. Nothing is imported until asked
+for: :func:`solver_names` and :func:`problem_ids` read metadata only,
+:func:`get_solver` imports one module, and :func:`solvers_for` asks a solver
+class for its cheap class-level pre-check (:meth:`mechopt.solver.Solver.may_apply`)
+before building any form. Preference order is deterministic: the built-ins in
+the order below, then third-party entry points sorted by name (a third-party
+name that is already taken is ignored), then :func:`register_solver` /
+:func:`register_problem` (in-process; they replace a name in place).
 
 Examples
 --------
@@ -21,21 +28,58 @@ mechopt.errors.SolverNotFound: unknown solver 'nope'; available: ...
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import importlib.metadata
+import warnings
+from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any
 
 from .errors import ProblemError, SolverNotFound
 
-__all__ = ["solver_names", "get_solver", "register_solver", "solvers_for", "split_options", "dropped_note",
-           "problem_ids", "get_problem", "register_problem", "claims", "figures"]
+__all__ = ["solver_names", "get_solver", "register_solver", "solvers_for", "default_solver", "split_options",
+           "dropped_note", "problem_ids", "get_problem", "register_problem", "claims", "figures", "refresh",
+           "SOLVER_GROUP", "PROBLEM_GROUP", "BUILTIN_SOLVERS", "BUILTIN_PROBLEMS"]
 
-# Order is preference: the first installed solver that can_solve is the default.
-_SOLVER_MODULES = ("exact", "spectral", "conic", "greedy", "sqp", "search", "baselines", "closed_form")
-_PROBLEM_MODULES = ("design", "lip", "cip", "kss", "kss_l2", "fisher", "gauss")
+SOLVER_GROUP = "mechopt.solvers"
+PROBLEM_GROUP = "mechopt.problems"
+# The built-ins, in order of preference (the first installed solver that can_solve is the default).
+# pyproject.toml declares the same entry points (a test keeps them equal); these targets are used
+# when the installed metadata predates them (a checkout pulled without reinstalling).
+BUILTIN_SOLVERS = {
+    "exact": "mechopt.solvers.exact:ExactSolver",
+    "spectral": "mechopt.solvers.spectral:SpectralSolver",
+    "conic": "mechopt.solvers.conic:ConicSolver",
+    "greedy": "mechopt.solvers.greedy:GreedySolver",
+    "sqp": "mechopt.solvers.sqp:SQPSolver",
+    "search": "mechopt.solvers.search:SearchSolver",
+    "gd-penalty": "mechopt.solvers.baselines:GDPenaltySolver",
+    "anneal": "mechopt.solvers.baselines:AnnealSolver",
+    "closed-form": "mechopt.solvers.closed_form:ClosedFormSolver",
+}
+BUILTIN_PROBLEMS = {
+    "design": "mechopt.problems.design:ChannelDesign",
+    "lip-binary": "mechopt.problems.lip:LIPBinary",
+    "lip-mimo": "mechopt.problems.lip:LIPMimo",
+    "lip-weighted-sum": "mechopt.problems.lip:LIPWeightedSum",
+    "lip-histogram": "mechopt.problems.lip:LIPHistogram",
+    "cip-binomial": "mechopt.problems.cip:CIPBinomial",
+    "kss-mi": "mechopt.problems.kss:KssMI",
+    "kss-l2": "mechopt.problems.kss_l2:KssL2",
+    "fisher-interval": "mechopt.problems.fisher:FisherInterval",
+    "fisher-box": "mechopt.problems.fisher:FisherBox",
+    "fisher-output": "mechopt.problems.fisher:FisherOutput",
+    "fisher-weighted": "mechopt.problems.fisher_weighted:FisherWeighted",
+    "fisher-gaussian": "mechopt.problems.fisher_gauss:FisherGaussian",
+    "fisher-lti": "mechopt.problems.fisher_gauss:FisherLTI",
+    "gauss-tradeoff": "mechopt.problems.gauss:GaussProblem",
+    "gauss-dataset1": "mechopt.problems.gauss:GaussDataset1",
+    "gauss-dataset2": "mechopt.problems.gauss:GaussDataset2",
+}
 _PAPER_MODULES = ("lip", "kss", "fisher", "gauss")
 
-_extra_solvers: dict[str, Any] = {}
+_extra_solvers: dict[str, Any] = {}     # register_solver (in-process; tests patch these dicts)
 _extra_problems: dict[str, Any] = {}
+_loaded: dict[str, Any] = {}            # "module:attr" -> the loaded object
 
 
 def _optional(module: str) -> Any | None:
@@ -57,35 +101,121 @@ def _collect(package: str, names: tuple[str, ...], attr: str) -> dict[str, Any]:
     return out
 
 
+# -- entry points ----------------------------------------------------------------
+@cache
+def _entries(group: str) -> dict[str, tuple[str, str]]:
+    """``{name: (target, distribution)}`` of a group: built-ins in order, then third parties by name.
+
+    Reads installed metadata only (no plugin is imported); cached, :func:`refresh` re-reads.
+    """
+    builtin = BUILTIN_SOLVERS if group == SOLVER_GROUP else BUILTIN_PROBLEMS
+    ours: dict[str, str] = {}
+    theirs: dict[str, tuple[str, str]] = {}
+    for ep in importlib.metadata.entry_points(group=group):
+        dist = getattr(getattr(ep, "dist", None), "name", None) or "?"
+        if dist.lower() == "mechopt":
+            ours.setdefault(ep.name, ep.value)
+        elif ep.name not in builtin:
+            theirs.setdefault(ep.name, (ep.value, dist))
+    out = {name: (ours.get(name, target), "mechopt") for name, target in builtin.items()}
+    out.update({name: theirs[name] for name in sorted(theirs)})
+    return out
+
+
+def refresh() -> None:
+    """Forget the cached entry points (after installing a plugin into the running interpreter)."""
+    _entries.cache_clear()
+
+
+def _load(group: str, name: str) -> Any:
+    """The class an entry point names, imported on first use."""
+    target, dist = _entries(group)[name]
+    if target not in _loaded:
+        module, _, attr = target.partition(":")
+        try:
+            obj = importlib.import_module(module)
+            for part in filter(None, attr.split(".")):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as exc:
+            kind, error = ("solver", SolverNotFound) if group == SOLVER_GROUP else ("problem", ProblemError)
+            raise error(f"{kind} {name!r} ({target}, from the package {dist}) failed to load: "
+                                 f"{type(exc).__name__}: {exc}; reinstall or uninstall {dist}") from exc
+        _loaded[target] = obj
+    return _loaded[target]
+
+
+def _table(group: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """Names in order of preference mapped to None (not loaded) or to a class registered in-process."""
+    return {**dict.fromkeys(_entries(group)), **extra}
+
+
+def _classes() -> Iterator[tuple[str, Any]]:
+    """(name, class) of every solver in order, importing as it goes; a plugin that fails to load is skipped with a warning."""
+    for name, cls in _table(SOLVER_GROUP, _extra_solvers).items():
+        if cls is None:
+            try:
+                cls = _load(SOLVER_GROUP, name)
+            except SolverNotFound as exc:
+                warnings.warn(str(exc), stacklevel=3)
+                continue
+        yield name, cls
+
+
 # -- solvers ------------------------------------------------------------------
 def _solvers() -> dict[str, Any]:
-    return {**_collect("mechopt.solvers", _SOLVER_MODULES, "SOLVERS"), **_extra_solvers}
+    """Every solver class by name, in order of preference (imports every solver module)."""
+    return dict(_classes())
+
+
+def _solver_class(name: str) -> Any:
+    table = _table(SOLVER_GROUP, _extra_solvers)
+    if name not in table:
+        raise SolverNotFound(f"unknown solver {name!r}; available: {', '.join(table)}")
+    return table[name] if table[name] is not None else _load(SOLVER_GROUP, name)
 
 
 def solver_names() -> list[str]:
-    """Names of the registered solvers, in order of preference."""
-    return list(_solvers())
+    """Names of the registered solvers, in order of preference (reads metadata; imports nothing)."""
+    return list(_table(SOLVER_GROUP, _extra_solvers))
 
 
 def get_solver(name: str) -> Any:
-    """The solver instance registered under ``name``."""
-    table = _solvers()
-    if name not in table:
-        raise SolverNotFound(f"unknown solver {name!r}; available: {', '.join(table)}")
-    cls = table[name]
+    """The solver instance registered under ``name`` (imports that solver's module only)."""
+    cls = _solver_class(name)
     if not cls.installed():
         raise SolverNotFound(f"solver {name!r} needs {', '.join(cls.requires)}: pip install 'mechopt[distributed]' or the named package")
     return cls()
 
 
 def register_solver(name: str, cls: Any) -> None:
-    """Add a solver class (a :class:`mechopt.solver.Solver` subclass) under ``name``."""
+    """Add a solver class (a :class:`mechopt.solver.Solver` subclass) under ``name``, in this process.
+
+    A package adds one for every user instead by declaring an entry point in the group
+    ``mechopt.solvers`` (``name = "package.module:SolverClass"``).
+    """
     _extra_solvers[name] = cls
+
+
+def _applicable(problem: Any) -> Iterator[str]:
+    for name, cls in _classes():
+        may = getattr(cls, "may_apply", None)
+        if cls.installed() and (may is None or may(problem)) and cls().can_solve(problem):
+            yield name
 
 
 def solvers_for(problem: Any) -> list[str]:
     """Installed solvers that can solve ``problem``, in order of preference."""
-    return [n for n, cls in _solvers().items() if cls.installed() and cls().can_solve(problem)]
+    return list(_applicable(problem))
+
+
+def default_solver(problem: Any) -> str | None:
+    """The first installed solver that can solve ``problem`` (None if none); later solvers are not imported.
+
+    >>> from mechopt.problems.design import ChannelDesign
+    >>> default_solver(ChannelDesign.from_params(prior="0.3,0.7", notion="lip", utility="mse", eps=1.0))
+    'exact'
+    """
+    return next(_applicable(problem), None)
 
 
 def split_options(solver: str, options: dict[str, Any],
@@ -127,10 +257,10 @@ def split_options(solver: str, options: dict[str, Any],
 
     from . import settings
 
-    table = _solvers()
     for name in (solver, written_for):
-        if name is not None and name not in table:
-            get_solver(name)   # raises SolverNotFound naming what exists
+        if name is not None:
+            _solver_class(name)   # raises SolverNotFound naming what exists
+    table = _solvers()
     cls = table[solver]
     tolerances = {f.name for f in fields(settings.Tolerances)}
     kept: dict[str, Any] = {}
@@ -163,23 +293,27 @@ def dropped_note(solver: str, dropped: dict[str, list[str]], where: str = "the s
 
 
 # -- problems -----------------------------------------------------------------
-def _problems() -> dict[str, Any]:
-    return {**_collect("mechopt.problems", _PROBLEM_MODULES, "PROBLEMS"), **_extra_problems}
-
-
 def problem_ids() -> list[str]:
-    return list(_problems())
+    """Catalog ids of the registered problems, in registry order (reads metadata; imports nothing)."""
+    return list(_table(PROBLEM_GROUP, _extra_problems))
 
 
 def get_problem(pid: str) -> Any:
-    """The problem class registered under the catalog id ``pid``."""
-    table = _problems()
+    """The problem class registered under the catalog id ``pid`` (imports its module only)."""
+    table = _table(PROBLEM_GROUP, _extra_problems)
     if pid not in table:
         raise ProblemError(f"unknown problem {pid!r}; known: {', '.join(table)}")
-    return table[pid]
+    return table[pid] if table[pid] is not None else _load(PROBLEM_GROUP, pid)
+
+
+def _problems() -> dict[str, Any]:
+    """Every problem class by id (imports every problem module)."""
+    return {pid: get_problem(pid) for pid in problem_ids()}
 
 
 def register_problem(pid: str, cls: Any) -> None:
+    """Add a problem class under the catalog id ``pid``, in this process (or declare a
+    ``mechopt.problems`` entry point in a package)."""
     _extra_problems[pid] = cls
 
 

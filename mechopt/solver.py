@@ -81,6 +81,31 @@ class Solver(ABC):
     options: ClassVar[dict[str, Any]] = {}
     common_options: ClassVar[dict[str, Any]] = {"time_limit": None, "seed": 0, "verbose": False}
     requires: ClassVar[tuple[str, ...]] = ()     # importable modules the backend needs
+    #: The problem methods ``can_solve`` reads (``"column_program"``, ``"conic_form"``, ...): the
+    #: registry's cheap class-level pre-check (:meth:`may_apply`). Empty: no pre-check.
+    forms: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def may_apply(cls, problem: Any) -> bool:
+        """False when the problem's class offers none of ``forms`` (no form is built, nothing imported).
+
+        A method a problem class inherits unchanged from :class:`mechopt.problem.Problem`
+        (which returns None) does not count as offered.
+
+        >>> from mechopt.problems.design import ChannelDesign
+        >>> from mechopt.solvers.conic import ConicSolver
+        >>> from mechopt.solvers.exact import ExactSolver
+        >>> prob = ChannelDesign.from_params(prior="0.5,0.5", notion="ldp", utility="mi", eps=1.0)
+        >>> ExactSolver.may_apply(prob), ConicSolver.may_apply(prob)
+        (True, False)
+        """
+        if not cls.forms:
+            return True
+        from .problem import Problem
+
+        kind = type(problem)
+        return any(getattr(kind, f, None) is not None and getattr(kind, f) is not getattr(Problem, f, None)
+                   for f in cls.forms)
 
     @classmethod
     def installed(cls) -> bool:

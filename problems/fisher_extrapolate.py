@@ -52,7 +52,6 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
 from mechopt import settings
@@ -165,12 +164,15 @@ def truncation_estimate(value_at: Callable[[int, float], float | None], n: int, 
 def solve_program(prob: Any) -> bool:
     """Solve a cvxpy problem with Clarabel; whether it reports ``optimal``.
 
+    >>> import cvxpy as cp
     >>> x = cp.Variable()
     >>> solve_program(cp.Problem(cp.Minimize(cp.square(x - 2)))), round(float(x.value), 6)
     (True, 2.0)
     >>> solve_program(cp.Problem(cp.Minimize(x), [x >= 1, x <= 0]))
     False
     """
+    import cvxpy as cp
+
     try:
         prob.solve(solver="CLARABEL")
     except cp.error.SolverError:

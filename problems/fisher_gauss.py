@@ -39,7 +39,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import cvxpy as cp
 import numpy as np
 from scipy.linalg import sqrtm
 
@@ -328,6 +327,8 @@ class FisherLTI(Problem):
         solved once in well-scaled variables (ξ = 1e-10 left Clarabel's "optimal"
         30 % above Theorem 4's optimum) and Σ is scaled back.
         """
+        import cvxpy as cp
+
         O = self.O
         N, n = O.shape
         Sig = cp.Variable((N, N), symmetric=True)

@@ -40,7 +40,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
 from mechopt.errors import ProblemError
@@ -211,6 +210,8 @@ def check_density(g: GridDensity, tol: float) -> list[str]:
 
 def _pair_cone(p: Any, t: Any, first: Any, second: Any) -> Any:
     """t_i ≤ √(p[first_i] p[second_i]) as one vectorised family of 3-dim cones."""
+    import cvxpy as cp
+
     return cp.SOC(p[first] + p[second], cp.vstack([2 * t, p[first] - p[second]]), axis=0)
 
 
@@ -235,6 +236,8 @@ def interval_program(lower: float, upper: float, n: int, *,
     >>> bool(abs(v / (4 * 50 ** 2 * 4 * np.sin(np.pi / 200) ** 2) - 1) < 1e-6), bool(abs(fisher.value - v) < 1e-7)
     (True, True)
     """
+    import cvxpy as cp
+
     if n < 3:
         raise ProblemError(f"the grid needs at least 3 interior points, got n={n}")
     L = upper - lower
@@ -266,6 +269,8 @@ def box_program(lower: np.ndarray, upper: np.ndarray, n: tuple[int, ...]) -> tup
     >>> bool(abs(v - exact) < 1e-5)
     True
     """
+    import cvxpy as cp
+
     shape = tuple(int(k) for k in n)
     size = int(np.prod(shape))
     h = (np.asarray(upper, float) - np.asarray(lower, float)) / (np.asarray(shape) + 1)

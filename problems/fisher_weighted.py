@@ -60,7 +60,6 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-import cvxpy as cp
 import numpy as np
 
 from mechopt import settings
@@ -223,6 +222,8 @@ class FisherWeighted(Problem):
 
     def _program(self) -> tuple[Any, Any]:
         """The grid SOCP of the module docstring: (cvxpy problem, the policy variable G)."""
+        import cvxpy as cp
+
         nw, nx = self.grid_shape
         G = cp.Variable((nw, nx), nonneg=True)
         t = cp.Variable((nw - 1, nx - 1))

@@ -103,6 +103,7 @@ class GDPenaltySolver(Solver):
     """Finite-difference gradient descent on quadratic penalties (module docstring)."""
 
     name = "gd-penalty"
+    forms = ("search_form",)
     guarantee = "local"
     options = {"mu0": 100.0, "rounds": 3, "maxiter": 300, "fd_step": 1e-7, "restore": True}
 
@@ -175,6 +176,7 @@ class AnnealSolver(Solver):
     """Simulated annealing on s ∈ [0, 1]ⁿ with quadratic penalties (module docstring)."""
 
     name = "anneal"
+    forms = ("search_form",)
     guarantee = "heuristic"
     options = {"n_iter": 4000, "T0": 0.1, "T_end": 1e-5, "step": 0.3, "p_jump": 0.1, "mu": 1e4, "restore": True}
 

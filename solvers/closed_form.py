@@ -33,6 +33,7 @@ class ClosedFormSolver(Solver):
     """Evaluate ``problem.closed_form()``."""
 
     name = "closed-form"
+    forms = ("closed_form",)
 
     def can_solve(self, problem: Any) -> bool:
         try:

@@ -26,10 +26,8 @@ Clarabel's "inaccurate" is ``optimal_inaccurate``; its limits are
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any
-
-import cvxpy as cp
-from cvxpy.reductions.solvers.conic_solvers.clarabel_conif import CLARABEL
 
 from mechopt.errors import ParamError, SolverError
 from mechopt.result import Certificate, Result, Status
@@ -37,15 +35,17 @@ from mechopt.solver import Solver
 
 __all__ = ["ConicSolver", "SOLVERS", "CVXPY_STATUS"]
 
+# cvxpy's status strings (cvxpy.settings.OPTIMAL, ...), spelled out so that importing this module does not
+# import cvxpy: the registry loads solver classes to ask them, and cvxpy costs ~1 s of cold start.
 CVXPY_STATUS = {
-    cp.OPTIMAL: Status.OPTIMAL,
-    cp.OPTIMAL_INACCURATE: Status.OPTIMAL_INACCURATE,
-    cp.INFEASIBLE: Status.INFEASIBLE,
-    cp.INFEASIBLE_INACCURATE: Status.INFEASIBLE,
-    cp.UNBOUNDED: Status.UNBOUNDED,
-    cp.UNBOUNDED_INACCURATE: Status.UNBOUNDED,
-    cp.USER_LIMIT: Status.TIME_LIMIT,
-    cp.SOLVER_ERROR: Status.SOLVER_ERROR,
+    "optimal": Status.OPTIMAL,
+    "optimal_inaccurate": Status.OPTIMAL_INACCURATE,
+    "infeasible": Status.INFEASIBLE,
+    "infeasible_inaccurate": Status.INFEASIBLE,
+    "unbounded": Status.UNBOUNDED,
+    "unbounded_inaccurate": Status.UNBOUNDED,
+    "user_limit": Status.TIME_LIMIT,
+    "solver_error": Status.SOLVER_ERROR,
 }
 
 
@@ -55,6 +55,7 @@ class ConicSolver(Solver):
     name = "conic"
     options = {"backend": "CLARABEL", "backend_options": None}
     requires = ("cvxpy", "clarabel")
+    forms = ("conic_form",)
 
     def can_solve(self, problem: Any) -> bool:
         try:
@@ -63,6 +64,8 @@ class ConicSolver(Solver):
             return False
 
     def _solve(self, problem: Any, opts: dict[str, Any]) -> Result:
+        import cvxpy as cp
+
         backend = str(opts["backend"]).upper()
         if backend not in cp.installed_solvers():
             raise ParamError(f"cvxpy backend {backend!r} is not installed; installed: {', '.join(cp.installed_solvers())}")
@@ -71,13 +74,13 @@ class ConicSolver(Solver):
         if opts["time_limit"] is not None and backend == "CLARABEL":
             kw.setdefault("time_limit", float(opts["time_limit"]))
         try:
-            form.problem.solve(solver=_DualClarabel() if backend == "CLARABEL" else backend,
+            form.problem.solve(solver=_dual_clarabel()() if backend == "CLARABEL" else backend,
                                verbose=bool(opts["verbose"]), **kw)
         except cp.error.SolverError as exc:
             raise SolverError(f"cvxpy/{backend} failed: {exc}") from exc
         status = CVXPY_STATUS.get(form.problem.status, Status.SOLVER_ERROR)
         stats = form.problem.solver_stats
-        if form.problem.status == cp.USER_LIMIT:
+        if form.problem.status == "user_limit":
             status = _which_limit(backend, kw, stats)
         if not status.has_solution:
             return Result(status=status, value=None, sense=form.sense, objective=form.objective,
@@ -107,16 +110,25 @@ class ConicSolver(Solver):
                       extras=extras)
 
 
-class _DualClarabel(CLARABEL):
-    """cvxpy's Clarabel interface, keeping Clarabel's primal and dual objective values in ``extra_stats``."""
+@cache
+def _dual_clarabel() -> type:
+    """cvxpy's Clarabel interface, keeping Clarabel's primal and dual objective values in ``extra_stats``.
 
-    def name(self) -> str:
-        return "MECHOPT_CLARABEL"           # cvxpy requires custom solvers to have a name of their own
+    Built on first use (it subclasses a cvxpy class, and cvxpy is imported only when a conic form is solved).
+    """
+    import cvxpy as cp
+    from cvxpy.reductions.solvers.conic_solvers.clarabel_conif import CLARABEL
 
-    def invert(self, solution: Any, inverse_data: Any) -> Any:
-        out = super().invert(solution, inverse_data)
-        out.attr[cp.settings.EXTRA_STATS] = {"obj_val": solution.obj_val, "obj_val_dual": solution.obj_val_dual}
-        return out
+    class _DualClarabel(CLARABEL):
+        def name(self) -> str:
+            return "MECHOPT_CLARABEL"           # cvxpy requires custom solvers to have a name of their own
+
+        def invert(self, solution: Any, inverse_data: Any) -> Any:
+            out = super().invert(solution, inverse_data)
+            out.attr[cp.settings.EXTRA_STATS] = {"obj_val": solution.obj_val, "obj_val_dual": solution.obj_val_dual}
+            return out
+
+    return _DualClarabel
 
 
 def _dual_bound(form: Any, stats: Any) -> float | None:
@@ -131,6 +143,8 @@ def _dual_bound(form: Any, stats: Any) -> float | None:
         return None
     slack = abs(float(extra["obj_val"]) - float(extra["obj_val_dual"]))
     raw = float(form.problem.value)
+    import cvxpy as cp   # already imported: the form was just solved
+
     bound = raw + slack if isinstance(form.problem.objective, cp.Maximize) else raw - slack
     return bound if math.isfinite(bound) else None
 

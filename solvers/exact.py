@@ -120,6 +120,7 @@ class ExactSolver(Solver):
     """
 
     name = "exact"
+    forms = ("column_program",)
     options = {"method": "auto", "outputs": "basic", "max_outputs": 5000, "compact": False, "max_memory": 2e9,
                "enum_max_d": 22, "max_iter": 1000, "dd_max_d": 14, "max_orbits": M.MAX_ORBITS,
                "pricing": "auto", "columns_per_round": 0, "warm_start": None}

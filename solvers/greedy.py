@@ -119,6 +119,7 @@ class GreedySolver(Solver):
     """The Section IV greedy heuristic (module docstring); options ``dtheta0``, ``eps``, ``eps0``, ``step5``."""
 
     name = "greedy"
+    forms = ("greedy_form",)
     guarantee = "heuristic"
     options = {"dtheta0": None, "eps": None, "eps0": 1e-6, "step5": "both", "max_iter": 200_000}
 

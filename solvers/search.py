@@ -110,6 +110,7 @@ class SearchSolver(Solver):
     """Grid search + monotone branch-and-bound with a certificate (module docstring)."""
 
     name = "search"
+    forms = ("search_form",)
     options = {"grid": 16, "gap_tol": 1e-8, "max_evals": 400_000, "max_dim": 3}
 
     def can_solve(self, problem: Any) -> bool:

@@ -231,6 +231,7 @@ class SpectralSolver(Solver):
     """
 
     name = "spectral"
+    forms = ("spectral_form",)
     options = {"n": 8191, "levels": 3}
     requires = ("scipy",)
 

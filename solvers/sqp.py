@@ -50,6 +50,7 @@ class SQPSolver(Solver):
     """
 
     name = "sqp"
+    forms = ("nlp_form",)
     guarantee = "local"
     options = {"n_starts": 20, "method": "SLSQP", "maxiter": 500, "ftol": 1e-12, "gtol": 1e-10, "xtol": 1e-12}
 

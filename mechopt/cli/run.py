@@ -106,6 +106,10 @@ def run_compare(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_dir
 
     check_out_dir(args.plot, "--plot")
+    if args.plot:
+        from mechopt.optional import require_matplotlib
+
+        require_matplotlib()          # before the solves, not after them
     instances = None
     if args.catalog:
         known = problem_ids()

@@ -82,6 +82,10 @@ def run_sweep(args: argparse.Namespace) -> int:
                    {"sweep spec": spec_path,
                     "file named in the spec": files_named([read_toml(spec_path).get(k, {}) for k in ("fixed", "grid")], spec_path.parent)})
     check_plot_format(args.plot)             # before the run, not after it
+    if args.plot:
+        from mechopt.optional import require_matplotlib
+
+        require_matplotlib()          # before the sweep, not after it
     spec = load_spec(args.spec)
     notes: list[str] = []
     if args.solver:

@@ -22,23 +22,28 @@ import math
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from mechopt.api import audit_result, solve  # noqa: E402
-from mechopt.figures import Figure, FigureOutput  # noqa: E402
-from mechopt.figures.legend import legend_texts, solver_guarantee  # noqa: E402
-from mechopt.problems.fisher import CORR2_CONSTANT, FisherInterval  # noqa: E402
-from mechopt.problems.fisher_dp import (dp_region, laplace_entropy, laplace_fisher,  # noqa: E402
+from mechopt.api import audit_result, solve
+from mechopt.figures import Figure, FigureOutput
+from mechopt.figures.legend import legend_texts, solver_guarantee
+from mechopt.problems.fisher import CORR2_CONSTANT, FisherInterval
+from mechopt.problems.fisher_dp import (dp_region, laplace_entropy, laplace_fisher,
                                         gaussian_entropy_1d, laplace_variance)
-from mechopt.problems.fisher_weighted import FisherWeighted  # noqa: E402
-from mechopt.result import jsonable  # noqa: E402
-from mechopt.status_words import CLOSED_FORM, NOT_PRIVATE, is_certified, point_word, series_word  # noqa: E402
+from mechopt.problems.fisher_weighted import FisherWeighted
+from mechopt.optional import require_matplotlib
+from mechopt.result import jsonable
+from mechopt.status_words import CLOSED_FORM, NOT_PRIVATE, is_certified, point_word, series_word
 
 __all__ = ["FIGURES", "result_word", "closed_word"]
+
+
+def _plt() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend, imported when a figure is drawn (``mechopt[plot]``)."""
+    require_matplotlib().use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def result_word(res: Any) -> str:
@@ -64,6 +69,7 @@ def closed_word(res: Any, ref: str) -> str:
 
 
 def _write(out: Path, stem: str, fig: Any, rows: list[dict[str, Any]], data: dict[str, Any]) -> list[Path]:
+    plt = _plt()
     out.mkdir(parents=True, exist_ok=True)
     png, csv_path, js = out / f"{stem}.png", out / f"{stem}.csv", out / f"{stem}.json"
     data["legend"] = legend_texts(fig)                 # read back from the figure before it is closed
@@ -82,6 +88,7 @@ def _write(out: Path, stem: str, fig: Any, rows: list[dict[str, Any]], data: dic
 
 def _densities(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Corollary 1: optimal densities (2/L)cos²(π(w − c)/L) for several supports, spectral vs closed form."""
+    plt = _plt()
     supports = [(-1.0, 1.0), (0.0, 3.0), (-0.5, 0.5), (-2.0, 4.0)]
     fig, ax = plt.subplots(figsize=(6.4, 3.9))
     rows, data, notes = [], {"supports": []}, []
@@ -119,6 +126,7 @@ def _densities(out_dir: Path, quick: bool = False) -> FigureOutput:
 def _fig1(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Fig. 1: policies γ(w | x) with a weight on the database: Corollary 4's closed form for
     ρ ∝ e^{0.5x} (independent of x) and the grid optima for that weight and a Gaussian weight."""
+    plt = _plt()
     nw = 11 if quick else 21
     weights = ["exp:0.5", "gauss:3:0.7"]
     fig, axes = plt.subplots(3, 1, figsize=(6, 8.5), sharex=True)
@@ -156,6 +164,7 @@ def _fig1(out_dir: Path, quick: bool = False) -> FigureOutput:
 
 def _fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Fig. 2: (ε, δ) where the Corollary 6 noise N(0, ξ^{-1/2}) is (ε, δ)-DP, Δ = 1; Prop. 3 numbers."""
+    plt = _plt()
     xi, sens = 0.01, 1.0
     sigma = xi ** -0.25
     eps = np.linspace(0.02, 2.0, 40 if quick else 160)
@@ -202,6 +211,7 @@ def _fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
 
 def _convergence(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Grid error of J on [−1, 1] against n: spectral raw (O(h²)), spectral extrapolated, conic."""
+    plt = _plt()
     from mechopt.solvers.spectral import ground_state
 
     ns_conic = [31, 63, 127, 255] if quick else [63, 127, 255, 511, 1023, 2047]

@@ -100,7 +100,9 @@ def curve_labels(rows: list[dict[str, Any]]) -> dict[str, str]:
 
 def draw(data: dict[str, Any]) -> Any:
     """The figure of a Gauss reproduction's ``data`` (``rows``, ``title``) as a matplotlib Figure."""
-    from matplotlib.figure import Figure as MplFigure
+    from mechopt.optional import require
+
+    MplFigure = require("matplotlib.figure", "plot", "plots").Figure
 
     rows = data["rows"]
     labels = curve_labels(rows)

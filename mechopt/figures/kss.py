@@ -113,7 +113,9 @@ def draw_table1(rows: list[dict[str, Any]]) -> Any:
     >>> draw_table1(rows).axes[0].get_legend_handles_labels()[1][:2]
     ['ours = paper', 'BRR — closed form (eq. 8), Monte-Carlo ± 1.96 se']
     """
-    from matplotlib.figure import Figure as MplFigure
+    from mechopt.optional import require
+
+    MplFigure = require("matplotlib.figure", "plot", "plots").Figure
 
     fig = MplFigure(figsize=(10, 4.5))
     axes = fig.subplots(1, 2)
@@ -190,7 +192,9 @@ def certify_rows(rows: list[dict[str, Any]], every: int = CERT_EVERY) -> None:
 
 def draw_mi_curve(rows: list[dict[str, Any]]) -> Any:
     """The MI-vs-ε panels (one per d) as a Figure, a legend on every panel."""
-    from matplotlib.figure import Figure as MplFigure
+    from mechopt.optional import require
+
+    MplFigure = require("matplotlib.figure", "plot", "plots").Figure
 
     ds = list(dict.fromkeys(r["d"] for r in rows))
     fig = MplFigure(figsize=(3.4 * len(ds), 3.8))

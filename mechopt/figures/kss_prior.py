@@ -89,7 +89,9 @@ def draw_prior_gap(rows: list[dict[str, Any]]) -> Any:
     >>> draw_prior_gap(rows).axes[0].get_legend_handles_labels()[1]
     ['Zipf s=1.0 — best k-subset (closed form) vs certified optimum']
     """
-    from matplotlib.figure import Figure as MplFigure
+    from mechopt.optional import require
+
+    MplFigure = require("matplotlib.figure", "plot", "plots").Figure
 
     ds = list(dict.fromkeys(r["d"] for r in rows))
     fig = MplFigure(figsize=(5 * len(ds), 3.8))

@@ -97,7 +97,9 @@ def curve_words(pts: list[dict[str, Any]]) -> str:
 
 def draw(data: dict[str, Any]) -> Any:
     """The figure of a LIP reproduction's ``data`` (``rows`` and ``plot``) as a matplotlib Figure."""
-    from matplotlib.figure import Figure
+    from mechopt.optional import require
+
+    Figure = require("matplotlib.figure", "plot", "plots").Figure
 
     rows, opts = data["rows"], data.get("plot", {})
     tf = TRANSFORMS[opts.get("transform", "identity")]

@@ -304,9 +304,9 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
     their audit edged in red) and its relative distance to the instance's reference (bottom:
     the most precise certified value, else the best value that passed its audit; > 0 is worse,
     symlog scale)."""
-    import matplotlib
+    from mechopt.optional import require_matplotlib
 
-    matplotlib.use("Agg")
+    require_matplotlib().use("Agg")
     import matplotlib.pyplot as plt
 
     out = Path(out_dir)

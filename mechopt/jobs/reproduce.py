@@ -78,6 +78,10 @@ def reproduce(ids: Sequence[str], out_dir: str | Path, *, quick: bool = False,
     unknown = [i for i in wanted if i not in table]
     if unknown:
         raise ParamError(f"unknown figure id(s) {unknown}; known: {', '.join(sorted(table)) or 'none registered'}")
+    if figures is None:               # every registered figure draws a PNG
+        from mechopt.optional import require_matplotlib
+
+        require_matplotlib()
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -288,7 +288,9 @@ def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str |
     >>> ax.get_legend_handles_labels()[1]
     ['sqp — locally optimal; 1 of 2 not private', 'not private (audit failed)']
     """
-    from matplotlib.figure import Figure
+    from mechopt.optional import require
+
+    Figure = require("matplotlib.figure", "plot", "plots").Figure
 
     from mechopt.figures.legend import mark_points
 

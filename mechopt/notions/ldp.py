@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from ..errors import ProblemError
 from .base import PrivacyNotion
+
+if TYPE_CHECKING:   # networkx is imported by the policy-graph code only (cold start of the CLI)
+    import networkx as nx
 
 __all__ = ["LDP", "GraphLDP"]
 
@@ -104,6 +106,8 @@ class GraphLDP(LDP):
     name = "graph-ldp"
 
     def __init__(self, eps: float, graph: nx.Graph, *, metric: bool = False) -> None:
+        import networkx as nx
+
         super().__init__(eps)
         if not isinstance(graph, nx.Graph):
             raise ProblemError("graph must be a networkx Graph whose nodes are input indices 0..d-1")
@@ -136,6 +140,8 @@ class GraphLDP(LDP):
             raise ProblemError(f"policy graph has {self.graph.number_of_nodes()} nodes but there are {d} inputs")
         W = np.full((d, d), np.inf)
         if self.metric:
+            import networkx as nx
+
             dist = dict(nx.all_pairs_dijkstra_path_length(self.graph, weight="weight"))
             for u, row in dist.items():
                 for v, val in row.items():
@@ -160,4 +166,6 @@ class GraphLDP(LDP):
         return worst
 
     def params(self) -> dict[str, Any]:
+        import networkx as nx
+
         return {"notion": self.name, "eps": self.eps, "graph": nx.node_link_data(self.graph, edges="edges")}

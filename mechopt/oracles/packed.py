@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import hypergeom
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_uint16
@@ -182,6 +181,8 @@ def subset_tables_fit(d: int, k: int) -> bool:
 @lru_cache(maxsize=8)
 def _block_tables(d: int, k: int) -> tuple[list[CellTable], int]:
     """Per block b (all but the last) the laws of its count given j items still needed, j = 0..k."""
+    from scipy.stats import hypergeom   # scipy.stats costs ~0.5 s of import: only when tables are built
+
     bits = _bits_for(d, k)
     blocks = -(-d // BLOCK)
     j = np.arange(k + 1)[:, None]

@@ -35,8 +35,10 @@ FORBIDDEN_ATTRS = {("pickle", "load"), ("pickle", "loads"), ("pickle", "Unpickle
                    ("marshal", "loads"), ("shelve", "open"), ("yaml", "load"), ("yaml", "unsafe_load"),
                    ("joblib", "load"), ("dill", "load"), ("dill", "loads"), ("cloudpickle", "loads"),
                    ("pd", "read_pickle"), ("pandas", "read_pickle"), ("torch", "load")}
-# dynamic imports allowed: constant module names of the registry, and the benchmark files of `mechopt bench`
-DYNAMIC_IMPORT_OK = {"mechopt/registry.py", "mechopt/__init__.py", "problems/design.py", "mechopt/jobs/bench.py"}
+# dynamic imports allowed: constant module names of the registry (and the installed entry points), the
+# benchmark files of `mechopt bench`, and optional.require (every caller passes a literal module name)
+DYNAMIC_IMPORT_OK = {"mechopt/registry.py", "mechopt/__init__.py", "problems/design.py", "mechopt/jobs/bench.py",
+                     "mechopt/optional.py"}
 
 
 def _sources() -> list[Path]:
