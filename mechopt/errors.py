@@ -20,6 +20,7 @@ __all__ = [
     "SolverNotFound",
     "SolverError",
     "TooLargeError",
+    "NoChannelError",
 ]
 
 
@@ -45,3 +46,7 @@ class SolverError(MechoptError, RuntimeError):
 
 class TooLargeError(MechoptError, MemoryError):
     """An exact method would exceed its size limit; the message names what scales."""
+
+
+class NoChannelError(MechoptError, ValueError):
+    """A result has no channel matrix Q (no mechanism, or one that is a density, covariance or plan)."""
