@@ -144,8 +144,8 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
                            "give {\"Q\": [[...], ...]}") from None
     doc = _flatten(doc)
     if not isinstance(doc, dict) or "Q" not in doc:
-        raise ProblemError(f"mechanism file {str(p)!r} must be a JSON object with a \"mechanism\": {{\"Q\": rows}} "
-                           "(or, older layout, a top-level \"Q\"); rows are inputs")
+        raise ProblemError(f"mechanism file {str(p)!r} must be a JSON object with a \"Q\" matrix (rows are "
+                           "inputs): {\"mechanism\": {\"Q\": [[...], ...]}} or, older layout, {\"Q\": [[...], ...]}")
     Q = doc["Q"]
     if not isinstance(Q, list) or not all(isinstance(r, list) for r in Q) or len({len(r) for r in Q}) > 1:
         raise ProblemError(f"\"Q\" in {str(p)!r} must be a list of rows of equal length")

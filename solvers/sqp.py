@@ -3,7 +3,7 @@
 A local method: it returns the best KKT point found over ``n_starts`` starts
 (drawn from ``seed``), with no certificate of global optimality
 (``certificate`` is None). Its status is ``locally_optimal`` when that start
-converged, ``iteration_limit`` when it stopped at ``maxiter``, never
+converged, ``iteration_limit`` when it stopped at ``max_iter``, never
 ``optimal`` (see ``docs/status``).
 
 Examples
@@ -37,14 +37,15 @@ __all__ = ["SQPSolver", "SOLVERS"]
 class SQPSolver(Solver):
     """Multi-start SLSQP / trust-constr.
 
-    Options: ``n_starts``, ``method``, ``maxiter``, ``ftol`` (SLSQP), ``gtol``
+    Options: ``n_starts``, ``method``, ``max_iter`` (per start; the old spelling ``maxiter`` is
+    accepted for one release, with a deprecation note in the result message), ``ftol`` (SLSQP), ``gtol``
     and ``xtol`` (trust-constr); a local solution is kept when it satisfies the
     constraints within the ``nlp_feasibility`` tolerance.
     """
 
     name = "sqp"
     guarantee = "local"
-    options = {"n_starts": 20, "method": "SLSQP", "maxiter": 500, "ftol": 1e-12, "gtol": 1e-10, "xtol": 1e-12}
+    options = {"n_starts": 20, "method": "SLSQP", "max_iter": 500, "ftol": 1e-12, "gtol": 1e-10, "xtol": 1e-12}
 
     def can_solve(self, problem: Any) -> bool:
         try:
@@ -71,7 +72,7 @@ class SQPSolver(Solver):
                 warnings.simplefilter("ignore")
                 kw = {"ftol": opts["ftol"]} if method == "SLSQP" else {"gtol": opts["gtol"], "xtol": opts["xtol"]}
                 sol = minimize(form.fun, x0, jac=form.jac, bounds=form.bounds, constraints=form.constraints,
-                               method=method, options={"maxiter": int(opts["maxiter"]), **kw})
+                               method=method, options={"maxiter": int(opts["max_iter"]), **kw})
             tried += 1
             iters += int(getattr(sol, "nit", 0) or 0)
             if np.isfinite(sol.fun) and sol.fun < best and _feasible(form, sol.x):
@@ -81,7 +82,7 @@ class SQPSolver(Solver):
             return Result(status=status, value=None, sense=form.sense, objective=form.objective,
                           message=f"no feasible local solution from {tried} starts")
         status = Status.TIME_LIMIT if hit_limit else Status.ITERATION_LIMIT if best_capped else Status.LOCALLY_OPTIMAL
-        what = (f"best point of {tried} starts ({method}); it stopped at maxiter={int(opts['maxiter'])} before "
+        what = (f"best point of {tried} starts ({method}); it stopped at max_iter={int(opts['max_iter'])} before "
                 "converging" if best_capped else f"best local optimum of {tried} starts ({method})")
         return Result(status=status, value=form.value_of(best_x), sense=form.sense, objective=form.objective,
                       mechanism=form.recover(best_x), iterations=iters,
