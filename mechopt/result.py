@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from ._mechanism import _channel_matrix, mechanism_dict
+
 __all__ = ["Status", "Certificate", "Result", "jsonable", "mechanism_dict", "PROOFS", "MEANINGS", "vocabulary"]
 
 
@@ -248,7 +250,7 @@ class Result:
         ...
         mechopt.errors.NoChannelError: this infeasible result has no mechanism (...): nothing to return as Q
         """
-        from .errors import NoChannelError
+        from .errors import MechoptError, NoChannelError
 
         Q = _channel_matrix(self.mechanism)
         if Q is not None:
@@ -261,8 +263,13 @@ class Result:
                         "; re-solve with a solver that returns a channel")
                 raise NoChannelError(f"this {self.status.value} result has no channel matrix ({why}){hint}")
             raise NoChannelError(f"this {self.status.value} result has no mechanism ({why}): nothing to return as Q")
-        raise NoChannelError(f"the mechanism is a {type(self.mechanism).__name__}, not a channel matrix: "
-                             "use result.mechanism")
+        name = type(self.mechanism).__name__
+        try:
+            getattr(self.mechanism, "matrix", None)
+        except MechoptError as exc:     # a structured channel too large to write out
+            raise NoChannelError(f"the {name} mechanism has no channel matrix here ({exc}); "
+                                 "use result.mechanism") from None
+        raise NoChannelError(f"the mechanism is a {name}, not a channel matrix: use result.mechanism")
 
     def plot(self, ax: Any = None, prior: Any = None, **kwargs: Any) -> Any:
         """Draw the mechanism as a heatmap, with the prior and posteriors when ``prior`` is given.
@@ -342,44 +349,6 @@ class Result:
             "proof": self.proof,
             "extras": jsonable(self.extras),
         }
-
-
-def _channel_matrix(mech: Any) -> np.ndarray | None:
-    """The 2-D float matrix of a channel-like mechanism, or None (no mechanism, a density, a plan...)."""
-    if mech is None:
-        return None
-    M = getattr(mech, "matrix", mech)
-    if isinstance(M, (str, bytes, dict)):
-        return None
-    try:
-        M = np.asarray(M, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return M if M.ndim == 2 and M.size else None
-
-
-def mechanism_dict(mech: Any, prior: Any = None) -> Any:
-    """The one JSON layout of a mechanism (design ``--json``, ``design --out``, ``Result.to_dict``).
-
-    A channel becomes ``{"Q": rows, "inputs": labels, "outputs": labels}``
-    plus ``"prior"`` when given; anything else (a density, a covariance, a
-    structured plan) its own JSON form; no mechanism ``None``.
-
-    Examples
-    --------
-    >>> mechanism_dict([[0.75, 0.25], [0.25, 0.75]], prior=[0.5, 0.5])
-    {'Q': [[0.75, 0.25], [0.25, 0.75]], 'inputs': [0, 1], 'outputs': [0, 1], 'prior': [0.5, 0.5]}
-    """
-    Q = _channel_matrix(mech)
-    if Q is None:
-        return jsonable(mech.to_dict() if hasattr(mech, "to_dict") else mech)
-    inputs = list(getattr(mech, "inputs", None) or range(Q.shape[0]))
-    outputs = list(getattr(mech, "outputs", None) or range(Q.shape[1]))
-    doc: dict[str, Any] = {"Q": jsonable(Q), "inputs": jsonable(inputs),
-                           "outputs": [o if isinstance(o, (int, float, str)) else str(o) for o in jsonable(outputs)]}
-    if prior is not None and np.ndim(prior) == 1 and np.size(prior) == Q.shape[0]:
-        doc["prior"] = jsonable(np.asarray(prior, dtype=float))
-    return doc
 
 
 def jsonable(obj: Any) -> Any:

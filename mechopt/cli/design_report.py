@@ -26,15 +26,9 @@ __all__ = ["describe", "design_document", "write_out", "write_plot"]
 
 
 def _channel(res: Result) -> np.ndarray | None:
-    mech = res.mechanism
-    if mech is None:
-        return None
-    M = getattr(mech, "matrix", mech)
-    try:
-        M = np.asarray(M, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return M if M.ndim == 2 else None
+    from mechopt.result import _channel_matrix
+
+    return _channel_matrix(res.mechanism)
 
 
 def design_document(problem: Any, res: Result, notes: list[str] | None = None) -> dict[str, Any]:
