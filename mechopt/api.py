@@ -129,7 +129,9 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
     tols = {k.removesuffix("_tol"): options.pop(k) for k in list(options)
             if k.endswith("_tol") and k.removesuffix("_tol") in known}
     with settings.override(**tols), single_threaded():   # BLAS thread count must not change the numbers
-        return audit_result(problem, backend.solve(problem, **options))
+        res = audit_result(problem, backend.solve(problem, **options))
+    unit = getattr(problem, "unit", None)
+    return res if res.unit is not None or unit is None else res.replace(unit=unit)
 
 
 def design(*, prior: Any, notion: str, utility: str, eps: float, values: Any = None,

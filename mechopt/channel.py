@@ -139,6 +139,16 @@ class Channel:
         labels = tuple(tuple(self.outputs[j] for j in g) if len(g) > 1 else self.outputs[g[0]] for g in groups)
         return Channel(Q, inputs=self.inputs, outputs=labels)
 
+    def plot(self, ax: Any = None, prior: Any = None, **kwargs: Any) -> Any:
+        """Draw the heatmap of Q (with the prior and posteriors when given): :func:`mechopt.plot.plot_channel`.
+
+        >>> Channel([[0.75, 0.25], [0.25, 0.75]]).plot(prior=[0.5, 0.5]).get_title()
+        'Q[x, y] = P(Y=y | X=x)'
+        """
+        from .plot import plot_channel
+
+        return plot_channel(self, prior=prior, ax=ax, **kwargs)
+
     def to_dict(self) -> dict[str, Any]:
         return {"Q": self.matrix.tolist(), "inputs": list(self.inputs), "outputs": [str(o) for o in self.outputs]}
 

@@ -22,6 +22,7 @@ __all__ = [
     "TooLargeError",
     "InputFileError",
     "MissingDependency",
+    "NoChannelError",
 ]
 
 
@@ -56,3 +57,7 @@ class InputFileError(ProblemError):
 class MissingDependency(MechoptError, ImportError):
     """An optional dependency is not installed; the message names the extra to install
     (:func:`mechopt.optional.require`)."""
+
+
+class NoChannelError(MechoptError, ValueError):
+    """A result has no channel matrix Q (no mechanism, or one that is a density, covariance or plan)."""

@@ -1,15 +1,21 @@
 """Mechanism files (JSON, .npy, .csv) and the audit of a mechanism under every notion.
 
 A mechanism file, written by ``mechopt design --out`` and read by ``mechopt
-audit``, is one JSON object with at least ``"Q"`` (a list of rows, rows are
-inputs), and optionally ``inputs``, ``outputs`` (labels), ``prior``,
-``notion``, ``eps`` and any further keys (``value``, ``solver`` ...), which
-are kept but not interpreted. :func:`read_mechanism` also reads a bare JSON
-matrix, ``{"mechanism": {"Q": ...}}``, a ``.npy`` array and a ``.csv`` matrix.
+audit``, is one JSON object carrying the mechanism in the same layout as
+``mechopt design --json`` (:func:`mechopt.result.mechanism_dict`)::
+
+    {"mechanism": {"Q": [[...], ...], "inputs": [...], "outputs": [...], "prior": [...]},
+     "privacy": {"notion": "ldp", "eps": 1.0, ...}, "value": ..., "unit": ..., ...}
+
+(``design --out`` writes the whole design document). ``Q`` is a list of
+rows, rows are inputs; ``inputs``, ``outputs``, ``prior`` and ``privacy`` are
+optional, further keys are kept but not interpreted. The older flat layout
+``{"Q": ..., "prior": ..., "notion": ..., "eps": ...}`` is still read. :func:`read_mechanism` also reads a bare JSON
+matrix, a ``.npy`` array and a ``.csv`` matrix.
 
 Examples
 --------
->>> import numpy as np, tempfile, os
+>>> import json, numpy as np, tempfile, os
 >>> from mechopt.mechfile import write_mechanism, read_mechanism, audit
 >>> Q = np.array([[0.75, 0.25], [0.25, 0.75]])
 >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
@@ -17,6 +23,8 @@ Examples
 >>> doc = read_mechanism(path)
 >>> doc["Q"].shape, doc["notion"]
 ((2, 2), 'ldp')
+>>> sorted(json.load(open(path))["mechanism"])
+['Q', 'inputs', 'outputs', 'prior']
 >>> round(audit(doc["Q"], [0.5, 0.5])["notions"]["ldp"]["eps"], 6)   # ln 3
 1.098612
 """
@@ -34,7 +42,7 @@ from .channel import validate_channel
 from .errors import ProblemError
 from .files import open_direct, read_input, read_input_text, resolve_target, target_kind
 from .priors import parse_prior, validate_prior
-from .result import jsonable
+from .result import jsonable, mechanism_dict
 
 #: Largest mechanism file read (JSON, CSV or .npy; about 2.5 million entries of Q in JSON).
 MAX_MECHANISM_BYTES = 64 * 1024 * 1024
@@ -122,14 +130,14 @@ def write_mechanism(path: str | os.PathLike, Q: Any, *, prior: Any = None, notio
                     **extra: Any) -> None:
     """Write a mechanism file atomically (see the module docstring for the format)."""
     M = validate_channel(Q)
-    doc: dict[str, Any] = {"Q": M, "inputs": inputs if inputs is not None else list(range(M.shape[0])),
-                           "outputs": outputs if outputs is not None else list(range(M.shape[1]))}
-    if prior is not None:
-        doc["prior"] = validate_prior(prior)
-    if notion is not None:
-        doc["notion"] = notion
-    if eps is not None:
-        doc["eps"] = eps
+    mech = mechanism_dict(M, prior=None if prior is None else validate_prior(prior))
+    if inputs is not None:
+        mech["inputs"] = list(inputs)
+    if outputs is not None:
+        mech["outputs"] = list(outputs)
+    doc: dict[str, Any] = {"mechanism": mech}
+    if notion is not None or eps is not None:
+        doc["privacy"] = {"notion": notion, "eps": eps}
     doc.update(extra)
     atomic_write_text(path, json.dumps(jsonable(doc), indent=1) + "\n")
 
@@ -244,24 +252,37 @@ def _load_json(p: Path) -> dict[str, Any]:
     if isinstance(doc, list) and doc and all(isinstance(r, list) for r in doc):
         out: dict[str, Any] = {"Q": doc, "format": "json-matrix"}
         where = "the matrix"
-    elif isinstance(doc, dict) and "Q" in doc:
+    else:
+        doc = _flatten(doc)
+        if not isinstance(doc, dict) or "Q" not in doc:
+            raise ProblemError(f"mechanism file {str(p)!r} must be a JSON object with a \"Q\" matrix (rows are "
+                               "inputs): {\"mechanism\": {\"Q\": [[...], ...]}}, the older {\"Q\": [[...], ...]}, "
+                               "or a bare JSON matrix (a list of rows)")
         out = {**doc, "format": "json"}
         where = '"Q"'
-    elif isinstance(doc, dict) and isinstance(doc.get("mechanism"), dict) and "Q" in doc["mechanism"]:
-        inner = doc["mechanism"]
-        out = {**doc, "Q": inner["Q"], "format": "json"}
-        if out.get("prior") is None and inner.get("prior") is not None:
-            out["prior"] = inner["prior"]
-        where = '"mechanism.Q"'
-    else:
-        raise ProblemError(f"mechanism file {str(p)!r} must be a JSON matrix (a list of rows) or a JSON object "
-                           "with a \"Q\" matrix (or {\"mechanism\": {\"Q\": ...}}); rows are inputs")
     Q = out["Q"]
     if not isinstance(Q, list) or not all(isinstance(r, list) for r in Q) or len({len(r) for r in Q}) > 1:
         raise ProblemError(f"{where} in {str(p)!r} must be a list of rows of equal length")
     if any(v is None or isinstance(v, (bool, str)) for r in Q for v in r):
         raise ProblemError(f"{where} in {str(p)!r} has a non-numeric entry (null, string or boolean)")
     return out
+
+
+def _flatten(doc: Any) -> Any:
+    """The current layout (``{"mechanism": {"Q", ...}, "privacy": {...}}``) as the flat one ``{"Q", ...}``.
+
+    >>> _flatten({"mechanism": {"Q": [[1.0]], "prior": [1.0]}, "privacy": {"notion": "ldp", "eps": 1}})
+    {'Q': [[1.0]], 'prior': [1.0], 'notion': 'ldp', 'eps': 1}
+    """
+    if not isinstance(doc, dict) or "Q" in doc or not isinstance(doc.get("mechanism"), dict):
+        return doc
+    rest = {k: v for k, v in doc.items() if k not in ("mechanism", "privacy")}
+    privacy = doc.get("privacy") if isinstance(doc.get("privacy"), dict) else {}
+    flat = {**rest, **doc["mechanism"]}
+    for key in ("notion", "eps"):
+        if privacy.get(key) is not None:
+            flat[key] = privacy[key]
+    return flat
 
 
 def audit(Q: Any, prior: Any = None) -> dict[str, Any]:

@@ -61,6 +61,8 @@ class Problem:
     paper: ClassVar[str] = ""
     sense: ClassVar[str] = "min"
     objective: ClassVar[str] = ""
+    #: The unit of the objective's value (``Result.unit``); channel problems take their utility's.
+    unit: ClassVar[str | None] = None
 
     # canonical forms ----------------------------------------------------
     def column_program(self) -> ColumnProgram | None:
@@ -111,6 +113,10 @@ class ChannelProblem(Problem):
     @property
     def objective(self) -> str:  # type: ignore[override]
         return self.utility.name
+
+    @property
+    def unit(self) -> str:  # type: ignore[override]
+        return self.utility.unit
 
     @property
     def support(self) -> Support:

@@ -265,12 +265,15 @@ def split_options(solver: str, options: dict[str, Any],
     tolerances = {f.name for f in fields(settings.Tolerances)}
     kept: dict[str, Any] = {}
     dropped: dict[str, list[str]] = {}
+    from .solver import RENAMED_OPTIONS
+
     for key, val in options.items():
         shared = key in cls.common_options or key.removesuffix("_tol") in tolerances
+        name = RENAMED_OPTIONS.get(key, key)     # a deprecated spelling belongs where its new name does
         if written_for is not None and written_for != solver:
-            owners = [] if shared or key not in table[written_for].options else [written_for]
+            owners = [] if shared or name not in table[written_for].options else [written_for]
         else:
-            owners = [] if shared or key in cls.options else [n for n, c in table.items() if key in c.options]
+            owners = [] if shared or name in cls.options else [n for n, c in table.items() if name in c.options]
         if owners:
             dropped[key] = owners
         else:

@@ -58,8 +58,10 @@ def measure_rows(rep: dict[str, Any]) -> list[tuple[str, str]]:
 def report_figure(rep: dict[str, Any], Q: Any = None) -> Any:
     """A one-page :class:`~matplotlib.figure.Figure`: δ(ε) profile, the measures and (given ``Q``) a heat map."""
     import numpy as np
-    from matplotlib.figure import Figure
 
+    from mechopt.optional import require
+
+    Figure = require("matplotlib.figure", "plot", "plots").Figure
     fig = Figure(figsize=(11, 4.2), layout="constrained")
     axes = fig.subplots(1, 3 if Q is not None else 2, width_ratios=[1.2, 1.1, 1] if Q is not None else [1.2, 1.1])
     ax = axes[0]

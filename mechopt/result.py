@@ -11,6 +11,8 @@ Examples
 True
 >>> r.to_dict()["certificate"]
 {'bound': 0.25, 'gap': 0.0}
+>>> r.to_dict()["mechanism"]
+{'Q': [[1.0, 0.0], [0.0, 1.0]], 'inputs': [0, 1], 'outputs': [0, 1]}
 """
 from __future__ import annotations
 
@@ -21,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Status", "Certificate", "Result", "jsonable", "PROOFS", "MEANINGS", "vocabulary", "GAP_FLOORS",
+from ._mechanism import _channel_matrix, mechanism_dict
+
+__all__ = ["Status", "Certificate", "Result", "jsonable", "mechanism_dict", "PROOFS", "MEANINGS", "vocabulary", "GAP_FLOORS",
            "gap_floor"]
 
 
@@ -212,6 +216,11 @@ class Result:
         For ``optimal``: why it is proven, a key of :data:`PROOFS`
         (``certificate``, ``convex``, ``eigenproblem``, ``theorem``). ``solve``
         demotes an ``optimal`` result without one to ``feasible``.
+    unit : str or None
+        The unit of ``value`` (and of the certificate's bound), from the
+        objective's definition (``Utility.unit`` / ``Problem.unit``): ``"nats"``
+        for a mutual information, ``"squared units of the values"`` for an MSE,
+        ``"1/units²"`` for a Fisher trace. ``solve`` fills it from the problem.
     """
 
     status: Status
@@ -231,6 +240,7 @@ class Result:
     extras: dict[str, Any] = field(default_factory=dict)
     problem: str | None = None
     proof: str | None = None
+    unit: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
@@ -251,11 +261,63 @@ class Result:
 
     @property
     def Q(self) -> np.ndarray:
-        """The mechanism as a channel matrix (raises if it is not one)."""
-        mech = self.mechanism
-        if hasattr(mech, "matrix"):
-            return mech.matrix
-        return np.asarray(mech, dtype=float)
+        """The mechanism as a channel matrix ``Q[x, y] = P(Y=y | X=x)``.
+
+        Raises
+        ------
+        NoChannelError
+            When the result carries no channel matrix: no mechanism came back
+            (the status or the message says why, e.g. an ``exact`` optimum
+            with too many outputs to materialise, described by
+            ``extras["orbits"]``), or the mechanism is a density, a noise
+            covariance or a structured plan (use ``result.mechanism``).
+
+        Examples
+        --------
+        >>> Result(status="optimal", value=0.5, sense="min", objective="mse", mechanism=[[1, 0], [0, 1]]).Q
+        array([[1., 0.],
+               [0., 1.]])
+        >>> Result(status="infeasible", value=None, sense="min", objective="mse").Q
+        Traceback (most recent call last):
+        ...
+        mechopt.errors.NoChannelError: this infeasible result has no mechanism (...): nothing to return as Q
+        """
+        from .errors import MechoptError, NoChannelError
+
+        Q = _channel_matrix(self.mechanism)
+        if Q is not None:
+            return Q
+        why = self.message or "no message"
+        if self.mechanism is None:
+            if self.status.has_solution:
+                hint = ("; raise the exact solver's max_outputs option to materialise Q, or read the orbit weights "
+                        "in result.extras['orbits']" if "orbits" in self.extras else
+                        "; re-solve with a solver that returns a channel")
+                raise NoChannelError(f"this {self.status.value} result has no channel matrix ({why}){hint}")
+            raise NoChannelError(f"this {self.status.value} result has no mechanism ({why}): nothing to return as Q")
+        name = type(self.mechanism).__name__
+        try:
+            getattr(self.mechanism, "matrix", None)
+        except MechoptError as exc:     # a structured channel too large to write out
+            raise NoChannelError(f"the {name} mechanism has no channel matrix here ({exc}); "
+                                 "use result.mechanism") from None
+        raise NoChannelError(f"the mechanism is a {name}, not a channel matrix: use result.mechanism")
+
+    def plot(self, ax: Any = None, prior: Any = None, **kwargs: Any) -> Any:
+        """Draw the mechanism as a heatmap, with the prior and posteriors when ``prior`` is given.
+
+        See :func:`mechopt.plot.plot_channel`; returns the Axes of the heatmap
+        and needs a channel matrix (see :attr:`Q`).
+        """
+        from .plot import plot_channel
+
+        return plot_channel(self, prior=prior, ax=ax, **kwargs)
+
+    def _repr_html_(self) -> str:
+        """A notebook summary: status, value with its unit, proof, privacy audit, a small Q table."""
+        from ._html import result_html
+
+        return result_html(self)
 
     def better_than(self, other: float) -> bool:
         """Whether ``value`` beats ``other`` in this problem's sense."""
@@ -307,15 +369,13 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the CLI contract (design.md)."""
-        mech = self.mechanism
-        if hasattr(mech, "to_dict"):
-            mech = mech.to_dict()
         return {
             "status": self.status.value,
             "value": jsonable(self.value),
+            "unit": self.unit,
             "objective": self.objective,
             "sense": self.sense,
-            "mechanism": jsonable(mech),
+            "mechanism": mechanism_dict(self.mechanism),
             "privacy": {
                 "notion": self.notion,
                 "eps": jsonable(self.eps),

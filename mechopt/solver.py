@@ -17,7 +17,27 @@ from .errors import MechoptError, ParamError, SolverError
 from .result import Result, Status
 from .threads import single_threaded
 
-__all__ = ["Solver", "check_options"]
+__all__ = ["Solver", "check_options", "RENAMED_OPTIONS"]
+
+#: Old option names still accepted for one release: old → new. ``Solver.solve`` renames them and says so
+#: in the result message; giving both spellings is a ParamError.
+RENAMED_OPTIONS = {"maxiter": "max_iter"}
+
+
+def rename_options(name: str, given: dict[str, Any], allowed: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Map deprecated spellings (:data:`RENAMED_OPTIONS`) to the current ones; return the options and notes.
+
+    >>> rename_options("sqp", {"maxiter": 5}, {"max_iter": 500})
+    ({'max_iter': 5}, ["option 'maxiter' is deprecated: use 'max_iter' (one iteration-limit name for every solver)"])
+    """
+    out, notes = dict(given), []
+    for old, new in RENAMED_OPTIONS.items():
+        if old in out and new in allowed and old not in allowed:
+            if new in out:
+                raise ParamError(f"options {old!r} and {new!r} of solver {name!r} are the same limit: give only {new!r}")
+            out[new] = out.pop(old)
+            notes.append(f"option {old!r} is deprecated: use {new!r} (one iteration-limit name for every solver)")
+    return out, notes
 
 
 def check_options(name: str, given: dict[str, Any], allowed: dict[str, Any]) -> dict[str, Any]:
@@ -122,7 +142,9 @@ class Solver(ABC):
         """Solve with checked options."""
 
     def solve(self, problem: Any, **options: Any) -> Result:
-        opts = check_options(self.name, options, {**self.common_options, **self.options})
+        allowed = {**self.common_options, **self.options}
+        options, renamed = rename_options(self.name, options, allowed)
+        opts = check_options(self.name, options, allowed)
         t0 = time.perf_counter()
         try:
             with single_threaded():   # one BLAS thread: the same numbers whatever the machine (mechopt.threads)
@@ -137,8 +159,11 @@ class Solver(ABC):
         if not res.time_s:
             changes["time_s"] = elapsed
         tl = opts.get("time_limit")
+        notes = [res.message] if res.message else []
         if tl is not None and elapsed > tl and res.status.has_solution:
-            changes["message"] = (res.message + "; " if res.message else "") + f"finished after the {tl:g}s time limit"
+            notes.append(f"finished after the {tl:g}s time limit")
+        if renamed or len(notes) > 1:
+            changes["message"] = "; ".join(notes + renamed)
         return res.replace(**changes)
 
 

@@ -38,6 +38,8 @@ class Utility(ABC):
 
     name: ClassVar[str]
     sense: ClassVar[str]          # "min" or "max"
+    #: The unit of :meth:`value` (printed with every value: CLI tables, JSON ``unit``, plot labels).
+    unit: ClassVar[str] = "unitless"
     sublinear: ClassVar[bool] = False
     sign: ClassVar[float] = 1.0   # value = offset + sign * Σ μ
 
@@ -90,6 +92,7 @@ class SumMSE(Utility):
 
     name = "mse"
     sense = "min"
+    unit = "squared units of the values"
     sublinear = True
     sign = -1.0
 
@@ -149,6 +152,7 @@ class HistogramMSE(Utility):
 
     name = "histogram"
     sense = "min"
+    unit = "unitless (squared probability)"
     sublinear = True
     sign = -1.0
 
@@ -176,6 +180,7 @@ class MutualInfo(Utility):
 
     name = "mi"
     sense = "max"
+    unit = "nats"
     sublinear = True
 
     def __init__(self, prior=None) -> None:
@@ -202,6 +207,7 @@ class MAE(Utility):
 
     name = "mae"
     sense = "min"
+    unit = "units of the values"
 
     def __init__(self, values, outputs=None) -> None:
         self.a = np.asarray(values, dtype=float)
@@ -226,6 +232,7 @@ class FrequencyVariance(Utility):
 
     name = "freq-var"
     sense = "min"
+    unit = "unitless (squared probability)"
 
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
         Q = np.asarray(Q, float)

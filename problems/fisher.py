@@ -90,6 +90,7 @@ class FisherInterval(Problem):
     id: ClassVar[str] = "fisher-interval"
     paper: ClassVar[str] = PAPER
     objective: ClassVar[str] = "fisher_trace"
+    unit: ClassVar[str | None] = "1/units² (units of the parameter θ)"
 
     def __post_init__(self) -> None:
         if not self.b > self.a:
@@ -211,6 +212,7 @@ class FisherBox(Problem):
     id: ClassVar[str] = "fisher-box"
     paper: ClassVar[str] = PAPER
     objective: ClassVar[str] = "fisher_trace"
+    unit: ClassVar[str | None] = "1/units² (units of the parameter θ)"
     max_grid: ClassVar[int] = 200_000
 
     def __post_init__(self) -> None:

@@ -74,6 +74,7 @@ class FisherGaussian(Problem):
     width: float = 12.0
 
     id: ClassVar[str] = "fisher-gaussian"
+    unit: ClassVar[str | None] = "1/units² (units of the parameter θ)"
     paper: ClassVar[str] = PAPER
 
     def __post_init__(self) -> None:
@@ -268,6 +269,7 @@ class FisherLTI(Problem):
     id: ClassVar[str] = "fisher-lti"
     paper: ClassVar[str] = PAPER
     objective: ClassVar[str] = "fisher_trace+penalty"
+    unit: ClassVar[str | None] = "1/units² (units of the parameter θ)"
 
     def __post_init__(self) -> None:
         A, C = np.atleast_2d(np.asarray(self.A, float)), np.atleast_2d(np.asarray(self.C, float))

@@ -161,6 +161,7 @@ class FisherWeighted(Problem):
     id: ClassVar[str] = "fisher-weighted"
     paper: ClassVar[str] = PAPER
     objective: ClassVar[str] = "weighted_fisher"
+    unit: ClassVar[str | None] = "1/units² (units of the parameter θ)"
     max_grid: ClassVar[int] = 60_000
     grid_order: ClassVar[int] = 1      # observed order of convergence of the grid optimum (module docstring)
 

@@ -146,6 +146,7 @@ class GaussProblem(Problem):
     paper: ClassVar[str] = "gauss"
     sense: ClassVar[str] = "min"
     objective: ClassVar[str] = "I(Xp;Y)"
+    unit: ClassVar[str | None] = "nats"
 
     def __post_init__(self) -> None:
         cp, cu, notes = validate_blocks(self.cov_p, self.cov_u, self.n, self.psd, self.psd_floor)

@@ -84,6 +84,7 @@ class EstimationL2(Utility):
 
     name = "l2-est"
     sense = "min"
+    unit = "unitless (squared probability)"
 
     def __init__(self, n: int) -> None:
         self.n = int(n)

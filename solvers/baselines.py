@@ -105,7 +105,7 @@ class GDPenaltySolver(Solver):
     name = "gd-penalty"
     forms = ("search_form",)
     guarantee = "local"
-    options = {"mu0": 100.0, "rounds": 3, "maxiter": 300, "fd_step": 1e-7, "restore": True}
+    options = {"mu0": 100.0, "rounds": 3, "max_iter": 300, "fd_step": 1e-7, "restore": True}
 
     def can_solve(self, problem: Any) -> bool:
         try:
@@ -114,7 +114,7 @@ class GDPenaltySolver(Solver):
             return False
 
     def _solve(self, problem: Any, opts: dict[str, Any]) -> Result:
-        _check_common(opts, ("mu0", "rounds", "maxiter", "fd_step"))
+        _check_common(opts, ("mu0", "rounds", "max_iter", "fd_step"))
         form = problem.search_form()
         rng = np.random.default_rng(opts["seed"])
         x = rng.uniform(0.0, 0.01, form.n)          # near zero noise (the feasible start)
@@ -122,7 +122,7 @@ class GDPenaltySolver(Solver):
         mu, iters, h, stop = float(opts["mu0"]), 0, float(opts["fd_step"]), "converged"
         for _ in range(int(opts["rounds"])):
             stop = "max_iter"
-            for _ in range(int(opts["maxiter"])):
+            for _ in range(int(opts["max_iter"])):
                 if deadline is not None and time.perf_counter() > deadline:
                     stop = "time_limit"
                     break
@@ -148,12 +148,12 @@ class GDPenaltySolver(Solver):
         s0 = _s_of_x(x)
         s = _restore(form, s0) if opts["restore"] else s0
         moved = bool(np.any(s != s0))
-        status, note = _gd_status(stop, _is_feasible(form, s0), moved, int(opts["maxiter"]))
+        status, note = _gd_status(stop, _is_feasible(form, s0), moved, int(opts["max_iter"]))
         return _result(form, s, self.name, iters, f"penalised finite-difference gradient descent, final mu={mu / 100:g}{note}",
                        {"mu_final": mu / 100, "restored": bool(opts["restore"]), "restoration_moved": moved}, status)
 
 
-def _gd_status(stop: str, stationary_feasible: bool, moved: bool, maxiter: int) -> tuple[Status, str]:
+def _gd_status(stop: str, stationary_feasible: bool, moved: bool, max_iter: int) -> tuple[Status, str]:
     """Status and message note of gd-penalty from how it stopped and whether its point needed restoring.
 
     >>> _gd_status("converged", True, False, 300)[0].value
@@ -164,7 +164,7 @@ def _gd_status(stop: str, stationary_feasible: bool, moved: bool, maxiter: int) 
     if stop == "time_limit":
         return Status.TIME_LIMIT, ""
     if stop == "max_iter":
-        return Status.ITERATION_LIMIT, f"; the last round stopped at maxiter={maxiter}"
+        return Status.ITERATION_LIMIT, f"; the last round stopped at max_iter={max_iter}"
     if stationary_feasible:
         return Status.LOCALLY_OPTIMAL, "; converged on a feasible point (a local optimum of the penalised program)"
     if moved:

@@ -53,7 +53,7 @@ class ConicSolver(Solver):
     """Solve ``problem.conic_form()`` with cvxpy; the backend is an option."""
 
     name = "conic"
-    options = {"backend": "CLARABEL", "backend_options": None}
+    options = {"backend": "CLARABEL", "backend_options": None, "max_iter": None}
     requires = ("cvxpy", "clarabel")
     forms = ("conic_form",)
 
@@ -71,6 +71,8 @@ class ConicSolver(Solver):
             raise ParamError(f"cvxpy backend {backend!r} is not installed; installed: {', '.join(cp.installed_solvers())}")
         form = problem.conic_form()
         kw = dict(opts["backend_options"] or {})
+        if opts["max_iter"] is not None:    # the one iteration-limit name, passed under the backend's own
+            kw.update(_max_iter_option(backend, opts["max_iter"], kw))
         if opts["time_limit"] is not None and backend == "CLARABEL":
             kw.setdefault("time_limit", float(opts["time_limit"]))
         try:
@@ -177,5 +179,24 @@ def _limit_note(status: Status, kw: dict[str, Any]) -> str:
 
 
 CLARABEL_MAX_ITER = 200      # Clarabel's default ``max_iter`` (DefaultSettings)
+
+#: The iteration-limit keyword of each cvxpy backend (``max_iter`` is passed under it).
+_ITER_KEYWORD = {"CLARABEL": "max_iter", "OSQP": "max_iter", "SCS": "max_iters", "ECOS": "max_iters"}
+
+
+def _max_iter_option(backend: str, max_iter: Any, given: dict[str, Any]) -> dict[str, int]:
+    """``{backend's keyword: max_iter}``; ParamError for a non-integer, a clash or a backend without one.
+
+    >>> _max_iter_option("SCS", 50, {})
+    {'max_iters': 50}
+    """
+    if isinstance(max_iter, bool) or not hasattr(max_iter, "__index__") or max_iter < 1:   # int or numpy integer
+        raise ParamError(f"max_iter must be an integer ≥ 1, got {max_iter!r}")
+    key = _ITER_KEYWORD.get(backend)
+    if key is None:
+        raise ParamError(f"max_iter is not known for cvxpy backend {backend!r}; set its own limit in backend_options")
+    if key in given:
+        raise ParamError(f"max_iter and backend_options[{key!r}] are the same limit: give only max_iter")
+    return {key: int(max_iter)}
 
 SOLVERS = {"conic": ConicSolver}

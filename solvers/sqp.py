@@ -3,7 +3,7 @@
 A local method: it returns the best KKT point found over ``n_starts`` starts
 (drawn from ``seed``), with no certificate of global optimality
 (``certificate`` is None). Its status is ``locally_optimal`` when that start
-converged, ``iteration_limit`` when it stopped at ``maxiter``, never
+converged, ``iteration_limit`` when it stopped at ``max_iter``, never
 ``optimal`` (see ``docs/status``).
 
 Examples
@@ -44,7 +44,8 @@ MAX_STARTS = 10_000
 class SQPSolver(Solver):
     """Multi-start SLSQP / trust-constr.
 
-    Options: ``n_starts``, ``method``, ``maxiter``, ``ftol`` (SLSQP), ``gtol``
+    Options: ``n_starts``, ``method``, ``max_iter`` (per start; the old spelling ``maxiter`` is
+    accepted for one release, with a deprecation note in the result message), ``ftol`` (SLSQP), ``gtol``
     and ``xtol`` (trust-constr); a local solution is kept when it satisfies the
     constraints within the ``nlp_feasibility`` tolerance.
     """
@@ -52,7 +53,7 @@ class SQPSolver(Solver):
     name = "sqp"
     forms = ("nlp_form",)
     guarantee = "local"
-    options = {"n_starts": 20, "method": "SLSQP", "maxiter": 500, "ftol": 1e-12, "gtol": 1e-10, "xtol": 1e-12}
+    options = {"n_starts": 20, "method": "SLSQP", "max_iter": 500, "ftol": 1e-12, "gtol": 1e-10, "xtol": 1e-12}
 
     def can_solve(self, problem: Any) -> bool:
         """Whether the problem has an NLP form of at most ``MAX_VARIABLES`` variables; decided from
@@ -93,7 +94,7 @@ class SQPSolver(Solver):
                 kw = {"ftol": opts["ftol"]} if method == "SLSQP" else {"gtol": opts["gtol"], "xtol": opts["xtol"]}
                 try:
                     sol = minimize(fun, x0, jac=jac, bounds=form.bounds, constraints=form.constraints,
-                                   method=method, options={"maxiter": int(opts["maxiter"]), **kw})
+                                   method=method, options={"maxiter": int(opts["max_iter"]), **kw})
                 except _Deadline:   # the limit bounds a start too, not only the gaps between starts
                     hit_limit = True
                     break
@@ -107,7 +108,7 @@ class SQPSolver(Solver):
             return Result(status=status, value=None, sense=form.sense, objective=form.objective,
                           message=f"{why}no feasible local solution from {tried} finished starts")
         status = Status.TIME_LIMIT if hit_limit else Status.ITERATION_LIMIT if best_capped else Status.LOCALLY_OPTIMAL
-        what = (f"best point of {tried} starts ({method}); it stopped at maxiter={int(opts['maxiter'])} before "
+        what = (f"best point of {tried} starts ({method}); it stopped at max_iter={int(opts['max_iter'])} before "
                 "converging" if best_capped else f"best local optimum of {tried} starts ({method})")
         return Result(status=status, value=form.value_of(best_x), sense=form.sense, objective=form.objective,
                       mechanism=form.recover(best_x), iterations=iters,

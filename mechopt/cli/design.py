@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError, ProblemError
-from mechopt.result import Result, Status, vocabulary
+from mechopt.result import Status, vocabulary
 
 #: Largest policy-graph file read.
 MAX_GRAPH_BYTES = 64 * 1024 * 1024
@@ -78,7 +78,10 @@ def register(sub: Any) -> None:
                    help="a solver option, value parsed as JSON when it can be (repeatable)")
     p.add_argument("--time-limit", type=positive_float, metavar="SECONDS",
                    help="wall-clock limit (default none: the solver stops on its own iteration cap)")
-    p.add_argument("--out", metavar="FILE", help="write the mechanism as JSON (read back by mechopt audit)")
+    p.add_argument("--out", metavar="FILE", help="write the design document (the --json one: the mechanism as "
+                   "{\"mechanism\": {\"Q\", \"inputs\", \"outputs\", \"prior\"}, ...}) to FILE; mechopt audit reads it")
+    p.add_argument("--plot", metavar="FILE", help="draw the mechanism (heatmap of Q with the prior and posteriors) "
+                   "to FILE (.png, .pdf, .svg)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
     p.set_defaults(handler=run_design)
@@ -292,18 +295,6 @@ def _is_scalar(val: Any) -> bool:
 
 
 # -- design ------------------------------------------------------------------------
-def _channel(res: Result) -> np.ndarray | None:
-    mech = res.mechanism
-    if mech is None:
-        return None
-    M = getattr(mech, "matrix", mech)
-    try:
-        M = np.asarray(M, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return M if M.ndim == 2 else None
-
-
 def problem_table() -> list[dict[str, Any]]:
     """Every registered problem id with its paper, summary and ``from_params`` parameters.
 
@@ -364,6 +355,7 @@ def run_design(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_file
 
     check_out_file(args.out)
+    check_out_file(args.plot, "--plot")
     _check_not_input(args)
     notes: list[str] = []
     problem, solver, options, tl = build_problem(args, notes)
@@ -374,79 +366,15 @@ def run_design(args: argparse.Namespace) -> int:
         print(f"mechopt: note: {note}", file=sys.stderr)
     if notes:
         res = res.replace(message="; ".join(filter(None, [res.message, *notes])))
+    from mechopt.cli.design_report import describe, design_document, write_out, write_plot
+
+    doc = design_document(problem, res, notes)
     if args.out:
-        _write_out(args.out, problem, res)
+        write_out(args.out, res, doc)
+    if args.plot:
+        write_plot(args.plot, problem, res)
     if args.json:
-        emit_json({**res.to_dict(), "notes": notes})
+        emit_json(doc)
     else:
         print(describe(problem, res))
     return 0 if res.status.has_solution and res.status is not Status.INFEASIBLE_POINT else 1
-
-
-def _write_out(path: str, problem: Any, res: Result) -> None:
-    from mechopt.mechfile import atomic_write_text, write_mechanism
-    from mechopt.result import jsonable
-
-    if not res.status.has_solution:
-        raise ProblemError(f"no mechanism to write to {path!r}: status {res.status.value} ({res.message})")
-    Q = _channel(res)
-    meta = {"value": res.value, "objective": res.objective, "sense": res.sense, "solver": res.solver,
-            "status": res.status.value, "problem": getattr(problem, "id", None)}
-    prior = getattr(problem, "prior", None)
-    if Q is not None and prior is not None and np.ndim(prior) == 1 and np.size(prior) == Q.shape[0]:
-        write_mechanism(path, Q, prior=prior, notion=res.notion, eps=res.eps, **meta)
-    else:   # not a channel on a finite prior: keep the whole result (audit cannot read it)
-        atomic_write_text(path, json.dumps(jsonable({**res.to_dict(), **meta}), indent=1) + "\n")
-        print(f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
-              "mechopt audit reads channels only", file=sys.stderr)
-
-
-def _guarantee(solver: str) -> str | None:
-    from mechopt.registry import get_solver
-
-    try:
-        return get_solver(solver).guarantee
-    except Exception:     # "closed-form" results built outside the registry, unknown names
-        return None
-
-
-def describe(problem: Any, res: Result) -> str:
-    """The human-readable design report; its status line says what backs the status
-    (:func:`mechopt.status_words.status_line`): ``optimal (proof: certificate, gap 2e-16)``,
-    ``locally_optimal: best local optimum of 20 sqp starts, no certificate``, ...
-
-    Examples
-    --------
-    >>> import mechopt
-    >>> prob = mechopt.registry.get_problem("lip-binary").from_params(p1="0.4", eps="1")
-    >>> print(describe(prob, mechopt.solve(prob, solver="sqp", n_starts=2)).splitlines()[2])
-    status       locally_optimal: best local optimum of 2 sqp starts, no certificate
-    """
-    from mechopt.cli._common import fmt
-    from mechopt.status_words import status_line
-
-    cert = res.certificate
-    lines = [f"problem      {getattr(problem, 'id', type(problem).__name__)}",
-             f"solver       {res.solver}",
-             f"status       {status_line(res, _guarantee(res.solver))}",
-             f"value        {fmt(res.value, 10)}  ({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
-             f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}  audited eps={fmt(res.eps_audited)}"
-             f"  violation={fmt(res.violation, 3)}",
-             "certificate  " + ("none (this method gives no bound)" if cert is None
-                                else f"bound={fmt(cert.bound, 10)}  gap={fmt(cert.gap, 3)}"),
-             f"time         {res.time_s:.3f} s"]
-    if res.message:
-        lines.append(f"message      {res.message}")
-    Q = _channel(res)
-    if Q is not None:
-        lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
-        lines += ["  x=" + str(x).ljust(3) + " " + " ".join(f"{v:8.5f}" for v in row) for x, row in enumerate(Q)]
-    elif res.mechanism is not None:
-        from mechopt.result import jsonable
-
-        import textwrap
-
-        data = textwrap.wrap(json.dumps(jsonable(res.mechanism)), 96)
-        lines.append(f"mechanism    {type(res.mechanism).__name__}")
-        lines += ["  " + ln for ln in data[:12]] + (["  ... (--json for all of it)"] if len(data) > 12 else [])
-    return "\n".join(lines)

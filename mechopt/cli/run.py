@@ -22,6 +22,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from mechopt.result import jsonable
@@ -144,7 +145,8 @@ def run_compare(args: argparse.Namespace) -> int:
         note = cap_jobs(args.jobs, len(rows))[1]
         if note:
             print(f"mechopt: note: {note}", file=sys.stderr)
-    files = plot_compare(rows, args.plot) if args.plot else []
+    figs = plot_compare(rows, args.plot) if args.plot else {}
+    files = [Path(args.plot) / f"compare_{pid}.png" for pid in figs]
     if args.json:
         emit_json({"rows": rows, "wall_s": wall, "plots": [str(f) for f in files]})
         return 0
@@ -154,7 +156,8 @@ def run_compare(args: argparse.Namespace) -> int:
     body = []
     for r in rows:
         mark = "*" if r["certified"] else " "
-        body.append([r["problem"], r["instance"], mark + r["solver"], fmt(r["value"], 8), fmt(r["violation"], 2),
+        body.append([r["problem"], r["instance"], mark + r["solver"], fmt(r["value"], 8), r.get("unit") or "-",
+                     fmt(r["violation"], 2),
                      fmt(r["gap"], 2), r["status"], f"{r['time_s']:.2f}", r["flag"]])
     print(table([*ROW_FIELDS[:-1], "flag"], body))
     flagged = [r for r in rows if set(r["flag"].split(",")) - {"", "certified"}]

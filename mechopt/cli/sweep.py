@@ -107,14 +107,16 @@ def run_sweep(args: argparse.Namespace) -> int:
         notes += [capped] if capped else []
     for note in notes:   # after the run: a failure stays one error line
         print(f"mechopt: note: {note}", file=sys.stderr)
-    png = plot_sweep(lines, args.plot, spec.plot_x, spec.description or None) if args.plot else None
+    if args.plot:
+        plot_sweep(lines, args.plot, spec.plot_x, spec.description or None)
+    png = args.plot
     if args.json:
         emit_json({"lines": lines, "out": args.out, "plot": None if png is None else str(png), "notes": notes})
         return 0
     keys = list(spec.grid)
-    rows = [[*(ln["point"].get(k) for k in keys), ln["solver"], fmt(ln["value"], 8), fmt(ln["violation"], 2),
-             ln["status"], ln.get("proof") or "-", f"{ln['time_s']:.2f}"] for ln in lines]
-    print(table([*keys, "solver", "value", "violation", "status", "proof", "time_s"], rows))
+    rows = [[*(ln["point"].get(k) for k in keys), ln["solver"], fmt(ln["value"], 8), ln.get("unit") or "-",
+             fmt(ln["violation"], 2), ln["status"], ln.get("proof") or "-", f"{ln['time_s']:.2f}"] for ln in lines]
+    print(table([*keys, "solver", "value", "unit", "violation", "status", "proof", "time_s"], rows))
     print("\n" + status_counts(lines) + (f"; in {args.out}" if args.out else "") + (f"; plot {png}" if png else ""))
     return 0
 

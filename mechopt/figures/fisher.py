@@ -31,19 +31,23 @@ from mechopt.problems.fisher import CORR2_CONSTANT, FisherInterval
 from mechopt.problems.fisher_dp import (dp_region, laplace_entropy, laplace_fisher,
                                         gaussian_entropy_1d, laplace_variance)
 from mechopt.problems.fisher_weighted import FisherWeighted
-from mechopt.optional import require_matplotlib
 from mechopt.result import jsonable
 from mechopt.status_words import CLOSED_FORM, NOT_PRIVATE, is_certified, point_word, series_word
 
 __all__ = ["FIGURES", "result_word", "closed_word"]
 
 
-def _plt() -> Any:
-    """``matplotlib.pyplot`` on the Agg backend, imported when a figure is drawn (``mechopt[plot]``)."""
-    require_matplotlib().use("Agg")
-    import matplotlib.pyplot as plt
+def _line2d(*args: Any, **kw: Any) -> Any:
+    from matplotlib.lines import Line2D
 
-    return plt
+    return Line2D(*args, **kw)
+
+
+def MplFigure(**kw: Any) -> Any:
+    """A :class:`matplotlib.figure.Figure` (no pyplot, no backend switch); needs ``mechopt[plot]``."""
+    from mechopt.optional import require
+
+    return require("matplotlib.figure", "plot", "plots").Figure(**kw)
 
 
 def result_word(res: Any) -> str:
@@ -69,13 +73,11 @@ def closed_word(res: Any, ref: str) -> str:
 
 
 def _write(out: Path, stem: str, fig: Any, rows: list[dict[str, Any]], data: dict[str, Any]) -> list[Path]:
-    plt = _plt()
     out.mkdir(parents=True, exist_ok=True)
     png, csv_path, js = out / f"{stem}.png", out / f"{stem}.csv", out / f"{stem}.json"
     data["legend"] = legend_texts(fig)                 # read back from the figure before it is closed
     data["titles"] = [ax.get_title() for ax in fig.axes if ax.get_title()]
     fig.savefig(png, dpi=110, bbox_inches="tight")
-    plt.close(fig)
     if rows:
         with csv_path.open("w", newline="") as fh:
             names = list(dict.fromkeys(k for r in rows for k in r))
@@ -88,9 +90,9 @@ def _write(out: Path, stem: str, fig: Any, rows: list[dict[str, Any]], data: dic
 
 def _densities(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Corollary 1: optimal densities (2/L)cos²(π(w − c)/L) for several supports, spectral vs closed form."""
-    plt = _plt()
     supports = [(-1.0, 1.0), (0.0, 3.0), (-0.5, 0.5), (-2.0, 4.0)]
-    fig, ax = plt.subplots(figsize=(6.4, 3.9))
+    fig = MplFigure(figsize=(6.4, 3.9))
+    ax = fig.subplots()
     rows, data, notes = [], {"supports": []}, []
     closed = []
     for a, b in supports:
@@ -126,10 +128,10 @@ def _densities(out_dir: Path, quick: bool = False) -> FigureOutput:
 def _fig1(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Fig. 1: policies γ(w | x) with a weight on the database: Corollary 4's closed form for
     ρ ∝ e^{0.5x} (independent of x) and the grid optima for that weight and a Gaussian weight."""
-    plt = _plt()
     nw = 11 if quick else 21
     weights = ["exp:0.5", "gauss:3:0.7"]
-    fig, axes = plt.subplots(3, 1, figsize=(6, 8.5), sharex=True)
+    fig = MplFigure(figsize=(6, 8.5))
+    axes = fig.subplots(3, 1, sharex=True)
     rows, data = [], {"weights": []}
     panels = []
     for wt in weights:
@@ -149,7 +151,7 @@ def _fig1(out_dir: Path, quick: bool = False) -> FigureOutput:
                                 "x_variation": float(np.abs(G - G[:, [G.shape[1] // 2]]).max() / G.max())})
     for ax, (prob, G, title, source) in zip(axes, panels):
         im = ax.imshow(G, aspect="auto", origin="lower", extent=[prob.x[0], prob.x[-1], prob.w[0], prob.w[-1]])
-        fig.colorbar(im, ax=ax)
+        fig.colorbar(im, ax=ax).set_label("policy density γ(w | x)", fontsize=8)
         ax.set(ylabel="noise w")
         ax.set_title(title, fontsize=8)
         for j in range(0, G.shape[1], max(1, G.shape[1] // 12)):
@@ -164,13 +166,13 @@ def _fig1(out_dir: Path, quick: bool = False) -> FigureOutput:
 
 def _fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Fig. 2: (ε, δ) where the Corollary 6 noise N(0, ξ^{-1/2}) is (ε, δ)-DP, Δ = 1; Prop. 3 numbers."""
-    plt = _plt()
     xi, sens = 0.01, 1.0
     sigma = xi ** -0.25
     eps = np.linspace(0.02, 2.0, 40 if quick else 160)
     delta = np.logspace(-10, -0.5, 30 if quick else 120)
     reg = dp_region(sigma, sens, eps, delta)
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    fig = MplFigure(figsize=(11, 4))
+    ax, ax2 = fig.subplots(1, 2)
     ax.contourf(reg["eps"], reg["delta"], (~reg["classical"]).astype(float), levels=[-0.5, 0.5, 1.5],
                 colors=["white", "0.75"])
     ax.contour(reg["eps"], reg["delta"], reg["exact"].astype(float), levels=[0.5], colors="k", linestyles="--")
@@ -179,7 +181,7 @@ def _fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
 
     ax.legend(handles=[Patch(facecolor="white", edgecolor="0.5",
                              label=f"classical condition σ ≥ Δ√(2 ln(1.25/δ))/ε — {CLOSED_FORM}"),
-                       plt.Line2D([], [], color="k", ls="--",
+                       _line2d([], [], color="k", ls="--",
                                   label=f"exact Gaussian-mechanism boundary — {CLOSED_FORM}")], fontsize=6.5,
               loc="lower left")
     ax.set(xscale="linear", yscale="log", xlabel="ε", ylabel="δ",
@@ -211,7 +213,6 @@ def _fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
 
 def _convergence(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Grid error of J on [−1, 1] against n: spectral raw (O(h²)), spectral extrapolated, conic."""
-    plt = _plt()
     from mechopt.solvers.spectral import ground_state
 
     ns_conic = [31, 63, 127, 255] if quick else [63, 127, 255, 511, 1023, 2047]
@@ -228,7 +229,8 @@ def _convergence(out_dir: Path, quick: bool = False) -> FigureOutput:
         rows.append({"solver": "conic", "n": n, "error": abs(r.value - math.pi ** 2),
                      "error_estimate": r.extras["error_estimate"], "time_s": r.time_s, "status": r.status.value,
                      "proof": r.proof})
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig = MplFigure(figsize=(6, 4))
+    ax = fig.subplots()
     slopes = {}
     for name in ("spectral-raw", "spectral-extrapolated", "conic"):
         sel = [r for r in rows if r["solver"] == name]

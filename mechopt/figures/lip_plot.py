@@ -120,8 +120,21 @@ def draw(data: dict[str, Any]) -> Any:
         if pv is not None:
             ax.set_title(f"{panel} = {pv}")
         ax.legend(fontsize=6)
+    title = data.get("title") or _title(data.get("id"))
+    if title:    # a figure title, not an axes title: the legend record stays keyed by the axes
+        fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def _title(fid: str | None) -> str:
+    """``"<id>: <description>"`` from the LIP figure registry (empty for an unknown id)."""
+    if not fid:
+        return ""
+    from mechopt.figures.lip import FIGURES
+
+    fig = FIGURES.get(fid)
+    return f"{fid}: {fig.title}" if fig is not None and getattr(fig, "title", None) else fid
 
 
 def _draw_curve(ax: Any, pts: list[dict[str, Any]], curve: str, color: str, tf: Any) -> None:

@@ -50,7 +50,7 @@ from mechopt.progress import Progress
 __all__ = ["compare", "flag_rows", "plot_compare", "hard_deadline", "can_isolate", "ROW_FIELDS",
            "DEFAULT_TIME_LIMIT"]
 
-ROW_FIELDS = ("problem", "instance", "solver", "value", "violation", "gap", "status", "time_s", "flag")
+ROW_FIELDS = ("problem", "instance", "solver", "value", "unit", "violation", "gap", "status", "time_s", "flag")
 DEFAULT_TIME_LIMIT: float | None = None
 """Per-row wall-clock limit of :func:`compare` by default: none (limits are iteration caps, see above)."""
 
@@ -88,7 +88,7 @@ def _row(inst: Instance, solver: str, problem: Any, time_limit: float | None) ->
     return {**base, "value": res.value, "violation": res.violation,
             "gap": None if cert is None else cert.gap, "status": res.status.value,
             "time_s": res.time_s or (time.perf_counter() - t0), "sense": res.sense,
-            "message": res.message, "certificate_bound": None if cert is None else cert.bound,
+            "unit": res.unit or base["unit"], "message": res.message, "certificate_bound": None if cert is None else cert.bound,
             "error_estimate": _error_estimate(res.extras), "proof": res.proof,
             "claim": base["claim"] or (str(claim) if claim else None),
             "in_region": res.extras["in_region"] if isinstance(res.extras.get("in_region"), bool) else None}
@@ -98,7 +98,7 @@ def _base(inst: Instance, solver: str, problem: Any) -> dict[str, Any]:
     """The keys every row has, with their values for a row without a result."""
     return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
             "gap": None, "status": "", "time_s": 0.0, "flag": "", "sense": getattr(problem, "sense", None),
-            "message": "", "certified": False, "certificate_bound": None, "error_estimate": None, "proof": None,
+            "unit": getattr(problem, "unit", None), "message": "", "certified": False, "certificate_bound": None, "error_estimate": None, "proof": None,
             "claim": inst.claim if solver == CLOSED_FORM else None, "in_region": None}
 
 
@@ -298,27 +298,55 @@ def _reference_value(rows: Sequence[dict[str, Any]]) -> float | None:
     return (max if sense == "max" else min)(r["value"] for r in ok if (r.get("error_estimate") or 0.0) == least)
 
 
-def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
-    """One PNG per problem id: each solver's value on each instance (top; certified rows —
+def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path | None = None, *,
+                 ax: Any = None) -> dict[str, Any]:
+    """One figure per problem id: each solver's value on each instance (top; certified rows —
     ``optimal`` with a machine-checked proof, never a closed form — circled, answers that fail
     their audit edged in red) and its relative distance to the instance's reference (bottom:
     the most precise certified value, else the best value that passed its audit; > 0 is worse,
-    symlog scale)."""
-    from mechopt.optional import require_matplotlib
+    symlog scale). The value axis says the objective's unit.
 
-    require_matplotlib().use("Agg")
-    import matplotlib.pyplot as plt
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`compare`.
+    out_dir : path, optional
+        Also write ``compare_<problem>.png`` there (atomically).
+    ax : Axes or (Axes, Axes), optional
+        Draw into the caller's axes (the rows must then be of one problem id):
+        a pair gets the values and the distances, a single Axes the values only.
+        Default: new :class:`matplotlib.figure.Figure` objects (no pyplot, the
+        backend is never touched).
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    files = []
-    for pid in dict.fromkeys(r["problem"] for r in rows):
+    Returns
+    -------
+    dict
+        ``{problem id: Figure}``.
+    """
+    from mechopt.optional import require
+
+    Figure = require("matplotlib.figure", "plot", "plots").Figure
+    pids = list(dict.fromkeys(r["problem"] for r in rows))
+    if ax is not None and len(pids) != 1:
+        raise ParamError(f"plot_compare(ax=...) draws one problem, the rows hold {len(pids)}: {pids}")
+    out = None if out_dir is None else Path(out_dir)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    figs: dict[str, Any] = {}
+    for pid in pids:
         sub = [r for r in rows if r["problem"] == pid]
         names = list(dict.fromkeys(r["instance"] for r in sub))
         senses = {n: next((r.get("sense") for r in sub if r["instance"] == n and r.get("sense")), "min")
                   for n in names}
         refs = {n: _reference_value([r for r in sub if r["instance"] == n]) for n in names}
-        fig, (ax, bx) = plt.subplots(2, 1, sharex=True, figsize=(max(5.5, 1.3 * len(names) + 2.5), 5.6))
+        if ax is None:
+            fig = Figure(figsize=(max(5.5, 1.3 * len(names) + 2.5), 5.6))
+            vx, bx = fig.subplots(2, 1, sharex=True)
+        elif isinstance(ax, (tuple, list)):
+            vx, bx = ax
+            fig = vx.figure
+        else:
+            vx, bx, fig = ax, None, ax.figure
         solvers = list(dict.fromkeys(r["solver"] for r in sub))
         for j, solver in enumerate(solvers):
             pts = [r for r in sub if r["solver"] == solver and r["value"] is not None]
@@ -327,10 +355,10 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
             xs = [names.index(r["instance"]) + 0.1 * (j - (len(solvers) - 1) / 2) for r in pts]
             bad = ["infeasible" in r["flag"] for r in pts]
             mk = "os^Dv<>*P"[j % 9]
-            ax.scatter(xs, [r["value"] for r in pts], label=solver, marker=mk, zorder=3,
+            vx.scatter(xs, [r["value"] for r in pts], label=solver, marker=mk, zorder=3,
                        edgecolors=["red" if b else "none" for b in bad], linewidths=1.5)
             cx = [x for x, r in zip(xs, pts) if r["certified"]]
-            ax.scatter(cx, [r["value"] for r in pts if r["certified"]], s=170, facecolors="none",
+            vx.scatter(cx, [r["value"] for r in pts if r["certified"]], s=170, facecolors="none",
                        edgecolors="k", zorder=2)
             dev = []
             for r in pts:
@@ -340,28 +368,35 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
                     continue
                 d = (r["value"] - ref) if senses[r["instance"]] == "min" else (ref - r["value"])
                 dev.append(d / max(1.0, abs(ref)))
+            if bx is None:
+                continue
             bx.scatter(xs, dev, marker=mk, zorder=3, edgecolors=["red" if b else "none" for b in bad],
                        linewidths=1.5)
             err = [(r.get("error_estimate") or 0.0) / max(1.0, abs(refs[r["instance"]] or 0.0)) for r in pts]
             if any(0 < e < float("inf") for e in err):      # a discretisation: its error estimate as a bar
                 bx.errorbar(xs, dev, yerr=[e if e < float("inf") else 0.0 for e in err], fmt="none",
                             ecolor="0.4", elinewidth=0.8, capsize=2, zorder=2)
-        bx.axhline(0.0, color="k", lw=0.8)
-        bx.set_yscale("symlog", linthresh=1e-6)
-        bx.set_ylabel("relative distance to the\nreference (> 0: worse;\nbar: error estimate)", fontsize=8)
-        bx.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
+        lx = vx if bx is None else bx
+        if bx is not None:
+            bx.axhline(0.0, color="k", lw=0.8)
+            bx.set_yscale("symlog", linthresh=1e-6)
+            bx.set_ylabel("relative distance to the\nreference (> 0: worse;\nbar: error estimate)", fontsize=8)
+        lx.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=7)
         kinds = set(senses.values())
         better = "lower" if kinds == {"min"} else "higher" if kinds == {"max"} else "problem's sense"
-        ax.set_ylabel(f"value ({better} is better)" if len(kinds) == 1 else "value (each in its problem's sense)",
-                      fontsize=8)
-        ax.scatter([], [], s=170, facecolors="none", edgecolors="k",
+        units = {r.get("unit") for r in sub if r.get("value") is not None} - {None}
+        unit = f", {units.pop()}" if len(units) == 1 else ""
+        vx.set_ylabel(f"value ({better} is better{unit})" if len(kinds) == 1 else
+                      f"value (each in its problem's sense{unit})", fontsize=8)
+        vx.scatter([], [], s=170, facecolors="none", edgecolors="k",
                    label="certified (*): optimal with a machine-\nchecked proof (never a closed form)")
-        ax.set_title(f"{pid}: circled = certified; red edge = fails its audit", fontsize=9)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        from mechopt.mechfile import atomic_savefig
+        vx.set_title(f"{pid}: circled = certified; red edge = fails its audit", fontsize=9)
+        vx.legend(fontsize=7)
+        if ax is None:
+            fig.tight_layout()
+        if out is not None:
+            from mechopt.mechfile import atomic_savefig
 
-        path = atomic_savefig(fig, out / f"compare_{pid}.png", dpi=110)
-        plt.close(fig)
-        files.append(path)
-    return files
+            atomic_savefig(fig, out / f"compare_{pid}.png", dpi=110)
+        figs[pid] = fig
+    return figs

@@ -131,12 +131,12 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         prob = get_problem(task["problem"]).from_params(**task["params"])
         res = solve(prob, solver=task["solver"], **task["options"])
     except Exception as exc:   # one point's crash is that point's line, never the sweep's end
-        line.update(status="solver_error", proof=None, value=None, sense=None, objective=None, violation=None,
-                    eps_audited=None, certificate=None, message=f"{type(exc).__name__}: {exc}")
+        line.update(status="solver_error", proof=None, value=None, sense=None, objective=None, unit=None,
+                    violation=None, eps_audited=None, certificate=None, message=f"{type(exc).__name__}: {exc}")
     else:
         cert = res.certificate
         line.update(status=res.status.value, proof=res.proof, value=res.value, sense=res.sense, objective=res.objective,
-                    violation=res.violation, eps_audited=res.eps_audited,
+                    unit=res.unit, violation=res.violation, eps_audited=res.eps_audited,
                     certificate=None if cert is None else cert.to_dict(), message=res.message)
         if task.get("save_mechanism"):
             line["mechanism"] = res.mechanism
@@ -270,9 +270,15 @@ def series_legend(lines: list[dict[str, Any]], x: str | None = None) -> dict[str
             for name, pts in _series(lines, x).items()}
 
 
-def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str | None = None) -> Any:
+def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str | None = None, *,
+                 ax: Any = None, logx: bool | None = None) -> Any:
     """The tradeoff plot as a :class:`matplotlib.figure.Figure`: value against the grid parameter ``x``,
     one curve per solver and setting of the other grid parameters.
+
+    Drawn into ``ax`` when given (its figure is returned), else into a new
+    Figure made without pyplot; the backend is never touched. The x axis is
+    logarithmic when the grid is log-spaced (``logx=None``,
+    :func:`mechopt.plot.log_spaced`); the y label says the objective's unit.
 
     Each legend entry says what the curve is (:func:`series_legend`). Points
     that are not answers are marked, not joined: a mechanism that fails its
@@ -288,39 +294,43 @@ def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str |
     >>> ax.get_legend_handles_labels()[1]
     ['sqp — locally optimal; 1 of 2 not private', 'not private (audit failed)']
     """
-    from mechopt.optional import require
-
-    Figure = require("matplotlib.figure", "plot", "plots").Figure
-
     from mechopt.figures.legend import mark_points
+    from mechopt.plot import log_spaced, new_axes, value_label
 
     pts = [ln for ln in lines if ln.get("value") is not None]
     if not pts:
         raise ProblemError("no finished point has a value to plot")
     x = _x_axis(pts, x)
     labels = series_legend(pts, x)
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
+    fresh = ax is None
+    ax = new_axes(ax, figsize=(6, 4), layout=None)
+    fig = ax.figure
     for j, (name, sel) in enumerate(sorted(_series(pts, x).items())):   # styles vary so overlapping curves show
         sel = sorted(sel, key=lambda ln: ln["point"][x])
         ok = [ln for ln in sel if ln.get("status") != "infeasible_point"]
         ax.plot([ln["point"][x] for ln in ok], [ln["value"] for ln in ok], marker="os^Dv<>"[j % 7],
                 ls=["-", "--", ":", "-."][j % 4], ms=7 - (j % 3) * 1.5, label=labels[name])
     mark_points(ax, [(ln["point"][x], ln["value"], ln.get("status")) for ln in pts])
+    if logx if logx is not None else log_spaced([ln["point"][x] for ln in pts]):
+        ax.set_xscale("log")
     ax.set_xlabel(x)
-    ax.set_ylabel(f"{pts[0].get('objective') or 'value'} ({'min' if pts[0].get('sense') == 'min' else 'max'})")
+    ax.set_ylabel(value_label(pts[0].get("objective"), pts[0].get("unit"), pts[0].get("sense")))
     ax.set_title(title or f"{pts[0]['problem']}: tradeoff", fontsize=9)
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    if fresh:
+        fig.tight_layout()
     return fig
 
 
-def plot_sweep(lines: list[dict[str, Any]], png: str | Path, x: str | None = None, title: str | None = None) -> Path:
-    """Write :func:`sweep_figure` to ``png`` (atomically); returns the path."""
+def plot_sweep(lines: list[dict[str, Any]], png: str | Path | None = None, x: str | None = None,
+               title: str | None = None, *, ax: Any = None, logx: bool | None = None) -> Any:
+    """:func:`sweep_figure` (into ``ax`` when given), also written to ``png`` atomically when given; returns the Figure."""
     from mechopt.mechfile import atomic_savefig
 
-    fig = sweep_figure(lines, x, title)
-    try:
-        return atomic_savefig(fig, Path(png), dpi=110)
-    except OSError as exc:
-        raise ParamError(f"cannot write the plot {str(png)!r}: {exc.strerror or exc}") from None
+    fig = sweep_figure(lines, x, title, ax=ax, logx=logx)
+    if png is not None:
+        try:
+            atomic_savefig(fig, Path(png), dpi=110)
+        except OSError as exc:
+            raise ParamError(f"cannot write the plot {str(png)!r}: {exc.strerror or exc}") from None
+    return fig

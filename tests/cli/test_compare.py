@@ -261,6 +261,29 @@ def test_plot_marks_certified_rows_and_survives_an_instance_without_a_private_an
 
     rows = flag_rows([_row("exact", 1.0, gap=0.0, proof="certificate"), _row("heur", 1.2)])
     rows += flag_rows([{**_row("closed-form", 0.5, status="infeasible_point", violation=0.9), "instance": "j"}])
-    (png,) = plot_compare(rows, tmp_path)
-    assert png.name == "compare_p.png" and png.stat().st_size > 1000
+    figs = plot_compare(rows, tmp_path)
+    png = tmp_path / "compare_p.png"
+    assert list(figs) == ["p"] and len(figs["p"].axes) == 2 and png.stat().st_size > 1000
     assert [r["flag"] for r in rows] == ["certified", "suboptimal", "infeasible,claim-fails"]
+
+
+def test_plot_compare_draws_into_the_callers_axes_and_keeps_the_backend(tmp_path):
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from mechopt.jobs.compare import plot_compare
+
+    rows = flag_rows([{**_row("exact", 1.0, gap=0.0, proof="certificate"), "unit": "nats"}, _row("heur", 1.2)])
+    before = matplotlib.get_backend()
+    matplotlib.use("pdf")                      # the user's backend; plot_compare must leave it alone
+    try:
+        fig = Figure()
+        top, bottom = fig.subplots(2, 1)
+        out = plot_compare(rows, ax=(top, bottom))
+        assert out == {"p": fig} and not list(tmp_path.iterdir())          # nothing written without out_dir
+        assert "nats" in top.get_ylabel() and bottom.get_yscale() == "symlog"
+        single = Figure().subplots()
+        assert plot_compare(rows, ax=single)["p"] is single.figure and len(single.figure.axes) == 1
+        assert matplotlib.get_backend() == "pdf"
+    finally:
+        matplotlib.use(before)

@@ -23,7 +23,7 @@ def test_design_json_contract(cli):
     assert set(doc["privacy"]) == {"notion", "eps", "violation", "eps_audited"}
     assert doc["status"] == "locally_optimal" and doc["sense"] == "min" and doc["solver"] == "sqp"
     assert doc["certificate"] is None and doc["proof"] is None      # SQP is a local method: no bound, no proof
-    Q = np.array(doc["mechanism"])
+    Q = np.array(doc["mechanism"]["Q"])
     P = np.array([0.3, 0.7])
     assert np.allclose(Q.sum(axis=1), 1.0)
     # the reported value is the histogram MSE of the printed mechanism, and it is private
@@ -82,7 +82,7 @@ def test_spec_file(cli, tmp_path):
     spec.write_text('problem = "design"\nsolver = "sqp"\n[params]\nprior = "uniform:3"\nnotion = "ldp"\n'
                     'utility = "mi"\neps = 1.0\n[options]\nn_starts = 3\n')
     doc = cli("design", "--spec", spec, "--json").json()
-    Q = np.array(doc["mechanism"])
+    Q = np.array(doc["mechanism"]["Q"])
     assert doc["sense"] == "max" and doc["objective"] == "mi"
     assert LDP(1.0).audit(Q).eps <= 1.0 + 1e-7
     assert 0.0 < doc["value"] <= np.log(3)
@@ -100,7 +100,7 @@ def test_graph_file_formats(cli, tmp_path, fmt):
         path.write_text(json.dumps(nx.node_link_data(G, edges="edges")))
     doc = cli("design", "--notion", "graph-ldp", "--utility", "mse", "--prior", "uniform:3", "--eps", "1",
               "--graph", path, "--solver", "sqp", "--opt", "n_starts=3", "--json").json()
-    Q = np.array(doc["mechanism"])
+    Q = np.array(doc["mechanism"]["Q"])
     assert GraphLDP(1.0, G).audit(Q).eps <= 1.0 + 1e-7
     # only neighbours are constrained: the end points may be further apart than e^eps
     assert doc["privacy"]["notion"] == "graph-ldp"
@@ -110,13 +110,16 @@ def test_out_audit_round_trip(cli, tmp_path):
     out = tmp_path / "mech.json"
     d = cli(*DESIGN, "--json", "--out", out).json()
     saved = json.loads(out.read_text())
-    assert np.allclose(saved["Q"], d["mechanism"]) and saved["notion"] == "lip" and saved["eps"] == 1.0
-    assert saved["prior"] == pytest.approx([0.3, 0.7])
+    # one layout: the file carries the same mechanism object as the --json document
+    assert saved["mechanism"] == d["mechanism"] and set(d["mechanism"]) == {"Q", "inputs", "outputs", "prior"}
+    assert saved["privacy"] == d["privacy"] and saved["privacy"]["notion"] == "lip" and saved["privacy"]["eps"] == 1.0
+    assert saved["mechanism"]["prior"] == pytest.approx([0.3, 0.7])
+    assert saved["unit"] == d["unit"] == "unitless (squared probability)"     # histogram MSE of indicators
     run = cli("audit", out, "--prior", "0.3,0.7", "--json")
     assert run.code == 0
     doc = run.json()
     assert set(doc["notions"]) == {"ldp", "lip", "mip"}
-    Q, P = np.array(saved["Q"]), np.array([0.3, 0.7])
+    Q, P = np.array(saved["mechanism"]["Q"]), np.array([0.3, 0.7])
     assert doc["notions"]["lip"]["eps"] == pytest.approx(d["privacy"]["eps_audited"], abs=1e-9)
     assert doc["notions"]["ldp"]["eps"] == pytest.approx(LDP(1).audit(Q).eps, rel=1e-12)
     assert doc["notions"]["mip"]["eps"] == pytest.approx(MIP(1).audit(Q, P).eps, rel=1e-12)
@@ -147,7 +150,7 @@ def test_version(cli):
 
 def test_builtin_design_spec_metric_privacy(cli):
     doc = cli("design", "--spec", "design-metric", "--json").json()
-    Q = np.array(doc["mechanism"])
+    Q = np.array(doc["mechanism"]["Q"])
     G = nx.path_graph(5)
     assert GraphLDP(1.0, G, metric=True).audit(Q).eps <= 1.0 + 1e-7
     assert doc["privacy"]["notion"] == "metric-ldp"

@@ -85,5 +85,17 @@ def test_extra_keys_are_kept(tmp_path):
     path = tmp_path / "m.json"
     write_mechanism(path, np.eye(2), solver="exact", value=0.0)
     doc = json.loads(path.read_text())
-    assert doc["solver"] == "exact" and doc["inputs"] == [0, 1] and doc["outputs"] == [0, 1]
+    assert doc["solver"] == "exact" and doc["mechanism"]["inputs"] == [0, 1] and doc["mechanism"]["outputs"] == [0, 1]
     assert read_mechanism(path)["value"] == 0.0
+
+
+def test_old_flat_layout_still_read(tmp_path):
+    """Files written before the one-layout change ({"Q", "prior", "notion", "eps"} at the top) still audit."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    Q, P = [[0.75, 0.25], [0.25, 0.75]], [0.4, 0.6]
+    old.write_text(json.dumps({"Q": Q, "prior": P, "notion": "ldp", "eps": 1.1, "solver": "x"}))
+    write_mechanism(new, Q, prior=P, notion="ldp", eps=1.1, solver="x")
+    assert "Q" not in json.loads(new.read_text()) and json.loads(new.read_text())["mechanism"]["Q"] == Q
+    a, b = read_mechanism(old), read_mechanism(new)
+    assert np.array_equal(a["Q"], b["Q"]) and np.array_equal(a["prior"], b["prior"])
+    assert (a["notion"], a["eps"], a["solver"]) == (b["notion"], b["eps"], b["solver"]) == ("ldp", 1.1, "x")

@@ -44,7 +44,7 @@ def test_to_dict_contract_keys():
     d = r.to_dict()
     assert {"status", "value", "objective", "sense", "mechanism", "privacy", "certificate", "solver", "time_s"} <= set(d)
     assert d["privacy"] == {"notion": "lip", "eps": 1.0, "violation": 0.0, "eps_audited": 0.9}
-    assert d["mechanism"] == [[1.0, 0.0], [0.0, 1.0]]
+    assert d["mechanism"] == {"Q": [[1.0, 0.0], [0.0, 1.0]], "inputs": [0, 1], "outputs": [0, 1]}
 
 
 def test_settings_override_and_errors():

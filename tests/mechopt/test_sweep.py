@@ -54,8 +54,9 @@ def test_sweep_values_are_audited_and_monotone_in_eps(tmp_path, make_spec):
         assert all(a >= b - 1e-9 for a, b in zip(vals, vals[1:])) and vals[0] > vals[-1]
     on_disk = read_lines(tmp_path / "out.jsonl")
     assert [ln["key"] for ln in on_disk] == [ln["key"] for ln in lines]
-    png = plot_sweep(lines, tmp_path / "curve.png")
-    assert png.stat().st_size > 1000
+    fig = plot_sweep(lines, tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").stat().st_size > 1000 and fig.axes[0].get_legend() is not None
+    assert fig.axes[0].get_ylabel() == "histogram (unitless (squared probability); minimised)"
     labels = sweep_figure(lines).axes[0].get_legend_handles_labels()[1]
     assert len(labels) == 3 and all(lab.endswith("— locally optimal") for lab in labels)
 

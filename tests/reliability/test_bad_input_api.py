@@ -178,7 +178,7 @@ CASES: list[Case] = [
      "unknown option(s) ['bogus']"),
     ("solve", "option of the wrong type", lambda f: solve_design(solver="sqp", n_starts="x"), ParamError,
      "option 'n_starts' of solver 'sqp' must be a number"),
-    ("solve", "non-integer count option", lambda f: solve_design(solver="sqp", maxiter=2.5), ParamError,
+    ("solve", "non-integer count option", lambda f: solve_design(solver="sqp", max_iter=2.5), ParamError,
      "must be an integer"),
     ("solve", "seed that is not an integer", lambda f: solve_design(solver="sqp", seed="x"), ParamError,
      "numpy.random.Generator"),

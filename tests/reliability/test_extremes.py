@@ -25,7 +25,7 @@ from mechopt.result import Result, Status
 
 EPS = [1e-6, 1e-3, 10.0, 50.0]
 PRIORS = {"tiny": "0.5,0.3,0.2,1e-12", "zero": "0.5,0,0.3,0.2", "skew": "0.999999,1e-6"}
-FAST = {"sqp": {"n_starts": 2, "maxiter": 200}}
+FAST = {"sqp": {"n_starts": 2, "max_iter": 200}}
 
 
 def honest(res: Result, where: str = "", channel: bool = False) -> None:

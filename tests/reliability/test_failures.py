@@ -169,11 +169,11 @@ def test_tiny_time_limit_is_a_time_limit_status(solver, problem, opts) -> None:
 
 @pytest.mark.parametrize("solver, problem, opts, words", [
     ("exact", DESIGN, {"method": "colgen", "max_iter": 1}, "iteration limit"),
-    ("sqp", DESIGN, {"maxiter": 1, "n_starts": 2}, "maxiter=1"),
-    ("sqp", DESIGN, {"maxiter": 1, "n_starts": 2, "method": "trust-constr"}, "maxiter=1"),
+    ("sqp", DESIGN, {"max_iter": 1, "n_starts": 2}, "max_iter=1"),
+    ("sqp", DESIGN, {"max_iter": 1, "n_starts": 2, "method": "trust-constr"}, "max_iter=1"),
     ("conic", "fisher", {"backend_options": {"max_iter": 1}}, "max_iter=1"),
     ("greedy", "gauss", {"max_iter": 1}, "max_iter"),
-    ("gd-penalty", "gauss", {"maxiter": 1}, "maxiter=1"),
+    ("gd-penalty", "gauss", {"max_iter": 1}, "max_iter=1"),
 ])
 def test_iteration_limit_one_is_an_iteration_limit_status(solver, problem, opts, words) -> None:
     """Before: sqp and gd-penalty called the point they stopped at ``optimal``; conic called it ``time_limit``."""
@@ -189,7 +189,7 @@ def test_iteration_limit_one_is_an_iteration_limit_status(solver, problem, opts,
 
 def test_iteration_limited_point_is_not_better_than_the_certified_optimum() -> None:
     exact = mechopt.solve(DESIGN, solver="exact")
-    capped = mechopt.solve(DESIGN, solver="sqp", maxiter=1, n_starts=2)
+    capped = mechopt.solve(DESIGN, solver="sqp", max_iter=1, n_starts=2)
     assert capped.status is Status.ITERATION_LIMIT
     if capped.violation <= 1e-7:
         assert capped.value <= exact.certificate.bound + 1e-9

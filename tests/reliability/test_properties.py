@@ -103,7 +103,7 @@ def check_exact_bounds_others(prob: ChannelDesign) -> None:
     r = _solve_exact(prob)
     bound = r.certificate.bound
     slack = 1e-8 * max(1.0, abs(bound))
-    others = [mechopt.solve(prob, solver="sqp", n_starts=2, maxiter=200, seed=0)]
+    others = [mechopt.solve(prob, solver="sqp", n_starts=2, max_iter=200, seed=0)]
     if "closed-form" in mechopt.registry.solvers_for(prob):
         others.append(mechopt.solve(prob, solver="closed-form"))
     for o in others:
@@ -142,7 +142,7 @@ def check_exact_bounds_paper_solvers(prob) -> None:
     for name in mechopt.registry.solvers_for(prob):
         if name == "exact":
             continue
-        o = mechopt.solve(prob, solver=name, **({"n_starts": 2, "maxiter": 200} if name == "sqp" else {}))
+        o = mechopt.solve(prob, solver=name, **({"n_starts": 2, "max_iter": 200} if name == "sqp" else {}))
         if o.value is not None and o.violation is not None and o.violation <= tol.tolerance("privacy"):
             assert not o.better_than(bound + (slack if r.sense == "max" else -slack)), \
                 (prob.params(), name, o.value, bound)

@@ -80,7 +80,7 @@ def test_sqp_design_call_of_the_brief():
 
 
 @pytest.mark.parametrize("solver, opts", [("greedy", {}), ("sqp", {"n_starts": 8}),
-                                          ("gd-penalty", {"maxiter": 60}), ("anneal", {"n_iter": 1500})])
+                                          ("gd-penalty", {"max_iter": 60}), ("anneal", {"n_iter": 1500})])
 def test_dataset2_every_applicable_solver(solver, opts):
     p = GaussProblem.from_params(dataset="2", delta="0.3", gamma="0", psd="project")
     r = mechopt.solve(p, solver=solver, **opts)

@@ -1,0 +1,138 @@
+"""What ``mechopt design`` prints and writes: the text report, the design document, the plot.
+
+The design document (:func:`design_document`) is the one JSON layout of a
+design: ``--json`` prints it and ``--out FILE`` writes it, so the mechanism
+object (``{"Q", "inputs", "outputs", "prior"}``) is the same in both.
+
+Examples
+--------
+>>> from mechopt.result import Result
+>>> r = Result(status="feasible", value=0.25, sense="min", objective="mse", unit="squared units of the values")
+>>> print(describe(None, r).splitlines()[3])
+value        0.25 squared units of the values  (mse, minimised)
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import numpy as np
+
+from mechopt.errors import ParamError, ProblemError
+from mechopt.result import Result
+
+__all__ = ["describe", "design_document", "write_out", "write_plot"]
+
+
+def _channel(res: Result) -> np.ndarray | None:
+    from mechopt.result import _channel_matrix
+
+    return _channel_matrix(res.mechanism)
+
+
+def design_document(problem: Any, res: Result, notes: list[str] | None = None) -> dict[str, Any]:
+    """The one design document: printed by ``--json`` and written by ``--out``.
+
+    :meth:`Result.to_dict` with the problem's prior in ``mechanism`` (a
+    channel: ``{"Q", "inputs", "outputs", "prior"}``) and the ``notes``.
+
+    Examples
+    --------
+    >>> import mechopt
+    >>> prob = mechopt.registry.get_problem("design").from_params(prior="0.5,0.5", notion="ldp", utility="mi", eps=1)
+    >>> doc = design_document(prob, mechopt.solve(prob, solver="exact"))
+    >>> sorted(doc["mechanism"]), doc["unit"]
+    (['Q', 'inputs', 'outputs', 'prior'], 'nats')
+    """
+    from mechopt.result import mechanism_dict
+
+    doc = res.to_dict()
+    prior = getattr(problem, "prior", None)
+    if res.mechanism is not None and prior is not None:
+        doc["mechanism"] = mechanism_dict(res.mechanism, prior=prior)
+    return {**doc, "notes": list(notes or [])}
+
+
+def write_out(path: str, res: Result, doc: dict[str, Any]) -> None:
+    from mechopt.mechfile import atomic_write_text
+    from mechopt.result import jsonable
+
+    if not res.status.has_solution:
+        raise ProblemError(f"no mechanism to write to {path!r}: status {res.status.value} ({res.message})")
+    atomic_write_text(path, json.dumps(jsonable(doc), indent=1, allow_nan=False) + "\n")
+    if _channel(res) is None:
+        print(f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
+              "mechopt audit reads channels only", file=sys.stderr)
+
+
+def write_plot(path: str, problem: Any, res: Result) -> None:
+    from mechopt.errors import NoChannelError
+    from mechopt.mechfile import atomic_savefig
+    from mechopt.plot import plot_channel
+
+    try:
+        res.Q
+    except NoChannelError as exc:
+        raise ProblemError(f"--plot {path!r}: nothing to draw: {exc}") from None
+    prior = getattr(problem, "prior", None)
+    if prior is not None and (np.ndim(prior) != 1 or np.size(prior) != res.Q.shape[0]):
+        prior = None
+    ax = plot_channel(res, prior=prior)
+    try:
+        atomic_savefig(ax.figure, path, dpi=110)
+    except (OSError, ValueError) as exc:    # ValueError: matplotlib does not know the file type
+        raise ParamError(f"cannot write the plot {path!r}: {exc}") from None
+
+
+def _guarantee(solver: str) -> str | None:
+    from mechopt.registry import get_solver
+
+    try:
+        return get_solver(solver).guarantee
+    except Exception:     # "closed-form" results built outside the registry, unknown names
+        return None
+
+
+def describe(problem: Any, res: Result) -> str:
+    """The human-readable design report; its status line says what backs the status
+    (:func:`mechopt.status_words.status_line`): ``optimal (proof: certificate, gap 2e-16)``,
+    ``locally_optimal: best local optimum of 20 sqp starts, no certificate``, ...
+
+    Examples
+    --------
+    >>> import mechopt
+    >>> prob = mechopt.registry.get_problem("lip-binary").from_params(p1="0.4", eps="1")
+    >>> print(describe(prob, mechopt.solve(prob, solver="sqp", n_starts=2)).splitlines()[2])
+    status       locally_optimal: best local optimum of 2 sqp starts, no certificate
+    """
+    from mechopt.cli._common import fmt
+    from mechopt.status_words import status_line
+
+    cert = res.certificate
+    lines = [f"problem      {getattr(problem, 'id', type(problem).__name__)}",
+             f"solver       {res.solver}",
+             f"status       {status_line(res, _guarantee(res.solver))}",
+             f"value        {fmt(res.value, 10)}{' ' + res.unit if res.unit else ''}  "
+             f"({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
+             f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}  audited eps={fmt(res.eps_audited)}"
+             f"  violation={fmt(res.violation, 3)}",
+             "certificate  " + ("none (this method gives no bound)" if cert is None
+                                else f"bound={fmt(cert.bound, 10)}{' ' + res.unit if res.unit else ''}  "
+                                f"gap={fmt(cert.gap, 3)}"),
+             f"time         {res.time_s:.3f} s"]
+    if res.message:
+        lines.append(f"message      {res.message}")
+    Q = _channel(res)
+    if Q is not None:
+        lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
+        lines += ["  x=" + str(x).ljust(3) + " " + " ".join(f"{v:8.5f}" for v in row) for x, row in enumerate(Q)]
+    elif res.mechanism is not None:
+        from mechopt.result import jsonable
+
+        import textwrap
+
+        data = textwrap.wrap(json.dumps(jsonable(res.mechanism)), 96)
+        lines.append(f"mechanism    {type(res.mechanism).__name__}")
+        lines += ["  " + ln for ln in data[:12]] + (["  ... (--json for all of it)"] if len(data) > 12 else [])
+    return "\n".join(lines)
