@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import NoChannelError, ParamError, ProblemError
+from .errors import ParamError, ProblemError
 
 __all__ = ["plot_channel", "plot_tradeoff", "log_spaced", "new_axes", "value_label"]
 

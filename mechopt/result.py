@@ -290,9 +290,14 @@ class Result:
         why = self.message or "no message"
         if self.mechanism is None:
             if self.status.has_solution:
-                hint = ("; raise the exact solver's max_outputs option to materialise Q, or read the orbit weights "
-                        "in result.extras['orbits']" if "orbits" in self.extras else
-                        "; re-solve with a solver that returns a channel")
+                if "plan" in self.extras:
+                    hint = ("; raise the exact solver's max_memory option to materialise Q, or sample and audit "
+                            "the structured mechanism in result.extras['plan']")
+                elif "orbits" in self.extras:
+                    hint = ("; raise the exact solver's max_outputs option to materialise Q, or read the orbit "
+                            "weights in result.extras['orbits']")
+                else:
+                    hint = "; re-solve with a solver that returns a channel"
                 raise NoChannelError(f"this {self.status.value} result has no channel matrix ({why}){hint}")
             raise NoChannelError(f"this {self.status.value} result has no mechanism ({why}): nothing to return as Q")
         name = type(self.mechanism).__name__

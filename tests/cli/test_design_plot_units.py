@@ -29,11 +29,13 @@ def test_plot_writes_a_png_and_leaves_the_backend_alone(cli, tmp_path, user_back
 
 
 def test_plot_without_a_channel_is_one_line_error(cli, tmp_path, one_line_error):
-    """uniform:40 with mi: the exact optimum is proven but not materialised, so there is nothing to draw."""
+    """uniform:1000 with mi under a 1 MB budget: the exact optimum is proven (a structured plan) but Q is not
+    materialised, so there is nothing to draw (uniform:40 now returns a 40 x 40 Q, issue 16)."""
     png = tmp_path / "q.png"
-    run = cli("design", "--notion", "ldp", "--utility", "mi", "--prior", "uniform:40", "--eps", "1", "--plot", png)
+    run = cli("design", "--notion", "ldp", "--utility", "mi", "--prior", "uniform:1000", "--eps", "1",
+              "--solver", "exact", "--opt", "max_memory=1000000", "--plot", png)
     one_line_error(run)
-    assert "no channel matrix" in run.err and "max_outputs" in run.err
+    assert "no channel matrix" in run.err and "max_memory" in run.err
     assert not png.exists()
 
 

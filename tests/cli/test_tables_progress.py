@@ -30,7 +30,7 @@ def test_verify_table_fits_columns(cli, monkeypatch):
     assert max(len(ln) for ln in lines) <= 100, max(lines, key=len)
     # the statement is wrapped, not cut: every word of it is in the table
     body = " ".join(run.out.split())
-    assert "closed form of Theorem 2" in body and "1 holds, 0 holds-in-region, 1 fails" in run.out
+    assert "closed form of Theorem 2" in body and "2 claims: 1 holds, 1 fails, 0 holds-in-region" in run.out
     # --json is untouched by the width
     doc = cli("verify", "--json").json()
     assert doc["claims"][0]["statement"] == LONG

@@ -93,10 +93,12 @@ def test_no_matplotlib_use_in_the_package():
 
 
 def test_result_Q_raises_without_a_channel():
-    """Measured by a user: uniform:40 with mi gave an optimal result whose Q was nan (a 0-d array)."""
-    r = mechopt.design(prior="uniform:40", notion="ldp", utility="mi", eps=1.0)
-    assert r.status.value == "optimal" and r.mechanism is None and "orbits" in r.extras
-    with pytest.raises(NoChannelError, match="max_outputs"):
+    """Measured by a user: uniform:40 with mi gave an optimal result whose Q was nan (a 0-d array).
+    uniform:40 now returns a 40 x 40 Q (issue 16); a Q over the memory budget is a structured plan."""
+    assert mechopt.design(prior="uniform:40", notion="ldp", utility="mi", eps=1.0).Q.shape[0] == 40
+    r = mechopt.design(prior="uniform:1000", notion="ldp", utility="mi", eps=1.0, solver="exact", max_memory=1e6)
+    assert r.status.value == "optimal" and r.mechanism is None and "plan" in r.extras
+    with pytest.raises(NoChannelError, match="max_memory"):
         r.Q
     with pytest.raises(NoChannelError, match="use result.mechanism"):
         Result(status="optimal", value=1.0, sense="min", objective="fisher_trace", mechanism={"density": [1]}).Q
