@@ -10,7 +10,7 @@ that Python.)
 Pages that depend on the code are generated at build time: the API reference by
 ``sphinx.ext.autosummary`` (stubs under ``api/generated/``, templates in ``_templates/``), the
 command reference by ``sphinx-argparse`` (from ``mechopt.cli.build_parser``), and the verdict
-tables, figure reproductions, command outputs and the performance page by the local extension
+tables, figure reproductions and command outputs by the local extension
 ``_ext/mechopt_docs``. An import error in any of them is a warning, so ``-W`` fails the build.
 
 Cost: the gallery re-runs an example only when its md5 changes (sphinx-gallery), and the
@@ -67,14 +67,9 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "sphinxarg.ext",
     "mechopt_docs",
+    "myst_parser",      # performance.md includes benchmarks/RESULTS.md
 ]
-try:  # the performance page includes benchmarks/RESULTS.md through MyST when available
-    import myst_parser  # noqa: F401
-
-    extensions.append("myst_parser")
-    MYST = True
-except ImportError:  # pragma: no cover - the docs extra installs it
-    MYST = False
+MYST = True
 
 source_suffix = {".rst": "restructuredtext"}
 if MYST:

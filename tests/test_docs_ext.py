@@ -25,7 +25,7 @@ def ext():
     sys.path.insert(0, str(EXT_DIR))
     try:
         pkg = importlib.import_module("mechopt_docs")
-        for sub in ("cache", "common", "docstrings", "figures", "performance", "run", "verdicts"):
+        for sub in ("cache", "common", "docstrings", "figures", "run", "verdicts"):
             importlib.import_module(f"mechopt_docs.{sub}")
         return pkg
     finally:
@@ -105,11 +105,6 @@ def test_verdicts_from_a_saved_verify_report(ext, monkeypatch, tmp_path) -> None
     assert "1 claims: 1 holds-in-region." in text and "◐ holds in region" in text
     assert "holds for: min P >= 1/(1+e^eps)" in text and "verify.json" in text
     assert "No claims registered yet for the kss paper" in ext.verdicts.verdict_rst(data, "kss")
-
-
-def test_promote_headings_outside_code_fences(ext) -> None:
-    md = ["## exact", "text", "```", "## not a heading", "```", "### sub", "#no"]
-    assert ext.performance._promote_headings(md) == ["# exact", "text", "```", "## not a heading", "```", "## sub", "#no"]
 
 
 def test_findings_list_only_the_claims_that_do_not_hold(ext, monkeypatch) -> None:

@@ -10,8 +10,6 @@ Directives:
     ``mechopt ...`` commands shown for copying, run during the build, with their output (:mod:`.run`).
 ``.. mechopt-source:: dotted.name``
     The source code of a function or class (:mod:`.run`).
-``.. mechopt-performance::``
-    ``benchmarks/RESULTS.md`` when present, else how to produce it (:mod:`.performance`).
 
 The API reference is ``sphinx.ext.autosummary`` (templates in ``docs/_templates``) and the
 command reference ``sphinx-argparse``; both make an import error a build warning, so ``-W`` fails.
@@ -32,7 +30,6 @@ from typing import Any
 from . import cache
 from .docstrings import process_docstring
 from .figures import FiguresDirective
-from .performance import PerformanceDirective
 from .run import RunDirective, SourceDirective
 from .verdicts import VerdictsDirective
 
@@ -67,5 +64,4 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("mechopt-figures", FiguresDirective)
     app.add_directive("mechopt-source", SourceDirective)
     app.add_directive("mechopt-run", RunDirective)
-    app.add_directive("mechopt-performance", PerformanceDirective)
     return {"version": "2.0", "parallel_read_safe": False, "parallel_write_safe": True}
