@@ -122,6 +122,7 @@ sphinx_gallery_conf = {
     "gallery_dirs": ["auto_examples"],
     "filename_pattern": r"/plot_",
     "plot_gallery": "True" if _run_gallery else "False",
+    "run_stale_examples": False,   # md5 cache: an example re-runs only when its file changed
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-GENERATED = ("_build", "_generated", "auto_examples", "gen_modules", "sg_execution_times.rst")
+GENERATED = ("_build", "_generated", "auto_examples", "gen_modules", "sg_execution_times.rst", "generated")
 
 
 @pytest.mark.slow
@@ -24,6 +24,8 @@ def test_docs_build_warning_free(tmp_path: Path) -> None:
         pytest.importorskip(mod)
     src = tmp_path / "docs"
     shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns(*GENERATED, "__pycache__"))
+    (tmp_path / "benchmarks").mkdir()           # performance.md includes ../benchmarks/RESULTS.md
+    shutil.copy(ROOT / "benchmarks" / "RESULTS.md", tmp_path / "benchmarks" / "RESULTS.md")
     out = tmp_path / "html"
     env = {**os.environ, "MECHOPT_REPO_ROOT": str(ROOT), "MPLBACKEND": "Agg"}
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html",
