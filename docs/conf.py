@@ -7,11 +7,21 @@ Build (warning-free, no network), with the Python where mechopt is installed:
 (``sphinx-build ...`` is the same command when the ``sphinx-build`` on PATH belongs to
 that Python.)
 
-Pages that depend on the code are generated at build time by the local
-extension ``_ext/mechopt_docs.py``: the API reference (only modules that
-import), the theorem-verdict tables (``mechopt.verify``), the figure lists and
-the performance page (``benchmarks/RESULTS.md``). Environment switches:
+Pages that depend on the code are generated at build time: the API reference by
+``sphinx.ext.autosummary`` (stubs under ``api/generated/``, templates in ``_templates/``), the
+command reference by ``sphinx-argparse`` (from ``mechopt.cli.build_parser``), and the verdict
+tables, figure reproductions and command outputs by the local extension
+``_ext/mechopt_docs``. An import error in any of them is a warning, so ``-W`` fails the build.
 
+Cost: the gallery re-runs an example only when its md5 changes (sphinx-gallery), and the
+extension keeps the claims, figures and command outputs in ``docs/_build/.mechopt-cache``
+keyed on the mechopt version and a hash of mechopt/, problems/ and solvers/; an unchanged
+rebuild re-runs nothing. Environment switches:
+
+- ``MECHOPT_DOCS_FAST=1``  skip the claims, figures, command runs and gallery execution (each
+  page says so): a quick build for editing prose;
+- ``MECHOPT_DOCS_REFRESH=1``  ignore the results cache and recompute (then store) everything;
+- ``MECHOPT_DOCS_CACHE=DIR``  keep the results cache elsewhere;
 - ``MECHOPT_DOCS_VERIFY=0``  skip running the theorem claims (tables say so);
 - ``MECHOPT_DOCS_VERDICTS=FILE.json``  read the verdicts from a saved
   ``mechopt verify --json`` report instead of running the claims;
@@ -55,15 +65,11 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "sphinxarg.ext",
     "mechopt_docs",
+    "myst_parser",      # performance.md includes benchmarks/RESULTS.md
 ]
-try:  # the performance page includes benchmarks/RESULTS.md through MyST when available
-    import myst_parser  # noqa: F401
-
-    extensions.append("myst_parser")
-    MYST = True
-except ImportError:  # pragma: no cover - the docs extra installs it
-    MYST = False
+MYST = True
 
 source_suffix = {".rst": "restructuredtext"}
 if MYST:
@@ -76,7 +82,7 @@ exclude_patterns = ["_build", "_generated/**", "Thumbs.db", ".DS_Store", "**/REA
                     "examples/**", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.json",
                     "auto_examples/*.codeobj.json"]
-templates_path = []
+templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["mechopt.css"]
 nitpicky = False
@@ -92,7 +98,9 @@ pygments_dark_style = "monokai"
 autodoc_default_options = {"member-order": "bysource", "show-inheritance": True}
 autodoc_typehints = "none"          # numpydoc sections carry the types
 autodoc_preserve_defaults = True
-autosummary_generate = False         # tables only; the pages are written by mechopt_docs
+autosummary_generate = True          # one stub page per module, from _templates/autosummary/module.rst
+autosummary_ignore_module_all = False  # a module's __all__ says what is public (imported names are skipped)
+autosummary_imported_members = False
 numpydoc_show_class_members = False  # autodoc lists members; avoids duplicate stubs
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks: set[str] = set()
@@ -107,12 +115,14 @@ mathjax3_config = {"tex": {"macros": {"e": r"\mathrm{e}", "R": r"\mathbb{R}",
                                       "tr": r"\operatorname{tr}", "argmax": r"\operatorname*{arg\,max}"}}}
 
 # -- sphinx-gallery -----------------------------------------------------------
-_run_gallery = os.environ.get("MECHOPT_DOCS_GALLERY", "1") != "0"
+_fast = os.environ.get("MECHOPT_DOCS_FAST", "").strip().lower() in ("1", "true", "yes", "on")
+_run_gallery = os.environ.get("MECHOPT_DOCS_GALLERY", "1") != "0" and not _fast
 sphinx_gallery_conf = {
     "examples_dirs": ["examples"],
     "gallery_dirs": ["auto_examples"],
     "filename_pattern": r"/plot_",
     "plot_gallery": "True" if _run_gallery else "False",
+    "run_stale_examples": False,   # md5 cache: an example re-runs only when its file changed
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
