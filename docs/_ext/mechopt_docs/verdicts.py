@@ -19,7 +19,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from . import cache
-from .common import PAPERS, esc, fmt_num, lit, note_code_page, parse_rst, secs
+from .common import PAPERS, esc, lit, note_code_page, parse_rst
 
 logger = logging.getLogger(__name__)
 
