@@ -33,7 +33,12 @@ PAPER_TITLES = {"lip": "Localized information privacy (Jiang, Li, Tandon)",
                 "gauss": "Gaussian privacy-utility tradeoff (Sharma, Amariucai)"}
 
 
-def _esc(text: Any) -> str:
+def rst_escape(text: Any) -> str:
+    """``text`` on one line, escaped for an rst paragraph or table cell.
+
+    >>> rst_escape("a*b_c")
+    'a\\\\*b\\\\_c'
+    """
     s = " ".join(str(text).split())
     for ch in "\\*`_|":
         s = s.replace(ch, "\\" + ch)
@@ -58,20 +63,20 @@ def _num(x: Any) -> str:
 
 def _entry(r: dict[str, Any]) -> list[str]:
     verdict = r.get("verdict") or "error"
-    out = [f"- ``{r['id']}`` — **{_esc(BADGES.get(verdict, verdict))}**", ""]
+    out = [f"- ``{r['id']}`` — **{rst_escape(BADGES.get(verdict, verdict))}**", ""]
     fields: list[tuple[str, str]] = []
     if r.get("section"):
-        fields.append(("printed in", _esc(r["section"])))
-    fields.append(("statement as printed", _esc(r.get("statement", ""))))
+        fields.append(("printed in", rst_escape(r["section"])))
+    fields.append(("statement as printed", rst_escape(r.get("statement", ""))))
     kind = r.get("kind") or ""
     if r.get("by_construction"):
         kind += " — *check by construction, not evidence*"
     if kind:
-        fields.append(("kind", kind if r.get("by_construction") else _esc(kind)))
+        fields.append(("kind", kind if r.get("by_construction") else rst_escape(kind)))
     if r.get("assumptions"):
-        fields.append(("policy class / assumptions", _esc(r["assumptions"])))
+        fields.append(("policy class / assumptions", rst_escape(r["assumptions"])))
     if r.get("domain"):
-        fields.append(("checked on", _esc(r["domain"])))
+        fields.append(("checked on", rst_escape(r["domain"])))
     ev = f"{r.get('checked', '—')} cases checked; worst deviation {_num(r.get('worst_deviation'))}"
     if r.get("time_s") is not None:
         ev += f"; {_num(r.get('time_s'))} s"
@@ -79,14 +84,14 @@ def _entry(r: dict[str, Any]) -> list[str]:
     if r.get("counterexample"):
         fields.append(("counterexample", _lit(r["counterexample"])))
     if r.get("region"):
-        kind_r = f" ({_esc(r['region_kind'])})" if r.get("region_kind") else ""
-        fields.append(("region", "holds for: " + _esc(r["region"]) + kind_r))
+        kind_r = f" ({rst_escape(r['region_kind'])})" if r.get("region_kind") else ""
+        fields.append(("region", "holds for: " + rst_escape(r["region"]) + kind_r))
     if r.get("correction"):
-        fields.append(("correction", _esc(r["correction"])))
+        fields.append(("correction", rst_escape(r["correction"])))
     if r.get("power"):
-        fields.append(("power", _esc(r["power"])))
+        fields.append(("power", rst_escape(r["power"])))
     if r.get("note"):
-        fields.append(("note", _esc(r["note"])))
+        fields.append(("note", rst_escape(r["note"])))
     out += [f"  :{name}: {text}" for name, text in fields]
     return out + [""]
 
@@ -109,7 +114,7 @@ def render(rows: Sequence[dict[str, Any]], paper: str | None = None) -> str:
     for p in papers:
         group = [r for r in rows if r.get("paper", "") == p]
         if len(papers) > 1 or paper is None:
-            lines += [f".. rubric:: {_esc(PAPER_TITLES.get(p, p))} (``{p}``)", "", _counts(group), ""]
+            lines += [f".. rubric:: {rst_escape(PAPER_TITLES.get(p, p))} (``{p}``)", "", _counts(group), ""]
         for r in group:
             lines += _entry(r)
     return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
+from mechopt.jobs.verify_rst import rst_escape
 
 PAPERS = {"lip": "Localized information privacy (Jiang, Li, Tandon)",
           "kss": "k-subset mechanism (Wang et al.)",
@@ -30,14 +31,7 @@ def repo_root() -> Path:
     return Path(mechopt.__file__).resolve().parents[1]
 
 
-def esc(text: Any) -> str:
-    """Escape text for an rst table cell (one line)."""
-    s = " ".join(str(text).split())
-    for ch in "\\*`_|":
-        s = s.replace(ch, "\\" + ch)
-    if s[:1] in "-+#:>." or s[:2].strip().isdigit():
-        s = "\\" + s
-    return s or "\\ "
+esc = rst_escape   # one escaping rule for the verdicts renderer and the docs pages
 
 
 def lit(text: Any) -> str:
