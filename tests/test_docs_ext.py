@@ -127,10 +127,11 @@ def test_summary_counts_per_paper(ext, monkeypatch) -> None:
     import re
 
     cells = re.findall(r"^ {3}[* ] - (.*)$", text, flags=re.M)
-    table = [cells[i:i + 6] for i in range(0, len(cells), 6)]
-    assert table[0] == ["paper", "claims", "holds", "holds in region", "fails", "other"]
-    assert ["2", "1", "0", "1", "0"] == next(r[1:] for r in table if "lip" in r[0])
-    assert ["2", "0", "1", "0", "1"] == next(r[1:] for r in table if "kss" in r[0])
+    table = [cells[i:i + 8] for i in range(0, len(cells), 8)]   # every verdict of mechopt.jobs.verify.VERDICTS
+    assert table[0] == ["paper", "claims", "holds", "fails", "holds in region", "holds after correction",
+                        "not checkable", "other"]
+    assert ["2", "1", "1", "0", "0", "0", "0"] == next(r[1:] for r in table if "lip" in r[0])
+    assert ["2", "0", "0", "1", "0", "0", "1"] == next(r[1:] for r in table if "kss" in r[0])
     empty = {"skipped": False, "rows": [], "time_s": 0.0, "load_error": None, "source": None}
     assert "No claims registered yet" in ext.verdicts.summary_rst(empty)
 

@@ -133,12 +133,13 @@ def summary_rst(data: dict[str, Any]) -> str:
     from mechopt.jobs.verify import VERDICTS
 
     lines = [".. list-table::", "   :header-rows: 1", "", "   * - paper", "     - claims",
-             *(f"     - {v.replace('-', ' ')}" for v in VERDICTS)]
+             *(f"     - {v.replace('-', ' ')}" for v in VERDICTS), "     - other"]
     for paper in sorted({r["paper"] for r in data["rows"]}):
         rows = [r for r in data["rows"] if r["paper"] == paper]
         link = f":doc:`{paper} </papers/{paper}>`" if paper in PAPERS else esc(paper)
         lines += [f"   * - {link}", f"     - {len(rows)}",
-                  *(f"     - {sum(r['verdict'] == v for r in rows)}" for v in VERDICTS)]
+                  *(f"     - {sum(r['verdict'] == v for r in rows)}" for v in VERDICTS),
+                  f"     - {sum(r['verdict'] not in VERDICTS for r in rows)}"]   # e.g. a claim that errored
     return "\n".join(lines + [""])
 
 
