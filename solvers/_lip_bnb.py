@@ -181,7 +181,7 @@ class _Search:
 
 
 def separable_bnb(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float | None = None, *,
-                  target: float = -math.inf, early: bool = False) -> BnBOut:
+                  target: float = -math.inf, early: bool | float = False) -> BnBOut:
     """Exact max of Σ_x f(p_x, x) over the vertices of {lo ≤ p ≤ hi, 1ᵀp = 1} (module docstring).
 
     ``f(p, idx)`` evaluates f_x elementwise (convex in p). Nodes whose bound is at
@@ -189,7 +189,8 @@ def separable_bnb(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float
     and ≤ max(max_B F, target) + slack (``target = -inf``: the exact maximum).
     With ``early`` the search stops once ``batch`` vertices above the
     ``reduced_cost`` tolerance are found (or one, after 8d nodes), and the bound
-    is the largest bound of the open nodes. Returns the bound (None when the deadline interrupted the
+    is the largest bound of the open nodes; ``early`` = ρ ∈ (0, 1] (a float)
+    also waits until the best vertex is at least ρ times that bound. Returns the bound (None when the deadline interrupted the
     search), up to ``batch`` best vertices found (best first) and the node count.
     """
     s = _Search(np.asarray(lo, float), np.asarray(hi, float), f, batch, target)
@@ -202,7 +203,9 @@ def separable_bnb(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float
         if deadline is not None and time.perf_counter() > deadline:
             return BnBOut(None, _best(s, batch), s.nodes)
         if early and (len(s.cands) >= batch or (s.cands and s.nodes >= 8 * s.d)):
-            return BnBOut(max(s.best, s.pruned, max(u for u, _, _ in stack)), _best(s, batch), s.nodes)
+            top = max(u for u, _, _ in stack)
+            if early is True or s.best >= float(early) * top:
+                return BnBOut(max(s.best, s.pruned, top), _best(s, batch), s.nodes)
         _, status, j = stack.pop()
         s.nodes += 1
         ub, kids = s.expand(status, j)

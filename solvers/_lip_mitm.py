@@ -20,7 +20,14 @@ of its values at the two ends (convexity), so
 
     bound = C + V(S) + max_{[i0,i1)} V + max(g_j(t − W[i0]), g_j(t − W[i1−1]))
 
-is an upper bound, exact on a single subset. Nodes (query, interval) are
+is an upper bound, exact on a single subset. The search maximises F − λ·1ᵀp
+instead of F (the same on 1ᵀp = 1, minus the constant λ), with λ the
+Δ-weighted median of the items' values per unit weight (f_x(hi_x) −
+f_x(lo_x)) / Δ_x: then V(T) − λW(T) is nearly flat across subsets of equal
+weight and the two maxima above lose little to being taken apart (at the
+master's duals of LIP histogram MSE, d = 32, the values per unit weight lie
+within 1 % of each other; one exact pass took 30 M nodes with λ = 0 and
+0.7 M with λ). Nodes (query, interval) are
 evaluated in numpy batches: the interval's argmax is an incumbent vertex, nodes
 whose bound is at most max(incumbent, ``target``) plus ``BNB_SLACK`` are closed,
 the others are halved. Every node ends closed or exact, so the search is exact;
@@ -129,7 +136,7 @@ class _Half:
 
 
 class _Search:
-    def __init__(self, lo, hi, f, batch, target):
+    def __init__(self, lo, hi, f, batch, target, cut):
         d = lo.size
         idx = np.arange(d)
         self.lo, self.hi, self.f, self.d, self.batch = lo, hi, f, d, batch
@@ -142,7 +149,7 @@ class _Search:
         self.slack = BNB_SLACK * max(1.0, float(np.abs(self.flo).sum()), float(np.abs(fhi).sum()))
         self.target = target
         self.best, self.pruned = -math.inf, -math.inf
-        self.cut = settings.tolerance("reduced_cost")
+        self.cut = cut
         self.cands: list[tuple[np.ndarray, int, np.ndarray, np.ndarray]] = []   # (values, half, query, subset)
         self.ncands = 0
         self.nodes = 0
@@ -208,8 +215,26 @@ class _Search:
         return out
 
 
+def _shift(lo: np.ndarray, hi: np.ndarray, f) -> float:
+    """λ for the shifted objective F − λ·1ᵀp: the Δ-weighted median of the items' value per unit weight.
+
+    On 1ᵀp = 1 the shift changes every vertex's value by the same −λ, so the
+    search is unchanged, but its bound (V and g maximised apart) loses about
+    λ·(the interval's spread of W) less when V(T) − λW(T) is nearly flat.
+    """
+    idx = np.arange(lo.size)
+    delta = hi - lo
+    ok = delta > 0
+    if not np.any(ok):
+        return 0.0
+    key = (f(hi[ok], idx[ok]) - f(lo[ok], idx[ok])) / delta[ok]
+    order = np.argsort(key, kind="stable")
+    w = np.cumsum(delta[ok][order])
+    return float(key[order][np.searchsorted(w, 0.5 * w[-1])])
+
+
 def mitm_max(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float | None = None, *,
-             target: float = -math.inf, early: bool = False) -> BnBOut:
+             target: float = -math.inf, early: bool | float = False) -> BnBOut:
     """Exact max of Σ_x f(p_x, x) over the vertices of {lo ≤ p ≤ hi, 1ᵀp = 1} (module docstring).
 
     Same contract as :func:`~mechopt.solvers._lip_bnb.separable_bnb`: ``f(p, idx)``
@@ -221,13 +246,21 @@ def mitm_max(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float | No
     the open nodes); vertices only within ``target`` of zero (typically columns
     already in the master, priced at round-off by the LP's duals) do not stop
     it, so such a round ends with a proof instead of re-adding them forever.
+    ``early`` = ρ ∈ (0, 1] (a float) stops later: only once the best vertex is
+    also at least ρ times the largest open bound, so the columns of the round
+    are within a factor ρ of the best and the bound within 1/ρ of the maximum.
     The bound is None when the deadline interrupted the search.
     """
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
     d = lo.size
     if d > MITM_MAX_D:
         raise ValueError(f"mitm_max handles d <= {MITM_MAX_D}, got {d}")
-    s = _Search(lo, hi, f, batch, target)
+    lam = _shift(lo, hi, f)
+
+    def g(p, which):
+        return f(p, which) - lam * p
+
+    s = _Search(lo, hi, g, batch, target - lam, settings.tolerance("reduced_cost") - lam)
     idx = np.arange(d)
     A, B = idx[: (d + 1) // 2], idx[(d + 1) // 2:]
     halves = [_Half(_geometry(lo, hi, F, O, s.delta, s.R, s.tol), s.v) for F, O in ((A, B), (B, A)) if F.size]
@@ -241,9 +274,11 @@ def mitm_max(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float | No
         if deadline is not None and time.perf_counter() > deadline:
             return BnBOut(None, s.points(halves), s.nodes)
         if early and first <= 0 and s.best > max(s.target, s.cut) + s.slack:   # a column worth a round
-            return BnBOut(max(s.best, s.pruned, max(u for u, *_ in stack)), s.points(halves), s.nodes)
+            top = max(u for u, *_ in stack)
+            if early is True or s.best + lam >= float(early) * (top + lam):
+                return BnBOut(lam + max(s.best, s.pruned, top), s.points(halves), s.nodes)
         _, hid, q, i0, i1 = stack.pop(0) if first > 0 else stack.pop()
         first -= 1
         q2, a2, b2, ub = s.expand(hid, halves[hid], q, i0, i1)
         stack += [(ub, hid, q2[a:a + _CHUNK], a2[a:a + _CHUNK], b2[a:a + _CHUNK]) for a in range(0, q2.size, _CHUNK)]
-    return BnBOut(max(s.best, s.pruned), s.points(halves), s.nodes)
+    return BnBOut(lam + max(s.best, s.pruned), s.points(halves), s.nodes)

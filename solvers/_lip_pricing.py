@@ -159,9 +159,14 @@ class LIPSeparablePricer:
         ``phi(p, idx)``: φ_x(p_x) elementwise for inputs ``idx`` (convex in p).
     batch : int, optional
         Most columns per call (default d).
-    early, target : bool, float
-        As in :func:`~mechopt.solvers._lip_bnb.separable_bnb`; the default target
-        is a quarter of ``colgen_gap`` (times max(1, |νᵀP|)); ``-inf`` prices exactly.
+    early : bool or float
+        As in :func:`~mechopt.solvers._lip_mitm.mitm_max`: ``False`` prices
+        exactly, ``True`` stops at the first improving columns, ρ (default 0.5)
+        once the best column is also within a factor ρ of the proven bound
+        (at d = 32, Zipf prior, ε = 1: certified in 8.4 s with ρ = 0.5, 19.3 s
+        with ``True``).
+    target : float
+        The default is a quarter of ``colgen_gap`` (times max(1, |νᵀP|)); ``-inf`` prices exactly.
 
     Examples
     --------
@@ -172,7 +177,7 @@ class LIPSeparablePricer:
     ('meet-in-the-middle', 0.626212, 0.626212)
     """
 
-    def __init__(self, P: np.ndarray, eps: float, phi, batch: int | None = None, *, early: bool = True,
+    def __init__(self, P: np.ndarray, eps: float, phi, batch: int | None = None, *, early: bool | float = 0.5,
                  target: float | None = None) -> None:
         self.P = np.asarray(P, float)
         self.lo, self.hi = lip_box(self.P, eps)
