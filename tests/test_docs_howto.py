@@ -15,3 +15,10 @@ def test_dask_sweeps_recipe_runs() -> None:
     res = doctest.testfile(str(HOWTO / "dask_sweeps.rst"), module_relative=False,
                            optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.attempted >= 10 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_certified_at_scale_recipe_runs() -> None:
+    res = doctest.testfile(str(HOWTO / "certified_at_scale.rst"), module_relative=False,
+                           optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted >= 12 and res.failed == 0, res
