@@ -23,7 +23,9 @@ from mechopt.problems.gauss import GaussProblem
 from mechopt.problems.gauss_data import DATASETS
 from mechopt.problems.gauss_info import (bnn_eq12, fisher_eq10, mi_direct, mi_from_fisher_eq13, s_from_var)
 from mechopt.jobs.verify import Claim, Verdict, corrected
+from mechopt.claims import gauss_sections
 from mechopt.claims._gauss_util import _check_same_curves, curve, random_instance
+from mechopt.claims._spec import attach
 
 __all__ = ["CLAIMS", "curve", "random_instance", "DELTAS"]
 
@@ -210,10 +212,5 @@ _BASE_CLAIMS: list[Claim] = [
        "the printed matrices as data", "numeric claim"),
 ]
 
-
-# The section-by-section modules never import this one at import time (their helpers from here
-# are imported inside functions), so importing them last is cycle-free.
-from mechopt.claims import gauss_sections  # noqa: E402
-from mechopt.claims._spec import attach  # noqa: E402
 
 CLAIMS: list[Claim] = attach([*_BASE_CLAIMS, *gauss_sections.CLAIMS], gauss_sections.RECHECKS)
