@@ -86,8 +86,9 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
                                  "use method='colgen' (exact pricing) or 'symmetry' (equal prior values)")
         return _rays.ldp_rays(P, eps)
     if kind == "lip":
+        colgen = "use method='colgen' (exact pricing) or " if _prices_exactly(cp, kind) else "use "
         _sizes.check_enumeration(f"enumerating the LIP vertices for d = {d}", _sizes.lip_log2_bytes(P, eps), limit,
-                                 f"use method='symmetry' if prior values repeat{or_local(d)}")
+                                 f"{colgen}method='symmetry' if prior values repeat{or_local(d)}")
         return _rays.lip_vertices(P, eps)
     if d > opts["dd_max_d"] and kind == "cone":
         raise TooLargeError(f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
@@ -150,6 +151,14 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, MutualInfo) and u.prior is not None:
         return LIPMIPricer(P, eps, u.prior, batch), cp.prior[:, None].copy(), _lip_search(P.size)
     return None
+
+
+def _prices_exactly(cp: ColumnProgram, kind: str) -> bool:
+    """Whether column generation has a structured exact pricer for this program at its size."""
+    try:
+        return _structured(cp, kind, None) is not None
+    except TooLargeError:
+        return False
 
 
 def _lip_search(d: int) -> str:

@@ -146,3 +146,15 @@ def test_lip_mse_sweep_refuses_d_above_its_limit_with_a_typed_error() -> None:
     prob = ChannelDesign.from_params(prior=f"uniform:{SWEEP_MAX_D + 1}", notion="lip", utility="mse", eps=1.0)
     with pytest.raises(TooLargeError, match=rf"d ≤ {SWEEP_MAX_D}; got d = {SWEEP_MAX_D + 1}: use solver='sqp'"):
         mechopt.solve(prob, solver="exact", method="colgen")
+
+
+@pytest.mark.parametrize("utility", ["histogram", "mi"])
+def test_lip_enumeration_refusal_names_column_generation(utility: str) -> None:
+    """A refused LIP vertex enumeration (d = 28: ~170 GB) points to the method that scales for this program."""
+    from mechopt.errors import TooLargeError
+
+    P = np.random.default_rng(28).dirichlet(np.ones(28))
+    prob = ChannelDesign.from_params(prior=P, notion="lip", utility=utility, eps=1.0)
+    with pytest.raises(TooLargeError, match=r"needs ~1\.7e\+02 GB") as err:
+        mechopt.solve(prob, solver="exact", method="enumerate")
+    assert "use method='colgen' (exact pricing) or method='symmetry'" in str(err.value)
