@@ -17,7 +17,10 @@ with ψ a one-dimensional convex or concave function:
   ψ = v log(v / P_j); MMSE of a sum: z = aᵀp, ψ = z² (all convex);
   and LIP adds the slab v ∈ [e^{-ε}p_j, min(e^ε p_j, 1)].
 
-``maximise`` finds max f over the integer box exactly by branch and bound on the
+``maximise`` finds max f over the integer box exactly: by a lattice branch and
+bound with closed-form bounds where it applies (:mod:`._orbit_lattice` for LDP,
+:mod:`._orbit_lattice_lip` for LIP histogram and mutual information, no MILP),
+else (and as the fallback when their budget is hit) by branch and bound on the
 value of z: on an interval [a, b] ψ is bounded above by a *linear* function (its
 chord when convex, its tangent at the midpoint when concave), so each node is a
 g-variable integer LP (HiGHS via ``scipy.optimize.milp``) whose optimum bounds f
