@@ -67,7 +67,10 @@ def _window(piece) -> tuple[float, float]:
 
 
 def _relax(piece, B0: np.ndarray, z0: np.ndarray, rest: np.ndarray) -> np.ndarray:
-    """Max of B0 + Σ_{i∈rest} β_i k_i + ψ(z0 + Σ ℓ_i k_i) over the continuous box and slab (per row; −inf if empty)."""
+    """Max of B0 + Σ_{i∈rest} β_i k_i + ψ(z0 + Σ ℓ_i k_i) over the continuous box and slab, per row.
+
+    Rows with no continuous point in the slab get −inf.
+    """
     zl, zh = _window(piece)
     lb, ub, dl, beta = piece.lb[rest], piece.ub[rest], piece.slab[rest], piece.beta[rest]
     B0 = B0 + float(beta @ lb)

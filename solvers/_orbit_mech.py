@@ -214,7 +214,10 @@ def _single(pat: np.ndarray, theta: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _basic(A, b: np.ndarray, opts: dict, deadline: float | None, m: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """A basic solution of A u = b, u ≥ 0 (HiGHS dual simplex), polished on its support: (support, u there, residual)."""
+    """A basic solution of A u = b, u ≥ 0 (HiGHS dual simplex), polished on its support.
+
+    Returns (support, u on it, max residual); raises :class:`PlanTimeLimit` past ``deadline``.
+    """
     left = _remaining(deadline)
     opts = dict(opts) if left is None else {**opts, "time_limit": left}
     res = linprog(np.zeros(A.shape[1]), A_eq=A, b_eq=b, bounds=(0, None), method="highs-ds", options=opts)
