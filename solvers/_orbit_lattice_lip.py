@@ -105,7 +105,8 @@ def _last(piece, B0: np.ndarray, z0: np.ndarray, j: int) -> tuple[np.ndarray, np
 
 
 def lattice_max_lip(piece, tol: float, *, deadline: float | None = None, keep: int = 4, enough: float = math.inf,
-                    target: float = -math.inf, max_evals: int = MAX_EVALS) -> tuple[list[tuple[float, np.ndarray]], float]:
+                    target: float = -math.inf,
+                    max_evals: int = MAX_EVALS) -> tuple[list[tuple[float, np.ndarray]], float]:
     """Exact max of f over the integer box and slab: (best ``keep`` points as (f, k), best first; a proven bound).
 
     Stops early when a point with f ≥ ``enough`` is known, at ``deadline`` or
