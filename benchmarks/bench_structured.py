@@ -19,7 +19,7 @@ order (arbitrary, non-symmetric), seed fixed per row. The gap is the certificate
 relative gap (target ≤ 1e-8).
 
 Run ``python benchmarks/bench_structured.py FAMILY D EPS PRIOR [--old] [--naive] [--repeats N]``
-(FAMILY in ldp-mi, lip-mse, lip-histogram; PRIOR in dirichlet, zipf, uniform, Gclass); one markdown row.
+(FAMILY in ldp-mi, lip-mse, lip-histogram, lip-mi; PRIOR in dirichlet, zipf, uniform, Gclass, Gequal); one markdown row.
 ``--stabilise ALPHA`` (experiment, w16f): ``ours`` with exact LIP pricing every round (no early
 stop) and Wentges dual smoothing ALPHA in column generation.
 """
@@ -61,7 +61,7 @@ def prior(kind: str, d: int, seed: int = 0) -> np.ndarray:
 
 def problem(family: str, P: np.ndarray, eps: float) -> ChannelDesign:
     notion, utility = {"ldp-mi": ("ldp", "mi"), "lip-mse": ("lip", "mse"),
-                       "lip-histogram": ("lip", "histogram")}[family]
+                       "lip-histogram": ("lip", "histogram"), "lip-mi": ("lip", "mi")}[family]
     return ChannelDesign.from_params(prior=P, notion=notion, utility=utility, eps=eps)
 
 

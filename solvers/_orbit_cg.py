@@ -10,7 +10,12 @@ upper bound U on the reduced cost gives the certificate
     optimum ≤ νᵀT + max(0, U)          (T: class totals of P)
 
 (for LDP U bounds the reduced cost of unnormalised columns c = P∘s, whose mass
-1ᵀc ≥ 1, so max(0, U) also bounds it for normalised rays). Columns are kept in
+1ᵀc ≥ 1, so max(0, U) also bounds it for normalised rays). As in
+:mod:`._colgen`, a round stops once the bound is within ``colgen_gap`` of the
+master value (relative to max(1, |bound|)), and the pricing closes every node
+whose bound is below a quarter of that (times max(1, |νᵀT|)): columns that
+could improve the value by less cannot change the certified answer, and the
+bound returned still covers them. Columns are kept in
 the compressed :class:`~._symmetry.Orbits` form, so gains come from
 :func:`~._symmetry.orbit_gain` and the mechanism from :mod:`._orbit_mech`.
 
@@ -97,7 +102,7 @@ def _start(cl, kind: str) -> list[tuple]:
 def orbit_colgen(cl, kind: str, utility, eps: float, *, max_iter: int = 200,
                  deadline: float | None = None) -> ColgenOutcome:
     """Solve the symmetric LP by column generation with exact count pricing (see the module docstring)."""
-    tol = settings.tolerance("reduced_cost")
+    tol, gap = settings.tolerance("reduced_cost"), settings.tolerance("colgen_gap")
     keys = _start(cl, kind)
     seen = set(keys)
     T = cl.totals
@@ -113,18 +118,20 @@ def orbit_colgen(cl, kind: str, utility, eps: float, *, max_iter: int = 200,
             status = "time_limit" if m.status == "time_limit" else "failed"
             break
         new, ub = [], -math.inf
+        target = 0.25 * gap * max(1.0, abs(float(m.nu @ T)))     # reduced costs below it cannot matter (see above)
         for pc in pieces(cl, kind, utility, eps, m.nu):
             if _past(deadline):         # a piece left unpriced: this round proves no bound
                 ub = math.inf
                 break
-            top, u = maximise(pc, tol, deadline=deadline, enough=ENOUGH * tol)
+            top, u = maximise(pc, tol, deadline=deadline, enough=ENOUGH * tol, target=target)
             calls += pc.calls
             ub = max(ub, u)
             new += [(pc.free,) + tuple(int(x) for x in k) for v, k in top if v > tol]
         bound = min(bound, float(m.nu @ T) + max(0.0, ub))
         fresh = [k for k in new if k not in seen]
-        if ub <= tol or (not fresh and ub < math.inf):   # proven, or every piece priced and nothing new to add:
-            status = "optimal"                          # the certificate's gap says how well
+        close = math.isfinite(bound) and bound - m.value <= gap * max(1.0, abs(bound))
+        if ub <= tol or (not fresh and ub < math.inf) or close:
+            status = "optimal"      # proven, or nothing new to add, or proven within colgen_gap: the gap says how well
             break
         if _past(deadline):
             status = "time_limit"

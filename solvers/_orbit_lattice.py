@@ -42,7 +42,7 @@ import time
 
 import numpy as np
 
-__all__ = ["lattice_max", "applies", "MAX_EVALS"]
+__all__ = ["lattice_max", "search", "threshold", "applies", "MAX_EVALS"]
 
 MAX_EVALS = 20_000_000     # bounds evaluated per call; past it the search stops with the frontier's (proven) bound
 DIVE = 1 << 15            # children expanded per batch before diving deeper (speed, not accuracy)
@@ -90,6 +90,7 @@ def _last(piece, B0: np.ndarray, z0: np.ndarray, j: int) -> tuple[np.ndarray, np
 
 
 def lattice_max(piece, tol: float, *, deadline: float | None = None, keep: int = 4, enough: float = math.inf,
+                target: float = -math.inf,
                 max_evals: int = MAX_EVALS) -> tuple[list[tuple[float, np.ndarray]], float]:
     """Exact max of f over the integer box: (best ``keep`` points as (f, k), best first; a proven upper bound).
 
@@ -97,44 +98,76 @@ def lattice_max(piece, tol: float, *, deadline: float | None = None, keep: int =
     only needs an improving column), at ``deadline`` or after ``max_evals``
     bounds; the bound returned is then the largest bound of any node left
     open, which is still proven (a child's bound never exceeds its parent's).
-    Nodes whose bound is at most ``best + tol`` are closed.
+    Nodes whose bound is at most ``best + tol`` are closed (``enough`` and
+    ``target``: see :func:`search`).
     """
     g = piece.beta.size
     order = np.argsort(piece.ub - piece.lb, kind="stable")          # branch on small classes, solve the largest last
     branch, leaf = order[:-1], int(order[-1])
-    c0 = piece.c0
-    root = float(_relax(piece, np.array([c0]), np.array([piece.l0]), np.arange(g))[0])
-    found: dict[tuple, float] = {}
-
-    def record(K: np.ndarray, v: np.ndarray) -> None:
-        for t in np.argsort(-v)[:keep]:
-            found.setdefault(tuple(int(x) for x in K[t]), float(v[t]))
-
     # an incumbent: the rounded continuous optimum (every class rounded down and up, the leaf solved exactly)
     kc = _cont_argmax(piece)
     nb = len(branch)
     inc = np.array([[np.floor(kc[i]) if (s >> n) & 1 else np.ceil(kc[i]) for n, i in enumerate(branch)]
                     for s in range(1 << min(nb, 10))], dtype=float).reshape(1 << min(nb, 10), nb)
     inc = np.clip(inc, piece.lb[branch], piece.ub[branch])
-    kl, v = _last(piece, c0 + inc @ piece.beta[branch], piece.l0 + inc @ piece.ell[branch], leaf)
+    kl, v = _last(piece, piece.c0 + inc @ piece.beta[branch], piece.l0 + inc @ piece.ell[branch], leaf)
     K = np.zeros((v.size, g), np.int64)
     K[:, branch], K[:, leaf] = inc, kl
-    record(K, v)
-    best = max(found.values())
-    if best >= enough or root <= best + tol:
+    return search(piece, tol, _relax, _last, branch, leaf, (K, v), deadline=deadline, keep=keep, enough=enough,
+                  target=target, max_evals=max_evals)
+
+
+def search(piece, tol: float, relax, last, branch: np.ndarray, leaf: int, start=None, *,
+           deadline: float | None = None, keep: int = 4, enough: float = math.inf, target: float = -math.inf,
+           max_evals: int = MAX_EVALS) -> tuple[list[tuple[float, np.ndarray]], float]:
+    """The lattice branch and bound shared by LDP and LIP pricing (see the module docstring).
+
+    ``relax(piece, B, Z, rest)`` bounds f per row over the continuous box of the
+    classes ``rest`` (B: c₀ + βᵀk and Z: ℓ₀ + ℓᵀk of the fixed classes; −inf
+    where no point is feasible); ``last(piece, B, Z, leaf)`` returns the best
+    integer count of class ``leaf`` and f there, per row (f = −inf where none
+    is feasible). Classes ``branch`` are fixed in that order; ``start`` is an
+    optional incumbent (points (n, g), values (n,)).
+
+    With a finite ``enough`` the search serves column generation: it stops
+    once a point with f ≥ ``enough`` is known, and once a point with f > tol
+    (an improving column) is known it closes every node whose bound is below
+    ``enough`` as well. Either way every closed or open bound is recorded, so
+    the bound returned stays proven (looser than with ``enough = inf``, which
+    closes only nodes within ``tol`` of the best point and returns a bound
+    within ``tol`` of the maximum). Nodes whose bound is at most ``target``
+    are closed too (a column-generation round only has to prove max f ≤
+    ``target``); the bound returned is then at most max(``target``, best + tol)
+    when the search completes.
+    """
+    g = piece.beta.size
+    c0 = piece.c0
+    root = float(relax(piece, np.array([c0]), np.array([piece.l0]), np.arange(g))[0])
+    found: dict[tuple, float] = {}
+
+    def record(K: np.ndarray, v: np.ndarray) -> None:
+        for t in np.argsort(-v)[:keep]:
+            if np.isfinite(v[t]):
+                found.setdefault(tuple(int(x) for x in K[t]), float(v[t]))
+
+    if start is not None:
+        record(*start)
+    best = max(found.values(), default=-math.inf)
+    if best >= enough or root <= threshold(best, tol, enough, target):
         return _top(found, keep), max(root, best)
 
+    nb = len(branch)
     state = {"best": best, "closed": -math.inf, "evals": 0}
 
     def thr() -> float:
-        return state["best"] + tol
+        return threshold(state["best"], tol, enough, target)
 
     def explore(level: int, fixed: np.ndarray, B: np.ndarray, Z: np.ndarray, U: np.ndarray) -> None:
         """Depth first, highest bounds first; raises _Stop with the largest bound left open."""
         o = np.argsort(-U, kind="stable")
         fixed, B, Z, U = fixed[o], B[o], Z[o], U[o]
         if level == nb:
-            kl, v = _last(piece, B, Z, leaf)
+            kl, v = last(piece, B, Z, leaf)
             K = np.zeros((v.size, g), np.int64)
             K[:, branch], K[:, leaf] = fixed, kl
             record(K, v)
@@ -148,11 +181,12 @@ def lattice_max(piece, tol: float, *, deadline: float | None = None, keep: int =
             if U[s] <= thr():                                   # sorted: every node left here is closed
                 state["closed"] = max(state["closed"], float(U[s]))
                 return
-            if state["evals"] > max_evals or (deadline is not None and time.perf_counter() > deadline):
+            if state["best"] >= enough or state["evals"] > max_evals or (
+                    deadline is not None and time.perf_counter() > deadline):
                 raise _Stop(float(U[s]))
             Bs = (B[s:s + step, None] + piece.beta[j] * vals[None, :]).ravel()
             Zs = (Z[s:s + step, None] + piece.ell[j] * vals[None, :]).ravel()
-            bnd = _relax(piece, Bs, Zs, rest)
+            bnd = relax(piece, Bs, Zs, rest)
             state["evals"] += bnd.size
             ok = bnd > thr()
             if (~ok).any():
@@ -173,6 +207,13 @@ def lattice_max(piece, tol: float, *, deadline: float | None = None, keep: int =
     except _Stop as stop:
         open_bound = stop.bound
     return _top(found, keep), max(state["closed"], state["best"], open_bound)
+
+
+def threshold(best: float, tol: float, enough: float = math.inf, target: float = -math.inf) -> float:
+    """Bounds at most this close a node (see :func:`search`); a search whose bound is at most it is complete."""
+    if best > tol and enough < math.inf:        # an improving point is known: only look for one ≥ enough
+        return max(best + tol, enough, target)
+    return max(best + tol, target)
 
 
 class _Stop(Exception):

@@ -17,7 +17,10 @@ with ψ a one-dimensional convex or concave function:
   ψ = v log(v / P_j); MMSE of a sum: z = aᵀp, ψ = z² (all convex);
   and LIP adds the slab v ∈ [e^{-ε}p_j, min(e^ε p_j, 1)].
 
-``maximise`` finds max f over the integer box exactly by branch and bound on the
+``maximise`` finds max f over the integer box exactly: by a lattice branch and
+bound with closed-form bounds where it applies (:mod:`._orbit_lattice` for LDP,
+:mod:`._orbit_lattice_lip` for LIP histogram and mutual information, no MILP),
+else (and as the fallback when their budget is hit) by branch and bound on the
 value of z: on an interval [a, b] ψ is bounded above by a *linear* function (its
 chord when convex, its tangent at the midpoint when concave), so each node is a
 g-variable integer LP (HiGHS via ``scipy.optimize.milp``) whose optimum bounds f
@@ -54,12 +57,12 @@ from scipy.special import rel_entr
 from mechopt import settings
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
-from . import _orbit_lattice
+from . import _orbit_lattice, _orbit_lattice_lip
 from ._quiet import quiet_stdout
 
 __all__ = ["Piece", "pieces", "maximise", "supports", "MAX_NODES"]
 
-PRICING = "lattice"      # "lattice": closed-form branch and bound where it applies (LDP); "milp": HiGHS nodes
+PRICING = "lattice"      # "lattice": closed-form branch and bound where it applies (LDP, LIP); "milp": HiGHS nodes
 MAX_NODES = 400          # branch-and-bound nodes per piece and pricing round (the bound stays valid above it)
 
 
@@ -144,14 +147,15 @@ def pieces(cl, kind: str, utility, eps: float, nu: np.ndarray) -> list[Piece]:
         if isinstance(utility, HistogramMSE):
             c0 = float((m - one) @ lo ** 2) - nu_c
             out.append(Piece(c0, hi ** 2 - lo ** 2 - nu_lin, -dl, v0, lambda v: v * v, lambda v: 2.0 * v, True,
-                             **common))
+                             psi_vec=np.square, **common))
         elif isinstance(utility, MutualInfo):
             pu = cl.pu
             el, eh = rel_entr(lo, pu), rel_entr(hi, pu)
             c0 = float((m - one) @ el) - nu_c
             puj = float(pu[j])
             out.append(Piece(c0, eh - el - nu_lin, -dl, v0, lambda v, q=puj: float(rel_entr(v, q)),
-                             lambda v, q=puj: math.log(v / q) + 1.0, True, **common))
+                             lambda v, q=puj: math.log(v / q) + 1.0, True,
+                             psi_vec=lambda v, q=puj: rel_entr(v, q), **common))
         else:                                                   # SumMSE: (aᵀp)², aᵀp affine in k
             a = cl.a
             w0 = float(a @ (m * lo) - a[j] * lo[j] + a[j] * v0)
@@ -230,8 +234,13 @@ def _node(piece: Piece, a: float, b: float, deadline, loose: bool) -> tuple[floa
 
 
 def maximise(piece: Piece, tol: float, *, deadline: float | None = None, max_nodes: int = MAX_NODES,
-             keep: int = 4, enough: float = math.inf) -> tuple[list[tuple[float, np.ndarray]], float]:
-    """Exact max of f over the piece: lattice search (LDP, :mod:`._orbit_lattice`), else branch and bound on z.
+             keep: int = 4, enough: float = math.inf,
+             target: float = -math.inf) -> tuple[list[tuple[float, np.ndarray]], float]:
+    """Exact max of f over the piece: lattice search where it applies, else branch and bound on z.
+
+    The lattice searches (no MILP) are :mod:`._orbit_lattice` (LDP) and
+    :mod:`._orbit_lattice_lip` (LIP histogram and mutual information); the
+    MILP-node search on z takes over when they stop at their budget.
 
     Returns (the best ``keep`` distinct points as (f, k), best first; a proven
     upper bound on max f). Intervals are split at the incumbent's z when it is
@@ -239,25 +248,32 @@ def maximise(piece: Piece, tol: float, *, deadline: float | None = None, max_nod
     ``tol`` of the best value found. With ``enough``, the search stops as soon
     as a point with f ≥ ``enough`` is found (column generation only needs an
     improving column); the bound returned is then the largest open bound.
+    Nodes whose bound is at most ``target`` are closed as well (a
+    column-generation round only has to prove max f ≤ ``target``).
     """
+    lattice = None
     if PRICING == "lattice" and _orbit_lattice.applies(piece):
-        top, ub = _orbit_lattice.lattice_max(piece, tol, deadline=deadline, keep=keep, enough=enough)
+        lattice = _orbit_lattice.lattice_max
+    elif PRICING == "lattice" and _orbit_lattice_lip.applies(piece):
+        lattice = _orbit_lattice_lip.lattice_max_lip
+    if lattice is not None:
+        top, ub = lattice(piece, tol, deadline=deadline, keep=keep, enough=enough, target=target)
         best = top[0][0] if top else -math.inf
-        if best >= enough or ub <= best + tol:
+        if best >= enough or ub <= _orbit_lattice.threshold(best, tol, enough, target):
             return top, ub
         # the lattice search stopped at its budget (near ties of the subset sums): the MILP nodes may close it
-        more, ub2 = _search(piece, tol, deadline, max_nodes, keep, enough, False)
+        more, ub2 = _search(piece, tol, deadline, max_nodes, keep, enough, False, target)
         pts = {tuple(k.tolist()): v for v, k in top + more}
         top = sorted(((v, np.array(k, dtype=np.int64)) for k, v in pts.items()), key=lambda t: -t[0])[:keep]
         return top, min(ub, ub2)                # both are proven bounds
     if enough < math.inf:           # first look for an improving column with loose MILP gaps
-        top, ub = _search(piece, tol, deadline, max_nodes, keep, enough, True)
+        top, ub = _search(piece, tol, deadline, max_nodes, keep, enough, True, target)
         if top and top[0][0] >= enough:
             return top, ub
-    return _search(piece, tol, deadline, max_nodes, keep, enough, False)
+    return _search(piece, tol, deadline, max_nodes, keep, enough, False, target)
 
 
-def _search(piece, tol, deadline, max_nodes, keep, enough, loose):
+def _search(piece, tol, deadline, max_nodes, keep, enough, loose, target=-math.inf):
     za, zb = piece.z_range()
     if za > zb:
         return [], -math.inf
@@ -283,7 +299,7 @@ def _search(piece, tol, deadline, max_nodes, keep, enough, loose):
         if best >= enough:
             closed = max(closed, -negub)
             break
-        if -negub <= best + tol or nodes >= max_nodes or b - a <= 1e-15 * max(1.0, abs(a)):
+        if -negub <= max(best + tol, target) or nodes >= max_nodes or b - a <= 1e-15 * max(1.0, abs(a)):
             closed = max(closed, -negub)
             continue
         ks = [np.array(k) for k, v in found.items() if v == best]
