@@ -59,17 +59,37 @@ def _relax(piece, B0: np.ndarray, z0: np.ndarray, rest: np.ndarray) -> np.ndarra
     """Max of B0 + Σ_{i∈rest} β_i k_i + ψ(z0 + Σ ℓ_i k_i) over the continuous box of ``rest`` (per row)."""
     if rest.size == 0:
         return B0 + _psi(piece, z0)
-    lb, ub, ell, beta = piece.lb[rest], piece.ub[rest], piece.ell[rest], piece.beta[rest]
-    B0 = B0 + float(beta @ lb)
-    z0 = z0 + float(ell @ lb)
-    r = beta / ell
-    order = np.argsort(-r, kind="stable")
-    r, cap = r[order], (ell * (ub - lb))[order]
-    C = np.concatenate([[0.0], np.cumsum(cap)])
-    G = np.concatenate([[0.0], np.cumsum(r * cap)])
+    r, C, G, b_lb, w_lb = knapsack_prefix(piece.beta[rest], piece.ell[rest], piece.lb[rest], piece.ub[rest])
+    B0, z0 = B0 + b_lb, z0 + w_lb
     zstar = piece.dpsi_inv(-r)                                     # ψ'(z) = −r on each linear piece
     S = np.clip(zstar[None, :] - z0[:, None], C[None, :-1], C[None, 1:])     # (n, |rest|)
     val = G[None, :-1] + r[None, :] * (S - C[None, :-1]) + _psi(piece, z0[:, None] + S)
+    return rounded_up(B0, val, G)
+
+
+def knapsack_prefix(beta: np.ndarray, w: np.ndarray, lb: np.ndarray, ub: np.ndarray):
+    """The fractional knapsack of Σ β_i k_i over lb ≤ k ≤ ub by the weight S = Σ w_i (k_i − lb_i).
+
+    Returns the ratios r = β/w in decreasing order, the cumulative capacities C
+    and gains G of filling classes in that order (both from 0: G is the concave
+    piecewise-linear best gain as a function of S, breakpoints C), βᵀlb and wᵀlb.
+    """
+    r = beta / w
+    order = np.argsort(-r, kind="stable")
+    r, cap = r[order], (w * (ub - lb))[order]
+    return (r, np.concatenate([[0.0], np.cumsum(cap)]), np.concatenate([[0.0], np.cumsum(r * cap)]),
+            float(beta @ lb), float(w @ lb))
+
+
+def best_candidate(cand: np.ndarray, val: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column, the candidate count with the largest value, and that value."""
+    pick = np.argmax(val, axis=0)
+    cols = np.arange(val.shape[1])
+    return cand[pick, cols].astype(np.int64), val[pick, cols]
+
+
+def rounded_up(B0: np.ndarray, val: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """B0 + the row maxima of ``val``, plus a relative margin that keeps the bound above f in floating point."""
     out = B0 + val.max(axis=1)
     return out + ROUNDOFF * (np.abs(out) + np.abs(B0) + float(np.abs(G).max()) + 1.0)
 
@@ -84,9 +104,7 @@ def _last(piece, B0: np.ndarray, z0: np.ndarray, j: int) -> tuple[np.ndarray, np
     kc = (piece.dpsi_inv(np.array([-beta / ell]))[0] - z0) / ell
     cand = np.stack([np.clip(np.floor(kc), lo, hi), np.clip(np.ceil(kc), lo, hi)])
     val = B0[None, :] + beta * cand + _psi(piece, z0[None, :] + ell * cand)
-    pick = np.argmax(val, axis=0)
-    cols = np.arange(B0.size)
-    return cand[pick, cols].astype(np.int64), val[pick, cols]
+    return best_candidate(cand, val)
 
 
 def lattice_max(piece, tol: float, *, deadline: float | None = None, keep: int = 4, enough: float = math.inf,

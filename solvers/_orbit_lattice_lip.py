@@ -49,7 +49,7 @@ import numpy as np
 
 from mechopt import settings
 
-from ._orbit_lattice import MAX_EVALS, ROUNDOFF, search
+from ._orbit_lattice import MAX_EVALS, best_candidate, knapsack_prefix, rounded_up, search
 
 __all__ = ["lattice_max_lip", "applies"]
 
@@ -72,21 +72,13 @@ def _relax(piece, B0: np.ndarray, z0: np.ndarray, rest: np.ndarray) -> np.ndarra
     Rows with no continuous point in the slab get −inf.
     """
     zl, zh = _window(piece)
-    lb, ub, dl, beta = piece.lb[rest], piece.ub[rest], piece.slab[rest], piece.beta[rest]
-    B0 = B0 + float(beta @ lb)
-    z0 = z0 - float(dl @ lb)
-    r = beta / dl
-    order = np.argsort(-r, kind="stable")
-    cap = (dl * (ub - lb))[order]
-    C = np.concatenate([[0.0], np.cumsum(cap)])
-    G = np.concatenate([[0.0], np.cumsum(r[order] * cap)])
+    _, C, G, b_lb, w_lb = knapsack_prefix(piece.beta[rest], piece.slab[rest], piece.lb[rest], piece.ub[rest])
+    B0, z0 = B0 + b_lb, z0 - w_lb
     lo = np.maximum(z0 - zh, 0.0)                   # X = z0 − z must put z in [zl, zh]
     hi = np.minimum(z0 - zl, C[-1])
     X = np.clip(C[None, :], lo[:, None], hi[:, None])           # both ends and every breakpoint inside
     val = np.interp(X, C, G) + piece.psi_vec(z0[:, None] - X)
-    out = B0 + val.max(axis=1)
-    out = out + ROUNDOFF * (np.abs(out) + np.abs(B0) + float(np.abs(G).max()) + 1.0)
-    return np.where(lo <= hi, out, -math.inf)
+    return np.where(lo <= hi, rounded_up(B0, val, G), -math.inf)
 
 
 def _last(piece, B0: np.ndarray, z0: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
@@ -99,9 +91,7 @@ def _last(piece, B0: np.ndarray, z0: np.ndarray, j: int) -> tuple[np.ndarray, np
     z = z0[None, :] - dl * cand
     ok = (cand >= lo) & (cand <= hi) & (z >= zl) & (z <= zh)   # round-off in the division moved an end by one at most
     val = np.where(ok, B0[None, :] + beta * cand + piece.psi_vec(z), -math.inf)
-    pick = np.argmax(val, axis=0)
-    cols = np.arange(B0.size)
-    return cand[pick, cols].astype(np.int64), val[pick, cols]
+    return best_candidate(cand, val)
 
 
 def lattice_max_lip(piece, tol: float, *, deadline: float | None = None, keep: int = 4, enough: float = math.inf,
