@@ -53,7 +53,7 @@ def _human(n: int) -> str:
 
 
 def read_input(path: str | os.PathLike, what: str, max_bytes: int,
-               error: type[Exception] = InputFileError) -> bytes:
+               error: type[Exception] = InputFileError, too_big: str = "give a smaller file") -> bytes:
     """The bytes of the regular file ``path``, at most ``max_bytes`` of them.
 
     Parameters
@@ -66,6 +66,8 @@ def read_input(path: str | os.PathLike, what: str, max_bytes: int,
     error : exception class
         A :class:`~mechopt.errors.MechoptError` subclass to raise (default
         :class:`~mechopt.errors.InputFileError`).
+    too_big : str
+        What to do about a file over ``max_bytes`` (the end of that message).
 
     Raises
     ------
@@ -89,7 +91,7 @@ def read_input(path: str | os.PathLike, what: str, max_bytes: int,
             raise error(f"{what} {p!r} is {_kind(st.st_mode)}, not a regular file: save the data to a file and give that")
         if st.st_size > max_bytes:
             raise error(f"{what} {p!r} is {_human(st.st_size)}, more than the {_human(max_bytes)} a {what} may have; "
-                        "give a smaller file")
+                        f"{too_big}")
         chunks, total = [], 0
         while True:   # the size may change under us: never read past max_bytes
             chunk = os.read(fd, min(MIB, max_bytes + 1 - total))
@@ -107,9 +109,9 @@ def read_input(path: str | os.PathLike, what: str, max_bytes: int,
 
 
 def read_input_text(path: str | os.PathLike, what: str, max_bytes: int,
-                    error: type[Exception] = InputFileError) -> str:
+                    error: type[Exception] = InputFileError, too_big: str = "give a smaller file") -> str:
     """:func:`read_input` decoded as UTF-8 (a decoding failure raises ``error``)."""
-    data = read_input(path, what, max_bytes, error)
+    data = read_input(path, what, max_bytes, error, too_big)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

@@ -38,17 +38,21 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ._json import dumps
 from .channel import validate_channel
 from .errors import ProblemError
 from .files import open_direct, read_input, read_input_text, resolve_target, target_kind
 from .priors import parse_prior, validate_prior
 from .result import jsonable, mechanism_dict
 
-#: Largest mechanism file read (JSON, CSV or .npy; about 2.5 million entries of Q in JSON).
+#: Largest JSON or CSV mechanism file read (about 2.5 million entries of Q in JSON).
 MAX_MECHANISM_BYTES = 64 * 1024 * 1024
+#: Largest .npy mechanism file read (binary, no parsing: 134 million float64 entries, a 10⁴ × 10⁴ Q).
+MAX_NPY_BYTES = 1024 * 1024 * 1024
+_TOO_BIG = "save a large mechanism as .npy (mechopt design --out Q.npy; .npy files up to 1 GiB are read)"
 
 __all__ = ["read_mechanism", "write_mechanism", "audit", "atomic_write_text", "atomic_write_bytes",
-           "atomic_savefig", "MAX_MECHANISM_BYTES"]
+           "atomic_savefig", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -139,7 +143,7 @@ def write_mechanism(path: str | os.PathLike, Q: Any, *, prior: Any = None, notio
     if notion is not None or eps is not None:
         doc["privacy"] = {"notion": notion, "eps": eps}
     doc.update(extra)
-    atomic_write_text(path, json.dumps(jsonable(doc), indent=1) + "\n")
+    atomic_write_text(path, dumps(doc) + "\n")
 
 
 def _reject_constant(token: str) -> float:
@@ -198,7 +202,7 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
 def _load_npy(p: Path) -> Any:
     import numpy as np
 
-    data = read_input(p, "mechanism file", MAX_MECHANISM_BYTES)
+    data = read_input(p, "mechanism file", MAX_NPY_BYTES, too_big="give a smaller file")
     try:
         arr = np.load(io.BytesIO(data), allow_pickle=False) if data[:6] == b"\x93NUMPY" else None
     except ValueError as exc:
@@ -221,7 +225,7 @@ def _load_npy(p: Path) -> Any:
 def _load_csv(p: Path) -> Any:
     import numpy as np
 
-    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES)
+    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES, too_big=_TOO_BIG)
     rows = []
     for no, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
@@ -241,7 +245,7 @@ def _load_csv(p: Path) -> Any:
 
 
 def _load_json(p: Path) -> dict[str, Any]:
-    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES)
+    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES, too_big=_TOO_BIG)
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except ValueError as exc:

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from mechopt._json import dumps
 from mechopt.result import jsonable
 
 __all__ = ["CLIError", "emit_json", "fmt", "table", "terminal_width", "positive_float", "positive_int",
@@ -64,7 +65,7 @@ def emit_json(doc: Any) -> None:
      "value": null
     }
     """
-    sys.stdout.write(json.dumps(jsonable(doc), allow_nan=False, indent=1, default=_fallback) + "\n")
+    sys.stdout.write(dumps(doc, default=_fallback) + "\n")
 
 
 def _fallback(obj: Any) -> Any:

@@ -78,7 +78,8 @@ def register(sub: Any) -> None:
     p.add_argument("--time-limit", type=positive_float, metavar="SECONDS",
                    help="wall-clock limit (default none: the solver stops on its own iteration cap)")
     p.add_argument("--out", metavar="FILE", help="write the design document (the --json one: the mechanism as "
-                   "{\"mechanism\": {\"Q\", \"inputs\", \"outputs\", \"prior\"}, ...}) to FILE; mechopt audit reads it")
+                   "{\"mechanism\": {\"Q\", \"inputs\", \"outputs\", \"prior\"}, ...}) to FILE, or Q alone to "
+                   "FILE.npy (large designs); mechopt audit reads both")
     p.add_argument("--plot", metavar="FILE", help="draw the mechanism (heatmap of Q with the prior and posteriors) "
                    "to FILE (.png, .pdf, .svg)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")

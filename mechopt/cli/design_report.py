@@ -13,6 +13,7 @@ value        0.25 squared units of the values  (mse, minimised)
 """
 from __future__ import annotations
 
+import io
 import json
 import sys
 import warnings
@@ -56,12 +57,24 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
 
 
 def write_out(path: str, res: Result, doc: dict[str, Any]) -> None:
-    from mechopt.mechfile import atomic_write_text
-    from mechopt.result import jsonable
+    """Write the design document to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
+    from mechopt._json import dumps
+    from mechopt.mechfile import atomic_write_bytes, atomic_write_text
 
     if not res.status.has_solution:
         raise ProblemError(f"no mechanism to write to {path!r}: status {res.status.value} ({res.message})")
-    atomic_write_text(path, json.dumps(jsonable(doc), indent=1, allow_nan=False) + "\n")
+    if path.lower().endswith(".npy"):
+        Q = _channel(res)
+        if Q is None:
+            raise ProblemError(f"--out {path!r}: a .npy file holds a channel matrix Q, and this result's mechanism is "
+                               f"a {type(res.mechanism).__name__}; write it to a .json file")
+        buf = io.BytesIO()
+        np.save(buf, np.ascontiguousarray(Q, dtype=float), allow_pickle=False)
+        atomic_write_bytes(path, buf.getvalue())
+        print(f"mechopt: note: {path} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in it, so give "
+              "mechopt audit --prior for lip and mip", file=sys.stderr)
+        return
+    atomic_write_text(path, dumps(doc) + "\n")
     if _channel(res) is None:
         print(f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
               "mechopt audit reads channels only", file=sys.stderr)
@@ -93,6 +106,36 @@ def _guarantee(solver: str) -> str | None:
         return get_solver(solver).guarantee
     except Exception:     # "closed-form" results built outside the registry, unknown names
         return None
+
+
+#: Largest Q printed whole by the human report; above, its corners (rows and columns) and how to get the rest.
+SHOW_ROWS, SHOW_COLS = 20, 16
+
+
+def matrix_lines(Q: np.ndarray) -> list[str]:
+    """The rows of Q for the report, one line per input; a large Q shows its first and last rows and columns.
+
+    Examples
+    --------
+    >>> print("\\n".join(matrix_lines(np.full((2, 2), 0.5))))
+      x=0    0.50000  0.50000
+      x=1    0.50000  0.50000
+    >>> lines = matrix_lines(np.full((1000, 300), 1 / 300))
+    >>> len(lines), lines[-1]
+    (9, '  (1000 inputs x 300 outputs: --json or --out FILE for every entry)')
+    """
+    n, m = Q.shape
+    rows = list(range(n)) if n <= SHOW_ROWS else [*range(5), None, *range(n - 2, n)]
+    cols = list(range(m)) if m <= SHOW_COLS else [*range(8), None, *range(m - 2, m)]
+
+    def cell(x: int, y: int | None) -> str:
+        return "     ..." if y is None else f"{Q[x, y]:8.5f}"
+
+    out = ["  ..." if x is None else "  x=" + str(x).ljust(3) + " " + " ".join(cell(x, y) for y in cols)
+           for x in rows]
+    if len(rows) < n or len(cols) < m:
+        out.append(f"  ({n} inputs x {m} outputs: --json or --out FILE for every entry)")
+    return out
 
 
 def describe(problem: Any, res: Result) -> str:
@@ -127,7 +170,7 @@ def describe(problem: Any, res: Result) -> str:
     Q = _channel(res)
     if Q is not None:
         lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
-        lines += ["  x=" + str(x).ljust(3) + " " + " ".join(f"{v:8.5f}" for v in row) for x, row in enumerate(Q)]
+        lines += matrix_lines(Q)
     elif res.mechanism is not None:
         from mechopt.result import jsonable
 
