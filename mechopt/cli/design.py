@@ -294,7 +294,8 @@ def run_design(args: argparse.Namespace) -> int:
         res = res.replace(message="; ".join(filter(None, [res.message, *notes])))
     from mechopt.cli.design_report import describe, design_document, write_out, write_plot
 
-    doc = design_document(problem, res, notes)
+    as_json = args.json or (args.out and not args.out.lower().endswith(".npy"))
+    doc = design_document(problem, res, notes) if as_json else None
     if args.out:
         write_out(args.out, res, doc)
     if args.plot:

@@ -33,11 +33,18 @@ def _channel(res: Result) -> np.ndarray | None:
     return _channel_matrix(res.mechanism)
 
 
+#: Largest channel Q (entries) written into a JSON design document; a larger one is named, not listed
+#: (10⁷ entries are ~200 MB of JSON text; ``--out FILE.npy`` writes any Q in binary).
+JSON_MAX_ENTRIES = 10_000_000
+
+
 def design_document(problem: Any, res: Result, notes: list[str] | None = None) -> dict[str, Any]:
     """The one design document: printed by ``--json`` and written by ``--out``.
 
     :meth:`Result.to_dict` with the problem's prior in ``mechanism`` (a
-    channel: ``{"Q", "inputs", "outputs", "prior"}``) and the ``notes``.
+    channel: ``{"Q", "inputs", "outputs", "prior"}``) and the ``notes``. A
+    channel of more than :data:`JSON_MAX_ENTRIES` entries is replaced by
+    ``{"Q": null, "shape": [n, m], "omitted": why}``.
 
     Examples
     --------
@@ -49,15 +56,19 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
     """
     from mechopt.result import mechanism_dict
 
-    doc = res.to_dict()
-    prior = getattr(problem, "prior", None)
-    if res.mechanism is not None and prior is not None:
-        doc["mechanism"] = mechanism_dict(res.mechanism, prior=prior)
+    doc = res.replace(mechanism=None).to_dict()           # the mechanism is converted once, below
+    Q = _channel(res)
+    if Q is not None and Q.size > JSON_MAX_ENTRIES:
+        doc["mechanism"] = {"Q": None, "shape": list(Q.shape),
+                            "omitted": f"Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON document "
+                                       "carries: write it with --out FILE.npy"}
+    elif res.mechanism is not None:
+        doc["mechanism"] = mechanism_dict(res.mechanism, prior=getattr(problem, "prior", None))
     return {**doc, "notes": list(notes or [])}
 
 
-def write_out(path: str, res: Result, doc: dict[str, Any]) -> None:
-    """Write the design document to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
+def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
+    """Write the design document ``doc`` to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
     from mechopt._json import dumps
     from mechopt.mechfile import atomic_write_bytes, atomic_write_text
 
@@ -74,8 +85,12 @@ def write_out(path: str, res: Result, doc: dict[str, Any]) -> None:
         print(f"mechopt: note: {path} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in it, so give "
               "mechopt audit --prior for lip and mip", file=sys.stderr)
         return
+    Q = _channel(res)
+    if Q is not None and Q.size > JSON_MAX_ENTRIES:
+        raise ProblemError(f"--out {path!r}: Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON design "
+                           "document carries; write it to a .npy file")
     atomic_write_text(path, dumps(doc) + "\n")
-    if _channel(res) is None:
+    if Q is None:
         print(f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
               "mechopt audit reads channels only", file=sys.stderr)
 

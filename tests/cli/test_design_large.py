@@ -93,3 +93,17 @@ def test_jsonable_arrays_keep_their_values_exactly() -> None:
     assert jsonable(np.arange(3, dtype=np.int32)) == [0, 1, 2]
     assert jsonable(np.array([0.5], dtype=np.float32)) == [0.5]
     assert jsonable([1.0, float("nan"), np.float64(2.0)]) == [1.0, None, 2.0]
+
+
+def test_a_q_too_large_for_json_is_named_not_listed(cli, prior_file, tmp_path, monkeypatch, one_line_error):
+    import mechopt.cli.design_report as report
+
+    monkeypatch.setattr(report, "JSON_MAX_ENTRIES", 1000)
+    run = cli(*design(prior_file, "--json"))
+    assert run.code == 0, run.err
+    mech = run.json()["mechanism"]
+    assert mech["Q"] is None and mech["shape"][0] == 2000 and "--out FILE.npy" in mech["omitted"]
+    bad = cli(*design(prior_file, "--out", tmp_path / "q.json"))
+    one_line_error(bad)
+    assert "write it to a .npy file" in bad.err and not (tmp_path / "q.json").exists()
+    assert cli(*design(prior_file, "--out", tmp_path / "q.npy")).code == 0 and (tmp_path / "q.npy").exists()
