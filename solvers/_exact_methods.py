@@ -24,7 +24,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.forms import ColumnProgram
-from mechopt.notions import LDP, LIP, PosteriorStatNotion
+from mechopt.notions import LDP, LIP, GraphLDP, PosteriorStatNotion
 from mechopt.result import Status
 
 from . import _rays, _sizes, _symmetry, _warm
@@ -34,6 +34,7 @@ from ._lp import dual_bound, recover_channel, solve_master
 from ._knapsack import LDPMIKnapsackPricer
 from ._lip_mitm import MITM_MAX_D
 from ._lip_pricing import SWEEP_MAX_D, LIPHistogramPricer, LIPMIPricer, LIPSumPricer
+from ._tree_pricing import TreeLDPMIPricer, essential_forest
 from ._pricing import LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, ldp_seed
 
 __all__ = ["Outcome", "orbit_count", "enumerate_rays", "solve_enumerate", "solve_colgen", "MAX_ORBITS"]
@@ -130,7 +131,7 @@ PRICINGS = ("auto", "structured", "enumerate", "milp")
 
 
 def _structured(cp: ColumnProgram, kind: str, batch: int | None):
-    """The structured exact pricer of the program (``_knapsack``, ``_lip_pricing``), or None."""
+    """The structured exact pricer of the program (``_knapsack``, ``_lip_pricing``, ``_tree_pricing``), or None."""
     from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
     P, eps, u = cp.prior, cp.notion.eps, cp.utility
@@ -138,6 +139,11 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
         return None
     if kind == "ldp" and isinstance(u, MutualInfo) and u.prior is not None:
         return LDPMIKnapsackPricer(P, eps, u.prior, batch), ldp_seed(P, eps), "knapsack branch and bound"
+    if kind == "cone" and isinstance(cp.notion, GraphLDP) and isinstance(u, MutualInfo) and u.prior is not None:
+        W = cp.notion.pair_weights(P.size)
+        if essential_forest(W) is None:
+            return None
+        return TreeLDPMIPricer(P, eps, W, u.prior, batch), cp.prior[:, None].copy(), "tree branch and bound"
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, SumMSE):
         if P.size > SWEEP_MAX_D:
             n = P.size * (P.size - 1) // 2
