@@ -3,13 +3,12 @@
 A component of the essential policy forest rooted at a peak m is walked breadth first; position i
 holds the heights H[i] ≤ 0 its node can take (sums of ±ε w along the path from m, merged to 1e-11),
 z = P_x e^H and, for each height of its parent, the index of the height one edge below (``dn``)
-and above (``up``, −1 above the peak). For multipliers λ (the columns of a :class:`Tables`) and
-per-node values n = z (H + g), the table F[i][h, j] is the maximum of wn_j·N − λ_j Z over the
-orientations of the subtree of position i standing at height H[i][h] (children pick up or down),
-with its Z and the choices made; a search node that fixes the first k positions (breadth first) is
-then evaluated from the tables of the free positions whose parent is fixed (:meth:`Tables.evaluate`),
-exactly. :func:`envelope` turns the resulting lines N ≤ M_j + λ_j Z into a proven upper bound of
-f(N, Z) = N/Z − log Z.
+and above (``up``, −1 above the peak). For multipliers λ (the columns of one pass) and per-node
+values n = z (H + g), :func:`dp_pass` computes bottom up F[i][h, j], the maximum of
+wn_j·N − λ_j Z over the orientations of the subtree of position i standing at height H[i][h]
+(children pick up or down), restricted to a height-index interval per position (the search
+node), with the Z of the maximiser and the choices (:func:`backtrack`). :func:`envelope` turns the
+resulting lines N ≤ M_j + λ_j Z into a proven upper bound of f(N, Z) = N/Z − log Z.
 
 Examples
 --------
@@ -85,22 +84,21 @@ def dp_pass(r: Rooting, nv: list[np.ndarray], lo: np.ndarray, hi: np.ndarray, la
     L = lam.size
     for i in range(len(r.H) - 1, -1, -1):
         z = r.z[i]
-        Fi = nv[i][:, None] * wn[None, :] - z[:, None] * lam[None, :]
-        Zi = np.repeat(z[:, None], L, axis=1)
+        n = z.size
+        Fi = np.empty((n + 1, L))                              # a last row −inf (Z 0): "up" above the peak
+        Zi = np.zeros((n + 1, L))
+        np.subtract(np.multiply.outer(nv[i], wn), np.multiply.outer(z, lam), out=Fi[:n])
+        Fi[n] = -np.inf
+        Zi[:n] = z[:, None]
         for c in r.children[i]:
-            a, za = F[c][r.dn[c]], ZT[c][r.dn[c]]
-            ok = r.up[c] >= 0
-            b = np.full_like(a, -np.inf)
-            b[ok] = F[c][r.up[c][ok]]
-            zb = za.copy()
-            zb[ok] = ZT[c][r.up[c][ok]]
+            a, b = F[c][r.dn[c]], F[c][r.up[c]]
             go = b > a
-            Fi += np.where(go, b, a)
-            Zi += np.where(go, zb, za)
+            Fi[:n] += np.maximum(a, b)
+            Zi[:n] += np.where(go, ZT[c][r.up[c]], ZT[c][r.dn[c]])
             pick[c] = go
-        if lo[i] > 0 or hi[i] < z.size - 1:
+        if lo[i] > 0 or hi[i] < n - 1:
             Fi[: lo[i]] = -np.inf
-            Fi[hi[i] + 1:] = -np.inf
+            Fi[hi[i] + 1: n] = -np.inf
         F[i], ZT[i] = Fi, Zi
     return F[0][0], ZT[0][0], pick
 
