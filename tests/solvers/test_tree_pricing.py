@@ -132,6 +132,14 @@ def test_path12_tree_pricing_matches_enumeration() -> None:
     en = mechopt.solve(prob, solver="exact", method="enumerate")
     assert cg.status.value == en.status.value == "optimal"
     assert abs(cg.value - en.value) <= 1e-9
+    big = ChannelDesign.from_params(prior="uniform:16", notion="graph-ldp", graph=nx.path_graph(16), utility="mi",
+                                    eps=1.0)
+    with pytest.raises(TooLargeError, match=r"\(got 16\): use method='colgen' or 'auto' \(exact tree pricing"):
+        mechopt.solve(big, solver="exact", method="enumerate")
+    other = ChannelDesign.from_params(prior="uniform:16", notion="graph-ldp", graph=nx.path_graph(16),
+                                      utility="histogram", eps=1.0)
+    with pytest.raises(TooLargeError, match="exact tree pricing covers mutual information, not"):
+        mechopt.solve(other, solver="exact")
 
 
 def test_graph_with_a_cycle_keeps_enumeration_and_says_why() -> None:
