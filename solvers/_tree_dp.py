@@ -44,8 +44,11 @@ class Rooting:
 
 
 def rooting(nodes: list[int], adj: dict[int, list[tuple[int, float]]], peak: int, eps: float,
-            P: np.ndarray) -> Rooting:
-    """Breadth-first rooting of one tree at ``peak`` with the heights ≤ 0 of every position."""
+            P: np.ndarray, max_size: float = math.inf) -> Rooting | None:
+    """Breadth-first rooting of one tree at ``peak`` with the heights ≤ 0 of every position.
+
+    None when the (position, height) entries would exceed ``max_size`` (checked as they grow).
+    """
     order, parent, wpar = [peak], [-1], [0.0]
     pos = {peak: 0}
     for i in range(len(nodes)):
@@ -56,6 +59,7 @@ def rooting(nodes: list[int], adj: dict[int, list[tuple[int, float]]], peak: int
                 parent.append(i)
                 wpar.append(w)
     H, dn, up, children = [np.zeros(1)], [np.zeros(0, int)], [np.zeros(0, int)], [[] for _ in order]
+    size = 1
     for i in range(1, len(order)):
         p = parent[i]
         children[p].append(i)
@@ -67,6 +71,9 @@ def rooting(nodes: list[int], adj: dict[int, list[tuple[int, float]]], peak: int
         idx = np.full(cand.size, -1)
         idx[ok] = inv
         H.append(vals[first])
+        size += first.size
+        if size > max_size:
+            return None
         dn.append(idx[:H[p].size])
         up.append(idx[H[p].size:])
     return Rooting(np.array(order), np.array(parent), children, H,

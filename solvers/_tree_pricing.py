@@ -55,6 +55,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import TooLargeError
 
+from ._advice import or_local
 from ._pricing import Pricing
 from ._tree_dp import Rooting, backtrack, dp_pass, envelope, rooting
 
@@ -165,12 +166,12 @@ class TreeLDPMIPricer:
             comp = sorted(adj)
             covered.update(comp)
             for m in comp:
-                r = rooting(comp, adj, m, self.eps, self.P)
-                size += r.size
-                if size > MAX_HEIGHTS:
+                r = rooting(comp, adj, m, self.eps, self.P, MAX_HEIGHTS - size)
+                size += r.size if r is not None else MAX_HEIGHTS
+                if r is None or size > MAX_HEIGHTS:
                     raise TooLargeError(f"exact tree pricing needs more than {MAX_HEIGHTS} (node, height) entries "
-                                        f"(edge weights that do not share a lattice double the heights per level); "
-                                        "use solver='sqp' (local, uncertified) or weights on a common grid")
+                                        "(edge weights that do not share a lattice double the heights per level); "
+                                        f"use edge weights on a common grid{or_local(d)}")
                 self.roots.append(r)
         self.single = np.array(sorted(set(range(d)) - covered), int)   # isolated inputs: the ray e_x
         self.depth = max((max(-h.min() for h in r.H) for r in self.roots), default=0.0)

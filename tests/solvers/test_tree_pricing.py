@@ -153,3 +153,25 @@ def test_graph_with_a_cycle_keeps_enumeration_and_says_why() -> None:
     r = mechopt.solve(small, solver="exact")
     assert r.extras["method"] == "enumerate" and r.status.value == "optimal"
     assert math.isfinite(r.value)
+
+
+def test_forest_with_components_and_an_isolated_input_matches_enumeration() -> None:
+    G = nx.Graph([(0, 1), (2, 3), (3, 4), (6, 7, {"weight": 0.5})])
+    G.add_node(5)                                             # unprotected: its ray is e_5
+    P = np.random.default_rng(3).dirichlet(np.ones(8))
+    with pytest.warns(UserWarning, match="no edge"):
+        prob = ChannelDesign.from_params(prior=P, notion="graph-ldp", graph=G, utility="mi", eps=1.3)
+    cg = mechopt.solve(prob, solver="exact", method="colgen")
+    en = mechopt.solve(prob, solver="exact", method="enumerate")
+    assert cg.status.value == en.status.value == "optimal" and cg.extras["pricing"] == "tree branch and bound"
+    assert abs(cg.value - en.value) <= 1e-9
+
+
+def test_incommensurate_weights_beyond_the_table_limit_say_what_scales() -> None:
+    G = nx.path_graph(40)
+    rng = np.random.default_rng(0)
+    for u, v in G.edges:
+        G[u][v]["weight"] = float(rng.uniform(0.5, 2.0))
+    prob = ChannelDesign.from_params(prior="uniform:40", notion="graph-ldp", graph=G, utility="mi", eps=1.0)
+    with pytest.raises(TooLargeError, match=r"\(node, height\) entries.*common grid, or use solver='sqp'"):
+        mechopt.solve(prob, solver="exact")
