@@ -27,9 +27,12 @@ is a concave majorant of N(Z), and since rc increases with N, max rc ≤ max ove
 of f(E(Z), Z), f(N, Z) = N/Z − log Z, evaluated exactly on each linear piece (on N = M + λZ,
 f' = −(M + Z)/Z², so the maximum is at Z = −M clipped to the piece). Lines are added at the chord
 slopes between the DP's maximisers (real orientations, priced exactly as incumbents) until the
-majorant is the concave hull where f is large. **Branch and bound** over the edge orientations in
-breadth-first order from the peak, best first; a node whose bound is ≤ max(incumbent, target) +
-slack is pruned, so the reported bound is a proven upper bound on the largest reduced cost over
+majorant is the concave hull where f is large. **Branch and bound**, best first over all peaks: a
+search node restricts each node's height to an interval of its heights (the DP masks the rest);
+it is split at the middle of the interval of the node where the two orientations around the
+bound's largest piece differ most in mass z (two modes far apart are what the hull mixes). The
+children partition the node's orientations, so a node whose bound is ≤ max(incumbent, target) +
+slack is pruned, the reported bound is a proven upper bound on the largest reduced cost over
 every ray, and with ``target=-inf`` the incumbent is the exact maximum.
 
 Examples
@@ -212,8 +215,9 @@ class TreeLDPMIPricer:
 
     @staticmethod
     def _branch(r: Rooting, lo, hi, picks, pair) -> int:
-        """The free position where the two orientations around the bound's largest piece differ most
-        (else the widest free height range)."""
+        """The free position where the masses z = P e^h of the two orientations around the bound's
+        largest piece differ most (else the widest free height range). Measured on the last round
+        of a d = 64 path (ε = 1): 2 490 nodes, where the largest height difference took 20 434."""
         def locate(j):
             for pick, off, shift in reversed(picks):
                 if j >= off:
@@ -223,7 +227,7 @@ class TreeLDPMIPricer:
             return -1
         if pair[0] != pair[1]:
             ha, hb = locate(pair[0]), locate(pair[1])
-            diff = np.array([abs(r.H[i][ha[i]] - r.H[i][hb[i]]) if free[i] else -1.0 for i in range(len(r.H))])
+            diff = np.array([abs(r.z[i][ha[i]] - r.z[i][hb[i]]) if free[i] else -1.0 for i in range(len(r.H))])
             if diff.max() > 0:
                 return int(np.argmax(diff))
         width = np.array([r.H[i][hi[i]] - r.H[i][lo[i]] for i in range(len(r.H))])
