@@ -20,7 +20,9 @@ mutual information). Methods (option ``method``):
   equal prior (LDP, LIP; math.md §2); a uniform prior needs d + 1 columns, and
   few classes are solved by column generation over per-class counts;
 - ``colgen``: restricted master LP plus exact pricing (subset sums for d up to
-  ``enum_max_d``, then a MILP with tangent cuts for LDP mutual information);
+  ``enum_max_d``, then a MILP with tangent cuts for LDP mutual information;
+  branch and bound over a tree DP for policy-graph LDP mutual information when
+  the essential graph is a forest, :mod:`._tree_pricing`);
 - ``auto`` picks symmetry when it is the cheapest exact method (few classes of
   equal prior), else enumeration for small d, else column generation.
 
@@ -168,7 +170,9 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
     Symmetry wins when its orbits can be priced from counts (a g-variable
     search, :mod:`._orbit_price`) with at most ``SYMMETRY_MAX_CLASSES`` classes,
     or when its orbit LP is both smaller than the full ray LP and within
-    ``max_orbits`` and ``max_memory``.
+    ``max_orbits`` and ``max_memory``. Policy-graph LDP with mutual information
+    whose essential graph is a forest uses column generation with exact tree
+    pricing (:mod:`._tree_pricing`) above ``TREE_ENUM_MAX_D`` inputs.
     """
     d = cp.d
     if kind in ("ldp", "lip"):
@@ -182,6 +186,9 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
                     and _sym.enum_bytes(cl, kind) <= float(opts["max_memory"])):
                 return "symmetry"
         return "enumerate" if d <= 10 else "colgen"
+    limit = M.TREE_ENUM_MAX_D_METRIC if getattr(cp.notion, "metric", False) else M.TREE_ENUM_MAX_D
+    if kind == "cone" and d > limit and M.tree_pricing_applies(cp):
+        return "colgen"                       # policy graph with a forest of essential edges: exact tree pricing
     return "enumerate"
 
 
