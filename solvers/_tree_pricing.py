@@ -266,19 +266,22 @@ class TreeLDPMIPricer:
         lam0 = np.linspace(float(g.min()) - self.eps * self.depth, float(g.max()) + 1.0, 6)
         heap, pruned, tick = [], -math.inf, 0
         nvs = []
-        for ri, r in enumerate(self.roots):                   # every peak's root bound
-            if deadline is not None and time.perf_counter() > deadline:
-                return self._result(cands, None, "tree branch-and-bound interrupted by the time limit")
-            nvs.append([z * (h + g[x]) for z, h, x in zip(r.z, r.H, r.nodes)])
-            lo = np.zeros(len(r.H), int)
-            hi = np.array([h.size - 1 for h in r.H])
+
+        def visit(ri, lo, hi, lams):                          # bound a node: close it or queue it
+            nonlocal pruned, tick
             self.nodes += 1
-            ub, lams, br = self._bound(r, nvs[ri], lo, hi, lam0, gamma, slack, found)
+            ub, cl, br = self._bound(self.roots[ri], nvs[ri], lo, hi, lams, gamma, slack, found)
             if ub <= gamma() + slack or br < 0:
                 pruned = max(pruned, ub)
             else:
                 tick += 1
-                heapq.heappush(heap, (-ub, tick, ri, lo, hi, lams, br))
+                heapq.heappush(heap, (-ub, tick, ri, lo, hi, cl, br))
+
+        for ri, r in enumerate(self.roots):                   # every peak's root bound
+            if deadline is not None and time.perf_counter() > deadline:
+                return self._result(cands, None, "tree branch-and-bound interrupted by the time limit")
+            nvs.append([z * (h + g[x]) for z, h, x in zip(r.z, r.H, r.nodes)])
+            visit(ri, np.zeros(len(r.H), int), np.array([h.size - 1 for h in r.H]), lam0)
             if self.early and len(cands) >= self.batch and ri < len(self.roots) - 1:
                 return self._result(cands, None, "tree branch-and-bound (stopped early, no bound)")
         while heap:                                           # best first over all peaks
@@ -291,18 +294,11 @@ class TreeLDPMIPricer:
             if -nub <= gamma() + slack:
                 pruned = max(pruned, -nub)
                 continue
-            r = self.roots[ri]
             mid = (lo[br] + hi[br]) // 2
             for a, b in ((mid + 1, hi[br]), (lo[br], mid)):     # upper heights first
                 clo, chi = lo.copy(), hi.copy()
                 clo[br], chi[br] = a, b
-                self.nodes += 1
-                ub, cl, cbr = self._bound(r, nvs[ri], clo, chi, lams, gamma, slack, found)
-                if ub <= gamma() + slack or cbr < 0:
-                    pruned = max(pruned, ub)
-                else:
-                    tick += 1
-                    heapq.heappush(heap, (-ub, tick, ri, clo, chi, cl, cbr))
+                visit(ri, clo, chi, lams)
         return self._result(cands, max(state["best"], pruned), "tree branch-and-bound")
 
     def _result(self, cands, bound, note) -> Pricing:
