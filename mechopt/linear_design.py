@@ -82,10 +82,13 @@ def linear_conic_form(problem: Any) -> ConicForm | None:
     def value_of(_opt: float) -> float:
         return float(np.sum(L * recover()))
 
+    extras: dict[str, Any] = {"program": f"{'LP' if problem.notion.linear else 'convex program'} "
+                                         f"over a {d} x {m} channel"}
+    b = getattr(problem.utility, "b", None)
+    if b is not None:                       # what output y of Q stands for: the estimate b_y (MAE)
+        extras["output_estimates"] = np.asarray(b, float).tolist()
     return ConicForm(problem=prog, recover=recover, sense="min", objective=problem.objective,
-                     value_of=value_of, bound_of=bound_of,
-                     extras={"program": f"{'LP' if problem.notion.linear else 'convex program'} "
-                                        f"over a {d} x {m} channel"})
+                     value_of=value_of, bound_of=bound_of, extras=extras)
 
 
 def _unconstrained(L: np.ndarray) -> np.ndarray:

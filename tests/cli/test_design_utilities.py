@@ -31,6 +31,7 @@ def test_mae_output_estimates_set_the_outputs(cli):
     Q = np.array(doc["mechanism"]["Q"])
     assert Q.shape == (3, 2)
     assert doc["value"] == pytest.approx(MAE([0, 1, 2], [0.5, 1.5]).value(Q, np.array([0.2, 0.3, 0.5])))
+    assert doc["extras"]["output_estimates"] == [0.5, 1.5]          # what output y stands for
 
 
 def test_freq_var_designs_end_to_end_locally(cli):
