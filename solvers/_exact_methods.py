@@ -34,7 +34,7 @@ from ._lp import dual_bound, recover_channel, solve_master
 from ._knapsack import LDPMIKnapsackPricer
 from ._lip_mitm import MITM_MAX_D
 from ._lip_pricing import SWEEP_MAX_D, LIPHistogramPricer, LIPMIPricer, LIPSumPricer
-from ._tree_pricing import TreeLDPMIPricer, essential_forest
+from ._tree_pricing import TreeLDPMIPricer, essential_forest, essential_weights
 from ._pricing import LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, ldp_seed
 
 __all__ = ["Outcome", "orbit_count", "enumerate_rays", "solve_enumerate", "solve_colgen", "MAX_ORBITS",
@@ -102,7 +102,9 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
     if isinstance(cp.notion, LDP):
         # policy-graph LDP: the cone on q = c / P is prior-free; its rays come from log space (no
         # e^{ε·dist} ratios in the side tests, no 1/P(x) coefficients for tiny prior masses)
-        R = P[:, None] * _rays.graph_ldp_rays(cp.notion.pair_weights(d), eps)
+        # pairs implied by shorter paths (all but the graph's own edges under metric-LDP) are left out:
+        # the same cone, fewer constraints for the enumeration
+        R = P[:, None] * _rays.graph_ldp_rays(essential_weights(cp.notion.pair_weights(d)), eps)
         return R / R.sum(axis=0)
     A = cp.notion.cone(P)
     if kind == "stat" and _rays.single_statistic(A):

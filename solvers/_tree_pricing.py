@@ -62,7 +62,7 @@ from ._advice import or_local
 from ._pricing import Pricing
 from ._tree_dp import Rooting, backtrack, dp_pass, envelope, rooting
 
-__all__ = ["essential_forest", "TreeLDPMIPricer", "MAX_HEIGHTS"]
+__all__ = ["essential_graph", "essential_weights", "essential_forest", "TreeLDPMIPricer", "MAX_HEIGHTS"]
 
 #: Most (node, height) entries the dynamic-programming tables of all peaks may hold: unit weights
 #: give ~d³/4 (d = 64: ~70 000); incommensurate weights double the heights per level.
@@ -74,21 +74,19 @@ BNB_SLACK = 1e-13
 MAX_PASSES, MAX_ASK, MAX_LINES = 8, 8, 5000
 
 
-def essential_forest(W: np.ndarray, tol: float | None = None) -> list[list[tuple[int, int, float]]] | None:
-    """Edges of each component of the essential policy graph, or None when it has a cycle.
+def essential_graph(W: np.ndarray, tol: float | None = None):
+    """The essential policy graph (networkx, weighted), or None when W is not symmetric within ``tol``.
 
     A pair (x, x') with weight w is redundant when min_{z ≠ x, x'} D[x,z] + D[z,x'] ≤ w (1 + tol),
     D the weighted shortest-path distances (``tol`` defaults to the ``dd_side`` tolerance, the side
-    test of the enumeration this replaces). W must be symmetric within ``tol`` (else None); the
-    smaller of W[x,x'] and W[x',x] is used.
+    test of the vertex enumeration): its constraint is implied by the others within that tolerance.
+    The smaller of W[x,x'] and W[x',x] is used. A zero weight (an equality) is never redundant.
 
     Examples
     --------
     >>> W = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], float)    # metric on the line 0 - 1 - 2
-    >>> essential_forest(W)
-    [[(0, 1, 1.0), (1, 2, 1.0)]]
-    >>> essential_forest(np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0]], float)) is None   # a triangle
-    True
+    >>> sorted(essential_graph(W).edges(data="weight"))
+    [(0, 1, 1.0), (1, 2, 1.0)]
     """
     import networkx as nx
     from scipy.sparse.csgraph import shortest_path
@@ -100,7 +98,8 @@ def essential_forest(W: np.ndarray, tol: float | None = None) -> list[list[tuple
     if not np.array_equal(off, off.T) or np.any(np.abs(W[off] - W.T[off]) > tol * W[off]):
         return None
     W = np.where(off, np.minimum(W, W.T), W)                  # metric sums may differ in the last bit
-    D = shortest_path(np.where(off, W, 0.0), method="D", directed=False)
+    # csgraph reads a stored 0 as "no edge": a zero weight becomes a tiny one, and zero pairs stay essential
+    D = shortest_path(np.where(off, np.maximum(W, 1e-300), 0.0), method="D", directed=False)
     xs, ys = np.nonzero(np.triu(off, 1))
     G = nx.Graph()
     G.add_nodes_from(range(d))
@@ -110,9 +109,46 @@ def essential_forest(W: np.ndarray, tol: float | None = None) -> list[list[tuple
         via[np.arange(x.size), x] = np.inf
         via[np.arange(x.size), y] = np.inf
         w = W[x, y]
-        keep = via.min(axis=1) > w * (1.0 + tol)
+        keep = (via.min(axis=1) > w * (1.0 + tol)) | (w == 0)
         G.add_weighted_edges_from(zip(x[keep].tolist(), y[keep].tolist(), w[keep].tolist()))
-    if not nx.is_forest(G):
+    return G
+
+
+def essential_weights(W: np.ndarray, tol: float | None = None) -> np.ndarray:
+    """W with every redundant pair unconstrained (``inf``): the same cone within ``tol``, fewer constraints.
+
+    Examples
+    --------
+    >>> W = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], float)
+    >>> essential_weights(W).tolist()
+    [[0.0, 1.0, inf], [1.0, 0.0, 1.0], [inf, 1.0, 0.0]]
+    """
+    G = essential_graph(W, tol)
+    if G is None:
+        return np.asarray(W, float)
+    out = np.full_like(np.asarray(W, float), np.inf)
+    np.fill_diagonal(out, 0.0)
+    for a, b, w in G.edges(data="weight"):
+        out[a, b] = out[b, a] = w
+    return out
+
+
+def essential_forest(W: np.ndarray, tol: float | None = None) -> list[list[tuple[int, int, float]]] | None:
+    """Edges of each component of the essential policy graph (:func:`essential_graph`), or None when
+    it has a cycle or W is not symmetric within ``tol``.
+
+    Examples
+    --------
+    >>> W = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], float)    # metric on the line 0 - 1 - 2
+    >>> essential_forest(W)
+    [[(0, 1, 1.0), (1, 2, 1.0)]]
+    >>> essential_forest(np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0]], float)) is None   # a triangle
+    True
+    """
+    import networkx as nx
+
+    G = essential_graph(W, tol)
+    if G is None or not nx.is_forest(G):
         return None
     return [sorted((min(a, b), max(a, b), float(w)) for a, b, w in G.subgraph(c).edges(data="weight"))
             for c in nx.connected_components(G)]

@@ -6,6 +6,8 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechopt
 from mechopt.notions import CIP, LDP, LIP, GraphLDP
@@ -92,3 +94,23 @@ def test_graph_ldp_exact_beats_complete_graph_and_sqp() -> None:
     full = mechopt.solve(ChannelDesign(prior=P, notion=LDP(1.0), utility=util), solver="exact")
     assert path.status is Status.OPTIMAL and path.violation <= 1e-7 and path.certificate.gap <= 1e-9
     assert path.value <= full.value + 1e-12         # fewer constraints, lower MSE
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), d=st.integers(3, 7), metric=st.booleans())
+def test_essential_weights_keep_the_graph_ldp_cone(seed, d, metric) -> None:
+    """Dropping the pairs implied by shorter paths leaves the same rays (metric-LDP on a graph is
+    graph-LDP on its edges); random connected graphs with random weights."""
+    from mechopt.solvers._rays import graph_ldp_rays
+    from mechopt.solvers._tree_pricing import essential_weights
+
+    rng = np.random.default_rng(seed)
+    G = nx.gnm_random_graph(d, int(rng.integers(d - 1, d * (d - 1) // 2 + 1)), seed=int(rng.integers(1 << 30)))
+    G.add_edges_from((i, i + 1) for i in range(d - 1))                       # connected
+    for a, b in G.edges:
+        G[a][b]["weight"] = float(rng.choice([1.0, 2.0, rng.uniform(0.5, 2.0)]))
+    W = GraphLDP(1.0, G, metric=metric).pair_weights(d)
+    full, fewer = graph_ldp_rays(W, 1.0), graph_ldp_rays(essential_weights(W), 1.0)
+    assert full.shape == fewer.shape
+    key = lambda R: sorted(map(tuple, np.round(R.T, 9)))        # noqa: E731
+    assert np.allclose(np.array(key(full)), np.array(key(fewer)), atol=1e-9)
