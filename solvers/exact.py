@@ -186,8 +186,7 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
                     and _sym.enum_bytes(cl, kind) <= float(opts["max_memory"])):
                 return "symmetry"
         return "enumerate" if d <= 10 else "colgen"
-    limit = M.TREE_ENUM_MAX_D_METRIC if getattr(cp.notion, "metric", False) else M.TREE_ENUM_MAX_D
-    if kind == "cone" and d > limit and M.tree_pricing_applies(cp):
+    if kind == "cone" and d > M.TREE_ENUM_MAX_D and M.tree_pricing_applies(cp):
         return "colgen"                       # policy graph with a forest of essential edges: exact tree pricing
     return "enumerate"
 
