@@ -33,8 +33,8 @@ import numpy as np
 import mechopt
 from mechopt.jobs.bench import timed
 from mechopt.problems.design import ChannelDesign
-from mechopt.solvers._lp import dual_bound, solve_master
-from mechopt.solvers._rays import ldp_rays, lip_vertices
+from mechopt.solvers.exact.lp import dual_bound, solve_master
+from mechopt.solvers.exact.rays import ldp_rays, lip_vertices
 
 EPS = 1.0
 
@@ -124,8 +124,8 @@ def few_classes(quick: bool) -> list[dict]:
     run where its memory estimate is under 2 GB, else reported as refused with
     that estimate. Notes give outputs, the Q estimate 8·d·outputs and Q.nbytes.
     """
-    from mechopt.solvers._exact_symmetry import gb
-    from mechopt.solvers._symmetry import classes_of, enum_bytes, ldp_orbits, lip_orbits, orbit_gain
+    from mechopt.solvers.exact.symmetry import gb
+    from mechopt.solvers.exact.orbits.reduction import classes_of, enum_bytes, ldp_orbits, lip_orbits, orbit_gain
 
     _warm()
     rows = []

@@ -23,7 +23,7 @@ from scipy.linalg import eigh_tridiagonal
 
 import mechopt
 from mechopt.jobs.bench import timed
-from mechopt.problems.fisher import FisherInterval
+from mechopt.problems.fisher.problems import FisherInterval
 from mechopt.solvers.spectral import ground_state
 
 

@@ -2,7 +2,7 @@
 
 ``ours`` is ``mechopt.solve(prob, solver="exact")`` with the default method: above d = 10 on a
 forest of essential edges that is column generation with the exact tree pricing
-(:mod:`mechopt.solvers._tree_pricing`). ``naive`` is today's path, ``method="enumerate"``: every
+(:mod:`mechopt.solvers.exact.pricing.tree`). ``naive`` is today's path, ``method="enumerate"``: every
 one of the 2^(d−1) rays by double description in log space, one HiGHS LP (refused above
 ``dd_max_d`` = 14). Prior Dirichlet(1), seed d (the same prior as ``dir{d}.txt`` in the report).
 Shapes: ``path`` (networkx ``path_graph``), ``tree`` (``random_labeled_tree(d, seed=7)``),

@@ -2,13 +2,13 @@
 
 Case ``fig8``: the four localized models of Fig. 8 (eps-Opt-LIP, eps/2-Opt-LIP,
 eps-Opt-LDP, and Theorem 2's closed form), eps = 0.5, 1, ..., 5, each point a
-Proposition-2 aggregate of per-user optima simulated by :func:`mechopt.simulate.simulate`
+Proposition-2 aggregate of per-user optima simulated by :func:`mechopt.oracles.simulate.simulate`
 (users sharing a prior are sampled through multinomial counts, cost independent of N).
 Target: under 60 s in total.
 
 ``ours`` is the worst |MC − analytic| / se over all points (a z-score; ~N(0,1) when
 the engine is right), ``ours_s`` the wall time. The reference is the plain per-user
-vectorised sampler :func:`mechopt.simulate.simulate_users` (cost ∝ N × runs), timed
+vectorised sampler :func:`mechopt.oracles.simulate.simulate_users` (cost ∝ N × runs), timed
 on ``REF_RUNS`` runs of one point and extrapolated linearly to the same work;
 ``ratio`` = reference_s / ours_s (speed-up).
 """
@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from mechopt.figures.lip import fig8_point, fig8_priors
-from mechopt.problems import lip_closed as cf
-from mechopt.simulate import mmse_table, simulate_users
+from mechopt.figures.lip.figures import fig8_point, fig8_priors
+from mechopt.problems.lip import closed as cf
+from mechopt.oracles.simulate import mmse_table, simulate_users
 
 N = 50_000
 RUNS = 10_000

@@ -85,7 +85,7 @@ def _peer_runs(mech: str, d: int, n: int) -> dict[str, Callable[[], Any]]:
 
 def _missing_peers() -> str:
     """What to say when no peer ran: which are missing and how to install them."""
-    from mechopt.peers import available
+    from mechopt.oracles.peers import available
 
     gone = [lib for lib in ("pure-ldp", "multi-freq-ldpy") if not available(lib)]
     return ("no peer ran: " + ", ".join(gone) + " not installed (pip install 'mechopt[peers]')") if gone else "no peer ran"

@@ -1,7 +1,7 @@
 """Privacy report of a d = 256 channel (quick: d = 64): the δ(ε) profile over all input pairs.
 
-``ours`` = :func:`mechopt.report.hockey_stick_profile` (one compiled ``cdist``
-L1 call per ε) and the whole :func:`mechopt.report.privacy_report` (LDP, LIP,
+``ours`` = :func:`mechopt.results.report.hockey_stick_profile` (one compiled ``cdist``
+L1 call per ε) and the whole :func:`mechopt.results.report.privacy_report` (LDP, LIP,
 MIP, maximal leakage, MI, Bayes vulnerability, profile on its default 33-point
 grid). The reference is the per-pair Python loop
 ``max_{x≠x'} Σ_y max(0, Q[x] − e^ε Q[x'])`` (numpy per pair), timed on
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.jobs.bench import median_time
-from mechopt.report import default_eps_grid, hockey_stick_profile, privacy_report
+from mechopt.results.report import default_eps_grid, hockey_stick_profile, privacy_report
 
 PAIR_ROWS = 4
 

@@ -34,8 +34,8 @@ from scipy.optimize import linprog
 
 import mechopt
 from mechopt.problems.design import ChannelDesign
-from mechopt.solvers import _colgen
-from mechopt.solvers._rays import ldp_rays, lip_vertices
+from mechopt.solvers.exact import colgen as _colgen
+from mechopt.solvers.exact.rays import ldp_rays, lip_vertices
 
 
 NAIVE_MAX_D = 20        # the full LP over 2^d − 1 LDP patterns beyond this does not fit in memory
@@ -76,7 +76,7 @@ def naive(prob: ChannelDesign) -> tuple[float, float]:
 
 def old_symmetric(prob: ChannelDesign, limit: float):
     """Equal-value priors before w16e: the same orbit LP and column generation, orbit pricing by MILP nodes only."""
-    from mechopt.solvers import _orbit_price
+    from mechopt.solvers.exact.orbits import pricing as _orbit_price
     keep = _orbit_price.PRICING
     _orbit_price.PRICING = "milp"
     try:
@@ -87,7 +87,8 @@ def old_symmetric(prob: ChannelDesign, limit: float):
 
 def old_lip_separable(prob: ChannelDesign, limit: float):
     """LIP histogram before issue 16: the chord branch and bound at every d."""
-    from mechopt.solvers import _exact_methods, _lip_pricing
+    from mechopt.solvers.exact import methods as _exact_methods
+    from mechopt.solvers.exact.pricing import lip as _lip_pricing
     keep = _lip_pricing.MITM_MAX_D
     _lip_pricing.MITM_MAX_D = _exact_methods.MITM_MAX_D = 0
     try:
@@ -108,7 +109,7 @@ def old(prob: ChannelDesign, family: str, limit: float, symmetric: bool = False)
         return orig(*a, **{**k, "warm": False})
 
     _colgen.column_generation = fresh
-    import mechopt.solvers._exact_methods as M
+    import mechopt.solvers.exact.methods as M
     M.column_generation = fresh
     try:
         return mechopt.solve(prob, solver="exact", method="colgen", pricing=pricing, enum_max_d=1,
@@ -124,7 +125,8 @@ def stabilised(alpha: float):
     import contextlib
     import functools
 
-    from mechopt.solvers import _exact_methods, _lip_pricing
+    from mechopt.solvers.exact import methods as _exact_methods
+    from mechopt.solvers.exact.pricing import lip as _lip_pricing
 
     @contextlib.contextmanager
     def ctx():

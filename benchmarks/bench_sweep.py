@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from mechopt.jobs.sweep import SweepSpec, sweep
+from mechopt.jobs.sweep.run import SweepSpec, sweep
 
 QUICK_N = (50, 200)
 FULL_N = (1_000, 10_000, 100_000)
@@ -118,8 +118,8 @@ def per_user(quick: bool) -> list[dict]:
 
 
 def builtin_spec(quick: bool) -> list[dict]:
-    from mechopt.jobs.sweep import load_spec
-    from mechopt.jobs.sweep_spec import with_solvers
+    from mechopt.jobs.sweep.run import load_spec
+    from mechopt.jobs.sweep.spec import with_solvers
     from mechopt.jobs.bench import timed
 
     spec = load_spec("lip-tradeoff")

@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import errors, notions, settings, utilities
-from .api import audit_result, design, solve
-from .channel import Channel
-from .errors import (MechoptError, ParamError, ProblemError, SolverError, SolverNotFound,
-                     TooLargeError)
-from .result import Certificate, Result, Status
-from .mechfile import audit
-from .jobs.compare import compare
-from .jobs.sweep import sweep
-from .jobs.verify import verify
+from mechopt import errors, notions, settings, utilities
+from mechopt.api import audit_result, design, solve
+from mechopt.model.channel import Channel
+from mechopt.errors import MechoptError, ParamError, ProblemError, SolverError, SolverNotFound, TooLargeError
+from mechopt.results.result import Certificate, Result, Status
+from mechopt.io.mechfile import audit
+from mechopt.jobs.compare import compare
+from mechopt.jobs.sweep.run import sweep
+from mechopt.jobs.verify import verify
 
 try:
     __version__ = version("mechopt")

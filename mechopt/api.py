@@ -15,11 +15,11 @@ import time
 from dataclasses import fields
 from typing import Any
 
-from . import registry, settings
-from .errors import ProblemError, SolverNotFound
-from .problem import Problem
-from .result import PROOFS, Certificate, Result, Status, gap_floor
-from .threads import single_threaded
+from mechopt import registry, settings
+from mechopt.errors import ProblemError, SolverNotFound
+from mechopt.model.problem import Problem
+from mechopt.results.result import PROOFS, Certificate, Result, Status, gap_floor
+from mechopt.runtime.threads import single_threaded
 
 __all__ = ["solve", "design", "audit_result"]
 
@@ -30,12 +30,12 @@ def audit_result(problem: Problem, result: Result) -> Result:
     * A mechanism that is not private within ``privacy_tol``, or not a channel
       (the problem's audit lists a reason or rejects it), makes the result
       ``infeasible_point`` whatever the solver said.
-    * ``optimal`` needs a proof (:data:`mechopt.result.PROOFS`): a certificate
+    * ``optimal`` needs a proof (:data:`mechopt.results.result.PROOFS`): a certificate
       within ``gap_tol`` (else ``optimal_inaccurate``), or ``Result.proof``
       naming a convex program, an eigenproblem or a theorem in its proven
       region; without one it is ``feasible``.
     * A structured mechanism (``extras["plan"]``, returned when Q does not fit in
-      memory) is audited from its structure (:mod:`mechopt.structured`).
+      memory) is audited from its structure (:mod:`mechopt.model.structured`).
     * A reported value that the mechanism does not give demotes ``optimal`` to
       ``optimal_inaccurate`` (any other status keeps its word; the message
       says so).
@@ -70,13 +70,14 @@ def audit_result(problem: Problem, result: Result) -> Result:
 def _proof_status(res: Result) -> Result:
     """``optimal`` only with a proof: a certificate within tolerance or a named proof."""
     cert = res.certificate
-    if cert is not None and res.value is not None:
-        gap = Result.gap_of(res.value, cert.bound, res.objective)
+    bound, value = (cert.bound if cert is not None else None), res.value
+    if cert is not None and bound is not None and value is not None:
+        gap = Result.gap_of(value, bound, res.objective)
         if abs(gap - cert.gap) > 1e-12:
-            res = res.replace(certificate=Certificate(cert.bound, gap))
+            res = res.replace(certificate=Certificate(bound, gap))
         if gap > settings.tolerance("gap"):
             res = res.downgrade(f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "
-                                f"(|bound - value| = {abs(cert.bound - res.value):.3g}, relative to "
+                                f"(|bound - value| = {abs(bound - value):.3g}, relative to "
                                 f"max(|bound|, {gap_floor(res.objective):.3g}))")
         elif res.status is Status.OPTIMAL and res.proof is None:
             res = res.replace(proof="certificate")
@@ -149,7 +150,7 @@ def design(*, prior: Any, notion: str, utility: str, eps: float, values: Any = N
     See :class:`mechopt.problems.design.ChannelDesign` for the program; ``outputs``
     are the output estimates of utility ``mae`` (default: the values).
     """
-    from .problems.design import ChannelDesign
+    from mechopt.problems.design import ChannelDesign
 
     prob = ChannelDesign.from_params(prior=prior, notion=notion, utility=utility, eps=eps,
                                      values=values, graph=graph, outputs=outputs)

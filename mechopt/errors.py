@@ -3,7 +3,7 @@
 Every error raised on bad input or a failed backend derives from
 :class:`MechoptError`; its message is one line saying what is wrong and how
 to fix it. Infeasible or unbounded problems and hit limits are *statuses* of a
-:class:`~mechopt.result.Result`, never exceptions.
+:class:`~mechopt.results.result.Result`, never exceptions.
 
 Examples
 --------
@@ -56,7 +56,7 @@ class InputFileError(ProblemError):
 
 class MissingDependency(MechoptError, ImportError):
     """An optional dependency is not installed; the message names the extra to install
-    (:func:`mechopt.optional.require`)."""
+    (:func:`mechopt.runtime.optional.require`)."""
 
 
 class NoChannelError(MechoptError, ValueError):

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from ._matrix import checked_prior, posterior_matrix, validate_channel
-from .errors import ParamError, ProblemError
+from mechopt.model._matrix import checked_prior, posterior_matrix, validate_channel
+from mechopt.errors import ParamError, ProblemError
 
 __all__ = ["plot_channel", "plot_tradeoff", "log_spaced", "new_axes", "value_label"]
 
@@ -49,7 +49,7 @@ def new_axes(ax: Any = None, figsize: tuple[float, float] = (6.0, 4.0), layout: 
     """
     if ax is not None:
         return ax
-    from mechopt.optional import require
+    from mechopt.runtime.optional import require
 
     return require("matplotlib.figure", "plot", "plots").Figure(figsize=figsize, layout=layout).subplots()
 
@@ -88,7 +88,7 @@ def value_label(objective: str | None, unit: str | None, sense: str | None = Non
 
 
 def _is_result(obj: Any) -> bool:
-    """Whether ``obj`` is a :class:`~mechopt.result.Result` (duck-typed: this module sits below ``result``,
+    """Whether ``obj`` is a :class:`~mechopt.results.result.Result` (duck-typed: this module sits below ``result``,
     whose ``Result.plot`` calls it)."""
     return all(hasattr(obj, a) for a in ("status", "value", "objective", "sense", "mechanism"))
 
@@ -109,7 +109,7 @@ def plot_channel(mechanism: Any, prior: Any = None, ax: Any = None, *, title: st
     Parameters
     ----------
     mechanism : Result, Channel or array_like, shape (d, m)
-        Rows are inputs. A :class:`~mechopt.result.Result` without a channel
+        Rows are inputs. A :class:`~mechopt.results.result.Result` without a channel
         matrix raises :class:`~mechopt.errors.NoChannelError`.
     prior : array_like, shape (d,), optional
         Adds a bar chart of P(x) left of the rows and the heatmap of the

@@ -6,7 +6,7 @@ package declares its own in ``pyproject.toml``, and a third-party package adds a
 solver by declaring one and being installed. Nothing is imported until asked
 for: :func:`solver_names` and :func:`problem_ids` read metadata only,
 :func:`get_solver` imports one module, and :func:`solvers_for` asks a solver
-class for its cheap class-level pre-check (:meth:`mechopt.solver.Solver.may_apply`)
+class for its cheap class-level pre-check (:meth:`mechopt.model.solver.Solver.may_apply`)
 before building any form. Preference order is deterministic: the built-ins in
 the order below, then third-party entry points sorted by name (a third-party
 name that is already taken is ignored), then :func:`register_solver` /
@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
-from .errors import ProblemError, SolverNotFound
+from mechopt.errors import ProblemError, SolverNotFound
 
 __all__ = ["solver_names", "get_solver", "register_solver", "solvers_for", "default_solver", "split_options",
            "dropped_note", "problem_ids", "get_problem", "register_problem", "claims", "figures", "refresh",
@@ -62,15 +62,15 @@ BUILTIN_PROBLEMS = {
     "lip-mimo": "mechopt.problems.lip:LIPMimo",
     "lip-weighted-sum": "mechopt.problems.lip:LIPWeightedSum",
     "lip-histogram": "mechopt.problems.lip:LIPHistogram",
-    "cip-binomial": "mechopt.problems.cip:CIPBinomial",
+    "cip-binomial": "mechopt.problems.lip:CIPBinomial",
     "kss-mi": "mechopt.problems.kss:KssMI",
-    "kss-l2": "mechopt.problems.kss_l2:KssL2",
+    "kss-l2": "mechopt.problems.kss:KssL2",
     "fisher-interval": "mechopt.problems.fisher:FisherInterval",
     "fisher-box": "mechopt.problems.fisher:FisherBox",
     "fisher-output": "mechopt.problems.fisher:FisherOutput",
-    "fisher-weighted": "mechopt.problems.fisher_weighted:FisherWeighted",
-    "fisher-gaussian": "mechopt.problems.fisher_gauss:FisherGaussian",
-    "fisher-lti": "mechopt.problems.fisher_gauss:FisherLTI",
+    "fisher-weighted": "mechopt.problems.fisher:FisherWeighted",
+    "fisher-gaussian": "mechopt.problems.fisher:FisherGaussian",
+    "fisher-lti": "mechopt.problems.fisher:FisherLTI",
     "gauss-tradeoff": "mechopt.problems.gauss:GaussProblem",
     "gauss-dataset1": "mechopt.problems.gauss:GaussDataset1",
     "gauss-dataset2": "mechopt.problems.gauss:GaussDataset2",
@@ -188,7 +188,7 @@ def get_solver(name: str) -> Any:
 
 
 def register_solver(name: str, cls: Any) -> None:
-    """Add a solver class (a :class:`mechopt.solver.Solver` subclass) under ``name``, in this process.
+    """Add a solver class (a :class:`mechopt.model.solver.Solver` subclass) under ``name``, in this process.
 
     A package adds one for every user instead by declaring an entry point in the group
     ``mechopt.solvers`` (``name = "package.module:SolverClass"``).
@@ -255,7 +255,7 @@ def split_options(solver: str, options: dict[str, Any],
     """
     from dataclasses import fields
 
-    from . import settings
+    from mechopt import settings
 
     for name in (solver, written_for):
         if name is not None:
@@ -265,7 +265,7 @@ def split_options(solver: str, options: dict[str, Any],
     tolerances = {f.name for f in fields(settings.Tolerances)}
     kept: dict[str, Any] = {}
     dropped: dict[str, list[str]] = {}
-    from .solver import RENAMED_OPTIONS
+    from mechopt.model.solver import RENAMED_OPTIONS
 
     for key, val in options.items():
         shared = key in cls.common_options or key.removesuffix("_tol") in tolerances

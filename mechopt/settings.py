@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 
-from .errors import ParamError
+from mechopt.errors import ParamError
 
 __all__ = ["Tolerances", "DEFAULTS", "tolerance", "override", "current", "resolve"]
 
@@ -109,7 +109,7 @@ class Tolerances:
     grid_noise : float
         Relative accuracy trusted of one value of a conic grid program: the
         solver allowance of the grid error estimates
-        (:mod:`mechopt.problems.fisher_extrapolate`). Measured against the exact
+        (:mod:`mechopt.problems.fisher.extrapolate`). Measured against the exact
         grid optima: within 2e-8 on the plain interval (up to 2000 points), 1.6e-6
         with the potential ξw² (400 points), where Clarabel's feasibility
         tolerance, not its 1e-8 gap, limits the recovered density.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .optional import require
+from mechopt.runtime.optional import require
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy

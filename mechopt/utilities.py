@@ -26,9 +26,9 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import rel_entr
 
-from ._matrix import sum_column_blocks
-from .errors import ProblemError
-from .info import mutual_information
+from mechopt.model._matrix import sum_column_blocks
+from mechopt.errors import ProblemError
+from mechopt.model.info import mutual_information
 
 __all__ = ["Utility", "SumMSE", "HistogramMSE", "MutualInfo", "MAE", "FrequencyVariance",
            "make_utility", "UTILITIES", "DESIGNED_BY"]
@@ -64,7 +64,7 @@ class Utility(ABC):
 
         A linear utility under a notion with convex constraints is a convex
         program (an LP under LDP, graph-LDP and LIP): the ``conic`` solver
-        designs it with a proof (:func:`mechopt.linear_design.linear_conic_form`).
+        designs it with a proof (:func:`mechopt.programs.linear.linear_conic_form`).
         """
         return None
 
@@ -176,7 +176,7 @@ class HistogramMSE(Utility):
         return 1.0
 
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
-        # a block of columns at a time (mechopt._matrix.column_block): no d × n temporaries next to Q
+        # a block of columns at a time (mechopt.model._matrix.column_block): no d × n temporaries next to Q
         P = np.asarray(prior, float)[:, None]
 
         def block(B: np.ndarray) -> float:
@@ -289,7 +289,7 @@ class FrequencyVariance(Utility):
     average to the constant channel. Designs are therefore local: the ``sqp``
     solver (status ``locally_optimal``, no certificate) on channels with d
     outputs, started from the shrunk identity (k-RR under LDP at a uniform
-    prior) and from random private channels (:mod:`mechopt.freq_design`).
+    prior) and from random private channels (:mod:`mechopt.programs.frequency`).
 
     Examples
     --------

@@ -5,4 +5,4 @@
   paper), ``gauss`` (Gaussian privacy-utility paper).
 """
 
-from . import design  # noqa: E402,F401  (the generic problem is always available)
+from mechopt.problems import design  # noqa: E402,F401  (the generic problem is always available)

@@ -22,15 +22,15 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.notions import PrivacyNotion, make_notion
-from mechopt.priors import parse_prior, validate_prior
-from mechopt.problem import ChannelProblem
-from mechopt.result import Result
+from mechopt.model.priors import parse_prior, validate_prior
+from mechopt.model.problem import ChannelProblem
+from mechopt.results.result import Result
 from mechopt.utilities import FrequencyVariance, Utility, make_utility
 
 __all__ = ["ChannelDesign", "PROBLEMS"]
 
 # Paper modules that contribute closed forms for generic designs (CLOSED_FORMS lists).
-_CLOSED_FORM_MODULES = ("mechopt.problems.lip", "mechopt.problems.kss")
+_CLOSED_FORM_MODULES = ("mechopt.problems.lip.problems", "mechopt.problems.kss.problems")
 
 
 @dataclass(frozen=True, eq=False)

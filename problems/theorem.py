@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from mechopt.errors import ProblemError
-from mechopt.result import Result, Status
+from mechopt.results.result import Result, Status
 
 __all__ = ["theorem_result"]
 
@@ -53,7 +53,7 @@ def theorem_result(*, claim: str, proven: bool, why: str = "", private: bool = T
         Whether the mechanism passes its audit (privacy and channel); False
         makes the result ``infeasible_point``, proven region or not.
     **fields
-        The other :class:`~mechopt.result.Result` fields; ``message`` names
+        The other :class:`~mechopt.results.result.Result` fields; ``message`` names
         the theorem, ``solver`` defaults to ``"closed-form"``.
 
     Returns

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from .sqp import MAX_VARIABLES
+from mechopt.solvers.sqp import MAX_VARIABLES
 
 __all__ = ["or_local", "sqp_takes"]
 

@@ -34,7 +34,7 @@ infeasible and ``restore=False``. ``anneal`` is a heuristic: ``feasible``
 Examples
 --------
 >>> import mechopt
->>> from mechopt.problems.gauss import GaussProblem
+>>> from mechopt.problems.gauss.problem import GaussProblem
 >>> p = GaussProblem.from_params(dataset="1", delta="0.3")
 >>> r = mechopt.solve(p, solver="anneal", seed=1, n_iter=500)
 >>> r.status.value, r.violation == 0.0, r.certificate is None
@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError
-from mechopt.result import Result, Status
-from mechopt.solver import Solver
+from mechopt.results.result import Result, Status
+from mechopt.model.solver import Solver
 
 __all__ = ["GDPenaltySolver", "AnnealSolver", "SOLVERS"]
 

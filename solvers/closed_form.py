@@ -11,7 +11,7 @@ there (:func:`mechopt.problems.theorem.theorem_result`).
 Examples
 --------
 >>> import mechopt
->>> from mechopt.problems.lip import LIPBinary
+>>> from mechopt.problems.lip.problems import LIPBinary
 >>> r = mechopt.solve(LIPBinary(p1=0.4, eps=1.0), solver="closed-form")
 >>> r.status.value, r.proof, r.extras["claim"]
 ('optimal', 'theorem', 'lip.thm2')
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mechopt.result import Result
-from mechopt.solver import Solver
+from mechopt.results.result import Result
+from mechopt.model.solver import Solver
 
 __all__ = ["ClosedFormSolver", "SOLVERS"]
 

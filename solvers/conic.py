@@ -3,8 +3,8 @@
 Examples
 --------
 >>> import cvxpy as cp, numpy as np
->>> from mechopt.forms import ConicForm
->>> from mechopt.problem import Problem
+>>> from mechopt.model.forms import ConicForm
+>>> from mechopt.model.problem import Problem
 >>> class Tiny(Problem):
 ...     def conic_form(self):
 ...         x = cp.Variable(2)
@@ -30,8 +30,8 @@ from functools import cache
 from typing import Any
 
 from mechopt.errors import ParamError, SolverError
-from mechopt.result import Certificate, Result, Status
-from mechopt.solver import Solver
+from mechopt.results.result import Certificate, Result, Status
+from mechopt.model.solver import Solver
 
 __all__ = ["ConicSolver", "SOLVERS", "CVXPY_STATUS"]
 

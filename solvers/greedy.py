@@ -1,6 +1,6 @@
 """``greedy``: the incremental noise-addition heuristic of Sharma & Amariucai, Section IV.
 
-Reads ``problem.greedy_form()`` (:class:`mechopt.problems.gauss_forms.GreedyForm`).
+Reads ``problem.greedy_form()`` (:class:`mechopt.problems.gauss.forms.GreedyForm`).
 Starting from Y = X (all noise variances 0) with step Δθ = ``dtheta0``:
 
 2. *Evaluation.* For every feature i, with Y_i + Δθ the release with Δθ more
@@ -35,7 +35,7 @@ limit stops it; the result can be far from the optimum (see
 Examples
 --------
 >>> import mechopt
->>> from mechopt.problems.gauss import GaussProblem
+>>> from mechopt.problems.gauss.problem import GaussProblem
 >>> r = mechopt.solve(GaussProblem.from_params(dataset="1", delta="0.3"), solver="greedy")
 >>> r.status.value, r.violation == 0.0, r.certificate is None
 ('feasible', True, True)
@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError
-from mechopt.result import Result, Status
-from mechopt.solver import Solver
+from mechopt.results.result import Result, Status
+from mechopt.model.solver import Solver
 
 __all__ = ["GreedySolver", "greedy_path", "SOLVERS"]
 
@@ -85,7 +85,7 @@ def greedy_path(form: Any, dtheta0: float, eps: float, eps0: float, step5: str =
 
     Examples
     --------
-    >>> from mechopt.problems.gauss import GaussProblem
+    >>> from mechopt.problems.gauss.problem import GaussProblem
     >>> f = GaussProblem.from_params(dataset="1", delta="0.3").greedy_form()
     >>> out = greedy_path(f, dtheta0=1.0, eps=1e-6, eps0=1e-6)
     >>> out["stop"] in ("saturation", "dtheta<eps"), bool(f.feasible(out["v"]))

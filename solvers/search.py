@@ -18,14 +18,14 @@ processing. Hence on a cell [a, b]:
 The minimum of P(a) over the unpruned cells is a proven lower bound on the
 optimum; the best grid vertex satisfying both constraints exactly is the
 returned (feasible) point. Cells whose bound is within ``gap_tol`` of the
-incumbent (in the certificate's gap, :meth:`mechopt.result.Result.gap_of`) are closed; the others are split in 2ⁿ until the gap closes or
+incumbent (in the certificate's gap, :meth:`mechopt.results.result.Result.gap_of`) are closed; the others are split in 2ⁿ until the gap closes or
 ``max_evals`` is spent. The result carries ``Certificate(bound, gap)`` and
 states its grid (initial cells per axis, finest cell width) in ``extras``.
 
 Examples
 --------
 >>> import mechopt
->>> from mechopt.problems.gauss import GaussProblem
+>>> from mechopt.problems.gauss.problem import GaussProblem
 >>> r = mechopt.solve(GaussProblem.from_params(dataset="1", delta="0.3"), solver="search")
 >>> r.status.value, r.proof, r.certificate.gap <= 1e-7, r.extras["grid"]
 ('optimal', 'certificate', True, 16)
@@ -41,8 +41,8 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
-from mechopt.result import Certificate, Result, Status
-from mechopt.solver import Solver
+from mechopt.results.result import Certificate, Result, Status
+from mechopt.model.solver import Solver
 
 __all__ = ["SearchSolver", "SOLVERS"]
 

@@ -1,6 +1,6 @@
 """``spectral``: the Fisher-minimising density as the ground state of a Schrödinger operator.
 
-For a problem exposing ``spectral_form()`` (a :class:`mechopt.forms.SpectralForm`),
+For a problem exposing ``spectral_form()`` (a :class:`mechopt.model.forms.SpectralForm`),
 each axis (a, b) with potential V solves the Dirichlet eigenproblem
 
     −4 q'' + V(w) q = λ q  on (a, b),  q(a) = q(b) = 0,        p* = q² / ∫q²,
@@ -38,7 +38,7 @@ Richardson error estimate stated in the message and ``extras``.
 Examples
 --------
 >>> import mechopt, numpy as np
->>> from mechopt.problems.fisher import problem_from_params
+>>> from mechopt.problems.fisher.problems import problem_from_params
 >>> r = mechopt.solve(problem_from_params(a="-1", b="1"), solver="spectral")
 >>> r.status.value, r.proof, bool(abs(r.value - np.pi ** 2) < 1e-8), r.extras["grid_points"]
 ('optimal', 'eigenproblem', True, 8191)
@@ -54,9 +54,9 @@ from scipy.optimize import brentq
 
 from mechopt import settings
 from mechopt.errors import ParamError
-from mechopt.forms import SpectralAxis, SpectralForm
-from mechopt.result import Result, Status
-from mechopt.solver import Solver
+from mechopt.model.forms import SpectralAxis, SpectralForm
+from mechopt.results.result import Result, Status
+from mechopt.model.solver import Solver
 
 __all__ = ["SpectralSolver", "SOLVERS", "ground_state", "richardson", "axis_solve"]
 
@@ -224,7 +224,7 @@ class SpectralSolver(Solver):
     Options: ``n`` (interior points of the finest grid, rounded up so the
     nested grids halve h exactly) and ``levels`` (number of nested grids).
 
-    >>> from mechopt.problems.fisher import FisherBox
+    >>> from mechopt.problems.fisher.problems import FisherBox
     >>> r = SpectralSolver().solve(FisherBox.from_params(lower="0,0", upper="1,1"), n=1023)
     >>> bool(abs(r.value - 8 * np.pi ** 2) < 1e-8)
     True
@@ -260,7 +260,7 @@ class SpectralSolver(Solver):
         else:
             outs = _per_axis(form.axes, lambda ax: axis_solve(ax, n, levels))
             total = sum(o["value"] for o in outs)
-        from mechopt.problems.fisher_grid import GridDensity   # the density container (model data)
+        from mechopt.problems.fisher.grid import GridDensity   # the density container (model data)
 
         # the ground state samples stand for the smooth optimum: audited with GridDensity(smooth=True)
         dens = [GridDensity(ax.lower, ax.upper, o["density"], smooth=levels > 1) for ax, o in zip(form.axes, outs)]

@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError, TooLargeError
-from mechopt.nlp import MAX_DENSE_BYTES, dense_jacobian_bytes
-from mechopt.result import Result, Status
-from mechopt.solver import Solver
+from mechopt.programs.nlp import MAX_DENSE_BYTES, dense_jacobian_bytes
+from mechopt.results.result import Result, Status
+from mechopt.model.solver import Solver
 
-from ._sqp_run import run_multistart
+from mechopt.solvers._sqp_run import run_multistart
 
 __all__ = ["SQPSolver", "SOLVERS", "MAX_VARIABLES"]
 

@@ -24,7 +24,7 @@ MODULES = _modules()
 
 
 def test_every_module_is_collected() -> None:
-    assert {"mechopt.channel", "mechopt.solvers.sqp", "mechopt.problems.design"} <= set(MODULES)
+    assert {"mechopt.model.channel", "mechopt.solvers.sqp", "mechopt.problems.design"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -7,7 +7,7 @@ counts, wherever it is written: at module level, inside a function or class body
 or under ``if TYPE_CHECKING:`` -- a deferred import still is a dependency. An edge
 ``a -> b`` means module ``a`` imports module ``b``; ``from pkg import name`` points
 at the submodule ``pkg.name`` when that is a module, else at ``pkg`` itself. Parent
-packages are not implied (importing ``mechopt.result`` runs ``mechopt/__init__``,
+packages are not implied (importing ``mechopt.results.result`` runs ``mechopt/__init__``,
 but that is Python's loading order, not a dependency one writes).
 """
 from __future__ import annotations
@@ -72,8 +72,8 @@ def import_graph() -> nx.DiGraph:
 def test_graph_sees_the_package() -> None:
     graph = import_graph()
     # The walk reaches all three folders and both kinds of import.
-    assert {"mechopt.result", "mechopt.solvers.exact", "mechopt.problems.lip", "mechopt.cli"} <= set(graph)
-    assert graph.has_edge("mechopt.solvers.exact", "mechopt.result")
+    assert {"mechopt.results.result", "mechopt.solvers.exact.solver", "mechopt.problems.lip.problems", "mechopt.cli"} <= set(graph)
+    assert graph.has_edge("mechopt.solvers.exact.solver", "mechopt.results.result")
     assert graph.number_of_edges() > 300
 
 

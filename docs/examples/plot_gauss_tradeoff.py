@@ -27,8 +27,8 @@ import numpy as np
 
 import mechopt
 from mechopt.figures.legend import solver_guarantee
-from mechopt.problems.gauss import GaussProblem
-from mechopt.status_words import series_label
+from mechopt.problems.gauss.problem import GaussProblem
+from mechopt.results.words import series_label
 
 deltas = [0.2, 0.35, 0.5, 0.65, 0.8]
 solvers = ["search", "greedy", "sqp"]
@@ -58,7 +58,7 @@ for s in ("greedy", "sqp"):
 
 # %%
 # The tradeoff curve. Each legend entry is built from the statuses and proofs of its points
-# (:func:`mechopt.status_words.series_label`), so nothing unproven is called optimal.
+# (:func:`mechopt.results.words.series_label`), so nothing unproven is called optimal.
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
 styles = {"search": dict(marker="o", lw=2), "greedy": dict(marker="s", ls="--"), "sqp": dict(marker="^", ls=":")}
 for s in solvers:

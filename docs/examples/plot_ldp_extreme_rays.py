@@ -26,7 +26,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 import mechopt
-from mechopt.info import mutual_information
+from mechopt.model.info import mutual_information
 from mechopt.problems.design import ChannelDesign
 from mechopt.utilities import MutualInfo
 

@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from mechopt.cli._common import (CLIError, _Parser, check_out_dir, check_out_file, emit_json, fmt,  # noqa: F401  (re-exported)
                                  positive_float, positive_int, table)
 from mechopt.errors import MechoptError
-from mechopt.result import vocabulary
+from mechopt.results.result import vocabulary
 
 __all__ = ["main", "build_parser", "emit_json", "fmt", "CLIError", "check_out_file", "check_out_dir"]
 

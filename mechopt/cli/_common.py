@@ -15,8 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mechopt._json import dumps
-from mechopt.result import jsonable
+from mechopt.results._json import dumps
+from mechopt.results.result import jsonable
 
 __all__ = ["CLIError", "emit_json", "fmt", "table", "terminal_width", "positive_float", "positive_int",
            "check_out_file", "check_out_dir"]
@@ -69,7 +69,7 @@ def emit_json(doc: Any) -> None:
 
 
 def _fallback(obj: Any) -> Any:
-    """JSON for what :func:`~mechopt.result.jsonable` leaves alone (paths, sets, objects)."""
+    """JSON for what :func:`~mechopt.results.result.jsonable` leaves alone (paths, sets, objects)."""
     if isinstance(obj, (set, frozenset)):
         return jsonable(sorted(obj, key=str))
     return str(obj)

@@ -1,7 +1,7 @@
 """``mechopt audit MECHANISM [--prior P] [--eps E [--notion N]] [--report FILE]``.
 
 Prints the smallest ε a mechanism satisfies under LDP, LIP and MIP. The
-mechanism is read by :func:`mechopt.mechfile.read_mechanism`: a ``.npy`` array,
+mechanism is read by :func:`mechopt.io.mechfile.read_mechanism`: a ``.npy`` array,
 a ``.csv`` matrix, a bare JSON matrix, or a JSON object with ``"Q"`` (or
 ``{"mechanism": {"Q": ...}}``); rows must be probability vectors, as many as
 the prior has symbols. ``--json`` prints ``{"notions": {"ldp": {"eps": ...},
@@ -12,7 +12,7 @@ With ``--eps E`` the command is a pass/fail check for CI pipelines: exit 0
 when the mechanism satisfies ε = E under every ``--notion`` (default ``ldp``)
 within the privacy tolerance, exit 1 when it does not (one line says which
 notion failed and by how much), exit 2 on bad input. ``--report FILE`` writes
-the privacy report of :mod:`mechopt.report` as ``.json``, ``.html`` (one
+the privacy report of :mod:`mechopt.results.report` as ``.json``, ``.html`` (one
 self-contained page) or ``.png``.
 
 Examples
@@ -81,14 +81,14 @@ def _verdict_line(check: dict[str, Any]) -> str:
 def run_audit(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_file, emit_json, table
     from mechopt.errors import ProblemError
-    from mechopt.mechfile import audit, read_mechanism
+    from mechopt.io.mechfile import audit, read_mechanism
     from mechopt.notions import check_eps
 
     target = None if args.eps is None else check_eps(args.eps, allow_zero=True)
     if args.notion and target is None:
         raise ProblemError("--notion chooses what --eps checks: give --eps E too")
     if args.report is not None:
-        from mechopt.report_files import REPORT_SUFFIXES
+        from mechopt.results.report_files import REPORT_SUFFIXES
 
         check_out_file(args.report, "--report")
         if not args.report.lower().endswith(REPORT_SUFFIXES):
@@ -101,8 +101,8 @@ def run_audit(args: argparse.Namespace) -> int:
     report = audit(doc["Q"], prior)
     check = None if target is None else check_eps_levels(report["notions"], target, wanted)
     if args.report is not None:
-        from mechopt.report import privacy_report
-        from mechopt.report_files import write_report
+        from mechopt.results.report import privacy_report
+        from mechopt.results.report_files import write_report
 
         write_report(privacy_report(doc["Q"], prior), args.report, Q=doc["Q"], title=f"privacy report: {args.mechanism}")
     if args.json:

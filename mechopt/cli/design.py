@@ -41,7 +41,7 @@ from typing import Any
 from mechopt.cli.graph_file import read_graph
 from mechopt.cli.graph_file import resolve_graph as _resolve_graph
 from mechopt.errors import ParamError, ProblemError
-from mechopt.result import Status, vocabulary
+from mechopt.results.result import Status, vocabulary
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
@@ -152,7 +152,7 @@ def build_problem(args: argparse.Namespace, notes: list[str] | None = None
     options = parse_options(args.opt)
     solver, tl = args.solver, args.time_limit
     if args.spec:
-        from mechopt.catalog import CatalogError, is_seconds, read_toml, resolve_spec
+        from mechopt.io.catalog import CatalogError, is_seconds, read_toml, resolve_spec
 
         spec_path = resolve_spec(args.spec)
         spec = read_toml(spec_path)
@@ -243,12 +243,12 @@ def _check_not_input(args: argparse.Namespace) -> None:
     """Refuse an ``--out`` that is one of the run's inputs (prior, graph, spec or a file the spec names)."""
     if not args.out:
         return
-    from mechopt.files import check_distinct, files_named
+    from mechopt.io.files import check_distinct, files_named
 
     inputs: dict[str, Any] = {"--prior file": args.prior, "--graph file": args.graph,
                               "--set file": files_named(parse_assignments(args.assign).values())}
     if args.spec:
-        from mechopt.catalog import read_toml, resolve_spec
+        from mechopt.io.catalog import read_toml, resolve_spec
 
         spec_path = resolve_spec(args.spec)
         inputs["--spec file"] = spec_path

@@ -6,7 +6,7 @@ object (``{"Q", "inputs", "outputs", "prior"}``) is the same in both.
 
 Examples
 --------
->>> from mechopt.result import Result
+>>> from mechopt.results.result import Result
 >>> r = Result(status="feasible", value=0.25, sense="min", objective="mse", unit="squared units of the values")
 >>> print(describe(None, r).splitlines()[3])
 value        0.25 squared units of the values  (mse, minimised)
@@ -22,13 +22,13 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError, ProblemError
-from mechopt.result import Result
+from mechopt.results.result import Result
 
 __all__ = ["describe", "design_document", "write_out", "write_plot", "show_warnings"]
 
 
 def _channel(res: Result) -> np.ndarray | None:
-    from mechopt.result import _channel_matrix
+    from mechopt.results.result import _channel_matrix
 
     return _channel_matrix(res.mechanism)
 
@@ -54,7 +54,7 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
     >>> sorted(doc["mechanism"]), doc["unit"]
     (['Q', 'inputs', 'outputs', 'prior'], 'nats')
     """
-    from mechopt.result import mechanism_dict
+    from mechopt.results.result import mechanism_dict
 
     doc = res.replace(mechanism=None).to_dict()           # the mechanism is converted once, below
     Q = _channel(res)
@@ -69,8 +69,8 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
 
 def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
     """Write the design document ``doc`` to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
-    from mechopt._json import dumps
-    from mechopt.mechfile import atomic_write_bytes, atomic_write_text
+    from mechopt.results._json import dumps
+    from mechopt.io.mechfile import atomic_write_bytes, atomic_write_text
 
     if not res.status.has_solution:
         raise ProblemError(f"no mechanism to write to {path!r}: status {res.status.value} ({res.message})")
@@ -97,7 +97,7 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
 
 def write_plot(path: str, problem: Any, res: Result) -> None:
     from mechopt.errors import NoChannelError
-    from mechopt.mechfile import atomic_savefig
+    from mechopt.io.mechfile import atomic_savefig
     from mechopt.plot import plot_channel
 
     try:
@@ -155,7 +155,7 @@ def matrix_lines(Q: np.ndarray) -> list[str]:
 
 def describe(problem: Any, res: Result) -> str:
     """The human-readable design report; its status line says what backs the status
-    (:func:`mechopt.status_words.status_line`): ``optimal (proof: certificate, gap 2e-16)``,
+    (:func:`mechopt.results.words.status_line`): ``optimal (proof: certificate, gap 2e-16)``,
     ``locally_optimal: best local optimum of 20 sqp starts, no certificate``, ...
 
     Examples
@@ -166,7 +166,7 @@ def describe(problem: Any, res: Result) -> str:
     status       locally_optimal: best local optimum of 2 sqp starts, no certificate
     """
     from mechopt.cli._common import fmt
-    from mechopt.status_words import status_line
+    from mechopt.results.words import status_line
 
     cert = res.certificate
     lines = [f"problem      {getattr(problem, 'id', type(problem).__name__)}",
@@ -187,7 +187,7 @@ def describe(problem: Any, res: Result) -> str:
         lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
         lines += matrix_lines(Q)
     elif res.mechanism is not None:
-        from mechopt.result import jsonable
+        from mechopt.results.result import jsonable
 
         import textwrap
 

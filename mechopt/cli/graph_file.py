@@ -2,7 +2,7 @@
 
 A policy graph file is an edge list (``u v`` or ``u v weight`` per line, ``#`` comments), GraphML
 (``.graphml``), GML (``.gml``) or networkx node-link JSON (``.json``); nodes are the input indices
-``0..d-1``. The file is read through :func:`mechopt.files.read_input_text` (regular files only, size
+``0..d-1``. The file is read through :func:`mechopt.io.files.read_input_text` (regular files only, size
 checked first) and its content is never echoed in an error.
 
 Examples
@@ -45,7 +45,7 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
         raise ProblemError(f"graph file {str(p)!r} does not exist")
     if p.is_dir():
         raise ProblemError(f"graph file {str(p)!r} is a directory: give an edge list, .graphml, .gml or .json file")
-    from mechopt.files import read_input_text
+    from mechopt.io.files import read_input_text
 
     text = read_input_text(p, "graph file", MAX_GRAPH_BYTES)
     try:
@@ -99,7 +99,7 @@ def _read_edgelist(text: str) -> Any:
 
 
 def _prior_size(prior: Any) -> int | None:
-    from mechopt.priors import parse_prior
+    from mechopt.model.priors import parse_prior
 
     try:
         return int(parse_prior(prior).size) if isinstance(prior, str) else int(np.asarray(prior).size)
@@ -111,7 +111,7 @@ def resolve_graph(params: dict[str, Any], base: Path | None = None) -> dict[str,
     """``params`` with its ``graph`` (an edge list, or a file name relative to ``base``) read as a networkx graph."""
     g = params.get("graph")
     if isinstance(g, list):
-        from mechopt.catalog import graph_from_edges
+        from mechopt.io.catalog import graph_from_edges
 
         G = graph_from_edges(g)
         n = _prior_size(params.get("prior"))

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mechopt.result import jsonable
+from mechopt.results.result import jsonable
 
 __all__ = ["register", "run_claims", "CLAIM_FIELDS"]
 
@@ -98,7 +98,7 @@ def register(sub: Any) -> None:
 
 # -- compare -------------------------------------------------------------------------
 def run_compare(args: argparse.Namespace) -> int:
-    from mechopt.catalog import load_catalog
+    from mechopt.io.catalog import load_catalog
     from mechopt.cli._common import emit_json, fmt, table
     from mechopt.jobs.compare import DEFAULT_TIME_LIMIT, ROW_FIELDS, can_isolate, compare, plot_compare
     from mechopt.jobs.flags import summary_lines
@@ -108,7 +108,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
     check_out_dir(args.plot, "--plot")
     if args.plot:
-        from mechopt.optional import require_matplotlib
+        from mechopt.runtime.optional import require_matplotlib
 
         require_matplotlib()          # before the solves, not after them
     instances = None
@@ -116,7 +116,7 @@ def run_compare(args: argparse.Namespace) -> int:
         known = problem_ids()
         instances = [i for path in args.catalog for i in load_catalog(path, known=known)]
     if args.list:
-        from mechopt.catalog import builtin_catalog
+        from mechopt.io.catalog import builtin_catalog
 
         insts = instances if instances is not None else builtin_catalog(args.problem)
         items = [{"problem": i.problem, "instance": i.name, "params": i.params, "source": i.source} for i in insts
@@ -175,7 +175,7 @@ def run_compare(args: argparse.Namespace) -> int:
 # -- verify ----------------------------------------------------------------------------
 def run_claims(claims: Sequence[Any], progress: bool | None = False) -> list[dict[str, Any]]:
     """Run claims, turning a crashed check into a ``fails`` report with ``error`` set."""
-    from mechopt.progress import Progress
+    from mechopt.runtime.progress import Progress
 
     out = []
     with Progress(len(claims), "verify", enabled=progress) as bar:

@@ -1,6 +1,6 @@
 """``mechopt sweep`` and ``mechopt bench``.
 
-``sweep SPEC.toml`` runs a grid × solvers (see :mod:`mechopt.jobs.sweep` for the
+``sweep SPEC.toml`` runs a grid × solvers (see :mod:`mechopt.jobs.sweep.run` for the
 spec), writing one JSON line per finished point to ``--out``; ``--resume``
 continues a killed run. The table shows each point's ``status`` and ``proof``; the
 summary counts the statuses (``optimal`` split by proof, ``locally_optimal``,
@@ -63,8 +63,8 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     from mechopt.cli._common import emit_json, fmt, table
     from mechopt.errors import ParamError
-    from mechopt.status_words import status_counts
-    from mechopt.jobs.sweep import load_spec, plot_sweep, sweep
+    from mechopt.results.words import status_counts
+    from mechopt.jobs.sweep.run import load_spec, plot_sweep, sweep
 
     if args.resume and not args.out:
         raise ParamError("--resume needs --out FILE.jsonl (the file to continue)")
@@ -74,8 +74,8 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
-    from mechopt.catalog import read_toml, resolve_spec
-    from mechopt.files import check_distinct, files_named
+    from mechopt.io.catalog import read_toml, resolve_spec
+    from mechopt.io.files import check_distinct, files_named
 
     spec_path = resolve_spec(args.spec)
     check_distinct({"--out": args.out, "--plot": args.plot},
@@ -83,14 +83,14 @@ def run_sweep(args: argparse.Namespace) -> int:
                     "file named in the spec": files_named([read_toml(spec_path).get(k, {}) for k in ("fixed", "grid")], spec_path.parent)})
     check_plot_format(args.plot)             # before the run, not after it
     if args.plot:
-        from mechopt.optional import require_matplotlib
+        from mechopt.runtime.optional import require_matplotlib
 
         require_matplotlib()          # before the sweep, not after it
     spec = load_spec(args.spec)
     notes: list[str] = []
     if args.solver:
         from mechopt.registry import get_solver, solver_names
-        from mechopt.jobs.sweep_spec import with_solvers
+        from mechopt.jobs.sweep.spec import with_solvers
 
         for name in args.solver:
             if name not in solver_names():
@@ -124,7 +124,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 def run_bench_cmd(args: argparse.Namespace) -> int:
     from mechopt.jobs.bench import find_bench_dir, run_bench, to_markdown
     from mechopt.cli._common import emit_json, table
-    from mechopt.mechfile import atomic_write_text
+    from mechopt.io.mechfile import atomic_write_text
 
     from mechopt.cli._common import check_out_file
 

@@ -42,7 +42,7 @@ def write_data(out_dir: Path, fid: str, data: dict[str, Any], rows: list[dict[st
     import csv
     import json
 
-    from mechopt.result import jsonable
+    from mechopt.results.result import jsonable
 
     out_dir.mkdir(parents=True, exist_ok=True)
     jpath = out_dir / f"{fid}.json"

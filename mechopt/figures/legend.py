@@ -4,7 +4,7 @@ Every reproduced figure says in its legend (not only in the JSON notes) which
 curves are certified optima, which are closed forms, and where a closed-form
 mechanism is not private at that ε; Monte-Carlo dots of a non-private
 mechanism are marked as such. The words are those of
-:mod:`mechopt.status_words`. The styles:
+:mod:`mechopt.results.words`. The styles:
 
 ==============================================  ==========================================
 curve                                           drawn as
@@ -31,8 +31,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..status_words import (CERTIFIED, CLOSED_FORM, LIMITS, MC, MC_NOT_PRIVATE, NOT_PRIVATE, POINT_LIMIT,
-                            POINT_NOT_PRIVATE)
+from mechopt.results.words import (CERTIFIED, CLOSED_FORM, LIMITS, MC, MC_NOT_PRIVATE, NOT_PRIVATE, POINT_LIMIT, POINT_NOT_PRIVATE)
 
 __all__ = ["closed_curve", "certified_curve", "printed_curve", "mc_points", "mc_legend", "legend_texts",
            "closed_label", "mark_points", "solver_guarantee"]
@@ -128,7 +127,7 @@ def solver_guarantee(name: str) -> str | None:
     >>> solver_guarantee("greedy"), solver_guarantee("sqp"), solver_guarantee("no-such-solver")
     ('heuristic', 'local', None)
     """
-    from ..registry import get_solver
+    from mechopt.registry import get_solver
 
     try:
         return get_solver(name).guarantee

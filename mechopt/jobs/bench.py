@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from mechopt.errors import ParamError
-from mechopt.progress import Progress
+from mechopt.runtime.progress import Progress
 
 __all__ = ["find_bench_dir", "discover", "load_cases", "run_bench", "normalise_row", "to_markdown",
            "machine_info", "ROW_KEYS", "median_time", "timed"]

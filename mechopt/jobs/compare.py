@@ -1,6 +1,6 @@
 """``mechopt compare``: every catalog instance through every applicable solver.
 
-For each instance of the built-in catalog (:mod:`mechopt.catalog`) and each
+For each instance of the built-in catalog (:mod:`mechopt.io.catalog`) and each
 installed solver that ``can_solve`` it (the closed form included, as the
 ``closed-form`` pseudo-solver), :func:`compare` solves and audits
 (:func:`mechopt.solve`) and returns one row; a solver that raises gives a row
@@ -14,14 +14,14 @@ Rows are deterministic: there is no wall-clock limit by default
 (:data:`DEFAULT_TIME_LIMIT` is None); every solver stops on its own
 iteration, evaluation or start cap (a cap that is hit is the status
 ``iteration_limit``), and solves run with single-threaded BLAS
-(:mod:`mechopt.threads`), so ``jobs=1``, ``jobs=N`` and a loaded machine give
+(:mod:`mechopt.runtime.threads`), so ``jobs=1``, ``jobs=N`` and a loaded machine give
 the same values and statuses. A ``time_limit`` (seconds) is for users who
 want one; a row that hits it has the status ``time_limit`` and its value
 depends on the machine's speed.
 
 Examples
 --------
->>> from mechopt.catalog import parse_catalog
+>>> from mechopt.io.catalog import parse_catalog
 >>> from mechopt.jobs.compare import compare
 >>> inst = parse_catalog('''[[instance]]
 ... problem = "design"
@@ -42,10 +42,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mechopt.catalog import Instance, builtin_catalog
+from mechopt.io.catalog import Instance, builtin_catalog
 from mechopt.jobs.flags import CLOSED_FORM, flag_rows, reference_row
 from mechopt.errors import ParamError
-from mechopt.progress import Progress
+from mechopt.runtime.progress import Progress
 
 __all__ = ["compare", "flag_rows", "plot_compare", "hard_deadline", "can_isolate", "ROW_FIELDS",
            "DEFAULT_TIME_LIMIT"]
@@ -324,7 +324,7 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path | None = No
     dict
         ``{problem id: Figure}``.
     """
-    from mechopt.optional import require
+    from mechopt.runtime.optional import require
 
     Figure = require("matplotlib.figure", "plot", "plots").Figure
     pids = list(dict.fromkeys(r["problem"] for r in rows))
@@ -396,7 +396,7 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path | None = No
         if ax is None:
             fig.tight_layout()
         if out is not None:
-            from mechopt.mechfile import atomic_savefig
+            from mechopt.io.mechfile import atomic_savefig
 
             atomic_savefig(fig, out / f"compare_{pid}.png", dpi=110)
         figs[pid] = fig

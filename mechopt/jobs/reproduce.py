@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from mechopt.errors import ParamError
-from mechopt.progress import Progress
+from mechopt.runtime.progress import Progress
 
 __all__ = ["reproduce", "list_figures", "STAGING_PREFIX"]
 
@@ -79,7 +79,7 @@ def reproduce(ids: Sequence[str], out_dir: str | Path, *, quick: bool = False,
     if unknown:
         raise ParamError(f"unknown figure id(s) {unknown}; known: {', '.join(sorted(table)) or 'none registered'}")
     if figures is None:               # every registered figure draws a PNG
-        from mechopt.optional import require_matplotlib
+        from mechopt.runtime.optional import require_matplotlib
 
         require_matplotlib()
     out = Path(out_dir)

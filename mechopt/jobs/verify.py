@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mechopt.result import jsonable
+from mechopt.results.result import jsonable
 
 __all__ = ["Claim", "ClaimReport", "Verdict", "VERDICTS", "KINDS", "REGION_KINDS", "corrected",
            "not_checkable", "render_rst", "verify"]

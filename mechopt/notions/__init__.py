@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ProblemError
-from .base import Audit, PrivacyNotion, check_eps
-from .info import CIP, LIP, MIP, PosteriorStatNotion
-from .ldp import LDP, GraphLDP
+from mechopt.errors import ProblemError
+from mechopt.notions.base import Audit, PrivacyNotion, check_eps
+from mechopt.notions.info import CIP, LIP, MIP, PosteriorStatNotion
+from mechopt.notions.ldp import LDP, GraphLDP
 
 __all__ = ["Audit", "PrivacyNotion", "LDP", "GraphLDP", "LIP", "CIP", "MIP",
            "PosteriorStatNotion", "make_notion", "NOTIONS", "audit_all", "check_eps"]

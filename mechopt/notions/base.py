@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import settings
-from ..channel import validate_channel
-from ..errors import ProblemError
-from ..priors import validate_prior
+from mechopt import settings
+from mechopt.model.channel import validate_channel
+from mechopt.errors import ProblemError
+from mechopt.model.priors import validate_prior
 
 __all__ = ["Audit", "PrivacyNotion", "check_eps", "log_ratio_max", "MAX_EPS"]
 

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ProblemError
-from ..priors import binomial_prior, poisson_binomial, validate_prior
-from .base import PrivacyNotion
+from mechopt.errors import ProblemError
+from mechopt.model.priors import binomial_prior, poisson_binomial, validate_prior
+from mechopt.notions.base import PrivacyNotion
 
 __all__ = ["PosteriorStatNotion", "LIP", "CIP", "MIP"]
 
@@ -218,7 +218,7 @@ class MIP(PrivacyNotion):
     linear = False
 
     def epsilon(self, Q: np.ndarray, prior: np.ndarray | None) -> float:
-        from ..info import mutual_information
+        from mechopt.model.info import mutual_information
 
         return max(0.0, mutual_information(prior, Q))
 

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ProblemError
-from .base import PrivacyNotion
+from mechopt.errors import ProblemError
+from mechopt.notions.base import PrivacyNotion
 
 if TYPE_CHECKING:   # networkx is imported by the policy-graph code only (cold start of the CLI)
     import networkx as nx

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from mechopt import registry
-from mechopt.claims.fisher import _BASE_CLAIMS as CLAIMS   # the section-by-section claims: test_verdicts.py
+from mechopt.claims.fisher.theorems import _BASE_CLAIMS as CLAIMS   # the section-by-section claims: test_verdicts.py
 
 EXPECTED_FAIL = {"fisher.cor4"}
 

@@ -6,8 +6,8 @@ import json
 import pytest
 
 from mechopt import registry
-from mechopt.claims.gauss import CLAIMS
-from mechopt.figures.gauss import FIGURES
+from mechopt.claims.gauss.theorems import CLAIMS
+from mechopt.figures.gauss.figures import FIGURES
 
 BY_ID = {c.id: c for c in CLAIMS}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from mechopt import registry
-from mechopt.claims.kss import _BASE_CLAIMS as CLAIMS   # the section-by-section claims: test_verdicts.py
+from mechopt.claims.kss.theorems import _BASE_CLAIMS as CLAIMS   # the section-by-section claims: test_verdicts.py
 
 EXPECTED = {c.id: "holds" for c in CLAIMS}
 EXPECTED["kss.open_prior"] = "fails"   # the Theorem 2.1 bound does not extend to non-uniform priors

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from mechopt import registry
-from mechopt.claims.lip import CLAIMS
+from mechopt.claims.lip.theorems import CLAIMS
 
 BY_ID = {c.id: c for c in CLAIMS}
 
@@ -80,6 +80,6 @@ def test_ldp_mimo_channel_is_not_optimal():
 
 
 def test_whole_paper_runs_with_the_exact_reference():
-    from mechopt.claims.lip_checks import reference_solver
+    from mechopt.claims.lip.checks import reference_solver
 
     assert reference_solver() == "exact"

@@ -10,9 +10,12 @@ import math
 import pytest
 
 from mechopt import registry
-from mechopt.claims import fisher, gauss, kss, lip
+from mechopt.claims.fisher import theorems as fisher
+from mechopt.claims.gauss import theorems as gauss
+from mechopt.claims.kss import theorems as kss
+from mechopt.claims.lip import theorems as lip
 from mechopt.cli.run import CLAIM_FIELDS, run_claims
-from mechopt.figures.kss_table1 import cell_test, holm
+from mechopt.figures.kss.table1 import cell_test, holm
 from mechopt.jobs.verify import KINDS, REGION_KINDS, VERDICTS, Claim, Verdict, corrected, render_rst
 
 CLAIMS = registry.claims()

@@ -8,11 +8,11 @@ import pytest
 
 import mechopt
 from mechopt import registry
-from mechopt.catalog import parse_catalog
+from mechopt.io.catalog import parse_catalog
 from mechopt.jobs.compare import ROW_FIELDS, compare, flag_rows
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Certificate, Result, Status
-from mechopt.solver import Solver
+from mechopt.results.result import Certificate, Result, Status
+from mechopt.model.solver import Solver
 from mechopt.utilities import HistogramMSE
 
 CATALOG = '''
@@ -155,7 +155,7 @@ def test_cli_compare_json_table_and_plot(cli, fakes, tmp_path):
 
 def test_builtin_catalog_compare_runs_every_design_instance():
     rows = compare(problems=["design"], solvers=["sqp"], time_limit=20)
-    from mechopt.catalog import builtin_catalog
+    from mechopt.io.catalog import builtin_catalog
 
     names = {i.name for i in builtin_catalog(["design"])}
     assert {r["instance"] for r in rows} == names and len(names) >= 5

@@ -18,8 +18,8 @@ from mechopt import registry
 from mechopt.cli import main
 from mechopt.jobs.compare import compare
 from mechopt.jobs.flags import FLAGS, flag_rows, summary_lines
-from mechopt.result import Status
-from mechopt.solver import Solver
+from mechopt.results.result import Status
+from mechopt.model.solver import Solver
 from mechopt.solvers.conic import ConicSolver
 from mechopt.solvers.spectral import SpectralSolver
 
@@ -208,7 +208,7 @@ class _ClosedFormWithClaim(Solver):
 
 
 def test_the_catalog_claim_wins_over_the_result_claim(monkeypatch) -> None:
-    from mechopt.catalog import parse_catalog
+    from mechopt.io.catalog import parse_catalog
 
     monkeypatch.setitem(registry._extra_solvers, "closed-form", _ClosedFormWithClaim)
     text = '[[instance]]\nproblem = "design"\nname = "{}"\nparams = {{ prior = "0.3,0.7", notion = "lip", ' \

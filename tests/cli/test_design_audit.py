@@ -62,7 +62,7 @@ def test_design_closed_form_outside_its_region_is_not_an_answer(cli):
 
 
 def test_help_lists_the_status_vocabulary(cli):
-    from mechopt.result import PROOFS, Status
+    from mechopt.results.result import PROOFS, Status
 
     for argv in (["--help"], ["design", "--help"]):
         run = cli(*argv)

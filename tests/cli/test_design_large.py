@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-import mechopt.mechfile as mechfile
-from mechopt._json import BIG, dumps, jsonable
+import mechopt.io.mechfile as mechfile
+from mechopt.results._json import BIG, dumps, jsonable
 
 # 2000 inputs in 3 classes of equal prior value: exact solves it on the orbit LP in well under a second
 CLASSES = np.repeat([1.0, 2.0, 3.0], [800, 700, 500])

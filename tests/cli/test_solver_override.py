@@ -10,7 +10,7 @@ import pytest
 
 from mechopt.errors import SolverNotFound
 from mechopt.registry import dropped_note, split_options
-from mechopt.jobs.sweep_spec import SweepSpec, with_solvers
+from mechopt.jobs.sweep.spec import SweepSpec, with_solvers
 
 DESIGN_SPEC = """
 problem = "design"

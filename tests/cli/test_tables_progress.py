@@ -5,7 +5,8 @@ import io
 
 import pytest
 
-from mechopt import progress, registry
+from mechopt.runtime import progress
+from mechopt import registry
 from mechopt.cli._common import table
 from mechopt.jobs.verify import Claim, Verdict
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from mechopt import registry
-from mechopt.figures.fisher import FIGURES
+from mechopt.figures.fisher.figures import FIGURES
 
 
 @pytest.mark.parametrize("fid", sorted(FIGURES))
@@ -23,7 +23,7 @@ def test_quick_figure(fid: str, tmp_path) -> None:
 # --- legends: what each curve is (issue 17); read back from the drawn figure into data["legend"] ----
 
 def test_densities_legend_words_follow_the_statuses(tmp_path):
-    from mechopt.result import PROOFS
+    from mechopt.results.result import PROOFS
 
     out = FIGURES["fisher-fig-densities"].run(tmp_path, quick=True)
     labels = out.data["legend"]["Corollary 1: minimum-Fisher noise"]

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from mechopt.figures.gauss import FIGURES, draw
-from mechopt.result import PROOFS
+from mechopt.figures.gauss.figures import FIGURES, draw
+from mechopt.results.result import PROOFS
 
 
 def _labels(out) -> list[str]:

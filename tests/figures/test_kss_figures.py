@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from mechopt.figures.kss import FIGURES
-from mechopt.figures.kss_table1 import PAPER_TABLE1, reproduce_flags, simulate_row
+from mechopt.figures.kss.figures import FIGURES
+from mechopt.figures.kss.table1 import PAPER_TABLE1, reproduce_flags, simulate_row
 
 ROW_KEYS = {"d", "eps", "mechanism", "k", "l2", "l2_se", "l2_paper", "l1", "l1_se", "l1_paper"}
 
@@ -49,8 +49,8 @@ def test_curves_quick(tmp_path, fid) -> None:
 # --- legends: what each curve is (issue 17) ------------------------------------------------------
 
 def test_mi_curve_legend_certified_dots_and_closed_forms(tmp_path):
-    from mechopt.figures.kss import draw_mi_curve
-    from mechopt.result import PROOFS
+    from mechopt.figures.kss.figures import draw_mi_curve
+    from mechopt.results.result import PROOFS
 
     out = FIGURES["kss-mi-curve"].run(tmp_path, quick=True)
     fig = draw_mi_curve(out.data["rows"])
@@ -71,8 +71,8 @@ def test_mi_curve_legend_certified_dots_and_closed_forms(tmp_path):
 
 
 def test_prior_gap_and_table1_legends(tmp_path):
-    from mechopt.figures.kss import draw_table1
-    from mechopt.figures.kss_prior import draw_prior_gap
+    from mechopt.figures.kss.figures import draw_table1
+    from mechopt.figures.kss.prior import draw_prior_gap
 
     gap = FIGURES["kss-prior-gap"].run(tmp_path, quick=True)
     labels = draw_prior_gap(gap.data["rows"]).axes[0].get_legend_handles_labels()[1]

@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from mechopt.figures.kss_section6 import ksubset_curve, run_section6, section6_point, section6_prior
-from mechopt.problems.kss import ksubset_mi
+from mechopt.figures.kss.section6 import ksubset_curve, run_section6, section6_point, section6_prior
+from mechopt.problems.kss.problems import ksubset_mi
 
 
 def test_quick_figure_rows_are_certified_and_consistent(tmp_path) -> None:
@@ -39,7 +39,7 @@ def test_monte_carlo_ksubset_agrees_with_the_exact_sum() -> None:
 
 
 def test_legend_says_what_the_bars_are_when_the_ksubset_side_is_monte_carlo() -> None:
-    from mechopt.figures.kss_section6 import draw_section6
+    from mechopt.figures.kss.section6 import draw_section6
     from mechopt.figures.legend import legend_texts
 
     row = {"prior": "zipf", "eps": 1.0, "certified": True, "rel_gain": 0.09, "rel_gain_low": 0.088,

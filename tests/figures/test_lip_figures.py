@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from mechopt.figures.lip import FIGURES, fig8_priors
-from mechopt.figures.lip_output import MIN_ERRORS
+from mechopt.figures.lip.figures import FIGURES, fig8_priors
+from mechopt.figures.lip.output import MIN_ERRORS
 
 
 def _check(out, fid):
@@ -69,8 +69,8 @@ def test_fig8_per_user_optimum_equals_exact_aggregate():
     import numpy as np
 
     import mechopt
-    from mechopt.figures.lip_curves import binary_optimum
-    from mechopt.problems.lip_aggregate import LIPAggregate
+    from mechopt.figures.lip.curves import binary_optimum
+    from mechopt.problems.lip.aggregate import LIPAggregate
 
     p1s = fig8_priors(12)
     for kind in ("lip", "ldp"):
@@ -85,7 +85,7 @@ def test_fig8_per_user_optimum_equals_exact_aggregate():
 
 def _panels(out):
     """{panel value: (legend labels, handles, rows of that panel)} read back from the drawn Figure."""
-    from mechopt.figures.lip_plot import draw
+    from mechopt.figures.lip.plot import draw
 
     fig = draw(out.data)
     panel = out.data["plot"]["panel"]
@@ -100,7 +100,7 @@ def _panels(out):
 
 
 def _check_legend_matches_rows(out):
-    from mechopt.result import PROOFS
+    from mechopt.results.result import PROOFS
 
     for labels, handles, rows in _panels(out).values():
         for lab, h in zip(labels, handles):
@@ -168,8 +168,8 @@ def test_fig8_legend_per_user_optima_are_proven_and_cip_certified(tmp_path):
 
 def test_binary_optimum_has_a_real_proof():
     import mechopt
-    from mechopt.figures.lip_curves import binary_optimum
-    from mechopt.problems.lip import LIPBinary
+    from mechopt.figures.lip.curves import binary_optimum
+    from mechopt.problems.lip.problems import LIPBinary
 
     # (0.4, 1.0) is inside Theorem 2's region, (0.05, 0.3) outside it
     for p1, eps, kind, claim in ((0.4, 1.0, "lip", "lip.thm2"), (0.05, 0.3, "lip", None), (0.05, 0.3, "ldp", "lip.prop4")):

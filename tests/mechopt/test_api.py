@@ -6,8 +6,8 @@ import mechopt
 from mechopt import registry
 from mechopt.errors import ParamError, ProblemError, SolverNotFound
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Certificate, Result, Status
-from mechopt.solver import Solver
+from mechopt.results.result import Certificate, Result, Status
+from mechopt.model.solver import Solver
 
 
 class Liar(Solver):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from mechopt import registry
-from mechopt.catalog import CatalogError, builtin_catalog, catalog_files, load_catalog, parse_catalog
+from mechopt.io.catalog import CatalogError, builtin_catalog, catalog_files, load_catalog, parse_catalog
 from mechopt.problems.design import ChannelDesign
 
 GOOD = '''

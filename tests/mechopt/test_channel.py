@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from mechopt.channel import Channel, merge_outputs, validate_channel
+from mechopt.model.channel import Channel, merge_outputs, validate_channel
 from mechopt.errors import ProblemError
 from mechopt.notions import LDP, LIP
 from mechopt.testing import prior_and_channel

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechopt.datasets import (gowalla_histogram, kosarak_survey, load_gowalla, load_kosarak, synthetic_gowalla,
+from mechopt.io.datasets import (gowalla_histogram, kosarak_survey, load_gowalla, load_kosarak, synthetic_gowalla,
                               synthetic_kosarak)
 from mechopt.errors import ProblemError
 

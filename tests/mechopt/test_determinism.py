@@ -5,7 +5,7 @@ threaded ``dtrsm``, so ``sqp`` with ``seed=0`` on ``uniform:6``, LDP, mutual
 information, ε = 3.1623, 4 starts gave 0.9618 with one BLAS thread and 1.0474
 with two, and serial, ``--jobs 2`` (loky workers get ``cores / jobs`` threads)
 and Dask sweeps disagreed. Now every solve runs with single-threaded BLAS
-(:mod:`mechopt.threads`) and no wall-clock limit applies by default.
+(:mod:`mechopt.runtime.threads`) and no wall-clock limit applies by default.
 """
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ import pytest
 from threadpoolctl import threadpool_info
 
 import mechopt
-from mechopt import threads
-from mechopt.catalog import parse_catalog
+from mechopt.runtime import threads
+from mechopt.io.catalog import parse_catalog
 from mechopt.jobs.compare import DEFAULT_TIME_LIMIT, compare
 from mechopt.problems.design import ChannelDesign
-from mechopt.jobs.sweep import load_spec, sweep
+from mechopt.jobs.sweep.run import load_spec, sweep
 
 # uniform:6 at ε ≈ √10 is where the thread count changed the answer (values above); lip/histogram
 # differed in the last bits at every point.
@@ -48,7 +48,7 @@ CHILD = """
 import json, sys
 from threadpoolctl import threadpool_info
 import scipy.optimize
-from mechopt.jobs.sweep import sweep
+from mechopt.jobs.sweep.run import sweep
 pools = sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
 print(json.dumps({"pools": pools, "lines": sweep(sys.argv[1])}))
 """

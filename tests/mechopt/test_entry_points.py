@@ -73,7 +73,7 @@ def test_conic_solver_loads_without_cvxpy_and_imports_it_to_solve() -> None:
 
 def test_pre_check_skips_solvers_whose_form_the_problem_lacks() -> None:
     from mechopt.solvers.conic import ConicSolver
-    from mechopt.solvers.exact import ExactSolver
+    from mechopt.solvers.exact.solver import ExactSolver
     from mechopt.solvers.spectral import SpectralSolver
 
     prob = ChannelDesign.from_params(prior="0.3,0.7", notion="lip", utility="mse", eps=1.0)
@@ -143,7 +143,7 @@ def plugin_dir(tmp_path, monkeypatch):
 
 
 PLUGIN = """
-from mechopt.solvers.exact import ExactSolver
+from mechopt.solvers.exact.solver import ExactSolver
 
 class TwinSolver(ExactSolver):
     name = "twin-exact"
@@ -218,8 +218,8 @@ def test_test_extra_is_lean_and_peers_are_declared() -> None:
 def test_plots_without_matplotlib_name_the_plot_extra(monkeypatch, tmp_path, capsys) -> None:
     from mechopt.cli import main
     from mechopt.jobs.reproduce import reproduce
-    from mechopt.jobs.sweep import sweep_figure
-    from mechopt.optional import require_matplotlib
+    from mechopt.jobs.sweep.run import sweep_figure
+    from mechopt.runtime.optional import require_matplotlib
 
     for mod in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")] + ["matplotlib"]:
         monkeypatch.setitem(sys.modules, mod, None)
@@ -246,7 +246,7 @@ def test_testing_strategies_without_hypothesis_name_the_test_extra(monkeypatch) 
 
 
 def test_missing_peer_names_the_peers_extra(monkeypatch) -> None:
-    from mechopt import peers
+    from mechopt.oracles import peers
 
     monkeypatch.setattr(peers, "available", lambda lib: False)
     with pytest.raises(MissingDependency, match=r"pure-ldp .*pip install 'mechopt\[peers\]'"):

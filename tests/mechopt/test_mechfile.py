@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mechopt.errors import ProblemError
-from mechopt.mechfile import atomic_write_text, audit, read_mechanism, write_mechanism
+from mechopt.io.mechfile import atomic_write_text, audit, read_mechanism, write_mechanism
 from mechopt.notions import LDP, LIP, MIP
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mechopt.errors import ProblemError
-from mechopt.info import mutual_information
+from mechopt.model.info import mutual_information
 from mechopt.notions import CIP, LDP, LIP, MIP, GraphLDP, audit_all, make_notion
 from mechopt.testing import eps_values, prior_and_channel
 

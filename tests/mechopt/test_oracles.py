@@ -12,7 +12,7 @@ from mechopt.errors import ProblemError
 from mechopt.oracles.frequency import (GRR, KSubset, ksubset_outputs, project_simplex, regression_estimator,
                              subset_rank)
 from mechopt.oracles.bits import BRR, OUE, bernoulli
-from mechopt.problems import kss_formulas as F
+from mechopt.problems.kss import formulas as F
 
 ALPHA = 1e-3   # chi-square tests at a fixed seed: a p-value below this means the sampler is wrong
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mechopt.notions import LDP
-from mechopt.peers import audit_peer, available, documented, mechanism_json, sample_channel, ss_k
+from mechopt.oracles.peers import audit_peer, available, documented, mechanism_json, sample_channel, ss_k
 
 mfl = pytest.mark.skipif(not available("multi-freq-ldpy"), reason="multi-freq-ldpy not installed")
 pldp = pytest.mark.skipif(not available("pure-ldp"), reason="pure-ldp (with scikit-learn, statsmodels) not installed")

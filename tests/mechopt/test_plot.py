@@ -11,7 +11,7 @@ import mechopt
 from mechopt.errors import NoChannelError, ParamError
 from mechopt.plot import log_spaced, plot_channel, plot_tradeoff
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Result
+from mechopt.results.result import Result
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_log_spaced():
 
 
 def test_sweep_figure_log_axis_for_log_grid(user_backend):
-    from mechopt.jobs.sweep import sweep_figure
+    from mechopt.jobs.sweep.run import sweep_figure
 
     lines = [{"solver": "exact", "point": {"eps": float(e)}, "status": "optimal", "proof": "certificate",
               "value": float(1 - np.exp(-e)), "problem": "design", "objective": "mi", "sense": "max", "unit": "nats"}

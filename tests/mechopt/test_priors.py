@@ -3,7 +3,7 @@ import pytest
 from scipy.stats import binom
 
 from mechopt.errors import ProblemError
-from mechopt.priors import Support, binomial_prior, parse_prior, poisson_binomial, validate_prior
+from mechopt.model.priors import Support, binomial_prior, parse_prior, poisson_binomial, validate_prior
 
 
 @pytest.mark.parametrize("bad, words", [

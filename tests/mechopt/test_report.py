@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from mechopt.errors import ParamError, ProblemError
-from mechopt.info import mutual_information
+from mechopt.model.info import mutual_information
 from mechopt.notions import LIP
-from mechopt.report import hockey_stick_profile, maximal_leakage, privacy_report
-from mechopt.report_files import write_report
+from mechopt.results.report import hockey_stick_profile, maximal_leakage, privacy_report
+from mechopt.results.report_files import write_report
 
 
 def grr(d: int, eps: float) -> np.ndarray:
@@ -97,7 +97,7 @@ def test_report_files(tmp_path, suffix):
 
 
 def test_report_failure_leaves_nothing(tmp_path, monkeypatch):
-    import mechopt.report_files as rf
+    import mechopt.results.report_files as rf
 
     rep = privacy_report(grr(3, 1.0))
 

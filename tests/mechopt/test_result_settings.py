@@ -6,7 +6,7 @@ import pytest
 
 from mechopt import settings
 from mechopt.errors import ParamError
-from mechopt.result import Certificate, Result, Status, jsonable
+from mechopt.results.result import Certificate, Result, Status, jsonable
 
 
 def test_nan_value_becomes_numerical_error_never_printed():

@@ -7,9 +7,9 @@ import numpy as np
 
 import mechopt
 from mechopt import settings
-from mechopt.nlp import _clean
+from mechopt.programs.nlp import _clean
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
+from mechopt.results.result import Status
 
 PRIOR = "0.05,0.07,0.1,0.12,0.15,0.2,0.31"
 

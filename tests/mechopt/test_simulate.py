@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from mechopt.errors import ParamError, ProblemError
-from mechopt.problems import lip_closed as cf
-from mechopt.simulate import (UserGroup, analytic_mse, mmse_table, simulate, simulate_oue,
+from mechopt.problems.lip import closed as cf
+from mechopt.oracles.simulate import (UserGroup, analytic_mse, mmse_table, simulate, simulate_oue,
                               simulate_users)
 
 Z = 3.0   # a 3-sigma interval: each test fails by chance with probability ~0.3% for its fixed seed
@@ -34,7 +34,7 @@ def test_context_free_estimator_eq42(eps):
 
 
 def test_histogram_group_matches_channel_utility():
-    from mechopt.problems.lip import LIPHistogram
+    from mechopt.problems.lip.problems import LIPHistogram
 
     prob = LIPHistogram(prior=np.array([0.3, 0.3, 0.4]), eps=1.0)
     Q = prob.closed_form().Q
@@ -92,7 +92,7 @@ def test_errors():
 
 
 def test_fixed_dataset_simulation():
-    from mechopt.simulate import analytic_fixed, simulate_fixed
+    from mechopt.oracles.simulate import analytic_fixed, simulate_fixed
 
     Q = cf.mimo_ldp_channel(3, 1.0)
     P = np.array([0.2, 0.3, 0.5])

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 import mechopt
-from mechopt.channel import validate_channel
+from mechopt.model.channel import validate_channel
 from mechopt.errors import ProblemError
-from mechopt.info import mutual_information
+from mechopt.model.info import mutual_information
 from mechopt.notions import LDP, LIP
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
-from mechopt.structured import StructuredMechanism, audit_structured
+from mechopt.results.result import Status
+from mechopt.model.structured import StructuredMechanism, audit_structured
 
 
 def _design(notion: str, utility: str, prior: str = "uniform:1000"):

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from mechopt.catalog import CatalogError
+from mechopt.io.catalog import CatalogError
 from mechopt.errors import ParamError, ProblemError, SolverNotFound
-from mechopt.jobs.sweep import load_spec, parse_spec, plot_sweep, read_lines, series_legend, sweep, sweep_figure, tasks
+from mechopt.jobs.sweep.run import load_spec, parse_spec, plot_sweep, read_lines, series_legend, sweep, sweep_figure, tasks
 
 PRIORS, EPS = ["0.2,0.3,0.5", "0.1,0.3,0.6", "uniform:3"], [0.25, 0.5, 1.0, 2.0]
 
@@ -182,7 +182,7 @@ def test_closed_form_outside_its_region_is_marked_not_private():
 
 
 def test_builtin_specs_parse_and_ldp_never_beats_lip():
-    from mechopt.catalog import spec_files
+    from mechopt.io.catalog import spec_files
 
     names = [p.stem for p in spec_files()]
     assert {"lip-tradeoff", "ldp-vs-lip"} <= set(names)

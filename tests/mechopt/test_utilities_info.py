@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from scipy.stats import entropy as sp_entropy
 
 from mechopt.errors import ProblemError
-from mechopt.info import (entropy, fisher_gaussian, fisher_grid, gaussian_entropy, gaussian_mi,
+from mechopt.model.info import (entropy, fisher_gaussian, fisher_grid, gaussian_entropy, gaussian_mi,
                           kl_divergence, mutual_information)
 from mechopt.testing import prior_and_channel
 from mechopt.utilities import MAE, FrequencyVariance, HistogramMSE, MutualInfo, SumMSE, make_utility

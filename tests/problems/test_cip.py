@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechopt.claims.lip_checks import certified
+from mechopt.claims.lip.checks import certified
 from mechopt.errors import ProblemError
 from mechopt.notions import CIP, LIP
-from mechopt.problems.cip import CIPBinomial, Prop5Notion, prop5_band
+from mechopt.problems.lip.cip import CIPBinomial, Prop5Notion, prop5_band
 
 
 def test_params_global_and_local():

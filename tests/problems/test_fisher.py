@@ -10,12 +10,12 @@ from hypothesis import given, settings, strategies as st
 import mechopt
 from mechopt import registry
 from mechopt.errors import ProblemError
-from mechopt.problems.fisher import FisherBox, FisherInterval, FisherOutput, problem_from_params, query_factor
-from mechopt.problems.fisher_dp import analytic_gaussian_delta, gaussian_sigma, sensitivity
-from mechopt.problems.fisher_gauss import FisherGaussian, FisherLTI
-from mechopt.problems.fisher_grid import GridDensity, grid_error
-from mechopt.problems.fisher_weighted import FisherWeighted
-from mechopt.result import Status
+from mechopt.problems.fisher.problems import FisherBox, FisherInterval, FisherOutput, problem_from_params, query_factor
+from mechopt.problems.fisher.dp import analytic_gaussian_delta, gaussian_sigma, sensitivity
+from mechopt.problems.fisher.gaussian import FisherGaussian, FisherLTI
+from mechopt.problems.fisher.grid import GridDensity, grid_error
+from mechopt.problems.fisher.weighted import FisherWeighted
+from mechopt.results.result import Status
 
 PI2 = math.pi ** 2
 
@@ -109,7 +109,7 @@ def test_gaussian_grid_programs(kw: dict, expected: float) -> None:
 def test_gaussian_audit_flags_too_much_variance() -> None:
     prob = FisherGaussian(m=1, sigma2=1.0, n=200)
     r = mechopt.solve(prob, solver="closed-form")
-    from mechopt.problems.fisher_grid import GaussianNoise
+    from mechopt.problems.fisher.grid import GaussianNoise
 
     aud = prob.audit(r.replace(mechanism=GaussianNoise(np.eye(1) * 1.5)))
     assert aud.violation == pytest.approx(0.5) and aud.value == pytest.approx(1 / 1.5)

@@ -9,8 +9,8 @@ import pytest
 import mechopt
 from mechopt import settings
 from mechopt.errors import ParamError
-from mechopt.problems.fisher_extrapolate import coarser_grids, grid_estimate, richardson
-from mechopt.problems.fisher_weighted import FisherWeighted
+from mechopt.problems.fisher.extrapolate import coarser_grids, grid_estimate, richardson
+from mechopt.problems.fisher.weighted import FisherWeighted
 from mechopt.registry import get_problem
 
 # (problem id, params): grids from 15 to 2000 points, queries, a box with unequal axes, the

@@ -11,12 +11,12 @@ from hypothesis import given, settings as hsettings, strategies as st
 import mechopt
 from mechopt import registry
 from mechopt.errors import ProblemError
-from mechopt.problems.gauss import GaussianNoise, GaussProblem
-from mechopt.problems.gauss_data import DATASETS, validate_blocks
-from mechopt.problems.gauss_info import (fisher_eq10, fisher_s, mi_direct, mi_s, mi_s_grad, s_from_var,
+from mechopt.problems.gauss.problem import GaussianNoise, GaussProblem
+from mechopt.problems.gauss.data import DATASETS, validate_blocks
+from mechopt.problems.gauss.info import (fisher_eq10, fisher_s, mi_direct, mi_s, mi_s_grad, s_from_var,
                                          utility_loss_direct, var_from_s)
-from mechopt.claims.gauss import random_instance
-from mechopt.result import Result, Status
+from mechopt.claims.gauss.theorems import random_instance
+from mechopt.results.result import Result, Status
 
 
 def _noise(draw_u, n, rng):

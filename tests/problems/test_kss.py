@@ -9,14 +9,14 @@ import pytest
 import mechopt
 from mechopt import registry
 from mechopt.errors import ProblemError
-from mechopt.info import mutual_information
+from mechopt.model.info import mutual_information
 from mechopt.notions import LDP
 from mechopt.oracles.frequency import GRR, KSubset
 from mechopt.oracles.bits import BRR
-from mechopt.problems import kss_formulas as F
+from mechopt.problems.kss import formulas as F
 from mechopt.problems.design import ChannelDesign
-from mechopt.problems.kss import KSubsetMechanism, KssMI, best_ksubset, ksubset_mi
-from mechopt.problems.kss_l2 import EstimationL2, KssL2, l2_value_grad
+from mechopt.problems.kss.problems import KSubsetMechanism, KssMI, best_ksubset, ksubset_mi
+from mechopt.problems.kss.l2 import EstimationL2, KssL2, l2_value_grad
 
 
 def test_registered_problems_and_cli_strings() -> None:
@@ -57,7 +57,7 @@ def test_generic_design_gets_the_ksubset_closed_form() -> None:
     r = mechopt.solve(prob, solver="closed-form")
     assert r.ok and math.isclose(r.value, F.mi_optimal(6, 1.0))
     lip = ChannelDesign.from_params(prior="uniform:6", notion="lip", utility="mi", eps=1.0)
-    from mechopt.problems.kss import _design_hook
+    from mechopt.problems.kss.problems import _design_hook
     assert _design_hook(lip) is None
 
 
@@ -81,7 +81,7 @@ def test_formulas_against_channels() -> None:
 
 
 def test_kss_mi_against_the_certified_optimum() -> None:
-    from mechopt.claims.kss_ref import ldp_mi_optimum
+    from mechopt.claims.kss.reference import ldp_mi_optimum
 
     for d, eps in ((4, 1.0), (7, 0.5), (9, 3.0)):
         ref, how = ldp_mi_optimum(np.full(d, 1 / d), eps)

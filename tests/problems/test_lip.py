@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import mechopt
-from mechopt.claims.lip_checks import certified
+from mechopt.claims.lip.checks import certified
 from mechopt.errors import ProblemError
 from mechopt.notions import LDP, LIP
-from mechopt.problems import lip_closed as cf
+from mechopt.problems.lip import closed as cf
 from mechopt.problems.design import ChannelDesign
-from mechopt.problems.lip_aggregate import LIPAggregate
-from mechopt.problems.lip import (PROBLEMS, LIPBinary, LIPHistogram, LIPMimo,
+from mechopt.problems.lip.aggregate import LIPAggregate
+from mechopt.problems.lip.problems import (PROBLEMS, LIPBinary, LIPHistogram, LIPMimo,
                                   LIPWeightedSum)
 
 TOL = 1e-9

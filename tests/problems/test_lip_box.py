@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import mechopt
-from mechopt.problems.lip import LIPHistogram
-from mechopt.problems.lip_box import histogram_lip_box_channel, histogram_lip_bound, histogram_lip_lp
-from mechopt.problems.lip_closed import mimo_lip_channel, mimo_lip_region
+from mechopt.problems.lip.problems import LIPHistogram
+from mechopt.problems.lip.box import histogram_lip_box_channel, histogram_lip_bound, histogram_lip_lp
+from mechopt.problems.lip.closed import mimo_lip_channel, mimo_lip_region
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -22,7 +22,7 @@ import mechopt
 from mechopt import registry, settings
 from mechopt.notions import CIP, LDP, LIP, MIP, GraphLDP
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import PROOFS, Status
+from mechopt.results.result import PROOFS, Status
 from mechopt.utilities import MAE, UTILITIES, FrequencyVariance, make_utility
 
 PRIOR = np.array([0.2, 0.3, 0.5])
@@ -275,7 +275,7 @@ def test_freq_var_is_not_convex_so_it_is_only_designed_locally():
 
 
 def test_freq_var_gradient_matches_finite_differences_of_the_utility():
-    from mechopt.freq_design import freq_var_grad
+    from mechopt.programs.frequency import freq_var_grad
 
     rng = np.random.default_rng(3)
     P = rng.dirichlet(np.ones(4))
@@ -306,7 +306,7 @@ def test_outputs_belong_to_mae_only():
 
 @pytest.mark.parametrize("notion_name", list(NOTIONS))
 def test_make_private_repairs_a_slightly_violating_channel_by_a_small_move(notion_name):
-    from mechopt.linear_design import make_private
+    from mechopt.programs.linear import make_private
 
     P = _prior(notion_name)
     notion = NOTIONS[notion_name]()

@@ -19,9 +19,9 @@ import mechopt
 from mechopt import settings
 from mechopt.cli.design import read_graph
 from mechopt.errors import ParamError, ProblemError, TooLargeError
-from mechopt.jobs.sweep_file import read_lines
-from mechopt.nlp import channel_constraints
-from mechopt.priors import parse_prior, validate_prior
+from mechopt.jobs.sweep.file import read_lines
+from mechopt.programs.nlp import channel_constraints
+from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.registry import get_problem
 
 TOLS = [f.name for f in fields(settings.Tolerances)]

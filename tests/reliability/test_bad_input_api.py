@@ -29,16 +29,16 @@ import numpy as np
 import pytest
 
 import mechopt
-from mechopt import mechfile
-from mechopt.catalog import CatalogError, Instance, load_catalog, parse_catalog, resolve_spec
-from mechopt.channel import Channel, validate_channel
+from mechopt.io import mechfile
+from mechopt.io.catalog import CatalogError, Instance, load_catalog, parse_catalog, resolve_spec
+from mechopt.model.channel import Channel, validate_channel
 from mechopt.cli.design import read_graph
 from mechopt.errors import MechoptError, ParamError, ProblemError, SolverNotFound, TooLargeError
 from mechopt.notions import LIP, audit_all, make_notion
-from mechopt.priors import parse_prior, validate_prior
+from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.registry import claims, get_problem, get_solver
 from mechopt.jobs.reproduce import reproduce
-from mechopt.jobs.sweep import load_spec, parse_spec
+from mechopt.jobs.sweep.run import load_spec, parse_spec
 
 F = dict[str, Path]
 

@@ -18,10 +18,10 @@ import pytest
 
 import mechopt
 from mechopt import settings
-from mechopt.problem import ChannelProblem
+from mechopt.model.problem import ChannelProblem
 from mechopt.problems.design import ChannelDesign
 from mechopt.registry import get_problem, solvers_for
-from mechopt.result import Result, Status
+from mechopt.results.result import Result, Status
 
 EPS = [1e-6, 1e-3, 10.0, 50.0]
 PRIORS = {"tiny": "0.5,0.3,0.2,1e-12", "zero": "0.5,0,0.3,0.2", "skew": "0.999999,1e-6"}
@@ -292,7 +292,7 @@ def test_cli_design_json_at_extremes_has_no_nan(capsys) -> None:
 def test_mutual_information_with_masses_near_underflow() -> None:
     """I(X; Y) for P = (1 − 1e-300, 1e-300) through the identity: was inf (P(x)·λ_y underflowed to 0
     inside rel_entr, so MIP audits said 'violated by inf'); now H(P) ≈ 6.9e-298, in log space."""
-    from mechopt.info import entropy, mutual_information
+    from mechopt.model.info import entropy, mutual_information
     from mechopt.notions import MIP
 
     P = np.array([1 - 1e-300, 1e-300])
@@ -326,10 +326,10 @@ def test_design_dense_eps_grid(notion) -> None:
 def test_sweep_and_compare_tables_at_extremes_have_no_nan(tmp_path, capsys) -> None:
     """A sweep over ε from 1e-6 to 50 and a compare of extreme instances: JSON lines parse strictly,
     the tables print no nan/inf, every certified row is optimal."""
-    from mechopt.catalog import parse_catalog
+    from mechopt.io.catalog import parse_catalog
     from mechopt.cli import main
     from mechopt.jobs.compare import compare
-    from mechopt.jobs.sweep import read_lines
+    from mechopt.jobs.sweep.run import read_lines
 
     spec = tmp_path / "spec.toml"
     spec.write_text('problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nprior = "0.999999,1e-6"\n'

@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 import mechopt
-from mechopt.catalog import parse_catalog
+from mechopt.io.catalog import parse_catalog
 from mechopt.jobs.compare import compare
 from mechopt.errors import SolverError
 from mechopt.problems.design import ChannelDesign
 from mechopt.registry import get_problem
-from mechopt.result import Status
-from mechopt.jobs.sweep import SweepSpec, sweep
+from mechopt.results.result import Status
+from mechopt.jobs.sweep.run import SweepSpec, sweep
 
 DESIGN = ChannelDesign.from_params(prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0)
 
@@ -42,8 +42,8 @@ def _boom(*args, **kwargs):
 # -- a backend that raises ------------------------------------------------------------------
 
 @pytest.mark.parametrize("target, solver, problem, opts", [
-    ("mechopt.solvers._lp.linprog", "exact", DESIGN, {}),
-    ("mechopt.solvers._pricing.milp", "exact", ChannelDesign.from_params(
+    ("mechopt.solvers.exact.lp.linprog", "exact", DESIGN, {}),
+    ("mechopt.solvers.exact.pricing.base.milp", "exact", ChannelDesign.from_params(
         prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0), {"method": "colgen", "enum_max_d": 2, "pricing": "milp"}),
     ("mechopt.solvers._sqp_run.minimize", "sqp", DESIGN, {"n_starts": 2}),
     ("cvxpy.Problem.solve", "conic", None, {}),
@@ -72,7 +72,7 @@ def test_highs_failure_status_is_numerical_error(monkeypatch) -> None:
     def unknown(*a, **k):
         return OptimizeResult(status=4, x=None, message="HiGHS Status 15: model_status is Unknown")
 
-    monkeypatch.setattr("mechopt.solvers._lp.linprog", unknown)
+    monkeypatch.setattr("mechopt.solvers.exact.lp.linprog", unknown)
     r = mechopt.solve(DESIGN, solver="exact")
     assert r.status is Status.NUMERICAL_ERROR and r.value is None and r.mechanism is None
     assert "HiGHS" in r.message and "Unknown" in r.message
@@ -80,7 +80,7 @@ def test_highs_failure_status_is_numerical_error(monkeypatch) -> None:
 
 def test_highs_retries_in_the_other_scale(monkeypatch) -> None:
     """The first HiGHS call stalls (as it does at ε = 1e-6 on a skewed prior): the retry answers, certified."""
-    import mechopt.solvers._lp as lp
+    import mechopt.solvers.exact.lp as lp
 
     real, calls = lp.linprog, []
 
@@ -99,7 +99,7 @@ def test_highs_retries_in_the_other_scale(monkeypatch) -> None:
 
 
 def _garbage(field):
-    import mechopt.solvers._lp as lp
+    import mechopt.solvers.exact.lp as lp
 
     real = lp.linprog
 
@@ -116,7 +116,7 @@ def _garbage(field):
 
 def test_highs_nan_weights_are_a_numerical_error(monkeypatch) -> None:
     """HiGHS says optimal but returns NaN weights: was SolverError 'no positive weight'; now numerical_error."""
-    monkeypatch.setattr("mechopt.solvers._lp.linprog", _garbage("x"))
+    monkeypatch.setattr("mechopt.solvers.exact.lp.linprog", _garbage("x"))
     r = mechopt.solve(DESIGN, solver="exact", method="enumerate")
     assert r.status is Status.NUMERICAL_ERROR and r.value is None and "non-finite weights" in r.message
 
@@ -124,7 +124,7 @@ def test_highs_nan_weights_are_a_numerical_error(monkeypatch) -> None:
 def test_highs_nan_duals_fall_back_to_the_basis_duals(monkeypatch) -> None:
     """NaN duals: was optimal_inaccurate 'no proven bound: pricing was not exact'; the basis duals
     (r_jᵀν = μ_j on the support) give a proven bound again."""
-    monkeypatch.setattr("mechopt.solvers._lp.linprog", _garbage("duals"))
+    monkeypatch.setattr("mechopt.solvers.exact.lp.linprog", _garbage("duals"))
     r = mechopt.solve(DESIGN, solver="exact", method="enumerate")
     assert r.status is Status.OPTIMAL and r.certificate.gap <= 1e-9
 

@@ -26,13 +26,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mechopt.catalog import parse_catalog
+from mechopt.io.catalog import parse_catalog
 from mechopt.cli.design import build_problem, read_graph
 from mechopt.errors import MechoptError
-from mechopt.mechfile import read_mechanism
-from mechopt.priors import parse_prior
+from mechopt.io.mechfile import read_mechanism
+from mechopt.model.priors import parse_prior
 from mechopt.registry import get_problem, problem_ids
-from mechopt.jobs.sweep import parse_spec
+from mechopt.jobs.sweep.run import parse_spec
 
 FUZZ = int(os.environ.get("MECHOPT_FUZZ_EXAMPLES", "40"))
 FUZZ_SLOW = 1000

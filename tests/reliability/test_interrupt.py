@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 
 import mechopt.jobs.reproduce as reproduce_mod
-import mechopt.jobs.sweep as sweep_mod
+import mechopt.jobs.sweep.run as sweep_mod
 from mechopt.figures import Figure, FigureOutput
 from mechopt.jobs.reproduce import STAGING_PREFIX, reproduce
-from mechopt.jobs.sweep import SweepSpec, read_lines, sweep
+from mechopt.jobs.sweep.run import SweepSpec, read_lines, sweep
 
 SPEC = SweepSpec(problem="design", solvers=("exact", "closed-form"),
                  grid={"prior": ["0.2,0.3,0.5", "0.1,0.2,0.7"], "eps": [0.5, 1.0, 2.0]},

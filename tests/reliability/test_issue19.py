@@ -9,10 +9,10 @@ import pytest
 import mechopt
 from mechopt import settings
 from mechopt.errors import ParamError
-from mechopt.jobs.sweep import parse_spec, sweep
-from mechopt.jobs.sweep_file import SweepWriter
+from mechopt.jobs.sweep.run import parse_spec, sweep
+from mechopt.jobs.sweep.file import SweepWriter
 from mechopt.registry import get_problem
-from mechopt.result import Result, Status
+from mechopt.results.result import Result, Status
 
 SPEC = parse_spec('problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\nutility = "histogram"\n'
                   'prior = "0.3,0.7"\n[grid]\neps = [0.5, 1.0]\n[options.sqp]\nn_starts = 1\n')
@@ -78,7 +78,7 @@ def test_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path):
 
 def test_failed_force_run_keeps_the_old_results(tmp_path, monkeypatch):
     """--force used to truncate the old file before failing; now the old file stays until a first point exists."""
-    import mechopt.jobs.sweep as sweep_mod
+    import mechopt.jobs.sweep.run as sweep_mod
 
     out = tmp_path / "s.jsonl"
     sweep(SPEC, out)

@@ -6,7 +6,7 @@ Old: ``design --opt verbose=true --json`` with the conic solver wrote the CVXPY/
 document (exit 0). New: that combination is refused with exit 2 and nothing on stdout.
 
 Known offender left to its owner (strict xfail, it flips when fixed): exact column generation's warm
-master, ``solvers/_master.py`` (``highspy.Highs()``), prints highspy's 2-line banner ("Running HiGHS
+master, ``solvers/exact/master.py`` (``highspy.Highs()``), prints highspy's 2-line banner ("Running HiGHS
 1.16.0 ...") on stdout when the first ``Highs`` object of a process is built, before ``output_flag``
 can be set.
 """

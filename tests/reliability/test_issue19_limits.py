@@ -12,7 +12,7 @@ import pytest
 
 import mechopt
 from mechopt.errors import TooLargeError
-from mechopt.nlp import MAX_DENSE_BYTES, channel_constraints, dense_jacobian_bytes
+from mechopt.programs.nlp import MAX_DENSE_BYTES, channel_constraints, dense_jacobian_bytes
 from mechopt.problems.design import ChannelDesign
 
 fork_only = pytest.mark.skipif(not hasattr(os, "fork"), reason="the hard deadline needs os.fork")

@@ -3,7 +3,7 @@
 Input: the k-subset mechanism at d = 10⁷, k = 3 386 969 (the MI-optimal k at ε = 1).
 Old: ``KSubsetMechanism.outputs`` and ``ksubset_mi`` computed ``math.comb(d, k)`` exactly, a
 9.2-million-bit integer (461 s here; ``to_dict`` then could not even print it).
-New: sizes come from ``lgamma`` (:mod:`mechopt.counting`); exact integers only where they are small.
+New: sizes come from ``lgamma`` (:mod:`mechopt.model.counting`); exact integers only where they are small.
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import math
 
 import pytest
 
-import mechopt.problems.kss_formulas as F
-from mechopt.counting import comb_at_most, log_comb
-from mechopt.problems.kss import KSubsetMechanism, ksubset_mi
+import mechopt.problems.kss.formulas as F
+from mechopt.model.counting import comb_at_most, log_comb
+from mechopt.problems.kss.problems import KSubsetMechanism, ksubset_mi
 
 D, K = 10 ** 7, 3_386_969
 

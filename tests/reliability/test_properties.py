@@ -31,7 +31,7 @@ from mechopt.oracles.frequency import GRR
 from mechopt.oracles.bits import UnaryEncoding
 from mechopt.oracles.ksubset import KSubset
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
+from mechopt.results.result import Status
 from mechopt.testing import priors
 
 EPS = st.floats(-4.0, 1.5).map(lambda t: float(10.0 ** t))           # ε log-uniform in [1e-4, 31.6]

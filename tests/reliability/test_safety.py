@@ -38,7 +38,7 @@ FORBIDDEN_ATTRS = {("pickle", "load"), ("pickle", "loads"), ("pickle", "Unpickle
 # dynamic imports allowed: constant module names of the registry (and the installed entry points), the
 # benchmark files of `mechopt bench`, and optional.require (every caller passes a literal module name)
 DYNAMIC_IMPORT_OK = {"mechopt/registry.py", "mechopt/__init__.py", "problems/design.py", "mechopt/jobs/bench.py",
-                     "mechopt/optional.py"}
+                     "mechopt/runtime/optional.py"}
 
 
 def _sources() -> list[Path]:
@@ -146,11 +146,11 @@ def trapped(monkeypatch):
 
 
 def test_loaders_parse_files_as_data(trapped, tmp_path):
-    from mechopt.catalog import load_catalog
-    from mechopt.mechfile import read_mechanism
-    from mechopt.priors import parse_prior
+    from mechopt.io.catalog import load_catalog
+    from mechopt.io.mechfile import read_mechanism
+    from mechopt.model.priors import parse_prior
     from mechopt.registry import get_problem, problem_ids
-    from mechopt.jobs.sweep import load_spec
+    from mechopt.jobs.sweep.run import load_spec
 
     (tmp_path / "m.json").write_text(json.dumps({"Q": [[0.75, 0.25], [0.25, 0.75]], "prior": [0.5, 0.5],
                                                  "notion": TRAP, "solver": TRAP}))
@@ -173,7 +173,7 @@ def test_loaders_parse_files_as_data(trapped, tmp_path):
 
 def test_pickled_npy_is_refused_not_loaded(trapped, tmp_path):
     from mechopt.errors import ProblemError
-    from mechopt.priors import parse_prior
+    from mechopt.model.priors import parse_prior
 
     with open(tmp_path / "evil.npy", "wb") as fh:            # a real pickle payload inside an object array
         np.lib.format.write_array(fh, np.array([{"x": 1}], dtype=object), allow_pickle=True)

@@ -13,12 +13,12 @@ import tracemalloc
 
 import pytest
 
-from mechopt.catalog import CatalogError, read_toml
+from mechopt.io.catalog import CatalogError, read_toml
 from mechopt.cli import main
 from mechopt.errors import InputFileError, MechoptError, ProblemError
-from mechopt.files import read_input
-from mechopt.mechfile import atomic_savefig, atomic_write_text, read_mechanism
-from mechopt.priors import parse_prior
+from mechopt.io.files import read_input
+from mechopt.io.mechfile import atomic_savefig, atomic_write_text, read_mechanism
+from mechopt.model.priors import parse_prior
 
 pytestmark = pytest.mark.timeout(120)   # a regression to the old hang fails instead of blocking the suite
 
@@ -149,7 +149,7 @@ READERS = [
     ("mechanism", read_mechanism, ProblemError),
     ("toml", read_toml, CatalogError),
     ("graph", lambda p: __import__("mechopt.cli.design", fromlist=["read_graph"]).read_graph(p), ProblemError),
-    ("sweep --resume", lambda p: __import__("mechopt.jobs.sweep", fromlist=["read_lines"]).read_lines(p),
+    ("sweep --resume", lambda p: __import__("mechopt.jobs.sweep.run", fromlist=["read_lines"]).read_lines(p),
      ProblemError),
 ]
 

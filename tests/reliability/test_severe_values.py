@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 import mechopt
 from mechopt.errors import ProblemError
 from mechopt.problems.design import ChannelDesign
-from mechopt.problems.lip import LIPWeightedSum
+from mechopt.problems.lip.problems import LIPWeightedSum
 from mechopt.utilities import HistogramMSE, SumMSE
 
 RR = 0.19661193324148185     # MSE of randomized response at ε = 1 for values 0, 1 under a uniform prior
@@ -77,7 +77,7 @@ def test_mse_certified_value_is_shift_invariant(k, offset, eps, notion, weighted
 def test_ksubset_size_test_uses_no_big_integer(monkeypatch):
     """Selection for a 10⁷-symbol uniform LDP/MI design. Old: math.comb(10⁷, k*) (millions of digits) ran
     before any solver started (> 100 s). New: the size test is lgamma; math.comb is never called."""
-    from mechopt.problems import kss
+    from mechopt.problems.kss import problems as kss
 
     def boom(*a):
         raise AssertionError("exact binomial computed")
@@ -94,7 +94,7 @@ def test_sqp_declines_large_problem_without_building_its_form(monkeypatch):
     from mechopt.solvers.sqp import SQPSolver
 
     prob = ChannelDesign.from_params(prior="uniform:20000", notion="mip", utility="mi", eps=1.0)
-    import mechopt.nlp
+    import mechopt.programs.nlp
 
     built: list[int] = []
 
@@ -102,7 +102,7 @@ def test_sqp_declines_large_problem_without_building_its_form(monkeypatch):
         built.append(prog.d)
         raise AssertionError("NLP form built")
 
-    monkeypatch.setattr(mechopt.nlp, "channel_nlp", boom)
+    monkeypatch.setattr(mechopt.programs.nlp, "channel_nlp", boom)
     assert SQPSolver().can_solve(prob) is False
     assert built == []
     small = ChannelDesign.from_params(prior="uniform:3", notion="mip", utility="mi", eps=1.0)
@@ -114,7 +114,7 @@ def test_sqp_declines_large_problem_without_building_its_form(monkeypatch):
 def test_time_limit_counts_selection(monkeypatch):
     """A time limit shorter than solver selection. Old: the limit started only inside the solver.
     New: the call returns status time_limit, saying selection used the time."""
-    from mechopt.solvers.exact import ExactSolver
+    from mechopt.solvers.exact.solver import ExactSolver
 
     orig = ExactSolver.can_solve
 

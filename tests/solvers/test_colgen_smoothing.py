@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from mechopt.solvers._colgen import column_generation
-from mechopt.solvers._lip_pricing import LIPHistogramPricer
-from mechopt.solvers._rays import lip_vertices
+from mechopt.solvers.exact.colgen import column_generation
+from mechopt.solvers.exact.pricing.lip import LIPHistogramPricer
+from mechopt.solvers.exact.rays import lip_vertices
 
 
 def _gain(R: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import mechopt
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.notions import GraphLDP
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
+from mechopt.results.result import Status
 from mechopt.utilities import SumMSE
 
 
@@ -183,8 +183,8 @@ def test_bad_options() -> None:
 @pytest.mark.parametrize("utility", ["mse", "histogram", "mi"])
 def test_certificate_direction_from_a_suboptimal_master(utility: str) -> None:
     """Duals of a master over half the rays still bound the optimum, on the correct side in the problem's units."""
-    from mechopt.solvers._lp import dual_bound, solve_master
-    from mechopt.solvers._rays import ldp_rays
+    from mechopt.solvers.exact.lp import dual_bound, solve_master
+    from mechopt.solvers.exact.rays import ldp_rays
 
     prob = ChannelDesign.from_params(prior="0.1,0.15,0.2,0.25,0.3", notion="ldp", utility=utility, eps=1.5)
     cp = prob.column_program()
@@ -212,7 +212,7 @@ def test_cip_with_underflowing_binomial_tail_is_private_and_honest() -> None:
     # P(S = s) spans 1e-26 .. 0.12 at N = 50: the master LP is solved in mechanism scale so no
     # row is lost; the dual is ill-conditioned there, and the status must say so if the gap is open.
     from mechopt.notions import CIP
-    from mechopt.priors import binomial_prior
+    from mechopt.model.priors import binomial_prior
     from mechopt.utilities import SumMSE
 
     N = 50

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import mechopt
-from mechopt.catalog import builtin_catalog
-from mechopt.problem import ChannelProblem
+from mechopt.io.catalog import builtin_catalog
+from mechopt.model.problem import ChannelProblem
 from mechopt.registry import get_solver
 
 

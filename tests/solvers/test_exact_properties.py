@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import mechopt
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
+from mechopt.results.result import Status
 
 priors = st.integers(2, 5).flatmap(
     lambda d: st.lists(st.floats(0.05, 1.0), min_size=d, max_size=d)).map(lambda v: np.array(v) / np.sum(v))

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import mechopt
 from mechopt.notions import CIP, LDP, LIP, GraphLDP
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
-from mechopt.solvers._rays import dd_rays, dedupe, ldp_rays, lip_vertex_count, lip_vertices, single_statistic, \
+from mechopt.results.result import Status
+from mechopt.solvers.exact.rays import dd_rays, dedupe, ldp_rays, lip_vertex_count, lip_vertices, single_statistic, \
     two_point_vertices
 from mechopt.utilities import SumMSE
 
@@ -101,8 +101,8 @@ def test_graph_ldp_exact_beats_complete_graph_and_sqp() -> None:
 def test_essential_weights_keep_the_graph_ldp_cone(seed, d, metric) -> None:
     """Dropping the pairs implied by shorter paths leaves the same rays (metric-LDP on a graph is
     graph-LDP on its edges); random connected graphs with random weights."""
-    from mechopt.solvers._rays import graph_ldp_rays
-    from mechopt.solvers._tree_pricing import essential_weights
+    from mechopt.solvers.exact.rays import graph_ldp_rays
+    from mechopt.solvers.exact.pricing.tree import essential_weights
 
     rng = np.random.default_rng(seed)
     G = nx.gnm_random_graph(d, int(rng.integers(d - 1, d * (d - 1) // 2 + 1)), seed=int(rng.integers(1 << 30)))

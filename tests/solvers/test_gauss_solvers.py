@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import mechopt
-from mechopt.claims.gauss import DELTAS, random_instance
+from mechopt.claims.gauss.theorems import DELTAS, random_instance
 from mechopt.errors import ParamError, SolverNotFound, TooLargeError
-from mechopt.problems.gauss import GaussProblem
+from mechopt.problems.gauss.problem import GaussProblem
 from mechopt.solvers.search import SearchSolver
 
 TOL = 1e-7

@@ -13,7 +13,7 @@ import pytest
 
 import mechopt
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
+from mechopt.results.result import Status
 
 SKEWED = [7.729766194478664e-10, 1.5173920531582358e-07, 9.75684736042963e-06, 0.9992507957528376,
           0.000739294887620064]

@@ -1,4 +1,4 @@
-"""The lattice pricing of ε-LDP orbits (solvers/_orbit_lattice.py) against brute-force enumeration of count vectors."""
+"""The lattice pricing of ε-LDP orbits (solvers/exact/orbits/lattice.py) against brute-force enumeration of count vectors."""
 from __future__ import annotations
 
 import itertools
@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 import mechopt
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
-from mechopt.solvers import _orbit_price
-from mechopt.solvers._orbit_lattice import applies, lattice_max
-from mechopt.solvers._symmetry import classes_of
+from mechopt.results.result import Status
+from mechopt.solvers.exact.orbits import pricing as _orbit_price
+from mechopt.solvers.exact.orbits.lattice import applies, lattice_max
+from mechopt.solvers.exact.orbits.reduction import classes_of
 from mechopt.utilities import MutualInfo
 
 
@@ -72,7 +72,7 @@ def test_five_class_ldp_mi_d2000_is_certified_with_an_audited_q(equal_mass: bool
 def test_orbit_colgen_past_its_deadline_claims_no_optimum() -> None:
     import time
 
-    from mechopt.solvers._orbit_cg import orbit_colgen
+    from mechopt.solvers.exact.orbits.colgen import orbit_colgen
     from mechopt.utilities import HistogramMSE
 
     P = _five_classes(1000, True)

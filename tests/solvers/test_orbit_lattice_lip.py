@@ -1,4 +1,4 @@
-"""The lattice pricing of ε-LIP orbits (solvers/_orbit_lattice_lip.py) against brute-force enumeration of counts,
+"""The lattice pricing of ε-LIP orbits (solvers/exact/orbits/lip_lattice.py) against brute-force enumeration of counts,
 and few-class LIP designs at d in the thousands certified through it."""
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 import mechopt
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
-from mechopt.solvers import _orbit_price
-from mechopt.solvers._orbit_lattice_lip import applies, lattice_max_lip
-from mechopt.solvers._orbit_mech import _class_lp
-from mechopt.solvers._symmetry import classes_of
+from mechopt.results.result import Status
+from mechopt.solvers.exact.orbits import pricing as _orbit_price
+from mechopt.solvers.exact.orbits.lip_lattice import applies, lattice_max_lip
+from mechopt.solvers.exact.orbits.mechanism import _class_lp
+from mechopt.solvers.exact.orbits.reduction import classes_of
 from mechopt.utilities import HistogramMSE, MutualInfo
 
 VTOL = 1e-12        # settings.tolerance("vertex"): the slab tolerance Piece.feasible and the search share

@@ -10,16 +10,16 @@ import pytest
 
 import mechopt
 from mechopt.api import audit_result
-from mechopt.catalog import builtin_catalog
+from mechopt.io.catalog import builtin_catalog
 from mechopt.errors import TooLargeError
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
-from mechopt.solvers import _orbit_price
-from mechopt.solvers._exact_methods import enumerate_rays
-from mechopt.solvers._lp import solve_master
-from mechopt.solvers._orbit_cg import orbit_colgen, orbits_from_counts
-from mechopt.solvers._orbit_mech import build_plan
-from mechopt.solvers._symmetry import classes_of, enum_bytes, ldp_orbits, lip_orbits, orbit_gain
+from mechopt.results.result import Status
+from mechopt.solvers.exact.orbits import pricing as _orbit_price
+from mechopt.solvers.exact.methods import enumerate_rays
+from mechopt.solvers.exact.lp import solve_master
+from mechopt.solvers.exact.orbits.colgen import orbit_colgen, orbits_from_counts
+from mechopt.solvers.exact.orbits.mechanism import build_plan
+from mechopt.solvers.exact.orbits.reduction import classes_of, enum_bytes, ldp_orbits, lip_orbits, orbit_gain
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
 
@@ -189,7 +189,7 @@ def test_ray_enumeration_estimate_within_2x_of_tracemalloc(notion: str, d: int) 
     P = np.random.default_rng(d).dirichlet(np.ones(d))
     prob = ChannelDesign.from_params(prior=P, notion=notion, utility="histogram", eps=1.0)
     cp = prob.column_program()
-    from mechopt.solvers._sizes import ldp_log2_bytes, lip_log2_bytes
+    from mechopt.solvers.exact.sizes import ldp_log2_bytes, lip_log2_bytes
 
     est = 2.0 ** (ldp_log2_bytes(d) if notion == "ldp" else lip_log2_bytes(cp.prior, 1.0))
     tracemalloc.start()
@@ -202,7 +202,7 @@ def test_ray_enumeration_estimate_within_2x_of_tracemalloc(notion: str, d: int) 
 
 @pytest.mark.parametrize("d", [1_000, 10_000, 10 ** 6, 10 ** 9])
 def test_size_checks_never_overflow(d: int) -> None:
-    from mechopt.solvers._sizes import check_enumeration, ldp_log2_bytes
+    from mechopt.solvers.exact.sizes import check_enumeration, ldp_log2_bytes
 
     assert ldp_log2_bytes(d) > d
     with pytest.raises(TooLargeError, match=r"GB"):
@@ -210,8 +210,8 @@ def test_size_checks_never_overflow(d: int) -> None:
 
 
 def test_lip_vertex_estimate_near_the_exact_count() -> None:
-    from mechopt.solvers import _sizes
-    from mechopt.solvers._rays import lip_vertex_count
+    from mechopt.solvers.exact import sizes as _sizes
+    from mechopt.solvers.exact.rays import lip_vertex_count
 
     P = np.random.default_rng(3).dirichlet(np.ones(20))
     exact = math.log2(lip_vertex_count(P, 1.0))
@@ -248,7 +248,7 @@ def test_solve_peak_memory_within_2x_of_the_dense_q_estimate(notion: str, utilit
 
 
 def test_plan_past_its_deadline_builds_nothing() -> None:
-    from mechopt.solvers._orbit_mech import PlanTimeLimit
+    from mechopt.solvers.exact.orbits.mechanism import PlanTimeLimit
 
     P = few(60, 5)
     cl = classes_of(P, HistogramMSE())
@@ -261,7 +261,7 @@ def test_plan_past_its_deadline_builds_nothing() -> None:
 
 def test_time_limit_in_the_plan_is_an_honest_time_limit_without_q(monkeypatch) -> None:
     """A deadline that passes while the mechanism is built: time_limit, no Q, the LP's value and bound kept."""
-    from mechopt.solvers import _exact_symmetry
+    from mechopt.solvers.exact import symmetry as _exact_symmetry
 
     prob = design(few(600, 5), "lip", "histogram")
     full = mechopt.solve(prob, solver="exact")

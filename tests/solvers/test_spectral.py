@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 import mechopt
-from mechopt.claims.fisher import grid_order
+from mechopt.claims.fisher.theorems import grid_order
 from mechopt.errors import ParamError, SolverNotFound
 from mechopt.problems.design import ChannelDesign
-from mechopt.problems.fisher import FisherBox, problem_from_params
-from mechopt.problems.fisher_gauss import FisherGaussian
-from mechopt.result import Status
+from mechopt.problems.fisher.problems import FisherBox, problem_from_params
+from mechopt.problems.fisher.gaussian import FisherGaussian
+from mechopt.results.result import Status
 from mechopt.solvers.spectral import _DIRECT, ground_state, richardson
 
 PI2 = math.pi ** 2

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 
 import mechopt
-from mechopt.forms import ConicForm
-from mechopt.problem import Problem
+from mechopt.model.forms import ConicForm
+from mechopt.model.problem import Problem
 from mechopt.problems.design import ChannelDesign
 from mechopt.registry import get_problem
-from mechopt.result import Status
+from mechopt.results.result import Status
 from mechopt.solvers.conic import ConicSolver
 from mechopt.testing import eps_values, priors
 

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 import mechopt
 from mechopt import registry
 from mechopt.api import _proof_status
-from mechopt.catalog import builtin_catalog
+from mechopt.io.catalog import builtin_catalog
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import PROOFS, Certificate, Result, Status
-from mechopt.solver import _honest, check_options
+from mechopt.results.result import PROOFS, Certificate, Result, Status
+from mechopt.model.solver import _honest, check_options
 
 CATALOG = {(i.problem, i.name): i for i in builtin_catalog()}
 GAUSS = ("gauss-dataset1", "dataset 1 delta=0.3 gamma=0")

@@ -6,7 +6,7 @@ import pytest
 
 import mechopt
 from mechopt.problems.design import ChannelDesign
-from mechopt.result import Status
+from mechopt.results.result import Status
 
 
 def _prior(kind: str, d: int, seed: int) -> np.ndarray:
@@ -98,7 +98,7 @@ class _Stuck:
         self.R, self.bound, self.early, self.exact_calls = R, bound, True, 0
 
     def price(self, nu, deadline=None):
-        from mechopt.solvers._pricing import Pricing
+        from mechopt.solvers.exact.pricing.base import Pricing
 
         if self.early:
             return Pricing(self.R[:, :2].copy(), None, "heuristic")
@@ -108,8 +108,8 @@ class _Stuck:
 
 @pytest.mark.parametrize("bound,status", [(0.0, "optimal"), (0.5, "stalled")])
 def test_colgen_stops_instead_of_cycling_on_held_columns(bound: float, status: str) -> None:
-    from mechopt.solvers._colgen import column_generation
-    from mechopt.solvers._pricing import ldp_seed
+    from mechopt.solvers.exact.colgen import column_generation
+    from mechopt.solvers.exact.pricing.base import ldp_seed
     from mechopt.utilities import MutualInfo
 
     P = _prior("dirichlet", 6, 2)
@@ -124,8 +124,8 @@ def test_colgen_stops_instead_of_cycling_on_held_columns(bound: float, status: s
 
 
 def test_warm_master_cost_scaling_keeps_the_answer() -> None:
-    from mechopt.solvers._master import WarmMaster
-    from mechopt.solvers._pricing import ldp_seed
+    from mechopt.solvers.exact.master import WarmMaster
+    from mechopt.solvers.exact.pricing.base import ldp_seed
     from mechopt.utilities import MutualInfo
 
     P = _prior("zipf", 8, 4)
@@ -141,7 +141,7 @@ def test_warm_master_cost_scaling_keeps_the_answer() -> None:
 def test_lip_mse_sweep_refuses_d_above_its_limit_with_a_typed_error() -> None:
     """The O(d³)-per-round sweep says so up front instead of running for hours (uniform:10000 did)."""
     from mechopt.errors import TooLargeError
-    from mechopt.solvers._lip_pricing import SWEEP_MAX_D
+    from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D
 
     prob = ChannelDesign.from_params(prior=f"uniform:{SWEEP_MAX_D + 1}", notion="lip", utility="mse", eps=1.0)
     with pytest.raises(TooLargeError, match=rf"d ≤ {SWEEP_MAX_D}; got d = {SWEEP_MAX_D + 1}: use solver='sqp'"):

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from mechopt.solvers._knapsack import LDPMIKnapsackPricer
-from mechopt.solvers._lip_bnb import separable_bnb
-from mechopt.solvers._lip_mitm import mitm_max
-from mechopt.solvers._lip_pricing import LIPHistogramPricer, LIPMIPricer, LIPSumPricer, lip_box
-from mechopt.solvers._rays import ldp_rays, lip_vertices
+from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
+from mechopt.solvers.exact.pricing.bnb import separable_bnb
+from mechopt.solvers.exact.pricing.mitm import mitm_max
+from mechopt.solvers.exact.pricing.lip import LIPHistogramPricer, LIPMIPricer, LIPSumPricer, lip_box
+from mechopt.solvers.exact.rays import ldp_rays, lip_vertices
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
 EPS = st.sampled_from([0.1, 0.5, 1.0, 3.0]) | st.floats(0.05, 4.0)
@@ -172,7 +172,7 @@ def test_lip_mitm_shift_cuts_the_search_at_master_duals(monkeypatch) -> None:
     """At the optimal master's duals (every vertex's reduced cost ≤ 0, many near ties) the search with
     its shift λ closes nodes far earlier than with λ = 0 (measured at d = 14, Zipf: 1074 nodes against 6126),
     with the same proven bound."""
-    import mechopt.solvers._lip_mitm as M
+    import mechopt.solvers.exact.pricing.mitm as M
 
     P, _ = draw(5, 14, -1.0, 0.0)
     nu = _near_optimal_duals(P, 1.0)

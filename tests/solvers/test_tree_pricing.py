@@ -19,9 +19,9 @@ import mechopt
 from mechopt.errors import TooLargeError
 from mechopt.notions import GraphLDP
 from mechopt.problems.design import ChannelDesign
-from mechopt.solvers._lp import solve_master
-from mechopt.solvers._rays import graph_ldp_rays
-from mechopt.solvers._tree_pricing import TreeLDPMIPricer, essential_forest
+from mechopt.solvers.exact.lp import solve_master
+from mechopt.solvers.exact.rays import graph_ldp_rays
+from mechopt.solvers.exact.pricing.tree import TreeLDPMIPricer, essential_forest
 from mechopt.utilities import MutualInfo
 
 

@@ -1,0 +1,1 @@
+"""Files: safe reading and writing, mechanism files and their audit, the catalog, the datasets."""

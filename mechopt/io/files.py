@@ -1,0 +1,234 @@
+"""Safe reading and writing of the files a run is given.
+
+Every reader goes through :func:`read_input`: it opens the path with
+``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a writer), refuses
+anything that is not a regular file (FIFOs, devices such as ``/dev/zero``,
+sockets, directories) and checks the size *before* reading, so a stray path
+can neither hang the run nor exhaust its memory. Every writer goes through
+:func:`write_target`: a regular file (or a missing one) is replaced
+atomically, a character device or a FIFO with a reader is written directly
+(never renamed over), anything else is refused. :func:`check_distinct`
+refuses, before any work, an output path that is one of the run's inputs or
+another output.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from mechopt.io.files import read_input
+>>> path = os.path.join(tempfile.mkdtemp(), "p.txt")
+>>> _ = open(path, "w").write("0.2 0.8")
+>>> read_input(path, "prior file", max_bytes=100)
+b'0.2 0.8'
+>>> try:
+...     read_input(path, "prior file", max_bytes=4)
+... except Exception as exc:
+...     print(type(exc).__name__, str(exc).split(": ")[0].split("' ")[1])
+InputFileError is 7 bytes, more than the 4 bytes a prior file may have; give a smaller file
+"""
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from mechopt.errors import InputFileError, ParamError, ProblemError
+
+__all__ = ["read_input", "read_input_text", "target_kind", "resolve_target", "open_direct", "check_distinct",
+           "files_named", "KIB", "MIB"]
+
+KIB = 1024
+MIB = 1024 * KIB
+
+_KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory", stat.S_IFLNK: "a symbolic link"}
+
+
+def _kind(mode: int) -> str:
+    return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def _human(n: int) -> str:
+    return f"{n / MIB:.3g} MiB" if n >= MIB else f"{n} bytes"
+
+
+def read_input(path: str | os.PathLike, what: str, max_bytes: int,
+               error: type[Exception] = InputFileError, too_big: str = "give a smaller file") -> bytes:
+    """The bytes of the regular file ``path``, at most ``max_bytes`` of them.
+
+    Parameters
+    ----------
+    path : str or PathLike
+    what : str
+        What the file is, for messages (``"prior file"``, ``"sweep spec"``).
+    max_bytes : int
+        Refuse a larger file before reading any of it.
+    error : exception class
+        A :class:`~mechopt.errors.MechoptError` subclass to raise (default
+        :class:`~mechopt.errors.InputFileError`).
+    too_big : str
+        What to do about a file over ``max_bytes`` (the end of that message).
+
+    Raises
+    ------
+    error
+        Missing file, a directory, a FIFO, device or socket, a file over
+        ``max_bytes``, or an OS error while reading.
+    """
+    p = str(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(p, flags)
+    except FileNotFoundError:
+        raise error(f"{what} {p!r} does not exist") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise error(f"{what} {p!r} is a directory: give a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"{what} {p!r} is {_kind(st.st_mode)}, not a regular file: save the data to a file and give that")
+        if st.st_size > max_bytes:
+            raise error(f"{what} {p!r} is {_human(st.st_size)}, more than the {_human(max_bytes)} a {what} may have; "
+                        f"{too_big}")
+        chunks, total = [], 0
+        while True:   # the size may change under us: never read past max_bytes
+            chunk = os.read(fd, min(MIB, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                raise error(f"{what} {p!r} grew past the {_human(max_bytes)} a {what} may have while being read")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def read_input_text(path: str | os.PathLike, what: str, max_bytes: int,
+                    error: type[Exception] = InputFileError, too_big: str = "give a smaller file") -> str:
+    """:func:`read_input` decoded as UTF-8 (a decoding failure raises ``error``)."""
+    data = read_input(path, what, max_bytes, error, too_big)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise error(f"cannot read {what} {str(path)!r}: not UTF-8 text") from None
+
+
+def target_kind(path: str | os.PathLike) -> str:
+    """How an output path is written: ``"replace"`` (missing or a regular file: temporary file and
+    ``os.replace``) or ``"direct"`` (an existing character device or FIFO: plain open, never renamed over).
+
+    Symbolic links are followed (the link itself is kept). Anything else is
+    refused with :class:`~mechopt.errors.ProblemError`.
+
+    Examples
+    --------
+    >>> target_kind(os.devnull), target_kind("/nonexistent-dir-xyz/out.json")
+    ('direct', 'replace')
+    >>> target_kind("/")
+    Traceback (most recent call last):
+    ...
+    mechopt.errors.ProblemError: cannot write '/': it is a directory; give a file name inside it
+    """
+    p = str(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return "replace"
+    except OSError as exc:
+        raise ProblemError(f"cannot write {p!r}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(st.st_mode):
+        return "replace"
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+        return "direct"
+    if stat.S_ISDIR(st.st_mode):
+        raise ProblemError(f"cannot write {p!r}: it is a directory; give a file name inside it")
+    raise ProblemError(f"cannot write {p!r}: it is {_kind(st.st_mode)}; mechopt writes only regular files, "
+                     "character devices and FIFOs; give a file name")
+
+
+def resolve_target(path: str | os.PathLike) -> Path:
+    """The path to write: symbolic links followed, so the link stays and its target is written."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+
+
+def open_direct(path: str | os.PathLike, binary: bool = False):
+    """Open an existing character device or FIFO for writing without blocking on a FIFO without reader."""
+    p = str(path)
+    try:
+        fd = os.open(p, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        why = "no process is reading the FIFO" if exc.errno == 6 else (exc.strerror or str(exc))   # ENXIO
+        raise ProblemError(f"cannot write {p!r}: {why}") from None
+    os.set_blocking(fd, True)   # non-blocking only for the open: the writes themselves wait for the reader
+    return os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"}))
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_distinct(outputs: Mapping[str, str | os.PathLike | None],
+                   inputs: Mapping[str, Iterable[str | os.PathLike] | str | os.PathLike | None] | None = None) -> None:
+    """Refuse, before any work, an output that is one of the run's inputs or another output.
+
+    Parameters
+    ----------
+    outputs : mapping of flag to path (None: not given)
+    inputs : mapping of what to path or paths (None entries and non-paths are skipped)
+
+    Examples
+    --------
+    >>> check_distinct({"--out": "a.png", "--plot": "./a.png"})
+    Traceback (most recent call last):
+    ...
+    mechopt.errors.ParamError: --plot 'a.png' is the same file as --out 'a.png': give two different paths
+    """
+    outs = [(flag, str(p)) for flag, p in outputs.items() if p is not None]
+    for i, (flag, p) in enumerate(outs):
+        for flag2, p2 in outs[:i]:
+            if _same(p, p2) and target_kind(p) == "replace":
+                raise ParamError(f"{flag} {os.path.normpath(p)!r} is the same file as {flag2} {os.path.normpath(p2)!r}: "
+                                 "give two different paths")
+    for what, paths in (inputs or {}).items():
+        if paths is None:
+            continue
+        for src in ([paths] if isinstance(paths, (str, os.PathLike)) else paths):
+            if src is None or not os.path.exists(src):
+                continue
+            for flag, p in outs:
+                if _same(p, str(src)):
+                    raise ParamError(f"{flag} {p!r} is the run's {what}: writing it would destroy the input; "
+                                     "give another output path")
+
+
+def files_named(values: Iterable[object], base: str | os.PathLike | None = None) -> list[str]:
+    """The strings among ``values`` (scanned into lists and dicts) that name existing files,
+    as given or relative to ``base``: the input files a spec's parameters refer to.
+
+    Examples
+    --------
+    >>> files_named(["0.2,0.8", os.devnull, {"graph": [os.devnull]}, 3])
+    ['/dev/null', '/dev/null']
+    """
+    out: list[str] = []
+    stack = list(values)
+    while stack:
+        v = stack.pop(0)
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, str) and v and len(v) < 4096:
+            for cand in (v, os.path.join(str(base), v) if base is not None else None):
+                if cand is not None and os.path.exists(cand) and not os.path.isdir(cand):
+                    out.append(cand)
+                    break
+    return out

@@ -1,0 +1,318 @@
+"""Mechanism files (JSON, .npy, .csv) and the audit of a mechanism under every notion.
+
+A mechanism file, written by ``mechopt design --out`` and read by ``mechopt
+audit``, is one JSON object carrying the mechanism in the same layout as
+``mechopt design --json`` (:func:`mechopt.results.result.mechanism_dict`)::
+
+    {"mechanism": {"Q": [[...], ...], "inputs": [...], "outputs": [...], "prior": [...]},
+     "privacy": {"notion": "ldp", "eps": 1.0, ...}, "value": ..., "unit": ..., ...}
+
+(``design --out`` writes the whole design document). ``Q`` is a list of
+rows, rows are inputs; ``inputs``, ``outputs``, ``prior`` and ``privacy`` are
+optional, further keys are kept but not interpreted. The older flat layout
+``{"Q": ..., "prior": ..., "notion": ..., "eps": ...}`` is still read. :func:`read_mechanism` also reads a bare JSON
+matrix, a ``.npy`` array and a ``.csv`` matrix.
+
+Examples
+--------
+>>> import json, numpy as np, tempfile, os
+>>> from mechopt.io.mechfile import write_mechanism, read_mechanism, audit
+>>> Q = np.array([[0.75, 0.25], [0.25, 0.75]])
+>>> path = os.path.join(tempfile.mkdtemp(), "m.json")
+>>> write_mechanism(path, Q, prior=[0.5, 0.5], notion="ldp", eps=1.1)
+>>> doc = read_mechanism(path)
+>>> doc["Q"].shape, doc["notion"]
+((2, 2), 'ldp')
+>>> sorted(json.load(open(path))["mechanism"])
+['Q', 'inputs', 'outputs', 'prior']
+>>> round(audit(doc["Q"], [0.5, 0.5])["notions"]["ldp"]["eps"], 6)   # ln 3
+1.098612
+"""
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mechopt.results._json import dumps
+from mechopt.model.channel import validate_channel
+from mechopt.errors import ProblemError
+from mechopt.io.files import open_direct, read_input, read_input_text, resolve_target, target_kind
+from mechopt.model.priors import parse_prior, validate_prior
+from mechopt.results.result import jsonable, mechanism_dict
+
+#: Largest JSON or CSV mechanism file read (about 2.5 million entries of Q in JSON).
+MAX_MECHANISM_BYTES = 64 * 1024 * 1024
+#: Largest .npy mechanism file read (binary, no parsing: 134 million float64 entries, a 10⁴ × 10⁴ Q).
+MAX_NPY_BYTES = 1024 * 1024 * 1024
+_TOO_BIG = "save a large mechanism as .npy (mechopt design --out Q.npy; .npy files up to 1 GiB are read)"
+
+__all__ = ["read_mechanism", "write_mechanism", "audit", "atomic_write_text", "atomic_write_bytes",
+           "atomic_savefig", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` with :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path``: atomically for a regular file, directly for a device or FIFO.
+
+    A missing or regular target (a symbolic link is followed and kept) is
+    written through a temporary file and ``os.replace``: either the whole file
+    is there or the old one is untouched. An existing character device or FIFO
+    (``/dev/null``, a named pipe) is written with a plain open, never renamed
+    over; any other kind of target is refused
+    (:func:`mechopt.io.files.target_kind`). Failures raise :class:`ProblemError`
+    naming the path.
+    """
+    p = resolve_target(path)
+    if target_kind(p) == "direct":
+        with open_direct(p, binary=True) as fh:
+            fh.write(data)
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
+    except OSError as exc:
+        raise ProblemError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())     # mkstemp makes 0600; give the file the usual mode
+        os.replace(tmp, p)
+    except OSError as exc:
+        _unlink(tmp)
+        raise ProblemError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> Path:
+    """``fig.savefig`` like :func:`atomic_write_text`: temporary file and ``os.replace`` for a regular
+    target (no half-written PNG), a plain open for a character device or FIFO; returns ``path``."""
+    p = resolve_target(path)
+    if target_kind(p) == "direct":
+        kwargs.setdefault("format", (p.suffix[1:] or "png"))
+        with open_direct(p, binary=True) as fh:
+            fig.savefig(fh, **kwargs)
+        return Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix or ".png", dir=p.parent if str(p.parent) else ".")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, **kwargs)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, p)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return Path(path)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def write_mechanism(path: str | os.PathLike, Q: Any, *, prior: Any = None, notion: str | None = None,
+                    eps: float | None = None, inputs: Any = None, outputs: Any = None,
+                    **extra: Any) -> None:
+    """Write a mechanism file atomically (see the module docstring for the format)."""
+    M = validate_channel(Q)
+    mech = mechanism_dict(M, prior=None if prior is None else validate_prior(prior))
+    if inputs is not None:
+        mech["inputs"] = list(inputs)
+    if outputs is not None:
+        mech["outputs"] = list(outputs)
+    doc: dict[str, Any] = {"mechanism": mech}
+    if notion is not None or eps is not None:
+        doc["privacy"] = {"notion": notion, "eps": eps}
+    doc.update(extra)
+    atomic_write_text(path, dumps(doc) + "\n")
+
+
+def _reject_constant(token: str) -> float:
+    raise ValueError(f"{token} is not a number")
+
+
+def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
+    """Read and validate a mechanism; ``Q`` (and ``prior`` if present) become arrays.
+
+    Four forms are read, chosen by the file name's suffix and the JSON shape:
+
+    - ``.npy``: a 2-D numeric array (read with ``allow_pickle=False``);
+    - ``.csv``: one row of Q per line, numbers separated by commas (``#`` starts a comment);
+    - JSON (any other suffix): a bare matrix ``[[...], ...]``, an object with
+      ``"Q"``, or an object ``{"mechanism": {"Q": ...}, ...}``; a ``"prior"`` is
+      taken from the object or its ``"mechanism"``.
+
+    The returned dict has ``"Q"``, ``"format"`` (``npy``, ``csv``, ``json-matrix``
+    or ``json``) and the object's other keys. Raises :class:`ProblemError` with
+    one line naming the file for an unreadable file, invalid JSON (including
+    ``NaN``/``Infinity`` literals), a pickled or non-numeric array, a missing
+    ``Q``, or a ``Q`` that is not row-stochastic.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> np.save(os.path.join(folder, "m.npy"), np.array([[0.75, 0.25], [0.25, 0.75]]))
+    >>> doc = read_mechanism(os.path.join(folder, "m.npy"))
+    >>> doc["format"], doc["Q"].shape
+    ('npy', (2, 2))
+    >>> with open(os.path.join(folder, "m.csv"), "w") as fh:
+    ...     _ = fh.write("# rows are inputs\\n0.75,0.25\\n0.25,0.75\\n")
+    >>> read_mechanism(os.path.join(folder, "m.csv"))["Q"][1].tolist()
+    [0.25, 0.75]
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        out: dict[str, Any] = {"Q": _load_npy(p), "format": "npy"}
+    elif suffix == ".csv":
+        out = {"Q": _load_csv(p), "format": "csv"}
+    else:
+        out = _load_json(p)
+    out["Q"] = validate_channel(out["Q"], name=f"Q in {p.name}")
+    if out.get("prior") is not None:
+        if isinstance(out["prior"], (str, bool)):
+            raise ProblemError(f"\"prior\" in {str(p)!r} must be a list of numbers, got {out['prior']!r}")
+        out["prior"] = validate_prior(out["prior"], name=f"prior in {p.name}")
+        if out["prior"].size != out["Q"].shape[0]:
+            raise ProblemError(f"\"prior\" in {str(p)!r} has {out['prior'].size} symbols but Q has "
+                               f"{out['Q'].shape[0]} rows: one prior entry per row (input)")
+    return out
+
+
+def _load_npy(p: Path) -> Any:
+    import numpy as np
+
+    data = read_input(p, "mechanism file", MAX_NPY_BYTES, too_big="give a smaller file")
+    try:
+        arr = np.load(io.BytesIO(data), allow_pickle=False) if data[:6] == b"\x93NUMPY" else None
+    except ValueError as exc:
+        if "allow_pickle" in str(exc):
+            raise ProblemError(f"{str(p)!r} holds Python objects (a pickled array), which are not read: "
+                               "save Q with numpy.save as a float array") from None
+        raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
+    except (OSError, EOFError) as exc:
+        raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
+    if arr is None:
+        raise ProblemError(f"{str(p)!r} is not a readable .npy array (no NumPy header): save Q with numpy.save")
+    if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biuf":
+        kind = "an .npz archive" if not isinstance(arr, np.ndarray) else f"dtype {arr.dtype}"
+        raise ProblemError(f"{str(p)!r} holds {kind}, not a numeric matrix: save Q as a float array")
+    if arr.dtype.kind == "b":
+        raise ProblemError(f"{str(p)!r} holds a boolean array, not probabilities: save Q as a float array")
+    return arr
+
+
+def _load_csv(p: Path) -> Any:
+    import numpy as np
+
+    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES, too_big=_TOO_BIG)
+    rows = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            rows.append([float(v) for v in line.split(",")])
+        except ValueError:
+            raise ProblemError(f"line {no} of {str(p)!r} is not a comma-separated list of numbers: "
+                               f"{line[:60]!r} (no header row; '#' starts a comment)") from None
+    if not rows:
+        raise ProblemError(f"{str(p)!r} has no rows: write one row of Q per line")
+    if len({len(r) for r in rows}) > 1:
+        raise ProblemError(f"the rows of {str(p)!r} have different lengths {sorted({len(r) for r in rows})}: "
+                           "every row of Q has one entry per output")
+    return np.array(rows, dtype=float)
+
+
+def _load_json(p: Path) -> dict[str, Any]:
+    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES, too_big=_TOO_BIG)
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise ProblemError(f"mechanism file {str(p)!r} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ProblemError(f"mechanism file {str(p)!r} is nested too deeply to be a mechanism: "
+                           "give {\"Q\": [[...], ...]}") from None
+    if isinstance(doc, list) and doc and all(isinstance(r, list) for r in doc):
+        out: dict[str, Any] = {"Q": doc, "format": "json-matrix"}
+        where = "the matrix"
+    else:
+        doc = _flatten(doc)
+        if not isinstance(doc, dict) or "Q" not in doc:
+            raise ProblemError(f"mechanism file {str(p)!r} must be a JSON object with a \"Q\" matrix (rows are "
+                               "inputs): {\"mechanism\": {\"Q\": [[...], ...]}}, the older {\"Q\": [[...], ...]}, "
+                               "or a bare JSON matrix (a list of rows)")
+        out = {**doc, "format": "json"}
+        where = '"Q"'
+    Q = out["Q"]
+    if not isinstance(Q, list) or not all(isinstance(r, list) for r in Q) or len({len(r) for r in Q}) > 1:
+        raise ProblemError(f"{where} in {str(p)!r} must be a list of rows of equal length")
+    if any(v is None or isinstance(v, (bool, str)) for r in Q for v in r):
+        raise ProblemError(f"{where} in {str(p)!r} has a non-numeric entry (null, string or boolean)")
+    return out
+
+
+def _flatten(doc: Any) -> Any:
+    """The current layout (``{"mechanism": {"Q", ...}, "privacy": {...}}``) as the flat one ``{"Q", ...}``.
+
+    >>> _flatten({"mechanism": {"Q": [[1.0]], "prior": [1.0]}, "privacy": {"notion": "ldp", "eps": 1}})
+    {'Q': [[1.0]], 'prior': [1.0], 'notion': 'ldp', 'eps': 1}
+    """
+    if not isinstance(doc, dict) or "Q" in doc or not isinstance(doc.get("mechanism"), dict):
+        return doc
+    rest = {k: v for k, v in doc.items() if k not in ("mechanism", "privacy")}
+    privacy = doc.get("privacy") if isinstance(doc.get("privacy"), dict) else {}
+    flat = {**rest, **doc["mechanism"]}
+    for key in ("notion", "eps"):
+        if privacy.get(key) is not None:
+            flat[key] = privacy[key]
+    return flat
+
+
+def audit(Q: Any, prior: Any = None) -> dict[str, Any]:
+    """The audit document: smallest ε of ``Q`` under LDP, LIP and MIP.
+
+    ``{"notions": {"ldp": {"eps": ...}, "lip": {"eps": ...}, "mip": {"eps": ...}}}``
+    with ``None`` for an infinite ε (LIP and MIP need the prior, as a vector
+    or the CLI syntax ``"0.2,0.8"`` / ``"uniform:d"`` / a file).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> audit(np.eye(2), "0.5,0.5")["notions"]["ldp"]
+    {'eps': None}
+    """
+    from mechopt.notions import audit_all
+
+    P = None
+    if prior is not None:
+        P = parse_prior(prior) if isinstance(prior, (str, os.PathLike)) else validate_prior(prior)
+    M = validate_channel(Q, n_inputs=None if P is None else P.size)
+    notions = audit_all(M, P)
+    clean = {k: {kk: (None if vv is None or not math.isfinite(vv) else float(vv)) for kk, vv in v.items()}
+             for k, v in notions.items()}
+    doc: dict[str, Any] = {"notions": clean, "inputs": int(M.shape[0]), "outputs": int(M.shape[1])}
+    if P is not None:
+        doc["prior"] = P.tolist()
+    return doc
+

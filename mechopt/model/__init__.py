@@ -1,0 +1,1 @@
+"""The model: channels, priors, information measures, problems and solvers as interfaces, canonical forms."""

@@ -1,0 +1,198 @@
+"""Priors: validation, parsing, and the support of a design.
+
+A prior is a probability vector P over the inputs ``0..d-1``. Designs work on
+the support (symbols of positive mass); :class:`Support` drops zero-mass
+symbols and restores them in the output mechanism. A zero-mass row is free
+for every prior-dependent notion; we give it the output marginal λ, which is
+also admissible under LDP whenever the supported rows are.
+
+Examples
+--------
+>>> from mechopt.model.priors import parse_prior, validate_prior
+>>> parse_prior("0.1,0.2,0.7")
+array([0.1, 0.2, 0.7])
+>>> parse_prior("uniform:4")
+array([0.25, 0.25, 0.25, 0.25])
+>>> validate_prior([0.5, 0.6])
+Traceback (most recent call last):
+...
+mechopt.errors.ProblemError: prior sums to 1.1, not 1: normalise it (divide by its sum)
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mechopt import settings
+from mechopt.errors import ProblemError
+
+__all__ = ["validate_prior", "parse_prior", "Support", "binomial_prior", "poisson_binomial", "MAX_SYMBOLS"]
+
+MAX_SYMBOLS = 10_000_000
+#: Largest text prior file read (about 1.5 million numbers; larger priors as .npy).
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+#: Largest .npy prior file read (MAX_SYMBOLS float64 values and a header).
+MAX_NPY_BYTES = 8 * MAX_SYMBOLS + 64 * 1024
+"""Most input symbols a prior may have (``uniform:d`` and files): 80 MB of floats."""
+
+
+def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> np.ndarray:
+    """Return ``prior`` as a float vector after checking it is a distribution.
+
+    Raises :class:`ProblemError` for a non-vector, NaN/inf, negative entries,
+    fewer than one symbol, or a sum off 1 by more than ``tol``.
+    """
+    tol = settings.tolerance("prior_sum") if tol is None else tol
+    try:
+        if np.iscomplexobj(np.asarray(prior)):       # numpy would drop the imaginary part with a warning
+            raise TypeError("complex")
+        p = np.asarray(prior, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ProblemError(f"{name} must be a vector of numbers, got {prior!r}") from None
+    if p.ndim != 1 or p.size == 0:
+        raise ProblemError(f"{name} must be a non-empty 1-D vector, got shape {p.shape}")
+    if p.size > MAX_SYMBOLS:
+        raise ProblemError(f"{name} has {p.size} symbols, more than mechopt handles ({MAX_SYMBOLS}); merge symbols")
+    if not np.all(np.isfinite(p)):
+        bad = int(np.flatnonzero(~np.isfinite(p))[0])
+        raise ProblemError(f"{name} has a non-finite entry at index {bad}: {p[bad]}")
+    if np.any(p < 0):
+        bad = int(np.flatnonzero(p < 0)[0])
+        raise ProblemError(f"{name} has a negative entry at index {bad}: {p[bad]:g}")
+    tiny = np.flatnonzero((p > 0) & (p < np.finfo(float).tiny))
+    if tiny.size:                         # subnormal: 1/p overflows, LP solvers reject the rows
+        raise ProblemError(f"{name} has a subnormal entry at index {int(tiny[0])}: {p[tiny[0]]:g}; set it to 0 "
+                           f"or give masses >= {np.finfo(float).tiny:.3g}")
+    with np.errstate(over="ignore"):      # a sum overflowing to inf is reported below, not warned about
+        total = float(p.sum())
+    if abs(total - 1.0) > tol:
+        raise ProblemError(f"{name} sums to {total:.12g}, not 1: normalise it (divide by its sum)")
+    return p / total
+
+
+def parse_prior(text: str | os.PathLike) -> np.ndarray:
+    """Parse the CLI's prior syntax: ``0.1,0.2,0.7``, ``uniform:d``, or a file.
+
+    A file is a ``.npy`` array or a whitespace/comma separated ``.txt``.
+    """
+    if isinstance(text, os.PathLike):
+        return _read_prior_file(Path(text))
+    if not isinstance(text, str):       # already a vector (list, array): validate it
+        return validate_prior(text)
+    s = text.strip()
+    if not s:
+        raise ProblemError("the prior is empty: give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path")
+    if s.startswith("uniform:"):
+        try:
+            d = int(s.split(":", 1)[1])
+        except ValueError:
+            raise ProblemError(f"bad prior {s!r}: write uniform:d with an integer d ≥ 1") from None
+        if d < 1:
+            raise ProblemError(f"bad prior {s!r}: uniform:d needs d ≥ 1")
+        if d > MAX_SYMBOLS:
+            raise ProblemError(f"bad prior {s!r}: at most {MAX_SYMBOLS} symbols; merge symbols")
+        return np.full(d, 1.0 / d)
+    if "," in s or _is_number(s):
+        try:
+            vals = [float(v) for v in s.split(",") if v.strip()]
+        except ValueError:
+            raise ProblemError(f"bad prior {s!r}: give comma-separated numbers, uniform:d, or a file") from None
+        return validate_prior(vals)
+    return _read_prior_file(Path(s))
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_prior_file(path: Path) -> np.ndarray:
+    import io
+
+    from mechopt.io.files import read_input
+
+    if not path.exists():
+        raise ProblemError(f"prior file {str(path)!r} does not exist (give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path)")
+    if path.is_dir():
+        raise ProblemError(f"prior file {str(path)!r} is a directory: give a .npy/.txt file")
+    npy = path.suffix == ".npy"
+    data = read_input(path, "prior file", MAX_NPY_BYTES if npy else MAX_TEXT_BYTES)
+    try:
+        if npy:
+            arr = np.load(io.BytesIO(data), allow_pickle=False)
+        else:
+            tokens = re.split(r"[\s,;]+", data.decode("utf-8").strip())
+            arr = np.array([float(t) for t in tokens if t])
+    except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
+        raise ProblemError(f"cannot read prior file {str(path)!r}: {exc}") from None
+    if np.ndim(arr) != 1:                 # a matrix is not a prior: never flatten it silently
+        raise ProblemError(f"prior file {path.name!r} holds an array of shape {np.shape(arr)}, not a 1-D vector; "
+                           "save the prior as one vector (np.save(path, p.ravel()) if that is what you mean)")
+    return validate_prior(arr, name=f"prior from {path.name}")
+
+
+@dataclass(frozen=True)
+class Support:
+    """The symbols of positive prior mass, and the map back to all symbols.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = Support.of([0.5, 0.0, 0.5])
+    >>> s.prior
+    array([0.5, 0.5])
+    >>> s.restore(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    array([[1. , 0. ],
+           [0.5, 0.5],
+           [0. , 1. ]])
+    """
+
+    full: np.ndarray
+    index: np.ndarray
+
+    @classmethod
+    def of(cls, prior) -> "Support":
+        p = validate_prior(prior)
+        idx = np.flatnonzero(p > settings.tolerance("zero_mass"))
+        return cls(full=p, index=idx)
+
+    @property
+    def prior(self) -> np.ndarray:
+        """The prior restricted to the support, renormalised."""
+        p = self.full[self.index]
+        return p / p.sum()
+
+    @property
+    def dropped(self) -> bool:
+        return self.index.size < self.full.size
+
+    def restore(self, Q: np.ndarray) -> np.ndarray:
+        """Rows for every symbol: zero-mass rows get the output marginal λ."""
+        if not self.dropped:
+            return Q
+        lam = self.prior @ Q
+        out = np.tile(lam, (self.full.size, 1))
+        out[self.index] = Q
+        return out
+
+
+def binomial_prior(n: int, p1: float) -> np.ndarray:
+    """Distribution of S = Σ_i D_i for n i.i.d. Bernoulli(p1) (LIP paper eq. (33))."""
+    from scipy.stats import binom
+
+    return binom.pmf(np.arange(n + 1), n, p1)
+
+
+def poisson_binomial(p: np.ndarray) -> np.ndarray:
+    """Distribution of a sum of independent Bernoulli(p_i), by convolution."""
+    dist = np.array([1.0])
+    for pi in np.asarray(p, dtype=float):
+        dist = np.convolve(dist, [1.0 - pi, pi])
+    return dist

@@ -1,0 +1,171 @@
+"""The problem interface every problem family implements.
+
+A problem is data (a frozen dataclass in ``mechopt.problems``) that offers
+canonical forms to solvers and audits a result from its own data. It never
+imports a solver.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.problems.design import ChannelDesign
+>>> prob = ChannelDesign.from_params(prior="0.2,0.8", notion="lip", utility="histogram", eps=1.0)
+>>> prob.column_program().d
+2
+>>> prob.audit_channel(np.full((2, 2), 0.5)).violation
+0.0
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mechopt import settings
+from mechopt.model.channel import validate_channel
+from mechopt.errors import ProblemError
+from mechopt.model.forms import ColumnProgram, ConicForm, NLPForm
+from mechopt.notions import LDP, LIP, MIP, PrivacyNotion
+from mechopt.model.priors import Support
+from mechopt.model.problem_audit import ProblemAudit
+from mechopt.results.result import Result
+from mechopt.utilities import FrequencyVariance, Utility
+
+__all__ = ["Problem", "ChannelProblem", "ProblemAudit"]
+
+
+class Problem:
+    """Base class of every problem; subclasses override what applies."""
+
+    id: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+    sense: ClassVar[str] = "min"
+    objective: ClassVar[str] = ""
+    #: The unit of the objective's value (``Result.unit``); channel problems take their utility's.
+    unit: ClassVar[str | None] = None
+
+    # canonical forms ----------------------------------------------------
+    def column_program(self) -> ColumnProgram | None:
+        return None
+
+    def conic_form(self) -> ConicForm | None:
+        return None
+
+    def nlp_form(self) -> NLPForm | None:
+        return None
+
+    def greedy_form(self) -> Any:
+        return None
+
+    def closed_form(self) -> Result | None:
+        """The paper's closed-form answer as a Result, or None when there is none."""
+        return None
+
+    # data ---------------------------------------------------------------
+    def audit(self, result: Result) -> ProblemAudit:
+        """Audit a result from the problem data (override per family)."""
+        return ProblemAudit(violation=None)
+
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    @classmethod
+    def from_params(cls, **params: Any) -> "Problem":
+        return cls(**params)  # type: ignore[call-arg]
+
+
+class ChannelProblem(Problem):
+    """A problem whose mechanism is a channel Q on a finite prior.
+
+    Subclasses provide ``prior`` (full, may have zeros), ``notion`` and
+    ``utility`` attributes. This base builds the column program, audits a
+    channel and evaluates the objective.
+    """
+
+    prior: np.ndarray
+    notion: PrivacyNotion
+    utility: Utility
+
+    @property
+    def sense(self) -> str:  # type: ignore[override]
+        return self.utility.sense
+
+    @property
+    def objective(self) -> str:  # type: ignore[override]
+        return self.utility.name
+
+    @property
+    def unit(self) -> str:  # type: ignore[override]
+        return self.utility.unit
+
+    @property
+    def support(self) -> Support:
+        return Support.of(self.prior)
+
+    def reduced(self) -> ColumnProgram:
+        """The design restricted to the support (zero-mass symbols dropped, restored on output)."""
+        sup = self.support
+        if sup.dropped and type(self.notion) not in (LDP, LIP, MIP):
+            raise ProblemError(f"zero-mass symbols are not supported with {self.notion.name}; remove them from the prior")
+        return ColumnProgram(prior=sup.prior, notion=self.notion, utility=self.utility.restrict(sup.index),
+                             objective=self.objective, full_prior=sup.full, index=sup.index)
+
+    def column_program(self) -> ColumnProgram | None:
+        if not self.utility.sublinear or not self.notion.linear:
+            return None
+        return self.reduced()
+
+    def conic_form(self) -> ConicForm | None:
+        """The LP / convex program when the utility is linear in Q (MAE), else None (mechopt.programs.linear)."""
+        if self.utility.linear_cost(self.prior) is None:
+            return None
+        from mechopt.programs.linear import linear_conic_form
+
+        return linear_conic_form(self)
+
+    def nlp_form(self) -> NLPForm | None:
+        from mechopt.programs.nlp import GRADIENTS, channel_nlp
+
+        if isinstance(self.utility, FrequencyVariance):   # its own gradient and starts (mechopt.programs.frequency)
+            from mechopt.programs.frequency import freq_var_nlp
+
+            return freq_var_nlp(self.reduced())
+        if not isinstance(self.utility, GRADIENTS):   # no analytic gradient: SQP does not apply
+            return None
+
+        return channel_nlp(self.reduced())
+
+    def nlp_size(self) -> int | None:
+        """Variables of :meth:`nlp_form` (d² on the support), computed without building it; None when
+        there is no NLP form. Lets a solver decline a problem cheaply (building the form is O(d³) memory)."""
+        from mechopt.programs.nlp import GRADIENTS
+
+        if type(self).nlp_form is not ChannelProblem.nlp_form:   # a family's own NLP: ask the form itself
+            form = self.nlp_form()
+            return None if form is None else len(form.bounds)
+        if not isinstance(self.utility, (*GRADIENTS, FrequencyVariance)):
+            return None
+        d = int(np.count_nonzero(self.prior > 0))
+        return d * d
+
+    def evaluate(self, Q: np.ndarray) -> float:
+        """The objective of channel Q under this problem's prior."""
+        return float(self.utility.value(Q, self.prior))
+
+    def audit_channel(self, Q) -> ProblemAudit:
+        M = validate_channel(Q, n_inputs=self.prior.size)
+        eps = float(self.notion.epsilon(M, self.prior))        # M is validated once (d × n can be 10⁸ entries)
+        return ProblemAudit(violation=max(0.0, eps - self.notion.eps), eps_audited=eps, notion=self.notion.name,
+                            eps=self.notion.eps, value=self.evaluate(M))
+
+    def audit(self, result: Result) -> ProblemAudit:
+        if result.mechanism is None:
+            from mechopt.model.structured import StructuredMechanism, audit_structured
+
+            plan = result.extras.get("plan")
+            if isinstance(plan, StructuredMechanism):        # Q too large to materialise: audit its structure
+                return audit_structured(plan, self.prior, self.notion, self.utility)
+            return ProblemAudit(violation=None, notion=self.notion.name, eps=self.notion.eps)
+        return self.audit_channel(result.Q)
+
+    def params(self) -> dict[str, Any]:
+        return {"prior": self.prior.tolist(), **self.notion.params(), **self.utility.params()}

@@ -1,0 +1,399 @@
+"""The one result type every solver and closed form returns.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.results.result import Result, Status, Certificate
+>>> r = Result(status=Status.OPTIMAL, value=0.25, sense="min", objective="mse",
+...            mechanism=np.eye(2), solver="exact", proof="certificate",
+...            certificate=Certificate(bound=0.25, gap=0.0))
+>>> r.ok
+True
+>>> r.to_dict()["certificate"]
+{'bound': 0.25, 'gap': 0.0}
+>>> r.to_dict()["mechanism"]
+{'Q': [[1.0, 0.0], [0.0, 1.0]], 'inputs': [0, 1], 'outputs': [0, 1]}
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from mechopt.results._json import jsonable
+from mechopt.model._mechanism import _channel_matrix, mechanism_dict
+
+__all__ = ["Status", "Certificate", "Result", "jsonable", "mechanism_dict", "PROOFS", "MEANINGS", "vocabulary", "GAP_FLOORS",
+           "gap_floor"]
+
+
+class Status(str, Enum):
+    """The closed status vocabulary shared by every solver (see :doc:`/status`).
+
+    The words follow the optimization field (MathOptInterface ``OPTIMAL`` /
+    ``LOCALLY_SOLVED``, Pyomo ``globallyOptimal`` / ``locallyOptimal`` /
+    ``feasible``): only a proof earns ``optimal``.
+
+    ``optimal``
+        Proven and audited: a certificate whose gap is within tolerance, a
+        convex program solved to its dual tolerance, a global eigenproblem, or
+        a closed form inside the region where it is proven (``Result.proof``
+        says which).
+    ``optimal_inaccurate``
+        A proof was attempted but holds only to a looser tolerance (gap above
+        ``gap_tol``, the backend reported inaccurate, the value did not match
+        the audit). Private within tolerance.
+    ``locally_optimal``
+        A local method converged (KKT point); audited, no global proof.
+    ``feasible``
+        Audited (private, a channel) but unproven: a heuristic's answer, a
+        closed form outside its proven region, a converged point of a method
+        without optimality conditions.
+    ``infeasible_point``
+        A mechanism came back but fails its audit (not private within
+        tolerance, or not a channel): its value is not an answer.
+    ``infeasible`` / ``unbounded``
+        The problem has no admissible mechanism / no finite optimum.
+    ``iteration_limit`` / ``time_limit``
+        A limit stopped the method; the best point so far may come with it.
+    ``numerical_error`` / ``solver_error``
+        The method failed numerically / the backend crashed.
+    """
+
+    OPTIMAL = "optimal"
+    OPTIMAL_INACCURATE = "optimal_inaccurate"
+    LOCALLY_OPTIMAL = "locally_optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE_POINT = "infeasible_point"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    ITERATION_LIMIT = "iteration_limit"
+    TIME_LIMIT = "time_limit"
+    NUMERICAL_ERROR = "numerical_error"
+    SOLVER_ERROR = "solver_error"
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.value
+
+    @property
+    def has_solution(self) -> bool:
+        """Whether a mechanism comes with this status (``infeasible_point``: one that fails its audit)."""
+        return self in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE, Status.LOCALLY_OPTIMAL, Status.FEASIBLE,
+                        Status.INFEASIBLE_POINT, Status.ITERATION_LIMIT, Status.TIME_LIMIT)
+
+    @property
+    def proven(self) -> bool:
+        """Whether the status claims a proof of (global) optimality: only ``optimal``."""
+        return self is Status.OPTIMAL
+
+
+#: One line per status (the CLI help and text reports print these).
+MEANINGS = {
+    Status.OPTIMAL: "proven optimal (Result.proof says how) and audited",
+    Status.OPTIMAL_INACCURATE: "a proof was attempted but holds only to a looser tolerance",
+    Status.LOCALLY_OPTIMAL: "a local method converged; audited, no global proof",
+    Status.FEASIBLE: "audited but unproven: a heuristic, a closed form outside its proven region",
+    Status.INFEASIBLE_POINT: "a mechanism came back but fails its audit: not an answer",
+    Status.INFEASIBLE: "the problem has no admissible mechanism",
+    Status.UNBOUNDED: "the problem has no finite optimum",
+    Status.ITERATION_LIMIT: "an iteration limit stopped the method (best point so far, if any)",
+    Status.TIME_LIMIT: "the time limit stopped the method (best point so far, if any)",
+    Status.NUMERICAL_ERROR: "the method failed numerically",
+    Status.SOLVER_ERROR: "the backend failed",
+}
+
+#: What ``Result.proof`` may say: why an ``optimal`` answer is proven.
+PROOFS = {
+    "certificate": "a dual bound within the gap tolerance (Result.certificate)",
+    "convex": "a convex program solved to its dual tolerance",
+    "eigenproblem": "the global ground state of a symmetric eigenproblem",
+    "theorem": "a closed form inside the region where its theorem is proven",
+}
+
+
+def vocabulary(width: int = 20) -> str:
+    """The status words and the proofs, one per line, for help texts.
+
+    Examples
+    --------
+    >>> print(vocabulary().splitlines()[0])
+    statuses:
+    >>> "  locally_optimal     a local method converged" in vocabulary()
+    True
+    """
+    lines = ["statuses:"] + [f"  {s.value:<{width}}{MEANINGS[s]}" for s in Status]
+    lines += ["proofs (Result.proof, for optimal):"] + [f"  {k:<{width}}{v}" for k, v in PROOFS.items()]
+    return "\n".join(lines)
+
+
+#: The absolute floor of the certificate gap, per objective, in the objective's own units:
+#: ``gap = |bound − value| / max(|bound|, floor)``. Above the floor the gap is relative (an
+#: answer of 1e-9 is held to 1e-7 of 1e-9, not of 1); below it, the gap is |bound − value| /
+#: floor, so ``optimal`` needs |bound − value| ≤ gap_tol · floor (1e-10 with the defaults),
+#: about the feasibility tolerance of the LPs that produce the bounds. Objectives not listed use
+#: ``DEFAULT_GAP_FLOOR``.
+GAP_FLOORS: dict[str, float] = {
+    "mse": 1e-3,                   # squared units of the values; a histogram MSE is at most 2
+    "sq": 1e-3,
+    "mi": 1e-3,                    # nats
+    "mutual_information": 1e-3,
+    "I(Xp;Y)": 1e-3,
+    "fisher_trace": 1e-3,          # a Fisher trace on [a, b] is ≥ π²/(b − a)², rarely below 1e-3
+    "weighted_fisher": 1e-3,
+    "fisher_trace+penalty": 1e-3,
+    "J": 1e-3,
+}
+DEFAULT_GAP_FLOOR = 1e-3
+
+
+def gap_floor(objective: str | None) -> float:
+    """The absolute floor of the certificate gap for ``objective`` (:data:`GAP_FLOORS`).
+
+    >>> gap_floor("mse"), gap_floor("something-new")
+    (0.001, 0.001)
+    """
+    return GAP_FLOORS.get(objective or "", DEFAULT_GAP_FLOOR)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A proven bound on the optimum and the gap to the returned value.
+
+    ``bound`` is an upper bound for a maximisation (lower for a minimisation),
+    in the problem's own units; ``gap`` = |bound − value| / max(|bound|, floor)
+    with the objective's absolute floor (:data:`GAP_FLOORS`, 1e-3 by default):
+    relative at every scale above the floor.
+    """
+
+    bound: float
+    gap: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"bound": float(self.bound), "gap": float(self.gap)}
+
+
+def _relative_gap(value: float, bound: float, objective: str | None = None) -> float:
+    return abs(bound - value) / max(abs(bound), gap_floor(objective))
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a solve returns.
+
+    Attributes
+    ----------
+    status : Status
+        From the closed vocabulary.
+    value : float or None
+        The objective in the problem's own sense (an MSE or Fisher trace is
+        minimised, a mutual information maximised); None without a solution.
+    sense : {"min", "max"}
+    objective : str
+        Name of the objective (``"mse"``, ``"mutual_information"``, ...).
+    mechanism : Any
+        The channel matrix Q (rows are inputs), a density on a grid, or a
+        noise covariance, as the problem defines.
+    solver : str
+        Registry name of the method, ``"closed-form"`` for a theorem.
+    certificate : Certificate or None
+        None when the method has none (say so: local solvers, heuristics).
+    violation : float or None
+        Audited privacy violation (0 when private); filled by ``solve``.
+    eps_audited : float or None
+        Smallest ε the mechanism satisfies under the problem's notion.
+    notion, eps : str or None, float or None
+        The privacy notion and target.
+    time_s : float
+    iterations : int or None
+    message : str
+    extras : dict
+        Method-specific data (grid size, error estimate, outputs merged...).
+    problem : str or None
+        Catalog id of the problem, when it has one.
+    proof : str or None
+        For ``optimal``: why it is proven, a key of :data:`PROOFS`
+        (``certificate``, ``convex``, ``eigenproblem``, ``theorem``). ``solve``
+        demotes an ``optimal`` result without one to ``feasible``.
+    unit : str or None
+        The unit of ``value`` (and of the certificate's bound), from the
+        objective's definition (``Utility.unit`` / ``Problem.unit``): ``"nats"``
+        for a mutual information, ``"squared units of the values"`` for an MSE,
+        ``"1/units²"`` for a Fisher trace. ``solve`` fills it from the problem.
+    """
+
+    status: Status
+    value: float | None
+    sense: str
+    objective: str
+    mechanism: Any = None
+    solver: str = ""
+    certificate: Certificate | None = None
+    violation: float | None = None
+    eps_audited: float | None = None
+    notion: str | None = None
+    eps: float | None = None
+    time_s: float = 0.0
+    iterations: int | None = None
+    message: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)
+    problem: str | None = None
+    proof: str | None = None
+    unit: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
+        if self.sense not in ("min", "max"):
+            raise ValueError(f"sense must be 'min' or 'max', got {self.sense!r}")
+        if self.value is not None and not math.isfinite(self.value):
+            if self.status.has_solution:
+                object.__setattr__(self, "status", Status.NUMERICAL_ERROR)
+                object.__setattr__(self, "message",
+                                   (self.message + "; " if self.message else "")
+                                   + f"non-finite objective {self.value!r}")
+            object.__setattr__(self, "value", None)
+
+    @property
+    def ok(self) -> bool:
+        """True when the status is ``optimal`` (proven; see :class:`Status`)."""
+        return self.status is Status.OPTIMAL
+
+    @property
+    def Q(self) -> np.ndarray:
+        """The mechanism as a channel matrix ``Q[x, y] = P(Y=y | X=x)``.
+
+        Raises
+        ------
+        NoChannelError
+            When the result carries no channel matrix: no mechanism came back
+            (the status or the message says why, e.g. an ``exact`` optimum
+            with too many outputs to materialise, described by
+            ``extras["orbits"]``), or the mechanism is a density, a noise
+            covariance or a structured plan (use ``result.mechanism``).
+
+        Examples
+        --------
+        >>> Result(status="optimal", value=0.5, sense="min", objective="mse", mechanism=[[1, 0], [0, 1]]).Q
+        array([[1., 0.],
+               [0., 1.]])
+        >>> Result(status="infeasible", value=None, sense="min", objective="mse").Q
+        Traceback (most recent call last):
+        ...
+        mechopt.errors.NoChannelError: this infeasible result has no mechanism (...): nothing to return as Q
+        """
+        from mechopt.errors import MechoptError, NoChannelError
+
+        Q = _channel_matrix(self.mechanism)
+        if Q is not None:
+            return Q
+        why = self.message or "no message"
+        if self.mechanism is None:
+            if self.status.has_solution:
+                if "plan" in self.extras:
+                    hint = ("; raise the exact solver's max_memory option to materialise Q, or sample and audit "
+                            "the structured mechanism in result.extras['plan']")
+                elif "orbits" in self.extras:
+                    hint = ("; raise the exact solver's max_outputs option to materialise Q, or read the orbit "
+                            "weights in result.extras['orbits']")
+                else:
+                    hint = "; re-solve with a solver that returns a channel"
+                raise NoChannelError(f"this {self.status.value} result has no channel matrix ({why}){hint}")
+            raise NoChannelError(f"this {self.status.value} result has no mechanism ({why}): nothing to return as Q")
+        name = type(self.mechanism).__name__
+        try:
+            getattr(self.mechanism, "matrix", None)
+        except MechoptError as exc:     # a structured channel too large to write out
+            raise NoChannelError(f"the {name} mechanism has no channel matrix here ({exc}); "
+                                 "use result.mechanism") from None
+        raise NoChannelError(f"the mechanism is a {name}, not a channel matrix: use result.mechanism")
+
+    def plot(self, ax: Any = None, prior: Any = None, **kwargs: Any) -> Any:
+        """Draw the mechanism as a heatmap, with the prior and posteriors when ``prior`` is given.
+
+        See :func:`mechopt.plot.plot_channel`; returns the Axes of the heatmap
+        and needs a channel matrix (see :attr:`Q`).
+        """
+        from mechopt.plot import plot_channel
+
+        return plot_channel(self, prior=prior, ax=ax, **kwargs)
+
+    def _repr_html_(self) -> str:
+        """A notebook summary: status, value with its unit, proof, privacy audit, a small Q table."""
+        from mechopt.results._html import result_html
+
+        return result_html(self, PROOFS)
+
+    def better_than(self, other: float) -> bool:
+        """Whether ``value`` beats ``other`` in this problem's sense."""
+        if self.value is None:
+            return False
+        return self.value > other if self.sense == "max" else self.value < other
+
+    def replace(self, **changes: Any) -> "Result":
+        """A copy with fields changed (results are immutable)."""
+        return replace(self, **changes)
+
+    def downgrade(self, reason: str) -> "Result":
+        """Demote ``optimal`` to ``optimal_inaccurate`` (a proof within a looser tolerance), recording why."""
+        return self.demote(Status.OPTIMAL_INACCURATE, reason, only=(Status.OPTIMAL,))
+
+    def demote(self, status: Status, reason: str, only: tuple[Status, ...] | None = None) -> "Result":
+        """Set ``status`` and append ``reason`` to the message, if the current status is in ``only``.
+
+        ``only`` defaults to every status that carries a solution except
+        ``infeasible_point`` (a demotion never upgrades a failed audit).
+
+        >>> r = Result(status="optimal", value=1.0, sense="min", objective="mse", proof="theorem")
+        >>> r2 = r.demote(Status.FEASIBLE, "outside the proven region")
+        >>> r2.status.value, r2.proof, r2.message
+        ('feasible', None, 'outside the proven region')
+        """
+        allowed = only if only is not None else tuple(s for s in Status if s.has_solution
+                                                      and s is not Status.INFEASIBLE_POINT)
+        if self.status not in allowed or self.status is status:
+            return self
+        msg = f"{self.message}; {reason}" if self.message else reason
+        proof = self.proof if status is Status.OPTIMAL else None
+        return replace(self, status=status, message=msg, proof=proof)
+
+    @staticmethod
+    def gap_of(value: float, bound: float, objective: str | None = None) -> float:
+        """The certificate gap used throughout: |bound − value| / max(|bound|, floor(objective)).
+
+        Relative above the objective's floor (:data:`GAP_FLOORS`), absolute
+        (divided by the floor) below it: a value of 1.36e-9 against a bound of
+        1.41e-10 is 1.2e-6 apart, not "within 1e-7".
+
+        >>> Result.gap_of(1.36e-9, 1.41e-10, "mse") > 1e-7
+        True
+        >>> Result.gap_of(2.0, 2.0 + 1e-9, "mse") < 1e-9
+        True
+        """
+        return _relative_gap(value, bound, objective)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of the CLI contract (design.md)."""
+        return {
+            "status": self.status.value,
+            "value": jsonable(self.value),
+            "unit": self.unit,
+            "objective": self.objective,
+            "sense": self.sense,
+            "mechanism": mechanism_dict(self.mechanism),
+            "privacy": {
+                "notion": self.notion,
+                "eps": jsonable(self.eps),
+                "violation": jsonable(self.violation),
+                "eps_audited": jsonable(self.eps_audited),
+            },
+            "certificate": None if self.certificate is None else self.certificate.to_dict(),
+            "solver": self.solver,
+            "time_s": jsonable(self.time_s),
+            "iterations": self.iterations,
+            "message": self.message,
+            "problem": self.problem,
+            "proof": self.proof,
+            "extras": jsonable(self.extras),
+        }

@@ -1,0 +1,1 @@
+"""Runtime: single-threaded BLAS while solving, progress bars, optional dependencies."""

@@ -1,0 +1,1 @@
+"""Orbits of rays under the prior's symmetry: the reduced LP, orbit pricing and the mechanism with ≤ d outputs (math.md §2)."""
