@@ -10,6 +10,7 @@ one extra run that reports ``sys.modules``.
 
 Run ``python benchmarks/bench_cold.py`` for a table, or ``mechopt bench --select cold``.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,16 +28,18 @@ COMMANDS = {  # case -> mechopt arguments (None: the bare import)
     "mechopt --help": ["--help"],
     "mechopt design, 3 symbols (default solver: exact)": DESIGN,
 }
-_PROBE = ("import sys\n"
-          "argv = {argv!r}\n"
-          "if argv is None:\n"
-          "    import mechopt\n"
-          "else:\n"
-          "    import contextlib, io\n"
-          "    from mechopt.cli import main\n"
-          "    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
-          "        main(argv)\n"
-          "print(__import__('json').dumps([m for m in {heavy!r} if m in sys.modules]))\n")
+_PROBE = (
+    "import sys\n"
+    "argv = {argv!r}\n"
+    "if argv is None:\n"
+    "    import mechopt\n"
+    "else:\n"
+    "    import contextlib, io\n"
+    "    from mechopt.cli import main\n"
+    "    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+    "        main(argv)\n"
+    "print(__import__('json').dumps([m for m in {heavy!r} if m in sys.modules]))\n"
+)
 
 
 def command(argv: list[str] | None) -> list[str]:
@@ -48,8 +51,14 @@ def command(argv: list[str] | None) -> list[str]:
 
 def heavy_imports(argv: list[str] | None) -> list[str]:
     """The heavy modules a fresh process running ``argv`` ends up importing."""
-    out = subprocess.run([sys.executable, "-c", _PROBE.format(argv=argv, heavy=HEAVY)], capture_output=True,
-                         text=True, timeout=600, check=True, cwd=tempfile.gettempdir())
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(argv=argv, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+        cwd=tempfile.gettempdir(),
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -59,9 +68,15 @@ def wall_times(cmds: list[list[str]], repeats: int) -> list[list[float]]:
     for rnd in range(repeats + 1):
         for i, cmd in enumerate(cmds):
             t0 = time.perf_counter()
-            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600, check=True,
-                           cwd=tempfile.gettempdir())
-            if rnd:                       # round 0 warms the OS file cache
+            subprocess.run(
+                cmd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=600,
+                check=True,
+                cwd=tempfile.gettempdir(),
+            )
+            if rnd:  # round 0 warms the OS file cache
                 times[i].append(time.perf_counter() - t0)
     return times
 
@@ -76,11 +91,20 @@ def cold_start(quick: bool) -> list[dict]:
     for name, t in zip(names, times[1:]):
         ours = statistics.median(t)
         heavy = heavy_imports(COMMANDS[name])
-        rows.append({"group": "cold start", "case": name, "ours": "fresh process", "ours_s": ours,
-                     "reference": "import numpy, scipy.optimize", "reference_s": base, "ratio": ours / base,
-                     "repeats": repeats,
-                     "notes": "ratio = ours/baseline (slowdown; target <= 1.5); heavy modules imported: "
-                              + (", ".join(heavy) if heavy else "none")})
+        rows.append(
+            {
+                "group": "cold start",
+                "case": name,
+                "ours": "fresh process",
+                "ours_s": ours,
+                "reference": "import numpy, scipy.optimize",
+                "reference_s": base,
+                "ratio": ours / base,
+                "repeats": repeats,
+                "notes": "ratio = ours/baseline (slowdown; target <= 1.5); heavy modules imported: "
+                + (", ".join(heavy) if heavy else "none"),
+            }
+        )
     return rows
 
 
@@ -89,8 +113,10 @@ CASES = [cold_start]
 
 def main(argv: list[str]) -> None:
     for row in cold_start("--quick" in argv):
-        print(f"{row['case']:<50} {row['ours_s']:.3f}s  baseline {row['reference_s']:.3f}s  "
-              f"x{row['ratio']:.2f}  {row['notes']}")
+        print(
+            f"{row['case']:<50} {row['ours_s']:.3f}s  baseline {row['reference_s']:.3f}s  "
+            f"x{row['ratio']:.2f}  {row['notes']}"
+        )
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ method named in ``notes``; ``ratio`` = reference_s / ours_s.
 
 Run ``python benchmarks/bench_exact.py [--quick] [case names]`` for a table.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,25 +53,44 @@ def _row(group, case, r, t, ref_val, t_ref, repeats, notes):
     """A table row: methods in ``ours``/``reference``, both optimal values at the front of the notes."""
     ours = f"exact ({r.extras.get('method', '?')})"
     ref = "naive full LP" if not case.startswith("uniform") else "k-subset closed form"
-    return {"group": group, "case": case, "ours": ours, "ours_s": t, "reference": ref, "reference_s": t_ref,
-            "ratio": t_ref / t if t > 0 else math.inf, "repeats": repeats,
-            "notes": f"value {r.value:.12g} vs {ref_val:.12g}; {notes}"}
+    return {
+        "group": group,
+        "case": case,
+        "ours": ours,
+        "ours_s": t,
+        "reference": ref,
+        "reference_s": t_ref,
+        "ratio": t_ref / t if t > 0 else math.inf,
+        "repeats": repeats,
+        "notes": f"value {r.value:.12g} vs {ref_val:.12g}; {notes}",
+    }
 
 
 def ldp_mi(quick: bool) -> list[dict]:
     """ε-LDP MI, arbitrary prior: column generation with exact pricing vs the full 2^d LP."""
     _warm()
     rows = []
-    for d in ([10, 14] if quick else [12, 16, 18, 20]):
-        prob = ChannelDesign.from_params(prior=np.random.default_rng(d).dirichlet(np.ones(d)), notion="ldp",
-                                         utility="mi", eps=EPS)
+    for d in [10, 14] if quick else [12, 16, 18, 20]:
+        prob = ChannelDesign.from_params(
+            prior=np.random.default_rng(d).dirichlet(np.ones(d)), notion="ldp", utility="mi", eps=EPS
+        )
         repeats = 1 if quick else 3
         t, r = timed(lambda: mechopt.solve(prob, solver="exact"), repeats)
         t_ref, (val, bound) = timed(lambda: _naive(prob, ldp_rays), 1)
-        rows.append(_row("exact", f"ldp-mi d={d}", r, t, val, t_ref, repeats,
-                         f"{r.status.value}, method {r.extras['method']} {r.extras.get('pricing', '')}, "
-                         f"gap {r.certificate.gap:.1g}; naive LP over {2 ** d - 1} patterns (HiGHS IPM), "
-                         f"|Δvalue| {abs(val - r.value):.1g}" + ("; target ≥ 20x" if d == 18 else "")))
+        rows.append(
+            _row(
+                "exact",
+                f"ldp-mi d={d}",
+                r,
+                t,
+                val,
+                t_ref,
+                repeats,
+                f"{r.status.value}, method {r.extras['method']} {r.extras.get('pricing', '')}, "
+                f"gap {r.certificate.gap:.1g}; naive LP over {2**d - 1} patterns (HiGHS IPM), "
+                f"|Δvalue| {abs(val - r.value):.1g}" + ("; target ≥ 20x" if d == 18 else ""),
+            )
+        )
     return rows
 
 
@@ -78,24 +98,35 @@ def lip_histogram(quick: bool) -> list[dict]:
     """ε-LIP histogram MSE, arbitrary prior: column generation over stored vertices vs one LP over all."""
     _warm()
     rows = []
-    for d in ([8, 12] if quick else [8, 12, 16, 20]):
-        prob = ChannelDesign.from_params(prior=np.random.default_rng(100 + d).dirichlet(np.ones(d)), notion="lip",
-                                         utility="histogram", eps=EPS)
+    for d in [8, 12] if quick else [8, 12, 16, 20]:
+        prob = ChannelDesign.from_params(
+            prior=np.random.default_rng(100 + d).dirichlet(np.ones(d)), notion="lip", utility="histogram", eps=EPS
+        )
         repeats = 1 if quick or d >= 20 else 3
         t, r = timed(lambda: mechopt.solve(prob, solver="exact"), repeats)
         t_ref, (val, bound) = timed(lambda: _naive(prob, lip_vertices), 1)
         n_vert = r.extras.get("rays", "?")
-        rows.append(_row("exact", f"lip-histogram d={d}", r, t, val, t_ref, repeats,
-                         f"{r.status.value}, method {r.extras['method']}, gap {r.certificate.gap:.1g}; naive LP over "
-                         f"{n_vert} vertices (HiGHS), |Δvalue| {abs(val - r.value):.1g}"
-                         + ("; target < 30 s" if d == 20 else "")))
+        rows.append(
+            _row(
+                "exact",
+                f"lip-histogram d={d}",
+                r,
+                t,
+                val,
+                t_ref,
+                repeats,
+                f"{r.status.value}, method {r.extras['method']}, gap {r.certificate.gap:.1g}; naive LP over "
+                f"{n_vert} vertices (HiGHS), |Δvalue| {abs(val - r.value):.1g}"
+                + ("; target < 30 s" if d == 20 else ""),
+            )
+        )
     return rows
 
 
 def uniform(quick: bool) -> list[dict]:
     """Uniform prior ε-LDP MI at d = 10^5 by orbits (d + 1 columns) vs the k-subset closed form."""
     _warm()
-    d = 10 ** 5
+    d = 10**5
     prob = ChannelDesign.from_params(prior=f"uniform:{d}", notion="ldp", utility="mi", eps=EPS)
     repeats = 1 if quick else 3
     t, r = timed(lambda: mechopt.solve(prob, solver="exact"), repeats)
@@ -107,12 +138,23 @@ def uniform(quick: bool) -> list[dict]:
         def I(k):
             den = k * E + d - k
             return (k * E * math.log(d * E / den) + (d - k) * math.log(d / den)) / den
+
         return max(I(math.floor(beta)), I(math.ceil(beta)))
 
     t_ref, val = timed(closed_form, repeats)
-    return [_row("exact", f"uniform ldp-mi d={d}", r, t, val, t_ref, repeats,
-                 f"{r.status.value}, method {r.extras['method']}, {r.extras['orbit_columns']} orbit columns, "
-                 f"|value − I_k*| {abs(val - r.value):.1g}; reference = k-subset closed form; target < 1 s")]
+    return [
+        _row(
+            "exact",
+            f"uniform ldp-mi d={d}",
+            r,
+            t,
+            val,
+            t_ref,
+            repeats,
+            f"{r.status.value}, method {r.extras['method']}, {r.extras['orbit_columns']} orbit columns, "
+            f"|value − I_k*| {abs(val - r.value):.1g}; reference = k-subset closed form; target < 1 s",
+        )
+    ]
 
 
 def few_classes(quick: bool) -> list[dict]:
@@ -124,12 +166,12 @@ def few_classes(quick: bool) -> list[dict]:
     run where its memory estimate is under 2 GB, else reported as refused with
     that estimate. Notes give outputs, the Q estimate 8·d·outputs and Q.nbytes.
     """
-    from mechopt.solvers.exact.symmetry import gb
     from mechopt.solvers.exact.orbits.reduction import classes_of, enum_bytes, ldp_orbits, lip_orbits, orbit_gain
+    from mechopt.solvers.exact.symmetry import gb
 
     _warm()
     rows = []
-    for d in ([1000] if quick else [1000, 10_000]):
+    for d in [1000] if quick else [1000, 10_000]:
         for g in (1, 3, 5):
             sizes = [d // g + (i < d % g) for i in range(g)]
             P = np.concatenate([np.full(s, i + 1.0) for i, s in enumerate(sizes)])
@@ -141,23 +183,35 @@ def few_classes(quick: bool) -> list[dict]:
                 cl = classes_of(cp.prior, cp.utility)
                 need = enum_bytes(cl, notion)
                 if need <= 2e9:
+
                     def old():
                         orb = ldp_orbits(cl, EPS) if notion == "ldp" else lip_orbits(cl, EPS)
                         return solve_master(orb.reduced(), orbit_gain(orb, cp.utility), cl.totals).value
+
                     t_ref, gain = timed(old, 1)
                     ref_val = cp.value_of(gain)
                 else:
-                    t_ref, ref_val = None, None       # refused: no time, no value (printed "–")
+                    t_ref, ref_val = None, None  # refused: no time, no value (printed "–")
                 n_out = r.Q.shape[1] if r.mechanism is not None else r.extras.get("outputs")
-                rows.append({"group": "exact", "case": f"{notion}-{utility} d={d} g={g}", "ours": "exact (symmetry)",
-                             "ours_s": t, "reference": "orbit enumeration (previous)", "reference_s": t_ref,
-                             "ratio": None if t_ref is None else t_ref / t if t > 0 else math.inf, "repeats": 1,
-                             "notes": f"value {r.value:.12g} vs "
-                                      + ("–" if ref_val is None else f"{ref_val:.12g}") + f"; {r.status.value}, gap "
-                                      f"{r.certificate.gap:.1g}, {n_out} outputs, Q estimate "
-                                      f"{gb(8 * d * n_out)} vs nbytes {gb(r.Q.nbytes if r.mechanism is not None else 0)}"
-                                      f", violation {r.violation:.1g}; previous method "
-                                      + ("ran" if need <= 2e9 else f"refused: needs {gb(need)}")})
+                rows.append(
+                    {
+                        "group": "exact",
+                        "case": f"{notion}-{utility} d={d} g={g}",
+                        "ours": "exact (symmetry)",
+                        "ours_s": t,
+                        "reference": "orbit enumeration (previous)",
+                        "reference_s": t_ref,
+                        "ratio": None if t_ref is None else t_ref / t if t > 0 else math.inf,
+                        "repeats": 1,
+                        "notes": f"value {r.value:.12g} vs "
+                        + ("–" if ref_val is None else f"{ref_val:.12g}")
+                        + f"; {r.status.value}, gap "
+                        f"{r.certificate.gap:.1g}, {n_out} outputs, Q estimate "
+                        f"{gb(8 * d * n_out)} vs nbytes {gb(r.Q.nbytes if r.mechanism is not None else 0)}"
+                        f", violation {r.violation:.1g}; previous method "
+                        + ("ran" if need <= 2e9 else f"refused: needs {gb(need)}"),
+                    }
+                )
     return rows
 
 
@@ -176,8 +230,10 @@ def main(argv: list[str]) -> None:
     only = [c for c in CASES if c.__name__ in argv] or CASES
     for case in only:
         for row in case(quick):
-            print(f"{row['case']:28s} {row['ours_s']:9.3f} {row['reference_s']:12.3f} {row['ratio']:8.1f}  {row['notes']}",
-                  flush=True)
+            print(
+                f"{row['case']:28s} {row['ours_s']:9.3f} {row['reference_s']:12.3f} {row['ratio']:8.1f}  {row['notes']}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

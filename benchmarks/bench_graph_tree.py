@@ -10,6 +10,7 @@ Shapes: ``path`` (networkx ``path_graph``), ``tree`` (``random_labeled_tree(d, s
 
 Run ``python benchmarks/bench_graph_tree.py SHAPE D EPS [--naive]``; one markdown row.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,7 +45,7 @@ def main() -> None:
     ap.add_argument("--naive", action="store_true")
     a = ap.parse_args()
     load = os.getloadavg()[0]
-    run(problem("path", 3, 1.0))                              # warm-up: imports and HiGHS load outside the timings
+    run(problem("path", 3, 1.0))  # warm-up: imports and HiGHS load outside the timings
     prob = problem(a.shape, a.d, a.eps)
     r, s = run(prob)
     gap = r.certificate.gap if r.certificate is not None else float("nan")
@@ -55,9 +56,11 @@ def main() -> None:
         ratio = f"{s / ns:.2g}"
         same = str(abs(n.value - r.value) <= 1e-9) + f" (|Δ| = {abs(n.value - r.value):.1e})"
     outputs = r.Q.shape[1] if r.Q is not None else "–"
-    print(f"| {a.shape} d={a.d} eps={a.eps:g} | {r.status.value} | {r.value:.12g} | {gap:.1e} | {outputs} | "
-          f"{r.extras['method']} | {s:.3g} | {r.iterations} | {r.extras.get('pricing_nodes', '–')} | "
-          f"{naive_s} | {ratio} | {same} | {load:.1f} |")
+    print(
+        f"| {a.shape} d={a.d} eps={a.eps:g} | {r.status.value} | {r.value:.12g} | {gap:.1e} | {outputs} | "
+        f"{r.extras['method']} | {s:.3g} | {r.iterations} | {r.extras.get('pricing_nodes', '–')} | "
+        f"{naive_s} | {ratio} | {same} | {load:.1f} |"
+    )
 
 
 if __name__ == "__main__":

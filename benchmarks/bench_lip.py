@@ -12,6 +12,7 @@ vectorised sampler :func:`mechopt.oracles.simulate.simulate_users` (cost âˆ N Ã
 on ``REF_RUNS`` runs of one point and extrapolated linearly to the same work;
 ``ratio`` = reference_s / ours_s (speed-up).
 """
+
 from __future__ import annotations
 
 import time
@@ -19,8 +20,8 @@ import time
 import numpy as np
 
 from mechopt.figures.lip.figures import fig8_point, fig8_priors
-from mechopt.problems.lip import closed as cf
 from mechopt.oracles.simulate import mmse_table, simulate_users
+from mechopt.problems.lip import closed as cf
 
 N = 50_000
 RUNS = 10_000
@@ -53,11 +54,21 @@ def fig8(quick: bool) -> list[dict]:
     ref_runs = 10 if quick else REF_RUNS
     t_ref, z_ref = _reference_time(p1s, 1.0, ref_runs, seed=9)
     reference_s = t_ref * (runs / ref_runs) * len(rows)
-    return [{"group": "lip", "case": f"fig8 N={N} runs={runs} points={len(rows)}", "ours": z, "ours_s": ours_s,
-             "reference": z_ref, "reference_s": reference_s, "ratio": reference_s / ours_s, "repeats": 1,
-             "notes": f"ours: count-aggregated MC (100 prior levels); reference: per-user sampler timed on "
-                      f"{ref_runs} runs and extrapolated x{runs / ref_runs * len(rows):.0f}; ours/reference = worst "
-                      "|MC-analytic|/se"}]
+    return [
+        {
+            "group": "lip",
+            "case": f"fig8 N={N} runs={runs} points={len(rows)}",
+            "ours": z,
+            "ours_s": ours_s,
+            "reference": z_ref,
+            "reference_s": reference_s,
+            "ratio": reference_s / ours_s,
+            "repeats": 1,
+            "notes": f"ours: count-aggregated MC (100 prior levels); reference: per-user sampler timed on "
+            f"{ref_runs} runs and extrapolated x{runs / ref_runs * len(rows):.0f}; ours/reference = worst "
+            "|MC-analytic|/se",
+        }
+    ]
 
 
 CASES = [fig8]

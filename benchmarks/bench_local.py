@@ -7,6 +7,7 @@ to the certified value. ``ratio`` is sqp_s / exact_s (> 1: exact is faster).
 
 Run ``python benchmarks/bench_local.py`` for a table, or ``mechopt bench``.
 """
+
 from __future__ import annotations
 
 import sys
@@ -44,11 +45,20 @@ def local_vs_exact(quick: bool) -> list[dict]:
         t_sqp = median_time(lambda: mechopt.solve(prob, solver="sqp", n_starts=starts), repeats)
         gap = abs(exact.value - sqp.value) / max(1.0, abs(exact.value))
         worse = sqp.better_than(exact.value) is False and gap > 1e-9
-        rows.append({"group": "local solvers", "case": f"{label} d={d} eps={eps:g}",
-                     "ours": "exact", "ours_s": t_exact, "reference": f"sqp x{starts}", "reference_s": t_sqp,
-                     "ratio": t_sqp / t_exact, "repeats": repeats,
-                     "notes": f"exact {exact.value:.10g} (gap {exact.certificate.gap:.1e}); sqp {sqp.value:.10g}, "
-                              f"rel. gap {gap:.2e}{' (sqp worse)' if worse else ''}"})
+        rows.append(
+            {
+                "group": "local solvers",
+                "case": f"{label} d={d} eps={eps:g}",
+                "ours": "exact",
+                "ours_s": t_exact,
+                "reference": f"sqp x{starts}",
+                "reference_s": t_sqp,
+                "ratio": t_sqp / t_exact,
+                "repeats": repeats,
+                "notes": f"exact {exact.value:.10g} (gap {exact.certificate.gap:.1e}); sqp {sqp.value:.10g}, "
+                f"rel. gap {gap:.2e}{' (sqp worse)' if worse else ''}",
+            }
+        )
     return rows
 
 
@@ -57,7 +67,9 @@ CASES = [local_vs_exact]
 
 def main(argv: list[str]) -> None:
     for row in local_vs_exact("--quick" in argv):
-        print(f"{row['case']:<28} exact {row['ours_s']:.3f}s  {row['reference']} {row['reference_s']:.3f}s  {row['notes']}")
+        print(
+            f"{row['case']:<28} exact {row['ours_s']:.3f}s  {row['reference']} {row['reference_s']:.3f}s  {row['notes']}"
+        )
 
 
 if __name__ == "__main__":

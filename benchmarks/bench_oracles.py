@@ -19,6 +19,7 @@ and scaled to n; ``ratio`` = reference_s / ours_s (> 1: ours is faster).
 Peers: pure-ldp 1.2.0 (DE, OUE) and multi-freq-ldpy (GRR, OUE, SS, numba-compiled
 client for SS).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -27,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from mechopt.jobs.bench import median_time
-from mechopt.oracles.frequency import GRR, KSubset
 from mechopt.oracles.bits import OUE
+from mechopt.oracles.frequency import GRR, KSubset
 
 EPS = 1.0
 PEER_USERS = 20_000
@@ -51,12 +52,16 @@ def _peer_runs(mech: str, d: int, n: int) -> dict[str, Callable[[], Any]]:
     xs = rng.integers(0, d, size=n).tolist()
     runs: dict[str, Callable[[], Any]] = {}
     try:
-        from multi_freq_ldpy.pure_frequency_oracles import GRR as mg, SS as ms, UE as mu
+        from multi_freq_ldpy.pure_frequency_oracles import GRR as mg
+        from multi_freq_ldpy.pure_frequency_oracles import SS as ms
+        from multi_freq_ldpy.pure_frequency_oracles import UE as mu
 
         if mech == "GRR":
             runs["multi-freq-ldpy GRR"] = lambda: mg.GRR_Aggregator_MI([mg.GRR_Client(x, d, EPS) for x in xs], d, EPS)
         elif mech == "OUE":
-            runs["multi-freq-ldpy OUE"] = lambda: mu.UE_Aggregator_MI([mu.UE_Client(x, d, EPS, True) for x in xs], EPS, True)
+            runs["multi-freq-ldpy OUE"] = lambda: mu.UE_Aggregator_MI(
+                [mu.UE_Client(x, d, EPS, True) for x in xs], EPS, True
+            )
         else:
             runs["multi-freq-ldpy SS"] = lambda: ms.SS_Aggregator_MI([ms.SS_Client(x, d, EPS) for x in xs], d, EPS)
     except ImportError:
@@ -67,16 +72,23 @@ def _peer_runs(mech: str, d: int, n: int) -> dict[str, Callable[[], Any]]:
 
         ident = lambda v: v  # noqa: E731
         if mech == "GRR":
+
             def de():
                 c, s = DEClient(EPS, d, index_mapper=ident), DEServer(EPS, d, index_mapper=ident)
                 s.aggregate_all([c.privatise(x) for x in xs])
                 return s.estimate_all(range(d), suppress_warnings=True)
+
             runs["pure-ldp DE"] = de
         elif mech == "OUE":
+
             def ue():
-                c, s = UEClient(EPS, d, use_oue=True, index_mapper=ident), UEServer(EPS, d, use_oue=True, index_mapper=ident)
+                c, s = (
+                    UEClient(EPS, d, use_oue=True, index_mapper=ident),
+                    UEServer(EPS, d, use_oue=True, index_mapper=ident),
+                )
                 s.aggregate_all([c.privatise(x) for x in xs])
                 return s.estimate_all(range(d), suppress_warnings=True)
+
             runs["pure-ldp OUE"] = ue
     except ImportError:
         pass
@@ -88,7 +100,9 @@ def _missing_peers() -> str:
     from mechopt.oracles.peers import available
 
     gone = [lib for lib in ("pure-ldp", "multi-freq-ldpy") if not available(lib)]
-    return ("no peer ran: " + ", ".join(gone) + " not installed (pip install 'mechopt[peers]')") if gone else "no peer ran"
+    return (
+        ("no peer ran: " + ", ".join(gone) + " not installed (pip install 'mechopt[peers]')") if gone else "no peer ran"
+    )
 
 
 def _case(mech: str, quick: bool) -> list[dict[str, Any]]:
@@ -109,24 +123,32 @@ def _case(mech: str, quick: bool) -> list[dict[str, Any]]:
             return orc.estimate(orc.simulate_counts(np.bincount(x, minlength=d), rng), n)
 
         kinds = [("per-user", median_time(lambda: per_user(**({"packed": True} if mech == "SS" else {})), repeats))]
-        if mech == "SS":                                            # the same mechanism, reports as item lists
+        if mech == "SS":  # the same mechanism, reports as item lists
             kinds.append(("per-user items", median_time(per_user, repeats)))
         kinds.append(("aggregate", median_time(aggregate, repeats)))
         peers = {}
         for label, run in _peer_runs(mech, d, peer_n).items():
-            run()                                                   # warm-up (numba compile)
-            peers[label] = median_time(run, 1) * n / peer_n        # scaled to n users
+            run()  # warm-up (numba compile)
+            peers[label] = median_time(run, 1) * n / peer_n  # scaled to n users
         best = min(peers, key=peers.get) if peers else None
         ref_s = peers.get(best) if best else None
         peer_txt = ", ".join(f"{k}: {n / v:,.0f} users/s" for k, v in peers.items()) or _missing_peers()
         k_txt = f", k={orc.k}" if mech == "SS" else ""
         for kind, t in kinds:
-            rows.append({"group": "oracles", "case": f"{mech} d={d} n={n:.0e} eps={EPS} {kind}",
-                         "ours": f"mechopt {type(orc).__name__} {kind}", "ours_s": t,
-                         "reference": best, "reference_s": ref_s, "ratio": None if ref_s is None else ref_s / t,
-                         "repeats": repeats, "users_per_s": n / t,
-                         "notes": f"peers timed on {peer_n} users and scaled to n ({peer_txt}){k_txt}; "
-                                  + _note(mech, kind)})
+            rows.append(
+                {
+                    "group": "oracles",
+                    "case": f"{mech} d={d} n={n:.0e} eps={EPS} {kind}",
+                    "ours": f"mechopt {type(orc).__name__} {kind}",
+                    "ours_s": t,
+                    "reference": best,
+                    "reference_s": ref_s,
+                    "ratio": None if ref_s is None else ref_s / t,
+                    "repeats": repeats,
+                    "users_per_s": n / t,
+                    "notes": f"peers timed on {peer_n} users and scaled to n ({peer_txt}){k_txt}; " + _note(mech, kind),
+                }
+            )
     return rows
 
 
@@ -147,7 +169,7 @@ def case_subset(quick: bool = False) -> list[dict[str, Any]]:
 
 CASES = [case_grr, case_oue, case_subset]
 
-if __name__ == "__main__":   # pragma: no cover
+if __name__ == "__main__":  # pragma: no cover
     import json
     import sys
 

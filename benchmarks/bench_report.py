@@ -10,6 +10,7 @@ number of pairs); its values are checked against ours on those rows. Target:
 the whole report < 1 s at d = 256. The channel is dense (Dirichlet rows) with
 ε-LDP ≈ 12, so no ε of the grid is skipped as δ = 0.
 """
+
 from __future__ import annotations
 
 import math
@@ -41,7 +42,7 @@ def case_profile(quick: bool = False) -> list[dict[str, Any]]:
     d = 64 if quick else 256
     repeats = 1 if quick else 3
     Q = np.random.default_rng(0).dirichlet(np.ones(d), size=d)
-    grid = default_eps_grid(13.0)                 # 33 points on [0, 16.25]; Q's ε-LDP ≈ 12
+    grid = default_eps_grid(13.0)  # 33 points on [0, 16.25]; Q's ε-LDP ≈ 12
     t_prof = median_time(lambda: hockey_stick_profile(Q, grid), repeats)
     t_rep = median_time(lambda: privacy_report(Q, eps=grid), repeats)
     import time
@@ -50,19 +51,36 @@ def case_profile(quick: bool = False) -> list[dict[str, Any]]:
     t0 = time.perf_counter()
     part = _per_pair(Q, grid, pairs)
     ref_s = (time.perf_counter() - t0) * d * (d - 1) / len(pairs)
-    ours_part = np.array([hockey_stick_profile(Q[[x, xp]], grid) for x in range(PAIR_ROWS)
-                          for xp in range(d) if xp != x]).max(axis=0)
+    ours_part = np.array(
+        [hockey_stick_profile(Q[[x, xp]], grid) for x in range(PAIR_ROWS) for xp in range(d) if xp != x]
+    ).max(axis=0)
     dev = float(np.max(np.abs(part - ours_part)))
-    note = (f"{d * (d - 1)} ordered pairs x {grid.size} eps; per-pair loop timed on the {len(pairs)} pairs "
-            f"touching {PAIR_ROWS} inputs and scaled; "
-            f"max |delta_ours - delta_loop| on those pairs {dev:.1e}")
+    note = (
+        f"{d * (d - 1)} ordered pairs x {grid.size} eps; per-pair loop timed on the {len(pairs)} pairs "
+        f"touching {PAIR_ROWS} inputs and scaled; "
+        f"max |delta_ours - delta_loop| on those pairs {dev:.1e}"
+    )
     return [
-        {"group": "report", "case": f"delta(eps) profile d={d}, {grid.size} eps", "ours": "cdist L1 per eps",
-         "ours_s": t_prof, "reference": "per-pair Python loop", "reference_s": ref_s, "repeats": repeats,
-         "notes": note},
-        {"group": "report", "case": f"privacy_report d={d} (all measures)", "ours": "privacy_report",
-         "ours_s": t_rep, "reference": "per-pair Python loop (profile only)", "reference_s": ref_s,
-         "repeats": repeats, "notes": "target < 1 s at d=256; " + note},
+        {
+            "group": "report",
+            "case": f"delta(eps) profile d={d}, {grid.size} eps",
+            "ours": "cdist L1 per eps",
+            "ours_s": t_prof,
+            "reference": "per-pair Python loop",
+            "reference_s": ref_s,
+            "repeats": repeats,
+            "notes": note,
+        },
+        {
+            "group": "report",
+            "case": f"privacy_report d={d} (all measures)",
+            "ours": "privacy_report",
+            "ours_s": t_rep,
+            "reference": "per-pair Python loop (profile only)",
+            "reference_s": ref_s,
+            "repeats": repeats,
+            "notes": "target < 1 s at d=256; " + note,
+        },
     ]
 
 

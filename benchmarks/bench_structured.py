@@ -23,6 +23,7 @@ Run ``python benchmarks/bench_structured.py FAMILY D EPS PRIOR [--old] [--naive]
 ``--stabilise ALPHA`` (experiment, w16f): ``ours`` with exact LIP pricing every round (no early
 stop) and Wentges dual smoothing ALPHA in column generation.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,7 @@ from mechopt.problems.design import ChannelDesign
 from mechopt.solvers.exact import colgen as _colgen
 from mechopt.solvers.exact.rays import ldp_rays, lip_vertices
 
-
-NAIVE_MAX_D = 20        # the full LP over 2^d − 1 LDP patterns beyond this does not fit in memory
+NAIVE_MAX_D = 20  # the full LP over 2^d − 1 LDP patterns beyond this does not fit in memory
 
 
 def prior(kind: str, d: int, seed: int = 0) -> np.ndarray:
@@ -60,8 +60,12 @@ def prior(kind: str, d: int, seed: int = 0) -> np.ndarray:
 
 
 def problem(family: str, P: np.ndarray, eps: float) -> ChannelDesign:
-    notion, utility = {"ldp-mi": ("ldp", "mi"), "lip-mse": ("lip", "mse"),
-                       "lip-histogram": ("lip", "histogram"), "lip-mi": ("lip", "mi")}[family]
+    notion, utility = {
+        "ldp-mi": ("ldp", "mi"),
+        "lip-mse": ("lip", "mse"),
+        "lip-histogram": ("lip", "histogram"),
+        "lip-mi": ("lip", "mi"),
+    }[family]
     return ChannelDesign.from_params(prior=P, notion=notion, utility=utility, eps=eps)
 
 
@@ -77,6 +81,7 @@ def naive(prob: ChannelDesign) -> tuple[float, float]:
 def old_symmetric(prob: ChannelDesign, limit: float):
     """Equal-value priors before w16e: the same orbit LP and column generation, orbit pricing by MILP nodes only."""
     from mechopt.solvers.exact.orbits import pricing as _orbit_price
+
     keep = _orbit_price.PRICING
     _orbit_price.PRICING = "milp"
     try:
@@ -89,6 +94,7 @@ def old_lip_separable(prob: ChannelDesign, limit: float):
     """LIP histogram before issue 16: the chord branch and bound at every d."""
     from mechopt.solvers.exact import methods as _exact_methods
     from mechopt.solvers.exact.pricing import lip as _lip_pricing
+
     keep = _lip_pricing.MITM_MAX_D
     _lip_pricing.MITM_MAX_D = _exact_methods.MITM_MAX_D = 0
     try:
@@ -105,15 +111,15 @@ def old(prob: ChannelDesign, family: str, limit: float, symmetric: bool = False)
     pricing = "milp" if family == "ldp-mi" else "enumerate"
     orig = _colgen.column_generation
 
-    def fresh(*a, **k):                               # today's master: re-solved from scratch each round
+    def fresh(*a, **k):  # today's master: re-solved from scratch each round
         return orig(*a, **{**k, "warm": False})
 
     _colgen.column_generation = fresh
     import mechopt.solvers.exact.methods as M
+
     M.column_generation = fresh
     try:
-        return mechopt.solve(prob, solver="exact", method="colgen", pricing=pricing, enum_max_d=1,
-                             time_limit=limit)
+        return mechopt.solve(prob, solver="exact", method="colgen", pricing=pricing, enum_max_d=1, time_limit=limit)
     finally:
         _colgen.column_generation = orig
         M.column_generation = orig
@@ -156,14 +162,19 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--limit", type=float, default=600.0)
     ap.add_argument("--old-limit", type=float, default=120.0)
-    ap.add_argument("--stabilise", type=float, default=None, metavar="ALPHA",
-                    help="experiment (w16f): exact LIP pricing every round and Wentges smoothing ALPHA")
+    ap.add_argument(
+        "--stabilise",
+        type=float,
+        default=None,
+        metavar="ALPHA",
+        help="experiment (w16f): exact LIP pricing every round and Wentges smoothing ALPHA",
+    )
     a = ap.parse_args()
     P = prior(a.prior, a.d)
     prob = problem(a.family, P, a.eps)
     times, r = [], None
     symmetric = a.prior == "uniform" or a.prior.endswith("class") or a.prior.endswith("equal")
-    method = {} if symmetric else {"method": "colgen"}     # equal values: the exact solver picks the orbit LP
+    method = {} if symmetric else {"method": "colgen"}  # equal values: the exact solver picks the orbit LP
     for _ in range(a.repeats):
         t = time.perf_counter()
         if a.stabilise is not None:
@@ -174,16 +185,25 @@ def main() -> None:
         times.append(time.perf_counter() - t)
     ours = statistics.median(times)
     gap = r.certificate.gap if r.certificate else None
-    cells = [f"{a.family} d={a.d} {a.prior} eps={a.eps:g}", r.status.value,
-             f"{r.value:.12g}" if r.value is not None else "–", "–" if gap is None else f"{gap:.2g}",
-             f"{ours:.3g}", str(r.iterations), str(r.extras.get("columns", r.extras.get("outputs")))]
+    cells = [
+        f"{a.family} d={a.d} {a.prior} eps={a.eps:g}",
+        r.status.value,
+        f"{r.value:.12g}" if r.value is not None else "–",
+        "–" if gap is None else f"{gap:.2g}",
+        f"{ours:.3g}",
+        str(r.iterations),
+        str(r.extras.get("columns", r.extras.get("outputs"))),
+    ]
     note = []
     if a.old:
         t = time.perf_counter()
         ro = old(prob, a.family, a.old_limit, symmetric)
         ot = time.perf_counter() - t
         same = ro.value is not None and r.value is not None and abs(ro.value - r.value) <= 1e-9
-        cells += [f"{ot:.3g}{'' if ro.status.value == 'optimal' else ' (' + ro.status.value + ')'}", f"{ot / ours:.3g}×"]
+        cells += [
+            f"{ot:.3g}{'' if ro.status.value == 'optimal' else ' (' + ro.status.value + ')'}",
+            f"{ot / ours:.3g}×",
+        ]
         note.append(f"old {ro.extras.get('pricing')}: value {ro.value!r}, same within 1e-9: {same}")
     else:
         cells += ["–", "–"]
@@ -193,8 +213,10 @@ def main() -> None:
         v, nt = naive(prob)
         sign = 1 if r.sense == "max" else -1
         cells += [f"{nt:.3g}", f"{nt / ours:.3g}×"]
-        note.append(f"naive default-tolerance LP value is {sign * (r.value - v):.2g} "
-                    f"{'below' if sign * (r.value - v) > 0 else 'above'} the certified optimum")
+        note.append(
+            f"naive default-tolerance LP value is {sign * (r.value - v):.2g} "
+            f"{'below' if sign * (r.value - v) > 0 else 'above'} the certified optimum"
+        )
     else:
         cells += ["–", "–"]
     cells.append(f"{a.repeats} run(s), median; " + "; ".join(note))

@@ -7,6 +7,7 @@ None; the notes give how many (row, mechanism) pairs reproduce the paper.
 
 Run ``python benchmarks/bench_table1.py [--quick]`` or ``mechopt bench``.
 """
+
 from __future__ import annotations
 
 import sys
@@ -29,8 +30,19 @@ def table1(quick: bool) -> list[dict]:
     notes = f"{len(rows)} (row, mechanism) pairs; {size}"
     if checked:
         notes += f"; {ok} of {len(checked)} reproduce the paper (l2 and l1)"
-    return [{"group": "monte carlo", "case": "kss Table 1 end to end", "ours": "mechopt reproduce kss-table1",
-             "ours_s": t, "reference": None, "reference_s": None, "ratio": None, "repeats": 1, "notes": notes}]
+    return [
+        {
+            "group": "monte carlo",
+            "case": "kss Table 1 end to end",
+            "ours": "mechopt reproduce kss-table1",
+            "ours_s": t,
+            "reference": None,
+            "reference_s": None,
+            "ratio": None,
+            "repeats": 1,
+            "notes": notes,
+        }
+    ]
 
 
 CASES = [table1]

@@ -31,6 +31,7 @@ rebuild re-runs nothing. Environment switches:
 - ``MECHOPT_DOCS_RUN=0``  do not run the command-line examples;
 - ``MECHOPT_REPO_ROOT``  the repository root (default: the parent of docs/).
 """
+
 from __future__ import annotations
 
 import os
@@ -50,7 +51,8 @@ try:
 except ModuleNotFoundError as exc:  # e.g. a `sphinx-build` script of another Python on PATH
     raise RuntimeError(
         f"mechopt is not importable by {sys.executable}; build with the Python where it is installed: "
-        "python -m sphinx -W --keep-going -b html docs docs/_build/html") from exc
+        "python -m sphinx -W --keep-going -b html docs docs/_build/html"
+    ) from exc
 
 project = "mechopt"
 author = "the mechopt authors"
@@ -67,7 +69,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "sphinxarg.ext",
     "mechopt_docs",
-    "myst_parser",      # performance.md includes benchmarks/RESULTS.md
+    "myst_parser",  # performance.md includes benchmarks/RESULTS.md
 ]
 MYST = True
 
@@ -78,10 +80,20 @@ if MYST:
     myst_heading_anchors = 3
 
 root_doc = "index"
-exclude_patterns = ["_build", "_generated/**", "Thumbs.db", ".DS_Store", "**/README.rst",
-                    "examples/**", "auto_examples/*.ipynb", "auto_examples/*.py",
-                    "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.json",
-                    "auto_examples/*.codeobj.json"]
+exclude_patterns = [
+    "_build",
+    "_generated/**",
+    "Thumbs.db",
+    ".DS_Store",
+    "**/README.rst",
+    "examples/**",
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+    "auto_examples/*.md5",
+    "auto_examples/*.json",
+    "auto_examples/*.codeobj.json",
+]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["mechopt.css"]
@@ -96,11 +108,11 @@ pygments_dark_style = "monokai"
 
 # -- autodoc / autosummary / numpydoc -------------------------------------------
 autodoc_default_options = {"member-order": "bysource", "show-inheritance": True}
-autodoc_typehints = "none"          # numpydoc sections carry the types
+autodoc_typehints = "none"  # numpydoc sections carry the types
 autodoc_preserve_defaults = True
-autosummary_generate = True          # one stub page per module, from _templates/autosummary/module.rst
+autosummary_generate = True  # one stub page per module, from _templates/autosummary/module.rst
 autosummary_ignore_module_all = False  # a module's __all__ says what is public, re-exported names included
-autosummary_imported_members = True    # names re-exported through __all__ are documented where users import them
+autosummary_imported_members = True  # names re-exported through __all__ are documented where users import them
 numpydoc_show_class_members = False  # autodoc lists members; avoids duplicate stubs
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks: set[str] = set()
@@ -111,8 +123,16 @@ python_use_unqualified_type_names = True
 # No network: intersphinx is deliberately not enabled.
 
 # -- math ---------------------------------------------------------------------
-mathjax3_config = {"tex": {"macros": {"e": r"\mathrm{e}", "R": r"\mathbb{R}",
-                                      "tr": r"\operatorname{tr}", "argmax": r"\operatorname*{arg\,max}"}}}
+mathjax3_config = {
+    "tex": {
+        "macros": {
+            "e": r"\mathrm{e}",
+            "R": r"\mathbb{R}",
+            "tr": r"\operatorname{tr}",
+            "argmax": r"\operatorname*{arg\,max}",
+        }
+    }
+}
 
 # -- sphinx-gallery -----------------------------------------------------------
 _fast = os.environ.get("MECHOPT_DOCS_FAST", "").strip().lower() in ("1", "true", "yes", "on")
@@ -122,7 +142,7 @@ sphinx_gallery_conf = {
     "gallery_dirs": ["auto_examples"],
     "filename_pattern": r"/plot_",
     "plot_gallery": "True" if _run_gallery else "False",
-    "run_stale_examples": False,   # md5 cache: an example re-runs only when its file changed
+    "run_stale_examples": False,  # md5 cache: an example re-runs only when its file changed
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",

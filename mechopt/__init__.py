@@ -10,29 +10,50 @@ Examples
 >>> r.status.value, r.proof                               # optimal only with a proof
 ('optimal', 'certificate')
 """
+
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
 from mechopt import errors, notions, settings, utilities
 from mechopt.api import audit_result, design, solve
-from mechopt.model.channel import Channel
 from mechopt.errors import MechoptError, ParamError, ProblemError, SolverError, SolverNotFound, TooLargeError
-from mechopt.results.result import Certificate, Result, Status
 from mechopt.io.mechfile import audit
 from mechopt.jobs.compare import compare
 from mechopt.jobs.sweep.run import sweep
 from mechopt.jobs.verify import verify
+from mechopt.model.channel import Channel
+from mechopt.results.result import Certificate, Result, Status
 
 try:
     __version__ = version("mechopt")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-__all__ = ["solve", "design", "audit_result", "audit", "compare", "sweep", "verify",
-           "Channel", "Result", "Status", "Certificate",
-           "MechoptError", "ProblemError", "ParamError", "SolverError", "SolverNotFound",
-           "TooLargeError", "errors", "notions", "settings", "utilities", "__version__"]
+__all__ = [
+    "solve",
+    "design",
+    "audit_result",
+    "audit",
+    "compare",
+    "sweep",
+    "verify",
+    "Channel",
+    "Result",
+    "Status",
+    "Certificate",
+    "MechoptError",
+    "ProblemError",
+    "ParamError",
+    "SolverError",
+    "SolverNotFound",
+    "TooLargeError",
+    "errors",
+    "notions",
+    "settings",
+    "utilities",
+    "__version__",
+]
 
 
 def __getattr__(name: str):  # lazy subpackages: mechopt.problems, mechopt.solvers

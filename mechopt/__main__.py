@@ -1,4 +1,5 @@
 """``python -m mechopt ...`` runs the command line (:func:`mechopt.cli.main`)."""
+
 import sys
 
 from mechopt.cli import main

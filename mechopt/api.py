@@ -8,6 +8,7 @@ Examples
 >>> r.solver, r.notion, r.status.value, r.violation <= 1e-7, r.certificate.gap <= 1e-9
 ('exact', 'lip', 'optimal', True, True)
 """
+
 from __future__ import annotations
 
 import math
@@ -41,15 +42,18 @@ def audit_result(problem: Problem, result: Result) -> Result:
       says so).
     """
     res = result
-    structured = result.mechanism is None and result.extras.get("plan") is not None   # Q not materialised
+    structured = result.mechanism is None and result.extras.get("plan") is not None  # Q not materialised
     if result.status.has_solution and (result.mechanism is not None or structured):
         try:
             aud = problem.audit(result)
-        except ProblemError as exc:      # the returned mechanism is not one (e.g. rows not probabilities)
+        except ProblemError as exc:  # the returned mechanism is not one (e.g. rows not probabilities)
             return _proof_status(result.demote(Status.INFEASIBLE_POINT, f"audit: {exc}"))
-        res = result.replace(violation=aud.violation, eps_audited=aud.eps_audited,
-                             notion=aud.notion or result.notion,
-                             eps=aud.eps if aud.eps is not None else result.eps)
+        res = result.replace(
+            violation=aud.violation,
+            eps_audited=aud.eps_audited,
+            notion=aud.notion or result.notion,
+            eps=aud.eps if aud.eps is not None else result.eps,
+        )
         if aud.violation is not None and aud.violation > settings.tolerance("privacy"):
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: privacy violated by {aud.violation:.3g}")
         for reason in aud.reasons:
@@ -58,8 +62,11 @@ def audit_result(problem: Problem, result: Result) -> Result:
             dev = abs(aud.value - res.value) / max(1.0, abs(aud.value))
             if dev > settings.tolerance("value_match"):
                 why = f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}"
-                res = res.downgrade(why) if res.status is Status.OPTIMAL else res.replace(
-                    message=f"{res.message}; {why}" if res.message else why)
+                res = (
+                    res.downgrade(why)
+                    if res.status is Status.OPTIMAL
+                    else res.replace(message=f"{res.message}; {why}" if res.message else why)
+                )
     lone = getattr(getattr(problem, "notion", None), "unprotected", ())
     if lone and res.status.has_solution:
         why = f"inputs {list(lone)} have no edge in the policy graph: graph-LDP does not protect them"
@@ -76,9 +83,11 @@ def _proof_status(res: Result) -> Result:
         if abs(gap - cert.gap) > 1e-12:
             res = res.replace(certificate=Certificate(bound, gap))
         if gap > settings.tolerance("gap"):
-            res = res.downgrade(f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "
-                                f"(|bound - value| = {abs(bound - value):.3g}, relative to "
-                                f"max(|bound|, {gap_floor(res.objective):.3g}))")
+            res = res.downgrade(
+                f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "
+                f"(|bound - value| = {abs(bound - value):.3g}, relative to "
+                f"max(|bound|, {gap_floor(res.objective):.3g}))"
+            )
         elif res.status is Status.OPTIMAL and res.proof is None:
             res = res.replace(proof="certificate")
     if res.status is Status.OPTIMAL and res.proof not in PROOFS:
@@ -104,33 +113,48 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
         call: for the solver and for the audit.
     """
     if not isinstance(problem, Problem):
-        raise ProblemError(f"solve() takes a Problem, got {type(problem).__name__}: build one with "
-                           "mechopt.registry.get_problem(id).from_params(...) or use mechopt.design(...)")
+        raise ProblemError(
+            f"solve() takes a Problem, got {type(problem).__name__}: build one with "
+            "mechopt.registry.get_problem(id).from_params(...) or use mechopt.design(...)"
+        )
     t0 = time.perf_counter()
     limit = options.get("time_limit")
     if solver is None:
         solver = registry.default_solver(problem)
         if solver is None:
-            raise SolverNotFound(f"no solver applies to {_what(problem)}; registered: "
-                                 f"{', '.join(registry.solver_names())} (a solver applies when the problem offers "
-                                 "its form; see the docs' Concepts page)")
+            raise SolverNotFound(
+                f"no solver applies to {_what(problem)}; registered: "
+                f"{', '.join(registry.solver_names())} (a solver applies when the problem offers "
+                "its form; see the docs' Concepts page)"
+            )
         backend = registry.get_solver(solver)
     else:
         backend = registry.get_solver(solver)
         if not backend.can_solve(problem):
-            raise SolverNotFound(f"solver {solver!r} cannot solve {_what(problem)}; solvers that can: "
-                                 f"{', '.join(registry.solvers_for(problem)) or 'none'}")
+            raise SolverNotFound(
+                f"solver {solver!r} cannot solve {_what(problem)}; solvers that can: "
+                f"{', '.join(registry.solvers_for(problem)) or 'none'}"
+            )
     if isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0 and math.isfinite(limit):
-        spent = time.perf_counter() - t0    # the limit bounds the whole call: selection included
+        spent = time.perf_counter() - t0  # the limit bounds the whole call: selection included
         if spent >= limit:
-            return Result(status=Status.TIME_LIMIT, value=None, sense=problem.sense, objective=problem.objective,
-                          solver=solver, time_s=spent,
-                          message=f"the {limit:g}s time limit passed while selecting the solver ({spent:.3g}s)")
+            return Result(
+                status=Status.TIME_LIMIT,
+                value=None,
+                sense=problem.sense,
+                objective=problem.objective,
+                solver=solver,
+                time_s=spent,
+                message=f"the {limit:g}s time limit passed while selecting the solver ({spent:.3g}s)",
+            )
         options["time_limit"] = limit - spent
     known = {f.name for f in fields(settings.Tolerances)}
-    tols = {k.removesuffix("_tol"): options.pop(k) for k in list(options)
-            if k.endswith("_tol") and k.removesuffix("_tol") in known}
-    with settings.override(**tols), single_threaded():   # BLAS thread count must not change the numbers
+    tols = {
+        k.removesuffix("_tol"): options.pop(k)
+        for k in list(options)
+        if k.endswith("_tol") and k.removesuffix("_tol") in known
+    }
+    with settings.override(**tols), single_threaded():  # BLAS thread count must not change the numbers
         res = audit_result(problem, backend.solve(problem, **options))
     unit = getattr(problem, "unit", None)
     return res if res.unit is not None or unit is None else res.replace(unit=unit)
@@ -138,13 +162,26 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
 
 def _what(problem: Problem) -> str:
     """The problem's class, with its utility and notion when it has them (for error messages)."""
-    parts = [f"{k} {getattr(getattr(problem, k), 'name', '?')}" for k in ("utility", "notion")
-             if getattr(problem, k, None) is not None]
+    parts = [
+        f"{k} {getattr(getattr(problem, k), 'name', '?')}"
+        for k in ("utility", "notion")
+        if getattr(problem, k, None) is not None
+    ]
     return type(problem).__name__ + (f" ({', '.join(parts)})" if parts else "")
 
 
-def design(*, prior: Any, notion: str, utility: str, eps: float, values: Any = None,
-           graph: Any = None, outputs: Any = None, solver: str | None = None, **options: Any) -> Result:
+def design(
+    *,
+    prior: Any,
+    notion: str,
+    utility: str,
+    eps: float,
+    values: Any = None,
+    graph: Any = None,
+    outputs: Any = None,
+    solver: str | None = None,
+    **options: Any,
+) -> Result:
     """Design a mechanism for a custom problem: ``notion`` and ``utility`` by name.
 
     See :class:`mechopt.problems.design.ChannelDesign` for the program; ``outputs``
@@ -152,7 +189,7 @@ def design(*, prior: Any, notion: str, utility: str, eps: float, values: Any = N
     """
     from mechopt.problems.design import ChannelDesign
 
-    prob = ChannelDesign.from_params(prior=prior, notion=notion, utility=utility, eps=eps,
-                                     values=values, graph=graph, outputs=outputs)
+    prob = ChannelDesign.from_params(
+        prior=prior, notion=notion, utility=utility, eps=eps, values=values, graph=graph, outputs=outputs
+    )
     return solve(prob, solver=solver, **options)
-

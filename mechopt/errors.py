@@ -11,6 +11,7 @@ Examples
 >>> issubclass(ProblemError, MechoptError)
 True
 """
+
 from __future__ import annotations
 
 __all__ = [

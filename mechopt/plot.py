@@ -26,6 +26,7 @@ Examples
 >>> ax.get_xscale(), ax.get_ylabel()
 ('log', 'value (nats)')
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -33,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.model._matrix import checked_prior, posterior_matrix, validate_channel
 from mechopt.errors import ParamError, ProblemError
+from mechopt.model._matrix import checked_prior, posterior_matrix, validate_channel
 
 __all__ = ["plot_channel", "plot_tradeoff", "log_spaced", "new_axes", "value_label"]
 
@@ -102,8 +103,9 @@ def _channel_of(mech: Any) -> tuple[np.ndarray, str | None]:
     return validate_channel(getattr(mech, "matrix", mech)), None
 
 
-def plot_channel(mechanism: Any, prior: Any = None, ax: Any = None, *, title: str | None = None,
-                 cmap: str = "viridis") -> Any:
+def plot_channel(
+    mechanism: Any, prior: Any = None, ax: Any = None, *, title: str | None = None, cmap: str = "viridis"
+) -> Any:
     """Draw Q[x, y] = P(Y=y | X=x) as a heatmap; with a prior, also P(x) and the posteriors.
 
     Parameters
@@ -141,7 +143,7 @@ def plot_channel(mechanism: Any, prior: Any = None, ax: Any = None, *, title: st
 
     fresh = ax is None
     ax = new_axes(ax, figsize=(10.0 if prior is not None else 5.5, 2.2 + 0.3 * min(d, 30)), layout=None)
-    if fresh:   # room for the split-off panels (axes_grid1 does not take part in a layout engine)
+    if fresh:  # room for the split-off panels (axes_grid1 does not take part in a layout engine)
         ax.figure.subplots_adjust(left=0.2 if prior is not None else 0.12, right=0.9, bottom=0.18, top=0.84)
     div = make_axes_locatable(ax)
     im = ax.imshow(Q, aspect="auto", cmap=cmap, vmin=0.0, vmax=1.0, interpolation="nearest")
@@ -162,7 +164,9 @@ def plot_channel(mechanism: Any, prior: Any = None, ax: Any = None, *, title: st
         pax.set_ylabel("input x")
         ax.set_ylabel("")
         qax = div.append_axes("right", size="100%", pad=0.75, sharey=ax)
-        im2 = qax.imshow(posterior_matrix(Q, P), aspect="auto", cmap="magma", vmin=0.0, vmax=1.0, interpolation="nearest")
+        im2 = qax.imshow(
+            posterior_matrix(Q, P), aspect="auto", cmap="magma", vmin=0.0, vmax=1.0, interpolation="nearest"
+        )
         qax.xaxis.set_major_locator(MaxNLocator(integer=True))
         qax.set_xlabel("output y")
         qax.set_title("posterior P(X=x | Y=y)", fontsize=9)
@@ -194,7 +198,11 @@ def _curves(data: Any, x: str) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]]
     else:
         raise ParamError("plot_tradeoff takes a list of Results, a list of sweep lines, or {label: results | (x, y)}")
     for label, series in items:
-        if isinstance(series, tuple) and len(series) == 2 and not (_is_result(series[0]) or isinstance(series[0], Mapping)):
+        if (
+            isinstance(series, tuple)
+            and len(series) == 2
+            and not (_is_result(series[0]) or isinstance(series[0], Mapping))
+        ):
             for xv, yv in zip(*series):
                 add(str(label), xv, yv)
             continue
@@ -222,8 +230,16 @@ def _curves(data: Any, x: str) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]]
     return ({k: (np.asarray(a), np.asarray(b)) for k, (a, b) in curves.items()}, objective, unit, sense)
 
 
-def plot_tradeoff(data: Any, x: str = "eps", ax: Any = None, *, logx: bool | None = None,
-                  unit: str | None = None, ylabel: str | None = None, title: str | None = None) -> Any:
+def plot_tradeoff(
+    data: Any,
+    x: str = "eps",
+    ax: Any = None,
+    *,
+    logx: bool | None = None,
+    unit: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Any:
     """A privacy–utility curve: the value against ``x`` (ε by default), one line per solver or label.
 
     Parameters

@@ -25,6 +25,7 @@ Traceback (most recent call last):
 ...
 mechopt.errors.SolverNotFound: unknown solver 'nope'; available: ...
 """
+
 from __future__ import annotations
 
 import importlib
@@ -36,9 +37,25 @@ from typing import Any
 
 from mechopt.errors import ProblemError, SolverNotFound
 
-__all__ = ["solver_names", "get_solver", "register_solver", "solvers_for", "default_solver", "split_options",
-           "dropped_note", "problem_ids", "get_problem", "register_problem", "claims", "figures", "refresh",
-           "SOLVER_GROUP", "PROBLEM_GROUP", "BUILTIN_SOLVERS", "BUILTIN_PROBLEMS"]
+__all__ = [
+    "solver_names",
+    "get_solver",
+    "register_solver",
+    "solvers_for",
+    "default_solver",
+    "split_options",
+    "dropped_note",
+    "problem_ids",
+    "get_problem",
+    "register_problem",
+    "claims",
+    "figures",
+    "refresh",
+    "SOLVER_GROUP",
+    "PROBLEM_GROUP",
+    "BUILTIN_SOLVERS",
+    "BUILTIN_PROBLEMS",
+]
 
 SOLVER_GROUP = "mechopt.solvers"
 PROBLEM_GROUP = "mechopt.problems"
@@ -77,9 +94,9 @@ BUILTIN_PROBLEMS = {
 }
 _PAPER_MODULES = ("lip", "kss", "fisher", "gauss")
 
-_extra_solvers: dict[str, Any] = {}     # register_solver (in-process; tests patch these dicts)
+_extra_solvers: dict[str, Any] = {}  # register_solver (in-process; tests patch these dicts)
 _extra_problems: dict[str, Any] = {}
-_loaded: dict[str, Any] = {}            # "module:attr" -> the loaded object
+_loaded: dict[str, Any] = {}  # "module:attr" -> the loaded object
 
 
 def _optional(module: str) -> Any | None:
@@ -138,8 +155,10 @@ def _load(group: str, name: str) -> Any:
                 obj = getattr(obj, part)
         except (ImportError, AttributeError) as exc:
             kind, error = ("solver", SolverNotFound) if group == SOLVER_GROUP else ("problem", ProblemError)
-            raise error(f"{kind} {name!r} ({target}, from the package {dist}) failed to load: "
-                                 f"{type(exc).__name__}: {exc}; reinstall or uninstall {dist}") from exc
+            raise error(
+                f"{kind} {name!r} ({target}, from the package {dist}) failed to load: "
+                f"{type(exc).__name__}: {exc}; reinstall or uninstall {dist}"
+            ) from exc
         _loaded[target] = obj
     return _loaded[target]
 
@@ -183,7 +202,9 @@ def get_solver(name: str) -> Any:
     """The solver instance registered under ``name`` (imports that solver's module only)."""
     cls = _solver_class(name)
     if not cls.installed():
-        raise SolverNotFound(f"solver {name!r} needs {', '.join(cls.requires)}: pip install 'mechopt[distributed]' or the named package")
+        raise SolverNotFound(
+            f"solver {name!r} needs {', '.join(cls.requires)}: pip install 'mechopt[distributed]' or the named package"
+        )
     return cls()
 
 
@@ -218,8 +239,9 @@ def default_solver(problem: Any) -> str | None:
     return next(_applicable(problem), None)
 
 
-def split_options(solver: str, options: dict[str, Any],
-                  written_for: str | None = None) -> tuple[dict[str, Any], dict[str, list[str]]]:
+def split_options(
+    solver: str, options: dict[str, Any], written_for: str | None = None
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """Split ``options`` into those to pass to ``solver`` and those that belong to another solver.
 
     Always kept: the options every solver shares (``time_limit``, ``seed``,
@@ -259,7 +281,7 @@ def split_options(solver: str, options: dict[str, Any],
 
     for name in (solver, written_for):
         if name is not None:
-            _solver_class(name)   # raises SolverNotFound naming what exists
+            _solver_class(name)  # raises SolverNotFound naming what exists
     table = _solvers()
     cls = table[solver]
     tolerances = {f.name for f in fields(settings.Tolerances)}
@@ -269,7 +291,7 @@ def split_options(solver: str, options: dict[str, Any],
 
     for key, val in options.items():
         shared = key in cls.common_options or key.removesuffix("_tol") in tolerances
-        name = RENAMED_OPTIONS.get(key, key)     # a deprecated spelling belongs where its new name does
+        name = RENAMED_OPTIONS.get(key, key)  # a deprecated spelling belongs where its new name does
         if written_for is not None and written_for != solver:
             owners = [] if shared or name not in table[written_for].options else [written_for]
         else:

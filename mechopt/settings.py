@@ -13,6 +13,7 @@ Examples
 ...     settings.tolerance("prior_sum")
 1e-06
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -204,8 +205,10 @@ def override(**values: float) -> Iterator[Tolerances]:
         if isinstance(val, bool) or not isinstance(val, (int, float)) or not val >= 0:
             raise ParamError(f"tolerance {key} must be a finite non-negative number, got {val!r}")
         if not math.isfinite(val):
-            raise ParamError(f"tolerance {key} must be a finite non-negative number, got {val!r}; "
-                             "an infinite tolerance switches its check off")
+            raise ParamError(
+                f"tolerance {key} must be a finite non-negative number, got {val!r}; "
+                "an infinite tolerance switches its check off"
+            )
     token = _CURRENT.set(replace(current(), **{k: float(v) for k, v in values.items()}))
     try:
         yield current()

@@ -13,6 +13,7 @@ Examples
 ...     assert abs(p.sum() - 1) < 1e-12 and (p > 0).all()
 >>> check()
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -32,8 +33,9 @@ def _st() -> Any:
     return require("hypothesis.strategies", "test", "mechopt.testing strategies")
 
 
-def priors(min_size: int = 2, max_size: int = 6, min_mass: float = 1e-3,
-           allow_zero: bool = False) -> SearchStrategy[np.ndarray]:
+def priors(
+    min_size: int = 2, max_size: int = 6, min_mass: float = 1e-3, allow_zero: bool = False
+) -> SearchStrategy[np.ndarray]:
     """A probability vector with entries ≥ ``min_mass`` (or exactly 0 when ``allow_zero``)."""
     st = _st()
 
@@ -51,8 +53,9 @@ def priors(min_size: int = 2, max_size: int = 6, min_mass: float = 1e-3,
     return draw_prior()
 
 
-def channels(n_inputs: int, min_outputs: int = 1, max_outputs: int = 5,
-             positive: bool = True) -> SearchStrategy[np.ndarray]:
+def channels(
+    n_inputs: int, min_outputs: int = 1, max_outputs: int = 5, positive: bool = True
+) -> SearchStrategy[np.ndarray]:
     """A row-stochastic matrix with ``n_inputs`` rows (strictly positive when ``positive``)."""
     st = _st()
 
@@ -60,8 +63,9 @@ def channels(n_inputs: int, min_outputs: int = 1, max_outputs: int = 5,
     def draw_channel(draw: Any) -> np.ndarray:
         m = draw(st.integers(min_outputs, max_outputs))
         lo = 0.01 if positive else 0.0
-        rows = draw(st.lists(st.lists(st.floats(lo, 1.0), min_size=m, max_size=m),
-                             min_size=n_inputs, max_size=n_inputs))
+        rows = draw(
+            st.lists(st.lists(st.floats(lo, 1.0), min_size=m, max_size=m), min_size=n_inputs, max_size=n_inputs)
+        )
         M = np.array(rows, dtype=float)
         M[M.sum(axis=1) == 0, 0] = 1.0
         return M / M.sum(axis=1, keepdims=True)

@@ -18,6 +18,7 @@ Examples
 >>> bool(np.isclose(u.offset(P) + u.sign * u.gain(C).sum(), u.value(Q, P)))
 True
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -26,23 +27,32 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import rel_entr
 
-from mechopt.model._matrix import sum_column_blocks
 from mechopt.errors import ProblemError
+from mechopt.model._matrix import sum_column_blocks
 from mechopt.model.info import mutual_information
 
-__all__ = ["Utility", "SumMSE", "HistogramMSE", "MutualInfo", "MAE", "FrequencyVariance",
-           "make_utility", "UTILITIES", "DESIGNED_BY"]
+__all__ = [
+    "Utility",
+    "SumMSE",
+    "HistogramMSE",
+    "MutualInfo",
+    "MAE",
+    "FrequencyVariance",
+    "make_utility",
+    "UTILITIES",
+    "DESIGNED_BY",
+]
 
 
 class Utility(ABC):
     """A utility (or loss) of a channel under a prior."""
 
     name: ClassVar[str]
-    sense: ClassVar[str]          # "min" or "max"
+    sense: ClassVar[str]  # "min" or "max"
     #: The unit of :meth:`value` (printed with every value: CLI tables, JSON ``unit``, plot labels).
     unit: ClassVar[str] = "unitless"
     sublinear: ClassVar[bool] = False
-    sign: ClassVar[float] = 1.0   # value = offset + sign * Σ μ
+    sign: ClassVar[float] = 1.0  # value = offset + sign * Σ μ
 
     @abstractmethod
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
@@ -115,7 +125,9 @@ class SumMSE(Utility):
         self.centre = lo + (hi - lo) / 2 if np.isfinite(hi - lo) else lo / 2 + hi / 2
         with np.errstate(over="ignore", invalid="ignore"):
             self.centred = a - self.centre
-            _finite(self.centred ** 2, "the squared values (after centring)", "the values span more than 1e154; rescale them")
+            _finite(
+                self.centred**2, "the squared values (after centring)", "the values span more than 1e154; rescale them"
+            )
 
     def _check(self, prior: np.ndarray) -> None:
         if np.asarray(prior).size != self.a.size:
@@ -132,7 +144,7 @@ class SumMSE(Utility):
     def offset(self, prior: np.ndarray) -> float:
         self._check(prior)
         with np.errstate(over="ignore", invalid="ignore"):
-            out = float(np.asarray(prior) @ self.centred ** 2)
+            out = float(np.asarray(prior) @ self.centred**2)
         _finite(out, "E[a²] of the centred values", "rescale the values")
         return out
 
@@ -168,7 +180,7 @@ class HistogramMSE(Utility):
 
     def gain(self, C: np.ndarray) -> np.ndarray:
         mass = C.sum(axis=0)
-        out = np.divide((C ** 2).sum(axis=0), mass, out=np.zeros_like(mass), where=mass > 0)
+        out = np.divide((C**2).sum(axis=0), mass, out=np.zeros_like(mass), where=mass > 0)
         _finite(out, "the histogram gain of a column", "check the channel")
         return out
 
@@ -253,8 +265,9 @@ class MAE(Utility):
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
         Q = np.asarray(Q, float)
         if Q.shape != (self.a.size, self.b.size):
-            raise ProblemError(f"MAE needs Q of shape ({self.a.size}, {self.b.size}) (inputs × output estimates), "
-                               f"got {Q.shape}")
+            raise ProblemError(
+                f"MAE needs Q of shape ({self.a.size}, {self.b.size}) (inputs × output estimates), got {Q.shape}"
+            )
         return float(np.sum(self.linear_cost(prior) * Q))
 
     def restrict(self, index: np.ndarray) -> "MAE":
@@ -311,11 +324,16 @@ class FrequencyVariance(Utility):
             raise ProblemError("frequency estimation needs Q of full row rank (no unbiased estimator otherwise)")
         R = np.linalg.solve(G, Q)
         lam = P @ Q
-        return float(lam @ (R ** 2).sum(axis=0) - P @ P)
+        return float(lam @ (R**2).sum(axis=0) - P @ P)
 
 
-UTILITIES: dict[str, type[Utility]] = {"mse": SumMSE, "histogram": HistogramMSE, "mi": MutualInfo,
-                                      "mae": MAE, "freq-var": FrequencyVariance}
+UTILITIES: dict[str, type[Utility]] = {
+    "mse": SumMSE,
+    "histogram": HistogramMSE,
+    "mi": MutualInfo,
+    "mae": MAE,
+    "freq-var": FrequencyVariance,
+}
 
 #: The solver that designs each utility by default, and what its answer proves (every notion;
 #: under ``mip`` the sublinear utilities have no column program and fall to ``sqp``).

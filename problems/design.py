@@ -12,6 +12,7 @@ Examples
 >>> prob.sense, prob.objective, prob.notion
 ('max', 'mi', LDP(eps=1))
 """
+
 from __future__ import annotations
 
 import importlib
@@ -21,9 +22,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.notions import PrivacyNotion, make_notion
 from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.model.problem import ChannelProblem
+from mechopt.notions import PrivacyNotion, make_notion
 from mechopt.results.result import Result
 from mechopt.utilities import FrequencyVariance, Utility, make_utility
 
@@ -55,28 +56,47 @@ class ChannelDesign(ChannelProblem):
         if a is not None and a.size != self.prior.size:
             raise ProblemError(f"{a.size} values but the prior has {self.prior.size} symbols")
         if isinstance(self.utility, FrequencyVariance) and np.any(self.prior <= 0):
-            raise ProblemError("freq-var needs every symbol to have prior mass > 0 (zero-mass symbols are dropped from "
-                               "a design, and their rows would leave no unbiased estimator); remove them from the prior")
+            raise ProblemError(
+                "freq-var needs every symbol to have prior mass > 0 (zero-mass symbols are dropped from "
+                "a design, and their rows would leave no unbiased estimator); remove them from the prior"
+            )
 
     @classmethod
-    def from_params(cls, *, prior: Any, notion: str, utility: str, eps: Any, values: Any = None,
-                    graph: Any = None, outputs: Any = None, **extra: Any) -> "ChannelDesign":
+    def from_params(
+        cls,
+        *,
+        prior: Any,
+        notion: str,
+        utility: str,
+        eps: Any,
+        values: Any = None,
+        graph: Any = None,
+        outputs: Any = None,
+        **extra: Any,
+    ) -> "ChannelDesign":
         """Build from CLI-style parameters (strings accepted for prior, values and outputs).
 
         ``outputs`` are the fixed output estimates b of utility ``mae`` (default: the values).
         """
         if extra:
-            raise ProblemError(f"unknown design parameter(s) {sorted(extra)}; "
-                               "known: prior, notion, utility, eps, values, graph, outputs")
+            raise ProblemError(
+                f"unknown design parameter(s) {sorted(extra)}; "
+                "known: prior, notion, utility, eps, values, graph, outputs"
+            )
         P = parse_prior(prior) if isinstance(prior, str) else validate_prior(prior)
         if P.size < 2:
-            raise ProblemError("the prior has one symbol: there is nothing to hide or estimate; "
-                               "a design needs at least 2 input symbols")
+            raise ProblemError(
+                "the prior has one symbol: there is nothing to hide or estimate; "
+                "a design needs at least 2 input symbols"
+            )
         values = _numbers(values, "values", "one per input symbol")
         outputs = _numbers(outputs, "outputs", "one output estimate per output")
         kw = {"graph": graph} if graph is not None else {}
-        return cls(prior=P, notion=make_notion(notion, eps, **kw),
-                   utility=make_utility(utility, prior=P, values=values, outputs=outputs))
+        return cls(
+            prior=P,
+            notion=make_notion(notion, eps, **kw),
+            utility=make_utility(utility, prior=P, values=values, outputs=outputs),
+        )
 
     def closed_form(self) -> Result | None:
         for name in _CLOSED_FORM_MODULES:

@@ -24,6 +24,7 @@ Examples
 >>> r.status.value, r.proof, r.message
 ('infeasible_point', None, 'Theorem 2; not proven here: max(P1, 1-P1) = 0.9 > e^eps/(1+e^eps) = 0.73; its mechanism fails the audit')
 """
+
 from __future__ import annotations
 
 from typing import Any

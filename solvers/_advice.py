@@ -11,6 +11,7 @@ Examples
 >>> "raise max_memory" + or_local(10 ** 7)
 'raise max_memory; no local solver takes it either (sqp takes d ≤ 100 symbols)'
 """
+
 from __future__ import annotations
 
 import math

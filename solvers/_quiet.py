@@ -5,6 +5,7 @@ Examples
 >>> with quiet_stdout():
 ...     pass
 """
+
 from __future__ import annotations
 
 import contextlib

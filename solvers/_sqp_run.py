@@ -23,6 +23,7 @@ Examples
 >>> best.tried, best.stopped, best.x is not None
 (2, False, True)
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -93,7 +94,7 @@ def _bounded_constraints(constraints: list, deadline: float | None) -> list:
     out = []
     for c in constraints:
         if isinstance(c, NonlinearConstraint):
-            jac = _bounded(c.jac, deadline) if callable(c.jac) else c.jac    # else a finite-difference scheme name
+            jac = _bounded(c.jac, deadline) if callable(c.jac) else c.jac  # else a finite-difference scheme name
             c = NonlinearConstraint(_bounded(c.fun, deadline), c.lb, c.ub, jac=jac, keep_feasible=c.keep_feasible)
         elif isinstance(c, dict):
             c = {**c, "fun": _bounded(c["fun"], deadline)}
@@ -127,8 +128,15 @@ def feasible(form: Any, x: np.ndarray, tol: float | None = None) -> bool:
     return True
 
 
-def _loop(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_iter: int,
-          deadline: float | None, publish: Callable[[Best], None]) -> Best:
+def _loop(
+    form: Any,
+    starts: np.ndarray,
+    method: str,
+    kw: dict[str, Any],
+    max_iter: int,
+    deadline: float | None,
+    publish: Callable[[Best], None],
+) -> Best:
     """Every start in turn until the deadline; ``publish(best)`` after each improvement."""
     best = Best()
     fun, jac = _bounded(form.fun, deadline), _bounded(form.jac, deadline)
@@ -148,19 +156,26 @@ def _loop(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_it
             consider(intermediate_result.x, float(intermediate_result.fun))
             if _past(deadline):
                 seen["halted"] = True
-                raise StopIteration     # scipy stops at this iteration boundary and returns the iterate
+                raise StopIteration  # scipy stops at this iteration boundary and returns the iterate
 
         try:
-            if deadline is not None:    # without a limit every start runs to its end: no iterate is kept
+            if deadline is not None:  # without a limit every start runs to its end: no iterate is kept
                 consider(x0, float(form.fun(x0)))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                sol = minimize(fun, x0, jac=jac, bounds=form.bounds, constraints=cons, method=method,
-                               callback=None if deadline is None else callback,
-                               options={"maxiter": max_iter, **kw})
+                sol = minimize(
+                    fun,
+                    x0,
+                    jac=jac,
+                    bounds=form.bounds,
+                    constraints=cons,
+                    method=method,
+                    callback=None if deadline is None else callback,
+                    options={"maxiter": max_iter, **kw},
+                )
         except _Deadline:
             sol = None
-        if sol is None or seen["halted"]:           # the limit ended this start: keep its best iterate
+        if sol is None or seen["halted"]:  # the limit ended this start: keep its best iterate
             if seen["x"] is not None and seen["fun"] < best.fun:
                 best.x, best.fun, best.capped, best.partial = seen["x"], seen["fun"], False, True
             best.stopped = True
@@ -176,8 +191,9 @@ def _loop(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_it
     return best
 
 
-def run_multistart(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_iter: int,
-                   deadline: float | None) -> Best:
+def run_multistart(
+    form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_iter: int, deadline: float | None
+) -> Best:
     """The best feasible point of the starts (see the module text for how the deadline is kept)."""
     if deadline is None or not hasattr(os, "fork"):
         return _loop(form, starts, method, kw, max_iter, deadline, lambda b: None)
@@ -191,41 +207,47 @@ class _Board:
 
     def __init__(self, n: int) -> None:
         self.n = n
-        self.slot_len = n + 7            # x, fun, tried, iters, capped, partial, stopped, has_x
-        self.mem = mmap.mmap(-1, 8 * (2 + 2 * self.slot_len))   # MAP_SHARED | MAP_ANONYMOUS
+        self.slot_len = n + 7  # x, fun, tried, iters, capped, partial, stopped, has_x
+        self.mem = mmap.mmap(-1, 8 * (2 + 2 * self.slot_len))  # MAP_SHARED | MAP_ANONYMOUS
         self.arr = np.frombuffer(self.mem, dtype=np.float64)
         self.arr[:2] = (-1.0, 0.0)
 
     def publish(self, b: Best) -> None:
         k = 0 if self.arr[0] != 0.0 else 1
-        s = self.arr[2 + k * self.slot_len: 2 + (k + 1) * self.slot_len]
+        s = self.arr[2 + k * self.slot_len : 2 + (k + 1) * self.slot_len]
         if b.x is not None:
-            s[:self.n] = b.x
-        s[self.n:] = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.x is not None)
+            s[: self.n] = b.x
+        s[self.n :] = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.x is not None)
         self.arr[0] = float(k)
 
     def read(self) -> Best:
         k = int(self.arr[0])
         if k < 0:
             return Best()
-        s = np.array(self.arr[2 + k * self.slot_len: 2 + (k + 1) * self.slot_len])
-        fun, tried, iters, capped, partial, stopped, has_x = s[self.n:]
-        return Best(s[:self.n] if has_x else None, float(fun), int(tried), int(iters), bool(capped), bool(partial),
-                    bool(stopped))
+        s = np.array(self.arr[2 + k * self.slot_len : 2 + (k + 1) * self.slot_len])
+        fun, tried, iters, capped, partial, stopped, has_x = s[self.n :]
+        return Best(
+            s[: self.n] if has_x else None,
+            float(fun),
+            int(tried),
+            int(iters),
+            bool(capped),
+            bool(partial),
+            bool(stopped),
+        )
 
 
-def _forked(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_iter: int,
-            deadline: float) -> Best:
+def _forked(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_iter: int, deadline: float) -> Best:
     """Run :func:`_loop` in a forked child; at the deadline kill it and read its last published point."""
     board = _Board(int(np.asarray(starts).shape[1]))
     r, w = os.pipe()
     pid = os.fork()
-    if pid == 0:                                      # the child: never returns into the caller
+    if pid == 0:  # the child: never returns into the caller
         os.close(r)
         try:
             board.publish(_loop(form, starts, method, kw, max_iter, deadline, board.publish))
             board.arr[1] = 1.0
-        except BaseException as exc:                 # told to the parent, which raises it
+        except BaseException as exc:  # told to the parent, which raises it
             os.write(w, f"{type(exc).__name__}: {exc}".encode()[:4000])
             board.arr[1] = 2.0
         finally:
@@ -244,7 +266,7 @@ def _forked(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_
                 break
             time.sleep(_POLL_S)
         error = os.read(r, 4096).decode(errors="replace") if board.arr[1] == 2.0 else ""
-    except BaseException:                             # Ctrl-C or the like: no child left behind
+    except BaseException:  # Ctrl-C or the like: no child left behind
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
@@ -256,6 +278,6 @@ def _forked(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_
     if not killed and board.arr[1] != 1.0:
         raise RuntimeError(f"the sqp child process died without an answer (wait status {code})")
     best = board.read()
-    if killed:                                        # stopped at the deadline: its last published point
+    if killed:  # stopped at the deadline: its last published point
         best.stopped = True
     return best

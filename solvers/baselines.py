@@ -40,6 +40,7 @@ Examples
 >>> r.status.value, r.violation == 0.0, r.certificate is None
 ('feasible', True, True)
 """
+
 from __future__ import annotations
 
 import math
@@ -49,8 +50,8 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError
-from mechopt.results.result import Result, Status
 from mechopt.model.solver import Solver
+from mechopt.results.result import Result, Status
 
 __all__ = ["GDPenaltySolver", "AnnealSolver", "SOLVERS"]
 
@@ -61,14 +62,14 @@ def _penalised(form: Any, S: np.ndarray, mu: float) -> tuple[np.ndarray, np.ndar
     vd = np.maximum(0.0, form.u_thr - U)
     g = (form.p_full - P) - form.gamma * (form.u_full - U)
     vg = np.maximum(0.0, -g)
-    return P + mu * (vd ** 2 + vg ** 2), P, (vd == 0) & (vg == 0)
+    return P + mu * (vd**2 + vg**2), P, (vd == 0) & (vg == 0)
 
 
 def _restore(form: Any, s: np.ndarray, iters: int = 60) -> np.ndarray:
     """Pull s back toward 1 (no noise, always feasible) until both constraints hold."""
     if _is_feasible(form, s):
         return s
-    lo, hi = 0.0, 1.0          # t: s(t) = 1 − t (1 − s); t = 0 feasible, t = 1 infeasible
+    lo, hi = 0.0, 1.0  # t: s(t) = 1 − t (1 − s); t = 0 feasible, t = 1 infeasible
     for _ in range(iters):
         t = (lo + hi) / 2
         if _penalised(form, (1 - t * (1 - s))[None, :], 0.0)[2][0]:
@@ -88,8 +89,16 @@ def _s_of_x(x: np.ndarray) -> np.ndarray:
 
 
 def _result(form: Any, s: np.ndarray, name: str, iters: int, msg: str, extras: dict, status: Status) -> Result:
-    return Result(status=status, value=form.value_of(s), sense=form.sense, objective=form.objective,
-                  mechanism=form.recover(s), iterations=iters, message=msg + "; no certificate", extras=extras)
+    return Result(
+        status=status,
+        value=form.value_of(s),
+        sense=form.sense,
+        objective=form.objective,
+        mechanism=form.recover(s),
+        iterations=iters,
+        message=msg + "; no certificate",
+        extras=extras,
+    )
 
 
 def _check_common(opts: dict[str, Any], keys: tuple[str, ...]) -> None:
@@ -117,7 +126,7 @@ class GDPenaltySolver(Solver):
         _check_common(opts, ("mu0", "rounds", "max_iter", "fd_step"))
         form = problem.search_form()
         rng = np.random.default_rng(opts["seed"])
-        x = rng.uniform(0.0, 0.01, form.n)          # near zero noise (the feasible start)
+        x = rng.uniform(0.0, 0.01, form.n)  # near zero noise (the feasible start)
         deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
         mu, iters, h, stop = float(opts["mu0"]), 0, float(opts["fd_step"]), "converged"
         for _ in range(int(opts["rounds"])):
@@ -130,7 +139,7 @@ class GDPenaltySolver(Solver):
                 steps = h * np.maximum(1.0, x)
                 pts = np.vstack([x, x + np.diag(steps), np.maximum(0.0, x - np.diag(steps))])
                 phi = _penalised(form, _s_of_x(pts), mu)[0]
-                grad = (phi[1:form.n + 1] - phi[form.n + 1:]) / (pts[1:form.n + 1] - pts[form.n + 1:]).diagonal()
+                grad = (phi[1 : form.n + 1] - phi[form.n + 1 :]) / (pts[1 : form.n + 1] - pts[form.n + 1 :]).diagonal()
                 t, f0, moved = max(1.0, float(np.abs(x).max())), phi[0], False
                 while t > 1e-12 * max(1.0, float(np.abs(x).max())):
                     cand = np.maximum(0.0, x - t * grad)
@@ -149,8 +158,15 @@ class GDPenaltySolver(Solver):
         s = _restore(form, s0) if opts["restore"] else s0
         moved = bool(np.any(s != s0))
         status, note = _gd_status(stop, _is_feasible(form, s0), moved, int(opts["max_iter"]))
-        return _result(form, s, self.name, iters, f"penalised finite-difference gradient descent, final mu={mu / 100:g}{note}",
-                       {"mu_final": mu / 100, "restored": bool(opts["restore"]), "restoration_moved": moved}, status)
+        return _result(
+            form,
+            s,
+            self.name,
+            iters,
+            f"penalised finite-difference gradient descent, final mu={mu / 100:g}{note}",
+            {"mu_final": mu / 100, "restored": bool(opts["restore"]), "restoration_moved": moved},
+            status,
+        )
 
 
 def _gd_status(stop: str, stationary_feasible: bool, moved: bool, max_iter: int) -> tuple[Status, str]:
@@ -168,7 +184,10 @@ def _gd_status(stop: str, stationary_feasible: bool, moved: bool, max_iter: int)
     if stationary_feasible:
         return Status.LOCALLY_OPTIMAL, "; converged on a feasible point (a local optimum of the penalised program)"
     if moved:
-        return Status.FEASIBLE, "; the converged point violated a constraint and was restored onto the feasible set (no local optimality claimed)"
+        return (
+            Status.FEASIBLE,
+            "; the converged point violated a constraint and was restored onto the feasible set (no local optimality claimed)",
+        )
     return Status.INFEASIBLE_POINT, "; the converged point violates a constraint (restore=False)"
 
 
@@ -218,9 +237,15 @@ class AnnealSolver(Solver):
         if not math.isfinite(best_p):
             best_s = _restore(form, s) if opts["restore"] else s
             msg = "simulated annealing with quadratic penalties visited no feasible point; " + (
-                "the last point was restored" if opts["restore"] else "the last point is returned (restore=False)")
-        status = (Status.TIME_LIMIT if it < n_iter else Status.FEASIBLE if _is_feasible(form, best_s)
-                  else Status.INFEASIBLE_POINT)
+                "the last point was restored" if opts["restore"] else "the last point is returned (restore=False)"
+            )
+        status = (
+            Status.TIME_LIMIT
+            if it < n_iter
+            else Status.FEASIBLE
+            if _is_feasible(form, best_s)
+            else Status.INFEASIBLE_POINT
+        )
         return _result(form, best_s, self.name, it, msg, {"n_iter": n_iter, "T_end": opts["T_end"]}, status)
 
 

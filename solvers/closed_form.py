@@ -19,12 +19,13 @@ Examples
 >>> r.status.value, r.proof
 ('infeasible_point', None)
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-from mechopt.results.result import Result
 from mechopt.model.solver import Solver
+from mechopt.results.result import Result
 
 __all__ = ["ClosedFormSolver", "SOLVERS"]
 
@@ -38,7 +39,7 @@ class ClosedFormSolver(Solver):
     def can_solve(self, problem: Any) -> bool:
         try:
             return problem.closed_form() is not None
-        except Exception:   # a closed form that cannot apply to this instance
+        except Exception:  # a closed form that cannot apply to this instance
             return False
 
     def _solve(self, problem: Any, opts: dict[str, Any]) -> Result:

@@ -23,6 +23,7 @@ grid) is proven for that discretised program only, and the message says so.
 Clarabel's "inaccurate" is ``optimal_inaccurate``; its limits are
 ``iteration_limit`` / ``time_limit``.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,8 +31,8 @@ from functools import cache
 from typing import Any
 
 from mechopt.errors import ParamError, SolverError
-from mechopt.results.result import Certificate, Result, Status
 from mechopt.model.solver import Solver
+from mechopt.results.result import Certificate, Result, Status
 
 __all__ = ["ConicSolver", "SOLVERS", "CVXPY_STATUS"]
 
@@ -68,16 +69,19 @@ class ConicSolver(Solver):
 
         backend = str(opts["backend"]).upper()
         if backend not in cp.installed_solvers():
-            raise ParamError(f"cvxpy backend {backend!r} is not installed; installed: {', '.join(cp.installed_solvers())}")
+            raise ParamError(
+                f"cvxpy backend {backend!r} is not installed; installed: {', '.join(cp.installed_solvers())}"
+            )
         form = problem.conic_form()
         kw = dict(opts["backend_options"] or {})
-        if opts["max_iter"] is not None:    # the one iteration-limit name, passed under the backend's own
+        if opts["max_iter"] is not None:  # the one iteration-limit name, passed under the backend's own
             kw.update(_max_iter_option(backend, opts["max_iter"], kw))
         if opts["time_limit"] is not None and backend == "CLARABEL":
             kw.setdefault("time_limit", float(opts["time_limit"]))
         try:
-            form.problem.solve(solver=_dual_clarabel()() if backend == "CLARABEL" else backend,
-                               verbose=bool(opts["verbose"]), **kw)
+            form.problem.solve(
+                solver=_dual_clarabel()() if backend == "CLARABEL" else backend, verbose=bool(opts["verbose"]), **kw
+            )
         except cp.error.SolverError as exc:
             raise SolverError(f"cvxpy/{backend} failed: {exc}") from exc
         status = CVXPY_STATUS.get(form.problem.status, Status.SOLVER_ERROR)
@@ -85,8 +89,13 @@ class ConicSolver(Solver):
         if form.problem.status == "user_limit":
             status = _which_limit(backend, kw, stats)
         if not status.has_solution:
-            return Result(status=status, value=None, sense=form.sense, objective=form.objective,
-                          message=f"cvxpy status {form.problem.status}")
+            return Result(
+                status=status,
+                value=None,
+                sense=form.sense,
+                objective=form.objective,
+                message=f"cvxpy status {form.problem.status}",
+            )
         value = form.value_of(form.problem.value)
         extras = {**form.extras, "solve_time_s": getattr(stats, "solve_time", None)}
         bound = _dual_bound(form, stats) if status is Status.OPTIMAL else None
@@ -102,14 +111,24 @@ class ConicSolver(Solver):
         proof = None
         if status is Status.OPTIMAL:
             proof = "convex"
-            note += (f"; convex program solved to {backend}'s tolerances: optimum of {form.scope}, "
-                     "not of the continuous problem" if form.scope else "; convex program solved to "
-                     f"{backend}'s tolerances")
-        return Result(status=status, value=value, sense=form.sense, objective=form.objective,
-                      mechanism=form.recover(), certificate=cert, proof=proof,
-                      iterations=getattr(stats, "num_iters", None),
-                      message=f"cvxpy/{backend}: {form.problem.status}" + _limit_note(status, kw) + note,
-                      extras=extras)
+            note += (
+                f"; convex program solved to {backend}'s tolerances: optimum of {form.scope}, "
+                "not of the continuous problem"
+                if form.scope
+                else f"; convex program solved to {backend}'s tolerances"
+            )
+        return Result(
+            status=status,
+            value=value,
+            sense=form.sense,
+            objective=form.objective,
+            mechanism=form.recover(),
+            certificate=cert,
+            proof=proof,
+            iterations=getattr(stats, "num_iters", None),
+            message=f"cvxpy/{backend}: {form.problem.status}" + _limit_note(status, kw) + note,
+            extras=extras,
+        )
 
 
 @cache
@@ -123,7 +142,7 @@ def _dual_clarabel() -> type:
 
     class _DualClarabel(CLARABEL):
         def name(self) -> str:
-            return "MECHOPT_CLARABEL"           # cvxpy requires custom solvers to have a name of their own
+            return "MECHOPT_CLARABEL"  # cvxpy requires custom solvers to have a name of their own
 
         def invert(self, solution: Any, inverse_data: Any) -> Any:
             out = super().invert(solution, inverse_data)
@@ -145,7 +164,7 @@ def _dual_bound(form: Any, stats: Any) -> float | None:
         return None
     slack = abs(float(extra["obj_val"]) - float(extra["obj_val_dual"]))
     raw = float(form.problem.value)
-    import cvxpy as cp   # already imported: the form was just solved
+    import cvxpy as cp  # already imported: the form was just solved
 
     bound = raw + slack if isinstance(form.problem.objective, cp.Maximize) else raw - slack
     return bound if math.isfinite(bound) else None
@@ -178,7 +197,7 @@ def _limit_note(status: Status, kw: dict[str, Any]) -> str:
     return ""
 
 
-CLARABEL_MAX_ITER = 200      # Clarabel's default ``max_iter`` (DefaultSettings)
+CLARABEL_MAX_ITER = 200  # Clarabel's default ``max_iter`` (DefaultSettings)
 
 #: The iteration-limit keyword of each cvxpy backend (``max_iter`` is passed under it).
 _ITER_KEYWORD = {"CLARABEL": "max_iter", "OSQP": "max_iter", "SCS": "max_iters", "ECOS": "max_iters"}
@@ -190,7 +209,7 @@ def _max_iter_option(backend: str, max_iter: Any, given: dict[str, Any]) -> dict
     >>> _max_iter_option("SCS", 50, {})
     {'max_iters': 50}
     """
-    if isinstance(max_iter, bool) or not hasattr(max_iter, "__index__") or max_iter < 1:   # int or numpy integer
+    if isinstance(max_iter, bool) or not hasattr(max_iter, "__index__") or max_iter < 1:  # int or numpy integer
         raise ParamError(f"max_iter must be an integer ≥ 1, got {max_iter!r}")
     key = _ITER_KEYWORD.get(backend)
     if key is None:
@@ -198,5 +217,6 @@ def _max_iter_option(backend: str, max_iter: Any, given: dict[str, Any]) -> dict
     if key in given:
         raise ParamError(f"max_iter and backend_options[{key!r}] are the same limit: give only max_iter")
     return {key: int(max_iter)}
+
 
 SOLVERS = {"conic": ConicSolver}

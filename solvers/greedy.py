@@ -40,6 +40,7 @@ Examples
 >>> r.status.value, r.violation == 0.0, r.certificate is None
 ('feasible', True, True)
 """
+
 from __future__ import annotations
 
 import math
@@ -49,17 +50,17 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError
-from mechopt.results.result import Result, Status
 from mechopt.model.solver import Solver
+from mechopt.results.result import Result, Status
 
 __all__ = ["GreedySolver", "greedy_path", "SOLVERS"]
 
 
 def _gain_factors(form: Any, v: np.ndarray, dtheta: float, eps0: float) -> np.ndarray:
-    V = np.vstack([v, v + dtheta * np.eye(form.n)])      # Y, then Y_i + Δθ for every i
+    V = np.vstack([v, v + dtheta * np.eye(form.n)])  # Y, then Y_i + Δθ for every i
     P, U = np.asarray(form.privacy(V)), np.asarray(form.utility(V))
     pg, ul = P[0] - P[1:], U[0] - U[1:]
-    gf = np.full(form.n, -1.0)                            # saturated (pg < ε₀): gain factor −1
+    gf = np.full(form.n, -1.0)  # saturated (pg < ε₀): gain factor −1
     live = pg >= eps0
     gf[live & (ul <= 0)] = math.inf
     ok = live & (ul > 0)
@@ -72,11 +73,18 @@ def _passes(form: Any, cand: np.ndarray, step5: str) -> bool:
         return form.feasible(cand)
     if step5 == "delta":
         return bool(form.delta_ok(cand))
-    return form.utility_mi(cand) <= form.gamma          # verbatim: I(X_u; Y_j + Δθ) ≤ γ
+    return form.utility_mi(cand) <= form.gamma  # verbatim: I(X_u; Y_j + Δθ) ≤ γ
 
 
-def greedy_path(form: Any, dtheta0: float, eps: float, eps0: float, step5: str = "both",
-                max_iter: int = 200_000, deadline: float | None = None) -> dict[str, Any]:
+def greedy_path(
+    form: Any,
+    dtheta0: float,
+    eps: float,
+    eps0: float,
+    step5: str = "both",
+    max_iter: int = 200_000,
+    deadline: float | None = None,
+) -> dict[str, Any]:
     """Run the Section IV loop on a greedy form; return the final variances and the trace.
 
     Returns a dict with ``v``, ``iterations``, ``commits``, ``halvings``,
@@ -141,16 +149,30 @@ class GreedySolver(Solver):
         if int(opts["max_iter"]) < 1:
             raise ParamError(f"max_iter must be ≥ 1, got {opts['max_iter']!r}")
         deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
-        out = greedy_path(form, float(d0), float(eps), float(opts["eps0"]), opts["step5"],
-                          int(opts["max_iter"]), deadline)
+        out = greedy_path(
+            form, float(d0), float(eps), float(opts["eps0"]), opts["step5"], int(opts["max_iter"]), deadline
+        )
         status = {"max_iter": Status.ITERATION_LIMIT, "time_limit": Status.TIME_LIMIT}.get(out["stop"], Status.FEASIBLE)
         v = out["v"]
-        return Result(status=status, value=form.value_of(v), sense=form.sense, objective=form.objective,
-                      mechanism=form.recover(v), iterations=out["iterations"],
-                      message=f"greedy heuristic (Section IV) stopped on {out['stop']}; a heuristic: no certificate",
-                      extras={"stop": out["stop"], "commits": out["commits"], "halvings": out["halvings"],
-                              "dtheta0": d0, "dtheta_final": out["dtheta"], "eps": eps, "eps0": opts["eps0"],
-                              "step5": opts["step5"]})
+        return Result(
+            status=status,
+            value=form.value_of(v),
+            sense=form.sense,
+            objective=form.objective,
+            mechanism=form.recover(v),
+            iterations=out["iterations"],
+            message=f"greedy heuristic (Section IV) stopped on {out['stop']}; a heuristic: no certificate",
+            extras={
+                "stop": out["stop"],
+                "commits": out["commits"],
+                "halvings": out["halvings"],
+                "dtheta0": d0,
+                "dtheta_final": out["dtheta"],
+                "eps": eps,
+                "eps0": opts["eps0"],
+                "step5": opts["step5"],
+            },
+        )
 
 
 SOLVERS = {"greedy": GreedySolver}

@@ -30,6 +30,7 @@ Examples
 >>> r.status.value, r.proof, r.certificate.gap <= 1e-7, r.extras["grid"]
 ('optimal', 'certificate', True, 16)
 """
+
 from __future__ import annotations
 
 import itertools
@@ -41,12 +42,12 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
-from mechopt.results.result import Certificate, Result, Status
 from mechopt.model.solver import Solver
+from mechopt.results.result import Certificate, Result, Status
 
 __all__ = ["SearchSolver", "SOLVERS"]
 
-_FEAS_TOL = 1e-12      # pruning slack for rounding in the monotone bounds (never used for the incumbent)
+_FEAS_TOL = 1e-12  # pruning slack for rounding in the monotone bounds (never used for the incumbent)
 
 
 class _Cache:
@@ -128,14 +129,18 @@ class SearchSolver(Solver):
             raise ParamError(f"gap_tol must be a non-negative number, got {opts['gap_tol']!r}")
         form = problem.search_form()
         if form.n > int(opts["max_dim"]):
-            raise TooLargeError(f"search is exhaustive and limited to n ≤ {opts['max_dim']} features "
-                                f"(got n = {form.n}); use sqp or greedy for larger problems")
+            raise TooLargeError(
+                f"search is exhaustive and limited to n ≤ {opts['max_dim']} features "
+                f"(got n = {form.n}); use sqp or greedy for larger problems"
+            )
         deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
         cache = _Cache(form)
         axis = np.linspace(0.0, 1.0, m + 1)
         cache.fill(np.array(list(itertools.product(axis, repeat=form.n))))
-        boxes = [(np.array(c, dtype=float) / m, (np.array(c, dtype=float) + 1) / m)
-                 for c in itertools.product(range(m), repeat=form.n)]
+        boxes = [
+            (np.array(c, dtype=float) / m, (np.array(c, dtype=float) + 1) / m)
+            for c in itertools.product(range(m), repeat=form.n)
+        ]
         best_p, best_s = math.inf, None
         closed_lb, width, rounds, stop = math.inf, 1.0 / m, 0, "gap"
         while True:
@@ -147,7 +152,7 @@ class SearchSolver(Solver):
                 lb = _box_bound(form, cache, lo, hi)
                 if lb is None:
                     continue
-                if lb >= best_p or Result.gap_of(best_p, lb, form.objective) <= tol:   # the gap of the certificate
+                if lb >= best_p or Result.gap_of(best_p, lb, form.objective) <= tol:  # the gap of the certificate
                     closed_lb = min(closed_lb, lb)
                 else:
                     active.append((lb, lo, hi))
@@ -158,31 +163,49 @@ class SearchSolver(Solver):
                 closed_lb = min(closed_lb, min(a[0] for a in active))
                 break
             active.sort(key=lambda a: a[0])
-            budget = max(1, (int(opts["max_evals"]) - len(cache.data)) // (3 ** form.n - 2 ** form.n))
+            budget = max(1, (int(opts["max_evals"]) - len(cache.data)) // (3**form.n - 2**form.n))
             boxes = [c for _, lo, hi in active[:budget] for c in _split(lo, hi)]
             boxes += [(lo, hi) for _, lo, hi in active[budget:]]
             cache.fill(np.array([b for box in boxes for b in box]))
             width, rounds = min(width, float((boxes[0][1] - boxes[0][0]).max())), rounds + 1
-        if best_s is None:                      # cannot happen: s = 1 (no noise) is always feasible
-            return Result(status=Status.INFEASIBLE, value=None, sense=form.sense, objective=form.objective,
-                          message="no feasible grid vertex")
+        if best_s is None:  # cannot happen: s = 1 (no noise) is always feasible
+            return Result(
+                status=Status.INFEASIBLE,
+                value=None,
+                sense=form.sense,
+                objective=form.objective,
+                message="no feasible grid vertex",
+            )
         best_s = _snap_to_suppression(form, best_s, best_p, width)
         bound = min(closed_lb, best_p)
         value = form.value_of(best_s)
         status = {"gap": Status.OPTIMAL, "max_evals": Status.ITERATION_LIMIT}.get(stop, Status.TIME_LIMIT)
         gap = Result.gap_of(value, bound)
         note = ""
-        if status is Status.OPTIMAL and gap > settings.tolerance("gap"):   # gap_tol looser than settings' gap
+        if status is Status.OPTIMAL and gap > settings.tolerance("gap"):  # gap_tol looser than settings' gap
             status, note = Status.OPTIMAL_INACCURATE, f"; certificate gap {gap:.3g} above tolerance"
-        return Result(status=status, value=value, sense=form.sense, objective=form.objective,
-                      mechanism=form.recover(best_s), certificate=Certificate(bound, gap),
-                      proof="certificate" if status is Status.OPTIMAL else None, iterations=rounds,
-                      message=(f"grid {m}^{form.n} in s ∈ [0,1] (0 = infinite noise, 1 = none) refined {rounds} times "
-                               f"to cell width {width:.3g}; monotone lower bound, stopped on {stop}{note}"),
-                      extras={"grid": m, "finest_cell": width, "evaluations": len(cache.data), "rounds": rounds,
-                              "stop": stop, "parameter": "s_i = sigma_i / sqrt(sigma_i^2 + v_i)"})
-
-
+        return Result(
+            status=status,
+            value=value,
+            sense=form.sense,
+            objective=form.objective,
+            mechanism=form.recover(best_s),
+            certificate=Certificate(bound, gap),
+            proof="certificate" if status is Status.OPTIMAL else None,
+            iterations=rounds,
+            message=(
+                f"grid {m}^{form.n} in s ∈ [0,1] (0 = infinite noise, 1 = none) refined {rounds} times "
+                f"to cell width {width:.3g}; monotone lower bound, stopped on {stop}{note}"
+            ),
+            extras={
+                "grid": m,
+                "finest_cell": width,
+                "evaluations": len(cache.data),
+                "rounds": rounds,
+                "stop": stop,
+                "parameter": "s_i = sigma_i / sqrt(sigma_i^2 + v_i)",
+            },
+        )
 
 
 SOLVERS = {"search": SearchSolver}

@@ -43,6 +43,7 @@ Examples
 >>> r.status.value, r.proof, bool(abs(r.value - np.pi ** 2) < 1e-8), r.extras["grid_points"]
 ('optimal', 'eigenproblem', True, 8191)
 """
+
 from __future__ import annotations
 
 import math
@@ -55,16 +56,17 @@ from scipy.optimize import brentq
 from mechopt import settings
 from mechopt.errors import ParamError
 from mechopt.model.forms import SpectralAxis, SpectralForm
-from mechopt.results.result import Result, Status
 from mechopt.model.solver import Solver
+from mechopt.results.result import Result, Status
 
 __all__ = ["SpectralSolver", "SOLVERS", "ground_state", "richardson", "axis_solve"]
 
 _EPS = float(np.finfo(float).eps)
 
 
-def ground_state(a: float, b: float, n: int, potential: Any = None,
-                 start: tuple[np.ndarray, np.ndarray, float] | None = None) -> tuple[float, np.ndarray]:
+def ground_state(
+    a: float, b: float, n: int, potential: Any = None, start: tuple[np.ndarray, np.ndarray, float] | None = None
+) -> tuple[float, np.ndarray]:
     """Smallest eigenpair of (4/h²) tridiag(−1, 2, −1) + diag V on n interior nodes of (a, b).
 
     Returns (λ as the difference-form Rayleigh quotient, density p = q²/(hΣq²)).
@@ -84,11 +86,11 @@ def ground_state(a: float, b: float, n: int, potential: Any = None,
     h = (b - a) / (n + 1)
     w = a + h * np.arange(1, n + 1)
     V = np.zeros(n) if potential is None else np.asarray(potential(w), dtype=float)
-    d = 8.0 / h ** 2 + V
-    e = np.full(n - 1, -4.0 / h ** 2)
+    d = 8.0 / h**2 + V
+    e = np.full(n - 1, -4.0 / h**2)
     if n <= _DIRECT:
         _, vec = eigh_tridiagonal(d, e, select="i", select_range=(0, 0), check_finite=False)
-        q = np.abs(vec[:, 0])          # the ground state of an irreducible M-matrix has one sign
+        q = np.abs(vec[:, 0])  # the ground state of an irreducible M-matrix has one sign
     else:
         if start is None:
             lam0, p0 = ground_state(a, b, _DIRECT, potential)
@@ -98,36 +100,38 @@ def ground_state(a: float, b: float, n: int, potential: Any = None,
     q2 = _dot(q, q)
     dq = np.diff(q, prepend=0.0, append=0.0)
     lam = (4.0 / h * _dot(dq, dq) + h * _dot(V, q * q)) / (h * q2)
-    return lam, q ** 2 / (h * q2)
+    return lam, q**2 / (h * q2)
 
 
-_DIRECT = 16383     # largest grid solved directly by LAPACK (a speed switch; both paths reach machine precision)
-_XI_RANGE = 1e12    # the multiplier ξ is searched in [1/_XI_RANGE, _XI_RANGE] / σ⁴ (a search range, not a tolerance)
-_FINE_BRACKET = 1e-3   # first half-width (in log ξ) of the fine-grid bracket around the coarse root; widened ×10
+_DIRECT = 16383  # largest grid solved directly by LAPACK (a speed switch; both paths reach machine precision)
+_XI_RANGE = 1e12  # the multiplier ξ is searched in [1/_XI_RANGE, _XI_RANGE] / σ⁴ (a search range, not a tolerance)
+_FINE_BRACKET = 1e-3  # first half-width (in log ξ) of the fine-grid bracket around the coarse root; widened ×10
 
 
 def _dot(x: np.ndarray, y: np.ndarray) -> float:
     """xᵀy without BLAS: multithreaded ddot stalls on a loaded machine (measured 30× slower)."""
     return float(np.add.reduce(x * y))
 
-_SHIFT = 0.99   # shift = 0.99 × the coarse eigenvalue: λ_h rises with n for V = 0; a failed LDLᵀ falls back
+
+_SHIFT = 0.99  # shift = 0.99 × the coarse eigenvalue: λ_h rises with n for V = 0; a failed LDLᵀ falls back
 
 
-def _inverse_iteration(d: np.ndarray, e: np.ndarray, w: np.ndarray,
-                       start: tuple[np.ndarray, np.ndarray, float], a: float, b: float) -> np.ndarray:
+def _inverse_iteration(
+    d: np.ndarray, e: np.ndarray, w: np.ndarray, start: tuple[np.ndarray, np.ndarray, float], a: float, b: float
+) -> np.ndarray:
     """Shifted inverse iteration for the ground state of the tridiagonal (d, e)."""
     nodes, qc, lam_c = start
     x = np.interp(w, np.concatenate([[a], nodes, [b]]), np.concatenate([[0.0], qc, [0.0]]))
     sigma = _SHIFT * lam_c if lam_c > 0 else min(float(d.min()) - 2 * float(np.abs(e).max()), 0.0) - 1.0
     df, ef, info = lapack.dpttrf(d - sigma, e)
-    if info != 0:      # the shift was not below the spectrum: fall back to a safe one
+    if info != 0:  # the shift was not below the spectrum: fall back to a safe one
         sigma = float(np.min(d) - 2 * np.abs(e).max()) - 1.0
         df, ef, info = lapack.dpttrf(d - sigma, e)
     x = x / math.sqrt(_dot(x, x))
     prev = math.inf
     for _ in range(60):
         y, _info = lapack.dpttrs(df, ef, x)
-        ray = _dot(x, y)                          # 1/(λ − σ) estimate
+        ray = _dot(x, y)  # 1/(λ − σ) estimate
         x = np.abs(y) / math.sqrt(_dot(y, y))
         if abs(ray - prev) <= 4 * _EPS * abs(ray):
             break
@@ -149,7 +153,7 @@ def richardson(values: list[float]) -> tuple[float, float, list[float]]:
     for v in values[1:]:
         new = [float(v)]
         for k in range(1, len(row) + 1):
-            new.append(new[k - 1] + (new[k - 1] - row[k - 1]) / (4 ** k - 1))
+            new.append(new[k - 1] + (new[k - 1] - row[k - 1]) / (4**k - 1))
         row = new
     err = abs(row[-1] - row[-2]) if len(row) > 1 else math.inf
     return row[-1], err, row
@@ -180,8 +184,15 @@ def axis_solve(axis: SpectralAxis, n: int, levels: int, extra: Any = None) -> di
         start = (axis.lower + hk * np.arange(1, k + 1), np.sqrt(dens), lam)
     best, err, row = richardson(lams)
     err += grids[-1] * _EPS * abs(best)
-    return {"value": best, "error": err, "raw": lams[-1], "density": dens, "grid_points": grids[-1],
-            "grids": grids, "table_row": row}
+    return {
+        "value": best,
+        "error": err,
+        "raw": lams[-1],
+        "density": dens,
+        "grid_points": grids[-1],
+        "grids": grids,
+        "table_row": row,
+    }
 
 
 def _unique(axes: tuple[SpectralAxis, ...]) -> list[tuple[SpectralAxis, int]]:
@@ -254,30 +265,43 @@ class SpectralSolver(Solver):
         xi = None
         if form.variance_bound is not None:
             xi = self._dual_xi(form, n)
-            pen = (lambda w, x=xi: x * w ** 2)
+            pen = lambda w, x=xi: x * w**2
             outs = _per_axis(form.axes, lambda ax: axis_solve(ax, n, levels, pen))
             total = sum(o["value"] for o in outs) - xi * form.variance_bound
         else:
             outs = _per_axis(form.axes, lambda ax: axis_solve(ax, n, levels))
             total = sum(o["value"] for o in outs)
-        from mechopt.problems.fisher.grid import GridDensity   # the density container (model data)
+        from mechopt.problems.fisher.grid import GridDensity  # the density container (model data)
 
         # the ground state samples stand for the smooth optimum: audited with GridDensity(smooth=True)
         dens = [GridDensity(ax.lower, ax.upper, o["density"], smooth=levels > 1) for ax, o in zip(form.axes, outs)]
         err = sum(o["error"] for o in outs)
-        extras = {**form.extras, "grid_points": outs[0]["grid_points"] if len(outs) == 1
-                  else [o["grid_points"] for o in outs], "levels": levels, "grids": outs[0]["grids"],
-                  "error_estimate": abs(form.value_of(total + err) - form.value_of(total)),
-                  "raw_grid_value": form.value_of(sum(o["raw"] for o in outs)
-                                                  - (0.0 if xi is None else xi * form.variance_bound)),
-                  "variance": float(sum(g.moment(2, 0.0) - g.moment(1) ** 2 for g in dens)),
-                  "dual_xi": xi, "fisher_trace": float(sum(g.fisher() for g in dens))}
-        return Result(status=Status.OPTIMAL, value=form.value_of(total), sense=form.sense,
-                      objective=form.objective, mechanism=form.recover(dens), solver=self.name,
-                      proof="eigenproblem", extras=extras,
-                      message=f"global ground state of the difference operator (LAPACK bisection / inverse "
-                      f"iteration below the spectrum); Richardson-extrapolated over {levels} nested grids; "
-                      f"error estimate {extras['error_estimate']:.2g}; no dual certificate")
+        extras = {
+            **form.extras,
+            "grid_points": outs[0]["grid_points"] if len(outs) == 1 else [o["grid_points"] for o in outs],
+            "levels": levels,
+            "grids": outs[0]["grids"],
+            "error_estimate": abs(form.value_of(total + err) - form.value_of(total)),
+            "raw_grid_value": form.value_of(
+                sum(o["raw"] for o in outs) - (0.0 if xi is None else xi * form.variance_bound)
+            ),
+            "variance": float(sum(g.moment(2, 0.0) - g.moment(1) ** 2 for g in dens)),
+            "dual_xi": xi,
+            "fisher_trace": float(sum(g.fisher() for g in dens)),
+        }
+        return Result(
+            status=Status.OPTIMAL,
+            value=form.value_of(total),
+            sense=form.sense,
+            objective=form.objective,
+            mechanism=form.recover(dens),
+            solver=self.name,
+            proof="eigenproblem",
+            extras=extras,
+            message=f"global ground state of the difference operator (LAPACK bisection / inverse "
+            f"iteration below the spectrum); Richardson-extrapolated over {levels} nested grids; "
+            f"error estimate {extras['error_estimate']:.2g}; no dual certificate",
+        )
 
     @staticmethod
     def _dual_xi(form: SpectralForm, n: int) -> float:
@@ -293,7 +317,7 @@ class SpectralSolver(Solver):
             x = math.exp(logxi)
             tot = 0.0
             for ax, mult in _unique(form.axes):
-                pot = _sum_potential(ax.potential, lambda w: x * w ** 2)
+                pot = _sum_potential(ax.potential, lambda w: x * w**2)
                 start = None
                 if k > nc:
                     lam_c, p_c = ground_state(ax.lower, ax.upper, nc, pot)
@@ -304,8 +328,8 @@ class SpectralSolver(Solver):
                 tot += mult * h * float(np.sum((ax.lower + h * np.arange(1, k + 1)) ** 2 * p))
             return tot - s2
 
-        lo, hi = math.log(1.0 / _XI_RANGE / s2 ** 2), math.log(_XI_RANGE / s2 ** 2)
-        if excess(lo, nc) <= 0:          # the bound is inactive even without a penalty
+        lo, hi = math.log(1.0 / _XI_RANGE / s2**2), math.log(_XI_RANGE / s2**2)
+        if excess(lo, nc) <= 0:  # the bound is inactive even without a penalty
             return 0.0
         root = brentq(excess, lo, hi, args=(nc,), xtol=settings.tolerance("root_coarse"), maxiter=200)
         if n == nc:
@@ -313,8 +337,17 @@ class SpectralSolver(Solver):
         width = _FINE_BRACKET
         while width < 10 and excess(root - width, n) * excess(root + width, n) > 0:
             width *= 10
-        return math.exp(brentq(excess, root - width, root + width, args=(n,), xtol=settings.tolerance("root_fine"),
-                               rtol=4 * _EPS, maxiter=100))
+        return math.exp(
+            brentq(
+                excess,
+                root - width,
+                root + width,
+                args=(n,),
+                xtol=settings.tolerance("root_fine"),
+                rtol=4 * _EPS,
+                maxiter=100,
+            )
+        )
 
 
 SOLVERS = {"spectral": SpectralSolver}

@@ -20,6 +20,7 @@ Examples
 >>> r.proof is None, r.message.startswith("best local optimum of 4 starts")
 (True, True)
 """
+
 from __future__ import annotations
 
 import time
@@ -28,10 +29,9 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError, TooLargeError
+from mechopt.model.solver import Solver
 from mechopt.programs.nlp import MAX_DENSE_BYTES, dense_jacobian_bytes
 from mechopt.results.result import Result, Status
-from mechopt.model.solver import Solver
-
 from mechopt.solvers._sqp_run import run_multistart
 
 __all__ = ["SQPSolver", "SOLVERS", "MAX_VARIABLES"]
@@ -80,40 +80,59 @@ class SQPSolver(Solver):
         n = int(opts["n_starts"])
         if n < 1:
             raise ParamError(f"n_starts must be ≥ 1, got {n}")
-        if n > MAX_STARTS:                  # the starts are drawn as one array: 1e9 of them is ~30 GiB
-            raise ParamError(f"n_starts = {n} is more than {MAX_STARTS} starts; give n_starts <= {MAX_STARTS} "
-                             "(or solver='exact' for a certified optimum)")
+        if n > MAX_STARTS:  # the starts are drawn as one array: 1e9 of them is ~30 GiB
+            raise ParamError(
+                f"n_starts = {n} is more than {MAX_STARTS} starts; give n_starts <= {MAX_STARTS} "
+                "(or solver='exact' for a certified optimum)"
+            )
         deadline = None if opts["time_limit"] is None else time.perf_counter() + opts["time_limit"]
         form = problem.nlp_form()
         n_vars = len(form.bounds)
         if method == "SLSQP" and dense_jacobian_bytes(form.constraints, n_vars) > MAX_DENSE_BYTES:
             need = dense_jacobian_bytes(form.constraints, n_vars)
-            raise TooLargeError(f"SLSQP copies the constraints of this {n_vars}-variable NLP into a dense matrix of "
-                                f"{need / 2 ** 30:.2f} GiB (limit {MAX_DENSE_BYTES / 2 ** 30:.2f} GiB); use "
-                                "method='trust-constr' (keeps them sparse) or solver='exact' (certified)")
+            raise TooLargeError(
+                f"SLSQP copies the constraints of this {n_vars}-variable NLP into a dense matrix of "
+                f"{need / 2**30:.2f} GiB (limit {MAX_DENSE_BYTES / 2**30:.2f} GiB); use "
+                "method='trust-constr' (keeps them sparse) or solver='exact' (certified)"
+            )
         starts = form.starts(np.random.default_rng(opts["seed"]), n)
         kw = {"ftol": opts["ftol"]} if method == "SLSQP" else {"gtol": opts["gtol"], "xtol": opts["xtol"]}
         b = run_multistart(form, starts, method, kw, int(opts["max_iter"]), deadline)
         if b.x is None:
             status = Status.TIME_LIMIT if b.stopped else Status.NUMERICAL_ERROR
             why = f"time limit reached before start {b.tried + 1} finished; " if b.stopped else ""
-            return Result(status=status, value=None, sense=form.sense, objective=form.objective,
-                          message=f"{why}no feasible local solution from {b.tried} finished starts")
+            return Result(
+                status=status,
+                value=None,
+                sense=form.sense,
+                objective=form.objective,
+                message=f"{why}no feasible local solution from {b.tried} finished starts",
+            )
         status = Status.TIME_LIMIT if b.stopped else Status.ITERATION_LIMIT if b.capped else Status.LOCALLY_OPTIMAL
         if b.partial:
-            what = (f"time limit reached during start {b.tried + 1}: best feasible iterate so far "
-                    f"({b.tried} starts finished, {method}); not a local optimum")
+            what = (
+                f"time limit reached during start {b.tried + 1}: best feasible iterate so far "
+                f"({b.tried} starts finished, {method}); not a local optimum"
+            )
         elif b.stopped:
             what = f"time limit reached after {b.tried} of {n} starts: best local optimum so far ({method})"
         elif b.capped:
-            what = (f"best point of {b.tried} starts ({method}); it stopped at max_iter={int(opts['max_iter'])} "
-                    "before converging")
+            what = (
+                f"best point of {b.tried} starts ({method}); it stopped at max_iter={int(opts['max_iter'])} "
+                "before converging"
+            )
         else:
             what = f"best local optimum of {b.tried} starts ({method})"
-        return Result(status=status, value=form.value_of(b.x), sense=form.sense, objective=form.objective,
-                      mechanism=form.recover(b.x), iterations=b.iters,
-                      message=f"{what}; no certificate of global optimality",
-                      extras={"starts": b.tried, "method": method})
+        return Result(
+            status=status,
+            value=form.value_of(b.x),
+            sense=form.sense,
+            objective=form.objective,
+            mechanism=form.recover(b.x),
+            iterations=b.iters,
+            message=f"{what}; no certificate of global optimality",
+            extras={"starts": b.tried, "method": method},
+        )
 
 
 SOLVERS = {"sqp": SQPSolver}

@@ -1,4 +1,5 @@
 """Fixtures shared across test folders."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-_SWEEP = '''
+_SWEEP = """
 problem = "design"
 solvers = ["sqp"]
 [fixed]
@@ -18,7 +19,7 @@ prior = {priors}
 eps = {eps}
 [options.sqp]
 n_starts = {n}
-'''
+"""
 
 
 @pytest.fixture

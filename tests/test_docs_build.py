@@ -3,6 +3,7 @@
 Run with ``python -m pytest -q -m slow tests/test_docs_build.py``; CI builds the docs with
 ``python -m sphinx -W --keep-going -b html docs docs/_build/html`` instead.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,21 +25,45 @@ def test_docs_build_warning_free(tmp_path: Path) -> None:
         pytest.importorskip(mod)
     src = tmp_path / "docs"
     shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns(*GENERATED, "__pycache__"))
-    (tmp_path / "benchmarks").mkdir()           # performance.md includes ../benchmarks/RESULTS.md
+    (tmp_path / "benchmarks").mkdir()  # performance.md includes ../benchmarks/RESULTS.md
     shutil.copy(ROOT / "benchmarks" / "RESULTS.md", tmp_path / "benchmarks" / "RESULTS.md")
     out = tmp_path / "html"
     env = {**os.environ, "MECHOPT_REPO_ROOT": str(ROOT), "MPLBACKEND": "Agg"}
-    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html",
-                           str(src), str(out)], capture_output=True, text=True, env=env, timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", str(src), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
-    for page in ("index", "getting_started", "concepts", "verdicts", "performance", "api/model",
-                 "api/solvers", "papers/lip", "papers/kss", "papers/fisher", "papers/gauss",
-                 "teaching/column_lp", "teaching/fisher_convex", "teaching/extending",
-                 "api/cli", "auto_examples/plot_ldp_extreme_rays", "auto_examples/plot_fisher_grid",
-                 "auto_examples/plot_custom_notion", "auto_examples/plot_design_your_prior",
-                 "auto_examples/plot_symmetry_ksubset", "auto_examples/plot_lip_posterior_box",
-                 "auto_examples/plot_gauss_tradeoff", "howto/dask_sweeps", "building_docs",
-                 "api/generated/mechopt.solvers.exact.solver"):
+    for page in (
+        "index",
+        "getting_started",
+        "concepts",
+        "verdicts",
+        "performance",
+        "api/model",
+        "api/solvers",
+        "papers/lip",
+        "papers/kss",
+        "papers/fisher",
+        "papers/gauss",
+        "teaching/column_lp",
+        "teaching/fisher_convex",
+        "teaching/extending",
+        "api/cli",
+        "auto_examples/plot_ldp_extreme_rays",
+        "auto_examples/plot_fisher_grid",
+        "auto_examples/plot_custom_notion",
+        "auto_examples/plot_design_your_prior",
+        "auto_examples/plot_symmetry_ksubset",
+        "auto_examples/plot_lip_posterior_box",
+        "auto_examples/plot_gauss_tradeoff",
+        "howto/dask_sweeps",
+        "building_docs",
+        "api/generated/mechopt.solvers.exact.solver",
+    ):
         assert (out / f"{page}.html").exists(), page
     # the gallery ran: its figures are on the pages
     images = {p.name for p in (out / "_images").glob("sphx_glr_plot_*_001.png")}

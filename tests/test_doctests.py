@@ -1,4 +1,5 @@
 """Run every docstring example of the package (the docs promise they run)."""
+
 from __future__ import annotations
 
 import doctest

@@ -10,6 +10,7 @@ at the submodule ``pkg.name`` when that is a module, else at ``pkg`` itself. Par
 packages are not implied (importing ``mechopt.results.result`` runs ``mechopt/__init__``,
 but that is Python's loading order, not a dependency one writes).
 """
+
 from __future__ import annotations
 
 import ast
@@ -72,7 +73,12 @@ def import_graph() -> nx.DiGraph:
 def test_graph_sees_the_package() -> None:
     graph = import_graph()
     # The walk reaches all three folders and both kinds of import.
-    assert {"mechopt.results.result", "mechopt.solvers.exact.solver", "mechopt.problems.lip.problems", "mechopt.cli"} <= set(graph)
+    assert {
+        "mechopt.results.result",
+        "mechopt.solvers.exact.solver",
+        "mechopt.problems.lip.problems",
+        "mechopt.cli",
+    } <= set(graph)
     assert graph.has_edge("mechopt.solvers.exact.solver", "mechopt.results.result")
     assert graph.number_of_edges() > 300
 

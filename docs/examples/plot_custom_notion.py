@@ -62,10 +62,10 @@ class SensitiveSetIP(PrivacyNotion):
 
     def epsilon(self, Q, prior):
         s = self._indicator(prior.size)
-        joint = prior[:, None] * Q                     # P(x, y)
-        lam = joint.sum(axis=0)                         # P(y)
+        joint = prior[:, None] * Q  # P(x, y)
+        lam = joint.sum(axis=0)  # P(y)
         used = lam > 0
-        post = s @ joint[:, used] / lam[used]           # P(X ∈ S | y)
+        post = s @ joint[:, used] / lam[used]  # P(X ∈ S | y)
         pS = s @ prior
         if np.any(post <= 0):
             return math.inf
@@ -74,16 +74,14 @@ class SensitiveSetIP(PrivacyNotion):
     def cone(self, prior):
         s, ones = self._indicator(prior.size), np.ones(prior.size)
         pS = s @ prior
-        return np.vstack([s - math.exp(-self.eps) * pS * ones,
-                          math.exp(self.eps) * pS * ones - s])
+        return np.vstack([s - math.exp(-self.eps) * pS * ones, math.exp(self.eps) * pS * ones - s])
 
     def cvxpy_constraints(self, Q, prior):
         s = self._indicator(prior.size)
         pS = s @ prior
-        lam = prior @ Q                                 # affine in Q
-        post_mass = (s * prior) @ Q                     # P(X ∈ S, Y = y)
-        return [post_mass >= math.exp(-self.eps) * pS * lam,
-                post_mass <= math.exp(self.eps) * pS * lam]
+        lam = prior @ Q  # affine in Q
+        post_mass = (s * prior) @ Q  # P(X ∈ S, Y = y)
+        return [post_mass >= math.exp(-self.eps) * pS * lam, post_mass <= math.exp(self.eps) * pS * lam]
 
 
 # %%
@@ -109,7 +107,7 @@ class WeightedHistogramMSE(Utility):
 
     def gain(self, C):
         mass = C.sum(axis=0)
-        return np.divide(self.w @ C ** 2, mass, out=np.zeros_like(mass), where=mass > 0)
+        return np.divide(self.w @ C**2, mass, out=np.zeros_like(mass), where=mass > 0)
 
     def offset(self, prior):
         return float(self.w @ prior)
@@ -149,8 +147,7 @@ print(np.round(res.Q, 3))
 
 # %%
 # Protecting only the sensitive symbol is far cheaper than full LIP at the same ε:
-full = mechopt.solve(ChannelDesign(prior=P, notion=LIP(0.5), utility=HistogramMSE()),
-                     solver="sqp", n_starts=8, seed=0)
+full = mechopt.solve(ChannelDesign(prior=P, notion=LIP(0.5), utility=HistogramMSE()), solver="sqp", n_starts=8, seed=0)
 print(f"histogram MSE: sensitive-set IP {res.value:.4f}  vs  full LIP {full.value:.4f}")
 
 # %%
@@ -158,8 +155,13 @@ print(f"histogram MSE: sensitive-set IP {res.value:.4f}  vs  full LIP {full.valu
 # ``sqp`` solver's NLP uses analytic gradients of the built-in utilities.
 if "exact" in mechopt.registry.solver_names():
     weighted = mechopt.solve(ChannelDesign(prior=P, notion=notion, utility=u), solver="exact")
-    print("exact, weighted utility:", weighted.status.value, round(weighted.value, 6),
-          "certificate gap", weighted.certificate.gap if weighted.certificate else None)
+    print(
+        "exact, weighted utility:",
+        weighted.status.value,
+        round(weighted.value, 6),
+        "certificate gap",
+        weighted.certificate.gap if weighted.certificate else None,
+    )
 else:
     print("the exact solver is not installed in this build")
 
@@ -170,8 +172,7 @@ eps_grid = np.linspace(0.1, 2.0, 8)
 curves = {"sensitive-set IP (S = {0})": [], "LIP (every symbol)": []}
 for e in eps_grid:
     for label, nt in (("sensitive-set IP (S = {0})", SensitiveSetIP(e, [0])), ("LIP (every symbol)", LIP(e))):
-        r = mechopt.solve(ChannelDesign(prior=P, notion=nt, utility=HistogramMSE()),
-                          solver="sqp", n_starts=4, seed=0)
+        r = mechopt.solve(ChannelDesign(prior=P, notion=nt, utility=HistogramMSE()), solver="sqp", n_starts=4, seed=0)
         curves[label].append(r.value)
 fig, ax = plt.subplots(figsize=(6, 3.8))
 for label, vals in curves.items():

@@ -22,12 +22,14 @@ from mechopt.problems.design import ChannelDesign
 # excess (0 when private), ``eps_audited`` the smallest ε the mechanism satisfies.
 # The ``exact`` solver certifies the optimum; where it is not installed the local ``sqp`` is used.
 best = ("exact", {}) if "exact" in mechopt.registry.solver_names() else ("sqp", {"n_starts": 10})
-res = mechopt.design(prior="0.1,0.2,0.7", notion="lip", utility="mse", values=[0, 1, 2],
-                     eps=1.0, solver=best[0], **best[1])
+res = mechopt.design(
+    prior="0.1,0.2,0.7", notion="lip", utility="mse", values=[0, 1, 2], eps=1.0, solver=best[0], **best[1]
+)
 print("solver:", res.solver, "| certificate:", res.certificate)
 print(res.status.value, "proof:", res.proof, res.sense, res.objective, "value =", round(res.value, 6))
-print("privacy:", res.notion, "eps =", res.eps, "audited eps =", round(res.eps_audited, 6),
-      "violation =", res.violation)
+print(
+    "privacy:", res.notion, "eps =", res.eps, "audited eps =", round(res.eps_audited, 6), "violation =", res.violation
+)
 print("Q (rows are inputs x, columns outputs y):")
 print(np.round(res.Q, 4))
 
@@ -37,12 +39,11 @@ print(np.round(res.Q, 4))
 # LIP paper's module is installed, ``closed-form`` applies too, and comes back
 # ``infeasible_point``: Theorem 3's channel is not ε-LIP for a prior with
 # ``min P < 1/(1 + e^ε)`` — the audit catches it.)
-problem = ChannelDesign.from_params(prior="0.1,0.2,0.7", notion="lip", utility="mse",
-                                    values="0,1,2", eps=1.0)
+problem = ChannelDesign.from_params(prior="0.1,0.2,0.7", notion="lip", utility="mse", values="0,1,2", eps=1.0)
 print("solvers that apply:", mechopt.registry.solvers_for(problem))
 results = {}
 for name in mechopt.registry.solvers_for(problem):
-    opts = {"n_starts": 10} if name == "sqp" else {}   # each solver has its own options
+    opts = {"n_starts": 10} if name == "sqp" else {}  # each solver has its own options
     r = mechopt.solve(problem, solver=name, **opts)
     results[name] = r
     cert = f"gap {r.certificate.gap:.1e}" if r.certificate else "no certificate"
@@ -54,8 +55,12 @@ for name in mechopt.registry.solvers_for(problem):
 eps_grid = np.linspace(0.2, 3.0, 8)
 curves = {}
 for notion in ("lip", "ldp"):
-    curves[notion] = [mechopt.design(prior="0.1,0.2,0.7", notion=notion, utility="mse", values=[0, 1, 2],
-                                     eps=e, solver=best[0], **best[1]).value for e in eps_grid]
+    curves[notion] = [
+        mechopt.design(
+            prior="0.1,0.2,0.7", notion=notion, utility="mse", values=[0, 1, 2], eps=e, solver=best[0], **best[1]
+        ).value
+        for e in eps_grid
+    ]
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 ax = axes[0]

@@ -36,7 +36,7 @@ from scipy.linalg import eigh_tridiagonal
 
 a, b = -1.0, 1.0
 L = b - a
-J_star = 4 * np.pi ** 2 / L ** 2
+J_star = 4 * np.pi**2 / L**2
 
 
 def p_star(w):
@@ -64,11 +64,13 @@ def grid_program(n: int) -> tuple[float, np.ndarray, str]:
     lo, hi = full[:-1], full[1:]
     s = cp.Variable(n + 1, nonneg=True)
     t = cp.Variable(n + 1)
-    m = lo + hi + 2 * s                          # ≤ (√p_i + √p_{i+1})²
-    d = (hi - lo) / h                            # the derivative p'
-    constraints = [h * cp.sum(p) == 1,
-                   cp.SOC(lo + hi, cp.vstack([2 * s, lo - hi]), axis=0),   # s² ≤ p_i p_{i+1}
-                   cp.SOC(t + m, cp.vstack([2 * d, t - m]), axis=0)]       # t ≥ d² / m
+    m = lo + hi + 2 * s  # ≤ (√p_i + √p_{i+1})²
+    d = (hi - lo) / h  # the derivative p'
+    constraints = [
+        h * cp.sum(p) == 1,
+        cp.SOC(lo + hi, cp.vstack([2 * s, lo - hi]), axis=0),  # s² ≤ p_i p_{i+1}
+        cp.SOC(t + m, cp.vstack([2 * d, t - m]), axis=0),
+    ]  # t ≥ d² / m
     prob = cp.Problem(cp.Minimize(4 * h * cp.sum(t)), constraints)
     prob.solve(solver="CLARABEL")
     return prob.value, p.value, prob.status
@@ -80,10 +82,9 @@ def grid_program(n: int) -> tuple[float, np.ndarray, str]:
 # smallest eigenvalue of the second-difference matrix, :math:`J_h = 4\lambda_{\min}`.
 def grid_eigen(n: int) -> tuple[float, np.ndarray]:
     h = L / (n + 1)
-    lam, vec = eigh_tridiagonal(np.full(n, 2 / h ** 2), np.full(n - 1, -1 / h ** 2),
-                                select="i", select_range=(0, 0))
+    lam, vec = eigh_tridiagonal(np.full(n, 2 / h**2), np.full(n - 1, -1 / h**2), select="i", select_range=(0, 0))
     q = np.abs(vec[:, 0])
-    return 4 * lam[0], q ** 2 / (h * np.sum(q ** 2))
+    return 4 * lam[0], q**2 / (h * np.sum(q**2))
 
 
 for n in (7, 15, 31):
@@ -91,8 +92,10 @@ for n in (7, 15, 31):
     J_cvx, p_cvx, status = grid_program(n)
     dt = time.perf_counter() - t0
     J_eig, p_eig = grid_eigen(n)
-    print(f"n = {n:3d}: cvxpy J_h = {J_cvx:.6f} ({status}, {dt:.2f} s)   eigen J_h = {J_eig:.6f}   "
-          f"max |p_cvx - p_eig| = {np.max(np.abs(p_cvx - p_eig)):.1e}")
+    print(
+        f"n = {n:3d}: cvxpy J_h = {J_cvx:.6f} ({status}, {dt:.2f} s)   eigen J_h = {J_eig:.6f}   "
+        f"max |p_cvx - p_eig| = {np.max(np.abs(p_cvx - p_eig)):.1e}"
+    )
 print(f"continuum J* = 4π²/L² = {J_star:.6f}")
 
 # %%

@@ -23,7 +23,6 @@ different things, and the legend says what each one proved:
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 
 import mechopt
 from mechopt.figures.legend import solver_guarantee

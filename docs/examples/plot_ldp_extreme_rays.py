@@ -52,12 +52,14 @@ print("single-start SQP values:", np.round(np.sort(local), 5))
 # maximisation is not a convex program, and its maxima sit at vertices.
 best = mechopt.solve(problem, solver="sqp", n_starts=12, seed=0)
 Q1 = best.Q
-Q2 = Q1[:, ::-1]                                  # same mechanism, outputs relabelled
+Q2 = Q1[:, ::-1]  # same mechanism, outputs relabelled
 ts = np.linspace(0, 1, 41)
 segment = [mutual_information(P, (1 - t) * Q1 + t * Q2) for t in ts]
 audits = [problem.notion.audit((1 - t) * Q1 + t * Q2, P).violation for t in ts]
-print(f"I at the ends {segment[0]:.5f}, in the middle {segment[20]:.5f}; "
-      f"max LDP violation along the segment {max(audits):.1e}")
+print(
+    f"I at the ends {segment[0]:.5f}, in the middle {segment[20]:.5f}; "
+    f"max LDP violation along the segment {max(audits):.1e}"
+)
 
 # %%
 # 3. The column program and its extreme rays
@@ -85,8 +87,8 @@ print(f"I at the ends {segment[0]:.5f}, in the middle {segment[20]:.5f}; "
 #    \quad \text{s.t.} \quad \sum_j \theta_j r_j = P .
 patterns = [np.array(s) for s in itertools.product([1.0, np.exp(eps)], repeat=3) if len(set(s)) > 1]
 R = np.column_stack([P * s for s in patterns])
-R /= R.sum(axis=0)                                # normalise each ray: 1ᵀr = 1
-mu = MutualInfo(P).gain(R)                        # μ of each ray
+R /= R.sum(axis=0)  # normalise each ray: 1ᵀr = 1
+mu = MutualInfo(P).gain(R)  # μ of each ray
 for s, m in zip(patterns, mu):
     print("pattern", np.round(s, 3), " mu =", round(float(m), 5))
 
@@ -109,7 +111,7 @@ print("audited LDP eps:", problem.notion.audit(Q_lp, P).eps)
 # ray has reduced gain :math:`\mu(r) - \nu^\top r \le 0`, so no channel can beat
 # :math:`\nu^\top P` — the LP value is the *global* optimum of the non-convex
 # problem, not merely a good local one.
-nu = -lp.eqlin.marginals                          # duals of the maximisation
+nu = -lp.eqlin.marginals  # duals of the maximisation
 print("bound nuᵀP =", nu @ P, "| max reduced gain =", float(np.max(mu - nu @ R)))
 
 # %%

@@ -30,7 +30,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 P = np.array([0.1, 0.2, 0.7])
-a = np.array([0.0, 1.0, 2.0])            # the values whose sum is estimated
+a = np.array([0.0, 1.0, 2.0])  # the values whose sum is estimated
 
 
 def to_xy(p: np.ndarray) -> np.ndarray:
@@ -54,15 +54,15 @@ def box_vertices(P: np.ndarray, eps: float) -> np.ndarray:
     V = np.unique(np.round(out, 12), axis=0)
     c = V.mean(axis=0)
     xy, cxy = to_xy(V), to_xy(c)[0]
-    return V[np.argsort(np.arctan2(xy[:, 1] - cxy[1], xy[:, 0] - cxy[0]))]   # in polygon order
+    return V[np.argsort(np.arctan2(xy[:, 1] - cxy[1], xy[:, 0] - cxy[0]))]  # in polygon order
 
 
 def lp_optimum(P: np.ndarray, eps: float) -> tuple[float, np.ndarray, np.ndarray]:
     V = box_vertices(P, eps)
-    R = V.T                                   # normalised rays = posteriors
-    gain = (a @ R) ** 2                       # μ of a normalised ray
+    R = V.T  # normalised rays = posteriors
+    gain = (a @ R) ** 2  # μ of a normalised ray
     lp = linprog(-gain, A_eq=R, b_eq=P, bounds=(0, None), method="highs")
-    mse = float(P @ a ** 2 + lp.fun)
+    mse = float(P @ a**2 + lp.fun)
     return mse, V, lp.x
 
 
@@ -78,9 +78,11 @@ def theorem3_posteriors(P: np.ndarray, eps: float) -> np.ndarray:
 for eps in (0.5, 1.0, 3.0):
     mse, V, theta = lp_optimum(P, eps)
     inside = np.all(theorem3_posteriors(P, eps) <= math.exp(eps) * P + 1e-12)
-    print(f"eps = {eps}: {len(V)} vertices, certified MSE = {mse:.6f}, "
-          f"outputs used = {int(np.sum(theta > 1e-12))}, Theorem 3 posteriors inside B: {bool(inside)}"
-          f"  (needs min P >= {1 / (1 + math.exp(eps)):.3f})")
+    print(
+        f"eps = {eps}: {len(V)} vertices, certified MSE = {mse:.6f}, "
+        f"outputs used = {int(np.sum(theta > 1e-12))}, Theorem 3 posteriors inside B: {bool(inside)}"
+        f"  (needs min P >= {1 / (1 + math.exp(eps)):.3f})"
+    )
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
@@ -91,14 +93,15 @@ for ax, eps in zip(axes, (0.5, 1.0, 3.0)):
     ax.fill(*to_xy(V).T, color="C0", alpha=0.25, ec="C0", label="posterior box B")
     used = theta > 1e-12
     lam = theta[used]
-    ax.scatter(*to_xy(V[used]).T, s=600 * lam, color="C0", ec="k", zorder=3,
-               label="LP optimum (size = P(Y = y))")
-    ax.scatter(*to_xy(theorem3_posteriors(P, eps)).T, marker="x", s=60, color="C3", zorder=4,
-               label="Theorem 3 posteriors")
+    ax.scatter(*to_xy(V[used]).T, s=600 * lam, color="C0", ec="k", zorder=3, label="LP optimum (size = P(Y = y))")
+    ax.scatter(
+        *to_xy(theorem3_posteriors(P, eps)).T, marker="x", s=60, color="C3", zorder=4, label="Theorem 3 posteriors"
+    )
     ax.scatter(*to_xy(P).T, marker="*", s=120, color="k", zorder=5, label="prior P")
     for (x, y), name in zip(tri, ("x = 0", "x = 1", "x = 2")):
-        ax.annotate(name, (x, y), textcoords="offset points", xytext=(0, -12 if y < 0.1 else 9),
-                    ha="center", fontsize=8)
+        ax.annotate(
+            name, (x, y), textcoords="offset points", xytext=(0, -12 if y < 0.1 else 9), ha="center", fontsize=8
+        )
     ax.set_title(f"ε = {eps}: MSE* = {mse:.4f}")
     ax.set_aspect("equal")
     ax.axis("off")

@@ -43,7 +43,7 @@ ks = np.arange(1, d)
 
 def orbit_gain(k: int) -> float:
     s = np.r_[np.full(k, E), np.ones(d - k)]
-    r = P * s / (P @ s)                       # a normalised ray of orbit k
+    r = P * s / (P @ s)  # a normalised ray of orbit k
     return float(MutualInfo(P).gain(r[:, None])[0])
 
 
@@ -69,8 +69,10 @@ eps_grid = np.linspace(0.2, 4.0, 40)
 k_lp, betas = [], []
 for e in eps_grid:
     Ee = math.exp(e)
-    Ik = [(k * Ee * math.log(d * Ee / (k * Ee + d - k)) + (d - k) * math.log(d / (k * Ee + d - k)))
-          / (k * Ee + d - k) for k in ks]
+    Ik = [
+        (k * Ee * math.log(d * Ee / (k * Ee + d - k)) + (d - k) * math.log(d / (k * Ee + d - k))) / (k * Ee + d - k)
+        for k in ks
+    ]
     k_lp.append(int(ks[int(np.argmax(Ik))]))
     betas.append((e * Ee - Ee + 1) * d / (Ee - 1) ** 2)
 

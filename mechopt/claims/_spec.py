@@ -15,6 +15,7 @@ Examples
 >>> r["verdict"], r["correction"], r["kind"]
 ('holds-after-correction', '1 + 1 = 2', 'proof step')
 """
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,14 @@ from mechopt.jobs.verify import Claim, Verdict
 
 __all__ = ["spec", "corrected", "not_checkable", "rel", "normalise", "attach"]
 
-_KINDS = {"theorem": "theorem", "proof-step": "proof step", "figure": "figure claim", "example": "numeric claim",
-          "table": "numeric claim", "remark": "remark"}
+_KINDS = {
+    "theorem": "theorem",
+    "proof-step": "proof step",
+    "figure": "figure claim",
+    "example": "numeric claim",
+    "table": "numeric claim",
+    "remark": "remark",
+}
 
 
 def corrected(v: Verdict, correction: str, note: str = "") -> Verdict:
@@ -35,10 +42,15 @@ def corrected(v: Verdict, correction: str, note: str = "") -> Verdict:
     counterexample already in it): ``holds-after-correction``, or ``fails`` when the correction
     does not hold either."""
     if v.verdict != "holds":
-        return replace(v, verdict="fails", region=None, note=(v.note + "; " if v.note else "")
-                       + "the corrected statement does not hold either: " + correction)
-    return Verdict("holds-after-correction", v.checked, v.worst_deviation, v.counterexample, v.region,
-                   note or v.note, correction)
+        return replace(
+            v,
+            verdict="fails",
+            region=None,
+            note=(v.note + "; " if v.note else "") + "the corrected statement does not hold either: " + correction,
+        )
+    return Verdict(
+        "holds-after-correction", v.checked, v.worst_deviation, v.counterexample, v.region, note or v.note, correction
+    )
 
 
 def not_checkable(reason: str, checked_proxy: int = 1, worst: float = math.nan) -> Verdict:
@@ -60,18 +72,46 @@ def normalise(v: Verdict) -> Verdict:
     kind = v.region_kind
     if v.region and kind is None and v.verdict in ("holds-in-region", "holds-after-correction"):
         low = v.region.lower()
-        kind = ("sufficient" if "sufficient" in low or "not the boundary" in low else
-                "exact boundary" if "exact" in low else "empirical" if "empirical" in low else "sufficient")
+        kind = (
+            "sufficient"
+            if "sufficient" in low or "not the boundary" in low
+            else "exact boundary"
+            if "exact" in low
+            else "empirical"
+            if "empirical" in low
+            else "sufficient"
+        )
     return replace(v, note=note, correction=correction, region_kind=kind)
 
 
-def spec(cid: str, paper: str, section: str, printed: str, assumptions: str, method: str,
-         check: Callable[[], Verdict], kind: str = "theorem", *, by_construction: bool = False,
-         recheck: Callable[[dict[str, Any]], float] | None = None, tol: float = 1e-9) -> Claim:
+def spec(
+    cid: str,
+    paper: str,
+    section: str,
+    printed: str,
+    assumptions: str,
+    method: str,
+    check: Callable[[], Verdict],
+    kind: str = "theorem",
+    *,
+    by_construction: bool = False,
+    recheck: Callable[[dict[str, Any]], float] | None = None,
+    tol: float = 1e-9,
+) -> Claim:
     """A claim: ``printed`` is the statement as printed, ``method`` how it is checked."""
-    return Claim(id=cid, paper=paper, statement=printed, domain=method, check=lambda: normalise(check()),
-                 section=section, assumptions=assumptions, kind=_KINDS.get(kind, kind),
-                 by_construction=by_construction, recheck=recheck, tol=tol)
+    return Claim(
+        id=cid,
+        paper=paper,
+        statement=printed,
+        domain=method,
+        check=lambda: normalise(check()),
+        section=section,
+        assumptions=assumptions,
+        kind=_KINDS.get(kind, kind),
+        by_construction=by_construction,
+        recheck=recheck,
+        tol=tol,
+    )
 
 
 def attach(claims: list[Claim], rechecks: dict[str, tuple[Callable[[dict[str, Any]], float], float]]) -> list[Claim]:

@@ -29,6 +29,7 @@ Examples
 >>> main(["audit", "/nonexistent.json", "--prior", "0.5,0.5"])
 2
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,17 @@ import tomllib
 import traceback
 from collections.abc import Callable, Sequence
 
-from mechopt.cli._common import (CLIError, _Parser, check_out_dir, check_out_file, emit_json, fmt,  # noqa: F401  (re-exported)
-                                 positive_float, positive_int, table)
+from mechopt.cli._common import (  # noqa: F401  (re-exported)
+    CLIError,
+    _Parser,
+    check_out_dir,
+    check_out_file,
+    emit_json,
+    fmt,
+    positive_float,
+    positive_int,
+    table,
+)
 from mechopt.errors import MechoptError
 from mechopt.results.result import vocabulary
 
@@ -71,9 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
     import mechopt.cli.run as cli_run
     import mechopt.cli.sweep as cli_sweep
 
-    parser = _Parser(prog=PROG, description="Design privacy mechanisms by optimization, certify them, "
-                                           "and check the literature's closed forms.",
-                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(
+        prog=PROG,
+        description="Design privacy mechanisms by optimization, certify them, and check the literature's closed forms.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -85,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _fail(message: str, code: int = 2) -> int:
     from mechopt.cli._common import printable
 
-    line = printable(" ".join(str(message).split()))   # one line, no raw control characters
+    line = printable(" ".join(str(message).split()))  # one line, no raw control characters
     sys.stderr.write(f"{PROG}: error: {line}\n")
     return code
 
@@ -104,18 +117,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return 2
         return int(handler(args) or 0)
-    except SystemExit as exc:            # --help / --version
+    except SystemExit as exc:  # --help / --version
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:
         return _fail("interrupted")
-    except BrokenPipeError:              # `mechopt ... | head`
+    except BrokenPipeError:  # `mechopt ... | head`
         return 0
     except (CLIError, MechoptError, OSError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         if show_tb:
             traceback.print_exc()
         return _fail(_describe(exc))
     except ValueError as exc:
-        if "I/O operation on closed file" in str(exc):   # stdout closed while running
+        if "I/O operation on closed file" in str(exc):  # stdout closed while running
             return _fail("standard output is closed: redirect it to a file or /dev/null instead")
         if show_tb:
             traceback.print_exc()

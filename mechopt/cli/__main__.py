@@ -1,4 +1,5 @@
 """``python -m mechopt.cli``: the command line."""
+
 import sys
 
 from mechopt.cli import main

@@ -6,10 +6,10 @@ Examples
 >>> fmt(0.5)
 '0.5'
 """
+
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Sequence
@@ -18,8 +18,17 @@ from typing import Any
 from mechopt.results._json import dumps
 from mechopt.results.result import jsonable
 
-__all__ = ["CLIError", "emit_json", "fmt", "table", "terminal_width", "positive_float", "positive_int",
-           "check_out_file", "check_out_dir"]
+__all__ = [
+    "CLIError",
+    "emit_json",
+    "fmt",
+    "table",
+    "terminal_width",
+    "positive_float",
+    "positive_int",
+    "check_out_file",
+    "check_out_dir",
+]
 
 
 class CLIError(Exception):
@@ -124,8 +133,16 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | No
     for r in rows:
         t.add_row(*(Text(printable(fmt(c))) for c in r))
     buf = io.StringIO()
-    Console(file=buf, width=width or 100_000, color_system=None, force_terminal=False, highlight=False,
-            emoji=False, markup=False, soft_wrap=False).print(t)
+    Console(
+        file=buf,
+        width=width or 100_000,
+        color_system=None,
+        force_terminal=False,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        soft_wrap=False,
+    ).print(t)
     return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
 
 
@@ -208,13 +225,14 @@ def check_plot_format(path: str | None, flag: str = "--plot") -> None:
     if path is None:
         return
     suffix = os.path.splitext(path)[1].lower().lstrip(".")
-    if not suffix:                          # matplotlib writes its default format (png)
+    if not suffix:  # matplotlib writes its default format (png)
         return
     from matplotlib.backend_bases import FigureCanvasBase
 
     if suffix not in FigureCanvasBase.get_supported_filetypes():
-        raise ParamError(f"{flag} {path!r}: matplotlib cannot write '.{suffix}' files; end the name with .png, "
-                         ".pdf or .svg")
+        raise ParamError(
+            f"{flag} {path!r}: matplotlib cannot write '.{suffix}' files; end the name with .png, .pdf or .svg"
+        )
 
 
 def check_out_dir(path: str | None, flag: str = "--out") -> None:

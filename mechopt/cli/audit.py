@@ -21,6 +21,7 @@ Examples
 >>> main(["audit", "/nonexistent.json"])
 2
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,19 +34,33 @@ CHECK_NOTIONS = ("ldp", "lip", "mip")
 
 
 def register(sub: Any) -> None:
-    a = sub.add_parser("audit", help="audit a mechanism (JSON, .npy, .csv): ε under LDP/LIP/MIP, pass/fail, report",
-                       description="Print the smallest ε a mechanism satisfies under each notion (null: infinite). "
-                                   "With --eps: exit 0 if private, 1 if not, 2 on bad input.")
-    a.add_argument("mechanism", metavar="MECHANISM",
-                   help="a .json file (a matrix, {\"Q\": ...} or {\"mechanism\": {\"Q\": ...}}), a .npy or a .csv "
-                        "matrix; rows are inputs")
-    a.add_argument("--prior", metavar="P", help="the prior (default: the file's \"prior\"; without one only LDP)")
+    a = sub.add_parser(
+        "audit",
+        help="audit a mechanism (JSON, .npy, .csv): ε under LDP/LIP/MIP, pass/fail, report",
+        description="Print the smallest ε a mechanism satisfies under each notion (null: infinite). "
+        "With --eps: exit 0 if private, 1 if not, 2 on bad input.",
+    )
+    a.add_argument(
+        "mechanism",
+        metavar="MECHANISM",
+        help='a .json file (a matrix, {"Q": ...} or {"mechanism": {"Q": ...}}), a .npy or a .csv '
+        "matrix; rows are inputs",
+    )
+    a.add_argument("--prior", metavar="P", help='the prior (default: the file\'s "prior"; without one only LDP)')
     a.add_argument("--eps", metavar="E", help="check the mechanism is E-private: exit 0 if so, 1 if not")
-    a.add_argument("--notion", action="append", choices=CHECK_NOTIONS, metavar="N",
-                   help="notion checked by --eps: ldp (default), lip or mip (LIP and MIP need a prior); repeatable")
-    a.add_argument("--report", metavar="FILE",
-                   help="write the privacy report (ε per notion, maximal leakage, mutual information, Bayes "
-                        "vulnerability, δ(ε) profile) to FILE.json, FILE.html or FILE.png")
+    a.add_argument(
+        "--notion",
+        action="append",
+        choices=CHECK_NOTIONS,
+        metavar="N",
+        help="notion checked by --eps: ldp (default), lip or mip (LIP and MIP need a prior); repeatable",
+    )
+    a.add_argument(
+        "--report",
+        metavar="FILE",
+        help="write the privacy report (ε per notion, maximal leakage, mutual information, Bayes "
+        "vulnerability, δ(ε) profile) to FILE.json, FILE.html or FILE.png",
+    )
     a.add_argument("--json", action="store_true")
     a.set_defaults(handler=run_audit)
 
@@ -72,9 +87,12 @@ def check_eps_levels(notions: dict[str, dict[str, Any]], target: float, wanted: 
 def _verdict_line(check: dict[str, Any]) -> str:
     if check["private"]:
         return f"PASS: eps <= {check['eps']:g} under {', '.join(check['notions'])} (tolerance {check['tolerance']:g})"
-    parts = [f"{f['notion']} needs eps = inf (a zero next to a positive entry in some column)" if f["eps"] is None
-             else f"{f['notion']} eps = {f['eps']:.6g} exceeds {check['eps']:g} by {f['excess']:.3g} nats"
-             for f in check["failed"]]
+    parts = [
+        f"{f['notion']} needs eps = inf (a zero next to a positive entry in some column)"
+        if f["eps"] is None
+        else f"{f['notion']} eps = {f['eps']:.6g} exceeds {check['eps']:g} by {f['excess']:.3g} nats"
+        for f in check["failed"]
+    ]
     return "FAIL: " + "; ".join(parts)
 
 
@@ -104,7 +122,9 @@ def run_audit(args: argparse.Namespace) -> int:
         from mechopt.results.report import privacy_report
         from mechopt.results.report_files import write_report
 
-        write_report(privacy_report(doc["Q"], prior), args.report, Q=doc["Q"], title=f"privacy report: {args.mechanism}")
+        write_report(
+            privacy_report(doc["Q"], prior), args.report, Q=doc["Q"], title=f"privacy report: {args.mechanism}"
+        )
     if args.json:
         out = {"notions": report["notions"], "inputs": report["inputs"], "outputs": report["outputs"]}
         if check is not None:
@@ -114,8 +134,10 @@ def run_audit(args: argparse.Namespace) -> int:
             print(_verdict_line(check), file=sys.stderr)
     else:
         rows = [[name, v["eps"] if v["eps"] is not None else "inf"] for name, v in report["notions"].items()]
-        print(f"{args.mechanism}: {report['inputs']} inputs x {report['outputs']} outputs"
-              + ("" if prior is not None else " (no prior: LIP and MIP need --prior)"))
+        print(
+            f"{args.mechanism}: {report['inputs']} inputs x {report['outputs']} outputs"
+            + ("" if prior is not None else " (no prior: LIP and MIP need --prior)")
+        )
         print(table(["notion", "smallest eps"], rows))
         if args.report is not None:
             print(f"report written to {args.report}")

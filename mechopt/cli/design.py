@@ -30,6 +30,7 @@ Examples
 >>> parse_assignments(["eps=1", "prior=0.2,0.8"])
 {'eps': '1', 'prior': '0.2,0.8'}
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,43 +46,77 @@ from mechopt.results.result import Status, vocabulary
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
-DESIGN_EPILOG = ("The result's status says what is proven: exact and search (certificate), conic (convex),\n"
-                 "spectral (eigenproblem) and a closed form inside its proven region (theorem) may say\n"
-                 "optimal; sqp and gd-penalty at best locally_optimal; greedy and anneal feasible.\n"
-                 "Exit code 1 when there is no mechanism or it fails its audit (infeasible_point).\n\n"
-                 + vocabulary())
+DESIGN_EPILOG = (
+    "The result's status says what is proven: exact and search (certificate), conic (convex),\n"
+    "spectral (eigenproblem) and a closed form inside its proven region (theorem) may say\n"
+    "optimal; sqp and gd-penalty at best locally_optimal; greedy and anneal feasible.\n"
+    "Exit code 1 when there is no mechanism or it fails its audit (infeasible_point).\n\n" + vocabulary()
+)
 
 
 def register(sub: Any) -> None:
     from mechopt.cli._common import positive_float
 
-    p = sub.add_parser("design", help="design a mechanism for a custom or catalog problem",
-                       description="Design a mechanism: from flags, from --problem ID --set k=v, or from --spec FILE.toml.",
-                       epilog=DESIGN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "design",
+        help="design a mechanism for a custom or catalog problem",
+        description="Design a mechanism: from flags, from --problem ID --set k=v, or from --spec FILE.toml.",
+        epilog=DESIGN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     src = p.add_argument_group("problem (one of: flags, --problem, --spec)")
     src.add_argument("--problem", metavar="ID", help="a catalog problem id (mechopt.registry.problem_ids())")
-    src.add_argument("--set", dest="assign", action="append", default=[], metavar="KEY=VALUE",
-                     help="a from_params parameter of --problem (repeatable)")
+    src.add_argument(
+        "--set",
+        dest="assign",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a from_params parameter of --problem (repeatable)",
+    )
     src.add_argument("--spec", metavar="FILE.toml", help="a TOML design spec (or a built-in spec name)")
     src.add_argument("--notion", help="ldp, lip, mip, graph-ldp, metric-ldp")
     src.add_argument("--utility", help=utility_help())
     src.add_argument("--prior", metavar="P", help="0.1,0.2,0.7 | uniform:d | a .npy/.txt file")
     src.add_argument("--eps", help="privacy level ε > 0")
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
-    src.add_argument("--outputs", metavar="b,c,...", help="mae only: the fixed output estimates, one per output "
-                     "(default: the values)")
+    src.add_argument(
+        "--outputs",
+        metavar="b,c,...",
+        help="mae only: the fixed output estimates, one per output (default: the values)",
+    )
     src.add_argument("--graph", metavar="FILE", help="policy graph (edge list, .graphml, .gml, node-link .json)")
-    p.add_argument("--solver", metavar="NAME", help="a registered solver (default: the spec's, else the first that "
-                   "applies); a spec's options for another solver are dropped with a note")
-    p.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
-                   help="a solver option, value parsed as JSON when it can be (repeatable)")
-    p.add_argument("--time-limit", type=positive_float, metavar="SECONDS",
-                   help="wall-clock limit (default none: the solver stops on its own iteration cap)")
-    p.add_argument("--out", metavar="FILE", help="write the design document (the --json one: the mechanism as "
-                   "{\"mechanism\": {\"Q\", \"inputs\", \"outputs\", \"prior\"}, ...}) to FILE, or Q alone to "
-                   "FILE.npy (large designs); mechopt audit reads both")
-    p.add_argument("--plot", metavar="FILE", help="draw the mechanism (heatmap of Q with the prior and posteriors) "
-                   "to FILE (.png, .pdf, .svg)")
+    p.add_argument(
+        "--solver",
+        metavar="NAME",
+        help="a registered solver (default: the spec's, else the first that "
+        "applies); a spec's options for another solver are dropped with a note",
+    )
+    p.add_argument(
+        "--opt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a solver option, value parsed as JSON when it can be (repeatable)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=positive_float,
+        metavar="SECONDS",
+        help="wall-clock limit (default none: the solver stops on its own iteration cap)",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the design document (the --json one: the mechanism as "
+        '{"mechanism": {"Q", "inputs", "outputs", "prior"}, ...}) to FILE, or Q alone to '
+        "FILE.npy (large designs); mechopt audit reads both",
+    )
+    p.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the mechanism (heatmap of Q with the prior and posteriors) to FILE (.png, .pdf, .svg)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
     p.set_defaults(handler=run_design)
@@ -130,8 +165,9 @@ def parse_options(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def build_problem(args: argparse.Namespace, notes: list[str] | None = None
-                  ) -> tuple[Any, str | None, dict[str, Any], float | None]:
+def build_problem(
+    args: argparse.Namespace, notes: list[str] | None = None
+) -> tuple[Any, str | None, dict[str, Any], float | None]:
     """(problem, solver, solver options, time limit) from the design arguments.
 
     With ``--spec`` and ``--solver NAME``, the spec's options that belong to
@@ -141,12 +177,17 @@ def build_problem(args: argparse.Namespace, notes: list[str] | None = None
     """
     from mechopt.registry import get_problem
 
-    flags = {k: getattr(args, k, None) for k in ("notion", "utility", "prior", "eps", "values", "graph", "outputs")
-             if getattr(args, k, None) is not None}      # (a Namespace built by hand may lack the newer flags)
+    flags = {
+        k: getattr(args, k, None)
+        for k in ("notion", "utility", "prior", "eps", "values", "graph", "outputs")
+        if getattr(args, k, None) is not None
+    }  # (a Namespace built by hand may lack the newer flags)
     modes = [m for m, on in (("--problem", args.problem), ("--spec", args.spec), ("flags", flags)) if on]
     if len(modes) != 1:
-        raise ParamError("give exactly one of --problem ID, --spec FILE.toml, or --notion/--utility/--prior/--eps"
-                         + (f" (got {', '.join(modes)})" if modes else ""))
+        raise ParamError(
+            "give exactly one of --problem ID, --spec FILE.toml, or --notion/--utility/--prior/--eps"
+            + (f" (got {', '.join(modes)})" if modes else "")
+        )
     if args.assign and not args.problem:
         raise ParamError("--set goes with --problem ID")
     options = parse_options(args.opt)
@@ -158,15 +199,18 @@ def build_problem(args: argparse.Namespace, notes: list[str] | None = None
         spec = read_toml(spec_path)
         bad = sorted(set(spec) - {"problem", "solver", "time_limit", "params", "options", "description"})
         if bad:
-            raise CatalogError(f"{args.spec}: unknown key(s) {bad}; known: problem, solver, time_limit, params, "
-                               "options, description")
+            raise CatalogError(
+                f"{args.spec}: unknown key(s) {bad}; known: problem, solver, time_limit, params, options, description"
+            )
         if not isinstance(spec.get("params"), dict):
             raise CatalogError(f"{args.spec}: field 'params' is missing or not a table")
         if not isinstance(spec.get("options", {}), dict):
             raise CatalogError(f"{args.spec}: field 'options' must be a table")
-        for key, ok, kind in (("problem", lambda v: isinstance(v, str), "a problem id string"),
-                              ("solver", lambda v: isinstance(v, str), "a solver name string"),
-                              ("time_limit", is_seconds, "a finite number of seconds > 0")):
+        for key, ok, kind in (
+            ("problem", lambda v: isinstance(v, str), "a problem id string"),
+            ("solver", lambda v: isinstance(v, str), "a solver name string"),
+            ("time_limit", is_seconds, "a finite number of seconds > 0"),
+        ):
             if key in spec and not ok(spec[key]):
                 raise CatalogError(f"{args.spec}: field {key!r} must be {kind}, got {spec[key]!r}")
         pid = spec.get("problem", "design")
@@ -188,7 +232,7 @@ def build_problem(args: argparse.Namespace, notes: list[str] | None = None
         if missing:
             raise ParamError(f"missing {', '.join(missing)} (or use --problem ID / --spec FILE.toml)")
         pid, params = "design", _resolve_graph(flags)
-    if _is_scalar(params.get("eps")):   # ε ≤ 0 is bad input at the CLI (notions themselves allow 0)
+    if _is_scalar(params.get("eps")):  # ε ≤ 0 is bad input at the CLI (notions themselves allow 0)
         from mechopt.notions import check_eps
 
         check_eps(params["eps"])
@@ -207,7 +251,7 @@ def _is_scalar(val: Any) -> bool:
         float(val)
     except (TypeError, ValueError):
         return False
-    except OverflowError:          # an integer beyond float range: a scalar, and check_eps says it is too large
+    except OverflowError:  # an integer beyond float range: a scalar, and check_eps says it is too large
         return True
     return True
 
@@ -234,8 +278,9 @@ def problem_table() -> list[dict[str, Any]]:
         except (TypeError, ValueError):
             params = []
         doc = (inspect.getdoc(cls) or "").strip().splitlines()
-        out.append({"id": pid, "paper": getattr(cls, "paper", "") or "", "summary": doc[0] if doc else "",
-                    "params": params})
+        out.append(
+            {"id": pid, "paper": getattr(cls, "paper", "") or "", "summary": doc[0] if doc else "", "params": params}
+        )
     return out
 
 
@@ -245,8 +290,11 @@ def _check_not_input(args: argparse.Namespace) -> None:
         return
     from mechopt.io.files import check_distinct, files_named
 
-    inputs: dict[str, Any] = {"--prior file": args.prior, "--graph file": args.graph,
-                              "--set file": files_named(parse_assignments(args.assign).values())}
+    inputs: dict[str, Any] = {
+        "--prior file": args.prior,
+        "--graph file": args.graph,
+        "--set file": files_named(parse_assignments(args.assign).values()),
+    }
     if args.spec:
         from mechopt.io.catalog import read_toml, resolve_spec
 
@@ -266,8 +314,12 @@ def run_design(args: argparse.Namespace) -> int:
         if args.json:
             emit_json({"problems": rows})
         else:
-            print(table(["id", "paper", "--set parameters", "summary"],
-                        [[r["id"], r["paper"], ",".join(r["params"]), r["summary"][:60]] for r in rows]))
+            print(
+                table(
+                    ["id", "paper", "--set parameters", "summary"],
+                    [[r["id"], r["paper"], ",".join(r["params"]), r["summary"][:60]] for r in rows],
+                )
+            )
         return 0
 
     from mechopt.cli._common import check_out_file
@@ -276,19 +328,21 @@ def run_design(args: argparse.Namespace) -> int:
     check_out_file(args.plot, "--plot")
     _check_not_input(args)
     notes: list[str] = []
-    with warnings.catch_warnings(record=True) as caught:    # printed as one "mechopt: warning:" line each
+    with warnings.catch_warnings(record=True) as caught:  # printed as one "mechopt: warning:" line each
         warnings.simplefilter("always")
         problem, solver, options, tl = build_problem(args, notes)
         if tl is not None:
             options["time_limit"] = tl
-        if args.json and options.get("verbose"):   # solver logs (cvxpy, Clarabel, HiGHS) print to stdout
-            raise ParamError("verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
-                             "document only; drop --json or the verbose option")
+        if args.json and options.get("verbose"):  # solver logs (cvxpy, Clarabel, HiGHS) print to stdout
+            raise ParamError(
+                "verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
+                "document only; drop --json or the verbose option"
+            )
         res = solve(problem, solver=solver, **options)
     from mechopt.cli.design_report import show_warnings
 
     show_warnings(caught)
-    for note in notes:   # after the solve: a failure stays one error line
+    for note in notes:  # after the solve: a failure stays one error line
         print(f"mechopt: note: {note}", file=sys.stderr)
     if notes:
         res = res.replace(message="; ".join(filter(None, [res.message, *notes])))

@@ -11,6 +11,7 @@ Examples
 >>> print(describe(None, r).splitlines()[3])
 value        0.25 squared units of the values  (mse, minimised)
 """
+
 from __future__ import annotations
 
 import io
@@ -56,12 +57,15 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
     """
     from mechopt.results.result import mechanism_dict
 
-    doc = res.replace(mechanism=None).to_dict()           # the mechanism is converted once, below
+    doc = res.replace(mechanism=None).to_dict()  # the mechanism is converted once, below
     Q = _channel(res)
     if Q is not None and Q.size > JSON_MAX_ENTRIES:
-        doc["mechanism"] = {"Q": None, "shape": list(Q.shape),
-                            "omitted": f"Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON document "
-                                       "carries: write it with --out FILE.npy"}
+        doc["mechanism"] = {
+            "Q": None,
+            "shape": list(Q.shape),
+            "omitted": f"Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON document "
+            "carries: write it with --out FILE.npy",
+        }
     elif res.mechanism is not None:
         doc["mechanism"] = mechanism_dict(res.mechanism, prior=getattr(problem, "prior", None))
     return {**doc, "notes": list(notes or [])}
@@ -69,30 +73,40 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
 
 def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
     """Write the design document ``doc`` to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
-    from mechopt.results._json import dumps
     from mechopt.io.mechfile import atomic_write_bytes, atomic_write_text
+    from mechopt.results._json import dumps
 
     if not res.status.has_solution:
         raise ProblemError(f"no mechanism to write to {path!r}: status {res.status.value} ({res.message})")
     if path.lower().endswith(".npy"):
         Q = _channel(res)
         if Q is None:
-            raise ProblemError(f"--out {path!r}: a .npy file holds a channel matrix Q, and this result's mechanism is "
-                               f"a {type(res.mechanism).__name__}; write it to a .json file")
+            raise ProblemError(
+                f"--out {path!r}: a .npy file holds a channel matrix Q, and this result's mechanism is "
+                f"a {type(res.mechanism).__name__}; write it to a .json file"
+            )
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(Q, dtype=float), allow_pickle=False)
         atomic_write_bytes(path, buf.getvalue())
-        print(f"mechopt: note: {path} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in it, so give "
-              "mechopt audit --prior for lip and mip", file=sys.stderr)
+        print(
+            f"mechopt: note: {path} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in it, so give "
+            "mechopt audit --prior for lip and mip",
+            file=sys.stderr,
+        )
         return
     Q = _channel(res)
     if Q is not None and Q.size > JSON_MAX_ENTRIES:
-        raise ProblemError(f"--out {path!r}: Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON design "
-                           "document carries; write it to a .npy file")
+        raise ProblemError(
+            f"--out {path!r}: Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON design "
+            "document carries; write it to a .npy file"
+        )
     atomic_write_text(path, dumps(doc) + "\n")
     if Q is None:
-        print(f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
-              "mechopt audit reads channels only", file=sys.stderr)
+        print(
+            f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
+            "mechopt audit reads channels only",
+            file=sys.stderr,
+        )
 
 
 def write_plot(path: str, problem: Any, res: Result) -> None:
@@ -110,7 +124,7 @@ def write_plot(path: str, problem: Any, res: Result) -> None:
     ax = plot_channel(res, prior=prior)
     try:
         atomic_savefig(ax.figure, path, dpi=110)
-    except (OSError, ValueError) as exc:    # ValueError: matplotlib does not know the file type
+    except (OSError, ValueError) as exc:  # ValueError: matplotlib does not know the file type
         raise ParamError(f"cannot write the plot {path!r}: {exc}") from None
 
 
@@ -119,7 +133,7 @@ def _guarantee(solver: str) -> str | None:
 
     try:
         return get_solver(solver).guarantee
-    except Exception:     # "closed-form" results built outside the registry, unknown names
+    except Exception:  # "closed-form" results built outside the registry, unknown names
         return None
 
 
@@ -146,8 +160,7 @@ def matrix_lines(Q: np.ndarray) -> list[str]:
     def cell(x: int, y: int | None) -> str:
         return "     ..." if y is None else f"{Q[x, y]:8.5f}"
 
-    out = ["  ..." if x is None else "  x=" + str(x).ljust(3) + " " + " ".join(cell(x, y) for y in cols)
-           for x in rows]
+    out = ["  ..." if x is None else "  x=" + str(x).ljust(3) + " " + " ".join(cell(x, y) for y in cols) for x in rows]
     if len(rows) < n or len(cols) < m:
         out.append(f"  ({n} inputs x {m} outputs: --json or --out FILE for every entry)")
     return out
@@ -169,17 +182,22 @@ def describe(problem: Any, res: Result) -> str:
     from mechopt.results.words import status_line
 
     cert = res.certificate
-    lines = [f"problem      {getattr(problem, 'id', type(problem).__name__)}",
-             f"solver       {res.solver}",
-             f"status       {status_line(res, _guarantee(res.solver))}",
-             f"value        {fmt(res.value, 10)}{' ' + res.unit if res.unit else ''}  "
-             f"({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
-             f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}  audited eps={fmt(res.eps_audited)}"
-             f"  violation={fmt(res.violation, 3)}",
-             "certificate  " + ("none (this method gives no bound)" if cert is None
-                                else f"bound={fmt(cert.bound, 10)}{' ' + res.unit if res.unit else ''}  "
-                                f"gap={fmt(cert.gap, 3)}"),
-             f"time         {res.time_s:.3f} s"]
+    lines = [
+        f"problem      {getattr(problem, 'id', type(problem).__name__)}",
+        f"solver       {res.solver}",
+        f"status       {status_line(res, _guarantee(res.solver))}",
+        f"value        {fmt(res.value, 10)}{' ' + res.unit if res.unit else ''}  "
+        f"({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
+        f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}  audited eps={fmt(res.eps_audited)}"
+        f"  violation={fmt(res.violation, 3)}",
+        "certificate  "
+        + (
+            "none (this method gives no bound)"
+            if cert is None
+            else f"bound={fmt(cert.bound, 10)}{' ' + res.unit if res.unit else ''}  gap={fmt(cert.gap, 3)}"
+        ),
+        f"time         {res.time_s:.3f} s",
+    ]
     if res.message:
         lines.append(f"message      {res.message}")
     Q = _channel(res)
@@ -187,9 +205,9 @@ def describe(problem: Any, res: Result) -> str:
         lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
         lines += matrix_lines(Q)
     elif res.mechanism is not None:
-        from mechopt.results.result import jsonable
-
         import textwrap
+
+        from mechopt.results.result import jsonable
 
         data = textwrap.wrap(json.dumps(jsonable(res.mechanism)), 96)
         lines.append(f"mechanism    {type(res.mechanism).__name__}")

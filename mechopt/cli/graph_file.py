@@ -11,6 +11,7 @@ Examples
 >>> sorted(resolve_graph({"prior": "uniform:3", "graph": [[0, 1]]})["graph"].nodes)
 [0, 1, 2]
 """
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,17 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
             G = nx.node_link_graph(json.loads(text), edges="edges" if "edges" in text else "links")
         else:
             G = _read_edgelist(text)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, SyntaxError, RecursionError,
-            nx.NetworkXError) as exc:   # SyntaxError: xml.etree's ParseError on broken GraphML
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        SyntaxError,
+        RecursionError,
+        nx.NetworkXError,
+    ) as exc:  # SyntaxError: xml.etree's ParseError on broken GraphML
         msg = " ".join(str(exc).split())[:200]
         raise ProblemError(f"cannot read graph file {str(p)!r} ({p.suffix or 'edge list'}): {msg}") from None
     G = nx.Graph(G)
@@ -86,14 +96,16 @@ def _read_edgelist(text: str) -> Any:
         if not tok:
             continue
         if len(tok) not in (2, 3):
-            raise ValueError(f"line {n}: expected 'u v' or 'u v weight', got {len(tok)} fields")   # never echo the file
+            raise ValueError(f"line {n}: expected 'u v' or 'u v weight', got {len(tok)} fields")  # never echo the file
         try:
             u, v = int(tok[0]), int(tok[1])
             w = float(tok[2]) if len(tok) == 3 else 1.0
         except ValueError:
             raise ValueError(f"line {n}: nodes must be integers and the weight a number") from None
         if G.has_edge(u, v):
-            raise ValueError(f"line {n}: edge ({u}, {v}) is listed twice; give each pair once, with the weight you mean")
+            raise ValueError(
+                f"line {n}: edge ({u}, {v}) is listed twice; give each pair once, with the weight you mean"
+            )
         G.add_edge(u, v, weight=w)
     return G
 

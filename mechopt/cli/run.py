@@ -15,6 +15,7 @@ Examples
 >>> [(r["id"], r["verdict"], r["error"]) for r in run_claims([ok, bad])]
 [('demo.a', 'holds', None), ('demo.b', 'fails', 'ZeroDivisionError: division by zero')]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,66 +30,113 @@ from mechopt.results.result import jsonable
 
 __all__ = ["register", "run_claims", "CLAIM_FIELDS"]
 
-CLAIM_FIELDS = ("id", "paper", "statement", "domain", "verdict", "checked", "worst_deviation",
-                "counterexample", "region", "section", "kind", "by_construction", "assumptions", "region_kind",
-                "correction", "power")
+CLAIM_FIELDS = (
+    "id",
+    "paper",
+    "statement",
+    "domain",
+    "verdict",
+    "checked",
+    "worst_deviation",
+    "counterexample",
+    "region",
+    "section",
+    "kind",
+    "by_construction",
+    "assumptions",
+    "region_kind",
+    "correction",
+    "power",
+)
 PAPERS = ("lip", "kss", "fisher", "gauss")
-CERTIFIED_NOTE = ("* certified = status optimal with a machine-checked proof (a certificate within the gap "
-                  "tolerance, a convex program solved to its tolerances, or a global eigenproblem); a closed "
-                  "form is a claim under test and never certified")
+CERTIFIED_NOTE = (
+    "* certified = status optimal with a machine-checked proof (a certificate within the gap "
+    "tolerance, a convex program solved to its tolerances, or a global eigenproblem); a closed "
+    "form is a claim under test and never certified"
+)
 COMPARE_EPILOG = textwrap.fill(
     f"output: one row per (instance, solver); {CERTIFIED_NOTE}. A discretised row (a grid) is compared "
     "within its error estimate (--json: error_estimate), never by its raw value. Under the table: the "
     "closed forms that fail their claim (counterexamples, with the claim id, why and by how much), then "
-    "those used outside the region where their theorem is proven (not counterexamples).", width=90,
-    break_on_hyphens=False)
+    "those used outside the region where their theorem is proven (not counterexamples).",
+    width=90,
+    break_on_hyphens=False,
+)
 
 
 def register(sub: Any) -> None:
     from mechopt.cli._common import positive_float, positive_int
-
     from mechopt.jobs.flags import legend
 
-    c = sub.add_parser("compare", help="run the catalog through every applicable solver and the closed forms",
-                       description="Run catalog instances through every applicable solver and the closed form; "
-                                   "judge each row against its instance's certified rows (within their error "
-                                   "estimates) and each closed form against its verify claim.",
-                       epilog=COMPARE_EPILOG + "\n\n" + legend(width=90),
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    c = sub.add_parser(
+        "compare",
+        help="run the catalog through every applicable solver and the closed forms",
+        description="Run catalog instances through every applicable solver and the closed form; "
+        "judge each row against its instance's certified rows (within their error "
+        "estimates) and each closed form against its verify claim.",
+        epilog=COMPARE_EPILOG + "\n\n" + legend(width=90),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     c.add_argument("--problem", action="append", metavar="ID", help="keep this catalog id (repeatable)")
     c.add_argument("--solver", action="append", metavar="NAME", help="keep this solver (repeatable)")
-    c.add_argument("--catalog", action="append", metavar="FILE.toml",
-                   help="use this catalog file instead of the built-in one (repeatable)")
-    c.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
-                   help="per-row wall-clock limit (default: none, every solver stops on its own iteration "
-                        "cap, so rows do not depend on the machine; a catalog instance's own time_limit wins)")
+    c.add_argument(
+        "--catalog",
+        action="append",
+        metavar="FILE.toml",
+        help="use this catalog file instead of the built-in one (repeatable)",
+    )
+    c.add_argument(
+        "--time-limit",
+        type=positive_float,
+        default=None,
+        metavar="SECONDS",
+        help="per-row wall-clock limit (default: none, every solver stops on its own iteration "
+        "cap, so rows do not depend on the machine; a catalog instance's own time_limit wins)",
+    )
     c.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="rows in parallel (local processes)")
-    c.add_argument("--budget", type=positive_float, metavar="SECONDS",
-                   help="total time; rows not started when it is used up are reported as skipped")
-    c.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
-                   help="run each row in a forked process killed at 2 x its time limit + 2 s "
-                        "(default: on where fork exists, with --jobs 1 and a time limit)")
+    c.add_argument(
+        "--budget",
+        type=positive_float,
+        metavar="SECONDS",
+        help="total time; rows not started when it is used up are reported as skipped",
+    )
+    c.add_argument(
+        "--isolate",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run each row in a forked process killed at 2 x its time limit + 2 s "
+        "(default: on where fork exists, with --jobs 1 and a time limit)",
+    )
     c.add_argument("--plot", metavar="DIR", help="write one PNG per problem into DIR")
     c.add_argument("--progress", action="store_true", default=None, help="progress bar even when stderr is not a TTY")
     c.add_argument("--list", action="store_true", help="list the catalog instances and exit")
     c.add_argument("--json", action="store_true")
     c.set_defaults(handler=run_compare)
 
-    v = sub.add_parser("verify", help="check the papers' theorems numerically",
-                       description="Run the theorem catalog; exit 0 whatever the verdicts (holds, fails, "
-                                   "holds-in-region, holds-after-correction, not-checkable).")
+    v = sub.add_parser(
+        "verify",
+        help="check the papers' theorems numerically",
+        description="Run the theorem catalog; exit 0 whatever the verdicts (holds, fails, "
+        "holds-in-region, holds-after-correction, not-checkable).",
+    )
     v.add_argument("--paper", choices=PAPERS)
     v.add_argument("--claim", action="append", metavar="ID", help="only this claim id (repeatable)")
     v.add_argument("--progress", action="store_true", default=None)
     v.add_argument("--json", action="store_true")
     v.set_defaults(handler=run_verify)
 
-    r = sub.add_parser("reproduce", help="reproduce the papers' figures and tables",
-                       description="Run figure/table reproductions (PNG + CSV/JSON into --out).")
+    r = sub.add_parser(
+        "reproduce",
+        help="reproduce the papers' figures and tables",
+        description="Run figure/table reproductions (PNG + CSV/JSON into --out).",
+    )
     r.add_argument("figures", nargs="*", metavar="FIGURE_ID", help="figure ids, or 'all'")
-    r.add_argument("--out", default="mechopt-figures", metavar="DIR",
-                   help="folder for each figure's PNG and its data (CSV/JSON); created if missing "
-                        "(default: %(default)s)")
+    r.add_argument(
+        "--out",
+        default="mechopt-figures",
+        metavar="DIR",
+        help="folder for each figure's PNG and its data (CSV/JSON); created if missing (default: %(default)s)",
+    )
     r.add_argument("--list", action="store_true", help="list the registered figures and exit")
     r.add_argument("--quick", action="store_true", help="smaller grids, fewer samples")
     r.add_argument("--progress", action="store_true", default=None)
@@ -98,19 +146,17 @@ def register(sub: Any) -> None:
 
 # -- compare -------------------------------------------------------------------------
 def run_compare(args: argparse.Namespace) -> int:
+    from mechopt.cli._common import check_out_dir, emit_json, fmt, table
     from mechopt.io.catalog import load_catalog
-    from mechopt.cli._common import emit_json, fmt, table
     from mechopt.jobs.compare import DEFAULT_TIME_LIMIT, ROW_FIELDS, can_isolate, compare, plot_compare
     from mechopt.jobs.flags import summary_lines
     from mechopt.registry import problem_ids
-
-    from mechopt.cli._common import check_out_dir
 
     check_out_dir(args.plot, "--plot")
     if args.plot:
         from mechopt.runtime.optional import require_matplotlib
 
-        require_matplotlib()          # before the solves, not after them
+        require_matplotlib()  # before the solves, not after them
     instances = None
     if args.catalog:
         known = problem_ids()
@@ -119,14 +165,28 @@ def run_compare(args: argparse.Namespace) -> int:
         from mechopt.io.catalog import builtin_catalog
 
         insts = instances if instances is not None else builtin_catalog(args.problem)
-        items = [{"problem": i.problem, "instance": i.name, "params": i.params, "source": i.source} for i in insts
-                 if not args.problem or i.problem in args.problem]
+        items = [
+            {"problem": i.problem, "instance": i.name, "params": i.params, "source": i.source}
+            for i in insts
+            if not args.problem or i.problem in args.problem
+        ]
         if args.json:
             emit_json({"instances": items})
         else:
-            print(table(["problem", "instance", "params", "file"],
-                        [[i["problem"], i["instance"], _short(", ".join(f"{k}={v}" for k, v in i["params"].items()), 70),
-                          i["source"]] for i in items]))
+            print(
+                table(
+                    ["problem", "instance", "params", "file"],
+                    [
+                        [
+                            i["problem"],
+                            i["instance"],
+                            _short(", ".join(f"{k}={v}" for k, v in i["params"].items()), 70),
+                            i["source"],
+                        ]
+                        for i in items
+                    ],
+                )
+            )
         return 0
     tl = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
     t0 = time.perf_counter()
@@ -136,8 +196,16 @@ def run_compare(args: argparse.Namespace) -> int:
         raise ParamError("--budget works with --jobs 1 only")
     limited = tl is not None or any(i.time_limit is not None for i in instances or [])
     isolate = args.isolate if args.isolate is not None else (can_isolate() and args.jobs == 1 and limited)
-    rows = compare(args.problem, args.solver, instances=instances, time_limit=tl, jobs=args.jobs,
-                   progress=args.progress, budget=args.budget, isolate=isolate)
+    rows = compare(
+        args.problem,
+        args.solver,
+        instances=instances,
+        time_limit=tl,
+        jobs=args.jobs,
+        progress=args.progress,
+        budget=args.budget,
+        isolate=isolate,
+    )
     wall = time.perf_counter() - t0
     if args.jobs > 1:
         from mechopt.jobs.workers import cap_jobs
@@ -156,13 +224,26 @@ def run_compare(args: argparse.Namespace) -> int:
     body = []
     for r in rows:
         mark = "*" if r["certified"] else " "
-        body.append([r["problem"], r["instance"], mark + r["solver"], fmt(r["value"], 8), r.get("unit") or "-",
-                     fmt(r["violation"], 2),
-                     fmt(r["gap"], 2), r["status"], f"{r['time_s']:.2f}", r["flag"]])
+        body.append(
+            [
+                r["problem"],
+                r["instance"],
+                mark + r["solver"],
+                fmt(r["value"], 8),
+                r.get("unit") or "-",
+                fmt(r["violation"], 2),
+                fmt(r["gap"], 2),
+                r["status"],
+                f"{r['time_s']:.2f}",
+                r["flag"],
+            ]
+        )
     print(table([*ROW_FIELDS[:-1], "flag"], body))
     flagged = [r for r in rows if set(r["flag"].split(",")) - {"", "certified"}]
-    print(f"\n{len(rows)} rows, {sum(r['certified'] for r in rows)} certified (*), {len(flagged)} flagged "
-          f"(flags: mechopt compare --help); {wall:.1f} s" + (f"; plots in {args.plot}" if files else ""))
+    print(
+        f"\n{len(rows)} rows, {sum(r['certified'] for r in rows)} certified (*), {len(flagged)} flagged "
+        f"(flags: mechopt compare --help); {wall:.1f} s" + (f"; plots in {args.plot}" if files else "")
+    )
     print(CERTIFIED_NOTE)
     for line in summary_lines(rows):
         print(line)
@@ -186,16 +267,29 @@ def run_claims(claims: Sequence[Any], progress: bool | None = False) -> list[dic
                 rep["error"] = None
             except (KeyboardInterrupt, SystemExit):
                 raise
-            except Exception as exc:   # a crashed check is a reported finding, not a CLI crash
+            except Exception as exc:  # a crashed check is a reported finding, not a CLI crash
                 msg = f"{type(exc).__name__}: {exc}"
-                rep = {"id": claim.id, "paper": claim.paper, "statement": claim.statement,
-                       "domain": claim.domain, "verdict": "fails", "checked": 0, "worst_deviation": None,
-                       "counterexample": None, "region": None, "note": f"check crashed: {msg}",
-                       "section": getattr(claim, "section", ""), "kind": getattr(claim, "kind", "theorem"),
-                       "by_construction": getattr(claim, "by_construction", False),
-                       "assumptions": getattr(claim, "assumptions", ""), "region_kind": None, "correction": None,
-                       "power": None,
-                       "time_s": time.perf_counter() - t0, "error": msg}
+                rep = {
+                    "id": claim.id,
+                    "paper": claim.paper,
+                    "statement": claim.statement,
+                    "domain": claim.domain,
+                    "verdict": "fails",
+                    "checked": 0,
+                    "worst_deviation": None,
+                    "counterexample": None,
+                    "region": None,
+                    "note": f"check crashed: {msg}",
+                    "section": getattr(claim, "section", ""),
+                    "kind": getattr(claim, "kind", "theorem"),
+                    "by_construction": getattr(claim, "by_construction", False),
+                    "assumptions": getattr(claim, "assumptions", ""),
+                    "region_kind": None,
+                    "correction": None,
+                    "power": None,
+                    "time_s": time.perf_counter() - t0,
+                    "error": msg,
+                }
             out.append(jsonable(rep))
             bar.advance(claim.id)
     return out
@@ -220,20 +314,37 @@ def run_verify(args: argparse.Namespace) -> int:
     if not reports:
         print("no claims registered" + (f" for paper {args.paper}" if args.paper else ""))
         return 0
-    rows = [[r["id"], r["verdict"], r["checked"], fmt(r["worst_deviation"], 3), _short(r["region"] or "", 200),
-             _short(r["statement"], 400)] for r in reports]
+    rows = [
+        [
+            r["id"],
+            r["verdict"],
+            r["checked"],
+            fmt(r["worst_deviation"], 3),
+            _short(r["region"] or "", 200),
+            _short(r["statement"], 400),
+        ]
+        for r in reports
+    ]
     width = terminal_width()
     print(table(["id", "verdict", "checked", "worst dev", "region", "statement"], rows, width=width))
     for r in reports:
         if r["verdict"] != "holds":
             extra = f" counterexample: {r['counterexample']}" if r["counterexample"] else ""
             note = f"{r['id']}: {r['note'] or r['verdict']}{extra}"
-            print(textwrap.fill(note, width=width, initial_indent="  ", subsequent_indent="    ",
-                                break_long_words=True) if width else "  " + note)
+            print(
+                textwrap.fill(note, width=width, initial_indent="  ", subsequent_indent="    ", break_long_words=True)
+                if width
+                else "  " + note
+            )
             if r.get("correction"):
                 corr = f"correction: {r['correction']}"
-                print(textwrap.fill(corr, width=width, initial_indent="    ", subsequent_indent="      ",
-                                    break_long_words=True) if width else "    " + corr)
+                print(
+                    textwrap.fill(
+                        corr, width=width, initial_indent="    ", subsequent_indent="      ", break_long_words=True
+                    )
+                    if width
+                    else "    " + corr
+                )
     from mechopt.jobs.verify import VERDICTS
 
     counts = {v: sum(r["verdict"] == v for r in reports) for v in VERDICTS}
@@ -256,8 +367,11 @@ def run_reproduce(args: argparse.Namespace) -> int:
         if args.json:
             emit_json({"figures": figs})
         else:
-            print(table(["id", "paper", "title"], [[f["id"], f["paper"], f["title"]] for f in figs])
-                  if figs else "no figures registered")
+            print(
+                table(["id", "paper", "title"], [[f["id"], f["paper"], f["title"]] for f in figs])
+                if figs
+                else "no figures registered"
+            )
         return 0
     from mechopt.cli._common import check_out_dir
 

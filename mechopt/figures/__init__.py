@@ -9,6 +9,7 @@ Examples
 >>> Figure.__dataclass_fields__.keys() >= {"id", "title", "run"}
 True
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -26,14 +27,14 @@ class FigureOutput:
     id: str
     files: list[Path]
     data: dict[str, Any]
-    notes: list[str] = field(default_factory=list)   # e.g. "row d=4 eps=1 does not reproduce"
+    notes: list[str] = field(default_factory=list)  # e.g. "row d=4 eps=1 does not reproduce"
 
 
 @dataclass(frozen=True)
 class Figure:
     id: str
     title: str
-    run: Callable[..., FigureOutput]   # run(out_dir: Path, quick: bool = False) -> FigureOutput
+    run: Callable[..., FigureOutput]  # run(out_dir: Path, quick: bool = False) -> FigureOutput
     paper: str = ""
 
 

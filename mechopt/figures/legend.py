@@ -25,16 +25,35 @@ Examples
 >>> ax.get_legend_handles_labels()[1]
 ['Opt-LIP (Thm 2) — closed form', 'Opt-LIP (Thm 2) — closed form, not private at this ε']
 """
+
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from typing import Any
 
-from mechopt.results.words import (CERTIFIED, CLOSED_FORM, LIMITS, MC, MC_NOT_PRIVATE, NOT_PRIVATE, POINT_LIMIT, POINT_NOT_PRIVATE)
+from mechopt.results.words import (
+    CERTIFIED,
+    CLOSED_FORM,
+    LIMITS,
+    MC,
+    MC_NOT_PRIVATE,
+    NOT_PRIVATE,
+    POINT_LIMIT,
+    POINT_NOT_PRIVATE,
+)
 
-__all__ = ["closed_curve", "certified_curve", "printed_curve", "mc_points", "mc_legend", "legend_texts",
-           "closed_label", "mark_points", "solver_guarantee"]
+__all__ = [
+    "closed_curve",
+    "certified_curve",
+    "printed_curve",
+    "mc_points",
+    "mc_legend",
+    "legend_texts",
+    "closed_label",
+    "mark_points",
+    "solver_guarantee",
+]
 
 NAN = math.nan
 
@@ -51,12 +70,23 @@ def closed_label(curve: str, ref: str | None = None, private: bool = True, prove
     """
     if not private:
         return f"{curve} — {NOT_PRIVATE}"
-    return (f"{curve} — {CLOSED_FORM}" + (f" ({ref})" if ref and ref not in curve else "")
-            + (", proven optimal" if proven else ""))
+    return (
+        f"{curve} — {CLOSED_FORM}"
+        + (f" ({ref})" if ref and ref not in curve else "")
+        + (", proven optimal" if proven else "")
+    )
 
 
-def closed_curve(ax: Any, x: Sequence[float], y: Sequence[float], private: Sequence[bool | None], color: Any,
-                 curve: str, ref: str | None = None, proven: bool = False) -> None:
+def closed_curve(
+    ax: Any,
+    x: Sequence[float],
+    y: Sequence[float],
+    private: Sequence[bool | None],
+    color: Any,
+    curve: str,
+    ref: str | None = None,
+    proven: bool = False,
+) -> None:
     """A closed-form mechanism's curve: solid where private, dotted with red-edged ``X`` where its
     audit fails; one legend entry for each part that is drawn. ``private`` None (not audited)
     counts as private only for the line style; the caller says so in the notes."""
@@ -69,12 +99,21 @@ def closed_curve(ax: Any, x: Sequence[float], y: Sequence[float], private: Seque
         near = [not ok[i] or (i > 0 and not ok[i - 1]) or (i + 1 < len(ok) and not ok[i + 1]) for i in range(len(ok))]
         ax.plot(x, [v if n else NAN for v, n in zip(y, near)], ":", color=color, lw=1.2)
         bad = [i for i, o in enumerate(ok) if not o]
-        ax.plot([x[i] for i in bad], [y[i] for i in bad], "X", color=color, mec="red", ms=7, ls="none",
-                label=closed_label(curve, ref, private=False))
+        ax.plot(
+            [x[i] for i in bad],
+            [y[i] for i in bad],
+            "X",
+            color=color,
+            mec="red",
+            ms=7,
+            ls="none",
+            label=closed_label(curve, ref, private=False),
+        )
 
 
-def certified_curve(ax: Any, x: Sequence[float], y: Sequence[float], color: Any, curve: str,
-                    what: str = CERTIFIED) -> None:
+def certified_curve(
+    ax: Any, x: Sequence[float], y: Sequence[float], color: Any, curve: str, what: str = CERTIFIED
+) -> None:
     """A certified optimum (every point ``optimal`` with a proof; the caller checks): dashed, small triangles."""
     ax.plot(x, y, "--^", color=color, ms=3, lw=1.0, label=f"{curve} — {what}")
 
@@ -84,14 +123,22 @@ def printed_curve(ax: Any, x: Sequence[float], y: Sequence[float], color: Any, c
     ax.plot(x, y, "-.", color=color, lw=1.0, label=f"{curve} — printed formula (no mechanism)")
 
 
-def mc_points(ax: Any, x: Sequence[float], y: Sequence[float], err: Sequence[float], private: Sequence[bool | None],
-              color: Any) -> None:
+def mc_points(
+    ax: Any, x: Sequence[float], y: Sequence[float], err: Sequence[float], private: Sequence[bool | None], color: Any
+) -> None:
     """Monte-Carlo estimates with error bars: dots, or ``x`` where the simulated mechanism is not private."""
     for want, fmt in ((True, "o"), (False, "x")):
         idx = [i for i, p in enumerate(private) if (p is not False) == want]
         if idx:
-            ax.errorbar([x[i] for i in idx], [y[i] for i in idx], yerr=[err[i] for i in idx], fmt=fmt, ms=3 if want else 5,
-                        color=color, alpha=0.7)
+            ax.errorbar(
+                [x[i] for i in idx],
+                [y[i] for i in idx],
+                yerr=[err[i] for i in idx],
+                fmt=fmt,
+                ms=3 if want else 5,
+                color=color,
+                alpha=0.7,
+            )
 
 
 def mc_legend(ax: Any, private: Sequence[bool | None]) -> None:
@@ -131,7 +178,7 @@ def solver_guarantee(name: str) -> str | None:
 
     try:
         return get_solver(name).guarantee
-    except Exception:          # an unregistered name (an old file, a closed form built by hand)
+    except Exception:  # an unregistered name (an old file, a closed form built by hand)
         return None
 
 

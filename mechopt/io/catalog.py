@@ -60,6 +60,7 @@ Traceback (most recent call last):
 ...
 mechopt.io.catalog.CatalogError: demo.toml: instance 1 (design): field 'params' is missing
 """
+
 from __future__ import annotations
 
 import re
@@ -72,8 +73,20 @@ from typing import Any
 
 from mechopt.errors import MechoptError, ProblemError
 
-__all__ = ["Instance", "CatalogError", "parse_catalog", "load_catalog", "catalog_files",
-           "builtin_catalog", "read_toml", "loads_toml", "is_seconds", "graph_from_edges", "spec_files", "resolve_spec"]
+__all__ = [
+    "Instance",
+    "CatalogError",
+    "parse_catalog",
+    "load_catalog",
+    "catalog_files",
+    "builtin_catalog",
+    "read_toml",
+    "loads_toml",
+    "is_seconds",
+    "graph_from_edges",
+    "spec_files",
+    "resolve_spec",
+]
 
 _REQUIRED = {"problem": str, "name": str, "params": dict}
 _OPTIONAL = {"solvers": list, "skip": list, "options": dict, "time_limit": (int, float), "claim": str, "note": str}
@@ -119,8 +132,10 @@ class Instance:
             return cls.from_params(**params)
         except MechoptError as exc:
             raise CatalogError(f"{self.source}: instance {self.name!r} ({self.problem}): {exc}") from None
-        except TypeError as exc:   # wrong keywords for from_params
-            raise CatalogError(f"{self.source}: instance {self.name!r} ({self.problem}): field 'params': {exc}") from None
+        except TypeError as exc:  # wrong keywords for from_params
+            raise CatalogError(
+                f"{self.source}: instance {self.name!r} ({self.problem}): field 'params': {exc}"
+            ) from None
 
 
 def graph_from_edges(edges: list[Any]) -> Any:
@@ -135,8 +150,12 @@ def graph_from_edges(edges: list[Any]) -> Any:
 
     G = nx.Graph()
     for e in edges:
-        if not (isinstance(e, list) and len(e) in (2, 3) and all(isinstance(v, (int, float)) for v in e)
-                and all(isinstance(v, int) for v in e[:2])):
+        if not (
+            isinstance(e, list)
+            and len(e) in (2, 3)
+            and all(isinstance(v, (int, float)) for v in e)
+            and all(isinstance(v, int) for v in e[:2])
+        ):
             raise ProblemError(f"graph edge {e!r} must be [u, v] or [u, v, weight] with integer nodes")
         G.add_edge(e[0], e[1], weight=float(e[2]) if len(e) == 3 else 1.0)
     return G
@@ -211,7 +230,9 @@ def _instance(entry: Any, i: int, source: str, known: set[str] | None) -> Instan
         elif key not in _REQUIRED:
             raise CatalogError(f"{where}: unknown field {key!r}; known: {', '.join([*_REQUIRED, *_OPTIONAL])}")
     if known is not None and entry["problem"] not in known:
-        raise CatalogError(f"{where}: field 'problem': unknown problem id {entry['problem']!r}; known: {', '.join(sorted(known))}")
+        raise CatalogError(
+            f"{where}: field 'problem': unknown problem id {entry['problem']!r}; known: {', '.join(sorted(known))}"
+        )
     for key in ("solvers", "skip"):
         if key in entry and not all(isinstance(s, str) for s in entry[key]):
             raise CatalogError(f"{where}: field {key!r} must be an array of solver names")
@@ -225,15 +246,23 @@ def _instance(entry: Any, i: int, source: str, known: set[str] | None) -> Instan
     claim = entry.get("claim")
     if claim is not None and not _CLAIM_ID.fullmatch(claim):
         raise CatalogError(f"{where}: field 'claim' must be a verify claim id like 'lip.thm2', got {claim!r}")
-    return Instance(problem=entry["problem"], name=entry["name"], params=dict(entry["params"]),
-                    solvers=tuple(entry["solvers"]) if "solvers" in entry else None,
-                    skip=tuple(entry.get("skip", ())), options={k: dict(v) for k, v in opts.items()},
-                    time_limit=None if tl is None else float(tl), note=entry.get("note", ""), source=source,
-                    claim=claim)
+    return Instance(
+        problem=entry["problem"],
+        name=entry["name"],
+        params=dict(entry["params"]),
+        solvers=tuple(entry["solvers"]) if "solvers" in entry else None,
+        skip=tuple(entry.get("skip", ())),
+        options={k: dict(v) for k, v in opts.items()},
+        time_limit=None if tl is None else float(tl),
+        note=entry.get("note", ""),
+        source=source,
+        claim=claim,
+    )
 
 
-def parse_catalog(data: str | dict[str, Any], *, source: str = "<catalog>",
-                  known: Iterable[str] | None = None) -> list[Instance]:
+def parse_catalog(
+    data: str | dict[str, Any], *, source: str = "<catalog>", known: Iterable[str] | None = None
+) -> list[Instance]:
     """Validate a catalog document (TOML text or the parsed dict) into instances.
 
     ``known`` is the set of registered problem ids to check ``problem`` against

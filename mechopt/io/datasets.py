@@ -26,6 +26,7 @@ PosixPath(...)
 >>> x.size == counts.size and 0.0 <= p1 <= 1.0
 True
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,8 +37,15 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.oracles.simulate import as_generator
 
-__all__ = ["load_kosarak", "kosarak_survey", "synthetic_kosarak", "Checkins", "load_gowalla",
-           "gowalla_histogram", "synthetic_gowalla"]
+__all__ = [
+    "load_kosarak",
+    "kosarak_survey",
+    "synthetic_kosarak",
+    "Checkins",
+    "load_gowalla",
+    "gowalla_histogram",
+    "synthetic_gowalla",
+]
 
 
 def load_kosarak(path: str | Path) -> np.ndarray:
@@ -68,8 +76,14 @@ def kosarak_survey(counts: np.ndarray, threshold: int = 15_000) -> tuple[np.ndar
     return x, float(x.mean())
 
 
-def synthetic_kosarak(path: str | Path, n_streams: int = 10_000, n_pages: int = 2_000, zipf_a: float = 1.3,
-                      mean_len: float = 8.0, rng: int | np.random.Generator = 0) -> Path:
+def synthetic_kosarak(
+    path: str | Path,
+    n_streams: int = 10_000,
+    n_pages: int = 2_000,
+    zipf_a: float = 1.3,
+    mean_len: float = 8.0,
+    rng: int | np.random.Generator = 0,
+) -> Path:
     """SYNTHETIC stand-in for Kosarak: stream lengths 1 + Poisson(mean_len − 1), pages Zipf(zipf_a) mod n_pages."""
     gen = as_generator(rng)
     path = Path(path)
@@ -78,7 +92,7 @@ def synthetic_kosarak(path: str | Path, n_streams: int = 10_000, n_pages: int = 
     with open(path, "w") as fh:
         start = 0
         for n in lens:
-            fh.write(" ".join(map(str, pages[start:start + n])) + "\n")
+            fh.write(" ".join(map(str, pages[start : start + n])) + "\n")
             start += n
     return path
 
@@ -88,7 +102,7 @@ class Checkins:
     """Gowalla check-ins: arrays of equal length."""
 
     user: np.ndarray
-    time: np.ndarray        # datetime64[s]
+    time: np.ndarray  # datetime64[s]
     lat: np.ndarray
     lon: np.ndarray
     location: np.ndarray
@@ -106,16 +120,26 @@ def load_gowalla(path: str | Path) -> Checkins:
             if len(parts) != 5:
                 raise ProblemError(f"{path.name} line {lineno}: expected 5 tab-separated fields, got {len(parts)}")
             try:
-                vals = (int(parts[0]), np.datetime64(parts[1].rstrip("Z"), "s"), float(parts[2]),
-                        float(parts[3]), int(parts[4]))
+                vals = (
+                    int(parts[0]),
+                    np.datetime64(parts[1].rstrip("Z"), "s"),
+                    float(parts[2]),
+                    float(parts[3]),
+                    int(parts[4]),
+                )
             except ValueError:
                 raise ProblemError(f"{path.name} line {lineno}: bad field in {line.strip()!r}") from None
             for c, v in zip(cols, vals):
                 c.append(v)
     if not cols[0]:
         raise ProblemError(f"{path.name} has no check-ins")
-    return Checkins(np.array(cols[0]), np.array(cols[1], dtype="datetime64[s]"), np.array(cols[2]),
-                    np.array(cols[3]), np.array(cols[4]))
+    return Checkins(
+        np.array(cols[0]),
+        np.array(cols[1], dtype="datetime64[s]"),
+        np.array(cols[2]),
+        np.array(cols[3]),
+        np.array(cols[4]),
+    )
 
 
 def gowalla_histogram(data: Checkins, grid: int = 36) -> tuple[np.ndarray, np.ndarray]:
@@ -125,10 +149,12 @@ def gowalla_histogram(data: Checkins, grid: int = 36) -> tuple[np.ndarray, np.nd
     frequency of every check-in except each user's last one (all check-ins
     when no earlier ones exist).
     """
+
     def cell(lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
         def idx(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
             span = hi - lo if hi > lo else 1.0
             return np.minimum(((v - lo) / span * grid).astype(int), grid - 1)
+
         return idx(lat, data.lat.min(), data.lat.max()) * grid + idx(lon, data.lon.min(), data.lon.max())
 
     order = np.lexsort((data.time, data.user))
@@ -140,8 +166,13 @@ def gowalla_histogram(data: Checkins, grid: int = 36) -> tuple[np.ndarray, np.nd
     return cells[last], prior / prior.sum()
 
 
-def synthetic_gowalla(path: str | Path, n_users: int = 500, checkins_per_user: int = 10, n_clusters: int = 8,
-                      rng: int | np.random.Generator = 0) -> Path:
+def synthetic_gowalla(
+    path: str | Path,
+    n_users: int = 500,
+    checkins_per_user: int = 10,
+    n_clusters: int = 8,
+    rng: int | np.random.Generator = 0,
+) -> Path:
     """SYNTHETIC stand-in for Gowalla: users check in around Gaussian clusters of a world box."""
     gen = as_generator(rng)
     centers = np.column_stack([gen.uniform(-40, 60, n_clusters), gen.uniform(-120, 140, n_clusters)])
@@ -153,6 +184,6 @@ def synthetic_gowalla(path: str | Path, n_users: int = 500, checkins_per_user: i
             for k in range(checkins_per_user):
                 c = home if gen.random() < 0.8 else gen.choice(n_clusters, p=weights)
                 lat, lon = centers[c] + gen.normal(0, 2.0, 2)
-                t = t0 + np.timedelta64(int(gen.integers(0, 3 * 10 ** 7)), "s")
+                t = t0 + np.timedelta64(int(gen.integers(0, 3 * 10**7)), "s")
                 fh.write(f"{u}\t{str(t)}Z\t{lat:.6f}\t{lon:.6f}\t{int(c) * 1000 + k}\n")
     return Path(path)

@@ -25,6 +25,7 @@ b'0.2 0.8'
 ...     print(type(exc).__name__, str(exc).split(": ")[0].split("' ")[1])
 InputFileError is 7 bytes, more than the 4 bytes a prior file may have; give a smaller file
 """
+
 from __future__ import annotations
 
 import os
@@ -34,14 +35,29 @@ from pathlib import Path
 
 from mechopt.errors import InputFileError, ParamError, ProblemError
 
-__all__ = ["read_input", "read_input_text", "target_kind", "resolve_target", "open_direct", "check_distinct",
-           "files_named", "KIB", "MIB"]
+__all__ = [
+    "read_input",
+    "read_input_text",
+    "target_kind",
+    "resolve_target",
+    "open_direct",
+    "check_distinct",
+    "files_named",
+    "KIB",
+    "MIB",
+]
 
 KIB = 1024
 MIB = 1024 * KIB
 
-_KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
-          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory", stat.S_IFLNK: "a symbolic link"}
+_KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a directory",
+    stat.S_IFLNK: "a symbolic link",
+}
 
 
 def _kind(mode: int) -> str:
@@ -52,8 +68,13 @@ def _human(n: int) -> str:
     return f"{n / MIB:.3g} MiB" if n >= MIB else f"{n} bytes"
 
 
-def read_input(path: str | os.PathLike, what: str, max_bytes: int,
-               error: type[Exception] = InputFileError, too_big: str = "give a smaller file") -> bytes:
+def read_input(
+    path: str | os.PathLike,
+    what: str,
+    max_bytes: int,
+    error: type[Exception] = InputFileError,
+    too_big: str = "give a smaller file",
+) -> bytes:
     """The bytes of the regular file ``path``, at most ``max_bytes`` of them.
 
     Parameters
@@ -88,12 +109,15 @@ def read_input(path: str | os.PathLike, what: str, max_bytes: int,
         if stat.S_ISDIR(st.st_mode):
             raise error(f"{what} {p!r} is a directory: give a file")
         if not stat.S_ISREG(st.st_mode):
-            raise error(f"{what} {p!r} is {_kind(st.st_mode)}, not a regular file: save the data to a file and give that")
+            raise error(
+                f"{what} {p!r} is {_kind(st.st_mode)}, not a regular file: save the data to a file and give that"
+            )
         if st.st_size > max_bytes:
-            raise error(f"{what} {p!r} is {_human(st.st_size)}, more than the {_human(max_bytes)} a {what} may have; "
-                        f"{too_big}")
+            raise error(
+                f"{what} {p!r} is {_human(st.st_size)}, more than the {_human(max_bytes)} a {what} may have; {too_big}"
+            )
         chunks, total = [], 0
-        while True:   # the size may change under us: never read past max_bytes
+        while True:  # the size may change under us: never read past max_bytes
             chunk = os.read(fd, min(MIB, max_bytes + 1 - total))
             if not chunk:
                 break
@@ -108,8 +132,13 @@ def read_input(path: str | os.PathLike, what: str, max_bytes: int,
         os.close(fd)
 
 
-def read_input_text(path: str | os.PathLike, what: str, max_bytes: int,
-                    error: type[Exception] = InputFileError, too_big: str = "give a smaller file") -> str:
+def read_input_text(
+    path: str | os.PathLike,
+    what: str,
+    max_bytes: int,
+    error: type[Exception] = InputFileError,
+    too_big: str = "give a smaller file",
+) -> str:
     """:func:`read_input` decoded as UTF-8 (a decoding failure raises ``error``)."""
     data = read_input(path, what, max_bytes, error, too_big)
     try:
@@ -147,8 +176,10 @@ def target_kind(path: str | os.PathLike) -> str:
         return "direct"
     if stat.S_ISDIR(st.st_mode):
         raise ProblemError(f"cannot write {p!r}: it is a directory; give a file name inside it")
-    raise ProblemError(f"cannot write {p!r}: it is {_kind(st.st_mode)}; mechopt writes only regular files, "
-                     "character devices and FIFOs; give a file name")
+    raise ProblemError(
+        f"cannot write {p!r}: it is {_kind(st.st_mode)}; mechopt writes only regular files, "
+        "character devices and FIFOs; give a file name"
+    )
 
 
 def resolve_target(path: str | os.PathLike) -> Path:
@@ -162,9 +193,9 @@ def open_direct(path: str | os.PathLike, binary: bool = False):
     try:
         fd = os.open(p, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        why = "no process is reading the FIFO" if exc.errno == 6 else (exc.strerror or str(exc))   # ENXIO
+        why = "no process is reading the FIFO" if exc.errno == 6 else (exc.strerror or str(exc))  # ENXIO
         raise ProblemError(f"cannot write {p!r}: {why}") from None
-    os.set_blocking(fd, True)   # non-blocking only for the open: the writes themselves wait for the reader
+    os.set_blocking(fd, True)  # non-blocking only for the open: the writes themselves wait for the reader
     return os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"}))
 
 
@@ -175,8 +206,10 @@ def _same(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-def check_distinct(outputs: Mapping[str, str | os.PathLike | None],
-                   inputs: Mapping[str, Iterable[str | os.PathLike] | str | os.PathLike | None] | None = None) -> None:
+def check_distinct(
+    outputs: Mapping[str, str | os.PathLike | None],
+    inputs: Mapping[str, Iterable[str | os.PathLike] | str | os.PathLike | None] | None = None,
+) -> None:
     """Refuse, before any work, an output that is one of the run's inputs or another output.
 
     Parameters
@@ -195,18 +228,22 @@ def check_distinct(outputs: Mapping[str, str | os.PathLike | None],
     for i, (flag, p) in enumerate(outs):
         for flag2, p2 in outs[:i]:
             if _same(p, p2) and target_kind(p) == "replace":
-                raise ParamError(f"{flag} {os.path.normpath(p)!r} is the same file as {flag2} {os.path.normpath(p2)!r}: "
-                                 "give two different paths")
+                raise ParamError(
+                    f"{flag} {os.path.normpath(p)!r} is the same file as {flag2} {os.path.normpath(p2)!r}: "
+                    "give two different paths"
+                )
     for what, paths in (inputs or {}).items():
         if paths is None:
             continue
-        for src in ([paths] if isinstance(paths, (str, os.PathLike)) else paths):
+        for src in [paths] if isinstance(paths, (str, os.PathLike)) else paths:
             if src is None or not os.path.exists(src):
                 continue
             for flag, p in outs:
                 if _same(p, str(src)):
-                    raise ParamError(f"{flag} {p!r} is the run's {what}: writing it would destroy the input; "
-                                     "give another output path")
+                    raise ParamError(
+                        f"{flag} {p!r} is the run's {what}: writing it would destroy the input; "
+                        "give another output path"
+                    )
 
 
 def files_named(values: Iterable[object], base: str | os.PathLike | None = None) -> list[str]:

@@ -28,6 +28,7 @@ Examples
 >>> round(audit(doc["Q"], [0.5, 0.5])["notions"]["ldp"]["eps"], 6)   # ln 3
 1.098612
 """
+
 from __future__ import annotations
 
 import io
@@ -38,12 +39,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mechopt.results._json import dumps
-from mechopt.model.channel import validate_channel
 from mechopt.errors import ProblemError
 from mechopt.io.files import open_direct, read_input, read_input_text, resolve_target, target_kind
+from mechopt.model.channel import validate_channel
 from mechopt.model.priors import parse_prior, validate_prior
-from mechopt.results.result import jsonable, mechanism_dict
+from mechopt.results._json import dumps
+from mechopt.results.result import mechanism_dict
 
 #: Largest JSON or CSV mechanism file read (about 2.5 million entries of Q in JSON).
 MAX_MECHANISM_BYTES = 64 * 1024 * 1024
@@ -51,8 +52,16 @@ MAX_MECHANISM_BYTES = 64 * 1024 * 1024
 MAX_NPY_BYTES = 1024 * 1024 * 1024
 _TOO_BIG = "save a large mechanism as .npy (mechopt design --out Q.npy; .npy files up to 1 GiB are read)"
 
-__all__ = ["read_mechanism", "write_mechanism", "audit", "atomic_write_text", "atomic_write_bytes",
-           "atomic_savefig", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
+__all__ = [
+    "read_mechanism",
+    "write_mechanism",
+    "audit",
+    "atomic_write_text",
+    "atomic_write_bytes",
+    "atomic_savefig",
+    "MAX_MECHANISM_BYTES",
+    "MAX_NPY_BYTES",
+]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -85,7 +94,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())     # mkstemp makes 0600; give the file the usual mode
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
         os.replace(tmp, p)
     except OSError as exc:
         _unlink(tmp)
@@ -129,9 +138,17 @@ def _unlink(path: str) -> None:
         pass
 
 
-def write_mechanism(path: str | os.PathLike, Q: Any, *, prior: Any = None, notion: str | None = None,
-                    eps: float | None = None, inputs: Any = None, outputs: Any = None,
-                    **extra: Any) -> None:
+def write_mechanism(
+    path: str | os.PathLike,
+    Q: Any,
+    *,
+    prior: Any = None,
+    notion: str | None = None,
+    eps: float | None = None,
+    inputs: Any = None,
+    outputs: Any = None,
+    **extra: Any,
+) -> None:
     """Write a mechanism file atomically (see the module docstring for the format)."""
     M = validate_channel(Q)
     mech = mechanism_dict(M, prior=None if prior is None else validate_prior(prior))
@@ -191,11 +208,13 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
     out["Q"] = validate_channel(out["Q"], name=f"Q in {p.name}")
     if out.get("prior") is not None:
         if isinstance(out["prior"], (str, bool)):
-            raise ProblemError(f"\"prior\" in {str(p)!r} must be a list of numbers, got {out['prior']!r}")
+            raise ProblemError(f'"prior" in {str(p)!r} must be a list of numbers, got {out["prior"]!r}')
         out["prior"] = validate_prior(out["prior"], name=f"prior in {p.name}")
         if out["prior"].size != out["Q"].shape[0]:
-            raise ProblemError(f"\"prior\" in {str(p)!r} has {out['prior'].size} symbols but Q has "
-                               f"{out['Q'].shape[0]} rows: one prior entry per row (input)")
+            raise ProblemError(
+                f'"prior" in {str(p)!r} has {out["prior"].size} symbols but Q has '
+                f"{out['Q'].shape[0]} rows: one prior entry per row (input)"
+            )
     return out
 
 
@@ -207,8 +226,10 @@ def _load_npy(p: Path) -> Any:
         arr = np.load(io.BytesIO(data), allow_pickle=False) if data[:6] == b"\x93NUMPY" else None
     except ValueError as exc:
         if "allow_pickle" in str(exc):
-            raise ProblemError(f"{str(p)!r} holds Python objects (a pickled array), which are not read: "
-                               "save Q with numpy.save as a float array") from None
+            raise ProblemError(
+                f"{str(p)!r} holds Python objects (a pickled array), which are not read: "
+                "save Q with numpy.save as a float array"
+            ) from None
         raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
     except (OSError, EOFError) as exc:
         raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
@@ -234,13 +255,17 @@ def _load_csv(p: Path) -> Any:
         try:
             rows.append([float(v) for v in line.split(",")])
         except ValueError:
-            raise ProblemError(f"line {no} of {str(p)!r} is not a comma-separated list of numbers: "
-                               f"{line[:60]!r} (no header row; '#' starts a comment)") from None
+            raise ProblemError(
+                f"line {no} of {str(p)!r} is not a comma-separated list of numbers: "
+                f"{line[:60]!r} (no header row; '#' starts a comment)"
+            ) from None
     if not rows:
         raise ProblemError(f"{str(p)!r} has no rows: write one row of Q per line")
     if len({len(r) for r in rows}) > 1:
-        raise ProblemError(f"the rows of {str(p)!r} have different lengths {sorted({len(r) for r in rows})}: "
-                           "every row of Q has one entry per output")
+        raise ProblemError(
+            f"the rows of {str(p)!r} have different lengths {sorted({len(r) for r in rows})}: "
+            "every row of Q has one entry per output"
+        )
     return np.array(rows, dtype=float)
 
 
@@ -251,17 +276,20 @@ def _load_json(p: Path) -> dict[str, Any]:
     except ValueError as exc:
         raise ProblemError(f"mechanism file {str(p)!r} is not valid JSON: {exc}") from None
     except RecursionError:
-        raise ProblemError(f"mechanism file {str(p)!r} is nested too deeply to be a mechanism: "
-                           "give {\"Q\": [[...], ...]}") from None
+        raise ProblemError(
+            f'mechanism file {str(p)!r} is nested too deeply to be a mechanism: give {{"Q": [[...], ...]}}'
+        ) from None
     if isinstance(doc, list) and doc and all(isinstance(r, list) for r in doc):
         out: dict[str, Any] = {"Q": doc, "format": "json-matrix"}
         where = "the matrix"
     else:
         doc = _flatten(doc)
         if not isinstance(doc, dict) or "Q" not in doc:
-            raise ProblemError(f"mechanism file {str(p)!r} must be a JSON object with a \"Q\" matrix (rows are "
-                               "inputs): {\"mechanism\": {\"Q\": [[...], ...]}}, the older {\"Q\": [[...], ...]}, "
-                               "or a bare JSON matrix (a list of rows)")
+            raise ProblemError(
+                f'mechanism file {str(p)!r} must be a JSON object with a "Q" matrix (rows are '
+                'inputs): {"mechanism": {"Q": [[...], ...]}}, the older {"Q": [[...], ...]}, '
+                "or a bare JSON matrix (a list of rows)"
+            )
         out = {**doc, "format": "json"}
         where = '"Q"'
     Q = out["Q"]
@@ -309,10 +337,11 @@ def audit(Q: Any, prior: Any = None) -> dict[str, Any]:
         P = parse_prior(prior) if isinstance(prior, (str, os.PathLike)) else validate_prior(prior)
     M = validate_channel(Q, n_inputs=None if P is None else P.size)
     notions = audit_all(M, P)
-    clean = {k: {kk: (None if vv is None or not math.isfinite(vv) else float(vv)) for kk, vv in v.items()}
-             for k, v in notions.items()}
+    clean = {
+        k: {kk: (None if vv is None or not math.isfinite(vv) else float(vv)) for kk, vv in v.items()}
+        for k, v in notions.items()
+    }
     doc: dict[str, Any] = {"notions": clean, "inputs": int(M.shape[0]), "outputs": int(M.shape[1])}
     if P is not None:
         doc["prior"] = P.tolist()
     return doc
-

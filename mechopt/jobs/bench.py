@@ -26,6 +26,7 @@ Examples
 >>> row["ratio"], row["module"]
 (4.0, 'demo')
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -43,8 +44,18 @@ from typing import Any
 from mechopt.errors import ParamError
 from mechopt.runtime.progress import Progress
 
-__all__ = ["find_bench_dir", "discover", "load_cases", "run_bench", "normalise_row", "to_markdown",
-           "machine_info", "ROW_KEYS", "median_time", "timed"]
+__all__ = [
+    "find_bench_dir",
+    "discover",
+    "load_cases",
+    "run_bench",
+    "normalise_row",
+    "to_markdown",
+    "machine_info",
+    "ROW_KEYS",
+    "median_time",
+    "timed",
+]
 
 ROW_KEYS = ("group", "case", "ours", "ours_s", "reference", "reference_s", "ratio", "repeats", "notes")
 
@@ -84,8 +95,11 @@ def median_time(fn: Callable[[], Any], repeats: int = 3) -> float:
 
 def find_bench_dir(directory: str | Path | None = None) -> Path:
     """``directory``, else ``benchmarks/`` of the source checkout holding this package, else ``./benchmarks``."""
-    cands = [Path(directory)] if directory is not None else [
-        Path(__file__).resolve().parents[2] / "benchmarks", Path.cwd() / "benchmarks"]
+    cands = (
+        [Path(directory)]
+        if directory is not None
+        else [Path(__file__).resolve().parents[2] / "benchmarks", Path.cwd() / "benchmarks"]
+    )
     for c in cands:
         if c.is_dir():
             return c
@@ -115,7 +129,7 @@ def load_cases(path: Path) -> list[Callable[[bool], list[dict[str, Any]]]]:
         if added:
             sys.path.remove(folder)
     cases = getattr(mod, "CASES", None)
-    if isinstance(cases, dict):          # {name: case} is accepted too
+    if isinstance(cases, dict):  # {name: case} is accepted too
         cases = list(cases.values())
     if not isinstance(cases, (list, tuple)) or not all(callable(c) for c in cases):
         raise ParamError(f"{path.name} must define CASES, a list of functions case(quick) -> list[dict]")
@@ -144,24 +158,44 @@ def machine_info() -> dict[str, Any]:
     except OSError:
         pass
     nproc = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"nproc": nproc, "cpu": cpu, "python": platform.python_version(),
-            "platform": platform.platform(terse=True), "commit": _commit()}
+    return {
+        "nproc": nproc,
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "commit": _commit(),
+    }
 
 
 def _commit() -> str | None:
     root = Path(__file__).resolve().parents[2]
     try:
-        sha = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                             text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        sha = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return sha + ("+dirty" if dirty else "")
 
 
-def run_bench(directory: str | Path | None = None, *, quick: bool = False, select: str | None = None,
-              progress: bool | None = False, command: str | None = None) -> dict[str, Any]:
+def run_bench(
+    directory: str | Path | None = None,
+    *,
+    quick: bool = False,
+    select: str | None = None,
+    progress: bool | None = False,
+    command: str | None = None,
+) -> dict[str, Any]:
     """Run every case (of modules whose name contains ``select``); the bench document."""
     files = [f for f in discover(directory) if select is None or select in f.stem]
     if not files:
@@ -170,21 +204,27 @@ def run_bench(directory: str | Path | None = None, *, quick: bool = False, selec
     for f in files:
         try:
             loaded.append((f, load_cases(f), None))
-        except Exception as exc:   # a broken module is reported, the others run
+        except Exception as exc:  # a broken module is reported, the others run
             loaded.append((f, [], f"{type(exc).__name__}: {exc}"))
     rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     with Progress(sum(max(1, len(c)) for _, c, _ in loaded), "bench", enabled=progress) as bar:
         for f, cases, err in loaded:
             if err is not None:
-                rows.append(normalise_row({"group": f.stem, "case": "(import)", "notes": f"error: {err}",
-                                           "error": err}, f.stem))
+                rows.append(
+                    normalise_row({"group": f.stem, "case": "(import)", "notes": f"error: {err}", "error": err}, f.stem)
+                )
                 bar.advance(f.stem)
             for case in cases:
                 rows += _run_case(case, f.stem, quick)
                 bar.advance(f"{f.stem}.{getattr(case, '__name__', 'case')}")
-    return {"rows": rows, "machine": machine_info(), "quick": quick, "wall_s": time.perf_counter() - t0,
-            "command": command or ("mechopt bench" + (" --quick" if quick else ""))}
+    return {
+        "rows": rows,
+        "machine": machine_info(),
+        "quick": quick,
+        "wall_s": time.perf_counter() - t0,
+        "command": command or ("mechopt bench" + (" --quick" if quick else "")),
+    }
 
 
 def _run_case(case: Callable[[bool], Any], module: str, quick: bool) -> list[dict[str, Any]]:
@@ -194,10 +234,20 @@ def _run_case(case: Callable[[bool], Any], module: str, quick: bool) -> list[dic
         got = case(quick)
         if not isinstance(got, list) or not all(isinstance(r, dict) for r in got):
             raise TypeError(f"{name} returned {type(got).__name__}, not a list of dicts")
-    except Exception as exc:   # a crashing case is a reported row, not a crash of the suite
+    except Exception as exc:  # a crashing case is a reported row, not a crash of the suite
         msg = f"{type(exc).__name__}: {exc}"
-        return [normalise_row({"group": module, "case": name, "notes": f"error: {msg}", "error": msg,
-                               "case_s": time.perf_counter() - t0}, module)]
+        return [
+            normalise_row(
+                {
+                    "group": module,
+                    "case": name,
+                    "notes": f"error: {msg}",
+                    "error": msg,
+                    "case_s": time.perf_counter() - t0,
+                },
+                module,
+            )
+        ]
     return [normalise_row({**r, "case_s": time.perf_counter() - t0}, module) for r in got]
 
 
@@ -217,25 +267,46 @@ def _cell(v: Any, unit: str = "") -> str:
 def to_markdown(doc: dict[str, Any]) -> str:
     """The markdown page: header (commit, machine, command) and one table per group."""
     m = doc["machine"]
-    lines = ["# mechopt benchmark results", "",
-             f"- commit: `{m.get('commit') or 'unknown'}`",
-             f"- machine: {m.get('nproc')} cores, {m.get('cpu') or 'unknown CPU'}, Python {m.get('python')}, {m.get('platform')}",
-             f"- command: `{doc.get('command')}`" + (" (quick mode: smaller sizes, not the reference numbers)" if doc.get("quick") else ""),
-             f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; total {doc.get('wall_s', 0):.0f} s",
-             "",
-             "Times are medians over `repeats` runs on this machine, ours and the reference in the same run. "
-             "`ratio` = reference time / our time (> 1: ours is faster) unless the notes say otherwise. "
-             "The machine is shared: treat single timings as noisy, ratios as the result.", ""]
+    lines = [
+        "# mechopt benchmark results",
+        "",
+        f"- commit: `{m.get('commit') or 'unknown'}`",
+        f"- machine: {m.get('nproc')} cores, {m.get('cpu') or 'unknown CPU'}, Python {m.get('python')}, {m.get('platform')}",
+        f"- command: `{doc.get('command')}`"
+        + (" (quick mode: smaller sizes, not the reference numbers)" if doc.get("quick") else ""),
+        f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; total {doc.get('wall_s', 0):.0f} s",
+        "",
+        "Times are medians over `repeats` runs on this machine, ours and the reference in the same run. "
+        "`ratio` = reference time / our time (> 1: ours is faster) unless the notes say otherwise. "
+        "The machine is shared: treat single timings as noisy, ratios as the result.",
+        "",
+    ]
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in doc["rows"]:
         groups.setdefault(str(r.get("group") or r.get("module")), []).append(r)
     for g, rows in groups.items():
-        lines += [f"## {g}", "", "| case | ours | ours (s) | reference | reference (s) | ratio | repeats | notes |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"## {g}",
+            "",
+            "| case | ours | ours (s) | reference | reference (s) | ratio | repeats | notes |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for r in rows:
-            lines.append("| " + " | ".join([_cell(r.get("case")), _cell(r.get("ours")), _cell(r.get("ours_s")),
-                                             _cell(r.get("reference")), _cell(r.get("reference_s")),
-                                             _cell(r.get("ratio"), "×"), _cell(r.get("repeats")),
-                                             _cell(r.get("notes"))]) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    [
+                        _cell(r.get("case")),
+                        _cell(r.get("ours")),
+                        _cell(r.get("ours_s")),
+                        _cell(r.get("reference")),
+                        _cell(r.get("reference_s")),
+                        _cell(r.get("ratio"), "×"),
+                        _cell(r.get("repeats")),
+                        _cell(r.get("notes")),
+                    ]
+                )
+                + " |"
+            )
         lines.append("")
     return "\n".join(lines)

@@ -33,6 +33,7 @@ Examples
 >>> [(r["solver"], r["status"], r["proof"], r["flag"]) for r in rows]
 [('exact', 'optimal', 'certificate', 'certified'), ('sqp', 'locally_optimal', None, '')]
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -42,13 +43,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mechopt.errors import ParamError
 from mechopt.io.catalog import Instance, builtin_catalog
 from mechopt.jobs.flags import CLOSED_FORM, flag_rows, reference_row
-from mechopt.errors import ParamError
 from mechopt.runtime.progress import Progress
 
-__all__ = ["compare", "flag_rows", "plot_compare", "hard_deadline", "can_isolate", "ROW_FIELDS",
-           "DEFAULT_TIME_LIMIT"]
+__all__ = ["compare", "flag_rows", "plot_compare", "hard_deadline", "can_isolate", "ROW_FIELDS", "DEFAULT_TIME_LIMIT"]
 
 ROW_FIELDS = ("problem", "instance", "solver", "value", "unit", "violation", "gap", "status", "time_s", "flag")
 DEFAULT_TIME_LIMIT: float | None = None
@@ -80,26 +80,56 @@ def _row(inst: Instance, solver: str, problem: Any, time_limit: float | None) ->
     t0 = time.perf_counter()
     try:
         res = solve(problem, solver=solver, **opts)
-    except Exception as exc:   # any crash of one row is that row's finding, never the table's end
-        return {**base, "status": "solver_error", "time_s": time.perf_counter() - t0, "flag": "error",
-                "message": f"{type(exc).__name__}: {exc}"}
+    except Exception as exc:  # any crash of one row is that row's finding, never the table's end
+        return {
+            **base,
+            "status": "solver_error",
+            "time_s": time.perf_counter() - t0,
+            "flag": "error",
+            "message": f"{type(exc).__name__}: {exc}",
+        }
     cert = res.certificate
     claim = res.extras.get("claim")
-    return {**base, "value": res.value, "violation": res.violation,
-            "gap": None if cert is None else cert.gap, "status": res.status.value,
-            "time_s": res.time_s or (time.perf_counter() - t0), "sense": res.sense,
-            "unit": res.unit or base["unit"], "message": res.message, "certificate_bound": None if cert is None else cert.bound,
-            "error_estimate": _error_estimate(res.extras), "proof": res.proof,
-            "claim": base["claim"] or (str(claim) if claim else None),
-            "in_region": res.extras["in_region"] if isinstance(res.extras.get("in_region"), bool) else None}
+    return {
+        **base,
+        "value": res.value,
+        "violation": res.violation,
+        "gap": None if cert is None else cert.gap,
+        "status": res.status.value,
+        "time_s": res.time_s or (time.perf_counter() - t0),
+        "sense": res.sense,
+        "unit": res.unit or base["unit"],
+        "message": res.message,
+        "certificate_bound": None if cert is None else cert.bound,
+        "error_estimate": _error_estimate(res.extras),
+        "proof": res.proof,
+        "claim": base["claim"] or (str(claim) if claim else None),
+        "in_region": res.extras["in_region"] if isinstance(res.extras.get("in_region"), bool) else None,
+    }
 
 
 def _base(inst: Instance, solver: str, problem: Any) -> dict[str, Any]:
     """The keys every row has, with their values for a row without a result."""
-    return {"problem": inst.problem, "instance": inst.name, "solver": solver, "value": None, "violation": None,
-            "gap": None, "status": "", "time_s": 0.0, "flag": "", "sense": getattr(problem, "sense", None),
-            "unit": getattr(problem, "unit", None), "message": "", "certified": False, "certificate_bound": None, "error_estimate": None, "proof": None,
-            "claim": inst.claim if solver == CLOSED_FORM else None, "in_region": None}
+    return {
+        "problem": inst.problem,
+        "instance": inst.name,
+        "solver": solver,
+        "value": None,
+        "violation": None,
+        "gap": None,
+        "status": "",
+        "time_s": 0.0,
+        "flag": "",
+        "sense": getattr(problem, "sense", None),
+        "unit": getattr(problem, "unit", None),
+        "message": "",
+        "certified": False,
+        "certificate_bound": None,
+        "error_estimate": None,
+        "proof": None,
+        "claim": inst.claim if solver == CLOSED_FORM else None,
+        "in_region": None,
+    }
 
 
 def _error_estimate(extras: dict[str, Any]) -> float | None:
@@ -118,10 +148,19 @@ def _error_estimate(extras: dict[str, Any]) -> float | None:
     except (TypeError, ValueError):
         return None
     return v if 0 <= v < float("inf") else None
-def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None = None, *,
-            instances: Sequence[Instance] | None = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
-            jobs: int = 1, progress: bool | None = False, budget: float | None = None,
-            isolate: bool = False) -> list[dict[str, Any]]:
+
+
+def compare(
+    problems: Iterable[str] | None = None,
+    solvers: Iterable[str] | None = None,
+    *,
+    instances: Sequence[Instance] | None = None,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    jobs: int = 1,
+    progress: bool | None = False,
+    budget: float | None = None,
+    isolate: bool = False,
+) -> list[dict[str, Any]]:
     """Run catalog instances through solvers; one row per (instance, solver).
 
     Parameters
@@ -169,7 +208,7 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
     solver_list = None if solvers is None else list(solvers)
     for name in solver_list or []:
         if name not in solver_names():
-            get_solver(name)   # raises SolverNotFound with the list
+            get_solver(name)  # raises SolverNotFound with the list
     if jobs < 1:
         raise ParamError(f"jobs must be ≥ 1, got {jobs}")
     if isolate and not can_isolate():
@@ -197,9 +236,10 @@ def compare(problems: Iterable[str] | None = None, solvers: Iterable[str] | None
 
             from mechopt.jobs.workers import OrphanSafe, cap_jobs
 
-            task = OrphanSafe(_indexed_row)      # workers end when this process does (kill -9 included)
+            task = OrphanSafe(_indexed_row)  # workers end when this process does (kill -9 included)
             gen = Parallel(n_jobs=cap_jobs(jobs, len(pairs))[0], return_as="generator_unordered")(
-                delayed(task)(k, inst, name, time_limit) for k, (inst, name, _) in enumerate(pairs))
+                delayed(task)(k, inst, name, time_limit) for k, (inst, name, _) in enumerate(pairs)
+            )
             for k, row in gen:
                 raw[k] = row
                 bar.advance(f"{row['problem']} {row['solver']}")
@@ -229,7 +269,7 @@ def _child(conn: Any, inst: Instance, solver: str, problem: Any, tl: float | Non
         conn.send(_row(inst, solver, problem, tl))
     finally:
         conn.close()
-        os._exit(0)   # no atexit handlers, no flushing of the parent's buffers
+        os._exit(0)  # no atexit handlers, no flushing of the parent's buffers
 
 
 def _row_isolated(inst: Instance, solver: str, problem: Any, time_limit: float | None) -> dict[str, Any]:
@@ -258,8 +298,13 @@ def _row_isolated(inst: Instance, solver: str, problem: Any, time_limit: float |
     if row is not None:
         return row
     status = "time_limit" if why.startswith("killed") else "solver_error"
-    return {**_base(inst, solver, problem), "status": status, "time_s": time.perf_counter() - t0, "flag": "error",
-            "message": why}
+    return {
+        **_base(inst, solver, problem),
+        "status": status,
+        "time_s": time.perf_counter() - t0,
+        "flag": "error",
+        "message": why,
+    }
 
 
 def can_isolate() -> bool:
@@ -268,12 +313,17 @@ def can_isolate() -> bool:
 
 
 def _skipped(inst: Instance, solver: str, problem: Any, budget: float) -> dict[str, Any]:
-    return {**_base(inst, solver, problem), "status": "time_limit", "flag": "skipped", "skipped": True,
-            "message": f"not run: the compare budget of {budget:g} s was used up"}
+    return {
+        **_base(inst, solver, problem),
+        "status": "time_limit",
+        "flag": "skipped",
+        "skipped": True,
+        "message": f"not run: the compare budget of {budget:g} s was used up",
+    }
 
 
 def _indexed_row(k: int, inst: Instance, name: str, tl: float | None) -> tuple[int, dict[str, Any]]:
-    return k, _row(inst, name, inst.build(), tl)     # rebuilt in the worker: problems need not pickle
+    return k, _row(inst, name, inst.build(), tl)  # rebuilt in the worker: problems need not pickle
 
 
 def _reference_value(rows: Sequence[dict[str, Any]]) -> float | None:
@@ -299,8 +349,9 @@ def _reference_value(rows: Sequence[dict[str, Any]]) -> float | None:
     return (max if sense == "max" else min)(r["value"] for r in ok if (r.get("error_estimate") or 0.0) == least)
 
 
-def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path | None = None, *,
-                 ax: Any = None) -> dict[str, Any]:
+def plot_compare(
+    rows: Sequence[dict[str, Any]], out_dir: str | Path | None = None, *, ax: Any = None
+) -> dict[str, Any]:
     """One figure per problem id: each solver's value on each instance (top; certified rows —
     ``optimal`` with a machine-checked proof, never a closed form — circled, answers that fail
     their audit edged in red) and its relative distance to the instance's reference (bottom:
@@ -337,8 +388,7 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path | None = No
     for pid in pids:
         sub = [r for r in rows if r["problem"] == pid]
         names = list(dict.fromkeys(r["instance"] for r in sub))
-        senses = {n: next((r.get("sense") for r in sub if r["instance"] == n and r.get("sense")), "min")
-                  for n in names}
+        senses = {n: next((r.get("sense") for r in sub if r["instance"] == n and r.get("sense")), "min") for n in names}
         refs = {n: _reference_value([r for r in sub if r["instance"] == n]) for n in names}
         if ax is None:
             fig = Figure(figsize=(max(5.5, 1.3 * len(names) + 2.5), 5.6))
@@ -356,11 +406,19 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path | None = No
             xs = [names.index(r["instance"]) + 0.1 * (j - (len(solvers) - 1) / 2) for r in pts]
             bad = ["infeasible" in r["flag"] for r in pts]
             mk = "os^Dv<>*P"[j % 9]
-            vx.scatter(xs, [r["value"] for r in pts], label=solver, marker=mk, zorder=3,
-                       edgecolors=["red" if b else "none" for b in bad], linewidths=1.5)
+            vx.scatter(
+                xs,
+                [r["value"] for r in pts],
+                label=solver,
+                marker=mk,
+                zorder=3,
+                edgecolors=["red" if b else "none" for b in bad],
+                linewidths=1.5,
+            )
             cx = [x for x, r in zip(xs, pts) if r["certified"]]
-            vx.scatter(cx, [r["value"] for r in pts if r["certified"]], s=170, facecolors="none",
-                       edgecolors="k", zorder=2)
+            vx.scatter(
+                cx, [r["value"] for r in pts if r["certified"]], s=170, facecolors="none", edgecolors="k", zorder=2
+            )
             dev = []
             for r in pts:
                 ref = refs[r["instance"]]
@@ -371,12 +429,19 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path | None = No
                 dev.append(d / max(1.0, abs(ref)))
             if bx is None:
                 continue
-            bx.scatter(xs, dev, marker=mk, zorder=3, edgecolors=["red" if b else "none" for b in bad],
-                       linewidths=1.5)
+            bx.scatter(xs, dev, marker=mk, zorder=3, edgecolors=["red" if b else "none" for b in bad], linewidths=1.5)
             err = [(r.get("error_estimate") or 0.0) / max(1.0, abs(refs[r["instance"]] or 0.0)) for r in pts]
-            if any(0 < e < float("inf") for e in err):      # a discretisation: its error estimate as a bar
-                bx.errorbar(xs, dev, yerr=[e if e < float("inf") else 0.0 for e in err], fmt="none",
-                            ecolor="0.4", elinewidth=0.8, capsize=2, zorder=2)
+            if any(0 < e < float("inf") for e in err):  # a discretisation: its error estimate as a bar
+                bx.errorbar(
+                    xs,
+                    dev,
+                    yerr=[e if e < float("inf") else 0.0 for e in err],
+                    fmt="none",
+                    ecolor="0.4",
+                    elinewidth=0.8,
+                    capsize=2,
+                    zorder=2,
+                )
         lx = vx if bx is None else bx
         if bx is not None:
             bx.axhline(0.0, color="k", lw=0.8)
@@ -387,10 +452,18 @@ def plot_compare(rows: Sequence[dict[str, Any]], out_dir: str | Path | None = No
         better = "lower" if kinds == {"min"} else "higher" if kinds == {"max"} else "problem's sense"
         units = {r.get("unit") for r in sub if r.get("value") is not None} - {None}
         unit = f", {units.pop()}" if len(units) == 1 else ""
-        vx.set_ylabel(f"value ({better} is better{unit})" if len(kinds) == 1 else
-                      f"value (each in its problem's sense{unit})", fontsize=8)
-        vx.scatter([], [], s=170, facecolors="none", edgecolors="k",
-                   label="certified (*): optimal with a machine-\nchecked proof (never a closed form)")
+        vx.set_ylabel(
+            f"value ({better} is better{unit})" if len(kinds) == 1 else f"value (each in its problem's sense{unit})",
+            fontsize=8,
+        )
+        vx.scatter(
+            [],
+            [],
+            s=170,
+            facecolors="none",
+            edgecolors="k",
+            label="certified (*): optimal with a machine-\nchecked proof (never a closed form)",
+        )
         vx.set_title(f"{pid}: circled = certified; red edge = fails its audit", fontsize=9)
         vx.legend(fontsize=7)
         if ax is None:

@@ -40,6 +40,7 @@ Examples
 >>> [(r["solver"], r["flag"]) for r in rows]
 [('exact', 'certified'), ('greedy', 'suboptimal'), ('closed-form', 'suboptimal,claim-fails')]
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -47,8 +48,18 @@ from typing import Any
 
 from mechopt import settings
 
-__all__ = ["FLAGS", "MACHINE_PROOFS", "CLOSED_FORM", "flag_rows", "is_certified", "reference_row",
-           "closed_form_findings", "why", "summary_lines", "legend"]
+__all__ = [
+    "FLAGS",
+    "MACHINE_PROOFS",
+    "CLOSED_FORM",
+    "flag_rows",
+    "is_certified",
+    "reference_row",
+    "closed_form_findings",
+    "why",
+    "summary_lines",
+    "legend",
+]
 
 #: The proofs that make a row a reference (``Result.proof``); ``theorem`` is a claim under test.
 MACHINE_PROOFS = ("certificate", "convex", "eigenproblem")
@@ -57,27 +68,27 @@ CLOSED_FORM = "closed-form"
 #: Every flag compare prints, with what it shows (the legend of ``--help`` and of the docs).
 FLAGS: dict[str, str] = {
     "certified": "status optimal with a machine-checked proof: a certificate within the gap tolerance, "
-                 "a convex program solved to its tolerances, or a global eigenproblem (marked * in the "
-                 "table); the instance's reference. For a discretised program it is the optimum of the "
-                 "discretisation, within its error estimate of the continuous optimum.",
+    "a convex program solved to its tolerances, or a global eigenproblem (marked * in the "
+    "table); the instance's reference. For a discretised program it is the optimum of the "
+    "discretisation, within its error estimate of the continuous optimum.",
     "suboptimal": "worse than a certified row by more than the allowance (gap tolerance x max(1, |reference|) "
-                  "plus both rows' error estimates): proven not optimal.",
+    "plus both rows' error estimates): proven not optimal.",
     "beats-certified": "better than a certified row by more than the allowance, with a mechanism that passes "
-                       "its audit: contradicts a proof (a bug in a certificate or solver, or an error "
-                       "estimate that is too small).",
+    "its audit: contradicts a proof (a bug in a certificate or solver, or an error "
+    "estimate that is too small).",
     "infeasible": "the returned mechanism fails its audit (status infeasible_point: privacy violated beyond "
-                  "the privacy tolerance, or not a channel or density); its value is no answer and is not "
-                  "compared.",
+    "the privacy tolerance, or not a channel or density); its value is no answer and is not "
+    "compared.",
     "no-solution": "no mechanism came back (infeasible, unbounded, a limit, a numerical error) although the "
-                   "instance has a certified optimum.",
+    "instance has a certified optimum.",
     "worse-than-best": "the instance has no certified row and another row's audited mechanism is better by "
-                       "more than the allowance: this row is not optimal; the better one is not proven "
-                       "optimal, and no closed form is judged on this.",
+    "more than the allowance: this row is not optimal; the better one is not proven "
+    "optimal, and no closed form is judged on this.",
     "claim-fails": "a closed form, where its claim applies, is infeasible or suboptimal: a counterexample to "
-                   "the claim named in the summary (and in the row's 'claim'); mechopt verify reports that "
-                   "claim as fails.",
+    "the claim named in the summary (and in the row's 'claim'); mechopt verify reports that "
+    "claim as fails.",
     "outside-region": "a closed form evaluated outside the region where its theorem is proven: it claims no "
-                      "optimality here, so infeasible or suboptimal is expected, not a counterexample.",
+    "optimality here, so infeasible or suboptimal is expected, not a counterexample.",
     "error": "the solver raised; the message is printed below the table.",
     "skipped": "not run: the --budget was used up (status time_limit).",
 }
@@ -157,13 +168,19 @@ def flag_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     sense = _sense(rows)
     cert = [r for r in rows if is_certified(r) and not _infeasible(r)]
     ref = reference_row(cert)
-    comparable = [r for r in rows if r.get("value") is not None and r.get("status") != "solver_error"
-                  and not _infeasible(r)]
+    comparable = [
+        r for r in rows if r.get("value") is not None and r.get("status") != "solver_error" and not _infeasible(r)
+    ]
     return [_flag_one(r, cert, ref, comparable, sense) for r in rows]
 
 
-def _flag_one(orig: dict[str, Any], cert: list[dict[str, Any]], ref: dict[str, Any] | None,
-              comparable: list[dict[str, Any]], sense: str) -> dict[str, Any]:
+def _flag_one(
+    orig: dict[str, Any],
+    cert: list[dict[str, Any]],
+    ref: dict[str, Any] | None,
+    comparable: list[dict[str, Any]],
+    sense: str,
+) -> dict[str, Any]:
     r = dict(orig)
     flags: list[str] = ["error"] if r.get("status") == "solver_error" else []
     infeasible = _infeasible(r)
@@ -190,7 +207,7 @@ def _flag_one(orig: dict[str, Any], cert: list[dict[str, Any]], ref: dict[str, A
         if worst is not None and worst[1] > worst[2]:
             flags.append("worse-than-best")
             judge, allowance = worst[0], worst[2]
-        else:                                   # the best value found, for the deviation
+        else:  # the best value found, for the deviation
             judge = _best(others, sense) if others else None
     if is_certified(r) and not infeasible and not {"suboptimal", "beats-certified"} & set(flags):
         flags.insert(0, "certified")
@@ -234,8 +251,11 @@ def closed_form_findings(rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str,
     """
     flags = [set(r["flag"].split(",")) for r in rows]
     fails = [r for r, f in zip(rows, flags) if r["solver"] == CLOSED_FORM and "claim-fails" in f]
-    outside = [r for r, f in zip(rows, flags) if r["solver"] == CLOSED_FORM and "outside-region" in f
-               and {"infeasible", "suboptimal"} & f]
+    outside = [
+        r
+        for r, f in zip(rows, flags)
+        if r["solver"] == CLOSED_FORM and "outside-region" in f and {"infeasible", "suboptimal"} & f
+    ]
     return fails, outside
 
 
@@ -257,13 +277,18 @@ def why(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
         if viol is not None and viol > settings.tolerance("privacy"):
             return f"violates privacy by {fmt(viol, 3)}"
         return f"fails its audit ({row.get('message') or 'status infeasible_point'})"
-    ref = next(r for r in rows if r["problem"] == row["problem"] and r["instance"] == row["instance"]
-               and r["solver"] == row["reference"])
+    ref = next(
+        r
+        for r in rows
+        if r["problem"] == row["problem"] and r["instance"] == row["instance"] and r["solver"] == row["reference"]
+    )
     diff, allowance = _excess(row, ref, row.get("sense") or "min")
     errors = _err(row) + _err(ref)
-    return (f"worse than the certified optimum {fmt(ref['value'], 8)} ({ref['solver']}) by {fmt(diff, 6)} "
-            f"({fmt(row['deviation'], 3)} relative), beyond the error estimate {fmt(errors, 3)} "
-            f"and the tolerance {fmt(allowance - errors, 2)}")
+    return (
+        f"worse than the certified optimum {fmt(ref['value'], 8)} ({ref['solver']}) by {fmt(diff, 6)} "
+        f"({fmt(row['deviation'], 3)} relative), beyond the error estimate {fmt(errors, 3)} "
+        f"and the tolerance {fmt(allowance - errors, 2)}"
+    )
 
 
 def summary_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -282,8 +307,10 @@ def summary_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
     else:
         out.append("no closed form fails its claim on these instances")
     if outside:
-        out.append("closed forms outside the region where their theorem is proven (no optimality is claimed "
-                   "there; not counterexamples):")
+        out.append(
+            "closed forms outside the region where their theorem is proven (no optimality is claimed "
+            "there; not counterexamples):"
+        )
         out += [f"  {_label(r)}: {why(r, rows)}" for r in outside]
     return out
 
@@ -304,7 +331,11 @@ def legend(width: int = 100) -> str:
     lines = ["flags (a row may carry several, comma-separated):"]
     col = max(len(name) for name in FLAGS) + 4
     for name, text in FLAGS.items():
-        lines += textwrap.wrap(text, width=width, initial_indent=f"  {name}".ljust(col),
-                               subsequent_indent=" " * col, break_on_hyphens=False)
+        lines += textwrap.wrap(
+            text,
+            width=width,
+            initial_indent=f"  {name}".ljust(col),
+            subsequent_indent=" " * col,
+            break_on_hyphens=False,
+        )
     return "\n".join(lines)
-

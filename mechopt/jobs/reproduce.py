@@ -24,6 +24,7 @@ Examples
 >>> rep[0]["status"], [Path(f).name for f in rep[0]["files"]]
 ('ok', ['demo.csv'])
 """
+
 from __future__ import annotations
 
 import os
@@ -39,7 +40,7 @@ from mechopt.runtime.progress import Progress
 
 __all__ = ["reproduce", "list_figures", "STAGING_PREFIX"]
 
-STAGING_PREFIX = ".staging-"   # hidden folders a figure writes into before its files are published
+STAGING_PREFIX = ".staging-"  # hidden folders a figure writes into before its files are published
 
 
 def _table(figures: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -59,12 +60,20 @@ def list_figures(figures: Mapping[str, Any] | None = None) -> list[dict[str, str
     >>> list_figures({"x.fig1": Figure(id="x.fig1", title="T", run=print, paper="x")})
     [{'id': 'x.fig1', 'paper': 'x', 'title': 'T'}]
     """
-    return [{"id": fid, "paper": getattr(f, "paper", ""), "title": getattr(f, "title", "")}
-            for fid, f in sorted(_table(figures).items())]
+    return [
+        {"id": fid, "paper": getattr(f, "paper", ""), "title": getattr(f, "title", "")}
+        for fid, f in sorted(_table(figures).items())
+    ]
 
 
-def reproduce(ids: Sequence[str], out_dir: str | Path, *, quick: bool = False,
-              figures: Mapping[str, Any] | None = None, progress: bool | None = False) -> list[dict[str, Any]]:
+def reproduce(
+    ids: Sequence[str],
+    out_dir: str | Path,
+    *,
+    quick: bool = False,
+    figures: Mapping[str, Any] | None = None,
+    progress: bool | None = False,
+) -> list[dict[str, Any]]:
     """Run the figures ``ids`` (``"all"`` for every one) writing into ``out_dir``.
 
     Returns one report per figure: ``id``, ``title``, ``paper``, ``status``
@@ -78,7 +87,7 @@ def reproduce(ids: Sequence[str], out_dir: str | Path, *, quick: bool = False,
     unknown = [i for i in wanted if i not in table]
     if unknown:
         raise ParamError(f"unknown figure id(s) {unknown}; known: {', '.join(sorted(table)) or 'none registered'}")
-    if figures is None:               # every registered figure draws a PNG
+    if figures is None:  # every registered figure draws a PNG
         from mechopt.runtime.optional import require_matplotlib
 
         require_matplotlib()
@@ -100,16 +109,27 @@ def _run_one(fid: str, fig: Any, out: Path, quick: bool) -> dict[str, Any]:
     """Run one figure in a private staging folder, then move its files into ``out`` one by one
     with ``os.replace``: a run killed at any point leaves every output either complete or as
     it was (never a half-written PNG, CSV or JSON), and a crashed figure leaves nothing."""
-    rep: dict[str, Any] = {"id": fid, "title": getattr(fig, "title", ""), "paper": getattr(fig, "paper", ""),
-                           "status": "ok", "files": [], "data": None, "notes": [], "error": None}
+    rep: dict[str, Any] = {
+        "id": fid,
+        "title": getattr(fig, "title", ""),
+        "paper": getattr(fig, "paper", ""),
+        "status": "ok",
+        "files": [],
+        "data": None,
+        "notes": [],
+        "error": None,
+    }
     t0 = time.perf_counter()
     stage = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{fid}.", dir=out))
     try:
         res = fig.run(stage, quick=quick)
         moved = _publish(stage, out)
-        rep.update(files=[str(moved.get(Path(f).resolve(), f)) for f in res.files],
-                   data=_relocate(res.data, stage, out), notes=_relocate(list(res.notes), stage, out))
-    except Exception as exc:   # one figure's crash is reported; the others still run
+        rep.update(
+            files=[str(moved.get(Path(f).resolve(), f)) for f in res.files],
+            data=_relocate(res.data, stage, out),
+            notes=_relocate(list(res.notes), stage, out),
+        )
+    except Exception as exc:  # one figure's crash is reported; the others still run
         rep.update(status="error", error=f"{type(exc).__name__}: {exc}")
     finally:
         shutil.rmtree(stage, ignore_errors=True)
@@ -138,7 +158,7 @@ def _relocate(obj: Any, stage: Path, out: Path) -> Any:
         text = str(obj)
         for root in {str(stage), str(stage.resolve())}:
             if text.startswith(root):
-                new = str(out) + text[len(root):]
+                new = str(out) + text[len(root) :]
                 return Path(new) if isinstance(obj, Path) else new
     return obj
 

@@ -25,6 +25,7 @@ Examples
 >>> v.verdict, v.correction, v.worst_deviation
 ('holds-after-correction', '1 + 1 = 2 (printed: 3)', 1.0)
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,18 @@ from typing import Any
 
 from mechopt.results.result import jsonable
 
-__all__ = ["Claim", "ClaimReport", "Verdict", "VERDICTS", "KINDS", "REGION_KINDS", "corrected",
-           "not_checkable", "render_rst", "verify"]
+__all__ = [
+    "Claim",
+    "ClaimReport",
+    "Verdict",
+    "VERDICTS",
+    "KINDS",
+    "REGION_KINDS",
+    "corrected",
+    "not_checkable",
+    "render_rst",
+    "verify",
+]
 
 VERDICTS = ("holds", "fails", "holds-in-region", "holds-after-correction", "not-checkable")
 #: what a claim is: a theorem/proposition/lemma, a step inside a proof, a statement about a
@@ -80,10 +91,15 @@ class Verdict:
             raise ValueError(f"region_kind must be one of {REGION_KINDS}, got {self.region_kind!r}")
 
     @classmethod
-    def from_deviations(cls, deviations: Sequence[float], tol: float,
-                        instances: Sequence[dict[str, Any]] | None = None,
-                        size: Callable[[dict[str, Any]], float] | None = None,
-                        region: str | None = None, region_kind: str | None = None) -> "Verdict":
+    def from_deviations(
+        cls,
+        deviations: Sequence[float],
+        tol: float,
+        instances: Sequence[dict[str, Any]] | None = None,
+        size: Callable[[dict[str, Any]], float] | None = None,
+        region: str | None = None,
+        region_kind: str | None = None,
+    ) -> "Verdict":
         """``holds`` if every deviation ≤ tol, else ``fails`` (or ``holds-in-region``
         when ``region`` is given) with the smallest failing instance by ``size``."""
         devs = [float(d) if d is not None and not math.isnan(d) else math.inf for d in deviations]
@@ -100,8 +116,14 @@ class Verdict:
         return cls(verdict, len(devs), worst, ce, region, region_kind=region_kind if region else None)
 
 
-def corrected(v: Verdict, correction: str, printed_deviation: float,
-              counterexample: dict[str, Any] | None, note: str = "", tol: float = 0.0) -> Verdict:
+def corrected(
+    v: Verdict,
+    correction: str,
+    printed_deviation: float,
+    counterexample: dict[str, Any] | None,
+    note: str = "",
+    tol: float = 0.0,
+) -> Verdict:
     """The verdict of a printed statement whose corrected form was checked by ``v``.
 
     ``v`` checks the *corrected* statement; ``printed_deviation`` is the worst deviation
@@ -112,11 +134,24 @@ def corrected(v: Verdict, correction: str, printed_deviation: float,
     if printed_deviation <= tol and v.verdict == "holds":
         return replace(v, note=note)
     if v.verdict != "holds":
-        return replace(v, verdict="fails", region=None, region_kind=None,
-                       note=(note + "; " if note else "") + "the corrected statement does not hold either: "
-                       + correction)
-    return Verdict("holds-after-correction", v.checked, float(printed_deviation), counterexample,
-                   v.region, note, correction, v.region_kind, v.power)
+        return replace(
+            v,
+            verdict="fails",
+            region=None,
+            region_kind=None,
+            note=(note + "; " if note else "") + "the corrected statement does not hold either: " + correction,
+        )
+    return Verdict(
+        "holds-after-correction",
+        v.checked,
+        float(printed_deviation),
+        counterexample,
+        v.region,
+        note,
+        correction,
+        v.region_kind,
+        v.power,
+    )
 
 
 def not_checkable(reason: str, checked_proxy: int = 1, worst: float = math.nan) -> Verdict:
@@ -173,12 +208,28 @@ class ClaimReport:
 
     def to_dict(self) -> dict[str, Any]:
         r, c = self.result, self.claim
-        return jsonable({"id": c.id, "paper": c.paper, "section": c.section, "statement": c.statement,
-                         "kind": c.kind, "by_construction": c.by_construction, "assumptions": c.assumptions,
-                         "domain": c.domain, "verdict": r.verdict, "checked": r.checked,
-                         "worst_deviation": r.worst_deviation, "counterexample": r.counterexample,
-                         "region": r.region, "region_kind": r.region_kind, "correction": r.correction,
-                         "power": r.power, "note": r.note, "time_s": self.time_s})
+        return jsonable(
+            {
+                "id": c.id,
+                "paper": c.paper,
+                "section": c.section,
+                "statement": c.statement,
+                "kind": c.kind,
+                "by_construction": c.by_construction,
+                "assumptions": c.assumptions,
+                "domain": c.domain,
+                "verdict": r.verdict,
+                "checked": r.checked,
+                "worst_deviation": r.worst_deviation,
+                "counterexample": r.counterexample,
+                "region": r.region,
+                "region_kind": r.region_kind,
+                "correction": r.correction,
+                "power": r.power,
+                "note": r.note,
+                "time_s": self.time_s,
+            }
+        )
 
 
 def verify(paper: str | None = None) -> list[ClaimReport]:

@@ -16,6 +16,7 @@ Examples
 >>> "1 claims: 1 holds-after-correction." in text and ":correction: x = 1" in text
 True
 """
+
 from __future__ import annotations
 
 import json
@@ -24,13 +25,20 @@ from typing import Any, Sequence
 
 __all__ = ["render", "BADGES", "PAPER_TITLES"]
 
-BADGES = {"holds": "✔ holds", "fails": "✘ fails", "holds-in-region": "◐ holds in region",
-          "holds-after-correction": "✎ holds after correction", "not-checkable": "? not checkable",
-          "error": "⚠ error"}
-PAPER_TITLES = {"lip": "Localized information privacy (Jiang, Li, Tandon)",
-                "kss": "k-subset mechanism (Wang et al.)",
-                "fisher": "Fisher information noise (Farokhi, Sandberg)",
-                "gauss": "Gaussian privacy-utility tradeoff (Sharma, Amariucai)"}
+BADGES = {
+    "holds": "✔ holds",
+    "fails": "✘ fails",
+    "holds-in-region": "◐ holds in region",
+    "holds-after-correction": "✎ holds after correction",
+    "not-checkable": "? not checkable",
+    "error": "⚠ error",
+}
+PAPER_TITLES = {
+    "lip": "Localized information privacy (Jiang, Li, Tandon)",
+    "kss": "k-subset mechanism (Wang et al.)",
+    "fisher": "Fisher information noise (Farokhi, Sandberg)",
+    "gauss": "Gaussian privacy-utility tradeoff (Sharma, Amariucai)",
+}
 
 
 def rst_escape(text: Any) -> str:

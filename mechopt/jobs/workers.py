@@ -23,6 +23,7 @@ Examples
 >>> n <= 3 and note.startswith("--jobs 10000 capped at")
 True
 """
+
 from __future__ import annotations
 
 import os
@@ -36,7 +37,7 @@ __all__ = ["usable_cpus", "cap_jobs", "exit_with_parent", "OrphanSafe", "WATCH_I
 WATCH_INTERVAL_S = 0.5
 """How often a worker checks that the process that sent its task still exists (seconds)."""
 
-_ARMED: dict[int, int] = {}      # owner pid -> this process's pid, once its watchdog runs
+_ARMED: dict[int, int] = {}  # owner pid -> this process's pid, once its watchdog runs
 
 
 def usable_cpus() -> int:
@@ -57,13 +58,13 @@ def cap_jobs(jobs: int, tasks: int) -> tuple[int, str | None]:
 
 
 def _owner_alive(owner: int, first_ppid: int) -> bool:
-    if first_ppid == owner:                  # a direct child: re-parented at the owner's death, zombie or not
+    if first_ppid == owner:  # a direct child: re-parented at the owner's death, zombie or not
         return os.getppid() == owner
-    try:                                     # not a direct child (an intermediate launcher): ask the pid
+    try:  # not a direct child (an intermediate launcher): ask the pid
         os.kill(owner, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:                  # exists, owned by someone else (pid reused): treat as gone
+    except PermissionError:  # exists, owned by someone else (pid reused): treat as gone
         return False
     return True
 
@@ -82,14 +83,14 @@ def exit_with_parent(owner: int, interval: float = WATCH_INTERVAL_S) -> bool:
     me = os.getpid()
     if me == owner:
         return False
-    if _ARMED.get(owner) == me:             # after a fork the dict is inherited; the thread is not
+    if _ARMED.get(owner) == me:  # after a fork the dict is inherited; the thread is not
         return True
     first_ppid = os.getppid()
 
     def watch() -> None:
         while _owner_alive(owner, first_ppid):
             time.sleep(interval)
-        os._exit(1)                          # ends the task too: nobody is left to receive its result
+        os._exit(1)  # ends the task too: nobody is left to receive its result
 
     threading.Thread(target=watch, name="mechopt-exit-with-parent", daemon=True).start()
     _ARMED[owner] = me

@@ -9,6 +9,7 @@ Examples
 >>> posterior_matrix(Q, checked_prior([0.5, 0.5], 2))[:, 0]
 array([0.75, 0.25])
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,11 +17,10 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ProblemError
 
-__all__ = ["validate_channel", "checked_prior", "posterior_matrix", "column_block", "sum_column_blocks",
-           "SUM_EXACT"]
+__all__ = ["validate_channel", "checked_prior", "posterior_matrix", "column_block", "sum_column_blocks", "SUM_EXACT"]
 
 
-SUM_EXACT = 64 * np.finfo(float).eps    # row sums this close to 1 are round-off: the rows are not rescaled
+SUM_EXACT = 64 * np.finfo(float).eps  # row sums this close to 1 are round-off: the rows are not rescaled
 
 
 def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.ndarray:
@@ -30,12 +30,12 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
     rows renormalised; anything worse raises :class:`ProblemError`.
     """
     try:
-        M = np.asarray(Q, dtype=float)       # no copy of a float matrix: the checks below are reductions
+        M = np.asarray(Q, dtype=float)  # no copy of a float matrix: the checks below are reductions
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a matrix of numbers") from None
     if M.ndim != 2 or M.shape[0] == 0 or M.shape[1] == 0:
         raise ProblemError(f"{name} must be a non-empty 2-D matrix (rows are inputs), got shape {M.shape}")
-    lo, hi = M.min(), M.max()                # nan propagates; ±inf shows in lo or hi
+    lo, hi = M.min(), M.max()  # nan propagates; ±inf shows in lo or hi
     if not (np.isfinite(lo) and np.isfinite(hi)):
         x, y = np.argwhere(~np.isfinite(M))[0]
         raise ProblemError(f"{name}[{x}, {y}] is not finite ({M[x, y]})")
@@ -45,7 +45,7 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
         raise ProblemError(f"{name}[{x}, {y}] = {M[x, y]:g} is negative: probabilities must be ≥ 0")
     if lo < 0:
         M = np.clip(M, 0.0, None)
-    with np.errstate(over="ignore"):      # rows summing to inf are reported below
+    with np.errstate(over="ignore"):  # rows summing to inf are reported below
         sums = M.sum(axis=1)
     tol = settings.tolerance("row_sum")
     if np.any(np.abs(sums - 1.0) > tol):
@@ -54,8 +54,8 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
     if n_inputs is not None and M.shape[0] != n_inputs:
         raise ProblemError(f"{name} has {M.shape[0]} rows but the prior has {n_inputs} symbols: rows are inputs")
     if M is Q and np.all(np.abs(sums - 1.0) <= SUM_EXACT):
-        out = M.view()                     # rows already sum to 1 up to round-off: no d × n copy (10⁸ entries at
-        out.flags.writeable = False        # d = 10⁴ take seconds to allocate); read-only, the caller's Q is safe
+        out = M.view()  # rows already sum to 1 up to round-off: no d × n copy (10⁸ entries at
+        out.flags.writeable = False  # d = 10⁴ take seconds to allocate); read-only, the caller's Q is safe
         return out
     return M / sums[:, None]
 
@@ -73,7 +73,7 @@ def column_block(n_columns: int, n_rows: int, most: int = 256) -> int:
     (256, 24, 256)
     """
     n = int(n_columns)
-    if n * int(n_rows) <= 2 ** 16:
+    if n * int(n_rows) <= 2**16:
         return most
     return max(1, min(most, -(-n // 16)))
 
@@ -87,7 +87,7 @@ def sum_column_blocks(Q: np.ndarray, fn, chunk: int | None = None) -> float:
     step = chunk or column_block(Q.shape[1], Q.shape[0])
     out = 0.0
     for s in range(0, Q.shape[1], step):
-        out += float(fn(Q[:, s:s + step]))
+        out += float(fn(Q[:, s : s + step]))
     return out
 
 

@@ -6,14 +6,15 @@ Examples
 >>> mechanism_dict([[1.0, 0.0], [0.0, 1.0]])
 {'Q': [[1.0, 0.0], [0.0, 1.0]], 'inputs': [0, 1], 'outputs': [0, 1]}
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from mechopt.results._json import jsonable
 from mechopt.model.channel import Channel
+from mechopt.results._json import jsonable
 
 __all__ = ["mechanism_dict"]
 
@@ -25,7 +26,7 @@ def _channel_matrix(mech: Any) -> np.ndarray | None:
         return None
     try:
         M = getattr(mech, "matrix", mech)
-    except Exception:          # a structured channel refusing to materialise (TooLargeError, ...)
+    except Exception:  # a structured channel refusing to materialise (TooLargeError, ...)
         return None
     if isinstance(M, (str, bytes, dict)):
         return None
@@ -48,7 +49,7 @@ def mechanism_dict(mech: Any, prior: Any = None) -> Any:
     >>> mechanism_dict([[0.75, 0.25], [0.25, 0.75]], prior=[0.5, 0.5])
     {'Q': [[0.75, 0.25], [0.25, 0.75]], 'inputs': [0, 1], 'outputs': [0, 1], 'prior': [0.5, 0.5]}
     """
-    if hasattr(mech, "to_dict") and not isinstance(mech, Channel):   # a structured mechanism describes itself
+    if hasattr(mech, "to_dict") and not isinstance(mech, Channel):  # a structured mechanism describes itself
         doc = jsonable(mech.to_dict())
         if isinstance(doc, dict) and "Q" in doc and prior is not None and np.size(prior) == len(doc["Q"]):
             doc["prior"] = jsonable(np.asarray(prior, dtype=float))
@@ -58,8 +59,11 @@ def mechanism_dict(mech: Any, prior: Any = None) -> Any:
         return jsonable(mech)
     inputs = list(getattr(mech, "inputs", None) or range(Q.shape[0]))
     outputs = list(getattr(mech, "outputs", None) or range(Q.shape[1]))
-    doc: dict[str, Any] = {"Q": jsonable(Q), "inputs": jsonable(inputs),
-                           "outputs": [o if isinstance(o, (int, float, str)) else str(o) for o in jsonable(outputs)]}
+    doc: dict[str, Any] = {
+        "Q": jsonable(Q),
+        "inputs": jsonable(inputs),
+        "outputs": [o if isinstance(o, (int, float, str)) else str(o) for o in jsonable(outputs)],
+    }
     if prior is not None and np.ndim(prior) == 1 and np.size(prior) == Q.shape[0]:
         doc["prior"] = jsonable(np.asarray(prior, dtype=float))
     return doc

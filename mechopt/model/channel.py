@@ -10,6 +10,7 @@ array([0.5, 0.5])
 >>> ch.posterior([0.5, 0.5])[:, 0]
 array([0.75, 0.25])
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -19,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from mechopt import settings
-from mechopt.model._matrix import SUM_EXACT, checked_prior, posterior_matrix, validate_channel
 from mechopt.errors import ProblemError
+from mechopt.model._matrix import checked_prior, posterior_matrix, validate_channel
 
 __all__ = ["Channel", "validate_channel", "merge_outputs"]
 
@@ -42,7 +43,7 @@ class Channel:
     outputs: tuple[Any, ...] | None = None
 
     def __post_init__(self) -> None:
-        M = np.array(validate_channel(self.matrix))       # its own copy: a Channel never aliases the caller's array
+        M = np.array(validate_channel(self.matrix))  # its own copy: a Channel never aliases the caller's array
         object.__setattr__(self, "matrix", M)
         for attr, size in (("inputs", M.shape[0]), ("outputs", M.shape[1])):
             labels = getattr(self, attr)

@@ -12,6 +12,7 @@ Examples
 >>> comb_at_most(10 ** 7, 3_386_969, 20_000), comb_at_most(6, 3, 20), comb_at_most(6, 3, 19)
 (False, True, False)
 """
+
 from __future__ import annotations
 
 import math

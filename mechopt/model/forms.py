@@ -15,6 +15,7 @@ Examples
 >>> cp_.value_of(0.1), cp_.sense
 (0.1, 'max')
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -87,7 +88,7 @@ class ConicForm:
     density on a grid; the solver's ``optimal`` (proof ``convex``) says so.
     """
 
-    problem: Any                                   # cvxpy.Problem
+    problem: Any  # cvxpy.Problem
     recover: Callable[[], Any]
     sense: str
     objective: str

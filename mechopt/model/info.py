@@ -14,6 +14,7 @@ True
 >>> bool(np.isclose(gaussian_mi(C, [0], [1]), -0.5 * np.log(1 - 0.25)))
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -22,11 +23,18 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import rel_entr, xlogy
 
-from mechopt.model._matrix import sum_column_blocks
 from mechopt.errors import ProblemError
+from mechopt.model._matrix import sum_column_blocks
 
-__all__ = ["entropy", "kl_divergence", "mutual_information", "gaussian_entropy",
-           "gaussian_mi", "fisher_grid", "fisher_gaussian"]
+__all__ = [
+    "entropy",
+    "kl_divergence",
+    "mutual_information",
+    "gaussian_entropy",
+    "gaussian_mi",
+    "fisher_grid",
+    "fisher_gaussian",
+]
 
 
 def _scale(base: float | None) -> float:
@@ -98,8 +106,9 @@ def gaussian_mi(C, a: Sequence[int], b: Sequence[int], base: float | None = None
     if set(a) & set(b):
         raise ProblemError("gaussian_mi needs disjoint index sets a and b")
     ab = a + b
-    val = 0.5 * (_logdet(C[np.ix_(a, a)], "C_aa") + _logdet(C[np.ix_(b, b)], "C_bb")
-                 - _logdet(C[np.ix_(ab, ab)], "C_ab"))
+    val = 0.5 * (
+        _logdet(C[np.ix_(a, a)], "C_aa") + _logdet(C[np.ix_(b, b)], "C_bb") - _logdet(C[np.ix_(ab, ab)], "C_ab")
+    )
     return max(0.0, val) * _scale(base)
 
 

@@ -18,6 +18,7 @@ Traceback (most recent call last):
 ...
 mechopt.errors.ProblemError: prior sums to 1.1, not 1: normalise it (divide by its sum)
 """
+
 from __future__ import annotations
 
 import os
@@ -48,7 +49,7 @@ def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> n
     """
     tol = settings.tolerance("prior_sum") if tol is None else tol
     try:
-        if np.iscomplexobj(np.asarray(prior)):       # numpy would drop the imaginary part with a warning
+        if np.iscomplexobj(np.asarray(prior)):  # numpy would drop the imaginary part with a warning
             raise TypeError("complex")
         p = np.asarray(prior, dtype=float)
     except (TypeError, ValueError, OverflowError):
@@ -64,10 +65,12 @@ def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> n
         bad = int(np.flatnonzero(p < 0)[0])
         raise ProblemError(f"{name} has a negative entry at index {bad}: {p[bad]:g}")
     tiny = np.flatnonzero((p > 0) & (p < np.finfo(float).tiny))
-    if tiny.size:                         # subnormal: 1/p overflows, LP solvers reject the rows
-        raise ProblemError(f"{name} has a subnormal entry at index {int(tiny[0])}: {p[tiny[0]]:g}; set it to 0 "
-                           f"or give masses >= {np.finfo(float).tiny:.3g}")
-    with np.errstate(over="ignore"):      # a sum overflowing to inf is reported below, not warned about
+    if tiny.size:  # subnormal: 1/p overflows, LP solvers reject the rows
+        raise ProblemError(
+            f"{name} has a subnormal entry at index {int(tiny[0])}: {p[tiny[0]]:g}; set it to 0 "
+            f"or give masses >= {np.finfo(float).tiny:.3g}"
+        )
+    with np.errstate(over="ignore"):  # a sum overflowing to inf is reported below, not warned about
         total = float(p.sum())
     if abs(total - 1.0) > tol:
         raise ProblemError(f"{name} sums to {total:.12g}, not 1: normalise it (divide by its sum)")
@@ -81,7 +84,7 @@ def parse_prior(text: str | os.PathLike) -> np.ndarray:
     """
     if isinstance(text, os.PathLike):
         return _read_prior_file(Path(text))
-    if not isinstance(text, str):       # already a vector (list, array): validate it
+    if not isinstance(text, str):  # already a vector (list, array): validate it
         return validate_prior(text)
     s = text.strip()
     if not s:
@@ -119,7 +122,9 @@ def _read_prior_file(path: Path) -> np.ndarray:
     from mechopt.io.files import read_input
 
     if not path.exists():
-        raise ProblemError(f"prior file {str(path)!r} does not exist (give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path)")
+        raise ProblemError(
+            f"prior file {str(path)!r} does not exist (give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path)"
+        )
     if path.is_dir():
         raise ProblemError(f"prior file {str(path)!r} is a directory: give a .npy/.txt file")
     npy = path.suffix == ".npy"
@@ -132,9 +137,11 @@ def _read_prior_file(path: Path) -> np.ndarray:
             arr = np.array([float(t) for t in tokens if t])
     except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
         raise ProblemError(f"cannot read prior file {str(path)!r}: {exc}") from None
-    if np.ndim(arr) != 1:                 # a matrix is not a prior: never flatten it silently
-        raise ProblemError(f"prior file {path.name!r} holds an array of shape {np.shape(arr)}, not a 1-D vector; "
-                           "save the prior as one vector (np.save(path, p.ravel()) if that is what you mean)")
+    if np.ndim(arr) != 1:  # a matrix is not a prior: never flatten it silently
+        raise ProblemError(
+            f"prior file {path.name!r} holds an array of shape {np.shape(arr)}, not a 1-D vector; "
+            "save the prior as one vector (np.save(path, p.ravel()) if that is what you mean)"
+        )
     return validate_prior(arr, name=f"prior from {path.name}")
 
 

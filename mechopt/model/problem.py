@@ -14,19 +14,19 @@ Examples
 >>> prob.audit_channel(np.full((2, 2), 0.5)).violation
 0.0
 """
+
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 import numpy as np
 
-from mechopt import settings
-from mechopt.model.channel import validate_channel
 from mechopt.errors import ProblemError
+from mechopt.model.channel import validate_channel
 from mechopt.model.forms import ColumnProgram, ConicForm, NLPForm
-from mechopt.notions import LDP, LIP, MIP, PrivacyNotion
 from mechopt.model.priors import Support
 from mechopt.model.problem_audit import ProblemAudit
+from mechopt.notions import LDP, LIP, MIP, PrivacyNotion
 from mechopt.results.result import Result
 from mechopt.utilities import FrequencyVariance, Utility
 
@@ -105,9 +105,17 @@ class ChannelProblem(Problem):
         """The design restricted to the support (zero-mass symbols dropped, restored on output)."""
         sup = self.support
         if sup.dropped and type(self.notion) not in (LDP, LIP, MIP):
-            raise ProblemError(f"zero-mass symbols are not supported with {self.notion.name}; remove them from the prior")
-        return ColumnProgram(prior=sup.prior, notion=self.notion, utility=self.utility.restrict(sup.index),
-                             objective=self.objective, full_prior=sup.full, index=sup.index)
+            raise ProblemError(
+                f"zero-mass symbols are not supported with {self.notion.name}; remove them from the prior"
+            )
+        return ColumnProgram(
+            prior=sup.prior,
+            notion=self.notion,
+            utility=self.utility.restrict(sup.index),
+            objective=self.objective,
+            full_prior=sup.full,
+            index=sup.index,
+        )
 
     def column_program(self) -> ColumnProgram | None:
         if not self.utility.sublinear or not self.notion.linear:
@@ -125,11 +133,11 @@ class ChannelProblem(Problem):
     def nlp_form(self) -> NLPForm | None:
         from mechopt.programs.nlp import GRADIENTS, channel_nlp
 
-        if isinstance(self.utility, FrequencyVariance):   # its own gradient and starts (mechopt.programs.frequency)
+        if isinstance(self.utility, FrequencyVariance):  # its own gradient and starts (mechopt.programs.frequency)
             from mechopt.programs.frequency import freq_var_nlp
 
             return freq_var_nlp(self.reduced())
-        if not isinstance(self.utility, GRADIENTS):   # no analytic gradient: SQP does not apply
+        if not isinstance(self.utility, GRADIENTS):  # no analytic gradient: SQP does not apply
             return None
 
         return channel_nlp(self.reduced())
@@ -139,7 +147,7 @@ class ChannelProblem(Problem):
         there is no NLP form. Lets a solver decline a problem cheaply (building the form is O(d³) memory)."""
         from mechopt.programs.nlp import GRADIENTS
 
-        if type(self).nlp_form is not ChannelProblem.nlp_form:   # a family's own NLP: ask the form itself
+        if type(self).nlp_form is not ChannelProblem.nlp_form:  # a family's own NLP: ask the form itself
             form = self.nlp_form()
             return None if form is None else len(form.bounds)
         if not isinstance(self.utility, (*GRADIENTS, FrequencyVariance)):
@@ -153,16 +161,21 @@ class ChannelProblem(Problem):
 
     def audit_channel(self, Q) -> ProblemAudit:
         M = validate_channel(Q, n_inputs=self.prior.size)
-        eps = float(self.notion.epsilon(M, self.prior))        # M is validated once (d × n can be 10⁸ entries)
-        return ProblemAudit(violation=max(0.0, eps - self.notion.eps), eps_audited=eps, notion=self.notion.name,
-                            eps=self.notion.eps, value=self.evaluate(M))
+        eps = float(self.notion.epsilon(M, self.prior))  # M is validated once (d × n can be 10⁸ entries)
+        return ProblemAudit(
+            violation=max(0.0, eps - self.notion.eps),
+            eps_audited=eps,
+            notion=self.notion.name,
+            eps=self.notion.eps,
+            value=self.evaluate(M),
+        )
 
     def audit(self, result: Result) -> ProblemAudit:
         if result.mechanism is None:
             from mechopt.model.structured import StructuredMechanism, audit_structured
 
             plan = result.extras.get("plan")
-            if isinstance(plan, StructuredMechanism):        # Q too large to materialise: audit its structure
+            if isinstance(plan, StructuredMechanism):  # Q too large to materialise: audit its structure
                 return audit_structured(plan, self.prior, self.notion, self.utility)
             return ProblemAudit(violation=None, notion=self.notion.name, eps=self.notion.eps)
         return self.audit_channel(result.Q)

@@ -12,6 +12,7 @@ True
 >>> ProblemAudit(violation=0.5, notion="lip", eps=1.0).passed, ProblemAudit(None, reasons=["bad shape"]).passed
 (False, False)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

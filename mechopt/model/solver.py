@@ -6,6 +6,7 @@ Examples
 >>> sorted(Solver.common_options)
 ['seed', 'time_limit', 'verbose']
 """
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,9 @@ def rename_options(name: str, given: dict[str, Any], allowed: dict[str, Any]) ->
     for old, new in RENAMED_OPTIONS.items():
         if old in out and new in allowed and old not in allowed:
             if new in out:
-                raise ParamError(f"options {old!r} and {new!r} of solver {name!r} are the same limit: give only {new!r}")
+                raise ParamError(
+                    f"options {old!r} and {new!r} of solver {name!r} are the same limit: give only {new!r}"
+                )
             out[new] = out.pop(old)
             notes.append(f"option {old!r} is deprecated: use {new!r} (one iteration-limit name for every solver)")
     return out, notes
@@ -100,7 +103,7 @@ class Solver(ABC):
     guarantee: ClassVar[str] = "global"
     options: ClassVar[dict[str, Any]] = {}
     common_options: ClassVar[dict[str, Any]] = {"time_limit": None, "seed": 0, "verbose": False}
-    requires: ClassVar[tuple[str, ...]] = ()     # importable modules the backend needs
+    requires: ClassVar[tuple[str, ...]] = ()  # importable modules the backend needs
     #: The problem methods ``can_solve`` reads (``"column_program"``, ``"conic_form"``, ...): the
     #: registry's cheap class-level pre-check (:meth:`may_apply`). Empty: no pre-check.
     forms: ClassVar[tuple[str, ...]] = ()
@@ -124,8 +127,9 @@ class Solver(ABC):
         from mechopt.model.problem import Problem
 
         kind = type(problem)
-        return any(getattr(kind, f, None) is not None and getattr(kind, f) is not getattr(Problem, f, None)
-                   for f in cls.forms)
+        return any(
+            getattr(kind, f, None) is not None and getattr(kind, f) is not getattr(Problem, f, None) for f in cls.forms
+        )
 
     @classmethod
     def installed(cls) -> bool:
@@ -147,15 +151,18 @@ class Solver(ABC):
         opts = check_options(self.name, options, allowed)
         t0 = time.perf_counter()
         try:
-            with single_threaded():   # one BLAS thread: the same numbers whatever the machine (mechopt.runtime.threads)
+            with single_threaded():  # one BLAS thread: the same numbers whatever the machine (mechopt.runtime.threads)
                 res = self._solve(problem, opts)
         except MechoptError:
             raise
-        except Exception as exc:   # any backend crash (IndexError from scipy included) is a SolverError
+        except Exception as exc:  # any backend crash (IndexError from scipy included) is a SolverError
             raise SolverError(f"solver {self.name!r} failed: {type(exc).__name__}: {exc}") from exc
         elapsed = time.perf_counter() - t0
         res = _honest(res, self.guarantee)
-        changes: dict[str, Any] = {"solver": res.solver or self.name, "problem": res.problem or getattr(problem, "id", None)}
+        changes: dict[str, Any] = {
+            "solver": res.solver or self.name,
+            "problem": res.problem or getattr(problem, "id", None),
+        }
         if not res.time_s:
             changes["time_s"] = elapsed
         tl = opts.get("time_limit")
@@ -167,11 +174,13 @@ class Solver(ABC):
         return res.replace(**changes)
 
 
-
 _CEILING = {
     "local": {Status.OPTIMAL: Status.LOCALLY_OPTIMAL, Status.OPTIMAL_INACCURATE: Status.FEASIBLE},
-    "heuristic": {Status.OPTIMAL: Status.FEASIBLE, Status.OPTIMAL_INACCURATE: Status.FEASIBLE,
-                  Status.LOCALLY_OPTIMAL: Status.FEASIBLE},
+    "heuristic": {
+        Status.OPTIMAL: Status.FEASIBLE,
+        Status.OPTIMAL_INACCURATE: Status.FEASIBLE,
+        Status.LOCALLY_OPTIMAL: Status.FEASIBLE,
+    },
 }
 
 

@@ -33,6 +33,7 @@ Examples
 >>> aud.reasons, abs(aud.value - r.value) < 1e-9
 ([], True)
 """
+
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
@@ -40,8 +41,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from mechopt import settings
-from mechopt.notions import LDP, LIP, PrivacyNotion
 from mechopt.model.problem_audit import ProblemAudit
+from mechopt.notions import LDP, LIP, PrivacyNotion
 from mechopt.utilities import Utility
 
 __all__ = ["StructuredMechanism", "audit_structured"]
@@ -62,15 +63,20 @@ class StructuredMechanism(Protocol):
         and the weights of type j sum to C[:, j].sum()."""
 
 
-def audit_structured(mech: StructuredMechanism, prior: np.ndarray, notion: PrivacyNotion,
-                     utility: Utility) -> ProblemAudit:
+def audit_structured(
+    mech: StructuredMechanism, prior: np.ndarray, notion: PrivacyNotion, utility: Utility
+) -> ProblemAudit:
     """Audit ``mech`` for ``prior``: rows, privacy under ``notion``, value under ``utility`` (module docstring)."""
     P = np.asarray(prior, dtype=float)
     reasons: list[str] = []
     sums = np.asarray(mech.row_sums(P), dtype=float)
     if sums.shape != P.shape:
-        return ProblemAudit(violation=None, notion=notion.name, eps=notion.eps,
-                            reasons=[f"structured mechanism has {sums.size} rows but the prior has {P.size} symbols"])
+        return ProblemAudit(
+            violation=None,
+            notion=notion.name,
+            eps=notion.eps,
+            reasons=[f"structured mechanism has {sums.size} rows but the prior has {P.size} symbols"],
+        )
     bad = np.abs(sums - 1.0)
     if not np.all(np.isfinite(sums)) or bad.max() > settings.tolerance("row_sum"):
         x = int(np.argmax(np.where(np.isfinite(bad), bad, np.inf)))
@@ -80,13 +86,21 @@ def audit_structured(mech: StructuredMechanism, prior: np.ndarray, notion: Priva
         reasons.append("structured mechanism has a negative or non-finite entry")
         return ProblemAudit(violation=None, notion=notion.name, eps=notion.eps, reasons=reasons)
     if type(notion) not in (LDP, LIP):
-        reasons.append(f"a structured mechanism can be audited under ldp and lip only, not {notion.name}; "
-                       "materialise Q (raise max_memory)")
+        reasons.append(
+            f"a structured mechanism can be audited under ldp and lip only, not {notion.name}; "
+            "materialise Q (raise max_memory)"
+        )
         return ProblemAudit(violation=None, notion=notion.name, eps=notion.eps, reasons=reasons)
     live = P > 0
     Qt = np.zeros_like(C)
     Qt[live] = C[live] / P[live, None]
     eps = float(notion.epsilon(Qt, P))
     value = float(utility.offset(P) + utility.sign * float(utility.gain(C).sum()))
-    return ProblemAudit(violation=max(0.0, eps - notion.eps), eps_audited=eps, notion=notion.name,
-                        eps=notion.eps, reasons=reasons, value=value)
+    return ProblemAudit(
+        violation=max(0.0, eps - notion.eps),
+        eps_audited=eps,
+        notion=notion.name,
+        eps=notion.eps,
+        reasons=reasons,
+        value=value,
+    )

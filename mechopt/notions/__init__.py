@@ -6,6 +6,7 @@ Examples
 >>> make_notion("lip", 1.0)
 LIP(eps=1)
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,15 +16,27 @@ from mechopt.notions.base import Audit, PrivacyNotion, check_eps
 from mechopt.notions.info import CIP, LIP, MIP, PosteriorStatNotion
 from mechopt.notions.ldp import LDP, GraphLDP
 
-__all__ = ["Audit", "PrivacyNotion", "LDP", "GraphLDP", "LIP", "CIP", "MIP",
-           "PosteriorStatNotion", "make_notion", "NOTIONS", "audit_all", "check_eps"]
+__all__ = [
+    "Audit",
+    "PrivacyNotion",
+    "LDP",
+    "GraphLDP",
+    "LIP",
+    "CIP",
+    "MIP",
+    "PosteriorStatNotion",
+    "make_notion",
+    "NOTIONS",
+    "audit_all",
+    "check_eps",
+]
 
 NOTIONS: dict[str, type[PrivacyNotion]] = {"ldp": LDP, "lip": LIP, "mip": MIP}
 
 
 def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
     """Build a notion by name: ``ldp``, ``lip``, ``mip``, ``graph-ldp``, ``metric-ldp``, ``cip``."""
-    eps = check_eps(eps)          # a design target must be > 0
+    eps = check_eps(eps)  # a design target must be > 0
     key = str(name).lower()
     if key in NOTIONS:
         return NOTIONS[key](eps)

@@ -5,6 +5,7 @@ A notion answers three questions about a channel: the smallest ε it satisfies
 cone {c ≥ 0 : A c ≥ 0} (:meth:`PrivacyNotion.cone`; c(x) = P(x) Q[x, y}),
 and its constraints on a cvxpy variable Q (:meth:`PrivacyNotion.cvxpy_constraints`).
 """
+
 from __future__ import annotations
 
 import math
@@ -15,8 +16,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mechopt import settings
-from mechopt.model.channel import validate_channel
 from mechopt.errors import ProblemError
+from mechopt.model.channel import validate_channel
 from mechopt.model.priors import validate_prior
 
 __all__ = ["Audit", "PrivacyNotion", "check_eps", "log_ratio_max", "MAX_EPS"]
@@ -41,8 +42,12 @@ class Audit:
 
     def to_dict(self) -> dict[str, Any]:
         finite = math.isfinite(self.eps)
-        return {"notion": self.notion, "eps": self.eps if finite else None,
-                "target": self.target, "violation": self.violation if math.isfinite(self.violation) else None}
+        return {
+            "notion": self.notion,
+            "eps": self.eps if finite else None,
+            "target": self.target,
+            "violation": self.violation if math.isfinite(self.violation) else None,
+        }
 
 
 MAX_EPS = 700.0
@@ -71,8 +76,10 @@ def check_eps(eps, *, allow_zero: bool = False) -> float:
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"eps must be a number, got {eps!r}") from None
     if val == math.inf:
-        raise ProblemError("eps = inf means no privacy constraint, which is not a design target: "
-                           f"give a finite eps > 0 (at most {MAX_EPS:g})")
+        raise ProblemError(
+            "eps = inf means no privacy constraint, which is not a design target: "
+            f"give a finite eps > 0 (at most {MAX_EPS:g})"
+        )
     if not math.isfinite(val) or val < 0 or (val == 0 and not allow_zero):
         raise ProblemError(f"eps must be a finite number > 0, got {eps!r}")
     if val > MAX_EPS:

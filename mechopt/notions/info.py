@@ -21,6 +21,7 @@ True
 >>> MIP(0.5).audit(np.full((2, 2), 0.5), P).eps
 0.0
 """
+
 from __future__ import annotations
 
 import math
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.model.priors import binomial_prior, poisson_binomial, validate_prior
+from mechopt.model.priors import binomial_prior, poisson_binomial
 from mechopt.notions.base import PrivacyNotion
 
 __all__ = ["PosteriorStatNotion", "LIP", "CIP", "MIP"]
@@ -97,10 +98,9 @@ class PosteriorStatNotion(PrivacyNotion):
     def cvxpy_constraints(self, Q: Any, prior: np.ndarray) -> list:
         G = self.stats(prior)
         m = G @ prior
-        lam = prior @ Q                      # (m,) affine in Q
-        GJ = (G * prior) @ Q                 # (k, m): Σ_x g_k(x) P(x) Q[x, y]
-        return [GJ >= math.exp(-self.eps) * _outer(m, lam),
-                GJ <= math.exp(self.eps) * _outer(m, lam)]
+        lam = prior @ Q  # (m,) affine in Q
+        GJ = (G * prior) @ Q  # (k, m): Σ_x g_k(x) P(x) Q[x, y]
+        return [GJ >= math.exp(-self.eps) * _outer(m, lam), GJ <= math.exp(self.eps) * _outer(m, lam)]
 
 
 def _outer(m: np.ndarray, lam: Any) -> Any:
@@ -192,7 +192,7 @@ class CIP(PosteriorStatNotion):
         PS = self.prior()
         rows = []
         groups: dict[float, np.ndarray] = {}
-        for pi in self.p:   # users with equal priors share their statistic
+        for pi in self.p:  # users with equal priors share their statistic
             if pi not in groups:
                 rest = poisson_binomial(np.delete(self.p, np.flatnonzero(self.p == pi)[0]))
                 one = np.zeros(n + 1)

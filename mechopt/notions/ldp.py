@@ -14,6 +14,7 @@ Examples
 >>> bool(np.isclose(LDP(1.0).audit(Q).eps, np.log((1 - p) * (d - 1) / p)))
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -25,7 +26,7 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.notions.base import PrivacyNotion
 
-if TYPE_CHECKING:   # networkx is imported by the policy-graph code only (cold start of the CLI)
+if TYPE_CHECKING:  # networkx is imported by the policy-graph code only (cold start of the CLI)
     import networkx as nx
 
 __all__ = ["LDP", "GraphLDP"]
@@ -113,23 +114,32 @@ class GraphLDP(LDP):
             raise ProblemError("graph must be a networkx Graph whose nodes are input indices 0..d-1")
         nodes = sorted(graph.nodes)
         if nodes != list(range(len(nodes))):
-            raise ProblemError("policy graph nodes must be the integers 0..d-1 (relabel with nx.convert_node_labels_to_integers)")
+            raise ProblemError(
+                "policy graph nodes must be the integers 0..d-1 (relabel with nx.convert_node_labels_to_integers)"
+            )
         if graph.is_multigraph():
             twice = next(((u, v) for u, v in graph.edges() if graph.number_of_edges(u, v) > 1), None)
             if twice is not None:
-                raise ProblemError(f"policy graph has parallel edges between {twice[0]} and {twice[1]}; "
-                                   "give one edge per pair, with the weight you mean")
+                raise ProblemError(
+                    f"policy graph has parallel edges between {twice[0]} and {twice[1]}; "
+                    "give one edge per pair, with the weight you mean"
+                )
         for u, v, w in graph.edges(data="weight", default=1.0):
             if isinstance(w, bool) or not (isinstance(w, (int, float)) and w > 0 and math.isfinite(w)):
                 raise ProblemError(f"edge ({u}, {v}) has weight {w!r}; weights must be finite and > 0")
-            if self.eps * w > 700:          # e^(eps w) overflows: the LP would get inf coefficients
-                raise ProblemError(f"edge ({u}, {v}) has weight {w:g}: eps * weight = {self.eps * w:g} > 700 "
-                                   "overflows e^(eps weight); drop the edge to leave that pair unconstrained")
+            if self.eps * w > 700:  # e^(eps w) overflows: the LP would get inf coefficients
+                raise ProblemError(
+                    f"edge ({u}, {v}) has weight {w:g}: eps * weight = {self.eps * w:g} > 700 "
+                    "overflows e^(eps weight); drop the edge to leave that pair unconstrained"
+                )
         #: Inputs without any edge: graph-LDP puts no constraint on them (their rows may reveal them).
         self.unprotected = tuple(int(n) for n in nodes if graph.degree(n) == 0)
         if self.unprotected:
-            warnings.warn(f"policy graph: inputs {list(self.unprotected)} have no edge, so graph-LDP does not "
-                          "protect them", UserWarning, stacklevel=2)
+            warnings.warn(
+                f"policy graph: inputs {list(self.unprotected)} have no edge, so graph-LDP does not protect them",
+                UserWarning,
+                stacklevel=2,
+            )
         self.graph = graph
         self.metric = bool(metric)
         if self.metric:

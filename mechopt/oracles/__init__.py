@@ -11,10 +11,10 @@ Examples
 >>> KSubset(d=8, eps=1.0).k
 2
 """
+
 from mechopt.oracles.base import PureOracle
 from mechopt.oracles.bits import BRR, OUE, UnaryEncoding
 from mechopt.oracles.frequency import GRR, project_simplex, regression_estimator
 from mechopt.oracles.ksubset import KSubset
 
-__all__ = ["PureOracle", "KSubset", "GRR", "BRR", "OUE", "UnaryEncoding", "project_simplex",
-           "regression_estimator"]
+__all__ = ["PureOracle", "KSubset", "GRR", "BRR", "OUE", "UnaryEncoding", "project_simplex", "regression_estimator"]

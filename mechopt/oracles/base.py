@@ -11,6 +11,7 @@ Examples
 >>> bool(abs(bernoulli(np.random.default_rng(0), 100_000, 0.25).mean() - 0.25) < 0.01)
 True
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,10 +21,9 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.notions.base import check_eps as _check_eps
 
-__all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums", "check_eps", "MAX_EPS",
-           "raw_uint16"]
+__all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums", "check_eps", "MAX_EPS", "raw_uint16"]
 
-MAX_EPS = 700.0     # e^ε overflows a double beyond ~709
+MAX_EPS = 700.0  # e^ε overflows a double beyond ~709
 
 
 def check_eps(eps) -> float:
@@ -39,7 +39,8 @@ def check_eps(eps) -> float:
         raise ProblemError(f"eps = {val:g} is too large: e^eps overflows double precision; use eps <= {MAX_EPS:g}")
     return val
 
-CHUNK = 1 << 16     # users per vectorised block (bounds memory at CHUNK·d bytes)
+
+CHUNK = 1 << 16  # users per vectorised block (bounds memory at CHUNK·d bytes)
 
 
 def _check_d(d) -> int:
@@ -122,8 +123,8 @@ def _bounded(rng: np.random.Generator, highs: np.ndarray, n: int, offset: np.nda
     if s.max() > 1 << 16:
         return rng.integers(0, s.astype(np.int64)[:, None], size=(m, n)) + off
     prod = np.multiply(raw_uint16(rng, n * m).reshape(m, n), s[:, None], dtype=np.uint32)
-    halves = prod.view(np.uint16).reshape(m, n, 2)        # little-endian: [low, high]
-    if np.little_endian is False:                         # pragma: no cover
+    halves = prod.view(np.uint16).reshape(m, n, 2)  # little-endian: [low, high]
+    if np.little_endian is False:  # pragma: no cover
         halves = halves[..., ::-1]
     out = np.add(halves[..., 1], off, dtype=np.intp)
     bad = halves[..., 0] < (((1 << 16) - s) % s).astype(np.uint16)[:, None]
@@ -135,10 +136,10 @@ def _bounded(rng: np.random.Generator, highs: np.ndarray, n: int, offset: np.nda
 
 def _bincount(z: np.ndarray, d: int) -> np.ndarray:
     """Counts of the values 0..d−1 in ``z``, in cache-sized blocks (no full int64 copy)."""
-    flat = np.ravel(z, order="K")                      # no copy for C- or F-ordered report arrays
+    flat = np.ravel(z, order="K")  # no copy for C- or F-ordered report arrays
     out = np.zeros(d, dtype=np.int64)
     for lo in range(0, flat.size, 1 << 20):
-        out += np.bincount(flat[lo:lo + (1 << 20)], minlength=d)[:d]
+        out += np.bincount(flat[lo : lo + (1 << 20)], minlength=d)[:d]
     return out
 
 
@@ -153,11 +154,11 @@ def packed_column_sums(packed: np.ndarray, d: int) -> np.ndarray:
     [2, 1, 1]
     """
     P = np.asarray(packed, dtype=np.uint8)
-    bits_of = (np.arange(256)[:, None] >> (7 - np.arange(8))[None, :]) & 1      # (256, 8) big-endian
+    bits_of = (np.arange(256)[:, None] >> (7 - np.arange(8))[None, :]) & 1  # (256, 8) big-endian
     hist = np.zeros((P.shape[1], 256), dtype=np.int64)
-    for lo in range(0, P.shape[0], 1 << 16):            # a cache-sized block of rows, byte columns contiguous
-        block = np.ascontiguousarray(P[lo:lo + (1 << 16)].T)
-        for j in range(P.shape[1]):                     # histogram of byte values per byte column
+    for lo in range(0, P.shape[0], 1 << 16):  # a cache-sized block of rows, byte columns contiguous
+        block = np.ascontiguousarray(P[lo : lo + (1 << 16)].T)
+        for j in range(P.shape[1]):  # histogram of byte values per byte column
             hist[j] += np.bincount(block[j], minlength=256)
     return (hist @ bits_of).ravel()[:d]
 
@@ -179,7 +180,7 @@ def bernoulli(rng: np.random.Generator, size: int, prob: float) -> np.ndarray:
         raise ProblemError(f"prob must be in [0, 1], got {prob}")
     if prob >= 1.0:
         return np.ones(size, dtype=bool)
-    qb = np.frombuffer(int(prob * 2.0 ** 64).to_bytes(8, "big"), dtype=np.uint8)
+    qb = np.frombuffer(int(prob * 2.0**64).to_bytes(8, "big"), dtype=np.uint8)
     B = _raw_bytes(rng, size)
     out = B < qb[0]
     tie = np.flatnonzero(B == qb[0])

@@ -29,6 +29,7 @@ Examples
 >>> bool(abs(est.sum() - 1) < 0.2)
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -37,12 +38,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechopt.errors import ProblemError, TooLargeError
-from mechopt.oracles.base import PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps, packed_column_sums
+from mechopt.oracles.base import (
+    PureOracle,
+    _check_d,
+    _check_hist,
+    _check_items,
+    bernoulli,
+    check_eps,
+    packed_column_sums,
+)
 from mechopt.oracles.packed import bernoulli_rows
 
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 
-MAX_MATERIALISE_BITS = 16      # 2^d outputs are materialised up to this d
+MAX_MATERIALISE_BITS = 16  # 2^d outputs are materialised up to this d
 
 
 @dataclass(frozen=True)
@@ -71,7 +80,7 @@ class UnaryEncoding(PureOracle):
         x = _check_items(x, self.d)
         out = bernoulli_rows(rng, x.size, self.d, self.q)
         flat = out.reshape(-1)
-        at = np.arange(0, out.size, out.shape[1]) + (x >> 3)          # the byte holding each user's bit x
+        at = np.arange(0, out.size, out.shape[1]) + (x >> 3)  # the byte holding each user's bit x
         mask = np.uint8(0x80) >> (x & 7).astype(np.uint8)
         own = mask * bernoulli(rng, x.size, self.p)
         flat[at] = (flat[at] & ~mask) | own
@@ -98,9 +107,9 @@ class UnaryEncoding(PureOracle):
         d = self.d
         if d > MAX_MATERIALISE_BITS:
             raise TooLargeError(f"2^{d} outputs are too many to materialise; d ≤ {MAX_MATERIALISE_BITS}")
-        Y = (np.arange(2**d)[:, None] >> (d - 1 - np.arange(d))[None, :]) & 1      # (2^d, d) bits
-        own = np.where(Y.T == 1, self.p, 1 - self.p)                              # (d, 2^d): bit x of y
-        oth = np.where(Y == 1, self.q, 1 - self.q)                                 # (2^d, d)
+        Y = (np.arange(2**d)[:, None] >> (d - 1 - np.arange(d))[None, :]) & 1  # (2^d, d) bits
+        own = np.where(Y.T == 1, self.p, 1 - self.p)  # (d, 2^d): bit x of y
+        oth = np.where(Y == 1, self.q, 1 - self.q)  # (2^d, d)
         logs = np.log(oth).sum(axis=1)[None, :] - np.log(np.where(Y.T == 1, self.q, 1 - self.q))
         return own * np.exp(logs)
 

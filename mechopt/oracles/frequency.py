@@ -38,6 +38,7 @@ Examples
 >>> bool(np.sum((est - theta) ** 2) < 10 * ks.l2_error(x.size))
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -46,12 +47,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.oracles.base import (CHUNK, PureOracle, _check_d, _check_hist, _check_items, bernoulli, check_eps,
-                           packed_column_sums)
+from mechopt.oracles.base import (
+    CHUNK,
+    PureOracle,
+    _check_d,
+    _check_hist,
+    _check_items,
+    bernoulli,
+    check_eps,
+    packed_column_sums,
+)
 from mechopt.oracles.ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
 
-__all__ = ["PureOracle", "KSubset", "GRR", "project_simplex", "regression_estimator",
-           "subset_rank", "ksubset_outputs", "hit_rates_ksubset", "packed_column_sums", "bernoulli", "CHUNK"]
+__all__ = [
+    "PureOracle",
+    "KSubset",
+    "GRR",
+    "project_simplex",
+    "regression_estimator",
+    "subset_rank",
+    "ksubset_outputs",
+    "hit_rates_ksubset",
+    "packed_column_sums",
+    "bernoulli",
+    "CHUNK",
+]
 
 
 @dataclass(frozen=True)
@@ -105,7 +125,7 @@ class GRR(PureOracle):
         hist = _check_hist(hist, self.d)
         d = self.d
         stay = rng.binomial(hist, self.g)
-        moved = rng.multinomial(hist - stay, np.full(d - 1, 1.0 / (d - 1)))     # (d, d-1)
+        moved = rng.multinomial(hist - stay, np.full(d - 1, 1.0 / (d - 1)))  # (d, d-1)
         f = stay.astype(np.int64)
         cols = (np.arange(d)[:, None] + np.arange(1, d)[None, :]) % d
         np.add.at(f, cols.ravel(), moved.ravel())

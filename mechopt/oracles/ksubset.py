@@ -7,6 +7,7 @@ Examples
 >>> KSubset(d=16, eps=1.0).k          # the l2-optimal k# of Theorem 3.1
 4
 """
+
 from __future__ import annotations
 
 import math
@@ -15,8 +16,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.oracles.base import (CHUNK, PureOracle, _bincount, _bounded, _check_d, _check_hist, _check_items, bernoulli,
-                           check_eps, packed_column_sums)
+from mechopt.oracles.base import (
+    CHUNK,
+    PureOracle,
+    _bincount,
+    _bounded,
+    _check_d,
+    _check_hist,
+    _check_items,
+    bernoulli,
+    check_eps,
+    packed_column_sums,
+)
 from mechopt.oracles.packed import item_bit, subset_tables_fit, subset_words, swap_in, words_to_packed
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
@@ -49,6 +60,7 @@ def _k_sharp(d: int, eps: float) -> int:
     def err(k: int) -> float:
         g, h = hit_rates_ksubset(d, k, eps)
         return (g * (1 - g) + (d - 1) * h * (1 - h)) / (g - h) ** 2
+
     return min(cands, key=err)
 
 
@@ -127,17 +139,17 @@ class KSubset(PureOracle):
         if packed:
             out = np.empty((x.size, width), dtype=np.uint8)
         else:
-            out = np.empty((self.k, x.size), dtype=dt)          # filled item-major, returned as its (n, k) view
-        step = max(1024, min(CHUNK, (1 << 21) // self.d))       # keep the block's bitmap cache-sized (~2 MB)
+            out = np.empty((self.k, x.size), dtype=dt)  # filled item-major, returned as its (n, k) view
+        step = max(1024, min(CHUNK, (1 << 21) // self.d))  # keep the block's bitmap cache-sized (~2 MB)
         for lo in range(0, x.size, step):
-            xs = x[lo:lo + step]
-            items = self._chunk_items(xs, rng)                # (k, n)
+            xs = x[lo : lo + step]
+            items = self._chunk_items(xs, rng)  # (k, n)
             if packed:
                 bits = np.zeros((xs.size, self.d), dtype=bool)
                 bits[np.arange(xs.size)[None, :], items] = True
-                out[lo:lo + xs.size] = np.packbits(bits, axis=1)
+                out[lo : lo + xs.size] = np.packbits(bits, axis=1)
             else:
-                out[:, lo:lo + xs.size] = items
+                out[:, lo : lo + xs.size] = items
         return out if packed else out.T
 
     def _packed(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -157,16 +169,16 @@ class KSubset(PureOracle):
         """The reports of users holding ``x`` as a (k, n) array of items."""
         n, k, N = x.size, self.k, self.d - 1
         inc = rng.random(n) < self.g
-        if 2 * k <= N:                                      # sample the report directly
+        if 2 * k <= N:  # sample the report directly
             T = _floyd(n, N, k, rng)
-            T += T >= x.astype(T.dtype)                     # others-index → item
+            T += T >= x.astype(T.dtype)  # others-index → item
             rows = np.nonzero(inc)[0]
             T[_bounded(rng, np.full(1, k), rows.size)[0], rows] = x[rows]
             return T
-        S = _floyd(n, N, N - k + 1, rng)                    # complement, one too many
+        S = _floyd(n, N, N - k + 1, rng)  # complement, one too many
         keep = np.ones((n, N), dtype=bool)
         keep[np.arange(n)[None, :], S] = False
-        rows = np.nonzero(~inc)[0]                          # they keep one more other item
+        rows = np.nonzero(~inc)[0]  # they keep one more other item
         keep[rows, S[_bounded(rng, np.full(1, N - k + 1), rows.size)[0], rows]] = True
         others = np.nonzero(keep)[1]
         cnt = keep.sum(axis=1)
@@ -186,7 +198,7 @@ class KSubset(PureOracle):
         """
         z = np.asarray(reports)
         if z.ndim == 2 and z.dtype == np.uint8 and z.shape[1] == (self.d + 7) // 8:
-            return packed_column_sums(z, self.d)       # packed masks (item arrays are never uint8)
+            return packed_column_sums(z, self.d)  # packed masks (item arrays are never uint8)
         if z.ndim != 2 or z.shape[1] != self.k:
             raise ProblemError(f"reports must be an (n, {self.k}) array of k-subsets or packed d-bit masks")
         return _bincount(z, self.d)
@@ -239,13 +251,13 @@ def _floyd(n: int, N: int, m: int, rng: np.random.Generator) -> np.ndarray:
     flat = np.zeros(n * N, dtype=bool)
     base = np.arange(n, dtype=np.intp) * N
     highs = np.arange(N - m, N)
-    T = _bounded(rng, highs + 1, n, offset=base)                      # (m, n) flat indices
-    bj = base + (N - m)                                  # flat index of j for every user
+    T = _bounded(rng, highs + 1, n, offset=base)  # (m, n) flat indices
+    bj = base + (N - m)  # flat index of j for every user
     hit = np.empty(n, dtype=bool)
     for s in range(m):
         t = T[s]
-        np.take(flat, t, out=hit)                        # already taken?
-        np.copyto(t, bj, where=hit)                      # then take j instead (in place in T)
+        np.take(flat, t, out=hit)  # already taken?
+        np.copyto(t, bj, where=hit)  # then take j instead (in place in T)
         flat[t] = True
         bj += 1
     T -= base

@@ -25,6 +25,7 @@ Examples
 >>> m.shape, np.unpackbits(m, axis=1, count=20).sum(axis=1).tolist()
 ((5, 3), [7, 7, 7, 7, 7])
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,14 +36,23 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_uint16
 
-__all__ = ["CellTable", "bernoulli_rows", "uniform_subsets", "subset_words", "words_to_packed", "swap_in",
-           "item_bit", "subset_tables_fit", "POP16"]
+__all__ = [
+    "CellTable",
+    "bernoulli_rows",
+    "uniform_subsets",
+    "subset_words",
+    "words_to_packed",
+    "swap_in",
+    "item_bit",
+    "subset_tables_fit",
+    "POP16",
+]
 
-BLOCK = 16                                   # items per block in uniform_subsets (one uint16 word)
-CHUNK_USERS = 1 << 16                        # users per vectorised block (keeps the working set in cache)
-MAX_TABLE_BYTES = 1 << 24                    # tables of uniform_subsets beyond this fall back to the caller
+BLOCK = 16  # items per block in uniform_subsets (one uint16 word)
+CHUNK_USERS = 1 << 16  # users per vectorised block (keeps the working set in cache)
+MAX_TABLE_BYTES = 1 << 24  # tables of uniform_subsets beyond this fall back to the caller
 POP16 = np.array([bin(v).count("1") for v in range(1 << 16)], dtype=np.uint8)
-TAIL = 255                                   # table entry of a tail cell (outcomes are < 255)
+TAIL = 255  # table entry of a tail cell (outcomes are < 255)
 
 
 @dataclass(frozen=True)
@@ -68,9 +78,9 @@ class CellTable:
     True
     """
 
-    cells: np.ndarray        # (R, M) uint8 outcome per cell; TAIL in the tail cells when V < 255
-    threshold: np.ndarray    # (R,) number of table cells per row (cells ≥ it are the tail)
-    tail_cdf: np.ndarray     # (R, V) cumulative law of the remainders
+    cells: np.ndarray  # (R, M) uint8 outcome per cell; TAIL in the tail cells when V < 255
+    threshold: np.ndarray  # (R,) number of table cells per row (cells ≥ it are the tail)
+    tail_cdf: np.ndarray  # (R, V) cumulative law of the remainders
 
     @classmethod
     def build(cls, pmf: np.ndarray, bits: int) -> CellTable:
@@ -84,7 +94,7 @@ class CellTable:
         F = whole.sum(axis=1)
         cells = np.full((p.shape[0], M), TAIL if p.shape[1] < TAIL else 0, dtype=np.uint8)
         for r in range(p.shape[0]):
-            cells[r, :F[r]] = np.repeat(np.arange(p.shape[1], dtype=np.uint8), whole[r])
+            cells[r, : F[r]] = np.repeat(np.arange(p.shape[1], dtype=np.uint8), whole[r])
         tot = rest.sum(axis=1, keepdims=True)
         tail = np.cumsum(np.where(tot > 0, rest / np.where(tot > 0, tot, 1.0), 0.0), axis=1)
         return cls(cells, F, tail)
@@ -95,7 +105,7 @@ class CellTable:
         out = flat[row * self.cells.shape[1] + cell]
         if self.tail_cdf.shape[1] < TAIL:
             tail = np.flatnonzero(out == TAIL)
-        else:                                                     # every byte is an outcome: no sentinel
+        else:  # every byte is an outcome: no sentinel
             tail = np.flatnonzero(cell >= self.threshold[row])
         if tail.size:
             out[tail] = self.resolve(row[tail], rng)
@@ -112,7 +122,7 @@ class CellTable:
 @lru_cache(maxsize=64)
 def _byte_table(prob: float) -> CellTable:
     pop = POP16[:256].astype(float)
-    pmf = prob ** pop * (1 - prob) ** (8 - pop)
+    pmf = prob**pop * (1 - prob) ** (8 - pop)
     return CellTable.build(pmf[None, :], bits=16)
 
 
@@ -138,7 +148,7 @@ def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.
     for lo in range(0, flat.size, step):
         m = min(step, flat.size - lo)
         u = raw_uint16(rng, m)
-        dst = flat[lo:lo + m]
+        dst = flat[lo : lo + m]
         np.take(table.cells[0], u, out=dst)
         tail = np.flatnonzero(u >= table.threshold[0])
         if tail.size:
@@ -153,7 +163,7 @@ def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.
 def _words(s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """s-bit words sorted by popcount, offsets, counts C(s, c), Lemire rejection thresholds 2^16 mod C."""
     pc = POP16[: 1 << s]
-    words = np.argsort(pc, kind="stable").astype(np.uint16)      # the words themselves, by popcount
+    words = np.argsort(pc, kind="stable").astype(np.uint16)  # the words themselves, by popcount
     cnt = np.bincount(pc, minlength=s + 1).astype(np.uint32)
     off = np.concatenate(([0], np.cumsum(cnt)[:-1])).astype(np.intp)
     return words, off, cnt, ((1 << 16) % cnt).astype(np.uint32)
@@ -181,7 +191,7 @@ def subset_tables_fit(d: int, k: int) -> bool:
 @lru_cache(maxsize=8)
 def _block_tables(d: int, k: int) -> tuple[list[CellTable], int]:
     """Per block b (all but the last) the laws of its count given j items still needed, j = 0..k."""
-    from scipy.stats import hypergeom   # scipy.stats costs ~0.5 s of import: only when tables are built
+    from scipy.stats import hypergeom  # scipy.stats costs ~0.5 s of import: only when tables are built
 
     bits = _bits_for(d, k)
     blocks = -(-d // BLOCK)
@@ -189,9 +199,9 @@ def _block_tables(d: int, k: int) -> tuple[list[CellTable], int]:
     c = np.arange(BLOCK + 1)[None, :]
     tables = []
     for b in range(blocks - 1):
-        rest = d - BLOCK * b                                   # items in blocks b.. (the draw's population)
+        rest = d - BLOCK * b  # items in blocks b.. (the draw's population)
         pmf = hypergeom.pmf(c, rest, BLOCK, np.minimum(j, rest))
-        pmf[pmf.sum(axis=1) <= 0, 0] = 1.0                     # unreachable states: any valid law
+        pmf[pmf.sum(axis=1) <= 0, 0] = 1.0  # unreachable states: any valid law
         tables.append(CellTable.build(pmf, bits))
     return tables, bits
 
@@ -222,12 +232,13 @@ def subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray
         raise ProblemError(f"k must lie in 0..{d}, got {k}")
     kk = min(k, d - k)
     if not subset_tables_fit(d, k):
-        raise ProblemError(f"uniform_subsets tables for d={d}, k={kk} exceed {MAX_TABLE_BYTES} bytes; "
-                           "draw item lists instead")
+        raise ProblemError(
+            f"uniform_subsets tables for d={d}, k={kk} exceed {MAX_TABLE_BYTES} bytes; draw item lists instead"
+        )
     blocks = -(-d // BLOCK)
     W = np.empty((n, blocks), dtype=np.uint16)
     for lo in range(0, n, CHUNK_USERS):
-        W[lo:lo + CHUNK_USERS] = _subset_words(rng, min(CHUNK_USERS, n - lo), d, kk)
+        W[lo : lo + CHUNK_USERS] = _subset_words(rng, min(CHUNK_USERS, n - lo), d, kk)
     if kk != k:
         np.invert(W, out=W)
         W[:, -1] &= np.uint16((0xFFFF << (BLOCK * blocks - d)) & 0xFFFF)
@@ -236,7 +247,7 @@ def subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray
 
 def words_to_packed(W: np.ndarray, d: int) -> np.ndarray:
     """The (n, ⌈d/8⌉) ``packbits`` rows of 16-bit item words (item 16b+i = bit 15−i of word b)."""
-    out = W.astype(">u2").view(np.uint8)                       # item 16b+i → byte 2b + i//8, bit 7 − i%8
+    out = W.astype(">u2").view(np.uint8)  # item 16b+i → byte 2b + i//8, bit 7 − i%8
     width = (d + 7) // 8
     return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
 
@@ -262,21 +273,21 @@ def swap_in(W: np.ndarray, rows: np.ndarray, x: np.ndarray, k: int, rng: np.rand
     wi = (cum <= r[:, None]).sum(axis=1)
     at = np.arange(rows.size)
     word = w[at, wi]
-    rr = r - (cum[at, wi] - pc[at, wi])                          # rank of the item within its word
+    rr = r - (cum[at, wi] - pc[at, wi])  # rank of the item within its word
     lo = word & np.uint16(0xFF)
     plo = POP16[lo]
     in_lo = rr < plo
     hi_pos = _SEL8[word >> np.uint16(8), np.maximum(rr - plo, 0) % 8] + 8
     pos = np.where(in_lo, _SEL8[lo, np.minimum(rr, 7)], hi_pos)
-    W[rows, wi] ^= (np.uint16(1) << pos.astype(np.uint16))
+    W[rows, wi] ^= np.uint16(1) << pos.astype(np.uint16)
     word, bit = item_bit(x)
     W[rows, word] |= bit
 
 
-_SEL8 = np.zeros((256, 8), dtype=np.uint8)           # _SEL8[v, i]: bit position of the i-th set bit of byte v
+_SEL8 = np.zeros((256, 8), dtype=np.uint8)  # _SEL8[v, i]: bit position of the i-th set bit of byte v
 for _v in range(256):
     _p = [b for b in range(8) if _v >> b & 1]
-    _SEL8[_v, :len(_p)] = _p
+    _SEL8[_v, : len(_p)] = _p
 
 
 def _subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray:
@@ -302,7 +313,7 @@ def _word_with(c: np.ndarray, u: np.ndarray, s: int, rng: np.random.Generator) -
     prod = u.astype(np.uint32) * size
     idx = off[c] + (prod >> 16)
     low = prod & np.uint32(0xFFFF)
-    cand = np.flatnonzero(low < size)                        # a superset of the rejections (thr < size)
+    cand = np.flatnonzero(low < size)  # a superset of the rejections (thr < size)
     bad = cand[low[cand] < thr[c[cand]]]
     if bad.size:
         idx[bad] = off[c[bad]] + rng.integers(0, size[bad].astype(np.int64))

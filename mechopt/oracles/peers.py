@@ -24,6 +24,7 @@ Examples
 >>> doc["params"]["k"], round(doc["eps_audited"], 12)
 (2, 1.0)
 """
+
 from __future__ import annotations
 
 import math
@@ -34,13 +35,21 @@ import numpy as np
 from scipy.stats import beta as beta_dist
 
 from mechopt.errors import ParamError, ProblemError
-from mechopt.notions import LDP
 from mechopt.model.counting import comb_at_most
-from mechopt.oracles.frequency import GRR, KSubset, ksubset_outputs, subset_rank
+from mechopt.notions import LDP
 from mechopt.oracles.bits import BRR, OUE
+from mechopt.oracles.frequency import GRR, KSubset, ksubset_outputs, subset_rank
 
-__all__ = ["MECHANISMS", "documented", "client", "sample_channel", "sample_hit_rates", "audit_peer",
-           "mechanism_json", "available"]
+__all__ = [
+    "MECHANISMS",
+    "documented",
+    "client",
+    "sample_channel",
+    "sample_hit_rates",
+    "audit_peer",
+    "mechanism_json",
+    "available",
+]
 
 MECHANISMS = {"pure-ldp": ("DE", "OUE", "SUE", "OLH"), "multi-freq-ldpy": ("GRR", "OUE", "SUE", "SS", "OLH")}
 MAX_OUTPUTS = 4096
@@ -66,8 +75,10 @@ def available(lib: str) -> bool:
 
 def _check(lib: str, mech: str) -> None:
     if lib not in MECHANISMS or mech not in MECHANISMS[lib]:
-        raise ParamError(f"unknown peer mechanism {lib}/{mech}; known: "
-                         + ", ".join(f"{k}/{m}" for k, v in MECHANISMS.items() for m in v))
+        raise ParamError(
+            f"unknown peer mechanism {lib}/{mech}; known: "
+            + ", ".join(f"{k}/{m}" for k, v in MECHANISMS.items() for m in v)
+        )
 
 
 def ss_k(d: int, eps: float) -> int:
@@ -116,15 +127,26 @@ def documented(lib: str, mech: str, d: int, eps: float) -> dict[str, Any]:
         g = _olh_g(eps)
         e = math.exp(eps)
         p, q = e / (e + g - 1), 1 / (e + g - 1)
-        Q = GRR(g, eps).matrix()                     # per seed: inputs hashed to g values, then GRR on them
-        return {"params": {"g": g, "p": p, "q": 1.0 / g, "q_grr": q}, "g": p, "h": 1.0 / g, "Q": None, "Q_per_seed": Q,
-                "eps_audited": LDP(eps).audit(Q).eps, "outputs": "(seed, y): 2^32 xxh32 seeds x g values"}
+        Q = GRR(g, eps).matrix()  # per seed: inputs hashed to g values, then GRR on them
+        return {
+            "params": {"g": g, "p": p, "q": 1.0 / g, "q_grr": q},
+            "g": p,
+            "h": 1.0 / g,
+            "Q": None,
+            "Q_per_seed": Q,
+            "eps_audited": LDP(eps).audit(Q).eps,
+            "outputs": "(seed, y): 2^32 xxh32 seeds x g values",
+        }
     orc = _ours(lib, mech, d, eps)
     params: dict[str, Any] = {"p": orc.g, "q": orc.h}
     if mech == "SS":
         params["k"] = orc.k
     Q = None
-    if (mech in ("DE", "GRR")) or (mech == "SS" and comb_at_most(d, orc.k, MAX_OUTPUTS)) or (mech in ("OUE", "SUE") and d <= 12):
+    if (
+        (mech in ("DE", "GRR"))
+        or (mech == "SS" and comb_at_most(d, orc.k, MAX_OUTPUTS))
+        or (mech in ("OUE", "SUE") and d <= 12)
+    ):
         Q = orc.matrix()
     out = {"params": params, "g": orc.g, "h": orc.h, "Q": Q}
     out["eps_audited"] = LDP(eps).audit(Q).eps if Q is not None else _structural_eps(orc, mech)
@@ -154,9 +176,11 @@ def _numba_seed(seed: int) -> None:
 
     global _NB_SEED
     if "_NB_SEED" not in globals():
+
         @njit(cache=False)
         def _s(x):
             np.random.seed(x)
+
         _NB_SEED = _s
     _NB_SEED(seed)
 
@@ -182,22 +206,29 @@ def client(lib: str, mech: str, d: int, eps: float) -> Callable[[int], Any]:
         ident = lambda v: v  # noqa: E731  (pure-ldp is 1-based by default)
         if mech == "DE":
             from pure_ldp.frequency_oracles.direct_encoding import DEClient
+
             return DEClient(eps, d, index_mapper=ident).privatise
         if mech in ("OUE", "SUE"):
             from pure_ldp.frequency_oracles.unary_encoding import UEClient
+
             return UEClient(eps, d, use_oue=mech == "OUE", index_mapper=ident).privatise
         from pure_ldp.frequency_oracles.local_hashing import LHClient
+
         return LHClient(eps, d, use_olh=True, index_mapper=ident).privatise
     if mech == "GRR":
         from multi_freq_ldpy.pure_frequency_oracles.GRR import GRR_Client
+
         return lambda v: GRR_Client(int(v), d, eps)
     if mech in ("OUE", "SUE"):
         from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Client
+
         return lambda v: UE_Client(int(v), d, eps, optimal=mech == "OUE")
     if mech == "SS":
         from multi_freq_ldpy.pure_frequency_oracles.SS import SS_Client
+
         return lambda v: SS_Client(int(v), d, eps)
     from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Client
+
     return lambda v: LH_Client(int(v), d, eps, optimal=True)
 
 
@@ -212,6 +243,7 @@ def _support(lib: str, mech: str, d: int, eps: float, rep: Any) -> np.ndarray:
         s[np.asarray(rep, dtype=int)] = True
     else:
         import xxhash
+
         y, seed = rep
         g = _olh_g(eps)
         s[:] = [(xxhash.xxh32(str(i), seed=int(seed)).intdigest() % g) == y for i in range(d)]
@@ -235,8 +267,9 @@ def _cp(k: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def sample_channel(lib: str, mech: str, d: int, eps: float, n_per_input: int = 2000, seed: int = 0,
-                   alpha: float = 0.01) -> dict[str, Any]:
+def sample_channel(
+    lib: str, mech: str, d: int, eps: float, n_per_input: int = 2000, seed: int = 0, alpha: float = 0.01
+) -> dict[str, Any]:
     """Estimate Q[x, ·] from ``n_per_input`` calls of the library's client per input x.
 
     Returns {Q_hat, lo, hi (entrywise Clopper–Pearson, Bonferroni over all
@@ -251,9 +284,9 @@ def sample_channel(lib: str, mech: str, d: int, eps: float, n_per_input: int = 2
     """
     if mech == "OLH":
         raise ProblemError("OLH's output includes a 2^32-valued seed: use sample_hit_rates")
-    m = {"DE": d, "GRR": d, "OUE": 2 ** d, "SUE": 2 ** d}.get(mech)
+    m = {"DE": d, "GRR": d, "OUE": 2**d, "SUE": 2**d}.get(mech)
     if mech == "SS" and not comb_at_most(d, min(ss_k(d, eps), d - 1), MAX_OUTPUTS):
-        m = math.inf                       # C(d, k) is far above the cap: never built as an integer
+        m = math.inf  # C(d, k) is far above the cap: never built as an integer
     elif mech == "SS":
         m = math.comb(d, min(ss_k(d, eps), d - 1))
     if m > MAX_OUTPUTS:
@@ -271,12 +304,20 @@ def sample_channel(lib: str, mech: str, d: int, eps: float, n_per_input: int = 2
     used = np.nonzero(counts.sum(axis=0) > 0)[0]
     ratio = lo[:, used][:, None, :] / np.maximum(hi[:, used][None, :, :], 1e-300)
     eps_lower = float(np.log(np.maximum(ratio.max(), 1.0)))
-    return {"Q_hat": Qh, "lo": lo, "hi": hi, "eps_hat": LDP(eps).audit(Qh).eps, "eps_lower": eps_lower,
-            "n_per_input": n_per_input, "alpha": alpha}
+    return {
+        "Q_hat": Qh,
+        "lo": lo,
+        "hi": hi,
+        "eps_hat": LDP(eps).audit(Qh).eps,
+        "eps_lower": eps_lower,
+        "n_per_input": n_per_input,
+        "alpha": alpha,
+    }
 
 
-def sample_hit_rates(lib: str, mech: str, d: int, eps: float, n: int = 4000, seed: int = 0,
-                     alpha: float = 0.01) -> dict[str, Any]:
+def sample_hit_rates(
+    lib: str, mech: str, d: int, eps: float, n: int = 4000, seed: int = 0, alpha: float = 0.01
+) -> dict[str, Any]:
     """Empirical hit rates from the library's client: g = P(x ∈ support | x), h = P(x' ∈ support | x), with CIs.
 
     Examples
@@ -297,13 +338,30 @@ def sample_hit_rates(lib: str, mech: str, d: int, eps: float, n: int = 4000, see
         others_total += d - 1
     glo, ghi = _cp(np.array(own), n, alpha)
     hlo, hhi = _cp(np.array(other), others_total, alpha)
-    return {"g_hat": own / n, "g_ci": (float(glo), float(ghi)), "h_hat": other / others_total,
-            "h_ci": (float(hlo), float(hhi)), "n": n, "alpha": alpha,
-            "note": "h pools d-1 correlated indicators per report, so its interval is approximate"}
+    return {
+        "g_hat": own / n,
+        "g_ci": (float(glo), float(ghi)),
+        "h_hat": other / others_total,
+        "h_ci": (float(hlo), float(hhi)),
+        "n": n,
+        "alpha": alpha,
+        "note": "h pools d-1 correlated indicators per report, so its interval is approximate",
+    }
 
 
-def audit_peer(lib: str, mech: str, d: int, eps: float, *, n: int = 2000, seed: int = 0,
-               theta=None, n_users: int = 1000, reps: int = 200, sample: bool = True) -> dict[str, Any]:
+def audit_peer(
+    lib: str,
+    mech: str,
+    d: int,
+    eps: float,
+    *,
+    n: int = 2000,
+    seed: int = 0,
+    theta=None,
+    n_users: int = 1000,
+    reps: int = 200,
+    sample: bool = True,
+) -> dict[str, Any]:
     """Audit a peer mechanism: documented vs sampled channel, ε, and the estimator's bias.
 
     ``bias_linear``: max_j |E θ̂_j − θ_j| of the library's linear estimator
@@ -320,19 +378,28 @@ def audit_peer(lib: str, mech: str, d: int, eps: float, *, n: int = 2000, seed: 
     (True, True)
     """
     doc = documented(lib, mech, d, eps)
-    out: dict[str, Any] = {"lib": lib, "mechanism": mech, "d": d, "eps": eps, "params": doc["params"],
-                           "eps_documented": doc["eps_audited"]}
+    out: dict[str, Any] = {
+        "lib": lib,
+        "mechanism": mech,
+        "d": d,
+        "eps": eps,
+        "params": doc["params"],
+        "eps_documented": doc["eps_audited"],
+    }
     out.update(g_doc=doc["g"], h_doc=doc["h"])
     if sample:
         hr = sample_hit_rates(lib, mech, d, eps, n=n, seed=seed)
         out.update(hit_rates=hr, g_consistent=hr["g_ci"][0] <= doc["g"] <= hr["g_ci"][1])
     if sample and doc["Q"] is not None and doc["Q"].shape[1] <= 64:
         sc = sample_channel(lib, mech, d, eps, n_per_input=n, seed=seed + 1)
-        out.update(eps_sampled=sc["eps_hat"], eps_lower=sc["eps_lower"],
-                   channel_consistent=bool(np.all((sc["lo"] <= doc["Q"] + 1e-12) & (doc["Q"] <= sc["hi"] + 1e-12))))
+        out.update(
+            eps_sampled=sc["eps_hat"],
+            eps_lower=sc["eps_lower"],
+            channel_consistent=bool(np.all((sc["lo"] <= doc["Q"] + 1e-12) & (doc["Q"] <= sc["hi"] + 1e-12))),
+        )
     th = np.full(d, 1.0 / d) if theta is None else np.asarray(theta, float)
-    p, q = doc["params"]["p"], doc["params"]["q"]             # what the library's estimator uses
-    expected = th * doc["g"] + (1 - th) * doc["h"]           # E f_j / n on the realised channel
+    p, q = doc["params"]["p"], doc["params"]["q"]  # what the library's estimator uses
+    expected = th * doc["g"] + (1 - th) * doc["h"]  # E f_j / n on the realised channel
     out["bias_linear"] = float(np.max(np.abs((expected - q) / (p - q) - th)))
     if lib == "multi-freq-ldpy" and mech != "OLH":
         from multi_freq_ldpy.estimators.Histogram_estimator import MI
@@ -362,8 +429,12 @@ def mechanism_json(lib: str, mech: str, d: int, eps: float) -> dict[str, Any]:
     Q = doc["Q"] if doc["Q"] is not None else doc.get("Q_per_seed")
     if Q is None:
         raise ProblemError(f"{lib}/{mech} at d={d} has too many outputs to write; use a smaller d")
-    return {"Q": np.asarray(Q).tolist(), "notion": "ldp", "eps": eps,
-            "source": f"{lib} {mech} (documented parameters {doc['params']})"}
+    return {
+        "Q": np.asarray(Q).tolist(),
+        "notion": "ldp",
+        "eps": eps,
+        "source": f"{lib} {mech} (documented parameters {doc['params']})",
+    }
 
 
 _ = ksubset_outputs  # the SS outputs are indexed by colex rank, as in ksubset_outputs

@@ -26,6 +26,7 @@ Examples
 >>> bool(abs(mc.mse - exact) <= 4 * mc.se)
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -35,12 +36,22 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.model.channel import validate_channel
 from mechopt.errors import ParamError, ProblemError
+from mechopt.model.channel import validate_channel
 from mechopt.model.priors import validate_prior
 
-__all__ = ["UserGroup", "MCResult", "mmse_table", "analytic_mse", "simulate", "simulate_users",
-           "simulate_oue", "simulate_fixed", "analytic_fixed", "as_generator"]
+__all__ = [
+    "UserGroup",
+    "MCResult",
+    "mmse_table",
+    "analytic_mse",
+    "simulate",
+    "simulate_users",
+    "simulate_oue",
+    "simulate_fixed",
+    "analytic_fixed",
+    "as_generator",
+]
 
 
 def as_generator(rng: int | np.random.Generator | None) -> np.random.Generator:
@@ -196,12 +207,12 @@ def simulate(groups: Sequence[UserGroup], runs: int, rng: int | np.random.Genera
     for grp in groups:
         if grp.count == 0:
             continue
-        nx = _counts(gen, np.full(runs, grp.count), grp.prior)            # (R, d)
+        nx = _counts(gen, np.full(runs, grp.count), grp.prior)  # (R, d)
         err += nx @ grp.f
         for x in np.flatnonzero(grp.prior > 0):
-            ny = _counts(gen, nx[:, x], grp.Q[x])                         # (R, m)
+            ny = _counts(gen, nx[:, x], grp.Q[x])  # (R, m)
             err -= ny @ grp.g
-    return _summarise((err ** 2).sum(axis=1), z)
+    return _summarise((err**2).sum(axis=1), z)
 
 
 def _counts(gen: np.random.Generator, n: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -217,8 +228,16 @@ def _inverse_cdf(u: np.ndarray, cum: np.ndarray) -> np.ndarray:
     return (u[..., None] > cum[..., :-1]).sum(axis=-1)
 
 
-def simulate_users(Qs: np.ndarray, priors: np.ndarray, F: np.ndarray, G: np.ndarray, runs: int,
-                   rng: int | np.random.Generator, chunk: int = 2_000_000, z: float = 1.96) -> MCResult:
+def simulate_users(
+    Qs: np.ndarray,
+    priors: np.ndarray,
+    F: np.ndarray,
+    G: np.ndarray,
+    runs: int,
+    rng: int | np.random.Generator,
+    chunk: int = 2_000_000,
+    z: float = 1.96,
+) -> MCResult:
     """Monte-Carlo MSE with every user different (local priors), vectorised over users.
 
     ``Qs`` (N, d, m), ``priors`` (N, d), ``F`` (N, d) values f_i(x), ``G`` (N, m)
@@ -240,12 +259,13 @@ def simulate_users(Qs: np.ndarray, priors: np.ndarray, F: np.ndarray, G: np.ndar
         x = _inverse_cdf(gen.random((r, n)), cum_p[None, :, :])
         y = _inverse_cdf(gen.random((r, n)), cum_q[rows[None, :], x])
         e = F[rows[None, :], x].sum(axis=1) - G[rows[None, :], y].sum(axis=1)
-        err2[start:start + r] = e ** 2
+        err2[start : start + r] = e**2
     return _summarise(err2, z)
 
 
-def simulate_oue(prior, n_users: int, eps: float, runs: int, rng: int | np.random.Generator,
-                 z: float = 1.96) -> MCResult:
+def simulate_oue(
+    prior, n_users: int, eps: float, runs: int, rng: int | np.random.Generator, z: float = 1.96
+) -> MCResult:
     """Monte-Carlo total histogram MSE of optimal unary encoding (OUE, Wang et al.), i.i.d. users.
 
     The users holding k send bit k as 1 w.p. 1/2 and every other bit as 1 w.p.
@@ -262,7 +282,7 @@ def simulate_oue(prior, n_users: int, eps: float, runs: int, rng: int | np.rando
     gen, runs = as_generator(rng), _check_runs(runs)
     P = validate_prior(prior)
     p, q = 0.5, 1.0 / (math.exp(float(eps)) + 1.0)
-    nk = gen.multinomial(int(n_users), P, size=runs)                        # (R, d)
+    nk = gen.multinomial(int(n_users), P, size=runs)  # (R, d)
     bits = gen.binomial(nk, p) + gen.binomial(int(n_users) - nk, q)
     est = (bits - n_users * q) / (p - q)
     return _summarise(((est - nk) ** 2).sum(axis=1), z)
@@ -283,8 +303,8 @@ def analytic_fixed(Q, counts, f, g) -> float:
     F = _fmat(f, M.shape[0])
     G = np.asarray(g, dtype=float)
     G = G[:, None] if G.ndim == 1 else G
-    mean = M @ G                                               # E[g(Y) | x], (d, k)
-    var = (M @ G ** 2 - mean ** 2).sum(axis=1)
+    mean = M @ G  # E[g(Y) | x], (d, k)
+    var = (M @ G**2 - mean**2).sum(axis=1)
     bias = n @ (F - mean)
     return float(n @ var + bias @ bias)
 
@@ -309,4 +329,4 @@ def simulate_fixed(Q, counts, f, g, runs: int, rng: int | np.random.Generator, z
     err = np.tile(n @ F, (runs, 1)).astype(float)
     for x in np.flatnonzero(n > 0):
         err -= _counts(gen, np.full(runs, n[x]), M[x]) @ G
-    return _summarise((err ** 2).sum(axis=1), z)
+    return _summarise((err**2).sum(axis=1), z)

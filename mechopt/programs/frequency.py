@@ -32,6 +32,7 @@ Examples
 >>> r.status.value, r.certificate is None, r.violation <= 1e-7
 ('locally_optimal', True, True)
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -80,7 +81,7 @@ def _value_grad(Q: np.ndarray, P: np.ndarray, grad: bool) -> tuple[float, np.nda
         return np.inf, np.zeros_like(Q) if grad else None
     lam = P @ Q
     R = H @ Q
-    w = (R ** 2).sum(axis=0)
+    w = (R**2).sum(axis=0)
     val = float(lam @ w - P @ P)
     if not np.isfinite(val) or np.linalg.matrix_rank(G) < Q.shape[0]:
         return np.inf, np.zeros_like(Q) if grad else None
@@ -137,6 +138,14 @@ def freq_var_nlp(prog: ColumnProgram) -> NLPForm:
         """The solver's point as an exactly private channel (no column dropped: that would lose rank)."""
         return make_private(x.reshape(d, d), P, prog.notion, dust=0.0)
 
-    return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * d), constraints=constraints, starts=starts,
-                   recover=lambda x: prog.restore(private(x)), value_of=lambda x: freq_var(private(x), P),
-                   sense="min", objective=prog.objective)
+    return NLPForm(
+        fun=fun,
+        jac=jac,
+        bounds=[(0.0, 1.0)] * (d * d),
+        constraints=constraints,
+        starts=starts,
+        recover=lambda x: prog.restore(private(x)),
+        value_of=lambda x: freq_var(private(x), P),
+        sense="min",
+        objective=prog.objective,
+    )

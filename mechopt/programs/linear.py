@@ -34,6 +34,7 @@ Examples
 >>> r.solver, r.status.value, r.proof, r.violation <= 1e-7, r.certificate.gap <= 1e-7
 ('conic', 'optimal', 'convex', True, True)
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -45,7 +46,7 @@ from mechopt.model.forms import ConicForm
 
 __all__ = ["linear_conic_form", "make_private"]
 
-_BISECTIONS = 60          # halvings of the mixing weight: t is found to 2^-60
+_BISECTIONS = 60  # halvings of the mixing weight: t is found to 2^-60
 
 
 def linear_conic_form(problem: Any) -> ConicForm | None:
@@ -65,30 +66,38 @@ def linear_conic_form(problem: Any) -> ConicForm | None:
     Q = cp.Variable((d, m), nonneg=True)
     cons = [cp.sum(Q, axis=1) == 1, *problem.notion.cvxpy_constraints(Q, P)]
     prog = cp.Problem(cp.Minimize(cp.sum(cp.multiply(L, Q))), cons)
-    floor = float(L.min(axis=1).sum())      # the optimum without privacy: a bound no channel beats
+    floor = float(L.min(axis=1).sum())  # the optimum without privacy: a bound no channel beats
     box: dict[str, Any] = {}
 
     def recover() -> np.ndarray:
         if "Q" not in box:
             M = make_private(Q.value, P, problem.notion)
-            free = _unconstrained(L)       # when the notion does not bind, its optimum is exact
+            free = _unconstrained(L)  # when the notion does not bind, its optimum is exact
             box["free"] = problem.notion.epsilon(free, P) <= problem.notion.eps
             box["Q"] = free if box["free"] else M
         return box["Q"]
 
-    def bound_of(b: float) -> float:        # called after value_of (so after recover)
+    def bound_of(b: float) -> float:  # called after value_of (so after recover)
         return floor if box.get("free") else max(float(b), floor)
 
     def value_of(_opt: float) -> float:
         return float(np.sum(L * recover()))
 
-    extras: dict[str, Any] = {"program": f"{'LP' if problem.notion.linear else 'convex program'} "
-                                         f"over a {d} x {m} channel"}
+    extras: dict[str, Any] = {
+        "program": f"{'LP' if problem.notion.linear else 'convex program'} over a {d} x {m} channel"
+    }
     b = getattr(problem.utility, "b", None)
-    if b is not None:                       # what output y of Q stands for: the estimate b_y (MAE)
+    if b is not None:  # what output y of Q stands for: the estimate b_y (MAE)
         extras["output_estimates"] = np.asarray(b, float).tolist()
-    return ConicForm(problem=prog, recover=recover, sense="min", objective=problem.objective,
-                     value_of=value_of, bound_of=bound_of, extras=extras)
+    return ConicForm(
+        problem=prog,
+        recover=recover,
+        sense="min",
+        objective=problem.objective,
+        value_of=value_of,
+        bound_of=bound_of,
+        extras=extras,
+    )
 
 
 def _unconstrained(L: np.ndarray) -> np.ndarray:
@@ -114,13 +123,13 @@ def make_private(Q: np.ndarray, prior: np.ndarray, notion: Any, dust: float | No
     P = np.asarray(prior, float)
     M = np.clip(np.asarray(Q, float), 0.0, None)
     M = M / M.sum(axis=1, keepdims=True)
-    if notion.epsilon(M, P) <= notion.eps:      # private as it is: every change would cost value
+    if notion.epsilon(M, P) <= notion.eps:  # private as it is: every change would cost value
         return M
-    M[:, M.max(axis=0) < dust] = 0.0             # a dust column's ratios are solver noise
+    M[:, M.max(axis=0) < dust] = 0.0  # a dust column's ratios are solver noise
     M = M / M.sum(axis=1, keepdims=True)
     if notion.epsilon(M, P) <= notion.eps:
         return M
-    base = np.tile(P @ M, (M.shape[0], 1))       # the product channel: private under every notion
+    base = np.tile(P @ M, (M.shape[0], 1))  # the product channel: private under every notion
 
     def mix(t: float) -> np.ndarray:
         return (1.0 - t) * M + t * base

@@ -18,6 +18,7 @@ Examples
 >>> form.sense, form.starts(__import__("numpy").random.default_rng(0), 2).shape
 ('max', (2, 4))
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -30,17 +31,24 @@ from scipy.optimize import LinearConstraint, NonlinearConstraint
 from mechopt import settings
 from mechopt.model.forms import ColumnProgram, NLPForm
 from mechopt.model.info import mutual_information
-from mechopt.programs.linear import make_private
 from mechopt.notions import MIP
+from mechopt.programs.linear import make_private
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
-__all__ = ["channel_nlp", "gain_grad", "GRADIENTS", "channel_constraints", "private_starts", "dense_jacobian_bytes",
-           "MAX_DENSE_BYTES"]
+__all__ = [
+    "channel_nlp",
+    "gain_grad",
+    "GRADIENTS",
+    "channel_constraints",
+    "private_starts",
+    "dense_jacobian_bytes",
+    "MAX_DENSE_BYTES",
+]
 
-_FLOOR = 1e-300   # guards log(0) in the MI gradient (a representable floor, not a tolerance)
+_FLOOR = 1e-300  # guards log(0) in the MI gradient (a representable floor, not a tolerance)
 
 
-GRADIENTS = (SumMSE, HistogramMSE, MutualInfo)   # utilities with an analytic gradient below
+GRADIENTS = (SumMSE, HistogramMSE, MutualInfo)  # utilities with an analytic gradient below
 
 
 def gain_grad(utility, C: np.ndarray, prior: np.ndarray) -> np.ndarray:
@@ -48,10 +56,10 @@ def gain_grad(utility, C: np.ndarray, prior: np.ndarray) -> np.ndarray:
     s = C.sum(axis=0)
     s_safe = np.where(s > 0, s, 1.0)
     if isinstance(utility, SumMSE):
-        t = utility.centred @ C          # centred values: the MSE is shift-invariant, the numbers are not
+        t = utility.centred @ C  # centred values: the MSE is shift-invariant, the numbers are not
         return 2 * np.outer(utility.centred, t / s_safe) - (t / s_safe) ** 2
     if isinstance(utility, HistogramMSE):
-        return 2 * C / s_safe - ((C ** 2).sum(axis=0) / s_safe ** 2)
+        return 2 * C / s_safe - ((C**2).sum(axis=0) / s_safe**2)
     if isinstance(utility, MutualInfo):
         return np.log(np.maximum(C, _FLOOR)) - np.log(prior[:, None] * np.maximum(s_safe, _FLOOR))
     raise TypeError(f"no gradient for utility {utility.name}")
@@ -95,7 +103,7 @@ def private_starts(prog: Any, m: int) -> Callable[[np.random.Generator, int], np
     return starts
 
 
-MAX_DENSE_BYTES = 256 * 2 ** 20
+MAX_DENSE_BYTES = 256 * 2**20
 """Largest dense constraint Jacobian (bytes) SLSQP may form: it copies every constraint row into one
 dense (rows × n) array, however the rows are given (:func:`dense_jacobian_bytes`)."""
 
@@ -132,14 +140,18 @@ def channel_constraints(prog: Any, m: int) -> list:
     """
     P = prog.prior
     d = P.size
-    cons: list = [LinearConstraint(sparse.kron(sparse.identity(d, format="csr"), np.ones((1, m)), format="csr"), 1.0, 1.0)]
+    cons: list = [
+        LinearConstraint(sparse.kron(sparse.identity(d, format="csr"), np.ones((1, m)), format="csr"), 1.0, 1.0)
+    ]
     if isinstance(prog.notion, MIP):
+
         def mi(x: np.ndarray) -> float:
             return mutual_information(P, np.clip(x.reshape(d, m), 0, None))
+
         cons.append(NonlinearConstraint(mi, -np.inf, prog.notion.eps))
     else:
-        AP = sparse.csr_matrix(prog.notion.cone(P) * P[None, :])   # (r, d) on c = P ∘ q, acting on the column q directly
-        if AP.shape[0]:                              # one symbol on the support: no pairs, no cone rows
+        AP = sparse.csr_matrix(prog.notion.cone(P) * P[None, :])  # (r, d) on c = P ∘ q, acting on the column q directly
+        if AP.shape[0]:  # one symbol on the support: no pairs, no cone rows
             # rows (k, y): Σ_x AP[k, x] Q[x, y]
             cons.append(LinearConstraint(sparse.kron(AP, sparse.identity(m, format="csr"), format="csr"), 0.0, np.inf))
     return cons
@@ -176,7 +188,7 @@ def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
     util = prog.utility
     if isinstance(util, MutualInfo) and util.prior is None:
         util = MutualInfo(P)
-    sign = -1.0 if util.sense == "max" else 1.0   # fun = sign * value
+    sign = -1.0 if util.sense == "max" else 1.0  # fun = sign * value
 
     def value(x: np.ndarray) -> float:
         return float(util.value(x.reshape(d, m), P))
@@ -186,7 +198,7 @@ def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
 
     def jac(x: np.ndarray) -> np.ndarray:
         Q = np.clip(x.reshape(d, m), 0, None)
-        g = gain_grad(util, P[:, None] * Q, P) * P[:, None]   # d value / d Q = sign_u * P_x dμ/dc
+        g = gain_grad(util, P[:, None] * Q, P) * P[:, None]  # d value / d Q = sign_u * P_x dμ/dc
         return (sign * util.sign * g).ravel()
 
     @last_point
@@ -195,9 +207,17 @@ def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
         (SLSQP meets the ratio constraints only to its tolerance: 1e-7 of ε was seen)."""
         return make_private(_clean(x.reshape(d, m)), P, prog.notion)
 
-    return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * m), constraints=channel_constraints(prog, m),
-                   starts=private_starts(prog, m), recover=lambda x: prog.restore(private(x)),
-                   value_of=lambda x: float(util.value(private(x), P)), sense=util.sense, objective=prog.objective)
+    return NLPForm(
+        fun=fun,
+        jac=jac,
+        bounds=[(0.0, 1.0)] * (d * m),
+        constraints=channel_constraints(prog, m),
+        starts=private_starts(prog, m),
+        recover=lambda x: prog.restore(private(x)),
+        value_of=lambda x: float(util.value(private(x), P)),
+        sense=util.sense,
+        objective=prog.objective,
+    )
 
 
 def _clean(Q: np.ndarray, drop: float | None = None) -> np.ndarray:

@@ -9,6 +9,7 @@ Examples
 >>> "0.1875 squared units of the values" in html, html.count("<tr>") >= 3
 (True, True)
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -40,25 +41,39 @@ def result_html(res: Any, proofs: Mapping[str, str]) -> str:
         proof = f"{escape(res.proof)}: {escape(proofs.get(res.proof, ''))}"
     else:
         proof = "none (not proven optimal)"
-    cert = ("none (this method gives no bound)" if res.certificate is None else
-            f"bound {_num(res.certificate.bound, 10)}{unit}, gap {_num(res.certificate.gap, 3)}")
-    rows = [("status", escape(res.status.value)), ("value", f"{_num(res.value, 10)}{unit} "
-             f"({escape(res.objective)}, {sense})"), ("proof", proof), ("certificate", cert),
-            ("privacy", f"{escape(str(res.notion or '–'))} ε={_num(res.eps)}; audited ε={_num(res.eps_audited)}, "
-                        f"violation {_num(res.violation, 3)}"),
-            ("solver", f"{escape(res.solver or '–')} in {res.time_s:.3g} s")]
+    cert = (
+        "none (this method gives no bound)"
+        if res.certificate is None
+        else f"bound {_num(res.certificate.bound, 10)}{unit}, gap {_num(res.certificate.gap, 3)}"
+    )
+    rows = [
+        ("status", escape(res.status.value)),
+        ("value", f"{_num(res.value, 10)}{unit} ({escape(res.objective)}, {sense})"),
+        ("proof", proof),
+        ("certificate", cert),
+        (
+            "privacy",
+            f"{escape(str(res.notion or '–'))} ε={_num(res.eps)}; audited ε={_num(res.eps_audited)}, "
+            f"violation {_num(res.violation, 3)}",
+        ),
+        ("solver", f"{escape(res.solver or '–')} in {res.time_s:.3g} s"),
+    ]
     if res.message:
         rows.append(("message", escape(res.message)))
-    body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
-                   for k, v in rows)
+    body = "".join(
+        f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>" for k, v in rows
+    )
     html = f"<div class='mechopt-result'><table>{body}</table>"
     Q = _channel_matrix(res.mechanism)
     if Q is not None and max(Q.shape) <= MAX_TABLE:
         head = "".join(f"<th>y={j}</th>" for j in range(Q.shape[1]))
-        cells = "".join(f"<tr><th>x={i}</th>" + "".join(f"<td>{v:.4f}</td>" for v in row) + "</tr>"
-                        for i, row in enumerate(Q))
-        html += (f"<p>Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs × {Q.shape[1]} outputs</p>"
-                 f"<table><tr><th></th>{head}</tr>{cells}</table>")
+        cells = "".join(
+            f"<tr><th>x={i}</th>" + "".join(f"<td>{v:.4f}</td>" for v in row) + "</tr>" for i, row in enumerate(Q)
+        )
+        html += (
+            f"<p>Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs × {Q.shape[1]} outputs</p>"
+            f"<table><tr><th></th>{head}</tr>{cells}</table>"
+        )
     elif Q is not None:
         html += f"<p>Q: {Q.shape[0]} inputs × {Q.shape[1]} outputs (too large to show; result.Q)</p>"
     elif res.mechanism is not None:

@@ -9,6 +9,7 @@ Examples
 >>> jsonable({"Q": np.eye(2), "eps": np.float64(np.inf), "n": np.int64(3)})
 {'Q': [[1.0, 0.0], [0.0, 1.0]], 'eps': None, 'n': 3}
 """
+
 from __future__ import annotations
 
 import math

@@ -24,6 +24,7 @@ Examples
 >>> [round(v, 6) for v in rep["hockey_stick"]["delta"]]        # (e − e^ε)/(e + d − 1)
 [0.300489, 0.187042, 0.0]
 """
+
 from __future__ import annotations
 
 import math
@@ -32,13 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.model.channel import validate_channel
 from mechopt.errors import ProblemError
+from mechopt.model.channel import validate_channel
 from mechopt.model.info import mutual_information
 from mechopt.model.priors import parse_prior, validate_prior
 
-__all__ = ["privacy_report", "hockey_stick_profile", "maximal_leakage", "bayes_vulnerability",
-           "default_eps_grid"]
+__all__ = ["privacy_report", "hockey_stick_profile", "maximal_leakage", "bayes_vulnerability", "default_eps_grid"]
 
 
 def _finite(v: float) -> float | None:
@@ -88,7 +88,7 @@ def hockey_stick_profile(Q: Any, eps: Any) -> np.ndarray:
     out = np.zeros(e.size)
     for k, ek in enumerate(e):
         if ek >= eps_ldp:
-            continue          # Q[x,y] ≤ e^ε Q[x',y] everywhere: δ = 0 exactly
+            continue  # Q[x,y] ≤ e^ε Q[x',y] everywhere: δ = 0 exactly
         c = math.exp(ek)
         l1 = cdist(M, c * M, "cityblock")
         out[k] = 0.5 * ((1.0 - c) + float(l1.max()))
@@ -171,13 +171,23 @@ def privacy_report(Q: Any, prior: Any = None, eps: Any = None) -> dict[str, Any]
     grid = default_eps_grid(eps_ldp) if eps is None else np.atleast_1d(np.asarray(eps, dtype=float))
     v_prior, v_post = bayes_vulnerability(M, P)
     return {
-        "inputs": int(M.shape[0]), "outputs": int(M.shape[1]), "prior": P.tolist(), "prior_source": source,
+        "inputs": int(M.shape[0]),
+        "outputs": int(M.shape[1]),
+        "prior": P.tolist(),
+        "prior_source": source,
         "units": "nats",
-        "notions": {"ldp": {"eps": _finite(eps_ldp)}, "lip": {"eps": _finite(LIP(0.0).epsilon(M, P))},
-                    "mip": {"eps": _finite(MIP(0.0).epsilon(M, P))}},
+        "notions": {
+            "ldp": {"eps": _finite(eps_ldp)},
+            "lip": {"eps": _finite(LIP(0.0).epsilon(M, P))},
+            "mip": {"eps": _finite(MIP(0.0).epsilon(M, P))},
+        },
         "maximal_leakage": maximal_leakage(M, P),
         "mutual_information": mutual_information(P, M),
-        "bayes": {"prior_vulnerability": v_prior, "attacker_success": v_post,
-                  "multiplicative_leakage": v_post / v_prior, "min_entropy_leakage": math.log(v_post / v_prior)},
+        "bayes": {
+            "prior_vulnerability": v_prior,
+            "attacker_success": v_post,
+            "multiplicative_leakage": v_post / v_prior,
+            "min_entropy_leakage": math.log(v_post / v_prior),
+        },
         "hockey_stick": {"notion": "ldp", "eps": grid.tolist(), "delta": hockey_stick_profile(M, grid).tolist()},
     }

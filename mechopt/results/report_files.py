@@ -18,6 +18,7 @@ Examples
 >>> "data:image/png;base64," in open(path).read()
 True
 """
+
 from __future__ import annotations
 
 import base64
@@ -45,14 +46,17 @@ def measure_rows(rep: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, value) pairs of the report's scalar measures, in nats."""
     b = rep["bayes"]
     n = rep["notions"]
-    return [("ε-LDP (smallest ε)", _num(n["ldp"]["eps"])), ("ε-LIP (smallest ε)", _num(n["lip"]["eps"])),
-            ("ε-MIP (smallest ε = I(X;Y))", _num(n["mip"]["eps"])),
-            ("maximal leakage", _num(rep["maximal_leakage"])),
-            ("mutual information I(X;Y)", _num(rep["mutual_information"])),
-            ("Bayes vulnerability of the prior", _num(b["prior_vulnerability"])),
-            ("attacker success rate (one guess)", _num(b["attacker_success"])),
-            ("multiplicative leakage", _num(b["multiplicative_leakage"])),
-            ("min-entropy leakage", _num(b["min_entropy_leakage"]))]
+    return [
+        ("ε-LDP (smallest ε)", _num(n["ldp"]["eps"])),
+        ("ε-LIP (smallest ε)", _num(n["lip"]["eps"])),
+        ("ε-MIP (smallest ε = I(X;Y))", _num(n["mip"]["eps"])),
+        ("maximal leakage", _num(rep["maximal_leakage"])),
+        ("mutual information I(X;Y)", _num(rep["mutual_information"])),
+        ("Bayes vulnerability of the prior", _num(b["prior_vulnerability"])),
+        ("attacker success rate (one guess)", _num(b["attacker_success"])),
+        ("multiplicative leakage", _num(b["multiplicative_leakage"])),
+        ("min-entropy leakage", _num(b["min_entropy_leakage"])),
+    ]
 
 
 def report_figure(rep: dict[str, Any], Q: Any = None) -> Any:
@@ -75,8 +79,14 @@ def report_figure(rep: dict[str, Any], Q: Any = None) -> Any:
     tab = axes[1]
     tab.axis("off")
     tab.set_title(f"{rep['inputs']} × {rep['outputs']}, prior {rep['prior_source']}", fontsize=9)
-    t = tab.table(cellText=[[k, v] for k, v in measure_rows(rep)], colLabels=["measure (nats)", "value"],
-                  loc="center", cellLoc="left", colLoc="left", colWidths=[0.78, 0.32])
+    t = tab.table(
+        cellText=[[k, v] for k, v in measure_rows(rep)],
+        colLabels=["measure (nats)", "value"],
+        loc="center",
+        cellLoc="left",
+        colLoc="left",
+        colWidths=[0.78, 0.32],
+    )
     t.auto_set_font_size(False)
     t.set_fontsize(8)
     t.scale(1.0, 1.3)
@@ -100,17 +110,19 @@ def report_html(rep: dict[str, Any], png: bytes, title: str = "privacy report") 
     hs = rep["hockey_stick"]
     prof = "".join(f"<tr><td>{e:.4g}</td><td>{d:.6g}</td></tr>" for e, d in zip(hs["eps"], hs["delta"]))
     img = base64.b64encode(png).decode("ascii")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{esc(title)}</title>"
-            "<style>body{font-family:sans-serif;max-width:1100px;margin:1em auto}td,th{padding:2px 10px;"
-            "text-align:left}table{border-collapse:collapse}tr:nth-child(even){background:#f3f3f3}</style>"
-            f"</head><body><h1>{esc(title)}</h1>"
-            f"<p>{rep['inputs']} inputs × {rep['outputs']} outputs; prior: {esc(rep['prior_source'])}; "
-            "all measures in nats; ∞ = no finite ε.</p>"
-            f"<img alt=\"privacy report figure\" src=\"data:image/png;base64,{img}\" style=\"width:100%\">"
-            f"<h2>Measures</h2><table><tr><th>measure</th><th>value</th></tr>{rows}</table>"
-            "<h2>(ε, δ)-LDP profile</h2><p>δ(ε) = max over input pairs x ≠ x' of "
-            "Σ<sub>y</sub> max(0, Q[x,y] − e<sup>ε</sup> Q[x',y]).</p>"
-            f"<table><tr><th>ε</th><th>δ(ε)</th></tr>{prof}</table></body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{esc(title)}</title>'
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:1em auto}td,th{padding:2px 10px;"
+        "text-align:left}table{border-collapse:collapse}tr:nth-child(even){background:#f3f3f3}</style>"
+        f"</head><body><h1>{esc(title)}</h1>"
+        f"<p>{rep['inputs']} inputs × {rep['outputs']} outputs; prior: {esc(rep['prior_source'])}; "
+        "all measures in nats; ∞ = no finite ε.</p>"
+        f'<img alt="privacy report figure" src="data:image/png;base64,{img}" style="width:100%">'
+        f"<h2>Measures</h2><table><tr><th>measure</th><th>value</th></tr>{rows}</table>"
+        "<h2>(ε, δ)-LDP profile</h2><p>δ(ε) = max over input pairs x ≠ x' of "
+        "Σ<sub>y</sub> max(0, Q[x,y] − e<sup>ε</sup> Q[x',y]).</p>"
+        f"<table><tr><th>ε</th><th>δ(ε)</th></tr>{prof}</table></body></html>\n"
+    )
 
 
 def write_report(rep: dict[str, Any], path: str | os.PathLike, Q: Any = None, title: str = "privacy report") -> Path:
@@ -118,8 +130,9 @@ def write_report(rep: dict[str, Any], path: str | os.PathLike, Q: Any = None, ti
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in REPORT_SUFFIXES:
-        raise ParamError(f"--report {str(p)!r}: unknown format {suffix or '(no suffix)'!r}; "
-                         "end the name in .json, .html or .png")
+        raise ParamError(
+            f"--report {str(p)!r}: unknown format {suffix or '(no suffix)'!r}; end the name in .json, .html or .png"
+        )
     if suffix == ".json":
         atomic_write_text(p, json.dumps(jsonable(rep), indent=1, allow_nan=False) + "\n")
         return p

@@ -14,6 +14,7 @@ True
 >>> r.to_dict()["mechanism"]
 {'Q': [[1.0, 0.0], [0.0, 1.0]], 'inputs': [0, 1], 'outputs': [0, 1]}
 """
+
 from __future__ import annotations
 
 import math
@@ -23,11 +24,21 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.results._json import jsonable
 from mechopt.model._mechanism import _channel_matrix, mechanism_dict
+from mechopt.results._json import jsonable
 
-__all__ = ["Status", "Certificate", "Result", "jsonable", "mechanism_dict", "PROOFS", "MEANINGS", "vocabulary", "GAP_FLOORS",
-           "gap_floor"]
+__all__ = [
+    "Status",
+    "Certificate",
+    "Result",
+    "jsonable",
+    "mechanism_dict",
+    "PROOFS",
+    "MEANINGS",
+    "vocabulary",
+    "GAP_FLOORS",
+    "gap_floor",
+]
 
 
 class Status(str, Enum):
@@ -81,8 +92,15 @@ class Status(str, Enum):
     @property
     def has_solution(self) -> bool:
         """Whether a mechanism comes with this status (``infeasible_point``: one that fails its audit)."""
-        return self in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE, Status.LOCALLY_OPTIMAL, Status.FEASIBLE,
-                        Status.INFEASIBLE_POINT, Status.ITERATION_LIMIT, Status.TIME_LIMIT)
+        return self in (
+            Status.OPTIMAL,
+            Status.OPTIMAL_INACCURATE,
+            Status.LOCALLY_OPTIMAL,
+            Status.FEASIBLE,
+            Status.INFEASIBLE_POINT,
+            Status.ITERATION_LIMIT,
+            Status.TIME_LIMIT,
+        )
 
     @property
     def proven(self) -> bool:
@@ -136,12 +154,12 @@ def vocabulary(width: int = 20) -> str:
 #: about the feasibility tolerance of the LPs that produce the bounds. Objectives not listed use
 #: ``DEFAULT_GAP_FLOOR``.
 GAP_FLOORS: dict[str, float] = {
-    "mse": 1e-3,                   # squared units of the values; a histogram MSE is at most 2
+    "mse": 1e-3,  # squared units of the values; a histogram MSE is at most 2
     "sq": 1e-3,
-    "mi": 1e-3,                    # nats
+    "mi": 1e-3,  # nats
     "mutual_information": 1e-3,
     "I(Xp;Y)": 1e-3,
-    "fisher_trace": 1e-3,          # a Fisher trace on [a, b] is ≥ π²/(b − a)², rarely below 1e-3
+    "fisher_trace": 1e-3,  # a Fisher trace on [a, b] is ≥ π²/(b − a)², rarely below 1e-3
     "weighted_fisher": 1e-3,
     "fisher_trace+penalty": 1e-3,
     "J": 1e-3,
@@ -250,9 +268,11 @@ class Result:
         if self.value is not None and not math.isfinite(self.value):
             if self.status.has_solution:
                 object.__setattr__(self, "status", Status.NUMERICAL_ERROR)
-                object.__setattr__(self, "message",
-                                   (self.message + "; " if self.message else "")
-                                   + f"non-finite objective {self.value!r}")
+                object.__setattr__(
+                    self,
+                    "message",
+                    (self.message + "; " if self.message else "") + f"non-finite objective {self.value!r}",
+                )
             object.__setattr__(self, "value", None)
 
     @property
@@ -292,11 +312,15 @@ class Result:
         if self.mechanism is None:
             if self.status.has_solution:
                 if "plan" in self.extras:
-                    hint = ("; raise the exact solver's max_memory option to materialise Q, or sample and audit "
-                            "the structured mechanism in result.extras['plan']")
+                    hint = (
+                        "; raise the exact solver's max_memory option to materialise Q, or sample and audit "
+                        "the structured mechanism in result.extras['plan']"
+                    )
                 elif "orbits" in self.extras:
-                    hint = ("; raise the exact solver's max_outputs option to materialise Q, or read the orbit "
-                            "weights in result.extras['orbits']")
+                    hint = (
+                        "; raise the exact solver's max_outputs option to materialise Q, or read the orbit "
+                        "weights in result.extras['orbits']"
+                    )
                 else:
                     hint = "; re-solve with a solver that returns a channel"
                 raise NoChannelError(f"this {self.status.value} result has no channel matrix ({why}){hint}")
@@ -304,9 +328,10 @@ class Result:
         name = type(self.mechanism).__name__
         try:
             getattr(self.mechanism, "matrix", None)
-        except MechoptError as exc:     # a structured channel too large to write out
-            raise NoChannelError(f"the {name} mechanism has no channel matrix here ({exc}); "
-                                 "use result.mechanism") from None
+        except MechoptError as exc:  # a structured channel too large to write out
+            raise NoChannelError(
+                f"the {name} mechanism has no channel matrix here ({exc}); use result.mechanism"
+            ) from None
         raise NoChannelError(f"the mechanism is a {name}, not a channel matrix: use result.mechanism")
 
     def plot(self, ax: Any = None, prior: Any = None, **kwargs: Any) -> Any:
@@ -350,8 +375,11 @@ class Result:
         >>> r2.status.value, r2.proof, r2.message
         ('feasible', None, 'outside the proven region')
         """
-        allowed = only if only is not None else tuple(s for s in Status if s.has_solution
-                                                      and s is not Status.INFEASIBLE_POINT)
+        allowed = (
+            only
+            if only is not None
+            else tuple(s for s in Status if s.has_solution and s is not Status.INFEASIBLE_POINT)
+        )
         if self.status not in allowed or self.status is status:
             return self
         msg = f"{self.message}; {reason}" if self.message else reason

@@ -19,6 +19,7 @@ Examples
 >>> series_label([("feasible", None), ("infeasible_point", None)], guarantee="heuristic")
 'heuristic; 1 of 2 not private'
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -27,9 +28,27 @@ from typing import Any
 
 from mechopt.results.result import PROOFS
 
-__all__ = ["CERTIFIED", "CLOSED_FORM", "NOT_PRIVATE", "LOCAL", "HEURISTIC", "UNPROVEN", "INACCURATE",
-           "MC", "MC_NOT_PRIVATE", "POINT_NOT_PRIVATE", "POINT_LIMIT", "LIMITS", "status_of", "is_certified",
-           "point_word", "series_word", "series_label", "status_line", "status_counts"]
+__all__ = [
+    "CERTIFIED",
+    "CLOSED_FORM",
+    "NOT_PRIVATE",
+    "LOCAL",
+    "HEURISTIC",
+    "UNPROVEN",
+    "INACCURATE",
+    "MC",
+    "MC_NOT_PRIVATE",
+    "POINT_NOT_PRIVATE",
+    "POINT_LIMIT",
+    "LIMITS",
+    "status_of",
+    "is_certified",
+    "point_word",
+    "series_word",
+    "series_label",
+    "status_line",
+    "status_counts",
+]
 
 CERTIFIED = "certified optimum"
 CLOSED_FORM = "closed form"
@@ -82,10 +101,14 @@ def point_word(status: Any, proof: str | None = None, guarantee: str | None = No
     s = status_of(status)
     if s == "optimal":
         return CERTIFIED if proof in PROOFS else UNPROVEN
-    return {"optimal_inaccurate": INACCURATE, "locally_optimal": LOCAL,
-            "feasible": HEURISTIC if guarantee == "heuristic" else UNPROVEN,
-            "infeasible_point": "not private", "iteration_limit": "hit a limit",
-            "time_limit": "hit a limit"}.get(s, s.replace("_", " "))
+    return {
+        "optimal_inaccurate": INACCURATE,
+        "locally_optimal": LOCAL,
+        "feasible": HEURISTIC if guarantee == "heuristic" else UNPROVEN,
+        "infeasible_point": "not private",
+        "iteration_limit": "hit a limit",
+        "time_limit": "hit a limit",
+    }.get(s, s.replace("_", " "))
 
 
 def _pairs(points: Iterable[Any]) -> list[tuple[str, str | None]]:
@@ -95,7 +118,7 @@ def _pairs(points: Iterable[Any]) -> list[tuple[str, str | None]]:
             out.append((status_of(p.get("status")), p.get("proof")))
         elif isinstance(p, tuple):
             out.append((status_of(p[0]), p[1] if len(p) > 1 else None))
-        else:                                   # a Result
+        else:  # a Result
             out.append((status_of(p.status), getattr(p, "proof", None)))
     return out
 
@@ -180,11 +203,15 @@ def status_line(res: Any, guarantee: str | None = None) -> str:
     if s == "feasible":
         who = f"{solver} is a heuristic" if guarantee == "heuristic" else solver
         return f"feasible: audited private, optimality not proven ({who})" + (
-            f"; proven bound{gap}" if cert is not None else "")
+            f"; proven bound{gap}" if cert is not None else ""
+        )
     if s == "infeasible_point":
         viol = getattr(res, "violation", None)
-        return ("infeasible_point: the returned mechanism fails its privacy audit"
-                + (f" (violation {viol:.3g})" if viol is not None else "") + "; its value is not an answer")
+        return (
+            "infeasible_point: the returned mechanism fails its privacy audit"
+            + (f" (violation {viol:.3g})" if viol is not None else "")
+            + "; its value is not an answer"
+        )
     if s in LIMITS:
         return f"{s}: stopped by the {s.replace('_', ' ')}; the best point so far (if any) is unproven"
     return s
@@ -202,16 +229,32 @@ def status_counts(lines: Iterable[Mapping[str, Any]]) -> str:
     """
     lines = list(lines)
     counts = Counter(status_of(ln.get("status")) for ln in lines)
-    gloss = {"locally_optimal": "no certificate", "feasible": "audited, unproven",
-             "infeasible_point": "not private", "optimal_inaccurate": "looser tolerance"}
+    gloss = {
+        "locally_optimal": "no certificate",
+        "feasible": "audited, unproven",
+        "infeasible_point": "not private",
+        "optimal_inaccurate": "looser tolerance",
+    }
     parts = []
-    order = ["optimal", "optimal_inaccurate", "locally_optimal", "feasible", "infeasible_point",
-             "iteration_limit", "time_limit", "infeasible", "unbounded", "numerical_error", "solver_error"]
+    order = [
+        "optimal",
+        "optimal_inaccurate",
+        "locally_optimal",
+        "feasible",
+        "infeasible_point",
+        "iteration_limit",
+        "time_limit",
+        "infeasible",
+        "unbounded",
+        "numerical_error",
+        "solver_error",
+    ]
     for s in sorted(counts, key=lambda k: order.index(k) if k in order else len(order)):
         if s == "optimal":
             proofs = Counter(ln.get("proof") for ln in lines if status_of(ln.get("status")) == "optimal")
-            proven = ", ".join(f"{p}" + (f" {n}" if len(proofs) > 1 else "")
-                               for p, n in sorted(proofs.items(), key=str) if p in PROOFS)
+            proven = ", ".join(
+                f"{p}" + (f" {n}" if len(proofs) > 1 else "") for p, n in sorted(proofs.items(), key=str) if p in PROOFS
+            )
             unproven = sum(n for p, n in proofs.items() if p not in PROOFS)
             if proven:
                 parts.append(f"{counts[s] - unproven} optimal (certified: {proven})")

@@ -15,6 +15,7 @@ Traceback (most recent call last):
 ...
 mechopt.errors.MissingDependency: plots need no_such_module_xyz, which is not installed: pip install 'mechopt[plot]'
 """
+
 from __future__ import annotations
 
 import importlib
@@ -38,8 +39,7 @@ def require(module: str, extra: str, what: str) -> ModuleType:
         top = module.split(".")[0]
         if exc.name not in (module, top):
             raise
-        raise MissingDependency(f"{what} need {top}, which is not installed: "
-                                f"pip install 'mechopt[{extra}]'") from exc
+        raise MissingDependency(f"{what} need {top}, which is not installed: pip install 'mechopt[{extra}]'") from exc
 
 
 def require_matplotlib() -> ModuleType:

@@ -18,6 +18,7 @@ True
 >>> Progress(3, enabled=None, stream=io.StringIO()).enabled   # not a terminal
 False
 """
+
 from __future__ import annotations
 
 import sys
@@ -48,8 +49,9 @@ class Progress:
         None: on only when ``stream`` is a terminal or in a notebook.
     """
 
-    def __init__(self, total: int, title: str = "", *, stream: IO[str] | None = None,
-                 enabled: bool | None = None) -> None:
+    def __init__(
+        self, total: int, title: str = "", *, stream: IO[str] | None = None, enabled: bool | None = None
+    ) -> None:
         self.total = max(int(total), 0)
         self.title = title
         self.stream = sys.stderr if stream is None else stream
@@ -63,8 +65,9 @@ class Progress:
         if self._bar is None and self.enabled:
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=self.total, desc=self.title, file=self.stream, leave=True,
-                             dynamic_ncols=True, mininterval=0.1)
+            self._bar = tqdm(
+                total=self.total, desc=self.title, file=self.stream, leave=True, dynamic_ncols=True, mininterval=0.1
+            )
         return self._bar
 
     def advance(self, label: str = "", n: int = 1) -> None:

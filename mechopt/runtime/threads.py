@@ -28,6 +28,7 @@ Examples
 ...     sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}) in ([], [1])
 True
 """
+
 from __future__ import annotations
 
 import sys

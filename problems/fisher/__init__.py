@@ -8,9 +8,18 @@ Bounded supports on a grid (:mod:`~mechopt.problems.fisher.grid`), the weighted 
 >>> FisherInterval(a=1.0).a
 1.0
 """
+
 from mechopt.problems.fisher.gaussian import FisherGaussian, FisherLTI
 from mechopt.problems.fisher.problems import PROBLEMS, FisherBox, FisherInterval, FisherOutput, problem_from_params
 from mechopt.problems.fisher.weighted import FisherWeighted
 
-__all__ = ["FisherInterval", "FisherBox", "FisherOutput", "FisherWeighted", "FisherGaussian", "FisherLTI",
-           "PROBLEMS", "problem_from_params"]
+__all__ = [
+    "FisherInterval",
+    "FisherBox",
+    "FisherOutput",
+    "FisherWeighted",
+    "FisherGaussian",
+    "FisherLTI",
+    "PROBLEMS",
+    "problem_from_params",
+]

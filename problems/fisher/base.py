@@ -5,6 +5,7 @@ Examples
 >>> parse_float("a", "-1"), parse_int("n", "10")
 (-1.0, 10)
 """
+
 from __future__ import annotations
 
 import math
@@ -17,7 +18,7 @@ from mechopt.errors import ProblemError
 __all__ = ["PAPER", "CORR2_CONSTANT", "parse_float", "parse_int", "parse_vector", "query_factor"]
 
 PAPER = "fisher"
-CORR2_CONSTANT = math.pi ** 2 / 3 - 2          # J* · Var for the Corollary 1 density
+CORR2_CONSTANT = math.pi**2 / 3 - 2  # J* · Var for the Corollary 1 density
 
 
 def parse_float(name: str, value: Any) -> float:
@@ -103,7 +104,7 @@ def query_factor(query: str) -> float:
         n, lo, hi = parse_int("variance n", bits[0], 2), parse_float("lo", bits[1]), parse_float("hi", bits[2])
         if not hi > lo:
             raise ProblemError(f"variance query needs hi > lo, got [{lo}, {hi}]")
-        return 4.0 * (n - 1) * (hi - lo) ** 2 / (12.0 * n ** 2)
+        return 4.0 * (n - 1) * (hi - lo) ** 2 / (12.0 * n**2)
     raise ProblemError(f"unknown query {query!r}; use identity, average:a1,..,an or variance:n:lo:hi")
 
 
@@ -111,5 +112,3 @@ def _only(pid: str, params: dict[str, Any], allowed: set[str]) -> None:
     bad = sorted(set(params) - allowed)
     if bad:
         raise ProblemError(f"unknown parameter(s) {bad} for {pid}; allowed: {sorted(allowed)}")
-
-

@@ -25,6 +25,7 @@ Examples
 >>> bool(analytic_gaussian_delta(1.0, gaussian_sigma(1.0, 1e-5, 1.0), 1.0) <= 1e-5)
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -34,9 +35,18 @@ from scipy.stats import norm
 
 from mechopt.errors import ProblemError
 
-__all__ = ["sensitivity", "laplace_scale", "laplace_fisher", "laplace_variance", "laplace_entropy",
-           "gaussian_entropy_1d", "gaussian_sigma", "analytic_gaussian_delta", "dp_region",
-           "laplace_dp_loss"]
+__all__ = [
+    "sensitivity",
+    "laplace_scale",
+    "laplace_fisher",
+    "laplace_variance",
+    "laplace_entropy",
+    "gaussian_entropy_1d",
+    "gaussian_sigma",
+    "analytic_gaussian_delta",
+    "dp_region",
+    "laplace_dp_loss",
+]
 
 
 def sensitivity(weights: np.ndarray, lo: float, hi: float) -> float:
@@ -67,7 +77,7 @@ def laplace_fisher(b: float) -> float:
     >>> laplace_fisher(0.5)
     4.0
     """
-    return 1.0 / b ** 2
+    return 1.0 / b**2
 
 
 def laplace_variance(b: float) -> float:
@@ -76,7 +86,7 @@ def laplace_variance(b: float) -> float:
     >>> laplace_variance(3.0)
     18.0
     """
-    return 2.0 * b ** 2
+    return 2.0 * b**2
 
 
 def laplace_entropy(b: float) -> float:

@@ -46,6 +46,7 @@ Examples
 >>> true <= sharp < 1.0001 * true
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -59,7 +60,7 @@ from mechopt.errors import ParamError
 
 __all__ = ["coarser_grids", "richardson", "grid_estimate", "truncation_estimate", "solve_program"]
 
-MIN_GRID = 3    # the grid programs need at least 3 interior points
+MIN_GRID = 3  # the grid programs need at least 3 interior points
 
 
 def coarser_grids(n: int, levels: int = 2, minimum: int = MIN_GRID) -> list[int]:
@@ -73,15 +74,16 @@ def coarser_grids(n: int, levels: int = 2, minimum: int = MIN_GRID) -> list[int]
     """
     out: list[int] = []
     for j in range(1, levels + 1):
-        m = max(minimum, int(round((n + 1) / 2 ** j)) - 1)
+        m = max(minimum, int(round((n + 1) / 2**j)) - 1)
         if m >= (out[-1] if out else n):
             return []
         out.append(m)
     return out
 
 
-def richardson(values: Sequence[float], steps: Sequence[float], noise: float | None = None,
-               order: int = 2) -> dict[str, Any]:
+def richardson(
+    values: Sequence[float], steps: Sequence[float], noise: float | None = None, order: int = 2
+) -> dict[str, Any]:
     """Error estimate of ``values[0]`` and the extrapolated value, from three grids (finest first).
 
     ``steps`` are the mesh sizes (any common unit); ``noise`` the relative accuracy
@@ -108,15 +110,20 @@ def richardson(values: Sequence[float], steps: Sequence[float], noise: float | N
     first, second = np.array([1.0, 0.0, 0.0]) - w01, w01 - w012
     delta = settings.resolve(noise, "grid_noise") * float(np.abs(v).max())
     r01, r012 = float(w01 @ v), float(w012 @ v)
-    return {"error_estimate": abs(float(v[0]) - r01) + 2 * abs(r01 - r012)
-            + delta * float(np.abs(first).sum() + 2 * np.abs(second).sum()),
-            "extrapolated": r01,
-            "extrapolated_error": 2 * abs(r01 - r012) + delta * float(2 * np.abs(second).sum() + np.abs(w01).sum()),
-            "richardson_values": [float(t) for t in v], "richardson_steps": [float(s) for s in steps]}
+    return {
+        "error_estimate": abs(float(v[0]) - r01)
+        + 2 * abs(r01 - r012)
+        + delta * float(np.abs(first).sum() + 2 * np.abs(second).sum()),
+        "extrapolated": r01,
+        "extrapolated_error": 2 * abs(r01 - r012) + delta * float(2 * np.abs(second).sum() + np.abs(w01).sum()),
+        "richardson_values": [float(t) for t in v],
+        "richardson_steps": [float(s) for s in steps],
+    }
 
 
-def grid_estimate(value_at: Callable[[int], float | None], n: int, value: float | None = None,
-                  order: int = 2) -> dict[str, Any]:
+def grid_estimate(
+    value_at: Callable[[int], float | None], n: int, value: float | None = None, order: int = 2
+) -> dict[str, Any]:
     """:func:`richardson` for a one-parameter grid: ``value_at(m)`` is the program's value with m interior points.
 
     ``value`` is the value at ``n`` when already known (the solved program);
@@ -137,13 +144,14 @@ def grid_estimate(value_at: Callable[[int], float | None], n: int, value: float 
     vals = [value if value is not None else value_at(n)] + [value_at(m) for m in grids[1:]]
     if any(v is None or not math.isfinite(v) for v in vals):
         return {"error_note": f"no grid error estimate: a coarser grid ({grids[1:]} points) did not solve"}
-    out = richardson([float(v) for v in vals], [1.0 / (m + 1) for m in grids], order=order)   # type: ignore[arg-type]
+    out = richardson([float(v) for v in vals], [1.0 / (m + 1) for m in grids], order=order)  # type: ignore[arg-type]
     out["richardson_grids"] = grids
     return out
 
 
-def truncation_estimate(value_at: Callable[[int, float], float | None], n: int, R: float,
-                        value: float) -> dict[str, Any]:
+def truncation_estimate(
+    value_at: Callable[[int, float], float | None], n: int, R: float, value: float
+) -> dict[str, Any]:
     """Truncation error of a program on [−R, R] with n interior points: the same step on a window ≈ 2R/3.
 
     ``value_at(m, r)`` is the program's value on [−r, r] with m interior points.
@@ -153,7 +161,7 @@ def truncation_estimate(value_at: Callable[[int, float], float | None], n: int, 
     (True, 4.0)
     """
     m = int(round((n + 1) * 2 / 3)) - 1
-    r = R * (m + 1) / (n + 1)            # the same step 2R/(n + 1)
+    r = R * (m + 1) / (n + 1)  # the same step 2R/(n + 1)
     other = value_at(m, r)
     if other is None or not math.isfinite(other):
         return {"error_note": f"no truncation estimate: the window [-{r:g}, {r:g}] did not solve"}

@@ -33,6 +33,7 @@ Examples
 >>> bool(abs(q.closed_form().value - 2 * np.trace(q.sqrt_gram())) < 1e-12)
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -46,12 +47,11 @@ from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.model.forms import ConicForm, SpectralAxis, SpectralForm
 from mechopt.model.problem import Problem, ProblemAudit
-from mechopt.results.result import Result
-
 from mechopt.problems.fisher.base import PAPER, _only, parse_float, parse_int
 from mechopt.problems.fisher.extrapolate import grid_estimate, solve_program, truncation_estimate
-from mechopt.problems.fisher.grid import (GaussianNoise, GridDensity, ProductDensity, check_density, interval_program)
+from mechopt.problems.fisher.grid import GaussianNoise, GridDensity, ProductDensity, check_density, interval_program
 from mechopt.problems.theorem import theorem_result
+from mechopt.results.result import Result
 
 __all__ = ["FisherGaussian", "FisherLTI", "parse_matrix", "observability", "lti_fisher"]
 
@@ -94,7 +94,7 @@ class FisherGaussian(Problem):
     @property
     def axis_variance(self) -> float:
         """Variance of each coordinate of the optimum (σ²/m or ξ^{-1/2})."""
-        return self.sigma2 / self.m if self.sigma2 is not None else self.xi ** -0.5
+        return self.sigma2 / self.m if self.sigma2 is not None else self.xi**-0.5
 
     @property
     def R(self) -> float:
@@ -104,11 +104,15 @@ class FisherGaussian(Problem):
     def from_params(cls, **params: Any) -> "FisherGaussian":
         _only(cls.id, params, {"m", "sigma2", "xi", "n", "width"})
         s2, xi = params.get("sigma2"), params.get("xi")
-        if s2 is None and xi is None:        # the CLI default: Problem 4 with E‖w‖² ≤ 1
+        if s2 is None and xi is None:  # the CLI default: Problem 4 with E‖w‖² ≤ 1
             s2 = 1.0
-        return cls(parse_int("m", params.get("m", 1), 1, 1000), None if s2 is None else parse_float("sigma2", s2),
-                   None if xi is None else parse_float("xi", xi), parse_int("n", params.get("n", 2000), 3),
-                   parse_float("width", params.get("width", 12.0)))
+        return cls(
+            parse_int("m", params.get("m", 1), 1, 1000),
+            None if s2 is None else parse_float("sigma2", s2),
+            None if xi is None else parse_float("xi", xi),
+            parse_int("n", params.get("n", 2000), 3),
+            parse_float("width", params.get("width", 12.0)),
+        )
 
     def params(self) -> dict[str, Any]:
         return {"m": self.m, "sigma2": self.sigma2, "xi": self.xi, "n": self.n, "width": self.width}
@@ -126,18 +130,25 @@ class FisherGaussian(Problem):
         ('optimal', 'theorem', 'fisher.cor6')
         """
         s = self.axis_variance
-        value = self.m ** 2 / self.sigma2 if self.sigma2 is not None else 2 * self.m * math.sqrt(self.xi)
+        value = self.m**2 / self.sigma2 if self.sigma2 is not None else 2 * self.m * math.sqrt(self.xi)
         claim = "fisher.cor6" if self.sigma2 is not None else "fisher.thm3"
-        return theorem_result(claim=claim, proven=True, value=value, sense="min", objective=self.objective,
-                              mechanism=GaussianNoise(s * np.eye(self.m)), problem=self.id,
-                              extras={"theorem": "Corollary 6", "variance": self.m * s, "fisher_trace": self.m / s})
+        return theorem_result(
+            claim=claim,
+            proven=True,
+            value=value,
+            sense="min",
+            objective=self.objective,
+            mechanism=GaussianNoise(s * np.eye(self.m)),
+            problem=self.id,
+            extras={"theorem": "Corollary 6", "variance": self.m * s, "fisher_trace": self.m / s},
+        )
 
     def _value(self, J: float, second_moment: float) -> float:
         return J if self.xi is None else J + self.xi * second_moment
 
     def conic_form(self) -> ConicForm:
         """One axis on the truncated grid, budget σ²/m (Problem 4) or penalty ξ w² (Problem 3)."""
-        pot = None if self.xi is None else (lambda w: self.xi * w ** 2)
+        pot = None if self.xi is None else (lambda w: self.xi * w**2)
         vb = None if self.sigma2 is None else self.sigma2 / self.m
         prob, p, _ = interval_program(-self.R, self.R, self.n, potential=pot, variance_bound=vb)
         extras: dict[str, Any] = {}
@@ -149,19 +160,29 @@ class FisherGaussian(Problem):
         def value_of(opt: float) -> float:
             mech = recover()
             val = self._value(mech.fisher(), sum(g.moment(2) for g in mech.axes))
-            extras.update(grid_points=self.n, program_value=self.m * float(opt) / (2 * self.R) ** 2,
-                          truncation=self.R,
-                          variance=sum(g.moment(2) for g in mech.axes), fisher_trace=mech.fisher())
+            extras.update(
+                grid_points=self.n,
+                program_value=self.m * float(opt) / (2 * self.R) ** 2,
+                truncation=self.R,
+                variance=sum(g.moment(2) for g in mech.axes),
+                fisher_trace=mech.fisher(),
+            )
             extras.update(self._error_estimate(val))
             return val
 
-        return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,
-                         value_of=value_of, extras=extras,
-                         scope=f"the {self.n}-point discretisation of [-{self.R:g}, {self.R:g}] (R truncated)")
+        return ConicForm(
+            problem=prob,
+            recover=recover,
+            sense="min",
+            objective=self.objective,
+            value_of=value_of,
+            extras=extras,
+            scope=f"the {self.n}-point discretisation of [-{self.R:g}, {self.R:g}] (R truncated)",
+        )
 
     def _grid_value(self, n: int, R: float) -> float | None:
         """The value of the grid program on [−R, R] with n interior points (None if it does not solve)."""
-        pot = None if self.xi is None else (lambda w: self.xi * w ** 2)
+        pot = None if self.xi is None else (lambda w: self.xi * w**2)
         vb = None if self.sigma2 is None else self.sigma2 / self.m
         prob, p, _ = interval_program(-R, R, n, potential=pot, variance_bound=vb)
         if not solve_program(prob):
@@ -185,10 +206,14 @@ class FisherGaussian(Problem):
         return {**est, **trunc}
 
     def spectral_form(self) -> SpectralForm:
-        pot = None if self.xi is None else (lambda w: self.xi * w ** 2)
+        pot = None if self.xi is None else (lambda w: self.xi * w**2)
         axes = (SpectralAxis(-self.R, self.R, pot),) * self.m
-        return SpectralForm(axes=axes, recover=lambda ds: ProductDensity(tuple(ds)), objective=self.objective,
-                            variance_bound=self.sigma2)
+        return SpectralForm(
+            axes=axes,
+            recover=lambda ds: ProductDensity(tuple(ds)),
+            objective=self.objective,
+            variance_bound=self.sigma2,
+        )
 
     def audit(self, result: Result) -> ProblemAudit:
         mech = result.mechanism
@@ -250,7 +275,7 @@ def lti_fisher(O: np.ndarray, cov: np.ndarray, rtol: float | None = None) -> flo
     resid = O - U[:, keep] @ proj
     if np.linalg.norm(resid) > settings.tolerance("cov_range") * max(1.0, np.linalg.norm(O)):
         return math.inf
-    return float(np.sum(proj ** 2 / s[keep][:, None]))
+    return float(np.sum(proj**2 / s[keep][:, None]))
 
 
 @dataclass(frozen=True, eq=False)
@@ -280,8 +305,10 @@ class FisherLTI(Problem):
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "C", C)
         if np.linalg.matrix_rank(self.O) < A.shape[0]:
-            raise ProblemError("O = [C; CA; ...; CA^T] must have full column rank (Theorem 4): "
-                               "the initial state must be observable within the horizon; increase T")
+            raise ProblemError(
+                "O = [C; CA; ...; CA^T] must have full column rank (Theorem 4): "
+                "the initial state must be observable within the horizon; increase T"
+            )
 
     @property
     def O(self) -> np.ndarray:
@@ -290,7 +317,7 @@ class FisherLTI(Problem):
     @classmethod
     def from_params(cls, **params: Any) -> "FisherLTI":
         _only(cls.id, params, {"A", "C", "T", "xi", "dt"})
-        if "A" not in params and "dt" in params:   # Example 4: the vehicle on a road
+        if "A" not in params and "dt" in params:  # Example 4: the vehicle on a road
             dt = parse_float("dt", params["dt"])
             A, C = np.array([[1.0, dt], [0.0, 1.0]]), np.array([[1.0, 0.0]])
         else:
@@ -316,10 +343,20 @@ class FisherLTI(Problem):
         S = np.linalg.inv(R) / math.sqrt(self.xi)
         cov = O @ S @ O.T
         value = 2 * math.sqrt(self.xi) * float(np.trace(R))
-        return theorem_result(claim="fisher.thm4", proven=True, value=value, sense="min", objective=self.objective,
-                              mechanism=GaussianNoise(cov, generator=O, generator_cov=S), problem=self.id,
-                              extras={"theorem": "Theorem 4", "quality": float(np.trace(cov)),
-                                      "fisher_trace": float(np.trace(np.linalg.inv(S)))})
+        return theorem_result(
+            claim="fisher.thm4",
+            proven=True,
+            value=value,
+            sense="min",
+            objective=self.objective,
+            mechanism=GaussianNoise(cov, generator=O, generator_cov=S),
+            problem=self.id,
+            extras={
+                "theorem": "Theorem 4",
+                "quality": float(np.trace(cov)),
+                "fisher_trace": float(np.trace(np.linalg.inv(S))),
+            },
+        )
 
     def conic_form(self) -> ConicForm:
         """The SDP of the module docstring over the stacked noise covariance Σ.
@@ -346,12 +383,14 @@ class FisherLTI(Problem):
         def value_of(opt: float) -> float:
             cov = recover().cov
             val = lti_fisher(O, cov) + self.xi * float(np.trace(cov))
-            extras.update(program_value=root * float(opt), quality=float(np.trace(cov)), size=N,
-                          fisher_trace=lti_fisher(O, cov))
+            extras.update(
+                program_value=root * float(opt), quality=float(np.trace(cov)), size=N, fisher_trace=lti_fisher(O, cov)
+            )
             return val
 
-        return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,
-                         value_of=value_of, extras=extras)
+        return ConicForm(
+            problem=prob, recover=recover, sense="min", objective=self.objective, value_of=value_of, extras=extras
+        )
 
     def audit(self, result: Result) -> ProblemAudit:
         mech = result.mechanism
@@ -365,7 +404,4 @@ class FisherLTI(Problem):
             J = float(np.trace(np.linalg.inv(mech.generator_cov)))
         else:
             J = lti_fisher(self.O, cov)
-        return ProblemAudit(violation=0.0, notion="fisher", reasons=reasons,
-                            value=J + self.xi * float(np.trace(cov)))
-
-
+        return ProblemAudit(violation=0.0, notion="fisher", reasons=reasons, value=J + self.xi * float(np.trace(cov)))

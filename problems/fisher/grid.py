@@ -34,6 +34,7 @@ Examples
 >>> round(g.mass(), 9), bool(abs(g.fisher() - np.pi ** 2) < 1e-4)
 (1.0, True)
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -45,8 +46,16 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.model.info import fisher_grid
 
-__all__ = ["GridDensity", "ProductDensity", "GaussianNoise", "interval_program", "box_program",
-           "grid_error", "check_density", "box_fisher"]
+__all__ = [
+    "GridDensity",
+    "ProductDensity",
+    "GaussianNoise",
+    "interval_program",
+    "box_program",
+    "grid_error",
+    "check_density",
+    "box_fisher",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,8 +131,16 @@ class GridDensity:
 
     def to_dict(self) -> dict[str, Any]:
         stride = max(1, self.n // 20000)
-        return {"kind": "grid-density", "smooth": self.smooth, "lower": self.lower, "upper": self.upper, "n": self.n,
-                "h": self.h, "stride": stride, "density": self.density[::stride].tolist()}
+        return {
+            "kind": "grid-density",
+            "smooth": self.smooth,
+            "lower": self.lower,
+            "upper": self.upper,
+            "n": self.n,
+            "h": self.h,
+            "stride": stride,
+            "density": self.density[::stride].tolist(),
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,7 +170,7 @@ class GaussianNoise:
     """
 
     cov: np.ndarray
-    generator: np.ndarray | None = None     # w = G v with v ~ N(0, S) when the noise is degenerate
+    generator: np.ndarray | None = None  # w = G v with v ~ N(0, S) when the noise is degenerate
     generator_cov: np.ndarray | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -187,8 +204,8 @@ def grid_error_estimate(g: GridDensity) -> float:
     True
     """
     q = np.sqrt(np.clip(g.density, 0.0, None))
-    d2 = np.diff(np.concatenate([[0.0], q, [0.0]]), 2) / g.h ** 2
-    return (g.h ** 2 / 3.0) * float(np.sum(d2 ** 2) / np.sum(q ** 2))
+    d2 = np.diff(np.concatenate([[0.0], q, [0.0]]), 2) / g.h**2
+    return (g.h**2 / 3.0) * float(np.sum(d2**2) / np.sum(q**2))
 
 
 def check_density(g: GridDensity, tol: float) -> list[str]:
@@ -215,9 +232,14 @@ def _pair_cone(p: Any, t: Any, first: Any, second: Any) -> Any:
     return cp.SOC(p[first] + p[second], cp.vstack([2 * t, p[first] - p[second]]), axis=0)
 
 
-def interval_program(lower: float, upper: float, n: int, *,
-                     potential: Callable[[np.ndarray], np.ndarray] | None = None,
-                     variance_bound: float | None = None) -> tuple[Any, Any, Callable[[Any], Any]]:
+def interval_program(
+    lower: float,
+    upper: float,
+    n: int,
+    *,
+    potential: Callable[[np.ndarray], np.ndarray] | None = None,
+    variance_bound: float | None = None,
+) -> tuple[Any, Any, Callable[[Any], Any]]:
     """The SOCP of the module docstring on (lower, upper) with n interior nodes.
 
     Adds ∫ V p (``potential`` V, the penalty of Problem 3 with V = ξ w²) to the
@@ -243,16 +265,16 @@ def interval_program(lower: float, upper: float, n: int, *,
     L = upper - lower
     hu = 1.0 / (n + 1)
     w = lower + L * hu * np.arange(1, n + 1)
-    q = cp.Variable(n, nonneg=True)                # q = L p: the density on the unit interval
+    q = cp.Variable(n, nonneg=True)  # q = L p: the density on the unit interval
     t = cp.Variable(n - 1)
     fisher_u = (4.0 / hu) * (2 * cp.sum(q) - 2 * cp.sum(t))
     cons = [hu * cp.sum(q) == 1, _pair_cone(q, t, slice(0, n - 1), slice(1, n))]
     obj = fisher_u
     if potential is not None:
-        obj = obj + L ** 2 * hu * (np.asarray(potential(w), dtype=float) @ q)
+        obj = obj + L**2 * hu * (np.asarray(potential(w), dtype=float) @ q)
     if variance_bound is not None:
-        cons.append(hu * ((w ** 2 / variance_bound) @ q) <= 1.0)     # relative: σ² may be 1e-8
-    return cp.Problem(cp.Minimize(obj), cons), q / L, fisher_u / L ** 2
+        cons.append(hu * ((w**2 / variance_bound) @ q) <= 1.0)  # relative: σ² may be 1e-8
+    return cp.Problem(cp.Minimize(obj), cons), q / L, fisher_u / L**2
 
 
 def box_program(lower: np.ndarray, upper: np.ndarray, n: tuple[int, ...]) -> tuple[Any, Any]:
@@ -304,5 +326,5 @@ def box_fisher(density: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> flo
     total = 0.0
     for k in range(density.ndim):
         d = np.diff(q, axis=k, prepend=0.0, append=0.0)
-        total += (vol / h[k]) * (4.0 / h[k]) * float(np.sum(d ** 2))
+        total += (vol / h[k]) * (4.0 / h[k]) * float(np.sum(d**2))
     return total

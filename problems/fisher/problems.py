@@ -34,6 +34,7 @@ Examples
 >>> r.status.value, round(r.value, 12) == round(float(np.pi ** 2), 12)
 ('optimal', True)
 """
+
 from __future__ import annotations
 
 import math
@@ -46,15 +47,41 @@ from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.model.forms import ConicForm, SpectralAxis, SpectralForm
 from mechopt.model.problem import Problem, ProblemAudit
+from mechopt.problems.fisher.base import (
+    CORR2_CONSTANT,
+    PAPER,
+    _only,
+    parse_float,
+    parse_int,
+    parse_vector,
+    query_factor,
+)
+from mechopt.problems.fisher.extrapolate import coarser_grids, grid_estimate, richardson, solve_program
+from mechopt.problems.fisher.grid import (
+    GridDensity,
+    ProductDensity,
+    box_fisher,
+    box_program,
+    check_density,
+    interval_program,
+)
+from mechopt.problems.theorem import theorem_result
 from mechopt.results.result import Result
 
-from mechopt.problems.fisher.base import (CORR2_CONSTANT, PAPER, _only, parse_float, parse_int, parse_vector, query_factor)
-from mechopt.problems.fisher.extrapolate import coarser_grids, grid_estimate, richardson, solve_program
-from mechopt.problems.fisher.grid import (GridDensity, ProductDensity, box_fisher, box_program, check_density, interval_program)
-from mechopt.problems.theorem import theorem_result
+__all__ = [
+    "FisherInterval",
+    "FisherBox",
+    "FisherOutput",
+    "PROBLEMS",
+    "problem_from_params",
+    "CORR2_CONSTANT",
+    "parse_float",
+    "parse_int",
+    "parse_vector",
+    "query_factor",
+    "PAPER",
+]
 
-__all__ = ["FisherInterval", "FisherBox", "FisherOutput", "PROBLEMS", "problem_from_params", "CORR2_CONSTANT",
-           "parse_float", "parse_int", "parse_vector", "query_factor", "PAPER"]
 
 def _fisher_extras(g: GridDensity, J: float) -> dict[str, Any]:
     """Grid size, quality (variance) and the Fisher trace of a grid density."""
@@ -104,8 +131,12 @@ class FisherInterval(Problem):
     @classmethod
     def from_params(cls, **params: Any) -> "FisherInterval":
         _only(cls.id, params, {"a", "b", "n", "query"})
-        return cls(parse_float("a", params.get("a", -1.0)), parse_float("b", params.get("b", 1.0)),
-                   parse_int("n", params.get("n", 2000), 3), str(params.get("query", "identity")))
+        return cls(
+            parse_float("a", params.get("a", -1.0)),
+            parse_float("b", params.get("b", 1.0)),
+            parse_int("n", params.get("n", 2000), 3),
+            str(params.get("query", "identity")),
+        )
 
     def params(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "n": self.n, "query": self.query}
@@ -124,15 +155,27 @@ class FisherInterval(Problem):
         >>> r.value == 2 * np.pi ** 2, r.mechanism.n, r.status.value, r.proof, r.extras["claim"]
         (True, 99, 'optimal', 'theorem', 'fisher.cor3')
         """
-        J = 4 * math.pi ** 2 / self.L ** 2
+        J = 4 * math.pi**2 / self.L**2
         g = GridDensity.cos2(self.a, self.b, self.n)
         claim = {"average": "fisher.cor3", "variance": "fisher.cor5"}.get(self.query.partition(":")[0], "fisher.cor1")
-        extras = {"variance": self.L ** 2 * (1 / 12 - 1 / (2 * math.pi ** 2)), "fisher_trace": J,
-                  "theorem": "Corollary 1 (Corollaries 3, 5 for scalar queries)", "grid_points": self.n,
-                  "grid_fisher": g.fisher()}
-        return theorem_result(claim=claim, proven=True, value=self.factor * J, sense="min", objective=self.objective,
-                              mechanism=g, extras=extras, problem=self.id,
-                              message="closed form sampled on the grid; value is the continuous optimum")
+        extras = {
+            "variance": self.L**2 * (1 / 12 - 1 / (2 * math.pi**2)),
+            "fisher_trace": J,
+            "theorem": "Corollary 1 (Corollaries 3, 5 for scalar queries)",
+            "grid_points": self.n,
+            "grid_fisher": g.fisher(),
+        }
+        return theorem_result(
+            claim=claim,
+            proven=True,
+            value=self.factor * J,
+            sense="min",
+            objective=self.objective,
+            mechanism=g,
+            extras=extras,
+            problem=self.id,
+            message="closed form sampled on the grid; value is the continuous optimum",
+        )
 
     def conic_form(self) -> ConicForm:
         """The grid SOCP of :func:`~mechopt.problems.fisher.grid.interval_program`, value c_f·J_h.
@@ -150,9 +193,12 @@ class FisherInterval(Problem):
         >>> FisherInterval(0.0, 1.0).spectral_form().axes
         (SpectralAxis(lower=0.0, upper=1.0, potential=None),)
         """
-        return SpectralForm(axes=(SpectralAxis(self.a, self.b),),
-                            recover=lambda ds: ds[0], value_of=lambda v: self.factor * v,
-                            objective=self.objective)
+        return SpectralForm(
+            axes=(SpectralAxis(self.a, self.b),),
+            recover=lambda ds: ds[0],
+            value_of=lambda v: self.factor * v,
+            objective=self.objective,
+        )
 
     def audit(self, result: Result) -> ProblemAudit:
         g = result.mechanism
@@ -183,13 +229,20 @@ def _grid_conic(problem: Problem, prob: Any, p: Any, a: float, b: float, factor:
     def value_of(opt: float) -> float:
         g = recover()
         J = g.fisher()
-        extras.update(_fisher_extras(g, J), program_value=float(opt) / (b - a) ** 2 * factor)   # unit-interval program
+        extras.update(_fisher_extras(g, J), program_value=float(opt) / (b - a) ** 2 * factor)  # unit-interval program
         extras.update(grid_estimate(lambda m: _interval_value(a, b, m, factor), g.n, factor * J))
         return factor * J
 
     n = int(p.shape[0])
-    return ConicForm(problem=prob, recover=recover, sense="min", objective=problem.objective,
-                     value_of=value_of, extras=extras, scope=f"the {n}-point discretisation of [{a:g}, {b:g}]")
+    return ConicForm(
+        problem=prob,
+        recover=recover,
+        sense="min",
+        objective=problem.objective,
+        value_of=value_of,
+        extras=extras,
+        scope=f"the {n}-point discretisation of [{a:g}, {b:g}]",
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -232,10 +285,14 @@ class FisherBox(Problem):
     def from_params(cls, **params: Any) -> "FisherBox":
         _only(cls.id, params, {"lower", "upper", "n"})
         n = params.get("n")
-        nn = () if n is None else tuple(parse_int("n", int(v) if float(v).is_integer() else float(v), 1)
-                                        for v in parse_vector("n", n))
-        return cls(parse_vector("lower", params.get("lower", "-1,-1")),
-                   parse_vector("upper", params.get("upper", "1,1")), nn)
+        nn = (
+            ()
+            if n is None
+            else tuple(parse_int("n", int(v) if float(v).is_integer() else float(v), 1) for v in parse_vector("n", n))
+        )
+        return cls(
+            parse_vector("lower", params.get("lower", "-1,-1")), parse_vector("upper", params.get("upper", "1,1")), nn
+        )
 
     def params(self) -> dict[str, Any]:
         return {"lower": self.lower.tolist(), "upper": self.upper.tolist(), "n": list(self.n)}
@@ -248,9 +305,16 @@ class FisherBox(Problem):
         """
         L = self.upper - self.lower
         mech = ProductDensity(tuple(GridDensity.cos2(lo, up, k) for lo, up, k in zip(self.lower, self.upper, self.n)))
-        return theorem_result(claim="fisher.cor1_box", proven=True, value=float(np.sum(4 * np.pi ** 2 / L ** 2)),
-                              sense="min", objective=self.objective, mechanism=mech, problem=self.id,
-                              extras={"theorem": "Corollary 1 (box)", "grid_points": int(np.prod(self.n))})
+        return theorem_result(
+            claim="fisher.cor1_box",
+            proven=True,
+            value=float(np.sum(4 * np.pi**2 / L**2)),
+            sense="min",
+            objective=self.objective,
+            mechanism=mech,
+            problem=self.id,
+            extras={"theorem": "Corollary 1 (box)", "grid_points": int(np.prod(self.n))},
+        )
 
     def conic_form(self) -> ConicForm | None:
         size = int(np.prod(self.n))
@@ -268,8 +332,15 @@ class FisherBox(Problem):
             extras.update(self._grid_estimate(J))
             return J
 
-        return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,
-                         value_of=value_of, extras=extras, scope=f"the {size}-point grid discretisation of the box")
+        return ConicForm(
+            problem=prob,
+            recover=recover,
+            sense="min",
+            objective=self.objective,
+            value_of=value_of,
+            extras=extras,
+            scope=f"the {size}-point grid discretisation of the box",
+        )
 
     def _grid_estimate(self, value: float) -> dict[str, Any]:
         """Richardson over the box program on two coarser grids (every axis coarsened; see
@@ -296,8 +367,9 @@ class FisherBox(Problem):
         mech = result.mechanism
         if isinstance(mech, ProductDensity):
             reasons = [r for g in mech.axes for r in check_density(g, settings.tolerance("density"))]
-            viol = max(max(0.0, lo - g.lower) + max(0.0, g.upper - up)
-                       for g, lo, up in zip(mech.axes, self.lower, self.upper))
+            viol = max(
+                max(0.0, lo - g.lower) + max(0.0, g.upper - up) for g, lo, up in zip(mech.axes, self.lower, self.upper)
+            )
             val = mech.fisher() if result.solver != "closed-form" else None
             return ProblemAudit(violation=viol, notion="support", reasons=reasons, value=val)
         d = np.asarray(mech, dtype=float)
@@ -308,8 +380,9 @@ class FisherBox(Problem):
         reasons = [] if abs(mass - 1) <= settings.tolerance("density") else [f"density integrates to {mass:.6g}, not 1"]
         if d.min() < -settings.tolerance("density") * max(1.0, d.max()):
             reasons.append("density is negative")
-        return ProblemAudit(violation=0.0, notion="support", reasons=reasons,
-                            value=box_fisher(d, self.lower, self.upper))
+        return ProblemAudit(
+            violation=0.0, notion="support", reasons=reasons, value=box_fisher(d, self.lower, self.upper)
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -337,8 +410,10 @@ class FisherOutput(FisherInterval):
             raise ProblemError(f"the query range needs f_hi >= f_lo, got [{f_lo}, {f_hi}]")
         a, b = y_lo - f_lo, y_hi - f_hi
         if not b > a:
-            raise ProblemError(f"the output set [{y_lo}, {y_hi}] is too narrow for the query range "
-                               f"[{f_lo}, {f_hi}]: no noise keeps every output inside; widen y_lo..y_hi")
+            raise ProblemError(
+                f"the output set [{y_lo}, {y_hi}] is too narrow for the query range "
+                f"[{f_lo}, {f_hi}]: no noise keeps every output inside; widen y_lo..y_hi"
+            )
         return cls(a, b, parse_int("n", params.get("n", 2000), 3))
 
 
@@ -355,8 +430,14 @@ def _lazy_problems() -> dict[str, Any]:
     from mechopt.problems.fisher.gaussian import FisherGaussian, FisherLTI
     from mechopt.problems.fisher.weighted import FisherWeighted
 
-    return {"fisher-interval": FisherInterval, "fisher-box": FisherBox, "fisher-output": FisherOutput,
-            "fisher-weighted": FisherWeighted, "fisher-gaussian": FisherGaussian, "fisher-lti": FisherLTI}
+    return {
+        "fisher-interval": FisherInterval,
+        "fisher-box": FisherBox,
+        "fisher-output": FisherOutput,
+        "fisher-weighted": FisherWeighted,
+        "fisher-gaussian": FisherGaussian,
+        "fisher-lti": FisherLTI,
+    }
 
 
 PROBLEMS = _lazy_problems()

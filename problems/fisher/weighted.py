@@ -54,6 +54,7 @@ Examples
 >>> p.grid_shape
 (15, 17)
 """
+
 from __future__ import annotations
 
 import math
@@ -66,11 +67,10 @@ from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.model.forms import ConicForm
 from mechopt.model.problem import Problem, ProblemAudit
-from mechopt.results.result import Result
-
 from mechopt.problems.fisher.base import PAPER, _only, parse_float, parse_int
 from mechopt.problems.fisher.extrapolate import grid_estimate, solve_program
 from mechopt.problems.theorem import theorem_result
+from mechopt.results.result import Result
 
 __all__ = ["FisherWeighted", "weight_function", "log_weight_function", "exp_weight_policy", "stationarity_residual"]
 
@@ -117,7 +117,7 @@ def exp_weight_policy(a: float, b: float, k: float, w: np.ndarray) -> np.ndarray
     True
     """
     L = b - a
-    g = np.exp(k * (w - np.max(w))) * np.sin(np.pi * (w - a) / L) ** 2      # shifted: e^{kw} overflows for k ≳ 700
+    g = np.exp(k * (w - np.max(w))) * np.sin(np.pi * (w - a) / L) ** 2  # shifted: e^{kw} overflows for k ≳ 700
     return g / (g.sum() * (w[1] - w[0]))
 
 
@@ -138,7 +138,7 @@ def stationarity_residual(a: float, b: float, k: float, x: float, n: int = 20001
     g2 = np.gradient(g1, h)
     rho = math.exp(k * x)
     r = k * rho * g1 - rho * g2
-    mu = rho * (math.pi ** 2 / L ** 2 + k ** 2 / 4)
+    mu = rho * (math.pi**2 / L**2 + k**2 / 4)
     inner = slice(n // 100, n - n // 100)
     return float(np.abs(r - mu * g)[inner].max() / np.abs(r).max())
 
@@ -163,7 +163,7 @@ class FisherWeighted(Problem):
     objective: ClassVar[str] = "weighted_fisher"
     unit: ClassVar[str | None] = "1/units² (units of the parameter θ)"
     max_grid: ClassVar[int] = 60_000
-    grid_order: ClassVar[int] = 1      # observed order of convergence of the grid optimum (module docstring)
+    grid_order: ClassVar[int] = 1  # observed order of convergence of the grid optimum (module docstring)
 
     def __post_init__(self) -> None:
         if not (self.b > self.a and self.d > self.c):
@@ -173,10 +173,14 @@ class FisherWeighted(Problem):
         object.__setattr__(self, "rho", weight_function(self.weight))
         cols = (self.d - self.c) / self.h
         if not np.isfinite(cols) or cols * self.nw > self.max_grid:
-            raise ProblemError(f"[c, d] = [{self.c:g}, {self.d:g}] needs {cols:.3g} grid columns at step h = {self.h:.3g}, "
-                               f"more than {self.max_grid} points in all; lower nw or shorten [c, d]")
+            raise ProblemError(
+                f"[c, d] = [{self.c:g}, {self.d:g}] needs {cols:.3g} grid columns at step h = {self.h:.3g}, "
+                f"more than {self.max_grid} points in all; lower nw or shorten [c, d]"
+            )
         if np.prod(self.grid_shape) > self.max_grid:
-            raise ProblemError(f"grid {self.grid_shape} has more than {self.max_grid} points; lower nw or shorten [c, d]")
+            raise ProblemError(
+                f"grid {self.grid_shape} has more than {self.max_grid} points; lower nw or shorten [c, d]"
+            )
 
     @property
     def h(self) -> float:
@@ -197,7 +201,7 @@ class FisherWeighted(Problem):
     def weights(self) -> np.ndarray:
         """ρ at the midpoints x_{j+½}, normalised so h Σ ρ = 1."""
         mid = self.x[:-1] + self.h / 2
-        logr = np.asarray(log_weight_function(self.weight)(mid), dtype=float)   # in log space: e^{kx} overflows
+        logr = np.asarray(log_weight_function(self.weight)(mid), dtype=float)  # in log space: e^{kx} overflows
         if not np.all(np.isfinite(logr)):
             raise ProblemError(f"the weight {self.weight!r} is not finite on [c, d]; use a smaller exponent")
         r = np.exp(logr - logr.max())
@@ -207,8 +211,14 @@ class FisherWeighted(Problem):
     def from_params(cls, **params: Any) -> "FisherWeighted":
         _only(cls.id, params, {"a", "b", "c", "d", "weight", "nw"})
         g = params.get
-        return cls(parse_float("a", g("a", -1.0)), parse_float("b", g("b", 1.0)), parse_float("c", g("c", 0.0)),
-                   parse_float("d", g("d", 4.0)), str(g("weight", "uniform")), parse_int("nw", g("nw", 31), 3))
+        return cls(
+            parse_float("a", g("a", -1.0)),
+            parse_float("b", g("b", 1.0)),
+            parse_float("c", g("c", 0.0)),
+            parse_float("d", g("d", 4.0)),
+            str(g("weight", "uniform")),
+            parse_int("nw", g("nw", 31), 3),
+        )
 
     def params(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "c": self.c, "d": self.d, "weight": self.weight, "nw": self.nw}
@@ -217,8 +227,8 @@ class FisherWeighted(Problem):
         """The grid cost of a policy γ (nw × nx array, columns are x)."""
         u = np.sqrt(np.clip(gamma, 0.0, None))
         pad = np.vstack([np.zeros((1, u.shape[1])), u, np.zeros((1, u.shape[1]))])
-        diff = pad[:-1, 1:] - pad[1:, :-1]          # √γ_{i−1,j+1} − √γ_{i,j}, i = 1..nw+1
-        per_x = (4.0 / self.h) * np.sum(diff ** 2, axis=0)
+        diff = pad[:-1, 1:] - pad[1:, :-1]  # √γ_{i−1,j+1} − √γ_{i,j}, i = 1..nw+1
+        per_x = (4.0 / self.h) * np.sum(diff**2, axis=0)
         return float(self.h * self.weights() @ per_x)
 
     def _program(self) -> tuple[Any, Any]:
@@ -228,7 +238,7 @@ class FisherWeighted(Problem):
         nw, nx = self.grid_shape
         G = cp.Variable((nw, nx), nonneg=True)
         t = cp.Variable((nw - 1, nx - 1))
-        A, B = G[1:, :-1], G[:-1, 1:]                # γ_{i,j} and γ_{i−1,j+1}, i = 2..nw
+        A, B = G[1:, :-1], G[:-1, 1:]  # γ_{i,j} and γ_{i−1,j+1}, i = 2..nw
         cone = cp.SOC(cp.vec(A + B, order="F"), cp.vstack([cp.vec(2 * t, order="F"), cp.vec(A - B, order="F")]), axis=0)
         per_x = (4.0 / self.h) * (G[0, :-1] + G[nw - 1, 1:] + cp.sum(A + B - 2 * t, axis=0))
         obj = self.h * (self.weights() @ per_x)
@@ -264,8 +274,15 @@ class FisherWeighted(Problem):
             extras.update(grid_estimate(self._grid_value, self.nw, val, order=self.grid_order))
             return val
 
-        return ConicForm(problem=prob, recover=recover, sense="min", objective=self.objective,
-                         value_of=value_of, extras=extras, scope=f"the {nw}x{nx} grid discretisation")
+        return ConicForm(
+            problem=prob,
+            recover=recover,
+            sense="min",
+            objective=self.objective,
+            value_of=value_of,
+            extras=extras,
+            scope=f"the {nw}x{nx} grid discretisation",
+        )
 
     def closed_form(self) -> Result | None:
         """Corollary 4 for ρ ∝ e^{kx} (and uniform, k = 0): the x-independent policy; ``feasible``, never ``optimal``.
@@ -285,14 +302,20 @@ class FisherWeighted(Problem):
         col = exp_weight_policy(self.a, self.b, k, self.w)
         gamma = np.tile(col[:, None], (1, self.grid_shape[1]))
         L = self.b - self.a
-        return theorem_result(claim="fisher.cor4", proven=False, value=self.cost(gamma), sense="min",
-                              objective=self.objective, mechanism=gamma, problem=self.id,
-                              message="Corollary 4 (reconstructed): x-independent policy e^{kw} sin^2",
-                              why="mechopt verify finds Corollary 4 as reconstructed false (claim fisher.cor4): "
-                                  "the policy is stationary in the interior of X, but on a bounded X x-dependent "
-                                  "policies cost less",
-                              extras={"theorem": "Corollary 4 (exponential weight)",
-                                      "stationary_rate": math.pi ** 2 / L ** 2 + k ** 2 / 4})
+        return theorem_result(
+            claim="fisher.cor4",
+            proven=False,
+            value=self.cost(gamma),
+            sense="min",
+            objective=self.objective,
+            mechanism=gamma,
+            problem=self.id,
+            message="Corollary 4 (reconstructed): x-independent policy e^{kw} sin^2",
+            why="mechopt verify finds Corollary 4 as reconstructed false (claim fisher.cor4): "
+            "the policy is stationary in the interior of X, but on a bounded X x-dependent "
+            "policies cost less",
+            extras={"theorem": "Corollary 4 (exponential weight)", "stationary_rate": math.pi**2 / L**2 + k**2 / 4},
+        )
 
     def audit(self, result: Result) -> ProblemAudit:
         G = np.asarray(result.mechanism, dtype=float)

@@ -4,6 +4,7 @@
 >>> GaussDataset1().n
 4
 """
+
 from mechopt.problems.gauss.problem import PROBLEMS, GaussDataset1, GaussDataset2, GaussianNoise, GaussProblem
 
 __all__ = ["GaussianNoise", "GaussProblem", "GaussDataset1", "GaussDataset2", "PROBLEMS"]

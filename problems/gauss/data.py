@@ -25,6 +25,7 @@ Traceback (most recent call last):
 ...
 mechopt.errors.ProblemError: covariance block Σ_{X∪Xu} is not positive definite: ...
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,21 +50,27 @@ def augment(sigma_x: list[list[float]], cross: list[list[float]], sigma_a: list[
 
 
 _X1 = [[138.27, 165.66], [165.66, 240.07]]
-_X2 = [[66.42, 57.38, 83.90, 80.03, 0.06, 121.43],
-       [57.38, 229.20, 146.94, 232.62, 0.04, 69.30],
-       [83.90, 146.94, 142.89, 169.83, 0.06, 140.22],
-       [80.03, 232.62, 169.83, 247.38, 0.06, 114.44],
-       [0.06, 0.04, 0.06, 0.06, 0.12, 0.10],
-       [121.43, 69.30, 140.22, 114.44, 0.10, 233.30]]
+_X2 = [
+    [66.42, 57.38, 83.90, 80.03, 0.06, 121.43],
+    [57.38, 229.20, 146.94, 232.62, 0.04, 69.30],
+    [83.90, 146.94, 142.89, 169.83, 0.06, 140.22],
+    [80.03, 232.62, 169.83, 247.38, 0.06, 114.44],
+    [0.06, 0.04, 0.06, 0.06, 0.12, 0.10],
+    [121.43, 69.30, 140.22, 114.44, 0.10, 233.30],
+]
 
 #: The paper's Section V sample datasets, as printed (n features, Σ_{X∪Xp}, Σ_{X∪Xu}).
 DATASETS: dict[str, dict] = {
-    "1": {"n": 2,
-          "cov_p": augment(_X1, [[26.36], [43.86]], [[8.76]]),
-          "cov_u": augment(_X1, [[11.28], [6.84]], [[2.26]])},
-    "2": {"n": 6,
-          "cov_p": augment(_X2, [[9.26], [45.07], [27.17], [45.18], [0.01], [9.44]], [[9.01]]),
-          "cov_u": augment(_X2, [[11.22], [2.42], [11.31], [6.93], [0.01], [22.38]], [[2.23]])},
+    "1": {
+        "n": 2,
+        "cov_p": augment(_X1, [[26.36], [43.86]], [[8.76]]),
+        "cov_u": augment(_X1, [[11.28], [6.84]], [[2.26]]),
+    },
+    "2": {
+        "n": 6,
+        "cov_p": augment(_X2, [[9.26], [45.07], [27.17], [45.18], [0.01], [9.44]], [[9.01]]),
+        "cov_u": augment(_X2, [[11.22], [2.42], [11.31], [6.93], [0.01], [22.38]], [[2.23]]),
+    },
 }
 
 
@@ -75,8 +82,9 @@ def _square_symmetric(C, name: str) -> np.ndarray:
         raise ProblemError(f"covariance block {name} has non-finite entries; give finite numbers")
     if not np.allclose(C, C.T, rtol=0, atol=1e-9 * max(1.0, float(np.abs(C).max()))):
         i, j = np.unravel_index(np.argmax(np.abs(C - C.T)), C.shape)
-        raise ProblemError(f"covariance block {name} is not symmetric: entry ({i},{j}) = {C[i, j]:g} "
-                           f"but ({j},{i}) = {C[j, i]:g}")
+        raise ProblemError(
+            f"covariance block {name} is not symmetric: entry ({i},{j}) = {C[i, j]:g} but ({j},{i}) = {C[j, i]:g}"
+        )
     return (C + C.T) / 2
 
 
@@ -100,13 +108,16 @@ def _project_schur(C: np.ndarray, n: int, floor: float) -> tuple[np.ndarray, str
     out = C.copy()
     out[n:, n:] = S_new + B.T @ np.linalg.solve(X, B)
     out[n:, n:] = (out[n:, n:] + out[n:, n:].T) / 2
-    msg = (f"Schur complement Σ_A − Σ_AX Σ_X⁻¹ Σ_XA had min eigenvalue {w[0]:.6g}, raised to {lo:.6g} "
-           f"(psd_floor={floor:g} × mean variance); Σ_A changed by {np.abs(out[n:, n:] - A).max():.3g} (max abs)")
+    msg = (
+        f"Schur complement Σ_A − Σ_AX Σ_X⁻¹ Σ_XA had min eigenvalue {w[0]:.6g}, raised to {lo:.6g} "
+        f"(psd_floor={floor:g} × mean variance); Σ_A changed by {np.abs(out[n:, n:] - A).max():.3g} (max abs)"
+    )
     return out, msg
 
 
-def validate_blocks(cov_p, cov_u, n: int, psd: str = "error", psd_floor: float = 1e-3
-                    ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def validate_blocks(
+    cov_p, cov_u, n: int, psd: str = "error", psd_floor: float = 1e-3
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Check Σ_{X∪Xp} and Σ_{X∪Xu}: square, symmetric, agreeing on Σ_X, positive definite.
 
     Parameters
@@ -143,26 +154,34 @@ def validate_blocks(cov_p, cov_u, n: int, psd: str = "error", psd_floor: float =
     Cp = _square_symmetric(cov_p, "Σ_{X∪Xp}")
     Cu = _square_symmetric(cov_u, "Σ_{X∪Xu}")
     if not (isinstance(n, (int, np.integer)) and 1 <= n < min(Cp.shape[0], Cu.shape[0])):
-        raise ProblemError(f"n (number of released features) must be an integer in [1, {min(Cp.shape[0], Cu.shape[0]) - 1}] "
-                           f"so that both blocks have at least one attribute, got {n!r}")
+        raise ProblemError(
+            f"n (number of released features) must be an integer in [1, {min(Cp.shape[0], Cu.shape[0]) - 1}] "
+            f"so that both blocks have at least one attribute, got {n!r}"
+        )
     scale = max(1.0, float(np.abs(Cp[:n, :n]).max()))
     if not np.allclose(Cp[:n, :n], Cu[:n, :n], rtol=0, atol=1e-9 * scale):
         dev = float(np.abs(Cp[:n, :n] - Cu[:n, :n]).max())
-        raise ProblemError(f"Σ_{{X∪Xp}} and Σ_{{X∪Xu}} disagree on Σ_X (max abs difference {dev:.3g}); "
-                           "both blocks must share the same leading n × n covariance of X")
+        raise ProblemError(
+            f"Σ_{{X∪Xp}} and Σ_{{X∪Xu}} disagree on Σ_X (max abs difference {dev:.3g}); "
+            "both blocks must share the same leading n × n covariance of X"
+        )
     notes: list[str] = []
     lam = _min_eig(Cp[:n, :n])
     if lam <= _pd_threshold(Cp[:n, :n]):
-        raise ProblemError(f"covariance block Σ_X is not positive definite: min eigenvalue {lam:.6g}; "
-                           "drop linearly dependent features (projection is only offered for the attribute blocks)")
+        raise ProblemError(
+            f"covariance block Σ_X is not positive definite: min eigenvalue {lam:.6g}; "
+            "drop linearly dependent features (projection is only offered for the attribute blocks)"
+        )
     out = []
     for C, name in ((Cp, "Σ_{X∪Xp}"), (Cu, "Σ_{X∪Xu}")):
         lam = _min_eig(C)
         if lam <= _pd_threshold(C):
             if psd == "error":
                 kind = "positive semidefinite" if lam < 0 else "positive definite (it is singular)"
-                raise ProblemError(f"covariance block {name} is not positive definite: min eigenvalue {lam:.6g} "
-                                   f"(not {kind}); pass psd=\"project\" to project it to the nearest valid matrix")
+                raise ProblemError(
+                    f"covariance block {name} is not positive definite: min eigenvalue {lam:.6g} "
+                    f'(not {kind}); pass psd="project" to project it to the nearest valid matrix'
+                )
             C, msg = _project_schur(C, n, psd_floor)
             notes.append(f"{name} projected (min eigenvalue was {lam:.6g}): {msg}")
         out.append(C)

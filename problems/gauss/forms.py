@@ -28,6 +28,7 @@ True
 >>> g.feasible(np.zeros(2))
 True
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -37,7 +38,6 @@ from typing import Any
 import numpy as np
 
 from mechopt.model.forms import NLPForm
-
 from mechopt.problems.gauss.info import fisher_trace_grad, mi_s_grad
 
 __all__ = ["GreedyForm", "SearchForm", "nlp_form", "greedy_form", "search_form"]
@@ -60,21 +60,33 @@ def nlp_form(prob: Any) -> NLPForm:
     def g_util(s: np.ndarray) -> np.ndarray:
         return mi_s_grad(prob.cov_u, n, box(s)) if prob.utility == "mi" else fisher_trace_grad(prob.cov_u, n, box(s))
 
-    cons: list[dict[str, Any]] = [{"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(box(s))[0]),
-                                   "jac": lambda s: g_util(s)[None, :]}]
+    cons: list[dict[str, Any]] = [
+        {"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(box(s))[0]), "jac": lambda s: g_util(s)[None, :]}
+    ]
     if prob.gamma_utility > 0:
-        cons.append({"type": "ineq", "fun": lambda s: np.atleast_1d(prob.slacks_s(box(s))[1]),
-                     "jac": lambda s: (prob.gamma_utility * g_util(s) - g_priv(s))[None, :]})
+        cons.append(
+            {
+                "type": "ineq",
+                "fun": lambda s: np.atleast_1d(prob.slacks_s(box(s))[1]),
+                "jac": lambda s: (prob.gamma_utility * g_util(s) - g_priv(s))[None, :],
+            }
+        )
 
     def starts(rng: np.random.Generator, k: int) -> np.ndarray:
         pts = [np.ones(n)] + [rng.uniform(0.0, 1.0, n) for _ in range(max(0, k - 1))]
-        return np.array(pts[:max(k, 1)])
+        return np.array(pts[: max(k, 1)])
 
-    return NLPForm(fun=lambda s: float(prob.privacy_s(box(s))), jac=g_priv,
-                   bounds=[(0.0, 1.0)] * n, constraints=cons, starts=starts,
-                   recover=lambda s: prob.noise_of(box(s)),
-                   value_of=lambda s: float(prob.privacy_s(prob.s_of(prob.noise_of(box(s)).variances))),
-                   sense="min", objective=prob.objective)
+    return NLPForm(
+        fun=lambda s: float(prob.privacy_s(box(s))),
+        jac=g_priv,
+        bounds=[(0.0, 1.0)] * n,
+        constraints=cons,
+        starts=starts,
+        recover=lambda s: prob.noise_of(box(s)),
+        value_of=lambda s: float(prob.privacy_s(prob.s_of(prob.noise_of(box(s)).variances))),
+        sense="min",
+        objective=prob.objective,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,20 +121,26 @@ class GreedyForm:
 
 def greedy_form(prob: Any) -> GreedyForm:
     """The greedy form of a GaussProblem (constraints tested exactly, no tolerance)."""
+
     def slack(v: np.ndarray) -> tuple[float, float]:
         d, g = prob.slacks_s(prob.s_of(v))
         return float(d), float(g)
 
     from mechopt.problems.gauss.info import mi_s
 
-    return GreedyForm(n=prob.n, var_x=prob.var_x.copy(),
-                      privacy=lambda v: prob.privacy_s(prob.s_of(v)),
-                      utility=lambda v: prob.utility_s(prob.s_of(v)),
-                      utility_mi=lambda v: float(mi_s(prob.cov_u, prob.n, prob.s_of(v))),
-                      slacks=slack,
-                      gamma=prob.gamma, recover=lambda v: prob.noise_of(prob.s_of(v)),
-                      value_of=lambda v: float(prob.privacy_s(prob.s_of(v))),
-                      sense="min", objective=prob.objective)
+    return GreedyForm(
+        n=prob.n,
+        var_x=prob.var_x.copy(),
+        privacy=lambda v: prob.privacy_s(prob.s_of(v)),
+        utility=lambda v: prob.utility_s(prob.s_of(v)),
+        utility_mi=lambda v: float(mi_s(prob.cov_u, prob.n, prob.s_of(v))),
+        slacks=slack,
+        gamma=prob.gamma,
+        recover=lambda v: prob.noise_of(prob.s_of(v)),
+        value_of=lambda v: float(prob.privacy_s(prob.s_of(v))),
+        sense="min",
+        objective=prob.objective,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,12 +166,20 @@ class SearchForm:
 
 def search_form(prob: Any) -> SearchForm:
     """The search form of a GaussProblem."""
+
     def evaluate(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         S = np.atleast_2d(np.asarray(S, dtype=float))
         return np.atleast_1d(prob.privacy_s(S)), np.atleast_1d(prob.utility_s(S))
 
-    return SearchForm(n=prob.n, evaluate=evaluate, u_thr=prob.utility_threshold, gamma=prob.gamma_utility,
-                      p_full=prob.privacy_full, u_full=prob.utility_full,
-                      recover=lambda s: prob.noise_of(np.clip(s, 0.0, 1.0)),
-                      value_of=lambda s: float(prob.privacy_s(prob.s_of(prob.noise_of(np.clip(s, 0.0, 1.0)).variances))),
-                      sense="min", objective=prob.objective)
+    return SearchForm(
+        n=prob.n,
+        evaluate=evaluate,
+        u_thr=prob.utility_threshold,
+        gamma=prob.gamma_utility,
+        p_full=prob.privacy_full,
+        u_full=prob.utility_full,
+        recover=lambda s: prob.noise_of(np.clip(s, 0.0, 1.0)),
+        value_of=lambda s: float(prob.privacy_s(prob.s_of(prob.noise_of(np.clip(s, 0.0, 1.0)).variances))),
+        sense="min",
+        objective=prob.objective,
+    )

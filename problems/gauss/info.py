@@ -29,6 +29,7 @@ True
 >>> bool(np.isclose(mi_direct(C, 1, [1.0]), mi_s(C, 1, s_from_var([1.0], [1.0]))))
 True
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -37,9 +38,22 @@ import numpy as np
 
 from mechopt.model.info import gaussian_mi
 
-__all__ = ["s_from_var", "var_from_s", "scaled_cov", "mi_s", "mi_s_grad", "mi_direct", "utility_loss_direct",
-           "fisher_s", "fisher_trace_grad", "fisher_eq10", "fisher_eq11", "bnn_eq12", "mi_from_fisher_eq13",
-           "fisher_from_mi_eq13"]
+__all__ = [
+    "s_from_var",
+    "var_from_s",
+    "scaled_cov",
+    "mi_s",
+    "mi_s_grad",
+    "mi_direct",
+    "utility_loss_direct",
+    "fisher_s",
+    "fisher_trace_grad",
+    "fisher_eq10",
+    "fisher_eq11",
+    "bnn_eq12",
+    "mi_from_fisher_eq13",
+    "fisher_from_mi_eq13",
+]
 
 
 def s_from_var(v: Sequence[float] | np.ndarray, var: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -89,7 +103,7 @@ def scaled_cov(C: np.ndarray, n: int, s: np.ndarray) -> np.ndarray:
     e = np.concatenate([s, np.ones(s.shape[:-1] + (C.shape[0] - n,))], axis=-1)
     K = C * e[..., :, None] * e[..., None, :]
     idx = np.arange(n)
-    K[..., idx, idx] = np.diag(C)[:n]          # s²σ² + (1 − s²)σ² = σ²
+    K[..., idx, idx] = np.diag(C)[:n]  # s²σ² + (1 − s²)σ² = σ²
     return K
 
 

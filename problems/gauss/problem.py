@@ -27,6 +27,7 @@ Examples
 >>> r.status.value, r.violation <= 1e-7, round(r.value, 4)      # sqp is a local method
 ('locally_optimal', True, 1.1617)
 """
+
 from __future__ import annotations
 
 import math
@@ -40,10 +41,9 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.model.forms import NLPForm
 from mechopt.model.problem import Problem, ProblemAudit
-from mechopt.results.result import Result
-
 from mechopt.problems.gauss.data import DATASETS, validate_blocks
 from mechopt.problems.gauss.info import fisher_s, mi_s, s_from_var, var_from_s
+from mechopt.results.result import Result
 
 __all__ = ["GaussianNoise", "GaussProblem", "GaussDataset1", "GaussDataset2", "PROBLEMS"]
 
@@ -72,9 +72,12 @@ class GaussianNoise:
 
     def to_dict(self) -> dict[str, Any]:
         v = self.variances
-        return {"noise_variances": [float(x) if math.isfinite(x) else "inf" for x in v],
-                "suppressed": [int(i) for i in np.flatnonzero(np.isinf(v))],
-                "exact": [int(i) for i in np.flatnonzero(v == 0)], "notes": list(self.notes)}
+        return {
+            "noise_variances": [float(x) if math.isfinite(x) else "inf" for x in v],
+            "suppressed": [int(i) for i in np.flatnonzero(np.isinf(v))],
+            "exact": [int(i) for i in np.flatnonzero(v == 0)],
+            "notes": list(self.notes),
+        }
 
 
 def _num(name: str, value: Any, lo: float = -math.inf, allow_none: bool = False) -> float | None:
@@ -104,8 +107,11 @@ def _matrix(name: str, value: Any) -> np.ndarray:
 
             data = io.BytesIO(read_input(path, f"{name} file", 64 * 1024 * 1024))
             try:
-                return (np.load(data, allow_pickle=False) if value.endswith(".npy")
-                        else np.loadtxt(data, delimiter="," if value.endswith(".csv") else None, ndmin=2))
+                return (
+                    np.load(data, allow_pickle=False)
+                    if value.endswith(".npy")
+                    else np.loadtxt(data, delimiter="," if value.endswith(".csv") else None, ndmin=2)
+                )
             except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
                 raise ProblemError(f"{name}: cannot read {value!r} as a numeric matrix: {exc}") from None
         try:
@@ -162,9 +168,20 @@ class GaussProblem(Problem):
 
     # -- construction ------------------------------------------------------------
     @classmethod
-    def from_params(cls, dataset: Any = None, cov_p: Any = None, cov_u: Any = None, n: Any = None,
-                    delta: Any = 0.3, gamma: Any = 0.0, utility: Any = "mi", delta_fisher: Any = None,
-                    gamma_fisher: Any = None, psd: Any = "error", psd_floor: Any = 1e-3) -> "GaussProblem":
+    def from_params(
+        cls,
+        dataset: Any = None,
+        cov_p: Any = None,
+        cov_u: Any = None,
+        n: Any = None,
+        delta: Any = 0.3,
+        gamma: Any = 0.0,
+        utility: Any = "mi",
+        delta_fisher: Any = None,
+        gamma_fisher: Any = None,
+        psd: Any = "error",
+        psd_floor: Any = 1e-3,
+    ) -> "GaussProblem":
         """Build from CLI-style strings: ``dataset="1"|"2"`` or ``cov_p``, ``cov_u``, ``n``.
 
         Examples
@@ -185,17 +202,22 @@ class GaussProblem(Problem):
         n_val = _num("n", n, lo=1)
         if n_val != int(n_val):
             raise ProblemError(f"n must be an integer, got {n!r}")
-        return cls(cov_p=_matrix("cov_p", cov_p), cov_u=_matrix("cov_u", cov_u), n=int(n_val),
-                   delta=_num("delta", delta, lo=0.0), gamma=_num("gamma", gamma, lo=0.0),
-                   utility=str(utility).strip().lower(),
-                   delta_fisher=_num("delta_fisher", delta_fisher, lo=0.0, allow_none=True),
-                   gamma_fisher=_num("gamma_fisher", gamma_fisher, lo=0.0, allow_none=True),
-                   psd=str(psd).strip().lower(), psd_floor=_num("psd_floor", psd_floor, lo=0.0),
-                   dataset=None if dataset is None else str(dataset).strip())
+        return cls(
+            cov_p=_matrix("cov_p", cov_p),
+            cov_u=_matrix("cov_u", cov_u),
+            n=int(n_val),
+            delta=_num("delta", delta, lo=0.0),
+            gamma=_num("gamma", gamma, lo=0.0),
+            utility=str(utility).strip().lower(),
+            delta_fisher=_num("delta_fisher", delta_fisher, lo=0.0, allow_none=True),
+            gamma_fisher=_num("gamma_fisher", gamma_fisher, lo=0.0, allow_none=True),
+            psd=str(psd).strip().lower(),
+            psd_floor=_num("psd_floor", psd_floor, lo=0.0),
+            dataset=None if dataset is None else str(dataset).strip(),
+        )
 
     def params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"delta": self.delta, "gamma": self.gamma, "utility": self.utility,
-                               "psd": self.psd}
+        out: dict[str, Any] = {"delta": self.delta, "gamma": self.gamma, "utility": self.utility, "psd": self.psd}
         if self.dataset is not None:
             out["dataset"] = self.dataset
         else:
@@ -213,8 +235,23 @@ class GaussProblem(Problem):
         >>> p.with_params(delta=0.5, utility="fisher").utility
         'fisher'
         """
-        kw = {k: getattr(self, k) for k in ("cov_p", "cov_u", "n", "delta", "gamma", "utility", "delta_fisher",
-                                            "gamma_fisher", "psd", "psd_floor", "dataset", "notes")}
+        kw = {
+            k: getattr(self, k)
+            for k in (
+                "cov_p",
+                "cov_u",
+                "n",
+                "delta",
+                "gamma",
+                "utility",
+                "delta_fisher",
+                "gamma_fisher",
+                "psd",
+                "psd_floor",
+                "dataset",
+                "notes",
+            )
+        }
         kw.update(changes)
         return type(self)(**kw)
 
@@ -243,7 +280,7 @@ class GaussProblem(Problem):
 
     @cached_property
     def _sbar2(self) -> float:
-        return float(np.exp(np.linalg.slogdet(self.cov_u[self.n:, self.n:])[1] / self.n_u))
+        return float(np.exp(np.linalg.slogdet(self.cov_u[self.n :, self.n :])[1] / self.n_u))
 
     def fisher_to_nats(self, phi: Any) -> Any:
         """Eq. (13) (isotropic extension for n_u > 1): I = (n_u/2) log(1 + σ̄² φ / n_u).
@@ -334,8 +371,13 @@ class GaussProblem(Problem):
             return ProblemAudit(violation=None, notion="delta-gamma", eps=self.delta)
         s = self.s_of(self._variances(result.mechanism))
         loss = self.mi_full - float(mi_s(self.cov_u, self.n, s))
-        return ProblemAudit(violation=self.violation_s(s), eps_audited=loss, notion="delta-gamma",
-                            eps=self.delta, value=float(self.privacy_s(s)))
+        return ProblemAudit(
+            violation=self.violation_s(s),
+            eps_audited=loss,
+            notion="delta-gamma",
+            eps=self.delta,
+            value=float(self.privacy_s(s)),
+        )
 
     def nlp_form(self) -> NLPForm:
         from mechopt.problems.gauss.forms import nlp_form

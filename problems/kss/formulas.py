@@ -11,6 +11,7 @@ Examples
 >>> round(mi_ksubset(16, 5, 1.0), 6)
 0.122881
 """
+
 from __future__ import annotations
 
 import math
@@ -21,10 +22,28 @@ from scipy.special import gammaln
 from mechopt import settings
 from mechopt.errors import ProblemError
 
-__all__ = ["mi_ksubset", "beta", "k_star", "mi_optimal", "mi_mrr", "mi_brr", "brr_mi_bound",
-           "brr_size_masses", "g_h", "l2_ksubset", "k_sharp", "l2_optimal", "l2_pure",
-           "l2_hybrid", "mcgregor_binary", "exact_binary", "mi_limit_bound", "size_masses", "amortized_channel",
-           "mi_of_pattern_weights"]
+__all__ = [
+    "mi_ksubset",
+    "beta",
+    "k_star",
+    "mi_optimal",
+    "mi_mrr",
+    "mi_brr",
+    "brr_mi_bound",
+    "brr_size_masses",
+    "g_h",
+    "l2_ksubset",
+    "k_sharp",
+    "l2_optimal",
+    "l2_pure",
+    "l2_hybrid",
+    "mcgregor_binary",
+    "exact_binary",
+    "mi_limit_bound",
+    "size_masses",
+    "amortized_channel",
+    "mi_of_pattern_weights",
+]
 
 
 def _e(eps: float) -> float:
@@ -225,7 +244,7 @@ def l2_hybrid(d: int, weights, eps_k, n: int = 1) -> float:
         if w[k] == 0:
             continue
         if k == 0:
-            continue                       # the empty set hits nothing
+            continue  # the empty set hits nothing
         if k == d:
             g += w[k]
             h += w[k]
@@ -244,7 +263,7 @@ def mcgregor_binary(eps: float) -> float:
     >>> mcgregor_binary(0.1)
     0.015000000000000003
     """
-    return 1.5 * eps ** 2
+    return 1.5 * eps**2
 
 
 def exact_binary(eps: float) -> float:

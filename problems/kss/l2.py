@@ -29,6 +29,7 @@ Examples
 >>> bool(np.isclose(p.evaluate(Q), p.closed_form().value))
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -38,17 +39,16 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mechopt import settings
-from mechopt.model.counting import comb_at_most
 from mechopt.errors import ProblemError
+from mechopt.model.counting import comb_at_most
 from mechopt.model.forms import NLPForm
+from mechopt.model.problem import ChannelProblem, ProblemAudit
 from mechopt.notions import PrivacyNotion
 from mechopt.oracles.base import check_eps
-from mechopt.model.problem import ChannelProblem, ProblemAudit
-from mechopt.results.result import Result
-from mechopt.utilities import Utility
-
 from mechopt.problems.kss import formulas as F
 from mechopt.problems.theorem import theorem_result
+from mechopt.results.result import Result
+from mechopt.utilities import Utility
 
 __all__ = ["PROBLEMS", "EstimationL2", "KssL2", "l2_value_grad"]
 
@@ -72,9 +72,9 @@ def l2_value_grad(Q: np.ndarray, theta: np.ndarray) -> tuple[float, np.ndarray]:
     if Q.shape[0] > Q.shape[1] or not (s.min() > 0 and (s.max() / s.min()) ** 2 <= settings.tolerance("condition")):
         return math.inf, np.zeros_like(Q)
     R = (U / s) @ Vt
-    Gi = (U / s ** 2) @ U.T
+    Gi = (U / s**2) @ U.T
     lam = theta @ Q
-    norms = (R ** 2).sum(axis=0)
+    norms = (R**2).sum(axis=0)
     A = (R * lam) @ R.T
     grad = np.outer(theta, norms) + 2 * Gi @ (R * lam) - 2 * (A @ Gi + Gi @ A) @ Q
     return float(lam @ norms), grad
@@ -128,15 +128,20 @@ class KssL2(ChannelProblem):
         object.__setattr__(self, "utility", EstimationL2(self.n))
 
     @classmethod
-    def from_params(cls, *, prior: Any = "uniform:4", eps: Any = 1.0, n: Any = 10_000, outputs: Any = None,
-                    **extra: Any) -> "KssL2":
+    def from_params(
+        cls, *, prior: Any = "uniform:4", eps: Any = 1.0, n: Any = 10_000, outputs: Any = None, **extra: Any
+    ) -> "KssL2":
         """Build from CLI strings: prior, eps, n (users), outputs (NLP outputs)."""
         from mechopt.problems.kss.problems import _prior
 
         if extra:
             raise ProblemError(f"unknown kss-l2 parameter(s) {sorted(extra)}; known: prior, eps, n, outputs")
-        return cls(prior=_prior(prior), eps=check_eps(eps), n=_int("n", n),
-                   outputs=None if outputs in (None, "", "none") else _int("outputs", outputs))
+        return cls(
+            prior=_prior(prior),
+            eps=check_eps(eps),
+            n=_int("n", n),
+            outputs=None if outputs in (None, "", "none") else _int("outputs", outputs),
+        )
 
     @property
     def d(self) -> int:
@@ -150,7 +155,7 @@ class KssL2(ChannelProblem):
         return math.comb(self.d, k) if comb_at_most(self.d, k, 40) else 2 * self.d
 
     def column_program(self):
-        return None            # R couples all columns: not a column program
+        return None  # R couples all columns: not a column program
 
     def closed_form(self) -> Result | None:
         """The k#-subset mechanism of Theorems 3.1–3.2: ``feasible``, never ``optimal``.
@@ -169,21 +174,34 @@ class KssL2(ChannelProblem):
 
         d, eps = self.d, self.eps
         k = F.k_sharp(d, eps)
-        return theorem_result(claim="kss.thm3_1", proven=False,
-                              why="Theorems 3.1-3.2 prove it optimal among the power-set mechanisms of "
-                                  "Theorem 3.2 only, not over all eps-LDP channels",
-                              value=F.l2_ksubset(d, k, eps, self.n), sense="min", objective=self.objective,
-                              mechanism=KSubsetMechanism(d, k, eps), notion="ldp", eps=eps, problem=self.id,
-                              message="Theorems 3.1-3.2: k#-subset mechanism",
-                              extras={"k": k, "theorem": "kss Theorem 3.1"})
+        return theorem_result(
+            claim="kss.thm3_1",
+            proven=False,
+            why="Theorems 3.1-3.2 prove it optimal among the power-set mechanisms of "
+            "Theorem 3.2 only, not over all eps-LDP channels",
+            value=F.l2_ksubset(d, k, eps, self.n),
+            sense="min",
+            objective=self.objective,
+            mechanism=KSubsetMechanism(d, k, eps),
+            notion="ldp",
+            eps=eps,
+            problem=self.id,
+            message="Theorems 3.1-3.2: k#-subset mechanism",
+            extras={"k": k, "theorem": "kss Theorem 3.1"},
+        )
 
     def audit(self, result: Result) -> ProblemAudit:
         from mechopt.problems.kss.problems import KSubsetMechanism
 
         mech = result.mechanism
         if isinstance(mech, KSubsetMechanism) and not mech.materialisable:
-            return ProblemAudit(violation=max(0.0, mech.eps - self.eps), eps_audited=mech.eps, notion="ldp",
-                                eps=self.eps, value=F.l2_ksubset(mech.d, mech.k, mech.eps, self.n))
+            return ProblemAudit(
+                violation=max(0.0, mech.eps - self.eps),
+                eps_audited=mech.eps,
+                notion="ldp",
+                eps=self.eps,
+                value=F.l2_ksubset(mech.d, mech.k, mech.eps, self.n),
+            )
         return super().audit(result)
 
     def nlp_form(self) -> NLPForm:
@@ -193,7 +211,7 @@ class KssL2(ChannelProblem):
         return {"prior": self.prior.tolist(), "eps": self.eps, "n": self.n, "outputs": self.outputs}
 
 
-_MAX_INT = 10 ** 15      # users / outputs: beyond this the error formulas lose every digit
+_MAX_INT = 10**15  # users / outputs: beyond this the error formulas lose every digit
 
 
 def _int(name: str, val: Any) -> int:
@@ -227,9 +245,17 @@ def _l2_nlp(prob: KssL2) -> NLPForm:
     def recover(x: np.ndarray) -> np.ndarray:
         return _clean(x.reshape(d, m))
 
-    return NLPForm(fun=fun, jac=jac, bounds=[(0.0, 1.0)] * (d * m), constraints=channel_constraints(prob, m),
-                   starts=private_starts(prob, m), recover=recover, value_of=lambda x: prob.evaluate(recover(x)), sense="min",
-                   objective=prob.objective)
+    return NLPForm(
+        fun=fun,
+        jac=jac,
+        bounds=[(0.0, 1.0)] * (d * m),
+        constraints=channel_constraints(prob, m),
+        starts=private_starts(prob, m),
+        recover=recover,
+        value_of=lambda x: prob.evaluate(recover(x)),
+        sense="min",
+        objective=prob.objective,
+    )
 
 
 PROBLEMS = {"kss-l2": KssL2}

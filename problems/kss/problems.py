@@ -35,6 +35,7 @@ Examples
 >>> round(q.closed_form().value, 8)
 0.00075562
 """
+
 from __future__ import annotations
 
 import math
@@ -44,25 +45,33 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mechopt import settings
-from mechopt.model.counting import comb_at_most, log_comb
 from mechopt.errors import ProblemError, TooLargeError
-from mechopt.notions import LDP, PrivacyNotion
-from mechopt.oracles.base import check_eps
+from mechopt.model.counting import comb_at_most, log_comb
 from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.model.problem import ChannelProblem, ProblemAudit
+from mechopt.notions import LDP, PrivacyNotion
+from mechopt.oracles.base import check_eps
+from mechopt.problems.kss import formulas as F
+from mechopt.problems.theorem import theorem_result
 from mechopt.results.result import Result
 from mechopt.utilities import MutualInfo, Utility
 
-from mechopt.problems.kss import formulas as F
-from mechopt.problems.theorem import theorem_result
-
-__all__ = ["KssMI", "KSubsetMechanism", "ksubset_mi", "best_ksubset",
-           "ksubset_result", "ldp_fields", "CLOSED_FORMS", "PROBLEMS", "MAX_OUTPUTS"]
+__all__ = [
+    "KssMI",
+    "KSubsetMechanism",
+    "ksubset_mi",
+    "best_ksubset",
+    "ksubset_result",
+    "ldp_fields",
+    "CLOSED_FORMS",
+    "PROBLEMS",
+    "MAX_OUTPUTS",
+]
 
 PAPER = "kss"
-MAX_OUTPUTS = 20_000        # k-subset channels are materialised up to C(d, k) ≤ this (d ≤ 16 always fits)
-_LOG_EXACT = 53 * math.log(2) - 1.0       # below: C(d, k) < 2^53 / e, exact as a Python int and as a float
-_LOG_FLOAT_MAX = math.log(1.7e308)        # above: C(d, k) overflows a float
+MAX_OUTPUTS = 20_000  # k-subset channels are materialised up to C(d, k) ≤ this (d ≤ 16 always fits)
+_LOG_EXACT = 53 * math.log(2) - 1.0  # below: C(d, k) < 2^53 / e, exact as a Python int and as a float
+_LOG_FLOAT_MAX = math.log(1.7e308)  # above: C(d, k) overflows a float
 
 
 @dataclass(frozen=True)
@@ -105,18 +114,26 @@ class KSubsetMechanism:
     @property
     def matrix(self) -> np.ndarray:
         if not self.materialisable:
-            raise TooLargeError(f"the {self.k}-subset channel has C({self.d}, {self.k}) ≈ "
-                                f"10^{self.log_outputs / math.log(10):.1f} outputs; "
-                                f"use mechopt.oracles.frequency.KSubset (randomizer) instead of the matrix")
+            raise TooLargeError(
+                f"the {self.k}-subset channel has C({self.d}, {self.k}) ≈ "
+                f"10^{self.log_outputs / math.log(10):.1f} outputs; "
+                f"use mechopt.oracles.frequency.KSubset (randomizer) instead of the matrix"
+            )
         from mechopt.oracles.frequency import KSubset
 
         return KSubset(self.d, self.eps, self.k).matrix()
 
     def to_dict(self) -> dict[str, Any]:
-        n = self.outputs                          # an estimate above 2^53, None when it overflows a float
-        out = {"type": "k-subset", "d": self.d, "k": self.k, "eps": self.eps,
-               "outputs": n if math.isfinite(n) else None, "log10_outputs": self.log_outputs / math.log(10),
-               "rule": "report a size-k subset Z with Q(Z|x) ∝ e^eps if x in Z else 1 (eq. (5))"}
+        n = self.outputs  # an estimate above 2^53, None when it overflows a float
+        out = {
+            "type": "k-subset",
+            "d": self.d,
+            "k": self.k,
+            "eps": self.eps,
+            "outputs": n if math.isfinite(n) else None,
+            "log10_outputs": self.log_outputs / math.log(10),
+            "rule": "report a size-k subset Z with Q(Z|x) ∝ e^eps if x in Z else 1 (eq. (5))",
+        }
         if self.materialisable and self.outputs * self.d <= 4096:
             out["Q"] = self.matrix.tolist()
         return out
@@ -150,7 +167,7 @@ def ksubset_mi(prior, k: int, eps: float) -> float:
     for counts, ways in _compositions(mult.tolist(), k, exact):
         u = float(np.dot(counts, vals))
         t = 1 + (e - 1) * u
-        share = ways / n if exact else math.exp(ways - log_n)      # P(a uniform k-subset has these counts)
+        share = ways / n if exact else math.exp(ways - log_n)  # P(a uniform k-subset has these counts)
         total += share * (eps * e * u - t * math.log(t))
     return d / (k * e + d - k) * total
 
@@ -166,11 +183,12 @@ def _compositions(mult: list[int], k: int, exact: bool = True, limit: int = 2_00
             if left == 0:
                 out.append((cur.copy(), ways))
             return
-        rest = sum(mult[i + 1:])
+        rest = sum(mult[i + 1 :])
         for j in range(max(0, left - rest), min(mult[i], left) + 1):
             cur.append(j)
             rec(i + 1, left - j, cur, ways * math.comb(mult[i], j) if exact else ways + log_comb(mult[i], j))
             cur.pop()
+
     rec(0, k, [], 1 if exact else 0.0)
     return out
 
@@ -205,10 +223,19 @@ def ksubset_result(d: int, eps: float, problem: str | None = None) -> Result:
     (22, False, 'optimal', 'theorem', 'kss.thm2_1')
     """
     k = F.k_star(d, eps)
-    return theorem_result(claim="kss.thm2_1", proven=True, value=F.mi_ksubset(d, k, eps), sense="max",
-                          objective="mi", mechanism=KSubsetMechanism(d, k, eps), notion="ldp", eps=eps,
-                          message="Theorem 2.1 (k*-subset mechanism, Definition 2.1)", problem=problem,
-                          extras={"k": k, "beta": F.beta(d, eps), "theorem": "kss Theorem 2.1"})
+    return theorem_result(
+        claim="kss.thm2_1",
+        proven=True,
+        value=F.mi_ksubset(d, k, eps),
+        sense="max",
+        objective="mi",
+        mechanism=KSubsetMechanism(d, k, eps),
+        notion="ldp",
+        eps=eps,
+        message="Theorem 2.1 (k*-subset mechanism, Definition 2.1)",
+        problem=problem,
+        extras={"k": k, "beta": F.beta(d, eps), "theorem": "kss Theorem 2.1"},
+    )
 
 
 def _uniform(P: np.ndarray) -> bool:
@@ -276,8 +303,9 @@ def _audit_ksubset(mech: KSubsetMechanism, P: np.ndarray, eps: float) -> Problem
     """Analytic audit of a large k-subset channel: its LDP level is exactly mech.eps (ratio e^ε, eq. (5))."""
     reasons = [] if mech.d == P.size else [f"mechanism has d={mech.d} but the prior has {P.size} symbols"]
     val = ksubset_mi(P, mech.k, mech.eps) if not reasons else None
-    return ProblemAudit(violation=max(0.0, mech.eps - eps), eps_audited=mech.eps, notion="ldp", eps=eps,
-                        reasons=reasons, value=val)
+    return ProblemAudit(
+        violation=max(0.0, mech.eps - eps), eps_audited=mech.eps, notion="ldp", eps=eps, reasons=reasons, value=val
+    )
 
 
 def _prior(prior: Any) -> np.ndarray:
@@ -287,11 +315,11 @@ def _prior(prior: Any) -> np.ndarray:
         raise ProblemError(f"prior: {exc}") from None
 
 
-
-
 def _design_hook(problem: Any) -> Result | None:
     """Closed form for a generic ChannelDesign: ε-LDP (complete graph) + MI + uniform prior → Theorem 2.1."""
-    if type(getattr(problem, "notion", None)) is not LDP or not isinstance(getattr(problem, "utility", None), MutualInfo):
+    if type(getattr(problem, "notion", None)) is not LDP or not isinstance(
+        getattr(problem, "utility", None), MutualInfo
+    ):
         return None
     P = np.asarray(problem.prior, dtype=float)
     if P.size < 2 or not _uniform(P):

@@ -8,9 +8,29 @@ Modules: :mod:`~mechopt.problems.lip.problems` (the four families), :mod:`~mecho
 >>> LIPBinary(p1=0.3, eps=1.0).closed_form().status.value
 'optimal'
 """
-from mechopt.problems.lip.cip import CIPBinomial, Prop5Notion, prop5_band
-from mechopt.problems.lip.problems import (CLOSED_FORMS, PROBLEMS, LIPBinary, LIPHistogram, LIPMimo,
-                                           LIPWeightedSum, make_lip_notion, parse_floats)
 
-__all__ = ["LIPBinary", "LIPMimo", "LIPWeightedSum", "LIPHistogram", "CIPBinomial", "Prop5Notion", "prop5_band",
-           "PROBLEMS", "CLOSED_FORMS", "make_lip_notion", "parse_floats"]
+from mechopt.problems.lip.cip import CIPBinomial, Prop5Notion, prop5_band
+from mechopt.problems.lip.problems import (
+    CLOSED_FORMS,
+    PROBLEMS,
+    LIPBinary,
+    LIPHistogram,
+    LIPMimo,
+    LIPWeightedSum,
+    make_lip_notion,
+    parse_floats,
+)
+
+__all__ = [
+    "LIPBinary",
+    "LIPMimo",
+    "LIPWeightedSum",
+    "LIPHistogram",
+    "CIPBinomial",
+    "Prop5Notion",
+    "prop5_band",
+    "PROBLEMS",
+    "CLOSED_FORMS",
+    "make_lip_notion",
+    "parse_floats",
+]

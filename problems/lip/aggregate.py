@@ -12,6 +12,7 @@ Examples
 >>> agg.n_users, len(agg.users)
 (3, 2)
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -22,10 +23,8 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.model.problem import Problem
-from mechopt.results.result import Result
-
-from mechopt.problems.lip import closed as cf
 from mechopt.problems.lip.problems import LIPBinary, LIPWeightedSum, parse_floats
+from mechopt.results.result import Result
 
 __all__ = ["LIPAggregate", "AggregateResult"]
 
@@ -98,15 +97,20 @@ class LIPAggregate:
         return cls(tuple(LIPBinary(p1=p, eps=eps, kind=notion) for p in vals), counts)
 
     @classmethod
-    def weighted_sum(cls, prior: Any, eps: Any, weights: Any, offsets: Any = None, values: Any = None,
-                     notion: str = "lip") -> "LIPAggregate":
+    def weighted_sum(
+        cls, prior: Any, eps: Any, weights: Any, offsets: Any = None, values: Any = None, notion: str = "lip"
+    ) -> "LIPAggregate":
         """S = Σ_i (a_i X_i + b_i) with a global prior and per-user weights/offsets."""
         a = parse_floats(weights, "weights")
         b = np.zeros_like(a) if offsets is None else parse_floats(offsets, "offsets")
         if b.size != a.size:
             raise ProblemError(f"{a.size} weights but {b.size} offsets")
-        return cls(tuple(LIPWeightedSum(prior=prior, eps=eps, values=values, kind=notion, weight=w, offset=o)
-                         for w, o in zip(a, b)))
+        return cls(
+            tuple(
+                LIPWeightedSum(prior=prior, eps=eps, values=values, kind=notion, weight=w, offset=o)
+                for w, o in zip(a, b)
+            )
+        )
 
     def solve_with(self, solve: Callable[[Problem], Result]) -> AggregateResult:
         """Solve every distinct user with ``solve`` (e.g. ``lambda p: mechopt.solve(p, "exact")``) and sum."""

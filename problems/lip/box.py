@@ -41,6 +41,7 @@ Examples
 >>> bool(prob.notion.audit(Q, P).violation <= 1e-12), histogram_lip_bound(P, eps) <= prob.evaluate(Q)
 (True, True)
 """
+
 from __future__ import annotations
 
 import math
@@ -48,7 +49,6 @@ import math
 import numpy as np
 
 from mechopt.model.priors import validate_prior
-
 from mechopt.problems.lip.closed import binary_lip_optimum
 
 __all__ = ["histogram_lip_box_channel", "histogram_lip_bound", "histogram_lip_lp", "lip_box"]
@@ -87,16 +87,16 @@ def histogram_lip_box_channel(prior, eps: float) -> np.ndarray:
         return np.ones((P.size, 1))
     hi = lip_box(P, eps)[1]
     live = (P > 0) & (P < 1)
-    if not live.any():                       # a point mass: nothing to hide
+    if not live.any():  # a point mass: nothing to hide
         return np.eye(P.size)
     s = np.where(live, (1.0 - hi) / np.where(live, 1.0 - P, 1.0), 0.0)
     w = np.where(live, P * (1.0 - P) / np.where(live, hi - P, 1.0), 0.0)
     w = w / w.sum()
-    post = P[None, :] * s[:, None]           # row m: the posterior of output m
+    post = P[None, :] * s[:, None]  # row m: the posterior of output m
     np.fill_diagonal(post, np.where(live, hi, 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         Q = np.where(P[:, None] > 0, (post * w[:, None]).T / P[:, None], 0.0)
-    Q[P == 0] = w                            # an impossible input: any row works; use the output law
+    Q[P == 0] = w  # an impossible input: any row works; use the output law
     return Q
 
 
@@ -162,12 +162,12 @@ def histogram_lip_lp(prior, eps: float, shifts: tuple[int, ...] = SHIFTS) -> tup
         for sh in shifts:
             cols.append(_vertex([m] + [int(k) for k in np.roll(rank, -sh * (m + 1)) if k != m], lo, hi))
     R = np.array(cols).T
-    res = linprog(-(R ** 2).sum(axis=0), A_eq=R, b_eq=P, bounds=(0, None), method="highs")
+    res = linprog(-(R**2).sum(axis=0), A_eq=R, b_eq=P, bounds=(0, None), method="highs")
     if res.status != 0:
         raise SolverError(f"histogram LIP column LP failed: {res.message}")
     keep = np.flatnonzero(res.x > 1e-15)
-    C = R[:, keep] * res.x[keep]                      # joint columns P(x) Q[x, y]
-    C = C * (P / np.where(C.sum(axis=1) > 0, C.sum(axis=1), 1.0))[:, None]   # exact marginals despite round-off
+    C = R[:, keep] * res.x[keep]  # joint columns P(x) Q[x, y]
+    C = C * (P / np.where(C.sum(axis=1) > 0, C.sum(axis=1), 1.0))[:, None]  # exact marginals despite round-off
     with np.errstate(divide="ignore", invalid="ignore"):
         Q = np.where(P[:, None] > 0, C / P[:, None], 0.0)
     Q[P == 0] = C.sum(axis=0) / C.sum()

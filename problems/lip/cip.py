@@ -22,6 +22,7 @@ Examples
 >>> CIPBinomial.from_params(p="0.1,0.5,0.9", eps="1").local
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -31,9 +32,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.notions import CIP, LIP, PrivacyNotion, check_eps
 from mechopt.model.priors import MAX_SYMBOLS
 from mechopt.model.problem import ChannelProblem
+from mechopt.notions import CIP, LIP, PrivacyNotion, check_eps
 from mechopt.results.result import Result
 from mechopt.utilities import SumMSE, Utility
 
@@ -144,8 +145,9 @@ class CIPBinomial(ChannelProblem):
         return SumMSE(np.arange(self.n_users + 1, dtype=float))
 
     @classmethod
-    def from_params(cls, *, eps: Any, n_users: Any = None, p1: Any = None, p: Any = None,
-                    program: str = "cip", **extra: Any) -> "CIPBinomial":
+    def from_params(
+        cls, *, eps: Any, n_users: Any = None, p1: Any = None, p: Any = None, program: str = "cip", **extra: Any
+    ) -> "CIPBinomial":
         """From CLI strings: ``n_users`` and ``p1`` (global prior) or ``p`` (local priors); ``eps``; ``program``."""
         from mechopt.problems.lip.problems import parse_floats
 

@@ -14,6 +14,7 @@ True
 >>> round(binary_lip_mse(0.4, 1.0), 6)                        # eq. (21), one user
 0.144102
 """
+
 from __future__ import annotations
 
 import math
@@ -23,10 +24,24 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.model.priors import validate_prior
 
-__all__ = ["binary_lip_channel", "binary_lip_pairs", "binary_lip_mse", "binary_lip_region",
-           "binary_mae", "binary_lip_optimum", "binary_ldp_channel", "binary_ldp_mse",
-           "mimo_lip_channel", "mimo_lip_region", "mimo_ldp_channel", "context_free_estimate",
-           "context_free_mse", "oue_mse", "oue_mse_exact", "example1"]
+__all__ = [
+    "binary_lip_channel",
+    "binary_lip_pairs",
+    "binary_lip_mse",
+    "binary_lip_region",
+    "binary_mae",
+    "binary_lip_optimum",
+    "binary_ldp_channel",
+    "binary_ldp_mse",
+    "mimo_lip_channel",
+    "mimo_lip_region",
+    "mimo_ldp_channel",
+    "context_free_estimate",
+    "context_free_mse",
+    "oue_mse",
+    "oue_mse_exact",
+    "example1",
+]
 
 
 def _p1(p1: float) -> float:
@@ -130,9 +145,9 @@ def binary_lip_optimum(p1: float, eps: float) -> tuple[float, np.ndarray]:
     hi = min(e * p, 1 - (1 - p) / e)
     if hi - lo <= 0:
         return p * (1 - p), np.full((2, 2), 0.5)
-    w_hi = (p - lo) / (hi - lo)                 # P(Y = 1)
+    w_hi = (p - lo) / (hi - lo)  # P(Y = 1)
     lam = np.array([1 - w_hi, w_hi])
-    post1 = np.array([lo, hi])                  # P(X=1 | Y=y)
+    post1 = np.array([lo, hi])  # P(X=1 | Y=y)
     Q = np.vstack([(1 - post1) * lam / (1 - p), post1 * lam / p])
     return p * (1 - p) - (hi - p) * (p - lo), Q
 
@@ -292,7 +307,13 @@ def example1(eps: float, n_users: int = 100, p1: float = 0.1) -> dict[str, float
     """
     e = math.exp(float(eps))
     den = (0.5 - e / 2) ** 2
-    return {"eps": float(eps), "ldp": 100 * e / (e + 1) ** 2, "opt_ldp": 25 / den if den > 0 else math.inf,
-            "lip": (10 * e - 1) / 0.64, "ldp_eq42": context_free_mse(n_users, eps),
-            "opt_ldp_eq24": n_users * binary_ldp_mse(p1, eps), "lip_eq21": n_users * binary_lip_mse(p1, eps),
-            "lip_optimum": n_users * binary_lip_optimum(p1, eps)[0]}
+    return {
+        "eps": float(eps),
+        "ldp": 100 * e / (e + 1) ** 2,
+        "opt_ldp": 25 / den if den > 0 else math.inf,
+        "lip": (10 * e - 1) / 0.64,
+        "ldp_eq42": context_free_mse(n_users, eps),
+        "opt_ldp_eq24": n_users * binary_ldp_mse(p1, eps),
+        "lip_eq21": n_users * binary_lip_mse(p1, eps),
+        "lip_optimum": n_users * binary_lip_optimum(p1, eps)[0],
+    }

@@ -21,6 +21,7 @@ Examples
 >>> res.solver, res.certificate, res.mechanism.shape
 ('closed-form', None, (3, 3))
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -30,17 +31,25 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.notions import LDP, LIP, PrivacyNotion, check_eps
 from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.model.problem import ChannelProblem
-from mechopt.results.result import Result
+from mechopt.notions import LDP, LIP, PrivacyNotion, check_eps
 from mechopt.oracles.simulate import mmse_table
-from mechopt.utilities import HistogramMSE, SumMSE, Utility
-
 from mechopt.problems.lip import closed as cf
 from mechopt.problems.theorem import theorem_result
+from mechopt.results.result import Result
+from mechopt.utilities import HistogramMSE, SumMSE, Utility
 
-__all__ = ["LIPBinary", "LIPMimo", "LIPWeightedSum", "LIPHistogram", "PROBLEMS", "CLOSED_FORMS", "make_lip_notion", "parse_floats"]
+__all__ = [
+    "LIPBinary",
+    "LIPMimo",
+    "LIPWeightedSum",
+    "LIPHistogram",
+    "PROBLEMS",
+    "CLOSED_FORMS",
+    "make_lip_notion",
+    "parse_floats",
+]
 
 PAPER = "lip"
 
@@ -123,14 +132,36 @@ class _LIPChannel(ChannelProblem):
         f = np.eye(self.prior.size) if isinstance(self.utility, HistogramMSE) else self.utility.a
         return mmse_table(Q, self.prior, f)
 
-    def _result(self, Q: np.ndarray, message: str, *, claim: str, proven: bool, why: str = "",
-                value: float | None = None, **extras: Any) -> Result:
+    def _result(
+        self,
+        Q: np.ndarray,
+        message: str,
+        *,
+        claim: str,
+        proven: bool,
+        why: str = "",
+        value: float | None = None,
+        **extras: Any,
+    ) -> Result:
         """A closed form's Result (:func:`~mechopt.problems.theorem.theorem_result`), audited here."""
         Q = np.asarray(Q, float)
         val = self.evaluate(Q) if value is None else float(value)
-        return theorem_result(claim=claim, proven=proven, why=why, private=self.audit_channel(Q).passed,
-                              value=val, sense="min", objective=self.objective, mechanism=Q, certificate=None,
-                              notion=self.kind, eps=self.eps, message=message, extras=extras, problem=self.id)
+        return theorem_result(
+            claim=claim,
+            proven=proven,
+            why=why,
+            private=self.audit_channel(Q).passed,
+            value=val,
+            sense="min",
+            objective=self.objective,
+            mechanism=Q,
+            certificate=None,
+            notion=self.kind,
+            eps=self.eps,
+            message=message,
+            extras=extras,
+            problem=self.id,
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,15 +197,18 @@ class LIPBinary(_LIPChannel):
         return SumMSE([0.0, 1.0])
 
     @classmethod
-    def from_params(cls, *, eps: Any, prior: Any = None, p1: Any = None, notion: str = "lip",
-                    **extra: Any) -> "LIPBinary":
+    def from_params(
+        cls, *, eps: Any, prior: Any = None, p1: Any = None, notion: str = "lip", **extra: Any
+    ) -> "LIPBinary":
         """From CLI strings: ``prior="0.9,0.1"`` (P(X=0), P(X=1)) or ``p1="0.1"``; ``eps``; ``notion``."""
         _no_extra(extra, "prior|p1, eps, notion")
         if (prior is None) == (p1 is None):
             raise ProblemError("lip-binary needs exactly one of prior=P0,P1 or p1=P(X=1)")
         if p1 is not None and isinstance(p1, str) and "," in p1:
-            raise ProblemError("lip-binary is one user's channel: for per-user local priors p1=a,b,c use "
-                               "mechopt.problems.lip.aggregate.LIPAggregate.local_binary (Proposition 2)")
+            raise ProblemError(
+                "lip-binary is one user's channel: for per-user local priors p1=a,b,c use "
+                "mechopt.problems.lip.aggregate.LIPAggregate.local_binary (Proposition 2)"
+            )
         if prior is not None:
             P = _prior(prior)
             if P.size != 2:
@@ -202,14 +236,31 @@ class LIPBinary(_LIPChannel):
         """
         if self.kind == "lip":
             inside = cf.binary_lip_region(self.p1, self.eps)
-            why = "" if inside else (f"max(P1, 1-P1) = {max(self.p1, 1 - self.p1):.4g} > e^eps/(1+e^eps) = "
-                                     f"{1 / (1 + np.exp(-self.eps)):.4g}, outside the region where Theorem 2 is "
-                                     "proven (claim lip.thm2); there its channel is not eps-LIP")
-            return self._result(cf.binary_lip_channel(self.p1, self.eps), "Theorem 2 / Proposition 3, eq. (21)",
-                                claim="lip.thm2", proven=inside, why=why,
-                                value=cf.binary_lip_mse(self.p1, self.eps), in_region=inside)
-        return self._result(cf.binary_ldp_channel(self.eps), "Proposition 4, eq. (24)", claim="lip.prop4",
-                            proven=True, value=cf.binary_ldp_mse(self.p1, self.eps))
+            why = (
+                ""
+                if inside
+                else (
+                    f"max(P1, 1-P1) = {max(self.p1, 1 - self.p1):.4g} > e^eps/(1+e^eps) = "
+                    f"{1 / (1 + np.exp(-self.eps)):.4g}, outside the region where Theorem 2 is "
+                    "proven (claim lip.thm2); there its channel is not eps-LIP"
+                )
+            )
+            return self._result(
+                cf.binary_lip_channel(self.p1, self.eps),
+                "Theorem 2 / Proposition 3, eq. (21)",
+                claim="lip.thm2",
+                proven=inside,
+                why=why,
+                value=cf.binary_lip_mse(self.p1, self.eps),
+                in_region=inside,
+            )
+        return self._result(
+            cf.binary_ldp_channel(self.eps),
+            "Proposition 4, eq. (24)",
+            claim="lip.prop4",
+            proven=True,
+            value=cf.binary_ldp_mse(self.p1, self.eps),
+        )
 
     def params(self) -> dict[str, Any]:
         return {"p1": self.p1, "eps": self.eps, "notion": self.kind}
@@ -250,8 +301,7 @@ class LIPMimo(_LIPChannel):
         return SumMSE(self.values)
 
     @classmethod
-    def from_params(cls, *, prior: Any, eps: Any, values: Any = None, notion: str = "lip",
-                    **extra: Any) -> "LIPMimo":
+    def from_params(cls, *, prior: Any, eps: Any, values: Any = None, notion: str = "lip", **extra: Any) -> "LIPMimo":
         """From CLI strings: ``prior``, ``eps``, ``values`` (default 0..d−1), ``notion``."""
         _no_extra(extra, "prior, eps, values, notion")
         return cls(prior=prior, eps=eps, values=values, kind=notion)
@@ -293,8 +343,17 @@ class LIPWeightedSum(LIPMimo):
         return SumMSE(self.weight * self.values + self.offset)
 
     @classmethod
-    def from_params(cls, *, prior: Any, eps: Any, values: Any = None, weight: Any = 1.0, offset: Any = 0.0,
-                    notion: str = "lip", **extra: Any) -> "LIPWeightedSum":
+    def from_params(
+        cls,
+        *,
+        prior: Any,
+        eps: Any,
+        values: Any = None,
+        weight: Any = 1.0,
+        offset: Any = 0.0,
+        notion: str = "lip",
+        **extra: Any,
+    ) -> "LIPWeightedSum":
         """From CLI strings: ``prior``, ``eps``, ``values``, ``weight`` a, ``offset`` b, ``notion``."""
         _no_extra(extra, "prior, eps, values, weight, offset, notion")
         return cls(prior=prior, eps=eps, values=values, kind=notion, weight=weight, offset=offset)
@@ -359,15 +418,26 @@ def _mimo_closed_form(prob: LIPMimo) -> Result:
         hist = isinstance(prob, LIPHistogram)
         name, claim = ("Theorem 5 (= Theorem 3 channel)", "lip.thm5") if hist else ("Theorem 3", "lip.thm3")
         inside = cf.mimo_lip_region(prob.prior, prob.eps)
-        why = "" if inside else (f"min_m P_m = {prob.prior.min():.4g} < 1/(1+e^eps) = {1 / (1 + np.exp(prob.eps)):.4g}, "
-                                 f"outside the region where {name.split(' (')[0]} is proven (claim {claim}); "
-                                 "there its channel is not eps-LIP")
-        return prob._result(cf.mimo_lip_channel(prob.prior, prob.eps), name, claim=claim, proven=inside, why=why,
-                            in_region=inside)
-    return prob._result(cf.mimo_ldp_channel(prob.prior.size, prob.eps),
-                        "Opt-mimo-LDP channel e^ε/(e^ε+d−1) (Section IV-B)", claim="lip.ldp_mimo", proven=False,
-                        why="mechopt verify finds the paper's optimality claim false (claim lip.ldp_mimo: at small "
-                            "eps the certified optimum uses 2-3 outputs); an eps-LDP channel, not a proven optimum")
+        why = (
+            ""
+            if inside
+            else (
+                f"min_m P_m = {prob.prior.min():.4g} < 1/(1+e^eps) = {1 / (1 + np.exp(prob.eps)):.4g}, "
+                f"outside the region where {name.split(' (')[0]} is proven (claim {claim}); "
+                "there its channel is not eps-LIP"
+            )
+        )
+        return prob._result(
+            cf.mimo_lip_channel(prob.prior, prob.eps), name, claim=claim, proven=inside, why=why, in_region=inside
+        )
+    return prob._result(
+        cf.mimo_ldp_channel(prob.prior.size, prob.eps),
+        "Opt-mimo-LDP channel e^ε/(e^ε+d−1) (Section IV-B)",
+        claim="lip.ldp_mimo",
+        proven=False,
+        why="mechopt verify finds the paper's optimality claim false (claim lip.ldp_mimo: at small "
+        "eps the certified optimum uses 2-3 outputs); an eps-LDP channel, not a proven optimum",
+    )
 
 
 def _no_extra(extra: dict[str, Any], known: str) -> None:
@@ -376,6 +446,7 @@ def _no_extra(extra: dict[str, Any], known: str) -> None:
 
 
 # --- closed forms for generic designs ------------------------------------------------------
+
 
 def _design_closed_form(problem: Any) -> Result | None:
     """LIP/LDP + MSE of values → Theorem 3 / Opt-mimo-LDP; + histogram → Theorem 5 / Opt-mimo-LDP."""
@@ -396,6 +467,9 @@ def _design_closed_form(problem: Any) -> Result | None:
 
 CLOSED_FORMS: list[Callable[[Any], Result | None]] = [_design_closed_form]
 
-PROBLEMS: dict[str, type] = {"lip-binary": LIPBinary, "lip-mimo": LIPMimo, "lip-weighted-sum": LIPWeightedSum,
-                             "lip-histogram": LIPHistogram}
-
+PROBLEMS: dict[str, type] = {
+    "lip-binary": LIPBinary,
+    "lip-mimo": LIPMimo,
+    "lip-weighted-sum": LIPWeightedSum,
+    "lip-histogram": LIPHistogram,
+}

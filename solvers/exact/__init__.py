@@ -5,6 +5,7 @@ The entry module is :mod:`~mechopt.solvers.exact.solver`; its methods live in
 master LP beside it, exact pricing in :mod:`mechopt.solvers.exact.pricing` and the orbit
 (prior-symmetry) machinery in :mod:`mechopt.solvers.exact.orbits`.
 """
+
 from mechopt.solvers.exact.solver import SOLVERS, ExactSolver
 
 __all__ = ["ExactSolver", "SOLVERS"]

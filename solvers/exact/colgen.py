@@ -25,6 +25,7 @@ Examples
 >>> out.status, out.proven, bool(out.bound - out.master.value < 1e-9)
 ('optimal', True, True)
 """
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt import settings
-
 from mechopt.solvers.exact.lp import Master, solve_master
 from mechopt.solvers.exact.master import WarmMaster
 
@@ -43,11 +43,11 @@ __all__ = ["ColGenResult", "column_generation"]
 
 @dataclass
 class ColGenResult:
-    status: str                 # "optimal" | "time_limit" | "iteration_limit" | "failed" | "stalled"
+    status: str  # "optimal" | "time_limit" | "iteration_limit" | "failed" | "stalled"
     master: Master
     R: np.ndarray
-    bound: float                # best proven bound on Σ μ (inf if none)
-    proven: bool                # whether the final pricing was exact
+    bound: float  # best proven bound on Σ μ (inf if none)
+    proven: bool  # whether the final pricing was exact
     iterations: int
     notes: list[str] = field(default_factory=list)
 
@@ -64,13 +64,13 @@ POOL_HIGH, POOL_LOW = 30, 15
 
 def _prune(wm: WarmMaster, master: Master, keys: set) -> tuple[np.ndarray, np.ndarray]:
     """Delete non-basic columns of the warm master, the most negative reduced costs first."""
-    stay = master.theta > 0                                   # the support and HiGHS's basis stay
+    stay = master.theta > 0  # the support and HiGHS's basis stay
     basic = wm.basic()
     if basic is not None and basic.size == stay.size:
         stay |= basic
     rc = wm.mu - master.nu @ wm.R
     keep = np.zeros(rc.size, bool)
-    keep[np.argsort(-rc, kind="stable")[:POOL_LOW * wm.P.size]] = True
+    keep[np.argsort(-rc, kind="stable")[: POOL_LOW * wm.P.size]] = True
     keep |= stay
     for j in np.flatnonzero(~keep):
         keys.discard(_key(wm.R[:, j]))
@@ -91,9 +91,19 @@ def _exact_pass(pricer, nu: np.ndarray, deadline: float | None):
             pricer.early = early
 
 
-def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: int = 500,
-                      deadline: float | None = None, tol: float | None = None, warm: bool = True,
-                      smoothing: float = 0.0, pool: int | None = None) -> ColGenResult:
+def column_generation(
+    P: np.ndarray,
+    gain,
+    pricer,
+    R0: np.ndarray,
+    *,
+    max_iter: int = 500,
+    deadline: float | None = None,
+    tol: float | None = None,
+    warm: bool = True,
+    smoothing: float = 0.0,
+    pool: int | None = None,
+) -> ColGenResult:
     """Restricted master + pricing until the proven bound meets the master value.
 
     Columns (and the MI pricer's tangent cuts) persist across rounds; with
@@ -122,7 +132,7 @@ def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: 
     bound, proven, notes = math.inf, False, []
     master = None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
-    centre, misprice = None, False             # ν̂ (smoothing centre) and "price at ν next round"
+    centre, misprice = None, False  # ν̂ (smoothing centre) and "price at ν next round"
     for it in range(1, max_iter + 1):
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
@@ -147,7 +157,7 @@ def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: 
         if proven and bound - master.value <= tol * max(1.0, abs(bound)):
             return ColGenResult("optimal", master, R, bound, proven, it, notes)
         if smoothed and pr.rays.shape[1] == 0 and proven:
-            misprice = True                     # nothing to add at π: price at ν next round
+            misprice = True  # nothing to add at π: price at ν next round
             continue
         if pr.rays.shape[1] == 0:
             if not proven:
@@ -159,7 +169,7 @@ def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: 
             new_mu = gain(pr.rays[:, fresh]) if fresh else np.zeros(0)
             good = new_mu - master.nu @ pr.rays[:, fresh] > settings.tolerance("reduced_cost") if fresh else []
             fresh = [j for j, g in zip(fresh, good) if g]
-            if not fresh:                       # misprice: nothing improves the master at its own duals
+            if not fresh:  # misprice: nothing improves the master at its own duals
                 misprice = True
                 continue
             new_mu = new_mu[np.asarray(good, bool)]
@@ -176,8 +186,10 @@ def column_generation(P: np.ndarray, gain, pricer, R0: np.ndarray, *, max_iter: 
                 return ColGenResult("optimal", master, R, bound, True, it, notes)
             if wm is not None and wm.tighten():
                 continue
-            notes.append(f"column generation stalled: the master LP's duals leave reduced costs up to "
-                         f"{pr.bound if pr.bound is not None else float('nan'):.2g} on its own columns")
+            notes.append(
+                f"column generation stalled: the master LP's duals leave reduced costs up to "
+                f"{pr.bound if pr.bound is not None else float('nan'):.2g} on its own columns"
+            )
             return ColGenResult("stalled", master, R, bound, proven, it, notes)
         rays = pr.rays[:, fresh]
         keys.update(_key(rays[:, j]) for j in range(rays.shape[1]))

@@ -18,6 +18,7 @@ Examples
 >>> round(dual_bound(m.nu, np.array([0.5, 0.5]), R, mu), 9)
 1.0
 """
+
 from __future__ import annotations
 
 import time
@@ -27,8 +28,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from mechopt import settings
-from mechopt.model.channel import merge_outputs
 from mechopt.errors import SolverError
+from mechopt.model.channel import merge_outputs
 
 __all__ = ["Master", "solve_master", "dual_bound", "recover_channel", "IPM_COLUMNS"]
 
@@ -41,7 +42,7 @@ IPM_COLUMNS = 2000
 class Master:
     """A solved master LP: weights θ, duals ν (of the max problem), value Σ θ μ."""
 
-    status: str          # "optimal" | "time_limit" | "failed"
+    status: str  # "optimal" | "time_limit" | "failed"
     theta: np.ndarray
     nu: np.ndarray
     value: float
@@ -78,14 +79,15 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     # So the answer is checked — rows of the recovered Q, value against the dual bound over the
     # columns given — and on failure the LP is re-solved in the other scale, with the other method,
     # then without presolve; the best weights and the lowest bound found are kept.
-    attempts = [(sc, meth, pre, COST_SCALE) for pre in (True, False) for meth in (method, other)
-                for sc in (scaled, not scaled)]
-    attempts.insert(1, (scaled, method, True, COST_SCALE ** 2))     # first retry: costs scaled further
+    attempts = [
+        (sc, meth, pre, COST_SCALE) for pre in (True, False) for meth in (method, other) for sc in (scaled, not scaled)
+    ]
+    attempts.insert(1, (scaled, method, True, COST_SCALE**2))  # first retry: costs scaled further
     best: Master | None = None
     res = None
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     for sc, meth, pre, cost in attempts:
-        if deadline is not None:        # retries share the one time limit
+        if deadline is not None:  # retries share the one time limit
             if best is not None and time.perf_counter() >= deadline:
                 break
             opts["time_limit"] = max(deadline - time.perf_counter(), 1e-3)
@@ -93,16 +95,26 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
         if res.status not in (0, 1) or res.x is None or not np.all(np.isfinite(res.x)):
             continue
         theta, nu = _extract(R, P, res, sc, cost)
-        cand = Master("optimal" if res.status == 0 else "time_limit", theta, best_duals(R, mu, P, theta, nu),
-                      float(theta @ mu), res.message)
+        cand = Master(
+            "optimal" if res.status == 0 else "time_limit",
+            theta,
+            best_duals(R, mu, P, theta, nu),
+            float(theta @ mu),
+            res.message,
+        )
         best = cand if best is None else _better(best, cand, R, P, mu)
         if res.status == 1 or _settled(best, R, P, mu):
             break
     if best is None:
         if res is not None and res.status == 1:
             return Master("time_limit", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
-        why = "" if res is None else res.message if res.x is None or np.all(np.isfinite(res.x)) else \
-            f"{res.message}; non-finite weights"
+        why = (
+            ""
+            if res is None
+            else res.message
+            if res.x is None or np.all(np.isfinite(res.x))
+            else f"{res.message}; non-finite weights"
+        )
         return Master("failed", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, why)
     return best
 
@@ -116,14 +128,15 @@ SETTLED_FLOOR = 1e-3
 def _settled(m: Master, R: np.ndarray, P: np.ndarray, mu: np.ndarray) -> bool:
     """Rows of Q sum to 1 within ``row_sum`` and the dual bound over R meets the value (``SETTLED_FLOOR``)."""
     bound = dual_bound(m.nu, P, R, mu)
-    return (_row_error(R, P, m.theta) <= settings.tolerance("row_sum")
-            and bound - m.value <= 0.1 * settings.tolerance("gap") * SETTLED_FLOOR * max(1.0, abs(bound)))
+    return _row_error(R, P, m.theta) <= settings.tolerance("row_sum") and bound - m.value <= 0.1 * settings.tolerance(
+        "gap"
+    ) * SETTLED_FLOOR * max(1.0, abs(bound))
 
 
 def _better(a: Master, b: Master, R: np.ndarray, P: np.ndarray, mu: np.ndarray) -> Master:
     """Weights: rows within ``row_sum`` first, then the larger value; duals: the lower bound."""
     tol = settings.tolerance("row_sum")
-    key = lambda m: (_row_error(R, P, m.theta) <= tol, m.value)   # noqa: E731
+    key = lambda m: (_row_error(R, P, m.theta) <= tol, m.value)  # noqa: E731
     w = b if key(b) > key(a) else a
     nu = b.nu if dual_bound(b.nu, P, R, mu) < dual_bound(a.nu, P, R, mu) else a.nu
     status = "optimal" if "optimal" in (a.status, b.status) else w.status
@@ -194,8 +207,9 @@ def _scales(R: np.ndarray, P: np.ndarray, scaled: bool) -> tuple[np.ndarray, np.
 def _highs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, scaled: bool, method: str, opts: dict, cost: float):
     rows, c = _scales(R, P, scaled)
     try:
-        return linprog(-mu * c * cost, A_eq=R * rows[:, None] * c, b_eq=P * rows, bounds=(0, None),
-                       method=method, options=opts)
+        return linprog(
+            -mu * c * cost, A_eq=R * rows[:, None] * c, b_eq=P * rows, bounds=(0, None), method=method, options=opts
+        )
     except ValueError as exc:
         raise SolverError(f"HiGHS rejected the master LP: {exc}") from exc
 

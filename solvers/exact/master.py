@@ -25,6 +25,7 @@ Examples
 >>> out.status, round(out.value, 9), m.fresh_solves
 ('optimal', 1.0, 0)
 """
+
 from __future__ import annotations
 
 import time
@@ -32,9 +33,8 @@ import time
 import numpy as np
 
 from mechopt import settings
-
-from mechopt.solvers.exact.lp import COST_SCALE, Master, best_duals, polish, solve_master
 from mechopt.solvers._quiet import quiet_stdout
+from mechopt.solvers.exact.lp import COST_SCALE, Master, best_duals, polish, solve_master
 
 __all__ = ["WarmMaster"]
 
@@ -70,12 +70,17 @@ class WarmMaster:
     def _model(self):
         import highspy
 
-        with quiet_stdout():      # highspy >= 1.16 prints a banner on the first Highs(), before output_flag
+        with quiet_stdout():  # highspy >= 1.16 prints a banner on the first Highs(), before output_flag
             h = highspy.Highs()
         tol = settings.tolerance("lp_feasibility")
-        for key, val in (("output_flag", False), ("primal_feasibility_tolerance", tol),
-                         ("dual_feasibility_tolerance", tol), ("presolve", "off"), ("solver", "simplex"),
-                         ("simplex_strategy", 4)):            # primal: added columns keep the basis primal feasible
+        for key, val in (
+            ("output_flag", False),
+            ("primal_feasibility_tolerance", tol),
+            ("dual_feasibility_tolerance", tol),
+            ("presolve", "off"),
+            ("solver", "simplex"),
+            ("simplex_strategy", 4),
+        ):  # primal: added columns keep the basis primal feasible
             h.setOptionValue(key, val)
         d = self.P.size
         h.addRows(d, self.P, self.P, 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
@@ -145,7 +150,7 @@ class WarmMaster:
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             if time_limit is not None and time.perf_counter() - t0 >= time_limit:
                 return None
-            h.clearSolver()                                   # a cold start of the same model, once
+            h.clearSolver()  # a cold start of the same model, once
             h.run()
             if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
                 return None

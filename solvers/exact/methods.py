@@ -12,6 +12,7 @@ Examples
 >>> orbit_count(cp, "ldp")                 # one class of 6: k = 0..6 entries high
 7
 """
+
 from __future__ import annotations
 
 import math
@@ -26,26 +27,35 @@ from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.forms import ColumnProgram
 from mechopt.notions import LDP, LIP, GraphLDP, PosteriorStatNotion
 from mechopt.results.result import Status
-
-from mechopt.solvers.exact import rays as _rays, sizes as _sizes, warm as _warm
-from mechopt.solvers.exact.orbits import reduction as _symmetry
 from mechopt.solvers._advice import or_local
+from mechopt.solvers.exact import rays as _rays
+from mechopt.solvers.exact import sizes as _sizes
+from mechopt.solvers.exact import warm as _warm
 from mechopt.solvers.exact.colgen import column_generation
 from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
+from mechopt.solvers.exact.orbits import reduction as _symmetry
+from mechopt.solvers.exact.pricing.base import LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, ldp_seed
 from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
-from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
 from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPHistogramPricer, LIPMIPricer, LIPSumPricer
+from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
 from mechopt.solvers.exact.pricing.tree import TreeLDPMIPricer, essential_forest, essential_weights
-from mechopt.solvers.exact.pricing.base import (LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, ldp_seed)
 
-__all__ = ["Outcome", "orbit_count", "enumerate_rays", "solve_enumerate", "solve_colgen", "MAX_ORBITS",
-           "tree_pricing_applies", "TREE_ENUM_MAX_D"]
+__all__ = [
+    "Outcome",
+    "orbit_count",
+    "enumerate_rays",
+    "solve_enumerate",
+    "solve_colgen",
+    "MAX_ORBITS",
+    "tree_pricing_applies",
+    "TREE_ENUM_MAX_D",
+]
 
 # policy-graph (and metric) LDP + MI on a forest: enumerate the 2^(d−1) rays up to here, then tree pricing
 # (measured crossover, w16j: path d = 10 equal, d = 12 tree pricing 1.5x faster; metric-LDP enumerates only
 # its essential pairs, so the same: d = 10 metric line 0.023 s enumeration vs 0.027 s tree pricing)
 TREE_ENUM_MAX_D = 10
-MAX_ORBITS = 5_000_000     # default of the exact solver's ``max_orbits`` option (orbit columns the symmetry LP may hold)
+MAX_ORBITS = 5_000_000  # default of the exact solver's ``max_orbits`` option (orbit columns the symmetry LP may hold)
 
 
 @dataclass
@@ -89,17 +99,27 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
     """Every extreme ray of the cone (normalised columns), after a memory estimate."""
     P, eps, d, limit = cp.prior, cp.notion.eps, cp.d, float(opts["max_memory"])
     if kind == "ldp":
-        _sizes.check_enumeration(f"enumerating the 2^{d} ε-LDP patterns", _sizes.ldp_log2_bytes(d), limit,
-                                 "use method='colgen' (exact pricing) or 'symmetry' (equal prior values)")
+        _sizes.check_enumeration(
+            f"enumerating the 2^{d} ε-LDP patterns",
+            _sizes.ldp_log2_bytes(d),
+            limit,
+            "use method='colgen' (exact pricing) or 'symmetry' (equal prior values)",
+        )
         return _rays.ldp_rays(P, eps)
     if kind == "lip":
         colgen = "use method='colgen' (exact pricing) or " if _prices_exactly(cp, kind) else "use "
-        _sizes.check_enumeration(f"enumerating the LIP vertices for d = {d}", _sizes.lip_log2_bytes(P, eps), limit,
-                                 f"{colgen}method='symmetry' if prior values repeat{or_local(d)}")
+        _sizes.check_enumeration(
+            f"enumerating the LIP vertices for d = {d}",
+            _sizes.lip_log2_bytes(P, eps),
+            limit,
+            f"{colgen}method='symmetry' if prior values repeat{or_local(d)}",
+        )
         return _rays.lip_vertices(P, eps)
     if d > opts["dd_max_d"] and kind == "cone":
-        raise TooLargeError(f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
-                            f"(got {d}){_graph_why(cp)}; raise dd_max_d{or_local(d)}")
+        raise TooLargeError(
+            f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
+            f"(got {d}){_graph_why(cp)}; raise dd_max_d{or_local(d)}"
+        )
     if isinstance(cp.notion, LDP):
         # policy-graph LDP: the cone on q = c / P is prior-free; its rays come from log space (no
         # e^{ε·dist} ratios in the side tests, no 1/P(x) coefficients for tiny prior masses)
@@ -109,12 +129,14 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
         return R / R.sum(axis=0)
     A = cp.notion.cone(P)
     if kind == "stat" and _rays.single_statistic(A):
-        if type(cp.notion).cone is PosteriorStatNotion.cone:      # Definition 4's two-sided rows: relative form
+        if type(cp.notion).cone is PosteriorStatNotion.cone:  # Definition 4's two-sided rows: relative form
             return _rays.two_point_vertices(cp.notion.relative_cone(P), scale=1.0)
         return _rays.two_point_vertices(A)
     if d > opts["dd_max_d"]:
-        raise TooLargeError(f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
-                            f"(got {d}); raise dd_max_d{or_local(d)}")
+        raise TooLargeError(
+            f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
+            f"(got {d}); raise dd_max_d{or_local(d)}"
+        )
     return _rays.dd_rays(A)
 
 
@@ -125,8 +147,10 @@ def _graph_why(cp: ColumnProgram) -> str:
     if tree_pricing_applies(cp):
         return ": use method='colgen' or 'auto' (exact tree pricing, which scales)"
     if essential_forest(cp.notion.pair_weights(cp.d)) is None:
-        return (": the policy graph has cycles (after dropping edges implied by shorter paths), so the "
-                "exact tree pricing, which scales, does not apply")
+        return (
+            ": the policy graph has cycles (after dropping edges implied by shorter paths), so the "
+            "exact tree pricing, which scales, does not apply"
+        )
     return f": exact tree pricing covers mutual information, not {cp.utility.name}"
 
 
@@ -135,8 +159,13 @@ def tree_pricing_applies(cp: ColumnProgram) -> bool:
     from mechopt.utilities import MutualInfo
 
     u = cp.utility
-    return (isinstance(cp.notion, GraphLDP) and cp.notion.eps > 0 and isinstance(u, MutualInfo)
-            and u.prior is not None and essential_forest(cp.notion.pair_weights(cp.d)) is not None)
+    return (
+        isinstance(cp.notion, GraphLDP)
+        and cp.notion.eps > 0
+        and isinstance(u, MutualInfo)
+        and u.prior is not None
+        and essential_forest(cp.notion.pair_weights(cp.d)) is not None
+    )
 
 
 def _left(deadline: float | None) -> float | None:
@@ -175,9 +204,11 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, SumMSE):
         if P.size > SWEEP_MAX_D:
             n = P.size * (P.size - 1) // 2
-            raise TooLargeError(f"exact LIP pricing for the MSE of a sum sweeps d(d−1)/2 = {n} "
-                                f"crossings per round (O(d³) work), limited to d ≤ {SWEEP_MAX_D}; got d = {P.size}: "
-                                "use solver='sqp' (local, uncertified) or fewer symbols")
+            raise TooLargeError(
+                f"exact LIP pricing for the MSE of a sum sweeps d(d−1)/2 = {n} "
+                f"crossings per round (O(d³) work), limited to d ≤ {SWEEP_MAX_D}; got d = {P.size}: "
+                "use solver='sqp' (local, uncertified) or fewer symbols"
+            )
         return LIPSumPricer(P, eps, u.centred, batch), cp.prior[:, None].copy(), "LIP parametric sweep"
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, HistogramMSE):
         return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), _lip_search(P.size)
@@ -208,15 +239,18 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
         if found is not None:
             return found
         if pricing == "structured":
-            raise ParamError(f"no structured pricing for {cp.notion.name} with {cp.utility.name}; "
-                             "use pricing='auto'")
+            raise ParamError(f"no structured pricing for {cp.notion.name} with {cp.utility.name}; use pricing='auto'")
     if kind == "ldp":
-        need = 3.0 * 8 * d * (d + 1)                             # the seed columns and their workspace
+        need = 3.0 * 8 * d * (d + 1)  # the seed columns and their workspace
         if need > float(opts["max_memory"]):
-            raise _too_large(f"column generation over d = {d} inputs", need, float(opts["max_memory"]),
-                             f"raise max_memory above {need / 1e9:.2g} GB{or_local(d)}")
+            raise _too_large(
+                f"column generation over d = {d} inputs",
+                need,
+                float(opts["max_memory"]),
+                f"raise max_memory above {need / 1e9:.2g} GB{or_local(d)}",
+            )
         if pricing != "milp" and d <= opts["enum_max_d"] and LDPEnumPricer.supports(cp.utility):
-            need = 6.0 * 8 * 2.0 ** d
+            need = 6.0 * 8 * 2.0**d
             if need <= float(opts["max_memory"]):
                 return LDPEnumPricer(P, eps, cp.utility), ldp_seed(P, eps), "subset-sum enumeration"
         from mechopt.utilities import MutualInfo
@@ -229,9 +263,11 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
         if d <= opts["enum_max_d"]:
             R = enumerate_rays(cp, kind, opts)
             return StoredPricer(R, cp.gain(R)), ldp_seed(P, eps), "stored enumeration"
-        raise TooLargeError(f"no exact pricing for ε-LDP with utility {cp.utility.name} at d = {d}; "
-                            f"use d ≤ enum_max_d={opts['enum_max_d']} or method='symmetry' if prior values repeat"
-                            f"{or_local(d)}")
+        raise TooLargeError(
+            f"no exact pricing for ε-LDP with utility {cp.utility.name} at d = {d}; "
+            f"use d ≤ enum_max_d={opts['enum_max_d']} or method='symmetry' if prior values repeat"
+            f"{or_local(d)}"
+        )
     R = enumerate_rays(cp, kind, opts)
     return StoredPricer(R, cp.gain(R)), cp.prior[:, None].copy(), "stored enumeration"
 
@@ -258,12 +294,18 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         extras["rays"] = int(pricer.R.shape[1])
     if out.master is None or out.master.status != "optimal":
         st = Status.TIME_LIMIT if out.status == "time_limit" else Status.NUMERICAL_ERROR
-        why = ("no master solution before the limit" if st is Status.TIME_LIMIT
-               else "the restricted master LP failed: " + (out.master.message if out.master is not None else "?"))
+        why = (
+            "no master solution before the limit"
+            if st is Status.TIME_LIMIT
+            else "the restricted master LP failed: " + (out.master.message if out.master is not None else "?")
+        )
         return Outcome(st, None, out.bound, None, out.iterations, why, extras)
     Q = recover_channel(cp.prior, out.R, out.master.theta)
-    status = {"optimal": Status.OPTIMAL, "time_limit": Status.TIME_LIMIT,
-              "iteration_limit": Status.ITERATION_LIMIT}.get(out.status, Status.OPTIMAL_INACCURATE)
+    status = {
+        "optimal": Status.OPTIMAL,
+        "time_limit": Status.TIME_LIMIT,
+        "iteration_limit": Status.ITERATION_LIMIT,
+    }.get(out.status, Status.OPTIMAL_INACCURATE)
     msg = "; ".join(out.notes)
     if status is Status.OPTIMAL and not out.proven:
         status = Status.OPTIMAL_INACCURATE
@@ -271,6 +313,8 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
     if status is Status.TIME_LIMIT:
         msg = (msg + "; " if msg else "") + "time limit: best master solution and best proven bound so far"
     if status is Status.ITERATION_LIMIT:
-        msg = (msg + "; " if msg else "") + (f"iteration limit: {opts['max_iter']} column-generation rounds; best "
-                                             "master solution and best proven bound so far")
+        msg = (msg + "; " if msg else "") + (
+            f"iteration limit: {opts['max_iter']} column-generation rounds; best "
+            "master solution and best proven bound so far"
+        )
     return Outcome(status, out.master.value, out.bound, Q, out.iterations, msg, extras)

@@ -22,6 +22,7 @@ array([[0.5 , 0.75, 0.25],
 array([[0.667, 0.333],
        [0.333, 0.667]])
 """
+
 from __future__ import annotations
 
 import math
@@ -31,8 +32,18 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import TooLargeError
 
-__all__ = ["ldp_rays", "ldp_patterns", "lip_vertices", "lip_vertex_count", "two_point_vertices",
-           "single_statistic", "dd_rays", "dedupe", "subset_sums", "bits"]
+__all__ = [
+    "ldp_rays",
+    "ldp_patterns",
+    "lip_vertices",
+    "lip_vertex_count",
+    "two_point_vertices",
+    "single_statistic",
+    "dd_rays",
+    "dedupe",
+    "subset_sums",
+    "bits",
+]
 
 
 def bits(idx: np.ndarray, d: int) -> np.ndarray:
@@ -42,7 +53,7 @@ def bits(idx: np.ndarray, d: int) -> np.ndarray:
 
 def ldp_patterns(d: int) -> np.ndarray:
     """All z ∈ {0,1}^d except the all-ones one (it gives the same ray as z = 0), shape (2^d − 1, d)."""
-    return bits(np.arange(2 ** d - 1), d)
+    return bits(np.arange(2**d - 1), d)
 
 
 def ldp_rays(P: np.ndarray, eps: float) -> np.ndarray:
@@ -71,11 +82,11 @@ def subset_sums(w: np.ndarray) -> np.ndarray:
     array([ 0.,  1., 10., 11.])
     """
     w = np.asarray(w, dtype=float)
-    out = np.empty(2 ** w.size)
+    out = np.empty(2**w.size)
     out[0] = 0.0
     for k, wx in enumerate(w):
         n = 1 << k
-        np.add(out[:n], wx, out=out[n:2 * n])
+        np.add(out[:n], wx, out=out[n : 2 * n])
     return out
 
 
@@ -181,7 +192,7 @@ def two_point_vertices(A: np.ndarray, tol: float | None = None, *, scale: float 
         As, At = a[s_idx], a[t_idx]
         cross = As * At < 0
         s, t = s_idx[cross], t_idx[cross]
-        gap = a[t] - a[s]                         # λ a_s + (1-λ) a_t = 0
+        gap = a[t] - a[s]  # λ a_s + (1-λ) a_t = 0
         Pm = np.zeros((d, s.size))
         Pm[s, np.arange(s.size)] = a[t] / gap
         Pm[t, np.arange(s.size)] = -a[s] / gap
@@ -222,8 +233,8 @@ def dd_rays(A: np.ndarray, *, tol: float | None = None, max_rays: int = 200_000)
     tol = settings.resolve(tol, "dd_side")
     A = np.asarray(A, dtype=float)
     d = A.shape[1]
-    R = np.eye(d)                               # rays as rows
-    Z = ~np.eye(d, dtype=bool)                  # Z[r, i]: constraint i tight at ray r
+    R = np.eye(d)  # rays as rows
+    Z = ~np.eye(d, dtype=bool)  # Z[r, i]: constraint i tight at ray r
     for a in A:
         scale = tol * max(1.0, float(np.abs(a).max()))
         v = R @ a
@@ -248,9 +259,15 @@ def dd_rays(A: np.ndarray, *, tol: float | None = None, max_rays: int = 200_000)
         if R.shape[0] > max_rays:
             from mechopt.solvers._advice import sqp_takes
 
-            raise TooLargeError(f"the cone has more than {max_rays} rays after {Z.shape[1] - d} of {A.shape[0]} "
-                                "constraints; " + ("use solver='sqp' (local, uncertified)" if sqp_takes(d)
-                                                     else "no other solver takes it (sqp takes d ≤ 100 symbols)"))
+            raise TooLargeError(
+                f"the cone has more than {max_rays} rays after {Z.shape[1] - d} of {A.shape[0]} "
+                "constraints; "
+                + (
+                    "use solver='sqp' (local, uncertified)"
+                    if sqp_takes(d)
+                    else "no other solver takes it (sqp takes d ≤ 100 symbols)"
+                )
+            )
     R = np.clip(R, 0.0, None)
     return dedupe((R / R.sum(axis=1, keepdims=True)).T)
 
@@ -316,6 +333,6 @@ def _log_vertices(Wc: np.ndarray, eps: float, tol: float | None) -> list[np.ndar
         rows.append(r)
     eq = np.zeros(k + 1)
     eq[0], eq[k] = 1.0, -D
-    Y = dd_rays(np.array([eq, -eq] + rows), tol=tol)          # the equality first: fewer intermediate rays
+    Y = dd_rays(np.array([eq, -eq] + rows), tol=tol)  # the equality first: fewer intermediate rays
     Y = Y[:, Y[k] > 0]
     return [Y[:k, j] / Y[k, j] - D for j in range(Y.shape[1])]

@@ -22,6 +22,7 @@ Examples
 >>> describe_bytes(ldp_log2_bytes(10 ** 9))
 '~10^301029997 GB'
 """
+
 from __future__ import annotations
 
 import math
@@ -30,14 +31,12 @@ import numpy as np
 from scipy.special import logsumexp
 
 from mechopt.errors import TooLargeError
-
 from mechopt.solvers.exact.rays import lip_vertex_count
 
-__all__ = ["RAY_BYTES", "ldp_log2_bytes", "lip_log2_bytes", "describe_bytes", "check_enumeration",
-           "lip_log2_vertices"]
+__all__ = ["RAY_BYTES", "ldp_log2_bytes", "lip_log2_bytes", "describe_bytes", "check_enumeration", "lip_log2_vertices"]
 
-RAY_BYTES = 68               # bytes per ray entry at the peak (measured, see the module docstring)
-EXACT_COUNT_MAX_D = 20       # count LIP vertices exactly up to this d (O(d 2^d) time)
+RAY_BYTES = 68  # bytes per ray entry at the peak (measured, see the module docstring)
+EXACT_COUNT_MAX_D = 20  # count LIP vertices exactly up to this d (O(d 2^d) time)
 
 
 def ldp_log2_bytes(d: int) -> float:
@@ -53,9 +52,9 @@ def lip_log2_vertices(P: np.ndarray, eps: float) -> float:
         return math.log2(max(lip_vertex_count(P, eps), 1))
     lo, hi = math.exp(-eps) * P, np.minimum(math.exp(eps) * P, 1.0)
     dl = hi - lo
-    t = 1.0 - (lo.sum() - lo)                         # Σ_{x≠j} lo + v = 1: the subset sum lies in [t − hi_j, t − lo_j]
+    t = 1.0 - (lo.sum() - lo)  # Σ_{x≠j} lo + v = 1: the subset sum lies in [t − hi_j, t − lo_j]
     mean = (dl.sum() - dl) / 2.0
-    var = np.maximum((np.sum(dl ** 2) - dl ** 2) / 4.0, 1e-300)
+    var = np.maximum((np.sum(dl**2) - dl**2) / 4.0, 1e-300)
     centre = t - 0.5 * (lo + hi)
     logdens = -0.5 * (centre - mean) ** 2 / var - 0.5 * np.log(2 * math.pi * var) + np.log(np.maximum(dl, 1e-300))
     return (d - 1) + float(logsumexp(logdens)) / math.log(2)
@@ -72,12 +71,13 @@ def lip_log2_bytes(P: np.ndarray, eps: float) -> float:
 def describe_bytes(log2_bytes: float) -> str:
     """'3.1 GB' or '~10^k GB' for sizes past floating point."""
     if log2_bytes < 100:
-        return f"{2.0 ** log2_bytes / 1e9:.2g} GB"
+        return f"{2.0**log2_bytes / 1e9:.2g} GB"
     return f"~10^{int(log2_bytes * math.log10(2) - 9)} GB"
 
 
 def check_enumeration(what: str, log2_need: float, limit: float, alternative: str) -> None:
     """Raise TooLargeError stating the honest size when the enumeration would exceed ``limit`` bytes."""
     if log2_need > math.log2(limit):
-        raise TooLargeError(f"{what} needs ~{describe_bytes(log2_need)} (max_memory={limit / 1e9:.2g} GB); "
-                            f"{alternative}")
+        raise TooLargeError(
+            f"{what} needs ~{describe_bytes(log2_need)} (max_memory={limit / 1e9:.2g} GB); {alternative}"
+        )

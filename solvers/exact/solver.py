@@ -41,6 +41,7 @@ Examples
 >>> r.status.value, r.proof, r.certificate.gap <= 1e-9, r.Q.shape[1] <= 4
 ('optimal', 'certificate', True, True)
 """
+
 from __future__ import annotations
 
 import math
@@ -50,13 +51,12 @@ from typing import Any
 import numpy as np
 
 from mechopt import settings
-from mechopt.model._matrix import sum_column_blocks
 from mechopt.errors import ParamError
+from mechopt.model._matrix import sum_column_blocks
 from mechopt.model.forms import ColumnProgram
+from mechopt.model.solver import Solver
 from mechopt.notions import LDP, LIP, GraphLDP, PosteriorStatNotion
 from mechopt.results.result import Certificate, Result, Status
-from mechopt.model.solver import Solver
-
 from mechopt.solvers.exact import methods as M
 from mechopt.solvers.exact import symmetry as S
 from mechopt.solvers.exact.orbits import pricing as _price
@@ -124,9 +124,20 @@ class ExactSolver(Solver):
 
     name = "exact"
     forms = ("column_program",)
-    options = {"method": "auto", "outputs": "basic", "max_outputs": 5000, "compact": False, "max_memory": 2e9,
-               "enum_max_d": 22, "max_iter": 1000, "dd_max_d": 14, "max_orbits": M.MAX_ORBITS,
-               "pricing": "auto", "columns_per_round": 0, "warm_start": None}
+    options = {
+        "method": "auto",
+        "outputs": "basic",
+        "max_outputs": 5000,
+        "compact": False,
+        "max_memory": 2e9,
+        "enum_max_d": 22,
+        "max_iter": 1000,
+        "dd_max_d": 14,
+        "max_orbits": M.MAX_ORBITS,
+        "pricing": "auto",
+        "columns_per_round": 0,
+        "warm_start": None,
+    }
 
     def can_solve(self, problem: Any) -> bool:
         try:
@@ -182,24 +193,34 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
             if cl.g <= SYMMETRY_MAX_CLASSES and cp.notion.eps > 0 and _price.supports(kind, cp.utility):
                 return "symmetry"
             log2_full = d if kind == "ldp" else math.log2(d) + d - 1
-            if (count.bit_length() < log2_full - 1 and count <= opts["max_orbits"]
-                    and _sym.enum_bytes(cl, kind) <= float(opts["max_memory"])):
+            if (
+                count.bit_length() < log2_full - 1
+                and count <= opts["max_orbits"]
+                and _sym.enum_bytes(cl, kind) <= float(opts["max_memory"])
+            ):
                 return "symmetry"
         return "enumerate" if d <= 10 else "colgen"
     if kind == "cone" and d > M.TREE_ENUM_MAX_D and M.tree_pricing_applies(cp):
-        return "colgen"                       # policy graph with a forest of essential edges: exact tree pricing
+        return "colgen"  # policy graph with a forest of essential edges: exact tree pricing
     return "enumerate"
 
 
-VALUE_FROM_Q_MAX = 10 ** 7   # entries of Q up to which finish() recomputes the value from Q itself
-SYMMETRY_MAX_CLASSES = 6     # count pricing searches g integers; beyond a few classes column generation over d wins
+VALUE_FROM_Q_MAX = 10**7  # entries of Q up to which finish() recomputes the value from Q itself
+SYMMETRY_MAX_CLASSES = 6  # count pricing searches g integers; beyond a few classes column generation over d wins
 
 
 def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> Result:
     """Turn a method's outcome into a Result: value, certificate, status, extras."""
     extras = {"method": method, **out.extras}
-    base = dict(sense=cp.sense, objective=cp.objective or cp.utility.name, solver="exact",
-                notion=cp.notion.name, eps=cp.notion.eps, time_s=elapsed, iterations=out.iterations)
+    base = dict(
+        sense=cp.sense,
+        objective=cp.objective or cp.utility.name,
+        solver="exact",
+        notion=cp.notion.name,
+        eps=cp.notion.eps,
+        time_s=elapsed,
+        iterations=out.iterations,
+    )
     if out.gain_value is None:
         if math.isfinite(out.bound):
             extras["bound"] = cp.value_of(out.bound)
@@ -209,7 +230,7 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
     audit: dict[str, Any] = {}
     if out.Q is not None:
         Qs = out.Q
-        if Qs.size <= VALUE_FROM_Q_MAX:      # the value of what is returned; above this mechopt.solve's audit checks it
+        if Qs.size <= VALUE_FROM_Q_MAX:  # the value of what is returned; above this mechopt.solve's audit checks it
             value = cp.value_of(total_gain(cp, Qs))
         mech = cp.restore(Qs)
         extras["outputs"] = int(Qs.shape[1])
@@ -229,8 +250,17 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
         status = Status.OPTIMAL_INACCURATE
         msg = _join(msg, "no proven bound: pricing was not exact")
     proof = "certificate" if status is Status.OPTIMAL else None
-    return Result(status=status, value=value, mechanism=mech, certificate=cert, message=msg,
-                  extras=extras, proof=proof, **audit, **base)
+    return Result(
+        status=status,
+        value=value,
+        mechanism=mech,
+        certificate=cert,
+        message=msg,
+        extras=extras,
+        proof=proof,
+        **audit,
+        **base,
+    )
 
 
 def total_gain(cp: ColumnProgram, Q: np.ndarray, chunk: int | None = None) -> float:

@@ -20,6 +20,7 @@ Examples
 >>> rebuild(info, P, 2.0, "ldp").shape
 (3, 2)
 """
+
 from __future__ import annotations
 
 import math
@@ -28,9 +29,8 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError
-
-from mechopt.solvers.exact.pricing.lip import lip_box
 from mechopt.solvers.exact.pricing.base import pattern_rays
+from mechopt.solvers.exact.pricing.lip import lip_box
 
 __all__ = ["describe", "rebuild", "warm_info"]
 
@@ -39,7 +39,7 @@ def describe(R: np.ndarray, P: np.ndarray, eps: float, kind: str) -> dict[str, A
     """ε-free types of the columns R of an ε-LDP or ε-LIP master."""
     if kind == "ldp":
         q = R / P[:, None]
-        z = q > q.min(axis=0) * math.exp(0.5 * eps)               # midway between 1 and e^ε in log scale
+        z = q > q.min(axis=0) * math.exp(0.5 * eps)  # midway between 1 and e^ε in log scale
         return {"kind": "ldp", "d": int(P.size), "patterns": np.unique(z.T, axis=0)}
     lo, hi = lip_box(P, eps)
     up = np.abs(R - hi[:, None]) < np.abs(R - lo[:, None])
@@ -51,8 +51,10 @@ def describe(R: np.ndarray, P: np.ndarray, eps: float, kind: str) -> dict[str, A
 def rebuild(info: dict[str, Any], P: np.ndarray, eps: float, kind: str) -> np.ndarray:
     """Columns at ε from the types in ``info`` (LIP types whose free value leaves the box are dropped)."""
     if info.get("kind") != kind or int(info.get("d", -1)) != P.size:
-        raise ParamError(f"warm_start holds {info.get('kind')} columns for d = {info.get('d')}; this problem is "
-                         f"{kind} with d = {P.size}")
+        raise ParamError(
+            f"warm_start holds {info.get('kind')} columns for d = {info.get('d')}; this problem is "
+            f"{kind} with d = {P.size}"
+        )
     if kind == "ldp":
         return pattern_rays(P, eps, np.asarray(info["patterns"], bool))
     lo, hi = lip_box(P, eps)
@@ -77,6 +79,7 @@ def warm_info(warm: Any) -> dict[str, Any]:
     if isinstance(extras, dict) and "warm_start" in extras:
         extras = extras["warm_start"]
     if not (isinstance(extras, dict) and extras.get("kind") in ("ldp", "lip")):
-        raise ParamError("warm_start must be a previous exact Result (column generation), its extras, or "
-                         "extras['warm_start']")
+        raise ParamError(
+            "warm_start must be a previous exact Result (column generation), its extras, or extras['warm_start']"
+        )
     return extras

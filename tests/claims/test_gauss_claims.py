@@ -1,4 +1,5 @@
 """The gauss paper's claims and figure reproductions."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,15 @@ BY_ID = {c.id: c for c in CLAIMS}
 
 def test_claims_registered_for_verify():
     ids = {c.id for c in registry.claims("gauss")}
-    assert {"gauss.eq10", "gauss.eq12", "gauss.eq13", "gauss.mi_fisher_same_curves", "gauss.greedy_vs_global",
-            "gauss.greedy_beats_gd", "gauss.datasets_psd"} <= ids
+    assert {
+        "gauss.eq10",
+        "gauss.eq12",
+        "gauss.eq13",
+        "gauss.mi_fisher_same_curves",
+        "gauss.greedy_vs_global",
+        "gauss.greedy_beats_gd",
+        "gauss.datasets_psd",
+    } <= ids
 
 
 @pytest.mark.parametrize("cid", ["gauss.eq12", "gauss.eq13"])
@@ -27,7 +35,7 @@ def test_section_iii_formulas_hold(cid):
 def test_eq10_holds_after_the_sign_and_index_correction():
     v = BY_ID["gauss.eq10"].run().result
     assert v.verdict == "holds-after-correction" and v.checked >= 50
-    assert "b_{n+1,n+1}" in v.correction and v.worst_deviation == pytest.approx(2.0)   # printed: the negative
+    assert "b_{n+1,n+1}" in v.correction and v.worst_deviation == pytest.approx(2.0)  # printed: the negative
 
 
 def test_mi_fisher_same_curves_only_in_region_with_counterexample():

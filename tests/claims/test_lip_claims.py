@@ -1,4 +1,5 @@
 """The LIP paper's claims: registered ids, and the verdicts the certified optimum gives."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,8 +12,23 @@ BY_ID = {c.id: c for c in CLAIMS}
 
 def test_ids_unique_and_registered():
     assert len(BY_ID) == len(CLAIMS)
-    assert {"lip.thm1", "lip.prop1", "lip.thm2", "lip.prop3", "lip.prop4", "lip.thm3", "lip.thm4", "lip.thm5",
-            "lip.thm6", "lip.prop5", "lip.eq41", "lip.oue", "lip.ex1", "lip.prop2", "lip.ldp_mimo"} <= set(BY_ID)
+    assert {
+        "lip.thm1",
+        "lip.prop1",
+        "lip.thm2",
+        "lip.prop3",
+        "lip.prop4",
+        "lip.thm3",
+        "lip.thm4",
+        "lip.thm5",
+        "lip.thm6",
+        "lip.prop5",
+        "lip.eq41",
+        "lip.oue",
+        "lip.ex1",
+        "lip.prop2",
+        "lip.ldp_mimo",
+    } <= set(BY_ID)
     assert {c.id for c in registry.claims("lip")} == set(BY_ID)
 
 
@@ -26,7 +42,7 @@ def test_eq41_holds_only_with_the_flip_probability():
     v = BY_ID["lip.eq41"].run().result
     assert v.verdict == "holds-after-correction" and v.checked >= 12
     assert v.correction.startswith("p = 1/(e^eps+1)")
-    ce = v.counterexample          # as printed, E[C_hat] = N - S: off by the whole count at S = 0
+    ce = v.counterexample  # as printed, E[C_hat] = N - S: off by the whole count at S = 0
     assert ce["S"] == 0 and ce["printed_deviation"] == pytest.approx(1.0)
 
 
@@ -55,12 +71,28 @@ def test_prop4_holds():
 
 def test_report_is_json_ready():
     d = BY_ID["lip.thm2"].run().to_dict()
-    assert {"id", "paper", "statement", "domain", "verdict", "checked", "worst_deviation", "counterexample",
-            "region"} <= set(d)
+    assert {
+        "id",
+        "paper",
+        "statement",
+        "domain",
+        "verdict",
+        "checked",
+        "worst_deviation",
+        "counterexample",
+        "region",
+    } <= set(d)
 
 
-@pytest.mark.parametrize("cid, kind", [("lip.thm3", "exact boundary"), ("lip.thm5", "exact boundary"),
-                                       ("lip.thm4", "sufficient"), ("lip.prop5", "sufficient")])
+@pytest.mark.parametrize(
+    "cid, kind",
+    [
+        ("lip.thm3", "exact boundary"),
+        ("lip.thm5", "exact boundary"),
+        ("lip.thm4", "sufficient"),
+        ("lip.prop5", "sufficient"),
+    ],
+)
 def test_region_claims(cid, kind):
     v = BY_ID[cid].run().result
     assert v.verdict == "holds-in-region", (v.counterexample, v.note)

@@ -2,6 +2,7 @@
 class and evidence; each ``fails`` and ``holds-after-correction`` verdict re-run from the data stored in
 its counterexample alone; the Table-1 cell test with its power; the verdicts page rendered from the
 same reports."""
+
 from __future__ import annotations
 
 import json
@@ -24,37 +25,92 @@ BASE = {c.id for m in (lip, kss, fisher, gauss) for c in m._BASE_CLAIMS}
 
 #: verdicts of the claims added section by section (issue 17); a change is a finding to look at
 EXPECTED_NEW = {
-    "lip.eq16": "holds", "lip.eq17": "holds-after-correction", "lip.eq18": "holds", "lip.appA_eq43": "holds",
-    "lip.appA_eq44": "holds", "lip.appA_symmetry": "holds-after-correction",
-    "lip.appA_step3": "holds-after-correction", "lip.appA_boundary": "holds-in-region",
-    "lip.appA_step4": "holds-after-correction", "lip.prop3_marginal": "holds",
-    "lip.ex1_constraints": "holds-after-correction", "lip.ex1_optldp": "fails",
-    "lip.ex1_lip_validity": "holds-in-region", "lip.prop4_gap_shape": "fails", "lip.prop4_strict": "holds",
-    "lip.thm3_example": "holds-after-correction", "lip.thm3_mae_unique": "holds", "lip.appB_lemma1": "holds",
-    "lip.appB_lemma2": "fails", "lip.eq51": "holds-after-correction", "lip.eq52": "holds",
-    "lip.thm4_fewer": "holds-in-region", "lip.appC_more": "holds", "lip.appD_eq55_57": "holds-after-correction",
-    "lip.thm6_proof": "holds-after-correction", "lip.thm6_converse": "holds",
-    "lip.prop5_proof": "holds-after-correction", "lip.fig5_optldp_vs_cf": "holds", "lip.fig5_skew": "holds",
-    "lip.fig5_gap099": "fails", "lip.fig6a": "fails", "lip.fig6b": "fails", "lip.fig6b_growth": "fails",
-    "lip.fig6_validity": "holds-in-region", "lip.fig7_sandwich": "holds", "lip.fig7_oue": "fails",
-    "lip.fig7_oue_sandwich": "fails", "lip.fig8_cross": "fails", "lip.fig8_sandwich": "holds",
-    "lip.fig8_cip": "holds", "lip.fig9a": "fails", "lip.concl_half": "fails",
-    "lip.fig9b_validity": "holds-in-region", "lip.intro_skew": "fails",
-    "kss.sec3_1_expmech": "holds-after-correction", "kss.appD_derivative": "holds-after-correction",
-    "kss.appD_convex": "holds", "kss.appD_stationary": "holds", "kss.sec2_3_I1": "holds-after-correction",
-    "kss.sec2_3_threshold": "holds-in-region", "kss.appE_formula": "holds-after-correction", "kss.appE_C": "holds",
-    "kss.sec4_binary": "holds", "kss.table1_k": "holds", "kss.sec5_any": "fails", "kss.sec5_reduction": "fails",
-    "kss.sec5_kstar_ksharp": "fails", "kss.table1_cells": "fails", "fisher.prop2": "holds",
-    "fisher.prop5": "holds", "fisher.thm1": "not-checkable", "fisher.p3_p4_equiv": "holds",
-    "fisher.remark3": "holds", "gauss.fig4_monotone": "holds", "gauss.fig4_small_delta": "fails",
-    "gauss.fig4_slower": "holds", "gauss.sec5_conjecture": "holds", "gauss.fig3_delta": "holds-after-correction",
+    "lip.eq16": "holds",
+    "lip.eq17": "holds-after-correction",
+    "lip.eq18": "holds",
+    "lip.appA_eq43": "holds",
+    "lip.appA_eq44": "holds",
+    "lip.appA_symmetry": "holds-after-correction",
+    "lip.appA_step3": "holds-after-correction",
+    "lip.appA_boundary": "holds-in-region",
+    "lip.appA_step4": "holds-after-correction",
+    "lip.prop3_marginal": "holds",
+    "lip.ex1_constraints": "holds-after-correction",
+    "lip.ex1_optldp": "fails",
+    "lip.ex1_lip_validity": "holds-in-region",
+    "lip.prop4_gap_shape": "fails",
+    "lip.prop4_strict": "holds",
+    "lip.thm3_example": "holds-after-correction",
+    "lip.thm3_mae_unique": "holds",
+    "lip.appB_lemma1": "holds",
+    "lip.appB_lemma2": "fails",
+    "lip.eq51": "holds-after-correction",
+    "lip.eq52": "holds",
+    "lip.thm4_fewer": "holds-in-region",
+    "lip.appC_more": "holds",
+    "lip.appD_eq55_57": "holds-after-correction",
+    "lip.thm6_proof": "holds-after-correction",
+    "lip.thm6_converse": "holds",
+    "lip.prop5_proof": "holds-after-correction",
+    "lip.fig5_optldp_vs_cf": "holds",
+    "lip.fig5_skew": "holds",
+    "lip.fig5_gap099": "fails",
+    "lip.fig6a": "fails",
+    "lip.fig6b": "fails",
+    "lip.fig6b_growth": "fails",
+    "lip.fig6_validity": "holds-in-region",
+    "lip.fig7_sandwich": "holds",
+    "lip.fig7_oue": "fails",
+    "lip.fig7_oue_sandwich": "fails",
+    "lip.fig8_cross": "fails",
+    "lip.fig8_sandwich": "holds",
+    "lip.fig8_cip": "holds",
+    "lip.fig9a": "fails",
+    "lip.concl_half": "fails",
+    "lip.fig9b_validity": "holds-in-region",
+    "lip.intro_skew": "fails",
+    "kss.sec3_1_expmech": "holds-after-correction",
+    "kss.appD_derivative": "holds-after-correction",
+    "kss.appD_convex": "holds",
+    "kss.appD_stationary": "holds",
+    "kss.sec2_3_I1": "holds-after-correction",
+    "kss.sec2_3_threshold": "holds-in-region",
+    "kss.appE_formula": "holds-after-correction",
+    "kss.appE_C": "holds",
+    "kss.sec4_binary": "holds",
+    "kss.table1_k": "holds",
+    "kss.sec5_any": "fails",
+    "kss.sec5_reduction": "fails",
+    "kss.sec5_kstar_ksharp": "fails",
+    "kss.table1_cells": "fails",
+    "fisher.prop2": "holds",
+    "fisher.prop5": "holds",
+    "fisher.thm1": "not-checkable",
+    "fisher.p3_p4_equiv": "holds",
+    "fisher.remark3": "holds",
+    "gauss.fig4_monotone": "holds",
+    "gauss.fig4_small_delta": "fails",
+    "gauss.fig4_slower": "holds",
+    "gauss.sec5_conjecture": "holds",
+    "gauss.fig3_delta": "holds-after-correction",
 }
 #: the existing claims whose verdict this issue changed
-EXPECTED_CHANGED = {"lip.eq41": "holds-after-correction", "kss.eq8": "holds-after-correction",
-                    "gauss.eq10": "holds-after-correction"}
-RECHECKED = [c.id for c in CLAIMS if EXPECTED_NEW.get(c.id, EXPECTED_CHANGED.get(c.id)) in
-             ("fails", "holds-after-correction")] + ["lip.oue", "lip.ex1", "lip.ldp_mimo", "kss.open_prior",
-                                                     "fisher.cor4", "gauss.greedy_beats_gd", "gauss.datasets_psd"]
+EXPECTED_CHANGED = {
+    "lip.eq41": "holds-after-correction",
+    "kss.eq8": "holds-after-correction",
+    "gauss.eq10": "holds-after-correction",
+}
+RECHECKED = [
+    c.id for c in CLAIMS if EXPECTED_NEW.get(c.id, EXPECTED_CHANGED.get(c.id)) in ("fails", "holds-after-correction")
+] + [
+    "lip.oue",
+    "lip.ex1",
+    "lip.ldp_mimo",
+    "kss.open_prior",
+    "fisher.cor4",
+    "gauss.greedy_beats_gd",
+    "gauss.datasets_psd",
+]
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +168,7 @@ def test_counterexample_reproduces_from_its_data_alone(reports, cid) -> None:
     assert dev > claim.tol, (cid, dev, r["counterexample"])
     stored = r["counterexample"].get("printed_deviation", r["counterexample"].get("deviation"))
     if isinstance(stored, (int, float)) and math.isfinite(stored) and math.isfinite(dev):
-        assert dev == pytest.approx(stored, rel=0.02), (cid, dev, stored)   # inputs stored rounded to 4 digits
+        assert dev == pytest.approx(stored, rel=0.02), (cid, dev, stored)  # inputs stored rounded to 4 digits
 
 
 def test_region_kinds_say_what_was_shown(reports) -> None:
@@ -141,8 +197,8 @@ def test_table1_cell_test_states_its_power(reports) -> None:
     # a difference of exactly the stated detectable size sits at z = z_{0.995} + z_{0.8}
     t = cell_test(1.0 + cell_test(1.1, 1.0, 0.02)["mdd_rel"], 1.0, 0.02)
     assert t["z"] == pytest.approx(2.5758 + 0.8416, abs=1e-3) and not t["reproduces"]
-    assert cell_test(1.05, 1.0, 0.02)["reproduces"]            # |z| = 1.77: within the test's noise
-    assert holm([1e-4, 0.006, 0.5]) == [True, False, False]     # 0.006 > 0.01/2 after the first rejection
+    assert cell_test(1.05, 1.0, 0.02)["reproduces"]  # |z| = 1.77: within the test's noise
+    assert holm([1e-4, 0.006, 0.5]) == [True, False, False]  # 0.006 > 0.01/2 after the first rejection
     assert holm([1e-4, 0.004, 0.5]) == [True, True, False]
 
 
@@ -155,9 +211,9 @@ def test_verdict_fields_are_validated() -> None:
         Claim("d.a", "d", "s", "-", lambda: Verdict("holds", 1, 0.0), kind="lemma")
     ok = Verdict.from_deviations([0.0], 1e-9)
     assert corrected(ok, "x = 1", 0.5, {"x": 2}).verdict == "holds-after-correction"
-    assert corrected(ok, "x = 1", 0.0, None).verdict == "holds"           # nothing to correct
+    assert corrected(ok, "x = 1", 0.0, None).verdict == "holds"  # nothing to correct
     bad = Verdict.from_deviations([1.0], 1e-9, [{"x": 2}])
-    assert corrected(bad, "x = 1", 0.5, {"x": 2}).verdict == "fails"      # the correction fails too
+    assert corrected(bad, "x = 1", 0.5, {"x": 2}).verdict == "fails"  # the correction fails too
 
 
 def test_render_rst_groups_by_paper_with_the_evidence(reports) -> None:
@@ -166,15 +222,15 @@ def test_render_rst_groups_by_paper_with_the_evidence(reports) -> None:
     heads = [line for line in text.splitlines() if line.startswith(".. rubric::")]
     assert [h.split("(``")[-1].rstrip("`)") for h in heads] == ["lip", "kss", "fisher", "gauss"]
     assert text.splitlines()[0].startswith(f"{len(rows)} claims: ")
-    eq17 = text[text.index("- ``lip.eq17``"):text.index("- ``lip.eq18``")]
+    eq17 = text[text.index("- ``lip.eq17``") : text.index("- ``lip.eq18``")]
     assert "✎ holds after correction" in eq17 and ":printed in: Sec. IV-A, eq. (17)" in eq17
     assert ":statement as printed: Var(X\\_hat) = P1 (lambda0 - q1)^2" in eq17
     assert ":policy class / assumptions: binary, any channel" in eq17
     assert ":correction: Var(X\\_hat) = P1^2" in eq17 and ":counterexample: ``{" in eq17
     assert "400 cases checked" in eq17
-    cor3 = text[text.index("- ``fisher.cor3``"):text.index("- ``fisher.cor4``")]
+    cor3 = text[text.index("- ``fisher.cor3``") : text.index("- ``fisher.cor4``")]
     assert "check by construction, not evidence" in cor3
-    thm4 = text[text.index("- ``lip.thm4``"):text.index("- ``lip.thm5``")]
+    thm4 = text[text.index("- ``lip.thm4``") : text.index("- ``lip.thm5``")]
     assert "(sufficient)" in thm4
     only = render_rst(rows, paper="gauss")
     assert "lip.eq17" not in only and "gauss.eq10" in only and ".. rubric::" not in only

@@ -1,4 +1,5 @@
 """Helpers for the CLI tests: run ``mechopt.cli.main`` in-process and capture its streams."""
+
 from __future__ import annotations
 
 import json

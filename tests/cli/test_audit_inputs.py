@@ -1,4 +1,5 @@
 """``mechopt audit``: .npy/.csv/bare/object inputs, --eps exit codes, --report files."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-Q = [[0.75, 0.25], [0.25, 0.75]]          # ε-LDP = ln 3
+Q = [[0.75, 0.25], [0.25, 0.75]]  # ε-LDP = ln 3
 
 
 def _write(tmp_path, kind):
@@ -43,17 +44,20 @@ def test_nested_prior_is_read(cli, tmp_path):
     assert set(doc["notions"]) == {"ldp", "lip", "mip"}
 
 
-@pytest.mark.parametrize("name,content,match", [
-    ("p.npy", None, "Python objects"),
-    ("s.npy", "strings", "not a numeric matrix"),
-    ("t.npy", b"not an npy file", "not a readable .npy"),
-    ("h.csv", "a,b\n0.5,0.5\n", "line 1 .* not a comma-separated list of numbers"),
-    ("r.csv", "0.5,0.5\n1\n", "different lengths"),
-    ("e.csv", "# nothing\n", "has no rows"),
-    ("v.json", "[0.5, 0.5]", "JSON matrix"),
-    ("n.json", '{"mechanism": {"P": 1}}', "JSON matrix"),
-    ("b.json", '[[0.5, 0.5], [true, 0]]', "non-numeric"),
-])
+@pytest.mark.parametrize(
+    "name,content,match",
+    [
+        ("p.npy", None, "Python objects"),
+        ("s.npy", "strings", "not a numeric matrix"),
+        ("t.npy", b"not an npy file", "not a readable .npy"),
+        ("h.csv", "a,b\n0.5,0.5\n", "line 1 .* not a comma-separated list of numbers"),
+        ("r.csv", "0.5,0.5\n1\n", "different lengths"),
+        ("e.csv", "# nothing\n", "has no rows"),
+        ("v.json", "[0.5, 0.5]", "JSON matrix"),
+        ("n.json", '{"mechanism": {"P": 1}}', "JSON matrix"),
+        ("b.json", "[[0.5, 0.5], [true, 0]]", "non-numeric"),
+    ],
+)
 def test_bad_forms_are_one_line_errors(cli, one_line_error, tmp_path, name, content, match):
     p = tmp_path / name
     if content is None:
@@ -96,13 +100,16 @@ def _eye(tmp_path):
     return p
 
 
-@pytest.mark.parametrize("argv,match", [
-    (["--eps", "-1"], "eps must be a finite number"),
-    (["--eps", "nan"], "eps must be a finite number"),
-    (["--eps", "1", "--notion", "lip"], "needs the prior"),
-    (["--notion", "ldp"], "give --eps E too"),
-    (["--report", "r.txt"], r"\.json, \.html or \.png"),
-])
+@pytest.mark.parametrize(
+    "argv,match",
+    [
+        (["--eps", "-1"], "eps must be a finite number"),
+        (["--eps", "nan"], "eps must be a finite number"),
+        (["--eps", "1", "--notion", "lip"], "needs the prior"),
+        (["--notion", "ldp"], "give --eps E too"),
+        (["--report", "r.txt"], r"\.json, \.html or \.png"),
+    ],
+)
 def test_eps_bad_input_is_exit_2(cli, one_line_error, tmp_path, argv, match):
     run = cli("audit", _write(tmp_path, "npy"), *argv)
     one_line_error(run)

@@ -3,6 +3,7 @@
 The built-in catalog is run once through ``mechopt compare --json`` and the claims its closed forms
 link through ``mechopt verify --json`` (both in-process, the CLI entry of the other CLI tests).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -18,8 +19,8 @@ from mechopt import registry
 from mechopt.cli import main
 from mechopt.jobs.compare import compare
 from mechopt.jobs.flags import FLAGS, flag_rows, summary_lines
-from mechopt.results.result import Status
 from mechopt.model.solver import Solver
+from mechopt.results.result import Status
 from mechopt.solvers.conic import ConicSolver
 from mechopt.solvers.spectral import SpectralSolver
 
@@ -75,12 +76,12 @@ def _flags(row: dict[str, Any]) -> set[str]:
 def test_closed_form_failures_link_claims_that_verify_reports_failing(rows, verdicts) -> None:
     fails = [r for r in rows if "claim-fails" in _flags(r)]
     outside = [r for r in rows if "outside-region" in _flags(r)]
-    assert fails and outside                                     # not vacuous
+    assert fails and outside  # not vacuous
     for r in fails:
         assert r["solver"] == "closed-form" and r["claim"], r
         assert verdicts[r["claim"]] == "fails", (r["problem"], r["instance"], r["claim"])
         assert _flags(r) & {"infeasible", "suboptimal"}
-    for r in outside:                     # outside a proven region: the claim holds in its region only
+    for r in outside:  # outside a proven region: the claim holds in its region only
         assert r["solver"] == "closed-form" and r["in_region"] is False
         assert verdicts[r["claim"]] == "holds-in-region", (r["problem"], r["instance"], r["claim"])
         assert "claim-fails" not in _flags(r)
@@ -112,7 +113,7 @@ def test_fisher_closed_forms_are_not_flagged(rows) -> None:
     for (pid, name), claim in FISHER_EXACT.items():
         cf = by[(pid, name, "closed-form")]
         assert cf["flag"] == "" and cf["claim"] == claim, (name, cf["flag"])
-        grid = by[(pid, name, "conic")]           # the grid value is biased low, within its error estimate
+        grid = by[(pid, name, "conic")]  # the grid value is biased low, within its error estimate
         assert grid["value"] < cf["value"] and grid["flag"] in ("", "certified")
         assert 0 < cf["value"] - grid["value"] <= grid["error_estimate"]
 
@@ -125,24 +126,32 @@ def test_known_failures_are_still_flagged(rows) -> None:
         assert cf["reference"] == "exact" and cf["deviation"] == pytest.approx(dev, rel=0.01)
     cf, grid = by[(*COR4, "closed-form")], by[(*COR4, "conic")]
     assert cf["claim"] == "fisher.cor4"
-    if grid["certified"]:                 # the conic grid optimum is proven (proof "convex")
+    if grid["certified"]:  # the conic grid optimum is proven (proof "convex")
         assert _flags(cf) == {"suboptimal", "claim-fails"} and cf["deviation"] == pytest.approx(0.974, abs=0.002)
-    else:                                 # an unproven grid value condemns no closed form
+    else:  # an unproven grid value condemns no closed form
         assert _flags(cf) == {"worse-than-best"}
 
 
 def test_summary_names_the_failures_and_not_the_exact_fisher_forms(rows) -> None:
     lines = summary_lines(rows)
     head = "closed forms that fail their claim (counterexamples; mechopt verify --claim ID checks the claim):"
-    out = "closed forms outside the region where their theorem is proven (no optimality is claimed there; " \
-          "not counterexamples):"
+    out = (
+        "closed forms outside the region where their theorem is proven (no optimality is claimed there; "
+        "not counterexamples):"
+    )
     assert head in lines and out in lines
-    fails = lines[lines.index(head) + 1:lines.index(out)]
-    assert any(line.startswith("  lip-mimo / uniform:4 eps=1 LDP [lip.ldp_mimo]: worse than the certified "
-                               "optimum 1.0364477 (exact) by 0.100685") for line in fails)
-    assert not any(pid in line for line in fails for pid in ("fisher-interval", "fisher-box", "fisher-output",
-                                                              "fisher-gaussian"))
-    outside = lines[lines.index(out) + 1:]
+    fails = lines[lines.index(head) + 1 : lines.index(out)]
+    assert any(
+        line.startswith(
+            "  lip-mimo / uniform:4 eps=1 LDP [lip.ldp_mimo]: worse than the certified "
+            "optimum 1.0364477 (exact) by 0.100685"
+        )
+        for line in fails
+    )
+    assert not any(
+        pid in line for line in fails for pid in ("fisher-interval", "fisher-box", "fisher-output", "fisher-gaussian")
+    )
+    outside = lines[lines.index(out) + 1 :]
     assert "  lip-binary / P1=0.1 eps=1 LIP (outside Theorem 2 region) [lip.thm2]: violates privacy by 0.9" in outside
 
 
@@ -170,16 +179,19 @@ def proven_fisher_rows() -> list[dict[str, Any]]:
 
 def test_grid_optima_judge_the_fisher_closed_forms_within_their_error_estimates(proven_fisher_rows) -> None:
     by = _by(proven_fisher_rows)
-    for (pid, name) in FISHER_EXACT:
+    for pid, name in FISHER_EXACT:
         assert by[(pid, name, "conic")]["flag"] == by[(pid, name, "spectral")]["flag"] == "certified"
         cf = by[(pid, name, "closed-form")]
-        assert cf["flag"] == "" and cf["reference"] == "spectral"           # the most precise certified row
+        assert cf["flag"] == "" and cf["reference"] == "spectral"  # the most precise certified row
     cf = by[(*COR4, "closed-form")]
     assert _flags(cf) == {"suboptimal", "claim-fails"} and cf["reference"] == "conic"
     assert cf["deviation"] == pytest.approx(0.974, abs=0.002)
     line = next(s for s in summary_lines(proven_fisher_rows) if "[fisher.cor4]" in s)
-    assert re.search(r"worse than the certified optimum 5\.09377\d* \(conic\) by 4\.96\d* \(0\.974 relative\), "
-                     r"beyond the error estimate 0\.9\d* and the tolerance", line), line
+    assert re.search(
+        r"worse than the certified optimum 5\.09377\d* \(conic\) by 4\.96\d* \(0\.974 relative\), "
+        r"beyond the error estimate 0\.9\d* and the tolerance",
+        line,
+    ), line
 
 
 def test_a_raw_grid_value_would_condemn_the_exact_closed_form(proven_fisher_rows) -> None:
@@ -203,16 +215,19 @@ class _ClosedFormWithClaim(Solver):
     def _solve(self, problem, opts):
         from mechopt import solve
 
-        return solve(problem, solver="exact").replace(solver="closed-form", certificate=None, proof=None,
-                                                      extras={"claim": "demo.from_extras"})
+        return solve(problem, solver="exact").replace(
+            solver="closed-form", certificate=None, proof=None, extras={"claim": "demo.from_extras"}
+        )
 
 
 def test_the_catalog_claim_wins_over_the_result_claim(monkeypatch) -> None:
     from mechopt.io.catalog import parse_catalog
 
     monkeypatch.setitem(registry._extra_solvers, "closed-form", _ClosedFormWithClaim)
-    text = '[[instance]]\nproblem = "design"\nname = "{}"\nparams = {{ prior = "0.3,0.7", notion = "lip", ' \
-           'utility = "histogram", eps = 1.0 }}\n'
+    text = (
+        '[[instance]]\nproblem = "design"\nname = "{}"\nparams = {{ prior = "0.3,0.7", notion = "lip", '
+        'utility = "histogram", eps = 1.0 }}\n'
+    )
     insts = parse_catalog(text.format("a") + 'claim = "demo.from_catalog"\n' + text.format("b"))
     got = {r["instance"]: r["claim"] for r in compare(instances=insts, solvers=["closed-form"])}
     assert got == {"a": "demo.from_catalog", "b": "demo.from_extras"}

@@ -1,4 +1,5 @@
 """``mechopt design`` and ``mechopt audit``: JSON contract, round trip, graph inputs."""
+
 from __future__ import annotations
 
 import json
@@ -10,19 +11,33 @@ import pytest
 from mechopt.notions import LDP, LIP, MIP, GraphLDP
 from mechopt.utilities import HistogramMSE
 
-DESIGN = ["design", "--notion", "lip", "--utility", "histogram", "--prior", "0.3,0.7", "--eps", "1",
-          "--solver", "sqp", "--opt", "n_starts=4"]
+DESIGN = [
+    "design",
+    "--notion",
+    "lip",
+    "--utility",
+    "histogram",
+    "--prior",
+    "0.3,0.7",
+    "--eps",
+    "1",
+    "--solver",
+    "sqp",
+    "--opt",
+    "n_starts=4",
+]
 
 
 def test_design_json_contract(cli):
     run = cli(*DESIGN, "--json")
     assert run.code == 0, run.err
     doc = run.json()
-    assert {"status", "value", "objective", "sense", "mechanism", "privacy", "certificate", "solver",
-            "time_s"} <= set(doc)
+    assert {"status", "value", "objective", "sense", "mechanism", "privacy", "certificate", "solver", "time_s"} <= set(
+        doc
+    )
     assert set(doc["privacy"]) == {"notion", "eps", "violation", "eps_audited"}
     assert doc["status"] == "locally_optimal" and doc["sense"] == "min" and doc["solver"] == "sqp"
-    assert doc["certificate"] is None and doc["proof"] is None      # SQP is a local method: no bound, no proof
+    assert doc["certificate"] is None and doc["proof"] is None  # SQP is a local method: no bound, no proof
     Q = np.array(doc["mechanism"]["Q"])
     P = np.array([0.3, 0.7])
     assert np.allclose(Q.sum(axis=1), 1.0)
@@ -72,15 +87,33 @@ def test_help_lists_the_status_vocabulary(cli):
 
 def test_problem_set_equals_flags(cli):
     a = cli(*DESIGN, "--json").json()
-    b = cli("design", "--problem", "design", "--set", "prior=0.3,0.7", "--set", "notion=lip",
-            "--set", "utility=histogram", "--set", "eps=1", "--solver", "sqp", "--opt", "n_starts=4", "--json").json()
+    b = cli(
+        "design",
+        "--problem",
+        "design",
+        "--set",
+        "prior=0.3,0.7",
+        "--set",
+        "notion=lip",
+        "--set",
+        "utility=histogram",
+        "--set",
+        "eps=1",
+        "--solver",
+        "sqp",
+        "--opt",
+        "n_starts=4",
+        "--json",
+    ).json()
     assert a["value"] == pytest.approx(b["value"], rel=1e-12)
 
 
 def test_spec_file(cli, tmp_path):
     spec = tmp_path / "d.toml"
-    spec.write_text('problem = "design"\nsolver = "sqp"\n[params]\nprior = "uniform:3"\nnotion = "ldp"\n'
-                    'utility = "mi"\neps = 1.0\n[options]\nn_starts = 3\n')
+    spec.write_text(
+        'problem = "design"\nsolver = "sqp"\n[params]\nprior = "uniform:3"\nnotion = "ldp"\n'
+        'utility = "mi"\neps = 1.0\n[options]\nn_starts = 3\n'
+    )
     doc = cli("design", "--spec", spec, "--json").json()
     Q = np.array(doc["mechanism"]["Q"])
     assert doc["sense"] == "max" and doc["objective"] == "mi"
@@ -98,8 +131,24 @@ def test_graph_file_formats(cli, tmp_path, fmt):
         nx.write_graphml(G, path)
     else:
         path.write_text(json.dumps(nx.node_link_data(G, edges="edges")))
-    doc = cli("design", "--notion", "graph-ldp", "--utility", "mse", "--prior", "uniform:3", "--eps", "1",
-              "--graph", path, "--solver", "sqp", "--opt", "n_starts=3", "--json").json()
+    doc = cli(
+        "design",
+        "--notion",
+        "graph-ldp",
+        "--utility",
+        "mse",
+        "--prior",
+        "uniform:3",
+        "--eps",
+        "1",
+        "--graph",
+        path,
+        "--solver",
+        "sqp",
+        "--opt",
+        "n_starts=3",
+        "--json",
+    ).json()
     Q = np.array(doc["mechanism"]["Q"])
     assert GraphLDP(1.0, G).audit(Q).eps <= 1.0 + 1e-7
     # only neighbours are constrained: the end points may be further apart than e^eps
@@ -114,7 +163,7 @@ def test_out_audit_round_trip(cli, tmp_path):
     assert saved["mechanism"] == d["mechanism"] and set(d["mechanism"]) == {"Q", "inputs", "outputs", "prior"}
     assert saved["privacy"] == d["privacy"] and saved["privacy"]["notion"] == "lip" and saved["privacy"]["eps"] == 1.0
     assert saved["mechanism"]["prior"] == pytest.approx([0.3, 0.7])
-    assert saved["unit"] == d["unit"] == "unitless (squared probability)"     # histogram MSE of indicators
+    assert saved["unit"] == d["unit"] == "unitless (squared probability)"  # histogram MSE of indicators
     run = cli("audit", out, "--prior", "0.3,0.7", "--json")
     assert run.code == 0
     doc = run.json()
@@ -123,7 +172,7 @@ def test_out_audit_round_trip(cli, tmp_path):
     assert doc["notions"]["lip"]["eps"] == pytest.approx(d["privacy"]["eps_audited"], abs=1e-9)
     assert doc["notions"]["ldp"]["eps"] == pytest.approx(LDP(1).audit(Q).eps, rel=1e-12)
     assert doc["notions"]["mip"]["eps"] == pytest.approx(MIP(1).audit(Q, P).eps, rel=1e-12)
-    assert not list(tmp_path.glob(".*.tmp"))     # atomic write leaves no temp file
+    assert not list(tmp_path.glob(".*.tmp"))  # atomic write leaves no temp file
 
 
 def test_audit_infinite_is_null_and_prior_from_file(cli, tmp_path):

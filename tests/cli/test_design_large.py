@@ -1,4 +1,5 @@
 """Large designs through the CLI: a summarised report, fast exact JSON, and a ``.npy`` round trip to ``audit``."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,20 @@ def prior_file(tmp_path):
 
 
 def design(prior_file, *more):
-    return ["design", "--notion", "ldp", "--utility", "mi", "--prior", prior_file, "--eps", "1",
-            "--solver", "exact", *more]
+    return [
+        "design",
+        "--notion",
+        "ldp",
+        "--utility",
+        "mi",
+        "--prior",
+        prior_file,
+        "--eps",
+        "1",
+        "--solver",
+        "exact",
+        *more,
+    ]
 
 
 def test_report_shows_the_corners_of_a_large_q(cli, prior_file):
@@ -56,12 +69,11 @@ def test_out_npy_round_trips_through_audit(cli, prior_file, tmp_path):
     assert lip.code == 0, lip.err
 
 
-def test_npy_files_may_exceed_the_text_limit_and_text_files_say_what_to_do(cli, tmp_path, monkeypatch,
-                                                                             one_line_error):
+def test_npy_files_may_exceed_the_text_limit_and_text_files_say_what_to_do(cli, tmp_path, monkeypatch, one_line_error):
     Q = np.full((40, 4), 0.25)
     np.save(tmp_path / "q.npy", Q)
     (tmp_path / "q.json").write_text(json.dumps({"Q": Q.tolist()}))
-    monkeypatch.setattr(mechfile, "MAX_MECHANISM_BYTES", 200)       # both files are larger than this
+    monkeypatch.setattr(mechfile, "MAX_MECHANISM_BYTES", 200)  # both files are larger than this
     assert cli("audit", tmp_path / "q.npy", "--eps", "1").code == 0
     run = cli("audit", tmp_path / "q.json", "--eps", "1")
     one_line_error(run)
@@ -84,7 +96,7 @@ def test_dumps_writes_large_matrices_compactly_and_parses_to_the_same_document()
     assert json.loads(text) == jsonable(doc)
     assert json.loads(text)["mechanism"]["Q"][3][4] is None
     rows = [ln for ln in text.splitlines() if ln.startswith("[") and ln.count(",") >= 49]
-    assert len(rows) == 300                         # one line per row of Q, not one per entry
+    assert len(rows) == 300  # one line per row of Q, not one per entry
 
 
 def test_jsonable_arrays_keep_their_values_exactly() -> None:

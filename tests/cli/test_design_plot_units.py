@@ -1,4 +1,5 @@
 """``mechopt design``: ``--plot FILE``, one mechanism layout on stdout and in ``--out``, units in the report."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,23 @@ def test_plot_without_a_channel_is_one_line_error(cli, tmp_path, one_line_error)
     """uniform:1000 with mi under a 1 MB budget: the exact optimum is proven (a structured plan) but Q is not
     materialised, so there is nothing to draw (uniform:40 now returns a 40 x 40 Q, issue 16)."""
     png = tmp_path / "q.png"
-    run = cli("design", "--notion", "ldp", "--utility", "mi", "--prior", "uniform:1000", "--eps", "1",
-              "--solver", "exact", "--opt", "max_memory=1000000", "--plot", png)
+    run = cli(
+        "design",
+        "--notion",
+        "ldp",
+        "--utility",
+        "mi",
+        "--prior",
+        "uniform:1000",
+        "--eps",
+        "1",
+        "--solver",
+        "exact",
+        "--opt",
+        "max_memory=1000000",
+        "--plot",
+        png,
+    )
     one_line_error(run)
     assert "no channel matrix" in run.err and "max_memory" in run.err
     assert not png.exists()
@@ -49,12 +65,12 @@ def test_json_and_out_carry_the_same_mechanism(cli, tmp_path):
     out = tmp_path / "m.json"
     doc = cli(*MI, "--json", "--out", out).json()
     saved = json.loads(out.read_text())
-    assert saved == doc                                   # the file is the --json document
+    assert saved == doc  # the file is the --json document
     mech = doc["mechanism"]
     assert set(mech) == {"Q", "inputs", "outputs", "prior"} and mech["prior"] == pytest.approx([0.2, 0.3, 0.5])
     assert np.allclose(np.sum(mech["Q"], axis=1), 1.0)
     assert doc["unit"] == "nats" and doc["objective"] == "mi"
-    assert doc["value"] <= np.log(3) + 1e-12              # a mutual information in nats is at most ln d
+    assert doc["value"] <= np.log(3) + 1e-12  # a mutual information in nats is at most ln d
 
 
 def test_text_report_prints_units(cli):
@@ -62,6 +78,19 @@ def test_text_report_prints_units(cli):
     value_line = next(ln for ln in out.splitlines() if ln.startswith("value"))
     bound_line = next(ln for ln in out.splitlines() if ln.startswith("certificate"))
     assert " nats  (mi, maximised)" in value_line and "nats" in bound_line
-    mse = cli("design", "--notion", "ldp", "--utility", "mse", "--prior", "0.5,0.5", "--eps", "1",
-              "--values", "0,10", "--solver", "exact").out
+    mse = cli(
+        "design",
+        "--notion",
+        "ldp",
+        "--utility",
+        "mse",
+        "--prior",
+        "0.5,0.5",
+        "--eps",
+        "1",
+        "--values",
+        "0,10",
+        "--solver",
+        "exact",
+    ).out
     assert "squared units of the values  (mse, minimised)" in mse

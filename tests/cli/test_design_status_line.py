@@ -1,4 +1,5 @@
 """``mechopt design`` text output: the status line says what backs the status (issue 15)."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,7 +23,9 @@ def test_sqp_says_local_and_no_certificate(cli):
     assert _status(run) == "locally_optimal: best local optimum of 3 sqp starts, no certificate"
 
 
-@pytest.mark.parametrize("solver,start", [("greedy", "feasible: audited private, optimality not proven (greedy is a heuristic)")])
+@pytest.mark.parametrize(
+    "solver,start", [("greedy", "feasible: audited private, optimality not proven (greedy is a heuristic)")]
+)
 def test_heuristic_says_feasible(cli, solver, start):
     run = cli("design", "--problem", "gauss-dataset1", "--set", "delta=0.3", "--solver", solver)
     assert run.code == 0, run.err

@@ -1,4 +1,5 @@
 """``mechopt design --utility mae | freq-var`` end to end, the advertised utilities, and policy-graph warnings."""
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,7 @@ def test_mae_designs_end_to_end_with_a_proof(cli):
     assert doc["value"] == pytest.approx(MAE([0, 1, 3]).value(Q, P), rel=1e-12)
     assert LIP(1.0).audit(Q, P).eps <= 1.0
     assert doc["certificate"]["gap"] <= 1e-7
-    assert 0.0 < doc["value"] < MAE([0, 1, 3]).value(np.tile(P, (3, 1)), P)   # beats the constant channel
+    assert 0.0 < doc["value"] < MAE([0, 1, 3]).value(np.tile(P, (3, 1)), P)  # beats the constant channel
 
 
 def test_mae_output_estimates_set_the_outputs(cli):
@@ -31,7 +32,7 @@ def test_mae_output_estimates_set_the_outputs(cli):
     Q = np.array(doc["mechanism"]["Q"])
     assert Q.shape == (3, 2)
     assert doc["value"] == pytest.approx(MAE([0, 1, 2], [0.5, 1.5]).value(Q, np.array([0.2, 0.3, 0.5])))
-    assert doc["extras"]["output_estimates"] == [0.5, 1.5]          # what output y stands for
+    assert doc["extras"]["output_estimates"] == [0.5, 1.5]  # what output y stands for
 
 
 def test_freq_var_designs_end_to_end_locally(cli):
@@ -57,7 +58,7 @@ def test_help_and_errors_name_the_same_utilities(cli, one_line_error):
     helptext = _utility_help(helprun.out)
     names = helptext.split(" (", 1)[0].split(", ")
     assert names == list(UTILITIES), helptext
-    for name in UTILITIES:                         # each with the solver that designs it
+    for name in UTILITIES:  # each with the solver that designs it
         assert re.search(rf"{re.escape(name)}(, [\w-]+)*: (exact|conic|sqp)", helptext), name
     run = cli(*BASE, "--notion", "ldp", "--utility", "l1")
     one_line_error(run)
@@ -83,12 +84,25 @@ def test_outputs_with_another_utility_is_a_one_line_error(cli, one_line_error):
 @pytest.mark.parametrize("utility", ["mi", "mae"])
 def test_an_input_without_an_edge_is_warned_about_and_named_in_the_result(cli, tmp_path, utility):
     graph = tmp_path / "g.edgelist"
-    graph.write_text("0 1\n1 2\n")                  # input 3 has no edge
-    run = cli("design", "--notion", "graph-ldp", "--graph", graph, "--utility", utility, "--prior", "uniform:4",
-              "--eps", "1", "--json")
+    graph.write_text("0 1\n1 2\n")  # input 3 has no edge
+    run = cli(
+        "design",
+        "--notion",
+        "graph-ldp",
+        "--graph",
+        graph,
+        "--utility",
+        utility,
+        "--prior",
+        "uniform:4",
+        "--eps",
+        "1",
+        "--json",
+    )
     assert run.code == 0, run.err
     assert run.err.strip().splitlines() == [
-        "mechopt: warning: policy graph: inputs [3] have no edge, so graph-LDP does not protect them"]
+        "mechopt: warning: policy graph: inputs [3] have no edge, so graph-LDP does not protect them"
+    ]
     doc = run.json()
     assert "inputs [3] have no edge in the policy graph: graph-LDP does not protect them" in doc["message"]
     Q = np.array(doc["mechanism"]["Q"])

@@ -1,4 +1,5 @@
 """CLI error handling: interrupts, internal bugs, the console script (bad-input catalog: tests/reliability)."""
+
 from __future__ import annotations
 
 import json
@@ -6,7 +7,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-
 
 from mechopt.cli import main
 
@@ -45,15 +45,41 @@ def _console() -> list[str]:
 
 def test_console_script_subprocess(tmp_path):
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    ok = subprocess.run(_console() + ["design", "--notion", "ldp", "--utility", "mi", "--prior", "uniform:2",
-                                      "--eps", "1", "--solver", "sqp", "--opt", "n_starts=2", "--json",
-                                      "--out", str(tmp_path / "m.json")],
-                        capture_output=True, text=True, timeout=120, env=env)
+    ok = subprocess.run(
+        _console()
+        + [
+            "design",
+            "--notion",
+            "ldp",
+            "--utility",
+            "mi",
+            "--prior",
+            "uniform:2",
+            "--eps",
+            "1",
+            "--solver",
+            "sqp",
+            "--opt",
+            "n_starts=2",
+            "--json",
+            "--out",
+            str(tmp_path / "m.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert ok.returncode == 0, ok.stderr
     doc = json.loads(ok.stdout)
     assert doc["privacy"]["eps_audited"] <= 1 + 1e-7
-    bad = subprocess.run(_console() + ["audit", str(tmp_path / "m.json"), "--prior", "0.5,0.6"],
-                         capture_output=True, text=True, timeout=120, env=env)
+    bad = subprocess.run(
+        _console() + ["audit", str(tmp_path / "m.json"), "--prior", "0.5,0.6"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.count("\n") == 1 and bad.stderr.startswith("mechopt: error: ") and "Traceback" not in bad.stderr
 

@@ -4,13 +4,14 @@ Before: ``mechopt design --spec S.toml --solver exact`` on a spec written for
 ``sqp`` failed with "unknown option(s) ['n_starts'] for solver 'exact'", and
 ``mechopt sweep`` had no ``--solver``.
 """
+
 from __future__ import annotations
 
 import pytest
 
 from mechopt.errors import SolverNotFound
-from mechopt.registry import dropped_note, split_options
 from mechopt.jobs.sweep.spec import SweepSpec, with_solvers
+from mechopt.registry import dropped_note, split_options
 
 DESIGN_SPEC = """
 problem = "design"
@@ -85,7 +86,9 @@ def test_sweep_solver_override_keeps_shared_options(cli, sweep_file) -> None:
     doc = run.json()
     note = f"--solver exact: dropped option n_starts of [options.sqp] in {sweep_file} (for sqp, not exact)"
     assert doc["notes"] == [note] and run.err.strip() == f"mechopt: note: {note}"
-    assert [(ln["solver"], ln["options"], ln["status"]) for ln in doc["lines"]] == [("exact", {"seed": 4}, "optimal")] * 2
+    assert [(ln["solver"], ln["options"], ln["status"]) for ln in doc["lines"]] == [
+        ("exact", {"seed": 4}, "optimal")
+    ] * 2
 
 
 def test_sweep_unknown_solver_is_one_line(cli, sweep_file, one_line_error) -> None:
@@ -96,13 +99,16 @@ def test_sweep_unknown_solver_is_one_line(cli, sweep_file, one_line_error) -> No
 
 def test_split_options_rules() -> None:
     # a key only another solver takes is dropped; shared and tolerance keys stay; unknown keys stay (typos surface)
-    kept, dropped = split_options("exact", {"n_starts": 8, "seed": 1, "verbose": True, "time_limit": 5,
-                                            "privacy_tol": 1e-8, "n_startz": 1})
+    kept, dropped = split_options(
+        "exact", {"n_starts": 8, "seed": 1, "verbose": True, "time_limit": 5, "privacy_tol": 1e-8, "n_startz": 1}
+    )
     assert kept == {"seed": 1, "verbose": True, "time_limit": 5, "privacy_tol": 1e-8, "n_startz": 1}
     assert dropped == {"n_starts": ["sqp"]}
     # options written for sqp: its 'method' goes too, although exact has a 'method' of its own
     assert split_options("exact", {"method": "SLSQP", "maxiter": 9}, written_for="sqp") == (
-        {}, {"method": ["sqp"], "maxiter": ["sqp"]})
+        {},
+        {"method": ["sqp"], "maxiter": ["sqp"]},
+    )
     assert split_options("sqp", {"method": "SLSQP"}, written_for="sqp") == ({"method": "SLSQP"}, {})
     assert dropped_note("exact", {}) == ""
     with pytest.raises(SolverNotFound):
@@ -110,8 +116,13 @@ def test_split_options_rules() -> None:
 
 
 def test_with_solvers_keeps_each_solvers_own_table() -> None:
-    spec = SweepSpec(problem="design", solvers=("sqp",), grid={"eps": [1.0]}, source="s.toml",
-                     options={"sqp": {"n_starts": 4, "seed": 3}, "exact": {"method": "enumerate", "seed": 9}})
+    spec = SweepSpec(
+        problem="design",
+        solvers=("sqp",),
+        grid={"eps": [1.0]},
+        source="s.toml",
+        options={"sqp": {"n_starts": 4, "seed": 3}, "exact": {"method": "enumerate", "seed": 9}},
+    )
     new, notes = with_solvers(spec, ["exact", "sqp"])
     assert new.solvers == ("exact", "sqp") and notes == []
     assert new.options == {"exact": {"method": "enumerate", "seed": 9}, "sqp": {"n_starts": 4, "seed": 3}}

@@ -1,25 +1,36 @@
 """Tables fitted to the terminal (rich) and progress bars drawn by tqdm."""
+
 from __future__ import annotations
 
 import io
 
 import pytest
 
-from mechopt.runtime import progress
 from mechopt import registry
 from mechopt.cli._common import table
 from mechopt.jobs.verify import Claim, Verdict
+from mechopt.runtime import progress
 
-LONG = ("for every prior on a finite alphabet and every eps in the closed interval from zero to the "
-        "critical value the optimal mechanism under local information privacy is the binary "
-        "staircase and its MMSE equals the closed form of Theorem 2 " * 3)
+LONG = (
+    "for every prior on a finite alphabet and every eps in the closed interval from zero to the "
+    "critical value the optimal mechanism under local information privacy is the binary "
+    "staircase and its MMSE equals the closed form of Theorem 2 " * 3
+)
 
 
 def _claims(paper=None):
-    return [Claim("lip.long_statement", "lip", LONG, "eps in [0, 1] " * 20,
-                  lambda: Verdict.from_deviations([0.0, 1.0], 1e-9, instances=[{"x": "a" * 300}, {"x": "b" * 300}],
-                                                  size=lambda i: 1)),
-            Claim("lip.short", "lip", "0 ≤ 1", "-", lambda: Verdict.from_deviations([0.0], 1e-9))]
+    return [
+        Claim(
+            "lip.long_statement",
+            "lip",
+            LONG,
+            "eps in [0, 1] " * 20,
+            lambda: Verdict.from_deviations(
+                [0.0, 1.0], 1e-9, instances=[{"x": "a" * 300}, {"x": "b" * 300}], size=lambda i: 1
+            ),
+        ),
+        Claim("lip.short", "lip", "0 ≤ 1", "-", lambda: Verdict.from_deviations([0.0], 1e-9)),
+    ]
 
 
 def test_verify_table_fits_columns(cli, monkeypatch):
@@ -42,7 +53,7 @@ def test_table_is_one_line_per_row_in_a_pipe(monkeypatch):
     text = table(["id", "statement"], [["a", LONG], ["b", "[bold]x[/bold]"]])
     lines = text.splitlines()
     assert len(lines) == 4 and lines[0].split() == ["id", "statement"] and set(lines[1]) == {"-"}
-    assert lines[3].split() == ["b", "[bold]x[/bold]"]          # cells are literal, never markup
+    assert lines[3].split() == ["b", "[bold]x[/bold]"]  # cells are literal, never markup
 
 
 @pytest.mark.parametrize("width", [20, 40, 100])
@@ -70,6 +81,6 @@ def test_progress_is_tqdm():
 
 def test_progress_off_writes_nothing():
     buf = io.StringIO()
-    with progress.Progress(2, "job", stream=buf) as bar:      # not a terminal: off by default
+    with progress.Progress(2, "job", stream=buf) as bar:  # not a terminal: off by default
         bar.advance("x")
     assert buf.getvalue() == "" and bar.done == 1 and bar._bar is None

@@ -1,4 +1,5 @@
 """``mechopt verify`` and ``mechopt reproduce`` over claims and figures registered in the test."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,11 +13,19 @@ from mechopt.jobs.verify import Claim, Verdict
 
 
 def _claims(paper=None):
-    c = [Claim("lip.demo_holds", "lip", "0 ≤ 1", "one instance", lambda: Verdict.from_deviations([0.0, 1e-12], 1e-9)),
-         Claim("lip.demo_fails", "lip", "x ≤ 0 for all x", "x in {0, 1, 2}",
-               lambda: Verdict.from_deviations([0.0, 1.0, 2.0], 1e-9, instances=[{"x": 0}, {"x": 1}, {"x": 2}],
-                                               size=lambda i: i["x"])),
-         Claim("kss.demo_crash", "kss", "crashes", "-", lambda: [][1])]
+    c = [
+        Claim("lip.demo_holds", "lip", "0 ≤ 1", "one instance", lambda: Verdict.from_deviations([0.0, 1e-12], 1e-9)),
+        Claim(
+            "lip.demo_fails",
+            "lip",
+            "x ≤ 0 for all x",
+            "x in {0, 1, 2}",
+            lambda: Verdict.from_deviations(
+                [0.0, 1.0, 2.0], 1e-9, instances=[{"x": 0}, {"x": 1}, {"x": 2}], size=lambda i: i["x"]
+            ),
+        ),
+        Claim("kss.demo_crash", "kss", "crashes", "-", lambda: [][1]),
+    ]
     return [x for x in c if paper is None or x.paper == paper]
 
 
@@ -42,7 +51,9 @@ def test_verify_json_contract(cli, fake_claims):
 
 def test_verify_filters_and_table(cli, fake_claims):
     assert [c["id"] for c in cli("verify", "--paper", "kss", "--json").json()["claims"]] == ["kss.demo_crash"]
-    assert [c["id"] for c in cli("verify", "--claim", "lip.demo_fails", "--json").json()["claims"]] == ["lip.demo_fails"]
+    assert [c["id"] for c in cli("verify", "--claim", "lip.demo_fails", "--json").json()["claims"]] == [
+        "lip.demo_fails"
+    ]
     human = cli("verify")
     assert human.code == 0 and "lip.demo_fails" in human.out and "counterexample" in human.out
     assert "1 holds" in human.out and "2 fails" in human.out
@@ -54,8 +65,9 @@ def _figure(fid, crash=False):
             raise ValueError("no data")
         p = Path(out_dir) / f"{fid}.csv"
         p.write_text(f"quick\n{quick}\n")
-        return FigureOutput(id=fid, files=[p], data={"quick": quick, "path": p, "tags": {"b", "a"}},
-                            notes=["row 2 does not reproduce"])
+        return FigureOutput(
+            id=fid, files=[p], data={"quick": quick, "path": p, "tags": {"b", "a"}}, notes=["row 2 does not reproduce"]
+        )
 
     return Figure(id=fid, title=f"title of {fid}", run=run, paper="lip")
 
@@ -76,7 +88,7 @@ def test_reproduce_list_run_and_errors(cli, fake_figures, tmp_path):
     assert rep["data"] == {"quick": True, "path": str(tmp_path / "lip.fig1.csv"), "tags": ["a", "b"]}
     assert (tmp_path / "lip.fig1.csv").read_text() == "quick\nTrue\n"
     both = cli("reproduce", "all", "--out", tmp_path, "--json")
-    assert both.code == 1     # one reproduction failed: reported, the other still ran
+    assert both.code == 1  # one reproduction failed: reported, the other still ran
     reps = {r["id"]: r for r in both.json()["figures"]}
     assert reps["lip.fig1"]["status"] == "ok" and reps["lip.fig2"]["status"] == "error"
     assert "no data" in reps["lip.fig2"]["error"]

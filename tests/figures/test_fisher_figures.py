@@ -1,4 +1,5 @@
 """Quick variants of the Fisher-paper reproductions write a PNG and their data."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,6 +22,7 @@ def test_quick_figure(fid: str, tmp_path) -> None:
 
 
 # --- legends: what each curve is (issue 17); read back from the drawn figure into data["legend"] ----
+
 
 def test_densities_legend_words_follow_the_statuses(tmp_path):
     from mechopt.results.result import PROOFS

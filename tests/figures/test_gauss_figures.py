@@ -1,4 +1,5 @@
 """Gauss reproductions: legends say which curves are certified, locally optimal or heuristic (issue 17)."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,9 @@ def test_fig2_every_solver_says_what_it_is(tmp_path):
     assert words["sqp"] == "locally optimal"
     gd = {r["status"] for r in out.data["rows"] if r["solver"] == "gd-penalty"}
     # gd-penalty is local, but its point needs a restoring move onto the constraints: feasible, unless it converged inside
-    assert words["gd-penalty"].startswith("locally optimal" if gd <= {"locally_optimal", "iteration_limit", "time_limit"}
-                                          else "feasible, no proof")
+    assert words["gd-penalty"].startswith(
+        "locally optimal" if gd <= {"locally_optimal", "iteration_limit", "time_limit"} else "feasible, no proof"
+    )
     assert words["search (global)"] == "certified optimum"
     search = [r for r in out.data["rows"] if r["solver"] == "search"]
     assert search and all(r["status"] == "optimal" and r["proof"] in PROOFS for r in search)
@@ -35,8 +37,10 @@ def test_fig2_every_solver_says_what_it_is(tmp_path):
     assert list(out.data["legend"].values())[0] == labels
 
 
-@pytest.mark.parametrize("fid,ref", [("gauss-fig4", "search (reference) — certified optimum"),
-                                     ("gauss-fig7", "sqp (reference) — locally optimal")])
+@pytest.mark.parametrize(
+    "fid,ref",
+    [("gauss-fig4", "search (reference) — certified optimum"), ("gauss-fig7", "sqp (reference) — locally optimal")],
+)
 def test_reference_curve_is_certified_only_with_a_proof(tmp_path, fid, ref):
     out = FIGURES[fid].run(tmp_path, quick=True)
     labels = _labels(out)

@@ -1,4 +1,5 @@
 """kss reproductions: quick runs write their files and data in the promised shape."""
+
 from __future__ import annotations
 
 import json
@@ -47,6 +48,7 @@ def test_curves_quick(tmp_path, fid) -> None:
 
 
 # --- legends: what each curve is (issue 17) ------------------------------------------------------
+
 
 def test_mi_curve_legend_certified_dots_and_closed_forms(tmp_path):
     from mechopt.figures.kss.figures import draw_mi_curve

@@ -1,4 +1,5 @@
 """The Section 6 figure: certified optimum vs best k-subset, honest about points that are not certified."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,7 @@ def test_quick_figure_rows_are_certified_and_consistent(tmp_path) -> None:
     assert {r["prior"] for r in rows} == {"zipf", "dirichlet"} and len(rows) == 4
     for r in rows:
         assert r["certified"] and r["status"] == "optimal" and r["gap"] <= 1e-8
-        assert r["optimum"] >= r["best_ksubset"] - 1e-12            # the optimum is at least any k-subset
+        assert r["optimum"] >= r["best_ksubset"] - 1e-12  # the optimum is at least any k-subset
         assert r["rel_gain"] == pytest.approx((r["optimum"] - r["best_ksubset"]) / r["best_ksubset"])
         assert r["outputs"] <= r["d"]
     assert "4 of 4 points certified" in out.notes[0]
@@ -24,7 +25,7 @@ def test_quick_figure_rows_are_certified_and_consistent(tmp_path) -> None:
 
 
 def test_a_point_out_of_time_is_a_bound_not_an_optimum() -> None:
-    r = section6_point("dirichlet", 64, 3.0, time_budget=0.5)     # far too short to certify d = 64 at eps = 3
+    r = section6_point("dirichlet", 64, 3.0, time_budget=0.5)  # far too short to certify d = 64 at eps = 3
     assert not r["certified"] and r["optimum"] is None and r["rel_gain"] is None
     assert r["status"] == "time_limit" and r["bound"] >= r["value"]
     assert r["rel_gain_low"] <= r["rel_gain_high"] and r["ksubset_method"].startswith("monte-carlo")
@@ -42,8 +43,14 @@ def test_legend_says_what_the_bars_are_when_the_ksubset_side_is_monte_carlo() ->
     from mechopt.figures.kss.section6 import draw_section6
     from mechopt.figures.legend import legend_texts
 
-    row = {"prior": "zipf", "eps": 1.0, "certified": True, "rel_gain": 0.09, "rel_gain_low": 0.088,
-           "rel_gain_high": 0.092}
+    row = {
+        "prior": "zipf",
+        "eps": 1.0,
+        "certified": True,
+        "rel_gain": 0.09,
+        "rel_gain_low": 0.088,
+        "rel_gain_high": 0.092,
+    }
     fig = draw_section6([{**row, "d": 16, "ksubset_se": 0.0}, {**row, "d": 64, "ksubset_se": 1e-4}])
     texts = [t for ts in legend_texts(fig).values() for t in ts]
     d16 = next(t for t in texts if t.startswith("d=16"))

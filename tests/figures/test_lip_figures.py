@@ -1,4 +1,5 @@
 """LIP figure reproductions: files written, Monte Carlo beside the analytic curves."""
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ def _check(out, fid):
 def test_fig2_quick(tmp_path):
     rows = _check(FIGURES["lip-fig2"].run(tmp_path, quick=True), "lip-fig2")
     lip = [r for r in rows if r["curve"].startswith("Opt-LIP")]
-    assert any(r["private"] is False for r in lip)          # P1 = 0.1: Theorem 2 leaves its region
+    assert any(r["private"] is False for r in lip)  # P1 = 0.1: Theorem 2 leaves its region
 
 
 def test_fig8_quick(tmp_path):
@@ -83,6 +84,7 @@ def test_fig8_per_user_optimum_equals_exact_aggregate():
 
 # --- legends: what each curve is (issue 17) ------------------------------------------------------
 
+
 def _panels(out):
     """{panel value: (legend labels, handles, rows of that panel)} read back from the drawn Figure."""
     from mechopt.figures.lip.plot import draw
@@ -112,12 +114,15 @@ def _check_legend_matches_rows(out):
             if words == "certified optimum":
                 drawn = [r for r in pts if r.get("certified") is not None]
                 solver_curve = pts[0].get("kind") == "solver"
-                src = [(r["status"], r["proof"]) for r in pts] if solver_curve else \
-                      [(r["certified_status"], r["certified_proof"]) for r in drawn]
+                src = (
+                    [(r["status"], r["proof"]) for r in pts]
+                    if solver_curve
+                    else [(r["certified_status"], r["certified_proof"]) for r in drawn]
+                )
                 assert src and all(s == "optimal" and p in PROOFS for s, p in src), lab
             elif words == "closed form, not private at this ε":
                 bad = sorted(r["x"] for r in pts if r["private"] is False)
-                assert bad and sorted(h.get_xdata()) == bad, lab          # the X marks sit exactly there
+                assert bad and sorted(h.get_xdata()) == bad, lab  # the X marks sit exactly there
                 assert all(r["status"] == "infeasible_point" for r in pts if r["private"] is False and "status" in r)
             elif words.startswith("closed form"):
                 assert any(r["private"] is not False for r in pts) and pts[0]["kind"] == "closed form", lab
@@ -172,7 +177,11 @@ def test_binary_optimum_has_a_real_proof():
     from mechopt.problems.lip.problems import LIPBinary
 
     # (0.4, 1.0) is inside Theorem 2's region, (0.05, 0.3) outside it
-    for p1, eps, kind, claim in ((0.4, 1.0, "lip", "lip.thm2"), (0.05, 0.3, "lip", None), (0.05, 0.3, "ldp", "lip.prop4")):
+    for p1, eps, kind, claim in (
+        (0.4, 1.0, "lip", "lip.thm2"),
+        (0.05, 0.3, "lip", None),
+        (0.05, 0.3, "ldp", "lip.prop4"),
+    ):
         prob = LIPBinary(p1=p1, eps=eps, kind=kind)
         res = binary_optimum(prob)
         assert res.status.value == "optimal" and res.proof == "theorem" and res.extras["claim"] == claim

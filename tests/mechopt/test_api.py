@@ -1,13 +1,14 @@
 """solve(): registry lookup, option checks, and the re-audit that downgrades bad results."""
+
 import numpy as np
 import pytest
 
 import mechopt
 from mechopt import registry
 from mechopt.errors import ParamError, ProblemError, SolverNotFound
+from mechopt.model.solver import Solver
 from mechopt.problems.design import ChannelDesign
 from mechopt.results.result import Certificate, Result, Status
-from mechopt.model.solver import Solver
 
 
 class Liar(Solver):
@@ -21,8 +22,15 @@ class Liar(Solver):
 
     def _solve(self, problem, opts):
         cert = None if opts["bound"] is None else Certificate(opts["bound"], 0.0)
-        return Result(status="optimal", value=opts["value"], sense=problem.sense, objective=problem.objective,
-                      mechanism=opts["Q"], certificate=cert, proof=opts["proof"])
+        return Result(
+            status="optimal",
+            value=opts["value"],
+            sense=problem.sense,
+            objective=problem.objective,
+            mechanism=opts["Q"],
+            certificate=cert,
+            proof=opts["proof"],
+        )
 
 
 class LocalLiar(Liar):
@@ -74,7 +82,7 @@ def test_a_local_method_is_capped_at_locally_optimal(liar, prob):
     r = mechopt.solve(prob, solver="local-liar", Q=Q, value=v, bound=v, proof="certificate")
     assert r.status is Status.LOCALLY_OPTIMAL and r.proof is None
     wrong = mechopt.solve(prob, solver="local-liar", Q=Q, value=0.1)
-    assert wrong.status is Status.LOCALLY_OPTIMAL and "mechanism gives" in wrong.message   # said, not hidden
+    assert wrong.status is Status.LOCALLY_OPTIMAL and "mechanism gives" in wrong.message  # said, not hidden
 
 
 def test_wrong_value_is_downgraded(liar, prob):
@@ -110,16 +118,19 @@ def test_default_solver_is_first_applicable(prob):
     assert r.solver == names[0] and r.status.has_solution
 
 
-@pytest.mark.parametrize("kw, words", [
-    (dict(prior="0.5,0.6"), "sums to"),
-    (dict(prior="0.5,-0.1,0.6"), "negative"),
-    (dict(prior="0.5,nan"), "non-finite"),
-    (dict(eps=0), "eps must be"),
-    (dict(eps=-1), "eps must be"),
-    (dict(notion="dp"), "unknown privacy notion"),
-    (dict(utility="x"), "unknown utility"),
-    (dict(values="0,1,2"), "3 values but the prior has 2"),
-])
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        (dict(prior="0.5,0.6"), "sums to"),
+        (dict(prior="0.5,-0.1,0.6"), "negative"),
+        (dict(prior="0.5,nan"), "non-finite"),
+        (dict(eps=0), "eps must be"),
+        (dict(eps=-1), "eps must be"),
+        (dict(notion="dp"), "unknown privacy notion"),
+        (dict(utility="x"), "unknown utility"),
+        (dict(values="0,1,2"), "3 values but the prior has 2"),
+    ],
+)
 def test_design_rejects_bad_input(kw, words):
     base = dict(prior="0.3,0.7", notion="lip", utility="mse", eps=1.0)
     with pytest.raises(ProblemError, match=words):
@@ -150,5 +161,5 @@ def test_compare_sweep_verify_are_plain_functions_with_real_signatures():
         assert list(inspect.signature(fn).parameters)[0] == first
     import importlib
 
-    importlib.import_module("mechopt.jobs.compare")   # importing the module does not rebind the function
+    importlib.import_module("mechopt.jobs.compare")  # importing the module does not rebind the function
     assert isinstance(mechopt.compare, types.FunctionType)

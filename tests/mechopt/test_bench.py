@@ -1,14 +1,15 @@
 """The bench runner: discovery, row normalisation, crash isolation, markdown page."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from mechopt.jobs.bench import discover, find_bench_dir, machine_info, normalise_row, run_bench, to_markdown
 from mechopt.errors import ParamError
+from mechopt.jobs.bench import discover, find_bench_dir, machine_info, normalise_row, run_bench, to_markdown
 
-BENCH = '''
+BENCH = """
 def fast(quick):
     return [{"group": "demo", "case": "sum", "ours": "a", "ours_s": 0.5, "reference": "b",
              "reference_s": 1.5, "repeats": 3, "notes": "n=" + ("10" if quick else "1000")}]
@@ -20,7 +21,7 @@ def wrong(quick):
     return 3
 
 CASES = [fast, crash, wrong]
-'''
+"""
 
 
 @pytest.fixture
@@ -64,7 +65,9 @@ def test_cli_bench_writes_out_and_json(capsys, bench_dir, tmp_path):
     assert main(["bench", "--dir", str(bench_dir), "--select", "demo", "--out", str(out), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["out"] == str(out) and out.read_text().startswith("# mechopt benchmark results")
-    assert {"group", "case", "ours", "ours_s", "reference", "reference_s", "ratio", "repeats", "notes"} <= set(doc["rows"][0])
+    assert {"group", "case", "ours", "ours_s", "reference", "reference_s", "ratio", "repeats", "notes"} <= set(
+        doc["rows"][0]
+    )
 
 
 def test_normalise_and_errors(tmp_path):

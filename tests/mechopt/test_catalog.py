@@ -1,4 +1,5 @@
 """The catalog loader: every built-in file loads and builds; errors name file, instance and field."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,7 +8,7 @@ from mechopt import registry
 from mechopt.io.catalog import CatalogError, builtin_catalog, catalog_files, load_catalog, parse_catalog
 from mechopt.problems.design import ChannelDesign
 
-GOOD = '''
+GOOD = """
 [[instance]]
 problem = "design"
 name = "a"
@@ -18,7 +19,7 @@ options.sqp = { n_starts = 3 }
 time_limit = 5
 claim = "lip.thm5"
 note = "hello"
-'''
+"""
 
 
 def test_builtin_catalog_files_load_and_build():
@@ -42,45 +43,58 @@ def test_fields_parsed():
 
 
 def test_builtin_claims_name_registered_claims_and_only_closed_form_instances():
-    from mechopt.registry import claims
-
     import mechopt
+    from mechopt.registry import claims
 
     ids = {c.id for c in claims()}
     for inst in builtin_catalog():
         prob = inst.build()
         has_cf = "closed-form" in registry.solvers_for(prob)
-        assert (inst.claim is not None) == has_cf, inst.label        # every closed form links its claim
+        assert (inst.claim is not None) == has_cf, inst.label  # every closed form links its claim
         assert inst.claim is None or inst.claim in ids, (inst.label, inst.claim)
-        if has_cf:                         # a closed form that names its claim names the same one
+        if has_cf:  # a closed form that names its claim names the same one
             own = mechopt.solve(prob, solver="closed-form").extras.get("claim")
             assert own is None or own == inst.claim, (inst.label, own, inst.claim)
 
 
 def test_graph_edges_become_a_policy_graph():
-    (inst,) = parse_catalog('[[instance]]\nproblem = "design"\nname = "g"\nparams = { prior = "uniform:3", '
-                            'notion = "graph-ldp", utility = "mse", eps = 1.0, graph = [[0, 1], [1, 2, 2.0]] }\n')
+    (inst,) = parse_catalog(
+        '[[instance]]\nproblem = "design"\nname = "g"\nparams = { prior = "uniform:3", '
+        'notion = "graph-ldp", utility = "mse", eps = 1.0, graph = [[0, 1], [1, 2, 2.0]] }\n'
+    )
     prob = inst.build()
     assert sorted(prob.notion.graph.edges(data="weight")) == [(0, 1, 1.0), (1, 2, 2.0)]
 
 
-@pytest.mark.parametrize("text,match", [
-    ('[[instance]]\nname = "x"\nparams = {}', r"instance 1 \(\?\): field 'problem' is missing"),
-    ('[[instance]]\nproblem = "design"\nname = 3\nparams = {}', r"instance 1 \(design\): field 'name' must be a string"),
-    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = 1', r"field 'params' must be a table"),
-    ('[[instance]]\nproblem = "nope"\nname = "x"\nparams = {}', r"field 'problem': unknown problem id 'nope'"),
-    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\ncolour = 1', r"unknown field 'colour'"),
-    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\ntime_limit = -1', r"'time_limit' must be > 0"),
-    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\nclaim = "Theorem 2"', r"'claim' must be a verify claim id"),
-    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\nclaim = 2', r"field 'claim' must be a string"),
-    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\nsolvers = [1]', r"'solvers' must be an array"),
-    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\noptions = { sqp = 1 }', r"'options.sqp'"),
-    ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\n[[instance]]\nproblem = "design"\nname = "x"\n'
-     'params = {}', r"'name' is not unique"),
-    ('title = "x"', r"unknown top-level key"),
-    ('instance = 3', r"must be an array of tables"),
-    ('[[instance]\n', r"invalid TOML"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ('[[instance]]\nname = "x"\nparams = {}', r"instance 1 \(\?\): field 'problem' is missing"),
+        (
+            '[[instance]]\nproblem = "design"\nname = 3\nparams = {}',
+            r"instance 1 \(design\): field 'name' must be a string",
+        ),
+        ('[[instance]]\nproblem = "design"\nname = "x"\nparams = 1', r"field 'params' must be a table"),
+        ('[[instance]]\nproblem = "nope"\nname = "x"\nparams = {}', r"field 'problem': unknown problem id 'nope'"),
+        ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\ncolour = 1', r"unknown field 'colour'"),
+        ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\ntime_limit = -1', r"'time_limit' must be > 0"),
+        (
+            '[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\nclaim = "Theorem 2"',
+            r"'claim' must be a verify claim id",
+        ),
+        ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\nclaim = 2', r"field 'claim' must be a string"),
+        ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\nsolvers = [1]', r"'solvers' must be an array"),
+        ('[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\noptions = { sqp = 1 }', r"'options.sqp'"),
+        (
+            '[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\n[[instance]]\nproblem = "design"\nname = "x"\n'
+            "params = {}",
+            r"'name' is not unique",
+        ),
+        ('title = "x"', r"unknown top-level key"),
+        ("instance = 3", r"must be an array of tables"),
+        ("[[instance]\n", r"invalid TOML"),
+    ],
+)
 def test_errors_name_file_instance_and_field(text, match):
     with pytest.raises(CatalogError, match=r"^c\.toml: .*" + match):
         parse_catalog(text, source="c.toml", known=["design"])
@@ -88,9 +102,11 @@ def test_errors_name_file_instance_and_field(text, match):
 
 def test_bad_params_fail_at_build_with_the_file_and_instance(tmp_path):
     path = tmp_path / "bad.toml"
-    path.write_text('[[instance]]\nproblem = "design"\nname = "neg"\n'
-                    'params = { prior = "-0.1,1.1", notion = "lip", utility = "histogram", eps = 1.0 }\n'
-                    '[[instance]]\nproblem = "design"\nname = "kw"\nparams = { prior = "0.5,0.5", colour = 2 }\n')
+    path.write_text(
+        '[[instance]]\nproblem = "design"\nname = "neg"\n'
+        'params = { prior = "-0.1,1.1", notion = "lip", utility = "histogram", eps = 1.0 }\n'
+        '[[instance]]\nproblem = "design"\nname = "kw"\nparams = { prior = "0.5,0.5", colour = 2 }\n'
+    )
     neg, kw = load_catalog(path, known=["design"])
     with pytest.raises(CatalogError, match=r"bad.toml: instance 'neg' \(design\): prior has a negative entry"):
         neg.build()

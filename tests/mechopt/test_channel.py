@@ -2,19 +2,22 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from mechopt.model.channel import Channel, merge_outputs, validate_channel
 from mechopt.errors import ProblemError
+from mechopt.model.channel import Channel, merge_outputs, validate_channel
 from mechopt.notions import LDP, LIP
 from mechopt.testing import prior_and_channel
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
 
-@pytest.mark.parametrize("Q, words", [
-    ([[0.5, 0.6], [0.5, 0.5]], "row 0 of Q sums to 1.1"),
-    ([[1.2, -0.2], [0.5, 0.5]], "negative"),
-    ([[np.nan, 1.0]], "not finite"),
-    ([0.5, 0.5], "2-D"),
-])
+@pytest.mark.parametrize(
+    "Q, words",
+    [
+        ([[0.5, 0.6], [0.5, 0.5]], "row 0 of Q sums to 1.1"),
+        ([[1.2, -0.2], [0.5, 0.5]], "negative"),
+        ([[np.nan, 1.0]], "not finite"),
+        ([0.5, 0.5], "2-D"),
+    ],
+)
 def test_validate_channel_rejects(Q, words):
     with pytest.raises(ProblemError, match=words):
         validate_channel(Q)
@@ -62,7 +65,7 @@ def test_merge_groups_proportional_columns():
 @given(prior_and_channel(max_size=4, max_outputs=4))
 def test_merging_duplicated_outputs_preserves_audits_and_utilities(pc):
     P, Q = pc
-    split = np.hstack([Q * 0.3, Q * 0.7])           # every output split in two proportional halves
+    split = np.hstack([Q * 0.3, Q * 0.7])  # every output split in two proportional halves
     merged = Channel(split).merged().matrix
     assert merged.shape[1] <= Q.shape[1]
     a = np.arange(P.size, dtype=float)

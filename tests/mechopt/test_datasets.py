@@ -1,12 +1,19 @@
 """Loaders for the paper's dataset formats, on small generated files."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from mechopt.io.datasets import (gowalla_histogram, kosarak_survey, load_gowalla, load_kosarak, synthetic_gowalla,
-                              synthetic_kosarak)
 from mechopt.errors import ProblemError
+from mechopt.io.datasets import (
+    gowalla_histogram,
+    kosarak_survey,
+    load_gowalla,
+    load_kosarak,
+    synthetic_gowalla,
+    synthetic_kosarak,
+)
 
 
 def test_kosarak_roundtrip(tmp_path):
@@ -22,12 +29,14 @@ def test_kosarak_roundtrip(tmp_path):
 
 def test_gowalla_last_checkin_and_prior(tmp_path):
     f = tmp_path / "g.txt"
-    f.write_text("0\t2010-10-19T23:55:27Z\t30.0\t-97.0\t1\n"
-                 "0\t2010-10-18T22:17:43Z\t10.0\t-120.0\t2\n"
-                 "1\t2010-10-17T23:42:03Z\t10.0\t-120.0\t2\n")
+    f.write_text(
+        "0\t2010-10-19T23:55:27Z\t30.0\t-97.0\t1\n"
+        "0\t2010-10-18T22:17:43Z\t10.0\t-120.0\t2\n"
+        "1\t2010-10-17T23:42:03Z\t10.0\t-120.0\t2\n"
+    )
     d = load_gowalla(f)
     last, prior = gowalla_histogram(d, grid=2)
-    assert last.tolist() == [3, 0]             # user 0's latest is the north-east corner; user 1 has one
+    assert last.tolist() == [3, 0]  # user 0's latest is the north-east corner; user 1 has one
     assert prior.tolist() == [1.0, 0.0, 0.0, 0.0]
     synthetic_gowalla(tmp_path / "s.txt", n_users=20, rng=1)
     last, prior = gowalla_histogram(load_gowalla(tmp_path / "s.txt"))

@@ -7,6 +7,7 @@ with two, and serial, ``--jobs 2`` (loky workers get ``cores / jobs`` threads)
 and Dask sweeps disagreed. Now every solve runs with single-threaded BLAS
 (:mod:`mechopt.runtime.threads`) and no wall-clock limit applies by default.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,11 +21,11 @@ import pytest
 from threadpoolctl import threadpool_info
 
 import mechopt
-from mechopt.runtime import threads
 from mechopt.io.catalog import parse_catalog
 from mechopt.jobs.compare import DEFAULT_TIME_LIMIT, compare
-from mechopt.problems.design import ChannelDesign
 from mechopt.jobs.sweep.run import load_spec, sweep
+from mechopt.problems.design import ChannelDesign
+from mechopt.runtime import threads
 
 # uniform:6 at ε ≈ √10 is where the thread count changed the answer (values above); lip/histogram
 # differed in the last bits at every point.
@@ -76,18 +77,23 @@ def serial(spec_path) -> dict[str, dict]:
 
 
 def _child(spec_path: Path, env_set: dict[str, str]) -> tuple[list[int], dict[str, dict]]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    }
     env.update(env_set)
-    run = subprocess.run([sys.executable, "-c", CHILD, str(spec_path)], env=env, capture_output=True,
-                         text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", CHILD, str(spec_path)], env=env, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)
     return doc["pools"], _numbers(doc["lines"])
 
 
-@pytest.mark.parametrize("env_set", [{"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "2"},
-                                     {"OPENBLAS_NUM_THREADS": "2"}], ids=["omp1", "omp2", "openblas2"])
+@pytest.mark.parametrize(
+    "env_set",
+    [{"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "2"}, {"OPENBLAS_NUM_THREADS": "2"}],
+    ids=["omp1", "omp2", "openblas2"],
+)
 def test_blas_thread_count_does_not_change_the_numbers(spec_path, serial, env_set) -> None:
     pools, lines = _child(spec_path, env_set)
     assert lines == serial, f"BLAS pools {pools} under {env_set} changed the sweep"
@@ -100,8 +106,9 @@ def test_jobs_2_gives_the_serial_numbers(spec_path, serial) -> None:
 def test_threaded_dask_worker_gives_the_serial_numbers(spec_path, serial) -> None:
     """Two solves at once in one process: the BLAS pools stay at one thread until the last one ends."""
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as cluster:
         lines = sweep(load_spec(spec_path), scheduler=cluster.scheduler_address)
     assert _numbers(lines) == serial
 
@@ -124,13 +131,13 @@ def test_single_threaded_is_reentrant_and_restores_the_pools() -> None:
         assert threads.active() and set(_blas_pools()) <= {1}
         with threads.single_threaded():
             assert set(_blas_pools()) <= {1}
-        assert threads.active() and set(_blas_pools()) <= {1}   # the inner exit does not restore
+        assert threads.active() and set(_blas_pools()) <= {1}  # the inner exit does not restore
     assert not threads.active() and _blas_pools() == before
 
 
 def test_pools_stay_at_one_thread_until_the_last_concurrent_solve_leaves() -> None:
     """Also from a worker thread after the main thread solved (threadpoolctl's "controlling thread")."""
-    with threads.single_threaded():            # the main thread sets the pools first, as a serial run does
+    with threads.single_threaded():  # the main thread sets the pools first, as a serial run does
         pass
     before = _blas_pools()
     inside, release, seen = threading.Event(), threading.Event(), []
@@ -145,7 +152,7 @@ def test_pools_stay_at_one_thread_until_the_last_concurrent_solve_leaves() -> No
     worker.start()
     inside.wait(30)
     with threads.single_threaded():
-        pass                                   # a short solve ends while the long one runs
+        pass  # a short solve ends while the long one runs
     seen.append(_blas_pools())
     release.set()
     worker.join(30)
@@ -155,8 +162,8 @@ def test_pools_stay_at_one_thread_until_the_last_concurrent_solve_leaves() -> No
 def test_solvers_draw_their_starts_from_the_seed_only() -> None:
     """Same seed, same answer, in any order and process; another seed may differ (starts come from it)."""
     prob = ChannelDesign.from_params(prior="uniform:6", notion="ldp", utility="mi", eps=3.1623)
-    a = mechopt.solve(prob, solver="sqp", n_starts=4)                 # default seed 0
-    mechopt.solve(prob, solver="sqp", n_starts=2, seed=7)             # another solve in between
+    a = mechopt.solve(prob, solver="sqp", n_starts=4)  # default seed 0
+    mechopt.solve(prob, solver="sqp", n_starts=2, seed=7)  # another solve in between
     b = mechopt.solve(prob, solver="sqp", n_starts=4, seed=0)
     assert a.value == b.value and (a.Q == b.Q).all()
 
@@ -189,7 +196,7 @@ def test_compare_jobs_1_and_2_give_identical_rows_without_a_time_limit(monkeypat
     inst = parse_catalog(CATALOG)
     strip = lambda rows: [{k: v for k, v in r.items() if k != "time_s"} for r in rows]
     one = strip(compare(instances=inst, solvers=["exact", "sqp"]))
-    assert seen and all("time_limit" not in o for o in seen)        # no wall-clock limit by default
+    assert seen and all("time_limit" not in o for o in seen)  # no wall-clock limit by default
     two = strip(compare(instances=inst, solvers=["exact", "sqp"], jobs=2))
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
     assert {r["status"] for r in one} == {"optimal", "locally_optimal"}

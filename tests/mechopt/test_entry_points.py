@@ -1,4 +1,5 @@
 """Entry-point registry, lazy imports (cold start) and lean extras (issue 18, points 1 and 7)."""
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -36,8 +37,13 @@ print(json.dumps({{"code": code, "out": out.getvalue(), "heavy": [m for m in {he
 
 def _probe(argv: list[str] | None) -> dict:
     """Run ``argv`` (None: ``import mechopt``) in a fresh interpreter; its exit code, stdout and heavy imports."""
-    got = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)], capture_output=True,
-                         text=True, timeout=300, cwd=str(ROOT))
+    got = subprocess.run(
+        [sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(ROOT),
+    )
     assert got.returncode == 0, got.stderr
     return json.loads(got.stdout.strip().splitlines()[-1])
 
@@ -63,10 +69,12 @@ def test_small_exact_design_imports_no_heavy_module() -> None:
 
 
 def test_conic_solver_loads_without_cvxpy_and_imports_it_to_solve() -> None:
-    code = ("import sys\nfrom mechopt import registry\nregistry.get_solver('conic')\n"
-            "before = 'cvxpy' in sys.modules\nimport mechopt\n"
-            "p = registry.get_problem('fisher-interval').from_params(a='-1', b='1', n='40')\n"
-            "r = mechopt.solve(p, solver='conic')\nprint(before, 'cvxpy' in sys.modules, r.status.value)")
+    code = (
+        "import sys\nfrom mechopt import registry\nregistry.get_solver('conic')\n"
+        "before = 'cvxpy' in sys.modules\nimport mechopt\n"
+        "p = registry.get_problem('fisher-interval').from_params(a='-1', b='1', n='40')\n"
+        "r = mechopt.solve(p, solver='conic')\nprint(before, 'cvxpy' in sys.modules, r.status.value)"
+    )
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=str(ROOT))
     assert got.stdout.split() == ["False", "True", "optimal"], got.stderr
 
@@ -90,8 +98,16 @@ def test_conic_status_strings_are_cvxpys() -> None:
 
     from mechopt.solvers.conic import CVXPY_STATUS
 
-    names = ("OPTIMAL", "OPTIMAL_INACCURATE", "INFEASIBLE", "INFEASIBLE_INACCURATE", "UNBOUNDED",
-             "UNBOUNDED_INACCURATE", "USER_LIMIT", "SOLVER_ERROR")
+    names = (
+        "OPTIMAL",
+        "OPTIMAL_INACCURATE",
+        "INFEASIBLE",
+        "INFEASIBLE_INACCURATE",
+        "UNBOUNDED",
+        "UNBOUNDED_INACCURATE",
+        "USER_LIMIT",
+        "SOLVER_ERROR",
+    )
     assert sorted(CVXPY_STATUS) == sorted(getattr(cp, n) for n in names)
 
 
@@ -104,12 +120,15 @@ def test_pyproject_declares_the_builtins_in_order() -> None:
     eps = _entry_points_of_pyproject()
     assert list(eps[registry.SOLVER_GROUP].items()) == list(registry.BUILTIN_SOLVERS.items())
     assert list(eps[registry.PROBLEM_GROUP].items()) == list(registry.BUILTIN_PROBLEMS.items())
-    assert registry.solver_names()[:len(registry.BUILTIN_SOLVERS)] == list(registry.BUILTIN_SOLVERS)
+    assert registry.solver_names()[: len(registry.BUILTIN_SOLVERS)] == list(registry.BUILTIN_SOLVERS)
 
 
 def test_installed_metadata_declares_the_builtins() -> None:
-    ours = {ep.name: ep.value for ep in importlib.metadata.entry_points(group=registry.SOLVER_GROUP)
-            if ep.dist is not None and ep.dist.name == "mechopt"}
+    ours = {
+        ep.name: ep.value
+        for ep in importlib.metadata.entry_points(group=registry.SOLVER_GROUP)
+        if ep.dist is not None and ep.dist.name == "mechopt"
+    }
     if not ours:
         pytest.skip("installed metadata predates the entry points: pip install -e . refreshes it")
     assert ours == registry.BUILTIN_SOLVERS
@@ -125,6 +144,7 @@ def test_every_builtin_entry_point_loads_its_class() -> None:
 @pytest.fixture
 def plugin_dir(tmp_path, monkeypatch):
     """A third-party distribution on sys.path: a dist-info with entry points and its module."""
+
     def make(dist: str, module: str, source: str, solvers: dict[str, str]) -> None:
         (tmp_path / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
         info = tmp_path / f"{dist.replace('-', '_')}-1.0.dist-info"
@@ -151,24 +171,32 @@ class TwinSolver(ExactSolver):
 
 
 def test_third_party_entry_point_registers_a_solver_lazily(plugin_dir) -> None:
-    plugin_dir("mechopt-twin", "mechopt_twin_plugin", PLUGIN,
-               {"twin-exact": "mechopt_twin_plugin:TwinSolver", "exact": "mechopt_twin_plugin:TwinSolver"})
+    plugin_dir(
+        "mechopt-twin",
+        "mechopt_twin_plugin",
+        PLUGIN,
+        {"twin-exact": "mechopt_twin_plugin:TwinSolver", "exact": "mechopt_twin_plugin:TwinSolver"},
+    )
     registry.refresh()
     names = registry.solver_names()
-    assert names[:len(registry.BUILTIN_SOLVERS)] == list(registry.BUILTIN_SOLVERS)   # built-ins keep their order
-    assert names[len(registry.BUILTIN_SOLVERS)] == "twin-exact"                    # the plugin comes after
-    assert "mechopt_twin_plugin" not in sys.modules                              # listed, not imported
-    assert type(registry.get_solver("exact")).__name__ == "ExactSolver"            # a plugin cannot take a built-in name
+    assert names[: len(registry.BUILTIN_SOLVERS)] == list(registry.BUILTIN_SOLVERS)  # built-ins keep their order
+    assert names[len(registry.BUILTIN_SOLVERS)] == "twin-exact"  # the plugin comes after
+    assert "mechopt_twin_plugin" not in sys.modules  # listed, not imported
+    assert type(registry.get_solver("exact")).__name__ == "ExactSolver"  # a plugin cannot take a built-in name
     prob = ChannelDesign.from_params(prior="0.2,0.3,0.5", notion="ldp", utility="mi", eps=1.0)
     twin, exact = mechopt.solve(prob, solver="twin-exact"), mechopt.solve(prob, solver="exact")
-    assert type(registry.get_solver("twin-exact")).__module__ == "mechopt_twin_plugin"   # imported on demand
+    assert type(registry.get_solver("twin-exact")).__module__ == "mechopt_twin_plugin"  # imported on demand
     assert twin.status.value == "optimal" and twin.value == pytest.approx(exact.value, abs=1e-12)
     assert "twin-exact" in registry.solvers_for(prob) and registry.default_solver(prob) == "exact"
 
 
 def test_broken_third_party_entry_point_is_named_and_skipped(plugin_dir) -> None:
-    plugin_dir("mechopt-broken", "mechopt_broken_plugin", "import no_such_module_q7\n",
-               {"broken": "mechopt_broken_plugin:Nope"})
+    plugin_dir(
+        "mechopt-broken",
+        "mechopt_broken_plugin",
+        "import no_such_module_q7\n",
+        {"broken": "mechopt_broken_plugin:Nope"},
+    )
     registry.refresh()
     with pytest.raises(SolverNotFound, match=r"solver 'broken' .*package mechopt-broken.*no_such_module_q7"):
         registry.get_solver("broken")

@@ -1,4 +1,5 @@
 """Mechanism files and the audit document: round trips and agreement with the notions' audits."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,7 @@ def channels(draw):
     d = draw(st.integers(2, 4))
     m = draw(st.integers(1, 4))
     raw = draw(st.lists(st.lists(st.floats(0.0, 1.0), min_size=m, max_size=m), min_size=d, max_size=d))
-    Q = np.array(raw) + 1e-3 * draw(st.booleans())      # sometimes strictly positive, sometimes with zeros
+    Q = np.array(raw) + 1e-3 * draw(st.booleans())  # sometimes strictly positive, sometimes with zeros
     Q[Q.sum(axis=1) == 0, 0] = 1.0
     Q = Q / Q.sum(axis=1, keepdims=True)
     w = np.array(draw(st.lists(st.floats(0.05, 1.0), min_size=d, max_size=d)))
@@ -67,13 +68,16 @@ def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["f.json"]
 
 
-@pytest.mark.parametrize("content,match", [
-    ('{"Q": [[0.5, 0.5], [1, "x"]]}', "non-numeric"),
-    ('{"Q": [[0.5, 0.5], [1]]}', "equal length"),
-    ('{"Q": [[0.5, 0.5]], "prior": [0.5, 0.6]}', "sums to"),
-    ('{"Q": [[Infinity, 0]]}', "not valid JSON"),
-    ('[1, 2]', "JSON object"),
-])
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        ('{"Q": [[0.5, 0.5], [1, "x"]]}', "non-numeric"),
+        ('{"Q": [[0.5, 0.5], [1]]}', "equal length"),
+        ('{"Q": [[0.5, 0.5]], "prior": [0.5, 0.6]}', "sums to"),
+        ('{"Q": [[Infinity, 0]]}', "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+    ],
+)
 def test_bad_files(tmp_path, content, match):
     path = tmp_path / "bad.json"
     path.write_text(content)

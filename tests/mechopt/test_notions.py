@@ -71,7 +71,7 @@ def test_cone_membership_agrees_with_audit(pc, eps):
     for n in (LDP(eps), LIP(eps)):
         inside = bool(np.all(n.cone(P) @ C >= -1e-12))
         audited = n.audit(Q, P).eps <= eps + 1e-12
-        if abs(n.audit(Q, P).eps - eps) > 1e-9:     # away from the boundary the two must agree
+        if abs(n.audit(Q, P).eps - eps) > 1e-9:  # away from the boundary the two must agree
             assert inside == audited
 
 
@@ -103,7 +103,7 @@ def test_graph_ldp_complete_graph_is_ldp_and_path_is_weaker():
 
 def test_graph_ldp_cone_only_constrains_edges():
     n = GraphLDP(1.0, nx.path_graph(3))
-    assert n.cone(np.full(3, 1 / 3)).shape == (4, 3)   # 2 edges × 2 directions
+    assert n.cone(np.full(3, 1 / 3)).shape == (4, 3)  # 2 edges × 2 directions
     with pytest.raises(ProblemError, match="integers 0..d-1"):
         GraphLDP(1.0, nx.Graph([("a", "b")]))
     with pytest.raises(ProblemError, match="weight"):
@@ -125,7 +125,7 @@ def test_cip_statistics_binomial_are_s_over_n():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.floats(0.1, 0.9), min_size=2, max_size=4), eps_values(0.1, 2), st.integers(0, 2 ** 31))
+@given(st.lists(st.floats(0.1, 0.9), min_size=2, max_size=4), eps_values(0.1, 2), st.integers(0, 2**31))
 def test_lip_on_sum_implies_cip_theorem6(p, eps, seed):
     # LIP paper Theorem 6: ε-LIP on S ⇒ centralized IP (Definition 4)
     n = CIP(eps, p)
@@ -145,6 +145,7 @@ def test_make_notion_and_errors():
     for bad in (0, -1, float("nan"), float("inf"), "x"):
         with pytest.raises(ProblemError, match="eps"):
             from mechopt.notions.base import check_eps
+
             check_eps(bad)
     with pytest.raises(ProblemError, match="needs the prior"):
         LIP(1).audit(np.eye(2))

@@ -1,20 +1,22 @@
 """Frequency oracles: output distributions (chi-square against the channel), unbiasedness, exact count samplers."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from mechopt.errors import ProblemError
-from mechopt.oracles.frequency import (GRR, KSubset, ksubset_outputs, project_simplex, regression_estimator,
-                             subset_rank)
 from mechopt.oracles.bits import BRR, OUE, bernoulli
+from mechopt.oracles.frequency import GRR, KSubset, ksubset_outputs, project_simplex, regression_estimator, subset_rank
 from mechopt.problems.kss import formulas as F
 
-ALPHA = 1e-3   # chi-square tests at a fixed seed: a p-value below this means the sampler is wrong
+ALPHA = 1e-3  # chi-square tests at a fixed seed: a p-value below this means the sampler is wrong
 
 
 def _chi2_p(idx: np.ndarray, row: np.ndarray) -> float:
@@ -29,7 +31,7 @@ def test_ksubset_randomizer_matches_eq5(d: int, k: int) -> None:
     rng = np.random.default_rng(100 + 10 * d + k)
     for x in (0, d - 1, d // 2):
         z = ks.randomize(np.full(30_000, x), rng)
-        assert np.all(np.sort(z, axis=1)[:, 1:] != np.sort(z, axis=1)[:, :-1])   # distinct items
+        assert np.all(np.sort(z, axis=1)[:, 1:] != np.sort(z, axis=1)[:, :-1])  # distinct items
         assert _chi2_p(subset_rank(z), Q[x]) > ALPHA
 
 
@@ -57,8 +59,16 @@ def test_grr_and_unary_randomizers_match_their_channels(make) -> None:
         assert _chi2_p(idx, Q[x]) > ALPHA
 
 
-@pytest.mark.parametrize("make", [lambda: KSubset(12, 1.0), lambda: KSubset(9, 0.3, 6), lambda: GRR(12, 1.0),
-                                  lambda: BRR(12, 1.0), lambda: OUE(12, 1.0)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: KSubset(12, 1.0),
+        lambda: KSubset(9, 0.3, 6),
+        lambda: GRR(12, 1.0),
+        lambda: BRR(12, 1.0),
+        lambda: OUE(12, 1.0),
+    ],
+)
 def test_estimator_is_unbiased_and_l2_formula_holds(make) -> None:
     orc = make()
     rng = np.random.default_rng(11)
@@ -72,8 +82,9 @@ def test_estimator_is_unbiased_and_l2_formula_holds(make) -> None:
     assert abs(mse.mean() - orc.l2_error(x.size, theta)) < 5 * mse.std(ddof=1) / math.sqrt(len(mse))
 
 
-@pytest.mark.parametrize("make", [lambda: KSubset(7, 1.0, 3), lambda: KSubset(7, 1.0, 5), lambda: GRR(7, 0.5),
-                                  lambda: OUE(7, 1.0)])
+@pytest.mark.parametrize(
+    "make", [lambda: KSubset(7, 1.0, 3), lambda: KSubset(7, 1.0, 5), lambda: GRR(7, 0.5), lambda: OUE(7, 1.0)]
+)
 def test_aggregate_counts_have_the_per_user_distribution(make) -> None:
     """simulate_counts: mean and per-item variance of each count as the per-user sum of Bernoullis."""
     orc = make()
@@ -86,7 +97,7 @@ def test_aggregate_counts_have_the_per_user_distribution(make) -> None:
     assert np.all(np.abs(F_.mean(axis=0) - mean) < 4.5 * np.sqrt(var / len(F_)))
     assert np.allclose(F_.var(axis=0, ddof=1), var, rtol=0.12)
     if isinstance(orc, KSubset):
-        assert np.all(F_.sum(axis=1) == n * orc.k)             # every report has exactly k items
+        assert np.all(F_.sum(axis=1) == n * orc.k)  # every report has exactly k items
 
 
 def test_regression_estimator_equals_remapping_for_ksubset() -> None:
@@ -124,7 +135,7 @@ def test_projection_is_the_closest_simplex_point(v) -> None:
 def test_projection_rows_and_kkt() -> None:
     V = np.random.default_rng(2).normal(size=(20, 7))
     P = project_simplex(V)
-    tau = (V - P)[P > 0]                  # on the support, v − p is the same constant per row
+    tau = (V - P)[P > 0]  # on the support, v − p is the same constant per row
     for i in range(20):
         sup = P[i] > 0
         assert np.ptp((V - P)[i, sup]) < 1e-12
@@ -133,8 +144,8 @@ def test_projection_rows_and_kkt() -> None:
 
 
 def test_bernoulli_is_exact_in_distribution() -> None:
-    b = bernoulli(np.random.default_rng(9), 400_000, 1 / 3 + 1 / 256 ** 2)   # forces ties on byte 1
-    assert abs(b.mean() - (1 / 3 + 1 / 256 ** 2)) < 4 * math.sqrt(2 / 9 / b.size)
+    b = bernoulli(np.random.default_rng(9), 400_000, 1 / 3 + 1 / 256**2)  # forces ties on byte 1
+    assert abs(b.mean() - (1 / 3 + 1 / 256**2)) < 4 * math.sqrt(2 / 9 / b.size)
 
 
 def test_bad_inputs_raise_problem_errors() -> None:

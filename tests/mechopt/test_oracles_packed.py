@@ -1,18 +1,31 @@
 """Packed-report samplers: the table sampler's law is exactly its pmf; subsets and bit rows have the right laws."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from mechopt.errors import ProblemError
+from mechopt.oracles.bits import BRR, OUE
 from mechopt.oracles.frequency import KSubset, subset_rank
-from mechopt.oracles.bits import OUE, BRR
-from mechopt.oracles.packed import (POP16, CellTable, _block_tables, _byte_table, bernoulli_rows, subset_tables_fit,
-                                    subset_words, swap_in, uniform_subsets, words_to_packed)
+from mechopt.oracles.packed import (
+    POP16,
+    CellTable,
+    _block_tables,
+    _byte_table,
+    bernoulli_rows,
+    subset_tables_fit,
+    subset_words,
+    swap_in,
+    uniform_subsets,
+    words_to_packed,
+)
 
 ALPHA = 1e-3
 
@@ -23,7 +36,7 @@ def _implied_law(t: CellTable) -> np.ndarray:
     V = t.tail_cdf.shape[1]
     law = np.zeros((R, V))
     for r in range(R):
-        law[r] = np.bincount(t.cells[r, :t.threshold[r]], minlength=V)[:V] / M
+        law[r] = np.bincount(t.cells[r, : t.threshold[r]], minlength=V)[:V] / M
         tail = np.diff(np.concatenate(([0.0], t.tail_cdf[r])))
         law[r] += (M - t.threshold[r]) / M * tail
     return law
@@ -33,7 +46,7 @@ def _implied_law(t: CellTable) -> np.ndarray:
 def test_cell_table_realises_its_pmf_exactly(bits: int) -> None:
     rng = np.random.default_rng(bits)
     pmf = rng.dirichlet(np.full(9, 0.3), size=20)
-    pmf[3] = np.r_[1e-12, 1 - 1e-12, np.zeros(7)]          # a tiny mass must survive
+    pmf[3] = np.r_[1e-12, 1 - 1e-12, np.zeros(7)]  # a tiny mass must survive
     law = _implied_law(CellTable.build(pmf, bits))
     assert np.max(np.abs(law - pmf / pmf.sum(axis=1, keepdims=True))) < 1e-15
 
@@ -41,17 +54,18 @@ def test_cell_table_realises_its_pmf_exactly(bits: int) -> None:
 def test_byte_and_hypergeometric_tables_are_exact() -> None:
     pop = POP16[:256].astype(float)
     for q in (0.5, 0.2689414213699951, 1e-3):
-        assert np.max(np.abs(_implied_law(_byte_table(q))[0] - q ** pop * (1 - q) ** (8 - pop))) < 1e-15
+        assert np.max(np.abs(_implied_law(_byte_table(q))[0] - q**pop * (1 - q) ** (8 - pop))) < 1e-15
     tables, _ = _block_tables(256, 69)
     from scipy.stats import hypergeom
-    law = _implied_law(tables[3])                          # block 3: 208 items left, 16 of them in the block
+
+    law = _implied_law(tables[3])  # block 3: 208 items left, 16 of them in the block
     want = hypergeom.pmf(np.arange(17)[None, :], 208, 16, np.arange(70)[:, None])
     assert np.max(np.abs(law - want)) < 1e-14
 
 
 def test_cell_table_sampling_matches_law() -> None:
     pmf = np.array([[0.05, 0.15, 0.3, 0.5], [0.7, 0.1, 0.1, 0.1]])
-    t = CellTable.build(pmf, bits=3)                       # coarse: many draws go to the tail
+    t = CellTable.build(pmf, bits=3)  # coarse: many draws go to the tail
     rng = np.random.default_rng(4)
     for r in (0, 1):
         v = t.sample(np.full(50_000, r, dtype=np.intp), rng.integers(0, 8, 50_000), rng)
@@ -70,12 +84,13 @@ def test_uniform_subsets_are_uniform(d: int, k: int) -> None:
     m = uniform_subsets(rng, n, d, k)
     assert m.shape == (n, (d + 7) // 8)
     bits = np.unpackbits(m, axis=1)
-    assert not bits[:, d:].any()                           # padding bits stay 0
+    assert not bits[:, d:].any()  # padding bits stay 0
     assert np.all(bits.sum(axis=1) == k)
     items = np.nonzero(bits[:, :d])[1].reshape(n, k)
     outcomes = math.comb(d, k)
-    assert chisquare(np.bincount(subset_rank(items), minlength=outcomes), np.full(outcomes, n / outcomes)).pvalue \
-        > ALPHA
+    assert (
+        chisquare(np.bincount(subset_rank(items), minlength=outcomes), np.full(outcomes, n / outcomes)).pvalue > ALPHA
+    )
 
 
 @given(d=st.integers(2, 70), data=st.data())
@@ -100,7 +115,7 @@ def test_swap_in_replaces_a_uniform_member_by_x() -> None:
     d, k, n = 40, 6, 60_000
     rng = np.random.default_rng(9)
     base = np.zeros((n, d), dtype=bool)
-    base[:, [1, 7, 16, 17, 30, 39]] = True                 # members spread over three words
+    base[:, [1, 7, 16, 17, 30, 39]] = True  # members spread over three words
     W = np.packbits(base, axis=1)
     W = np.pad(W, ((0, 0), (0, 1))).view(">u2").astype(np.uint16)
     x = np.full(n, 20)
@@ -160,7 +175,7 @@ def test_ksubset_packed_marginals_at_deployment_size(d: int, eps: float) -> None
     others = (bits.sum(axis=0) - np.bincount(x[own], minlength=d)) / (n - np.bincount(x, minlength=d))
     se = math.sqrt(ks.h * (1 - ks.h) / (n - n / d * 1.2))
     assert np.all(np.abs(others - ks.h) < 4.5 * se)
-    a, b = 3, d - 5                                        # a pair in the first and the last block, users away
+    a, b = 3, d - 5  # a pair in the first and the last block, users away
     far = (x != a) & (x != b)
     pair = (g * (k - 1) * (k - 2) + (1 - g) * k * (k - 1)) / ((d - 1) * (d - 2))
     got = (bits[far, a] & bits[far, b]).mean()

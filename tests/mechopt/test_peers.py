@@ -1,4 +1,5 @@
 """Other libraries' channels: documented vs sampled from their clients, ε and unbiasedness audits."""
+
 from __future__ import annotations
 
 import json
@@ -15,11 +16,16 @@ pldp = pytest.mark.skipif(not available("pure-ldp"), reason="pure-ldp (with scik
 
 
 def test_documented_channels_are_exactly_eps_ldp() -> None:
-    for lib, mech in (("pure-ldp", "DE"), ("pure-ldp", "OUE"), ("multi-freq-ldpy", "SUE"),
-                      ("multi-freq-ldpy", "SS"), ("pure-ldp", "OLH")):
+    for lib, mech in (
+        ("pure-ldp", "DE"),
+        ("pure-ldp", "OUE"),
+        ("multi-freq-ldpy", "SUE"),
+        ("multi-freq-ldpy", "SS"),
+        ("pure-ldp", "OLH"),
+    ):
         doc = documented(lib, mech, 6, 1.3)
         assert math.isclose(doc["eps_audited"], 1.3, rel_tol=1e-12), (lib, mech)
-    big = documented("multi-freq-ldpy", "SS", 40, 1.0)          # C(40, 11) outputs: structural ε
+    big = documented("multi-freq-ldpy", "SS", 40, 1.0)  # C(40, 11) outputs: structural ε
     assert big["Q"] is None and big["params"]["k"] == ss_k(40, 1.0) == 11 and big["eps_audited"] == 1.0
 
 
@@ -29,7 +35,7 @@ def test_multi_freq_ldpy_ss_client_realises_its_documented_channel() -> None:
     doc = documented("multi-freq-ldpy", "SS", 5, 0.7)
     sc = sample_channel("multi-freq-ldpy", "SS", 5, 0.7, n_per_input=1500, seed=3)
     assert np.all((sc["lo"] <= doc["Q"] + 1e-12) & (doc["Q"] <= sc["hi"] + 1e-12))
-    assert sc["eps_lower"] <= 0.7 + 1e-9                # the sampled channel does not refute ε = 0.7
+    assert sc["eps_lower"] <= 0.7 + 1e-9  # the sampled channel does not refute ε = 0.7
 
 
 @pldp
@@ -37,15 +43,16 @@ def test_pure_ldp_de_client_realises_grr_with_items_zero_based() -> None:
     doc = documented("pure-ldp", "DE", 4, 1.0)
     sc = sample_channel("pure-ldp", "DE", 4, 1.0, n_per_input=2000, seed=5)
     assert np.all((sc["lo"] <= doc["Q"] + 1e-12) & (doc["Q"] <= sc["hi"] + 1e-12))
-    assert np.argmax(sc["Q_hat"], axis=1).tolist() == [0, 1, 2, 3]   # index_mapper = identity
+    assert np.argmax(sc["Q_hat"], axis=1).tolist() == [0, 1, 2, 3]  # index_mapper = identity
 
 
 @mfl
 def test_clip_and_renormalise_estimator_is_biased_where_the_linear_one_is_not() -> None:
-    rep = audit_peer("multi-freq-ldpy", "GRR", 4, 1.0, n=500, theta=[0.7, 0.2, 0.08, 0.02], n_users=500, reps=300,
-                     sample=False)
+    rep = audit_peer(
+        "multi-freq-ldpy", "GRR", 4, 1.0, n=500, theta=[0.7, 0.2, 0.08, 0.02], n_users=500, reps=300, sample=False
+    )
     assert rep["bias_linear"] < 1e-12
-    assert abs(rep["bias_clipped"]) > 4 * rep["bias_clipped_se"]     # MI clips and renormalises: biased
+    assert abs(rep["bias_clipped"]) > 4 * rep["bias_clipped_se"]  # MI clips and renormalises: biased
 
 
 def test_mechanism_json_feeds_the_audit() -> None:
@@ -55,8 +62,16 @@ def test_mechanism_json_feeds_the_audit() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lib,mech", [("pure-ldp", "OUE"), ("pure-ldp", "SUE"), ("pure-ldp", "OLH"),
-                                      ("multi-freq-ldpy", "OUE"), ("multi-freq-ldpy", "OLH")])
+@pytest.mark.parametrize(
+    "lib,mech",
+    [
+        ("pure-ldp", "OUE"),
+        ("pure-ldp", "SUE"),
+        ("pure-ldp", "OLH"),
+        ("multi-freq-ldpy", "OUE"),
+        ("multi-freq-ldpy", "OLH"),
+    ],
+)
 def test_full_peer_audits(lib, mech) -> None:
     if not available(lib):
         pytest.skip(f"{lib} not installed")

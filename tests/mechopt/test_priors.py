@@ -6,14 +6,17 @@ from mechopt.errors import ProblemError
 from mechopt.model.priors import Support, binomial_prior, parse_prior, poisson_binomial, validate_prior
 
 
-@pytest.mark.parametrize("bad, words", [
-    ([0.5, 0.6], "sums to 1.1"),
-    ([0.5, -0.1, 0.6], "negative entry at index 1"),
-    ([0.5, float("nan")], "non-finite entry at index 1"),
-    ([[0.5, 0.5]], "1-D"),
-    ([], "non-empty"),
-    ("abc", "vector of numbers"),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ([0.5, 0.6], "sums to 1.1"),
+        ([0.5, -0.1, 0.6], "negative entry at index 1"),
+        ([0.5, float("nan")], "non-finite entry at index 1"),
+        ([[0.5, 0.5]], "1-D"),
+        ([], "non-empty"),
+        ("abc", "vector of numbers"),
+    ],
+)
 def test_validate_prior_rejects(bad, words):
     with pytest.raises(ProblemError, match=words):
         validate_prior(bad)
@@ -36,10 +39,16 @@ def test_parse_prior_forms(tmp_path):
     assert np.allclose(parse_prior(tmp_path / "c.txt"), [0.5, 0.5])
 
 
-@pytest.mark.parametrize("text, words", [
-    ("uniform:x", "integer"), ("uniform:0", "d ≥ 1"), ("0.1,zz", "comma-separated"),
-    ("/no/such/file.npy", "does not exist"), ("0.3,0.3", "sums to"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("uniform:x", "integer"),
+        ("uniform:0", "d ≥ 1"),
+        ("0.1,zz", "comma-separated"),
+        ("/no/such/file.npy", "does not exist"),
+        ("0.3,0.3", "sums to"),
+    ],
+)
 def test_parse_prior_rejects(text, words):
     with pytest.raises(ProblemError, match=words):
         parse_prior(text)

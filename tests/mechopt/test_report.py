@@ -1,4 +1,5 @@
 """The privacy report against closed forms (k-RR) and brute force; report files written atomically."""
+
 from __future__ import annotations
 
 import base64
@@ -43,7 +44,7 @@ def test_grr_closed_forms(d, eps):
     assert rep["mutual_information"] == pytest.approx(mutual_information(np.full(d, 1 / d), Q), rel=1e-12)
     assert rep["notions"]["mip"]["eps"] == pytest.approx(rep["mutual_information"], rel=1e-12)
     assert rep["notions"]["lip"]["eps"] == pytest.approx(LIP(0).audit(Q, np.full(d, 1 / d)).eps, rel=1e-12)
-    closed = np.maximum(0.0, (e - np.exp(grid)) / (e + d - 1))       # δ(ε') of k-RR
+    closed = np.maximum(0.0, (e - np.exp(grid)) / (e + d - 1))  # δ(ε') of k-RR
     assert np.allclose(rep["hockey_stick"]["delta"], closed, atol=1e-13, rtol=0)
 
 
@@ -51,7 +52,7 @@ def test_profile_matches_per_pair_brute_force():
     rng = np.random.default_rng(7)
     Q = rng.dirichlet(np.full(6, 0.7), size=9)
     Q[2, 3] = 0.0
-    Q[2] /= Q[2].sum()            # a zero next to positive entries: ε-LDP infinite, δ > 0 for every ε
+    Q[2] /= Q[2].sum()  # a zero next to positive entries: ε-LDP infinite, δ > 0 for every ε
     grid = [0.0, 0.3, 1.0, 2.5, 6.0]
     got = hockey_stick_profile(Q, grid)
     assert np.allclose(got, [brute_delta(Q, e) for e in grid], atol=1e-13)

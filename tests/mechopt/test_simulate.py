@@ -1,15 +1,15 @@
 """Monte Carlo agrees with the analytic MSE within its confidence interval (fixed seeds)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from mechopt.errors import ParamError, ProblemError
+from mechopt.oracles.simulate import UserGroup, analytic_mse, mmse_table, simulate, simulate_oue, simulate_users
 from mechopt.problems.lip import closed as cf
-from mechopt.oracles.simulate import (UserGroup, analytic_mse, mmse_table, simulate, simulate_oue,
-                              simulate_users)
 
-Z = 3.0   # a 3-sigma interval: each test fails by chance with probability ~0.3% for its fixed seed
+Z = 3.0  # a 3-sigma interval: each test fails by chance with probability ~0.3% for its fixed seed
 
 
 def _group(Q, P, n, f=(0.0, 1.0), g=None):
@@ -61,12 +61,12 @@ def test_oue_simulation_matches_exact_not_stated():
     prior = np.full(5, 0.2)
     mc = simulate_oue(prior, 1000, 1.0, runs=20_000, rng=4)
     assert mc.covers(cf.oue_mse_exact(prior, 1000, 1.0), z=Z)
-    assert not mc.covers(cf.oue_mse(1000, 1.0), z=Z)       # the stated formula is a per-category variance
+    assert not mc.covers(cf.oue_mse(1000, 1.0), z=Z)  # the stated formula is a per-category variance
 
 
 def test_biased_estimator_bias_enters_analytic():
     grp = UserGroup(Q=np.eye(2), prior=[0.5, 0.5], count=10, f=[0.0, 1.0], g=[0.5, 1.5])
-    assert analytic_mse([grp]) == pytest.approx(25.0)          # every user errs by -0.5: (10 * 0.5)^2
+    assert analytic_mse([grp]) == pytest.approx(25.0)  # every user errs by -0.5: (10 * 0.5)^2
     assert simulate([grp], runs=50, rng=1).mse == pytest.approx(25.0)
     noisy = UserGroup(Q=[[0.8, 0.2], [0.2, 0.8]], prior=[0.5, 0.5], count=10, f=[0.0, 1.0], g=[0.5, 1.5])
     assert simulate([noisy], runs=20_000, rng=2).covers(analytic_mse([noisy]), z=Z)

@@ -1,4 +1,5 @@
 """Sweeps: deterministic keys, resume after SIGKILL, joblib and Dask give the jobs=1 results."""
+
 from __future__ import annotations
 
 import os
@@ -9,9 +10,18 @@ import time
 
 import pytest
 
-from mechopt.io.catalog import CatalogError
 from mechopt.errors import ParamError, ProblemError, SolverNotFound
-from mechopt.jobs.sweep.run import load_spec, parse_spec, plot_sweep, read_lines, series_legend, sweep, sweep_figure, tasks
+from mechopt.io.catalog import CatalogError
+from mechopt.jobs.sweep.run import (
+    load_spec,
+    parse_spec,
+    plot_sweep,
+    read_lines,
+    series_legend,
+    sweep,
+    sweep_figure,
+    tasks,
+)
 
 PRIORS, EPS = ["0.2,0.3,0.5", "0.1,0.3,0.6", "uniform:3"], [0.25, 0.5, 1.0, 2.0]
 
@@ -49,7 +59,7 @@ def test_sweep_values_are_audited_and_monotone_in_eps(tmp_path, make_spec):
     # sqp is a local method: audited private, a local optimum, never "optimal" (no proof)
     assert len(lines) == 12 and all(ln["status"] == "locally_optimal" and ln["proof"] is None for ln in lines)
     assert all(ln["violation"] <= 1e-7 and ln["eps_audited"] <= ln["point"]["eps"] + 1e-7 for ln in lines)
-    for prior in ("0.2,0.3,0.5", "uniform:3"):   # more ε, less histogram MSE
+    for prior in ("0.2,0.3,0.5", "uniform:3"):  # more ε, less histogram MSE
         vals = [ln["value"] for ln in lines if ln["point"]["prior"] == prior]
         assert all(a >= b - 1e-9 for a, b in zip(vals, vals[1:])) and vals[0] > vals[-1]
     on_disk = read_lines(tmp_path / "out.jsonl")
@@ -66,11 +76,11 @@ def test_refuses_to_overwrite_and_resume_tolerates_truncated_line(tmp_path, make
     full = sweep(spec, out)
     with pytest.raises(ParamError, match="--resume"):
         sweep(spec, out)
-    kept = out.read_text().splitlines()[:5]                              # the header and 4 points
-    out.write_text("\n".join(kept) + "\n" + '{"key": "abc", "val')      # killed mid-write
+    kept = out.read_text().splitlines()[:5]  # the header and 4 points
+    out.write_text("\n".join(kept) + "\n" + '{"key": "abc", "val')  # killed mid-write
     resumed = sweep(spec, out, resume=True)
     _same(resumed, full)
-    assert len(out.read_text().splitlines()) == 13                       # truncated line removed, 8 appended
+    assert len(out.read_text().splitlines()) == 13  # truncated line removed, 8 appended
     out.write_text("\n".join(kept[:2]) + "\ngarbage\n" + "\n".join(kept[2:]) + "\n")
     with pytest.raises(ProblemError, match="line 3"):
         sweep(spec, out, resume=True)
@@ -79,12 +89,15 @@ def test_refuses_to_overwrite_and_resume_tolerates_truncated_line(tmp_path, make
 def test_sigkill_half_way_then_resume_gives_the_same_lines(tmp_path, make_spec):
     spec = make_spec(n_starts=40)
     out = tmp_path / "killed.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "mechopt.cli", "sweep", str(spec), "--out", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mechopt.cli", "sweep", str(spec), "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.time() + 120
         while time.time() < deadline:
-            if out.exists() and out.read_text().count("\n") >= 4:     # the header and 3 points
+            if out.exists() and out.read_text().count("\n") >= 4:  # the header and 3 points
                 break
             if proc.poll() is not None:
                 break
@@ -104,8 +117,9 @@ def test_dask_local_cluster_matches_jobs_1(tmp_path, make_spec):
     distributed = pytest.importorskip("distributed")
     spec = make_spec()
     ref = sweep(spec)
-    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as cluster:
         by_address = sweep(spec, tmp_path / "dask.jsonl", scheduler=cluster.scheduler_address)
         with distributed.Client(cluster) as client:
             by_client = sweep(spec, scheduler=client)
@@ -119,16 +133,19 @@ def test_joblib_two_jobs_match_jobs_1(tmp_path, make_spec):
     _same(sweep(spec, jobs=2), sweep(spec))
 
 
-@pytest.mark.parametrize("text,match", [
-    ('problem = "design"\nsolvers = ["sqp"]\n', "'grid'"),
-    ('problem = "nope"\nsolvers = ["sqp"]\n[grid]\neps = [1]\n', "unknown problem id"),
-    ('problem = "design"\nsolvers = []\n[grid]\neps = [1]\n', "'solvers'"),
-    ('problem = "design"\nsolvers = ["sqp"]\n[grid]\neps = []\n', "grid.eps"),
-    ('problem = "design"\nsolvers = ["sqp"]\n[grid]\neps = { linspace = [1, 2] }\n', "linspace"),
-    ('problem = "design"\nsolvers = ["sqp"]\nbogus = 1\n[grid]\neps = [1]\n', "bogus"),
-    ('problem = "design"\nsolvers = ["sqp"]\n[fixed]\neps = 1\n[grid]\neps = [1]\n', "both"),
-    ('problem = "design"\nsolvers = ["sqp"]\n[grid]\neps = [1]\n[plot]\nx = "d"\n', "plot.x"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ('problem = "design"\nsolvers = ["sqp"]\n', "'grid'"),
+        ('problem = "nope"\nsolvers = ["sqp"]\n[grid]\neps = [1]\n', "unknown problem id"),
+        ('problem = "design"\nsolvers = []\n[grid]\neps = [1]\n', "'solvers'"),
+        ('problem = "design"\nsolvers = ["sqp"]\n[grid]\neps = []\n', "grid.eps"),
+        ('problem = "design"\nsolvers = ["sqp"]\n[grid]\neps = { linspace = [1, 2] }\n', "linspace"),
+        ('problem = "design"\nsolvers = ["sqp"]\nbogus = 1\n[grid]\neps = [1]\n', "bogus"),
+        ('problem = "design"\nsolvers = ["sqp"]\n[fixed]\neps = 1\n[grid]\neps = [1]\n', "both"),
+        ('problem = "design"\nsolvers = ["sqp"]\n[grid]\neps = [1]\n[plot]\nx = "d"\n', "plot.x"),
+    ],
+)
 def test_bad_specs_name_the_field(text, match):
     with pytest.raises(CatalogError, match=match):
         parse_spec(text, source="s.toml")
@@ -140,9 +157,11 @@ def test_unknown_solver_in_spec():
 
 
 def test_linspace_axis_and_point_errors_are_lines():
-    spec = parse_spec('problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "ldp"\nutility = "mi"\n'
-                      '[grid]\neps = { linspace = [0.5, 1.5, 3] }\nprior = ["0.5,0.5", "0.5,0.7"]\n'
-                      '[options.sqp]\nn_starts = 1\n')
+    spec = parse_spec(
+        'problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "ldp"\nutility = "mi"\n'
+        '[grid]\neps = { linspace = [0.5, 1.5, 3] }\nprior = ["0.5,0.5", "0.5,0.7"]\n'
+        "[options.sqp]\nn_starts = 1\n"
+    )
     assert spec.grid["eps"] == [0.5, 1.0, 1.5]
     lines = sweep(spec)
     bad = [ln for ln in lines if ln["point"]["prior"] == "0.5,0.7"]
@@ -151,13 +170,16 @@ def test_linspace_axis_and_point_errors_are_lines():
 
 
 def test_legend_says_certified_for_exact_and_locally_optimal_for_sqp():
-    spec = parse_spec('problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nnotion = "lip"\nutility = "mse"\n'
-                      'values = "0,1,2"\nprior = "0.1,0.2,0.7"\n[grid]\neps = [0.5, 1.0, 2.0]\n'
-                      '[options.sqp]\nn_starts = 2\n')
+    spec = parse_spec(
+        'problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nnotion = "lip"\nutility = "mse"\n'
+        'values = "0,1,2"\nprior = "0.1,0.2,0.7"\n[grid]\neps = [0.5, 1.0, 2.0]\n'
+        "[options.sqp]\nn_starts = 2\n"
+    )
     lines = sweep(spec)
     exact = [ln for ln in lines if ln["solver"] == "exact"]
-    assert all(ln["status"] == "optimal" and ln["proof"] == "certificate" and ln["certificate"]["gap"] <= 1e-9
-               for ln in exact)
+    assert all(
+        ln["status"] == "optimal" and ln["proof"] == "certificate" and ln["certificate"]["gap"] <= 1e-9 for ln in exact
+    )
     assert all(ln["status"] == "locally_optimal" for ln in lines if ln["solver"] == "sqp")
     labels = sweep_figure(lines).axes[0].get_legend_handles_labels()[1]
     assert labels == ["exact — certified optimum", "sqp — locally optimal"]
@@ -166,19 +188,20 @@ def test_legend_says_certified_for_exact_and_locally_optimal_for_sqp():
 
 def test_closed_form_outside_its_region_is_marked_not_private():
     # Theorem 2's binary channel is eps-LIP only for max(P1, 1 - P1) <= e^eps / (1 + e^eps): eps >= ln 9 at P1 = 0.1
-    spec = parse_spec('problem = "lip-binary"\nsolvers = ["closed-form", "exact"]\n[fixed]\np1 = 0.1\n'
-                      '[grid]\neps = [0.5, 1.0, 3.0]\n')
+    spec = parse_spec(
+        'problem = "lip-binary"\nsolvers = ["closed-form", "exact"]\n[fixed]\np1 = 0.1\n[grid]\neps = [0.5, 1.0, 3.0]\n'
+    )
     lines = sweep(spec)
     cf = {ln["point"]["eps"]: ln for ln in lines if ln["solver"] == "closed-form"}
     assert [cf[e]["status"] for e in (0.5, 1.0)] == ["infeasible_point"] * 2 and cf[3.0]["violation"] <= 1e-7
-    assert cf[3.0]["status"] in ("optimal", "feasible")     # optimal only with a proof (theorem, in its region)
+    assert cf[3.0]["status"] in ("optimal", "feasible")  # optimal only with a proof (theorem, in its region)
     ax = sweep_figure(lines).axes[0]
     handles, labels = ax.get_legend_handles_labels()
     assert labels[0].startswith("closed-form — ") and labels[0].endswith("; 2 of 3 not private")
     assert labels[1] == "exact — certified optimum"
     assert labels[2] == "not private (audit failed)"
-    assert sorted(handles[2].get_xdata()) == [0.5, 1.0]             # the red crosses sit at the failing eps
-    assert sorted(handles[0].get_xdata()) == [3.0]                  # and are not joined into the curve
+    assert sorted(handles[2].get_xdata()) == [0.5, 1.0]  # the red crosses sit at the failing eps
+    assert sorted(handles[0].get_xdata()) == [3.0]  # and are not joined into the curve
 
 
 def test_builtin_specs_parse_and_ldp_never_beats_lip():
@@ -200,6 +223,5 @@ def test_builtin_specs_parse_and_ldp_never_beats_lip():
 def test_dask_process_cluster_matches_jobs_1(tmp_path, make_spec):
     distributed = pytest.importorskip("distributed")
     spec = make_spec()
-    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
         _same(sweep(spec, scheduler=cluster.scheduler_address), sweep(spec))

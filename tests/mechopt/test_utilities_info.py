@@ -6,8 +6,15 @@ from hypothesis import given, settings
 from scipy.stats import entropy as sp_entropy
 
 from mechopt.errors import ProblemError
-from mechopt.model.info import (entropy, fisher_gaussian, fisher_grid, gaussian_entropy, gaussian_mi,
-                          kl_divergence, mutual_information)
+from mechopt.model.info import (
+    entropy,
+    fisher_gaussian,
+    fisher_grid,
+    gaussian_entropy,
+    gaussian_mi,
+    kl_divergence,
+    mutual_information,
+)
 from mechopt.testing import prior_and_channel
 from mechopt.utilities import MAE, FrequencyVariance, HistogramMSE, MutualInfo, SumMSE, make_utility
 
@@ -67,7 +74,7 @@ def test_mae_and_frequency_variance():
     n, runs = 400, 4000
     X = rng.choice(2, size=(runs, n), p=P)
     Y = (rng.random((runs, n)) < Q[X, 1]).astype(int)
-    est = R[:, Y].mean(axis=2)               # (2, runs)
+    est = R[:, Y].mean(axis=2)  # (2, runs)
     err = np.sum((est - P[:, None]) ** 2, axis=0)
     assert abs(err.mean() - fv / n) < 4 * err.std() / np.sqrt(runs)
     with pytest.raises(ProblemError, match="full row rank"):
@@ -77,7 +84,7 @@ def test_mae_and_frequency_variance():
 def test_gaussian_measures():
     rho = 0.6
     C = np.array([[1.0, rho], [rho, 1.0]])
-    assert gaussian_mi(C, [0], [1]) == pytest.approx(-0.5 * math.log(1 - rho ** 2))
+    assert gaussian_mi(C, [0], [1]) == pytest.approx(-0.5 * math.log(1 - rho**2))
     assert gaussian_entropy(np.eye(3)) == pytest.approx(1.5 * math.log(2 * math.pi * math.e))
     assert np.allclose(fisher_gaussian(np.diag([2.0, 4.0])), np.diag([0.5, 0.25]))
     with pytest.raises(ProblemError, match="not positive definite|singular"):
@@ -96,8 +103,8 @@ def test_fisher_grid_converges_to_cos2_value(n):
     p = np.cos(np.pi * w / L) ** 2
     J = fisher_grid(p / (p.sum() * h), h)
     # forward differences of q = sqrt(p) underestimate 4π²/L² by O(h²)
-    err = abs(J - math.pi ** 2)
-    assert err < 2.0 * h ** 2 * math.pi ** 4 / 12 + 1e-9
+    err = abs(J - math.pi**2)
+    assert err < 2.0 * h**2 * math.pi**4 / 12 + 1e-9
 
 
 def test_make_utility():

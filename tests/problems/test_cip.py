@@ -1,4 +1,5 @@
 """Centralized IP on a sum (Definition 4) and Proposition 5's program."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,12 @@ def test_params_global_and_local():
     assert not g.local and g.prior.size == 4 and g.params()["n_users"] == 3
     loc = CIPBinomial.from_params(p="0.2,0.5,0.8", eps="1")
     assert loc.local and loc.prior.sum() == pytest.approx(1.0)
-    for kw in ({"eps": "1"}, {"n_users": "x", "p1": "0.3", "eps": "1"}, {"n_users": "2", "p1": "0.3", "eps": "1",
-               "program": "nope"}, {"p": "0.2,0.5", "eps": "1", "program": "prop5"}):
+    for kw in (
+        {"eps": "1"},
+        {"n_users": "x", "p1": "0.3", "eps": "1"},
+        {"n_users": "2", "p1": "0.3", "eps": "1", "program": "nope"},
+        {"p": "0.2,0.5", "eps": "1", "program": "prop5"},
+    ):
         with pytest.raises(ProblemError):
             CIPBinomial.from_params(**kw)
 
@@ -54,4 +59,4 @@ def test_certified_cip_is_private_and_prop5_relaxation_is_lower():
     p5 = CIPBinomial(p=np.full(2, 0.3), eps=0.5, program="prop5")
     a, b = certified(cip), certified(p5)
     assert a.violation <= 1e-7 and b.value < a.value - 1e-3
-    assert CIP(0.5, cip.p).audit(b.Q, cip.prior).violation > 1e-3     # Prop 5's optimum breaks Definition 4
+    assert CIP(0.5, cip.p).audit(b.Q, cip.prior).violation > 1e-3  # Prop 5's optimum breaks Definition 4

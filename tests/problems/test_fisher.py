@@ -1,35 +1,42 @@
 """Fisher-paper problems: parsing, grid programs against closed forms, audits."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechopt
 from mechopt import registry
 from mechopt.errors import ProblemError
-from mechopt.problems.fisher.problems import FisherBox, FisherInterval, FisherOutput, problem_from_params, query_factor
 from mechopt.problems.fisher.dp import analytic_gaussian_delta, gaussian_sigma, sensitivity
 from mechopt.problems.fisher.gaussian import FisherGaussian, FisherLTI
 from mechopt.problems.fisher.grid import GridDensity, grid_error
+from mechopt.problems.fisher.problems import FisherBox, FisherInterval, FisherOutput, problem_from_params, query_factor
 from mechopt.problems.fisher.weighted import FisherWeighted
 from mechopt.results.result import Status
 
-PI2 = math.pi ** 2
+PI2 = math.pi**2
 
 
 def test_catalog_ids_registered() -> None:
     ids = set(registry.problem_ids())
-    assert {"fisher-interval", "fisher-box", "fisher-weighted", "fisher-output", "fisher-gaussian",
-            "fisher-lti"} <= ids
+    assert {"fisher-interval", "fisher-box", "fisher-weighted", "fisher-output", "fisher-gaussian", "fisher-lti"} <= ids
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"a": "1", "b": "-1"}, "b > a"), ({"a": "x"}, "a must be a number"), ({"n": "2"}, "n must be >= 3"),
-    ({"bogus": "1"}, "unknown parameter"), ({"query": "median"}, "unknown query"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"a": "1", "b": "-1"}, "b > a"),
+        ({"a": "x"}, "a must be a number"),
+        ({"n": "2"}, "n must be >= 3"),
+        ({"bogus": "1"}, "unknown parameter"),
+        ({"query": "median"}, "unknown query"),
+    ],
+)
 def test_interval_bad_params(params: dict, field: str) -> None:
     with pytest.raises(ProblemError, match=field):
         problem_from_params(**params)
@@ -42,7 +49,7 @@ def test_conic_fast_grid_within_derived_tolerance() -> None:
     assert r.status is Status.OPTIMAL
     bound = grid_error(2.0, n, PI2)
     assert abs(r.value - PI2) <= 1.5 * bound + 1e-6
-    assert r.value < PI2                                     # the difference Laplacian underestimates
+    assert r.value < PI2  # the difference Laplacian underestimates
     assert r.extras["grid_points"] == n
     # the Richardson estimate bounds the grid error; the solver allowance (grid_noise) is on top
     assert PI2 - r.value <= r.extras["error_estimate"] <= 1.05 * (PI2 - r.value) + 1.2e-5 * PI2
@@ -84,7 +91,7 @@ def test_box_full_grid_program_matches_product_closed_form() -> None:
     prob = FisherBox.from_params(lower="-1,0", upper="1,3", n="24,24")
     cf = mechopt.solve(prob, solver="closed-form").value
     co = mechopt.solve(prob, solver="conic")
-    tol = sum(grid_error(L, 24, 4 * PI2 / L ** 2) for L in (2.0, 3.0))
+    tol = sum(grid_error(L, 24, 4 * PI2 / L**2) for L in (2.0, 3.0))
     assert co.status is Status.OPTIMAL and 0 < cf - co.value <= 1.5 * tol
     assert cf == pytest.approx(PI2 + 4 * PI2 / 9)
 
@@ -149,7 +156,7 @@ def test_dp_helpers() -> None:
 def test_spectral_scales_as_inverse_square_of_support(a: float, L: float) -> None:
     r = mechopt.solve(FisherInterval(a, a + L), solver="spectral", n=2047)
     assert r.status is Status.OPTIMAL
-    assert r.value * L ** 2 == pytest.approx(4 * PI2, rel=1e-8)
+    assert r.value * L**2 == pytest.approx(4 * PI2, rel=1e-8)
 
 
 @settings(max_examples=5, deadline=None)
@@ -162,4 +169,4 @@ def test_conic_lands_on_the_discrete_eigenvalue(a: float, L: float, n: int) -> N
     lam = ground_state(a, a + L, n)[0]
     assert r.status is Status.OPTIMAL
     assert r.value == pytest.approx(lam, rel=1e-6)
-    assert lam < 4 * PI2 / L ** 2
+    assert lam < 4 * PI2 / L**2

@@ -1,5 +1,6 @@
 """The conic Fisher grid values carry an honest error estimate: it bounds the distance to the
 continuous optimum (the closed form) on several grids, and the extrapolated value is closer still."""
+
 from __future__ import annotations
 
 import math
@@ -39,12 +40,12 @@ def test_error_estimate_bounds_the_distance_to_the_closed_form(pid: str, params:
     exact = prob.closed_form().value
     est = grid.extras["error_estimate"]
     true = abs(exact - grid.value)
-    assert true > 0 and true <= est                       # it bounds the distance ...
+    assert true > 0 and true <= est  # it bounds the distance ...
     # ... and is not vacuous: at most twice the distance plus the solver allowance (grid_noise)
     assert est <= 2 * true + 3 * settings.tolerance("grid_noise") * abs(exact)
     assert abs(grid.extras["extrapolated"] - exact) <= grid.extras["extrapolated_error"]
-    assert abs(grid.extras["extrapolated"] - exact) < true         # extrapolation to zero mesh helps
-    if pid == "fisher-gaussian":                          # the truncation to [-R, R] is part of it
+    assert abs(grid.extras["extrapolated"] - exact) < true  # extrapolation to zero mesh helps
+    if pid == "fisher-gaussian":  # the truncation to [-R, R] is part of it
         assert 0 < grid.extras["truncation_error"] < est
 
 
@@ -77,7 +78,7 @@ def test_weighted_program_converges_at_first_order_and_the_estimate_uses_it() ->
 
 def test_richardson_is_exact_on_a_quadratic_in_h_squared() -> None:
     h = [0.05, 0.1, 0.2]
-    vals = [2.0 + 3 * s ** 2 - 5 * s ** 4 for s in h]
+    vals = [2.0 + 3 * s**2 - 5 * s**4 for s in h]
     out = richardson(vals, h, noise=0.0)
     r01 = vals[0] + (vals[0] - vals[1]) / 3
     assert out["extrapolated"] == pytest.approx(r01)

@@ -1,4 +1,5 @@
 """GaussProblem: Section III formulas, limits, datasets and their validation, audit, params."""
+
 from __future__ import annotations
 
 import tomllib
@@ -6,23 +7,33 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 import mechopt
 from mechopt import registry
-from mechopt.errors import ProblemError
-from mechopt.problems.gauss.problem import GaussianNoise, GaussProblem
-from mechopt.problems.gauss.data import DATASETS, validate_blocks
-from mechopt.problems.gauss.info import (fisher_eq10, fisher_s, mi_direct, mi_s, mi_s_grad, s_from_var,
-                                         utility_loss_direct, var_from_s)
 from mechopt.claims.gauss.theorems import random_instance
+from mechopt.errors import ProblemError
+from mechopt.problems.gauss.data import DATASETS, validate_blocks
+from mechopt.problems.gauss.info import (
+    fisher_eq10,
+    fisher_s,
+    mi_direct,
+    mi_s,
+    mi_s_grad,
+    s_from_var,
+    utility_loss_direct,
+    var_from_s,
+)
+from mechopt.problems.gauss.problem import GaussianNoise, GaussProblem
 from mechopt.results.result import Result, Status
 
 
 def _noise(draw_u, n, rng):
     v = rng.exponential(3.0, n)
     v[draw_u[:n] < 0.25] = 0.0
-    v[draw_u[n:2 * n] < 0.25] = np.inf
+    v[draw_u[n : 2 * n] < 0.25] = np.inf
     return v
 
 
@@ -47,7 +58,7 @@ def test_paper_utility_loss_formula_matches_the_problem_slack():
 def test_infinite_noise_is_dropping_the_feature_and_zero_noise_is_exact():
     cp = DATASETS["1"]["cov_p"]
     sub = cp[np.ix_([0, 2], [0, 2])]
-    ref = 0.5 * np.log(sub[0, 0] * sub[1, 1] / np.linalg.det(sub))       # I(Xp; X1)
+    ref = 0.5 * np.log(sub[0, 0] * sub[1, 1] / np.linalg.det(sub))  # I(Xp; X1)
     assert mi_direct(cp, 2, [0.0, np.inf]) == pytest.approx(ref, rel=1e-12)
     assert mi_s(cp, 2, np.array([1.0, 0.0])) == pytest.approx(ref, rel=1e-12)
     assert mi_s(cp, 2, np.zeros(2)) == 0.0
@@ -78,7 +89,7 @@ def test_privacy_and_utility_are_monotone_in_every_coordinate(seed, i, t):
 
 
 def test_fisher_scaled_form_equals_eq10_and_is_zero_under_infinite_noise():
-    cu = DATASETS["2"]["cov_p"]              # a PD block with n = 6, n_u = 1
+    cu = DATASETS["2"]["cov_p"]  # a PD block with n = 6, n_u = 1
     v = np.linspace(0.0, 5.0, 6)
     assert np.allclose(fisher_s(cu, 6, s_from_var(v, np.diag(cu)[:6])), fisher_eq10(cu, 6, v), rtol=1e-9)
     assert np.all(fisher_s(cu, 6, np.zeros(6)) == 0.0)
@@ -95,7 +106,7 @@ def test_dataset1_loads_and_reference_quantities():
 def test_dataset2_as_printed_is_rejected_naming_block_and_eigenvalue():
     with pytest.raises(ProblemError, match=r"Σ_\{X∪Xu\} is not positive definite: min eigenvalue -0\.002789"):
         GaussProblem.from_params(dataset="2")
-    with pytest.raises(ProblemError, match="psd=\"project\""):
+    with pytest.raises(ProblemError, match='psd="project"'):
         registry.get_problem("gauss-dataset2").from_params()
 
 
@@ -125,9 +136,17 @@ def test_block_validation_errors():
         validate_blocks(cp, cu, 2, psd="clip")
 
 
-@pytest.mark.parametrize("params, field", [({"delta": "abc"}, "delta"), ({"delta": "-1"}, "delta"),
-                                           ({"gamma": "nan"}, "gamma"), ({"utility": "mse"}, "utility"),
-                                           ({"dataset": "3"}, "dataset"), ({"psd_floor": "2"}, "psd_floor")])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"delta": "abc"}, "delta"),
+        ({"delta": "-1"}, "delta"),
+        ({"gamma": "nan"}, "gamma"),
+        ({"utility": "mse"}, "utility"),
+        ({"dataset": "3"}, "dataset"),
+        ({"psd_floor": "2"}, "psd_floor"),
+    ],
+)
 def test_from_params_names_the_bad_field(params, field):
     with pytest.raises(ProblemError, match=field):
         GaussProblem.from_params(**{"dataset": "1", **params})
@@ -152,9 +171,9 @@ def test_audit_recomputes_value_and_violation_in_nats():
     p = GaussProblem.from_params(dataset="1", delta="0.3", gamma="0")
     a = p.audit(_result(p, [0.0, 0.0]))
     assert a.violation == 0.0 and a.value == pytest.approx(p.privacy_full)
-    a = p.audit(_result(p, [np.inf, np.inf]))                     # everything suppressed
+    a = p.audit(_result(p, [np.inf, np.inf]))  # everything suppressed
     assert a.value == 0.0 and a.violation == pytest.approx(p.mi_full - 0.3)
-    g = p.with_params(gamma=10.0)                                   # ratio constraint: ΔP ≥ γ ΔU
+    g = p.with_params(gamma=10.0)  # ratio constraint: ΔP ≥ γ ΔU
     a = g.audit(_result(g, [0.0, 5.0]))
     dp = p.privacy_full - float(mi_direct(p.cov_p, 2, [0.0, 5.0]))
     du = p.mi_full - float(mi_direct(p.cov_u, 2, [0.0, 5.0]))
@@ -166,7 +185,7 @@ def test_audit_recomputes_value_and_violation_in_nats():
 def test_fisher_delta_mapping_gives_the_same_feasible_set_for_one_utility_feature():
     p = GaussProblem.from_params(dataset="1", delta="0.3")
     f = p.with_params(utility="fisher")
-    S = 1.0 - 10.0 ** np.random.default_rng(0).uniform(-6, 0, (400, 2))    # dense near s = 1
+    S = 1.0 - 10.0 ** np.random.default_rng(0).uniform(-6, 0, (400, 2))  # dense near s = 1
     mi_ok = p.slacks_s(S)[0] >= 0
     fi_ok = f.slacks_s(S)[0] >= 0
     assert np.array_equal(mi_ok, fi_ok) and 0 < mi_ok.sum() < 400

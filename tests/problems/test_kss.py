@@ -1,4 +1,5 @@
 """kss-mi and kss-l2: closed forms vs direct computation and vs the certified optimum."""
+
 from __future__ import annotations
 
 import math
@@ -11,12 +12,12 @@ from mechopt import registry
 from mechopt.errors import ProblemError
 from mechopt.model.info import mutual_information
 from mechopt.notions import LDP
-from mechopt.oracles.frequency import GRR, KSubset
 from mechopt.oracles.bits import BRR
-from mechopt.problems.kss import formulas as F
+from mechopt.oracles.frequency import GRR, KSubset
 from mechopt.problems.design import ChannelDesign
-from mechopt.problems.kss.problems import KSubsetMechanism, KssMI, best_ksubset, ksubset_mi
+from mechopt.problems.kss import formulas as F
 from mechopt.problems.kss.l2 import EstimationL2, KssL2, l2_value_grad
+from mechopt.problems.kss.problems import KssMI, KSubsetMechanism, best_ksubset, ksubset_mi
 
 
 def test_registered_problems_and_cli_strings() -> None:
@@ -27,10 +28,15 @@ def test_registered_problems_and_cli_strings() -> None:
     assert (q.n, q.m, q.d) == (10000, 20, 8)
 
 
-@pytest.mark.parametrize("params,field", [({"prior": "0.5,0.6", "eps": "1"}, "prior"),
-                                          ({"prior": "uniform:4", "eps": "-1"}, "eps"),
-                                          ({"prior": "uniform:4", "eps": "1", "n": "ten"}, "n"),
-                                          ({"prior": "uniform:4", "eps": "1", "bogus": 1}, "bogus")])
+@pytest.mark.parametrize(
+    "params,field",
+    [
+        ({"prior": "0.5,0.6", "eps": "1"}, "prior"),
+        ({"prior": "uniform:4", "eps": "-1"}, "eps"),
+        ({"prior": "uniform:4", "eps": "1", "n": "ten"}, "n"),
+        ({"prior": "uniform:4", "eps": "1", "bogus": 1}, "bogus"),
+    ],
+)
 def test_bad_params_name_the_field(params, field) -> None:
     cls = KssL2 if "n" in params else KssMI
     with pytest.raises(ProblemError, match=field):
@@ -58,6 +64,7 @@ def test_generic_design_gets_the_ksubset_closed_form() -> None:
     assert r.ok and math.isclose(r.value, F.mi_optimal(6, 1.0))
     lip = ChannelDesign.from_params(prior="uniform:6", notion="lip", utility="mi", eps=1.0)
     from mechopt.problems.kss.problems import _design_hook
+
     assert _design_hook(lip) is None
 
 
@@ -66,8 +73,9 @@ def test_ksubset_mi_for_any_prior_matches_the_matrix() -> None:
     for d in (3, 5, 7):
         P = rng.dirichlet(np.ones(d))
         for k in range(1, d):
-            assert math.isclose(ksubset_mi(P, k, 0.7), mutual_information(P, KSubset(d, 0.7, k).matrix()),
-                                rel_tol=1e-10, abs_tol=1e-14)
+            assert math.isclose(
+                ksubset_mi(P, k, 0.7), mutual_information(P, KSubset(d, 0.7, k).matrix()), rel_tol=1e-10, abs_tol=1e-14
+            )
     assert best_ksubset(np.full(9, 1 / 9), 1.0)[0] == F.k_star(9, 1.0)
 
 
@@ -144,7 +152,9 @@ def test_catalog_instances_build_and_have_closed_forms_where_uniform() -> None:
             assert cf is not None and cf.ok and cf.proof == "theorem" and cf.extras["claim"] == "kss.thm2_1"
 
 
-from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 
 @given(d=st.integers(2, 9), eps=st.floats(0.01, 8.0))

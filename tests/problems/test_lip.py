@@ -1,21 +1,22 @@
 """LIP paper problems: parameters, closed forms audited against their own definitions, optima."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechopt
 from mechopt.claims.lip.checks import certified
 from mechopt.errors import ProblemError
 from mechopt.notions import LDP, LIP
-from mechopt.problems.lip import closed as cf
 from mechopt.problems.design import ChannelDesign
+from mechopt.problems.lip import closed as cf
 from mechopt.problems.lip.aggregate import LIPAggregate
-from mechopt.problems.lip.problems import (PROBLEMS, LIPBinary, LIPHistogram, LIPMimo,
-                                  LIPWeightedSum)
+from mechopt.problems.lip.problems import PROBLEMS, LIPBinary, LIPHistogram, LIPMimo, LIPWeightedSum
 
 TOL = 1e-9
 
@@ -32,17 +33,20 @@ def test_registry_and_cli_strings():
     assert w.utility.a.tolist() == [-1.0, 1.0]
 
 
-@pytest.mark.parametrize("cls,kw,field", [
-    (LIPMimo, {"prior": "0.4,0.6", "eps": "x"}, "eps"),
-    (LIPMimo, {"prior": "0.1,abc", "eps": "1"}, "prior"),
-    (LIPMimo, {"prior": "0.5,0.5", "eps": "1", "values": "0,1,2"}, "values"),
-    (LIPMimo, {"prior": "0.5,0.5", "eps": "1", "notion": "mip"}, "notion"),
-    (LIPBinary, {"p1": "1.5", "eps": "1"}, "p1"),
-    (LIPBinary, {"p1": "0.1,0.5", "eps": "1"}, "local_binary"),
-    (LIPBinary, {"prior": "0.2,0.3,0.5", "eps": "1"}, "prior"),
-    (LIPWeightedSum, {"prior": "0.5,0.5", "eps": "1", "weight": "w"}, "weight"),
-    (LIPHistogram, {"prior": "0.5,0.5", "eps": "1", "bogus": "1"}, "bogus"),
-])
+@pytest.mark.parametrize(
+    "cls,kw,field",
+    [
+        (LIPMimo, {"prior": "0.4,0.6", "eps": "x"}, "eps"),
+        (LIPMimo, {"prior": "0.1,abc", "eps": "1"}, "prior"),
+        (LIPMimo, {"prior": "0.5,0.5", "eps": "1", "values": "0,1,2"}, "values"),
+        (LIPMimo, {"prior": "0.5,0.5", "eps": "1", "notion": "mip"}, "notion"),
+        (LIPBinary, {"p1": "1.5", "eps": "1"}, "p1"),
+        (LIPBinary, {"p1": "0.1,0.5", "eps": "1"}, "local_binary"),
+        (LIPBinary, {"prior": "0.2,0.3,0.5", "eps": "1"}, "prior"),
+        (LIPWeightedSum, {"prior": "0.5,0.5", "eps": "1", "weight": "w"}, "weight"),
+        (LIPHistogram, {"prior": "0.5,0.5", "eps": "1", "bogus": "1"}, "bogus"),
+    ],
+)
 def test_bad_params_name_the_field(cls, kw, field):
     with pytest.raises(ProblemError, match=field):
         cls.from_params(**kw)
@@ -108,7 +112,7 @@ def test_prop4_rr_is_ldp_and_eq24_is_its_value(p1, eps):
     res = prob.closed_form()
     assert LDP(eps).audit(res.Q, prob.prior).violation <= TOL
     assert res.value == pytest.approx(prob.evaluate(res.Q), rel=1e-12)
-    assert res.value >= cf.binary_lip_optimum(p1, eps)[0] - 1e-12       # E*_LDP >= E*_LIP
+    assert res.value >= cf.binary_lip_optimum(p1, eps)[0] - 1e-12  # E*_LDP >= E*_LIP
 
 
 @pytest.mark.parametrize("prior", [(0.3, 0.3, 0.4), (0.1, 0.2, 0.7), (0.25, 0.25, 0.25, 0.25), (0.1, 0.2, 0.3, 0.4)])
@@ -116,7 +120,7 @@ def test_prop4_rr_is_ldp_and_eq24_is_its_value(p1, eps):
 def test_theorem3_channel_audited_against_lip(prior, eps):
     P = np.array(prior)
     Q = cf.mimo_lip_channel(P, eps)
-    assert np.allclose(P @ Q, P)                           # λ = P (text after Theorem 3)
+    assert np.allclose(P @ Q, P)  # λ = P (text after Theorem 3)
     assert (LIP(eps).audit(Q, P).violation <= TOL) == cf.mimo_lip_region(P, eps)
     assert LDP(eps).audit(cf.mimo_ldp_channel(P.size, eps), P).violation <= TOL
 
@@ -172,4 +176,4 @@ def test_theorem3_and_5_exact_iff_in_region(d, seed, eps, hist):
     if cf.mimo_lip_region(P, eps):
         assert viol <= 1e-9 and closed.value == pytest.approx(opt.value, abs=1e-7)
     else:
-        assert viol > 0 and closed.value < opt.value + 1e-12      # infeasible and (weakly) "better" than possible
+        assert viol > 0 and closed.value < opt.value + 1e-12  # infeasible and (weakly) "better" than possible

@@ -1,13 +1,14 @@
 """The eps-LIP histogram beyond Theorem 5's region: private channels and the proven bound, against the exact solver."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import mechopt
-from mechopt.problems.lip.problems import LIPHistogram
-from mechopt.problems.lip.box import histogram_lip_box_channel, histogram_lip_bound, histogram_lip_lp
+from mechopt.problems.lip.box import histogram_lip_bound, histogram_lip_box_channel, histogram_lip_lp
 from mechopt.problems.lip.closed import mimo_lip_channel, mimo_lip_region
+from mechopt.problems.lip.problems import LIPHistogram
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -8,6 +8,7 @@ from the notions' definitions (MAE), the binary randomized-response closed
 form (MAE, LDP), a brute force over a grid (MAE, MIP, binary), the k-RR closed
 form and the no-privacy lower bound 1 − ‖P‖² (freq-var).
 """
+
 from __future__ import annotations
 
 import math
@@ -28,7 +29,7 @@ from mechopt.utilities import MAE, UTILITIES, FrequencyVariance, make_utility
 PRIOR = np.array([0.2, 0.3, 0.5])
 EPS = 0.8
 GRAPH = nx.Graph([(0, 1, {"weight": 1.0}), (1, 2, {"weight": 2.0})])
-CIP_USERS = [0.4, 0.4]                      # S = D_1 + D_2 on {0, 1, 2}
+CIP_USERS = [0.4, 0.4]  # S = D_1 + D_2 on {0, 1, 2}
 
 NOTIONS = {
     "ldp": lambda: LDP(EPS),
@@ -39,8 +40,11 @@ NOTIONS = {
     "cip": lambda: CIP(EPS, CIP_USERS),
 }
 # what each solver's best status is, and the proof it must carry then
-HONEST = {"exact": (Status.OPTIMAL, "certificate"), "conic": (Status.OPTIMAL, "convex"),
-          "sqp": (Status.LOCALLY_OPTIMAL, None)}
+HONEST = {
+    "exact": (Status.OPTIMAL, "certificate"),
+    "conic": (Status.OPTIMAL, "convex"),
+    "sqp": (Status.LOCALLY_OPTIMAL, None),
+}
 OPTIONS = {"sqp": {"n_starts": 6, "seed": 0}}
 
 
@@ -86,10 +90,10 @@ def _independent_audit(notion_name: str, Q: np.ndarray, P: np.ndarray) -> float:
     if notion_name == "lip":
         return float(np.max(np.abs(np.log(post / P[:, None]))))
     if notion_name == "cip":
-        s = np.arange(P.size) / (P.size - 1)        # P(D_i = 1 | S = s) = s / N for equal user priors
+        s = np.arange(P.size) / (P.size - 1)  # P(D_i = 1 | S = s) = s / N for equal user priors
         G = np.vstack([s, 1 - s])
         return float(np.max(np.abs(np.log((G @ post) / (G @ P)[:, None]))))
-    J = P[:, None] * Q                              # mutual information in nats
+    J = P[:, None] * Q  # mutual information in nats
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(J > 0, J * np.log(J / (P[:, None] * lam[None, :])), 0.0)
     return float(terms.sum())
@@ -155,7 +159,7 @@ def test_default_solvers_are_the_advertised_ones():
 def _mae_lp(notion_name: str, P: np.ndarray, eps: float, a: np.ndarray, b: np.ndarray) -> float:
     """min Σ P_x Q_xy |a_x − b_y| over private channels, as scipy's HiGHS LP written from the definitions."""
     d, m = a.size, b.size
-    idx = lambda x, y: x * m + y            # noqa: E731
+    idx = lambda x, y: x * m + y  # noqa: E731
     rows = []
     if notion_name in ("ldp", "graph-ldp", "metric-ldp"):
         if notion_name == "ldp":
@@ -170,7 +174,7 @@ def _mae_lp(notion_name: str, P: np.ndarray, eps: float, a: np.ndarray, b: np.nd
                 row = np.zeros(d * m)
                 row[idx(x, y)], row[idx(z, y)] = 1.0, -math.exp(eps * w)
                 rows.append(row)
-    else:   # posterior statistics: e^-ε m_k λ_y ≤ Σ_x g_k(x) P_x Q_xy ≤ e^ε m_k λ_y
+    else:  # posterior statistics: e^-ε m_k λ_y ≤ Σ_x g_k(x) P_x Q_xy ≤ e^ε m_k λ_y
         s = np.arange(d) / (d - 1)
         G = np.eye(d) if notion_name == "lip" else np.vstack([s, 1 - s])
         for g in G:
@@ -183,8 +187,15 @@ def _mae_lp(notion_name: str, P: np.ndarray, eps: float, a: np.ndarray, b: np.nd
                 rows += [up, lo]
     A_eq = np.kron(np.eye(d), np.ones(m))
     cost = (P[:, None] * np.abs(a[:, None] - b[None, :])).ravel()
-    sol = linprog(cost, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=A_eq, b_eq=np.ones(d),
-                  bounds=(0, None), method="highs")
+    sol = linprog(
+        cost,
+        A_ub=np.array(rows),
+        b_ub=np.zeros(len(rows)),
+        A_eq=A_eq,
+        b_eq=np.ones(d),
+        bounds=(0, None),
+        method="highs",
+    )
     assert sol.status == 0
     return float(sol.fun)
 
@@ -194,9 +205,14 @@ def _mae_lp(notion_name: str, P: np.ndarray, eps: float, a: np.ndarray, b: np.nd
 def test_mae_equals_an_independent_highs_lp(notion_name, eps):
     P = _prior(notion_name)
     a = np.array([0.0, 1.0, 3.0])
-    b = np.array([0.0, 1.0, 2.0, 3.0])          # output estimates that are not the values
-    notion = {"ldp": LDP(eps), "lip": LIP(eps), "graph-ldp": GraphLDP(eps, GRAPH),
-              "metric-ldp": GraphLDP(eps, GRAPH, metric=True), "cip": CIP(eps, CIP_USERS)}[notion_name]
+    b = np.array([0.0, 1.0, 2.0, 3.0])  # output estimates that are not the values
+    notion = {
+        "ldp": LDP(eps),
+        "lip": LIP(eps),
+        "graph-ldp": GraphLDP(eps, GRAPH),
+        "metric-ldp": GraphLDP(eps, GRAPH, metric=True),
+        "cip": CIP(eps, CIP_USERS),
+    }[notion_name]
     r = mechopt.solve(ChannelDesign(prior=P, notion=notion, utility=MAE(a, b)))
     assert r.solver == "conic" and r.status is Status.OPTIMAL and r.proof == "convex"
     assert r.Q.shape == (3, 4)
@@ -217,7 +233,7 @@ def test_mae_binary_ldp_is_randomized_response(eps):
 def test_mae_binary_mip_matches_a_grid_brute_force(eps):
     P = np.array([0.35, 0.65])
     t = np.linspace(0.0, 1.0, 2001)
-    q0, q1 = np.meshgrid(t, t, indexing="ij")             # Q = [[1 − q0, q0], [q1, 1 − q1]]
+    q0, q1 = np.meshgrid(t, t, indexing="ij")  # Q = [[1 − q0, q0], [q1, 1 − q1]]
     lam1 = P[0] * q0 + P[1] * (1 - q1)
     lam = np.stack([1 - lam1, lam1])
 
@@ -225,18 +241,17 @@ def test_mae_binary_mip_matches_a_grid_brute_force(eps):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(q > 0, p * q * np.log(q / lam_y), 0.0)
 
-    mi = (term(P[0], 1 - q0, lam[0]) + term(P[0], q0, lam[1]) + term(P[1], q1, lam[0])
-          + term(P[1], 1 - q1, lam[1]))
+    mi = term(P[0], 1 - q0, lam[0]) + term(P[0], q0, lam[1]) + term(P[1], q1, lam[0]) + term(P[1], 1 - q1, lam[1])
     mae = P[0] * q0 + P[1] * q1
     grid = float(mae[mi <= eps].min())
     r = mechopt.design(prior=P, notion="mip", utility="mae", eps=eps)
     assert r.solver == "conic" and r.status is Status.OPTIMAL
-    assert r.value <= grid + 1e-9                        # the grid only holds feasible channels
-    assert r.value >= grid - 1e-3                         # one grid step (5e-4) moves the MAE by < 1e-3
+    assert r.value <= grid + 1e-9  # the grid only holds feasible channels
+    assert r.value >= grid - 1e-3  # one grid step (5e-4) moves the MAE by < 1e-3
 
 
 def test_mae_where_mip_does_not_bind_is_exact():
-    r = mechopt.design(prior="uniform:4", notion="mip", utility="mae", eps=3.0)   # ε > log 4 = H(X)
+    r = mechopt.design(prior="uniform:4", notion="mip", utility="mae", eps=3.0)  # ε > log 4 = H(X)
     assert r.status is Status.OPTIMAL and r.value == 0.0 and r.certificate.bound == 0.0
     assert np.array_equal(r.Q, np.eye(4))
 
@@ -268,7 +283,7 @@ def test_freq_var_is_not_convex_so_it_is_only_designed_locally():
     u = FrequencyVariance()
     assert u.value(Q, P) == pytest.approx(u.value(swapped, P))
     with pytest.raises(mechopt.errors.ProblemError, match="full row rank"):
-        u.value((Q + swapped) / 2, P)                   # the midpoint has no unbiased estimator
+        u.value((Q + swapped) / 2, P)  # the midpoint has no unbiased estimator
     prob = ChannelDesign.from_params(prior=P, notion="ldp", utility="freq-var", eps=1.0)
     assert prob.conic_form() is None and prob.column_program() is None
     assert registry.solvers_for(prob) == ["sqp"]
@@ -300,7 +315,7 @@ def test_outputs_belong_to_mae_only():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         prob = ChannelDesign.from_params(prior="0.5,0.5", notion="ldp", utility="mae", eps=1.0, outputs="0.25")
-    r = mechopt.solve(prob)                               # one output: the only channel is constant
+    r = mechopt.solve(prob)  # one output: the only channel is constant
     assert r.Q.shape == (2, 1) and r.value == pytest.approx(0.5 * 0.25 + 0.5 * 0.75)
 
 

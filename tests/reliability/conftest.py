@@ -6,6 +6,7 @@ and ``SLOW`` (≥ 1000) examples in its ``@pytest.mark.slow`` twin
 ``MECHOPT_PROPERTY_EXAMPLES`` overrides the default budget (e.g. for a local
 deep run without the slow marker).
 """
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,11 @@ from hypothesis import HealthCheck, settings
 FAST = int(os.environ.get("MECHOPT_PROPERTY_EXAMPLES", "25"))
 SLOW = 1000
 
-_COMMON = dict(deadline=None, derandomize=False, print_blob=True,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                      HealthCheck.filter_too_much])
+_COMMON = dict(
+    deadline=None,
+    derandomize=False,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 settings.register_profile("mechopt-fast", max_examples=FAST, **_COMMON)
 settings.register_profile("mechopt-slow", max_examples=SLOW, **_COMMON)

@@ -7,6 +7,7 @@ traceback. The ``{name}`` placeholders are files made by :func:`_files`.
 This is the single source of truth for the CLI's bad-input behaviour (the
 cases formerly in ``tests/cli/test_errors.py`` live here, with fragments).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,9 @@ from mechopt.cli import main
 FLAGS = ["design", "--notion", "lip", "--utility", "histogram", "--solver", "sqp"]
 OK = ["--prior", "0.3,0.7", "--eps", "1"]
 GAUSS = ["design", "--problem", "gauss-tradeoff", "--set", "cov_u=2,0.5;0.5,1", "--set", "n=1"]
-SWEEP_HEAD = 'problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\nutility = "histogram"\n' \
-             'prior = "0.3,0.7"\n'
+SWEEP_HEAD = (
+    'problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\nutility = "histogram"\nprior = "0.3,0.7"\n'
+)
 SPEC_HEAD = 'problem = "design"\nsolver = "sqp"\n'
 SPEC_PARAMS = '[params]\nprior = "0.3,0.7"\nnotion = "lip"\nutility = "histogram"\n'
 
@@ -50,9 +52,9 @@ def _files(tmp: Path) -> dict[str, str]:
         "spec_solver": 'problem = "design"\nsolver = "nope"\n' + SPEC_PARAMS + "eps = 1.0\n",
         "spec_problem": 'problem = "nope-problem"\n[params]\neps = 1.0\n',
         "spec_graphdir": SPEC_HEAD + '[params]\nprior = "0.3,0.7"\nnotion = "graph-ldp"\nutility = "mi"\n'
-                         'eps = 1.0\ngraph = "."\n',
+        'eps = 1.0\ngraph = "."\n',
         "catalog_bad": '[[instance]]\nproblem = "design"\nname = "x"\nparams = { prior = "0.5,0.6", '
-                       'notion = "lip", utility = "histogram", eps = 1.0 }\n',
+        'notion = "lip", utility = "histogram", eps = 1.0 }\n',
         "catalog_tl": '[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\ntime_limit = inf\n',
         "catalog_field": '[[instance]]\nproblem = "design"\nname = "x"\nparams = {}\ncolour = "red"\n',
         "catalog_problem": '[[instance]]\nproblem = "nope-problem"\nname = "x"\nparams = {}\n',
@@ -62,7 +64,7 @@ def _files(tmp: Path) -> dict[str, str]:
         "sweep_inf": SWEEP_HEAD + "[grid]\neps = [1.0, inf]\n",
         "sweep_huge": SWEEP_HEAD + "[grid]\neps = { linspace = [0.1, 1, 1000000000000] }\n",
         "sweep_product": SWEEP_HEAD + "[grid]\neps = { linspace = [0.1, 1, 1000] }\nvalues = "
-                         "{ linspace = [0, 1, 1000] }\n",
+        "{ linspace = [0, 1, 1000] }\n",
         "sweep_solver": 'problem = "design"\nsolvers = ["nope"]\n[grid]\neps = [1.0]\n',
         "sweep_opts": SWEEP_HEAD + "[grid]\neps = [1.0]\n[options]\nsqp = 4\n",
         "sweep_save": 'save_mechanism = "yes"\n' + SWEEP_HEAD + "[grid]\neps = [1.0]\n",
@@ -75,8 +77,14 @@ def _files(tmp: Path) -> dict[str, str]:
         "graph_oob": "0 7\n",
         "graphml_bad": "<graphml><graph",
     }
-    suffix = {"badtoml": ".toml", "prior_txt": ".txt", "graph_bad": ".edgelist", "graph_weight": ".edgelist",
-              "graph_oob": ".edgelist", "graphml_bad": ".graphml"}
+    suffix = {
+        "badtoml": ".toml",
+        "prior_txt": ".txt",
+        "graph_bad": ".edgelist",
+        "graph_weight": ".edgelist",
+        "graph_oob": ".edgelist",
+        "graphml_bad": ".graphml",
+    }
     out = {"dir": str(tmp)}
     for name, text in texts.items():
         ext = suffix.get(name, ".toml" if name.startswith(("spec", "catalog", "sweep")) else ".json")
@@ -93,8 +101,12 @@ def _files(tmp: Path) -> dict[str, str]:
 CASES: list[tuple[str, str, list[str], str]] = [
     # ---- design: priors ---------------------------------------------------------------------------
     ("design", "prior not summing to one", FLAGS + ["--prior", "0.3,0.8", "--eps", "1"], "sums to 1.1, not 1"),
-    ("design", "negative prior read as a flag", FLAGS + ["--prior", "-0.2,1.2", "--eps", "1"],
-     "argument --prior: expected one argument"),
+    (
+        "design",
+        "negative prior read as a flag",
+        FLAGS + ["--prior", "-0.2,1.2", "--eps", "1"],
+        "argument --prior: expected one argument",
+    ),
     ("design", "negative prior entry", FLAGS + ["--prior=-0.2,1.2", "--eps", "1"], "negative entry at index 0"),
     ("design", "NaN prior entry", FLAGS + ["--prior", "nan,0.5", "--eps", "1"], "non-finite entry at index 0"),
     ("design", "inf prior entry", FLAGS + ["--prior", "inf,0", "--eps", "1"], "non-finite entry at index 0"),
@@ -102,12 +114,20 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("design", "one-symbol prior", FLAGS + ["--prior", "1", "--eps", "1"], "at least 2 input symbols"),
     ("design", "uniform:0", FLAGS + ["--prior", "uniform:0", "--eps", "1"], "uniform:d needs d ≥ 1"),
     ("design", "uniform:10^11", FLAGS + ["--prior", "uniform:100000000000", "--eps", "1"], "at most 10000000 symbols"),
-    ("design", "prior file not summing to one", FLAGS + ["--prior", "{prior_txt}", "--eps", "1"],
-     "prior from prior_txt.txt sums to 1.1"),
+    (
+        "design",
+        "prior file not summing to one",
+        FLAGS + ["--prior", "{prior_txt}", "--eps", "1"],
+        "prior from prior_txt.txt sums to 1.1",
+    ),
     ("design", "missing prior file", FLAGS + ["--prior", "{dir}/nope.npy", "--eps", "1"], "does not exist"),
     ("design", "prior path is a directory", FLAGS + ["--prior", "{dir}", "--eps", "1"], "is a directory"),
-    ("design", "prior .npy with a pickled object", FLAGS + ["--prior", "{pickled}", "--eps", "1"],
-     "Object arrays cannot be loaded when allow_pickle=False"),
+    (
+        "design",
+        "prior .npy with a pickled object",
+        FLAGS + ["--prior", "{pickled}", "--eps", "1"],
+        "Object arrays cannot be loaded when allow_pickle=False",
+    ),
     # ---- design: ε -----------------------------------------------------------------------------------
     ("design", "eps zero", FLAGS + ["--prior", "0.3,0.7", "--eps", "0"], "eps must be a finite number > 0"),
     ("design", "eps negative", FLAGS + ["--prior", "0.3,0.7", "--eps=-1"], "eps must be a finite number > 0"),
@@ -116,13 +136,26 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("design", "eps 1000 (e^eps overflows)", FLAGS + ["--prior", "0.3,0.7", "--eps", "1000"], "use eps <= 700"),
     ("design", "eps not a number", FLAGS + ["--prior", "0.3,0.7", "--eps", "one"], "eps must be a number, got 'one'"),
     # ---- design: names and options ---------------------------------------------------------------------
-    ("design", "unknown solver", ["design", "--notion", "lip", "--utility", "histogram", *OK, "--solver", "nope"],
-     "unknown solver 'nope'; available:"),
-    ("design", "unknown notion", ["design", "--notion", "xdp", "--utility", "mse", *OK], "unknown privacy notion 'xdp'"),
+    (
+        "design",
+        "unknown solver",
+        ["design", "--notion", "lip", "--utility", "histogram", *OK, "--solver", "nope"],
+        "unknown solver 'nope'; available:",
+    ),
+    (
+        "design",
+        "unknown notion",
+        ["design", "--notion", "xdp", "--utility", "mse", *OK],
+        "unknown privacy notion 'xdp'",
+    ),
     ("design", "unknown utility", ["design", "--notion", "ldp", "--utility", "fun", *OK], "unknown utility 'fun'"),
     ("design", "unknown solver option", FLAGS + OK + ["--opt", "bogus=1"], "unknown option(s) ['bogus']"),
-    ("design", "solver option of the wrong type", FLAGS + OK + ["--opt", "n_starts=many"],
-     "option 'n_starts' of solver 'sqp' must be a number"),
+    (
+        "design",
+        "solver option of the wrong type",
+        FLAGS + OK + ["--opt", "n_starts=many"],
+        "option 'n_starts' of solver 'sqp' must be a number",
+    ),
     ("design", "negative seed", FLAGS + OK + ["--opt", "seed=-1"], "integer >= 0 or a numpy.random.Generator"),
     ("design", "malformed --opt", FLAGS + OK + ["--opt", "n_starts"], "--opt expects KEY=VALUE"),
     ("design", "missing flags", ["design", "--notion", "ldp"], "missing --utility, --prior, --eps"),
@@ -131,40 +164,177 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("design", "negative time limit", FLAGS + OK + ["--time-limit", "-3"], "expected a positive number of seconds"),
     ("design", "infinite time limit", FLAGS + OK + ["--time-limit", "inf"], "expected a positive number of seconds"),
     # ---- design: graph files --------------------------------------------------------------------------
-    ("design", "bad edge list", ["design", "--notion", "graph-ldp", "--utility", "mse", "--prior", "uniform:2", "--eps",
-                                 "1", "--graph", "{graph_bad}"], "nodes must be integers and the weight a number"),
-    ("design", "NaN edge weight", ["design", "--notion", "metric-ldp", "--utility", "mse", "--prior", "uniform:2",
-                                   "--eps", "1", "--graph", "{graph_weight}"], "weights must be finite and > 0"),
-    ("design", "graph node outside 0..d-1", ["design", "--notion", "graph-ldp", "--utility", "mse", "--prior",
-                                             "uniform:2", "--eps", "1", "--graph", "{graph_oob}"],
-     "nodes must be the integers 0..d-1"),
-    ("design", "broken GraphML", ["design", "--notion", "graph-ldp", "--utility", "mse", "--prior", "uniform:2",
-                                  "--eps", "1", "--graph", "{graphml_bad}"], "cannot read graph file"),
-    ("design", "missing graph file", ["design", "--notion", "graph-ldp", "--utility", "mse", "--prior", "uniform:2",
-                                      "--eps", "1", "--graph", "{dir}/none.graphml"], "does not exist"),
-    ("design", "graph path is a directory", ["design", "--notion", "graph-ldp", "--utility", "mse", "--prior",
-                                             "uniform:2", "--eps", "1", "--graph", "{dir}"], "is a directory"),
+    (
+        "design",
+        "bad edge list",
+        [
+            "design",
+            "--notion",
+            "graph-ldp",
+            "--utility",
+            "mse",
+            "--prior",
+            "uniform:2",
+            "--eps",
+            "1",
+            "--graph",
+            "{graph_bad}",
+        ],
+        "nodes must be integers and the weight a number",
+    ),
+    (
+        "design",
+        "NaN edge weight",
+        [
+            "design",
+            "--notion",
+            "metric-ldp",
+            "--utility",
+            "mse",
+            "--prior",
+            "uniform:2",
+            "--eps",
+            "1",
+            "--graph",
+            "{graph_weight}",
+        ],
+        "weights must be finite and > 0",
+    ),
+    (
+        "design",
+        "graph node outside 0..d-1",
+        [
+            "design",
+            "--notion",
+            "graph-ldp",
+            "--utility",
+            "mse",
+            "--prior",
+            "uniform:2",
+            "--eps",
+            "1",
+            "--graph",
+            "{graph_oob}",
+        ],
+        "nodes must be the integers 0..d-1",
+    ),
+    (
+        "design",
+        "broken GraphML",
+        [
+            "design",
+            "--notion",
+            "graph-ldp",
+            "--utility",
+            "mse",
+            "--prior",
+            "uniform:2",
+            "--eps",
+            "1",
+            "--graph",
+            "{graphml_bad}",
+        ],
+        "cannot read graph file",
+    ),
+    (
+        "design",
+        "missing graph file",
+        [
+            "design",
+            "--notion",
+            "graph-ldp",
+            "--utility",
+            "mse",
+            "--prior",
+            "uniform:2",
+            "--eps",
+            "1",
+            "--graph",
+            "{dir}/none.graphml",
+        ],
+        "does not exist",
+    ),
+    (
+        "design",
+        "graph path is a directory",
+        [
+            "design",
+            "--notion",
+            "graph-ldp",
+            "--utility",
+            "mse",
+            "--prior",
+            "uniform:2",
+            "--eps",
+            "1",
+            "--graph",
+            "{dir}",
+        ],
+        "is a directory",
+    ),
     # ---- design --problem ID --set ---------------------------------------------------------------------
     ("design", "unknown problem id", ["design", "--problem", "nope-problem"], "unknown problem 'nope-problem'"),
     ("design", "malformed --set", ["design", "--problem", "design", "--set", "prior"], "--set expects KEY=VALUE"),
-    ("design", "unknown --set parameter", ["design", "--problem", "kss-mi", "--set", "colour=red"],
-     "unknown kss-mi parameter(s) ['colour']"),
+    (
+        "design",
+        "unknown --set parameter",
+        ["design", "--problem", "kss-mi", "--set", "colour=red"],
+        "unknown kss-mi parameter(s) ['colour']",
+    ),
     ("design", "kss-mi eps inf", ["design", "--problem", "kss-mi", "--set", "eps=inf"], "no privacy constraint"),
-    ("design", "lip-mimo one symbol", ["design", "--problem", "lip-mimo", "--set", "prior=1", "--set", "eps=1"],
-     "at least 2 symbols"),
-    ("design", "lip-binary p1 > 1", ["design", "--problem", "lip-binary", "--set", "p1=1.5", "--set", "eps=1"],
-     "p1 must be in [0, 1]"),
-    ("design", "cip n_users 10^9", ["design", "--problem", "cip-binomial", "--set", "n_users=1000000000", "--set",
-                                    "p1=0.3", "--set", "eps=1"], "is too large"),
-    ("design", "fisher interval reversed", ["design", "--problem", "fisher-interval", "--set", "a=1", "--set", "b=-1"],
-     "the support needs b > a"),
-    ("design", "fisher grid of 10^8 points", ["design", "--problem", "fisher-interval", "--set", "n=100000000"],
-     "is too large (at most 1000000)"),
-    ("design", "fisher-lti A not square", ["design", "--problem", "fisher-lti", "--set", "A=1,2", "--set", "C=1"],
-     "A must be n×n"),
+    (
+        "design",
+        "lip-mimo one symbol",
+        ["design", "--problem", "lip-mimo", "--set", "prior=1", "--set", "eps=1"],
+        "at least 2 symbols",
+    ),
+    (
+        "design",
+        "lip-binary p1 > 1",
+        ["design", "--problem", "lip-binary", "--set", "p1=1.5", "--set", "eps=1"],
+        "p1 must be in [0, 1]",
+    ),
+    (
+        "design",
+        "cip n_users 10^9",
+        ["design", "--problem", "cip-binomial", "--set", "n_users=1000000000", "--set", "p1=0.3", "--set", "eps=1"],
+        "is too large",
+    ),
+    (
+        "design",
+        "fisher interval reversed",
+        ["design", "--problem", "fisher-interval", "--set", "a=1", "--set", "b=-1"],
+        "the support needs b > a",
+    ),
+    (
+        "design",
+        "fisher grid of 10^8 points",
+        ["design", "--problem", "fisher-interval", "--set", "n=100000000"],
+        "is too large (at most 1000000)",
+    ),
+    (
+        "design",
+        "fisher-lti A not square",
+        ["design", "--problem", "fisher-lti", "--set", "A=1,2", "--set", "C=1"],
+        "A must be n×n",
+    ),
     ("design", "gauss covariance not symmetric", GAUSS + ["--set", "cov_p=2,1;0,1"], "is not symmetric"),
-    ("design", "gauss covariance not PSD", ["design", "--problem", "gauss-tradeoff", "--set", "cov_p=1,0;0,-1",
-                                            "--set", "cov_u=1,0.5;0.5,1", "--set", "n=1"], "not positive definite"),
+    (
+        "design",
+        "gauss covariance not PSD",
+        [
+            "design",
+            "--problem",
+            "gauss-tradeoff",
+            "--set",
+            "cov_p=1,0;0,-1",
+            "--set",
+            "cov_u=1,0.5;0.5,1",
+            "--set",
+            "n=1",
+        ],
+        "not positive definite",
+    ),
     ("design", "gauss covariance NaN", GAUSS + ["--set", "cov_p=nan,1;1,1"], "non-finite entries"),
     ("design", "gauss covariance file pickled", GAUSS + ["--set", "cov_p={pickled}"], "allow_pickle=False"),
     ("design", "gauss dataset 2 as printed", ["design", "--problem", "gauss-dataset2"], 'pass psd="project"'),
@@ -177,7 +347,12 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("design", "spec eps = inf", ["design", "--spec", "{spec_eps_inf}"], "no privacy constraint"),
     ("design", "spec eps = nan", ["design", "--spec", "{spec_eps_nan}"], "eps must be a finite number > 0"),
     ("design", "spec eps = 1e300", ["design", "--spec", "{spec_eps_huge}"], "e^eps overflows"),
-    ("design", "spec prior an integer", ["design", "--spec", "{spec_prior_int}"], "prior must be a non-empty 1-D vector"),
+    (
+        "design",
+        "spec prior an integer",
+        ["design", "--spec", "{spec_prior_int}"],
+        "prior must be a non-empty 1-D vector",
+    ),
     ("design", "spec options not a table", ["design", "--spec", "{spec_options}"], "field 'options' must be a table"),
     ("design", "spec unknown solver", ["design", "--spec", "{spec_solver}"], "unknown solver 'nope'"),
     ("design", "spec unknown problem", ["design", "--spec", "{spec_problem}"], "unknown problem 'nope-problem'"),
@@ -205,23 +380,51 @@ CASES: list[tuple[str, str, list[str], str]] = [
     # ---- compare --------------------------------------------------------------------------------------------
     ("compare", "unknown solver", ["compare", "--solver", "nope"], "unknown solver 'nope'"),
     ("compare", "unknown problem", ["compare", "--problem", "nope-problem"], "unknown problem id(s) ['nope-problem']"),
-    ("compare", "catalog with a bad prior", ["compare", "--catalog", "{catalog_bad}"], "catalog_bad.toml: instance 'x' (design): prior sums to 1.1"),
-    ("compare", "catalog with an infinite time limit", ["compare", "--catalog", "{catalog_tl}"], "'time_limit' must be > 0"),
+    (
+        "compare",
+        "catalog with a bad prior",
+        ["compare", "--catalog", "{catalog_bad}"],
+        "catalog_bad.toml: instance 'x' (design): prior sums to 1.1",
+    ),
+    (
+        "compare",
+        "catalog with an infinite time limit",
+        ["compare", "--catalog", "{catalog_tl}"],
+        "'time_limit' must be > 0",
+    ),
     ("compare", "catalog with an unknown field", ["compare", "--catalog", "{catalog_field}"], "unknown field 'colour'"),
-    ("compare", "catalog with an unknown problem", ["compare", "--catalog", "{catalog_problem}"],
-     "unknown problem id 'nope-problem'"),
+    (
+        "compare",
+        "catalog with an unknown problem",
+        ["compare", "--catalog", "{catalog_problem}"],
+        "unknown problem id 'nope-problem'",
+    ),
     ("compare", "not a catalog", ["compare", "--catalog", "{catalog_top}"], "unknown top-level key(s) ['title']"),
     ("compare", "bad TOML catalog", ["compare", "--catalog", "{badtoml}"], "invalid TOML"),
     ("compare", "missing catalog", ["compare", "--catalog", "{dir}/none.toml"], "no such file"),
     ("compare", "catalog is a directory", ["compare", "--catalog", "{dir}"], "is a directory"),
-    ("compare", "--plot is a file", ["compare", "--problem", "lip-binary", "--plot", "{good_q}"], "is a file, not a folder"),
-    ("compare", "--budget with --jobs", ["compare", "--problem", "lip-binary", "--budget", "5", "--jobs", "2"],
-     "--budget works with --jobs 1 only"),
+    (
+        "compare",
+        "--plot is a file",
+        ["compare", "--problem", "lip-binary", "--plot", "{good_q}"],
+        "is a file, not a folder",
+    ),
+    (
+        "compare",
+        "--budget with --jobs",
+        ["compare", "--problem", "lip-binary", "--budget", "5", "--jobs", "2"],
+        "--budget works with --jobs 1 only",
+    ),
     # ---- verify, reproduce -------------------------------------------------------------------------------------
     ("verify", "unknown paper", ["verify", "--paper", "nope"], "invalid choice: 'nope'"),
     ("verify", "unknown claim", ["verify", "--claim", "nope.thm1"], "unknown claim id(s) ['nope.thm1']"),
     ("reproduce", "unknown figure", ["reproduce", "nope.fig1", "--out", "{dir}/figs"], "unknown figure id(s)"),
-    ("reproduce", "figure id with a path", ["reproduce", "../../escape", "--out", "{dir}/figs"], "unknown figure id(s)"),
+    (
+        "reproduce",
+        "figure id with a path",
+        ["reproduce", "../../escape", "--out", "{dir}/figs"],
+        "unknown figure id(s)",
+    ),
     ("reproduce", "nothing to reproduce", ["reproduce", "--out", "{dir}/figs"], "name at least one FIGURE_ID"),
     ("reproduce", "--out is a file", ["reproduce", "all", "--out", "{good_q}"], "is a file, not a folder"),
     # ---- sweep ----------------------------------------------------------------------------------------------------
@@ -236,8 +439,12 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("sweep", "unknown solver", ["sweep", "{sweep_solver}"], "unknown solver 'nope'"),
     ("sweep", "solver options not a table", ["sweep", "{sweep_opts}"], "'options.sqp' must be a table"),
     ("sweep", "save_mechanism a string", ["sweep", "{sweep_save}"], "must be true or false"),
-    ("sweep", "top-level key inside [fixed]", ["sweep", "{sweep_misplaced}"],
-     "grid point (eps=1.0): unknown design parameter(s) ['save_mechanism']"),
+    (
+        "sweep",
+        "top-level key inside [fixed]",
+        ["sweep", "{sweep_misplaced}"],
+        "grid point (eps=1.0): unknown design parameter(s) ['save_mechanism']",
+    ),
     ("sweep", "bad prior in [fixed]", ["sweep", "{sweep_badprior}"], "grid point (eps=1.0): prior sums to 1.1"),
     ("sweep", "resume without out", ["sweep", "{sweep_bad}", "--resume"], "--resume needs --out"),
     ("sweep", "bad jobs", ["sweep", "{sweep_bad}", "--jobs", "0"], "expected a positive integer"),
@@ -254,7 +461,8 @@ CASES: list[tuple[str, str, list[str], str]] = [
 
 
 import sys  # noqa: E402
-sys.path.insert(0, str(Path(__file__).parent))   # the shared issue-19 rows (tests/ is not a package)
+
+sys.path.insert(0, str(Path(__file__).parent))  # the shared issue-19 rows (tests/ is not a package)
 from catalog_issue19 import CLI_CASES, cli_files  # noqa: E402  (issue 19 rows)
 
 CASES += CLI_CASES
@@ -276,7 +484,7 @@ def test_bad_input_is_one_line_exit_2(capsys, tmp_path, cmd, what, argv, fragmen
     files = {**_files(tmp_path), **cli_files(tmp_path)}
     args = [a.format(**files) for a in argv]
     if args[0] in ("design", "audit"):
-        args.append("--json")           # --json must not turn an error into a JSON document
+        args.append("--json")  # --json must not turn an error into a JSON document
     code, out, err = _run(capsys, args)
     assert code == 2, (code, err)
     lines = err.strip().splitlines()
@@ -289,9 +497,11 @@ def test_errors_leave_no_partial_output(capsys, tmp_path):
     """A refused run writes nothing: no half mechanism file, no empty sweep file."""
     files = _files(tmp_path)
     before = set(tmp_path.rglob("*"))
-    for argv in (FLAGS + ["--prior", "0.3,0.8", "--eps", "1", "--out", "{dir}/m.json"],
-                 ["sweep", "{sweep_eps0}", "--out", "{dir}/s.jsonl"],
-                 ["reproduce", "nope.fig1", "--out", "{dir}/figs"]):
+    for argv in (
+        FLAGS + ["--prior", "0.3,0.8", "--eps", "1", "--out", "{dir}/m.json"],
+        ["sweep", "{sweep_eps0}", "--out", "{dir}/s.jsonl"],
+        ["reproduce", "nope.fig1", "--out", "{dir}/figs"],
+    ):
         code, _, _ = _run(capsys, [a.format(**files) for a in argv])
         assert code == 2
     assert set(tmp_path.rglob("*")) == before

@@ -7,6 +7,7 @@ tables); a mechanism that comes back is audited; ``optimal`` only when the audit
 passes (and the certificate, if any, closes); anything else carries a message.
 The regressions pin the bugs this issue found, each at its source.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,7 +32,7 @@ FAST = {"sqp": {"n_starts": 2, "max_iter": 200}}
 def honest(res: Result, where: str = "", channel: bool = False) -> None:
     """The invariant every result must satisfy, whatever the input."""
     doc = res.to_dict()
-    text = json.dumps(doc, allow_nan=False)              # raises on NaN / inf
+    text = json.dumps(doc, allow_nan=False)  # raises on NaN / inf
     assert "NaN" not in text and "Infinity" not in text, where
     assert res.value is None or math.isfinite(res.value), where
     if res.status.has_solution:
@@ -39,13 +40,13 @@ def honest(res: Result, where: str = "", channel: bool = False) -> None:
     if res.status is not Status.OPTIMAL:
         assert res.message, f"{where}: status {res.status.value} without a message"
         return
-    if res.mechanism is None:       # a certified optimum too large to materialise (exact, symmetry): says so
+    if res.mechanism is None:  # a certified optimum too large to materialise (exact, symmetry): says so
         assert res.certificate is not None and "not materialised" in res.message, where
         return
     assert res.violation is not None and res.violation <= settings.tolerance("privacy"), (where, res.message)
     if res.certificate is not None:
         assert res.certificate.gap <= settings.tolerance("gap"), where
-    if channel and res.mechanism is not None:               # densities and covariances are audited by their problem
+    if channel and res.mechanism is not None:  # densities and covariances are audited by their problem
         Q = res.Q
         assert np.all(np.isfinite(Q)) and np.all(Q >= 0), where
         assert np.max(np.abs(Q.sum(axis=1) - 1.0)) <= settings.tolerance("row_sum"), where
@@ -132,15 +133,16 @@ def test_fisher_and_gauss_at_extremes(pid, params) -> None:
     prob = get_problem(pid).from_params(**params)
     res = _all_solvers(prob, f"{pid} {params}")
     assert res, "no solver applies"
-    if "closed-form" in res and "conic" in res:       # the grid/SDP optimum agrees with the theorem
+    if "closed-form" in res and "conic" in res:  # the grid/SDP optimum agrees with the theorem
         cf, cv = res["closed-form"], res["conic"]
         assert cv.status is Status.OPTIMAL, cv.message
         err = cv.extras.get("error_estimate") or 0.0
-        if pid != "fisher-weighted":                   # Corollary 4 is a stationary point, not the optimum
+        if pid != "fisher-weighted":  # Corollary 4 is a stationary point, not the optimum
             assert abs(cv.value - cf.value) <= 2e-4 * abs(cf.value) + 10 * err, (cv.value, cf.value)
 
 
 # -- regressions: input → old behaviour → new behaviour ----------------------------------------
+
 
 def test_skewed_prior_large_eps_is_certified_and_exactly_private() -> None:
     """P = (1 − 1e-6, 1e-6), ε = 10, LDP: was optimal_inaccurate ('privacy violated by 4.54e-05':
@@ -185,6 +187,7 @@ def test_kss_l2_tiny_eps_value_matches_its_mechanism() -> None:
     assert abs(prob.audit(r).value / r.value - 1) <= 1e-9
     assert abs(r.value / 900000000.000075 - 1) <= 1e-9
     from mechopt.oracles.ksubset import KSubset
+
     assert abs(prob.evaluate(KSubset(4, 1e-6, k=2).matrix()) / 900000000.000075 - 1) <= 1e-8
 
 
@@ -194,7 +197,7 @@ def test_fisher_interval_tiny_and_huge_supports() -> None:
     for half in (1e-6, 1e6):
         prob = get_problem("fisher-interval").from_params(a=str(-half), b=str(half), n="200")
         r = mechopt.solve(prob, solver="conic")
-        grid = 4 * (201 / (2 * half)) ** 2 * 4 * math.sin(math.pi / 402) ** 2     # discrete optimum
+        grid = 4 * (201 / (2 * half)) ** 2 * 4 * math.sin(math.pi / 402) ** 2  # discrete optimum
         assert r.status is Status.OPTIMAL and abs(r.value / grid - 1) <= 1e-6, (half, r.value, grid)
 
 
@@ -237,6 +240,7 @@ def test_one_symbol_support_sqp() -> None:
 
 # -- d up to the documented limits --------------------------------------------------------------
 
+
 def _random_prior(d: int, seed: int) -> np.ndarray:
     P = np.random.default_rng(seed).dirichlet(np.ones(d))
     P[0] = 1e-12
@@ -244,8 +248,10 @@ def _random_prior(d: int, seed: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("eps", [1e-6, 50.0])
-@pytest.mark.parametrize("notion, utility, d", [("ldp", "mi", 10), ("lip", "histogram", 10), ("ldp", "mi", 12),
-                                                ("lip", "histogram", 12), ("ldp", "mi", 24)])
+@pytest.mark.parametrize(
+    "notion, utility, d",
+    [("ldp", "mi", 10), ("lip", "histogram", 10), ("ldp", "mi", 12), ("lip", "histogram", 12), ("ldp", "mi", 24)],
+)
 def test_exact_at_large_d_and_extreme_eps(notion, utility, d, eps) -> None:
     """Enumeration (d = 10), column generation (d = 12, 24: the MI pricing MILP; at ε = 50 it was a HiGHS
     'Model error', at ε = 1e-6 the LIP master was 'infeasible' to HiGHS's presolve)."""
@@ -261,8 +267,9 @@ def test_policy_graph_at_dd_max_d_and_eps_50() -> None:
     entries: 254 of 8192), certified in seconds (the log-space enumeration was 113 s before its
     equality row went first)."""
     d = 14
-    prob = ChannelDesign.from_params(prior=_random_prior(d, 3), notion="graph-ldp", utility="histogram",
-                                     eps=50.0, graph=nx.path_graph(d))
+    prob = ChannelDesign.from_params(
+        prior=_random_prior(d, 3), notion="graph-ldp", utility="histogram", eps=50.0, graph=nx.path_graph(d)
+    )
     r = mechopt.solve(prob, solver="exact")
     honest(r, "path 14 eps=50", channel=True)
     assert r.status is Status.OPTIMAL and r.extras["rays"] == 2 ** (d - 1)
@@ -280,11 +287,25 @@ def test_cli_design_json_at_extremes_has_no_nan(capsys) -> None:
     from mechopt.cli import main
 
     for eps in ("1e-6", "50"):
-        code = main(["design", "--notion", "ldp", "--utility", "mi", "--prior", "0.999999,1e-6",
-                     "--eps", eps, "--solver", "exact", "--json"])
+        code = main(
+            [
+                "design",
+                "--notion",
+                "ldp",
+                "--utility",
+                "mi",
+                "--prior",
+                "0.999999,1e-6",
+                "--eps",
+                eps,
+                "--solver",
+                "exact",
+                "--json",
+            ]
+        )
         out = capsys.readouterr().out
         assert code == 0
-        doc = json.loads(out)                      # strict JSON: NaN would not parse as a number here
+        doc = json.loads(out)  # strict JSON: NaN would not parse as a number here
         assert "NaN" not in out and "Infinity" not in out
         assert doc["status"] == "optimal" and math.isfinite(doc["value"])
 
@@ -311,8 +332,9 @@ def test_design_dense_eps_grid(notion) -> None:
             continue
         for utility in ("mi", "mse", "histogram"):
             for eps in np.geomspace(1e-6, 50.0, 15):
-                prob = _design(prior if not prior.startswith("uniform") else "0.2,0.2,0.2,0.2,0.2",
-                               notion, utility, float(eps))
+                prob = _design(
+                    prior if not prior.startswith("uniform") else "0.2,0.2,0.2,0.2,0.2", notion, utility, float(eps)
+                )
                 r = mechopt.solve(prob, solver="exact")
                 honest(r, f"{name} {notion} {utility} eps={eps:.3g}", channel=True)
                 if r.status is Status.OPTIMAL_INACCURATE and abs(r.value) < 1e-3:
@@ -326,15 +348,17 @@ def test_design_dense_eps_grid(notion) -> None:
 def test_sweep_and_compare_tables_at_extremes_have_no_nan(tmp_path, capsys) -> None:
     """A sweep over ε from 1e-6 to 50 and a compare of extreme instances: JSON lines parse strictly,
     the tables print no nan/inf, every certified row is optimal."""
-    from mechopt.io.catalog import parse_catalog
     from mechopt.cli import main
+    from mechopt.io.catalog import parse_catalog
     from mechopt.jobs.compare import compare
     from mechopt.jobs.sweep.run import read_lines
 
     spec = tmp_path / "spec.toml"
-    spec.write_text('problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nprior = "0.999999,1e-6"\n'
-                    'notion = "ldp"\nutility = "mi"\n[grid]\neps = [1e-6, 1e-3, 1.0, 10.0, 50.0]\n'
-                    '[options.sqp]\nn_starts = 2\n')
+    spec.write_text(
+        'problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nprior = "0.999999,1e-6"\n'
+        'notion = "ldp"\nutility = "mi"\n[grid]\neps = [1e-6, 1e-3, 1.0, 10.0, 50.0]\n'
+        "[options.sqp]\nn_starts = 2\n"
+    )
     out = tmp_path / "s.jsonl"
     assert main(["sweep", str(spec), "--out", str(out)]) == 0
     table = capsys.readouterr().out.lower()
@@ -342,7 +366,7 @@ def test_sweep_and_compare_tables_at_extremes_have_no_nan(tmp_path, capsys) -> N
     for line in out.read_text().splitlines():
         json.loads(line, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     assert all(ln["status"] == "optimal" for ln in read_lines(out) if ln["solver"] == "exact")
-    cat = parse_catalog('''
+    cat = parse_catalog("""
 [[instance]]
 problem = "design"
 name = "skew eps=50"
@@ -354,7 +378,7 @@ problem = "kss-l2"
 name = "eps=1e-6"
 params = { prior = "uniform:4", eps = 1e-6, n = 10000 }
 options.sqp = { n_starts = 2 }
-''')
+""")
     rows = compare(instances=cat)
     assert all(r["value"] is None or math.isfinite(r["value"]) for r in rows)
     assert all(r["status"] == "optimal" for r in rows if r["certified"])

@@ -6,6 +6,7 @@ Clarabel's "solved inaccurate", time limits and iteration limits are statuses.
 ``compare`` and ``sweep`` turn a failing solver into a row / line that says so,
 and the other solvers' rows still come out.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,13 +17,13 @@ import numpy as np
 import pytest
 
 import mechopt
+from mechopt.errors import SolverError
 from mechopt.io.catalog import parse_catalog
 from mechopt.jobs.compare import compare
-from mechopt.errors import SolverError
+from mechopt.jobs.sweep.run import SweepSpec, sweep
 from mechopt.problems.design import ChannelDesign
 from mechopt.registry import get_problem
 from mechopt.results.result import Status
-from mechopt.jobs.sweep.run import SweepSpec, sweep
 
 DESIGN = ChannelDesign.from_params(prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0)
 
@@ -41,13 +42,21 @@ def _boom(*args, **kwargs):
 
 # -- a backend that raises ------------------------------------------------------------------
 
-@pytest.mark.parametrize("target, solver, problem, opts", [
-    ("mechopt.solvers.exact.lp.linprog", "exact", DESIGN, {}),
-    ("mechopt.solvers.exact.pricing.base.milp", "exact", ChannelDesign.from_params(
-        prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0), {"method": "colgen", "enum_max_d": 2, "pricing": "milp"}),
-    ("mechopt.solvers._sqp_run.minimize", "sqp", DESIGN, {"n_starts": 2}),
-    ("cvxpy.Problem.solve", "conic", None, {}),
-])
+
+@pytest.mark.parametrize(
+    "target, solver, problem, opts",
+    [
+        ("mechopt.solvers.exact.lp.linprog", "exact", DESIGN, {}),
+        (
+            "mechopt.solvers.exact.pricing.base.milp",
+            "exact",
+            ChannelDesign.from_params(prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0),
+            {"method": "colgen", "enum_max_d": 2, "pricing": "milp"},
+        ),
+        ("mechopt.solvers._sqp_run.minimize", "sqp", DESIGN, {"n_starts": 2}),
+        ("cvxpy.Problem.solve", "conic", None, {}),
+    ],
+)
 def test_backend_crash_is_a_solver_error_with_its_cause(monkeypatch, target, solver, problem, opts) -> None:
     monkeypatch.setattr(target, _boom)
     prob = problem if problem is not None else fisher()
@@ -88,6 +97,7 @@ def test_highs_retries_in_the_other_scale(monkeypatch) -> None:
         calls.append(k.get("method"))
         if len(calls) == 1:
             from scipy.optimize import OptimizeResult
+
             return OptimizeResult(status=4, x=None, message="HiGHS Status 15: model_status is Unknown")
         return real(*a, **k)
 
@@ -131,12 +141,13 @@ def test_highs_nan_duals_fall_back_to_the_basis_duals(monkeypatch) -> None:
 
 # -- Clarabel "solved inaccurate" -------------------------------------------------------------
 
+
 def test_clarabel_inaccurate_is_optimal_inaccurate_without_certificate(monkeypatch) -> None:
     real = cp.Problem.solve
 
     def inaccurate(self, *a, **k):
         out = real(self, *a, **k)
-        self._status = cp.OPTIMAL_INACCURATE          # what cvxpy reports for Clarabel's AlmostSolved
+        self._status = cp.OPTIMAL_INACCURATE  # what cvxpy reports for Clarabel's AlmostSolved
         return out
 
     monkeypatch.setattr(cp.Problem, "solve", inaccurate)
@@ -148,33 +159,40 @@ def test_clarabel_inaccurate_is_optimal_inaccurate_without_certificate(monkeypat
 
 # -- limits -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("solver, problem, opts", [
-    ("exact", DESIGN, {"method": "colgen"}),
-    ("sqp", DESIGN, {"n_starts": 3}),
-    ("conic", "fisher", {}),
-    ("greedy", "gauss", {}),
-    ("search", "gauss", {}),
-    ("gd-penalty", "gauss", {}),
-    ("anneal", "gauss", {}),
-])
+
+@pytest.mark.parametrize(
+    "solver, problem, opts",
+    [
+        ("exact", DESIGN, {"method": "colgen"}),
+        ("sqp", DESIGN, {"n_starts": 3}),
+        ("conic", "fisher", {}),
+        ("greedy", "gauss", {}),
+        ("search", "gauss", {}),
+        ("gd-penalty", "gauss", {}),
+        ("anneal", "gauss", {}),
+    ],
+)
 def test_tiny_time_limit_is_a_time_limit_status(solver, problem, opts) -> None:
     prob = {"fisher": fisher, "gauss": gauss}.get(problem, lambda: problem)()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")            # cvxpy: "Solution may be inaccurate" at a user limit
+        warnings.simplefilter("ignore")  # cvxpy: "Solution may be inaccurate" at a user limit
         r = mechopt.solve(prob, solver=solver, time_limit=1e-9, **opts)
     assert r.status is Status.TIME_LIMIT, (r.status, r.message)
     assert r.message
     assert r.value is None or np.isfinite(r.value)
 
 
-@pytest.mark.parametrize("solver, problem, opts, words", [
-    ("exact", DESIGN, {"method": "colgen", "max_iter": 1}, "iteration limit"),
-    ("sqp", DESIGN, {"max_iter": 1, "n_starts": 2}, "max_iter=1"),
-    ("sqp", DESIGN, {"max_iter": 1, "n_starts": 2, "method": "trust-constr"}, "max_iter=1"),
-    ("conic", "fisher", {"backend_options": {"max_iter": 1}}, "max_iter=1"),
-    ("greedy", "gauss", {"max_iter": 1}, "max_iter"),
-    ("gd-penalty", "gauss", {"max_iter": 1}, "max_iter=1"),
-])
+@pytest.mark.parametrize(
+    "solver, problem, opts, words",
+    [
+        ("exact", DESIGN, {"method": "colgen", "max_iter": 1}, "iteration limit"),
+        ("sqp", DESIGN, {"max_iter": 1, "n_starts": 2}, "max_iter=1"),
+        ("sqp", DESIGN, {"max_iter": 1, "n_starts": 2, "method": "trust-constr"}, "max_iter=1"),
+        ("conic", "fisher", {"backend_options": {"max_iter": 1}}, "max_iter=1"),
+        ("greedy", "gauss", {"max_iter": 1}, "max_iter"),
+        ("gd-penalty", "gauss", {"max_iter": 1}, "max_iter=1"),
+    ],
+)
 def test_iteration_limit_one_is_an_iteration_limit_status(solver, problem, opts, words) -> None:
     """Before: sqp and gd-penalty called the point they stopped at ``optimal``; conic called it ``time_limit``."""
     prob = {"fisher": fisher, "gauss": gauss}.get(problem, lambda: problem)()
@@ -184,7 +202,7 @@ def test_iteration_limit_one_is_an_iteration_limit_status(solver, problem, opts,
     assert r.status is Status.ITERATION_LIMIT, (r.status, r.message)
     assert words in r.message
     if r.value is not None:
-        assert np.isfinite(r.value) and r.violation is not None   # a limit with a point is audited
+        assert np.isfinite(r.value) and r.violation is not None  # a limit with a point is audited
 
 
 def test_iteration_limited_point_is_not_better_than_the_certified_optimum() -> None:
@@ -197,7 +215,7 @@ def test_iteration_limited_point_is_not_better_than_the_certified_optimum() -> N
 
 # -- compare and sweep carry on ----------------------------------------------------------------
 
-CATALOG = '''
+CATALOG = """
 [[instance]]
 problem = "design"
 name = "ldp-mi"
@@ -209,7 +227,7 @@ problem = "design"
 name = "lip-hist"
 params = { prior = "0.3,0.7", notion = "lip", utility = "histogram", eps = 1.0 }
 options.sqp = { n_starts = 2 }
-'''
+"""
 
 
 def _crash_sqp(monkeypatch) -> None:
@@ -262,9 +280,13 @@ def test_compare_isolated_row_that_kills_its_process_is_a_row(monkeypatch) -> No
 
 def test_sweep_lines_show_the_failure_and_the_other_solvers_run(monkeypatch, tmp_path, capsys) -> None:
     _crash_sqp(monkeypatch)
-    spec = SweepSpec(problem="design", solvers=("exact", "sqp"), grid={"eps": [0.5, 1.0]},
-                     fixed={"prior": "0.3,0.7", "notion": "lip", "utility": "histogram"},
-                     options={"sqp": {"n_starts": 2}})
+    spec = SweepSpec(
+        problem="design",
+        solvers=("exact", "sqp"),
+        grid={"eps": [0.5, 1.0]},
+        fixed={"prior": "0.3,0.7", "notion": "lip", "utility": "histogram"},
+        options={"sqp": {"n_starts": 2}},
+    )
     out = tmp_path / "s.jsonl"
     lines = sweep(spec, out)
     assert [ln["solver"] for ln in lines] == ["exact", "sqp", "exact", "sqp"]
@@ -275,7 +297,7 @@ def test_sweep_lines_show_the_failure_and_the_other_solvers_run(monkeypatch, tmp
         else:
             assert ln["status"] == "optimal" and ln["certificate"]["gap"] <= 1e-9
     text = out.read_text()
-    assert "NaN" not in text and len(text.splitlines()) == 5        # the spec header and 4 points
+    assert "NaN" not in text and len(text.splitlines()) == 5  # the spec header and 4 points
 
 
 def test_sweep_cli_table_shows_the_failure(monkeypatch, tmp_path, capsys) -> None:
@@ -283,8 +305,10 @@ def test_sweep_cli_table_shows_the_failure(monkeypatch, tmp_path, capsys) -> Non
 
     _crash_sqp(monkeypatch)
     spec = tmp_path / "spec.toml"
-    spec.write_text('problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nprior = "0.3,0.7"\nnotion = "lip"\n'
-                    'utility = "histogram"\n[grid]\neps = [0.5, 1.0]\n[options.sqp]\nn_starts = 2\n')
+    spec.write_text(
+        'problem = "design"\nsolvers = ["exact", "sqp"]\n[fixed]\nprior = "0.3,0.7"\nnotion = "lip"\n'
+        'utility = "histogram"\n[grid]\neps = [0.5, 1.0]\n[options.sqp]\nn_starts = 2\n'
+    )
     assert main(["sweep", str(spec), "--out", str(tmp_path / "o.jsonl")]) == 0
     out = capsys.readouterr().out
     table, summary = out.split("\n\n")

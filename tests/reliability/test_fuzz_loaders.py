@@ -12,6 +12,7 @@ Budgets: ``FUZZ`` examples per loader in the default suite (fast), and
 ``FUZZ_SLOW`` (≥ 1000) per loader in the ``@pytest.mark.slow`` twins
 (``python -m pytest -m slow tests/reliability/test_fuzz_loaders.py``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,39 +27,112 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mechopt.io.catalog import parse_catalog
 from mechopt.cli.design import build_problem, read_graph
 from mechopt.errors import MechoptError
+from mechopt.io.catalog import parse_catalog
 from mechopt.io.mechfile import read_mechanism
+from mechopt.jobs.sweep.run import parse_spec
 from mechopt.model.priors import parse_prior
 from mechopt.registry import get_problem, problem_ids
-from mechopt.jobs.sweep.run import parse_spec
 
 FUZZ = int(os.environ.get("MECHOPT_FUZZ_EXAMPLES", "40"))
 FUZZ_SLOW = 1000
-_COMMON = dict(deadline=None, database=None,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                      HealthCheck.function_scoped_fixture])
+_COMMON = dict(
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 FAST = settings(max_examples=FUZZ, **_COMMON)
 SLOW = settings(max_examples=FUZZ_SLOW, **_COMMON)
 
 # ---- strategies ---------------------------------------------------------------------------------
-KEYS = ["problem", "name", "params", "solver", "solvers", "options", "time_limit", "grid", "fixed", "plot",
-        "save_mechanism", "description", "instance", "prior", "eps", "notion", "utility", "values", "graph",
-        "n", "a", "b", "x", "Q", "inputs", "outputs", "linspace", "logspace", "sqp", "n_starts", "é", "k y"]
-NUMBERS = st.one_of(st.integers(min_value=-(10 ** 30), max_value=10 ** 30), st.sampled_from([0, 1, -1, 2 ** 63, 10 ** 400, -(10 ** 400)]),
-                    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([math.nan, math.inf, -math.inf,
-                                                                                      1e308, -1e-320, 0.0]))
-WORDS = st.one_of(st.text(max_size=12), st.sampled_from(
-    ["0.2,0.8", "uniform:3", "uniform:0", "uniform:-1", "1", "", "nan,1", "inf", "-1", "lip", "ldp", "mip", "mse",
-     "mi", "histogram", "graph-ldp", "sqp", "exact", "design", "lip-binary", "kss-mi", "fisher-interval",
-     "gauss-tradeoff", "2,1;1,1", "1,2;3", "average:1,1", "variance:3:0:1", "exp:2", "../../etc/passwd", "∞", "ε"]))
+KEYS = [
+    "problem",
+    "name",
+    "params",
+    "solver",
+    "solvers",
+    "options",
+    "time_limit",
+    "grid",
+    "fixed",
+    "plot",
+    "save_mechanism",
+    "description",
+    "instance",
+    "prior",
+    "eps",
+    "notion",
+    "utility",
+    "values",
+    "graph",
+    "n",
+    "a",
+    "b",
+    "x",
+    "Q",
+    "inputs",
+    "outputs",
+    "linspace",
+    "logspace",
+    "sqp",
+    "n_starts",
+    "é",
+    "k y",
+]
+NUMBERS = st.one_of(
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.sampled_from([0, 1, -1, 2**63, 10**400, -(10**400)]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([math.nan, math.inf, -math.inf, 1e308, -1e-320, 0.0]),
+)
+WORDS = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(
+        [
+            "0.2,0.8",
+            "uniform:3",
+            "uniform:0",
+            "uniform:-1",
+            "1",
+            "",
+            "nan,1",
+            "inf",
+            "-1",
+            "lip",
+            "ldp",
+            "mip",
+            "mse",
+            "mi",
+            "histogram",
+            "graph-ldp",
+            "sqp",
+            "exact",
+            "design",
+            "lip-binary",
+            "kss-mi",
+            "fisher-interval",
+            "gauss-tradeoff",
+            "2,1;1,1",
+            "1,2;3",
+            "average:1,1",
+            "variance:3:0:1",
+            "exp:2",
+            "../../etc/passwd",
+            "∞",
+            "ε",
+        ]
+    ),
+)
 SCALARS = st.one_of(NUMBERS, WORDS, st.booleans())
 
 
 def _values(depth: int = 3) -> st.SearchStrategy[Any]:
-    return st.recursive(SCALARS, lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS), inner, max_size=4)), max_leaves=12)
+    return st.recursive(
+        SCALARS,
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS), inner, max_size=4)),
+        max_leaves=12,
+    )
 
 
 VALUES = _values()
@@ -90,10 +164,12 @@ def to_toml(doc: dict[str, Any]) -> str:
 
 
 def _valid_bases() -> list[dict[str, Any]]:
-    return [{"problem": "design", "params": {"prior": "0.3,0.7", "notion": "lip", "utility": "histogram", "eps": 1.0}},
-            {"problem": "lip-binary", "params": {"p1": 0.3, "eps": 1.0}},
-            {"problem": "gauss-tradeoff", "params": {"dataset": "1"}},
-            {"problem": "fisher-interval", "params": {"a": -1, "b": 1, "n": 50}}]
+    return [
+        {"problem": "design", "params": {"prior": "0.3,0.7", "notion": "lip", "utility": "histogram", "eps": 1.0}},
+        {"problem": "lip-binary", "params": {"p1": 0.3, "eps": 1.0}},
+        {"problem": "gauss-tradeoff", "params": {"dataset": "1"}},
+        {"problem": "fisher-interval", "params": {"a": -1, "b": 1, "n": 50}},
+    ]
 
 
 @st.composite
@@ -136,8 +212,20 @@ def _write(tmp: Path, name: str, data: str | bytes) -> Path:
 
 def load_design_spec(tmp: Path, data: str | bytes) -> None:
     path = _write(tmp, "spec.toml", data)
-    args = argparse.Namespace(problem=None, spec=str(path), assign=[], opt=[], solver=None, time_limit=None,
-                              notion=None, utility=None, prior=None, eps=None, values=None, graph=None)
+    args = argparse.Namespace(
+        problem=None,
+        spec=str(path),
+        assign=[],
+        opt=[],
+        solver=None,
+        time_limit=None,
+        notion=None,
+        utility=None,
+        prior=None,
+        eps=None,
+        values=None,
+        graph=None,
+    )
     build_problem(args)
 
 
@@ -172,8 +260,14 @@ def load_graph_files(tmp: Path, data: str | bytes) -> None:
             pass
 
 
-LOADERS = {"design-spec": load_design_spec, "sweep-spec": load_sweep_spec, "catalog": load_catalog_and_build,
-           "mechanism": load_mechanism, "prior-file": load_prior_file, "graph-file": load_graph_files}
+LOADERS = {
+    "design-spec": load_design_spec,
+    "sweep-spec": load_sweep_spec,
+    "catalog": load_catalog_and_build,
+    "mechanism": load_mechanism,
+    "prior-file": load_prior_file,
+    "graph-file": load_graph_files,
+}
 
 
 def _structured(name: str) -> st.SearchStrategy[str]:
@@ -181,12 +275,19 @@ def _structured(name: str) -> st.SearchStrategy[str]:
     if name == "design-spec":
         return st.one_of(mutated(_valid_bases()), DOCS).map(to_toml)
     if name == "sweep-spec":
-        base = [{"problem": "design", "solvers": ["sqp"], "fixed": {"notion": "lip", "utility": "histogram",
-                                                                    "prior": "0.3,0.7"}, "grid": {"eps": [0.5, 1.0]}}]
+        base = [
+            {
+                "problem": "design",
+                "solvers": ["sqp"],
+                "fixed": {"notion": "lip", "utility": "histogram", "prior": "0.3,0.7"},
+                "grid": {"eps": [0.5, 1.0]},
+            }
+        ]
         return st.one_of(mutated(base), DOCS).map(to_toml)
     if name == "catalog":
-        inst = st.one_of(mutated([{"problem": b["problem"], "name": "x", "params": b["params"]} for b in _valid_bases()]),
-                         DOCS)
+        inst = st.one_of(
+            mutated([{"problem": b["problem"], "name": "x", "params": b["params"]} for b in _valid_bases()]), DOCS
+        )
         return st.lists(inst, max_size=3).map(lambda xs: "".join("[[instance]]\n" + to_toml(x) for x in xs))
     if name == "mechanism":
         base = [{"Q": [[0.75, 0.25], [0.25, 0.75]], "prior": [0.5, 0.5], "notion": "ldp", "eps": 1.0}]
@@ -195,10 +296,17 @@ def _structured(name: str) -> st.SearchStrategy[str]:
         return st.lists(st.one_of(NUMBERS.map(str), WORDS), max_size=8).map(" ".join)
     return st.one_of(
         st.lists(st.tuples(SCALARS, SCALARS, st.one_of(st.just(""), SCALARS.map(str))), max_size=6).map(
-            lambda es: "\n".join(f"{u} {v} {w}" for u, v, w in es)),
-        st.fixed_dictionaries({"nodes": st.lists(st.dictionaries(st.sampled_from(["id", "x"]), SCALARS), max_size=4),
-                               "links": st.lists(st.dictionaries(st.sampled_from(["source", "target", "weight"]),
-                                                                 SCALARS), max_size=4)}).map(json.dumps))
+            lambda es: "\n".join(f"{u} {v} {w}" for u, v, w in es)
+        ),
+        st.fixed_dictionaries(
+            {
+                "nodes": st.lists(st.dictionaries(st.sampled_from(["id", "x"]), SCALARS), max_size=4),
+                "links": st.lists(
+                    st.dictionaries(st.sampled_from(["source", "target", "weight"]), SCALARS), max_size=4
+                ),
+            }
+        ).map(json.dumps),
+    )
 
 
 ANY_INPUT = {name: st.one_of(TEXT, BYTES, _structured(name)) for name in LOADERS}
@@ -234,12 +342,19 @@ def _param_names(pid: str) -> list[str]:
     import inspect
 
     cls = get_problem(pid)
-    names = [n for n, q in inspect.signature(cls.from_params).parameters.items()
-             if q.kind in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD)]
-    extra = {"fisher-interval": ["a", "b", "n", "query"], "fisher-box": ["lower", "upper", "n"],
-             "fisher-output": ["y_lo", "y_hi", "f_lo", "f_hi", "n"],
-             "fisher-weighted": ["a", "b", "c", "d", "weight", "nw"],
-             "fisher-gaussian": ["m", "sigma2", "xi", "n", "width"], "fisher-lti": ["A", "C", "T", "xi", "dt"]}
+    names = [
+        n
+        for n, q in inspect.signature(cls.from_params).parameters.items()
+        if q.kind in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD)
+    ]
+    extra = {
+        "fisher-interval": ["a", "b", "n", "query"],
+        "fisher-box": ["lower", "upper", "n"],
+        "fisher-output": ["y_lo", "y_hi", "f_lo", "f_hi", "n"],
+        "fisher-weighted": ["a", "b", "c", "d", "weight", "nw"],
+        "fisher-gaussian": ["m", "sigma2", "xi", "n", "width"],
+        "fisher-lti": ["A", "C", "T", "xi", "dt"],
+    }
     return names + extra.get(pid, []) + ["junk_key"]
 
 
@@ -290,7 +405,7 @@ def _from_params(case: tuple[str, dict[str, Any]]) -> None:
     pid, params = case
     try:
         get_problem(pid).from_params(**params)
-    except TypeError as exc:            # a missing/unknown keyword: the CLI and catalog turn this into ProblemError
+    except TypeError as exc:  # a missing/unknown keyword: the CLI and catalog turn this into ProblemError
         assert "argument" in str(exc), exc
 
 
@@ -316,8 +431,35 @@ def test_fuzz_helpers_emit_valid_toml():
     assert back["params"]["eps"] == math.inf and back["params"]["k y"] == [1, 2.5, "é"]
 
 
-JUNK = [10 ** 400, -(10 ** 400), 2 ** 63, math.nan, math.inf, -math.inf, -1, 0, 1e308, 1e-320, True, None, "",
-        "∞", "1e999", "nan", "-1", "0", [], [[]], [1, [2]], ["a"], {}, {"x": 1}, "uniform:0", "2,1;1", "../x"]
+JUNK = [
+    10**400,
+    -(10**400),
+    2**63,
+    math.nan,
+    math.inf,
+    -math.inf,
+    -1,
+    0,
+    1e308,
+    1e-320,
+    True,
+    None,
+    "",
+    "∞",
+    "1e999",
+    "nan",
+    "-1",
+    "0",
+    [],
+    [[]],
+    [1, [2]],
+    ["a"],
+    {},
+    {"x": 1},
+    "uniform:0",
+    "2,1;1",
+    "../x",
+]
 
 
 def test_from_params_mutation_matrix():
@@ -329,24 +471,61 @@ def test_from_params_mutation_matrix():
                 tried += 1
                 try:
                     only_mechopt_errors(_from_params, (pid, {**VALID_PARAMS[pid], key: junk}))
-                except Exception as exc:    # collect them all: the report lists every escape at once
+                except Exception as exc:  # collect them all: the report lists every escape at once
                     bugs.append(f"{pid} {key}={str(junk)[:20]!r}: {type(exc).__name__}: {str(exc)[:80]}")
     assert tried > 1000
     assert not bugs, "\n".join(bugs)
 
 
 MATRIX_BASES: dict[str, tuple[dict[str, Any], Callable[[dict[str, Any]], str]]] = {
-    "design-spec": ({"problem": "design", "solver": "sqp", "time_limit": 5, "options": {"n_starts": 2},
-                     "params": {"prior": "0.3,0.7", "notion": "lip", "utility": "histogram", "eps": 1.0}}, to_toml),
-    "sweep-spec": ({"problem": "design", "solvers": ["sqp"], "time_limit": 5, "save_mechanism": False,
-                    "description": "d", "options": {"sqp": {"n_starts": 2}}, "plot": {"x": "eps"},
-                    "fixed": {"notion": "lip", "utility": "histogram", "prior": "0.3,0.7"},
-                    "grid": {"eps": [0.5, 1.0]}}, to_toml),
-    "catalog": ({"problem": "lip-binary", "name": "x", "params": {"p1": 0.3, "eps": 1.0}, "solvers": ["exact"],
-                 "skip": ["sqp"], "options": {"exact": {}}, "time_limit": 5, "note": "n"},
-                lambda d: "[[instance]]\n" + to_toml(d)),
-    "mechanism": ({"Q": [[0.75, 0.25], [0.25, 0.75]], "prior": [0.5, 0.5], "inputs": [0, 1], "outputs": [0, 1],
-                   "notion": "ldp", "eps": 1.0}, lambda d: json.dumps(d, allow_nan=True)),
+    "design-spec": (
+        {
+            "problem": "design",
+            "solver": "sqp",
+            "time_limit": 5,
+            "options": {"n_starts": 2},
+            "params": {"prior": "0.3,0.7", "notion": "lip", "utility": "histogram", "eps": 1.0},
+        },
+        to_toml,
+    ),
+    "sweep-spec": (
+        {
+            "problem": "design",
+            "solvers": ["sqp"],
+            "time_limit": 5,
+            "save_mechanism": False,
+            "description": "d",
+            "options": {"sqp": {"n_starts": 2}},
+            "plot": {"x": "eps"},
+            "fixed": {"notion": "lip", "utility": "histogram", "prior": "0.3,0.7"},
+            "grid": {"eps": [0.5, 1.0]},
+        },
+        to_toml,
+    ),
+    "catalog": (
+        {
+            "problem": "lip-binary",
+            "name": "x",
+            "params": {"p1": 0.3, "eps": 1.0},
+            "solvers": ["exact"],
+            "skip": ["sqp"],
+            "options": {"exact": {}},
+            "time_limit": 5,
+            "note": "n",
+        },
+        lambda d: "[[instance]]\n" + to_toml(d),
+    ),
+    "mechanism": (
+        {
+            "Q": [[0.75, 0.25], [0.25, 0.75]],
+            "prior": [0.5, 0.5],
+            "inputs": [0, 1],
+            "outputs": [0, 1],
+            "notion": "ldp",
+            "eps": 1.0,
+        },
+        lambda d: json.dumps(d, allow_nan=True),
+    ),
 }
 
 
@@ -376,7 +555,7 @@ def test_loader_mutation_matrix(name):
     base, dump = MATRIX_BASES[name]
     tried, bugs = 0, []
     with tempfile.TemporaryDirectory(prefix="mechopt-matrix-") as tmp:
-        LOADERS[name](Path(tmp), dump(base))          # the base document itself is valid
+        LOADERS[name](Path(tmp), dump(base))  # the base document itself is valid
         for path in _leaf_paths(base):
             for junk in [*JUNK, [[math.nan]], {"deep": {"deeper": [1e308, -1e308]}}]:
                 tried += 1

@@ -9,6 +9,7 @@ them with ``os.replace``: a crash inside a figure, between two renames, or a
 SIGKILL while a file is being written leaves every output complete or as it
 was, never half-written.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,12 @@ from mechopt.figures import Figure, FigureOutput
 from mechopt.jobs.reproduce import STAGING_PREFIX, reproduce
 from mechopt.jobs.sweep.run import SweepSpec, read_lines, sweep
 
-SPEC = SweepSpec(problem="design", solvers=("exact", "closed-form"),
-                 grid={"prior": ["0.2,0.3,0.5", "0.1,0.2,0.7"], "eps": [0.5, 1.0, 2.0]},
-                 fixed={"notion": "lip", "utility": "histogram"})
+SPEC = SweepSpec(
+    problem="design",
+    solvers=("exact", "closed-form"),
+    grid={"prior": ["0.2,0.3,0.5", "0.1,0.2,0.7"], "eps": [0.5, 1.0, 2.0]},
+    fixed={"notion": "lip", "utility": "histogram"},
+)
 N_LINES = 12
 
 
@@ -61,7 +65,7 @@ def _cut_points(blob: bytes, rng: np.random.Generator) -> list[int]:
     cuts = {0, len(blob)}
     for e in ends:
         cuts |= {e - 1, e, min(e + 1, len(blob))}
-    cuts |= set(rng.integers(0, len(blob), 24).tolist())          # inside lines
+    cuts |= set(rng.integers(0, len(blob), 24).tolist())  # inside lines
     return sorted(cuts)
 
 
@@ -113,7 +117,7 @@ def test_crash_while_writing_a_line_then_resume(tmp_path, monkeypatch, full) -> 
 
     def dumps(obj, *a, **k):
         text = real_dumps(obj, *a, **k)
-        if k.get("allow_nan") is not False:      # not the line writer (keys are hashed through dumps too)
+        if k.get("allow_nan") is not False:  # not the line writer (keys are hashed through dumps too)
             return text
         count["n"] += 1
         if count["n"] == 5:
@@ -149,9 +153,11 @@ def _run_until(args: list[str], path: Path, lines: int, timeout: float = 120.0) 
 def test_sigkill_twice_then_resume(tmp_path) -> None:
     """A real ``mechopt sweep`` killed after ≥ 1 line, resumed and killed again, then finished."""
     spec = tmp_path / "spec.toml"
-    spec.write_text('problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\nutility = "histogram"\n'
-                    '[grid]\nprior = ["0.2,0.3,0.5", "0.1,0.2,0.7"]\neps = [0.25, 0.5, 1.0, 2.0]\n'
-                    '[options.sqp]\nn_starts = 30\n')
+    spec.write_text(
+        'problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\nutility = "histogram"\n'
+        '[grid]\nprior = ["0.2,0.3,0.5", "0.1,0.2,0.7"]\neps = [0.25, 0.5, 1.0, 2.0]\n'
+        "[options.sqp]\nn_starts = 30\n"
+    )
     out = tmp_path / "k.jsonl"
     cmd = [sys.executable, "-m", "mechopt.cli", "sweep", str(spec), "--out", str(out)]
     _run_until(cmd, out, 1)
@@ -172,17 +178,20 @@ def test_sigkill_twice_then_resume(tmp_path) -> None:
 
 # -- reproductions ---------------------------------------------------------------------------
 
+
 def _figure(fail_in_run: bool = False, tag: str = "new") -> dict[str, Figure]:
     def run(out_dir: Path, quick: bool = False) -> FigureOutput:
         out_dir = Path(out_dir)
         files = []
-        for name, body in (("demo.json", json.dumps({"tag": tag, "x": list(range(50))})),
-                           ("demo.csv", "x,y\n" + "".join(f"{i},{tag}\n" for i in range(50))),
-                           ("sub/demo.png", tag * 100)):
+        for name, body in (
+            ("demo.json", json.dumps({"tag": tag, "x": list(range(50))})),
+            ("demo.csv", "x,y\n" + "".join(f"{i},{tag}\n" for i in range(50))),
+            ("sub/demo.png", tag * 100),
+        ):
             p = out_dir / name
             p.parent.mkdir(parents=True, exist_ok=True)
             if fail_in_run and name == "demo.csv":
-                p.write_text(body[: len(body) // 3])           # half-written, then the figure dies
+                p.write_text(body[: len(body) // 3])  # half-written, then the figure dies
                 raise RuntimeError("figure crashed mid-write")
             p.write_text(body)
             files.append(p)
@@ -198,8 +207,11 @@ def _contents(out: Path) -> dict[str, str]:
 def test_reproduce_publishes_into_out_and_reports_final_paths(tmp_path) -> None:
     rep = reproduce(["demo.fig"], tmp_path, figures=_figure())
     assert rep[0]["status"] == "ok"
-    assert sorted(Path(f).relative_to(tmp_path).as_posix() for f in rep[0]["files"]) == \
-        ["demo.csv", "demo.json", "sub/demo.png"]
+    assert sorted(Path(f).relative_to(tmp_path).as_posix() for f in rep[0]["files"]) == [
+        "demo.csv",
+        "demo.json",
+        "sub/demo.png",
+    ]
     assert rep[0]["data"]["csv"] == str(tmp_path / "demo.csv")
     assert all(Path(f).exists() for f in rep[0]["files"])
     assert not list(tmp_path.glob(f"{STAGING_PREFIX}*"))
@@ -210,7 +222,7 @@ def test_reproduce_crash_inside_a_figure_leaves_old_outputs_untouched(tmp_path) 
     before = _contents(tmp_path)
     rep = reproduce(["demo.fig"], tmp_path, figures=_figure(fail_in_run=True))
     assert rep[0]["status"] == "error" and "mid-write" in rep[0]["error"]
-    assert _contents(tmp_path) == before                     # no half-written CSV, nothing new
+    assert _contents(tmp_path) == before  # no half-written CSV, nothing new
     assert not list(tmp_path.glob(f"{STAGING_PREFIX}*"))
 
 
@@ -231,10 +243,10 @@ def test_reproduce_crash_between_renames_leaves_each_file_whole(tmp_path, monkey
     monkeypatch.setattr(reproduce_mod.os, "replace", real)
     new_full = _figure(tag="new")
     now = _contents(tmp_path)
-    for name, text in now.items():                          # every file is one whole version
+    for name, text in now.items():  # every file is one whole version
         assert text == old[name] or text == _render(new_full, name), name
-    assert sum(now[n] != old[n] for n in now) == 1          # the one rename that happened
-    reproduce(["demo.fig"], tmp_path, figures=new_full)     # a re-run completes everything
+    assert sum(now[n] != old[n] for n in now) == 1  # the one rename that happened
+    reproduce(["demo.fig"], tmp_path, figures=new_full)  # a re-run completes everything
     assert all(v == _render(new_full, k) for k, v in _contents(tmp_path).items())
     assert not list(tmp_path.glob(f"{STAGING_PREFIX}*"))
 
@@ -263,7 +275,7 @@ def test_reproduce_sigkill_while_a_file_is_written(tmp_path) -> None:
                 time.sleep(60)
                 fh.write("1\\n")
             return FigureOutput(id="slow", files=[p], data=None)
-        reproduce(["slow"], {str(tmp_path / 'out')!r}, figures={{"slow": Figure(id="slow", title="t", run=run, paper="x")}})
+        reproduce(["slow"], {str(tmp_path / "out")!r}, figures={{"slow": Figure(id="slow", title="t", run=run, paper="x")}})
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -275,8 +287,8 @@ def test_reproduce_sigkill_while_a_file_is_written(tmp_path) -> None:
     finally:
         proc.wait(timeout=30)
     out = tmp_path / "out"
-    assert not (out / "big.csv").exists()                   # only inside the hidden staging folder
+    assert not (out / "big.csv").exists()  # only inside the hidden staging folder
     assert list(out.glob(f"{STAGING_PREFIX}*"))
     reproduce(["demo.fig"], out, figures=_figure())
-    assert not list(out.glob(f"{STAGING_PREFIX}*"))         # stale staging removed by the next run
+    assert not list(out.glob(f"{STAGING_PREFIX}*"))  # stale staging removed by the next run
     assert (out / "demo.csv").exists()

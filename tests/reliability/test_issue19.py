@@ -1,4 +1,5 @@
 """Issue 19, "Also found": each defect as input, old behaviour, new behaviour."""
+
 from __future__ import annotations
 
 import json
@@ -9,13 +10,15 @@ import pytest
 import mechopt
 from mechopt import settings
 from mechopt.errors import ParamError
-from mechopt.jobs.sweep.run import parse_spec, sweep
 from mechopt.jobs.sweep.file import SweepWriter
+from mechopt.jobs.sweep.run import parse_spec, sweep
 from mechopt.registry import get_problem
 from mechopt.results.result import Result, Status
 
-SPEC = parse_spec('problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\nutility = "histogram"\n'
-                  'prior = "0.3,0.7"\n[grid]\neps = [0.5, 1.0]\n[options.sqp]\nn_starts = 1\n')
+SPEC = parse_spec(
+    'problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\nutility = "histogram"\n'
+    'prior = "0.3,0.7"\n[grid]\neps = [0.5, 1.0]\n[options.sqp]\nn_starts = 1\n'
+)
 
 
 def test_gap_near_zero_is_relative():
@@ -24,8 +27,8 @@ def test_gap_near_zero_is_relative():
     r = mechopt.solve(get_problem("cip-binomial").from_params(n_users=200, p1=0.3, eps=1), solver="exact")
     assert r.status is not Status.OPTIMAL and r.proof is None
     assert r.certificate.gap == pytest.approx(abs(r.value - r.certificate.bound) / 1e-3)
-    assert Result.gap_of(1.0e-9, 1.0e-9 * (1 + 1e-9), "mse") < 1e-7          # same value at a tiny scale passes
-    assert Result.gap_of(5.0, 5.0 + 1e-6, "mi") == pytest.approx(2e-7)       # above the floor: relative
+    assert Result.gap_of(1.0e-9, 1.0e-9 * (1 + 1e-9), "mse") < 1e-7  # same value at a tiny scale passes
+    assert Result.gap_of(5.0, 5.0 + 1e-6, "mi") == pytest.approx(2e-7)  # above the floor: relative
 
 
 def test_threads_with_and_without_overrides_give_single_thread_results():
@@ -43,8 +46,9 @@ def test_threads_with_and_without_overrides_give_single_thread_results():
             p = priors[(i + k) % len(priors)]
             if i % 2:
                 with settings.override(prior_sum=0.5, privacy=1e-3):
-                    out.append(("o", p, mechopt.design(prior=p, notion="ldp", utility="mi", eps=1.0,
-                                                       solver="exact").value))
+                    out.append(
+                        ("o", p, mechopt.design(prior=p, notion="ldp", utility="mi", eps=1.0, solver="exact").value)
+                    )
             else:
                 try:
                     mechopt.design(prior="0.5,0.8", notion="ldp", utility="mi", eps=1.0, solver="exact")
@@ -73,7 +77,7 @@ def test_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path):
     with SweepWriter(out, spec_id="a", problem="design", points=1):
         with pytest.raises(ParamError, match="another sweep is writing"):
             sweep(SPEC, out, overwrite=True)
-    assert not out.exists()                      # the first never wrote a point; nothing published
+    assert not out.exists()  # the first never wrote a point; nothing published
 
 
 def test_failed_force_run_keeps_the_old_results(tmp_path, monkeypatch):
@@ -106,8 +110,11 @@ def test_resume_with_a_changed_spec_is_refused(tmp_path):
     """--resume with another prior appended its points silently; now the header's spec hash must match."""
     out = tmp_path / "s.jsonl"
     sweep(SPEC, out)
-    other = parse_spec(json.dumps({}) and 'problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\n'
-                       'utility = "histogram"\nprior = "0.4,0.6"\n[grid]\neps = [0.5, 1.0]\n[options.sqp]\nn_starts = 1\n')
+    other = parse_spec(
+        json.dumps({})
+        and 'problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\n'
+        'utility = "histogram"\nprior = "0.4,0.6"\n[grid]\neps = [0.5, 1.0]\n[options.sqp]\nn_starts = 1\n'
+    )
     with pytest.raises(ParamError, match="another spec"):
         sweep(other, out, resume=True)
     assert len(out.read_text().splitlines()) == 3

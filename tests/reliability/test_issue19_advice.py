@@ -6,6 +6,7 @@ Old: "... raise max_orbits if the prior values repeat (symmetry), or use solver=
 enumeration messages suggested solver='conic', which has no form for a channel design.
 New: sqp is suggested exactly when it accepts the design; otherwise the message says no local solver does.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +24,7 @@ def _prior(d: int) -> str:
     return ",".join(f"{x:.17g}" for x in p / p.sum())
 
 
-CASES = [   # (prior, notion, utility, exact options) that hit a TooLargeError
+CASES = [  # (prior, notion, utility, exact options) that hit a TooLargeError
     ("uniform:10000000", "ldp", "histogram", {}),
     ("uniform:50", "ldp", "histogram", {"method": "colgen", "max_memory": 1e4}),
     ("uniform:200", "ldp", "histogram", {"method": "colgen", "max_memory": 1e4}),
@@ -32,8 +33,9 @@ CASES = [   # (prior, notion, utility, exact options) that hit a TooLargeError
 ]
 
 
-@pytest.mark.parametrize("prior, notion, utility, opts", CASES, ids=["ldp-1e7", "ldp-50", "ldp-200", "lip-30",
-                                                                    "lip-150"])
+@pytest.mark.parametrize(
+    "prior, notion, utility, opts", CASES, ids=["ldp-1e7", "ldp-50", "ldp-200", "lip-30", "lip-150"]
+)
 def test_suggestions_are_accepted(prior, notion, utility, opts):
     prob = ChannelDesign.from_params(prior=prior, notion=notion, utility=utility, eps=1.0)
     with pytest.raises(TooLargeError) as err:

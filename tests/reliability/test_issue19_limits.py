@@ -2,6 +2,7 @@
 
 Each test states the input, the old behaviour and the new one.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,8 +13,8 @@ import pytest
 
 import mechopt
 from mechopt.errors import TooLargeError
-from mechopt.programs.nlp import MAX_DENSE_BYTES, channel_constraints, dense_jacobian_bytes
 from mechopt.problems.design import ChannelDesign
+from mechopt.programs.nlp import MAX_DENSE_BYTES, channel_constraints, dense_jacobian_bytes
 
 fork_only = pytest.mark.skipif(not hasattr(os, "fork"), reason="the hard deadline needs os.fork")
 
@@ -24,6 +25,7 @@ def test_sqp_limit_bounds_an_iteration_that_never_returns(monkeypatch):
     SLSQP iteration at d = 40: 7-9 s in C, holding the GIL). Old: the call waited for scipy (here: for ever,
     in practice ~10 s on `--time-limit 5`). New: the call returns at the deadline with status time_limit and
     the feasible start point of the interrupted start, audited."""
+
     def stuck(*args, **kwargs):
         time.sleep(3600)
 
@@ -31,7 +33,7 @@ def test_sqp_limit_bounds_an_iteration_that_never_returns(monkeypatch):
     prob = ChannelDesign.from_params(prior="uniform:3", notion="mip", utility="histogram", eps=1.0)
     t0 = time.perf_counter()
     r = mechopt.solve(prob, solver="sqp", n_starts=3, time_limit=0.5)
-    assert time.perf_counter() - t0 < 60       # returned at all (the stand-in would block an hour)
+    assert time.perf_counter() - t0 < 60  # returned at all (the stand-in would block an hour)
     assert r.status.value == "time_limit"
     assert r.mechanism is not None and r.violation <= 1e-7
     assert "time limit reached during start 1: best feasible iterate so far (0 starts finished" in r.message
@@ -45,10 +47,10 @@ def test_sqp_limit_keeps_the_best_iterate_of_a_stopped_start(monkeypatch):
     iterate of the stopped start is returned with status time_limit."""
     import mechopt.solvers._sqp_run as run
 
-    monkeypatch.delattr(os, "fork", raising=False)           # the in-process path
+    monkeypatch.delattr(os, "fork", raising=False)  # the in-process path
     clock = {"t": 0.0}
 
-    def fake_clock() -> float:                                # every reading advances 0.01 s
+    def fake_clock() -> float:  # every reading advances 0.01 s
         clock["t"] += 0.01
         return clock["t"]
 
@@ -59,7 +61,7 @@ def test_sqp_limit_keeps_the_best_iterate_of_a_stopped_start(monkeypatch):
     best = run.run_multistart(form, starts, "SLSQP", {"ftol": 1e-12}, 500, deadline=0.2)
     assert best.stopped and best.partial and best.tried == 0
     assert best.x is not None and run.feasible(form, best.x)
-    assert best.fun <= form.fun(starts[0])                   # no worse than the feasible start
+    assert best.fun <= form.fun(starts[0])  # no worse than the feasible start
 
 
 def test_sqp_without_limit_is_unchanged():
@@ -89,8 +91,9 @@ def test_ldp_constraints_are_sparse():
     assert all(not isinstance(c.A, np.ndarray) for c in cons)
     assert dense_jacobian_bytes(cons, 1600) == 8 * 62_440 * 1600 > MAX_DENSE_BYTES
     with pytest.raises(TooLargeError, match="method='trust-constr'"):
-        mechopt.solve(ChannelDesign.from_params(prior="uniform:40", notion="ldp", utility="mi", eps=1.0),
-                      solver="sqp", n_starts=1)
+        mechopt.solve(
+            ChannelDesign.from_params(prior="uniform:40", notion="ldp", utility="mi", eps=1.0), solver="sqp", n_starts=1
+        )
 
 
 def test_small_ldp_constraints_equal_the_dense_ones():

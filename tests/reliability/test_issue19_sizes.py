@@ -5,6 +5,7 @@ Old: ``KSubsetMechanism.outputs`` and ``ksubset_mi`` computed ``math.comb(d, k)`
 9.2-million-bit integer (461 s here; ``to_dict`` then could not even print it).
 New: sizes come from ``lgamma`` (:mod:`mechopt.model.counting`); exact integers only where they are small.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,7 @@ import mechopt.problems.kss.formulas as F
 from mechopt.model.counting import comb_at_most, log_comb
 from mechopt.problems.kss.problems import KSubsetMechanism, ksubset_mi
 
-D, K = 10 ** 7, 3_386_969
+D, K = 10**7, 3_386_969
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def no_big_comb(monkeypatch):
     small = math.comb
 
     def guarded(n: int, k: int) -> int:
-        assert n < 10 ** 5, f"math.comb({n}, {k}) called"
+        assert n < 10**5, f"math.comb({n}, {k}) called"
         return small(n, k)
 
     monkeypatch.setattr(math, "comb", guarded)
@@ -37,7 +38,7 @@ def test_outputs_is_a_float_estimate_beyond_2_53(no_big_comb):
     doc = json.loads(json.dumps(m.to_dict(), allow_nan=False))
     assert doc["outputs"] is None and doc["log10_outputs"] == pytest.approx(2_780_207.916, abs=1e-3)
     assert KSubsetMechanism(d=60, k=30, eps=1.0).outputs == pytest.approx(118_264_581_564_861_424, rel=1e-12)
-    assert KSubsetMechanism(d=20, k=10, eps=1.0).outputs == 184_756          # exact int while small
+    assert KSubsetMechanism(d=20, k=10, eps=1.0).outputs == 184_756  # exact int while small
 
 
 def test_ksubset_mi_at_ten_million_matches_the_closed_form(no_big_comb):
@@ -48,7 +49,7 @@ def test_ksubset_mi_at_ten_million_matches_the_closed_form(no_big_comb):
 def test_ksubset_mi_small_is_still_exact():
     """Below the float limit the weights are exact integer ratios, as before."""
     P = [0.1, 0.2, 0.3, 0.4]
-    assert ksubset_mi(P, 2, 1.0) == 0.10379074750586993                    # the old exact-integer value
+    assert ksubset_mi(P, 2, 1.0) == 0.10379074750586993  # the old exact-integer value
     assert ksubset_mi([0.25] * 4, 2, 1.0) == pytest.approx(F.mi_ksubset(4, 2, 1.0), abs=1e-15)
 
 

@@ -5,6 +5,7 @@ Old: both loky workers kept running (still running 10 s later here; past 100 s i
 New: each worker's watchdog (:func:`mechopt.jobs.workers.exit_with_parent`) ends it within about
 ``WATCH_INTERVAL_S`` seconds.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,7 +21,7 @@ from mechopt.jobs.workers import WATCH_INTERVAL_S, OrphanSafe, exit_with_parent
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 
-GRACE_S = 10 * WATCH_INTERVAL_S       # "promptly": a few polling intervals, with room for a loaded machine
+GRACE_S = 10 * WATCH_INTERVAL_S  # "promptly": a few polling intervals, with room for a loaded machine
 
 
 def _state(pid: int) -> str | None:
@@ -68,11 +69,11 @@ def test_watchdog_ends_a_busy_grandchild_when_its_parent_is_killed():
     Without the watchdog the busy process runs on (it never looks at its parent); with it, it ends."""
     r, w = os.pipe()
     middle = os.fork()
-    if middle == 0:                                   # the "parent" of the worker
+    if middle == 0:  # the "parent" of the worker
         worker = os.fork()
         if worker == 0:
             exit_with_parent(os.getppid(), interval=0.05)
-            while True:                               # a task that never checks anything
+            while True:  # a task that never checks anything
                 pass
         os.write(w, str(worker).encode())
         time.sleep(3600)
@@ -114,17 +115,24 @@ def test_sweep_workers_end_when_the_cli_is_killed(tmp_path):
     (about 2 s here; not slow-marked: it is the end-to-end check of the watchdog)."""
     spec = tmp_path / "long.toml"
     spec.write_text(SPEC)
-    proc = subprocess.Popen([sys.executable, "-m", "mechopt", "sweep", str(spec), "--out", str(tmp_path / "o.jsonl"),
-                             "--jobs", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mechopt", "sweep", str(spec), "--out", str(tmp_path / "o.jsonl"), "--jobs", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+    )
     workers: list[int] = []
     try:
         end = time.monotonic() + 120
         while time.monotonic() < end and len(workers) < 2:
-            workers = [p for p in _children(proc.pid)
-                       if "LokyProcess" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
+            workers = [
+                p
+                for p in _children(proc.pid)
+                if "LokyProcess" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
+            ]
             time.sleep(0.2)
         assert len(workers) == 2, "the sweep never started two workers"
-        time.sleep(1.0)                               # both are inside their first task now
+        time.sleep(1.0)  # both are inside their first task now
         assert proc.poll() is None and not any(_gone(p) for p in workers)
         proc.kill()
         proc.wait()

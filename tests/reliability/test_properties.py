@@ -14,6 +14,7 @@ and ε log-uniform from 1e-4 to 31.6:
    for the exact designs and for the closed-form oracles (GRR, k-subset, unary
    encoding) whose ε is their definition.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,14 +28,14 @@ from hypothesis import strategies as st
 import mechopt
 from mechopt import settings as tol
 from mechopt.notions import LDP, GraphLDP
-from mechopt.oracles.frequency import GRR
 from mechopt.oracles.bits import UnaryEncoding
+from mechopt.oracles.frequency import GRR
 from mechopt.oracles.ksubset import KSubset
 from mechopt.problems.design import ChannelDesign
 from mechopt.results.result import Status
 from mechopt.testing import priors
 
-EPS = st.floats(-4.0, 1.5).map(lambda t: float(10.0 ** t))           # ε log-uniform in [1e-4, 31.6]
+EPS = st.floats(-4.0, 1.5).map(lambda t: float(10.0**t))  # ε log-uniform in [1e-4, 31.6]
 
 
 @st.composite
@@ -42,7 +43,7 @@ def skewed_priors(draw, max_d: int = 5) -> np.ndarray:
     """Priors whose masses span up to 12 decades (log-uniform weights), sometimes with a zero."""
     d = draw(st.integers(2, max_d))
     logs = np.array(draw(st.lists(st.floats(-12.0, 0.0), min_size=d, max_size=d)))
-    w = 10.0 ** logs
+    w = 10.0**logs
     if d > 2 and draw(st.booleans()):
         w[draw(st.integers(1, d - 1))] = 0.0
     return w / w.sum()
@@ -63,7 +64,7 @@ def designs(draw, max_d: int = 5) -> ChannelDesign:
         kw["values"] = draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d))
     if notion == "graph-ldp":
         kw["graph"] = nx.path_graph(d) if draw(st.booleans()) else nx.star_graph(d - 1)
-        if P.min() == 0:      # zero-mass symbols are only supported for ldp / lip
+        if P.min() == 0:  # zero-mass symbols are only supported for ldp / lip
             notion, kw = "ldp", {k: v for k, v in kw.items() if k != "graph"}
     return ChannelDesign.from_params(prior=P, notion=notion, utility=utility, eps=draw(EPS), **kw)
 
@@ -86,6 +87,7 @@ def _solve_exact(prob: ChannelDesign):
 
 # 1. row-stochastic, private, certified -------------------------------------------------------
 
+
 def check_exact_private_stochastic(prob: ChannelDesign) -> None:
     r = _solve_exact(prob)
     Q = r.Q
@@ -102,6 +104,7 @@ test_exact_private_stochastic, test_exact_private_stochastic_slow = _twin(check_
 
 # 2. the exact certificate bounds every other solver ------------------------------------------
 
+
 def check_exact_bounds_others(prob: ChannelDesign) -> None:
     r = _solve_exact(prob)
     bound = r.certificate.bound
@@ -114,10 +117,14 @@ def check_exact_bounds_others(prob: ChannelDesign) -> None:
             continue
         private = o.violation is not None and o.violation <= tol.tolerance("privacy")
         if o.status is Status.OPTIMAL:
-            assert private, (o.solver, o.message)      # solve() never calls a non-private answer optimal
+            assert private, (o.solver, o.message)  # solve() never calls a non-private answer optimal
         if private:
-            assert not o.better_than(bound + (slack if r.sense == "max" else -slack)), \
-                (prob.params(), o.solver, o.value, bound)
+            assert not o.better_than(bound + (slack if r.sense == "max" else -slack)), (
+                prob.params(),
+                o.solver,
+                o.value,
+                bound,
+            )
 
 
 test_exact_bounds_others, test_exact_bounds_others_slow = _twin(check_exact_bounds_others, designs(max_d=4))
@@ -147,37 +154,48 @@ def check_exact_bounds_paper_solvers(prob) -> None:
             continue
         o = mechopt.solve(prob, solver=name, **({"n_starts": 2, "max_iter": 200} if name == "sqp" else {}))
         if o.value is not None and o.violation is not None and o.violation <= tol.tolerance("privacy"):
-            assert not o.better_than(bound + (slack if r.sense == "max" else -slack)), \
-                (prob.params(), name, o.value, bound)
+            assert not o.better_than(bound + (slack if r.sense == "max" else -slack)), (
+                prob.params(),
+                name,
+                o.value,
+                bound,
+            )
 
 
-test_exact_bounds_paper_solvers, test_exact_bounds_paper_solvers_slow = _twin(check_exact_bounds_paper_solvers,
-                                                                               paper_problems())
+test_exact_bounds_paper_solvers, test_exact_bounds_paper_solvers_slow = _twin(
+    check_exact_bounds_paper_solvers, paper_problems()
+)
 
 
 # 3. monotone in ε ----------------------------------------------------------------------------
+
 
 def check_monotone_in_eps(args) -> None:
     prob, factor = args
     hi_eps = prob.notion.eps * factor
     params = dict(prior=prob.prior, utility=prob.utility.name, eps=hi_eps)
-    prob_hi = ChannelDesign(prob.prior, type(prob.notion)(hi_eps) if type(prob.notion) is not GraphLDP
-                            else GraphLDP(hi_eps, prob.notion.graph), prob.utility)
+    prob_hi = ChannelDesign(
+        prob.prior,
+        type(prob.notion)(hi_eps) if type(prob.notion) is not GraphLDP else GraphLDP(hi_eps, prob.notion.graph),
+        prob.utility,
+    )
     lo, hi = _solve_exact(prob), _solve_exact(prob_hi)
     slack = 1e-9 * max(1.0, abs(hi.value))
     assert not lo.better_than(hi.value + (slack if lo.sense == "max" else -slack)), (params, lo.value, hi.value)
 
 
-test_monotone_in_eps, test_monotone_in_eps_slow = _twin(check_monotone_in_eps,
-                                                         st.tuples(designs(), st.floats(1.01, 4.0)))
+test_monotone_in_eps, test_monotone_in_eps_slow = _twin(
+    check_monotone_in_eps, st.tuples(designs(), st.floats(1.01, 4.0))
+)
 
 
 # 4. the audit of a mechanism designed at ε returns ≤ ε -------------------------------------
 
+
 def check_audit_at_most_eps(prob: ChannelDesign) -> None:
     r = _solve_exact(prob)
     assert r.eps_audited is not None and r.eps_audited <= prob.notion.eps + tol.tolerance("privacy")
-    again = prob.notion.audit(r.Q, prob.prior)          # independently of solve()'s own audit
+    again = prob.notion.audit(r.Q, prob.prior)  # independently of solve()'s own audit
     assert again.eps <= prob.notion.eps + tol.tolerance("privacy")
 
 

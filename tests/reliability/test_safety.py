@@ -12,6 +12,7 @@
   path they were given, and names that come from spec or catalog files (an
   instance called ``../../escape``, a figure id ``../x``) cannot escape it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -31,14 +32,32 @@ from mechopt.cli import main
 ROOT = Path(mechopt.__file__).resolve().parent.parent
 PACKAGE_DIRS = [ROOT / "mechopt", ROOT / "problems", ROOT / "solvers"]
 FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
-FORBIDDEN_ATTRS = {("pickle", "load"), ("pickle", "loads"), ("pickle", "Unpickler"), ("marshal", "load"),
-                   ("marshal", "loads"), ("shelve", "open"), ("yaml", "load"), ("yaml", "unsafe_load"),
-                   ("joblib", "load"), ("dill", "load"), ("dill", "loads"), ("cloudpickle", "loads"),
-                   ("pd", "read_pickle"), ("pandas", "read_pickle"), ("torch", "load")}
+FORBIDDEN_ATTRS = {
+    ("pickle", "load"),
+    ("pickle", "loads"),
+    ("pickle", "Unpickler"),
+    ("marshal", "load"),
+    ("marshal", "loads"),
+    ("shelve", "open"),
+    ("yaml", "load"),
+    ("yaml", "unsafe_load"),
+    ("joblib", "load"),
+    ("dill", "load"),
+    ("dill", "loads"),
+    ("cloudpickle", "loads"),
+    ("pd", "read_pickle"),
+    ("pandas", "read_pickle"),
+    ("torch", "load"),
+}
 # dynamic imports allowed: constant module names of the registry (and the installed entry points), the
 # benchmark files of `mechopt bench`, and optional.require (every caller passes a literal module name)
-DYNAMIC_IMPORT_OK = {"mechopt/registry.py", "mechopt/__init__.py", "problems/design.py", "mechopt/jobs/bench.py",
-                     "mechopt/runtime/optional.py"}
+DYNAMIC_IMPORT_OK = {
+    "mechopt/registry.py",
+    "mechopt/__init__.py",
+    "problems/design.py",
+    "mechopt/jobs/bench.py",
+    "mechopt/runtime/optional.py",
+}
 
 
 def _sources() -> list[Path]:
@@ -58,8 +77,10 @@ def _name(func: ast.expr) -> tuple[str | None, str | None]:
         return None, func.id
     if isinstance(func, ast.Attribute):
         base = func.value
-        return (base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None,
-                func.attr)
+        return (
+            base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None,
+            func.attr,
+        )
     return None, None
 
 
@@ -71,8 +92,7 @@ def test_no_code_execution_or_unpickling_in_the_package():
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-                if any(m.split(".")[0] in ("pickle", "marshal", "shelve", "yaml", "dill", "cloudpickle")
-                       for m in mods):
+                if any(m.split(".")[0] in ("pickle", "marshal", "shelve", "yaml", "dill", "cloudpickle") for m in mods):
                     found.append(f"{rel}:{node.lineno}: imports {mods}")
         for call in _calls(tree):
             base, attr = _name(call.func)
@@ -129,10 +149,11 @@ def trapped(monkeypatch):
             text = src.decode("latin-1") if isinstance(src, bytes) else src
             if isinstance(text, str) and TRAP in text:
                 raise AssertionError(f"{real.__name__} called on file content: {text[:60]!r}")
-            if globals is None:               # run in the caller's namespace, as the builtin would
+            if globals is None:  # run in the caller's namespace, as the builtin would
                 frame = sys._getframe(1)
                 globals, locals = frame.f_globals, frame.f_locals if locals is None else locals
             return real(src, globals, locals, *a, **k)
+
         return inner
 
     def boom(*a, **k):
@@ -148,25 +169,32 @@ def trapped(monkeypatch):
 def test_loaders_parse_files_as_data(trapped, tmp_path):
     from mechopt.io.catalog import load_catalog
     from mechopt.io.mechfile import read_mechanism
+    from mechopt.jobs.sweep.run import load_spec
     from mechopt.model.priors import parse_prior
     from mechopt.registry import get_problem, problem_ids
-    from mechopt.jobs.sweep.run import load_spec
 
-    (tmp_path / "m.json").write_text(json.dumps({"Q": [[0.75, 0.25], [0.25, 0.75]], "prior": [0.5, 0.5],
-                                                 "notion": TRAP, "solver": TRAP}))
+    (tmp_path / "m.json").write_text(
+        json.dumps({"Q": [[0.75, 0.25], [0.25, 0.75]], "prior": [0.5, 0.5], "notion": TRAP, "solver": TRAP})
+    )
     assert read_mechanism(tmp_path / "m.json")["Q"].shape == (2, 2)
     np.save(tmp_path / "p.npy", np.array([0.25, 0.75]))
     assert parse_prior(str(tmp_path / "p.npy")).tolist() == [0.25, 0.75]
     np.save(tmp_path / "cov.npy", np.array([[2.0, 1.0], [1.0, 1.0]]))
     g = get_problem("gauss-tradeoff").from_params(cov_p=str(tmp_path / "cov.npy"), cov_u="2,0.5;0.5,1", n="1")
     assert g.cov_p.tolist() == [[2.0, 1.0], [1.0, 1.0]]
-    (tmp_path / "s.toml").write_text('problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\n'
-                                     'utility = "histogram"\nprior = ' + json.dumps(TRAP) +
-                                     '\n[grid]\neps = [1.0]\n')
-    with pytest.raises(mechopt.errors.MechoptError, match="prior"):   # the string is a (bad) prior, never code
+    (tmp_path / "s.toml").write_text(
+        'problem = "design"\nsolvers = ["sqp"]\n[fixed]\nnotion = "lip"\n'
+        'utility = "histogram"\nprior = ' + json.dumps(TRAP) + "\n[grid]\neps = [1.0]\n"
+    )
+    with pytest.raises(mechopt.errors.MechoptError, match="prior"):  # the string is a (bad) prior, never code
         load_spec(tmp_path / "s.toml")
-    (tmp_path / "c.toml").write_text('[[instance]]\nproblem = "lip-binary"\nname = ' + json.dumps(TRAP) +
-                                     '\nparams = { p1 = 0.3, eps = 1.0 }\nnote = ' + json.dumps(TRAP) + '\n')
+    (tmp_path / "c.toml").write_text(
+        '[[instance]]\nproblem = "lip-binary"\nname = '
+        + json.dumps(TRAP)
+        + "\nparams = { p1 = 0.3, eps = 1.0 }\nnote = "
+        + json.dumps(TRAP)
+        + "\n"
+    )
     [inst] = load_catalog(tmp_path / "c.toml", known=problem_ids())
     assert inst.build().p1 == pytest.approx(0.3)
 
@@ -175,7 +203,7 @@ def test_pickled_npy_is_refused_not_loaded(trapped, tmp_path):
     from mechopt.errors import ProblemError
     from mechopt.model.priors import parse_prior
 
-    with open(tmp_path / "evil.npy", "wb") as fh:            # a real pickle payload inside an object array
+    with open(tmp_path / "evil.npy", "wb") as fh:  # a real pickle payload inside an object array
         np.lib.format.write_array(fh, np.array([{"x": 1}], dtype=object), allow_pickle=True)
     with pytest.raises(ProblemError, match="allow_pickle=False"):
         parse_prior(str(tmp_path / "evil.npy"))
@@ -201,18 +229,34 @@ def test_cli_writes_only_under_the_output_path(tmp_path, monkeypatch, capsys):
     inputs.mkdir()
     monkeypatch.chdir(cwd)
     (cwd / "keep.txt").write_text("untouched")
-    (inputs / "sweep.toml").write_text('problem = "design"\nsolvers = ["sqp"]\ndescription = "../../escape"\n'
-                                       '[fixed]\nnotion = "lip"\nutility = "histogram"\nprior = "0.3,0.7"\n'
-                                       '[grid]\neps = [1.0]\n[options.sqp]\nn_starts = 1\n')
-    (inputs / "cat.toml").write_text('[[instance]]\nproblem = "lip-binary"\nname = "../../../escape/x"\n'
-                                     'params = { p1 = 0.3, eps = 1.0 }\nsolvers = ["closed-form", "exact"]\n')
-    (inputs / "spec.toml").write_text('problem = "lip-binary"\nsolver = "closed-form"\n[params]\np1 = 0.3\n'
-                                      'eps = 1.0\n')
+    (inputs / "sweep.toml").write_text(
+        'problem = "design"\nsolvers = ["sqp"]\ndescription = "../../escape"\n'
+        '[fixed]\nnotion = "lip"\nutility = "histogram"\nprior = "0.3,0.7"\n'
+        "[grid]\neps = [1.0]\n[options.sqp]\nn_starts = 1\n"
+    )
+    (inputs / "cat.toml").write_text(
+        '[[instance]]\nproblem = "lip-binary"\nname = "../../../escape/x"\n'
+        'params = { p1 = 0.3, eps = 1.0 }\nsolvers = ["closed-form", "exact"]\n'
+    )
+    (inputs / "spec.toml").write_text('problem = "lip-binary"\nsolver = "closed-form"\n[params]\np1 = 0.3\neps = 1.0\n')
     before_cwd, before_tmp = _snapshot(cwd), _snapshot(tmp_path)
     runs = [
         ["design", "--spec", str(inputs / "spec.toml"), "--out", "out/design/m.json", "--json"],
-        ["design", "--notion", "ldp", "--utility", "mi", "--prior", "0.5,0.5", "--eps", "1", "--solver", "exact",
-         "--out", "out/design/m2.json"],
+        [
+            "design",
+            "--notion",
+            "ldp",
+            "--utility",
+            "mi",
+            "--prior",
+            "0.5,0.5",
+            "--eps",
+            "1",
+            "--solver",
+            "exact",
+            "--out",
+            "out/design/m2.json",
+        ],
         ["sweep", str(inputs / "sweep.toml"), "--out", "out/sweep/s.jsonl", "--plot", "out/sweep/s.png"],
         ["reproduce", "fisher-fig-densities", "--quick", "--out", "out/figs"],
         ["compare", "--catalog", str(inputs / "cat.toml"), "--plot", "out/plots", "--no-isolate", "--json"],
@@ -234,12 +278,17 @@ def test_cli_writes_only_under_the_output_path(tmp_path, monkeypatch, capsys):
     outside = {k for k in after_tmp if not k.startswith("cwd/") and before_tmp.get(k) != after_tmp[k]}
     assert not outside, sorted(outside)
     assert not (tmp_path / "escape").exists() and not (tmp_path.parent / "escape").exists()
-    assert {"out/design/m.json", "out/design/m2.json", "out/sweep/s.jsonl", "out/sweep/s.png",
-            "out/bench/b.md"} <= changed
+    assert {
+        "out/design/m.json",
+        "out/design/m2.json",
+        "out/sweep/s.jsonl",
+        "out/sweep/s.png",
+        "out/bench/b.md",
+    } <= changed
     assert any(k.startswith("out/figs/fisher-fig-densities") for k in changed)
     assert any(k.startswith("out/plots/compare_lip-binary") for k in changed)
-    assert not any(Path(k).name.startswith(".") and k.endswith(".tmp") for k in after_cwd)   # no temp leftovers
-    for k in changed:      # files written through mkstemp get the usual mode, not 0600
+    assert not any(Path(k).name.startswith(".") and k.endswith(".tmp") for k in after_cwd)  # no temp leftovers
+    for k in changed:  # files written through mkstemp get the usual mode, not 0600
         assert (cwd / k).stat().st_mode & 0o044 == 0o044 & ~_umask(), k
 
 

@@ -4,6 +4,7 @@ Each test names the input, the old behaviour and the new one. FIFOs and
 device nodes are private nodes made by the test in ``tmp_path`` (device
 nodes need root: skipped otherwise); no system path is ever written.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,14 +14,14 @@ import tracemalloc
 
 import pytest
 
-from mechopt.io.catalog import CatalogError, read_toml
 from mechopt.cli import main
 from mechopt.errors import InputFileError, MechoptError, ProblemError
+from mechopt.io.catalog import CatalogError, read_toml
 from mechopt.io.files import read_input
 from mechopt.io.mechfile import atomic_savefig, atomic_write_text, read_mechanism
 from mechopt.model.priors import parse_prior
 
-pytestmark = pytest.mark.timeout(120)   # a regression to the old hang fails instead of blocking the suite
+pytestmark = pytest.mark.timeout(120)  # a regression to the old hang fails instead of blocking the suite
 
 DESIGN = ["design", "--notion", "ldp", "--utility", "mi", "--eps", "1"]
 
@@ -80,8 +81,8 @@ def test_out_to_fifo_with_reader_delivers_everything(tmp_path):
     got: list[bytes] = []
     t = threading.Thread(target=_reader, args=(fifo, got))
     t.start()
-    text = "x" * 200_000 + "\n"    # more than a pipe buffer: the writer must block, not drop data
-    for _ in range(200):            # the reader may not have opened the FIFO yet
+    text = "x" * 200_000 + "\n"  # more than a pipe buffer: the writer must block, not drop data
+    for _ in range(200):  # the reader may not have opened the FIFO yet
         try:
             atomic_write_text(fifo, text)
             break
@@ -119,8 +120,10 @@ def test_out_equal_to_prior_is_refused_before_work(tmp_path, capsys):
     assert p.read_text() == "0.3 0.7\n"
 
 
-SWEEP_SPEC = 'problem = "design"\nsolvers = ["exact"]\n[fixed]\nnotion = "ldp"\nutility = "mi"\nprior = "0.3,0.7"\n' \
-             '[grid]\neps = [0.5, 1.0]\n'
+SWEEP_SPEC = (
+    'problem = "design"\nsolvers = ["exact"]\n[fixed]\nnotion = "ldp"\nutility = "mi"\nprior = "0.3,0.7"\n'
+    "[grid]\neps = [0.5, 1.0]\n"
+)
 
 
 def test_sweep_out_equal_to_spec_is_refused(tmp_path, capsys):
@@ -149,8 +152,11 @@ READERS = [
     ("mechanism", read_mechanism, ProblemError),
     ("toml", read_toml, CatalogError),
     ("graph", lambda p: __import__("mechopt.cli.design", fromlist=["read_graph"]).read_graph(p), ProblemError),
-    ("sweep --resume", lambda p: __import__("mechopt.jobs.sweep.run", fromlist=["read_lines"]).read_lines(p),
-     ProblemError),
+    (
+        "sweep --resume",
+        lambda p: __import__("mechopt.jobs.sweep.run", fromlist=["read_lines"]).read_lines(p),
+        ProblemError,
+    ),
 ]
 
 
@@ -176,7 +182,7 @@ def test_large_prior_refused_before_reading(tmp_path):
     New: refused from its size, reading nothing (peak Python allocation under 1 MB)."""
     big = tmp_path / "prior.txt"
     with open(big, "wb") as fh:
-        fh.truncate(40 * 1024 * 1024)     # sparse: costs no disk
+        fh.truncate(40 * 1024 * 1024)  # sparse: costs no disk
     tracemalloc.start()
     try:
         with pytest.raises(InputFileError, match="more than"):

@@ -2,6 +2,7 @@
 
 Each test names the input, the old behaviour and the new one.
 """
+
 from __future__ import annotations
 
 import math
@@ -9,7 +10,8 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechopt
 from mechopt.errors import ProblemError
@@ -17,7 +19,7 @@ from mechopt.problems.design import ChannelDesign
 from mechopt.problems.lip.problems import LIPWeightedSum
 from mechopt.utilities import HistogramMSE, SumMSE
 
-RR = 0.19661193324148185     # MSE of randomized response at ε = 1 for values 0, 1 under a uniform prior
+RR = 0.19661193324148185  # MSE of randomized response at ε = 1 for values 0, 1 under a uniform prior
 
 
 # -- item 2: MSE with a large shared offset ---------------------------------------------------------
@@ -48,9 +50,13 @@ def test_non_finite_intermediate_is_an_error_not_zero():
 
 
 @settings(max_examples=12, deadline=None)
-@given(k=st.lists(st.integers(-40, 40), min_size=2, max_size=4).filter(lambda v: len(set(v)) > 1),
-       offset=st.integers(-10 ** 12, 10 ** 12), eps=st.sampled_from([0.5, 1.0, 2.0]),
-       notion=st.sampled_from(["ldp", "lip"]), weighted=st.booleans())
+@given(
+    k=st.lists(st.integers(-40, 40), min_size=2, max_size=4).filter(lambda v: len(set(v)) > 1),
+    offset=st.integers(-(10**12), 10**12),
+    eps=st.sampled_from([0.5, 1.0, 2.0]),
+    notion=st.sampled_from(["ldp", "lip"]),
+    weighted=st.booleans(),
+)
 def test_mse_certified_value_is_shift_invariant(k, offset, eps, notion, weighted):
     """Property: for the MSE of a value and of a weighted sum (LIPWeightedSum: w·a + b), adding an offset
     up to 1e12 to the values changes neither the certified value (1e-9 relative) nor the status.
@@ -83,7 +89,7 @@ def test_ksubset_size_test_uses_no_big_integer(monkeypatch):
         raise AssertionError("exact binomial computed")
 
     monkeypatch.setattr(kss.math, "comb", boom)
-    mech = kss.KSubsetMechanism(d=10 ** 7, k=3_386_969, eps=1.0)
+    mech = kss.KSubsetMechanism(d=10**7, k=3_386_969, eps=1.0)
     assert not mech.materialisable
     assert mech.log_outputs / math.log(10) > 1e6
 
@@ -98,7 +104,7 @@ def test_sqp_declines_large_problem_without_building_its_form(monkeypatch):
 
     built: list[int] = []
 
-    def boom(prog, *a, **k):     # can_solve swallows exceptions: record the call instead of raising only
+    def boom(prog, *a, **k):  # can_solve swallows exceptions: record the call instead of raising only
         built.append(prog.d)
         raise AssertionError("NLP form built")
 

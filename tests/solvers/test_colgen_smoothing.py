@@ -1,5 +1,6 @@
 """Wentges dual smoothing in column generation: every bound is a Lagrangian bound proven by an exact
 pricing pass at the duals it was priced at, and the certified optimum is the enumerated LP's."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,11 +46,11 @@ def test_smoothed_bounds_are_lagrangian_bounds_checked_by_enumeration(d: int, ep
     assert abs(out.master.value - opt) <= 1e-9 and out.bound >= opt - 1e-12
     lagrange = []
     for nu, b in rec.calls:
-        exact = float((_gain(V) - nu @ V).max())            # the pricing pass against enumeration
+        exact = float((_gain(V) - nu @ V).max())  # the pricing pass against enumeration
         assert b == pytest.approx(exact, abs=1e-12)
         lagrange.append(float(nu @ P) + exact)
-        assert lagrange[-1] >= opt - 1e-12                   # a bound at any ν, smoothed or not
-    assert out.bound == pytest.approx(min(lagrange), abs=1e-15)   # nothing but these bounds is reported
+        assert lagrange[-1] >= opt - 1e-12  # a bound at any ν, smoothed or not
+    assert out.bound == pytest.approx(min(lagrange), abs=1e-15)  # nothing but these bounds is reported
     assert any(not np.allclose(nu, rec.calls[0][0]) for nu, _ in rec.calls[1:])
 
 

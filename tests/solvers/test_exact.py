@@ -1,4 +1,5 @@
 """The exact solver against closed forms, local solvers and its own certificate."""
+
 from __future__ import annotations
 
 import itertools
@@ -50,7 +51,7 @@ def test_uniform_ldp_mi_equals_k_subset(eps: float) -> None:
 def test_uniform_large_d_returns_orbit_description() -> None:
     d, eps = 100_000, 1.0
     r = mechopt.solve(ldp_mi(f"uniform:{d}", eps), solver="exact")
-    assert r.status is Status.OPTIMAL and r.mechanism is None          # d × d doubles exceed max_memory
+    assert r.status is Status.OPTIMAL and r.mechanism is None  # d × d doubles exceed max_memory
     assert r.violation is not None and r.violation <= 1e-9 and r.extras["plan"].n_outputs <= d
     assert abs(r.value - best_k(d, eps)[1]) <= 1e-9
     (orbit,) = r.extras["orbits"]
@@ -78,8 +79,10 @@ PRIORS = ["0.1,0.2,0.3,0.4", "0.05,0.15,0.3,0.5", "0.5,0.3,0.1,0.06,0.04"]
 
 
 @pytest.mark.parametrize("prior", PRIORS)
-@pytest.mark.parametrize("notion,utility", [("ldp", "mi"), ("ldp", "histogram"), ("ldp", "mse"),
-                                            ("lip", "mi"), ("lip", "histogram"), ("lip", "mse")])
+@pytest.mark.parametrize(
+    "notion,utility",
+    [("ldp", "mi"), ("ldp", "histogram"), ("ldp", "mse"), ("lip", "mi"), ("lip", "histogram"), ("lip", "mse")],
+)
 def test_exact_beats_sqp_with_certificate(prior: str, notion: str, utility: str) -> None:
     prob = ChannelDesign.from_params(prior=prior, notion=notion, utility=utility, eps=1.0)
     r = mechopt.solve(prob, solver="exact")
@@ -141,8 +144,9 @@ def test_zero_mass_symbols_restored(notion: str) -> None:
     r = mechopt.solve(prob, solver="exact")
     assert r.status is Status.OPTIMAL and r.Q.shape[0] == 4 and r.violation <= 1e-7
     assert np.allclose(r.Q[1], np.array([0.2, 0.3, 0.5]) @ r.Q[[0, 2, 3]])
-    full = mechopt.solve(ChannelDesign.from_params(prior="0.2,0.3,0.5", notion=notion, utility="mi", eps=1.0),
-                         solver="exact")
+    full = mechopt.solve(
+        ChannelDesign.from_params(prior="0.2,0.3,0.5", notion=notion, utility="mi", eps=1.0), solver="exact"
+    )
     assert abs(full.value - r.value) <= 1e-12
 
 
@@ -156,11 +160,11 @@ def test_eps_zero_gives_no_information() -> None:
 
 def test_too_large_names_the_alternative() -> None:
     with pytest.raises(TooLargeError, match="colgen"):
-        mechopt.solve(ldp_mi(np.random.default_rng(0).dirichlet(np.ones(40)), 1.0), solver="exact",
-                      method="enumerate")
-    lip = ChannelDesign.from_params(prior=np.random.default_rng(1).dirichlet(np.ones(40)), notion="lip",
-                                    utility="histogram", eps=1.0)
-    with pytest.raises(TooLargeError, match="sqp"):       # the generic pricing; the default is structured B&B
+        mechopt.solve(ldp_mi(np.random.default_rng(0).dirichlet(np.ones(40)), 1.0), solver="exact", method="enumerate")
+    lip = ChannelDesign.from_params(
+        prior=np.random.default_rng(1).dirichlet(np.ones(40)), notion="lip", utility="histogram", eps=1.0
+    )
+    with pytest.raises(TooLargeError, match="sqp"):  # the generic pricing; the default is structured B&B
         mechopt.solve(lip, solver="exact", pricing="enumerate")
 
 
@@ -176,8 +180,13 @@ def test_bad_options() -> None:
     with pytest.raises(ParamError, match="max_memory"):
         mechopt.solve(ldp_mi("0.5,0.5", 1.0), solver="exact", max_memory=-1)
     with pytest.raises(ParamError, match="symmetry"):
-        mechopt.solve(ChannelDesign(prior=np.full(3, 1 / 3), notion=GraphLDP(1.0, nx.path_graph(3)),
-                                    utility=SumMSE(np.arange(3.0))), solver="exact", method="symmetry")
+        mechopt.solve(
+            ChannelDesign(
+                prior=np.full(3, 1 / 3), notion=GraphLDP(1.0, nx.path_graph(3)), utility=SumMSE(np.arange(3.0))
+            ),
+            solver="exact",
+            method="symmetry",
+        )
 
 
 @pytest.mark.parametrize("utility", ["mse", "histogram", "mi"])
@@ -196,7 +205,7 @@ def test_certificate_direction_from_a_suboptimal_master(utility: str) -> None:
     opt = mechopt.solve(prob, solver="exact").value
     lo, hi = (bound, weak) if prob.sense == "min" else (weak, bound)
     assert lo - 1e-12 <= opt <= hi + 1e-12
-    assert hi - lo > 1e-6       # the restricted master really was suboptimal
+    assert hi - lo > 1e-6  # the restricted master really was suboptimal
 
 
 def test_compact_symmetric_solution_has_at_most_d_outputs() -> None:
@@ -204,20 +213,21 @@ def test_compact_symmetric_solution_has_at_most_d_outputs() -> None:
     sym = mechopt.solve(prob, solver="exact", outputs="orbits")
     small = mechopt.solve(prob, solver="exact", compact=True)
     assert sym.Q.shape[1] > 7 >= small.Q.shape[1]
-    assert mechopt.solve(prob, solver="exact").Q.shape == small.Q.shape        # basic is the default
+    assert mechopt.solve(prob, solver="exact").Q.shape == small.Q.shape  # basic is the default
     assert small.status is Status.OPTIMAL and abs(small.value - sym.value) <= 1e-12 and small.violation <= 1e-7
 
 
 def test_cip_with_underflowing_binomial_tail_is_private_and_honest() -> None:
     # P(S = s) spans 1e-26 .. 0.12 at N = 50: the master LP is solved in mechanism scale so no
     # row is lost; the dual is ill-conditioned there, and the status must say so if the gap is open.
-    from mechopt.notions import CIP
     from mechopt.model.priors import binomial_prior
+    from mechopt.notions import CIP
     from mechopt.utilities import SumMSE
 
     N = 50
-    prob = ChannelDesign(prior=binomial_prior(N, 0.3), notion=CIP.binomial(1.0, N, 0.3),
-                         utility=SumMSE(np.arange(N + 1.0)))
+    prob = ChannelDesign(
+        prior=binomial_prior(N, 0.3), notion=CIP.binomial(1.0, N, 0.3), utility=SumMSE(np.arange(N + 1.0))
+    )
     r = mechopt.solve(prob, solver="exact")
     assert r.violation <= 1e-7 and np.all(np.isfinite(r.Q))
     assert 0.0 <= r.value <= N * 0.3 * 0.7

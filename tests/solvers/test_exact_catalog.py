@@ -3,6 +3,7 @@
 The channel is re-audited here from the problem data (row-stochastic, the notion's ε recomputed by
 the notion, the value recomputed by the utility), not read from the result's own audit fields.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,7 +29,7 @@ INSTANCES = _exact_instances()
 
 
 def test_the_catalog_has_exact_instances() -> None:
-    assert len(INSTANCES) >= 15     # 18 today: design, kss-mi, lip-*, cip-binomial
+    assert len(INSTANCES) >= 15  # 18 today: design, kss-mi, lip-*, cip-binomial
 
 
 @pytest.mark.parametrize("inst", INSTANCES)

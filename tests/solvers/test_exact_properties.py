@@ -1,4 +1,5 @@
 """Hypothesis properties of the exact solver: private, row-stochastic, certified, ≥ SQP, monotone in ε."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,10 +10,14 @@ import mechopt
 from mechopt.problems.design import ChannelDesign
 from mechopt.results.result import Status
 
-priors = st.integers(2, 5).flatmap(
-    lambda d: st.lists(st.floats(0.05, 1.0), min_size=d, max_size=d)).map(lambda v: np.array(v) / np.sum(v))
-cases = st.tuples(priors, st.sampled_from(["ldp", "lip"]), st.sampled_from(["mi", "histogram", "mse"]),
-                  st.floats(0.1, 3.0))
+priors = (
+    st.integers(2, 5)
+    .flatmap(lambda d: st.lists(st.floats(0.05, 1.0), min_size=d, max_size=d))
+    .map(lambda v: np.array(v) / np.sum(v))
+)
+cases = st.tuples(
+    priors, st.sampled_from(["ldp", "lip"]), st.sampled_from(["mi", "histogram", "mse"]), st.floats(0.1, 3.0)
+)
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -1,4 +1,5 @@
 """Ray enumerators of the exact solver, each checked against generic vertex enumeration."""
+
 from __future__ import annotations
 
 import itertools
@@ -13,8 +14,15 @@ import mechopt
 from mechopt.notions import CIP, LDP, LIP, GraphLDP
 from mechopt.problems.design import ChannelDesign
 from mechopt.results.result import Status
-from mechopt.solvers.exact.rays import dd_rays, dedupe, ldp_rays, lip_vertex_count, lip_vertices, single_statistic, \
-    two_point_vertices
+from mechopt.solvers.exact.rays import (
+    dd_rays,
+    dedupe,
+    ldp_rays,
+    lip_vertex_count,
+    lip_vertices,
+    single_statistic,
+    two_point_vertices,
+)
 from mechopt.utilities import SumMSE
 
 
@@ -74,7 +82,7 @@ def test_cip_general_statistics_need_more_than_two_points() -> None:
     assert not single_statistic(A)
     V = dd_rays(A)
     assert same_columns(V, brute_vertices(A))
-    assert V.shape[1] > two_point_vertices(A).shape[1]     # vertices with support ≥ 3 exist
+    assert V.shape[1] > two_point_vertices(A).shape[1]  # vertices with support ≥ 3 exist
 
 
 @pytest.mark.parametrize("p", [[0.3] * 4, [0.1, 0.5, 0.9]])
@@ -93,24 +101,24 @@ def test_graph_ldp_exact_beats_complete_graph_and_sqp() -> None:
     path = mechopt.solve(ChannelDesign(prior=P, notion=GraphLDP(1.0, nx.path_graph(5)), utility=util), solver="exact")
     full = mechopt.solve(ChannelDesign(prior=P, notion=LDP(1.0), utility=util), solver="exact")
     assert path.status is Status.OPTIMAL and path.violation <= 1e-7 and path.certificate.gap <= 1e-9
-    assert path.value <= full.value + 1e-12         # fewer constraints, lower MSE
+    assert path.value <= full.value + 1e-12  # fewer constraints, lower MSE
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2 ** 32 - 1), d=st.integers(3, 7), metric=st.booleans())
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(3, 7), metric=st.booleans())
 def test_essential_weights_keep_the_graph_ldp_cone(seed, d, metric) -> None:
     """Dropping the pairs implied by shorter paths leaves the same rays (metric-LDP on a graph is
     graph-LDP on its edges); random connected graphs with random weights."""
-    from mechopt.solvers.exact.rays import graph_ldp_rays
     from mechopt.solvers.exact.pricing.tree import essential_weights
+    from mechopt.solvers.exact.rays import graph_ldp_rays
 
     rng = np.random.default_rng(seed)
     G = nx.gnm_random_graph(d, int(rng.integers(d - 1, d * (d - 1) // 2 + 1)), seed=int(rng.integers(1 << 30)))
-    G.add_edges_from((i, i + 1) for i in range(d - 1))                       # connected
+    G.add_edges_from((i, i + 1) for i in range(d - 1))  # connected
     for a, b in G.edges:
         G[a][b]["weight"] = float(rng.choice([1.0, 2.0, rng.uniform(0.5, 2.0)]))
     W = GraphLDP(1.0, G, metric=metric).pair_weights(d)
     full, fewer = graph_ldp_rays(W, 1.0), graph_ldp_rays(essential_weights(W), 1.0)
     assert full.shape == fewer.shape
-    key = lambda R: sorted(map(tuple, np.round(R.T, 9)))        # noqa: E731
+    key = lambda R: sorted(map(tuple, np.round(R.T, 9)))  # noqa: E731
     assert np.allclose(np.array(key(full)), np.array(key(fewer)), atol=1e-9)

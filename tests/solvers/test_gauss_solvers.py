@@ -2,6 +2,7 @@
 
 Heuristics are held to inequalities against the certified global reference.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,7 +33,7 @@ def test_search_is_certified_on_dataset1(reference):
         assert r.certificate.bound <= r.value and r.certificate.gap <= 1e-7
         assert r.extras["grid"] == 16 and r.extras["finest_cell"] < 1e-6
     values = [reference[d].value for d in DELTAS]
-    assert all(a >= b for a, b in zip(values, values[1:]))        # a looser δ never hurts
+    assert all(a >= b for a, b in zip(values, values[1:]))  # a looser δ never hurts
 
 
 @pytest.mark.parametrize("solver", ["greedy", "sqp"])
@@ -79,14 +80,16 @@ def test_sqp_design_call_of_the_brief():
     assert doc["mechanism"]["noise_variances"][0] < 1e-6 < doc["mechanism"]["noise_variances"][1]
 
 
-@pytest.mark.parametrize("solver, opts", [("greedy", {}), ("sqp", {"n_starts": 8}),
-                                          ("gd-penalty", {"max_iter": 60}), ("anneal", {"n_iter": 1500})])
+@pytest.mark.parametrize(
+    "solver, opts",
+    [("greedy", {}), ("sqp", {"n_starts": 8}), ("gd-penalty", {"max_iter": 60}), ("anneal", {"n_iter": 1500})],
+)
 def test_dataset2_every_applicable_solver(solver, opts):
     p = GaussProblem.from_params(dataset="2", delta="0.3", gamma="0", psd="project")
     r = mechopt.solve(p, solver=solver, **opts)
     assert r.status.has_solution and r.violation <= TOL
     assert 0.0 <= r.value <= p.privacy_full
-    assert r.value >= 1.8533 - 1e-3          # sqp's best local value (no global reference for n = 6)
+    assert r.value >= 1.8533 - 1e-3  # sqp's best local value (no global reference for n = 6)
 
 
 def test_search_refuses_more_than_three_features():
@@ -99,9 +102,16 @@ def test_search_refuses_more_than_three_features():
         mechopt.solve(_d1(0.3), solver="search", grid=10)
 
 
-@pytest.mark.parametrize("seed, n, n_u, gamma, utility", [(0, 2, 1, 0.0, "mi"), (1, 3, 2, 0.0, "mi"),
-                                                         (2, 3, 1, 1.5, "mi"), (3, 2, 2, 0.0, "fisher"),
-                                                         (5, 3, 1, 2.0, "fisher")])
+@pytest.mark.parametrize(
+    "seed, n, n_u, gamma, utility",
+    [
+        (0, 2, 1, 0.0, "mi"),
+        (1, 3, 2, 0.0, "mi"),
+        (2, 3, 1, 1.5, "mi"),
+        (3, 2, 2, 0.0, "fisher"),
+        (5, 3, 1, 2.0, "fisher"),
+    ],
+)
 def test_search_bound_is_below_every_local_solution(seed, n, n_u, gamma, utility):
     cp, cu = random_instance(seed, n=n, n_u=n_u)
     p = GaussProblem(cov_p=cp, cov_u=cu, n=n, gamma=gamma, utility=utility)
@@ -118,7 +128,7 @@ def test_gamma_constraint_binds_and_all_solvers_respect_it():
     p = GaussProblem.from_params(dataset="1", delta="0.75", gamma="3")
     ref = mechopt.solve(p, solver="search")
     free = mechopt.solve(_d1(0.75), solver="search")
-    assert ref.value > free.value + 0.4             # γ-dominated: noise limited by the ratio
+    assert ref.value > free.value + 0.4  # γ-dominated: noise limited by the ratio
     for solver in ("greedy", "sqp"):
         r = mechopt.solve(p, solver=solver)
         assert r.violation <= TOL and r.value >= ref.certificate.bound - 1e-9
@@ -129,7 +139,7 @@ def test_greedy_step5_readings():
     both = mechopt.solve(p, solver="greedy")
     delta_only = mechopt.solve(p, solver="greedy", step5="delta")
     verbatim = mechopt.solve(p, solver="greedy", step5="verbatim")
-    assert both.value == delta_only.value                 # γ = 0: the γ test is vacuous
+    assert both.value == delta_only.value  # γ = 0: the γ test is vacuous
     assert verbatim.value == pytest.approx(p.privacy_full)  # I(Xu;Y) ≤ 0 never passes: no noise added
     assert verbatim.extras["commits"] == 0 and verbatim.extras["stop"] == "dtheta<eps"
     with pytest.raises(ParamError, match="step5"):

@@ -1,4 +1,5 @@
 """The lattice pricing of ε-LDP orbits (solvers/exact/orbits/lattice.py) against brute-force enumeration of count vectors."""
+
 from __future__ import annotations
 
 import itertools
@@ -27,8 +28,13 @@ def _piece(sizes, values, nu_scale, eps, seed):
 
 
 @settings(max_examples=120, deadline=None)
-@given(g=st.integers(1, 5), data=st.data(), nu_scale=st.sampled_from([1e-3, 0.05, 0.5, 2.0]),
-       eps=st.sampled_from([0.2, 1.0, 3.0]), seed=st.integers(0, 2 ** 16))
+@given(
+    g=st.integers(1, 5),
+    data=st.data(),
+    nu_scale=st.sampled_from([1e-3, 0.05, 0.5, 2.0]),
+    eps=st.sampled_from([0.2, 1.0, 3.0]),
+    seed=st.integers(0, 2**16),
+)
 def test_lattice_max_equals_brute_force(g, data, nu_scale, eps, seed) -> None:
     sizes = data.draw(st.lists(st.integers(1, 6), min_size=g, max_size=g))
     values = data.draw(st.lists(st.integers(1, 60), min_size=g, max_size=g, unique=True))
@@ -36,9 +42,9 @@ def test_lattice_max_equals_brute_force(g, data, nu_scale, eps, seed) -> None:
     assert applies(pc)
     top, ub = lattice_max(pc, 1e-12)
     best = max(pc.f(np.array(k)) for k in itertools.product(*[range(int(u) + 1) for u in pc.ub]))
-    assert abs(top[0][0] - best) <= 1e-12          # the maximiser is found
-    assert abs(pc.f(top[0][1]) - top[0][0]) <= 1e-13   # vectorised and scalar f agree
-    assert best - 1e-13 <= ub <= best + 1e-9       # the bound is proven and tight
+    assert abs(top[0][0] - best) <= 1e-12  # the maximiser is found
+    assert abs(pc.f(top[0][1]) - top[0][0]) <= 1e-13  # vectorised and scalar f agree
+    assert best - 1e-13 <= ub <= best + 1e-9  # the bound is proven and tight
 
 
 def test_truncated_search_keeps_a_proven_bound() -> None:
@@ -66,7 +72,7 @@ def test_five_class_ldp_mi_d2000_is_certified_with_an_audited_q(equal_mass: bool
     assert r.Q.shape[0] == 2000 and r.Q.shape[1] <= 2000
     assert r.violation is not None and r.violation <= 1e-7
     cp = prob.column_program()
-    assert abs(float(cp.gain(cp.prior[:, None] * r.Q).sum()) - r.value) <= 1e-9     # Q carries the value
+    assert abs(float(cp.gain(cp.prior[:, None] * r.Q).sum()) - r.value) <= 1e-9  # Q carries the value
 
 
 def test_orbit_colgen_past_its_deadline_claims_no_optimum() -> None:

@@ -1,5 +1,6 @@
 """The lattice pricing of ε-LIP orbits (solvers/exact/orbits/lip_lattice.py) against brute-force enumeration of counts,
 and few-class LIP designs at d in the thousands certified through it."""
+
 from __future__ import annotations
 
 import itertools
@@ -19,7 +20,7 @@ from mechopt.solvers.exact.orbits.mechanism import _class_lp
 from mechopt.solvers.exact.orbits.reduction import classes_of
 from mechopt.utilities import HistogramMSE, MutualInfo
 
-VTOL = 1e-12        # settings.tolerance("vertex"): the slab tolerance Piece.feasible and the search share
+VTOL = 1e-12  # settings.tolerance("vertex"): the slab tolerance Piece.feasible and the search share
 
 
 def _pieces(sizes, masses, nu_scale, eps, seed, utility):
@@ -38,8 +39,14 @@ def _brute(pc) -> float:
 
 
 @settings(max_examples=80, deadline=None)
-@given(g=st.integers(1, 4), data=st.data(), nu_scale=st.sampled_from([1e-4, 1e-2, 0.3]),
-       eps=st.floats(0.2, 3.0), seed=st.integers(0, 2 ** 16), utility=st.sampled_from(["histogram", "mi"]))
+@given(
+    g=st.integers(1, 4),
+    data=st.data(),
+    nu_scale=st.sampled_from([1e-4, 1e-2, 0.3]),
+    eps=st.floats(0.2, 3.0),
+    seed=st.integers(0, 2**16),
+    utility=st.sampled_from(["histogram", "mi"]),
+)
 def test_lip_lattice_max_equals_brute_force(g, data, nu_scale, eps, seed, utility) -> None:
     sizes = data.draw(st.lists(st.integers(1, 6), min_size=g, max_size=g))
     masses = data.draw(st.lists(st.floats(0.05, 1.0), min_size=g, max_size=g))
@@ -47,15 +54,15 @@ def test_lip_lattice_max_equals_brute_force(g, data, nu_scale, eps, seed, utilit
         assert applies(pc)
         best = _brute(pc)
         top, ub = lattice_max_lip(pc, 1e-12)
-        if best == -math.inf:                   # no feasible orbit with this free class
+        if best == -math.inf:  # no feasible orbit with this free class
             assert top == [] and ub == -math.inf
             continue
-        assert abs(top[0][0] - best) <= 1e-12                # the maximiser is found ...
-        assert pc.feasible(top[0][1], VTOL)                  # ... it is a feasible orbit ...
-        assert abs(pc.f(top[0][1]) - top[0][0]) <= 1e-13     # ... and its vectorised value is f
-        assert best - 1e-13 <= ub <= best + 1e-9             # the bound is proven and tight
+        assert abs(top[0][0] - best) <= 1e-12  # the maximiser is found ...
+        assert pc.feasible(top[0][1], VTOL)  # ... it is a feasible orbit ...
+        assert abs(pc.f(top[0][1]) - top[0][0]) <= 1e-13  # ... and its vectorised value is f
+        assert best - 1e-13 <= ub <= best + 1e-9  # the bound is proven and tight
         _, ub_cg = lattice_max_lip(pc, 1e-12, enough=best / 2 if best > 0 else 1e-9, target=abs(best) / 3)
-        assert ub_cg >= best - 1e-13                         # column-generation stops keep a proven bound
+        assert ub_cg >= best - 1e-13  # column-generation stops keep a proven bound
 
 
 def test_truncated_lip_search_keeps_a_proven_bound() -> None:
@@ -69,8 +76,8 @@ def test_truncated_lip_search_keeps_a_proven_bound() -> None:
 def test_lip_pieces_are_priced_without_milp(utility: str) -> None:
     for pc in _pieces([300, 200, 100, 50], [0.4, 0.3, 0.2, 0.1], 1e-3, 1.0, 3, utility):
         top, ub = _orbit_price.maximise(pc, 1e-11)
-        assert pc.calls == 0                                  # no HiGHS node was solved
-        assert top and pc.f(top[0][1]) - 1e-15 <= ub <= top[0][0] + 1e-11       # proven, up to round-off
+        assert pc.calls == 0  # no HiGHS node was solved
+        assert top and pc.f(top[0][1]) - 1e-15 <= ub <= top[0][0] + 1e-11  # proven, up to round-off
 
 
 def _random_classes(d: int, g: int, equal_mass: bool, seed: int) -> np.ndarray:
@@ -90,13 +97,13 @@ def test_few_class_lip_histogram_d1500_is_certified_with_an_independently_audite
     assert r.status is Status.OPTIMAL and r.certificate.gap <= 1e-8, r.message
     Q = r.Q
     assert Q.shape[0] == d and Q.shape[1] <= d and Q.min() >= 0.0
-    assert np.abs(Q.sum(axis=1) - 1.0).max() <= 1e-12                   # a channel
-    lam = P @ Q                                                          # output marginals
-    assert np.abs(np.log(Q / lam[None, :])).max() <= eps + 1e-7         # ε-LIP: e^-ε ≤ Q[x,y]/λ_y ≤ e^ε
-    J = P[:, None] * Q                                                   # histogram MSE from the joint:
-    mse = 1.0 - float(((J ** 2).sum(axis=0) / lam).sum())               # 1 − Σ_y Σ_x P(x|y)²
+    assert np.abs(Q.sum(axis=1) - 1.0).max() <= 1e-12  # a channel
+    lam = P @ Q  # output marginals
+    assert np.abs(np.log(Q / lam[None, :])).max() <= eps + 1e-7  # ε-LIP: e^-ε ≤ Q[x,y]/λ_y ≤ e^ε
+    J = P[:, None] * Q  # histogram MSE from the joint:
+    mse = 1.0 - float(((J**2).sum(axis=0) / lam).sum())  # 1 − Σ_y Σ_x P(x|y)²
     assert abs(mse - r.value) <= 1e-9
-    assert r.certificate.bound <= r.value + 1e-12                       # a lower bound on the minimum MSE
+    assert r.certificate.bound <= r.value + 1e-12  # a lower bound on the minimum MSE
 
 
 def test_rotation_weight_lp_is_exact_when_values_differ_below_highs_tolerance() -> None:
@@ -107,14 +114,16 @@ def test_rotation_weight_lp_is_exact_when_values_differ_below_highs_tolerance() 
     """
     lo, lo2 = 9.336617243849127e-05, 9.336617243849129e-05
     hi, hi2 = 0.0006898878858904446, 0.0006898878858904447
-    pats = [np.r_[np.full(928, lo), 0.0006898877518828339],
-            np.r_[np.full(7, hi2), np.full(922, lo2)],
-            np.r_[np.full(923, hi), np.full(5, lo), 0.0006898877778771517]]
+    pats = [
+        np.r_[np.full(928, lo), 0.0006898877518828339],
+        np.r_[np.full(7, hi2), np.full(922, lo2)],
+        np.r_[np.full(923, hi), np.full(5, lo), 0.0006898877778771517],
+    ]
     theta = np.array([0.28133503516038527, 0.05570631924321171, 0.26967023949663826])
     out = _class_lp(pats, theta)
     cover = sum(w * np.roll(p, r) for (rs, ws), p in zip(out, pats) for r, w in zip(rs, ws))
     assert np.abs(cover / cover.mean() - 1.0).max() <= 1e-12
-    assert sum(rs.size for rs, _ in out) <= 929 + 3 - 1                  # still a basic solution
+    assert sum(rs.size for rs, _ in out) <= 929 + 3 - 1  # still a basic solution
     assert all(abs(ws.sum() - t) <= 1e-15 for (_, ws), t in zip(out, theta))
 
 

@@ -1,4 +1,5 @@
 """Issue 16: every optimal exact design returns an audited Q with ≤ d outputs; few-class priors at scale."""
+
 from __future__ import annotations
 
 import math
@@ -10,17 +11,17 @@ import pytest
 
 import mechopt
 from mechopt.api import audit_result
-from mechopt.io.catalog import builtin_catalog
 from mechopt.errors import TooLargeError
+from mechopt.io.catalog import builtin_catalog
 from mechopt.problems.design import ChannelDesign
 from mechopt.results.result import Status
-from mechopt.solvers.exact.orbits import pricing as _orbit_price
-from mechopt.solvers.exact.methods import enumerate_rays
 from mechopt.solvers.exact.lp import solve_master
+from mechopt.solvers.exact.methods import enumerate_rays
+from mechopt.solvers.exact.orbits import pricing as _orbit_price
 from mechopt.solvers.exact.orbits.colgen import orbit_colgen, orbits_from_counts
 from mechopt.solvers.exact.orbits.mechanism import build_plan
 from mechopt.solvers.exact.orbits.reduction import classes_of, enum_bytes, ldp_orbits, lip_orbits, orbit_gain
-from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
+from mechopt.utilities import HistogramMSE, MutualInfo
 
 
 def few(d: int, g: int) -> np.ndarray:
@@ -34,7 +35,7 @@ def design(prior, notion: str, utility: str, eps: float = 1.0) -> ChannelDesign:
     values = None
     if utility == "mse":
         P = np.asarray(prior)
-        values = np.round(P / P.min())          # equal values inside each class (keeps the symmetry)
+        values = np.round(P / P.min())  # equal values inside each class (keeps the symmetry)
     return ChannelDesign.from_params(prior=prior, notion=notion, utility=utility, eps=eps, values=values)
 
 
@@ -51,8 +52,7 @@ def test_catalog_exact_returns_audited_q_with_at_most_d_outputs(inst) -> None:
 
     prob = inst.build()
     solver = get_solver("exact")
-    if (inst.solvers is not None and "exact" not in inst.solvers) or "exact" in inst.skip \
-            or not solver.can_solve(prob):
+    if (inst.solvers is not None and "exact" not in inst.solvers) or "exact" in inst.skip or not solver.can_solve(prob):
         pytest.skip("exact does not apply")
     r = mechopt.solve(prob, solver="exact", **inst.options.get("exact", {}))
     if r.status is not Status.OPTIMAL:
@@ -71,7 +71,7 @@ def test_uniform64_ldp_mi_returns_small_q_with_k_subset_value(eps: float) -> Non
     check_audited(r, 64)
     assert abs(r.value - best_k(64, eps)[1]) <= 1e-12
     assert r.certificate.gap <= 1e-9
-    again = audit_result(design("uniform:64", "ldp", "mi", eps), r)       # the audit sees the mechanism
+    again = audit_result(design("uniform:64", "ldp", "mi", eps), r)  # the audit sees the mechanism
     assert again.violation is not None and again.status is Status.OPTIMAL
 
 
@@ -108,7 +108,7 @@ def test_count_pricing_formula_is_the_orbit_reduced_cost(kind: str, U: str) -> N
                 continue
             orb = orbits_from_counts(cl, kind, 1.0, [(pc.free,) + tuple(int(x) for x in k)])
             rc = float(orbit_gain(orb, cp.utility)[0] - nu @ orb.reduced()[:, 0])
-            scale = 1.0 + (math.expm1(1.0) * float(cl.p @ k) if kind == "ldp" else 0.0)    # LDP: unnormalised
+            scale = 1.0 + (math.expm1(1.0) * float(cl.p @ k) if kind == "ldp" else 0.0)  # LDP: unnormalised
             assert abs(pc.f(k) - scale * rc) <= 1e-12
 
 
@@ -171,6 +171,7 @@ def test_structured_plan_when_q_does_not_fit() -> None:
 
 # -- sizes -------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind,d,g", [("ldp", 150, 3), ("ldp", 60, 5), ("lip", 300, 3), ("lip", 100, 5)])
 def test_orbit_enumeration_estimate_within_2x_of_tracemalloc(kind: str, d: int, g: int) -> None:
     P = few(d, g)
@@ -200,7 +201,7 @@ def test_ray_enumeration_estimate_within_2x_of_tracemalloc(notion: str, d: int) 
     assert 0.5 <= est / peak <= 2.0
 
 
-@pytest.mark.parametrize("d", [1_000, 10_000, 10 ** 6, 10 ** 9])
+@pytest.mark.parametrize("d", [1_000, 10_000, 10**6, 10**9])
 def test_size_checks_never_overflow(d: int) -> None:
     from mechopt.solvers.exact.sizes import check_enumeration, ldp_log2_bytes
 
@@ -220,7 +221,7 @@ def test_lip_vertex_estimate_near_the_exact_count() -> None:
         est = _sizes.lip_log2_vertices(P, 1.0)
     finally:
         _sizes.EXACT_COUNT_MAX_D = old
-    assert abs(est - exact) <= 1.0          # within 2×
+    assert abs(est - exact) <= 1.0  # within 2×
 
 
 def test_three_class_lip_d10000_forced_enumeration_is_refused_honestly() -> None:
@@ -234,7 +235,7 @@ def test_three_class_lip_d10000_forced_enumeration_is_refused_honestly() -> None
 @pytest.mark.parametrize("notion,utility", [("lip", "histogram"), ("ldp", "mi")])
 def test_solve_peak_memory_within_2x_of_the_dense_q_estimate(notion: str, utility: str) -> None:
     """mechopt.solve (plan, dense Q, value, re-audit) peaks within 2× of 8·d·n, the size max_memory counts."""
-    mechopt.solve(design("uniform:40", notion, utility), solver="exact")         # imports and caches: not counted
+    mechopt.solve(design("uniform:40", notion, utility), solver="exact")  # imports and caches: not counted
     prob = design("uniform:1500", notion, utility)
     tracemalloc.start()
     try:
@@ -266,8 +267,11 @@ def test_time_limit_in_the_plan_is_an_honest_time_limit_without_q(monkeypatch) -
     prob = design(few(600, 5), "lip", "histogram")
     full = mechopt.solve(prob, solver="exact")
     real = _exact_symmetry.build_plan
-    monkeypatch.setattr(_exact_symmetry, "build_plan",            # a fake deadline: already past at the plan
-                        lambda orb, used, theta, deadline=None: real(orb, used, theta, time.perf_counter() - 1.0))
+    monkeypatch.setattr(
+        _exact_symmetry,
+        "build_plan",  # a fake deadline: already past at the plan
+        lambda orb, used, theta, deadline=None: real(orb, used, theta, time.perf_counter() - 1.0),
+    )
     r = mechopt.solve(prob, solver="exact", time_limit=600)
     assert r.status is Status.TIME_LIMIT and r.mechanism is None and r.value is None and r.proof is None
     assert abs(r.extras["lp_value"] - full.value) <= 1e-9 and abs(r.extras["bound"] - full.value) <= 1e-7

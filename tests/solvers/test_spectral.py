@@ -1,4 +1,5 @@
 """The spectral solver: accuracy after extrapolation, the grid order, the separable and dual cases."""
+
 from __future__ import annotations
 
 import math
@@ -10,12 +11,12 @@ import mechopt
 from mechopt.claims.fisher.theorems import grid_order
 from mechopt.errors import ParamError, SolverNotFound
 from mechopt.problems.design import ChannelDesign
-from mechopt.problems.fisher.problems import FisherBox, problem_from_params
 from mechopt.problems.fisher.gaussian import FisherGaussian
+from mechopt.problems.fisher.problems import FisherBox, problem_from_params
 from mechopt.results.result import Status
 from mechopt.solvers.spectral import _DIRECT, ground_state, richardson
 
-PI2 = math.pi ** 2
+PI2 = math.pi**2
 
 
 def test_interval_within_1e8_of_pi_squared() -> None:
@@ -23,7 +24,7 @@ def test_interval_within_1e8_of_pi_squared() -> None:
     assert r.status is Status.OPTIMAL and r.proof == "eigenproblem" and r.solver == "spectral"
     assert abs(r.value - PI2) < 1e-8
     assert r.extras["grid_points"] >= 2000 and 0 < r.extras["error_estimate"] < 1e-8
-    assert abs(r.extras["raw_grid_value"] - PI2) > 1e-8      # extrapolation is what buys the accuracy
+    assert abs(r.extras["raw_grid_value"] - PI2) > 1e-8  # extrapolation is what buys the accuracy
 
 
 def test_measured_convergence_order_is_two() -> None:
@@ -35,7 +36,7 @@ def test_raw_eigenvalue_is_the_exact_discrete_one_on_both_paths() -> None:
     for n in (999, _DIRECT + 2000):
         h = 2.0 / (n + 1)
         lam, p = ground_state(-1.0, 1.0, n)
-        assert lam == pytest.approx(16 / h ** 2 * math.sin(math.pi * h / 4) ** 2, rel=1e-11)
+        assert lam == pytest.approx(16 / h**2 * math.sin(math.pi * h / 4) ** 2, rel=1e-11)
         assert h * p.sum() == pytest.approx(1.0)
 
 
@@ -49,7 +50,9 @@ def test_harmonic_oscillator_ground_state() -> None:
 def test_variance_bound_by_duality() -> None:
     r = mechopt.solve(FisherGaussian(m=2, sigma2=4.0), solver="spectral", n=2047)
     assert r.status is Status.OPTIMAL and r.violation <= 1e-7
-    assert r.value == pytest.approx(1.0, rel=1e-8) and r.extras["dual_xi"] == pytest.approx(0.25, rel=1e-4)   # ξ^{-1/2} = σ²/m
+    assert r.value == pytest.approx(1.0, rel=1e-8) and r.extras["dual_xi"] == pytest.approx(
+        0.25, rel=1e-4
+    )  # ξ^{-1/2} = σ²/m
 
 
 def test_separable_box() -> None:
@@ -59,7 +62,7 @@ def test_separable_box() -> None:
 
 
 def test_richardson_removes_even_powers() -> None:
-    vals = [1 + 2 * h ** 2 + 5 * h ** 4 + 7 * h ** 6 for h in (0.2, 0.1, 0.05, 0.025)]
+    vals = [1 + 2 * h**2 + 5 * h**4 + 7 * h**6 for h in (0.2, 0.1, 0.05, 0.025)]
     best, err, _ = richardson(vals)
     assert best == pytest.approx(1.0, abs=1e-13) and err < 1e-6
 

@@ -19,8 +19,11 @@ from mechopt.testing import eps_values, priors
 @given(priors(min_size=2, max_size=4), eps_values(0.2, 2.0))
 def test_sqp_mechanisms_are_row_stochastic_and_private(P, eps):
     for notion, utility in (("ldp", "mi"), ("lip", "mse"), ("lip", "histogram")):
-        prob = ChannelDesign(prior=P, notion=mechopt.notions.make_notion(notion, eps),
-                             utility=mechopt.utilities.make_utility(utility, prior=P))
+        prob = ChannelDesign(
+            prior=P,
+            notion=mechopt.notions.make_notion(notion, eps),
+            utility=mechopt.utilities.make_utility(utility, prior=P),
+        )
         r = mechopt.solve(prob, solver="sqp", n_starts=3)
         assert r.status is Status.LOCALLY_OPTIMAL and r.proof is None, r.message
         assert np.allclose(r.Q.sum(axis=1), 1) and (r.Q >= 0).all()
@@ -39,10 +42,10 @@ def test_sqp_binary_lip_beats_a_fine_grid(P1, eps):
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = np.stack([(1 - q0) / lam0, q1 / lam0, q0 / (1 - lam0), (1 - q1) / (1 - lam0)])
         ok = np.all((ratios >= np.exp(-eps)) & (ratios <= np.exp(eps)), axis=0)
-        mse = P1 * (1 - P1) - (P1 * (lam0 - q1)) ** 2 / (lam0 * (1 - lam0))   # LIP paper eq. (18)
+        mse = P1 * (1 - P1) - (P1 * (lam0 - q1)) ** 2 / (lam0 * (1 - lam0))  # LIP paper eq. (18)
     best_grid = np.min(np.where(ok, mse, np.inf))
     assert r.value <= best_grid + 1e-12
-    assert r.value >= best_grid - 5e-3          # the grid is within 1/800 of the optimum
+    assert r.value >= best_grid - 5e-3  # the grid is within 1/800 of the optimum
     assert r.violation <= 1e-7
 
 
@@ -84,8 +87,14 @@ def _form(sense: str, bound_of):
         def conic_form(self):
             x = cp.Variable(3)
             obj = cp.Maximize(cp.sum(cp.log(x))) if sense == "max" else cp.Minimize(cp.sum_squares(x - 1))
-            return ConicForm(problem=cp.Problem(obj, [cp.sum(x) == 1]), recover=lambda: x.value, sense=sense,
-                             objective="t", bound_of=bound_of)
+            return ConicForm(
+                problem=cp.Problem(obj, [cp.sum(x) == 1]),
+                recover=lambda: x.value,
+                sense=sense,
+                objective="t",
+                bound_of=bound_of,
+            )
+
     return Tiny()
 
 
@@ -94,7 +103,7 @@ def test_conic_certificate_is_clarabels_dual_bound(sense: str, opt: float) -> No
     r = ConicSolver().solve(_form(sense, float))
     cert = r.certificate
     assert cert is not None and cert.gap < 1e-7
-    assert (cert.bound >= opt - 1e-7) if sense == "max" else (cert.bound <= opt + 1e-7)   # Clarabel's tolerances
+    assert (cert.bound >= opt - 1e-7) if sense == "max" else (cert.bound <= opt + 1e-7)  # Clarabel's tolerances
     assert (cert.bound >= r.value) if sense == "max" else (cert.bound <= r.value)
     assert r.extras["program_bound"] == pytest.approx(cert.bound, abs=0)
 
@@ -109,6 +118,8 @@ def test_fisher_conic_reports_program_bound_not_a_certificate() -> None:
     p = get_problem("fisher-interval").from_params(n=200)
     r = mechopt.solve(p, solver="conic")
     assert r.certificate is None and "no certificate" in r.message
-    assert r.status.value == "optimal" and r.proof == "convex" and "optimum of the 200-point discretisation" in r.message
-    J_bound = r.extras["program_bound"] / 2.0 ** 2             # the program lives on the unit interval: J·(b − a)²
+    assert (
+        r.status.value == "optimal" and r.proof == "convex" and "optimum of the 200-point discretisation" in r.message
+    )
+    J_bound = r.extras["program_bound"] / 2.0**2  # the program lives on the unit interval: J·(b − a)²
     assert 0 <= r.extras["program_value"] - J_bound < 1e-6 * r.extras["program_value"]

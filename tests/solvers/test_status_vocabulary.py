@@ -4,6 +4,7 @@
 ``locally_optimal``; a heuristic ``feasible``; a closed form outside its proven region
 ``feasible`` or ``infeasible_point``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,9 +16,9 @@ import mechopt
 from mechopt import registry
 from mechopt.api import _proof_status
 from mechopt.io.catalog import builtin_catalog
+from mechopt.model.solver import _honest, check_options
 from mechopt.problems.design import ChannelDesign
 from mechopt.results.result import PROOFS, Certificate, Result, Status
-from mechopt.model.solver import _honest, check_options
 
 CATALOG = {(i.problem, i.name): i for i in builtin_catalog()}
 GAUSS = ("gauss-dataset1", "dataset 1 delta=0.3 gamma=0")
@@ -32,7 +33,7 @@ EXPECTED = {
     "spectral": ("global", FISHER, Status.OPTIMAL, "eigenproblem"),
     "closed-form": ("global", BINARY, Status.OPTIMAL, "theorem"),
     "sqp": ("local", ("lip-mimo", "p=0.3,0.3,0.4 eps=1 (Theorem 3 region)"), Status.LOCALLY_OPTIMAL, None),
-    "gd-penalty": ("local", GAUSS, None, None),            # locally_optimal or feasible: see the test
+    "gd-penalty": ("local", GAUSS, None, None),  # locally_optimal or feasible: see the test
     "greedy": ("heuristic", GAUSS, Status.FEASIBLE, None),
     "anneal": ("heuristic", GAUSS, Status.FEASIBLE, None),
 }
@@ -56,7 +57,7 @@ def test_each_solver_reports_its_honest_status(solver: str) -> None:
     _, key, status, proof = EXPECTED[solver]
     r = _solve(key, solver)
     assert r.violation is not None and r.violation <= 1e-7, r.message
-    if solver == "gd-penalty":       # a restored point is not a local optimum (solvers/baselines.py)
+    if solver == "gd-penalty":  # a restored point is not a local optimum (solvers/baselines.py)
         status = Status.FEASIBLE if r.extras["restoration_moved"] else Status.LOCALLY_OPTIMAL
     assert r.status is status and r.proof == proof, (r.status, r.proof, r.message)
     if proof == "certificate":
@@ -76,12 +77,11 @@ def test_the_solver_itself_says_it_the_caps_are_only_a_safety_net(solver: str) -
     _, key, status, proof = EXPECTED[solver]
     inst = CATALOG[key]
     given_opts = {**inst.options.get(solver, {}), **FAST.get(solver, {})}
-    raw = backend._solve(inst.build(), check_options(solver, given_opts, {**backend.common_options,
-                                                                          **backend.options}))
+    raw = backend._solve(inst.build(), check_options(solver, given_opts, {**backend.common_options, **backend.options}))
     if solver == "gd-penalty":
         status = Status.FEASIBLE if raw.extras["restoration_moved"] else Status.LOCALLY_OPTIMAL
     assert raw.status is status and raw.proof == proof, (raw.status, raw.proof)
-    assert _honest(raw, backend.guarantee).status is raw.status       # the cap had nothing to do
+    assert _honest(raw, backend.guarantee).status is raw.status  # the cap had nothing to do
 
 
 _CLAIMS = {c.id for c in registry.claims()}
@@ -105,12 +105,15 @@ CLOSED = {
     ("fisher-gaussian", "m=2 sigma2=4 (Problem 4, Corollary 6)"): (Status.OPTIMAL, "fisher.cor6"),
     ("fisher-gaussian", "m=1 xi=4 (Problem 3, Corollary 6)"): (Status.OPTIMAL, "fisher.thm3"),
     ("fisher-lti", "Example 4 vehicle dt=1 T=5 xi=1 (Theorem 4)"): (Status.OPTIMAL, "fisher.thm4"),
-    ("fisher-weighted", "X=[0,4] weight exp:0.5 nw=11 (Corollary 4, reconstructed)"): (Status.FEASIBLE,
-                                                                                       "fisher.cor4"),
+    ("fisher-weighted", "X=[0,4] weight exp:0.5 nw=11 (Corollary 4, reconstructed)"): (Status.FEASIBLE, "fisher.cor4"),
 }
 #: the certified solver a proven closed form must agree with
-REFERENCE = {"fisher-lti": "conic", "fisher-interval": "spectral", "fisher-box": "spectral",
-             "fisher-gaussian": "spectral"}
+REFERENCE = {
+    "fisher-lti": "conic",
+    "fisher-interval": "spectral",
+    "fisher-box": "spectral",
+    "fisher-gaussian": "spectral",
+}
 
 
 @pytest.mark.parametrize("key", list(CLOSED), ids=[f"{p}: {n}" for p, n in CLOSED])
@@ -118,29 +121,31 @@ def test_closed_form_is_optimal_only_in_its_proven_region(key: tuple[str, str]) 
     status, claim = CLOSED[key]
     r = _solve(key, "closed-form")
     assert r.status is status and r.extras["claim"] == claim, (r.status, r.message)
-    assert claim in _CLAIMS                              # compare links rows to verify claims by this id
-    if status is Status.OPTIMAL:                         # a proven theorem is the certified optimum
+    assert claim in _CLAIMS  # compare links rows to verify claims by this id
+    if status is Status.OPTIMAL:  # a proven theorem is the certified optimum
         assert r.proof == "theorem"
         ref = _solve(key, REFERENCE.get(key[0], "exact"))
         assert ref.status is Status.OPTIMAL and r.value == pytest.approx(ref.value, rel=1e-6)
-    else:                                                # it says which theorem and why it is not proven
+    else:  # it says which theorem and why it is not proven
         assert r.proof is None and "not proven here" in r.message
         assert (r.violation > 1e-7) == (status is Status.INFEASIBLE_POINT)
 
 
 # -- properties ------------------------------------------------------------------------------
 
-designs = st.tuples(st.integers(2, 4).flatmap(lambda d: st.lists(st.floats(0.05, 1.0), min_size=d, max_size=d)),
-                    st.sampled_from(["ldp", "lip"]), st.sampled_from(["mi", "histogram", "mse"]),
-                    st.floats(0.1, 4.0))
+designs = st.tuples(
+    st.integers(2, 4).flatmap(lambda d: st.lists(st.floats(0.05, 1.0), min_size=d, max_size=d)),
+    st.sampled_from(["ldp", "lip"]),
+    st.sampled_from(["mi", "histogram", "mse"]),
+    st.floats(0.1, 4.0),
+)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(designs)
 def test_only_proven_results_are_optimal_on_random_designs(case) -> None:
     weights, notion, utility, eps = case
-    prob = ChannelDesign.from_params(prior=np.array(weights) / np.sum(weights), notion=notion, utility=utility,
-                                     eps=eps)
+    prob = ChannelDesign.from_params(prior=np.array(weights) / np.sum(weights), notion=notion, utility=utility, eps=eps)
     exact = mechopt.solve(prob, solver="exact")
     results = [exact, mechopt.solve(prob, solver="sqp", n_starts=2)]
     if "closed-form" in registry.solvers_for(prob):
@@ -150,7 +155,7 @@ def test_only_proven_results_are_optimal_on_random_designs(case) -> None:
         assert (r.proof in PROOFS) if r.status is Status.OPTIMAL else r.proof is None, (r.solver, r.proof)
         assert r.status is not Status.INFEASIBLE_POINT or r.violation > 1e-7 or "audit" in r.message
     cf = results[2:]
-    if cf and cf[0].status is Status.OPTIMAL:           # the theorem's value is the certified one
+    if cf and cf[0].status is Status.OPTIMAL:  # the theorem's value is the certified one
         assert cf[0].value == pytest.approx(exact.value, rel=1e-7, abs=1e-9)
 
 
@@ -168,8 +173,12 @@ def test_local_and_heuristic_solvers_are_never_optimal_on_the_gauss_catalog(solv
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(list(Status)), st.sampled_from([None, "bogus", *PROOFS]),
-       st.sampled_from([None, 0.0, 1e-9, 1e-3]), st.sampled_from(["global", "local", "heuristic"]))
+@given(
+    st.sampled_from(list(Status)),
+    st.sampled_from([None, "bogus", *PROOFS]),
+    st.sampled_from([None, 0.0, 1e-9, 1e-3]),
+    st.sampled_from(["global", "local", "heuristic"]),
+)
 def test_the_safety_nets_never_let_an_unproven_optimal_through(status, proof, gap, guarantee) -> None:
     cert = None if gap is None else Certificate(bound=1.0 + gap, gap=gap)
     value = 1.0 if status.has_solution else None

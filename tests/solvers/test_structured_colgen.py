@@ -1,4 +1,5 @@
 """Column generation with structured pricing: same certified optimum as the old paths; warm starts."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -46,8 +47,9 @@ def test_auto_picks_structured_pricing() -> None:
 @pytest.mark.parametrize("notion,utility", [("ldp", "mi"), ("lip", "mse")])
 def test_warm_start_reuses_columns_across_eps(notion: str, utility: str) -> None:
     P = _prior("dirichlet", 12, 5)
-    first = mechopt.solve(ChannelDesign.from_params(prior=P, notion=notion, utility=utility, eps=1.0),
-                          solver="exact", method="colgen")
+    first = mechopt.solve(
+        ChannelDesign.from_params(prior=P, notion=notion, utility=utility, eps=1.0), solver="exact", method="colgen"
+    )
     prob = ChannelDesign.from_params(prior=P, notion=notion, utility=utility, eps=1.2)
     warm = mechopt.solve(prob, solver="exact", method="colgen", warm_start=first)
     cold = mechopt.solve(prob, solver="exact", method="colgen")
@@ -61,22 +63,35 @@ def test_warm_start_of_the_wrong_kind_is_a_param_error() -> None:
     from mechopt.errors import ParamError
 
     P = _prior("dirichlet", 12, 5)
-    first = mechopt.solve(ChannelDesign.from_params(prior=P, notion="lip", utility="mse", eps=1.0),
-                          solver="exact", method="colgen")
+    first = mechopt.solve(
+        ChannelDesign.from_params(prior=P, notion="lip", utility="mse", eps=1.0), solver="exact", method="colgen"
+    )
     with pytest.raises(ParamError, match="warm_start"):
-        mechopt.solve(ChannelDesign.from_params(prior=P, notion="ldp", utility="mi", eps=1.0), solver="exact",
-                      method="colgen", warm_start=first)
+        mechopt.solve(
+            ChannelDesign.from_params(prior=P, notion="ldp", utility="mi", eps=1.0),
+            solver="exact",
+            method="colgen",
+            warm_start=first,
+        )
     with pytest.raises(ParamError, match="warm_start"):
-        mechopt.solve(ChannelDesign.from_params(prior=P, notion="ldp", utility="mi", eps=1.0), solver="exact",
-                      method="colgen", warm_start={"kind": "nope"})
+        mechopt.solve(
+            ChannelDesign.from_params(prior=P, notion="ldp", utility="mi", eps=1.0),
+            solver="exact",
+            method="colgen",
+            warm_start={"kind": "nope"},
+        )
 
 
 def test_ldp_mi_eps3_d32_certifies() -> None:
     """The benchmark's d = 32, ε = 3 Dirichlet row cycled on a column the master already held (its duals left
     4e-11 reduced cost on it, HiGHS's tolerance): it must now end certified."""
     P = np.random.default_rng(32).dirichlet(np.ones(32))
-    r = mechopt.solve(ChannelDesign.from_params(prior=P / P.sum(), notion="ldp", utility="mi", eps=3.0),
-                      solver="exact", method="colgen", time_limit=120)
+    r = mechopt.solve(
+        ChannelDesign.from_params(prior=P / P.sum(), notion="ldp", utility="mi", eps=3.0),
+        solver="exact",
+        method="colgen",
+        time_limit=120,
+    )
     assert r.status is Status.OPTIMAL and r.proof == "certificate" and r.certificate.gap <= 1e-9
     assert r.iterations < 200
 
@@ -117,8 +132,8 @@ def test_colgen_stops_instead_of_cycling_on_held_columns(bound: float, status: s
     pricer = _Stuck(R0, bound)
     out = column_generation(P, MutualInfo(P).gain, pricer, R0, max_iter=50)
     assert out.status == status and out.R.shape[1] == R0.shape[1]
-    assert pricer.early is True and pricer.exact_calls >= 1      # an exact pass was made, the switch restored
-    assert out.iterations <= 2                                   # one cost scaling (to the cap), then a verdict
+    assert pricer.early is True and pricer.exact_calls >= 1  # an exact pass was made, the switch restored
+    assert out.iterations <= 2  # one cost scaling (to the cap), then a verdict
     if status == "stalled":
         assert "stalled" in out.notes[-1] and out.bound == pytest.approx(out.master.nu @ P + bound)
 
@@ -135,7 +150,7 @@ def test_warm_master_cost_scaling_keeps_the_answer() -> None:
     assert m.cost_scale == 100.0 and m.tighten() and m.cost_scale == 1e4
     b = m.solve()
     assert abs(a.value - b.value) <= 1e-12 and np.allclose(a.nu, b.nu, atol=1e-9)
-    assert not m.tighten() and m.cost_scale == 1e4                   # capped
+    assert not m.tighten() and m.cost_scale == 1e4  # capped
 
 
 def test_lip_mse_sweep_refuses_d_above_its_limit_with_a_typed_error() -> None:

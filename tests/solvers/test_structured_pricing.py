@@ -1,4 +1,5 @@
 """Structured exact pricing equals exhaustive enumeration (value and a maximiser)."""
+
 from __future__ import annotations
 
 import math
@@ -9,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
 from mechopt.solvers.exact.pricing.bnb import separable_bnb
-from mechopt.solvers.exact.pricing.mitm import mitm_max
+from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
 from mechopt.solvers.exact.pricing.lip import LIPHistogramPricer, LIPMIPricer, LIPSumPricer, lip_box
+from mechopt.solvers.exact.pricing.mitm import mitm_max
 from mechopt.solvers.exact.rays import ldp_rays, lip_vertices
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
@@ -39,8 +40,11 @@ def check(rays: np.ndarray, bound: float, rc_all: np.ndarray, rc_of) -> None:
         assert np.all(rc_of(rays) > 0)
 
 
-prior_args = dict(seed=st.integers(0, 2 ** 32 - 1), alpha=st.sampled_from([-1.0, 0.3, 1.0, 5.0]),
-                  scale=st.sampled_from([0.0, 0.01, 0.1, 1.0]))
+prior_args = dict(
+    seed=st.integers(0, 2**32 - 1),
+    alpha=st.sampled_from([-1.0, 0.3, 1.0, 5.0]),
+    scale=st.sampled_from([0.0, 0.01, 0.1, 1.0]),
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -50,7 +54,7 @@ def test_ldp_mi_knapsack_equals_enumeration(d, eps, block, seed, alpha, scale) -
     P, nu = draw(seed, d, alpha, scale)
     R = ldp_rays(P, eps)
     gain = MutualInfo(P).gain
-    rc_of = lambda C: gain(C) - nu @ C          # noqa: E731
+    rc_of = lambda C: gain(C) - nu @ C  # noqa: E731
     out = LDPMIKnapsackPricer(P, eps, P, early=False, target=-math.inf, block=block).price(nu)
     check(out.rays, out.bound, rc_of(R), rc_of)
 
@@ -62,7 +66,7 @@ def test_ldp_mi_knapsack_early_stop_bound_is_proven_and_columns_distinct(d, eps,
     P, nu = draw(seed, d, alpha, scale)
     R = ldp_rays(P, eps)
     gain = MutualInfo(P).gain
-    rc_of = lambda C: gain(C) - nu @ C          # noqa: E731
+    rc_of = lambda C: gain(C) - nu @ C  # noqa: E731
     best = float(rc_of(R).max())
     out = LDPMIKnapsackPricer(P, eps, P, batch=2, early=True, target=-math.inf).price(nu)
     assert out.bound >= best - 1e-12
@@ -78,8 +82,8 @@ def test_lip_mse_sweep_equals_enumeration(d, eps, seed, alpha, scale) -> None:
     a = np.arange(d, dtype=float) if seed % 2 else np.random.default_rng(seed).normal(size=d)
     V = lip_vertices(P, eps)
     gain = SumMSE(a).gain
-    rc_of = lambda C: gain(C) - nu @ C          # noqa: E731
-    out = LIPSumPricer(P, eps, SumMSE(a).centred).price(nu)   # the gain uses the centred values
+    rc_of = lambda C: gain(C) - nu @ C  # noqa: E731
+    out = LIPSumPricer(P, eps, SumMSE(a).centred).price(nu)  # the gain uses the centred values
     check(out.rays, out.bound, rc_of(V), rc_of)
 
 
@@ -89,7 +93,7 @@ def test_lip_histogram_bnb_equals_enumeration(d, eps, seed, alpha, scale) -> Non
     P, nu = draw(seed, d, alpha, scale)
     V = lip_vertices(P, eps)
     gain = HistogramMSE().gain
-    rc_of = lambda C: gain(C) - nu @ C          # noqa: E731
+    rc_of = lambda C: gain(C) - nu @ C  # noqa: E731
     out = LIPHistogramPricer(P, eps, early=False, target=-math.inf).price(nu)
     check(out.rays, out.bound, rc_of(V), rc_of)
 
@@ -100,7 +104,7 @@ def test_lip_mi_bnb_equals_enumeration(d, eps, seed, alpha, scale) -> None:
     P, nu = draw(seed, d, alpha, scale)
     V = lip_vertices(P, eps)
     gain = MutualInfo(P).gain
-    rc_of = lambda C: gain(C) - nu @ C          # noqa: E731
+    rc_of = lambda C: gain(C) - nu @ C  # noqa: E731
     out = LIPMIPricer(P, eps, P, early=False, target=-math.inf).price(nu)
     check(out.rays, out.bound, rc_of(V), rc_of)
 
@@ -123,7 +127,7 @@ def test_lip_mitm_and_bnb_both_equal_enumeration(d, eps, seed, alpha, scale) -> 
     V = lip_vertices(P, eps)
     best = float(((V * V).sum(axis=0) - nu @ V).max())
     lo, hi = lip_box(P, eps)
-    f = lambda p, i: p * p - nu[i] * p          # noqa: E731
+    f = lambda p, i: p * p - nu[i] * p  # noqa: E731
     for search in (mitm_max, separable_bnb):
         out = search(lo, hi, f, d)
         assert abs(out.bound - best) <= 1e-11 * max(1.0, abs(best)), (search.__name__, out.bound, best)
@@ -143,15 +147,16 @@ def test_early_round_proves_instead_of_returning_roundoff_columns(eps) -> None:
     mu = (V * V).sum(axis=0)
     res = linprog(-mu, A_eq=V, b_eq=P, bounds=(0, None), method="highs")
     nu = -res.eqlin.marginals
-    nu = nu + (float((mu - nu @ V).max()) - 1.5e-11)         # 1ᵀp = 1: max rc is now exactly 1.5e-11
+    nu = nu + (float((mu - nu @ V).max()) - 1.5e-11)  # 1ᵀp = 1: max rc is now exactly 1.5e-11
     best = float((mu - nu @ V).max())
-    out = LIPHistogramPricer(P, eps).price(nu)                 # default: early, target 2.5e-11 · max(1, |νᵀP|)
+    out = LIPHistogramPricer(P, eps).price(nu)  # default: early, target 2.5e-11 · max(1, |νᵀP|)
     assert best - 1e-13 <= out.bound <= 0.25e-10 * max(1.0, abs(float(nu @ P))) + 1e-12
 
 
 @settings(max_examples=40, deadline=None)
-@given(d=st.integers(2, 14), eps=st.sampled_from([0.5, 1.0, 3.0]), shift=st.sampled_from([-3.0, 0.2, 5.0]),
-       **prior_args)
+@given(
+    d=st.integers(2, 14), eps=st.sampled_from([0.5, 1.0, 3.0]), shift=st.sampled_from([-3.0, 0.2, 5.0]), **prior_args
+)
 def test_lip_mitm_bound_moves_exactly_with_a_uniform_dual_shift(d, eps, shift, seed, alpha, scale) -> None:
     """On 1ᵀp = 1, ν + c·1 lowers every vertex's reduced cost by exactly c: the proven bound moves by c
     (the search's own shift λ must not leak into the value it reports)."""
@@ -177,7 +182,7 @@ def test_lip_mitm_shift_cuts_the_search_at_master_duals(monkeypatch) -> None:
     P, _ = draw(5, 14, -1.0, 0.0)
     nu = _near_optimal_duals(P, 1.0)
     lo, hi = lip_box(P, 1.0)
-    f = lambda p, i: p * p - nu[i] * p          # noqa: E731
+    f = lambda p, i: p * p - nu[i] * p  # noqa: E731
     shifted = mitm_max(lo, hi, f, 14)
     monkeypatch.setattr(M, "_shift", lambda lo, hi, f: 0.0)
     plain = mitm_max(lo, hi, f, 14)
@@ -186,8 +191,7 @@ def test_lip_mitm_shift_cuts_the_search_at_master_duals(monkeypatch) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(d=st.integers(2, 14), eps=st.sampled_from([0.5, 1.0, 3.0]), rho=st.sampled_from([0.25, 0.5, 0.9]),
-       **prior_args)
+@given(d=st.integers(2, 14), eps=st.sampled_from([0.5, 1.0, 3.0]), rho=st.sampled_from([0.25, 0.5, 0.9]), **prior_args)
 def test_lip_mitm_relative_early_stop(d, eps, rho, seed, alpha, scale) -> None:
     """``early=ρ`` (both searches): the bound stays proven, and the best vertex returned is within a factor ρ of it."""
     P, nu = draw(seed, d, alpha, scale)

@@ -5,6 +5,7 @@ enumeration it replaces); the rays of a tree are exactly its 2^(d−1) edge orie
 d = 20 path design is certified with ≤ d outputs and passes an independent audit; a graph with a
 cycle keeps the enumeration (and says why it does not scale).
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,8 @@ from mechopt.errors import TooLargeError
 from mechopt.notions import GraphLDP
 from mechopt.problems.design import ChannelDesign
 from mechopt.solvers.exact.lp import solve_master
-from mechopt.solvers.exact.rays import graph_ldp_rays
 from mechopt.solvers.exact.pricing.tree import TreeLDPMIPricer, essential_forest
+from mechopt.solvers.exact.rays import graph_ldp_rays
 from mechopt.utilities import MutualInfo
 
 
@@ -34,9 +35,15 @@ def policy(seed: int, d: int, shape: str, weights: str, eps: float) -> GraphLDP:
     return GraphLDP(eps, G, metric=shape == "metric")
 
 
-CASES = dict(shape=st.sampled_from(["path", "tree", "metric"]), weights=st.sampled_from(["unit", "random"]),
-             eps=st.floats(0.2, 3.0), duals=st.sampled_from(["master", "random"]),
-             scale=st.sampled_from([0.01, 1.0, 10.0]), own_prior=st.booleans(), seed=st.integers(0, 10 ** 6))
+CASES = dict(
+    shape=st.sampled_from(["path", "tree", "metric"]),
+    weights=st.sampled_from(["unit", "random"]),
+    eps=st.floats(0.2, 3.0),
+    duals=st.sampled_from(["master", "random"]),
+    scale=st.sampled_from([0.01, 1.0, 10.0]),
+    own_prior=st.booleans(),
+    seed=st.integers(0, 10**6),
+)
 
 
 @settings(max_examples=50, deadline=None)
@@ -57,13 +64,13 @@ def check_against_enumeration(d, shape, weights, eps, duals, scale, own_prior, s
     rng = np.random.default_rng(seed)
     notion = policy(seed, d, shape, weights, eps)
     P = rng.dirichlet(np.ones(d))
-    Pu = P if own_prior else rng.dirichlet(np.ones(d))       # the MI's prior may differ from P
+    Pu = P if own_prior else rng.dirichlet(np.ones(d))  # the MI's prior may differ from P
     W = notion.pair_weights(d)
     R = P[:, None] * graph_ldp_rays(W, eps)
     R /= R.sum(axis=0)
     gain = MutualInfo(Pu).gain
     mu = gain(R)
-    if duals == "master":                                     # duals at the optimum: many ties at rc = 0
+    if duals == "master":  # duals at the optimum: many ties at rc = 0
         nu = solve_master(R, mu, P).nu
     else:
         nu = scale * rng.normal(size=d)
@@ -85,14 +92,14 @@ def test_tree_rays_are_the_edge_orientations(shape) -> None:
     assert forest is not None and len(forest) == 1 and len(forest[0]) == d - 1
     Q = graph_ldp_rays(notion.pair_weights(d), eps)
     assert Q.shape[1] == 2 ** (d - 1)
-    for a, b, w in forest[0]:                                 # every essential edge tight one way
+    for a, b, w in forest[0]:  # every essential edge tight one way
         assert np.allclose(np.abs(np.log(Q[a] / Q[b])), eps * w)
 
 
 def test_essential_forest_drops_implied_edges_and_sees_cycles() -> None:
     G = nx.Graph([(0, 1), (1, 2), (0, 2, {"weight": 2.0})])  # the long edge is implied by 0-1-2
     assert essential_forest(GraphLDP(1.0, G).pair_weights(3)) == [[(0, 1, 1.0), (1, 2, 1.0)]]
-    G[0][2]["weight"] = 1.5                                   # now shorter than the path: a cycle
+    G[0][2]["weight"] = 1.5  # now shorter than the path: a cycle
     assert essential_forest(GraphLDP(1.0, G).pair_weights(3)) is None
 
 
@@ -132,12 +139,14 @@ def test_path12_tree_pricing_matches_enumeration() -> None:
     en = mechopt.solve(prob, solver="exact", method="enumerate")
     assert cg.status.value == en.status.value == "optimal"
     assert abs(cg.value - en.value) <= 1e-9
-    big = ChannelDesign.from_params(prior="uniform:16", notion="graph-ldp", graph=nx.path_graph(16), utility="mi",
-                                    eps=1.0)
+    big = ChannelDesign.from_params(
+        prior="uniform:16", notion="graph-ldp", graph=nx.path_graph(16), utility="mi", eps=1.0
+    )
     with pytest.raises(TooLargeError, match=r"\(got 16\): use method='colgen' or 'auto' \(exact tree pricing"):
         mechopt.solve(big, solver="exact", method="enumerate")
-    other = ChannelDesign.from_params(prior="uniform:16", notion="graph-ldp", graph=nx.path_graph(16),
-                                      utility="histogram", eps=1.0)
+    other = ChannelDesign.from_params(
+        prior="uniform:16", notion="graph-ldp", graph=nx.path_graph(16), utility="histogram", eps=1.0
+    )
     with pytest.raises(TooLargeError, match="exact tree pricing covers mutual information, not"):
         mechopt.solve(other, solver="exact")
 
@@ -148,8 +157,9 @@ def test_graph_with_a_cycle_keeps_enumeration_and_says_why() -> None:
     prob = ChannelDesign.from_params(prior=f"uniform:{d}", notion="graph-ldp", graph=G, utility="mi", eps=1.0)
     with pytest.raises(TooLargeError, match=r"limited to d ≤ 14 \(got 16\): the policy graph has cycles.*sqp"):
         mechopt.solve(prob, solver="exact")
-    small = ChannelDesign.from_params(prior="uniform:5", notion="graph-ldp", graph=nx.cycle_graph(5),
-                                      utility="mi", eps=1.0)
+    small = ChannelDesign.from_params(
+        prior="uniform:5", notion="graph-ldp", graph=nx.cycle_graph(5), utility="mi", eps=1.0
+    )
     r = mechopt.solve(small, solver="exact")
     assert r.extras["method"] == "enumerate" and r.status.value == "optimal"
     assert math.isfinite(r.value)
@@ -157,7 +167,7 @@ def test_graph_with_a_cycle_keeps_enumeration_and_says_why() -> None:
 
 def test_forest_with_components_and_an_isolated_input_matches_enumeration() -> None:
     G = nx.Graph([(0, 1), (2, 3), (3, 4), (6, 7, {"weight": 0.5})])
-    G.add_node(5)                                             # unprotected: its ray is e_5
+    G.add_node(5)  # unprotected: its ray is e_5
     P = np.random.default_rng(3).dirichlet(np.ones(8))
     with pytest.warns(UserWarning, match="no edge"):
         prob = ChannelDesign.from_params(prior=P, notion="graph-ldp", graph=G, utility="mi", eps=1.3)

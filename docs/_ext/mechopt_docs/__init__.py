@@ -20,6 +20,7 @@ only when that key (or a switch) changes, so an unchanged rebuild re-runs nothin
 ``MECHOPT_DOCS_VERDICTS=FILE.json``, ``MECHOPT_DOCS_FIGURES=quick|off``, ``MECHOPT_DOCS_RUN=0``,
 ``MECHOPT_DOCS_GALLERY=0``, ``MECHOPT_REPO_ROOT``.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,14 @@ from .figures import FiguresDirective
 from .run import RunDirective
 from .verdicts import VerdictsDirective
 
-SWITCHES = ("MECHOPT_DOCS_FAST", "MECHOPT_DOCS_REFRESH", "MECHOPT_DOCS_VERIFY", "MECHOPT_DOCS_VERDICTS",
-            "MECHOPT_DOCS_FIGURES", "MECHOPT_DOCS_RUN")
+SWITCHES = (
+    "MECHOPT_DOCS_FAST",
+    "MECHOPT_DOCS_REFRESH",
+    "MECHOPT_DOCS_VERIFY",
+    "MECHOPT_DOCS_VERDICTS",
+    "MECHOPT_DOCS_FIGURES",
+    "MECHOPT_DOCS_RUN",
+)
 
 
 def page_key() -> str:

@@ -12,6 +12,7 @@ Switches (environment variables, read at every build):
 - ``MECHOPT_DOCS_REFRESH=1``: ignore the cache, recompute everything and store it again;
 - ``MECHOPT_DOCS_CACHE=DIR``: keep the cache elsewhere (default ``docs/_build/.mechopt-cache``).
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -12,6 +12,7 @@ Examples
 >>> block("usage:\\n  mechopt x")
 '::\\n\\n    usage:\\n      mechopt x'
 """
+
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,5 @@
 """Helpers shared by the directives: rst escaping, number formatting, nested parsing."""
+
 from __future__ import annotations
 
 import math
@@ -10,12 +11,15 @@ from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
+
 from mechopt.jobs.verify_rst import rst_escape
 
-PAPERS = {"lip": "Localized information privacy (Jiang, Li, Tandon)",
-          "kss": "k-subset mechanism (Wang et al.)",
-          "fisher": "Fisher information noise (Farokhi, Sandberg)",
-          "gauss": "Gaussian privacy-utility tradeoff (Sharma, Amariucai)"}
+PAPERS = {
+    "lip": "Localized information privacy (Jiang, Li, Tandon)",
+    "kss": "k-subset mechanism (Wang et al.)",
+    "fisher": "Fisher information noise (Farokhi, Sandberg)",
+    "gauss": "Gaussian privacy-utility tradeoff (Sharma, Amariucai)",
+}
 
 
 def repo_root() -> Path:
@@ -31,7 +35,7 @@ def repo_root() -> Path:
     return Path(mechopt.__file__).resolve().parents[1]
 
 
-esc = rst_escape   # one escaping rule for the verdicts renderer and the docs pages
+esc = rst_escape  # one escaping rule for the verdicts renderer and the docs pages
 
 
 def lit(text: Any) -> str:

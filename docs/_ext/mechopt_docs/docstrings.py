@@ -1,4 +1,5 @@
 """Docstring hygiene for autodoc: make plain-text programs and norms (``|x|``) valid rst."""
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,7 @@ def tidy_docstring(lines: list[str]) -> None:
     a paragraph not ending in ``::`` becomes a literal block (so programs
     render in monospace as written).
     """
-    literal_indent: int | None = None      # inside a literal block opened by "::" at this indent
+    literal_indent: int | None = None  # inside a literal block opened by "::" at this indent
     par_first: str | None = None
     par_last: int | None = None
     prev_blank = True
@@ -37,10 +38,14 @@ def tidy_docstring(lines: list[str]) -> None:
                 prev_blank = False
                 continue
             literal_indent = None
-        if (prev_blank and par_last is not None and ind > _indent(lines[par_last])
-                and not lines[par_last].rstrip().endswith("::")
-                and not _LIST_START.match((par_first or "").lstrip())
-                and not line.lstrip().startswith((">>>", ".. "))):
+        if (
+            prev_blank
+            and par_last is not None
+            and ind > _indent(lines[par_last])
+            and not lines[par_last].rstrip().endswith("::")
+            and not _LIST_START.match((par_first or "").lstrip())
+            and not line.lstrip().startswith((">>>", ".. "))
+        ):
             lines[par_last] = lines[par_last].rstrip() + (":" if lines[par_last].rstrip().endswith(":") else " ::")
             literal_indent = _indent(lines[par_last])
             prev_blank = False
@@ -54,12 +59,10 @@ def tidy_docstring(lines: list[str]) -> None:
             continue
         if "|" in line:
             parts = _SEGMENTS.split(line)
-            lines[i] = "".join(p if k % 2 else p.replace("\\|", "|").replace("|", "\\|")
-                               for k, p in enumerate(parts))
+            lines[i] = "".join(p if k % 2 else p.replace("\\|", "|").replace("|", "\\|") for k, p in enumerate(parts))
         if line.rstrip().endswith("::"):
             literal_indent = ind
 
 
 def process_docstring(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
     tidy_docstring(lines)
-

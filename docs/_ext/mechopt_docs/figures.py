@@ -4,6 +4,7 @@ Each reproduction's images and notes are stored in the results cache, keyed on t
 the code; an unchanged rebuild copies the images back instead of re-running the reproduction.
 ``MECHOPT_DOCS_FIGURES=off`` or ``MECHOPT_DOCS_FAST=1`` only lists them (and says so).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -29,8 +30,11 @@ def reproduce(fig: Any, out: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     res = fig.run(out, quick=True)
     images = [Path(f) for f in res.files if Path(f).suffix.lower() in IMAGE_SUFFIXES and Path(f).exists()]
-    return {"images": [str(f) for f in images], "notes": [str(n) for n in (getattr(res, "notes", None) or [])],
-            "time_s": time.perf_counter() - t0}
+    return {
+        "images": [str(f) for f in images],
+        "notes": [str(n) for n in (getattr(res, "notes", None) or [])],
+        "time_s": time.perf_counter() - t0,
+    }
 
 
 def cached_reproduction(store: cache.ResultsCache, fid: str, fig: Any, out: Path) -> tuple[dict[str, Any], bool]:
@@ -44,7 +48,7 @@ def cached_reproduction(store: cache.ResultsCache, fid: str, fig: Any, out: Path
     files = [Path(f) for f in value["images"]]
     value["images"] = [f.name for f in files]
     store.put("figure", args, value, files=files)
-    for f in files:            # written elsewhere: copy it next to the page's other images
+    for f in files:  # written elsewhere: copy it next to the page's other images
         if f.resolve().parent != out.resolve():
             import shutil
 
@@ -55,21 +59,36 @@ def cached_reproduction(store: cache.ResultsCache, fid: str, fig: Any, out: Path
 def figures_rst(directive: SphinxDirective, paper: str) -> str:
     try:
         module = importlib.import_module(f"mechopt.figures.{paper}")
-    except Exception as exc:       # a warning, so that ``-W`` fails the build
-        logger.warning(f"mechopt-figures: cannot import mechopt.figures.{paper}: {type(exc).__name__}: {exc}",
-                       location=directive.get_location())
+    except Exception as exc:  # a warning, so that ``-W`` fails the build
+        logger.warning(
+            f"mechopt-figures: cannot import mechopt.figures.{paper}: {type(exc).__name__}: {exc}",
+            location=directive.get_location(),
+        )
         return f"*The figure module failed to import* ({esc(exc)}).\n"
     figs = dict(getattr(module, "FIGURES", {}) or {})
     if not figs:
-        return (f"*No figure reproductions registered yet for this paper* "
-                f"(``mechopt.figures.{paper}``). Once they are: ``mechopt reproduce ID --out figures/``.\n")
+        return (
+            f"*No figure reproductions registered yet for this paper* "
+            f"(``mechopt.figures.{paper}``). Once they are: ``mechopt reproduce ID --out figures/``.\n"
+        )
     mode = "off" if cache.fast() else os.environ.get("MECHOPT_DOCS_FIGURES", "quick")
-    lines = ["Reproduce any of them with ``mechopt reproduce ID --out figures/`` (add ``--json`` for the data):", "",
-             ".. list-table::", "   :header-rows: 1", "   :widths: 20 50 30", "",
-             "   * - id", "     - what", "     - command"]
+    lines = [
+        "Reproduce any of them with ``mechopt reproduce ID --out figures/`` (add ``--json`` for the data):",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "   :widths: 20 50 30",
+        "",
+        "   * - id",
+        "     - what",
+        "     - command",
+    ]
     for fid, fig in figs.items():
-        lines += [f"   * - ``{fid}``", f"     - {esc(getattr(fig, 'title', ''))}",
-                  f"     - ``mechopt reproduce {fid} --out figures/``"]
+        lines += [
+            f"   * - ``{fid}``",
+            f"     - {esc(getattr(fig, 'title', ''))}",
+            f"     - ``mechopt reproduce {fid} --out figures/``",
+        ]
     lines.append("")
     if mode != "quick":
         why = "MECHOPT_DOCS_FAST=1" if cache.fast() else f"MECHOPT_DOCS_FIGURES={mode}"
@@ -81,8 +100,10 @@ def figures_rst(directive: SphinxDirective, paper: str) -> str:
         try:
             value, cached = cached_reproduction(store, fid, fig, out)
         except Exception as exc:
-            logger.warning(f"mechopt-figures: reproduction {fid} failed: {type(exc).__name__}: {exc}",
-                           location=directive.get_location())
+            logger.warning(
+                f"mechopt-figures: reproduction {fid} failed: {type(exc).__name__}: {exc}",
+                location=directive.get_location(),
+            )
             lines += [f".. rubric:: {fid}", "", f"*Reproduction failed during the build*: {esc(exc)}", ""]
             continue
         lines += [f".. rubric:: {fid}: {esc(getattr(fig, 'title', ''))}", ""]
@@ -90,8 +111,10 @@ def figures_rst(directive: SphinxDirective, paper: str) -> str:
             rel = "/" + (out / name).relative_to(src_root).as_posix()
             lines += [f".. image:: {rel}", "   :width: 75%", f"   :alt: {esc(getattr(fig, 'title', fid))}", ""]
         when = "on this code (cached from an earlier build)" if cached else "during this build"
-        lines.append(f"Reproduced {when} in quick mode (smaller sizes), {value['time_s']:.1f} s; "
-                     f"``mechopt reproduce {fid}`` gives the full-size version.")
+        lines.append(
+            f"Reproduced {when} in quick mode (smaller sizes), {value['time_s']:.1f} s; "
+            f"``mechopt reproduce {fid}`` gives the full-size version."
+        )
         lines += [f"- {esc(note)}" for note in value["notes"]] + [""]
     return "\n".join(lines)
 

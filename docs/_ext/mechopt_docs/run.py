@@ -4,6 +4,7 @@ A run directive's output, and the files its commands wrote in the shared scratch
 later directive may read them, e.g. ``audit mech.json``), are stored in the results cache keyed
 on the commands, their options and the code; an unchanged rebuild restores both without running.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -13,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -21,11 +21,11 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from . import cache
-from .common import note_code_page, repo_root
+from .common import note_code_page
 
 logger = logging.getLogger(__name__)
 _SCRATCH: dict[str, Path] = {}
-MAX_KEPT_FILE = 1 << 20     # files a command wrote are kept in the cache up to this size
+MAX_KEPT_FILE = 1 << 20  # files a command wrote are kept in the cache up to this size
 
 
 def scratch_dir() -> Path:
@@ -46,9 +46,13 @@ class RunDirective(SphinxDirective):
     """
 
     has_content = True
-    option_spec = {"timeout": directives.positive_int, "no-run": directives.flag,
-                   "max-lines": directives.positive_int, "requires": directives.unchanged,
-                   "exit": directives.nonnegative_int}
+    option_spec = {
+        "timeout": directives.positive_int,
+        "no-run": directives.flag,
+        "max-lines": directives.positive_int,
+        "requires": directives.unchanged,
+        "exit": directives.nonnegative_int,
+    }
 
     def run(self) -> list[nodes.Node]:
         note_code_page(self)
@@ -74,8 +78,11 @@ class RunDirective(SphinxDirective):
 
     def _cached_output(self, commands: list[str]) -> str:
         store = cache.cache_for(self.env.app)
-        args = {"commands": commands, "exit": self.options.get("exit", 0),
-                "max-lines": self.options.get("max-lines", 60)}
+        args = {
+            "commands": commands,
+            "exit": self.options.get("exit", 0),
+            "max-lines": self.options.get("max-lines", 60),
+        }
         scratch = scratch_dir()
         hit = store.get("run", args, files_to=scratch)
         if hit is not None:
@@ -86,8 +93,11 @@ class RunDirective(SphinxDirective):
             outputs += [f"$ {cmd}", self._exec(cmd)]
         text = "\n".join(o for o in outputs if o)
         after = _snapshot(scratch)
-        written = [scratch / n for n, t in after.items()
-                   if before.get(n) != t and (scratch / n).stat().st_size <= MAX_KEPT_FILE]
+        written = [
+            scratch / n
+            for n, t in after.items()
+            if before.get(n) != t and (scratch / n).stat().st_size <= MAX_KEPT_FILE
+        ]
         if not getattr(self, "_failed", False):
             store.put("run", args, {"text": text}, files=written)
         return text
@@ -116,8 +126,14 @@ class RunDirective(SphinxDirective):
             argv = [sys.executable, "-c", "import sys; from mechopt.cli import main; sys.exit(main())"] + argv[1:]
         env = {**os.environ, "PYTHONWARNINGS": "ignore", "MPLBACKEND": "Agg", "COLUMNS": "100"}
         try:
-            proc = subprocess.run(argv, cwd=scratch_dir(), capture_output=True, text=True,
-                                  timeout=self.options.get("timeout", 120), env=env)
+            proc = subprocess.run(
+                argv,
+                cwd=scratch_dir(),
+                capture_output=True,
+                text=True,
+                timeout=self.options.get("timeout", 120),
+                env=env,
+            )
         except subprocess.TimeoutExpired:
             self._failed = True
             logger.warning(f"mechopt-run: {cmd!r} timed out", location=self.get_location())
@@ -126,8 +142,11 @@ class RunDirective(SphinxDirective):
         expected = self.options.get("exit", 0)
         if proc.returncode != expected:
             self._failed = True
-            logger.warning(f"mechopt-run: {cmd!r} exited with {proc.returncode} (expected {expected}): "
-                           f"{proc.stderr.strip()[-300:]}", location=self.get_location())
+            logger.warning(
+                f"mechopt-run: {cmd!r} exited with {proc.returncode} (expected {expected}): "
+                f"{proc.stderr.strip()[-300:]}",
+                location=self.get_location(),
+            )
             out = (out + "\n" + proc.stderr.rstrip()).strip()
         limit = self.options.get("max-lines", 60)
         lines = out.splitlines()

@@ -5,6 +5,7 @@ a saved report (``MECHOPT_DOCS_VERDICTS=FILE.json``), the results cache, or runn
 registered claim once per build (then stored in the cache). The pages are pure functions of the
 reports (:func:`verdict_rst`, :func:`findings_rst`, :func:`summary_rst`).
 """
+
 from __future__ import annotations
 
 import json
@@ -39,10 +40,21 @@ def run_all_claims() -> tuple[list[dict[str, Any]], str | None]:
         try:
             rows.append(claim.run().to_dict())
         except Exception as exc:
-            rows.append({"id": claim.id, "paper": claim.paper, "statement": claim.statement,
-                         "domain": claim.domain, "verdict": "error", "checked": 0,
-                         "worst_deviation": None, "counterexample": None, "region": None,
-                         "note": f"the check raised {type(exc).__name__}: {exc}", "time_s": 0.0})
+            rows.append(
+                {
+                    "id": claim.id,
+                    "paper": claim.paper,
+                    "statement": claim.statement,
+                    "domain": claim.domain,
+                    "verdict": "error",
+                    "checked": 0,
+                    "worst_deviation": None,
+                    "counterexample": None,
+                    "region": None,
+                    "note": f"the check raised {type(exc).__name__}: {exc}",
+                    "time_s": 0.0,
+                }
+            )
     return rows, None
 
 
@@ -55,7 +67,7 @@ def claim_reports(store: cache.ResultsCache | None = None) -> dict[str, Any]:
         _VERDICTS.update(base, skipped=True)
         return _VERDICTS
     report = os.environ.get("MECHOPT_DOCS_VERDICTS")
-    if report:   # a saved ``mechopt verify --json`` report: reuse it instead of re-running
+    if report:  # a saved ``mechopt verify --json`` report: reuse it instead of re-running
         data = json.loads(Path(report).read_text(encoding="utf-8"))
         rows = data["claims"] if isinstance(data, dict) else data
         _VERDICTS.update(base, rows=rows, source=report, time_s=sum(float(r.get("time_s") or 0.0) for r in rows))
@@ -98,8 +110,10 @@ def verdict_rst(data: dict[str, Any], paper: str | None) -> str:
         if data.get("source"):
             lines.append(f"Read from the saved report ``{Path(data['source']).name}`` (``MECHOPT_DOCS_VERDICTS``).")
         elif data.get("cached"):
-            lines.append(f"All claims ran in {data['time_s']:.1f} s on this code (cached result of an "
-                         "earlier build of the same code; ``MECHOPT_DOCS_REFRESH=1`` re-runs them).")
+            lines.append(
+                f"All claims ran in {data['time_s']:.1f} s on this code (cached result of an "
+                "earlier build of the same code; ``MECHOPT_DOCS_REFRESH=1`` re-runs them)."
+            )
         else:
             lines.append(f"All claims ran in {data['time_s']:.1f} s during this build.")
     return "\n".join(lines) + "\n"
@@ -110,8 +124,7 @@ def findings_rst(data: dict[str, Any], paper: str | None) -> str:
     rows = [r for r in data["rows"] if (paper is None or r["paper"] == paper) and r["verdict"] != "holds"]
     if data["skipped"] or not rows:
         return ""
-    lines = [".. rubric:: What the checks found", "",
-             "Claims that do not hold as stated (each is detailed below):", ""]
+    lines = [".. rubric:: What the checks found", "", "Claims that do not hold as stated (each is detailed below):", ""]
     for r in rows:
         text = f"- ``{r['id']}`` — **{esc(r['verdict'])}**: {esc(r['statement'])}."
         if r.get("region"):
@@ -132,14 +145,24 @@ def summary_rst(data: dict[str, Any]) -> str:
         return "*No claims registered yet.*\n"
     from mechopt.jobs.verify import VERDICTS
 
-    lines = [".. list-table::", "   :header-rows: 1", "", "   * - paper", "     - claims",
-             *(f"     - {v.replace('-', ' ')}" for v in VERDICTS), "     - other"]
+    lines = [
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - paper",
+        "     - claims",
+        *(f"     - {v.replace('-', ' ')}" for v in VERDICTS),
+        "     - other",
+    ]
     for paper in sorted({r["paper"] for r in data["rows"]}):
         rows = [r for r in data["rows"] if r["paper"] == paper]
         link = f":doc:`{paper} </papers/{paper}>`" if paper in PAPERS else esc(paper)
-        lines += [f"   * - {link}", f"     - {len(rows)}",
-                  *(f"     - {sum(r['verdict'] == v for r in rows)}" for v in VERDICTS),
-                  f"     - {sum(r['verdict'] not in VERDICTS for r in rows)}"]   # e.g. a claim that errored
+        lines += [
+            f"   * - {link}",
+            f"     - {len(rows)}",
+            *(f"     - {sum(r['verdict'] == v for r in rows)}" for v in VERDICTS),
+            f"     - {sum(r['verdict'] not in VERDICTS for r in rows)}",
+        ]  # e.g. a claim that errored
     return "\n".join(lines + [""])
 
 

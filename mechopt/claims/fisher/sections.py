@@ -7,6 +7,7 @@ Examples
 >>> next(c for c in CLAIMS if c.id == "fisher.remark3").run().verdict
 'holds'
 """
+
 from __future__ import annotations
 
 import math
@@ -14,12 +15,11 @@ import math
 import numpy as np
 
 from mechopt.api import solve
-from mechopt.problems.fisher.problems import FisherInterval
-from mechopt.problems.fisher.gaussian import FisherGaussian
-from mechopt.jobs.verify import Verdict
-
 from mechopt.claims._spec import not_checkable, rel
 from mechopt.claims._spec import spec as Spec
+from mechopt.jobs.verify import Verdict
+from mechopt.problems.fisher.gaussian import FisherGaussian
+from mechopt.problems.fisher.problems import FisherInterval
 
 PAPER = "fisher"
 
@@ -31,7 +31,7 @@ def _J1(p, h):
     pp = np.r_[0.0, p, 0.0]
     d = np.diff(pp) / h
     mid = 0.5 * (pp[1:] + pp[:-1])
-    return float(np.sum(np.where(mid > 0, d ** 2 / np.maximum(mid, 1e-300), 0.0)) * h)
+    return float(np.sum(np.where(mid > 0, d**2 / np.maximum(mid, 1e-300), 0.0)) * h)
 
 
 def check_prop2():
@@ -45,6 +45,7 @@ def check_prop2():
         p, q = p / (p.sum() * h), q / (q.sum() * h)
         t = rng.uniform()
         devs.append(max(0.0, _J1(t * p + (1 - t) * q, h) - (t * _J1(p, h) + (1 - t) * _J1(q, h))))
+
     # 2-D: trace of the Fisher matrix on a 30x30 grid
     def trJ2(P, h):
         P2 = np.pad(P, 1)
@@ -52,8 +53,9 @@ def check_prop2():
         for ax in (0, 1):
             d = np.diff(P2, axis=ax) / h
             mid = 0.5 * (np.take(P2, range(1, P2.shape[ax]), axis=ax) + np.take(P2, range(P2.shape[ax] - 1), axis=ax))
-            tot += float(np.sum(np.where(mid > 0, d ** 2 / np.maximum(mid, 1e-300), 0)) * h * h)
+            tot += float(np.sum(np.where(mid > 0, d**2 / np.maximum(mid, 1e-300), 0)) * h * h)
         return tot
+
     for _ in range(100):
         P, Q = rng.random((30, 30)) + 0.05, rng.random((30, 30)) + 0.05
         t = rng.uniform()
@@ -70,9 +72,10 @@ def check_prop5():
         w = rng.dirichlet(np.ones(K))
         Js = []
         for _ in range(K):
-            A = rng.normal(size=(m, m)); Js.append(A @ A.T + 1e-3 * np.eye(m))
+            A = rng.normal(size=(m, m))
+            Js.append(A @ A.T + 1e-3 * np.eye(m))
         lhs = sum(wi * np.trace(np.linalg.inv(J)) for wi, J in zip(w, Js))
-        rhs = m ** 2 / sum(wi * np.trace(J) for wi, J in zip(w, Js))
+        rhs = m**2 / sum(wi * np.trace(J) for wi, J in zip(w, Js))
         devs.append(max(0.0, rhs - lhs) / rhs)
     return Verdict.from_deviations(devs, 1e-12)
 
@@ -89,20 +92,26 @@ def _trJinv_2d(q, h):
 def check_thm1():
     """Thm 1 (formula (11) lost): necessary condition for Problem 1 (max E tr(J^-1)), x-independent noise."""
     n, L1, L2 = 61, 2.0, 3.0
-    x = np.linspace(-L1 / 2, L1 / 2, n + 2)[1:-1]; y = np.linspace(-L2 / 2, L2 / 2, n + 2)[1:-1]
-    hx = x[1] - x[0]; hy = y[1] - y[0]
+    x = np.linspace(-L1 / 2, L1 / 2, n + 2)[1:-1]
+    y = np.linspace(-L2 / 2, L2 / 2, n + 2)[1:-1]
+    hx = x[1] - x[0]
+    hy = y[1] - y[0]
     X, Y = np.meshgrid(x, y, indexing="ij")
     # use a common grid spacing by rescaling y (tr J^-1 transforms as a sum of axis terms)
     q0 = np.cos(np.pi * X / L1) * np.cos(np.pi * Y / L2)
+
     def trJinv(q):
         q = q / math.sqrt(np.sum(q * q) * hx * hy)
         Q = np.pad(q, 1)
-        gx = (Q[2:, 1:-1] - Q[:-2, 1:-1]) / (2 * hx); gy = (Q[1:-1, 2:] - Q[1:-1, :-2]) / (2 * hy)
+        gx = (Q[2:, 1:-1] - Q[:-2, 1:-1]) / (2 * hx)
+        gy = (Q[1:-1, 2:] - Q[1:-1, :-2]) / (2 * hy)
         J = 4 * hx * hy * np.array([[np.sum(gx * gx), np.sum(gx * gy)], [np.sum(gx * gy), np.sum(gy * gy)]])
         return float(np.trace(np.linalg.inv(J)))
+
     base = trJinv(q0)
     rng = np.random.default_rng(1)
-    worse = 0; gain = 0.0
+    worse = 0
+    gain = 0.0
     for _ in range(60):
         a, b = rng.integers(1, 4, 2)
         phi = np.sin(a * np.pi * (X / L1 + 0.5)) * np.sin(b * np.pi * (Y / L2 + 0.5)) * rng.normal()
@@ -111,12 +120,14 @@ def check_thm1():
         worse += v <= base + 1e-12
         gain = max(gain, v - base)
     one_d = solve(FisherInterval(-1.0, 1.0, n=400), solver="spectral").value
-    note = (f"formula (11) is lost, so the condition cannot be compared. Checkable consequences: (a) m = 1: "
-            f"max 1/J = 1/min J, so Problem 1 and Problem 2 share the cos^2 optimum (spectral J = {one_d:.8f} vs "
-            f"pi^2 = {math.pi**2:.8f}); (b) m = 2 box {L1}x{L2}: the product cos^2 has tr(J^-1) = {base:.5f} "
-            f"(exact (L1^2+L2^2)/(4 pi^2) = {(L1**2+L2**2)/(4*math.pi**2):.5f}); {worse} of 60 random smooth "
-            f"perturbations (incl. correlating ones) do not increase it (max increase {gain:.2e}): consistent with "
-            "a local maximum, as Theorem 1's necessary condition would require")
+    note = (
+        f"formula (11) is lost, so the condition cannot be compared. Checkable consequences: (a) m = 1: "
+        f"max 1/J = 1/min J, so Problem 1 and Problem 2 share the cos^2 optimum (spectral J = {one_d:.8f} vs "
+        f"pi^2 = {math.pi**2:.8f}); (b) m = 2 box {L1}x{L2}: the product cos^2 has tr(J^-1) = {base:.5f} "
+        f"(exact (L1^2+L2^2)/(4 pi^2) = {(L1**2 + L2**2) / (4 * math.pi**2):.5f}); {worse} of 60 random smooth "
+        f"perturbations (incl. correlating ones) do not increase it (max increase {gain:.2e}): consistent with "
+        "a local maximum, as Theorem 1's necessary condition would require"
+    )
     return not_checkable(note, 61, gain)
 
 
@@ -128,46 +139,82 @@ def check_p3_p4():
             h = 1e-3 * xi
             v = lambda x: solve(FisherGaussian(n=600, m=m, xi=x), solver="spectral").value
             vp, vm, v0 = v(xi + h), v(xi - h), v(xi)
-            Ew2 = (vp - vm) / (2 * h)                    # envelope theorem: dV/dxi = E|w|^2
+            Ew2 = (vp - vm) / (2 * h)  # envelope theorem: dV/dxi = E|w|^2
             trJ = v0 - xi * Ew2
             p4 = solve(FisherGaussian(n=600, m=m, sigma2=Ew2), solver="spectral").value
-            devs.append(rel(trJ, p4)); insts.append({"m": m, "xi": xi, "E|w|^2": Ew2, "trJ_p3": trJ, "p4": p4,
-                                                     "xi_formula": m ** 2 / Ew2 ** 2})
+            devs.append(rel(trJ, p4))
+            insts.append({"m": m, "xi": xi, "E|w|^2": Ew2, "trJ_p3": trJ, "p4": p4, "xi_formula": m**2 / Ew2**2})
     return Verdict.from_deviations(devs, 1e-4, insts)
 
 
 def check_remark3():
     """Remark 3: data processing inequality for Fisher information (further manipulation cannot increase it)."""
     n = 801
-    x = np.linspace(-3, 3, n); h = x[1] - x[0]
-    p = np.where(abs(x) < 1, np.cos(np.pi * x / 2) ** 2, 0.0); p /= p.sum() * h
+    x = np.linspace(-3, 3, n)
+    h = x[1] - x[0]
+    p = np.where(abs(x) < 1, np.cos(np.pi * x / 2) ** 2, 0.0)
+    p /= p.sum() * h
     devs, insts = [], []
     for s in (0.05, 0.1, 0.3, 0.6):
-        k = np.exp(-0.5 * (x / s) ** 2); k /= k.sum()
-        pc = np.convolve(p, k, "same"); pc /= pc.sum() * h
+        k = np.exp(-0.5 * (x / s) ** 2)
+        k /= k.sum()
+        pc = np.convolve(p, k, "same")
+        pc /= pc.sum() * h
         a, b = _J1(p, h), _J1(pc, h)
-        devs.append(max(0.0, b - a)); insts.append({"noise_sd": s, "J_before": a, "J_after": b})
+        devs.append(max(0.0, b - a))
+        insts.append({"noise_sd": s, "J_before": a, "J_after": b})
     return Verdict.from_deviations(devs, 1e-9, insts)
 
 
 CLAIMS = [
-    Spec("fisher.prop2", PAPER, "Sec. 2, Prop. 2", "[the trace of the Fisher information] is a convex function of the "
-         "density function over the set of density functions", "noise density independent of x (formula lost; "
-         "reconstructed)", "midpoint-type convexity on 300 random 1-D and 100 random 2-D grid densities",
-         check_prop2),
-    Spec("fisher.prop5", PAPER, "App. A, Prop. 5", "(formula lost) the inequality used to relax Problem 1: by Jensen, "
-         "int rho tr(J^-1) >= m^2 / int rho tr(J)", "J(x) positive definite, rho a probability weight "
-         "(reconstructed from the two Jensen steps of the proof)", "500 random weighted PD families, m <= 4",
-         check_prop5),
-    Spec("fisher.thm1", PAPER, "Sec. 3, Thm 1, eq. (11)", "Let [p] denote a solution of Problem 1 for linear queries "
-         "over the set of probability density functions that are independent of [x]. Then it satisfies (11)",
-         "x-independent noise, linear query", "formula lost: consequences only (m = 1 identity, m = 2 local test)",
-         check_thm1),
-    Spec("fisher.p3_p4_equiv", PAPER, "Sec. 2 after Problem 4", "Problems 4 and 3 are equivalent in the sense that, "
-         "for all [sigma], there exists [xi] such that the solution of Problem 4 is a solution of Problem 3 and vice "
-         "versa", "unbounded support, x-independent noise", "spectral solver: envelope dV3/dxi = E|w|^2, compare "
-         "tr J with Problem 4 at that sigma^2", check_p3_p4),
-    Spec("fisher.remark3", PAPER, "Remark 3", "This property [data processing inequality] also holds for the Fisher "
-         "information", "additive independent Gaussian post-processing", "grid J before/after convolution",
-         check_remark3, "remark"),
+    Spec(
+        "fisher.prop2",
+        PAPER,
+        "Sec. 2, Prop. 2",
+        "[the trace of the Fisher information] is a convex function of the "
+        "density function over the set of density functions",
+        "noise density independent of x (formula lost; reconstructed)",
+        "midpoint-type convexity on 300 random 1-D and 100 random 2-D grid densities",
+        check_prop2,
+    ),
+    Spec(
+        "fisher.prop5",
+        PAPER,
+        "App. A, Prop. 5",
+        "(formula lost) the inequality used to relax Problem 1: by Jensen, int rho tr(J^-1) >= m^2 / int rho tr(J)",
+        "J(x) positive definite, rho a probability weight (reconstructed from the two Jensen steps of the proof)",
+        "500 random weighted PD families, m <= 4",
+        check_prop5,
+    ),
+    Spec(
+        "fisher.thm1",
+        PAPER,
+        "Sec. 3, Thm 1, eq. (11)",
+        "Let [p] denote a solution of Problem 1 for linear queries "
+        "over the set of probability density functions that are independent of [x]. Then it satisfies (11)",
+        "x-independent noise, linear query",
+        "formula lost: consequences only (m = 1 identity, m = 2 local test)",
+        check_thm1,
+    ),
+    Spec(
+        "fisher.p3_p4_equiv",
+        PAPER,
+        "Sec. 2 after Problem 4",
+        "Problems 4 and 3 are equivalent in the sense that, "
+        "for all [sigma], there exists [xi] such that the solution of Problem 4 is a solution of Problem 3 and vice "
+        "versa",
+        "unbounded support, x-independent noise",
+        "spectral solver: envelope dV3/dxi = E|w|^2, compare tr J with Problem 4 at that sigma^2",
+        check_p3_p4,
+    ),
+    Spec(
+        "fisher.remark3",
+        PAPER,
+        "Remark 3",
+        "This property [data processing inequality] also holds for the Fisher information",
+        "additive independent Gaussian post-processing",
+        "grid J before/after convolution",
+        check_remark3,
+        "remark",
+    ),
 ]

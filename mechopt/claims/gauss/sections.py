@@ -6,6 +6,7 @@ Examples
 >>> next(c for c in CLAIMS if c.id == "gauss.fig4_slower").run().verdict
 'holds'
 """
+
 from __future__ import annotations
 
 import functools
@@ -14,9 +15,9 @@ import time
 import numpy as np
 
 from mechopt.api import solve
-from mechopt.problems.gauss.problem import GaussProblem
-from mechopt.jobs.verify import Verdict
 from mechopt.claims.gauss.util import _check_same_curves, curve
+from mechopt.jobs.verify import Verdict
+from mechopt.problems.gauss.problem import GaussProblem
 
 __all__ = ["CLAIMS", "RECHECKS"]
 
@@ -57,8 +58,14 @@ def check_fig4_small_delta():
     spread = [max(f[(d, e)][0] for e in E0) - min(f[(d, e)][0] for e in E0) for d in DEL]
     dev = max(0.0, max(spread[i + 1] - spread[i] for i in range(len(spread) - 1)))
     v = Verdict.from_deviations([dev], 1e-9, [{"delta": list(DEL), "spread_over_eps0": [round(s, 6) for s in spread]}])
-    return Verdict(v.verdict, v.checked, v.worst_deviation, {"delta": list(DEL), "spread": spread}, None,
-                   "spread = max - min of the greedy value over eps0 in " + str(E0) + "; claim: spread decreasing in delta")
+    return Verdict(
+        v.verdict,
+        v.checked,
+        v.worst_deviation,
+        {"delta": list(DEL), "spread": spread},
+        None,
+        "spread = max - min of the greedy value over eps0 in " + str(E0) + "; claim: spread decreasing in delta",
+    )
 
 
 def fig4_small_delta_recheck(ce: dict) -> float:
@@ -95,8 +102,14 @@ def check_fig4_slower():
         devs.append(float(max(0, max(steps[i] - steps[i + 1] for i in range(len(steps) - 1)))))
         insts.append({"delta": d, "commits+halvings_by_eps0": steps})
     v = Verdict.from_deviations(devs, 0.5, insts, size=lambda i: i["delta"])
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample or insts[0], None,
-                   "work measured as greedy commits + halvings (deterministic), not wall time")
+    return Verdict(
+        v.verdict,
+        v.checked,
+        v.worst_deviation,
+        v.counterexample or insts[0],
+        None,
+        "work measured as greedy commits + halvings (deterministic), not wall time",
+    )
 
 
 def check_conjecture():
@@ -105,43 +118,96 @@ def check_conjecture():
     v = _check_same_curves()
     if v.verdict == "holds":
         return Verdict("fails", v.checked, 0.0, None, None, "no instance with different minima found")
-    return Verdict("holds", v.checked, v.worst_deviation, v.counterexample, None,
-                   "instances found (gamma > 0 or n_u > 1) where MI and Fisher utilities give different minima; "
-                   "with n_u = 1 and gamma = 0 eq. (13) makes them identical (gauss.mi_fisher_same_curves)")
+    return Verdict(
+        "holds",
+        v.checked,
+        v.worst_deviation,
+        v.counterexample,
+        None,
+        "instances found (gamma > 0 or n_u > 1) where MI and Fisher utilities give different minima; "
+        "with n_u = 1 and gamma = 0 eq. (13) makes them identical (gauss.mi_fisher_same_curves)",
+    )
 
 
 def check_fig3_delta():
     """Sec. V (Figs. 3, 6): 'For gamma = 0, the privacy gain is higher for lower values of delta'."""
     rows = curve(GaussProblem.from_params(dataset="1", gamma="0"), (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0), "search")
     vals = [r["value"] for r in rows]
-    printed = max(0.0, max(vals[i] - vals[i + 1] for i in range(len(vals) - 1)))   # needs I increasing in delta
-    corr = max(0.0, max(vals[i + 1] - vals[i] for i in range(len(vals) - 1)))      # I decreasing in delta
+    printed = max(0.0, max(vals[i] - vals[i + 1] for i in range(len(vals) - 1)))  # needs I increasing in delta
+    corr = max(0.0, max(vals[i + 1] - vals[i] for i in range(len(vals) - 1)))  # I decreasing in delta
     ce = {"delta": [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0], "min_I_Xp_Y": [round(x, 5) for x in vals]}
     if corr > 1e-9:
         return Verdict("fails", len(vals), printed, ce, None, "neither direction holds")
-    return Verdict("holds-after-correction", len(vals), printed, ce, None,
-                   "with delta the allowed utility loss of (1), min I(Xp;Y) decreases with delta: the privacy gain is "
-                   "higher for higher delta (the printed direction fits the Fisher lower bound (4), not (1)). By "
-                   "construction (nested feasible sets), not evidence about the data",
-                   "for gamma = 0 the privacy gain is higher for larger delta")
+    return Verdict(
+        "holds-after-correction",
+        len(vals),
+        printed,
+        ce,
+        None,
+        "with delta the allowed utility loss of (1), min I(Xp;Y) decreases with delta: the privacy gain is "
+        "higher for higher delta (the printed direction fits the Fisher lower bound (4), not (1)). By "
+        "construction (nested feasible sets), not evidence about the data",
+        "for gamma = 0 the privacy gain is higher for larger delta",
+    )
 
 
 CLAIMS = [
-    Spec("gauss.fig4_monotone", PAPER, "Sec. V, Fig. 4", "the smaller values of eps0 consistently produce smaller "
-         "minimum values for I(Xp;Y) across all values of delta", "dataset 1, gamma = 0, greedy (Section IV defaults)",
-         f"greedy with eps0 in {E0}, delta in {DEL}", check_fig4_monotone, "figure"),
-    Spec("gauss.fig4_small_delta", PAPER, "Sec. V, Fig. 4", "For smaller values of delta, observe that the objective "
-         "function is more sensitive to the eps0 parameter", "dataset 1, gamma = 0, greedy",
-         "spread of the greedy value over eps0 vs delta", check_fig4_small_delta, "figure"),
-    Spec("gauss.fig4_slower", PAPER, "Sec. V, Fig. 4", "for smaller values of eps0, the algorithm converges more "
-         "slowly", "dataset 1, gamma = 0, greedy", "commits + halvings vs eps0", check_fig4_slower, "figure"),
-    Spec("gauss.sec5_conjecture", PAPER, "Sec. V (last paragraph)", "we conjecture that under certain instantiations "
-         "the two utility metrics will provide different minimum privacy values", "greedy and global search",
-         "reuse gauss.mi_fisher_same_curves instances", check_conjecture, "remark"),
-    Spec("gauss.fig3_delta", PAPER, "Sec. V, Figs. 3/6", "For gamma = 0, the privacy gain is higher for lower values "
-         "of delta", "dataset 1, gamma = 0, certified global search", "monotonicity of min I(Xp;Y) in delta",
-         check_fig3_delta, "figure", by_construction=True),
+    Spec(
+        "gauss.fig4_monotone",
+        PAPER,
+        "Sec. V, Fig. 4",
+        "the smaller values of eps0 consistently produce smaller minimum values for I(Xp;Y) across all values of delta",
+        "dataset 1, gamma = 0, greedy (Section IV defaults)",
+        f"greedy with eps0 in {E0}, delta in {DEL}",
+        check_fig4_monotone,
+        "figure",
+    ),
+    Spec(
+        "gauss.fig4_small_delta",
+        PAPER,
+        "Sec. V, Fig. 4",
+        "For smaller values of delta, observe that the objective function is more sensitive to the eps0 parameter",
+        "dataset 1, gamma = 0, greedy",
+        "spread of the greedy value over eps0 vs delta",
+        check_fig4_small_delta,
+        "figure",
+    ),
+    Spec(
+        "gauss.fig4_slower",
+        PAPER,
+        "Sec. V, Fig. 4",
+        "for smaller values of eps0, the algorithm converges more slowly",
+        "dataset 1, gamma = 0, greedy",
+        "commits + halvings vs eps0",
+        check_fig4_slower,
+        "figure",
+    ),
+    Spec(
+        "gauss.sec5_conjecture",
+        PAPER,
+        "Sec. V (last paragraph)",
+        "we conjecture that under certain instantiations "
+        "the two utility metrics will provide different minimum privacy values",
+        "greedy and global search",
+        "reuse gauss.mi_fisher_same_curves instances",
+        check_conjecture,
+        "remark",
+    ),
+    Spec(
+        "gauss.fig3_delta",
+        PAPER,
+        "Sec. V, Figs. 3/6",
+        "For gamma = 0, the privacy gain is higher for lower values of delta",
+        "dataset 1, gamma = 0, certified global search",
+        "monotonicity of min I(Xp;Y) in delta",
+        check_fig3_delta,
+        "figure",
+        by_construction=True,
+    ),
 ]
 
-RECHECKS = {"gauss.fig4_small_delta": (fig4_small_delta_recheck, 1e-9), "gauss.fig3_delta": (fig3_delta_recheck, 1e-9),
-            "gauss.datasets_psd": (datasets_psd_recheck, 0.0)}
+RECHECKS = {
+    "gauss.fig4_small_delta": (fig4_small_delta_recheck, 1e-9),
+    "gauss.fig3_delta": (fig3_delta_recheck, 1e-9),
+    "gauss.datasets_psd": (datasets_psd_recheck, 0.0),
+}

@@ -9,6 +9,7 @@ Examples
 >>> [c.shape for c in random_instance(1)]
 [(3, 3), (3, 3)]
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -34,9 +35,17 @@ def curve(problem: GaussProblem, deltas: tuple[float, ...], solver: str, **opts:
     rows = []
     for d in deltas:
         r = solve(problem.with_params(delta=float(d)), solver=solver, **opts)
-        rows.append({"delta": float(d), "value": r.value, "violation": r.violation, "status": r.status.value,
-                     "proof": r.proof, "time_s": r.time_s,
-                     "bound": None if r.certificate is None else r.certificate.bound})
+        rows.append(
+            {
+                "delta": float(d),
+                "value": r.value,
+                "violation": r.violation,
+                "status": r.status.value,
+                "proof": r.proof,
+                "time_s": r.time_s,
+                "bound": None if r.certificate is None else r.certificate.bound,
+            }
+        )
     return rows
 
 
@@ -69,8 +78,17 @@ def _check_same_curves() -> Verdict:
             for solver in ("search", "greedy"):
                 va, vb = solve(a, solver=solver).value, solve(b, solver=solver).value
                 devs.append(abs(va - vb))
-                inst.append({"dataset": "1", "n_u": 1, "delta": d, "gamma": g, "solver": solver,
-                             "mi_value": va, "fisher_value": vb})
+                inst.append(
+                    {
+                        "dataset": "1",
+                        "n_u": 1,
+                        "delta": d,
+                        "gamma": g,
+                        "solver": solver,
+                        "mi_value": va,
+                        "fisher_value": vb,
+                    }
+                )
     for seed in (4, 2):
         cp, cu = random_instance(seed, n=2, n_u=2)
         a = GaussProblem(cov_p=cp, cov_u=cu, n=2)
@@ -78,8 +96,17 @@ def _check_same_curves() -> Verdict:
         b = a.with_params(utility="fisher")
         va, vb = solve(a, solver="search").value, solve(b, solver="search").value
         devs.append(abs(va - vb))
-        inst.append({"instance": f"random_instance({seed}, n=2, n_u=2)", "n_u": 2, "delta": a.delta, "gamma": 0.0,
-                     "solver": "search", "mi_value": va, "fisher_value": vb})
+        inst.append(
+            {
+                "instance": f"random_instance({seed}, n=2, n_u=2)",
+                "n_u": 2,
+                "delta": a.delta,
+                "gamma": 0.0,
+                "solver": "search",
+                "mi_value": va,
+                "fisher_value": vb,
+            }
+        )
     bad = [i for i, x in enumerate(devs) if x > 1e-6]
     region = "n_u = 1 and γ = 0 (then eq. (13) makes the two feasible sets identical)"
     if not bad:
@@ -89,9 +116,14 @@ def _check_same_curves() -> Verdict:
     if other:
         ce = {**ce, "also": other[0]}
     in_region_fail = any(inst[i]["n_u"] == 1 and inst[i]["gamma"] == 0.0 for i in bad)
-    return Verdict("fails" if in_region_fail else "holds-in-region", len(devs), max(devs),
-                   {**ce, "deviation": abs(ce["mi_value"] - ce["fisher_value"])}, region,
-                   note="differs when γ > 0 (eq. (13) is nonlinear, so no constant γ maps the ratio "
-                        "constraint) and for n_u > 1 with the trace of the Fisher matrix; the region is exact for "
-                        "the equality of the feasible sets (eq. (13) is a bijection), see gauss.sec5_conjecture",
-                   region_kind=None if in_region_fail else "exact boundary")
+    return Verdict(
+        "fails" if in_region_fail else "holds-in-region",
+        len(devs),
+        max(devs),
+        {**ce, "deviation": abs(ce["mi_value"] - ce["fisher_value"])},
+        region,
+        note="differs when γ > 0 (eq. (13) is nonlinear, so no constant γ maps the ratio "
+        "constraint) and for n_u > 1 with the trace of the Fisher matrix; the region is exact for "
+        "the equality of the feasible sets (eq. (13) is a bijection), see gauss.sec5_conjecture",
+        region_kind=None if in_region_fail else "exact boundary",
+    )

@@ -8,6 +8,7 @@ Examples
 >>> appE_formula({"d": 3, "k": 1, "eps": 0.5}) > 1e-9      # h(1-h) d where (d-1) h(1-h) belongs
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -45,7 +46,7 @@ def appD_derivative(ce: Data) -> float:
     d, eps, k = int(ce["d"]), float(ce["eps"]), float(ce["k"])
     E, h = math.exp(eps), 1e-6 * d
     fd = (_f(d, k + h, eps) - _f(d, k - h, eps)) / (2 * h)
-    pr = (d - 1) ** 2 * ((d - k) ** 2 - E ** 2 * k ** 2) / ((E - 1) ** 2 * (d - k) * k)
+    pr = (d - 1) ** 2 * ((d - k) ** 2 - E**2 * k**2) / ((E - 1) ** 2 * (d - k) * k)
     return abs(pr - fd) / max(1.0, abs(fd))
 
 
@@ -81,8 +82,10 @@ def sec5_reduction(ce: Data) -> float:
     """max(|mean l2 reduction - 20|, |mean l1 reduction - 10|) in percentage points, from Table 1 (eps reading,
     k#-SS against the better of BRR and MRR)."""
     sel = [dict(zip(_COLS, r)) for r in PAPER_TABLE1 if math.log(2) <= r[1] <= math.log(r[0] - 1)]
-    red = {pre: 100 * float(np.mean([1 - r[pre + "ksharp"] / min(r[pre + "BRR"], r[pre + "MRR"]) for r in sel]))
-           for pre in ("", "l1")}
+    red = {
+        pre: 100 * float(np.mean([1 - r[pre + "ksharp"] / min(r[pre + "BRR"], r[pre + "MRR"]) for r in sel]))
+        for pre in ("", "l1")
+    }
     return max(abs(red[""] - 20), abs(red["l1"] - 10))
 
 
@@ -93,8 +96,12 @@ def sec5_kstar_ksharp(ce: Data) -> float:
 
 
 RECHECKS: dict[str, tuple[Callable[[Data], float], float]] = {
-    "kss.sec3_1_expmech": (sec3_1_expmech, 1e-12), "kss.appD_derivative": (appD_derivative, 1e-5),
-    "kss.sec2_3_I1": (sec2_3_I1, 1e-12), "kss.appE_formula": (appE_formula, 1e-9),
-    "kss.open_prior": (open_prior, 1e-9), "kss.sec5_any": (sec5_any, 0.0), "kss.sec5_reduction": (sec5_reduction, 5.0),
+    "kss.sec3_1_expmech": (sec3_1_expmech, 1e-12),
+    "kss.appD_derivative": (appD_derivative, 1e-5),
+    "kss.sec2_3_I1": (sec2_3_I1, 1e-12),
+    "kss.appE_formula": (appE_formula, 1e-9),
+    "kss.open_prior": (open_prior, 1e-9),
+    "kss.sec5_any": (sec5_any, 0.0),
+    "kss.sec5_reduction": (sec5_reduction, 5.0),
     "kss.sec5_kstar_ksharp": (sec5_kstar_ksharp, 0.10),
 }

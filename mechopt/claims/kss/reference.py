@@ -11,6 +11,7 @@ Examples
 >>> round(val, 9), how
 (0.12328446, 'pattern-lp')
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,7 @@ from scipy.special import rel_entr
 
 from mechopt.errors import MechoptError, TooLargeError
 
-__all__ = ["patterns", "pattern_gains", "pattern_lp", "ldp_mi_optimum", "random_pattern_mechanism",
-           "PATTERN_LP_MAX_D"]
+__all__ = ["patterns", "pattern_gains", "pattern_lp", "ldp_mi_optimum", "random_pattern_mechanism", "PATTERN_LP_MAX_D"]
 
 PATTERN_LP_MAX_D = 12
 
@@ -37,7 +37,7 @@ def patterns(d: int, eps: float) -> np.ndarray:
     """
     if d > PATTERN_LP_MAX_D:
         raise TooLargeError(f"2^{d} patterns are too many; d ≤ {PATTERN_LP_MAX_D}")
-    B = (np.arange(2 ** d)[None, :] >> np.arange(d)[:, None]) & 1
+    B = (np.arange(2**d)[None, :] >> np.arange(d)[:, None]) & 1
     return np.where(B == 1, math.exp(eps), 1.0)
 
 
@@ -90,14 +90,16 @@ def ldp_mi_optimum(prior, eps: float, prefer: str = "exact", mechanism: bool = F
 
             res = mechopt.solve(KssMI(prior=P, eps=eps), solver="exact")
             if res.ok and res.certificate is not None:
-                Q = None if res.mechanism is None else res.Q        # exact may not materialise huge optima
+                Q = None if res.mechanism is None else res.Q  # exact may not materialise huge optima
                 return (float(res.value), "exact", Q) if mechanism else (float(res.value), "exact")
     val, S, w = pattern_lp(P, eps)
     keep = w > 1e-12
     return (val, "pattern-lp", S[:, keep] * w[keep]) if mechanism else (val, "pattern-lp")
 
 
-def random_pattern_mechanism(d: int, eps: float, rng: np.random.Generator, mix: int = 3) -> tuple[np.ndarray, np.ndarray]:
+def random_pattern_mechanism(
+    d: int, eps: float, rng: np.random.Generator, mix: int = 3
+) -> tuple[np.ndarray, np.ndarray]:
     """A random valid pattern mechanism (S, w): a random mixture of ``mix`` LP vertices of {w ≥ 0 : S w = 1}.
 
     Examples

@@ -12,6 +12,7 @@ Examples
 >>> v.verdict, v.region, v.counterexample["eps"]
 ('holds-in-region', 'eps < 1.5', 2.0)
 """
+
 from __future__ import annotations
 
 import functools
@@ -20,13 +21,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from mechopt.errors import SolverNotFound
+from mechopt.jobs.verify import Verdict
 from mechopt.model.problem import Problem
 from mechopt.results.result import Result
-from mechopt.jobs.verify import Verdict
 
 __all__ = ["certified", "reference_solver", "grid_verdict", "value_gap"]
 
-VALUE_TOL = 1e-6      # relative value agreement of a closed form with the certified optimum
+VALUE_TOL = 1e-6  # relative value agreement of a closed form with the certified optimum
 
 
 @functools.lru_cache(maxsize=1)
@@ -74,9 +75,16 @@ def value_gap(value: float | None, optimum: Result) -> float:
     return abs(value - optimum.value) / max(1.0, abs(optimum.value))
 
 
-def grid_verdict(instances: Sequence[dict[str, Any]], deviations: Sequence[float], in_region: Sequence[bool],
-                 region: str | None, tol: float, size_keys: Sequence[str] = ("d", "n_users", "eps"),
-                 note: str = "", region_kind: str | None = None) -> Verdict:
+def grid_verdict(
+    instances: Sequence[dict[str, Any]],
+    deviations: Sequence[float],
+    in_region: Sequence[bool],
+    region: str | None,
+    tol: float,
+    size_keys: Sequence[str] = ("d", "n_users", "eps"),
+    note: str = "",
+    region_kind: str | None = None,
+) -> Verdict:
     """Verdict over a grid: ``holds`` if all pass; ``holds-in-region`` if only out-of-region
     instances fail; else ``fails``. The counterexample is the failing instance smallest by
     ``size_keys`` (preferring in-region failures; among equal sizes the largest deviation).
@@ -93,8 +101,9 @@ def grid_verdict(instances: Sequence[dict[str, Any]], deviations: Sequence[float
 
     def size(i: int) -> tuple:
         inst = instances[i]
-        return tuple(float(inst.get(k, 0.0)) if isinstance(inst.get(k, 0.0), (int, float)) else 0.0
-                     for k in size_keys) + (-devs[i],)
+        return tuple(
+            float(inst.get(k, 0.0)) if isinstance(inst.get(k, 0.0), (int, float)) else 0.0 for k in size_keys
+        ) + (-devs[i],)
 
     i = min(pool, key=size)
     ce = {**instances[i], "deviation": devs[i]}
@@ -105,6 +114,12 @@ def grid_verdict(instances: Sequence[dict[str, Any]], deviations: Sequence[float
     n_out = sum(not f for f in in_region)
     if region_kind == "auto":
         region_kind = "exact boundary" if len(bad) == n_out else "sufficient"
-    return Verdict("holds-in-region", len(devs), worst, ce, region,
-                   note + f"; {len(bad)} of the {n_out} checked instances outside the region fail" + ref,
-                   region_kind=region_kind)
+    return Verdict(
+        "holds-in-region",
+        len(devs),
+        worst,
+        ce,
+        region,
+        note + f"; {len(bad)} of the {n_out} checked instances outside the region fail" + ref,
+        region_kind=region_kind,
+    )

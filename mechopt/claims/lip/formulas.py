@@ -11,6 +11,7 @@ Examples
 >>> next(c for c in CLAIMS if c.id == "lip.eq17").run().verdict
 'holds-after-correction'
 """
+
 from __future__ import annotations
 
 import itertools
@@ -18,10 +19,10 @@ import math
 
 import numpy as np
 
-from mechopt.claims.lip.util import (PAPER, TOL, _direct_var_xhat, _L, _lam, _printed_vs_corrected, _rand_binary, lip_opt)
 from mechopt.claims._spec import corrected, rel
 from mechopt.claims._spec import spec as Spec
 from mechopt.claims.lip.checks import grid_verdict
+from mechopt.claims.lip.util import _L, PAPER, TOL, _direct_var_xhat, _lam, _printed_vs_corrected, _rand_binary, lip_opt
 from mechopt.jobs.verify import Verdict
 from mechopt.notions import LDP, LIP
 from mechopt.problems.lip import closed as cf
@@ -43,11 +44,18 @@ def check_eq17():
     var, _, _ = _direct_var_xhat(P1, q0, q1)
     l0, l1 = _lam(P1, q0, q1)
     printed = P1 * (l0 - q1) ** 2 / (l0 * l1)
-    corr = P1 ** 2 * (l0 - q1) ** 2 / (l0 * l1)
-    insts = [{"P1": round(a, 4), "q0": round(b, 4), "q1": round(c, 4), "direct": float(v)}
-             for a, b, c, v in zip(P1, q0, q1, var)]
-    return _printed_vs_corrected(abs(printed - var), abs(corr - var), insts, TOL,
-                                 "Var(X_hat) = P1^2 (lambda0 - q1)^2 / (lambda0 lambda1) (P1 squared, as (18) uses)")
+    corr = P1**2 * (l0 - q1) ** 2 / (l0 * l1)
+    insts = [
+        {"P1": round(a, 4), "q0": round(b, 4), "q1": round(c, 4), "direct": float(v)}
+        for a, b, c, v in zip(P1, q0, q1, var)
+    ]
+    return _printed_vs_corrected(
+        abs(printed - var),
+        abs(corr - var),
+        insts,
+        TOL,
+        "Var(X_hat) = P1^2 (lambda0 - q1)^2 / (lambda0 lambda1) (P1 squared, as (18) uses)",
+    )
 
 
 def check_eq18():
@@ -69,7 +77,7 @@ def check_eq43():
     l0, l1 = _lam(P1, q0, q1)
     a = (l0 - q1) ** 2 / (l0 * l1)
     b = (l1 * q1 - l0 * (1 - q1)) ** 2 / (l0 * l1)
-    c = (1 - P1) ** 2 * (q0 + q1 - 1) ** 2 / (l0 * l1)          # Step 2's form
+    c = (1 - P1) ** 2 * (q0 + q1 - 1) ** 2 / (l0 * l1)  # Step 2's form
     return Verdict.from_deviations(np.maximum(abs(a - b), abs(a - c)), TOL)
 
 
@@ -78,14 +86,22 @@ def check_eq44():
     h = 1e-6
     fd = (_L(P1, q0 + h, q1) - _L(P1, q0 - h, q1)) / (2 * h)
     l0, l1 = _lam(P1, q0, q1)
-    printed = (1 - P1) ** 2 * (l1 * q1 + l0 * (1 - q1)) * (q1 + q0 - 1) / (l1 ** 2 * l0 ** 2)
+    printed = (1 - P1) ** 2 * (l1 * q1 + l0 * (1 - q1)) * (q1 + q0 - 1) / (l1**2 * l0**2)
     sign_ok = np.sign(fd) == np.sign(q0 + q1 - 1)
     devs = np.abs(printed - fd) / np.maximum(1.0, np.abs(fd))
-    insts = [{"P1": round(a, 4), "q0": round(b, 4), "q1": round(c, 4), "finite_diff": float(f), "eq44": float(p)}
-             for a, b, c, f, p in zip(P1, q0, q1, fd, printed)]
+    insts = [
+        {"P1": round(a, 4), "q0": round(b, 4), "q1": round(c, 4), "finite_diff": float(f), "eq44": float(p)}
+        for a, b, c, f, p in zip(P1, q0, q1, fd, printed)
+    ]
     v = Verdict.from_deviations(np.where(sign_ok, devs, np.inf), 1e-5, insts)
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, None,
-                   "also checks the Step-1 conclusion sign(dL/dq0) = sign(q0 + q1 - 1)")
+    return Verdict(
+        v.verdict,
+        v.checked,
+        v.worst_deviation,
+        v.counterexample,
+        None,
+        "also checks the Step-1 conclusion sign(dL/dq0) = sign(q0 + q1 - 1)",
+    )
 
 
 def check_appA_symmetry():
@@ -95,14 +111,21 @@ def check_appA_symmetry():
     m0, m1 = _lam(P1, 1 - q0, 1 - q1)
     Fp = {1: m0 / (1 - q1), 2: m1 / q1, 3: m0 / q0, 4: m1 / (1 - q0)}
     sym_L = abs(_L(P1, 1 - q0, 1 - q1) - _L(P1, q0, q1))
-    printed = np.max(np.stack([abs(Fp[1] - F[2]), abs(Fp[2] - F[1]), abs(Fp[3] - F[4]), abs(Fp[4] - F[1]),
-                               sym_L]), axis=0) / np.maximum(1, F[1])
-    corr = np.max(np.stack([abs(Fp[1] - F[2]), abs(Fp[2] - F[1]), abs(Fp[3] - F[4]), abs(Fp[4] - F[3]),
-                            sym_L]), axis=0) / np.maximum(1, F[1])
+    printed = np.max(
+        np.stack([abs(Fp[1] - F[2]), abs(Fp[2] - F[1]), abs(Fp[3] - F[4]), abs(Fp[4] - F[1]), sym_L]), axis=0
+    ) / np.maximum(1, F[1])
+    corr = np.max(
+        np.stack([abs(Fp[1] - F[2]), abs(Fp[2] - F[1]), abs(Fp[3] - F[4]), abs(Fp[4] - F[3]), sym_L]), axis=0
+    ) / np.maximum(1, F[1])
     insts = [{"P1": round(a, 4), "q0": round(b, 4), "q1": round(c, 4)} for a, b, c in zip(P1, q0, q1)]
-    return _printed_vs_corrected(printed, corr, insts, 1e-9,
-                                 "F4(1-q0, 1-q1) = lambda0/(1-q0) = F3(q0, q1) (printed: = F1); the four "
-                                 "constraints are still symmetric as a set, so the Step-2 conclusion stands")
+    return _printed_vs_corrected(
+        printed,
+        corr,
+        insts,
+        1e-9,
+        "F4(1-q0, 1-q1) = lambda0/(1-q0) = F3(q0, q1) (printed: = F1); the four "
+        "constraints are still symmetric as a set, so the Step-2 conclusion stands",
+    )
 
 
 def check_appA_step3():
@@ -116,9 +139,14 @@ def check_appA_step3():
     printed = np.maximum(abs(F1 - F2 - d12), abs(F4 - F3 - d43_printed)) / scale
     corr = np.maximum(abs(F1 - F2 - d12), abs(F4 - F3 - d43_corr)) / scale
     insts = [{"P1": round(a, 4), "q0": round(b, 4), "q1": round(c, 4)} for a, b, c in zip(P1, q0, q1)]
-    return _printed_vs_corrected(printed, corr, insts, 1e-9,
-                                 "F4 - F3 = P1 (1 - q0 - q1) / (q0 (1 - q0)) (printed: a copy of F1 - F2); the "
-                                 "sign conclusion F4 >= F3 on q0 + q1 <= 1 is unchanged")
+    return _printed_vs_corrected(
+        printed,
+        corr,
+        insts,
+        1e-9,
+        "F4 - F3 = P1 (1 - q0 - q1) / (q0 (1 - q0)) (printed: a copy of F1 - F2); the "
+        "sign conclusion F4 >= F3 on q0 + q1 <= 1 is unchanged",
+    )
 
 
 def check_appA_boundary():
@@ -126,19 +154,30 @@ def check_appA_boundary():
     insts, devs, flags = [], [], []
     for p1, eps in itertools.product(np.linspace(0.02, 0.98, 25), (0.25, 0.5, 1.0, 2.0, 3.0)):
         e = math.exp(eps)
-        lo, hi = max(p1 / e, 1 - e * (1 - p1)), min(e * p1, 1 - (1 - p1) / e)     # certified posterior range
+        lo, hi = max(p1 / e, 1 - e * (1 - p1)), min(e * p1, 1 - (1 - p1) / e)  # certified posterior range
         dev = max(abs(lo - p1 / e), abs(hi - (1 - (1 - p1) / e)))
         opt = lip_opt(p1, eps)
         dev = max(dev, rel(cf.binary_lip_optimum(p1, eps)[0], opt))
-        tight = ("F2 = e^-eps (posterior of 1 at e^eps P1)" if hi < 1 - (1 - p1) / e - 1e-12 else
-                 "F3 = e^-eps" if lo > p1 / e + 1e-12 else "F1 = F4 = e^eps")
+        tight = (
+            "F2 = e^-eps (posterior of 1 at e^eps P1)"
+            if hi < 1 - (1 - p1) / e - 1e-12
+            else "F3 = e^-eps"
+            if lo > p1 / e + 1e-12
+            else "F1 = F4 = e^eps"
+        )
         insts.append({"P1": round(float(p1), 4), "eps": eps, "tight_at_optimum": tight})
         devs.append(dev)
         flags.append(cf.binary_lip_region(p1, eps))
-    from mechopt.claims.lip.checks import grid_verdict
-    v = grid_verdict(insts, devs, flags, "max(P1, 1-P1) <= e^eps/(1+e^eps) -- exact boundary: outside it the "
-                     "Theorem-2 point violates e^-eps <= F2 or e^-eps <= F3", 1e-9,
-                     size_keys=("eps",), note="Step 3 keeps e^-eps <= F2, F3 in (46) but Step 4 never uses them")
+    v = grid_verdict(
+        insts,
+        devs,
+        flags,
+        "max(P1, 1-P1) <= e^eps/(1+e^eps) -- exact boundary: outside it the "
+        "Theorem-2 point violates e^-eps <= F2 or e^-eps <= F3",
+        1e-9,
+        size_keys=("eps",),
+        note="Step 3 keeps e^-eps <= F2, F3 in (46) but Step 4 never uses them",
+    )
     return v
 
 
@@ -148,7 +187,7 @@ def check_appA_step4():
     for p1, eps in itertools.product((0.1, 0.3, 0.5, 0.7, 0.9), (0.5, 1.0, 2.0)):
         e = math.exp(eps)
         q1 = np.linspace(0.01, 0.99, 200)
-        q0 = 1 - (e - p1) * q1 / (1 - p1)                   # F1 = e^eps
+        q0 = 1 - (e - p1) * q1 / (1 - p1)  # F1 = e^eps
         ok = (q0 >= 0) & (q0 <= 1) & (q0 + q1 <= 1)
         q0, q1 = q0[ok], q1[ok]
         if q1.size < 3:
@@ -164,9 +203,15 @@ def check_appA_step4():
     note = f"monotonicity along F1 = e^eps: {sign_bad} decreasing steps"
     if sign_bad:
         return Verdict("fails", len(insts), float(sign_bad), None, None, note)
-    return _printed_vs_corrected(dprinted, dcorr, insts, 1e-9,
-                                 "on F1 = e^eps, (1-P1)(q0+q1-1) = -(e^eps-1) q1, so L = [(e^eps-1) q1]^2/(l0 l1) "
-                                 "(no (1-P1) factor; monotonicity unaffected)", note)
+    return _printed_vs_corrected(
+        dprinted,
+        dcorr,
+        insts,
+        1e-9,
+        "on F1 = e^eps, (1-P1)(q0+q1-1) = -(e^eps-1) q1, so L = [(e^eps-1) q1]^2/(l0 l1) "
+        "(no (1-P1) factor; monotonicity unaffected)",
+        note,
+    )
 
 
 def check_prop3_marginal():
@@ -183,7 +228,7 @@ def check_ex1_constraints():
     """Example 1's LDP constraint printed as max{p/(1-q), ...} <= eps (no exponential)."""
     devs, insts = [], []
     for eps in (0.5, 1.0, 2.0, 3.0):
-        q = 1 / (math.exp(eps) + 1)                      # the example's own p = q = 1/(e^eps + 1)
+        q = 1 / (math.exp(eps) + 1)  # the example's own p = q = 1/(e^eps + 1)
         ratios = [q / (1 - q), (1 - q) / q]
         printed_ok = max(ratios) <= eps
         corr_ok = max(ratios) <= math.exp(eps) + 1e-12
@@ -191,9 +236,11 @@ def check_ex1_constraints():
         insts.append({"eps": eps, "max_ratio": max(ratios), "printed_bound": eps, "printed_admits_RR": printed_ok})
     v = Verdict.from_deviations(devs, 0.5, insts)
     bad = [i for i in insts if not i["printed_admits_RR"]]
-    return corrected(Verdict("holds", v.checked, 0.0, bad[0] if bad else None),
-                     "max{...} <= e^eps (LDP) and e^-eps <= {...} <= e^eps (LIP); as printed the bound eps excludes "
-                     "the example's own RR channel")
+    return corrected(
+        Verdict("holds", v.checked, 0.0, bad[0] if bad else None),
+        "max{...} <= e^eps (LDP) and e^-eps <= {...} <= e^eps (LIP); as printed the bound eps excludes "
+        "the example's own RR channel",
+    )
 
 
 def check_ex1_optldp():
@@ -203,7 +250,8 @@ def check_ex1_optldp():
         e = math.exp(eps)
         p, q = 0.5, 1 - e / 2
         if q < 0:
-            devs.append(math.inf); insts.append({"eps": eps, "q*": q, "issue": "q* < 0: not a channel (eps > ln 2)"})
+            devs.append(math.inf)
+            insts.append({"eps": eps, "q*": q, "issue": "q* < 0: not a channel (eps > ln 2)"})
             continue
         Q = np.array([[1 - p, p], [q, 1 - q]])
         e_ldp = LDP(0).epsilon(Q, None)
@@ -219,54 +267,160 @@ def check_ex1_lip_validity():
         Q = cf.binary_lip_channel(0.1, eps)
         viol = LIP(eps).audit(Q, np.array([0.9, 0.1])).violation
         gap = rel(9 * (2 * math.exp(-eps) - math.exp(-2 * eps)), 100 * lip_opt(0.1, eps))
-        devs.append(max(viol, gap)); flags.append(eps >= math.log(9) - 1e-12)
-        insts.append({"eps": round(eps, 4), "violation": viol, "N*eq21": 9 * (2 * math.exp(-eps) - math.exp(-2 * eps)),
-                      "certified": 100 * lip_opt(0.1, eps), "printed_(10e^eps-1)/0.64": (10 * math.exp(eps) - 1) / 0.64})
-    from mechopt.claims.lip.checks import grid_verdict
-    return grid_verdict(insts, devs, flags, "eps >= ln 9 = 2.197 (exact: 0.9 <= e^eps/(1+e^eps))", 1e-6,
-                        size_keys=("eps",), note="the printed E_LIP = (10e^eps - 1)/0.64 increases with eps and "
-                        "matches nothing (see lip.ex1); inside the region E = 9(2e^-eps - e^-2eps)")
+        devs.append(max(viol, gap))
+        flags.append(eps >= math.log(9) - 1e-12)
+        insts.append(
+            {
+                "eps": round(eps, 4),
+                "violation": viol,
+                "N*eq21": 9 * (2 * math.exp(-eps) - math.exp(-2 * eps)),
+                "certified": 100 * lip_opt(0.1, eps),
+                "printed_(10e^eps-1)/0.64": (10 * math.exp(eps) - 1) / 0.64,
+            }
+        )
+    return grid_verdict(
+        insts,
+        devs,
+        flags,
+        "eps >= ln 9 = 2.197 (exact: 0.9 <= e^eps/(1+e^eps))",
+        1e-6,
+        size_keys=("eps",),
+        note="the printed E_LIP = (10e^eps - 1)/0.64 increases with eps and "
+        "matches nothing (see lip.ex1); inside the region E = 9(2e^-eps - e^-2eps)",
+    )
 
 
 CLAIMS = [
-    Spec("lip.eq16", PAPER, "Sec. IV-A, eq. (16)", "X_hat = E[X|Y] = P1 [q1/lambda0 (1-Y) + (1-q1)/lambda1 Y]",
-         "binary input/output, any channel", "Bayes posterior mean vs (16), 400 random (P1, q0, q1)", check_eq16,
-         "proof-step"),
-    Spec("lip.eq17", PAPER, "Sec. IV-A, eq. (17)", "Var(X_hat) = P1 (lambda0 - q1)^2 / (lambda0 lambda1)",
-         "binary, any channel", "direct Var(E[X|Y]) vs printed and corrected, 400 random channels", check_eq17,
-         "proof-step"),
-    Spec("lip.eq18", PAPER, "Sec. IV-A, eq. (18)", "E_i = P1(1-P1) - [P1(lambda0 - q1)]^2/(lambda0 lambda1)",
-         "binary, MMSE estimator", "law of total variance vs (18)", check_eq18, "proof-step"),
-    Spec("lip.appA_eq43", PAPER, "App. A, eq. (43) and Step 2",
-         "L = (lambda0 - q1)^2/(lambda0 lambda1) = (lambda1 q1 - lambda0(1-q1))^2/(lambda0 lambda1) = "
-         "(1-P1)^2 (q0+q1-1)^2/(lambda0 lambda1)", "binary", "identity on 400 random channels", check_eq43,
-         "proof-step"),
-    Spec("lip.appA_eq44", PAPER, "App. A, eq. (44), Step 1",
-         "dL/dq0 = (1-P1)^2 [lambda1 q1 + lambda0(1-q1)](q1+q0-1)/(lambda1^2 lambda0^2); L decreasing in q0 on "
-         "q0 + q1 < 1", "binary", "central finite differences, relative tol 1e-5", check_eq44, "proof-step"),
-    Spec("lip.appA_symmetry", PAPER, "App. A, Step 2",
-         "L(1-q0, 1-q1) = L(q0, q1); F1' = F2, F2' = F1, F3' = F4, F4' = F1", "binary",
-         "evaluate all four maps on 400 random channels", check_appA_symmetry, "proof-step"),
-    Spec("lip.appA_step3", PAPER, "App. A, Step 3",
-         "F1 - F2 = (1-P1)(1-q0-q1)/(q1(1-q1)) and F4 - F3 = (1-P1)(1-q0-q1)/(q1(1-q1))", "binary",
-         "identities on 400 random channels", check_appA_step3, "proof-step"),
-    Spec("lip.appA_boundary", PAPER, "App. A, Steps 3-4 (Theorem 2)",
-         "the optimum lies on {F1 = e^eps} (q0 >= P1/e^eps) or {F4 = e^eps}, at their intersection",
-         "binary eps-LIP, MMSE", "certified posterior range [lo, hi] vs the Theorem-2 posteriors; P1 in 25 points, "
-         "5 eps", check_appA_boundary, "proof-step"),
-    Spec("lip.appA_step4", PAPER, "App. A, Step 4",
-         "L|_{F1=e^eps} = [(1-P1)(e^eps-1) q1]^2/(lambda0 lambda1), increasing in q1", "binary",
-         "evaluate along the line F1 = e^eps, 15 (P1, eps)", check_appA_step4, "proof-step"),
-    Spec("lip.prop3_marginal", PAPER, "Sec. IV-A after Prop. 3",
-         "with the optimal solutions the distribution of each X_i is identical to Y_i", "binary, pair 1 of Thm 2",
-         "P @ Q vs P", check_prop3_marginal, "remark"),
-    Spec("lip.ex1_constraints", PAPER, "Example 1 (Sec. I)",
-         "max{p/(1-q), q/(1-p), (1-q)/p, (1-p)/q} <= eps; -eps <= {Pr(Y=0)/(1-q), ...} <= eps",
-         "binary RR", "the example's own channel against the printed bound", check_ex1_constraints, "example"),
-    Spec("lip.ex1_optldp", PAPER, "Example 1 (Sec. I)",
-         "[15]'s optimal LDP values q* = 1 - e^eps/2 and p* = 0.5", "eps-LDP binary channel",
-         "audit the pair's LDP level; channel validity", check_ex1_optldp, "example"),
-    Spec("lip.ex1_lip_validity", PAPER, "Example 1 (Sec. I)",
-         "the optimal p*, q* ... q* = P1/e^eps and p* = P0/e^eps (P1 = 0.1)", "eps-LIP binary, N = 100",
-         "audit + value vs certified, eps grid around ln 9", check_ex1_lip_validity, "example"),
+    Spec(
+        "lip.eq16",
+        PAPER,
+        "Sec. IV-A, eq. (16)",
+        "X_hat = E[X|Y] = P1 [q1/lambda0 (1-Y) + (1-q1)/lambda1 Y]",
+        "binary input/output, any channel",
+        "Bayes posterior mean vs (16), 400 random (P1, q0, q1)",
+        check_eq16,
+        "proof-step",
+    ),
+    Spec(
+        "lip.eq17",
+        PAPER,
+        "Sec. IV-A, eq. (17)",
+        "Var(X_hat) = P1 (lambda0 - q1)^2 / (lambda0 lambda1)",
+        "binary, any channel",
+        "direct Var(E[X|Y]) vs printed and corrected, 400 random channels",
+        check_eq17,
+        "proof-step",
+    ),
+    Spec(
+        "lip.eq18",
+        PAPER,
+        "Sec. IV-A, eq. (18)",
+        "E_i = P1(1-P1) - [P1(lambda0 - q1)]^2/(lambda0 lambda1)",
+        "binary, MMSE estimator",
+        "law of total variance vs (18)",
+        check_eq18,
+        "proof-step",
+    ),
+    Spec(
+        "lip.appA_eq43",
+        PAPER,
+        "App. A, eq. (43) and Step 2",
+        "L = (lambda0 - q1)^2/(lambda0 lambda1) = (lambda1 q1 - lambda0(1-q1))^2/(lambda0 lambda1) = "
+        "(1-P1)^2 (q0+q1-1)^2/(lambda0 lambda1)",
+        "binary",
+        "identity on 400 random channels",
+        check_eq43,
+        "proof-step",
+    ),
+    Spec(
+        "lip.appA_eq44",
+        PAPER,
+        "App. A, eq. (44), Step 1",
+        "dL/dq0 = (1-P1)^2 [lambda1 q1 + lambda0(1-q1)](q1+q0-1)/(lambda1^2 lambda0^2); L decreasing in q0 on "
+        "q0 + q1 < 1",
+        "binary",
+        "central finite differences, relative tol 1e-5",
+        check_eq44,
+        "proof-step",
+    ),
+    Spec(
+        "lip.appA_symmetry",
+        PAPER,
+        "App. A, Step 2",
+        "L(1-q0, 1-q1) = L(q0, q1); F1' = F2, F2' = F1, F3' = F4, F4' = F1",
+        "binary",
+        "evaluate all four maps on 400 random channels",
+        check_appA_symmetry,
+        "proof-step",
+    ),
+    Spec(
+        "lip.appA_step3",
+        PAPER,
+        "App. A, Step 3",
+        "F1 - F2 = (1-P1)(1-q0-q1)/(q1(1-q1)) and F4 - F3 = (1-P1)(1-q0-q1)/(q1(1-q1))",
+        "binary",
+        "identities on 400 random channels",
+        check_appA_step3,
+        "proof-step",
+    ),
+    Spec(
+        "lip.appA_boundary",
+        PAPER,
+        "App. A, Steps 3-4 (Theorem 2)",
+        "the optimum lies on {F1 = e^eps} (q0 >= P1/e^eps) or {F4 = e^eps}, at their intersection",
+        "binary eps-LIP, MMSE",
+        "certified posterior range [lo, hi] vs the Theorem-2 posteriors; P1 in 25 points, 5 eps",
+        check_appA_boundary,
+        "proof-step",
+    ),
+    Spec(
+        "lip.appA_step4",
+        PAPER,
+        "App. A, Step 4",
+        "L|_{F1=e^eps} = [(1-P1)(e^eps-1) q1]^2/(lambda0 lambda1), increasing in q1",
+        "binary",
+        "evaluate along the line F1 = e^eps, 15 (P1, eps)",
+        check_appA_step4,
+        "proof-step",
+    ),
+    Spec(
+        "lip.prop3_marginal",
+        PAPER,
+        "Sec. IV-A after Prop. 3",
+        "with the optimal solutions the distribution of each X_i is identical to Y_i",
+        "binary, pair 1 of Thm 2",
+        "P @ Q vs P",
+        check_prop3_marginal,
+        "remark",
+    ),
+    Spec(
+        "lip.ex1_constraints",
+        PAPER,
+        "Example 1 (Sec. I)",
+        "max{p/(1-q), q/(1-p), (1-q)/p, (1-p)/q} <= eps; -eps <= {Pr(Y=0)/(1-q), ...} <= eps",
+        "binary RR",
+        "the example's own channel against the printed bound",
+        check_ex1_constraints,
+        "example",
+    ),
+    Spec(
+        "lip.ex1_optldp",
+        PAPER,
+        "Example 1 (Sec. I)",
+        "[15]'s optimal LDP values q* = 1 - e^eps/2 and p* = 0.5",
+        "eps-LDP binary channel",
+        "audit the pair's LDP level; channel validity",
+        check_ex1_optldp,
+        "example",
+    ),
+    Spec(
+        "lip.ex1_lip_validity",
+        PAPER,
+        "Example 1 (Sec. I)",
+        "the optimal p*, q* ... q* = P1/e^eps and p* = P0/e^eps (P1 = 0.1)",
+        "eps-LIP binary, N = 100",
+        "audit + value vs certified, eps grid around ln 9",
+        check_ex1_lip_validity,
+        "example",
+    ),
 ]

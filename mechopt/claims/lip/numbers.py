@@ -7,26 +7,28 @@ Examples
 >>> round(eq41_printed_bias(10, 1.0, 3), 12)      # as printed, E[C_hat | S = 3] = 7: off by 4 of 10
 0.4
 """
+
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
 
+from mechopt.claims.lip.checks import certified
 from mechopt.jobs.verify import Verdict, corrected
-
+from mechopt.oracles.simulate import UserGroup, analytic_mse
 from mechopt.problems.lip import closed as cf
 from mechopt.problems.lip.problems import LIPBinary
-from mechopt.oracles.simulate import UserGroup, analytic_mse
-from mechopt.claims.lip.checks import certified
 
 __all__ = ["check_eq41", "check_oue", "check_ex1", "eq41_printed_bias", "oue_deviation", "ex1_deviation"]
 
 
 # --- estimators and example numbers ------------------------------------------------------
 
-EQ41_CORRECTION = ("p = 1/(e^eps+1), the flip probability of the channel: C_hat = (sum Y - N p)/(1 - 2p) is then "
-                   "unbiased, and (42) N e^eps/(e^eps-1)^2 is its MSE (p(1-p)/(1-2p)^2 is symmetric in p <-> 1-p)")
+EQ41_CORRECTION = (
+    "p = 1/(e^eps+1), the flip probability of the channel: C_hat = (sum Y - N p)/(1 - 2p) is then "
+    "unbiased, and (42) N e^eps/(e^eps-1)^2 is its MSE (p(1-p)/(1-2p)^2 is symmetric in p <-> 1-p)"
+)
 
 
 def eq41_printed_bias(n_users: int, eps: float, s: int) -> float:
@@ -56,8 +58,14 @@ def check_eq41() -> Verdict:
             pinsts.append({"n_users": n, "eps": eps, "S": s_})
     v = Verdict.from_deviations(devs, 1e-9, insts)
     k = int(np.argmax(printed))
-    return corrected(v, EQ41_CORRECTION, max(printed), {**pinsts[k], "printed_deviation": printed[k]},
-                     note="as printed (p = e^eps/(e^eps+1)) E[C_hat] = N - S: the estimator counts the zeros", tol=1e-9)
+    return corrected(
+        v,
+        EQ41_CORRECTION,
+        max(printed),
+        {**pinsts[k], "printed_deviation": printed[k]},
+        note="as printed (p = e^eps/(e^eps+1)) E[C_hat] = N - S: the estimator counts the zeros",
+        tol=1e-9,
+    )
 
 
 def oue_deviation(d: int, eps: float) -> float:
@@ -73,17 +81,25 @@ def check_oue() -> Verdict:
         devs.append(oue_deviation(d, eps))
         insts.append({"d": d, "eps": eps, "exact_total": exact, "stated": stated})
     v = Verdict.from_deviations(devs, 1e-6, insts, size=lambda i: (i["d"], i["eps"]))
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, v.region,
-                   "4n e^eps/(e^eps-1)^2 is the variance of one category's count with no holder (n_k = 0); "
-                   "the total histogram MSE is n[d q(1-q) + 1/4 - q(1-q)]/(1/2-q)^2")
+    return Verdict(
+        v.verdict,
+        v.checked,
+        v.worst_deviation,
+        v.counterexample,
+        v.region,
+        "4n e^eps/(e^eps-1)^2 is the variance of one category's count with no holder (n_k = 0); "
+        "the total histogram MSE is n[d q(1-q) + 1/4 - q(1-q)]/(1/2-q)^2",
+    )
 
 
 def ex1_deviation(eps: float, quantity: str) -> float:
     """Relative gap between one printed number of Example 1 and the correct one (see :func:`check_ex1`)."""
     r = cf.example1(eps)
-    truth = {"ldp_vs_eq42": lambda: r["ldp_eq42"],
-             "opt_ldp_vs_certified": lambda: 100 * certified(LIPBinary(p1=0.1, eps=eps, kind="ldp")).value,
-             "lip_vs_certified": lambda: 100 * certified(LIPBinary(p1=0.1, eps=eps)).value}[quantity]()
+    truth = {
+        "ldp_vs_eq42": lambda: r["ldp_eq42"],
+        "opt_ldp_vs_certified": lambda: 100 * certified(LIPBinary(p1=0.1, eps=eps, kind="ldp")).value,
+        "lip_vs_certified": lambda: 100 * certified(LIPBinary(p1=0.1, eps=eps)).value,
+    }[quantity]()
     printed = {"ldp_vs_eq42": r["ldp"], "opt_ldp_vs_certified": r["opt_ldp"], "lip_vs_certified": r["lip"]}[quantity]
     return float(abs(printed - truth) / max(1.0, abs(truth)))
 
@@ -94,8 +110,11 @@ def check_ex1() -> Verdict:
         r = cf.example1(eps)
         lip_opt = 100 * certified(LIPBinary(p1=0.1, eps=eps)).value
         ldp_opt = 100 * certified(LIPBinary(p1=0.1, eps=eps, kind="ldp")).value
-        pairs = {"ldp_vs_eq42": (r["ldp"], r["ldp_eq42"]), "opt_ldp_vs_certified": (r["opt_ldp"], ldp_opt),
-                 "lip_vs_certified": (r["lip"], lip_opt)}
+        pairs = {
+            "ldp_vs_eq42": (r["ldp"], r["ldp_eq42"]),
+            "opt_ldp_vs_certified": (r["opt_ldp"], ldp_opt),
+            "lip_vs_certified": (r["lip"], lip_opt),
+        }
         for name, (printed, truth) in pairs.items():
             devs.append(abs(printed - truth) / max(1.0, abs(truth)))
             insts.append({"eps": eps, "quantity": name, "printed": printed, "correct": truth})

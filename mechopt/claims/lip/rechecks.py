@@ -12,6 +12,7 @@ True
 >>> round(ex1_optldp({"eps": 0.5}), 3)      # the 'optimal' pair is 1.046-LDP, not 0.5-LDP
 0.546
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,8 @@ from typing import Any, Callable
 import numpy as np
 from scipy.stats import binom
 
-from mechopt.claims.lip.util import _L, _direct_var_xhat, _lam, ldp_opt, lip_opt
 from mechopt.claims.lip.checks import certified
+from mechopt.claims.lip.util import _L, _direct_var_xhat, _lam, ldp_opt, lip_opt
 from mechopt.notions import CIP, LDP, LIP
 from mechopt.problems.lip import closed as cf
 from mechopt.problems.lip.problems import LIPHistogram, LIPMimo
@@ -95,11 +96,14 @@ def prop4_gap_shape(ce: Data) -> float:
     """Largest decrease of E*_LDP - E*_LIP as P1 moves from 0.5 to 0.99 (the proof says it increases)."""
     eps = float(ce["eps"])
     if str(ce["which"]).startswith("eq24"):
+
         def gap(p: float) -> float:
             return cf.binary_ldp_mse(p, eps) - cf.binary_lip_mse(p, eps)
     else:
+
         def gap(p: float) -> float:
             return ldp_opt(p, eps) - lip_opt(p, eps)
+
     g = np.array([gap(p) for p in np.linspace(0.5, 0.99, 50)])
     return float(np.max(np.maximum(0, g[:-1] - g[1:])))
 
@@ -119,7 +123,7 @@ def appB_lemma2(ce: Data) -> float:
 
     def var(Qx: np.ndarray) -> float:
         lam, mu = P @ Qx, (a * P) @ Qx
-        return float(np.sum(mu ** 2 / lam) - (a @ P) ** 2)
+        return float(np.sum(mu**2 / lam) - (a @ P) ** 2)
 
     Qp, Qm = Q.copy(), Q.copy()
     Qp[l, k] += h
@@ -237,14 +241,28 @@ def intro_skew(ce: Data) -> float:
 
 
 RECHECKS: dict[str, tuple[Callable[[Data], float], float]] = {
-    "lip.eq17": (eq17, 1e-9), "lip.appA_symmetry": (appA_symmetry, 1e-9), "lip.appA_step3": (appA_step3, 1e-9),
-    "lip.appA_step4": (appA_step4, 1e-9), "lip.ex1_constraints": (ex1_constraints, 0.0),
-    "lip.ex1_optldp": (ex1_optldp, 1e-9), "lip.prop4_gap_shape": (prop4_gap_shape, 1e-9),
-    "lip.thm3_example": (thm3_example, 1e-6), "lip.appB_lemma2": (appB_lemma2, 0.5), "lip.eq51": (eq51, 1e-12),
-    "lip.appD_eq55_57": (appD_eq55_57, 1e-10), "lip.thm6_proof": (thm6_proof, 1e-12),
-    "lip.prop5_proof": (prop5_proof, 1e-9), "lip.ldp_mimo": (ldp_mimo, 1e-6), "lip.fig5_gap099": (fig5_gap099, 0.0),
-    "lip.fig6a": (fig6a, 0.0), "lip.fig6b": (fig6b, 0.0), "lip.fig6b_growth": (fig6b_growth, 0.0),
-    "lip.fig7_oue": (fig7_oue, 0.0), "lip.fig7_oue_sandwich": (fig7_oue_sandwich, 1e-9),
-    "lip.fig8_cross": (fig8_cross, 0.0), "lip.fig9a": (fig9a, 0.0), "lip.concl_half": (fig9a, 0.0),
+    "lip.eq17": (eq17, 1e-9),
+    "lip.appA_symmetry": (appA_symmetry, 1e-9),
+    "lip.appA_step3": (appA_step3, 1e-9),
+    "lip.appA_step4": (appA_step4, 1e-9),
+    "lip.ex1_constraints": (ex1_constraints, 0.0),
+    "lip.ex1_optldp": (ex1_optldp, 1e-9),
+    "lip.prop4_gap_shape": (prop4_gap_shape, 1e-9),
+    "lip.thm3_example": (thm3_example, 1e-6),
+    "lip.appB_lemma2": (appB_lemma2, 0.5),
+    "lip.eq51": (eq51, 1e-12),
+    "lip.appD_eq55_57": (appD_eq55_57, 1e-10),
+    "lip.thm6_proof": (thm6_proof, 1e-12),
+    "lip.prop5_proof": (prop5_proof, 1e-9),
+    "lip.ldp_mimo": (ldp_mimo, 1e-6),
+    "lip.fig5_gap099": (fig5_gap099, 0.0),
+    "lip.fig6a": (fig6a, 0.0),
+    "lip.fig6b": (fig6b, 0.0),
+    "lip.fig6b_growth": (fig6b_growth, 0.0),
+    "lip.fig7_oue": (fig7_oue, 0.0),
+    "lip.fig7_oue_sandwich": (fig7_oue_sandwich, 1e-9),
+    "lip.fig8_cross": (fig8_cross, 0.0),
+    "lip.fig9a": (fig9a, 0.0),
+    "lip.concl_half": (fig9a, 0.0),
     "lip.intro_skew": (intro_skew, 1e-9),
 }

@@ -6,6 +6,7 @@ Examples
 >>> _lam(0.5, 0.1, 0.1)
 (0.5, 0.5)
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +18,7 @@ from mechopt.problems.lip.problems import LIPBinary
 
 PAPER = "lip"
 TOL = 1e-9
-EPS5 = tuple(np.arange(1.0, 5.01, 0.5))          # Fig. 5 / Fig. 8 grid
+EPS5 = tuple(np.arange(1.0, 5.01, 0.5))  # Fig. 5 / Fig. 8 grid
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -37,8 +38,8 @@ def _rand_binary(n=400, seed=17):
 def _direct_var_xhat(P1, q0, q1):
     """Var(E[X|Y]) and E[X|Y=y] by Bayes from the channel."""
     l0, l1 = _lam(P1, q0, q1)
-    m0, m1 = P1 * q1 / l0, P1 * (1 - q1) / l1            # E[X | Y=0], E[X | Y=1]
-    return l0 * m0 ** 2 + l1 * m1 ** 2 - P1 ** 2, m0, m1
+    m0, m1 = P1 * q1 / l0, P1 * (1 - q1) / l1  # E[X | Y=0], E[X | Y=1]
+    return l0 * m0**2 + l1 * m1**2 - P1**2, m0, m1
 
 
 def _printed_vs_corrected(dev_printed, dev_corr, insts, tol, correction, note=""):
@@ -57,7 +58,6 @@ def lip_opt(p1, eps):
 
 def ldp_opt(p1, eps):
     return certified(LIPBinary(p1=float(p1), eps=float(eps), kind="ldp")).value
-
 
 
 def _L(P1, q0, q1):

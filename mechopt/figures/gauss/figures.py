@@ -30,6 +30,7 @@ Examples
 >>> out.data["legend"][out.data["title"]]
 ['greedy ε₀=0.01 — heuristic', 'greedy ε₀=1e-06 — heuristic', 'search (reference) — certified optimum']
 """
+
 from __future__ import annotations
 
 import csv
@@ -67,8 +68,10 @@ def _series(dataset: str, kind: str, quick: bool) -> list[dict[str, Any]]:
         names = ["greedy", "gd-penalty", "anneal", "sqp"] + (["search"] if dataset == "1" else [])
         if quick and dataset == "2":
             names = ["greedy", "sqp"]
-        return [{"label": s + (" (global)" if s == "search" else ""), "solver": s, "params": {"gamma": 0.0},
-                 "opts": {}} for s in names]
+        return [
+            {"label": s + (" (global)" if s == "search" else ""), "solver": s, "params": {"gamma": 0.0}, "opts": {}}
+            for s in names
+        ]
     if kind == "gamma":
         gammas = _GAMMAS[::2] if quick else _GAMMAS
         out = [{"label": f"greedy γ={g:g}", "solver": "greedy", "params": {"gamma": g}, "opts": {}} for g in gammas]
@@ -76,8 +79,9 @@ def _series(dataset: str, kind: str, quick: bool) -> list[dict[str, Any]]:
             out += [{"label": f"{ref} γ={g:g}", "solver": ref, "params": {"gamma": g}, "opts": {}} for g in gammas]
         return out
     eps0 = _EPS0[::3] if quick else _EPS0
-    out = [{"label": f"greedy ε₀={e:g}", "solver": "greedy", "params": {"gamma": 0.0}, "opts": {"eps0": e}}
-           for e in eps0]
+    out = [
+        {"label": f"greedy ε₀={e:g}", "solver": "greedy", "params": {"gamma": 0.0}, "opts": {"eps0": e}} for e in eps0
+    ]
     return out + [{"label": f"{ref} (reference)", "solver": ref, "params": {"gamma": 0.0}, "opts": {}}]
 
 
@@ -109,11 +113,19 @@ def draw(data: dict[str, Any]) -> Any:
     fig = MplFigure(figsize=(6.4, 4.4))
     ax = fig.subplots()
     for label in labels:
-        pts = [(r["delta"], r["value"]) for r in rows if r["series"] == label and r["value"] is not None
-               and r["status"] != "infeasible_point"]
+        pts = [
+            (r["delta"], r["value"])
+            for r in rows
+            if r["series"] == label and r["value"] is not None and r["status"] != "infeasible_point"
+        ]
         ref = "global" in label or "reference" in label or label.startswith(("search", "sqp γ"))
-        ax.plot(*(zip(*pts) if pts else ([], [])), "--" if ref else "-o", label=labels[label], markersize=3,
-                color="k" if "(" in label and ref else None)
+        ax.plot(
+            *(zip(*pts) if pts else ([], [])),
+            "--" if ref else "-o",
+            label=labels[label],
+            markersize=3,
+            color="k" if "(" in label and ref else None,
+        )
     mark_points(ax, [(r["delta"], r["value"], r["status"]) for r in rows])
     ax.set_xlabel("δ (nats)")
     ax.set_ylabel("min I(Xp; Y) (nats)")
@@ -123,7 +135,9 @@ def draw(data: dict[str, Any]) -> Any:
     return fig
 
 
-def _write(fid: str, title: str, out_dir: Path, rows: list[dict[str, Any]], notes: list[str]) -> tuple[list[Path], dict]:
+def _write(
+    fid: str, title: str, out_dir: Path, rows: list[dict[str, Any]], notes: list[str]
+) -> tuple[list[Path], dict]:
     out_dir.mkdir(parents=True, exist_ok=True)
     labels = curve_labels(rows)
     notes += [f"curve {label!r}: {text.rsplit(' — ', 1)[1]}" for label, text in labels.items()]
@@ -143,18 +157,25 @@ def _write(fid: str, title: str, out_dir: Path, rows: list[dict[str, Any]], note
 
 def _notes(rows: list[dict[str, Any]]) -> list[str]:
     """Largest greedy − reference gap per γ / ε₀ (the heuristics' gaps)."""
-    ref = {(r["gamma"], r["delta"]): r["value"] for r in rows
-           if r["solver"] in ("search", "sqp") and r["value"] is not None}
+    ref = {
+        (r["gamma"], r["delta"]): r["value"]
+        for r in rows
+        if r["solver"] in ("search", "sqp") and r["value"] is not None
+    }
     refs = [r for r in rows if r["solver"] in ("search", "sqp") and r["value"] is not None]
     word = series_label(refs, solver_guarantee(refs[0]["solver"])) if refs else ""
     notes = []
     for label in dict.fromkeys(r["series"] for r in rows if r["solver"] not in ("search", "sqp")):
-        gaps = [(r["value"] - ref[(r["gamma"], r["delta"])], r["delta"]) for r in rows
-                if r["series"] == label and (r["gamma"], r["delta"]) in ref and r["value"] is not None]
+        gaps = [
+            (r["value"] - ref[(r["gamma"], r["delta"])], r["delta"])
+            for r in rows
+            if r["series"] == label and (r["gamma"], r["delta"]) in ref and r["value"] is not None
+        ]
         if gaps:
             g, d = max(gaps)
-            notes.append(f"{label}: largest gap to the reference ({refs[0]['solver']}: {word}) {g:.3g} nats "
-                         f"(at δ={d:g})")
+            notes.append(
+                f"{label}: largest gap to the reference ({refs[0]['solver']}: {word}) {g:.3g} nats (at δ={d:g})"
+            )
     return notes
 
 
@@ -165,8 +186,15 @@ def _make(fid: str, title: str, dataset: str, kind: str) -> Figure:
         for ser in _series(dataset, kind, quick):
             prob = _problem(dataset, **{k: str(v) for k, v in ser["params"].items()})
             for r in curve(prob, deltas, ser["solver"], **ser["opts"]):
-                rows.append({"series": ser["label"], "solver": ser["solver"], "gamma": ser["params"]["gamma"],
-                             "eps0": ser["opts"].get("eps0", 1e-6 if ser["solver"] == "greedy" else None), **r})
+                rows.append(
+                    {
+                        "series": ser["label"],
+                        "solver": ser["solver"],
+                        "gamma": ser["params"]["gamma"],
+                        "eps0": ser["opts"].get("eps0", 1e-6 if ser["solver"] == "greedy" else None),
+                        **r,
+                    }
+                )
         notes = _notes(rows)
         files, data = _write(fid, title, Path(out_dir), rows, notes)
         return FigureOutput(fid, files, data, notes)

@@ -18,6 +18,7 @@ Examples
 >>> g["optimum"] >= g["best_ksubset"] - 1e-12, g["best_k"], g["optimum_proof"]
 (True, 1, 'certificate')
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from mechopt.figures import FigureOutput, write_data
+from mechopt.figures.legend import legend_texts
 from mechopt.model.priors import validate_prior
 from mechopt.problems.kss import formulas as F
 from mechopt.problems.kss.problems import best_ksubset
 from mechopt.results.words import CERTIFIED, CLOSED_FORM, is_certified
-from mechopt.figures import FigureOutput, write_data
-from mechopt.figures.legend import legend_texts
 
 __all__ = ["prior_gap", "zipf_prior", "run_prior_gap", "draw_prior_gap"]
 
@@ -60,21 +61,33 @@ def prior_gap(prior, eps: float, prefer: str = "exact") -> dict[str, Any]:
     P = validate_prior(prior)
     d = P.size
     opt, how, Q = ldp_mi_optimum(P, eps, prefer=prefer, mechanism=True)
-    sets = None                       # None: the solver did not materialise the (symmetric, huge) optimum
+    sets = None  # None: the solver did not materialise the (symmetric, huge) optimum
     outputs = None
     if Q is not None:
         high = np.asarray(Q) > np.asarray(Q).min(axis=0, keepdims=True) * (1 + 1e-6)
         sets = sorted((np.flatnonzero(col).tolist() for col in high.T), key=lambda a: (len(a), a))
         outputs = len(sets)
-        if outputs > 64:                      # a whole symmetric orbit (e.g. all k-subsets): keep the file small
+        if outputs > 64:  # a whole symmetric orbit (e.g. all k-subsets): keep the file small
             sets = None
     k, ks = best_ksubset(P, eps)
     gap = max(0.0, opt - ks)
-    return {"d": d, "eps": float(eps), "prior": P.tolist(), "optimum": opt, "method": how,
-            "optimum_status": "optimal", "optimum_proof": "certificate" if how == "exact" else "convex", "best_k": k,
-            "best_ksubset": ks, "gap": gap, "rel_gap": gap / opt if opt > 0 else 0.0,
-            "uniform_optimum": F.mi_optimal(d, eps), "k_star_uniform": F.k_star(d, eps), "optimal_sets": sets,
-            "optimal_outputs": outputs}
+    return {
+        "d": d,
+        "eps": float(eps),
+        "prior": P.tolist(),
+        "optimum": opt,
+        "method": how,
+        "optimum_status": "optimal",
+        "optimum_proof": "certificate" if how == "exact" else "convex",
+        "best_k": k,
+        "best_ksubset": ks,
+        "gap": gap,
+        "rel_gap": gap / opt if opt > 0 else 0.0,
+        "uniform_optimum": F.mi_optimal(d, eps),
+        "k_star_uniform": F.k_star(d, eps),
+        "optimal_sets": sets,
+        "optimal_outputs": outputs,
+    }
 
 
 def draw_prior_gap(rows: list[dict[str, Any]]) -> Any:
@@ -99,10 +112,18 @@ def draw_prior_gap(rows: list[dict[str, Any]]) -> Any:
     for ax, d in zip(axes, ds):
         for s in dict.fromkeys(r["zipf_s"] for r in rows if r["d"] == d):
             rs = [r for r in rows if r["d"] == d and r["zipf_s"] == s]
-            ref = (CERTIFIED if all(is_certified(r.get("optimum_status"), r.get("optimum_proof")) for r in rs)
-                   else "an unproven reference")
-            ax.plot([r["eps"] for r in rs], [100 * r["rel_gap"] for r in rs], "o-", ms=3,
-                    label=f"Zipf s={s} — best k-subset ({CLOSED_FORM}) vs {ref}")
+            ref = (
+                CERTIFIED
+                if all(is_certified(r.get("optimum_status"), r.get("optimum_proof")) for r in rs)
+                else "an unproven reference"
+            )
+            ax.plot(
+                [r["eps"] for r in rs],
+                [100 * r["rel_gap"] for r in rs],
+                "o-",
+                ms=3,
+                label=f"Zipf s={s} — best k-subset ({CLOSED_FORM}) vs {ref}",
+            )
         ax.set_title(f"d = {d}: certified optimum vs best k-subset")
         ax.set_xlabel("ε")
         ax.set_ylabel("MI lost by the best k-subset [%]")
@@ -132,14 +153,21 @@ def run_prior_gap(out_dir: Path, quick: bool = False) -> FigureOutput:
     worst = max(rows, key=lambda r: r["rel_gap"])
     skewed = [r for r in rows if r["zipf_s"] > 0]
     above = [r for r in skewed if r["optimum"] > r["uniform_optimum"] + 1e-9]
-    notes = [f"largest loss of the best k-subset: {100 * worst['rel_gap']:.2f}% at d={worst['d']}, "
-             f"eps={worst['eps']}, Zipf s={worst['zipf_s']} (method {worst['method']}); the optimal channel there "
-             f"reports which of the sets {worst['optimal_sets']} holds x",
-             f"{len(above)} of {len(skewed)} non-uniform cases exceed the uniform bound of Theorem 2.1 "
-             "(the bound does not extend to priors with knowledge)"]
+    notes = [
+        f"largest loss of the best k-subset: {100 * worst['rel_gap']:.2f}% at d={worst['d']}, "
+        f"eps={worst['eps']}, Zipf s={worst['zipf_s']} (method {worst['method']}); the optimal channel there "
+        f"reports which of the sets {worst['optimal_sets']} holds x",
+        f"{len(above)} of {len(skewed)} non-uniform cases exceed the uniform bound of Theorem 2.1 "
+        "(the bound does not extend to priors with knowledge)",
+    ]
     methods = sorted({(r["method"], r["optimum_proof"]) for r in rows})
-    notes.append("curves: best k-subset mechanism (closed form) against the " + CERTIFIED + " ("
-                 + ", ".join(f"{m}: proof {p}" for m, p in methods) + ")")
+    notes.append(
+        "curves: best k-subset mechanism (closed form) against the "
+        + CERTIFIED
+        + " ("
+        + ", ".join(f"{m}: proof {p}" for m, p in methods)
+        + ")"
+    )
     data = {"rows": rows, "legend": legend_texts(fig)}
     files = write_data(out_dir, "kss-prior-gap", data, rows) + [png]
     return FigureOutput("kss-prior-gap", files, data, notes)

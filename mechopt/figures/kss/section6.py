@@ -28,6 +28,7 @@ Examples
 >>> r["certified"], r["ksubset_method"], r["optimum"] >= r["best_ksubset"] - 1e-12
 (True, 'exact', True)
 """
+
 from __future__ import annotations
 
 import math
@@ -38,15 +39,15 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import TooLargeError
-from mechopt.results.words import CERTIFIED
 from mechopt.figures import FigureOutput, write_data
 from mechopt.figures.kss.prior import zipf_prior
 from mechopt.figures.legend import legend_texts
+from mechopt.results.words import CERTIFIED
 
 __all__ = ["section6_prior", "ksubset_curve", "section6_point", "run_section6"]
 
 ZIPF_S = 1.1
-MC_SAMPLES = 20_000          # random permutations for the Monte Carlo k-subset MI (d > 16)
+MC_SAMPLES = 20_000  # random permutations for the Monte Carlo k-subset MI (d > 16)
 
 
 def section6_prior(kind: str, d: int, seed: int = 0) -> np.ndarray:
@@ -63,8 +64,9 @@ def section6_prior(kind: str, d: int, seed: int = 0) -> np.ndarray:
     return np.sort(rng.dirichlet(np.ones(d)))[::-1].copy()
 
 
-def ksubset_curve(P: np.ndarray, eps: float, samples: int = MC_SAMPLES, seed: int = 0,
-                  exact_max_d: int = 16) -> tuple[np.ndarray, np.ndarray, str]:
+def ksubset_curve(
+    P: np.ndarray, eps: float, samples: int = MC_SAMPLES, seed: int = 0, exact_max_d: int = 16
+) -> tuple[np.ndarray, np.ndarray, str]:
     """I_P(Q^k) for k = 1..d−1 and its standard error (zeros when exact), and the method (module docstring)."""
     from mechopt.problems.kss.problems import ksubset_mi
 
@@ -86,9 +88,9 @@ def ksubset_curve(P: np.ndarray, eps: float, samples: int = MC_SAMPLES, seed: in
         t = 1 + (e - 1) * U
         f = eps * e * U - t * np.log(t)
         acc += f.sum(axis=0)
-        acc2 += (f ** 2).sum(axis=0)
+        acc2 += (f**2).sum(axis=0)
     mean = acc / samples
-    sd = np.sqrt(np.maximum(acc2 / samples - mean ** 2, 0.0) / samples)
+    sd = np.sqrt(np.maximum(acc2 / samples - mean**2, 0.0) / samples)
     scale = d / (ks * e + d - ks)
     return scale * mean, scale * sd, f"monte-carlo ({samples} permutations)"
 
@@ -111,13 +113,28 @@ def section6_point(kind: str, d: int, eps: float, time_budget: float = 60.0) -> 
     certified = res.status.value == "optimal" and res.proof == "certificate"
     lo = None if value is None else (value - ks - 3 * ks_se) / ks
     hi = None if bound is None else (bound - ks + 3 * ks_se) / ks
-    return {"prior": kind, "d": d, "eps": float(eps), "status": res.status.value, "proof": res.proof,
-            "certified": certified, "optimum": value if certified else None, "value": value, "bound": bound,
-            "gap": None if cert is None else float(cert.gap), "time_s": elapsed, "best_k": k + 1,
-            "best_ksubset": ks, "ksubset_se": ks_se, "ksubset_method": how,
-            "rel_gain": (value - ks) / ks if certified and value is not None else None,
-            "rel_gain_low": lo, "rel_gain_high": hi,
-            "outputs": res.extras.get("outputs"), "message": res.message}
+    return {
+        "prior": kind,
+        "d": d,
+        "eps": float(eps),
+        "status": res.status.value,
+        "proof": res.proof,
+        "certified": certified,
+        "optimum": value if certified else None,
+        "value": value,
+        "bound": bound,
+        "gap": None if cert is None else float(cert.gap),
+        "time_s": elapsed,
+        "best_k": k + 1,
+        "best_ksubset": ks,
+        "ksubset_se": ks_se,
+        "ksubset_method": how,
+        "rel_gain": (value - ks) / ks if certified and value is not None else None,
+        "rel_gain_low": lo,
+        "rel_gain_high": hi,
+        "outputs": res.extras.get("outputs"),
+        "message": res.message,
+    }
 
 
 def draw_section6(rows: list[dict[str, Any]]) -> Any:
@@ -131,13 +148,24 @@ def draw_section6(rows: list[dict[str, Any]]) -> Any:
         for d in dict.fromkeys(r["d"] for r in rows if r["prior"] == kind):
             rs = [r for r in rows if r["prior"] == kind and r["d"] == d]
             xs = [r["eps"] for r in rs]
-            mid = [100 * (r["rel_gain"] if r["certified"] else 0.5 * (r["rel_gain_low"] + (r["rel_gain_high"]
-                   if r["rel_gain_high"] is not None else r["rel_gain_low"]))) for r in rs]
+            mid = [
+                100
+                * (
+                    r["rel_gain"]
+                    if r["certified"]
+                    else 0.5
+                    * (
+                        r["rel_gain_low"]
+                        + (r["rel_gain_high"] if r["rel_gain_high"] is not None else r["rel_gain_low"])
+                    )
+                )
+                for r in rs
+            ]
             lo = [100 * r["rel_gain_low"] for r in rs]
             hi = [100 * (r["rel_gain_high"] if r["rel_gain_high"] is not None else r["rel_gain_low"]) for r in rs]
             err = np.array([np.subtract(mid, lo), np.subtract(hi, mid)])
             word = CERTIFIED if all(r["certified"] for r in rs) else "not certified at every ε (bars: value..bound)"
-            if any(r["ksubset_se"] > 0 for r in rs):       # the k-subset side is a Monte Carlo mean
+            if any(r["ksubset_se"] > 0 for r in rs):  # the k-subset side is a Monte Carlo mean
                 word += ", ±3 s.e. of the Monte Carlo k-subset MI"
             ax.errorbar(xs, mid, yerr=np.maximum(err, 0.0), fmt="o-", ms=3, capsize=3, label=f"d={d} — vs {word}")
         ax.set_title(f"{'Zipf(1.1)' if kind == 'zipf' else 'Dirichlet(1)'} prior")
@@ -156,8 +184,12 @@ def run_section6(out_dir: Path, quick: bool = False, time_budget: float = 600.0)
     """
     out_dir = Path(out_dir)
     ds, eps_grid = ((8,), (0.5, 1.0)) if quick else ((16, 64, 128), (0.5, 1.0, 3.0))
-    rows = [section6_point(kind, d, eps, time_budget=time_budget)
-            for kind in ("zipf", "dirichlet") for d in ds for eps in eps_grid]
+    rows = [
+        section6_point(kind, d, eps, time_budget=time_budget)
+        for kind in ("zipf", "dirichlet")
+        for d in ds
+        for eps in eps_grid
+    ]
     fig = draw_section6(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
     png = out_dir / "kss-section6.png"
@@ -166,12 +198,16 @@ def run_section6(out_dir: Path, quick: bool = False, time_budget: float = 600.0)
     notes = [f"{len(cert)} of {len(rows)} points certified (gap ≤ 1e-8) within {time_budget:g} s each"]
     if cert:
         best = max(cert, key=lambda r: r["rel_gain"])
-        notes.append(f"largest certified gain over the best k-subset: {100 * best['rel_gain']:.3f}% "
-                     f"({best['prior']}, d={best['d']}, eps={best['eps']}, best k={best['best_k']})")
+        notes.append(
+            f"largest certified gain over the best k-subset: {100 * best['rel_gain']:.3f}% "
+            f"({best['prior']}, d={best['d']}, eps={best['eps']}, best k={best['best_k']})"
+        )
     for r in rows:
         if not r["certified"]:
-            notes.append(f"{r['prior']} d={r['d']} eps={r['eps']}: not certified ({r['status']}); value "
-                         f"{r['value']}, bound {r['bound']}, gain in [{r['rel_gain_low']}, {r['rel_gain_high']}]")
+            notes.append(
+                f"{r['prior']} d={r['d']} eps={r['eps']}: not certified ({r['status']}); value "
+                f"{r['value']}, bound {r['bound']}, gain in [{r['rel_gain_low']}, {r['rel_gain_high']}]"
+            )
     data = {"rows": rows, "legend": legend_texts(fig), "time_budget_s": time_budget}
     files = write_data(out_dir, "kss-section6", data, rows) + [png]
     return FigureOutput("kss-section6", files, data, notes)

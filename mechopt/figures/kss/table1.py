@@ -20,6 +20,7 @@ Examples
 >>> sorted(r["mechanism"] for r in rows)
 ['BRR', 'MRR', 'k#-SS', 'k*-SS']
 """
+
 from __future__ import annotations
 
 import math
@@ -28,15 +29,25 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError
-from mechopt.oracles.frequency import GRR, KSubset, project_simplex
 from mechopt.oracles.bits import BRR
+from mechopt.oracles.frequency import GRR, KSubset, project_simplex
 from mechopt.problems.kss import formulas as F
 
-__all__ = ["PAPER_TABLE1", "MECHANISMS", "simulate_row", "reproduce_flags", "cell_test", "holm", "GENERATOR",
-           "GENERATORS"]
+__all__ = [
+    "PAPER_TABLE1",
+    "MECHANISMS",
+    "simulate_row",
+    "reproduce_flags",
+    "cell_test",
+    "holm",
+    "GENERATOR",
+    "GENERATORS",
+]
 
-GENERATOR = ("per repetition: p_j = u_j / sum(u), u_j iid Uniform(0, 1); n items iid from p; theta = the users' "
-             "empirical distribution (the paper does not state its generator; this one matches its large-d rows)")
+GENERATOR = (
+    "per repetition: p_j = u_j / sum(u), u_j iid Uniform(0, 1); n items iid from p; theta = the users' "
+    "empirical distribution (the paper does not state its generator; this one matches its large-d rows)"
+)
 GENERATORS = ("normalised-uniform", "dirichlet")
 
 MECHANISMS = ("BRR", "MRR", "k*-SS", "k#-SS")
@@ -112,8 +123,9 @@ def _counts(oracle, hists: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.stack([oracle.simulate_counts(h, rng) for h in hists])
 
 
-def simulate_row(d: int, eps: float, *, reps: int = 100, n: int = 10_000, seed: int = 0,
-                 generator: str = "normalised-uniform") -> list[dict[str, Any]]:
+def simulate_row(
+    d: int, eps: float, *, reps: int = 100, n: int = 10_000, seed: int = 0, generator: str = "normalised-uniform"
+) -> list[dict[str, Any]]:
     """Our numbers for one (d, ε) row: mean ℓ2 and ℓ1 errors after projection, with Monte-Carlo se.
 
     Every mechanism sees the same true distributions (common random numbers).
@@ -137,20 +149,29 @@ def simulate_row(d: int, eps: float, *, reps: int = 100, n: int = 10_000, seed: 
         l2 = ((proj - theta) ** 2).sum(axis=1)
         l1 = np.abs(proj - theta).sum(axis=1)
         raw = ((est - theta) ** 2).sum(axis=1)
-        row = {"d": d, "eps": eps, "mechanism": name, "k": getattr(orc, "k", None),
-               "l2": float(l2.mean()), "l2_se": float(l2.std(ddof=1) / math.sqrt(reps)),
-               "l2_paper": None if paper is None else paper[2 + j],
-               "l1": float(l1.mean()), "l1_se": float(l1.std(ddof=1) / math.sqrt(reps)),
-               "l1_paper": None if paper is None else paper[6 + j],
-               "l2_unprojected": float(raw.mean()), "l2_theory_unprojected": orc.l2_error(n),
-               "k_paper": None if paper is None or name in ("BRR", "MRR") else paper[10 if name == "k*-SS" else 11],
-               "reps": reps, "n": n}
+        row = {
+            "d": d,
+            "eps": eps,
+            "mechanism": name,
+            "k": getattr(orc, "k", None),
+            "l2": float(l2.mean()),
+            "l2_se": float(l2.std(ddof=1) / math.sqrt(reps)),
+            "l2_paper": None if paper is None else paper[2 + j],
+            "l1": float(l1.mean()),
+            "l1_se": float(l1.std(ddof=1) / math.sqrt(reps)),
+            "l1_paper": None if paper is None else paper[6 + j],
+            "l2_unprojected": float(raw.mean()),
+            "l2_theory_unprojected": orc.l2_error(n),
+            "k_paper": None if paper is None or name in ("BRR", "MRR") else paper[10 if name == "k*-SS" else 11],
+            "reps": reps,
+            "n": n,
+        }
         out.append(row)
     return out
 
 
-ALPHA = 0.01      # two-sided level of the per-cell test
-POWER = 0.80      # the power at which the detectable difference is stated
+ALPHA = 0.01  # two-sided level of the per-cell test
+POWER = 0.80  # the power at which the detectable difference is stated
 
 
 def cell_test(paper: float, ours: float, se: float, alpha: float = ALPHA, power: float = POWER) -> dict[str, Any]:
@@ -172,8 +193,12 @@ def cell_test(paper: float, ours: float, se: float, alpha: float = ALPHA, power:
     s = math.sqrt(2.0) * float(se)
     z = (float(paper) - float(ours)) / s if s > 0 else math.copysign(math.inf, float(paper) - float(ours))
     crit = float(norm.ppf(1 - alpha / 2))
-    return {"z": z, "reproduces": bool(abs(z) <= crit), "p": float(2 * norm.sf(abs(z))),
-            "mdd_rel": (crit + float(norm.ppf(power))) * s / abs(float(ours)) if ours else math.inf}
+    return {
+        "z": z,
+        "reproduces": bool(abs(z) <= crit),
+        "p": float(2 * norm.sf(abs(z))),
+        "mdd_rel": (crit + float(norm.ppf(power))) * s / abs(float(ours)) if ours else math.inf,
+    }
 
 
 def holm(pvalues: list[float], alpha: float = ALPHA) -> list[bool]:
@@ -203,6 +228,13 @@ def reproduce_flags(row: dict[str, Any], alpha: float = ALPHA, power: float = PO
             out[f"{m}_reproduces"] = None
             continue
         t = cell_test(paper, row[m], row[f"{m}_se"], alpha, power)
-        out.update({f"{m}_reproduces": t["reproduces"], f"{m}_z": t["z"], f"{m}_p": t["p"],
-                    f"{m}_mdd_rel": t["mdd_rel"], f"{m}_rel_diff": (row[m] - paper) / paper})
+        out.update(
+            {
+                f"{m}_reproduces": t["reproduces"],
+                f"{m}_z": t["z"],
+                f"{m}_p": t["p"],
+                f"{m}_mdd_rel": t["mdd_rel"],
+                f"{m}_rel_diff": (row[m] - paper) / paper,
+            }
+        )
     return out

@@ -1,4 +1,5 @@
 """Figure and table reproductions of the lip paper: ``FIGURES`` lists them all."""
+
 from mechopt.figures.lip.figures import FIGURES
 
 __all__ = ["FIGURES"]

@@ -25,6 +25,7 @@ Examples
 >>> binary_optimum(prob).proof, binary_optimum(prob).extras["claim"]
 ('theorem', 'lip.thm2')
 """
+
 from __future__ import annotations
 
 import math
@@ -34,15 +35,15 @@ import numpy as np
 
 from mechopt.api import audit_result
 from mechopt.claims.lip.checks import certified, reference_solver
-from mechopt.problems.lip import closed as cf
-from mechopt.problems.lip.problems import LIPBinary
-from mechopt.problems.lip.aggregate import LIPAggregate
-from mechopt.results.result import Result, Status
 from mechopt.oracles.simulate import UserGroup, analytic_mse, as_generator, mmse_table, simulate
+from mechopt.problems.lip import closed as cf
+from mechopt.problems.lip.aggregate import LIPAggregate
+from mechopt.problems.lip.problems import LIPBinary
+from mechopt.results.result import Result, Status
 from mechopt.results.words import is_certified
 from mechopt.utilities import HistogramMSE
 
-CERT_TIME_LIMIT = 60.0    # seconds per certified optimum in a figure
+CERT_TIME_LIMIT = 60.0  # seconds per certified optimum in a figure
 
 __all__ = ["point", "user_f", "binary_optimum", "local_binary_points", "mechanism_status"]
 
@@ -66,16 +67,34 @@ def mechanism_status(prob, Q: np.ndarray, result: Result | None = None) -> dict[
     >>> mechanism_status(LIPBinary(p1=0.1, eps=1.0), cf.binary_lip_channel(0.1, 1.0))["status"]
     'infeasible_point'
     """
-    res = result if result is not None else Result(status=Status.FEASIBLE, value=None, sense="min",
-                                                   objective=prob.objective, mechanism=Q)
+    res = (
+        result
+        if result is not None
+        else Result(status=Status.FEASIBLE, value=None, sense="min", objective=prob.objective, mechanism=Q)
+    )
     res = audit_result(prob, res.replace(mechanism=np.asarray(Q, float)))
-    return {"status": res.status.value, "proof": res.proof, "claim": res.extras.get("claim"),
-            "private": res.status is not Status.INFEASIBLE_POINT}
+    return {
+        "status": res.status.value,
+        "proof": res.proof,
+        "claim": res.extras.get("claim"),
+        "private": res.status is not Status.INFEASIBLE_POINT,
+    }
 
 
-def point(prob, Q: np.ndarray, label: str, x: float, n_users: int, runs: int, rng: Any,
-          g: np.ndarray | None = None, analytic: float | None = None, certify: bool = True,
-          result: Result | None = None, ref: str | None = None) -> dict[str, Any]:
+def point(
+    prob,
+    Q: np.ndarray,
+    label: str,
+    x: float,
+    n_users: int,
+    runs: int,
+    rng: Any,
+    g: np.ndarray | None = None,
+    analytic: float | None = None,
+    certify: bool = True,
+    result: Result | None = None,
+    ref: str | None = None,
+) -> dict[str, Any]:
     """One curve point for N i.i.d. users of ``prob`` reporting through the closed-form mechanism Q.
 
     ``g`` defaults to the MMSE table; ``analytic`` to the exact MSE of (Q, g)
@@ -88,15 +107,29 @@ def point(prob, Q: np.ndarray, label: str, x: float, n_users: int, runs: int, rn
     grp = UserGroup(Q=Q, prior=prob.prior, count=n_users, f=f, g=G)
     exact = analytic_mse([grp])
     mc = simulate([grp], runs=runs, rng=as_generator(rng))
-    row: dict[str, Any] = {"x": float(x), "curve": label, "analytic": exact if analytic is None else float(analytic),
-                           "analytic_exact": exact, "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"],
-                           "n_users": n_users, "runs": runs, "kind": "closed form", "ref": ref,
-                           **mechanism_status(prob, Q, result)}
+    row: dict[str, Any] = {
+        "x": float(x),
+        "curve": label,
+        "analytic": exact if analytic is None else float(analytic),
+        "analytic_exact": exact,
+        "mc": mc.mse,
+        "mc_se": mc.se,
+        "mc_nonzero": mc.extras["nonzero"],
+        "n_users": n_users,
+        "runs": runs,
+        "kind": "closed form",
+        "ref": ref,
+        **mechanism_status(prob, Q, result),
+    }
     if certify:
         opt = certified(prob, time_limit=CERT_TIME_LIMIT)
         proven = is_certified(opt.status, opt.proof) and opt.value is not None
-        row.update(certified=n_users * opt.value if proven else None, certified_by=reference_solver(),
-                   certified_status=opt.status.value, certified_proof=opt.proof)
+        row.update(
+            certified=n_users * opt.value if proven else None,
+            certified_by=reference_solver(),
+            certified_status=opt.status.value,
+            certified_proof=opt.proof,
+        )
     return row
 
 
@@ -115,18 +148,32 @@ def binary_optimum(prob: LIPBinary) -> Result:
     """
     if prob.kind == "lip":
         val, Q = cf.binary_lip_optimum(prob.p1, prob.eps)
-        claim = "lip.thm2" if cf.binary_lip_region(prob.p1, prob.eps) else None    # outside: derived here only
+        claim = "lip.thm2" if cf.binary_lip_region(prob.p1, prob.eps) else None  # outside: derived here only
         how = "two-point split of P1 on the LIP posterior bounds (Bhatia-Davis)"
     else:
         Q = cf.binary_ldp_channel(prob.eps)
         val, claim, how = prob.evaluate(Q), "lip.prop4", "randomized response (Proposition 4)"
-    return audit_result(prob, Result(status=Status.OPTIMAL, value=val, sense="min", objective="mse", mechanism=Q,
-                                     solver="binary-optimum", notion=prob.kind, eps=prob.eps, proof="theorem",
-                                     message=how, extras={"claim": claim}))
+    return audit_result(
+        prob,
+        Result(
+            status=Status.OPTIMAL,
+            value=val,
+            sense="min",
+            objective="mse",
+            mechanism=Q,
+            solver="binary-optimum",
+            notion=prob.kind,
+            eps=prob.eps,
+            proof="theorem",
+            message=how,
+            extras={"claim": claim},
+        ),
+    )
 
 
-def local_binary_points(p1s: np.ndarray, eps: float, label: str, kind: str, runs: int, rng: Any,
-                        solve=binary_optimum) -> dict[str, Any]:
+def local_binary_points(
+    p1s: np.ndarray, eps: float, label: str, kind: str, runs: int, rng: Any, solve=binary_optimum
+) -> dict[str, Any]:
     """Fig. 8 point: N users with local priors, each at its own optimum (Proposition 2 aggregate).
 
     Users sharing a prior are one :class:`UserGroup`, so the Monte Carlo costs
@@ -144,13 +191,25 @@ def local_binary_points(p1s: np.ndarray, eps: float, label: str, kind: str, runs
     groups = []
     for prob, res, n in zip(agg.users, out.results, agg.counts):
         Q = res.Q
-        groups.append(UserGroup(Q=Q, prior=prob.prior, count=int(n), f=[0.0, 1.0],
-                                g=mmse_table(Q, prob.prior, [0.0, 1.0])))
+        groups.append(
+            UserGroup(Q=Q, prior=prob.prior, count=int(n), f=[0.0, 1.0], g=mmse_table(Q, prob.prior, [0.0, 1.0]))
+        )
     mc = simulate(groups, runs=runs, rng=as_generator(rng))
     n_users = len(p1s)
-    return {"x": float(eps), "curve": label, "analytic": out.total, "analytic_exact": analytic_mse(groups),
-            "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"], "n_users": n_users, "runs": runs,
-            "kind": "closed form", "private": "infeasible_point" not in statuses, "status": worst,
-            "proof": proofs.pop() if len(proofs) == 1 else None,
-            "statuses": {st: statuses.count(st) for st in sorted(set(statuses))},
-            "rmse_per_user": math.sqrt(out.total / n_users)}
+    return {
+        "x": float(eps),
+        "curve": label,
+        "analytic": out.total,
+        "analytic_exact": analytic_mse(groups),
+        "mc": mc.mse,
+        "mc_se": mc.se,
+        "mc_nonzero": mc.extras["nonzero"],
+        "n_users": n_users,
+        "runs": runs,
+        "kind": "closed form",
+        "private": "infeasible_point" not in statuses,
+        "status": worst,
+        "proof": proofs.pop() if len(proofs) == 1 else None,
+        "statuses": {st: statuses.count(st) for st in sorted(set(statuses))},
+        "rmse_per_user": math.sqrt(out.total / n_users),
+    }

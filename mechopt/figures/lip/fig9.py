@@ -21,6 +21,7 @@ Examples
 (The exact solver's certified optimum here is 0.13316 too: the LP found it,
 but the proven bound is loose at small d, so the status stays ``feasible``.)
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,26 +29,57 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.io.datasets import (gowalla_histogram, kosarak_survey, load_gowalla, load_kosarak, synthetic_gowalla, synthetic_kosarak)
-from mechopt.problems.lip.problems import LIPBinary, LIPHistogram
-from mechopt.results.result import Status
-from mechopt.oracles.simulate import analytic_fixed, mmse_table, simulate_fixed
 from mechopt.figures import FigureOutput
 from mechopt.figures.lip.curves import binary_optimum, mechanism_status
 from mechopt.figures.lip.output import SEED, eps_grid, write_figure
+from mechopt.io.datasets import (
+    gowalla_histogram,
+    kosarak_survey,
+    load_gowalla,
+    load_kosarak,
+    synthetic_gowalla,
+    synthetic_kosarak,
+)
+from mechopt.oracles.simulate import analytic_fixed, mmse_table, simulate_fixed
+from mechopt.problems.lip.problems import LIPBinary, LIPHistogram
+from mechopt.results.result import Status
 
 __all__ = ["fig9", "alternative_row"]
 
 
-def _fixed_row(Q, prior, counts, f, label, x, runs, rng, dataset, status: dict[str, Any],
-               ref: str | None = None, kind: str = "closed form") -> dict[str, Any]:
+def _fixed_row(
+    Q,
+    prior,
+    counts,
+    f,
+    label,
+    x,
+    runs,
+    rng,
+    dataset,
+    status: dict[str, Any],
+    ref: str | None = None,
+    kind: str = "closed form",
+) -> dict[str, Any]:
     """A Fig. 9 point: the dataset's inputs perturbed as they are; ``status`` from :func:`mechanism_status`."""
     g = mmse_table(Q, prior, f)
     mc = simulate_fixed(Q, counts, f, g, runs, rng)
     exact = analytic_fixed(Q, counts, f, g)
-    return {"x": float(x), "curve": label, "kind": kind, "ref": ref, "analytic": exact, "analytic_exact": exact,
-            "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"], "n_users": int(np.sum(counts)),
-            "runs": runs, "dataset": dataset, **status}
+    return {
+        "x": float(x),
+        "curve": label,
+        "kind": kind,
+        "ref": ref,
+        "analytic": exact,
+        "analytic_exact": exact,
+        "mc": mc.mse,
+        "mc_se": mc.se,
+        "mc_nonzero": mc.extras["nonzero"],
+        "n_users": int(np.sum(counts)),
+        "runs": runs,
+        "dataset": dataset,
+        **status,
+    }
 
 
 def fig9(out_dir: Path, quick: bool = False) -> FigureOutput:
@@ -62,41 +94,72 @@ def fig9(out_dir: Path, quick: bool = False) -> FigureOutput:
     out_dir.mkdir(parents=True, exist_ok=True)
     runs = 300 if quick else 1000
     rng = np.random.default_rng(SEED + 9)
-    kpath = synthetic_kosarak(out_dir / "kosarak_SYNTHETIC.dat", n_streams=3000 if quick else 30_000,
-                              n_pages=2000, rng=SEED + 9)
+    kpath = synthetic_kosarak(
+        out_dir / "kosarak_SYNTHETIC.dat", n_streams=3000 if quick else 30_000, n_pages=2000, rng=SEED + 9
+    )
     counts = load_kosarak(kpath)
     x, p1 = kosarak_survey(counts, threshold=int(15_000 * counts.sum() / 8_000_000))
     gpath = synthetic_gowalla(out_dir / "gowalla_SYNTHETIC.txt", n_users=300 if quick else 3000, rng=SEED + 9)
     last, gprior = gowalla_histogram(load_gowalla(gpath))
     keep = np.flatnonzero(gprior > 0)
     cells = np.bincount(np.searchsorted(keep, last[np.isin(last, keep)]), minlength=keep.size)
-    notes = ["SYNTHETIC STAND-INS, not the paper's data: mechopt.io.datasets.synthetic_kosarak / synthetic_gowalla "
-             f"(seed {SEED + 9}); real files load with load_kosarak / load_gowalla",
-             f"(a) {x.size} pages, P1 = {p1:.4f}; (b) {int(cells.sum())} users on {keep.size} non-empty cells "
-             f"({int(last.size - cells.sum())} users whose last cell has zero prior dropped)",
-             "errors are conditional on the dataset; in (a) the prior is the data's own frequency, so at small eps "
-             "the MMSE estimate N P1 is already S and the conditional error first grows with eps",
-             "(b) the paper's LIP curves use Theorem 5's channel, which is not LIP-private for these skewed priors "
-             "(drawn dotted, X); no certified optimum exists at this size (the exact solver enumerates 2^d LIP vertices "
-             "and the prior has too many distinct values for its symmetry reduction), so the certified alternative "
-             "drawn is the column LP over a family of LIP-box vertices (mechopt.problems.lip.box.histogram_lip_lp): "
-             "private, its expected MSE per user certified against a proven lower bound (histogram_lip_bound); "
-             "the legend gives its worst relative gap to that bound"]
+    notes = [
+        "SYNTHETIC STAND-INS, not the paper's data: mechopt.io.datasets.synthetic_kosarak / synthetic_gowalla "
+        f"(seed {SEED + 9}); real files load with load_kosarak / load_gowalla",
+        f"(a) {x.size} pages, P1 = {p1:.4f}; (b) {int(cells.sum())} users on {keep.size} non-empty cells "
+        f"({int(last.size - cells.sum())} users whose last cell has zero prior dropped)",
+        "errors are conditional on the dataset; in (a) the prior is the data's own frequency, so at small eps "
+        "the MMSE estimate N P1 is already S and the conditional error first grows with eps",
+        "(b) the paper's LIP curves use Theorem 5's channel, which is not LIP-private for these skewed priors "
+        "(drawn dotted, X); no certified optimum exists at this size (the exact solver enumerates 2^d LIP vertices "
+        "and the prior has too many distinct values for its symmetry reduction), so the certified alternative "
+        "drawn is the column LP over a family of LIP-box vertices (mechopt.problems.lip.box.histogram_lip_lp): "
+        "private, its expected MSE per user certified against a proven lower bound (histogram_lip_bound); "
+        "the legend gives its worst relative gap to that bound",
+    ]
     P = np.array([1 - p1, p1])
     n01 = np.bincount(x, minlength=2)
     gp = gprior[keep] / gprior[keep].sum()
     rows: list[dict[str, Any]] = []
     for eps in eps_grid(0.5, 5.0, 0.5, quick):
-        for label, kind, e in (("eps-Opt-LIP", "lip", eps), ("eps/2-Opt-LIP", "lip", eps / 2),
-                               ("eps-Opt-LDP", "ldp", eps)):
+        for label, kind, e in (
+            ("eps-Opt-LIP", "lip", eps),
+            ("eps/2-Opt-LIP", "lip", eps / 2),
+            ("eps-Opt-LDP", "ldp", eps),
+        ):
             opt = binary_optimum(LIPBinary(p1=p1, eps=e, kind=kind))
-            rows.append(_fixed_row(opt.Q, P, n01, np.array([0.0, 1.0]), label, eps, runs, rng, "a: Kosarak stand-in",
-                                   _status_of(opt), "two-point split" if kind == "lip" else "Prop. 4"))
+            rows.append(
+                _fixed_row(
+                    opt.Q,
+                    P,
+                    n01,
+                    np.array([0.0, 1.0]),
+                    label,
+                    eps,
+                    runs,
+                    rng,
+                    "a: Kosarak stand-in",
+                    _status_of(opt),
+                    "two-point split" if kind == "lip" else "Prop. 4",
+                )
+            )
             hprob = LIPHistogram(prior=gp, eps=e, kind=kind)
             hist = hprob.closed_form()
-            rows.append(_fixed_row(hist.Q, gp, cells, np.eye(keep.size), label + (" (Thm 5)" if kind == "lip" else
-                                   " (e^eps/(e^eps+d-1))"), eps, runs, rng, "b: Gowalla stand-in",
-                                   mechanism_status(hprob, hist.Q, hist), "Thm 5" if kind == "lip" else "Sec. IV-B"))
+            rows.append(
+                _fixed_row(
+                    hist.Q,
+                    gp,
+                    cells,
+                    np.eye(keep.size),
+                    label + (" (Thm 5)" if kind == "lip" else " (e^eps/(e^eps+d-1))"),
+                    eps,
+                    runs,
+                    rng,
+                    "b: Gowalla stand-in",
+                    mechanism_status(hprob, hist.Q, hist),
+                    "Thm 5" if kind == "lip" else "Sec. IV-B",
+                )
+            )
             if kind == "lip":
                 rows.append(alternative_row(hprob, cells, label.replace("-Opt", "") + ", column LP", eps, runs, rng))
     _compare_9b(rows, notes)
@@ -109,9 +172,11 @@ def _compare_9b(rows: list[dict[str, Any]], notes: list[str]) -> None:
         pairs = [(a, b) for a in rows if a["curve"] == thm for b in rows if b["curve"] == alt and b["x"] == a["x"]]
         if pairs:
             a, b = max(pairs, key=lambda ab: ab[1]["analytic"] / max(ab[0]["analytic"], 1e-300))
-            notes.append(f"(b) {thm} at eps={a['x']:g}: error {a['analytic']:.4g} with a mechanism that is not private; "
-                         f"the private certified alternative ({alt}) has {b['analytic']:.4g} "
-                         f"({b['analytic'] / a['analytic']:.1f}x): a private mechanism near the eps-LIP optimum does far worse than the paper's curve")
+            notes.append(
+                f"(b) {thm} at eps={a['x']:g}: error {a['analytic']:.4g} with a mechanism that is not private; "
+                f"the private certified alternative ({alt}) has {b['analytic']:.4g} "
+                f"({b['analytic'] / a['analytic']:.1f}x): a private mechanism near the eps-LIP optimum does far worse than the paper's curve"
+            )
 
 
 def alternative_row(prob: LIPHistogram, cells: np.ndarray, label: str, x: float, runs: int, rng: Any) -> dict[str, Any]:
@@ -126,15 +191,38 @@ def alternative_row(prob: LIPHistogram, cells: np.ndarray, label: str, x: float,
     Q, value = histogram_lip_lp(prob.prior, prob.eps)
     bound = histogram_lip_bound(prob.prior, prob.eps)
     gap = Result.gap_of(value, bound)
-    res = Result(status=Status.OPTIMAL if gap <= tolerance("gap") else Status.FEASIBLE, value=value, sense="min",
-                 objective=prob.objective, mechanism=Q, solver="lip-box", certificate=Certificate(bound, gap),
-                 proof="certificate" if gap <= tolerance("gap") else None)
-    row = _fixed_row(Q, prob.prior, cells, np.eye(prob.prior.size), label, x, runs, rng, "b: Gowalla stand-in",
-                     mechanism_status(prob, Q, res), "LIP-box vertices, proven bound", kind="solver")
+    res = Result(
+        status=Status.OPTIMAL if gap <= tolerance("gap") else Status.FEASIBLE,
+        value=value,
+        sense="min",
+        objective=prob.objective,
+        mechanism=Q,
+        solver="lip-box",
+        certificate=Certificate(bound, gap),
+        proof="certificate" if gap <= tolerance("gap") else None,
+    )
+    row = _fixed_row(
+        Q,
+        prob.prior,
+        cells,
+        np.eye(prob.prior.size),
+        label,
+        x,
+        runs,
+        rng,
+        "b: Gowalla stand-in",
+        mechanism_status(prob, Q, res),
+        "LIP-box vertices, proven bound",
+        kind="solver",
+    )
     row.update(expected_mse=value, bound=bound, rel_gap=(value - bound) / bound if bound > 0 else 0.0)
     return row
 
 
 def _status_of(res: Any) -> dict[str, Any]:
-    return {"status": res.status.value, "proof": res.proof, "claim": res.extras.get("claim"),
-            "private": res.status is not Status.INFEASIBLE_POINT}
+    return {
+        "status": res.status.value,
+        "proof": res.proof,
+        "claim": res.extras.get("claim"),
+        "private": res.status is not Status.INFEASIBLE_POINT,
+    }

@@ -17,6 +17,7 @@ Examples
 >>> sorted(FIGURES)
 ['lip-fig2', 'lip-fig5', 'lip-fig6a', 'lip-fig6b', 'lip-fig7', 'lip-fig8', 'lip-fig9']
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,22 +25,22 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.errors import MechoptError
-from mechopt.problems.lip import closed as cf
-from mechopt.problems.lip.cip import CIPBinomial
-from mechopt.problems.lip.problems import LIPBinary, LIPHistogram, LIPMimo
 from mechopt.api import audit_result
-from mechopt.results.result import Status
-from mechopt.oracles.simulate import UserGroup, mmse_table, simulate, simulate_oue
+from mechopt.errors import MechoptError
 from mechopt.figures import Figure, FigureOutput
 from mechopt.figures.lip.curves import local_binary_points, point
 from mechopt.figures.lip.fig9 import fig9
 from mechopt.figures.lip.output import SEED, eps_grid, write_figure
 from mechopt.figures.lip.plot import TITLES
+from mechopt.oracles.simulate import UserGroup, mmse_table, simulate, simulate_oue
+from mechopt.problems.lip import closed as cf
+from mechopt.problems.lip.cip import CIPBinomial
+from mechopt.problems.lip.problems import LIPBinary, LIPHistogram, LIPMimo
+from mechopt.results.result import Status
 
 __all__ = ["FIGURES", "fig8_priors"]
 
-CERT_MAX_D = 20     # certified optima drawn up to this many symbols (exact: symmetry / column generation)
+CERT_MAX_D = 20  # certified optima drawn up to this many symbols (exact: symmetry / column generation)
 
 
 def _safe_point(*args: Any, notes: list[str], **kw: Any) -> dict[str, Any]:
@@ -51,11 +52,21 @@ def _safe_point(*args: Any, notes: list[str], **kw: Any) -> dict[str, Any]:
 
 
 def _printed(x: float, label: str, value: float, n: int) -> dict[str, Any]:
-    return {"x": x, "curve": label, "kind": "printed formula", "analytic": value, "analytic_exact": None, "mc": None,
-            "mc_se": None, "n_users": n, "private": None}
+    return {
+        "x": x,
+        "curve": label,
+        "kind": "printed formula",
+        "analytic": value,
+        "analytic_exact": None,
+        "mc": None,
+        "mc_se": None,
+        "n_users": n,
+        "private": None,
+    }
 
 
 # --- the figures ------------------------------------------------------------------------------
+
 
 def fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Example 1 / Fig. 2: N = 100, P1 = 0.1; printed formulas next to what they stand for."""
@@ -64,20 +75,59 @@ def fig2(out_dir: Path, quick: bool = False) -> FigureOutput:
     rng = np.random.default_rng(SEED)
     for eps in eps_grid(0.5, 5.0, 0.25, quick):
         pr = cf.example1(eps, n, p1)
-        rows += [_printed(eps, "printed E_LDP 100e^eps/(e^eps+1)^2", pr["ldp"], n),
-                 _printed(eps, "printed E_OptLDP 25/(0.5-e^eps/2)^2", pr["opt_ldp"], n),
-                 _printed(eps, "printed E_LIP (10e^eps-1)/0.64", pr["lip"], n)]
+        rows += [
+            _printed(eps, "printed E_LDP 100e^eps/(e^eps+1)^2", pr["ldp"], n),
+            _printed(eps, "printed E_OptLDP 25/(0.5-e^eps/2)^2", pr["opt_ldp"], n),
+            _printed(eps, "printed E_LIP (10e^eps-1)/0.64", pr["lip"], n),
+        ]
         ldp = LIPBinary(p1=p1, eps=eps, kind="ldp")
         g = cf.context_free_estimate(np.array([0.0, 1.0]), 1, eps)
-        rows.append(_safe_point(ldp, cf.binary_ldp_channel(eps), "context-free LDP (41)-(42)", x=eps, n_users=n,
-                                runs=runs, rng=rng, g=g, analytic=pr["ldp_eq42"], certify=False, notes=notes))
-        rows.append(_safe_point(ldp, cf.binary_ldp_channel(eps), "Opt-LDP (Prop. 4, eq. 24)", x=eps, n_users=n,
-                                runs=runs, rng=rng, analytic=pr["opt_ldp_eq24"], notes=notes,
-                                result=ldp.closed_form(), ref="Prop. 4"))
+        rows.append(
+            _safe_point(
+                ldp,
+                cf.binary_ldp_channel(eps),
+                "context-free LDP (41)-(42)",
+                x=eps,
+                n_users=n,
+                runs=runs,
+                rng=rng,
+                g=g,
+                analytic=pr["ldp_eq42"],
+                certify=False,
+                notes=notes,
+            )
+        )
+        rows.append(
+            _safe_point(
+                ldp,
+                cf.binary_ldp_channel(eps),
+                "Opt-LDP (Prop. 4, eq. 24)",
+                x=eps,
+                n_users=n,
+                runs=runs,
+                rng=rng,
+                analytic=pr["opt_ldp_eq24"],
+                notes=notes,
+                result=ldp.closed_form(),
+                ref="Prop. 4",
+            )
+        )
         lip = LIPBinary(p1=p1, eps=eps)
-        rows.append(_safe_point(lip, cf.binary_lip_channel(p1, eps), "Opt-LIP (Thm 2, eq. 21)", x=eps, n_users=n,
-                                runs=runs, rng=rng, analytic=pr["lip_eq21"], notes=notes, result=lip.closed_form(),
-                                ref="Thm 2"))
+        rows.append(
+            _safe_point(
+                lip,
+                cf.binary_lip_channel(p1, eps),
+                "Opt-LIP (Thm 2, eq. 21)",
+                x=eps,
+                n_users=n,
+                runs=runs,
+                rng=rng,
+                analytic=pr["lip_eq21"],
+                notes=notes,
+                result=lip.closed_form(),
+                ref="Thm 2",
+            )
+        )
     return write_figure(out_dir, "lip-fig2", rows, notes, "expected squared error (N = 100)")
 
 
@@ -91,33 +141,83 @@ def fig5(out_dir: Path, quick: bool = False) -> FigureOutput:
         for eps in eps_grid(1.0, 5.0, 0.5, quick):
             ldp, lip = LIPBinary(p1=p1, eps=eps, kind="ldp"), LIPBinary(p1=p1, eps=eps)
             g = cf.context_free_estimate(np.array([0.0, 1.0]), 1, eps)
-            new = [_safe_point(ldp, cf.binary_ldp_channel(eps), "context-free LDP", x=eps, n_users=n, runs=runs,
-                               rng=rng, g=g, certify=False, notes=notes, ref="eqs. 41-42"),
-                   _safe_point(ldp, cf.binary_ldp_channel(eps), "eps-Opt-LDP", x=eps, n_users=n, runs=runs,
-                               rng=rng, notes=notes, result=ldp.closed_form(), ref="Prop. 4"),
-                   _safe_point(lip, cf.binary_lip_channel(p1, eps), "eps-Opt-LIP (Thm 2)", x=eps, n_users=n,
-                               runs=runs, rng=rng, analytic=n * cf.binary_lip_mse(p1, eps), notes=notes,
-                               result=lip.closed_form(), ref="Thm 2")]
+            new = [
+                _safe_point(
+                    ldp,
+                    cf.binary_ldp_channel(eps),
+                    "context-free LDP",
+                    x=eps,
+                    n_users=n,
+                    runs=runs,
+                    rng=rng,
+                    g=g,
+                    certify=False,
+                    notes=notes,
+                    ref="eqs. 41-42",
+                ),
+                _safe_point(
+                    ldp,
+                    cf.binary_ldp_channel(eps),
+                    "eps-Opt-LDP",
+                    x=eps,
+                    n_users=n,
+                    runs=runs,
+                    rng=rng,
+                    notes=notes,
+                    result=ldp.closed_form(),
+                    ref="Prop. 4",
+                ),
+                _safe_point(
+                    lip,
+                    cf.binary_lip_channel(p1, eps),
+                    "eps-Opt-LIP (Thm 2)",
+                    x=eps,
+                    n_users=n,
+                    runs=runs,
+                    rng=rng,
+                    analytic=n * cf.binary_lip_mse(p1, eps),
+                    notes=notes,
+                    result=lip.closed_form(),
+                    ref="Thm 2",
+                ),
+            ]
             for r in new:
                 r["P1"] = p1
             rows += new
     return write_figure(out_dir, "lip-fig5", rows, notes, "sqrt(E/N)", "rmse", panel="P1")
 
 
-def _mimo_rows(prior: np.ndarray, eps: float, x: float, n: int, runs: int, rng: Any, notes: list[str],
-               histogram: bool = False) -> list[dict[str, Any]]:
+def _mimo_rows(
+    prior: np.ndarray, eps: float, x: float, n: int, runs: int, rng: Any, notes: list[str], histogram: bool = False
+) -> list[dict[str, Any]]:
     cls = LIPHistogram if histogram else LIPMimo
     certify = prior.size <= CERT_MAX_D
     if not certify and not any("CERT_MAX_D" in n for n in notes):
         notes.append(f"certified optimum not drawn for d > {CERT_MAX_D} (CERT_MAX_D): exact LP too large")
     out = []
     thm = "Thm 5" if histogram else "Thm 3"
-    for label, kind, e, ref in ((f"eps-LIP ({thm})", "lip", eps, thm), ("eps/2-LIP", "lip", eps / 2, f"{thm} at eps/2"),
-                                ("eps-LDP (e^eps/(e^eps+d-1))", "ldp", eps, "Sec. IV-B")):
+    for label, kind, e, ref in (
+        (f"eps-LIP ({thm})", "lip", eps, thm),
+        ("eps/2-LIP", "lip", eps / 2, f"{thm} at eps/2"),
+        ("eps-LDP (e^eps/(e^eps+d-1))", "ldp", eps, "Sec. IV-B"),
+    ):
         prob = cls(prior=prior, eps=e, kind=kind)
         res = prob.closed_form()
-        out.append(_safe_point(prob, res.Q, label, x=x, n_users=n, runs=runs, rng=rng, notes=notes,
-                               certify=certify, result=res, ref=ref))
+        out.append(
+            _safe_point(
+                prob,
+                res.Q,
+                label,
+                x=x,
+                n_users=n,
+                runs=runs,
+                rng=rng,
+                notes=notes,
+                certify=certify,
+                result=res,
+                ref=ref,
+            )
+        )
     return out
 
 
@@ -155,12 +255,22 @@ def fig7(out_dir: Path, quick: bool = False) -> FigureOutput:
     for eps in eps_grid(0.5, 10.0, 0.5, quick):
         rows += _mimo_rows(prior, eps, eps, n, runs, rng, notes, histogram=True)
         mc = simulate_oue(prior, n, eps, runs, rng)
-        rows.append({"x": eps, "curve": "OUE-LDP exact", "kind": "closed form",
-                     "ref": "Sec. V-A3; eps-LDP by construction, not audited",
-                     "analytic": cf.oue_mse_exact(prior, n, eps),
-                     "analytic_exact": cf.oue_mse_exact(prior, n, eps), "mc": mc.mse, "mc_se": mc.se,
-                     "mc_nonzero": mc.extras["nonzero"],
-                     "n_users": n, "runs": runs, "private": True})
+        rows.append(
+            {
+                "x": eps,
+                "curve": "OUE-LDP exact",
+                "kind": "closed form",
+                "ref": "Sec. V-A3; eps-LDP by construction, not audited",
+                "analytic": cf.oue_mse_exact(prior, n, eps),
+                "analytic_exact": cf.oue_mse_exact(prior, n, eps),
+                "mc": mc.mse,
+                "mc_se": mc.se,
+                "mc_nonzero": mc.extras["nonzero"],
+                "n_users": n,
+                "runs": runs,
+                "private": True,
+            }
+        )
         rows.append(_printed(eps, "OUE-LDP as stated 4ne^eps/(e^eps-1)^2", cf.oue_mse(n, eps), n))
     return write_figure(out_dir, "lip-fig7", rows, notes, "sqrt(E/N)", "rmse")
 
@@ -180,11 +290,20 @@ def fig8_priors(n_users: int, seed: int = SEED + 8, levels: int = 100) -> np.nda
 
 def fig8_point(p1s: np.ndarray, eps: float, runs: int, rng: Any, cip: bool) -> list[dict[str, Any]]:
     """The four models at one eps (and the CIP optimum when ``cip``)."""
-    rows = [local_binary_points(p1s, eps, "eps-Opt-LIP", "lip", runs, rng),
-            local_binary_points(p1s, eps / 2, "eps/2-Opt-LIP", "lip", runs, rng),
-            local_binary_points(p1s, eps, "eps-Opt-LDP", "ldp", runs, rng),
-            local_binary_points(p1s, eps, "eps-Opt-LIP closed form (Thm 2)", "lip", runs, rng,
-                                solve=lambda p: audit_result(p, p.closed_form()))]
+    rows = [
+        local_binary_points(p1s, eps, "eps-Opt-LIP", "lip", runs, rng),
+        local_binary_points(p1s, eps / 2, "eps/2-Opt-LIP", "lip", runs, rng),
+        local_binary_points(p1s, eps, "eps-Opt-LDP", "ldp", runs, rng),
+        local_binary_points(
+            p1s,
+            eps,
+            "eps-Opt-LIP closed form (Thm 2)",
+            "lip",
+            runs,
+            rng,
+            solve=lambda p: audit_result(p, p.closed_form()),
+        ),
+    ]
     for r, ref in zip(rows, ("per-user two-point split", "per-user two-point split", "per-user Prop. 4", "Thm 2")):
         r.update(x=float(eps), ref=ref)
     if cip:
@@ -195,19 +314,34 @@ def fig8_point(p1s: np.ndarray, eps: float, runs: int, rng: Any, cip: bool) -> l
         f = np.arange(p1s.size + 1, dtype=float)
         grp = UserGroup(Q=res.Q, prior=prob.prior, count=1, f=f, g=mmse_table(res.Q, prob.prior, f))
         mc = simulate([grp], runs=runs, rng=rng)
-        rows.append({"x": float(eps), "curve": "eps-CIP (exact)", "kind": "solver", "analytic": res.value,
-                     "analytic_exact": res.value, "mc": mc.mse, "mc_se": mc.se, "mc_nonzero": mc.extras["nonzero"],
-                     "n_users": int(p1s.size), "runs": runs, "private": res.status is not Status.INFEASIBLE_POINT,
-                     "status": res.status.value, "proof": res.proof})
+        rows.append(
+            {
+                "x": float(eps),
+                "curve": "eps-CIP (exact)",
+                "kind": "solver",
+                "analytic": res.value,
+                "analytic_exact": res.value,
+                "mc": mc.mse,
+                "mc_se": mc.se,
+                "mc_nonzero": mc.extras["nonzero"],
+                "n_users": int(p1s.size),
+                "runs": runs,
+                "private": res.status is not Status.INFEASIBLE_POINT,
+                "status": res.status.value,
+                "proof": res.proof,
+            }
+        )
     return rows
 
 
 def fig8(out_dir: Path, quick: bool = False) -> FigureOutput:
     """Fig. 8: local priors, N = 5, 500, 50 000, 10 000 runs per point (300 when quick)."""
     runs = 300 if quick else 10_000
-    notes = ["synthetic local priors: P1^i uniform on {0.005, 0.015, ..., 0.995} (fig8_priors), seed "
-             f"{SEED + 8}; each user at its certified per-user optimum (Proposition 2)",
-             "eps-CIP drawn for N = 5 only (exact solver on the Poisson-binomial sum); larger N is beyond it"]
+    notes = [
+        "synthetic local priors: P1^i uniform on {0.005, 0.015, ..., 0.995} (fig8_priors), seed "
+        f"{SEED + 8}; each user at its certified per-user optimum (Proposition 2)",
+        "eps-CIP drawn for N = 5 only (exact solver on the Poisson-binomial sum); larger N is beyond it",
+    ]
     rng = np.random.default_rng(SEED + 81)
     rows: list[dict[str, Any]] = []
     for n in (5, 500, 50_000):
@@ -224,6 +358,15 @@ def fig8(out_dir: Path, quick: bool = False) -> FigureOutput:
     return write_figure(out_dir, "lip-fig8", rows, notes, "sqrt(E/N)", "rmse", panel="N")
 
 
-FIGURES = {fid: Figure(fid, TITLES[fid], run, "lip") for fid, run in (
-    ("lip-fig2", fig2), ("lip-fig5", fig5), ("lip-fig6a", fig6a), ("lip-fig6b", fig6b), ("lip-fig7", fig7),
-    ("lip-fig8", fig8), ("lip-fig9", fig9))}
+FIGURES = {
+    fid: Figure(fid, TITLES[fid], run, "lip")
+    for fid, run in (
+        ("lip-fig2", fig2),
+        ("lip-fig5", fig5),
+        ("lip-fig6a", fig6a),
+        ("lip-fig6b", fig6b),
+        ("lip-fig7", fig7),
+        ("lip-fig8", fig8),
+        ("lip-fig9", fig9),
+    )
+}

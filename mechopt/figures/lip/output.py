@@ -8,6 +8,7 @@ Examples
 >>> [float(e) for e in eps_grid(0.5, 5.0, 0.5, quick=True)]
 [0.5, 3.0, 5.0]
 """
+
 from __future__ import annotations
 
 import csv
@@ -17,15 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.results.result import jsonable
 from mechopt.figures import FigureOutput
 from mechopt.figures.legend import legend_texts
 from mechopt.figures.lip.plot import curve_words, draw
+from mechopt.results.result import jsonable
 
 __all__ = ["SEED", "MIN_ERRORS", "eps_grid", "flag_rows", "write_figure"]
 
 SEED = 20180503
-MIN_ERRORS = 30     # a Monte-Carlo CI is reported as reliable when at least this many runs erred
+MIN_ERRORS = 30  # a Monte-Carlo CI is reported as reliable when at least this many runs erred
 
 
 def eps_grid(lo: float, hi: float, step: float, quick: bool, n_quick: int = 3) -> list[float]:
@@ -41,20 +42,30 @@ def flag_rows(rows: list[dict[str, Any]], notes: list[str]) -> None:
     for r in rows:
         mc, se, an = r.get("mc"), r.get("mc_se"), r.get("analytic_exact")
         if mc is not None and r.get("mc_nonzero", MIN_ERRORS) < MIN_ERRORS:
-            notes.append(f"{r['curve']} x={r['x']}: only {r['mc_nonzero']} of {r['runs']} runs erred; "
-                         "the Monte-Carlo CI is unreliable there (rare-error regime)")
+            notes.append(
+                f"{r['curve']} x={r['x']}: only {r['mc_nonzero']} of {r['runs']} runs erred; "
+                "the Monte-Carlo CI is unreliable there (rare-error regime)"
+            )
         elif mc is not None and an is not None and se and abs(mc - an) > 4 * se:
             notes.append(f"{r['curve']} x={r['x']}: Monte Carlo {mc:.4g} ± {se:.2g} vs analytic {an:.4g}")
 
 
-def write_figure(out_dir: Path, fid: str, rows: list[dict[str, Any]], notes: list[str], ylabel: str,
-           transform: str = "identity", xlabel: str = "eps", panel: str | None = None,
-           logy: bool = True) -> FigureOutput:
+def write_figure(
+    out_dir: Path,
+    fid: str,
+    rows: list[dict[str, Any]],
+    notes: list[str],
+    ylabel: str,
+    transform: str = "identity",
+    xlabel: str = "eps",
+    panel: str | None = None,
+    logy: bool = True,
+) -> FigureOutput:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     flag_rows(rows, notes)
     curves = []
-    for pv in (sorted({r.get(panel) for r in rows}, key=str) if panel else [None]):
+    for pv in sorted({r.get(panel) for r in rows}, key=str) if panel else [None]:
         sub = [r for r in rows if panel is None or r.get(panel) == pv]
         for curve in dict.fromkeys(r["curve"] for r in sub):
             words = curve_words([r for r in sub if r["curve"] == curve])
@@ -67,8 +78,13 @@ def write_figure(out_dir: Path, fid: str, rows: list[dict[str, Any]], notes: lis
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows([{k: jsonable(r.get(k)) for k in keys} for r in rows])
-    data = {"id": fid, "rows": rows, "notes": notes, "curves": curves,
-            "plot": {"ylabel": ylabel, "transform": transform, "xlabel": xlabel, "panel": panel, "logy": logy}}
+    data = {
+        "id": fid,
+        "rows": rows,
+        "notes": notes,
+        "curves": curves,
+        "plot": {"ylabel": ylabel, "transform": transform, "xlabel": xlabel, "panel": panel, "logy": logy},
+    }
     fig = draw(data)
     data["legend"] = legend_texts(fig)
     fig.savefig(out_dir / f"{fid}.png", dpi=110)

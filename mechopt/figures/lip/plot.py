@@ -25,14 +25,15 @@ Examples
 >>> curve_words(rows)
 'closed form; not private at x in [1.0]; statuses feasible 1, infeasible_point 1; certified optimum drawn at 2 of 2 x'
 """
+
 from __future__ import annotations
 
 import math
 from collections import Counter
 from typing import Any
 
-from mechopt.results.words import CERTIFIED, is_certified, series_label
 from mechopt.figures.legend import certified_curve, closed_curve, mc_legend, mc_points, printed_curve
+from mechopt.results.words import CERTIFIED, is_certified, series_label
 
 __all__ = ["draw", "curve_words", "TRANSFORMS", "TITLES"]
 
@@ -50,8 +51,11 @@ TRANSFORMS = {"identity": _identity, "rmse": _rmse}
 
 
 def _certified_rows(pts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [r for r in pts if r.get("certified") is not None
-            and is_certified(r.get("certified_status"), r.get("certified_proof"))]
+    return [
+        r
+        for r in pts
+        if r.get("certified") is not None and is_certified(r.get("certified_status"), r.get("certified_proof"))
+    ]
 
 
 def solver_words(pts: list[dict[str, Any]]) -> str:
@@ -79,8 +83,11 @@ def curve_words(pts: list[dict[str, Any]]) -> str:
         words = [solver_words(pts)]
     else:
         ref = pts[0].get("ref")
-        words = ["closed form" + (f" ({ref})" if ref else "")
-                 + (", proven optimal" if all(is_certified(r.get("status"), r.get("proof")) for r in pts) else "")]
+        words = [
+            "closed form"
+            + (f" ({ref})" if ref else "")
+            + (", proven optimal" if all(is_certified(r.get("status"), r.get("proof")) for r in pts) else "")
+        ]
         bad = [r["x"] for r in pts if r.get("private") is False]
         words.append(f"not private at x in {bad}" if bad else "private at every x")
     st = Counter(r.get("status") for r in pts if r.get("status"))
@@ -133,7 +140,7 @@ def draw(data: dict[str, Any]) -> Any:
             ax.set_title(f"{panel} = {pv}")
         ax.legend(fontsize=6)
     title = data.get("title") or _title(data.get("id"))
-    if title:    # a figure title, not an axes title: the legend record stays keyed by the axes
+    if title:  # a figure title, not an axes title: the legend record stays keyed by the axes
         fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     return fig

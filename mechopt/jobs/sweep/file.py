@@ -21,6 +21,7 @@ Examples
 >>> [ln["key"] for ln in read_lines(path)], os.listdir(os.path.dirname(path))
 (['k1'], ['s.jsonl'])
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -55,8 +56,10 @@ def spec_id(keys: list[str]) -> str:
 
 def header_line(spec: str, problem: str, points: int) -> str:
     """The header line (with its newline) of a sweep file for the spec ``spec``."""
-    return json.dumps({"mechopt_sweep": FORMAT, "spec": spec, "problem": problem, "points": points},
-                      separators=(",", ":")) + "\n"
+    return (
+        json.dumps({"mechopt_sweep": FORMAT, "spec": spec, "problem": problem, "points": points}, separators=(",", ":"))
+        + "\n"
+    )
 
 
 def _no_constant(name: str) -> float:
@@ -108,7 +111,7 @@ def read_lines(path: str | Path, *, repair: bool = False, spec: str | None = Non
     p = Path(path)
     if not p.exists():
         return []
-    from mechopt.io.files import read_input   # regular files only, size checked before reading
+    from mechopt.io.files import read_input  # regular files only, size checked before reading
 
     raw = read_input(p, "sweep file", MAX_SWEEP_FILE_BYTES)
     if not raw:
@@ -118,17 +121,21 @@ def read_lines(path: str | Path, *, repair: bool = False, spec: str | None = Non
     if head is None:
         start = f'{{"mechopt_sweep":{FORMAT},"spec":"{spec}"'.encode()
         if spec is not None and nl < 0 and (raw.startswith(start) or start.startswith(raw)):
-            if repair:                      # killed while the header itself was written: nothing finished
+            if repair:  # killed while the header itself was written: nothing finished
                 with p.open("r+b") as fh:
                     fh.truncate(0)
             return []
-        raise ParamError(f"{p.name!r} is not a mechopt sweep file (no sweep header on line 1); "
-                         "give another --out, it is left as it is")
+        raise ParamError(
+            f"{p.name!r} is not a mechopt sweep file (no sweep header on line 1); "
+            "give another --out, it is left as it is"
+        )
     if spec is not None and head.get("spec") != spec:
-        raise ParamError(f"{p.name!r} holds the results of another spec (spec {head.get('spec')!r}, this one "
-                         f"{spec!r}): resume it with the spec that wrote it, or give another --out or --force")
-    end = raw.rfind(b"\n") + 1          # bytes after the last newline: an unfinished line
-    parts = raw[nl + 1:end].split(b"\n")[:-1]
+        raise ParamError(
+            f"{p.name!r} holds the results of another spec (spec {head.get('spec')!r}, this one "
+            f"{spec!r}): resume it with the spec that wrote it, or give another --out or --force"
+        )
+    end = raw.rfind(b"\n") + 1  # bytes after the last newline: an unfinished line
+    parts = raw[nl + 1 : end].split(b"\n")[:-1]
     out = []
     offset = nl + 1
     for i, part in enumerate(parts):
@@ -137,11 +144,13 @@ def read_lines(path: str | Path, *, repair: bool = False, spec: str | None = Non
                 obj = json.loads(part, parse_constant=_no_constant)
                 _check_line(obj)
             except (ValueError, UnicodeDecodeError) as exc:
-                if i == len(parts) - 1:       # a garbled last line: drop it too
+                if i == len(parts) - 1:  # a garbled last line: drop it too
                     end = offset
                     break
-                raise ProblemError(f"line {i + 2} of {p.name!r} is not a sweep line ({str(exc)[:60]}); "
-                                   "fix it or start over without --resume") from None
+                raise ProblemError(
+                    f"line {i + 2} of {p.name!r} is not a sweep line ({str(exc)[:60]}); "
+                    "fix it or start over without --resume"
+                ) from None
             out.append(obj)
         offset += len(part) + 1
     if repair and end < len(raw):
@@ -181,8 +190,9 @@ class SweepWriter:
         except OSError:
             os.close(self._lock_fd)
             self._lock_fd = None
-            raise ParamError(f"another sweep is writing {self.path.name!r} now (locked); wait for it to finish "
-                             "or give another --out") from None
+            raise ParamError(
+                f"another sweep is writing {self.path.name!r} now (locked); wait for it to finish or give another --out"
+            ) from None
         try:
             if self.resume:
                 self.done = read_lines(self.path, repair=True, spec=self.spec)

@@ -63,6 +63,7 @@ True
 >>> series_legend(lines)                      # what plot_sweep's legend says
 {'sqp': 'sqp — locally optimal'}
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -75,23 +76,32 @@ from pathlib import Path
 from typing import Any
 
 from mechopt.errors import ParamError, ProblemError
-from mechopt.runtime.progress import Progress
-from mechopt.results.result import jsonable
 from mechopt.jobs.sweep.file import SweepWriter, read_lines, spec_id
 from mechopt.jobs.sweep.spec import MAX_POINTS, SweepSpec, load_spec, parse_spec  # noqa: F401  (spec parsing lives there)
+from mechopt.results.result import jsonable
+from mechopt.runtime.progress import Progress
 
 #: Largest sweep file read back by --resume.
 
-__all__ = ["SweepSpec", "parse_spec", "load_spec", "sweep", "tasks", "run_point", "read_lines", "plot_sweep",
-           "sweep_figure", "series_legend"]
+__all__ = [
+    "SweepSpec",
+    "parse_spec",
+    "load_spec",
+    "sweep",
+    "tasks",
+    "run_point",
+    "read_lines",
+    "plot_sweep",
+    "sweep_figure",
+    "series_legend",
+]
 
 
 def point_key(task: dict[str, Any]) -> str:
     """Deterministic 16-hex key of (problem, params, solver, options except time_limit)."""
     ident = {k: task[k] for k in ("problem", "params", "solver")}
     ident["options"] = {k: v for k, v in task["options"].items() if k != "time_limit"}
-    blob = json.dumps(jsonable(ident),
-                      sort_keys=True, separators=(",", ":"))
+    blob = json.dumps(jsonable(ident), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -112,8 +122,14 @@ def tasks(spec: SweepSpec) -> list[dict[str, Any]]:
             opts = dict(spec.options.get(solver, {}))
             if spec.time_limit is not None:
                 opts.setdefault("time_limit", spec.time_limit)
-            t = {"problem": spec.problem, "params": {**spec.fixed, **point}, "point": point,
-                 "solver": solver, "options": opts, "save_mechanism": spec.save_mechanism}
+            t = {
+                "problem": spec.problem,
+                "params": {**spec.fixed, **point},
+                "point": point,
+                "solver": solver,
+                "options": opts,
+                "save_mechanism": spec.save_mechanism,
+            }
             t["key"] = point_key(t)
             out.append(t)
     return out
@@ -124,20 +140,45 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     from mechopt.api import solve
     from mechopt.registry import get_problem
 
-    line: dict[str, Any] = {"key": task["key"], "problem": task["problem"], "solver": task["solver"],
-                            "point": task["point"], "params": task["params"], "options": task["options"]}
+    line: dict[str, Any] = {
+        "key": task["key"],
+        "problem": task["problem"],
+        "solver": task["solver"],
+        "point": task["point"],
+        "params": task["params"],
+        "options": task["options"],
+    }
     t0 = time.perf_counter()
     try:
         prob = get_problem(task["problem"]).from_params(**task["params"])
         res = solve(prob, solver=task["solver"], **task["options"])
-    except Exception as exc:   # one point's crash is that point's line, never the sweep's end
-        line.update(status="solver_error", proof=None, value=None, sense=None, objective=None, unit=None,
-                    violation=None, eps_audited=None, certificate=None, message=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # one point's crash is that point's line, never the sweep's end
+        line.update(
+            status="solver_error",
+            proof=None,
+            value=None,
+            sense=None,
+            objective=None,
+            unit=None,
+            violation=None,
+            eps_audited=None,
+            certificate=None,
+            message=f"{type(exc).__name__}: {exc}",
+        )
     else:
         cert = res.certificate
-        line.update(status=res.status.value, proof=res.proof, value=res.value, sense=res.sense, objective=res.objective,
-                    unit=res.unit, violation=res.violation, eps_audited=res.eps_audited,
-                    certificate=None if cert is None else cert.to_dict(), message=res.message)
+        line.update(
+            status=res.status.value,
+            proof=res.proof,
+            value=res.value,
+            sense=res.sense,
+            objective=res.objective,
+            unit=res.unit,
+            violation=res.violation,
+            eps_audited=res.eps_audited,
+            certificate=None if cert is None else cert.to_dict(),
+            message=res.message,
+        )
         if task.get("save_mechanism"):
             line["mechanism"] = res.mechanism
     line["time_s"] = time.perf_counter() - t0
@@ -155,8 +196,10 @@ def _run_iter(todo: list[dict[str, Any]], jobs: int, scheduler: Any) -> Iterator
 
         from mechopt.jobs.workers import OrphanSafe, cap_jobs
 
-        task = OrphanSafe(run_point)             # workers end when this process does (kill -9 included)
-        yield from Parallel(n_jobs=cap_jobs(jobs, len(todo))[0], return_as="generator_unordered")(delayed(task)(t) for t in todo)
+        task = OrphanSafe(run_point)  # workers end when this process does (kill -9 included)
+        yield from Parallel(n_jobs=cap_jobs(jobs, len(todo))[0], return_as="generator_unordered")(
+            delayed(task)(t) for t in todo
+        )
 
 
 def _run_dask(todo: list[dict[str, Any]], scheduler: Any) -> Iterator[dict[str, Any]]:
@@ -181,9 +224,16 @@ def _run_dask(todo: list[dict[str, Any]], scheduler: Any) -> Iterator[dict[str, 
             client.close()
 
 
-def sweep(spec: SweepSpec | str | Path, out: str | Path | None = None, *, jobs: int = 1,
-          scheduler: Any = None, resume: bool = False, overwrite: bool = False,
-          progress: bool | None = False) -> list[dict[str, Any]]:
+def sweep(
+    spec: SweepSpec | str | Path,
+    out: str | Path | None = None,
+    *,
+    jobs: int = 1,
+    scheduler: Any = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    progress: bool | None = False,
+) -> list[dict[str, Any]]:
     """Run a sweep; returns every line (resumed ones included) in task order.
 
     Parameters
@@ -212,8 +262,13 @@ def sweep(spec: SweepSpec | str | Path, out: str | Path | None = None, *, jobs: 
         p = Path(out)
         if p.exists() and p.stat().st_size and not resume and not overwrite:
             raise ParamError(f"{p.name!r} exists: pass --resume to continue it, or remove it to start over")
-        writer = SweepWriter(p, spec_id=spec_id([t["key"] for t in all_tasks]), problem=spec.problem,
-                             points=len(all_tasks), resume=resume)
+        writer = SweepWriter(
+            p,
+            spec_id=spec_id([t["key"] for t in all_tasks]),
+            problem=spec.problem,
+            points=len(all_tasks),
+            resume=resume,
+        )
     with writer if writer is not None else contextlib.nullcontext():
         if writer is not None:
             done = {ln["key"]: ln for ln in writer.done}
@@ -267,12 +322,20 @@ def series_legend(lines: list[dict[str, Any]], x: str | None = None) -> dict[str
     if not lines:
         return {}
     x = _x_axis(lines, x)
-    return {name: f"{name} — {series_label(pts, solver_guarantee(pts[0]['solver']))}"
-            for name, pts in _series(lines, x).items()}
+    return {
+        name: f"{name} — {series_label(pts, solver_guarantee(pts[0]['solver']))}"
+        for name, pts in _series(lines, x).items()
+    }
 
 
-def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str | None = None, *,
-                 ax: Any = None, logx: bool | None = None) -> Any:
+def sweep_figure(
+    lines: list[dict[str, Any]],
+    x: str | None = None,
+    title: str | None = None,
+    *,
+    ax: Any = None,
+    logx: bool | None = None,
+) -> Any:
     """The tradeoff plot as a :class:`matplotlib.figure.Figure`: value against the grid parameter ``x``,
     one curve per solver and setting of the other grid parameters.
 
@@ -306,11 +369,17 @@ def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str |
     fresh = ax is None
     ax = new_axes(ax, figsize=(6, 4), layout=None)
     fig = ax.figure
-    for j, (name, sel) in enumerate(sorted(_series(pts, x).items())):   # styles vary so overlapping curves show
+    for j, (name, sel) in enumerate(sorted(_series(pts, x).items())):  # styles vary so overlapping curves show
         sel = sorted(sel, key=lambda ln: ln["point"][x])
         ok = [ln for ln in sel if ln.get("status") != "infeasible_point"]
-        ax.plot([ln["point"][x] for ln in ok], [ln["value"] for ln in ok], marker="os^Dv<>"[j % 7],
-                ls=["-", "--", ":", "-."][j % 4], ms=7 - (j % 3) * 1.5, label=labels[name])
+        ax.plot(
+            [ln["point"][x] for ln in ok],
+            [ln["value"] for ln in ok],
+            marker="os^Dv<>"[j % 7],
+            ls=["-", "--", ":", "-."][j % 4],
+            ms=7 - (j % 3) * 1.5,
+            label=labels[name],
+        )
     mark_points(ax, [(ln["point"][x], ln["value"], ln.get("status")) for ln in pts])
     if logx if logx is not None else log_spaced([ln["point"][x] for ln in pts]):
         ax.set_xscale("log")
@@ -323,8 +392,15 @@ def sweep_figure(lines: list[dict[str, Any]], x: str | None = None, title: str |
     return fig
 
 
-def plot_sweep(lines: list[dict[str, Any]], png: str | Path | None = None, x: str | None = None,
-               title: str | None = None, *, ax: Any = None, logx: bool | None = None) -> Any:
+def plot_sweep(
+    lines: list[dict[str, Any]],
+    png: str | Path | None = None,
+    x: str | None = None,
+    title: str | None = None,
+    *,
+    ax: Any = None,
+    logx: bool | None = None,
+) -> Any:
     """:func:`sweep_figure` (into ``ax`` when given), also written to ``png`` atomically when given; returns the Figure."""
     from mechopt.io.mechfile import atomic_savefig
 

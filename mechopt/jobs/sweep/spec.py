@@ -19,6 +19,7 @@ Traceback (most recent call last):
 ...
 mechopt.io.catalog.CatalogError: s.toml: field 'grid.eps' holds inf: give finite numbers
 """
+
 from __future__ import annotations
 
 import itertools
@@ -28,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.io.catalog import CatalogError, is_seconds, read_toml, resolve_spec
 from mechopt.errors import ProblemError
+from mechopt.io.catalog import CatalogError, is_seconds, read_toml, resolve_spec
 
 __all__ = ["SweepSpec", "parse_spec", "load_spec", "with_solvers", "MAX_POINTS"]
 
@@ -66,16 +67,24 @@ def _axis(source: str, name: str, val: Any) -> list[Any]:
         return val
     if isinstance(val, dict) and len(val) == 1 and next(iter(val)) in ("linspace", "logspace"):
         kind, args = next(iter(val.items()))
-        if not (isinstance(args, list) and len(args) == 3
-                and all(isinstance(a, (int, float)) and not isinstance(a, bool) and np.isfinite(a) for a in args)
-                and isinstance(args[2], int) and 1 <= args[2] <= MAX_POINTS):
-            raise CatalogError(f"{source}: field 'grid.{name}.{kind}' must be [start, stop, count] with finite "
-                               f"start, stop and an integer count in 1..{MAX_POINTS}")
+        if not (
+            isinstance(args, list)
+            and len(args) == 3
+            and all(isinstance(a, (int, float)) and not isinstance(a, bool) and np.isfinite(a) for a in args)
+            and isinstance(args[2], int)
+            and 1 <= args[2] <= MAX_POINTS
+        ):
+            raise CatalogError(
+                f"{source}: field 'grid.{name}.{kind}' must be [start, stop, count] with finite "
+                f"start, stop and an integer count in 1..{MAX_POINTS}"
+            )
         fn = np.linspace if kind == "linspace" else np.logspace
         with np.errstate(over="ignore"):
             out = [float(v) for v in fn(args[0], args[1], int(args[2]))]
         if not all(np.isfinite(out)):
-            raise CatalogError(f"{source}: field 'grid.{name}.{kind}' = {args} overflows: keep 10^start and 10^stop finite")
+            raise CatalogError(
+                f"{source}: field 'grid.{name}.{kind}' = {args} overflows: keep 10^start and 10^stop finite"
+            )
         return out
     raise CatalogError(f"{source}: field 'grid.{name}' must be a list or {{ linspace = [a, b, n] }}")
 
@@ -135,17 +144,22 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     bad = sorted(set(data) - _KEYS)
     if bad:
         raise CatalogError(f"{source}: unknown field(s) {bad}; known: {', '.join(sorted(_KEYS))}")
-    for key, typ, kind in (("problem", str, "a string"), ("solvers", list, "an array of solver names"),
-                           ("grid", dict, "a table")):
+    for key, typ, kind in (
+        ("problem", str, "a string"),
+        ("solvers", list, "an array of solver names"),
+        ("grid", dict, "a table"),
+    ):
         if not isinstance(data.get(key), typ):
             raise CatalogError(f"{source}: field {key!r} is missing or not {kind}")
     if data["problem"] not in problem_ids():
-        raise CatalogError(f"{source}: field 'problem': unknown problem id {data['problem']!r}; known: {', '.join(problem_ids())}")
+        raise CatalogError(
+            f"{source}: field 'problem': unknown problem id {data['problem']!r}; known: {', '.join(problem_ids())}"
+        )
     if not data["solvers"] or not all(isinstance(s, str) for s in data["solvers"]):
         raise CatalogError(f"{source}: field 'solvers' must be a non-empty array of solver names")
     for s in data["solvers"]:
         if s not in solver_names():
-            get_solver(s)   # SolverNotFound naming what exists
+            get_solver(s)  # SolverNotFound naming what exists
     for key in ("fixed", "options", "plot"):
         if not isinstance(data.get(key, {}), dict):
             raise CatalogError(f"{source}: field {key!r} must be a table")
@@ -167,18 +181,28 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     _check_values(source, grid, data.get("fixed", {}))
     n_tasks = len(data["solvers"]) * int(np.prod([len(v) for v in grid.values()], dtype=float))
     if n_tasks > MAX_POINTS:
-        raise CatalogError(f"{source}: the grid has {n_tasks:g} (point, solver) tasks, more than {MAX_POINTS}; "
-                           "split the sweep or use coarser grids")
+        raise CatalogError(
+            f"{source}: the grid has {n_tasks:g} (point, solver) tasks, more than {MAX_POINTS}; "
+            "split the sweep or use coarser grids"
+        )
     plot_x = data.get("plot", {}).get("x")
     if plot_x is not None and not isinstance(plot_x, str):
         raise CatalogError(f"{source}: field 'plot.x' must be the name of a grid parameter, got {plot_x!r}")
     if plot_x is not None and plot_x not in grid:
         raise CatalogError(f"{source}: field 'plot.x' = {plot_x!r} is not a grid parameter")
     _check_points(source, data["problem"], grid, data.get("fixed", {}))
-    return SweepSpec(problem=data["problem"], solvers=tuple(data["solvers"]), grid=grid,
-                     fixed=dict(data.get("fixed", {})), options={k: dict(v) for k, v in data.get("options", {}).items()},
-                     time_limit=None if tl is None else float(tl), save_mechanism=bool(data.get("save_mechanism", False)),
-                     plot_x=plot_x, source=source, description=str(data.get("description", "")))
+    return SweepSpec(
+        problem=data["problem"],
+        solvers=tuple(data["solvers"]),
+        grid=grid,
+        fixed=dict(data.get("fixed", {})),
+        options={k: dict(v) for k, v in data.get("options", {}).items()},
+        time_limit=None if tl is None else float(tl),
+        save_mechanism=bool(data.get("save_mechanism", False)),
+        plot_x=plot_x,
+        source=source,
+        description=str(data.get("description", "")),
+    )
 
 
 def load_spec(path: str | Path) -> SweepSpec:
@@ -215,7 +239,7 @@ def with_solvers(spec: SweepSpec, solvers: list[str] | tuple[str, ...]) -> tuple
     for name in names:
         opts = dict(spec.options.get(name, {}))
         for other, table in spec.options.items():
-            if other in names or other not in solver_names():   # a table of no solver was never used
+            if other in names or other not in solver_names():  # a table of no solver was never used
                 continue
             kept, dropped = split_options(name, table, written_for=other)
             for key, val in kept.items():

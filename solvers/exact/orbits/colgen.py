@@ -29,6 +29,7 @@ Examples
 >>> out.status, out.bound - out.value < 1e-9, int((out.theta > 0).sum()) <= 3
 ('optimal', True, True)
 """
+
 from __future__ import annotations
 
 import math
@@ -38,19 +39,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt import settings
-
 from mechopt.solvers.exact.lp import solve_master
 from mechopt.solvers.exact.orbits.pricing import maximise, pieces
 from mechopt.solvers.exact.orbits.reduction import Orbits, orbit_gain
 
 __all__ = ["ColgenOutcome", "orbit_colgen", "orbits_from_counts"]
 
-ENOUGH = 1e4    # a pricing round stops at a column this many reduced-cost tolerances above 0 (speed, not accuracy)
+ENOUGH = 1e4  # a pricing round stops at a column this many reduced-cost tolerances above 0 (speed, not accuracy)
 
 
 @dataclass
 class ColgenOutcome:
-    status: str                 # "optimal" | "time_limit" | "iteration_limit" | "failed"
+    status: str  # "optimal" | "time_limit" | "iteration_limit" | "failed"
     orbits: Orbits | None
     theta: np.ndarray
     nu: np.ndarray
@@ -78,10 +78,10 @@ def orbits_from_counts(cl, kind: str, eps: float, keys: list[tuple]) -> Orbits:
             continue
         k = np.array(key[1:], float)
         one = np.arange(g) == key[0]
-        V[:g, c], V[g:2 * g, c], M[:g, c], M[g:2 * g, c] = hi, lo, k, m - k - one
+        V[:g, c], V[g : 2 * g, c], M[:g, c], M[g : 2 * g, c] = hi, lo, k, m - k - one
         if kind == "lip":
-            M[2 * g:, c] = one
-            V[2 * g + key[0], c] = 1.0 - (M[:2 * g, c] * V[:2 * g, c]).sum()
+            M[2 * g :, c] = one
+            V[2 * g + key[0], c] = 1.0 - (M[: 2 * g, c] * V[: 2 * g, c]).sum()
     V = V / (M * V).sum(axis=0)
     return Orbits(V, M, np.tile(np.arange(g), rows), cl)
 
@@ -99,8 +99,9 @@ def _start(cl, kind: str) -> list[tuple]:
     return keys
 
 
-def orbit_colgen(cl, kind: str, utility, eps: float, *, max_iter: int = 200,
-                 deadline: float | None = None) -> ColgenOutcome:
+def orbit_colgen(
+    cl, kind: str, utility, eps: float, *, max_iter: int = 200, deadline: float | None = None
+) -> ColgenOutcome:
     """Solve the symmetric LP by column generation with exact count pricing (see the module docstring)."""
     tol, gap = settings.tolerance("reduced_cost"), settings.tolerance("colgen_gap")
     keys = _start(cl, kind)
@@ -118,9 +119,9 @@ def orbit_colgen(cl, kind: str, utility, eps: float, *, max_iter: int = 200,
             status = "time_limit" if m.status == "time_limit" else "failed"
             break
         new, ub = [], -math.inf
-        target = 0.25 * gap * max(1.0, abs(float(m.nu @ T)))     # reduced costs below it cannot matter (see above)
+        target = 0.25 * gap * max(1.0, abs(float(m.nu @ T)))  # reduced costs below it cannot matter (see above)
         for pc in pieces(cl, kind, utility, eps, m.nu):
-            if _past(deadline):         # a piece left unpriced: this round proves no bound
+            if _past(deadline):  # a piece left unpriced: this round proves no bound
                 ub = math.inf
                 break
             top, u = maximise(pc, tol, deadline=deadline, enough=ENOUGH * tol, target=target)
@@ -131,7 +132,7 @@ def orbit_colgen(cl, kind: str, utility, eps: float, *, max_iter: int = 200,
         fresh = [k for k in new if k not in seen]
         close = math.isfinite(bound) and bound - m.value <= gap * max(1.0, abs(bound))
         if ub <= tol or (not fresh and ub < math.inf) or close:
-            status = "optimal"      # proven, or nothing new to add, or proven within colgen_gap: the gap says how well
+            status = "optimal"  # proven, or nothing new to add, or proven within colgen_gap: the gap says how well
             break
         if _past(deadline):
             status = "time_limit"
@@ -139,8 +140,15 @@ def orbit_colgen(cl, kind: str, utility, eps: float, *, max_iter: int = 200,
         keys += fresh
         seen.update(fresh)
     if m is None or m.status not in ("optimal", "time_limit") or not np.all(np.isfinite(m.theta)):
-        return ColgenOutcome("failed", None, np.zeros(0), np.zeros(cl.g), -math.inf, bound, it,
-                             {"milp_calls": calls})
+        return ColgenOutcome("failed", None, np.zeros(0), np.zeros(cl.g), -math.inf, bound, it, {"milp_calls": calls})
     orb = orbits_from_counts(cl, kind, eps, keys)
-    return ColgenOutcome(status, orb, m.theta, m.nu, float(m.value), bound, it,
-                         {"milp_calls": calls, "orbit_columns_generated": len(keys)})
+    return ColgenOutcome(
+        status,
+        orb,
+        m.theta,
+        m.nu,
+        float(m.value),
+        bound,
+        it,
+        {"milp_calls": calls, "orbit_columns_generated": len(keys)},
+    )

@@ -35,6 +35,7 @@ Examples
 >>> k = top[0][1]; pc.f(k) <= ub <= pc.f(k) + 1e-12      # the best point and its proven bound meet
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -44,15 +45,19 @@ import numpy as np
 
 __all__ = ["lattice_max", "search", "threshold", "applies", "MAX_EVALS"]
 
-MAX_EVALS = 20_000_000     # bounds evaluated per call; past it the search stops with the frontier's (proven) bound
-DIVE = 1 << 15            # children expanded per batch before diving deeper (speed, not accuracy)
-ROUNDOFF = 1e-14           # relative margin added to every bound: keeps it above f in floating point
+MAX_EVALS = 20_000_000  # bounds evaluated per call; past it the search stops with the frontier's (proven) bound
+DIVE = 1 << 15  # children expanded per batch before diving deeper (speed, not accuracy)
+ROUNDOFF = 1e-14  # relative margin added to every bound: keeps it above f in floating point
 
 
 def applies(piece) -> bool:
     """Whether the piece has the form this search solves: concave ψ with a known (ψ')⁻¹, ℓ > 0, no slab."""
-    return (not piece.convex and piece.slab is None and getattr(piece, "dpsi_inv", None) is not None
-            and bool(np.all(piece.ell > 0)))
+    return (
+        not piece.convex
+        and piece.slab is None
+        and getattr(piece, "dpsi_inv", None) is not None
+        and bool(np.all(piece.ell > 0))
+    )
 
 
 def _relax(piece, B0: np.ndarray, z0: np.ndarray, rest: np.ndarray) -> np.ndarray:
@@ -61,8 +66,8 @@ def _relax(piece, B0: np.ndarray, z0: np.ndarray, rest: np.ndarray) -> np.ndarra
         return B0 + _psi(piece, z0)
     r, C, G, b_lb, w_lb = knapsack_prefix(piece.beta[rest], piece.ell[rest], piece.lb[rest], piece.ub[rest])
     B0, z0 = B0 + b_lb, z0 + w_lb
-    zstar = piece.dpsi_inv(-r)                                     # ψ'(z) = −r on each linear piece
-    S = np.clip(zstar[None, :] - z0[:, None], C[None, :-1], C[None, 1:])     # (n, |rest|)
+    zstar = piece.dpsi_inv(-r)  # ψ'(z) = −r on each linear piece
+    S = np.clip(zstar[None, :] - z0[:, None], C[None, :-1], C[None, 1:])  # (n, |rest|)
     val = G[None, :-1] + r[None, :] * (S - C[None, :-1]) + _psi(piece, z0[:, None] + S)
     return rounded_up(B0, val, G)
 
@@ -77,8 +82,13 @@ def knapsack_prefix(beta: np.ndarray, w: np.ndarray, lb: np.ndarray, ub: np.ndar
     r = beta / w
     order = np.argsort(-r, kind="stable")
     r, cap = r[order], (w * (ub - lb))[order]
-    return (r, np.concatenate([[0.0], np.cumsum(cap)]), np.concatenate([[0.0], np.cumsum(r * cap)]),
-            float(beta @ lb), float(w @ lb))
+    return (
+        r,
+        np.concatenate([[0.0], np.cumsum(cap)]),
+        np.concatenate([[0.0], np.cumsum(r * cap)]),
+        float(beta @ lb),
+        float(w @ lb),
+    )
 
 
 def best_candidate(cand: np.ndarray, val: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -95,7 +105,7 @@ def rounded_up(B0: np.ndarray, val: np.ndarray, G: np.ndarray) -> np.ndarray:
 
 
 def _psi(piece, z: np.ndarray) -> np.ndarray:
-    return piece.psi_vec(z)           # ψ on arrays (the Piece's scalar psi is for the MILP search)
+    return piece.psi_vec(z)  # ψ on arrays (the Piece's scalar psi is for the MILP search)
 
 
 def _last(piece, B0: np.ndarray, z0: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
@@ -107,9 +117,16 @@ def _last(piece, B0: np.ndarray, z0: np.ndarray, j: int) -> tuple[np.ndarray, np
     return best_candidate(cand, val)
 
 
-def lattice_max(piece, tol: float, *, deadline: float | None = None, keep: int = 4, enough: float = math.inf,
-                target: float = -math.inf,
-                max_evals: int = MAX_EVALS) -> tuple[list[tuple[float, np.ndarray]], float]:
+def lattice_max(
+    piece,
+    tol: float,
+    *,
+    deadline: float | None = None,
+    keep: int = 4,
+    enough: float = math.inf,
+    target: float = -math.inf,
+    max_evals: int = MAX_EVALS,
+) -> tuple[list[tuple[float, np.ndarray]], float]:
     """Exact max of f over the integer box: (best ``keep`` points as (f, k), best first; a proven upper bound).
 
     Stops early when a point with f ≥ ``enough`` is known (column generation
@@ -120,24 +137,53 @@ def lattice_max(piece, tol: float, *, deadline: float | None = None, keep: int =
     ``target``: see :func:`search`).
     """
     g = piece.beta.size
-    order = np.argsort(piece.ub - piece.lb, kind="stable")          # branch on small classes, solve the largest last
+    order = np.argsort(piece.ub - piece.lb, kind="stable")  # branch on small classes, solve the largest last
     branch, leaf = order[:-1], int(order[-1])
     # an incumbent: the rounded continuous optimum (every class rounded down and up, the leaf solved exactly)
     kc = _cont_argmax(piece)
     nb = len(branch)
-    inc = np.array([[np.floor(kc[i]) if (s >> n) & 1 else np.ceil(kc[i]) for n, i in enumerate(branch)]
-                    for s in range(1 << min(nb, 10))], dtype=float).reshape(1 << min(nb, 10), nb)
+    inc = np.array(
+        [
+            [np.floor(kc[i]) if (s >> n) & 1 else np.ceil(kc[i]) for n, i in enumerate(branch)]
+            for s in range(1 << min(nb, 10))
+        ],
+        dtype=float,
+    ).reshape(1 << min(nb, 10), nb)
     inc = np.clip(inc, piece.lb[branch], piece.ub[branch])
     kl, v = _last(piece, piece.c0 + inc @ piece.beta[branch], piece.l0 + inc @ piece.ell[branch], leaf)
     K = np.zeros((v.size, g), np.int64)
     K[:, branch], K[:, leaf] = inc, kl
-    return search(piece, tol, _relax, _last, branch, leaf, (K, v), deadline=deadline, keep=keep, enough=enough,
-                  target=target, max_evals=max_evals)
+    return search(
+        piece,
+        tol,
+        _relax,
+        _last,
+        branch,
+        leaf,
+        (K, v),
+        deadline=deadline,
+        keep=keep,
+        enough=enough,
+        target=target,
+        max_evals=max_evals,
+    )
 
 
-def search(piece, tol: float, relax, last, branch: np.ndarray, leaf: int, start=None, *,
-           deadline: float | None = None, keep: int = 4, enough: float = math.inf, target: float = -math.inf,
-           max_evals: int = MAX_EVALS) -> tuple[list[tuple[float, np.ndarray]], float]:
+def search(
+    piece,
+    tol: float,
+    relax,
+    last,
+    branch: np.ndarray,
+    leaf: int,
+    start=None,
+    *,
+    deadline: float | None = None,
+    keep: int = 4,
+    enough: float = math.inf,
+    target: float = -math.inf,
+    max_evals: int = MAX_EVALS,
+) -> tuple[list[tuple[float, np.ndarray]], float]:
     """The lattice branch and bound shared by LDP and LIP pricing (see the module docstring).
 
     ``relax(piece, B, Z, rest)`` bounds f per row over the continuous box of the
@@ -192,18 +238,21 @@ def search(piece, tol: float, relax, last, branch: np.ndarray, leaf: int, start=
             state["best"] = max(state["best"], float(v.max()))
             return
         j = int(branch[level])
-        rest = np.concatenate([branch[level + 1:], [leaf]]).astype(np.int64)
+        rest = np.concatenate([branch[level + 1 :], [leaf]]).astype(np.int64)
         vals = np.arange(int(piece.lb[j]), int(piece.ub[j]) + 1)
         step = max(1, DIVE // vals.size)
         for s in range(0, B.size, step):
-            if U[s] <= thr():                                   # sorted: every node left here is closed
+            if U[s] <= thr():  # sorted: every node left here is closed
                 state["closed"] = max(state["closed"], float(U[s]))
                 return
-            if state["best"] >= enough or state["evals"] > max_evals or (
-                    deadline is not None and time.perf_counter() > deadline):
+            if (
+                state["best"] >= enough
+                or state["evals"] > max_evals
+                or (deadline is not None and time.perf_counter() > deadline)
+            ):
                 raise _Stop(float(U[s]))
-            Bs = (B[s:s + step, None] + piece.beta[j] * vals[None, :]).ravel()
-            Zs = (Z[s:s + step, None] + piece.ell[j] * vals[None, :]).ravel()
+            Bs = (B[s : s + step, None] + piece.beta[j] * vals[None, :]).ravel()
+            Zs = (Z[s : s + step, None] + piece.ell[j] * vals[None, :]).ravel()
             bnd = relax(piece, Bs, Zs, rest)
             state["evals"] += bnd.size
             ok = bnd > thr()
@@ -214,9 +263,10 @@ def search(piece, tol: float, relax, last, branch: np.ndarray, leaf: int, start=
             rows = np.flatnonzero(ok)
             parent = rows // vals.size + s
             try:
-                explore(level + 1, np.column_stack([fixed[parent], vals[rows % vals.size]]), Bs[rows], Zs[rows],
-                        bnd[rows])
-            except _Stop as stop:                               # add this level's nodes not yet expanded
+                explore(
+                    level + 1, np.column_stack([fixed[parent], vals[rows % vals.size]]), Bs[rows], Zs[rows], bnd[rows]
+                )
+            except _Stop as stop:  # add this level's nodes not yet expanded
                 raise _Stop(max(stop.bound, float(U[s + step]) if s + step < U.size else -math.inf)) from None
 
     try:
@@ -229,7 +279,7 @@ def search(piece, tol: float, relax, last, branch: np.ndarray, leaf: int, start=
 
 def threshold(best: float, tol: float, enough: float = math.inf, target: float = -math.inf) -> float:
     """Bounds at most this close a node (see :func:`search`); a search whose bound is at most it is complete."""
-    if best > tol and enough < math.inf:        # an improving point is known: only look for one ≥ enough
+    if best > tol and enough < math.inf:  # an improving point is known: only look for one ≥ enough
         return max(best + tol, enough, target)
     return max(best + tol, target)
 

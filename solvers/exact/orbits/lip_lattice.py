@@ -41,6 +41,7 @@ Examples
 >>> k = top[0][1]; bool(pcs[0].feasible(k, 1e-12)), pcs[0].f(k) <= ub <= pcs[0].f(k) + 1e-12
 (True, True)
 """
+
 from __future__ import annotations
 
 import math
@@ -48,16 +49,20 @@ import math
 import numpy as np
 
 from mechopt import settings
-
-from mechopt.solvers.exact.orbits.lattice import (MAX_EVALS, best_candidate, knapsack_prefix, rounded_up, search)
+from mechopt.solvers.exact.orbits.lattice import MAX_EVALS, best_candidate, knapsack_prefix, rounded_up, search
 
 __all__ = ["lattice_max_lip", "applies"]
 
 
 def applies(piece) -> bool:
     """Whether the piece has the form this search solves: convex ψ on arrays, a slab on z itself (Δ = −ℓ > 0)."""
-    return (piece.convex and piece.slab is not None and getattr(piece, "psi_vec", None) is not None
-            and np.array_equal(piece.slab, -piece.ell) and bool(np.all(piece.slab > 0)))
+    return (
+        piece.convex
+        and piece.slab is not None
+        and getattr(piece, "psi_vec", None) is not None
+        and np.array_equal(piece.slab, -piece.ell)
+        and bool(np.all(piece.slab > 0))
+    )
 
 
 def _window(piece) -> tuple[float, float]:
@@ -74,9 +79,9 @@ def _relax(piece, B0: np.ndarray, z0: np.ndarray, rest: np.ndarray) -> np.ndarra
     zl, zh = _window(piece)
     _, C, G, b_lb, w_lb = knapsack_prefix(piece.beta[rest], piece.slab[rest], piece.lb[rest], piece.ub[rest])
     B0, z0 = B0 + b_lb, z0 - w_lb
-    lo = np.maximum(z0 - zh, 0.0)                   # X = z0 − z must put z in [zl, zh]
+    lo = np.maximum(z0 - zh, 0.0)  # X = z0 − z must put z in [zl, zh]
     hi = np.minimum(z0 - zl, C[-1])
-    X = np.clip(C[None, :], lo[:, None], hi[:, None])           # both ends and every breakpoint inside
+    X = np.clip(C[None, :], lo[:, None], hi[:, None])  # both ends and every breakpoint inside
     val = np.interp(X, C, G) + piece.psi_vec(z0[:, None] - X)
     return np.where(lo <= hi, rounded_up(B0, val, G), -math.inf)
 
@@ -85,18 +90,25 @@ def _last(piece, B0: np.ndarray, z0: np.ndarray, j: int) -> tuple[np.ndarray, np
     """Best integer k_j and f there, per row: f is convex in k_j, so an end of the feasible integer interval."""
     zl, zh = _window(piece)
     lo, hi, dl, beta = int(piece.lb[j]), int(piece.ub[j]), float(piece.slab[j]), float(piece.beta[j])
-    kmin = np.clip(np.ceil((z0 - zh) / dl), lo, hi)          # z0 − dl k ≤ zh
-    kmax = np.clip(np.floor((z0 - zl) / dl), lo, hi)         # z0 − dl k ≥ zl
+    kmin = np.clip(np.ceil((z0 - zh) / dl), lo, hi)  # z0 − dl k ≤ zh
+    kmax = np.clip(np.floor((z0 - zl) / dl), lo, hi)  # z0 − dl k ≥ zl
     cand = np.stack([kmin - 1, kmin, kmin + 1, kmax - 1, kmax, kmax + 1])
     z = z0[None, :] - dl * cand
-    ok = (cand >= lo) & (cand <= hi) & (z >= zl) & (z <= zh)   # round-off in the division moved an end by one at most
+    ok = (cand >= lo) & (cand <= hi) & (z >= zl) & (z <= zh)  # round-off in the division moved an end by one at most
     val = np.where(ok, B0[None, :] + beta * cand + piece.psi_vec(z), -math.inf)
     return best_candidate(cand, val)
 
 
-def lattice_max_lip(piece, tol: float, *, deadline: float | None = None, keep: int = 4, enough: float = math.inf,
-                    target: float = -math.inf,
-                    max_evals: int = MAX_EVALS) -> tuple[list[tuple[float, np.ndarray]], float]:
+def lattice_max_lip(
+    piece,
+    tol: float,
+    *,
+    deadline: float | None = None,
+    keep: int = 4,
+    enough: float = math.inf,
+    target: float = -math.inf,
+    max_evals: int = MAX_EVALS,
+) -> tuple[list[tuple[float, np.ndarray]], float]:
     """Exact max of f over the integer box and slab: (best ``keep`` points as (f, k), best first; a proven bound).
 
     Stops early when a point with f ≥ ``enough`` is known, at ``deadline`` or
@@ -105,6 +117,17 @@ def lattice_max_lip(piece, tol: float, *, deadline: float | None = None, keep: i
     are closed too (see :func:`._orbit_lattice.search`). With no feasible
     point it returns ``([], -inf)``.
     """
-    order = np.argsort(piece.ub - piece.lb, kind="stable")          # branch on small classes, solve the largest last
-    return search(piece, tol, _relax, _last, order[:-1], int(order[-1]), deadline=deadline, keep=keep,
-                  enough=enough, target=target, max_evals=max_evals)
+    order = np.argsort(piece.ub - piece.lb, kind="stable")  # branch on small classes, solve the largest last
+    return search(
+        piece,
+        tol,
+        _relax,
+        _last,
+        order[:-1],
+        int(order[-1]),
+        deadline=deadline,
+        keep=keep,
+        enough=enough,
+        target=target,
+        max_evals=max_evals,
+    )

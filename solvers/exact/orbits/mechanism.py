@@ -42,6 +42,7 @@ Examples
 >>> abs(float(MutualInfo(P).gain(P[:, None] * Q).sum()) - m.value) < 1e-14
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -54,8 +55,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 from scipy.optimize import linprog
 from scipy.sparse.linalg import lsqr
 
-from mechopt.model._matrix import column_block
 from mechopt.errors import SolverError
+from mechopt.model._matrix import column_block
 
 __all__ = ["Plan", "PlanTimeLimit", "build_plan", "class_pattern"]
 
@@ -96,7 +97,7 @@ class Plan:
     """
 
     members: list[np.ndarray]
-    patterns: list[list[np.ndarray]]       # patterns[j][i]
+    patterns: list[list[np.ndarray]]  # patterns[j][i]
     orbit: np.ndarray
     rot: np.ndarray
     w: np.ndarray
@@ -113,21 +114,22 @@ class Plan:
         gather of contiguous rows; the only d × n array allocated is Q.
         """
         d = sum(mb.size for mb in self.members)
-        chunk = chunk or column_block(self.n_outputs, d)    # gathers of ≤ n/16 columns: peak ≈ 1× Q
+        chunk = chunk or column_block(self.n_outputs, d)  # gathers of ≤ n/16 columns: peak ≈ 1× Q
         Q = np.empty((d, self.n_outputs))
-        rows = [slice(int(mb[0]), int(mb[-1]) + 1) if mb.size and np.all(np.diff(mb) == 1) else mb
-                for mb in self.members]
+        rows = [
+            slice(int(mb[0]), int(mb[-1]) + 1) if mb.size and np.all(np.diff(mb) == 1) else mb for mb in self.members
+        ]
         for j in np.unique(self.orbit):
             cols_j = np.flatnonzero(self.orbit == j)
             wins = [sliding_window_view(np.concatenate([pat, pat]), pat.size) for pat in self.patterns[j]]
             for start in range(0, cols_j.size, chunk):
-                cols = cols_j[start:start + chunk]
+                cols = cols_j[start : start + chunk]
                 if cols[-1] - cols[0] + 1 == cols.size:
                     cols = slice(int(cols[0]), int(cols[-1]) + 1)
                 for i, mb in enumerate(self.members):
                     Q[rows[i], cols] = wins[i][(-self.rot[cols, i]) % mb.size].T
-        for start in range(0, d, 256):                   # scale by w_y / P(x) and renormalise, row block by row block
-            blk = Q[start:start + 256]
+        for start in range(0, d, 256):  # scale by w_y / P(x) and renormalise, row block by row block
+            blk = Q[start : start + 256]
             blk *= self.w[None, :]
             blk /= blk.sum(axis=1, keepdims=True)
         return Q
@@ -178,8 +180,13 @@ class Plan:
 
     def to_dict(self) -> dict:
         """JSON form: per output its orbit, rotation per class and weight (the orbits are in ``extras``)."""
-        return {"outputs": self.n_outputs, "orbit": self.orbit.tolist(), "rotation": self.rot.tolist(),
-                "weight": self.w.tolist(), "classes": [mb.tolist() for mb in self.members]}
+        return {
+            "outputs": self.n_outputs,
+            "orbit": self.orbit.tolist(),
+            "rotation": self.rot.tolist(),
+            "weight": self.w.tolist(),
+            "classes": [mb.tolist() for mb in self.members],
+        }
 
     def row(self, x: int, P: np.ndarray) -> np.ndarray:
         """Q[x, :] without the matrix."""
@@ -187,8 +194,7 @@ class Plan:
             hit = np.flatnonzero(mb == x)
             if hit.size:
                 pos = int(hit[0])
-                vals = np.array([self.patterns[j][i][(pos - r) % mb.size]
-                                 for j, r in zip(self.orbit, self.rot[:, i])])
+                vals = np.array([self.patterns[j][i][(pos - r) % mb.size] for j, r in zip(self.orbit, self.rot[:, i])])
                 q = vals * self.w / P[x]
                 return q / q.sum()
         raise IndexError(f"input {x} is in no class")
@@ -229,7 +235,7 @@ def _basic(A, b: np.ndarray, opts: dict, deadline: float | None, m: int) -> tupl
     S = np.flatnonzero(u > 1e-13)
     AS = A[:, S].tocsc()
     x = u[S]
-    for _ in range(3):                      # iterative refinement on the support
+    for _ in range(3):  # iterative refinement on the support
         resid = b - AS @ x
         if np.abs(resid).max() < 1e-16:
             break
@@ -240,8 +246,9 @@ def _basic(A, b: np.ndarray, opts: dict, deadline: float | None, m: int) -> tupl
     return S, x, float(np.abs(b - AS @ x).max())
 
 
-def _class_lp(pats: list[np.ndarray], theta: np.ndarray,
-              deadline: float | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+def _class_lp(
+    pats: list[np.ndarray], theta: np.ndarray, deadline: float | None = None
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """A basic solution of the rotation-weight LP of one class (step 2 of the module docstring).
 
     HiGHS gets the time left before ``deadline``; running out raises :class:`PlanTimeLimit`.
@@ -255,13 +262,13 @@ def _class_lp(pats: list[np.ndarray], theta: np.ndarray,
         r = np.arange(m)
         rows.append(((r[:, None] + q[None, :]) % m).ravel())
         cols.append(np.repeat(j * m + r, q.size))
-        vals.append(np.tile(th * dp[q] / scale, m))             # unknowns u = W / θ_j
+        vals.append(np.tile(th * dp[q] / scale, m))  # unknowns u = W / θ_j
         rows.append(np.full(m, m + j))
         cols.append(j * m + r)
         vals.append(np.ones(m))
     A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m + n, n * m))
     b = np.r_[np.zeros(m), np.ones(n)]
-    try:                # HiGHS's default tolerances (1e-7) blur pattern values that differ by less (LIP free values)
+    try:  # HiGHS's default tolerances (1e-7) blur pattern values that differ by less (LIP free values)
         S, x, resid = _basic(A, b, TIGHT, deadline, m)
     except SolverError:
         S, x, resid = _basic(A, b, {}, deadline, m)

@@ -41,6 +41,7 @@ Examples
 >>> k = best[0][1]; abs(piece.f(k) - ub) < 1e-9      # the optimum and its proven bound meet
 True
 """
+
 from __future__ import annotations
 
 import heapq
@@ -55,23 +56,24 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.special import rel_entr
 
 from mechopt import settings
-from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
-
-from mechopt.solvers.exact.orbits import lattice as _orbit_lattice, lip_lattice as _orbit_lattice_lip
 from mechopt.solvers._quiet import quiet_stdout
+from mechopt.solvers.exact.orbits import lattice as _orbit_lattice
+from mechopt.solvers.exact.orbits import lip_lattice as _orbit_lattice_lip
+from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
 __all__ = ["Piece", "pieces", "maximise", "supports", "MAX_NODES"]
 
-PRICING = "lattice"      # "lattice": closed-form branch and bound where it applies (LDP, LIP); "milp": HiGHS nodes
-MAX_NODES = 400          # branch-and-bound nodes per piece and pricing round (the bound stays valid above it)
+PRICING = "lattice"  # "lattice": closed-form branch and bound where it applies (LDP, LIP); "milp": HiGHS nodes
+MAX_NODES = 400  # branch-and-bound nodes per piece and pricing round (the bound stays valid above it)
 
 
 def supports(kind: str, utility) -> bool:
     """Whether orbits of this notion and gain can be priced from counts."""
     if kind == "ldp":
         return isinstance(utility, MutualInfo) and utility.prior is not None
-    return kind == "lip" and (isinstance(utility, (HistogramMSE, SumMSE))
-                              or (isinstance(utility, MutualInfo) and utility.prior is not None))
+    return kind == "lip" and (
+        isinstance(utility, (HistogramMSE, SumMSE)) or (isinstance(utility, MutualInfo) and utility.prior is not None)
+    )
 
 
 @dataclass
@@ -96,8 +98,8 @@ class Piece:
     slo: float = -math.inf
     shi: float = math.inf
     calls: int = field(default=0)
-    psi_vec: Callable[[np.ndarray], np.ndarray] | None = None       # psi on arrays (lattice search)
-    dpsi_inv: Callable[[np.ndarray], np.ndarray] | None = None      # (psi')^{-1} (lattice search, concave psi)
+    psi_vec: Callable[[np.ndarray], np.ndarray] | None = None  # psi on arrays (lattice search)
+    dpsi_inv: Callable[[np.ndarray], np.ndarray] | None = None  # (psi')^{-1} (lattice search, concave psi)
 
     def z(self, k: np.ndarray) -> float:
         return float(self.l0 + self.ell @ k)
@@ -116,7 +118,7 @@ class Piece:
     def z_range(self) -> tuple[float, float]:
         lo = self.l0 + float(np.minimum(self.ell * self.lb, self.ell * self.ub).sum())
         hi = self.l0 + float(np.maximum(self.ell * self.lb, self.ell * self.ub).sum())
-        if self.slab is not None and np.array_equal(self.slab, -self.ell):     # z is the slab's variable v
+        if self.slab is not None and np.array_equal(self.slab, -self.ell):  # z is the slab's variable v
             lo, hi = max(lo, self.l0 - self.shi), min(hi, self.l0 - self.slo)
         return lo, hi
 
@@ -129,10 +131,21 @@ def pieces(cl, kind: str, utility, eps: float, nu: np.ndarray) -> list[Piece]:
         rho = np.log(p / cl.pu)
         E1 = math.expm1(eps)
         beta = p * (E * eps + E1 * rho - E1 * nu)
-        return [Piece(float(m @ (p * rho) - nu @ (p * m)), beta, E1 * p, 1.0,
-                      lambda z: -z * math.log(z), lambda z: -(math.log(z) + 1.0), False,
-                      np.zeros(cl.g, np.int64), ints, psi_vec=lambda z: -z * np.log(z),
-                      dpsi_inv=lambda s: np.exp(-s - 1.0))]
+        return [
+            Piece(
+                float(m @ (p * rho) - nu @ (p * m)),
+                beta,
+                E1 * p,
+                1.0,
+                lambda z: -z * math.log(z),
+                lambda z: -(math.log(z) + 1.0),
+                False,
+                np.zeros(cl.g, np.int64),
+                ints,
+                psi_vec=lambda z: -z * np.log(z),
+                dpsi_inv=lambda s: np.exp(-s - 1.0),
+            )
+        ]
     lo, hi = p / E, np.minimum(E * p, 1.0)
     dl = hi - lo
     out = []
@@ -145,27 +158,47 @@ def pieces(cl, kind: str, utility, eps: float, nu: np.ndarray) -> list[Piece]:
         ub = ints - one
         common = dict(lb=np.zeros(cl.g, np.int64), ub=ub, free=j, slab=dl.copy(), slo=v0 - hi[j], shi=v0 - lo[j])
         if isinstance(utility, HistogramMSE):
-            c0 = float((m - one) @ lo ** 2) - nu_c
-            out.append(Piece(c0, hi ** 2 - lo ** 2 - nu_lin, -dl, v0, lambda v: v * v, lambda v: 2.0 * v, True,
-                             psi_vec=np.square, **common))
+            c0 = float((m - one) @ lo**2) - nu_c
+            out.append(
+                Piece(
+                    c0,
+                    hi**2 - lo**2 - nu_lin,
+                    -dl,
+                    v0,
+                    lambda v: v * v,
+                    lambda v: 2.0 * v,
+                    True,
+                    psi_vec=np.square,
+                    **common,
+                )
+            )
         elif isinstance(utility, MutualInfo):
             pu = cl.pu
             el, eh = rel_entr(lo, pu), rel_entr(hi, pu)
             c0 = float((m - one) @ el) - nu_c
             puj = float(pu[j])
-            out.append(Piece(c0, eh - el - nu_lin, -dl, v0, lambda v, q=puj: float(rel_entr(v, q)),
-                             lambda v, q=puj: math.log(v / q) + 1.0, True,
-                             psi_vec=lambda v, q=puj: rel_entr(v, q), **common))
-        else:                                                   # SumMSE: (aᵀp)², aᵀp affine in k
+            out.append(
+                Piece(
+                    c0,
+                    eh - el - nu_lin,
+                    -dl,
+                    v0,
+                    lambda v, q=puj: float(rel_entr(v, q)),
+                    lambda v, q=puj: math.log(v / q) + 1.0,
+                    True,
+                    psi_vec=lambda v, q=puj: rel_entr(v, q),
+                    **common,
+                )
+            )
+        else:  # SumMSE: (aᵀp)², aᵀp affine in k
             a = cl.a
             w0 = float(a @ (m * lo) - a[j] * lo[j] + a[j] * v0)
-            out.append(Piece(-nu_c, -nu_lin, (a - a[j]) * dl, w0, lambda z: z * z, lambda z: 2.0 * z, True,
-                             **common))
+            out.append(Piece(-nu_c, -nu_lin, (a - a[j]) * dl, w0, lambda z: z * z, lambda z: 2.0 * z, True, **common))
     return out
 
 
-LOOSE_GAP = 1e-6        # MILP gap while searching for an improving column (its dual bound stays a valid bound)
-TANGENTS = 33           # tangent points per node for a concave psi (a modelling choice, not a tolerance)
+LOOSE_GAP = 1e-6  # MILP gap while searching for an improving column (its dual bound stays a valid bound)
+TANGENTS = 33  # tangent points per node for a concave psi (a modelling choice, not a tolerance)
 
 
 def _model(piece: Piece, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
@@ -206,36 +239,52 @@ def _node(piece: Piece, a: float, b: float, deadline, loose: bool) -> tuple[floa
         lo.append(piece.slo / ss)
         hi.append(piece.shi / ss)
     cs = max(float(np.abs(piece.beta).max()), float(np.abs(S).max() * zs), 1e-300)
-    for s, t0 in zip(S, T):                        # t' ≥ … with t = cs t':  cs t' − s ℓᵀk ≤ t0 + s ℓ₀
+    for s, t0 in zip(S, T):  # t' ≥ … with t = cs t':  cs t' − s ℓᵀk ≤ t0 + s ℓ₀
         rows.append(np.append(-s * piece.ell / cs, 1.0))
         lo.append(-np.inf)
         hi.append((t0 + s * piece.l0) / cs)
-    opts = {"mip_rel_gap": LOOSE_GAP if loose else settings.tolerance("mip_rel_gap"),
-            "mip_abs_gap": LOOSE_GAP if loose else settings.tolerance("mip_abs_gap"),
-            "mip_feasibility_tolerance": settings.tolerance("mip_feasibility"), "disp": False}
+    opts = {
+        "mip_rel_gap": LOOSE_GAP if loose else settings.tolerance("mip_rel_gap"),
+        "mip_abs_gap": LOOSE_GAP if loose else settings.tolerance("mip_abs_gap"),
+        "mip_feasibility_tolerance": settings.tolerance("mip_feasibility"),
+        "disp": False,
+    }
     if deadline is not None:
         opts["time_limit"] = max(1e-3, deadline - time.perf_counter())
     piece.calls += 1
     c = np.append(piece.beta / cs, 1.0)
-    with warnings.catch_warnings(), quiet_stdout():      # HiGHS prints MIP debug lines under tight tolerances
+    with warnings.catch_warnings(), quiet_stdout():  # HiGHS prints MIP debug lines under tight tolerances
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = milp(-c, constraints=LinearConstraint(np.array(rows), lo, hi), integrality=np.append(np.ones(g), 0.0),
-                   bounds=Bounds(np.append(piece.lb, -np.inf), np.append(piece.ub, np.inf)), options=opts)
-    if res.status == 2:                       # no integer point with z in [a, b]
+        res = milp(
+            -c,
+            constraints=LinearConstraint(np.array(rows), lo, hi),
+            integrality=np.append(np.ones(g), 0.0),
+            bounds=Bounds(np.append(piece.lb, -np.inf), np.append(piece.ub, np.inf)),
+            options=opts,
+        )
+    if res.status == 2:  # no integer point with z in [a, b]
         return -math.inf, None
-    if res.x is None:                         # stopped without a point: bound by the continuous box and lines
+    if res.x is None:  # stopped without a point: bound by the continuous box and lines
         zmax = max(abs(a), abs(b))
-        return piece.c0 + float(np.maximum(piece.beta * piece.lb, piece.beta * piece.ub).sum()) \
-            + float(T.max() + abs(S).max() * zmax), None
+        return piece.c0 + float(np.maximum(piece.beta * piece.lb, piece.beta * piece.ub).sum()) + float(
+            T.max() + abs(S).max() * zmax
+        ), None
     dual = getattr(res, "mip_dual_bound", None)
     ub = piece.c0 - cs * min(res.fun, dual if dual is not None and np.isfinite(dual) else res.fun)
-    slack = cs * (settings.tolerance("mip_abs_gap") + settings.tolerance("mip_feasibility"))   # t's rows: met to tol
+    slack = cs * (settings.tolerance("mip_abs_gap") + settings.tolerance("mip_feasibility"))  # t's rows: met to tol
     return ub + slack, np.round(res.x[:g]).astype(np.int64)
 
 
-def maximise(piece: Piece, tol: float, *, deadline: float | None = None, max_nodes: int = MAX_NODES,
-             keep: int = 4, enough: float = math.inf,
-             target: float = -math.inf) -> tuple[list[tuple[float, np.ndarray]], float]:
+def maximise(
+    piece: Piece,
+    tol: float,
+    *,
+    deadline: float | None = None,
+    max_nodes: int = MAX_NODES,
+    keep: int = 4,
+    enough: float = math.inf,
+    target: float = -math.inf,
+) -> tuple[list[tuple[float, np.ndarray]], float]:
     """Exact max of f over the piece: lattice search where it applies, else branch and bound on z.
 
     The lattice searches (no MILP) are :mod:`._orbit_lattice` (LDP) and
@@ -265,8 +314,8 @@ def maximise(piece: Piece, tol: float, *, deadline: float | None = None, max_nod
         more, ub2 = _search(piece, tol, deadline, max_nodes, keep, enough, False, target)
         pts = {tuple(k.tolist()): v for v, k in top + more}
         top = sorted(((v, np.array(k, dtype=np.int64)) for k, v in pts.items()), key=lambda t: -t[0])[:keep]
-        return top, min(ub, ub2)                # both are proven bounds
-    if enough < math.inf:           # first look for an improving column with loose MILP gaps
+        return top, min(ub, ub2)  # both are proven bounds
+    if enough < math.inf:  # first look for an improving column with loose MILP gaps
         top, ub = _search(piece, tol, deadline, max_nodes, keep, enough, True, target)
         if top and top[0][0] >= enough:
             return top, ub
@@ -293,7 +342,7 @@ def _search(piece, tol, deadline, max_nodes, keep, enough, loose, target=-math.i
     nodes = 1
     while heap:
         if deadline is not None and time.perf_counter() > deadline:
-            break                                   # every open node's bound is still on the heap
+            break  # every open node's bound is still on the heap
         negub, a, b = heapq.heappop(heap)
         best = max(found.values(), default=-math.inf)
         if best >= enough:

@@ -16,6 +16,7 @@ Examples
 >>> orb.n, orb_sizes(orb).tolist()        # k = 0..4 entries high
 (5, [1.0, 4.0, 6.0, 4.0, 1.0])
 """
+
 from __future__ import annotations
 
 import itertools
@@ -28,8 +29,18 @@ from scipy.special import gammaln, rel_entr
 from mechopt import settings
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE, Utility
 
-__all__ = ["Classes", "Orbits", "classes_of", "ldp_orbits", "lip_orbits", "orbit_gain", "orb_sizes",
-           "materialise", "orbit_count_ldp", "orbit_count_lip"]
+__all__ = [
+    "Classes",
+    "Orbits",
+    "classes_of",
+    "ldp_orbits",
+    "lip_orbits",
+    "orbit_gain",
+    "orb_sizes",
+    "materialise",
+    "orbit_count_ldp",
+    "orbit_count_lip",
+]
 
 
 @dataclass
@@ -38,8 +49,8 @@ class Classes:
 
     members: list[np.ndarray]
     p: np.ndarray
-    a: np.ndarray            # utility values per class (zeros when unused)
-    pu: np.ndarray           # the prior the MI gain uses, per class
+    a: np.ndarray  # utility values per class (zeros when unused)
+    pu: np.ndarray  # the prior the MI gain uses, per class
 
     @property
     def g(self) -> int:
@@ -76,7 +87,7 @@ class Orbits:
 
 def _utility_key(utility: Utility, d: int) -> tuple[np.ndarray, np.ndarray] | None:
     if isinstance(utility, SumMSE):
-        return utility.centred, np.zeros(d)   # centred: the gain and the orbits use the same numbers
+        return utility.centred, np.zeros(d)  # centred: the gain and the orbits use the same numbers
     if isinstance(utility, MutualInfo) and utility.prior is not None:
         return np.zeros(d), utility.prior
     if isinstance(utility, HistogramMSE):
@@ -92,8 +103,12 @@ def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Cla
         return None
     a, pu = key
     order = np.lexsort((P, pu, a))
-    brk = np.flatnonzero((np.abs(np.diff(P[order])) > tol) | (np.abs(np.diff(a[order])) > tol)
-                         | (np.abs(np.diff(pu[order])) > tol)) + 1
+    brk = (
+        np.flatnonzero(
+            (np.abs(np.diff(P[order])) > tol) | (np.abs(np.diff(a[order])) > tol) | (np.abs(np.diff(pu[order])) > tol)
+        )
+        + 1
+    )
     members = np.split(order, brk)
     starts = np.concatenate([[0], brk])
     p = np.add.reduceat(P[order], starts) / np.diff(np.append(starts, P.size))
@@ -176,7 +191,7 @@ def orbit_gain(orb: Orbits, utility: Utility) -> np.ndarray:
     if isinstance(utility, MutualInfo):
         return (M * rel_entr(V, cl.pu[orb.cls][:, None] * mass)).sum(axis=0)
     if isinstance(utility, HistogramMSE):
-        return (M * V ** 2).sum(axis=0) / mass
+        return (M * V**2).sum(axis=0) / mass
     if isinstance(utility, SumMSE):
         return ((M * V * cl.a[orb.cls][:, None]).sum(axis=0)) ** 2 / mass
     raise TypeError(f"no orbit gain for {type(utility).__name__}")

@@ -28,6 +28,7 @@ Examples
 >>> out.rays.shape[0], out.note
 (4, 'heuristic')
 """
+
 from __future__ import annotations
 
 import math
@@ -40,11 +41,9 @@ from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from mechopt import settings
-
 from mechopt.solvers._quiet import quiet_stdout
 
-__all__ = ["Pricing", "StoredPricer", "LDPEnumPricer", "LDPMIPricer", "LDPQuadPricer",
-           "ldp_seed", "pattern_rays"]
+__all__ = ["Pricing", "StoredPricer", "LDPEnumPricer", "LDPMIPricer", "LDPQuadPricer", "ldp_seed", "pattern_rays"]
 
 
 def _rc_tol() -> float:
@@ -65,8 +64,8 @@ def ldp_seed(P: np.ndarray, eps: float) -> np.ndarray:
 
 @dataclass
 class Pricing:
-    rays: np.ndarray          # new columns (d, k)
-    bound: float | None       # proven upper bound on max reduced cost; None if heuristic
+    rays: np.ndarray  # new columns (d, k)
+    bound: float | None  # proven upper bound on max reduced cost; None if heuristic
     note: str = ""
 
 
@@ -96,9 +95,8 @@ class LDPEnumPricer:
     """
 
     def __init__(self, P: np.ndarray, eps: float, utility, batch: int | None = None) -> None:
-        from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
-
         from mechopt.solvers.exact.rays import subset_sums
+        from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
         self.P, self.eps, self.E1 = P, eps, math.expm1(eps)
         self.batch = batch or 2 * P.size
@@ -119,7 +117,9 @@ class LDPEnumPricer:
     def supports(utility) -> bool:
         from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
-        return isinstance(utility, (HistogramMSE, SumMSE)) or (isinstance(utility, MutualInfo) and utility.prior is not None)
+        return isinstance(utility, (HistogramMSE, SumMSE)) or (
+            isinstance(utility, MutualInfo) and utility.prior is not None
+        )
 
     def price(self, nu: np.ndarray, deadline: float | None = None) -> Pricing:
         from mechopt.solvers.exact.rays import bits
@@ -156,16 +156,20 @@ class _LDPPricerBase:
     def _milp(self, c, cons, integrality, bounds, deadline):
         """HiGHS MILP with tight integrality and absolute-gap tolerances (passed verbatim)."""
         self.milp_calls += 1
-        opts = {"mip_rel_gap": settings.tolerance("mip_rel_gap"), "mip_abs_gap": settings.tolerance("mip_abs_gap"),
-                "mip_feasibility_tolerance": settings.tolerance("mip_feasibility"), "output_flag": False}
+        opts = {
+            "mip_rel_gap": settings.tolerance("mip_rel_gap"),
+            "mip_abs_gap": settings.tolerance("mip_abs_gap"),
+            "mip_feasibility_tolerance": settings.tolerance("mip_feasibility"),
+            "output_flag": False,
+        }
         if deadline is not None:
             opts["time_limit"] = max(1e-3, deadline - time.perf_counter())
         with warnings.catch_warnings(), quiet_stdout():
-            warnings.simplefilter("ignore", RuntimeWarning)   # "options passed to HiGHS verbatim"
+            warnings.simplefilter("ignore", RuntimeWarning)  # "options passed to HiGHS verbatim"
             return milp(np.asarray(c), constraints=cons, integrality=integrality, bounds=bounds, options=opts)
 
 
-MILP_SCALE_EPS = 25.0     # above this ε the MI pricing MILP is rescaled (a range switch, not a tolerance)
+MILP_SCALE_EPS = 25.0  # above this ε the MI pricing MILP is rescaled (a range switch, not a tolerance)
 
 
 class LDPMIPricer(_LDPPricerBase):
@@ -193,8 +197,9 @@ class LDPMIPricer(_LDPPricerBase):
 
     def price(self, nu: np.ndarray, deadline: float | None = None) -> Pricing:
         const, coef = self._lin(nu)
-        Z, rc = self._ascend(self._threshold_candidates(-coef / self.P),
-                             lambda Z: self.num(Z, nu) / (1.0 + self.E1 * (Z @ self.P)))
+        Z, rc = self._ascend(
+            self._threshold_candidates(-coef / self.P), lambda Z: self.num(Z, nu) / (1.0 + self.E1 * (Z @ self.P))
+        )
         good = rc > _rc_tol()
         if np.any(good):
             best = np.argsort(-rc)[: max(1, min(int(good.sum()), self.P.size))]
@@ -213,8 +218,13 @@ class LDPMIPricer(_LDPPricerBase):
             val, slope = self._psi(u)
             A = np.hstack([-(slope / E)[:, None] * P[None, :], np.ones((u.size, 1))])
             cons = LinearConstraint(A, -np.inf, (val - slope * u) / E)
-            res = self._milp(-np.append(coef / E, 1.0), cons, np.append(np.ones(d), 0.0),
-                             Bounds(np.append(np.zeros(d), lo_psi), np.append(np.ones(d), 0.0)), deadline)
+            res = self._milp(
+                -np.append(coef / E, 1.0),
+                cons,
+                np.append(np.ones(d), 0.0),
+                Bounds(np.append(np.zeros(d), lo_psi), np.append(np.ones(d), 0.0)),
+                deadline,
+            )
             if res.x is None:
                 return Pricing(np.zeros((d, 0)), None, f"pricing MILP failed: {res.message}")
             z = np.round(res.x[:d])
@@ -289,15 +299,29 @@ class LDPQuadPricer(_LDPPricerBase):
         r = 0
         for k in range(npair):
             y = d + k
-            if quad[k] > 0:        # y ≤ z_i, y ≤ z_j
+            if quad[k] > 0:  # y ≤ z_i, y ≤ z_j
                 for zi in (self.iu[k], self.ju[k]):
-                    rows += [r, r]; cols += [y, zi]; vals += [1.0, -1.0]; ub.append(0.0); r += 1
-            elif quad[k] < 0:      # y ≥ z_i + z_j − 1
-                rows += [r, r, r]; cols += [self.iu[k], self.ju[k], y]; vals += [1.0, 1.0, -1.0]
-                ub.append(1.0); r += 1
-        cons = [LinearConstraint(sparse.csr_array((vals, (rows, cols)), shape=(r, d + npair)), -np.inf, ub)] if r else []
-        res = self._milp(-np.concatenate([lin, quad]), cons, np.append(np.ones(d), np.zeros(npair)),
-                         Bounds(np.zeros(d + npair), np.ones(d + npair)), deadline)
+                    rows += [r, r]
+                    cols += [y, zi]
+                    vals += [1.0, -1.0]
+                    ub.append(0.0)
+                    r += 1
+            elif quad[k] < 0:  # y ≥ z_i + z_j − 1
+                rows += [r, r, r]
+                cols += [self.iu[k], self.ju[k], y]
+                vals += [1.0, 1.0, -1.0]
+                ub.append(1.0)
+                r += 1
+        cons = (
+            [LinearConstraint(sparse.csr_array((vals, (rows, cols)), shape=(r, d + npair)), -np.inf, ub)] if r else []
+        )
+        res = self._milp(
+            -np.concatenate([lin, quad]),
+            cons,
+            np.append(np.ones(d), np.zeros(npair)),
+            Bounds(np.zeros(d + npair), np.ones(d + npair)),
+            deadline,
+        )
         if res.x is None:
             return Pricing(np.zeros((d, 0)), None, f"pricing MILP failed: {res.message}")
         z = np.round(res.x[:d])
@@ -307,5 +331,3 @@ class LDPQuadPricer(_LDPPricerBase):
             return Pricing(rays, None, f"pricing MILP stopped: {res.message}")
         ubF = max(f0 - float(getattr(res, "mip_dual_bound", res.fun)), true)
         return Pricing(rays, ubF if ubF >= 0 else ubF / math.exp(2 * self.eps), "milp")
-
-

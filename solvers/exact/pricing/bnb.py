@@ -37,6 +37,7 @@ Examples
 >>> round(float(out.bound), 6), np.round(out.points[0], 6).tolist()      # max Σ p² at (0.1, 0.3, 0.6)
 (0.46, [0.1, 0.3, 0.6])
 """
+
 from __future__ import annotations
 
 import math
@@ -46,7 +47,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt import settings
-
 from mechopt.solvers.exact.pricing.knapsack import BNB_SLACK
 
 __all__ = ["separable_bnb", "BnBOut"]
@@ -56,8 +56,8 @@ _FIX_HI, _FIX_LO, _FREE = 1, 2, 3
 
 @dataclass
 class BnBOut:
-    bound: float | None           # proven max of F over B (None if interrupted)
-    points: list = field(default_factory=list)   # best vertices found, best first
+    bound: float | None  # proven max of F over B (None if interrupted)
+    points: list = field(default_factory=list)  # best vertices found, best first
     nodes: int = 0
 
 
@@ -100,7 +100,7 @@ class _Search:
             self.cands.append((val, self.point(z, k, r)))
             if len(self.cands) > 4 * self.batch:
                 self.cands.sort(key=lambda c: -c[0])
-                del self.cands[self.batch:]
+                del self.cands[self.batch :]
                 self.cut = max(self.cut, self.cands[-1][0])
 
     def close(self, ub) -> bool:
@@ -123,7 +123,7 @@ class _Search:
     def _undesignated(self, status, j, F, inI, Rp, const, cW, cV, ar):
         if Rp < -self.tol or Rp > cW[-1] + self.tol:
             return -math.inf, []
-        if Rp >= cW[-1] - self.tol:                    # every free item at hi: a vertex, solved
+        if Rp >= cW[-1] - self.tol:  # every free item at hi: a vertex, solved
             val = const + cV[-1]
             self.record(val, (inI | F).astype(float))
             self.close(val)
@@ -134,7 +134,7 @@ class _Search:
         ub = const + cV[k] + r * self.key[k]
         self.record(const + cV[k] + float(self.g(k, r)), z, k, r)
         if self.close(ub) or r <= self.tol or r >= self.delta[k] - self.tol:
-            self.pruned = max(self.pruned, ub)                # solved: ub is a vertex's value (to rounding)
+            self.pruned = max(self.pruned, ub)  # solved: ub is a vertex's value (to rounding)
             return ub, []
         kids = []
         for s in (_FREE, _FIX_LO, _FIX_HI) if r < 0.5 * self.delta[k] else (_FREE, _FIX_HI, _FIX_LO):
@@ -180,8 +180,16 @@ class _Search:
         return ub, kids
 
 
-def separable_bnb(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float | None = None, *,
-                  target: float = -math.inf, early: bool | float = False) -> BnBOut:
+def separable_bnb(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    f,
+    batch: int,
+    deadline: float | None = None,
+    *,
+    target: float = -math.inf,
+    early: bool | float = False,
+) -> BnBOut:
     """Exact max of Σ_x f(p_x, x) over the vertices of {lo ≤ p ≤ hi, 1ᵀp = 1} (module docstring).
 
     ``f(p, idx)`` evaluates f_x elementwise (convex in p). Nodes whose bound is at
@@ -195,7 +203,7 @@ def separable_bnb(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float
     """
     s = _Search(np.asarray(lo, float), np.asarray(hi, float), f, batch, target)
     stack = []
-    for j in range(s.d - 1, -1, -1):                  # one designated root per free coordinate (all vertices)
+    for j in range(s.d - 1, -1, -1):  # one designated root per free coordinate (all vertices)
         st = np.zeros(s.d, np.int8)
         st[j] = _FREE
         stack.append((math.inf, st, j))

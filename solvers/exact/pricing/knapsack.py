@@ -44,6 +44,7 @@ Examples
 >>> out.note, out.rays.shape[0], round(out.bound, 6)
 ('branch-and-bound', 4, 0.122366)
 """
+
 from __future__ import annotations
 
 import math
@@ -52,7 +53,6 @@ import time
 import numpy as np
 
 from mechopt import settings
-
 from mechopt.solvers.exact.pricing.base import Pricing, pattern_rays
 
 __all__ = ["LDPMIKnapsackPricer", "BNB_SLACK"]
@@ -92,8 +92,17 @@ class LDPMIKnapsackPricer:
         Number of pricing calls.
     """
 
-    def __init__(self, P: np.ndarray, eps: float, Pu: np.ndarray, batch: int | None = None, *,
-                 early: bool = True, target: float | None = None, block: int = 128) -> None:
+    def __init__(
+        self,
+        P: np.ndarray,
+        eps: float,
+        Pu: np.ndarray,
+        batch: int | None = None,
+        *,
+        early: bool = True,
+        target: float | None = None,
+        block: int = 128,
+    ) -> None:
         self.P = np.asarray(P, float)
         self.eps, self.E1 = float(eps), math.expm1(eps)
         self.kappa = eps * math.exp(eps)
@@ -124,17 +133,20 @@ class LDPMIKnapsackPricer:
         order = np.argsort(-(b / self.P), kind="stable")
         a_s, b_s = self.P[order], b[order]
         key = b_s / a_s
-        beta_E = self.kappa / self.E1 + key                   # β / (e^ε − 1) per item
+        beta_E = self.kappa / self.E1 + key  # β / (e^ε − 1) per item
         slack = BNB_SLACK * max(1.0, abs(K), self.kappa / self.E1)
         rc_tol = settings.tolerance("reduced_cost")
         # a node whose bound is ≤ target cannot help the certificate: rc ≤ target keeps the
         # column-generation gap within colgen_gap / 4, and the bound reported says so
-        target = (self.target if self.target is not None else
-                  max(0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))), slack))
+        target = (
+            self.target
+            if self.target is not None
+            else max(0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))), slack)
+        )
         best = -math.inf
-        pruned = -math.inf                                    # largest bound of a pruned node
-        cands: dict[bytes, tuple[float, np.ndarray]] = {}   # distinct sets: (rc, sorted-order mask)
-        cut = rc_tol                                          # admission threshold for candidates
+        pruned = -math.inf  # largest bound of a pruned node
+        cands: dict[bytes, tuple[float, np.ndarray]] = {}  # distinct sets: (rc, sorted-order mask)
+        cut = rc_tol  # admission threshold for candidates
         # the open nodes, depth first in blocks: each step takes the last ``block`` nodes and
         # evaluates them together (one numpy pass per block instead of one per node)
         s_in = np.zeros((1, d), bool)
@@ -144,9 +156,10 @@ class LDPMIKnapsackPricer:
         while s_ub.size:
             if deadline is not None and time.perf_counter() > deadline:
                 return self._result(cands, order, None, "branch-and-bound interrupted by the time limit")
-            if self.early and len(cands) >= self.batch:       # enough columns: bound from the open nodes
-                return self._result(cands, order, max(best, pruned, float(s_ub.max())),
-                                    "branch-and-bound (stopped early)")
+            if self.early and len(cands) >= self.batch:  # enough columns: bound from the open nodes
+                return self._result(
+                    cands, order, max(best, pruned, float(s_ub.max())), "branch-and-bound (stopped early)"
+                )
             n = min(self.block, s_ub.size)
             inn, out = s_in[-n:], s_out[-n:]
             s_in, s_out, s_ub = s_in[:-n], s_out[:-n], s_ub[:-n]
@@ -162,7 +175,7 @@ class LDPMIKnapsackPricer:
             np.cumsum(fb, axis=1, out=cB[:, 1:])
             cA[:, 1:] += cA[:, :1]
             cB[:, 1:] += cB[:, :1]
-            vals = self._f(cA, cB, K)                         # the breakpoints: sets of these nodes
+            vals = self._f(cA, cB, K)  # the breakpoints: sets of these nodes
             top = float(vals.max())
             best = max(best, top)
             if top > cut:
@@ -179,7 +192,7 @@ class LDPMIKnapsackPricer:
             tk, t0k, t1k = ts[rows, ks], t0[rows, ks], t1[rows, ks]
             done = (ub <= max(best, target) + slack) | ~((t0k < tk) & (tk < t1k))
             if done.any():
-                pruned = max(pruned, float(ub[done].max()))   # pruned, or solved (ub is a set's value)
+                pruned = max(pruned, float(ub[done].max()))  # pruned, or solved (ub is a set's value)
             go = np.flatnonzero(~done)
             if go.size == 0:
                 continue
@@ -189,7 +202,7 @@ class LDPMIKnapsackPricer:
             c_in[np.arange(go.size), f] = True
             c_out = out[go].copy()
             c_out[np.arange(go.size), f] = True
-            hi = frac >= 0.5                                  # the child explored first goes on top
+            hi = frac >= 0.5  # the child explored first goes on top
             first_in = np.where(hi[:, None], c_in, inn[go])
             first_out = np.where(hi[:, None], out[go], c_out)
             second_in = np.where(hi[:, None], inn[go], c_in)
@@ -210,7 +223,7 @@ class LDPMIKnapsackPricer:
         if r.size > self.batch:
             sel = np.argsort(-vals[r, k])[: self.batch]
             r, k = r[sel], k[sel]
-        masks = inn[r] | (free[r] & (idx[None, :] < k[:, None]))   # breakpoint k: inn ∪ free items before k
+        masks = inn[r] | (free[r] & (idx[None, :] < k[:, None]))  # breakpoint k: inn ∪ free items before k
         for v, m in zip(vals[r, k].tolist(), masks):
             cands.setdefault(m.tobytes(), (v, m))
         if len(cands) > 4 * self.batch:
@@ -226,7 +239,7 @@ class LDPMIKnapsackPricer:
             z = np.zeros(self.P.size, bool)
             z[order] = m
             if z.all():
-                z[:] = False                                  # the all-high pattern is the ray P
+                z[:] = False  # the all-high pattern is the ray P
             k = z.tobytes()
             if k not in seen:
                 seen.add(k)

@@ -29,6 +29,7 @@ Examples
 >>> out.note, round(out.bound, 6), round(float(a @ out.rays[:, 0]) ** 2, 6)
 ('parametric sweep', 6.928059, 6.928059)
 """
+
 from __future__ import annotations
 
 import math
@@ -37,10 +38,9 @@ import time
 import numpy as np
 
 from mechopt import settings
-
+from mechopt.solvers.exact.pricing.base import Pricing
 from mechopt.solvers.exact.pricing.bnb import separable_bnb
 from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D, mitm_max
-from mechopt.solvers.exact.pricing.base import Pricing
 
 #: Largest d for the LIP-MSE parametric sweep: d(d−1)/2 crossings of d-vectors per round, O(d³) work
 #: (measured: d = 500 took 12 s and d = 1000 98 s for one pricing round on the shared 2-core machine).
@@ -133,13 +133,14 @@ class LIPSumPricer:
         best_rc, keep_P, keep_rc = -math.inf, np.zeros((0, a.size)), np.zeros(0)
         for lo_k in range(0, samples.size, 4096):
             if deadline is not None and time.perf_counter() > deadline:
-                return Pricing(_top_columns(keep_P, keep_rc, self.batch), None,
-                               "parametric sweep interrupted by the time limit")
-            sk = samples[lo_k:lo_k + 4096]
+                return Pricing(
+                    _top_columns(keep_P, keep_rc, self.batch), None, "parametric sweep interrupted by the time limit"
+                )
+            sk = samples[lo_k : lo_k + 4096]
             Pm = greedy_vertices(2.0 * sk[:, None] * a[None, :] - nu[None, :], self.lo, self.hi)
             r = self.rc(Pm, nu)
             best_rc = max(best_rc, float(r.max()))
-            keep_P, keep_rc = np.vstack([keep_P, Pm]), np.concatenate([keep_rc, r])   # the best 4·batch so far
+            keep_P, keep_rc = np.vstack([keep_P, Pm]), np.concatenate([keep_rc, r])  # the best 4·batch so far
             top = np.argsort(-keep_rc, kind="stable")[: 4 * self.batch]
             keep_P, keep_rc = keep_P[top], keep_rc[top]
         rays = _top_columns(keep_P, keep_rc, self.batch)
@@ -177,8 +178,16 @@ class LIPSeparablePricer:
     ('meet-in-the-middle', 0.626212, 0.626212)
     """
 
-    def __init__(self, P: np.ndarray, eps: float, phi, batch: int | None = None, *, early: bool | float = 0.5,
-                 target: float | None = None) -> None:
+    def __init__(
+        self,
+        P: np.ndarray,
+        eps: float,
+        phi,
+        batch: int | None = None,
+        *,
+        early: bool | float = 0.5,
+        target: float | None = None,
+    ) -> None:
         self.P = np.asarray(P, float)
         self.lo, self.hi = lip_box(self.P, eps)
         self.phi = phi
@@ -201,8 +210,11 @@ class LIPSeparablePricer:
         def f(p, which):
             return self.phi(p, which) - nu[which] * p
 
-        target = (self.target if self.target is not None else
-                  0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))))
+        target = (
+            self.target
+            if self.target is not None
+            else 0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P)))
+        )
         search = mitm_max if self.P.size <= MITM_MAX_D else separable_bnb
         out = search(self.lo, self.hi, f, self.batch, deadline, target=target, early=self.early)
         self.nodes += out.nodes

@@ -44,6 +44,7 @@ Examples
 >>> round(float(out.bound), 6), round(float(p @ p), 6), sorted(np.round(p, 6).tolist())
 (0.46, 0.46, [0.1, 0.3, 0.6])
 """
+
 from __future__ import annotations
 
 import math
@@ -52,16 +53,15 @@ import time
 import numpy as np
 
 from mechopt import settings
-
-from mechopt.solvers.exact.pricing.knapsack import BNB_SLACK
 from mechopt.solvers.exact.pricing.bnb import BnBOut
+from mechopt.solvers.exact.pricing.knapsack import BNB_SLACK
 
 __all__ = ["mitm_max", "MITM_MAX_D"]
 
 #: Largest d priced by meet in the middle: 2^18 subsets per half and 18 · 2^17 queries; tracemalloc
 #: peak of one pricing round: 115 MB at d = 32, 490 MB at d = 36.
 MITM_MAX_D = 36
-_CHUNK = 1 << 20         # nodes per numpy batch
+_CHUNK = 1 << 20  # nodes per numpy batch
 
 
 def _subsets(delta: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -89,14 +89,14 @@ class _Geometry:
             qm.append(m)
         self.qpos = np.concatenate(qj) if qj else np.zeros(0, np.int64)
         self.qmask = np.concatenate(qm) if qm else np.zeros(0, np.int64)
-        self.qj = free[self.qpos]                                # original index of the free coordinate
+        self.qj = free[self.qpos]  # original index of the free coordinate
         self.t = R - Wf[self.qmask]
         dj = delta[self.qj]
         self.i0 = np.searchsorted(self.W, self.t - dj - tol, side="left")
         self.i1 = np.searchsorted(self.W, self.t + tol, side="right")
 
 
-_GEOMETRY: dict = {}      # the geometries of the last box priced (column generation prices one box many times)
+_GEOMETRY: dict = {}  # the geometries of the last box priced (column generation prices one box many times)
 
 
 def _geometry(lo, hi, free, other, delta, R, tol) -> _Geometry:
@@ -115,7 +115,7 @@ class _Half:
         self.__dict__.update(geom.__dict__)
         _, Vo = _subsets(np.zeros(self.other.size), v[self.other])
         self.V = Vo[self.order]
-        self.table = [np.arange(self.W.size)]                # sparse table of argmax V over [i, i + 2^k)
+        self.table = [np.arange(self.W.size)]  # sparse table of argmax V over [i, i + 2^k)
         k = 1
         while (1 << k) <= self.W.size:
             prev, h = self.table[-1], 1 << (k - 1)
@@ -150,7 +150,7 @@ class _Search:
         self.target = target
         self.best, self.pruned = -math.inf, -math.inf
         self.cut = cut
-        self.cands: list[tuple[np.ndarray, int, np.ndarray, np.ndarray]] = []   # (values, half, query, subset)
+        self.cands: list[tuple[np.ndarray, int, np.ndarray, np.ndarray]] = []  # (values, half, query, subset)
         self.ncands = 0
         self.nodes = 0
 
@@ -173,8 +173,9 @@ class _Search:
             if self.ncands > 4 * self.batch:
                 allv = np.concatenate([c[0] for c in self.cands])
                 self.cut = max(self.cut, float(np.sort(allv)[-self.batch]))
-                self.cands = [(c[0][c[0] >= self.cut], c[1], c[2][c[0] >= self.cut], c[3][c[0] >= self.cut])
-                              for c in self.cands]
+                self.cands = [
+                    (c[0][c[0] >= self.cut], c[1], c[2][c[0] >= self.cut], c[3][c[0] >= self.cut]) for c in self.cands
+                ]
                 self.ncands = sum(c[0].size for c in self.cands)
 
     def expand(self, hid: int, h: _Half, q, i0, i1):
@@ -183,16 +184,24 @@ class _Search:
         am = h.argmax(i0, i1)
         self.record(hid, h, q, am, self.value(h, q, am))
         single = i1 - i0 == 1
-        ub = self.C + h.qV[q] + h.V[am] + np.maximum(self.g(h.qj[q], self.r(h, q, i0)),
-                                                     self.g(h.qj[q], self.r(h, q, i1 - 1)))
+        ub = (
+            self.C
+            + h.qV[q]
+            + h.V[am]
+            + np.maximum(self.g(h.qj[q], self.r(h, q, i0)), self.g(h.qj[q], self.r(h, q, i1 - 1)))
+        )
         closed = single | (ub <= max(self.best, self.target) + self.slack)
         if np.any(closed):
             self.pruned = max(self.pruned, float(ub[closed].max()))
         open_ = ~closed
         q, i0, i1, ub = q[open_], i0[open_], i1[open_], ub[open_]
         mid = (i0 + i1) // 2
-        return (np.concatenate([q, q]), np.concatenate([i0, mid]), np.concatenate([mid, i1]),
-                float(ub.max()) if ub.size else -math.inf)
+        return (
+            np.concatenate([q, q]),
+            np.concatenate([i0, mid]),
+            np.concatenate([mid, i1]),
+            float(ub.max()) if ub.size else -math.inf,
+        )
 
     def points(self, halves) -> list[np.ndarray]:
         if not self.cands:
@@ -233,8 +242,16 @@ def _shift(lo: np.ndarray, hi: np.ndarray, f) -> float:
     return float(key[order][np.searchsorted(w, 0.5 * w[-1])])
 
 
-def mitm_max(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float | None = None, *,
-             target: float = -math.inf, early: bool | float = False) -> BnBOut:
+def mitm_max(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    f,
+    batch: int,
+    deadline: float | None = None,
+    *,
+    target: float = -math.inf,
+    early: bool | float = False,
+) -> BnBOut:
     """Exact max of Σ_x f(p_x, x) over the vertices of {lo ≤ p ≤ hi, 1ᵀp = 1} (module docstring).
 
     Same contract as :func:`~mechopt.solvers.exact.pricing.bnb.separable_bnb`: ``f(p, idx)``
@@ -262,23 +279,27 @@ def mitm_max(lo: np.ndarray, hi: np.ndarray, f, batch: int, deadline: float | No
 
     s = _Search(lo, hi, g, batch, target - lam, settings.tolerance("reduced_cost") - lam)
     idx = np.arange(d)
-    A, B = idx[: (d + 1) // 2], idx[(d + 1) // 2:]
+    A, B = idx[: (d + 1) // 2], idx[(d + 1) // 2 :]
     halves = [_Half(_geometry(lo, hi, F, O, s.delta, s.R, s.tol), s.v) for F, O in ((A, B), (B, A)) if F.size]
     stack: list = []
-    for hid, h in enumerate(halves):                       # first evaluation of every query (the incumbents)
+    for hid, h in enumerate(halves):  # first evaluation of every query (the incumbents)
         q = np.flatnonzero(h.i1 > h.i0)
-        stack += [(math.inf, hid, q[a:a + _CHUNK], h.i0[q[a:a + _CHUNK]], h.i1[q[a:a + _CHUNK]])
-                  for a in range(0, q.size, _CHUNK)]
+        stack += [
+            (math.inf, hid, q[a : a + _CHUNK], h.i0[q[a : a + _CHUNK]], h.i1[q[a : a + _CHUNK]])
+            for a in range(0, q.size, _CHUNK)
+        ]
     first = len(stack)
     while stack:
         if deadline is not None and time.perf_counter() > deadline:
             return BnBOut(None, s.points(halves), s.nodes)
-        if early and first <= 0 and s.best > max(s.target, s.cut) + s.slack:   # a column worth a round
+        if early and first <= 0 and s.best > max(s.target, s.cut) + s.slack:  # a column worth a round
             top = max(u for u, *_ in stack)
             if early is True or s.best + lam >= float(early) * (top + lam):
                 return BnBOut(lam + max(s.best, s.pruned, top), s.points(halves), s.nodes)
         _, hid, q, i0, i1 = stack.pop(0) if first > 0 else stack.pop()
         first -= 1
         q2, a2, b2, ub = s.expand(hid, halves[hid], q, i0, i1)
-        stack += [(ub, hid, q2[a:a + _CHUNK], a2[a:a + _CHUNK], b2[a:a + _CHUNK]) for a in range(0, q2.size, _CHUNK)]
+        stack += [
+            (ub, hid, q2[a : a + _CHUNK], a2[a : a + _CHUNK], b2[a : a + _CHUNK]) for a in range(0, q2.size, _CHUNK)
+        ]
     return BnBOut(lam + max(s.best, s.pruned), s.points(halves), s.nodes)

@@ -17,6 +17,7 @@ Examples
 >>> r.nodes.tolist(), [h.tolist() for h in r.H]          # peak 1 in the middle: both ends at −ε or 0
 ([1, 0, 2], [[0.0], [-1.0], [-1.0]])
 """
+
 from __future__ import annotations
 
 import math
@@ -30,21 +31,28 @@ __all__ = ["Rooting", "rooting", "dp_pass", "backtrack", "envelope"]
 @dataclass
 class Rooting:
     """One component rooted at a peak: BFS order, parents, heights ≤ 0 and child index maps."""
-    nodes: np.ndarray                 # input indices in BFS order (nodes[0] is the peak)
-    parent: np.ndarray                # BFS position of the parent (-1 at the peak)
+
+    nodes: np.ndarray  # input indices in BFS order (nodes[0] is the peak)
+    parent: np.ndarray  # BFS position of the parent (-1 at the peak)
     children: list[list[int]]
-    H: list[np.ndarray]               # heights reachable at each position (≤ 0)
-    z: list[np.ndarray]               # P_x e^H
-    dn: list[np.ndarray]              # per parent height: index of (parent − εw) in H[i]
-    up: list[np.ndarray]              # per parent height: index of (parent + εw), −1 above the peak
+    H: list[np.ndarray]  # heights reachable at each position (≤ 0)
+    z: list[np.ndarray]  # P_x e^H
+    dn: list[np.ndarray]  # per parent height: index of (parent − εw) in H[i]
+    up: list[np.ndarray]  # per parent height: index of (parent + εw), −1 above the peak
 
     @property
     def size(self) -> int:
         return int(sum(h.size for h in self.H))
 
 
-def rooting(nodes: list[int], adj: dict[int, list[tuple[int, float]]], peak: int, eps: float,
-            P: np.ndarray, max_size: float = math.inf) -> Rooting | None:
+def rooting(
+    nodes: list[int],
+    adj: dict[int, list[tuple[int, float]]],
+    peak: int,
+    eps: float,
+    P: np.ndarray,
+    max_size: float = math.inf,
+) -> Rooting | None:
     """Breadth-first rooting of one tree at ``peak`` with the heights ≤ 0 of every position.
 
     None when the (position, height) entries would exceed ``max_size`` (checked as they grow).
@@ -65,7 +73,7 @@ def rooting(nodes: list[int], adj: dict[int, list[tuple[int, float]]], peak: int
         children[p].append(i)
         step = eps * wpar[i]
         cand = np.concatenate([H[p] - step, H[p] + step])
-        ok = cand <= 1e-9 * step                               # at or below the peak (sums round)
+        ok = cand <= 1e-9 * step  # at or below the peak (sums round)
         vals = np.minimum(cand[ok], 0.0)
         _, first, inv = np.unique(np.round(vals, 11), return_index=True, return_inverse=True)
         idx = np.full(cand.size, -1)
@@ -74,14 +82,14 @@ def rooting(nodes: list[int], adj: dict[int, list[tuple[int, float]]], peak: int
         size += first.size
         if size > max_size:
             return None
-        dn.append(idx[:H[p].size])
-        up.append(idx[H[p].size:])
-    return Rooting(np.array(order), np.array(parent), children, H,
-                   [P[x] * np.exp(h) for x, h in zip(order, H)], dn, up)
+        dn.append(idx[: H[p].size])
+        up.append(idx[H[p].size :])
+    return Rooting(np.array(order), np.array(parent), children, H, [P[x] * np.exp(h) for x, h in zip(order, H)], dn, up)
 
 
-def dp_pass(r: Rooting, nv: list[np.ndarray], lo: np.ndarray, hi: np.ndarray, lam: np.ndarray,
-            wn: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+def dp_pass(
+    r: Rooting, nv: list[np.ndarray], lo: np.ndarray, hi: np.ndarray, lam: np.ndarray, wn: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, list]:
     """max of wn_j·N − λ_j Z over the orientations whose height index at position i lies in [lo_i, hi_i].
 
     One bottom-up pass for all columns j (children pick up or down given the parent's height);
@@ -92,7 +100,7 @@ def dp_pass(r: Rooting, nv: list[np.ndarray], lo: np.ndarray, hi: np.ndarray, la
     for i in range(len(r.H) - 1, -1, -1):
         z = r.z[i]
         n = z.size
-        Fi = np.empty((n + 1, L))                              # a last row −inf (Z 0): "up" above the peak
+        Fi = np.empty((n + 1, L))  # a last row −inf (Z 0): "up" above the peak
         Zi = np.zeros((n + 1, L))
         np.subtract(np.multiply.outer(nv[i], wn), np.multiply.outer(z, lam), out=Fi[:n])
         Fi[n] = -np.inf
@@ -105,7 +113,7 @@ def dp_pass(r: Rooting, nv: list[np.ndarray], lo: np.ndarray, hi: np.ndarray, la
             pick[c] = go
         if lo[i] > 0 or hi[i] < n - 1:
             Fi[: lo[i]] = -np.inf
-            Fi[hi[i] + 1: n] = -np.inf
+            Fi[hi[i] + 1 : n] = -np.inf
         F[i], ZT[i] = Fi, Zi
     return F[0][0], ZT[0][0], pick
 
@@ -153,7 +161,7 @@ def envelope(M: np.ndarray, Z: np.ndarray, lam: np.ndarray, zmin: float, zmax: f
     pair = (int(o[top]), int(o[top]))
     for j in np.argsort(-val)[: int(np.sum(val > gamma))]:
         if abs(zs[j] - Z[j]) <= 1e-13 * Z[j]:
-            continue                                           # the maximum is a real orientation
+            continue  # the maximum is a real orientation
         if zs[j] > Z[j]:
             nb = j + 1 if j + 1 < n and Z[j + 1] > Z[j] else None
             s = (N[nb] - N[j]) / (Z[nb] - Z[j]) if nb is not None else lam[j] - max(1.0, abs(lam[j]))

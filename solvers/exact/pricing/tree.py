@@ -47,6 +47,7 @@ Examples
 >>> out.note, out.rays.shape[0], round(out.bound, 6)
 ('tree branch-and-bound', 4, 0.535643)
 """
+
 from __future__ import annotations
 
 import heapq
@@ -57,7 +58,6 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.errors import TooLargeError
-
 from mechopt.solvers._advice import or_local
 from mechopt.solvers.exact.pricing.base import Pricing
 from mechopt.solvers.exact.pricing.rooting import Rooting, backtrack, dp_pass, envelope, rooting
@@ -97,14 +97,14 @@ def essential_graph(W: np.ndarray, tol: float | None = None):
     tol = settings.resolve(tol, "dd_side")
     if not np.array_equal(off, off.T) or np.any(np.abs(W[off] - W.T[off]) > tol * W[off]):
         return None
-    W = np.where(off, np.minimum(W, W.T), W)                  # metric sums may differ in the last bit
+    W = np.where(off, np.minimum(W, W.T), W)  # metric sums may differ in the last bit
     # csgraph reads a stored 0 as "no edge": a zero weight becomes a tiny one, and zero pairs stay essential
     D = shortest_path(np.where(off, np.maximum(W, 1e-300), 0.0), method="D", directed=False)
     xs, ys = np.nonzero(np.triu(off, 1))
     G = nx.Graph()
     G.add_nodes_from(range(d))
-    for lo in range(0, xs.size, 4096):                        # E × d sums, a block at a time
-        x, y = xs[lo:lo + 4096], ys[lo:lo + 4096]
+    for lo in range(0, xs.size, 4096):  # E × d sums, a block at a time
+        x, y = xs[lo : lo + 4096], ys[lo : lo + 4096]
         via = D[x] + D[y]
         via[np.arange(x.size), x] = np.inf
         via[np.arange(x.size), y] = np.inf
@@ -150,8 +150,10 @@ def essential_forest(W: np.ndarray, tol: float | None = None) -> list[list[tuple
     G = essential_graph(W, tol)
     if G is None or not nx.is_forest(G):
         return None
-    return [sorted((min(a, b), max(a, b), float(w)) for a, b, w in G.subgraph(c).edges(data="weight"))
-            for c in nx.connected_components(G)]
+    return [
+        sorted((min(a, b), max(a, b), float(w)) for a, b, w in G.subgraph(c).edges(data="weight"))
+        for c in nx.connected_components(G)
+    ]
 
 
 class TreeLDPMIPricer:
@@ -182,8 +184,17 @@ class TreeLDPMIPricer:
         Search nodes and dynamic-programming passes over all calls.
     """
 
-    def __init__(self, P: np.ndarray, eps: float, W: np.ndarray, Pu: np.ndarray, batch: int | None = None, *,
-                 early: bool = True, target: float | None = None) -> None:
+    def __init__(
+        self,
+        P: np.ndarray,
+        eps: float,
+        W: np.ndarray,
+        Pu: np.ndarray,
+        batch: int | None = None,
+        *,
+        early: bool = True,
+        target: float | None = None,
+    ) -> None:
         self.P = np.asarray(P, float)
         self.eps = float(eps)
         self.rho = np.log(self.P / np.asarray(Pu, float))
@@ -208,11 +219,13 @@ class TreeLDPMIPricer:
                 r = rooting(comp, adj, m, self.eps, self.P, MAX_HEIGHTS - size)
                 size += r.size if r is not None else MAX_HEIGHTS
                 if r is None or size > MAX_HEIGHTS:
-                    raise TooLargeError(f"exact tree pricing needs more than {MAX_HEIGHTS} (node, height) entries "
-                                        "(edge weights that do not share a lattice double the heights per level); "
-                                        f"use edge weights on a common grid{or_local(d)}")
+                    raise TooLargeError(
+                        f"exact tree pricing needs more than {MAX_HEIGHTS} (node, height) entries "
+                        "(edge weights that do not share a lattice double the heights per level); "
+                        f"use edge weights on a common grid{or_local(d)}"
+                    )
                 self.roots.append(r)
-        self.single = np.array(sorted(set(range(d)) - covered), int)   # isolated inputs: the ray e_x
+        self.single = np.array(sorted(set(range(d)) - covered), int)  # isolated inputs: the ray e_x
         self.depth = max((max(-h.min() for h in r.H) for r in self.roots), default=0.0)
 
     # -- one search node ----------------------------------------------------------------------
@@ -254,10 +267,12 @@ class TreeLDPMIPricer:
         """The free position where the masses z = P e^h of the two orientations around the bound's
         largest piece differ most (else the widest free height range). Measured on the last round
         of a d = 64 path (ε = 1): 2 490 nodes, where the largest height difference took 20 434."""
+
         def locate(j):
             for pick, off, shift in reversed(picks):
                 if j >= off:
                     return backtrack(r, pick, j - off + shift)
+
         free = hi > lo
         if not free.any():
             return -1
@@ -276,13 +291,16 @@ class TreeLDPMIPricer:
         nu = np.asarray(nu, float)
         g = self.rho - nu
         slack = BNB_SLACK * max(1.0, float(np.abs(g).max()), self.eps * self.depth)
-        target = (self.target if self.target is not None else
-                  max(0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))), slack))
+        target = (
+            self.target
+            if self.target is not None
+            else max(0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))), slack)
+        )
         rc_tol = settings.tolerance("reduced_cost")
         cands: dict[bytes, tuple[float, np.ndarray, np.ndarray]] = {}
         state = {"best": -math.inf}
-        for x in self.single:                                 # isolated inputs: the ray e_x
-            v = -math.log(self.P[x]) + float(self.rho[x]) - float(nu[x])   # μ(e_x) − ν_x, P_u = P e^{−ρ}
+        for x in self.single:  # isolated inputs: the ray e_x
+            v = -math.log(self.P[x]) + float(self.rho[x]) - float(nu[x])  # μ(e_x) − ν_x, P_u = P e^{−ρ}
             state["best"] = max(state["best"], v)
             if v > rc_tol:
                 cands.setdefault(b"s%d" % x, (v, np.array([x]), np.zeros(1)))
@@ -303,7 +321,7 @@ class TreeLDPMIPricer:
         heap, pruned, tick = [], -math.inf, 0
         nvs = []
 
-        def visit(ri, lo, hi, lams):                          # bound a node: close it or queue it
+        def visit(ri, lo, hi, lams):  # bound a node: close it or queue it
             nonlocal pruned, tick
             self.nodes += 1
             ub, cl, br = self._bound(self.roots[ri], nvs[ri], lo, hi, lams, gamma, slack, found)
@@ -313,25 +331,26 @@ class TreeLDPMIPricer:
                 tick += 1
                 heapq.heappush(heap, (-ub, tick, ri, lo, hi, cl, br))
 
-        for ri, r in enumerate(self.roots):                   # every peak's root bound
+        for ri, r in enumerate(self.roots):  # every peak's root bound
             if deadline is not None and time.perf_counter() > deadline:
                 return self._result(cands, None, "tree branch-and-bound interrupted by the time limit")
             nvs.append([z * (h + g[x]) for z, h, x in zip(r.z, r.H, r.nodes)])
             visit(ri, np.zeros(len(r.H), int), np.array([h.size - 1 for h in r.H]), lam0)
             if self.early and len(cands) >= self.batch and ri < len(self.roots) - 1:
                 return self._result(cands, None, "tree branch-and-bound (stopped early, no bound)")
-        while heap:                                           # best first over all peaks
+        while heap:  # best first over all peaks
             if deadline is not None and time.perf_counter() > deadline:
                 return self._result(cands, None, "tree branch-and-bound interrupted by the time limit")
             if self.early and len(cands) >= self.batch:
-                return self._result(cands, max(state["best"], pruned, -heap[0][0]),
-                                    "tree branch-and-bound (stopped early)")
+                return self._result(
+                    cands, max(state["best"], pruned, -heap[0][0]), "tree branch-and-bound (stopped early)"
+                )
             nub, _, ri, lo, hi, lams, br = heapq.heappop(heap)
             if -nub <= gamma() + slack:
                 pruned = max(pruned, -nub)
                 continue
             mid = (lo[br] + hi[br]) // 2
-            for a, b in ((mid + 1, hi[br]), (lo[br], mid)):     # upper heights first
+            for a, b in ((mid + 1, hi[br]), (lo[br], mid)):  # upper heights first
                 clo, chi = lo.copy(), hi.copy()
                 clo[br], chi[br] = a, b
                 visit(ri, clo, chi, lams)
