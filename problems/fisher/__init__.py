@@ -5,8 +5,8 @@ Bounded supports on a grid (:mod:`~mechopt.problems.fisher.grid`), the weighted 
 (:mod:`~mechopt.problems.fisher.dp`) and the grid error estimates (:mod:`~mechopt.problems.fisher.extrapolate`).
 
 >>> from mechopt.problems.fisher import FisherInterval
->>> FisherInterval(a=1.0).a
-1.0
+>>> FisherInterval(a=-1.0, b=1.0).closed_form().status.value
+'optimal'
 """
 
 from mechopt.problems.fisher.gaussian import FisherGaussian, FisherLTI
