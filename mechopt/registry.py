@@ -171,7 +171,10 @@ def _table(group: str, extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _classes() -> Iterator[tuple[str, Any]]:
-    """(name, class) of every solver in order, importing as it goes; a plugin that fails to load is skipped with a warning."""
+    """(name, class) of every solver in order, importing as it goes.
+
+    A plugin that fails to load is skipped with a warning.
+    """
     for name, cls in _table(SOLVER_GROUP, _extra_solvers).items():
         if cls is None:
             try:
