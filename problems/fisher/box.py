@@ -82,7 +82,7 @@ class FisherBox(Problem):
     def closed_form(self) -> Result:
         """Corollary 1 on a box: the product of cos² densities, tr J = Σ 4π²/L_i².
 
-        Proven for every box (the PDE separates, Appendix D; module docstring)
+        Proven for every box (the PDE separates, Appendix D; see :mod:`~mechopt.problems.fisher.interval`)
         and verified (claim ``fisher.cor1_box``): ``optimal`` (theorem).
         """
         L = self.upper - self.lower

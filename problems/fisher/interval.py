@@ -1,5 +1,6 @@
-"""Fisher-information noise design (Farokhi & Sandberg, "Ensuring privacy with constrained
-additive noise by minimizing Fisher information"; seed 003): bounded supports.
+"""Fisher-information noise design on an interval (``fisher-interval``, ``fisher-output``): Corollary 1 and its grid
+SOCP (Farokhi & Sandberg, "Ensuring privacy with constrained additive noise by minimizing Fisher information";
+seed 003).
 
 The server answers y = f(x) + w with noise density γ on a support W and
 minimises the trace of the Fisher information of x (Problem 2). For a scalar
