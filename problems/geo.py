@@ -22,12 +22,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.geo.loss import ExpectedLoss
 from mechopt.geo.places import Places, grid, parse_places, prior_from_counts
 from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.notions import make_notion
 from mechopt.problems.design import ChannelDesign
+from mechopt.results.result import Result, Status
 
 __all__ = ["GeoDesign", "PROBLEMS", "grid_graph"]
 
@@ -99,6 +101,46 @@ class GeoDesign(ChannelDesign):
 
     def params(self) -> dict[str, Any]:
         return {"prior": self.prior.tolist(), **self.notion.params(), **self.utility.params()}
+
+    def baselines(self) -> dict[str, Result]:
+        """The baselines at this problem's ε, audited under its notion, with its loss (not optimal).
+
+        Planar Laplace snapped to the grid (Euclidean grids and lines) or the exponential
+        mechanism (other places), each alone and followed by Bayesian remapping
+        (:mod:`mechopt.geo.baselines`). Status ``feasible`` when private within tolerance, else
+        ``infeasible_point`` (e.g. planar Laplace audited under a stricter notion than geo-indistinguishability).
+
+        >>> prob = GeoDesign.from_params(coords="grid:4x4", eps=0.5)
+        >>> {k: r.status.value for k, r in prob.baselines().items()}
+        {'planar-laplace': 'feasible', 'planar-laplace+remap': 'feasible'}
+        """
+        from mechopt.geo import baselines as B
+
+        eps, pl = self.notion.eps, self.places
+        if pl is None or self.utility.L.shape[1] != pl.n:
+            raise ProblemError("baselines report the input locations: build the design without other outputs")
+        planar = pl.shape is not None and pl.norm == "euclidean"
+        name = "planar-laplace" if planar else "exponential"
+        Q = B.planar_laplace(pl, eps) if planar else B.exponential_mechanism(pl, eps)
+        out = {}
+        for key, M in ((name, Q), (f"{name}+remap", B.remap(Q, self.prior, self.utility.L))):
+            aud = self.audit_channel(M)
+            ok = aud.violation is not None and aud.violation <= settings.tolerance("privacy")
+            out[key] = Result(
+                status=Status.FEASIBLE if ok else Status.INFEASIBLE_POINT,
+                value=aud.value,
+                sense="min",
+                objective=self.objective,
+                mechanism=M,
+                solver=f"baseline:{key}",
+                violation=aud.violation,
+                eps_audited=aud.eps_audited,
+                notion=aud.notion,
+                eps=aud.eps,
+                unit=self.unit,
+                message=f"baseline {key} at eps={eps:g}: audited, not optimal",
+            )
+        return out
 
 
 def _prior(prior: Any, n: int) -> np.ndarray:
