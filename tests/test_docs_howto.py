@@ -29,3 +29,14 @@ def test_certified_at_scale_recipe_runs() -> None:
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
     )
     assert res.attempted >= 12 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_geo_indistinguishability_recipe_runs() -> None:
+    pytest.importorskip("matplotlib")
+    res = doctest.testfile(
+        str(HOWTO / "geo_indistinguishability.rst"),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+    )
+    assert res.attempted >= 15 and res.failed == 0, res
