@@ -55,7 +55,10 @@ def plain_lp(prob: GeoDesign, pairs: np.ndarray, limit: float) -> tuple[str, flo
     A = sp.csc_matrix(
         (
             np.concatenate([-np.ones(k * m), gain, np.ones(n * m)]),
-            (np.concatenate([r, r, k * m + np.repeat(np.arange(n), m)]), np.concatenate([X1 * m + Y, X2 * m + Y, np.arange(n * m)])),
+            (
+                np.concatenate([r, r, k * m + np.repeat(np.arange(n), m)]),
+                np.concatenate([X1 * m + Y, X2 * m + Y, np.arange(n * m)]),
+            ),
         ),
         shape=(k * m + n, n * m),
     )  # fmt: skip
@@ -95,17 +98,16 @@ def ours(prob: GeoDesign) -> tuple[mechopt.Result, float]:
 def row(shape: str, n: int, eps: float, limit: float, all_max: int) -> str:
     prob = problem(shape, n, eps)
     r, s = ours(prob)
-    cells = [f"{shape} n={n} eps={eps:g}", r.status.value, f"{r.value:.10g}", f"{r.extras['relative_gap']:.1e}", f"{s:.3g}"]
-    for name, pairs, on in (
-        ("adjacent", neighbour_pairs, True),
-        ("all-pairs", all_pairs, n <= all_max),
-    ):
+    gap = f"{r.extras['relative_gap']:.1e}"
+    cells = [f"{shape} n={n} eps={eps:g}", r.status.value, f"{r.value:.10g}", gap, f"{s:.3g}"]
+    for name, pairs, on in (("adjacent", neighbour_pairs, True), ("all-pairs", all_pairs, n <= all_max)):
         if not on:
             cells += ["–", "–"]
             continue
         st, val, t = plain_lp(prob, pairs(prob), limit)
         same = "" if val is None else f" (Δ {abs(val - r.value) / max(abs(val), 1e-300):.0e})"
-        cells += [f"{st} {t:.3g} s" if val is None else f"{val:.10g}{same}", f"{t / s:.3g}x" if val is not None else "–"]
+        ratio = f"{t / s:.3g}x" if val is not None else "–"
+        cells += [f"{st} {t:.3g} s" if val is None else f"{val:.10g}{same}", ratio]
     cells.append(f"{r.extras['rounds']}/{r.extras['pricing_lps']}/{r.extras['pair_rows']}")
     cells.append(f"{os.getloadavg()[0]:.1f}")
     return "| " + " | ".join(cells) + " |"

@@ -25,7 +25,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.geo.loss import ExpectedLoss
-from mechopt.geo.places import Places, grid, parse_places, prior_from_counts
+from mechopt.geo.places import Places, parse_places, prior_from_counts
 from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.notions import make_notion
 from mechopt.problems.design import ChannelDesign

@@ -122,7 +122,8 @@ PUBLIC = {
 CATALOG_IDS = {
     "solvers": ["exact", "spectral", "lp", "conic", "greedy", "sqp", "search", "gd-penalty", "anneal", "closed-form"],
     "problems": [
-        "design", "geo", "lip-binary", "lip-mimo", "lip-weighted-sum", "lip-histogram", "cip-binomial", "kss-mi", "kss-l2",
+        "design", "geo", "lip-binary", "lip-mimo", "lip-weighted-sum", "lip-histogram", "cip-binomial", "kss-mi",
+        "kss-l2",
         "fisher-interval", "fisher-box", "fisher-output", "fisher-weighted", "fisher-gaussian", "fisher-lti",
         "gauss-tradeoff", "gauss-dataset1", "gauss-dataset2",
     ],

@@ -39,7 +39,7 @@ def check_distances(dist: Any, name: str = "distance matrix") -> np.ndarray:
     >>> check_distances([[0, 1], [2, 0]])
     Traceback (most recent call last):
     ...
-    mechopt.errors.ProblemError: distance matrix is not symmetric (d[0, 1] = 1 but d[1, 0] = 2): give d(x, x') = d(x', x)
+    mechopt.errors.ProblemError: distance matrix is not symmetric (d[0, 1] = 1, d[1, 0] = 2): give d(x, x') = d(x', x)
     """
     try:
         D = np.array(dist, dtype=float)
@@ -55,7 +55,7 @@ def check_distances(dist: Any, name: str = "distance matrix") -> np.ndarray:
     if bad.size:
         i, j = (int(v) for v in bad[0])
         raise ProblemError(
-            f"{name} is not symmetric (d[{i}, {j}] = {D[i, j]:g} but d[{j}, {i}] = {D[j, i]:g}): give d(x, x') = d(x', x)"
+            f"{name} is not symmetric (d[{i}, {j}] = {D[i, j]:g}, d[{j}, {i}] = {D[j, i]:g}): give d(x, x') = d(x', x)"
         )
     return D
 

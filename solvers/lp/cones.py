@@ -43,7 +43,6 @@ import math
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from mechopt.solvers._quiet import quiet_stdout
 

@@ -1,4 +1,4 @@
-"""mechopt.geo: places and distances, priors from counts, the baselines (audited, never better than the optimum), the map plot."""
+"""mechopt.geo: places, distances, priors from counts, baselines (audited, never better than the optimum), the map."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from scipy.integrate import dblquad
 
 import mechopt
 from mechopt.errors import ProblemError
-from mechopt.geo import bin_points, grid, line, parse_places, points, prior_from_counts, prior_from_density
+from mechopt.geo import bin_points, grid, parse_places, points, prior_from_counts, prior_from_density
 from mechopt.geo.baselines import exponential_mechanism, planar_laplace, remap
 from mechopt.notions import MetricLDP
 from mechopt.problems.geo import GeoDesign

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 import mechopt
-from mechopt.geo import ExpectedLoss, grid, line, points
+from mechopt.geo import ExpectedLoss, points
 from mechopt.notions import LDP, LIP, GraphLDP, MetricLDP
 from mechopt.problems.design import ChannelDesign
 from mechopt.problems.geo import GeoDesign
@@ -177,7 +177,8 @@ def test_constant_loss_is_trivially_optimal():
 
 # -- Euclidean grids: row generation --------------------------------------------------------------------
 def test_euclidean_grid_adds_pairs_beyond_the_neighbours_and_matches_the_dense_lp():
-    prob = GeoDesign.from_params(coords="grid:4x4", eps=0.5, prior="counts:" + ",".join(str(1 + i % 3) for i in range(16)))
+    counts = "counts:" + ",".join(str(1 + i % 3) for i in range(16))
+    prob = GeoDesign.from_params(coords="grid:4x4", eps=0.5, prior=counts)
     r = mechopt.solve(prob)
     _check(r, dense_lp(prob.prior, prob.utility.L, prob.notion))
     assert r.extras["pricing_lps"] > 0
