@@ -110,6 +110,7 @@ def column_generation(
     target: float = 1e-9,
     max_rounds: int = 10_000,
     deadline: float | None = None,
+    share: int = 0,
 ) -> Outcome:
     """Minimise Σ C Q over channels whose columns lie in ``cone`` (module docstring)."""
     t0 = time.perf_counter()
@@ -134,6 +135,15 @@ def column_generation(
             if q is not None and val < -tol:
                 new_q.append(q)
                 new_y.append(int(y))
+        if new_q and share:  # a new column may improve other outputs too: offer it where it prices out
+            Qn = np.array(new_q).T
+            rc = (C - u[:, None]).T @ Qn  # (m, k)
+            rc[np.array(new_y), np.arange(len(new_y))] = 0.0
+            for j in range(Qn.shape[1]):
+                for y2 in np.argsort(rc[:, j])[:share]:
+                    if rc[y2, j] < -tol:
+                        new_q.append(Qn[:, j])
+                        new_y.append(int(y2))
         if full:
             passes += 1
             lower = max(lower, float(u.sum()) + bound)
