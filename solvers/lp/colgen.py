@@ -45,6 +45,9 @@ from mechopt.solvers.lp.cones import _highs
 
 __all__ = ["column_generation", "Outcome"]
 
+#: Partial pricing passes (only the outputs that produced columns) between two full passes.
+PARTIAL_ROUNDS = 10
+
 
 @dataclass
 class Outcome:
@@ -64,6 +67,8 @@ class _Master:
 
     def __init__(self, C: np.ndarray) -> None:
         self.C, self.n = C, C.shape[0]
+        self.scale = 1.0  # costs inside HiGHS are C·q × scale (set by rescale: row prices of order 1)
+        self.costs: list[float] = []
         self.h = _highs()
         self.h.addRows(self.n, np.ones(self.n), np.ones(self.n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), [])
         self.cols: list[np.ndarray] = []
@@ -75,6 +80,8 @@ class _Master:
         if Q.shape[1] == 0:
             return
         cost = np.einsum("xk,xk->k", self.C[:, ys], Q)
+        self.costs.extend(cost.tolist())
+        cost = cost * self.scale
         nz = Q > 0
         start = np.concatenate([[0], np.cumsum(nz.sum(axis=0))]).astype(np.int32)
         rows = np.nonzero(nz.T)[1].astype(np.int32)
@@ -84,6 +91,15 @@ class _Master:
         self.cols.extend(Q.T)
         self.ys.extend(int(y) for y in ys)
 
+    def rescale(self, value: float) -> None:
+        """Scale the costs so the optimum is about n (each row price about 1): HiGHS's dual tolerance
+        (1e-10) is absolute, and row prices of 1e-4 would leave relative errors of 1e-6 in the bound."""
+        if value <= 0:
+            return
+        self.scale = self.n / value
+        k = len(self.costs)
+        self.h.changeColsCost(k, np.arange(k, dtype=np.int32), np.asarray(self.costs) * self.scale)
+
     def solve(self) -> tuple[float, np.ndarray, np.ndarray]:
         self.h.run()
         if self.solves == 0:
@@ -91,7 +107,8 @@ class _Master:
         self.solves += 1
         sol = self.h.getSolution()
         theta = np.clip(np.asarray(sol.col_value, float), 0.0, None)
-        return float(self.h.getInfo().objective_function_value), np.asarray(sol.row_dual, float), theta
+        value = float(self.h.getInfo().objective_function_value) / self.scale
+        return value, np.asarray(sol.row_dual, float) / self.scale, theta
 
 
 def _best_outputs(C: np.ndarray, R: np.ndarray, per: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -111,6 +128,7 @@ def column_generation(
     max_rounds: int = 10_000,
     deadline: float | None = None,
     share: int = 0,
+    accept: float = 1e-7,
 ) -> Outcome:
     """Minimise Σ C Q over channels whose columns lie in ``cone`` (module docstring)."""
     t0 = time.perf_counter()
@@ -118,8 +136,10 @@ def column_generation(
     master = _Master(C)
     R, ys = _best_outputs(C, cone.initial(radii))
     master.add(np.column_stack([R, np.ones(n)]), np.append(ys, int(np.argmin(C.sum(axis=0)))))
-    lower, full, active = -np.inf, True, np.arange(m)
+    lower, full, active, partial, last_full = -np.inf, True, np.arange(m), 0, np.inf
     status, rounds, passes, priced = "iteration_limit", 0, 0, 0
+    value, u, theta = master.solve()
+    master.rescale(value)
     value, u, theta = master.solve()
     while rounds < max_rounds:
         rounds += 1
@@ -147,9 +167,11 @@ def column_generation(
         if full:
             passes += 1
             lower = max(lower, float(u.sum()) + bound)
-            if value - lower <= target * max(abs(value), abs(lower)):
-                status = "converged"
+            gap = (value - lower) / max(abs(value), abs(lower), 1e-300)
+            if gap <= target or (gap <= accept and last_full - value <= target * abs(value)):
+                status = "converged"  # at the target, or within ``accept`` with the value stalled since the last pass
                 break
+            last_full = value
             if not new_q:
                 status = "no_column"
                 break
@@ -159,8 +181,11 @@ def column_generation(
         if new_q:
             master.add(np.array(new_q).T, np.array(new_y))
             active = np.array(sorted(set(new_y) | (set() if full else set(active.tolist()))))
-            full = False
+            before, partial = value, 0 if full else partial + 1
             value, u, theta = master.solve()
+            # back to a full pass (the only one that proves a bound) once the partial passes stall:
+            # degenerate columns that leave the value unchanged, or PARTIAL_ROUNDS of them in a row
+            full = before - value <= target * abs(value) or partial >= PARTIAL_ROUNDS
         else:
             full = True
     keep = theta > 0

@@ -52,6 +52,10 @@ __all__ = ["MetricCone", "LDPCone", "LIPCone", "essential_pairs", "metric_closur
 #: A pair not yet in the pricing LP is added when q_x e^{−ε d} − q_x' exceeds this (q ≤ 1): above the
 #: chained row tolerance of HiGHS (1e-10 per pair along a path).
 SEPARATION_TOL = 1e-8
+#: The pricing rows Aᵀλ − s ≤ c are scaled to max |c| = ROW_SCALE: HiGHS's feasibility tolerance (at least
+#: 1e-10) is absolute, and each row's slip enters the bound Σ min(0, c − Aᵀλ); summed over n rows and m
+#: outputs at scale 1 it left relative gaps of 1e-7 (line of 400 points).
+ROW_SCALE = 1e4
 #: Pairs added per separation round, and nearest neighbours whose essential pairs start the LP.
 MAX_NEW_PAIRS, NEIGHBOURS = 20_000, 8
 #: Relative slack of the test "a path through z is as short as the pair" (d(x,z) + d(z,x') ≤ d (1 + tol)).
@@ -156,7 +160,7 @@ class _PairLP:
 
     def solve(self, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The minimiser q and the multipliers λ (one per directed pair) for costs c."""
-        scale = float(np.abs(c).max()) or 1.0
+        scale = (float(np.abs(c).max()) or 1.0) / ROW_SCALE
         self.h.changeRowsBounds(self.n, np.arange(self.n, dtype=np.int32), np.full(self.n, -np.inf), c / scale)
         self.h.run()
         sol = self.h.getSolution()

@@ -108,7 +108,7 @@ class LPSolver(Solver):
         cone, radii, note = _cone(problem.notion, P[rows], n)
         deadline = None if opts["time_limit"] is None else t0 + float(opts["time_limit"])
         out = column_generation(Cn, cone, radii=radii, target=opts["target_gap"], max_rounds=opts["max_iter"],
-                                deadline=deadline)  # fmt: skip
+                                deadline=deadline, accept=settings.tolerance("gap") / 2)  # fmt: skip
         Qr = _recover(out, cone, m)
         if rows.all() and n * n * m <= _EXACT_AUDIT_CELLS:  # rounding may leave ε + 1e-16: mix it away
             Qr = _exactly_private(Qr, P, problem.notion)
