@@ -182,6 +182,7 @@ def parse_prior_counts(path: str) -> np.ndarray:
 def grid_graph(places: Places) -> Any:
     """The neighbour graph of a grid (edges between points one step apart, weight = the step).
 
+    >>> from mechopt.geo import grid
     >>> sorted(grid_graph(grid(2)).edges(data="weight"))
     [(0, 1, 1.0), (0, 2, 1.0), (1, 3, 1.0), (2, 3, 1.0)]
     """
