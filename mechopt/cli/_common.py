@@ -168,20 +168,24 @@ def terminal_width() -> int | None:
 
 
 def positive_float(text: str) -> float:
+    from mechopt.model.numbers import ascii_float
+
     try:
-        v = float(text)
+        v = ascii_float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number of seconds (digits 0-9), got {text!r}") from None
     if not (v > 0 and math.isfinite(v)):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
     return v
 
 
 def positive_int(text: str) -> int:
+    from mechopt.model.numbers import ascii_int
+
     try:
-        v = int(text)
+        v = ascii_int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a positive integer (digits 0-9), got {text!r}") from None
     if v < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return v

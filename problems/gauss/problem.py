@@ -40,6 +40,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.model.forms import NLPForm
+from mechopt.model.numbers import ascii_float, float_array
 from mechopt.model.problem import Problem, ProblemAudit
 from mechopt.problems.gauss.data import DATASETS, validate_blocks
 from mechopt.problems.gauss.info import fisher_s, mi_s, s_from_var, var_from_s
@@ -86,9 +87,9 @@ def _num(name: str, value: Any, lo: float = -math.inf, allow_none: bool = False)
             return None
         raise ProblemError(f"{name} is required")
     try:
-        x = float(value)
+        x = ascii_float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ProblemError(f"{name} must be a number, got {value!r}") from None
+        raise ProblemError(f"{name} must be a number (ASCII digits 0-9), got {value!r}") from None
     if not math.isfinite(x) or x < lo:
         raise ProblemError(f"{name} must be a finite number ≥ {lo:g}, got {value!r}")
     return x
@@ -115,11 +116,11 @@ def _matrix(name: str, value: Any) -> np.ndarray:
             except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
                 raise ProblemError(f"{name}: cannot read {value!r} as a numeric matrix: {exc}") from None
         try:
-            return np.array([[float(x) for x in row.split(",")] for row in value.split(";")])
+            return np.array([[ascii_float(x) for x in row.split(",")] for row in value.split(";")])
         except ValueError:
             raise ProblemError(f"{name} must be rows 'a,b;c,d' or a .npy/.txt/.csv path, got {value!r}") from None
     try:
-        return np.asarray(value, dtype=float)
+        return float_array(value)
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a square matrix of numbers (rows 'a,b;c,d'), got {value!r}") from None
 

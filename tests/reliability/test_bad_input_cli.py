@@ -126,7 +126,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
         "design",
         "prior .npy with a pickled object",
         FLAGS + ["--prior", "{pickled}", "--eps", "1"],
-        "Object arrays cannot be loaded when allow_pickle=False",
+        "it holds Python objects (a pickled array), which are not read (allow_pickle=False)",
     ),
     # ---- design: ε -----------------------------------------------------------------------------------
     ("design", "eps zero", FLAGS + ["--prior", "0.3,0.7", "--eps", "0"], "eps must be a finite number > 0"),
