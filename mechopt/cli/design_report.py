@@ -18,14 +18,16 @@ import io
 import json
 import sys
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from mechopt.cli._common import printable
 from mechopt.errors import ParamError, ProblemError
 from mechopt.results.result import Result
 
-__all__ = ["describe", "design_document", "write_out", "write_plot", "show_warnings"]
+__all__ = ["describe", "design_document", "write_out", "write_plot", "show_warnings", "input_labels"]
 
 
 def _channel(res: Result) -> np.ndarray | None:
@@ -55,7 +57,7 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
     >>> sorted(doc["mechanism"]), doc["unit"]
     (['Q', 'inputs', 'outputs', 'prior'], 'nats')
     """
-    from mechopt.results.result import mechanism_dict
+    from mechopt.results.result import jsonable, mechanism_dict
 
     doc = res.replace(mechanism=None).to_dict()  # the mechanism is converted once, below
     Q = _channel(res)
@@ -68,7 +70,18 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
         }
     elif res.mechanism is not None:
         doc["mechanism"] = mechanism_dict(res.mechanism, prior=getattr(problem, "prior", None))
+        labels = input_labels(problem, Q)
+        if labels is not None and isinstance(doc["mechanism"], dict):
+            doc["mechanism"]["inputs"] = jsonable(list(labels))
     return {**doc, "notes": list(notes or [])}
+
+
+def input_labels(problem: Any, Q: np.ndarray | None) -> tuple[Any, ...] | None:
+    """The problem's input labels (a prior file's ``label,probability`` table) when they fit Q's rows."""
+    labels = getattr(problem, "inputs", None)
+    if labels is None or Q is None or len(labels) != Q.shape[0]:
+        return None
+    return tuple(labels)
 
 
 def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
@@ -141,8 +154,9 @@ def _guarantee(solver: str) -> str | None:
 SHOW_ROWS, SHOW_COLS = 20, 16
 
 
-def matrix_lines(Q: np.ndarray) -> list[str]:
-    """The rows of Q for the report, one line per input; a large Q shows its first and last rows and columns.
+def matrix_lines(Q: np.ndarray, labels: Sequence[Any] | None = None) -> list[str]:
+    """The rows of Q for the report, one line per input (``x=`` its label when given); a large Q shows
+    its first and last rows and columns.
 
     Examples
     --------
@@ -160,7 +174,13 @@ def matrix_lines(Q: np.ndarray) -> list[str]:
     def cell(x: int, y: int | None) -> str:
         return "     ..." if y is None else f"{Q[x, y]:8.5f}"
 
-    out = ["  ..." if x is None else "  x=" + str(x).ljust(3) + " " + " ".join(cell(x, y) for y in cols) for x in rows]
+    names = [printable(labels[x]) if labels is not None else str(x) for x in range(n)] if n <= SHOW_ROWS else None
+    width = max(3, *(len(s) for s in names)) if names else 3
+
+    def name(x: int) -> str:
+        return (names[x] if names else printable(labels[x]) if labels is not None else str(x)).ljust(width)
+
+    out = ["  ..." if x is None else "  x=" + name(x) + " " + " ".join(cell(x, y) for y in cols) for x in rows]
     if len(rows) < n or len(cols) < m:
         out.append(f"  ({n} inputs x {m} outputs: --json or --out FILE for every entry)")
     return out
@@ -203,7 +223,7 @@ def describe(problem: Any, res: Result) -> str:
     Q = _channel(res)
     if Q is not None:
         lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
-        lines += matrix_lines(Q)
+        lines += matrix_lines(Q, input_labels(problem, Q))
     elif res.mechanism is not None:
         import textwrap
 
