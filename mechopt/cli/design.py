@@ -46,6 +46,9 @@ from mechopt.results.result import Status, vocabulary
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
+#: Seconds a design runs before its status line appears by default (on a terminal, without --json).
+PROGRESS_DELAY = 3.0
+
 DESIGN_EPILOG = (
     "The result's status says what is proven: exact and search (certificate), conic (convex),\n"
     "spectral (eigenproblem) and a closed form inside its proven region (theorem) may say\n"
@@ -118,6 +121,13 @@ def register(sub: Any) -> None:
         help="draw the mechanism (heatmap of Q with the prior and posteriors) to FILE (.png, .pdf, .svg)",
     )
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a status line on stderr while the solver works (column-generation rounds, columns, gap, "
+        f"time); default: on a terminal after {PROGRESS_DELAY:g} s, never on a pipe or with --json",
+    )
     p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
     p.set_defaults(handler=run_design)
 
@@ -305,6 +315,17 @@ def _check_not_input(args: argparse.Namespace) -> None:
     check_distinct({"--out": args.out}, inputs)
 
 
+def _status_line(args: argparse.Namespace) -> Any:
+    """The ``--progress`` status line: asked for (shown at once), or by default on a terminal stderr without
+    ``--json`` after :data:`PROGRESS_DELAY` seconds; never with ``--no-progress``."""
+    from mechopt.runtime.progress import StatusLine
+
+    asked = getattr(args, "progress", None)
+    if asked is None:
+        return StatusLine("design", enabled=None if not args.json else False, delay=PROGRESS_DELAY)
+    return StatusLine("design", enabled=asked, delay=0.0)
+
+
 def run_design(args: argparse.Namespace) -> int:
     from mechopt.api import solve
     from mechopt.cli._common import emit_json, table
@@ -338,7 +359,10 @@ def run_design(args: argparse.Namespace) -> int:
                 "verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
                 "document only; drop --json or the verbose option"
             )
-        res = solve(problem, solver=solver, **options)
+        with _status_line(args) as line:
+            if line.enabled:
+                options["progress"] = line.update
+            res = solve(problem, solver=solver, **options)
     from mechopt.cli.design_report import show_warnings
 
     show_warnings(caught)

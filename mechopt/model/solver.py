@@ -4,7 +4,7 @@ Examples
 --------
 >>> from mechopt.model.solver import Solver
 >>> sorted(Solver.common_options)
-['seed', 'time_limit', 'verbose']
+['progress', 'seed', 'time_limit', 'verbose']
 """
 
 from __future__ import annotations
@@ -52,6 +52,10 @@ def check_options(name: str, given: dict[str, Any], allowed: dict[str, Any]) -> 
         _check_type(name, key, val, allowed[key])
     opts = dict(allowed)
     opts.update(given)
+    if opts.get("progress") is not None and not callable(opts["progress"]):
+        raise ParamError(
+            f"option 'progress' of solver {name!r} must be a callable (given a dict per round), got {opts['progress']!r}"
+        )
     tl = opts.get("time_limit")
     if tl is not None and (isinstance(tl, bool) or not (isinstance(tl, (int, float)) and tl > 0 and math.isfinite(tl))):
         raise ParamError(f"time_limit must be a positive number of seconds, got {tl!r}")
@@ -102,7 +106,10 @@ class Solver(ABC):
     #: ``"local"`` (a converged answer is ``locally_optimal``), ``"heuristic"`` (``feasible``).
     guarantee: ClassVar[str] = "global"
     options: ClassVar[dict[str, Any]] = {}
-    common_options: ClassVar[dict[str, Any]] = {"time_limit": None, "seed": 0, "verbose": False}
+    #: ``progress``: a callable given a dict after every round of an iterative method (the exact
+    #: solver's column generation: ``round``, ``columns``, ``value``, ``bound``, ``gap``); methods
+    #: without rounds never call it.
+    common_options: ClassVar[dict[str, Any]] = {"time_limit": None, "seed": 0, "verbose": False, "progress": None}
     requires: ClassVar[tuple[str, ...]] = ()  # importable modules the backend needs
     #: The problem methods ``can_solve`` reads (``"column_program"``, ``"conic_form"``, ...): the
     #: registry's cheap class-level pre-check (:meth:`may_apply`). Empty: no pre-check.
