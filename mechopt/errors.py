@@ -24,6 +24,7 @@ __all__ = [
     "InputFileError",
     "MissingDependency",
     "NoChannelError",
+    "PlatformError",
 ]
 
 
@@ -62,3 +63,8 @@ class MissingDependency(MechoptError, ImportError):
 
 class NoChannelError(MechoptError, ValueError):
     """A result has no channel matrix Q (no mechanism, or one that is a density, covariance or plan)."""
+
+
+class PlatformError(MechoptError, OSError):
+    """A feature this platform cannot run: sweep locking needs POSIX ``fcntl``, isolated compare rows
+    and the time-limited SLSQP child need ``fork``. ``import mechopt`` and everything else work."""

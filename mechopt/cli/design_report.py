@@ -212,7 +212,7 @@ def describe(problem: Any, res: Result) -> str:
         f"  violation={fmt(res.violation, 3)}",
         "certificate  "
         + (
-            "none (this method gives no bound)"
+            _no_certificate(res)
             if cert is None
             else f"bound={fmt(cert.bound, 10)}{' ' + res.unit if res.unit else ''}  gap={fmt(cert.gap, 3)}"
         ),
@@ -233,6 +233,19 @@ def describe(problem: Any, res: Result) -> str:
         lines.append(f"mechanism    {type(res.mechanism).__name__}")
         lines += ["  " + ln for ln in data[:12]] + (["  ... (--json for all of it)"] if len(data) > 12 else [])
     return "\n".join(lines)
+
+
+def _no_certificate(res: Result) -> str:
+    """Why a result has no certificate: the method gives none, or it stopped before proving one.
+
+    >>> _no_certificate(Result(status="time_limit", solver="exact", sense="min", objective="mse"))
+    'none (no bound proven before the limit)'
+    """
+    if _guarantee(res.solver) == "global" and res.status.value in ("time_limit", "iteration_limit"):
+        return "none (no bound proven before the limit)"
+    if _guarantee(res.solver) == "global":
+        return "none (no bound for this result)"
+    return "none (this method gives no bound)"
 
 
 def show_warnings(caught: list[warnings.WarningMessage]) -> None:

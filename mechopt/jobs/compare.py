@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mechopt.errors import ParamError
+from mechopt.errors import ParamError, PlatformError
 from mechopt.io.catalog import Instance, builtin_catalog
 from mechopt.jobs.flags import CLOSED_FORM, flag_rows, reference_row
 from mechopt.runtime.progress import Progress
@@ -212,7 +212,7 @@ def compare(
     if jobs < 1:
         raise ParamError(f"jobs must be ≥ 1, got {jobs}")
     if isolate and not can_isolate():
-        raise ParamError("isolate=True needs the POSIX 'fork' start method, not available here")
+        raise PlatformError("isolate=True needs the POSIX 'fork' start method, not available here; use isolate=False")
     if instances is None:
         instances = builtin_catalog(problems)
     elif problems is not None:

@@ -346,11 +346,13 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
     if status is Status.OPTIMAL and not out.proven:
         status = Status.OPTIMAL_INACCURATE
         msg = (msg + "; " if msg else "") + "the last pricing was not proven exact"
+    so_far = (
+        "best master solution and best proven bound so far"
+        if math.isfinite(out.bound)
+        else "best master solution so far; no bound was proven (no pricing round finished exactly)"
+    )
     if status is Status.TIME_LIMIT:
-        msg = (msg + "; " if msg else "") + "time limit: best master solution and best proven bound so far"
+        msg = (msg + "; " if msg else "") + f"time limit: {so_far}"
     if status is Status.ITERATION_LIMIT:
-        msg = (msg + "; " if msg else "") + (
-            f"iteration limit: {opts['max_iter']} column-generation rounds; best "
-            "master solution and best proven bound so far"
-        )
+        msg = (msg + "; " if msg else "") + f"iteration limit: {opts['max_iter']} column-generation rounds; {so_far}"
     return Outcome(status, out.master.value, out.bound, Q, out.iterations, msg, extras)
