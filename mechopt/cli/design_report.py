@@ -238,7 +238,7 @@ def describe(problem: Any, res: Result) -> str:
 def _no_certificate(res: Result) -> str:
     """Why a result has no certificate: the method gives none, or it stopped before proving one.
 
-    >>> _no_certificate(Result(status="time_limit", solver="exact", sense="min", objective="mse"))
+    >>> _no_certificate(Result(status="time_limit", value=None, solver="exact", sense="min", objective="mse"))
     'none (no bound proven before the limit)'
     """
     if _guarantee(res.solver) == "global" and res.status.value in ("time_limit", "iteration_limit"):
