@@ -50,7 +50,9 @@ class ChannelDesign(ChannelProblem):
     paper: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "prior", validate_prior(self.prior))
+        prior = validate_prior(self.prior)
+        prior.flags.writeable = False  # a frozen problem: prob.prior[0] = 0.9 is refused, not half-applied
+        object.__setattr__(self, "prior", prior)
         if not isinstance(self.notion, PrivacyNotion):
             raise ProblemError("notion must be a PrivacyNotion (see mechopt.notions.make_notion)")
         if not isinstance(self.utility, Utility):

@@ -205,6 +205,9 @@ def check_plot_format(path: str | None, flag: str = "--plot") -> None:
     if path is None:
         return
     suffix = os.path.splitext(path)[1].lower().lstrip(".")
+    from mechopt.runtime.optional import require_matplotlib
+
+    require_matplotlib()  # before any work: not installed, or a bad MPLBACKEND
     if not suffix:  # matplotlib writes its default format (png)
         return
     from matplotlib.backend_bases import FigureCanvasBase

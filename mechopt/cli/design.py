@@ -343,10 +343,11 @@ def run_design(args: argparse.Namespace) -> int:
             )
         return 0
 
-    from mechopt.cli._common import check_out_file
+    from mechopt.cli._common import check_out_file, check_plot_format
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
+    check_plot_format(args.plot)  # matplotlib there and able to write it, before the solve
     _check_not_input(args)
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:  # printed as one "mechopt: warning:" line each
@@ -374,7 +375,13 @@ def run_design(args: argparse.Namespace) -> int:
 
     as_json = args.json or (args.out and not args.out.lower().endswith(".npy"))
     doc = design_document(problem, res, notes) if as_json else None
-    if args.out:
+    failed = res.status is Status.INFEASIBLE_POINT
+    if args.out and failed and args.out.lower().endswith(".npy"):  # exit 1 below; the report still prints
+        from mechopt.cli._common import printable
+        from mechopt.cli.design_report import unsafe_npy
+
+        print(f"mechopt: error: {printable(unsafe_npy(args.out))}", file=sys.stderr)
+    elif args.out:
         write_out(args.out, res, doc)
     if args.plot:
         write_plot(args.plot, problem, res)

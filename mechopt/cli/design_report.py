@@ -27,7 +27,7 @@ from mechopt.cli._common import printable
 from mechopt.errors import ParamError, ProblemError
 from mechopt.results.result import Result
 
-__all__ = ["describe", "design_document", "write_out", "write_plot", "show_warnings", "input_labels"]
+__all__ = ["describe", "design_document", "write_out", "write_plot", "show_warnings", "input_labels", "unsafe_npy"]
 
 
 def _channel(res: Result) -> np.ndarray | None:
@@ -88,22 +88,22 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
     """Write the design document ``doc`` to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
     from mechopt.io.mechfile import atomic_write_bytes, atomic_write_text
     from mechopt.results._json import dumps
+    from mechopt.results.result import Status
 
     if not res.status.has_solution:
         raise ProblemError(f"no mechanism to write to {path!r}: status {res.status.value} ({res.message})")
     if path.lower().endswith(".npy"):
+        if res.status is Status.INFEASIBLE_POINT:
+            raise ProblemError(unsafe_npy(path))
         Q = _channel(res)
         if Q is None:
-            raise ProblemError(
-                f"--out {path!r}: a .npy file holds a channel matrix Q, and this result's mechanism is "
-                f"a {type(res.mechanism).__name__}; write it to a .json file"
-            )
+            raise ProblemError(f"--out {path!r}: {_no_matrix(res)}")
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(Q, dtype=float), allow_pickle=False)
         atomic_write_bytes(path, buf.getvalue())
         print(
-            f"mechopt: note: {path} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in it, so give "
-            "mechopt audit --prior for lip and mip",
+            f"mechopt: note: {printable(path)} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in "
+            "it, so give mechopt audit --prior for lip and mip",
             file=sys.stderr,
         )
         return
@@ -116,10 +116,51 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
     atomic_write_text(path, dumps(doc) + "\n")
     if Q is None:
         print(
-            f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
-            "mechopt audit reads channels only",
+            f"mechopt: note: {printable(path)} holds {_no_matrix(res, short=True)}; mechopt audit reads channels only",
             file=sys.stderr,
         )
+
+
+def unsafe_npy(path: str) -> str:
+    """Why ``--out FILE.npy`` is not written for a mechanism that fails its audit: a bare Q cannot say so.
+
+    >>> unsafe_npy("q.npy").split(":")[0]
+    "--out 'q.npy' not written"
+    """
+    return (
+        f"--out {path!r} not written: the mechanism fails its privacy audit (infeasible_point), and a .npy "
+        "file holds Q alone, with nothing to say so; write it to a .json file (it keeps the status) to keep it"
+    )
+
+
+def _no_matrix(res: Result, short: bool = False) -> str:
+    """What the result has instead of a channel matrix Q, and what to do (for --out messages).
+
+    >>> _no_matrix(Result(status="optimal", value=1.0, sense="max", objective="mi",
+    ...                   extras={"plan": None}), short=True)
+    'no channel matrix Q'
+    """
+    plan = res.extras.get("plan")
+    if res.mechanism is None and plan is not None:
+        rows = sum(int(np.size(m)) for m in getattr(plan, "members", ()))
+        size = f", {rows * plan.n_outputs * 8 / 1e9:.3g} GB as doubles" if rows else ""
+        what = f"Q ({rows or 'd'} inputs x {plan.n_outputs} outputs{size}) was not built: it does not fit in memory"
+        return (
+            what
+            if short
+            else f"a .npy file holds a channel matrix, and this design's {what}; write the design to a .json file "
+            "(it describes the mechanism by its structure) or design for fewer inputs"
+        )
+    if res.mechanism is None:
+        return "no channel matrix Q" if short else "this result has no mechanism to write"
+    kind = type(res.mechanism).__name__
+    return (
+        f"a {kind} mechanism, not a channel Q"
+        if short
+        else (
+            f"a .npy file holds a channel matrix Q, and this result's mechanism is a {kind}; write it to a .json file"
+        )
+    )
 
 
 def write_plot(path: str, problem: Any, res: Result) -> None:

@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mechopt.errors import ProblemError
+from mechopt.errors import ParamError, ProblemError
 from mechopt.io.files import open_direct, read_input, read_input_text, resolve_target, target_kind
 from mechopt.io.jsontext import loads_strict
 from mechopt.io.privacy_claim import claim_of
@@ -161,6 +161,14 @@ def write_mechanism(
     doc: dict[str, Any] = {"mechanism": mech}
     if notion is not None or eps is not None:
         doc["privacy"] = {"notion": notion, "eps": eps}
+    for key, value in extra.items():
+        try:
+            dumps(value)
+        except (TypeError, ValueError):
+            raise ParamError(
+                f"write_mechanism: field {key!r} is a {type(value).__name__}, which JSON cannot hold; give "
+                "numbers, strings, lists or dicts (a list for a set)"
+            ) from None
     doc.update(extra)
     atomic_write_text(path, dumps(doc) + "\n")
 

@@ -133,7 +133,9 @@ def _table(p: Path, rows: list[tuple[int, list[str]]]) -> tuple[np.ndarray, tupl
     if not any(_numeric(f) for f in first) or (len(first) == 2 and not _numeric(first[1])):
         rows = rows[1:]  # a header line: its names are not data
     if not rows:
-        raise ProblemError(f"prior file {str(p)!r} has a header line and no data: {LAYOUT_HELP}")
+        raise ProblemError(
+            f"prior file {str(p)!r} has no numbers (line {first_no} is not numbers, nothing follows): {LAYOUT_HELP}"
+        )
     width = len(rows[0][1])
     if width > 2:
         raise ProblemError(f"prior file {str(p)!r} line {rows[0][0]} has {width} fields: {LAYOUT_HELP}")

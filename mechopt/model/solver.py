@@ -20,6 +20,10 @@ from mechopt.runtime.threads import single_threaded
 
 __all__ = ["Solver", "check_options", "RENAMED_OPTIONS"]
 
+#: Options that count iterations, starts, evaluations or rounds: a value below 1 is refused, never read as
+#: "stop at once" (every solver's own checks come after these).
+COUNT_OPTIONS = frozenset({"max_iter", "max_evals", "n_starts", "n_iter", "rounds", "levels", "max_orbits"})
+
 #: Old option names still accepted for one release: old → new. ``Solver.solve`` renames them and says so
 #: in the result message; giving both spellings is a ParamError.
 RENAMED_OPTIONS = {"maxiter": "max_iter"}
@@ -50,11 +54,13 @@ def check_options(name: str, given: dict[str, Any], allowed: dict[str, Any]) -> 
         raise ParamError(f"unknown option(s) {bad} for solver {name!r}; allowed: {sorted(allowed)}")
     for key, val in given.items():
         _check_type(name, key, val, allowed[key])
+        if key in COUNT_OPTIONS and val is not None and val < 1:  # maxiter=-1 read as "stop at once"
+            raise ParamError(f"option {key!r} of solver {name!r} is a count: give an integer >= 1, got {val!r}")
     opts = dict(allowed)
     opts.update(given)
     if opts.get("progress") is not None and not callable(opts["progress"]):
         raise ParamError(
-            f"option 'progress' of solver {name!r} must be a callable (given a dict per round), got {opts['progress']!r}"
+            f"option 'progress' of solver {name!r} must be a callable (given a dict a round), got {opts['progress']!r}"
         )
     tl = opts.get("time_limit")
     if tl is not None and (isinstance(tl, bool) or not (isinstance(tl, (int, float)) and tl > 0 and math.isfinite(tl))):

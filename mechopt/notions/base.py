@@ -101,8 +101,11 @@ def _says_inf(eps: Any) -> bool:
 
 def _digits(value: Any, n: int = 24) -> str:
     """``repr(value)``, or its first digits and its length when it is long (a 401-digit ε)."""
+    digits = (value if isinstance(value, str) else str(value) if isinstance(value, int) else "").strip()
+    if len(digits) > n and digits.lstrip("+-").isdigit():
+        return f"{digits[:12]}… ({len(digits.lstrip('+-'))} digits)"
     text = str(value) if isinstance(value, int) else repr(value)
-    return text if len(text) <= n else f"{text[:12]}… ({len(text)} characters)"
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def log_ratio_max(num: np.ndarray, den: np.ndarray) -> float:
