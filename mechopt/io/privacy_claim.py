@@ -62,15 +62,20 @@ def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
         raise ProblemError(
             f'the privacy claim of {where} has eps {eps!r}, a {type(eps).__name__}: give a number (JSON 1.0, not "1.0")'
         )
-    if not (math.isfinite(eps) and 0 <= eps <= MAX_EPS):
+    try:
+        val = float(eps)
+    except OverflowError:  # an integer beyond double range
+        val = math.inf
+    if not (math.isfinite(val) and 0 <= val <= MAX_EPS):
+        shown = repr(eps) if len(repr(eps)) <= 24 else f"{repr(eps)[:12]}… ({len(repr(eps))} digits)"
         raise ProblemError(
-            f"the privacy claim of {where} has eps = {eps!r}: give a finite number in [0, {MAX_EPS:g}] (nats)"
+            f"the privacy claim of {where} has eps = {shown}: give a finite number in [0, {MAX_EPS:g}] (nats)"
         )
     if notion is None:
         raise ProblemError(
             f'the privacy claim of {where} gives eps = {eps:g} but no notion: add "notion" ({", ".join(CHECKABLE)})'
         )
-    return {"notion": notion.strip().lower(), "eps": float(eps)}
+    return {"notion": notion.strip().lower(), "eps": val}
 
 
 def check_claim(claim: dict[str, Any], notions: dict[str, dict[str, Any]], precision: float = 0.0) -> dict[str, Any]:
