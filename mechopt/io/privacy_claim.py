@@ -42,13 +42,15 @@ KNOWN = (*CHECKABLE, "graph-ldp", "metric-ldp", "cip")
 def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
     """The file's claim ``{"notion", "eps"}`` (notion lower-case, ε a float), or None when it makes none.
 
-    A notion without ε claims nothing checkable and gives None; ε without a
+    A notion without ε claims nothing and gives None (the notion is not read); ε without a
     notion, a notion that is not a known name, or an ε that is not a finite
     number in [0, 700] raises :class:`ProblemError`.
     """
     from mechopt.notions.base import MAX_EPS
 
     notion, eps = doc.get("notion"), doc.get("eps")
+    if eps is None:  # a notion alone promises nothing: kept as data, not read
+        return None
     if notion is not None and not isinstance(notion, str):
         raise ProblemError(
             f"the privacy claim of {where} has notion {notion!r}, a {type(notion).__name__}: give one name "
@@ -56,8 +58,6 @@ def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
         )
     if notion is not None and notion.strip().lower() not in KNOWN:
         raise ProblemError(f"the privacy claim of {where} names notion {notion!r}; known: {', '.join(KNOWN)}")
-    if eps is None:
-        return None
     if isinstance(eps, bool) or not isinstance(eps, (int, float)):
         raise ProblemError(
             f'the privacy claim of {where} has eps {eps!r}, a {type(eps).__name__}: give a number (JSON 1.0, not "1.0")'
