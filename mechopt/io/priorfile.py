@@ -80,6 +80,10 @@ def read_prior_file(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | Non
 
 
 def _npy(p: Path, data: bytes) -> np.ndarray:
+    if data[:4] == b"PK\x03\x04":
+        raise ProblemError(
+            f"prior file {str(p)!r} is an .npz archive (a zip of arrays), not one array: save the prior with numpy.save"
+        )
     if data[:6] != b"\x93NUMPY":
         raise ProblemError(
             f"cannot read prior file {str(p)!r}: it is named .npy but has no NumPy header; "

@@ -33,12 +33,12 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
     dtype when it is coarser (float32, float16:
     :func:`mechopt.model.numbers.precision_tolerance`).
     """
+    if getattr(Q, "dtype", None) is not None and Q.dtype.kind == "b":
+        raise ProblemError(f"{name} holds booleans, not probabilities: give a matrix of numbers")
     try:
-        if getattr(Q, "dtype", None) is not None and Q.dtype.kind == "b":
-            raise ProblemError(f"{name} holds booleans, not probabilities: give a matrix of numbers")
         M = float_array(Q)  # no copy of a float matrix: the checks below are reductions
     except NotDecimal as exc:
-        raise ProblemError(f"{name} has an entry that {str(exc).split(' is ', 1)[1]}") from None
+        raise ProblemError(f"{name} has an entry that is not a plain decimal number: {exc}") from None
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a matrix of numbers") from None
     if M.ndim != 2 or M.shape[0] == 0 or M.shape[1] == 0:

@@ -53,15 +53,15 @@ def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> n
     fewer than one symbol, or a sum off 1 by more than ``tol``.
     """
     tol = max(settings.tolerance("prior_sum") if tol is None else tol, precision_tolerance(prior))
+    if getattr(prior, "dtype", None) is not None and prior.dtype.kind == "b":
+        raise ProblemError(f"{name} holds booleans, not probabilities: give numbers (astype(float))")
     try:
         raw = np.asarray(prior)
         if np.iscomplexobj(raw):  # numpy would drop the imaginary part with a warning
             raise TypeError("complex")
-        if raw.dtype.kind == "b":
-            raise ProblemError(f"{name} holds booleans, not probabilities: give numbers (astype(float))")
         p = float_array(raw)
     except NotDecimal as exc:
-        raise ProblemError(f"{name} has an entry that {str(exc).split(' is ', 1)[1]}") from None
+        raise ProblemError(f"{name} has an entry that is not a plain decimal number: {exc}") from None
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a vector of numbers, got {_short(prior)}") from None
     if p.ndim != 1 or p.size == 0:
