@@ -119,7 +119,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | No
     """
     from mechopt.cli.tables import table as draw
 
-    return draw(headers, rows, terminal_width() if width is None else width)
+    cells = [[printable(fmt(c)) for c in r] for r in rows]
+    return draw([printable(h) for h in headers], cells, terminal_width() if width is None else width)
 
 
 def terminal_width() -> int | None:

@@ -3,7 +3,7 @@
 A column whose cells are all single words (numbers, statuses, ids, flags) is
 drawn at its full width and never wrapped: ``2.4e-16`` never prints as
 ``2.4e-1`` over ``6``. Columns of running text (an instance label, a
-statement) wrap at word boundaries in the room that is left. When even that
+statement) wrap at word boundaries in the room that is left, never inside a word. When even that
 does not fit the width, the widest text columns, and then the rightmost word
 columns, move under their row: one indented line ``name: value; name: value``
 (wrapped when long).
@@ -47,8 +47,6 @@ __all__ = ["table", "PIPE_TEXT"]
 PIPE_TEXT = 60
 #: Room between two columns: rich's cell padding (1 + 1) and the separator (1).
 GAP = 3
-#: A text column is given at least its longest word, up to this many characters, before it moves under the row.
-WORD_MAX = 30
 
 
 def _render(heads: list[str], rows: list[list[str]], widths: list[int], wrap: list[bool], header: bool) -> list[str]:
@@ -100,7 +98,7 @@ def _fit(heads: list[str], cells: list[list[str]], text: list[bool], width: int)
     longest = [
         max([len(w) for w in heads[j].split()] + [len(w) for r in cells for w in r[j].split()]) for j in range(n)
     ]
-    least = [min(natural[j], max(min(longest[j], WORD_MAX), 8)) if text[j] else natural[j] for j in range(n)]
+    least = [min(natural[j], max(longest[j], 8)) if text[j] else natural[j] for j in range(n)]
     kept = list(range(n))
 
     def need(cols: list[int]) -> int:
@@ -126,16 +124,14 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | No
     Parameters
     ----------
     headers : sequence of str
-    rows : sequence of sequences
-        Cells are formatted with :func:`mechopt.cli._common.fmt` and shown
-        literally (no markup; control characters escaped).
+    rows : sequence of sequences of str
+        The cells as they are shown (:func:`mechopt.cli._common.table` formats
+        numbers and escapes control characters first); no markup.
     width : int, optional
         The line width; None for a pipe (one line per row).
     """
-    from mechopt.cli._common import fmt, printable
-
-    heads = [printable(h) for h in headers]
-    cells = [[printable(fmt(c)) for c in r] for r in rows]
+    heads = [str(h) for h in headers]
+    cells = [[str(c) for c in r] for r in rows]
     text = [_is_text(heads[j], [r[j] for r in cells]) for j in range(len(heads))]
     if not width:
         return _pipe(heads, cells, text)
@@ -151,7 +147,12 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | No
         glue = {j: ":\xa0" if len(r[j].split()) == 1 else ": " for j in moved}  # keep "gap: 2.4e-16" on one line
         under = "; ".join(f"{heads[j]}{glue[j]}{r[j]}" for j in moved if r[j] not in ("", "-"))
         wrapped = textwrap.wrap(
-            under, width=max(width, 20), initial_indent="    ", subsequent_indent="      ", break_on_hyphens=False
+            under,
+            width=max(width, 20),
+            initial_indent="    ",
+            subsequent_indent="      ",
+            break_on_hyphens=False,
+            break_long_words=False,  # a word longer than the line stays whole (the line is longer)
         )
         lines += [line.replace("\xa0", " ") for line in wrapped]
     return "\n".join(lines)

@@ -158,8 +158,6 @@ class StatusLine:
 
     def text(self) -> str:
         """The line as it would be drawn now."""
-        from mechopt.cli._common import fmt
-
         with self._lock:
             f = dict(self.fields)
         parts = [str(f["method"])] if f.get("method") else []
@@ -169,9 +167,9 @@ class StatusLine:
             parts.append(f"{f['columns']} columns")
         for key in ("value", "bound"):
             if f.get(key) is not None:
-                parts.append(f"{key} {fmt(f[key], 8)}")
+                parts.append(f"{key} {f[key]:.8g}")
         if f.get("gap") is not None:
-            parts.append(f"gap {fmt(f['gap'], 2)}")
+            parts.append(f"gap {f['gap']:.2g}")
         parts.append(f"{self.clock() - self._t0:.1f} s")
         return f"{self.title}: " + ", ".join(parts if f else ["working", *parts])
 
