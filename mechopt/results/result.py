@@ -188,9 +188,27 @@ class Certificate:
 
     bound: float
     gap: float
+    #: The dual evidence behind ``bound`` (:class:`~mechopt.results.certificate_file.DualEvidence`), when the
+    #: solver has one that :meth:`save` can write for the standalone checker (the exact solver's).
+    evidence: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, float]:
         return {"bound": float(self.bound), "gap": float(self.gap)}
+
+    def save(self, path: str, *, status: str | None = None, value: float | None = None, **provenance: Any) -> None:
+        """Write the certificate file that ``mechopt check`` verifies (docs/certificates.rst).
+
+        ``status`` and ``value`` are the claims (default: ``optimal`` when the gap is within the ``gap``
+        tolerance, and the value of the evidence's mechanism). Raises CertificateError without evidence.
+        """
+        from mechopt.errors import CertificateError
+
+        if self.evidence is None:
+            raise CertificateError(
+                "this result carries no dual evidence to write: checkable certificates come from the exact "
+                "solver (notions ldp, lip, graph-ldp, metric-ldp, cip; utilities mse, histogram, mi)"
+            )
+        self.evidence.save(path, bound=self.bound, gap=self.gap, status=status, value=value, **provenance)
 
 
 def _relative_gap(value: float, bound: float, objective: str | None = None) -> float:
@@ -400,6 +418,14 @@ class Result:
         True
         """
         return _relative_gap(value, bound, objective)
+
+    def save_certificate(self, path: str) -> None:
+        """Write this result's certificate file, claiming its status and value (:meth:`Certificate.save`)."""
+        from mechopt.errors import CertificateError
+
+        if self.certificate is None:
+            raise CertificateError(f"this {self.status.value} result has no certificate ({self.solver or 'no solver'})")
+        self.certificate.save(path, status=self.status.value, value=self.value, solver=self.solver, time_s=self.time_s)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the CLI contract (design.md)."""
