@@ -13,6 +13,7 @@ is compared with the claims. Exit status: 0 verified, 1 rejected (the reason is 
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from decimal import ROUND_CEILING, ROUND_FLOOR, Context
@@ -21,6 +22,7 @@ from functools import lru_cache, reduce
 
 TOLERANCES = {"row_sum": 1e-8, "privacy": 1e-7, "gap": 1e-7, "match": 1e-9, "floor": 1e-3}
 NOTIONS, UTILITIES, MAX_D = ("ldp", "lip", "graph-ldp", "metric-ldp", "cip"), ("mse", "histogram", "mi"), 20
+MAX_BYTES = 64 << 20
 DOWN, UP = Context(prec=50, rounding=ROUND_FLOOR), Context(prec=50, rounding=ROUND_CEILING)
 
 
@@ -56,6 +58,8 @@ def enclose(fn, x):
 def load(path):
     """The certificate's data as exact numbers; BadFile when the file is not a certificate this checker reads."""
     try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:  # no FIFO, device or huge file
+            raise BadFile(f"{path} is not a regular file of at most {MAX_BYTES >> 20} MiB")
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
         if doc.get("format") != "mechopt-certificate" or doc.get("version") != 1:
@@ -66,7 +70,7 @@ def load(path):
         c.update(Q=[[num(v) for v in row] for row in doc["mechanism"]["Q"]], bound=num(cl["bound"]))
         c.update(edges=[(int(u), int(v), num(w)) for u, v, w in nt.get("edges", [])], p=[*map(num, nt.get("p", []))])
         c["a"] = [num(v) - num(ut.get("centre", 0)) for v in ut.get("values", [])]  # the MSE is shift-invariant
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise BadFile(f"cannot read {path}: {exc!r}") from None
     d, P, Q = len(c["P"]), c["P"], c["Q"]
     if not (1 <= d <= MAX_D and c["notion"] in NOTIONS and c["utility"] in UTILITIES):

@@ -29,3 +29,13 @@ def test_certified_at_scale_recipe_runs() -> None:
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
     )
     assert res.attempted >= 12 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_certificates_recipe_runs() -> None:
+    res = doctest.testfile(
+        str(HOWTO / "certificates.rst"),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+    )
+    assert res.attempted >= 15 and res.failed == 0, res

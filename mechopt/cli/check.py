@@ -38,10 +38,12 @@ def register(sub: Any) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from mechopt.certcheck import TOLERANCES, line, run
+    from mechopt.certcheck import MAX_BYTES, TOLERANCES, line, run
     from mechopt.cli._common import emit_json
     from mechopt.errors import InputFileError
+    from mechopt.io.files import read_input
 
+    read_input(args.certificate, "certificate", MAX_BYTES)  # refuse a directory, FIFO or device up front
     code, out = run(args.certificate, {k: getattr(args, k) for k in TOLERANCES})
     if code == 2:
         raise InputFileError(f"{args.certificate}: {out['reason']}")

@@ -424,7 +424,10 @@ class Result:
         from mechopt.errors import CertificateError
 
         if self.certificate is None:
-            raise CertificateError(f"this {self.status.value} result has no certificate ({self.solver or 'no solver'})")
+            raise CertificateError(
+                f"this {self.status.value} result of solver {self.solver or '?'} has no certificate: checkable "
+                "certificates come from solver 'exact' (docs: howto/certificates)"
+            )
         self.certificate.save(path, status=self.status.value, value=self.value, solver=self.solver, time_s=self.time_s)
 
     def to_dict(self) -> dict[str, Any]:
