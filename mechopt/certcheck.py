@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check a mechopt certificate without mechopt: ``python certcheck.py FILE [--json]`` (docs: certificates.rst).
+"""Check a mechopt certificate without mechopt: ``python certcheck.py FILE [--json]`` (docs/howto/certificates.rst).
 
 Standard library only, exact rational arithmetic. Every number of the file is a string read by
 ``fractions.Fraction``; e^x and log x enter as rational intervals around the correctly rounded ``decimal``

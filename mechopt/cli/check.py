@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
         "library only): Q is a private channel, its value is as claimed, and the duals prove the bound over "
         "every extreme ray. Exit 0 verified, 1 rejected, 2 not a certificate.",
     )
-    c.add_argument("certificate", metavar="CERTIFICATE", help="a .json certificate (docs: certificates)")
+    c.add_argument("certificate", metavar="CERTIFICATE", help="a .json certificate (docs: howto/certificates)")
     c.add_argument("--json", action="store_true", help="print the checker's report as one JSON document")
     for name, val in TOLERANCES.items():
         c.add_argument("--" + name.replace("_", "-"), type=float, default=val, dest=name, help=f"default {val:g}")

@@ -1,6 +1,6 @@
 """Certificates anyone can check: the exact solver's dual evidence written as a versioned JSON file.
 
-The format (``mechopt-certificate``, version 1) is documented in ``docs/certificates.rst`` and read by the
+The format (``mechopt-certificate``, version 1) is documented in ``docs/howto/certificates.rst`` and read by the
 standalone checker :mod:`mechopt.certcheck` (``mechopt check FILE``, or ``python certcheck.py FILE`` with only
 the standard library). Every number is written as the exact rational value of its binary64 float, ``"p/q"``
 (``str(fractions.Fraction(x))``), so the file round-trips bit for bit.
@@ -71,8 +71,14 @@ class DualEvidence:
         is within the ``gap`` tolerance.
         """
         from mechopt import settings
+        from mechopt.certcheck import MAX_D
 
         cp = self.program
+        if cp.d > MAX_D:
+            raise CertificateError(
+                f"{cp.d} inputs of positive mass: the standalone checker enumerates the extreme rays of at most "
+                f"{MAX_D}, so no certificate file is written (the result's own certificate stands)"
+            )
         if value is None:
             value = cp.value_of(float(np.sum(cp.gain(cp.prior[:, None] * self.Q))))
         if status is None:
@@ -127,7 +133,7 @@ def utility_data(utility: Any, prior: np.ndarray) -> dict[str, Any]:
 
 
 def certificate_document(ev: DualEvidence, *, status: str, value: float, bound: float, **provenance: Any) -> dict:
-    """The JSON document of a certificate (see the module docstring and docs/certificates.rst).
+    """The JSON document of a certificate (see the module docstring and docs/howto/certificates.rst).
 
     ν is shifted by (bound − νᵀP) / 1ᵀP, so the file's claim reads: μ(r) ≤ νᵀr for every normalised
     extreme ray r, hence Σ_y μ(c_y) ≤ νᵀP, the claimed bound (in the column program's gain units).

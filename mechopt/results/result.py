@@ -196,7 +196,7 @@ class Certificate:
         return {"bound": float(self.bound), "gap": float(self.gap)}
 
     def save(self, path: str, *, status: str | None = None, value: float | None = None, **provenance: Any) -> None:
-        """Write the certificate file that ``mechopt check`` verifies (docs/certificates.rst).
+        """Write the certificate file that ``mechopt check`` verifies (docs/howto/certificates.rst).
 
         ``status`` and ``value`` are the claims (default: ``optimal`` when the gap is within the ``gap``
         tolerance, and the value of the evidence's mechanism). Raises CertificateError without evidence.

@@ -21,11 +21,13 @@ import pytest
 
 import mechopt
 from mechopt import certcheck
+from mechopt.notions import CIP
 from mechopt.problems.design import ChannelDesign
 from mechopt.results.certificate_file import DualEvidence, write_certificate
 from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
 from mechopt.solvers.exact.methods import enumerate_rays
 from mechopt.solvers.exact.solver import notion_kind
+from mechopt.utilities import make_utility
 
 CHECKER = Path(certcheck.__file__)
 CASES = {
@@ -34,11 +36,15 @@ CASES = {
     "lip-hist": dict(prior="0.1,0.2,0.3,0.4", notion="lip", utility="histogram", eps=0.5),
     "lip-mi": dict(prior="0.05,0.1,0.25,0.6", notion="lip", utility="mi", eps=0.8),
     "graph-mse": dict(prior="0.1,0.2,0.3,0.4", notion="graph-ldp", utility="mse", eps=1.0),
+    "cip-mse": dict(notion="cip", utility="mse", eps=1.0, p=[0.2, 0.5, 0.7]),
 }
 
 
 def _problem(name: str) -> ChannelDesign:
     kw = dict(CASES[name])
+    if kw["notion"] == "cip":  # the sum S of three users with distinct priors: d = 4, a double description
+        notion = CIP(kw["eps"], kw["p"])
+        return ChannelDesign(prior=notion.prior(), notion=notion, utility=make_utility("mse", values=[0, 1, 2, 3]))
     if kw["notion"] == "graph-ldp":
         import networkx as nx
 
