@@ -115,7 +115,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--certificate",
         metavar="FILE",
-        help="write the certificate (problem, Q, dual evidence; docs: certificates) to FILE.json for "
+        help="write the certificate (problem, Q, dual evidence; docs: howto/certificates) to FILE.json for "
         "'mechopt check FILE' or the standalone certcheck.py (exact solver; ldp, lip, graph-ldp, metric-ldp, "
         "cip with mse, histogram, mi)",
     )
