@@ -133,7 +133,8 @@ def utility_help() -> str:
     """The ``--utility`` help: the designable utilities, then which solver designs them.
 
     >>> print(utility_help())
-    mse, histogram, mi, mae, freq-var (mse, histogram, mi: exact, certified; under mip: sqp, local | mae: conic, LP or convex program, certified | freq-var: sqp, local: not convex)
+    mse, histogram, mi, mae, freq-var (mse, histogram, mi: exact, certified; under mip: sqp, local | mae: conic,
+    LP or convex program, certified | freq-var: sqp, local: not convex)
     """
     from mechopt.utilities import DESIGNED_BY, UTILITIES
 

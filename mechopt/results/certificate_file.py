@@ -65,7 +65,7 @@ class DualEvidence:
     def save(
         self, path: str, *, bound: float, gap: float, status: str | None = None, value: float | None = None, **prov: Any
     ) -> None:
-        """Write the certificate (:meth:`Certificate.save <mechopt.results.result.Certificate.save>` calls this).
+        """Write the certificate (:meth:`Certificate.save <mechopt.results.certificate.Certificate.save>` calls this).
 
         The claims default to the evidence's own: the value of its mechanism and ``optimal`` when ``gap``
         is within the ``gap`` tolerance.

@@ -266,7 +266,10 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
 
 
 def total_gain(cp: ColumnProgram, Q: np.ndarray, chunk: int | None = None) -> float:
-    """Σ_y μ(P ∘ Q[:, y]), a few columns at a time (:func:`mechopt.model._matrix.column_block`; no d × n temporaries)."""
+    """Σ_y μ(P ∘ Q[:, y]), a few columns at a time.
+
+    Blocks of :func:`mechopt.model._matrix.column_block`: no d × n temporaries.
+    """
     P = cp.prior[:, None]
     return sum_column_blocks(Q, lambda B: np.sum(cp.gain(P * B)), chunk)
 
