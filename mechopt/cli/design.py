@@ -80,7 +80,12 @@ def register(sub: Any) -> None:
     src.add_argument("--spec", metavar="FILE.toml", help="a TOML design spec (or a built-in spec name)")
     src.add_argument("--notion", help="ldp, lip, mip, graph-ldp, metric-ldp")
     src.add_argument("--utility", help=utility_help())
-    src.add_argument("--prior", metavar="P", help="0.1,0.2,0.7 | uniform:d | a .npy/.txt file")
+    src.add_argument(
+        "--prior",
+        metavar="P",
+        help="0.1,0.2,0.7 | uniform:d | a .npy, .txt or .csv file (numbers, or label,probability lines "
+        "with an optional header: the labels name the inputs)",
+    )
     src.add_argument("--eps", help="privacy level ε > 0")
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
