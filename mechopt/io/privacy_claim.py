@@ -46,7 +46,10 @@ def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
     notion, a notion that is not a known name, or an ε that is not a finite
     number in [0, 700] raises :class:`ProblemError`.
     """
+    from mechopt.notions import REGISTERED
     from mechopt.notions.base import MAX_EPS
+
+    known = (*KNOWN, *REGISTERED)  # notions added with mechopt.registry.register_notion too
 
     notion, eps = doc.get("notion"), doc.get("eps")
     if eps is None:  # a notion alone promises nothing: kept as data, not read
@@ -54,10 +57,10 @@ def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
     if notion is not None and not isinstance(notion, str):
         raise ProblemError(
             f"the privacy claim of {where} has notion {notion!r}, a {type(notion).__name__}: give one name "
-            f"({', '.join(KNOWN)})"
+            f"({', '.join(known)})"
         )
-    if notion is not None and notion.strip().lower() not in KNOWN:
-        raise ProblemError(f"the privacy claim of {where} names notion {notion!r}; known: {', '.join(KNOWN)}")
+    if notion is not None and notion.strip().lower() not in known:
+        raise ProblemError(f"the privacy claim of {where} names notion {notion!r}; known: {', '.join(known)}")
     if isinstance(eps, bool) or not isinstance(eps, (int, float)):
         raise ProblemError(
             f'the privacy claim of {where} has eps {eps!r}, a {type(eps).__name__}: give a number (JSON 1.0, not "1.0")'
@@ -109,9 +112,7 @@ def claim_line(verdict: dict[str, Any]) -> str:
     """
     name, eps = verdict["notion"], verdict["eps"]
     if verdict["holds"] is None:
-        why = (
-            "it needs the prior: give --prior P" if name in CHECKABLE else "audit has no policy graph or users' priors"
-        )
+        why = "it needs the prior: give --prior P" if name in CHECKABLE else "audit computes ldp, lip and mip only"
         return f"claim not checked: the file claims {name} eps = {eps:g}, which audit cannot compute ({why})"
     if verdict["holds"]:
         return f"claim holds: the file claims {name} eps = {eps:g}; its Q needs {verdict['eps_audited']:.6g}"
