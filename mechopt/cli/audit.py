@@ -14,7 +14,8 @@ within the privacy tolerance, exit 1 when it does not (one line says which
 notion failed and by how much), exit 2 on bad input. A file's own privacy
 claim (``{"privacy": {"notion", "eps"}}``, as ``design --out`` writes it) is
 always checked the same way (:mod:`mechopt.io.privacy_claim`): exit 1 when
-its Q needs a larger ε than it claims (``--json``: ``"claim"``). A file
+its Q needs a larger ε than it claims (``--json``: ``"claim"``); a LIP or MIP
+claim under the file's own prior, even when ``--prior`` audits another. A file
 stored below double precision (a float32 ``.npy``) is judged at its own
 precision. ``--report FILE`` writes
 the privacy report of :mod:`mechopt.results.report` as ``.json``, ``.html`` (one
@@ -134,7 +135,11 @@ def run_audit(args: argparse.Namespace) -> int:
     report = audit(doc["Q"], prior)
     precision = doc.get("precision", 0.0)
     check = None if target is None else check_eps_levels(report["notions"], target, wanted, precision)
-    verdict = None if claim is None else check_claim(claim, report["notions"], precision)
+    verdict = None
+    if claim is not None:  # a LIP/MIP claim is about the file's own prior, whatever --prior asks
+        own = doc.get("prior") is not None and args.prior is not None and claim["notion"] in ("lip", "mip")
+        notions = audit(doc["Q"], doc["prior"])["notions"] if own else report["notions"]
+        verdict = {**check_claim(claim, notions, precision), "prior": "the file's" if own else None}
     if args.report is not None:
         from mechopt.results.report import privacy_report
         from mechopt.results.report_files import write_report

@@ -111,6 +111,8 @@ def claim_line(verdict: dict[str, Any]) -> str:
     CLAIM BROKEN: the file claims ldp eps = 0.5, but its Q needs eps = 1.0986 (0.599 nats more)
     """
     name, eps = verdict["notion"], verdict["eps"]
+    if verdict.get("prior"):  # a LIP/MIP claim checked under the file's own prior, not --prior's
+        name = f"{name} (under {verdict['prior']} prior)"
     if verdict["holds"] is None:
         why = "it needs the prior: give --prior P" if name in CHECKABLE else "audit computes ldp, lip and mip only"
         return f"claim not checked: the file claims {name} eps = {eps:g}, which audit cannot compute ({why})"

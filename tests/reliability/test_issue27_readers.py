@@ -249,3 +249,33 @@ def test_design_out_round_trips_through_audit_and_a_failed_design_fails_audit(tm
     capsys.readouterr()
     assert main(["audit", good]) == 0 and main(["audit", bad]) == 1
     assert "CLAIM BROKEN: the file claims lip eps = 1" in capsys.readouterr().out
+
+
+def test_a_lip_claim_is_checked_under_the_files_prior_even_with_another_prior(tmp_path, capsys):
+    mech = tmp_path / "m.json"
+    assert (
+        main(
+            [
+                "design",
+                "--notion",
+                "lip",
+                "--utility",
+                "mse",
+                "--prior",
+                "0.1,0.2,0.7",
+                "--eps",
+                "1",
+                "--out",
+                str(mech),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["audit", str(mech), "--prior", "0.3,0.3,0.4", "--json"]) == 0  # 1.51-LIP under this prior
+    cap = capsys.readouterr()
+    doc = json.loads(cap.out)
+    assert (
+        doc["notions"]["lip"]["eps"] > 1.2 and doc["claim"]["holds"] is True and doc["claim"]["prior"] == "the file's"
+    )
+    assert "claim holds: the file claims lip (under the file's prior) eps = 1" in cap.err
