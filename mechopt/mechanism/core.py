@@ -28,43 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from mechopt import settings
 from mechopt.errors import ParamError, ProblemError
-from mechopt.mechanism import files, identify
+from mechopt.mechanism import convert, files, identify
 from mechopt.mechanism.estimate import Estimate, estimate_counts
 from mechopt.mechanism.labels import Container, Labels, clean_labels
 from mechopt.mechanism.sampling import AliasSampler
-from mechopt.model._matrix import posterior_matrix, validate_channel
+from mechopt.model._matrix import posterior_matrix
 from mechopt.model.priors import validate_prior
 from mechopt.runtime.threads import single_threaded
 
 __all__ = ["Mechanism"]
-
-
-def _matrix_and_labels(Q: Any) -> tuple[np.ndarray, Any, Any]:
-    """The matrix of an array, a Channel (with its labels) or an oracle (its ``matrix()``)."""
-    M = getattr(Q, "matrix", Q)
-    if callable(M):  # a frequency oracle of mechopt.oracles: GRR(d, eps).matrix()
-        M = M()
-    return validate_channel(M), getattr(Q, "inputs", None), getattr(Q, "outputs", None)
-
-
-def _claim(claim: Any) -> dict[str, Any] | None:
-    if claim is None:
-        return None
-    if isinstance(claim, dict):
-        notion, eps = claim.get("notion"), claim.get("eps")
-    else:
-        try:
-            notion, eps = claim
-        except (TypeError, ValueError):
-            raise ProblemError(f"claim must be {{'notion': ..., 'eps': ...}} or (notion, eps), got {claim!r}") from None
-    if eps is not None:
-        try:
-            eps = float(eps)
-        except (TypeError, ValueError):
-            raise ProblemError(f"the claim's eps must be a number, got {eps!r}") from None
-    return {"notion": None if notion is None else str(notion), "eps": eps}
 
 
 class Mechanism:
@@ -102,7 +75,7 @@ class Mechanism:
         certificate: Any = None,
         provenance: dict[str, Any] | None = None,
     ) -> None:
-        M, ins, outs = _matrix_and_labels(Q)
+        M, ins, outs = convert.matrix_and_labels(Q)
         M = np.array(M, dtype=np.float64)  # our own copy, read-only
         M.flags.writeable = False
         self._Q = M
@@ -112,7 +85,7 @@ class Mechanism:
         self._prior = None if prior is None else validate_prior(prior)
         if self._prior is not None and self._prior.size != d:
             raise ProblemError(f"prior has {self._prior.size} symbols but Q has {d} rows (inputs)")
-        self._claim = _claim(claim)
+        self._claim = convert.claim(claim)
         cert = certificate.to_dict() if hasattr(certificate, "to_dict") else certificate
         self._certificate = None if cert is None else dict(cert)
         self._provenance = dict(provenance) if provenance is not None else files.provenance_now("Mechanism(Q)")
@@ -244,31 +217,21 @@ class Mechanism:
         >>> m.randomize(["a", "b", "b"], rng=0)
         ['A', 'B', 'A']
         """
-        if chunk_size is not None and (
-            isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
-        ):
-            raise ParamError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-        from mechopt.mechanism.sampling import as_generator
+        from mechopt.mechanism.labels import chunks
+        from mechopt.mechanism.sampling import as_generator, positive_int
 
+        size = positive_int(chunk_size, "chunk_size") if chunk_size is not None else None
         gen = as_generator(rng)
-        idx, kind = self._in.encode(values) if chunk_size is None else self._encode_chunked(values, chunk_size)
         if self._sampler is None:
             self._sampler = AliasSampler(self._Q)
-        y = self._sampler.sample(idx, gen, threads=threads)
-        return self._out.decode(y, kind)
-
-    def _encode_chunked(self, values: Any, size: int) -> tuple[np.ndarray, Container]:
-        """Indices of ``values`` mapped ``size`` at a time (error positions stay global)."""
-        n = len(values)
-        idx = np.empty(n, dtype=np.intp)
-        kind = None
-        for s in range(0, n, size):
-            part = values.iloc[s : s + size] if hasattr(values, "iloc") else values[s : s + size]
-            idx[s : s + size], k = self._in.encode(part, offset=s)
-            kind = kind or k
-        if kind is None:
-            return self._in.encode(values)
-        return idx, Container(kind.name, values if kind.name == "series" else None)
+        parts, kind = [], None
+        for start, part in chunks(values, size):  # one Generator across chunks: the reports of one call
+            idx, kind = self._in.encode(part, offset=start)
+            parts.append(self._sampler.sample(idx, gen, threads=threads))
+        if kind is None:  # no values
+            return self._out.decode(np.empty(0, dtype=np.intp), self._in.encode(values)[1])
+        y = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return self._out.decode(y, Container(kind.name, values if kind.name == "series" else None))
 
     # -- estimate ---------------------------------------------------------------------------------------------
     def counts(self, reports: Any) -> np.ndarray:
@@ -414,22 +377,7 @@ class Mechanism:
         >>> round(doc["notions"]["ldp"]["eps"], 6), doc["claim"]["holds"]
         (1.098612, True)
         """
-        from mechopt.io.mechfile import audit
-
-        doc = audit(self._Q, self._prior if prior is None else prior)
-        if notion is not None:
-            if notion not in doc["notions"]:
-                raise ParamError(
-                    f"no audit for notion {notion!r} here; audited: {', '.join(doc['notions'])} "
-                    "(lip and mip need a prior)"
-                )
-            doc["notions"] = {notion: doc["notions"][notion]}
-        claim = self._claim
-        if claim is not None and claim.get("notion") in doc["notions"] and claim.get("eps") is not None:
-            eps = doc["notions"][claim["notion"]]["eps"]
-            holds = eps is not None and eps <= claim["eps"] + settings.tolerance("privacy")
-            doc["claim"] = {**claim, "eps_audited": eps, "holds": bool(holds)}
-        return doc
+        return convert.audit(self._Q, self._prior if prior is None else prior, self._claim, notion)
 
     # -- files and results ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -475,22 +423,4 @@ class Mechanism:
         >>> m.claim, m.certificate["status"], m.provenance["source"]
         ({'notion': 'ldp', 'eps': 1.0}, 'optimal', 'mechopt design: solver exact, objective histogram')
         """
-        Q = result.Q
-        mech = result.mechanism
-        cert = None
-        if result.certificate is not None:
-            cert = {**result.certificate.to_dict(), "status": result.status.value, "proof": result.proof}
-        elif result.status is not None:
-            cert = {"status": result.status.value, "proof": result.proof}
-        if cert is not None:
-            cert.update({"objective": result.objective, "value": result.value, "unit": result.unit})
-        src = f"mechopt design: solver {result.solver}, objective {result.objective}"
-        return cls(
-            Q,
-            inputs=inputs if inputs is not None else getattr(mech, "inputs", None),
-            outputs=outputs if outputs is not None else getattr(mech, "outputs", None),
-            prior=prior,
-            claim=None if result.notion is None else {"notion": result.notion, "eps": result.eps},
-            certificate=cert,
-            provenance=files.provenance_now(src),
-        )
+        return cls(**convert.from_result(result, prior=prior, inputs=inputs, outputs=outputs))
