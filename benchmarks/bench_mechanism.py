@@ -8,8 +8,9 @@ any sampler must do: numpy drawing the n uniforms (``Generator.random``, PCG64)
 and writing an int array of n (``(u * d).astype(intp)``: the uniform
 categorical, the cheapest mechanism). ``ratio`` = ours_s / floor_s (a
 slowdown; goal ≤ 3), each the best of ``repeats`` runs alternated in this
-process after a warm-up call (on a shared machine the least disturbed run). The notes give the one-off alias-table build time, and the time with
-two threads (same reports; the machine's other load shows in it).
+process after a warm-up call (on a shared machine, the least disturbed run).
+The notes give the one-off alias-table build time, and the time with two
+threads (same reports; the machine's other load shows in it).
 
 ``GRR`` row: the same sampler on GRR's d × d matrix (d = 256) against the
 specialised :class:`mechopt.oracles.frequency.GRR` randomizer; ratio =
