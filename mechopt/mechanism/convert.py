@@ -24,7 +24,7 @@ from mechopt.errors import ParamError, ProblemError
 from mechopt.mechanism.files import provenance_now
 from mechopt.model._matrix import validate_channel
 
-__all__ = ["matrix_and_labels", "claim", "from_result", "audit"]
+__all__ = ["matrix_and_labels", "claim", "from_result", "audit", "prior_for", "values_for"]
 
 
 def matrix_and_labels(Q: Any) -> tuple[np.ndarray, Any, Any]:
@@ -97,3 +97,37 @@ def audit(Q: np.ndarray, prior: Any, claimed: dict[str, Any] | None, notion: str
         holds = eps is not None and eps <= claimed["eps"] + settings.tolerance("privacy")
         doc["claim"] = {**claimed, "eps_audited": eps, "holds": bool(holds)}
     return doc
+
+
+def prior_for(prior: Any, design_prior: np.ndarray | None, d: int) -> np.ndarray:
+    """``prior`` validated (d symbols), else the design prior, else ParamError.
+
+    >>> prior_for(None, np.array([0.5, 0.5]), 2).tolist()
+    [0.5, 0.5]
+    """
+    from mechopt.model.priors import validate_prior
+
+    if prior is None:
+        if design_prior is None:
+            raise ParamError("a prior is needed: pass prior= or build the Mechanism with one")
+        return design_prior
+    P = validate_prior(prior)
+    if P.size != d:
+        raise ProblemError(f"prior has {P.size} symbols but Q has {d} rows (inputs)")
+    return P
+
+
+def values_for(values: Any, inputs: tuple[Any, ...]) -> np.ndarray:
+    """One number a_x per input: ``values``, or the input labels when they are numbers.
+
+    >>> values_for(None, (0, 2.5)).tolist()
+    [0.0, 2.5]
+    """
+    if values is None:
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in inputs):
+            raise ParamError("the inputs are not numbers: give values=, one number per input")
+        values = inputs
+    a = np.asarray(values, dtype=float)
+    if a.shape != (len(inputs),) or not np.all(np.isfinite(a)):
+        raise ParamError(f"values must be {len(inputs)} finite numbers, one per input")
+    return a

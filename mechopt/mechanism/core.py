@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.errors import ParamError, ProblemError
+from mechopt.errors import ProblemError
 from mechopt.mechanism import convert, files, identify
 from mechopt.mechanism.estimate import Estimate, estimate_counts
 from mechopt.mechanism.labels import Container, Labels, clean_labels
@@ -335,35 +335,15 @@ class Mechanism:
         >>> Mechanism([[0.75, 0.25], [0.25, 0.75]], prior=[0.5, 0.5]).posterior()[:, 0].tolist()
         [0.75, 0.25]
         """
-        P = self._prior_or(prior, "posterior")
-        return posterior_matrix(self._Q, P)
+        return posterior_matrix(self._Q, convert.prior_for(prior, self._prior, self.shape[0]))
 
     def posterior_means(self, values: Any = None, prior: Any = None) -> np.ndarray:
-        """E[a_X | Y = y] for each output: the estimate an ``mse`` design reports for output y.
+        """E[a_X | Y = y] for each output (the estimate an ``mse`` design reports); ``values`` default to the inputs.
 
-        ``values`` a_x default to the input labels (when they are numbers).
-
-        >>> Mechanism([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]], inputs=[0, 1, 2], prior=[0.25, 0.5, 0.25]).posterior_means()
+        >>> Mechanism([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]], prior=[0.25, 0.5, 0.25]).posterior_means()
         array([0.5, 1.5])
         """
-        if values is None:
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.inputs):
-                raise ParamError("the inputs are not numbers: give values=, one number per input")
-            values = self.inputs
-        a = np.asarray(values, dtype=float)
-        if a.shape != (self.shape[0],):
-            raise ParamError(f"values must be {self.shape[0]} numbers, one per input")
-        return a @ self.posterior(prior)
-
-    def _prior_or(self, prior: Any, what: str) -> np.ndarray:
-        if prior is None:
-            if self._prior is None:
-                raise ParamError(f"{what} needs a prior: pass prior= or build the Mechanism with one")
-            return self._prior
-        P = validate_prior(prior)
-        if P.size != self.shape[0]:
-            raise ProblemError(f"prior has {P.size} symbols but Q has {self.shape[0]} rows (inputs)")
-        return P
+        return convert.values_for(values, self.inputs) @ self.posterior(prior)
 
     # -- privacy ----------------------------------------------------------------------------------------------
     def audit(self, notion: str | None = None, prior: Any = None) -> dict[str, Any]:
