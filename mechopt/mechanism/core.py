@@ -179,18 +179,14 @@ class Mechanism:
         >>> bool(np.array_equal(a, b))
         True
         """
-        x = np.asarray(x_idx)
-        if x.ndim != 1 or x.dtype.kind not in "iu":
-            raise ProblemError(f"x_idx must be a 1-D integer array of input indices, got {x.dtype} of shape {x.shape}")
-        if x.size and (x.min() < 0 or x.max() >= self.shape[0]):
-            bad = np.flatnonzero((x < 0) | (x >= self.shape[0]))
-            raise ProblemError(
-                f"input index {int(x[bad[0]])} at position {int(bad[0])} is outside 0..{self.shape[0] - 1} "
-                f"({bad.size} such)"
-            )
-        if self._sampler is None:
+        from mechopt.mechanism.sampling import check_indices
+
+        return self._alias().sample(check_indices(x_idx, self.shape[0]), rng, threads=threads)
+
+    def _alias(self) -> AliasSampler:
+        if self._sampler is None:  # built on first use, kept
             self._sampler = AliasSampler(self._Q)
-        return self._sampler.sample(x, rng, threads=threads)
+        return self._sampler
 
     def randomize(
         self, values: Any, rng: Any = None, chunk_size: int | None = None, *, threads: int | None = None
@@ -222,25 +218,41 @@ class Mechanism:
 
         size = positive_int(chunk_size, "chunk_size") if chunk_size is not None else None
         gen = as_generator(rng)
-        if self._sampler is None:
-            self._sampler = AliasSampler(self._Q)
         parts, kind = [], None
         for start, part in chunks(values, size):  # one Generator across chunks: the reports of one call
             idx, kind = self._in.encode(part, offset=start)
-            parts.append(self._sampler.sample(idx, gen, threads=threads))
+            parts.append(self._alias().sample(idx, gen, threads=threads))
         if kind is None:  # no values
             return self._out.decode(np.empty(0, dtype=np.intp), self._in.encode(values)[1])
         y = parts[0] if len(parts) == 1 else np.concatenate(parts)
         return self._out.decode(y, Container(kind.name, values if kind.name == "series" else None))
 
     # -- estimate ---------------------------------------------------------------------------------------------
-    def counts(self, reports: Any) -> np.ndarray:
-        """How many times each output was reported (int64, over ``outputs``).
+    def input_indices(self, values: Any, start: int = 0) -> np.ndarray:
+        """Row indices of input labels (for :meth:`randomize_indices` on chunks of a stream).
+
+        A value that is not an input raises ProblemError naming its position ``start + i``.
+
+        >>> Mechanism(np.eye(2), inputs=["n", "y"]).input_indices(["y", "n"]).tolist()
+        [1, 0]
+        """
+        return self._in.encode(values, offset=start)[0]
+
+    def output_labels(self, indices: np.ndarray) -> np.ndarray:
+        """The output labels of output indices, as a numpy array.
+
+        >>> Mechanism(np.eye(2), outputs=["N", "Y"]).output_labels(np.array([1, 1, 0])).tolist()
+        ['Y', 'Y', 'N']
+        """
+        return self._out.decode(np.asarray(indices), Container("numpy"))
+
+    def counts(self, reports: Any, start: int = 0) -> np.ndarray:
+        """How many times each output was reported (int64, over ``outputs``); errors name position ``start + i``.
 
         >>> Mechanism(np.eye(2), outputs=["n", "y"]).counts(["y", "y", "n"]).tolist()
         [1, 2]
         """
-        y, _ = self._out.encode(reports)
+        y, _ = self._out.encode(reports, offset=start)
         return np.bincount(y, minlength=self.shape[1]).astype(np.int64)
 
     def estimate(

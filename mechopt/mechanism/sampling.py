@@ -39,7 +39,7 @@ import numpy as np
 
 from mechopt.errors import ParamError, ProblemError
 
-__all__ = ["AliasSampler", "alias_tables", "as_generator", "positive_int", "BLOCK"]
+__all__ = ["AliasSampler", "alias_tables", "as_generator", "positive_int", "check_indices", "BLOCK"]
 
 #: Reports per vectorised block: its buffers (~2 MB) stay in the CPU cache. Changing it changes speed, never reports.
 BLOCK = 1 << 16
@@ -220,6 +220,23 @@ def as_generator(rng: Any) -> np.random.Generator:
         raise ParamError(
             f"rng must be a seed (int), a SeedSequence, a numpy Generator or None, got {rng!r} ({exc})"
         ) from None
+
+
+def check_indices(x_idx: Any, d: int) -> np.ndarray:
+    """``x_idx`` as a 1-D integer array of input indices in 0..d−1; ProblemError naming the first bad position.
+
+    >>> check_indices(np.array([0, 2, 1]), 3).tolist()
+    [0, 2, 1]
+    """
+    x = np.asarray(x_idx)
+    if x.ndim != 1 or x.dtype.kind not in "iu":
+        raise ProblemError(f"x_idx must be a 1-D integer array of input indices, got {x.dtype} of shape {x.shape}")
+    if x.size and (x.min() < 0 or x.max() >= d):
+        bad = np.flatnonzero((x < 0) | (x >= d))
+        raise ProblemError(
+            f"input index {int(x[bad[0]])} at position {int(bad[0])} is outside 0..{d - 1} ({bad.size} such)"
+        )
+    return x
 
 
 def positive_int(value: Any, name: str) -> int:
