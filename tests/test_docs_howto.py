@@ -33,3 +33,9 @@ def test_certified_at_scale_recipe_runs() -> None:
 def test_certificates_recipe_runs() -> None:
     res = _doctest_page("certificates.rst")
     assert res.attempted >= 15 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_design_to_data_recipe_runs() -> None:
+    res = _doctest_page("design_to_data.rst")
+    assert res.attempted >= 25 and res.failed == 0, res
