@@ -40,20 +40,34 @@ import numpy as np
 from scipy.optimize import minimize
 
 from mechopt import settings
+from mechopt.errors import MechoptError
 
-__all__ = ["Best", "run_multistart", "feasible"]
+__all__ = ["Best", "run_multistart", "feasible", "scorer", "LOCAL", "REPAIRED", "BASELINE"]
 
 _POLL_S = 0.01
 """How often the parent looks at a forked child (seconds)."""
 
 
+#: Where the best point came from (:attr:`Best.origin`).
+LOCAL, REPAIRED, BASELINE = 0, 1, 2
+
+STAY = 1e-6
+"""Largest entry-wise move of a converged start from a baseline for the baseline to count as the local
+optimum it converged to (its value is then at least that end point's, which a repair may lower by ~1e-15)."""
+
+
 @dataclass
 class Best:
-    """The best feasible point so far and how it was reached.
+    """The best candidate so far and how it was reached.
 
-    ``stopped``: the time limit ended the loop; ``partial``: ``x`` is an iterate of
-    a start the limit stopped (not a converged point); ``capped``: the start that
-    gave ``x`` ended at ``max_iter``.
+    ``fun`` is its score: the problem's value of the recovered mechanism (``form.value_of``),
+    negated for a maximisation, so lower is better. ``origin``: ``LOCAL`` (a start's end point
+    within the constraints), ``REPAIRED`` (a start's end point that missed a constraint by more
+    than ``nlp_feasibility``, made private by the form's ``recover``) or ``BASELINE`` (baseline
+    number ``baseline``; ``confirmed`` when the start from it converged back to it, within
+    :data:`STAY` in every entry: a local optimum). ``stopped``: the time limit ended the loop; ``partial``: ``x`` is an
+    iterate of a start the limit stopped (not a converged point); ``capped``: the start that gave
+    ``x`` ended at ``max_iter``.
     """
 
     x: np.ndarray | None = None
@@ -63,6 +77,9 @@ class Best:
     capped: bool = False
     partial: bool = False
     stopped: bool = False
+    origin: int = LOCAL
+    baseline: int = -1
+    confirmed: bool = False
 
 
 class _Deadline(Exception):
@@ -128,6 +145,25 @@ def feasible(form: Any, x: np.ndarray, tol: float | None = None) -> bool:
     return True
 
 
+def scorer(form: Any) -> Callable[[np.ndarray], float]:
+    """``score(x)``: the value of the mechanism recovered from x, negated for a maximisation (+inf if none)."""
+    sign = 1.0 if form.sense == "min" else -1.0
+
+    def score(x: np.ndarray) -> float:
+        try:
+            v = sign * float(form.value_of(x))
+        except (ArithmeticError, ValueError, MechoptError):  # e.g. a row clipped to zero, a singular channel
+            return np.inf
+        return v if np.isfinite(v) else np.inf
+
+    return score
+
+
+def _better(score: float, origin: int, best: Best) -> bool:
+    """Lower score wins; on a tie a start's point beats a repaired one, which beats a baseline."""
+    return score < best.fun or (score == best.fun and best.x is not None and origin < best.origin)
+
+
 def _loop(
     form: Any,
     starts: np.ndarray,
@@ -136,21 +172,36 @@ def _loop(
     max_iter: int,
     deadline: float | None,
     publish: Callable[[Best], None],
+    baselines: np.ndarray | None = None,
 ) -> Best:
-    """Every start in turn until the deadline; ``publish(best)`` after each improvement."""
+    """The baselines as candidates, then every start (the baselines first) in turn until the deadline;
+    ``publish(best)`` on the way."""
     best = Best()
+    score = scorer(form)
+    nb = 0 if baselines is None else len(baselines)
+    if nb:
+        starts = np.vstack([baselines, starts])
+    for i, xb in enumerate(() if baselines is None else baselines):
+        sb = score(xb)
+        if np.isfinite(sb) and _better(sb, BASELINE, best):
+            best = Best(np.array(xb, copy=True), sb, origin=BASELINE, baseline=i)
+    if best.x is not None:
+        publish(best)
     fun, jac = _bounded(form.fun, deadline), _bounded(form.jac, deadline)
     cons = _bounded_constraints(form.constraints, deadline)
-    for x0 in starts:
+    for k, x0 in enumerate(starts):
         if _past(deadline):
             best.stopped = True
             break
-        seen: dict[str, Any] = {"x": None, "fun": np.inf, "halted": False}
+        seen: dict[str, Any] = {"x": None, "fun": np.inf, "raw": np.inf, "halted": False}
 
         def consider(x: np.ndarray, f: float) -> None:
-            if np.isfinite(f) and f < min(seen["fun"], best.fun) and feasible(form, x):
-                seen["x"], seen["fun"] = np.array(x, copy=True), float(f)
-                publish(Best(seen["x"], seen["fun"], best.tried, best.iters, False, True, True))
+            if np.isfinite(f) and f < seen["raw"] and feasible(form, x):
+                seen["raw"] = f
+                s = score(x)
+                if s < min(seen["fun"], best.fun):
+                    seen["x"], seen["fun"] = np.array(x, copy=True), s
+                    publish(Best(seen["x"], s, best.tried, best.iters, False, True, True))
 
         def callback(intermediate_result: Any) -> None:
             consider(intermediate_result.x, float(intermediate_result.fun))
@@ -178,26 +229,53 @@ def _loop(
         if sol is None or seen["halted"]:  # the limit ended this start: keep its best iterate
             if seen["x"] is not None and seen["fun"] < best.fun:
                 best.x, best.fun, best.capped, best.partial = seen["x"], seen["fun"], False, True
+                best.origin, best.baseline = LOCAL, -1
             best.stopped = True
             if sol is not None:
                 best.iters += int(getattr(sol, "nit", 0) or 0)
             break
         best.tried += 1
         best.iters += int(getattr(sol, "nit", 0) or 0)
-        if np.isfinite(sol.fun) and sol.fun < best.fun and feasible(form, sol.x):
-            best.x, best.fun, best.partial = sol.x, float(sol.fun), False
-            best.capped = int(getattr(sol, "status", -1)) == (9 if method == "SLSQP" else 0)
+        _take(form, sol, method, score, best)
+        if k == best.baseline and best.origin == BASELINE and _converged_back(form, sol, x0, method):
+            best.confirmed = True
         publish(best)
     return best
 
 
+def _converged_back(form: Any, sol: Any, x0: np.ndarray, method: str) -> bool:
+    """Whether a start converged (not at max_iter, within the constraints) to a point within STAY of x0."""
+    capped = int(getattr(sol, "status", -1)) == (9 if method == "SLSQP" else 0)
+    return not capped and np.isfinite(sol.fun) and np.max(np.abs(sol.x - x0)) <= STAY and feasible(form, sol.x)
+
+
+def _take(form: Any, sol: Any, method: str, score: Callable[[np.ndarray], float], best: Best) -> None:
+    """Make a finished start's end point the best when its recovered mechanism is better."""
+    if not np.isfinite(sol.fun):
+        return
+    origin = LOCAL if feasible(form, sol.x) else REPAIRED if getattr(form, "repairs", False) else None
+    if origin is None:
+        return
+    s = score(sol.x)
+    if np.isfinite(s) and _better(s, origin, best):
+        best.x, best.fun, best.partial, best.origin, best.baseline, best.confirmed = sol.x, s, False, origin, -1, False
+        best.capped = int(getattr(sol, "status", -1)) == (9 if method == "SLSQP" else 0)
+
+
 def run_multistart(
-    form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_iter: int, deadline: float | None
+    form: Any,
+    starts: np.ndarray,
+    method: str,
+    kw: dict[str, Any],
+    max_iter: int,
+    deadline: float | None,
+    baselines: np.ndarray | None = None,
 ) -> Best:
-    """The best feasible point of the starts (see the module text for how the deadline is kept)."""
+    """The best candidate of the baselines and the starts; the baselines (exactly feasible points, rows)
+    are also the first starts (see the module text for how the deadline is kept)."""
     if deadline is None or not hasattr(os, "fork"):
-        return _loop(form, starts, method, kw, max_iter, deadline, lambda b: None)
-    return _forked(form, starts, method, kw, max_iter, deadline)
+        return _loop(form, starts, method, kw, max_iter, deadline, lambda b: None, baselines)
+    return _forked(form, starts, method, kw, max_iter, deadline, baselines)
 
 
 class _Board:
@@ -207,7 +285,7 @@ class _Board:
 
     def __init__(self, n: int) -> None:
         self.n = n
-        self.slot_len = n + 7  # x, fun, tried, iters, capped, partial, stopped, has_x
+        self.slot_len = n + 10  # x, fun, tried, iters, capped, partial, stopped, origin, baseline, confirmed, has_x
         self.mem = mmap.mmap(-1, 8 * (2 + 2 * self.slot_len))  # MAP_SHARED | MAP_ANONYMOUS
         self.arr = np.frombuffer(self.mem, dtype=np.float64)
         self.arr[:2] = (-1.0, 0.0)
@@ -217,7 +295,7 @@ class _Board:
         s = self.arr[2 + k * self.slot_len : 2 + (k + 1) * self.slot_len]
         if b.x is not None:
             s[: self.n] = b.x
-        s[self.n :] = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.x is not None)
+        s[self.n :] = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.origin, b.baseline, b.confirmed, b.x is not None)
         self.arr[0] = float(k)
 
     def read(self) -> Best:
@@ -225,7 +303,7 @@ class _Board:
         if k < 0:
             return Best()
         s = np.array(self.arr[2 + k * self.slot_len : 2 + (k + 1) * self.slot_len])
-        fun, tried, iters, capped, partial, stopped, has_x = s[self.n :]
+        fun, tried, iters, capped, partial, stopped, origin, baseline, confirmed, has_x = s[self.n :]
         return Best(
             s[: self.n] if has_x else None,
             float(fun),
@@ -234,10 +312,21 @@ class _Board:
             bool(capped),
             bool(partial),
             bool(stopped),
+            int(origin),
+            int(baseline),
+            bool(confirmed),
         )
 
 
-def _forked(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_iter: int, deadline: float) -> Best:
+def _forked(
+    form: Any,
+    starts: np.ndarray,
+    method: str,
+    kw: dict[str, Any],
+    max_iter: int,
+    deadline: float,
+    baselines: np.ndarray | None,
+) -> Best:
     """Run :func:`_loop` in a forked child; at the deadline kill it and read its last published point."""
     board = _Board(int(np.asarray(starts).shape[1]))
     r, w = os.pipe()
@@ -245,7 +334,7 @@ def _forked(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_
     if pid == 0:  # the child: never returns into the caller
         os.close(r)
         try:
-            board.publish(_loop(form, starts, method, kw, max_iter, deadline, board.publish))
+            board.publish(_loop(form, starts, method, kw, max_iter, deadline, board.publish, baselines))
             board.arr[1] = 1.0
         except BaseException as exc:  # told to the parent, which raises it
             os.write(w, f"{type(exc).__name__}: {exc}".encode()[:4000])
