@@ -159,9 +159,14 @@ def scorer(form: Any) -> Callable[[np.ndarray], float]:
     return score
 
 
-def _better(score: float, origin: int, best: Best) -> bool:
-    """Lower score wins; on a tie a start's point beats a repaired one, which beats a baseline."""
-    return score < best.fun or (score == best.fun and best.x is not None and origin < best.origin)
+def _rank(origin: int, capped: bool = False) -> int:
+    """Who wins a tie: a converged start's point, then a baseline, a repaired end point, a capped start's point."""
+    return {LOCAL: 0, BASELINE: 1, REPAIRED: 2}[origin] if not capped else 3
+
+
+def _better(score: float, rank: int, best: Best) -> bool:
+    """Lower score wins; on a tie the lower :func:`_rank`."""
+    return score < best.fun or (score == best.fun and best.x is not None and rank < _rank(best.origin, best.capped))
 
 
 def _loop(
@@ -183,7 +188,7 @@ def _loop(
         starts = np.vstack([baselines, starts])
     for i, xb in enumerate(() if baselines is None else baselines):
         sb = score(xb)
-        if np.isfinite(sb) and _better(sb, BASELINE, best):
+        if np.isfinite(sb) and _better(sb, _rank(BASELINE), best):
             best = Best(np.array(xb, copy=True), sb, origin=BASELINE, baseline=i)
     if best.x is not None:
         publish(best)
@@ -245,8 +250,7 @@ def _loop(
 
 def _converged_back(form: Any, sol: Any, x0: np.ndarray, method: str) -> bool:
     """Whether a start converged (not at max_iter, within the constraints) to a point within STAY of x0."""
-    capped = int(getattr(sol, "status", -1)) == (9 if method == "SLSQP" else 0)
-    return not capped and np.isfinite(sol.fun) and np.max(np.abs(sol.x - x0)) <= STAY and feasible(form, sol.x)
+    return not _capped(sol, method) and np.isfinite(sol.fun) and np.max(np.abs(sol.x - x0)) <= STAY and feasible(form, sol.x)
 
 
 def _take(form: Any, sol: Any, method: str, score: Callable[[np.ndarray], float], best: Best) -> None:
@@ -257,9 +261,15 @@ def _take(form: Any, sol: Any, method: str, score: Callable[[np.ndarray], float]
     if origin is None:
         return
     s = score(sol.x)
-    if np.isfinite(s) and _better(s, origin, best):
+    capped = _capped(sol, method)
+    if np.isfinite(s) and _better(s, _rank(origin, capped and origin == LOCAL), best):
         best.x, best.fun, best.partial, best.origin, best.baseline, best.confirmed = sol.x, s, False, origin, -1, False
-        best.capped = int(getattr(sol, "status", -1)) == (9 if method == "SLSQP" else 0)
+        best.capped = capped
+
+
+def _capped(sol: Any, method: str) -> bool:
+    """Whether a start stopped at max_iter."""
+    return int(getattr(sol, "status", -1)) == (9 if method == "SLSQP" else 0)
 
 
 def run_multistart(

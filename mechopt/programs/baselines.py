@@ -140,7 +140,8 @@ def _closed_channel(prog: Any, closed: Callable[[], Any] | None, m: int) -> tupl
     fitted = fit_columns(prog, Q, m)
     if fitted is None:
         return None
-    return f"closed form ({res.extras.get('theorem') or res.message or res.solver})".strip(), fitted
+    what = res.extras.get("claim") or res.extras.get("theorem")
+    return ("closed form" + (f" ({what})" if what else "")), fitted
 
 
 def channel_baselines(prog: Any, m: int, closed: Callable[[], Any] | None = None) -> list[tuple[str, np.ndarray]]:

@@ -28,6 +28,8 @@ from mechopt.jobs.sweep.run import load_spec, sweep
 from mechopt.problems.design import ChannelDesign
 from mechopt.runtime import threads
 
+pytestmark = pytest.mark.kernel_sensitive  # .ci/run repeats it under other OpenBLAS kernels
+
 # uniform:6 at ε ≈ √10 is where the thread count changed the answer (values above); lip/histogram
 # differed in the last bits at every point.
 SPEC = """
@@ -48,7 +50,7 @@ n_starts = 4
 # started with and the sweep's lines.
 CHILD = """
 import json, sys
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import threadpool_info
 import scipy.optimize
 from mechopt.jobs.sweep.run import sweep
 pools = sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
@@ -73,7 +75,8 @@ def spec_path(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def serial(spec_path) -> dict[str, dict]:
     lines = sweep(spec_path)
-    assert len(lines) == 4 and all(ln["status"] == "locally_optimal" for ln in lines)
+    # a baseline no start improved is "feasible": which one wins depends on the CPU's BLAS kernels
+    assert len(lines) == 4 and all(ln["status"] in ("locally_optimal", "feasible") for ln in lines)
     return _numbers(lines)
 
 
@@ -212,5 +215,6 @@ def test_compare_jobs_1_and_2_give_identical_rows_without_a_time_limit(monkeypat
     assert seen and all("time_limit" not in o for o in seen)  # no wall-clock limit by default
     two = strip(compare(instances=inst, solvers=["exact", "sqp"], jobs=2))
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
-    assert {r["status"] for r in one} == {"optimal", "locally_optimal"}
+    assert {r["status"] for r in one if r["solver"] == "exact"} == {"optimal"}
+    assert {r["status"] for r in one if r["solver"] == "sqp"} <= {"locally_optimal", "feasible"}
     assert not any(r["status"] in ("time_limit", "iteration_limit") for r in one)

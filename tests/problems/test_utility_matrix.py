@@ -129,6 +129,7 @@ def _check(notion_name: str, prob: ChannelDesign, r, solver: str) -> None:
     assert r.value == pytest.approx(prob.utility.value(Q, prob.prior), rel=1e-6, abs=1e-12)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("notion_name", list(NOTIONS))
 @pytest.mark.parametrize("utility", list(UTILITIES))
 def test_every_pair_designs_with_the_default_and_every_claiming_solver(utility, notion_name):
@@ -271,6 +272,7 @@ def _krr_freq_var(d: int, eps: float, P: np.ndarray) -> float:
     return (1 - 2 * q + d * q * q) / (p - q) ** 2 - P @ P
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("eps", [0.5, 2.0])
 @pytest.mark.parametrize("d", [3, 4])
 def test_freq_var_under_ldp_is_at_most_krr_and_above_the_no_privacy_bound(d, eps):

@@ -94,6 +94,7 @@ def test_ksubset_size_test_uses_no_big_integer(monkeypatch):
     assert mech.log_outputs / math.log(10) > 1e6
 
 
+@pytest.mark.kernel_sensitive
 def test_sqp_declines_large_problem_without_building_its_form(monkeypatch):
     """sqp.can_solve on a 20,000-symbol MIP design. Old: built the NLP form (3.26 GB) to answer no.
     New: decides from nlp_size (d² variables) and never calls nlp_form."""
@@ -138,6 +139,7 @@ def test_time_limit_counts_selection(monkeypatch):
     assert r.status.value == "time_limit" and "selecting the solver" in r.message
 
 
+@pytest.mark.kernel_sensitive
 def test_sqp_deadline_stops_inside_a_start():
     """sqp with a limit far shorter than one start (d = 20 MIP, 1 start of about 2 s here, limit 0.2 s).
     Old: the limit was checked only between starts, so the one start ran to its end and no time_limit
