@@ -65,7 +65,8 @@ class Best:
     within the constraints), ``REPAIRED`` (a start's end point that missed a constraint by more
     than ``nlp_feasibility``, made private by the form's ``recover``) or ``BASELINE`` (baseline
     number ``baseline``; ``confirmed`` when the start from it converged back to it, within
-    :data:`STAY` in every entry: a local optimum). ``stopped``: the time limit ended the loop; ``partial``: ``x`` is an
+    :data:`STAY` in every entry: a local optimum). ``start``: the index of the start that gave ``x``
+    (the baselines' starts come first), -1 for a baseline. ``stopped``: the time limit ended the loop; ``partial``: ``x`` is an
     iterate of a start the limit stopped (not a converged point); ``capped``: the start that gave
     ``x`` ended at ``max_iter``.
     """
@@ -80,6 +81,7 @@ class Best:
     origin: int = LOCAL
     baseline: int = -1
     confirmed: bool = False
+    start: int = -1
 
 
 class _Deadline(Exception):
@@ -189,7 +191,7 @@ def _loop(
     for i, xb in enumerate(() if baselines is None else baselines):
         sb = score(xb)
         if np.isfinite(sb) and _better(sb, _rank(BASELINE), best):
-            best = Best(np.array(xb, copy=True), sb, origin=BASELINE, baseline=i)
+            best = Best(np.array(xb, copy=True), sb, origin=BASELINE, baseline=i, start=-1)
     if best.x is not None:
         publish(best)
     fun, jac = _bounded(form.fun, deadline), _bounded(form.jac, deadline)
@@ -206,7 +208,7 @@ def _loop(
                 s = score(x)
                 if s < min(seen["fun"], best.fun):
                     seen["x"], seen["fun"] = np.array(x, copy=True), s
-                    publish(Best(seen["x"], s, best.tried, best.iters, False, True, True))
+                    publish(Best(seen["x"], s, best.tried, best.iters, False, True, True, start=k))
 
         def callback(intermediate_result: Any) -> None:
             consider(intermediate_result.x, float(intermediate_result.fun))
@@ -234,14 +236,14 @@ def _loop(
         if sol is None or seen["halted"]:  # the limit ended this start: keep its best iterate
             if seen["x"] is not None and seen["fun"] < best.fun:
                 best.x, best.fun, best.capped, best.partial = seen["x"], seen["fun"], False, True
-                best.origin, best.baseline = LOCAL, -1
+                best.origin, best.baseline, best.start = LOCAL, -1, k
             best.stopped = True
             if sol is not None:
                 best.iters += int(getattr(sol, "nit", 0) or 0)
             break
         best.tried += 1
         best.iters += int(getattr(sol, "nit", 0) or 0)
-        _take(form, sol, method, score, best)
+        _take(form, sol, method, score, best, k)
         if k == best.baseline and best.origin == BASELINE and _converged_back(form, sol, x0, method):
             best.confirmed = True
         publish(best)
@@ -253,7 +255,7 @@ def _converged_back(form: Any, sol: Any, x0: np.ndarray, method: str) -> bool:
     return not _capped(sol, method) and np.isfinite(sol.fun) and np.max(np.abs(sol.x - x0)) <= STAY and feasible(form, sol.x)
 
 
-def _take(form: Any, sol: Any, method: str, score: Callable[[np.ndarray], float], best: Best) -> None:
+def _take(form: Any, sol: Any, method: str, score: Callable[[np.ndarray], float], best: Best, k: int) -> None:
     """Make a finished start's end point the best when its recovered mechanism is better."""
     if not np.isfinite(sol.fun):
         return
@@ -264,7 +266,7 @@ def _take(form: Any, sol: Any, method: str, score: Callable[[np.ndarray], float]
     capped = _capped(sol, method)
     if np.isfinite(s) and _better(s, _rank(origin, capped and origin == LOCAL), best):
         best.x, best.fun, best.partial, best.origin, best.baseline, best.confirmed = sol.x, s, False, origin, -1, False
-        best.capped = capped
+        best.capped, best.start = capped, k
 
 
 def _capped(sol: Any, method: str) -> bool:
@@ -295,7 +297,7 @@ class _Board:
 
     def __init__(self, n: int) -> None:
         self.n = n
-        self.slot_len = n + 10  # x, fun, tried, iters, capped, partial, stopped, origin, baseline, confirmed, has_x
+        self.slot_len = n + 11  # x, then the fields of Best after it, then has_x
         self.mem = mmap.mmap(-1, 8 * (2 + 2 * self.slot_len))  # MAP_SHARED | MAP_ANONYMOUS
         self.arr = np.frombuffer(self.mem, dtype=np.float64)
         self.arr[:2] = (-1.0, 0.0)
@@ -305,7 +307,7 @@ class _Board:
         s = self.arr[2 + k * self.slot_len : 2 + (k + 1) * self.slot_len]
         if b.x is not None:
             s[: self.n] = b.x
-        s[self.n :] = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.origin, b.baseline, b.confirmed, b.x is not None)
+        s[self.n :] = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.origin, b.baseline, b.confirmed, b.start, b.x is not None)
         self.arr[0] = float(k)
 
     def read(self) -> Best:
@@ -313,7 +315,7 @@ class _Board:
         if k < 0:
             return Best()
         s = np.array(self.arr[2 + k * self.slot_len : 2 + (k + 1) * self.slot_len])
-        fun, tried, iters, capped, partial, stopped, origin, baseline, confirmed, has_x = s[self.n :]
+        fun, tried, iters, capped, partial, stopped, origin, baseline, confirmed, start, has_x = s[self.n :]
         return Best(
             s[: self.n] if has_x else None,
             float(fun),
@@ -325,6 +327,7 @@ class _Board:
             int(origin),
             int(baseline),
             bool(confirmed),
+            int(start),
         )
 
 

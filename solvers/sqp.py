@@ -123,7 +123,7 @@ class SQPSolver(Solver):
                 "starts": b.tried,
                 "method": method,
                 "baselines": {k: float(v) for k, v in values.items() if np.isfinite(v)},
-                "best_from": named[b.baseline][0] if b.origin == BASELINE else "start",
+                "best_from": _source(b, named),
             },
         )
 
@@ -139,19 +139,31 @@ def _status(b: Best) -> Status:
     return Status.ITERATION_LIMIT if b.capped else Status.LOCALLY_OPTIMAL
 
 
+def _source(b: Best, named: list) -> str:
+    """Where the returned point came from: ``baseline NAME``, ``start from NAME`` or ``random start K``."""
+    if b.origin == BASELINE:
+        return f"baseline {named[b.baseline][0]}"
+    if b.start < len(named):
+        return f"start from {named[b.start][0]}"
+    return f"random start {b.start - len(named) + 1}"
+
+
 def _what(b: Best, named: list, n: int, method: str, max_iter: int) -> str:
     """The message's first part: where the returned point came from."""
-    of = f"{b.tried} starts ({len(named)} from the baselines, {method})"
+    of = f"{b.tried} starts ({len(named)} from the baselines, {method})" if named else f"{b.tried} starts ({method})"
     if b.partial:
         return (
             f"time limit reached during start {b.tried + 1}: best feasible iterate so far "
             f"({b.tried} starts finished, {method}); not a local optimum"
         )
+    if b.origin == BASELINE and b.stopped:
+        return (
+            f"time limit reached after {b.tried} of {n} starts: the best point so far is the baseline "
+            f"{named[b.baseline][0]}; not a local optimum"
+        )
     if b.origin == BASELINE:
-        head = f"the baseline {named[b.baseline][0]}: no start improved it"
-        if b.confirmed and not b.stopped:
-            head += f"; the start from it converged back to it (within {STAY:g}), a local optimum"
-        return head + (f" (time limit reached after {b.tried} of {n} starts)" if b.stopped else f" ({of})")
+        head = f"the baseline {named[b.baseline][0]}: no start improved it ({of})"
+        return head + (f"; the start from it converged back to it (within {STAY:g}), a local optimum" if b.confirmed else "")
     if b.stopped:
         return f"time limit reached after {b.tried} of {n} starts: best local optimum so far ({method})"
     if b.origin == REPAIRED:
