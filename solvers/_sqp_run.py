@@ -66,9 +66,9 @@ class Best:
     than ``nlp_feasibility``, made private by the form's ``recover``) or ``BASELINE`` (baseline
     number ``baseline``; ``confirmed`` when the start from it converged back to it, within
     :data:`STAY` in every entry: a local optimum). ``start``: the index of the start that gave ``x``
-    (the baselines' starts come first), -1 for a baseline. ``stopped``: the time limit ended the loop; ``partial``: ``x`` is an
-    iterate of a start the limit stopped (not a converged point); ``capped``: the start that gave
-    ``x`` ended at ``max_iter``.
+    (the baselines' starts come first), -1 for a baseline. ``stopped``: the time limit ended the
+    loop; ``partial``: ``x`` is an iterate of a start the limit stopped (not a converged point);
+    ``capped``: the start that gave ``x`` ended at ``max_iter``.
     """
 
     x: np.ndarray | None = None
@@ -185,10 +185,9 @@ def _loop(
     ``publish(best)`` on the way."""
     best = Best()
     score = scorer(form)
-    nb = 0 if baselines is None else len(baselines)
-    if nb:
-        starts = np.vstack([baselines, starts])
-    for i, xb in enumerate(() if baselines is None else baselines):
+    base = np.empty((0, np.shape(starts)[1])) if baselines is None else np.asarray(baselines)
+    starts = np.vstack([base, starts])
+    for i, xb in enumerate(base):
         sb = score(xb)
         if np.isfinite(sb) and _better(sb, _rank(BASELINE), best):
             best = Best(np.array(xb, copy=True), sb, origin=BASELINE, baseline=i, start=-1)
@@ -252,7 +251,9 @@ def _loop(
 
 def _converged_back(form: Any, sol: Any, x0: np.ndarray, method: str) -> bool:
     """Whether a start converged (not at max_iter, within the constraints) to a point within STAY of x0."""
-    return not _capped(sol, method) and np.isfinite(sol.fun) and np.max(np.abs(sol.x - x0)) <= STAY and feasible(form, sol.x)
+    if _capped(sol, method) or not np.isfinite(sol.fun):
+        return False
+    return bool(np.max(np.abs(sol.x - x0)) <= STAY) and feasible(form, sol.x)
 
 
 def _take(form: Any, sol: Any, method: str, score: Callable[[np.ndarray], float], best: Best, k: int) -> None:
@@ -307,7 +308,8 @@ class _Board:
         s = self.arr[2 + k * self.slot_len : 2 + (k + 1) * self.slot_len]
         if b.x is not None:
             s[: self.n] = b.x
-        s[self.n :] = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.origin, b.baseline, b.confirmed, b.start, b.x is not None)
+        fields = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.origin, b.baseline, b.confirmed, b.start)
+        s[self.n :] = (*fields, b.x is not None)
         self.arr[0] = float(k)
 
     def read(self) -> Best:

@@ -118,7 +118,8 @@ class SQPSolver(Solver):
             objective=form.objective,
             mechanism=form.recover(b.x),
             iterations=b.iters,
-            message=f"{_what(b, named, len(named) + n, method, int(opts['max_iter']))}; no certificate of global optimality",
+            message=f"{_what(b, named, len(named) + n, method, int(opts['max_iter']))}; "
+            "no certificate of global optimality",
             extras={
                 "starts": b.tried,
                 "method": method,
@@ -163,7 +164,8 @@ def _what(b: Best, named: list, n: int, method: str, max_iter: int) -> str:
         )
     if b.origin == BASELINE:
         head = f"the baseline {named[b.baseline][0]}: no start improved it ({of})"
-        return head + (f"; the start from it converged back to it (within {STAY:g}), a local optimum" if b.confirmed else "")
+        back = f"; the start from it converged back to it (within {STAY:g}), a local optimum"
+        return head + (back if b.confirmed else "")
     if b.stopped:
         return f"time limit reached after {b.tried} of {n} starts: best local optimum so far ({method})"
     if b.origin == REPAIRED:

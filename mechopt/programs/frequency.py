@@ -20,9 +20,10 @@ K = H(HM + MH)H, is
 
 Its baselines (:mod:`mechopt.programs.baselines`) are GRR (k-RR under LDP)
 and the identity shrunk toward the product channel 1Pᵀ as little as the
-notion allows (the constant channel has no unbiased estimator); ``sqp`` starts from them and from random private channels and
-never returns worse than them. A singular Q has no
-unbiased estimator: V is +inf there and the starts keep away from it.
+notion allows (the constant channel has no unbiased estimator); ``sqp``
+starts from them and from random private channels and never returns worse
+than them. A singular Q has no unbiased estimator: V is +inf there and the
+starts keep away from it.
 
 Examples
 --------
@@ -36,8 +37,6 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from mechopt.model.forms import ColumnProgram, NLPForm
@@ -46,7 +45,6 @@ from mechopt.programs.linear import make_private
 from mechopt.programs.nlp import channel_constraints, last_point, private_starts
 
 __all__ = ["freq_var", "freq_var_grad", "freq_var_nlp", "shrunk_identity"]
-
 
 
 def freq_var(Q: np.ndarray, prior: np.ndarray) -> float:

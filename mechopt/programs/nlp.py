@@ -31,8 +31,8 @@ from scipy.optimize import LinearConstraint, NonlinearConstraint
 from mechopt import settings
 from mechopt.model.forms import ColumnProgram, NLPForm
 from mechopt.model.info import mutual_information
-from mechopt.programs.baselines import channel_baselines
 from mechopt.notions import MIP
+from mechopt.programs.baselines import channel_baselines
 from mechopt.programs.linear import make_private
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 

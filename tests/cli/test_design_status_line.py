@@ -27,10 +27,13 @@ def test_sqp_says_local_and_no_certificate(cli):
     starts = doc["extras"]["starts"]
     assert starts == 3 + len(doc["extras"]["baselines"])
     text = cli(*FLAGS, "--solver", "sqp", "--opt", "n_starts=3")
-    assert _status(text) == {
-        "locally_optimal": f"locally_optimal: best local optimum of {starts} sqp starts, no certificate",
-        "feasible": "feasible: audited private, optimality not proven (sqp)",
-    }[doc["status"]]
+    assert (
+        _status(text)
+        == {
+            "locally_optimal": f"locally_optimal: best local optimum of {starts} sqp starts, no certificate",
+            "feasible": "feasible: audited private, optimality not proven (sqp)",
+        }[doc["status"]]
+    )
 
 
 @pytest.mark.parametrize(
