@@ -10,6 +10,11 @@ into shared memory; the parent waits until the deadline, then kills the child an
 returns the last published point. Without ``fork`` (or without a limit) the loop
 runs in-process and stops at the first iteration boundary past the deadline.
 
+The candidates are the form's baselines (exactly feasible points, which are
+also the first starts) and the starts' end points, compared by the problem's
+value of the mechanism each one recovers to (``form.value_of``), not by the
+solver's objective at the raw point: a repair (SLSQP meets constraints only to
+its tolerance) can cost value, and the value reported is the one compared.
 Inside the loop a start's iterates are candidates too: when the limit stops a start,
 its best feasible iterate (the feasible start point at least) competes with the
 finished starts, so a hit limit still returns a point whenever one was seen.
