@@ -17,7 +17,7 @@ from hypothesis import given, settings
 
 import mechopt
 from mechopt.io.catalog import catalog_files, load_catalog
-from mechopt.jobs.compare import _pairs
+from mechopt.jobs.compare.rows import pairs
 from mechopt.model.info import mutual_information
 from mechopt.problems.design import ChannelDesign
 from mechopt.programs.baselines import fit_columns
@@ -44,7 +44,7 @@ def _not_worse(r, value: float, rel: float = 1e-12) -> bool:
 
 def _catalog_sqp_rows():
     for f in catalog_files():
-        for inst, _, prob in _pairs(load_catalog(f), ["sqp"]):
+        for inst, _, prob in pairs(load_catalog(f), ["sqp"]):
             yield inst, prob
 
 
