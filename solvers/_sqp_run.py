@@ -291,9 +291,13 @@ def run_multistart(
 ) -> Best:
     """The best candidate of the baselines and the starts; the baselines (exactly feasible points, rows)
     are also the first starts (see the module text for how the deadline is kept)."""
+
+    def run(publish: Callable[[Best], None]) -> Best:
+        return _loop(form, starts, method, kw, max_iter, deadline, publish, baselines)
+
     if deadline is None or not hasattr(os, "fork"):
-        return _loop(form, starts, method, kw, max_iter, deadline, lambda b: None, baselines)
-    return _forked(form, starts, method, kw, max_iter, deadline, baselines)
+        return run(lambda b: None)
+    return _forked(run, int(np.shape(starts)[1]), deadline)
 
 
 class _Board:
@@ -338,23 +342,16 @@ class _Board:
         )
 
 
-def _forked(
-    form: Any,
-    starts: np.ndarray,
-    method: str,
-    kw: dict[str, Any],
-    max_iter: int,
-    deadline: float,
-    baselines: np.ndarray | None,
-) -> Best:
-    """Run :func:`_loop` in a forked child; at the deadline kill it and read its last published point."""
-    board = _Board(int(np.asarray(starts).shape[1]))
+def _forked(run: Callable[[Callable[[Best], None]], Best], n: int, deadline: float) -> Best:
+    """``run(publish)`` (the loop over n-variable points) in a forked child; at the deadline kill it and
+    read its last published point."""
+    board = _Board(n)
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller
         os.close(r)
         try:
-            board.publish(_loop(form, starts, method, kw, max_iter, deadline, board.publish, baselines))
+            board.publish(run(board.publish))
             board.arr[1] = 1.0
         except BaseException as exc:  # told to the parent, which raises it
             os.write(w, f"{type(exc).__name__}: {exc}".encode()[:4000])

@@ -51,7 +51,6 @@ def test_sqp_binary_lip_beats_a_fine_grid(P1, eps):
     assert r.violation <= 1e-7
 
 
-@pytest.mark.kernel_sensitive
 def test_sqp_time_limit_and_options():
     prob = ChannelDesign.from_params(prior="uniform:4", notion="ldp", utility="mi", eps=1.0)
     r = mechopt.solve(prob, solver="sqp", n_starts=10_000, time_limit=0.2)
