@@ -19,7 +19,7 @@ from typing import Any
 from mechopt import registry, settings
 from mechopt.errors import ProblemError, SolverNotFound
 from mechopt.model.problem import Problem
-from mechopt.results.result import PROOFS, Result, Status, gap_floor
+from mechopt.results.result import PROOFS, Result, Status
 from mechopt.runtime.threads import single_threaded
 
 __all__ = ["solve", "design", "audit_result"]
@@ -59,7 +59,7 @@ def audit_result(problem: Problem, result: Result) -> Result:
         for reason in aud.reasons:
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: {reason}")
         if aud.value is not None and res.value is not None:
-            dev = abs(aud.value - res.value) / max(1.0, abs(aud.value))
+            dev = Result.gap_of(res.value, aud.value)  # relative at every magnitude, as the certificate's gap
             if dev > settings.tolerance("value_match"):
                 why = f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}"
                 res = (
@@ -79,14 +79,13 @@ def _proof_status(res: Result) -> Result:
     cert = res.certificate
     bound, value = (cert.bound if cert is not None else None), res.value
     if cert is not None and bound is not None and value is not None:
-        gap = Result.gap_of(value, bound, res.objective)
+        gap = Result.gap_of(value, bound)
         if abs(gap - cert.gap) > 1e-12:
             res = res.replace(certificate=replace(cert, gap=gap))
         if gap > settings.tolerance("gap"):
             res = res.downgrade(
                 f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "
-                f"(|bound - value| = {abs(bound - value):.3g}, relative to "
-                f"max(|bound|, {gap_floor(res.objective):.3g}))"
+                f"(|bound - value| = {abs(bound - value):.3g}, relative to max(|bound|, |value|))"
             )
         elif res.status is Status.OPTIMAL and res.proof is None:
             res = res.replace(proof="certificate")

@@ -45,8 +45,8 @@ class Tolerances:
     gap : float
         Relative certificate gap below which a result is ``optimal``.
     value_match : float
-        Relative difference (to max(1, |value|)) allowed between a reported
-        value and the value the audit recomputes from the mechanism.
+        Relative difference (to the larger of the two) allowed between a
+        reported value and the value the audit recomputes from the mechanism.
     merge : float
         Posteriors closer than this (max-norm) are merged into one output.
     prior_equal : float

@@ -34,11 +34,18 @@ __all__ = ["ColumnProgram", "ConicForm", "NLPForm", "SpectralAxis", "SpectralFor
 class ColumnProgram:
     """maximise Σ_y μ(c_y)  s.t.  Σ_y c_y = P,  c_y ∈ K = {c ≥ 0 : A c ≥ 0}.
 
-    ``prior`` is on the support (every entry > 0); the problem's value is
-    ``utility.offset(prior) + utility.sign · Σ_y μ(c_y)``. The exact solver
-    reads the cone from ``notion`` (its rays by notion type, or ``notion.cone``)
-    and the gain from ``utility.gain``. ``full_prior``/``index`` restore the
-    zero-mass symbols in the recovered mechanism.
+    ``prior`` is on the support (every entry > 0) and ``utility`` is normalised
+    (:meth:`~mechopt.utilities.Utility.normalised`: values of order one), with
+    ``scale`` the factor back to the problem's units. The gain the solvers
+    maximise is ``sign · κ(c)``, κ the utility's cancellation-free column value
+    (:meth:`~mechopt.utilities.Utility.column_value`: for an MSE the column's own
+    MSE, ≥ 0), so that the problem's value is ``scale · sign · Σ_y gain(c_y)`` with
+    nothing subtracted: an MSE of 1e-21 keeps its digits. This gain differs from
+    the utility's μ by a linear term (``μ(c) = gain(c) + shiftᵀc``,
+    :attr:`shift`), so a pricer written for μ prices it at duals ν + shift. The
+    exact solver reads the cone from ``notion`` (its rays by notion type, or
+    ``notion.cone``). ``full_prior``/``index`` restore the zero-mass symbols in
+    the recovered mechanism.
     """
 
     prior: np.ndarray
@@ -47,6 +54,7 @@ class ColumnProgram:
     objective: str = ""
     full_prior: np.ndarray | None = None
     index: np.ndarray | None = None
+    scale: float = 1.0
 
     @property
     def sense(self) -> str:
@@ -56,12 +64,21 @@ class ColumnProgram:
     def d(self) -> int:
         return int(self.prior.size)
 
+    @property
+    def shift(self) -> np.ndarray:
+        """−sign·w, w the utility's offset weights: μ(c) = gain(c) + shiftᵀc, so gain(r) − νᵀr = μ(r) − (ν + shift)ᵀr."""
+        return -self.utility.sign * self.utility.offset_weights(self.d)
+
     def value_of(self, total_gain: float) -> float:
-        """Map Σ μ(c_y) to the problem's objective."""
-        return float(self.utility.offset(self.prior) + self.utility.sign * total_gain)
+        """Map Σ gain(c_y) to the problem's objective (in its own units)."""
+        return float(self.scale * self.utility.sign * total_gain)
 
     def gain(self, C: np.ndarray) -> np.ndarray:
-        return self.utility.gain(C)
+        return self.utility.sign * self.utility.column_value(C)
+
+    def gain_error(self, C: np.ndarray) -> np.ndarray:
+        """A bound on the rounding error of :meth:`gain` per column (:meth:`Utility.column_error`)."""
+        return self.utility.column_error(C)
 
     def restore(self, Q: np.ndarray) -> np.ndarray:
         """Rows for zero-mass symbols: the output marginal λ (see priors.Support)."""

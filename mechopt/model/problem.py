@@ -102,19 +102,33 @@ class ChannelProblem(Problem):
         return Support.of(self.prior)
 
     def reduced(self) -> ColumnProgram:
-        """The design restricted to the support (zero-mass symbols dropped, restored on output)."""
+        """The design in canonical form: on the support, unit-free.
+
+        Zero-mass symbols are dropped (restored on output) and the utility is
+        normalised (:meth:`~mechopt.utilities.Utility.normalised`: values centred
+        and scaled to [−1, 1]) with ``scale`` mapping values and bounds back,
+        so values ×1e-12 or ×1e12 give the same program and the answer ×s².
+
+        >>> from mechopt.problems.design import ChannelDesign
+        >>> prog = ChannelDesign.from_params(prior="0.5,0.5", notion="ldp", utility="mse",
+        ...                                  eps=1.0, values=[0, 2e-6]).reduced()
+        >>> prog.utility.a.tolist(), prog.scale
+        ([-1.0, 1.0], 1e-12)
+        """
         sup = self.support
         if sup.dropped and type(self.notion) not in (LDP, LIP, MIP):
             raise ProblemError(
                 f"zero-mass symbols are not supported with {self.notion.name}; remove them from the prior"
             )
+        utility, scale = self.utility.restrict(sup.index).normalised()
         return ColumnProgram(
             prior=sup.prior,
             notion=self.notion,
-            utility=self.utility.restrict(sup.index),
+            utility=utility,
             objective=self.objective,
             full_prior=sup.full,
             index=sup.index,
+            scale=scale,
         )
 
     def column_program(self) -> ColumnProgram | None:

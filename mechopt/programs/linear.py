@@ -57,7 +57,8 @@ def linear_conic_form(problem: Any) -> ConicForm | None:
     full prior (zero-mass inputs keep their rows, constrained by the notion).
     """
     P = np.asarray(problem.prior, float)
-    L = problem.utility.linear_cost(P)
+    utility, scale = problem.utility.normalised()  # unit-free: values ×s give this program, value and bound ×s
+    L = utility.linear_cost(P)
     if L is None:
         return None
     import cvxpy as cp
@@ -78,10 +79,10 @@ def linear_conic_form(problem: Any) -> ConicForm | None:
         return box["Q"]
 
     def bound_of(b: float) -> float:  # called after value_of (so after recover)
-        return floor if box.get("free") else max(float(b), floor)
+        return scale * (floor if box.get("free") else max(float(b), floor))
 
     def value_of(_opt: float) -> float:
-        return float(np.sum(L * recover()))
+        return scale * float(np.sum(L * recover()))
 
     extras: dict[str, Any] = {
         "program": f"{'LP' if problem.notion.linear else 'convex program'} over a {d} x {m} channel"

@@ -34,7 +34,14 @@ from mechopt.solvers.exact import warm as _warm
 from mechopt.solvers.exact.colgen import column_generation
 from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
 from mechopt.solvers.exact.orbits import reduction as _symmetry
-from mechopt.solvers.exact.pricing.base import LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, ldp_seed
+from mechopt.solvers.exact.pricing.base import (
+    LDPEnumPricer,
+    LDPMIPricer,
+    LDPQuadPricer,
+    StoredPricer,
+    ldp_seed,
+    shifted,
+)
 from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
 from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPHistogramPricer, LIPMIPricer, LIPSumPricer
 from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
@@ -266,8 +273,8 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
         raise ParamError(f"pricing must be one of {', '.join(PRICINGS)}, got {pricing!r}")
     if pricing in ("auto", "structured"):
         found = _structured(cp, kind, opts.get("columns_per_round"))
-        if found is not None:
-            return found
+        if found is not None:  # these price the utility's μ: shifted to the program's gain (ColumnProgram.shift)
+            return shifted(found[0], cp.shift), found[1], found[2]
         if pricing == "structured":
             raise ParamError(f"no structured pricing for {cp.notion.name} with {cp.utility.name}; use pricing='auto'")
     if kind == "ldp":
@@ -282,7 +289,7 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
         if pricing != "milp" and d <= opts["enum_max_d"] and LDPEnumPricer.supports(cp.utility):
             need = 6.0 * 8 * 2.0**d
             if need <= float(opts["max_memory"]):
-                return LDPEnumPricer(P, eps, cp.utility), ldp_seed(P, eps), "subset-sum enumeration"
+                return shifted(LDPEnumPricer(P, eps, cp.utility), cp.shift), ldp_seed(P, eps), "subset-sum enumeration"
         from mechopt.utilities import MutualInfo
 
         if isinstance(cp.utility, MutualInfo) and cp.utility.prior is not None:
