@@ -79,7 +79,7 @@ class Utility(ABC):
 
     def column_error(self, C: np.ndarray) -> np.ndarray:
         """A bound on the floating-point error of :meth:`column_value` per column (ulp-scale)."""
-        return 8 * gains.ULP * C.shape[0] * (np.abs(self.offset_weights(C.shape[0]) @ C) + np.abs(self.gain(C)))
+        return (8 + C.shape[0]) * gains.ULP * (np.abs(self.offset_weights(C.shape[0]) @ C) + np.abs(self.gain(C)))
 
     def normalised(self) -> tuple["Utility", float]:
         """(u, s) with ``value(Q, P) = s · u.value(Q, P)`` and u's data of order one (unit-free solving).
@@ -106,10 +106,6 @@ class Utility(ABC):
         return {"utility": self.name}
 
 
-def _columns(Q: np.ndarray, prior: np.ndarray) -> np.ndarray:
-    return np.asarray(prior, float)[:, None] * np.asarray(Q, float)
-
-
 def _finite(x, what: str, fix: str) -> None:
     """A non-finite intermediate is an error, never clamped to a number."""
     if not np.all(np.isfinite(x)):
@@ -121,10 +117,11 @@ class SumMSE(Utility):
 
     The value does not change when a constant is added to every a_x, so the
     numbers are computed from the centred values a − m, m the midrange of a
-    (``centred``): the gain form E[ã²] − Σ_y (ãᵀc_y)² / 1ᵀc_y of the exact
-    solver cancels catastrophically when the values share a large offset, and
-    :meth:`value` (the audit) uses the independent, termwise non-negative sum
-    Σ_y Σ_x P(x) Q[x, y] (ã_x − â_y)² with â_y the posterior mean of ã.
+    (``centred``): the gain form E[ã²] − Σ_y (ãᵀc_y)² / 1ᵀc_y cancels
+    catastrophically when the values share a large offset or the MSE is far
+    below E[ã²], so :meth:`value` (the audit) and :meth:`column_value` use the
+    termwise non-negative sum Σ_y Σ_x P(x) Q[x, y] (ã_x − â_y)² with â_y the
+    posterior mean of ã (:func:`mechopt.model.gains.mse_loss`).
 
     Examples
     --------
@@ -198,11 +195,9 @@ class SumMSE(Utility):
 
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
         self._check(prior)
-        C = _columns(Q, prior)
-        mass = C.sum(axis=0)
+        P = np.asarray(prior, float)[:, None]
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            est = np.divide(self.centred @ C, mass, out=np.zeros_like(mass), where=mass > 0)
-            out = float(np.sum(C * (self.centred[:, None] - est[None, :]) ** 2))
+            out = sum_column_blocks(np.asarray(Q, float), lambda B: float(gains.mse_loss(self.centred, P * B).sum()))
         _finite(out, "the MSE of the mechanism", "check the channel and rescale the values")
         return out
 

@@ -103,6 +103,9 @@ class ConicForm:
     ``scope`` names what the convex program's optimum is proven for when that
     is not the problem itself, e.g. ``"the 2000-point discretisation"`` of a
     density on a grid; the solver's ``optimal`` (proof ``convex``) says so.
+    ``clarabel`` holds Clarabel settings the form asks for (e.g. tighter
+    tolerances for an LP whose optimum is certified to 1e-9); a caller's
+    ``backend_options`` override them.
     """
 
     problem: Any  # cvxpy.Problem
@@ -113,6 +116,7 @@ class ConicForm:
     extras: dict[str, Any] = field(default_factory=dict)
     bound_of: Callable[[float], float] | None = None
     scope: str | None = None
+    clarabel: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)

@@ -81,7 +81,7 @@ def mutual_information(prior, Q, base: float | None = None, *, chunk: int | None
     def block(B: np.ndarray) -> float:
         B = B[live]
         lam = P[live] @ B
-        used = lam > 0
+        used = lam != 0  # a NaN column stays NaN: a bad channel is not an unused output
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             terms = P[live, None] * kl_generator(B[:, used] / lam[used])
         return float(lam[used] @ terms.sum(axis=0))

@@ -31,10 +31,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CENTRE_BELOW", "deviation_scale", "centred_system", "row_error", "centred_polish"]
+__all__ = ["CENTRE_BELOW", "SIGMA_FLOOR", "centres", "deviation_scale", "centred_system", "row_error", "centred_polish"]
 
 #: Rays within this relative distance of P (σ below it) are solved in the centred system.
 CENTRE_BELOW = 0.05
+#: Below this σ the rays differ from P by rounding only (a master holding just P, ε ≈ 0): nothing to centre.
+SIGMA_FLOOR = 1e4 * float(np.finfo(float).eps)
+
+
+def centres(sigma: float) -> bool:
+    """Whether rays at distance σ from P are solved in the centred system."""
+    return SIGMA_FLOOR < sigma < CENTRE_BELOW
 
 
 def _ratios(R: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -73,7 +80,7 @@ def row_error(R: np.ndarray, P: np.ndarray, theta: np.ndarray, sigma: float | No
     D, s, S = _ratios(R, P)
     sigma = deviation_scale(R, P) if sigma is None else sigma
     dev = float(np.max(np.abs(D @ theta))) if D.size else 0.0
-    return max(abs(float(s @ theta) / S - 1.0), dev / min(max(sigma, 1e-300), 1.0))
+    return max(abs(float(s @ theta) / S - 1.0), dev / min(max(sigma, SIGMA_FLOOR), 1.0))
 
 
 def centred_polish(R: np.ndarray, P: np.ndarray, used: np.ndarray, sigma: float) -> np.ndarray | None:

@@ -51,11 +51,16 @@ class Master:
     message: str = ""
 
 
-def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: float | None = None) -> Master:
+def solve_master(
+    R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: float | None = None, centred: bool = True
+) -> Master:
     """Solve the master LP with HiGHS (``scipy.optimize.linprog(method="highs")``).
 
     Returns a basic optimal solution (at most d positive weights) and the
     duals ν of the equality rows in the maximisation's sign convention.
+    ``centred`` allows the centred rows of :mod:`.centred` when the rays are near P;
+    column generation turns it off: its pricers evaluate νᵀr themselves, and the
+    centred duals (~1/(σ P(x)) for a mass P(x)) make those products cancel.
     """
     if R.shape[1] == 0:  # no admissible column was found (an enumeration that lost every ray)
         return Master("failed", np.zeros(0), np.zeros(np.size(P)), -np.inf, "the master LP has no columns")
@@ -66,7 +71,7 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     # (mutual information at ε = 1e-6) or 1e24 (an MSE of values in 1e12 units) become costs of order one.
     mu = np.asarray(mu, float)
     unit = cost_unit(mu)
-    m = _solve_costs(R, mu / unit, P, time_limit)
+    m = _solve_costs(R, mu / unit, P, time_limit, centred)
     # An optimum far below the largest cost (near-deterministic columns at ε = 50 lose 1e-21 of MSE against
     # costs of order one) is below HiGHS's resolution: re-solve with the costs over the value's own scale.
     for _ in range(REFINE_ROUNDS):
@@ -76,7 +81,7 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
         if not fine < REFINE_BELOW:
             break
         capped = np.maximum(mu / unit / fine, -REFINE_CAP)  # a relaxation: its duals still bound the LP
-        cand = _solve_costs(R, capped, P, time_limit)
+        cand = _solve_costs(R, capped, P, time_limit, centred)
         if cand.status != "optimal":
             break
         cand = Master(
@@ -109,7 +114,7 @@ def cost_unit(mu: np.ndarray) -> float:
     return math.ldexp(1.0, math.frexp(top)[1])
 
 
-def _solve_costs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, time_limit: float | None) -> Master:
+def _solve_costs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, time_limit: float | None, centred: bool) -> Master:
     """The master LP with costs ``mu`` of order one (:func:`solve_master` after cost scaling)."""
     tol = settings.tolerance("lp_feasibility")
     opts = {"primal_feasibility_tolerance": tol, "dual_feasibility_tolerance": tol}
@@ -126,7 +131,7 @@ def _solve_costs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, time_limit: float
     mu = np.asarray(mu, float)
     scaled = bool(P.min() < settings.tolerance("lp_scale_below"))
     other = "highs-ipm" if method == "highs-ds" else "highs-ds"
-    sigma = _centred.deviation_scale(R, P)
+    sigma = _centred.deviation_scale(R, P) if centred else 0.0
     # HiGHS can stall on a nearly degenerate LP ("status unknown" or "not set": ε → 0 makes every
     # ray ≈ P; a prior mass of 1e-12 spreads coefficients over 12 decades), call a feasible one
     # "infeasible" in presolve (ε = 1e-6, LIP, d = 12), or stop at a basis that is optimal only to
@@ -138,7 +143,7 @@ def _solve_costs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, time_limit: float
         (sc, meth, pre, COST_SCALE) for pre in (True, False) for meth in (method, other) for sc in (scaled, not scaled)
     ]
     attempts.insert(1, (scaled, method, True, COST_SCALE**2))  # first retry: costs scaled further
-    if 0.0 < sigma < _centred.CENTRE_BELOW:  # rays within a factor 1 ± σ of P: rows centred at P first
+    if _centred.centres(sigma):  # rays within a factor 1 ± σ of P: rows centred at P first
         attempts.insert(0, ("centred", method, True, COST_SCALE))
     best: Master | None = None
     res = None
@@ -296,7 +301,7 @@ def polish(R: np.ndarray, P: np.ndarray, theta: np.ndarray, sigma: float | None 
     if used.size == 0 or used.size > P.size:
         return theta
     sigma = _centred.deviation_scale(R, P) if sigma is None else sigma
-    if 0.0 < sigma < _centred.CENTRE_BELOW:  # rays near P: the centred system is the well-conditioned one
+    if _centred.centres(sigma):  # rays near P: the centred system is the well-conditioned one
         cand = _centred.centred_polish(R, P, used, sigma)
         if cand is not None and np.all(cand > 0):
             full = np.zeros_like(theta)
@@ -337,9 +342,14 @@ def dual_bound(nu: np.ndarray, P: np.ndarray, R: np.ndarray, mu: np.ndarray) -> 
     """νᵀP + max_j (μ(r_j) − νᵀr_j): an upper bound on the LP over the rays ``R``.
 
     It bounds the design problem itself when ``R`` holds every ray of the cone
-    (or, under symmetry, one representative per orbit).
+    (or, under symmetry, one representative per orbit). Rounded outward by the
+    floating-point error of its sums, (d + 2) ulp of their terms' magnitudes: at
+    small ε the duals that balance rays near P are ~1/ε and their products cancel.
     """
-    return float(nu @ P + np.max(reduced_costs(nu, R, mu)))
+    rc = reduced_costs(nu, R, mu)
+    j = int(np.argmax(rc))
+    size = np.abs(nu) @ P + abs(float(mu[j])) + np.abs(nu) @ R[:, j]
+    return float(nu @ P + rc[j] + (P.size + 2) * np.finfo(float).eps * size)
 
 
 def recover_channel(P: np.ndarray, R: np.ndarray, theta: np.ndarray, *, drop: float = 0.0) -> np.ndarray:

@@ -140,7 +140,7 @@ class WarmMaster:
             if out is not None:
                 return out
         self.fresh_solves += 1
-        return solve_master(self.R, self.mu, self.P, time_limit=time_limit)
+        return solve_master(self.R, self.mu, self.P, time_limit=time_limit, centred=False)
 
     def _warm(self, time_limit: float | None) -> Master | None:
         import highspy

@@ -12,8 +12,8 @@ upper bound U on the reduced cost gives the certificate
 (for LDP U bounds the reduced cost of unnormalised columns c = P∘s, whose mass
 1ᵀc ≥ 1, so max(0, U) also bounds it for normalised rays). As in
 :mod:`._colgen`, a round stops once the bound is within ``colgen_gap`` of the
-master value (relative to max(1, |bound|)), and the pricing closes every node
-whose bound is below a quarter of that (times max(1, |νᵀT|)): columns that
+master value (relative to the larger of |bound| and |value|), and the pricing closes every node
+whose bound is below a quarter of that (times |νᵀT|): columns that
 could improve the value by less cannot change the certified answer, and the
 bound returned still covers them. Columns are kept in
 the compressed :class:`~._symmetry.Orbits` form, so gains come from
@@ -126,12 +126,12 @@ def orbit_colgen(
         it += 1
         orb = orbits_from_counts(cl, kind, eps, keys)
         left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        m = solve_master(orb.reduced(), orbit_gain(orb, utility), T, time_limit=left)
+        m = solve_master(orb.reduced(), orbit_gain(orb, utility), T, time_limit=left, centred=False)
         if m.status != "optimal":
             status = "time_limit" if m.status == "time_limit" else "failed"
             break
         new, ub = [], -math.inf
-        target = 0.25 * gap * max(1.0, abs(float(m.nu @ T)))  # reduced costs below it cannot matter (see above)
+        target = 0.25 * gap * abs(float(m.nu @ T))  # reduced costs below it cannot matter (relative: unit-free)
         for pc in pieces(cl, kind, utility, eps, m.nu + shift):  # pieces price μ: at ν + shift (class_shift)
             if _past(deadline):  # a piece left unpriced: this round proves no bound
                 ub = math.inf
@@ -144,7 +144,7 @@ def orbit_colgen(
         if progress is not None:
             progress(round=it, columns=len(keys), gain=float(m.value), bound=float(bound))
         fresh = [k for k in new if k not in seen]
-        close = math.isfinite(bound) and bound - m.value <= gap * max(1.0, abs(bound))
+        close = math.isfinite(bound) and bound - m.value <= gap * max(abs(bound), abs(m.value))
         if ub <= tol or (not fresh and ub < math.inf) or close:
             status = "optimal"  # proven, or nothing new to add, or proven within colgen_gap: the gap says how well
             break
