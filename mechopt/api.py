@@ -58,6 +58,13 @@ def audit_result(problem: Problem, result: Result) -> Result:
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: privacy violated by {aud.violation:.3g}")
         for reason in aud.reasons:
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: {reason}")
+        if aud.resolution is not None and res.value is not None and res.status is Status.OPTIMAL:
+            if 2 * aud.resolution > settings.tolerance("gap") * abs(res.value):
+                rel = aud.resolution / abs(res.value) if res.value else float("inf")
+                res = res.downgrade(
+                    f"audit: the mechanism's doubles resolve its value only to ±{aud.resolution:.2g} "
+                    f"({rel:.2g} relative), more than the gap tolerance allows"
+                )
         if aud.value is not None and res.value is not None:
             dev = Result.gap_of(res.value, aud.value)  # relative at every magnitude, as the certificate's gap
             if dev > settings.tolerance("value_match"):

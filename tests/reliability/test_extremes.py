@@ -269,7 +269,10 @@ def test_exact_at_large_d_and_extreme_eps(notion, utility, d, eps) -> None:
     if d <= 12:
         ref = mechopt.solve(prob, solver="exact", method="enumerate")
         assert ref.status is Status.OPTIMAL, ref.message
-        assert abs(r.value - ref.value) <= 1e-6 * abs(ref.value)
+        if r.ok:
+            assert abs(r.value - ref.value) <= 1e-9 * abs(ref.value)
+        else:  # not proven, and never better than the optimum
+            assert (ref.value - r.value) * (1 if r.sense == "max" else -1) >= -1e-9 * abs(ref.value)
     if (notion, d, eps) in {("ldp", 12, 1e-6), ("ldp", 24, 1e-6), ("lip", 12, 50.0)}:
         assert r.ok or (r.status is Status.OPTIMAL_INACCURATE and "gap" in r.message), r.message
     else:
