@@ -23,7 +23,7 @@ Examples
 >>> sigma = deviation_scale(R, P); round(sigma / e, 3)
 0.7
 >>> A, b, T = centred_system(R, P, sigma)
->>> np.abs(A).max() < 2, b.tolist()
+>>> bool(np.abs(A).max() < 2), b.tolist()
 (True, [1.0, 0.0])
 """
 

@@ -286,8 +286,8 @@ def total_gain(cp: ColumnProgram, Q: np.ndarray, chunk: int | None = None, *, er
 def unresolved(value: float, rounding: float, tol: float) -> str:
     """Why the gap is above ``tol``: the arithmetic resolves the value (and the bound) only to ±rounding.
 
-    >>> unresolved(1e-19, 4e-26, 1e-7)
-    'the gap is the arithmetic's: value 1e-19 resolved only to ±4e-26 (4e-07 relative) in double precision'
+    >>> print(unresolved(1e-19, 4e-26, 1e-7))
+    the gap is the arithmetic's: value 1e-19 resolved only to ±4e-26 (4e-07 relative) in double precision
     """
     rel = rounding / abs(value) if value else math.inf
     return f"the gap is the arithmetic's: value {value:.3g} resolved only to ±{rounding:.2g} ({rel:.2g} relative) in double precision"
