@@ -55,6 +55,7 @@ class ColumnProgram:
     full_prior: np.ndarray | None = None
     index: np.ndarray | None = None
     scale: float = 1.0
+    unscaled: Utility | None = None  # the utility in the problem's units (None: ``utility`` itself)
 
     @property
     def sense(self) -> str:
@@ -75,6 +76,17 @@ class ColumnProgram:
 
     def gain(self, C: np.ndarray) -> np.ndarray:
         return self.utility.sign * self.utility.column_value(C)
+
+    def problem_duals(self, nu: np.ndarray, gain_bound: float) -> tuple[Utility, np.ndarray, float]:
+        """Duals of the program's gain in the problem's units, for the utility's own μ: (utility, ν, bound).
+
+        If gain(r) ≤ νᵀr + (bound − νᵀP) for every ray r, then the utility's μ in the problem's units
+        satisfies μ(r) ≤ ν'ᵀr + (bound' − ν'ᵀP) with ν' = scale (ν + shift), bound' = scale (bound + shiftᵀP)
+        (what a certificate file states, :mod:`mechopt.results.certificate_file`).
+        """
+        shift = self.shift
+        utility = self.utility if self.unscaled is None else self.unscaled
+        return utility, self.scale * (np.asarray(nu, float) + shift), self.scale * (gain_bound + float(shift @ self.prior))
 
     def gain_error(self, C: np.ndarray) -> np.ndarray:
         """A bound on the rounding error of :meth:`gain` per column (:meth:`Utility.column_error`)."""

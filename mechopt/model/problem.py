@@ -121,7 +121,8 @@ class ChannelProblem(Problem):
             raise ProblemError(
                 f"zero-mass symbols are not supported with {self.notion.name}; remove them from the prior"
             )
-        utility, scale = self.utility.restrict(sup.index).normalised()
+        given = self.utility.restrict(sup.index)
+        utility, scale = given.normalised()
         return ColumnProgram(
             prior=sup.prior,
             notion=self.notion,
@@ -130,6 +131,7 @@ class ChannelProblem(Problem):
             full_prior=sup.full,
             index=sup.index,
             scale=scale,
+            unscaled=None if utility is given else given,
         )
 
     def column_program(self) -> ColumnProgram | None:
