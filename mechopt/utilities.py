@@ -21,8 +21,7 @@ True
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +29,7 @@ from mechopt.errors import ProblemError
 from mechopt.model import gains
 from mechopt.model._matrix import sum_column_blocks
 from mechopt.model.info import mutual_information
+from mechopt.model.utility import Utility
 
 __all__ = [
     "Utility",
@@ -42,68 +42,6 @@ __all__ = [
     "UTILITIES",
     "DESIGNED_BY",
 ]
-
-
-class Utility(ABC):
-    """A utility (or loss) of a channel under a prior."""
-
-    name: ClassVar[str]
-    sense: ClassVar[str]  # "min" or "max"
-    #: The unit of :meth:`value` (printed with every value: CLI tables, JSON ``unit``, plot labels).
-    unit: ClassVar[str] = "unitless"
-    sublinear: ClassVar[bool] = False
-    sign: ClassVar[float] = 1.0  # value = offset + sign * Σ μ
-
-    @abstractmethod
-    def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
-        """The utility of channel Q under the prior."""
-
-    def gain(self, C: np.ndarray) -> np.ndarray:
-        """μ of each column of C (shape (d, m)) → shape (m,)."""
-        raise ProblemError(f"utility {self.name} is not a sum of column gains; use a solver other than exact")
-
-    def offset(self, prior: np.ndarray) -> float:
-        return float(self.offset_weights(np.asarray(prior).size) @ np.asarray(prior, float))
-
-    def offset_weights(self, d: int) -> np.ndarray:
-        """w with ``offset(P) = wᵀP`` (zeros by default): ``value = Σ_y (wᵀc_y + sign·μ(c_y))``."""
-        return np.zeros(d)
-
-    def column_value(self, C: np.ndarray) -> np.ndarray:
-        """Each column's share κ(c_y) = wᵀc_y + sign·μ(c_y) of the value, computed without cancellation.
-
-        ``value(Q, P) = Σ_y κ(P ∘ Q[:, y])`` (:mod:`mechopt.model.gains`); the
-        default adds the two parts, which the sublinear utilities override.
-        """
-        return self.offset_weights(C.shape[0]) @ C + self.sign * self.gain(C)
-
-    def column_error(self, C: np.ndarray) -> np.ndarray:
-        """A bound on the floating-point error of :meth:`column_value` per column (ulp-scale)."""
-        return (8 + C.shape[0]) * gains.ULP * (np.abs(self.offset_weights(C.shape[0]) @ C) + np.abs(self.gain(C)))
-
-    def normalised(self) -> tuple["Utility", float]:
-        """(u, s) with ``value(Q, P) = s · u.value(Q, P)`` and u's data of order one (unit-free solving).
-
-        The default is the utility itself and s = 1; utilities of values (MSE,
-        MAE) centre and scale them, so values ×1e-12 and ×1e12 give one program.
-        """
-        return self, 1.0
-
-    def restrict(self, index: np.ndarray) -> "Utility":
-        """The same utility on the inputs ``index`` (after dropping zero-mass symbols)."""
-        return self
-
-    def linear_cost(self, prior: np.ndarray) -> np.ndarray | None:
-        """L with ``value(Q, prior) = Σ_{x,y} L[x, y] Q[x, y]`` when the utility is linear in Q, else None.
-
-        A linear utility under a notion with convex constraints is a convex
-        program (an LP under LDP, graph-LDP and LIP): the ``conic`` solver
-        designs it with a proof (:func:`mechopt.programs.linear.linear_conic_form`).
-        """
-        return None
-
-    def params(self) -> dict[str, Any]:
-        return {"utility": self.name}
 
 
 def _finite(x, what: str, fix: str) -> None:

@@ -35,10 +35,10 @@ class ColumnProgram:
     """maximise Σ_y μ(c_y)  s.t.  Σ_y c_y = P,  c_y ∈ K = {c ≥ 0 : A c ≥ 0}.
 
     ``prior`` is on the support (every entry > 0) and ``utility`` is normalised
-    (:meth:`~mechopt.utilities.Utility.normalised`: values of order one), with
+    (:meth:`~mechopt.model.utility.Utility.normalised`: values of order one), with
     ``scale`` the factor back to the problem's units. The gain the solvers
     maximise is ``sign · κ(c)``, κ the utility's cancellation-free column value
-    (:meth:`~mechopt.utilities.Utility.column_value`: for an MSE the column's own
+    (:meth:`~mechopt.model.utility.Utility.column_value`: for an MSE the column's own
     MSE, ≥ 0), so that the problem's value is ``scale · sign · Σ_y gain(c_y)`` with
     nothing subtracted: an MSE of 1e-21 keeps its digits. This gain differs from
     the utility's μ by a linear term (``μ(c) = gain(c) + shiftᵀc``,
@@ -67,7 +67,10 @@ class ColumnProgram:
 
     @property
     def shift(self) -> np.ndarray:
-        """−sign·w, w the utility's offset weights: μ(c) = gain(c) + shiftᵀc, so gain(r) − νᵀr = μ(r) − (ν + shift)ᵀr."""
+        """−sign·w, w the utility's offset weights: μ(c) = gain(c) + shiftᵀc.
+
+        So gain(r) − νᵀr = μ(r) − (ν + shift)ᵀr: a pricer of μ prices the gain at ν + shift.
+        """
         return -self.utility.sign * self.utility.offset_weights(self.d)
 
     def value_of(self, total_gain: float) -> float:
@@ -86,7 +89,11 @@ class ColumnProgram:
         """
         shift = self.shift
         utility = self.utility if self.unscaled is None else self.unscaled
-        return utility, self.scale * (np.asarray(nu, float) + shift), self.scale * (gain_bound + float(shift @ self.prior))
+        return (
+            utility,
+            self.scale * (np.asarray(nu, float) + shift),
+            self.scale * (gain_bound + float(shift @ self.prior)),
+        )
 
     def gain_error(self, C: np.ndarray) -> np.ndarray:
         """A bound on the rounding error of :meth:`gain` per column (:meth:`Utility.column_error`)."""

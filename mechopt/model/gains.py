@@ -68,7 +68,10 @@ def mse_loss(a: np.ndarray, C: np.ndarray) -> np.ndarray:
 
 
 def mse_error(a: np.ndarray, C: np.ndarray, loss: np.ndarray) -> np.ndarray:
-    """Rounding bound of :func:`mse_loss`: (8 + d) ulp κ, plus 1ᵀc·δ² for the error δ ≤ (d + 2) ulp Σ c|a − a*| / 1ᵀc of t."""
+    """Rounding bound of :func:`mse_loss`: (8 + d) ulp κ, plus 1ᵀc·δ² for the error of t.
+
+    The error δ of t is at most (d + 2) ulp Σ_x c_x |a_x − a*| / 1ᵀc.
+    """
     d = C.shape[0]
     mass, safe, diff, _ = _offsets(a, C)
     spread = np.sum(C * np.abs(diff), axis=0) / safe

@@ -106,7 +106,7 @@ class ChannelProblem(Problem):
         """The design in canonical form: on the support, unit-free.
 
         Zero-mass symbols are dropped (restored on output) and the utility is
-        normalised (:meth:`~mechopt.utilities.Utility.normalised`: values centred
+        normalised (:meth:`~mechopt.model.utility.Utility.normalised`: values centred
         and scaled to [−1, 1]) with ``scale`` mapping values and bounds back,
         so values ×1e-12 or ×1e12 give the same program and the answer ×s².
 

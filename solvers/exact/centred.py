@@ -76,7 +76,11 @@ def centred_system(R: np.ndarray, P: np.ndarray, sigma: float) -> tuple[np.ndarr
 
 
 def row_error(R: np.ndarray, P: np.ndarray, theta: np.ndarray, sigma: float | None = None) -> float:
-    """How far Q = θ r / P is from a channel whose rows balance: max(|Σθ s / S − 1|, max_x |Σ_j θ_j D_j(x)| / min(σ, 1))."""
+    """How far Q = θ r / P is from a channel whose rows balance.
+
+    max(|Σθ s / S − 1|, max_x |Σ_j θ_j D_j(x)| / min(σ, 1)): the common factor, and the imbalance that moves
+    the log-ratios of Q, relative to the rays' own distance from P.
+    """
     D, s, S = _ratios(R, P)
     sigma = deviation_scale(R, P) if sigma is None else sigma
     dev = float(np.max(np.abs(D @ theta))) if D.size else 0.0

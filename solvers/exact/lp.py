@@ -21,8 +21,8 @@ Examples
 
 from __future__ import annotations
 
-import time
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np

@@ -290,7 +290,10 @@ def unresolved(value: float, rounding: float, tol: float) -> str:
     the gap is the arithmetic's: value 1e-19 resolved only to ±4e-26 (4e-07 relative) in double precision
     """
     rel = rounding / abs(value) if value else math.inf
-    return f"the gap is the arithmetic's: value {value:.3g} resolved only to ±{rounding:.2g} ({rel:.2g} relative) in double precision"
+    return (
+        f"the gap is the arithmetic's: value {value:.3g} resolved only to ±{rounding:.2g} ({rel:.2g} relative) "
+        "in double precision"
+    )
 
 
 def _join(a: str, b: str) -> str:

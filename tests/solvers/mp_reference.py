@@ -97,11 +97,7 @@ def _pivot(cols: list, cost: list, rhs: list, basis: list, usable: int) -> list:
         theta = mp.lu_solve(B, mp.matrix(rhs))
         nu = mp.lu_solve(B.T, mp.matrix([cost[j] for j in basis]))
         enter = next(
-            (
-                j
-                for j in range(usable)
-                if j not in basis and cost[j] - sum(nu[x] * cols[j][x] for x in range(d)) > TINY
-            ),
+            (j for j in range(usable) if j not in basis and cost[j] - sum(nu[x] * cols[j][x] for x in range(d)) > TINY),
             None,
         )
         if enter is None:

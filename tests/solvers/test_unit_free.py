@@ -41,7 +41,7 @@ def check(r, best: mp.mpf, sense: str, *, notion: str, eps: float, prior, utilit
     assert abs(r.value - truth) <= REL * abs(truth), where
     if r.certificate is not None:  # a closed form's proof is its theorem: no bound
         bound = r.certificate.bound
-        assert (bound <= truth * (1 + 1e-15) if sense == "min" else bound >= truth * (1 - 1e-15)), (where, bound)
+        assert bound <= truth * (1 + 1e-15) if sense == "min" else bound >= truth * (1 - 1e-15), (where, bound)
     own = ref.value_of_q(utility, r.Q, prior, **kw)
     assert abs(own - best) <= REL * abs(best), (where, float(own))
     assert ref.eps_of_q(notion, r.Q, prior) <= eps * (1 + 1e-8) + 16 * ULP, where  # a log-ratio of doubles: ±ulp
@@ -87,7 +87,9 @@ def test_mae_is_certified_at_every_scale(notion, eps) -> None:
         a, b = [v * s for v in c["values"]], [v * s for v in c["outputs"]]
         r = mechopt.design(prior=c["prior"], notion=notion, utility="mae", eps=eps, values=a, outputs=b)
         assert r.solver == "conic"
-        ok = check(r, best * s, "min", notion=notion, eps=eps, prior=c["prior"], utility="mae", scale=s, values=a, outputs=b)
+        ok = check(
+            r, best * s, "min", notion=notion, eps=eps, prior=c["prior"], utility="mae", scale=s, values=a, outputs=b
+        )
         assert ok
 
 

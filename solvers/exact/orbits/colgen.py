@@ -41,9 +41,9 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.solvers.exact.lp import solve_master
-from mechopt.solvers.exact.rays import lip_deviations
 from mechopt.solvers.exact.orbits.pricing import maximise, pieces
 from mechopt.solvers.exact.orbits.reduction import Orbits, class_shift, orbit_gain
+from mechopt.solvers.exact.rays import lip_deviations
 
 __all__ = ["ColgenOutcome", "orbit_colgen", "orbits_from_counts"]
 

@@ -43,7 +43,17 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from mechopt import settings
 from mechopt.solvers._quiet import quiet_stdout
 
-__all__ = ["Pricing", "ShiftedPricer", "shifted", "StoredPricer", "LDPEnumPricer", "LDPMIPricer", "LDPQuadPricer", "ldp_seed", "pattern_rays"]
+__all__ = [
+    "Pricing",
+    "ShiftedPricer",
+    "shifted",
+    "StoredPricer",
+    "LDPEnumPricer",
+    "LDPMIPricer",
+    "LDPQuadPricer",
+    "ldp_seed",
+    "pattern_rays",
+]
 
 
 def _rc_tol() -> float:
