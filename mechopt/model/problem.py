@@ -185,7 +185,6 @@ class ChannelProblem(Problem):
             notion=self.notion.name,
             eps=self.notion.eps,
             value=self.evaluate(M),
-            resolution=self.resolution(M),
         )
 
     def resolution(self, Q: np.ndarray) -> float | None:

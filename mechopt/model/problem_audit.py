@@ -28,8 +28,6 @@ class ProblemAudit:
 
     ``violation`` is the privacy (or constraint) violation in the notion's
     units, 0 when satisfied; ``reasons`` lists anything else wrong.
-    ``resolution`` bounds the floating-point error of ``value`` (None when not
-    estimated): the channel's own doubles limit how well its value is known.
     """
 
     violation: float | None
@@ -38,7 +36,6 @@ class ProblemAudit:
     eps: float | None = None
     reasons: list[str] = field(default_factory=list)
     value: float | None = None
-    resolution: float | None = None
 
     @property
     def passed(self) -> bool:

@@ -48,9 +48,10 @@ def check(r, best: mp.mpf, sense: str, *, notion: str, eps: float, prior, utilit
     return True
 
 
+SLOW = pytest.mark.slow
 MSE_CASES = [
     ("lip", [0.1, 0.2, 0.3, 0.4], 2.0, [0.0, 1.0, 4.0, 9.0]),  # N4: 4.10e-24 with a negative bound at ×1e-12
-    ("ldp", [0.2, 0.3, 0.5], 0.5, [0.0, 1.0, 4.0]),
+    pytest.param("ldp", [0.2, 0.3, 0.5], 0.5, [0.0, 1.0, 4.0], marks=SLOW),
     ("ldp", [1 / 3] * 3, 50.0, [0.0, 1.0, 4.0]),  # an MSE of 3.3e-21 at unit scale: was reported as 0
 ]
 
@@ -67,7 +68,9 @@ def test_mse_is_certified_at_every_scale(notion, prior, eps, values) -> None:
         assert np.allclose(r.Q, base, rtol=0, atol=1e-9), s  # the same mechanism at every scale
 
 
-@pytest.mark.parametrize("notion,prior", [("ldp", [0.2, 0.3, 0.5]), ("lip", [0.1, 0.2, 0.3, 0.4])])
+@pytest.mark.parametrize(
+    "notion,prior", [("ldp", [0.2, 0.3, 0.5]), pytest.param("lip", [0.1, 0.2, 0.3, 0.4], marks=SLOW)]
+)
 def test_histogram_is_certified_down_to_tiny_objectives(notion, prior) -> None:
     for eps in (0.5, 2.0, 10.0, 50.0):  # the objective falls to ~1e-21
         best = ref.optimum(notion, "histogram", prior, eps)
@@ -78,7 +81,7 @@ def test_histogram_is_certified_down_to_tiny_objectives(notion, prior) -> None:
 MAE_CASE = dict(prior=[0.2, 0.3, 0.5], values=[0.0, 1.0, 3.0], outputs=[0.2, 1.1, 2.5, 2.9])
 
 
-@pytest.mark.parametrize("notion,eps", [("lip", 3.8), ("ldp", 0.7)])
+@pytest.mark.parametrize("notion,eps", [("lip", 3.8), pytest.param("ldp", 0.7, marks=SLOW)])
 def test_mae_is_certified_at_every_scale(notion, eps) -> None:
     """N3: at ×1e-9 the conic solver said optimal at 8.9× the optimum with a bound above it."""
     c = MAE_CASE
@@ -93,7 +96,7 @@ def test_mae_is_certified_at_every_scale(notion, eps) -> None:
         assert ok
 
 
-MI_PRIORS = [[0.218, 0.048, 0.318, 0.416], [0.2, 0.3, 0.5]]
+MI_PRIORS = [[0.218, 0.048, 0.318, 0.416], pytest.param([0.2, 0.3, 0.5], marks=SLOW)]
 
 
 @pytest.mark.parametrize("notion", ["ldp", "lip"])
@@ -111,7 +114,7 @@ def test_mutual_information_is_certified_at_every_eps(notion, prior) -> None:
             assert "double precision" in r.message
 
 
-@pytest.mark.parametrize("d", [2, 4])
+@pytest.mark.parametrize("d", [pytest.param(2, marks=SLOW), 4])
 def test_ksubset_closed_form_is_exact_at_every_eps(d) -> None:
     """Theorem 2.1's k* and I_k summed as non-negative terms: at ε = 1e-9 the textbook forms cancel, β was
     noise, k* clamped to 1 and the closed form said optimal at 0.75 of the optimum (d = 4). Its value is now
