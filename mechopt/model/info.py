@@ -117,16 +117,20 @@ def kl_generator(q) -> np.ndarray:
     d = q - 1.0
     with np.errstate(invalid="ignore", over="ignore"):
         out = np.asarray(xlogy(q, q) - d, dtype=float)
-    near = np.abs(d) < _SERIES_BELOW
-    if np.any(near):
-        x = d[near] if out.ndim else d
-        acc = np.zeros_like(x)
-        for c in _SERIES:
-            acc = acc * x + c
-        if out.ndim:
-            out[near] = acc * x * x
-        else:
-            out = acc * x * x
+    return _near_zero_series(out, d, np.abs(d) < _SERIES_BELOW, _SERIES)
+
+
+def _near_zero_series(out: np.ndarray, x: np.ndarray, near: np.ndarray, coeffs: np.ndarray) -> np.ndarray:
+    """``out`` with its ``near`` entries replaced by x² · Σ_j coeffs[j] x^(n−1−j) (Horner, highest power first)."""
+    if not np.any(near):
+        return out
+    z = x[near] if out.ndim else x
+    acc = np.zeros_like(z)
+    for c in coeffs:
+        acc = acc * z + c
+    if not out.ndim:
+        return acc * z * z
+    out[near] = acc * z * z
     return out
 
 
@@ -150,17 +154,7 @@ def kl_generator_exp(u) -> np.ndarray:
     u = np.asarray(u, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
         out = np.asarray(1.0 + (u - 1.0) * np.exp(u), dtype=float)
-    near = np.abs(u) <= 0.5
-    if np.any(near):
-        x = u[near] if out.ndim else u
-        acc = np.zeros_like(x)
-        for c in _EXP_SERIES:
-            acc = acc * x + c
-        if out.ndim:
-            out[near] = acc * x * x
-        else:
-            out = acc * x * x
-    return out
+    return _near_zero_series(out, u, np.abs(u) <= 0.5, _EXP_SERIES)
 
 
 def _psd_cov(C, name: str = "covariance") -> np.ndarray:
