@@ -75,7 +75,7 @@ class ConicSolver(Solver):
                 f"cvxpy backend {backend!r} is not installed; installed: {', '.join(cp.installed_solvers())}"
             )
         form = problem.conic_form()
-        kw = dict(opts["backend_options"] or {})
+        kw = {**(form.clarabel if backend == "CLARABEL" else {}), **dict(opts["backend_options"] or {})}
         if opts["max_iter"] is not None:  # the one iteration-limit name, passed under the backend's own
             kw.update(_max_iter_option(backend, opts["max_iter"], kw))
         if opts["time_limit"] is not None and backend == "CLARABEL":

@@ -144,7 +144,7 @@ def column_generation(
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
             return ColGenResult("time_limit", master, R, bound, False, it - 1, notes, nu=best_nu)
-        master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left)
+        master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)
         if wm is not None and R.shape[1] > high * P.size:
@@ -165,7 +165,7 @@ def column_generation(
             notes.append(pr.note)
         if progress is not None:
             progress(round=it, columns=int(R.shape[1]), gain=float(master.value), bound=float(bound))
-        if proven and bound - master.value <= tol * max(1.0, abs(bound)):
+        if proven and bound - master.value <= tol * max(abs(bound), abs(master.value)):  # relative: unit-free
             return ColGenResult("optimal", master, R, bound, proven, it, notes, nu=best_nu)
         if smoothed and pr.rays.shape[1] == 0 and proven:
             misprice = True  # nothing to add at π: price at ν next round
@@ -197,7 +197,7 @@ def column_generation(
                     if float(master.nu @ P) + pr.bound < bound:
                         best_nu = np.array(master.nu, float)
                     bound = min(bound, float(master.nu @ P) + pr.bound)
-            if proven and bound - master.value <= tol * max(1.0, abs(bound)):
+            if proven and bound - master.value <= tol * max(abs(bound), abs(master.value)):
                 return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)
             if wm is not None and wm.tighten():
                 continue
