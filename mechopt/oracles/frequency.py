@@ -57,6 +57,7 @@ from mechopt.oracles.base import (
     check_eps,
     packed_column_sums,
 )
+from mechopt.oracles.aggregate import subset_counts
 from mechopt.oracles.ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
 
 __all__ = [
@@ -121,15 +122,9 @@ class GRR(PureOracle):
         return np.bincount(np.asarray(reports).ravel(), minlength=self.d).astype(np.int64)
 
     def simulate_counts(self, hist, rng: np.random.Generator) -> np.ndarray:
-        """Exact draw of the report histogram: stayers binomial, movers multinomial over the others."""
-        hist = _check_hist(hist, self.d)
-        d = self.d
-        stay = rng.binomial(hist, self.g)
-        moved = rng.multinomial(hist - stay, np.full(d - 1, 1.0 / (d - 1)))  # (d, d-1)
-        f = stay.astype(np.int64)
-        cols = (np.arange(d)[:, None] + np.arange(1, d)[None, :]) % d
-        np.add.at(f, cols.ravel(), moved.ravel())
-        return f
+        """Exact draw of the report histogram: GRR is the k-subset law with k = 1 (stayers, then movers
+        spread over the others by :func:`mechopt.oracles.aggregate.subset_counts`); memory O(d), not O(d²)."""
+        return subset_counts(_check_hist(hist, self.d), 1, self.g, rng)
 
     def matrix(self) -> np.ndarray:
         """Q^m of eq. (6) (d × d)."""
