@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.oracles.aggregate import subset_counts
 from mechopt.oracles.base import (
     CHUNK,
     PureOracle,
@@ -57,7 +58,6 @@ from mechopt.oracles.base import (
     check_eps,
     packed_column_sums,
 )
-from mechopt.oracles.aggregate import subset_counts
 from mechopt.oracles.ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
 
 __all__ = [

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.oracles.aggregate import subset_counts
 from mechopt.oracles.base import (
     CHUNK,
     PureOracle,
@@ -28,7 +29,6 @@ from mechopt.oracles.base import (
     check_eps,
     packed_column_sums,
 )
-from mechopt.oracles.aggregate import subset_counts
 from mechopt.oracles.packed import item_bit, subset_tables_fit, subset_words, swap_in, words_to_packed
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
