@@ -1,0 +1,245 @@
+"""Estimators of the input distribution θ from the output counts of a channel Q, with their covariances.
+
+Notation: Q is d × k (rows are inputs), ``c`` the output counts of n reports,
+f = c / n, λ = Qᵀθ the output distribution. The n reports come from a fixed
+data set whose input frequencies are θ (each user's input is fixed, the
+randomness is the mechanism's), so f is a sum of independent multinomials,
+one per input, with E f = λ and
+
+    Cov f = Σ_f = (diag λ − Qᵀ diag(θ) Q) / n.
+
+Three estimators:
+
+``linear``
+    θ̂ = R f with R = (Qᵀ)⁺ = (QQᵀ)⁻¹Q, the Moore–Penrose left inverse of Qᵀ.
+    Applies when Q has full row rank (rank Q = d, the distribution is
+    identifiable): then R Qᵀ = I, so E θ̂ = θ (unbiased), and
+    Cov θ̂ = R Σ_f Rᵀ = (R diag(λ) Rᵀ − diag θ) / n, estimated without bias by
+    (R diag(f) Rᵀ − diag θ̂) / n. For a square Q it is the unique unbiased
+    linear estimator (GRR's (f − h)/(g − h) is this one).
+``em``
+    The maximum-likelihood θ over the simplex of the multinomial likelihood
+    Σ_y c_y log λ_y, by EM (the iterative Bayesian update,
+    θ⁽ᵗ⁺¹⁾_x = θ⁽ᵗ⁾_x Σ_y f_y Q[x, y] / λ⁽ᵗ⁾_y). Applies to every Q; the
+    likelihood increases at every step. Starts from the uniform distribution,
+    or from a given prior (entries that start at 0 stay 0). Stops when no
+    frequency moves by more than the ``em`` tolerance, or after
+    ``em_iterations`` (:mod:`mechopt.settings`). When Q is not identifiable the
+    maximum is a set, and EM returns the point of it its start leads to.
+    Covariance (identifiable Q): the delta method on the likelihood equations,
+    Cov θ̂ ≈ G Σ_f Gᵀ with G = B (Bᵀ J B)⁻¹ Bᵀ Q diag(1/λ̂), J = Q diag(f/λ̂²) Qᵀ
+    the observed information per report and B an orthonormal basis of
+    {v : Σv = 0} (the simplex's tangent space). For a square Q with θ̂ inside
+    the simplex it equals the linear estimator's.
+``posterior``
+    θ̂ = Σ_y f_y P(X = · | Y = y), the average posterior under a prior π (the
+    design prior): what a design for the ``histogram`` utility assumes (its
+    utility is the expected squared error of this per-report posterior; for
+    ``mse`` the posterior mean of the value, Σ_x a_x θ̂_x here). It is one EM
+    step from π: biased toward π unless Q is the identity, so it carries a
+    standard error (sampling noise, Var = (Σ_y f_y post_y² − θ̂²)/n, inputs
+    drawn at random) and no interval.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.mechanism.estimators import linear_operator, em
+>>> Q = np.array([[0.75, 0.25], [0.25, 0.75]])
+>>> lam = Q.T @ np.array([0.3, 0.7])
+>>> (linear_operator(Q) @ lam).round(12).tolist()
+[0.3, 0.7]
+>>> em(Q, lam * 1000).theta.round(8).tolist()
+[0.3, 0.7]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.linalg import null_space
+
+from mechopt import settings
+from mechopt.errors import ProblemError
+from mechopt.model._matrix import posterior_matrix
+
+__all__ = [
+    "linear_operator",
+    "linear_covariance",
+    "linear_variance",
+    "em",
+    "EMFit",
+    "em_covariance",
+    "posterior_estimate",
+    "check_counts",
+]
+
+
+def check_counts(counts: Any, k: int) -> tuple[np.ndarray, int]:
+    """``counts`` as a float vector of k non-negative finite counts, and their total n ≥ 1.
+
+    >>> check_counts([3, 1], 2)
+    (array([3., 1.]), 4)
+    """
+    c = np.asarray(counts, dtype=float)
+    if c.shape != (k,):
+        raise ProblemError(f"counts must be a vector of {k} output counts, got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c < 0):
+        raise ProblemError("counts must be finite and non-negative")
+    n = float(c.sum())
+    if n <= 0:
+        raise ProblemError("no reports: the counts sum to 0")
+    return c, int(round(n))
+
+
+def linear_operator(Q: np.ndarray, why: str = "") -> np.ndarray:
+    """R = (Qᵀ)⁺ (d × k), so that θ̂ = R f; refused (ProblemError) when rank Q < d.
+
+    ``why`` is appended to the refusal (the caller names the confounded inputs).
+
+    >>> linear_operator(np.array([[0.75, 0.25], [0.25, 0.75]])).round(12).tolist()
+    [[1.5, -0.5], [-0.5, 1.5]]
+    """
+    Q = np.asarray(Q, dtype=float)
+    U, s, Vt = np.linalg.svd(Q, full_matrices=False)
+    r = int(np.sum(s > settings.tolerance("rank") * s[0]))
+    if r < Q.shape[0]:
+        raise ProblemError(
+            f"the linear (unbiased) estimator needs Q of full row rank, and this Q has rank {r} < {Q.shape[0]} "
+            f"inputs{why}: use method='em' (maximum likelihood) or 'posterior', or a mechanism of rank d"
+        )
+    return (U / s) @ Vt
+
+
+def linear_covariance(Q: np.ndarray, theta: Any, n: int, R: np.ndarray | None = None) -> np.ndarray:
+    """The closed-form Cov θ̂ = (R diag(λ) Rᵀ − diag θ)/n of the linear estimator, λ = Qᵀθ (a fixed data set).
+
+    >>> Q = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> linear_covariance(Q, [0.5, 0.5], 1).round(6).tolist()   # (p(1−p))/(2p−1)² = 0.75, both ways
+    [[0.75, -0.75], [-0.75, 0.75]]
+    """
+    R = linear_operator(Q) if R is None else R
+    th = np.asarray(theta, dtype=float)
+    lam = th @ Q
+    return ((R * lam) @ R.T - np.diag(th)) / n
+
+
+def linear_variance(R: np.ndarray, f: np.ndarray, theta_hat: np.ndarray, n: int) -> np.ndarray:
+    """The unbiased estimate (Σ_y R[x, y]² f_y − θ̂_x)/n of each Var θ̂_x (floored at 0).
+
+    >>> linear_variance(np.eye(2), np.array([0.5, 0.5]), np.array([0.5, 0.5]), 10).tolist()
+    [0.0, 0.0]
+    """
+    return np.maximum(((R**2) @ f - theta_hat) / n, 0.0)
+
+
+@dataclass(frozen=True)
+class EMFit:
+    """An EM run: the estimate, iterations, whether the tolerance was met, the last change, log-likelihood per report."""
+
+    theta: np.ndarray
+    iterations: int
+    converged: bool
+    change: float
+    loglik: float
+
+
+def em(
+    Q: np.ndarray, counts: Any, start: Any = None, tol: float | None = None, max_iter: int | None = None
+) -> EMFit:
+    """Maximum-likelihood θ by EM (iterative Bayesian update); see the module docstring.
+
+    Examples
+    --------
+    >>> Q = np.array([[0.6, 0.4], [0.6, 0.4], [0.1, 0.9]])   # not identifiable: inputs 0 and 1 share a row
+    >>> fit = em(Q, [40, 60])
+    >>> fit.converged, fit.theta.round(6).tolist()            # the start (uniform) splits 0 and 1 evenly
+    (True, [0.3, 0.3, 0.4])
+    """
+    Q = np.asarray(Q, dtype=float)
+    c, _ = check_counts(counts, Q.shape[1])
+    f = c / c.sum()
+    seen = f > 0
+    Qo, fo = Q[:, seen], f[seen]
+    tol = settings.resolve(tol, "em")
+    cap = int(settings.tolerance("em_iterations") if max_iter is None else max_iter)
+    theta = _start(start, Q.shape[0])
+    change, it = np.inf, 0
+    for it in range(1, cap + 1):
+        lam = theta @ Qo
+        if it == 1 and np.any(lam <= 0):
+            y = int(np.flatnonzero(seen)[np.argmax(lam <= 0)])
+            raise ProblemError(
+                f"output {y} was reported but has probability 0 under the EM start: give a start (prior) "
+                "that is positive on every input that can produce it"
+            )
+        new = theta * (Qo @ (fo / lam))
+        new /= new.sum()
+        change = float(np.max(np.abs(new - theta)))
+        theta = new
+        if change <= tol:
+            break
+    loglik = float(fo @ np.log(theta @ Qo))
+    return EMFit(theta=theta, iterations=it, converged=change <= tol, change=change, loglik=loglik)
+
+
+def _start(start: Any, d: int) -> np.ndarray:
+    if start is None:
+        return np.full(d, 1.0 / d)
+    p = np.asarray(start, dtype=float)
+    if p.shape != (d,) or not np.all(np.isfinite(p)) or np.any(p < 0) or p.sum() <= 0:
+        raise ProblemError(f"the EM start must be {d} non-negative numbers with a positive sum")
+    return p / p.sum()
+
+
+def em_covariance(Q: np.ndarray, counts: Any, theta: np.ndarray) -> np.ndarray | None:
+    """The delta-method covariance of the EM estimate (module docstring); None when it is not defined.
+
+    None when the observed information restricted to the simplex is singular
+    (Q not identifiable, or too few distinct outputs reported) or worse
+    conditioned than the ``condition`` tolerance.
+
+    >>> Q = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> em_covariance(Q, [500, 500], np.array([0.5, 0.5])).round(6).tolist()   # the linear one, n = 1000
+    [[0.00075, -0.00075], [-0.00075, 0.00075]]
+    """
+    Q = np.asarray(Q, dtype=float)
+    c, n = check_counts(counts, Q.shape[1])
+    f = c / c.sum()
+    lam = theta @ Q
+    inv = np.divide(1.0, lam, out=np.zeros_like(lam), where=lam > 0)
+    J = (Q * (f * inv**2)) @ Q.T
+    B = null_space(np.ones((1, Q.shape[0])))
+    H = B.T @ J @ B
+    if H.size and np.linalg.cond(H) > settings.tolerance("condition"):
+        return None
+    A = B @ np.linalg.solve(H, B.T)
+    G = (A @ Q) * inv
+    GQ = G @ Q.T
+    return ((G * f) @ G.T - (GQ * theta) @ GQ.T) / n
+
+
+def posterior_estimate(Q: np.ndarray, counts: Any, prior: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The average posterior θ̂ = Σ_y f_y post[:, y] under ``prior``, and the variance of each entry.
+
+    >>> theta, var = posterior_estimate(np.eye(2), [3, 1], [0.5, 0.5])
+    >>> theta.tolist(), var.tolist()
+    ([0.75, 0.25], [0.046875, 0.046875])
+    """
+    Q = np.asarray(Q, dtype=float)
+    c, n = check_counts(counts, Q.shape[1])
+    P = np.asarray(prior, dtype=float)
+    post = posterior_matrix(Q, P)
+    lam = P @ Q
+    impossible = (c > 0) & (lam <= 0)
+    if np.any(impossible):
+        y = int(np.argmax(impossible))
+        raise ProblemError(
+            f"output {y} was reported {int(c[y])} times but has probability 0 under the design prior: "
+            "the posterior estimate does not exist; use method='em'"
+        )
+    f = c / c.sum()
+    theta = post @ f
+    var = np.maximum((post**2) @ f - theta**2, 0.0) / n
+    return theta, var
