@@ -41,7 +41,7 @@ __all__ = ["Mechanism"]
 
 
 def _matrix_and_labels(Q: Any) -> tuple[np.ndarray, Any, Any]:
-    """The matrix of an array, a :class:`~mechopt.model.channel.Channel` (with its labels) or an oracle (``matrix()``)."""
+    """The matrix of an array, a :class:`~mechopt.model.channel.Channel` (with its labels) or an oracle's ``matrix()``."""
     M = getattr(Q, "matrix", Q)
     if callable(M):  # a frequency oracle of mechopt.oracles: GRR(d, eps).matrix()
         M = M()
@@ -155,7 +155,9 @@ class Mechanism:
         return self._Q.shape
 
     def __repr__(self) -> str:
-        claim = f", claim={self._claim['notion']} eps={self._claim['eps']:g}" if self._claim and self._claim["eps"] else ""
+        claim = (
+            f", claim={self._claim['notion']} eps={self._claim['eps']:g}" if self._claim and self._claim["eps"] else ""
+        )
         return f"Mechanism({self.shape[0]} inputs x {self.shape[1]} outputs{claim})"
 
     # -- identifiability --------------------------------------------------------------------------------------
@@ -176,7 +178,7 @@ class Mechanism:
         return self.rank == self.shape[0]
 
     def confounded(self) -> list[list[Any]]:
-        """Groups of input labels that the reports cannot tell apart (:func:`~mechopt.mechanism.identify.confounded_groups`).
+        """Groups of input labels that the reports cannot tell apart (see :mod:`mechopt.mechanism.identify`).
 
         >>> Mechanism([[0.6, 0.4], [0.6, 0.4], [0.1, 0.9]], inputs=["a", "b", "c"]).confounded()
         [['a', 'b']]
@@ -241,7 +243,9 @@ class Mechanism:
         >>> m.randomize(["a", "b", "b"], rng=0)
         ['A', 'B', 'A']
         """
-        if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1):
+        if chunk_size is not None and (
+            isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
+        ):
             raise ParamError(f"chunk_size must be a positive integer, got {chunk_size!r}")
         from mechopt.mechanism.sampling import as_generator
 
@@ -319,7 +323,8 @@ class Mechanism:
     ) -> Estimate:
         """:meth:`estimate` from output counts (one per output; e.g. summed over chunks of reports).
 
-        >>> Mechanism([[0.75, 0.25], [0.25, 0.75]]).estimate_counts([600, 400], method="em").frequencies.round(6).tolist()
+        >>> m = Mechanism([[0.75, 0.25], [0.25, 0.75]])
+        >>> m.estimate_counts([600, 400], method="em").frequencies.round(6).tolist()
         [0.7, 0.3]
         """
         return estimate_counts(
@@ -482,4 +487,3 @@ class Mechanism:
             certificate=cert,
             provenance=files.provenance_now(src),
         )
-

@@ -208,4 +208,3 @@ def estimate_counts(
         raw=theta if consistency is not None else None,
         iterations=iterations,
     )
-

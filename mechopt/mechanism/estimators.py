@@ -136,7 +136,7 @@ def linear_variance(R: np.ndarray, f: np.ndarray, theta_hat: np.ndarray, n: int)
 
 @dataclass(frozen=True)
 class EMFit:
-    """An EM run: the estimate, iterations, whether the tolerance was met, the last change, log-likelihood per report."""
+    """An EM run: estimate, iterations, whether the tolerance was met, last change, log-likelihood per report."""
 
     theta: np.ndarray
     iterations: int
@@ -145,9 +145,7 @@ class EMFit:
     loglik: float
 
 
-def em(
-    Q: np.ndarray, counts: Any, start: Any = None, tol: float | None = None, max_iter: int | None = None
-) -> EMFit:
+def em(Q: np.ndarray, counts: Any, start: Any = None, tol: float | None = None, max_iter: int | None = None) -> EMFit:
     """Maximum-likelihood θ by EM (iterative Bayesian update); see the module docstring.
 
     Examples

@@ -95,7 +95,7 @@ def identifiability_note(Q: Any, prior: Any = None, inputs: Any = None) -> str |
     >>> identifiability_note(np.eye(2), [0.5, 0.5]) is None
     True
     >>> print(identifiability_note(np.array([[0.6, 0.4], [0.6, 0.4], [0.1, 0.9]]), [0.2, 0.3, 0.5]))
-    not identifiable: Q has rank 2 < 3 inputs of positive prior, so the input distribution cannot be estimated from its reports without bias (confounded inputs: {0, 1}); estimate(method='em') gives a maximum-likelihood fit, linear estimates need a full-rank Q
+    not identifiable: Q has rank 2 < 3 inputs of positive prior, ... (confounded inputs: {0, 1}); ...
     """
     Q = np.asarray(Q, dtype=float)
     support = np.arange(Q.shape[0]) if prior is None else np.flatnonzero(np.asarray(prior, dtype=float) > 0)

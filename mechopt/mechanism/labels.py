@@ -21,7 +21,7 @@ Examples
 >>> lab.encode(np.array(["a", "z"]))
 Traceback (most recent call last):
 ...
-mechopt.errors.ProblemError: value 'z' at position 1 is not one of the 3 inputs ('a', 'b', 'c'): map it to an input label or drop it (1 such value)
+mechopt.errors.ProblemError: value 'z' at position 1 is not one of the 3 inputs ('a', 'b', 'c'): ...
 """
 
 from __future__ import annotations
