@@ -41,7 +41,7 @@ __all__ = ["Mechanism"]
 
 
 def _matrix_and_labels(Q: Any) -> tuple[np.ndarray, Any, Any]:
-    """The matrix of an array, a :class:`~mechopt.model.channel.Channel` (with its labels) or an oracle's ``matrix()``."""
+    """The matrix of an array, a Channel (with its labels) or an oracle (its ``matrix()``)."""
     M = getattr(Q, "matrix", Q)
     if callable(M):  # a frequency oracle of mechopt.oracles: GRR(d, eps).matrix()
         M = M()
