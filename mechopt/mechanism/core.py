@@ -36,6 +36,7 @@ from mechopt.mechanism.labels import Container, Labels, clean_labels
 from mechopt.mechanism.sampling import AliasSampler
 from mechopt.model._matrix import posterior_matrix, validate_channel
 from mechopt.model.priors import validate_prior
+from mechopt.runtime.threads import single_threaded
 
 __all__ = ["Mechanism"]
 
@@ -327,6 +328,10 @@ class Mechanism:
         >>> m.estimate_counts([600, 400], method="em").frequencies.round(6).tolist()
         [0.7, 0.3]
         """
+        with single_threaded():  # the same numbers under any BLAS thread count and machine load
+            return self._estimate_counts(counts, method, consistency, ci, prior)
+
+    def _estimate_counts(self, counts: Any, method: str, consistency: str | None, ci: Any, prior: Any) -> Estimate:
         return estimate_counts(
             self._Q,
             counts,
@@ -356,7 +361,8 @@ class Mechanism:
             from mechopt.mechanism.estimators import linear_operator
 
             why = "" if self.identifiable else f" (confounded inputs: {self._confounded_text()})"
-            self._R = linear_operator(self._Q, why)
+            with single_threaded():
+                self._R = linear_operator(self._Q, why)
         return self._R
 
     def posterior(self, prior: Any = None) -> np.ndarray:
