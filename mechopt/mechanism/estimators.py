@@ -66,6 +66,8 @@ from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.model._matrix import posterior_matrix
 
+posterior_matrix = posterior_matrix  # re-exported for the tests of the posterior estimate
+
 __all__ = [
     "linear_operator",
     "linear_covariance",

@@ -111,8 +111,10 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
         prior = doc["mechanism"].get("prior")
         flat = {"Q": Q, "prior": None if prior is None else np.asarray(prior, dtype=float)}
     else:
-        flat = read_mechanism(p)
+        flat = read_mechanism(p)  # validates, with errors naming the file
         doc = head if head is not None else {}
+        if head is not None:  # the numbers as written: read_mechanism renormalises rows of a parsed list
+            flat["Q"] = np.asarray(head["mechanism"]["Q"], dtype=float)
     if head is not None and head.get("version", VERSION) > VERSION:
         raise ProblemError(
             f"{str(p)!r} is a mechanism file of version {head['version']}, newer than this mechopt reads "

@@ -139,8 +139,8 @@ class AliasSampler:
         PCG64 stream (``numpy.random.default_rng(seed)``); a ``Generator`` is
         continued and left advanced by ``x.size`` draws, so successive calls on
         chunks give the reports of one call on their concatenation. ``threads``
-        > 1 splits the reports over threads (same reports; needs a bit generator
-        with ``advance``, as PCG64 and Philox have, else runs on one thread).
+        > 1 splits the reports over threads (same reports; needs a PCG64 or
+        PCG64DXSM bit generator, whose ``advance`` counts draws, else runs on one thread).
         """
         gen = as_generator(rng)
         x = np.asarray(x)
@@ -148,7 +148,7 @@ class AliasSampler:
         out = np.empty(n, dtype=np.intp)
         nthreads = _threads(threads, n)
         bg = gen.bit_generator
-        if nthreads == 1 or not hasattr(bg, "advance"):
+        if nthreads == 1 or not isinstance(bg, _ADVANCE_BY_DRAWS):
             self._run(x, out, gen, 0, n)
             return out
         bounds = np.linspace(0, n, nthreads + 1).astype(np.int64) // BLOCK * BLOCK
@@ -162,7 +162,7 @@ class AliasSampler:
             jobs = [pool.submit(self._run, x, out, g, int(lo), int(hi)) for g, lo, hi in zip(gens, bounds, bounds[1:])]
             for job in jobs:
                 job.result()
-        bg.advance(n)  # the caller's generator moves on as if it had drawn the n uniforms itself
+        _advance(bg, n)  # the caller's generator moves on as if it had drawn the n uniforms itself
         return out
 
     def _run(self, x: np.ndarray, out: np.ndarray, gen: np.random.Generator, lo: int, hi: int) -> None:
@@ -171,6 +171,20 @@ class AliasSampler:
             e = min(hi, s + BLOCK)
             u = gen.random(e - s, out=v[: e - s])
             self._fill(x[s:e], u, out[s:e])
+
+
+#: Bit generators whose ``advance(delta)`` skips exactly ``delta`` 64-bit draws (one per double): threads
+#: can start at any report. Philox advances its counter (four draws per step); it and the others run serially.
+_ADVANCE_BY_DRAWS = (np.random.PCG64, np.random.PCG64DXSM)
+
+
+def _advance(bg: Any, n: int) -> None:
+    """Advance ``bg`` by ``n`` draws, keeping its buffered 32-bit value (``random`` never touches it)."""
+    before = bg.state
+    bg.advance(n)
+    after = bg.state
+    after["has_uint32"], after["uinteger"] = before["has_uint32"], before["uinteger"]
+    bg.state = after
 
 
 def as_generator(rng: Any) -> np.random.Generator:
