@@ -1,4 +1,4 @@
-"""Consistency maps against their definitions (hypothesis): on the simplex; projection nearest (KKT); Norm-Sub as iterated."""
+"""Consistency maps against their definitions (hypothesis): on the simplex, the projection nearest (KKT), Norm-Sub."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Labels round trip: values of any container map to inputs, reports come back as output labels in the same container."""
+"""Labels round trip: values of any container map to inputs; reports come back as output labels, same container."""
 
 from __future__ import annotations
 
