@@ -342,6 +342,7 @@ class Mechanism:
             design_prior=self._prior,
             inputs=self.inputs,
             confounded="" if self.identifiable else self._confounded_text(),
+            R=self._linear_operator() if method == "linear" and self.identifiable else None,
         )
 
     def per_report_values(self, reports: Any) -> np.ndarray:

@@ -137,12 +137,13 @@ def estimate_counts(
     design_prior: Any = None,
     inputs: tuple[Any, ...] = (),
     confounded: str = "",
+    R: np.ndarray | None = None,
 ) -> Estimate:
     """Estimate the input distribution from output ``counts`` (see the module docstring).
 
     ``prior`` starts EM (``em`` only); ``design_prior`` is the prior of the
     ``posterior`` estimate; ``confounded`` names the confounded inputs in
-    refusals and notes.
+    refusals and notes; ``R`` is the linear operator (Qᵀ)⁺ when already known.
     """
     if method not in METHODS:
         raise ParamError(f"unknown estimation method {method!r}; known: {', '.join(METHODS)}")
@@ -156,7 +157,7 @@ def estimate_counts(
     notes: list[str] = []
     iterations = None
     if method == "linear":
-        R = E.linear_operator(Q, f" (confounded inputs: {confounded})" if confounded else "")
+        R = E.linear_operator(Q, f" (confounded inputs: {confounded})" if confounded else "") if R is None else R
         theta = R @ f
         var: np.ndarray | None = E.linear_variance(R, f, theta, n)
     elif method == "em":
@@ -167,8 +168,8 @@ def estimate_counts(
                 f"EM stopped after the {fit.iterations}-iteration limit with last change {fit.change:.2g} "
                 "(settings em_iterations, em)"
             )
-        cov = E.em_covariance(Q, c, theta) if not confounded else None
-        var = None if cov is None else np.maximum(np.diag(cov), 0.0)
+        var = E.em_covariance(Q, c, theta, full=False) if not confounded else None
+        var = None if var is None else np.maximum(var, 0.0)
         if confounded:
             notes.append(
                 f"Q does not identify the distribution (confounded inputs: {confounded}): the EM fit is one of "

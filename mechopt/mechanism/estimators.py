@@ -60,7 +60,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.linalg import null_space
 
 from mechopt import settings
 from mechopt.errors import ProblemError
@@ -239,31 +238,52 @@ def _start(start: Any, d: int) -> np.ndarray:
     return p / p.sum()
 
 
-def em_covariance(Q: np.ndarray, counts: Any, theta: np.ndarray) -> np.ndarray | None:
+def em_covariance(Q: np.ndarray, counts: Any, theta: np.ndarray, full: bool = True) -> np.ndarray | None:
     """The delta-method covariance of the EM estimate (module docstring); None when it is not defined.
 
-    None when the observed information restricted to the simplex is singular
-    (Q not identifiable, or too few distinct outputs reported) or worse
-    conditioned than the ``condition`` tolerance.
+    The tangent space of the simplex is spanned by e_x − e_r (r the input of
+    largest θ̂; the result does not depend on the basis). None when the observed
+    information on it is not positive definite (Q not identifiable, or too few
+    distinct outputs reported) or its condition number, estimated from its
+    Cholesky factor (LAPACK ``pocon``), exceeds the ``condition`` tolerance.
+    With ``full=False`` only the variances (the diagonal), at O(d·k) memory.
 
     >>> Q = np.array([[0.75, 0.25], [0.25, 0.75]])
     >>> em_covariance(Q, [500, 500], np.array([0.5, 0.5])).round(6).tolist()   # the linear one, n = 1000
     [[0.00075, -0.00075], [-0.00075, 0.00075]]
     """
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve
+    from scipy.linalg.lapack import dpocon
+
     Q = np.asarray(Q, dtype=float)
     c, n = check_counts(counts, Q.shape[1])
+    d = Q.shape[0]
     f = c / c.sum()
     lam = theta @ Q
     inv = np.divide(1.0, lam, out=np.zeros_like(lam), where=lam > 0)
-    J = (Q * (f * inv**2)) @ Q.T
-    B = null_space(np.ones((1, Q.shape[0])))
-    H = B.T @ J @ B
-    if H.size and np.linalg.cond(H) > settings.tolerance("condition"):
-        return None
-    A = B @ np.linalg.solve(H, B.T)
-    G = (A @ Q) * inv
+    r = int(np.argmax(theta))
+    others = np.delete(np.arange(d), r)
+    BQ = Q[others] - Q[r]  # Bᵀ Q with B = [e_x − e_r]
+    H = (BQ * (f * inv**2)) @ BQ.T  # Bᵀ J B, J = Q diag(f/λ²) Qᵀ
+    if d > 1:
+        try:
+            fac = cho_factor(H)
+        except LinAlgError:
+            return None
+        rcond, info = dpocon(fac[0], np.abs(H).sum(axis=0).max(), uplo="L" if fac[1] else "U")
+        if info != 0 or rcond * settings.tolerance("condition") < 1.0:
+            return None
+        X = cho_solve(fac, BQ)  # H⁻¹ Bᵀ Q
+    else:
+        X = np.zeros((0, Q.shape[1]))
+    AQ = np.empty_like(Q)  # A Q = B H⁻¹ Bᵀ Q
+    AQ[others] = X
+    AQ[r] = -X.sum(axis=0)
+    G = AQ * inv
     GQ = G @ Q.T
-    return ((G * f) @ G.T - (GQ * theta) @ GQ.T) / n
+    if full:
+        return ((G * f) @ G.T - (GQ * theta) @ GQ.T) / n
+    return ((G**2) @ f - (GQ**2) @ theta) / n
 
 
 def posterior_estimate(Q: np.ndarray, counts: Any, prior: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -109,7 +109,7 @@ class AliasSampler:
         self.d, self.k = Q.shape
         prob, alias = alias_tables(Q)
         self.threshold = (prob + np.arange(self.k)[None, :]).ravel()  # j + prob[x, j]: compare v = k·u with it
-        self.alias = alias.ravel()
+        self.alias = alias.ravel().astype(np.int16 if self.k <= np.iinfo(np.int16).max else np.int32)
 
     def sample_uniforms(self, x: np.ndarray, u: np.ndarray) -> np.ndarray:
         """The outputs of inputs ``x`` given their uniforms ``u`` (the deterministic map; for tests).
@@ -117,20 +117,23 @@ class AliasSampler:
         >>> AliasSampler(np.array([[0.5, 0.5]])).sample_uniforms(np.array([0, 0]), np.array([0.1, 0.9])).tolist()
         [0, 1]
         """
-        out = np.empty(np.shape(x), dtype=np.intp)
-        self._fill(np.asarray(x), np.asarray(u, dtype=float).copy(), out)
+        x = np.asarray(x)
+        out = np.empty(x.size, dtype=np.intp)
+        v = np.asarray(u, dtype=float).copy()
+        self._fill(x, v, out, _Buffers(x.size, self.alias.dtype))
         return out
 
-    def _fill(self, x: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
-        """``out[:] = A_x(v)`` for one block; ``v`` holds the uniforms and is overwritten."""
+    def _fill(self, x: np.ndarray, v: np.ndarray, out: np.ndarray, buf: "_Buffers") -> None:
+        """``out[:] = A_x(v)`` for one block, in the block's buffers; ``v`` holds the uniforms and is overwritten."""
         n = x.size
         v *= self.k
-        j = v.astype(np.intp)
-        flat = np.multiply(x, self.k, dtype=np.intp)
+        j, flat, keep = buf.j[:n], buf.flat[:n], buf.keep[:n]
+        j[...] = v  # ⌊k·u⌋ (truncation of a non-negative double)
+        np.multiply(x, self.k, out=flat, casting="unsafe")
         flat += j
-        keep = np.less(v, self.threshold.take(flat, mode="clip"))
-        out[:n] = self.alias.take(flat, mode="clip")
-        np.copyto(out[:n], j, where=keep)
+        np.less(v, self.threshold.take(flat, out=buf.t[:n], mode="clip"), out=keep)
+        out[...] = self.alias.take(flat, out=buf.alias[:n], mode="clip")
+        np.copyto(out, j, where=keep)
 
     def sample(self, x: np.ndarray, rng: Any = None, *, threads: int | None = None) -> np.ndarray:
         """Outputs (indices 0..k−1, ``intp``) for input indices ``x`` (validated by the caller).
@@ -166,11 +169,23 @@ class AliasSampler:
         return out
 
     def _run(self, x: np.ndarray, out: np.ndarray, gen: np.random.Generator, lo: int, hi: int) -> None:
-        v = np.empty(min(BLOCK, max(hi - lo, 1)))
+        buf = _Buffers(min(BLOCK, max(hi - lo, 1)), self.alias.dtype)
         for s in range(lo, hi, BLOCK):
             e = min(hi, s + BLOCK)
-            u = gen.random(e - s, out=v[: e - s])
-            self._fill(x[s:e], u, out[s:e])
+            u = gen.random(e - s, out=buf.v[: e - s])
+            self._fill(x[s:e], u, out[s:e], buf)
+
+
+class _Buffers:
+    """One thread's work arrays for a block (reused across blocks: no allocation per block)."""
+
+    def __init__(self, size: int, alias_dtype: np.dtype) -> None:
+        self.v = np.empty(size)
+        self.t = np.empty(size)
+        self.j = np.empty(size, dtype=np.intp)
+        self.flat = np.empty(size, dtype=np.intp)
+        self.keep = np.empty(size, dtype=bool)
+        self.alias = np.empty(size, dtype=alias_dtype)
 
 
 #: Bit generators whose ``advance(delta)`` skips exactly ``delta`` 64-bit draws (one per double): threads
