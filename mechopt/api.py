@@ -155,9 +155,31 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
         if k.endswith("_tol") and k.removesuffix("_tol") in known
     }
     with settings.override(**tols), single_threaded():  # BLAS thread count must not change the numbers
-        res = audit_result(problem, backend.solve(problem, **options))
+        res = _identifiability(problem, audit_result(problem, backend.solve(problem, **options)))
     unit = getattr(problem, "unit", None)
     return res if res.unit is not None or unit is None else res.replace(unit=unit)
+
+
+def _identifiability(problem: Problem, res: Result) -> Result:
+    """Add a note to the message when the returned channel cannot identify the input distribution.
+
+    Only for a channel Q (row-stochastic, one row per prior symbol) of a problem
+    with a prior: rank Q[S] < |S| over the inputs S of positive prior
+    (:func:`mechopt.mechanism.identify.identifiability_note`). The status is kept.
+    """
+    import numpy as np
+
+    from mechopt.mechanism.identify import identifiability_note
+    from mechopt.model._mechanism import _channel_matrix
+
+    prior = getattr(problem, "prior", None)
+    if not res.status.has_solution or prior is None or np.ndim(prior) != 1:
+        return res
+    Q = _channel_matrix(res.mechanism)
+    if Q is None or Q.shape[0] != np.size(prior) or Q.min() < 0 or not np.allclose(Q.sum(axis=1), 1.0):
+        return res
+    note = identifiability_note(Q, prior)
+    return res if note is None else res.replace(message=f"{res.message}; {note}" if res.message else note)
 
 
 def _what(problem: Problem) -> str:

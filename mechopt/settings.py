@@ -114,6 +114,16 @@ class Tolerances:
         grid optima: within 2e-8 on the plain interval (up to 2000 points), 1.6e-6
         with the potential ξw² (400 points), where Clarabel's feasibility
         tolerance, not its 1e-8 gap, limits the recovered density.
+    confound : float
+        Two inputs of a mechanism are confounded together when the projector
+        onto the null space of Qᵀ has an entry above this at their pair
+        (:func:`mechopt.mechanism.identify.confounded_groups`).
+    em : float
+        The EM (iterative Bayesian update) estimate of an input distribution
+        stops when no frequency moves by more than this in one iteration
+        (max-norm of θ⁽ᵗ⁺¹⁾ − θ⁽ᵗ⁾; :func:`mechopt.mechanism.estimators.em`).
+    em_iterations : float
+        Most EM iterations; an estimate stopped by it says so in its note.
     """
 
     prior_sum: float = 1e-9
@@ -152,6 +162,10 @@ class Tolerances:
     cov_range: float = 1e-6
     psd: float = 1e-8
     grid_noise: float = 1e-5
+    # using a mechanism: identifiability and estimators (mechopt.mechanism)
+    confound: float = 1e-9
+    em: float = 1e-10
+    em_iterations: float = 100_000
 
 
 DEFAULTS = Tolerances()

@@ -198,8 +198,11 @@ def describe(problem: Any, res: Result) -> str:
         ),
         f"time         {res.time_s:.3f} s",
     ]
-    if res.message:
-        lines.append(f"message      {res.message}")
+    message, note = _split_note(res.message)
+    if message:
+        lines.append(f"message      {message}")
+    if note:
+        lines.append(f"note         {note}")
     Q = _channel(res)
     if Q is not None:
         lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
@@ -213,6 +216,21 @@ def describe(problem: Any, res: Result) -> str:
         lines.append(f"mechanism    {type(res.mechanism).__name__}")
         lines += ["  " + ln for ln in data[:12]] + (["  ... (--json for all of it)"] if len(data) > 12 else [])
     return "\n".join(lines)
+
+
+def _split_note(message: str) -> tuple[str, str]:
+    """The message without the identifiability note, and the note (printed on a ``note`` line of its own).
+
+    >>> _split_note("gap 1e-9; not identifiable: Q has rank 2 < 3 inputs")
+    ('gap 1e-9', 'not identifiable: Q has rank 2 < 3 inputs')
+    """
+    from mechopt.mechanism.identify import NOTE_PREFIX
+
+    parts = (message or "").split("; ")
+    for i, part in enumerate(parts):
+        if part.startswith(NOTE_PREFIX):
+            return "; ".join(parts[:i]), "; ".join(parts[i:])
+    return message, ""
 
 
 def show_warnings(caught: list[warnings.WarningMessage]) -> None:

@@ -41,10 +41,10 @@ from typing import Any
 
 from mechopt.errors import ProblemError
 from mechopt.io.files import open_direct, read_input, read_input_text, resolve_target, target_kind
+from mechopt.model._mechanism import mechanism_dict
 from mechopt.model.channel import validate_channel
 from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.results._json import dumps
-from mechopt.results.result import mechanism_dict
 
 #: Largest JSON or CSV mechanism file read (about 2.5 million entries of Q in JSON).
 MAX_MECHANISM_BYTES = 64 * 1024 * 1024

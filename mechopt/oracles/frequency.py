@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.mechanism.consistency import project_simplex
 from mechopt.oracles.aggregate import subset_counts
 from mechopt.oracles.base import (
     CHUNK,
@@ -148,30 +149,6 @@ class GRR(PureOracle):
         Q = np.full((self.d, self.d), self.h)
         np.fill_diagonal(Q, self.g)
         return Q
-
-
-def project_simplex(v) -> np.ndarray:
-    """Euclidean projection of each row of ``v`` onto the probability simplex.
-
-    argmin_{p ≥ 0, Σp = 1} ‖p − v‖₂ = max(v − τ, 0) with τ from the sorted
-    prefix sums (Wang & Carreira-Perpiñán 2013; Duchi et al. 2008), vectorised
-    over rows: O(r · d log d).
-
-    Examples
-    --------
-    >>> project_simplex([0.5, 0.8, -0.1])
-    array([0.35, 0.65, 0.  ])
-    """
-    V = np.atleast_2d(np.asarray(v, dtype=float))
-    d = V.shape[1]
-    U = -np.sort(-V, axis=1)
-    css = np.cumsum(U, axis=1) - 1.0
-    ind = np.arange(1, d + 1)
-    cond = U - css / ind > 0
-    rho = d - 1 - np.argmax(cond[:, ::-1], axis=1)
-    tau = css[np.arange(V.shape[0]), rho] / (rho + 1)
-    P = np.maximum(V - tau[:, None], 0.0)
-    return P[0] if np.ndim(v) == 1 else P
 
 
 def regression_estimator(Q, output_counts, n: int | None = None) -> np.ndarray:

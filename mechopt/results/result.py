@@ -334,6 +334,21 @@ class Result:
             ) from None
         raise NoChannelError(f"the mechanism is a {name}, not a channel matrix: use result.mechanism")
 
+    def to_mechanism(self, **kwargs: Any) -> Any:
+        """The designed channel as a :class:`mechopt.Mechanism`, ready to randomize data and estimate.
+
+        Keyword arguments go to :meth:`mechopt.Mechanism.from_result` (``prior``,
+        ``inputs``, ``outputs``: a Result does not hold the prior it was designed for).
+
+        >>> r = Result(status="optimal", value=0.5, sense="min", objective="mse", mechanism=[[1, 0], [0, 1]],
+        ...            notion="ldp", eps=40.0, proof="theorem")
+        >>> r.to_mechanism(prior=[0.5, 0.5]).claim
+        {'notion': 'ldp', 'eps': 40.0}
+        """
+        from mechopt.mechanism.core import Mechanism
+
+        return Mechanism.from_result(self, **kwargs)
+
     def plot(self, ax: Any = None, prior: Any = None, **kwargs: Any) -> Any:
         """Draw the mechanism as a heatmap, with the prior and posteriors when ``prior`` is given.
 
