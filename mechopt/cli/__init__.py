@@ -10,6 +10,8 @@ machine)::
                       [--solver NAME] [--json] [--out FILE]
     mechopt verify    [--paper lip|kss|fisher|gauss] [--json]
     mechopt audit     MECHANISM.json --prior P [--json]
+    mechopt randomize MECH DATA --column COL [--seed S] --out REPORTS
+    mechopt estimate  MECH REPORTS --column COL [--method linear|em|posterior] [--consistency C] [--ci L] [--json]
     mechopt reproduce FIGURE_ID ... [--out DIR] [--json] [--list] [--quick]
     mechopt sweep     SPEC.toml [--out FILE.jsonl] [--jobs N] [--scheduler ADDRESS] [--resume]
                       [--solver NAME ...]
@@ -77,6 +79,7 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
     import mechopt.cli.audit as cli_audit
+    import mechopt.cli.data as cli_data
     import mechopt.cli.design as cli_design
     import mechopt.cli.run as cli_run
     import mechopt.cli.sweep as cli_sweep
@@ -90,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_sweep):
         mod.register(sub)
     return parser
 
