@@ -117,6 +117,12 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="draw the mechanism (heatmap of Q with the prior and posteriors) to FILE (.png, .pdf, .svg)",
     )
+    p.add_argument(
+        "--compare-baselines",
+        action="store_true",
+        help="compare the design with GRR, OUE and the best k-subset at the same eps on this prior: the variance "
+        "of each one's unbiased frequency estimate (or EM's error where none is unbiased) and the design's objective",
+    )
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
     p.set_defaults(handler=run_design)
@@ -305,6 +311,21 @@ def _check_not_input(args: argparse.Namespace) -> None:
     check_distinct({"--out": args.out}, inputs)
 
 
+def _baselines(args: argparse.Namespace, problem: Any, res: Any) -> dict[str, Any] | None:
+    """The --compare-baselines document (None without the flag); refused for problems with no prior and ε."""
+    if not getattr(args, "compare_baselines", False):
+        return None
+    if not (hasattr(problem, "prior") and hasattr(problem, "evaluate") and hasattr(problem.notion, "eps")):
+        raise ParamError(
+            "--compare-baselines needs a channel design with a prior and an eps (--notion ... --prior ...)"
+        )
+    if not res.status.has_solution:
+        return None
+    from mechopt.programs.baselines import compare_baselines
+
+    return compare_baselines(problem, res.Q)
+
+
 def run_design(args: argparse.Namespace) -> int:
     from mechopt.api import solve
     from mechopt.cli._common import emit_json, table
@@ -354,8 +375,13 @@ def run_design(args: argparse.Namespace) -> int:
         write_out(args.out, res, doc)
     if args.plot:
         write_plot(args.plot, problem, res)
+    cmp = _baselines(args, problem, res)
     if args.json:
-        emit_json(doc)
+        emit_json(doc if cmp is None else {**doc, "baselines": cmp})
     else:
         print(describe(problem, res))
+        if cmp is not None:
+            from mechopt.cli.design_report import baselines_table
+
+            print(baselines_table(cmp))
     return 0 if res.status.has_solution and res.status is not Status.INFEASIBLE_POINT else 1
