@@ -29,3 +29,15 @@ def test_certified_at_scale_recipe_runs() -> None:
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
     )
     assert res.attempted >= 12 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_from_csv_to_estimate_recipe_runs(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("pandas")
+    monkeypatch.chdir(tmp_path)  # the recipe changes directory; restore it afterwards
+    res = doctest.testfile(
+        str(HOWTO / "from_csv_to_estimate.rst"),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+    )
+    assert res.attempted >= 20 and res.failed == 0, res
