@@ -61,7 +61,7 @@ from mechopt.oracles.base import (
 )
 from mechopt.oracles.ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
 
-GRR_BLOCK = 1 << 15  # users per vectorised block of GRR.randomize (changes speed, never reports)
+GRR_BLOCK = 1 << 16  # users per vectorised block of GRR.randomize (changes speed, never reports)
 
 __all__ = [
     "PureOracle",
@@ -118,22 +118,21 @@ class GRR(PureOracle):
         """
         x = _check_items(x, self.d)
         d, n = self.d, x.size
-        dt = np.int16 if d <= 32767 else np.int64
+        dt = np.int16 if 2 * d <= 32767 else np.int64  # x + s + 1 < 2d must fit
         out = np.empty(n, dtype=dt)
         step = min(GRR_BLOCK, max(n, 1))
-        u, s, wrap = np.empty(step), np.empty(step, dtype=dt), np.empty(step, dtype=bool)
+        u, s = np.empty(step), np.empty(step, dtype=dt)
         inv_h = math.exp(self.eps) + d - 1  # 1/h
         for lo in range(0, n, step):
             m = min(step, n - lo)
-            um, sm, wm, y = u[:m], s[:m], wrap[:m], out[lo : lo + m]
+            um, sm, y = u[:m], s[:m], out[lo : lo + m]
             rng.random(out=um)
             um *= inv_h
-            np.minimum(um, d - 1, out=um)
-            sm[:] = um
-            np.add(x[lo : lo + m], 1, out=y, casting="unsafe")
-            y += sm
-            np.greater_equal(y, d, out=wm)
-            np.subtract(y, d, out=y, where=wm)
+            np.minimum(um, d - 1, out=um)  # before the cast: u/h can exceed any integer type at large eps
+            sm[:] = um  # ⌊u/h⌋ (truncation of a non-negative double)
+            np.add(x[lo : lo + m], sm, out=y, casting="unsafe")
+            y += 1
+            np.remainder(y, d, out=y)
         return out
 
     def support_counts(self, reports) -> np.ndarray:

@@ -48,3 +48,14 @@ def test_unlistable_outputs_are_refused() -> None:
     with pytest.raises(TooLargeError, match="randomize / support_counts"):
         OUE(40, 1.0).mechanism()
     assert GRR(3, 1.0).mechanism(inputs=["a", "b", "c"]).outputs == ("a", "b", "c")
+
+
+@pytest.mark.parametrize("d,eps", [(5, 600.0), (20_000, 1.0), (16_384, 0.3)])
+def test_grr_extremes_stay_in_range(d: int, eps: float) -> None:
+    """u/h beyond every integer type (ε = 600) and x + s + 1 beyond int16 (d > 16 383) are handled."""
+    grr = GRR(d, eps)
+    x = np.random.default_rng(0).integers(0, d, 100_000)
+    y = grr.randomize(x, np.random.default_rng(1))
+    assert y.min() >= 0 and y.max() < d
+    kept = np.mean(y == x)
+    assert abs(kept - grr.g) < 4.5 * np.sqrt(grr.g * (1 - grr.g) / x.size) + 1e-12
