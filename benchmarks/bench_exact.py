@@ -135,11 +135,11 @@ def uniform(quick: bool) -> list[dict]:
         E = math.exp(EPS)
         beta = (EPS * E - E + 1) * d / (E - 1) ** 2
 
-        def I(k):
+        def mi_k(k):
             den = k * E + d - k
             return (k * E * math.log(d * E / den) + (d - k) * math.log(d / den)) / den
 
-        return max(I(math.floor(beta)), I(math.ceil(beta)))
+        return max(mi_k(math.floor(beta)), mi_k(math.ceil(beta)))
 
     t_ref, val = timed(closed_form, repeats)
     return [
@@ -231,7 +231,8 @@ def main(argv: list[str]) -> None:
     for case in only:
         for row in case(quick):
             print(
-                f"{row['case']:28s} {row['ours_s']:9.3f} {row['reference_s']:12.3f} {row['ratio']:8.1f}  {row['notes']}",
+                f"{row['case']:28s} {row['ours_s']:9.3f} {row['reference_s']:12.3f} {row['ratio']:8.1f}  "
+                f"{row['notes']}",
                 flush=True,
             )
 

@@ -68,7 +68,8 @@ CASES = [local_vs_exact]
 def main(argv: list[str]) -> None:
     for row in local_vs_exact("--quick" in argv):
         print(
-            f"{row['case']:<28} exact {row['ours_s']:.3f}s  {row['reference']} {row['reference_s']:.3f}s  {row['notes']}"
+            f"{row['case']:<28} exact {row['ours_s']:.3f}s  {row['reference']} {row['reference_s']:.3f}s  "
+            f"{row['notes']}"
         )
 
 

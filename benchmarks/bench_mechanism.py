@@ -7,18 +7,19 @@ the alias tables' cache) at d ∈ {16, 256, 1024} (quick: 16). The floor is what
 any sampler must do: numpy drawing the n uniforms (``Generator.random``, PCG64)
 and writing an int array of n (``(u * d).astype(intp)``: the uniform
 categorical, the cheapest mechanism). ``ratio`` = ours_s / floor_s (a
-slowdown; goal ≤ 3), each the median of ``repeats`` runs alternated in this
-process. The notes give the one-off alias-table build time, and the time with
-two threads (same reports; the machine's other load shows in it).
+slowdown; goal ≤ 3), each the best of ``repeats`` runs alternated in this
+process after a warm-up call (on a shared machine, the least disturbed run).
+The notes give the one-off alias-table build time, and the time with two
+threads (same reports; the machine's other load shows in it).
 
 ``GRR`` row: the same sampler on GRR's d × d matrix (d = 256) against the
 specialised :class:`mechopt.oracles.frequency.GRR` randomizer; ratio =
 ours_s / reference_s.
 
 ``estimate`` rows: :meth:`mechopt.Mechanism.estimate` with ``ci=0.95`` from
-the n reports (counting them with ``bincount`` included), per method; the
-reference is ``numpy.bincount`` of the reports alone (the pass every
-estimator needs); ratio = ours_s / reference_s.
+the n reports (counting them with ``bincount`` included), per method, best of
+``repeats``; the reference is ``numpy.bincount`` of the reports alone (the
+pass every estimator needs); ratio = ours_s / reference_s.
 
 Run ``python benchmarks/bench_mechanism.py [--quick]`` or ``mechopt bench``.
 """
@@ -36,7 +37,7 @@ from mechopt.oracles.frequency import GRR
 
 
 def _sizes(quick: bool) -> tuple[int, tuple[int, ...], int]:
-    return (10**5, (16,), 1) if quick else (10**7, (16, 256, 1024), 3)
+    return (10**5, (16,), 2) if quick else (10**7, (16, 256, 1024), 5)
 
 
 def _channel(d: int) -> np.ndarray:
@@ -44,12 +45,14 @@ def _channel(d: int) -> np.ndarray:
 
 
 def _alternated(a: Any, b: Any, repeats: int) -> tuple[float, float]:
-    """Medians of ``a()`` and ``b()`` timed alternately (the machine's load hits both alike)."""
+    """Best times of ``a()`` and ``b()`` after one warm-up call each, timed alternately (the least
+    disturbed run of each on a shared machine; the load hits both alike)."""
+    a(), b()
     ta, tb = [], []
     for _ in range(repeats):
         ta.append(timed(a, 1)[0])
         tb.append(timed(b, 1)[0])
-    return float(np.median(ta)), float(np.median(tb))
+    return min(ta), min(tb)
 
 
 def case_randomize(quick: bool = False) -> list[dict[str, Any]]:
@@ -70,7 +73,7 @@ def case_randomize(quick: bool = False) -> list[dict[str, Any]]:
             return m.randomize_indices(x, 1)
 
         t_ours, t_floor = _alternated(ours, floor, repeats)
-        t_two = timed(lambda: m.randomize_indices(x, 1, threads=2), repeats)[0]
+        t_two = timed(lambda: m.randomize_indices(x, 1, threads=2), repeats, best=True)[0]
         rows.append(
             {
                 "group": "mechanism",
@@ -124,9 +127,10 @@ def case_estimate(quick: bool = False) -> list[dict[str, Any]]:
         theta = np.random.default_rng(2).dirichlet(np.full(d, 2.0))
         y = m.randomize_indices(np.random.default_rng(3).choice(d, size=n, p=theta), 4)
         m.estimate_counts(np.bincount(y, minlength=d))  # the linear operator is built once
-        t_ref = timed(lambda: np.bincount(y, minlength=d), repeats)[0]
+        t_ref = timed(lambda: np.bincount(y, minlength=d), repeats, best=True)[0]
         for method in ("linear", "em", "posterior"):
-            t, est = timed(lambda: m.estimate(y, method=method, ci=0.95), repeats)
+            m.estimate(y[:1000], method=method, ci=0.95)  # warm-up (imports, cached operators)
+            t, est = timed(lambda: m.estimate(y, method=method, ci=0.95), repeats, best=True)
             err = float(np.abs(est.frequencies - theta).max())
             rows.append(
                 {

@@ -111,7 +111,8 @@ def per_user(quick: bool) -> list[dict]:
                     "ratio": None,
                     "repeats": 0,
                     "notes": f"not run: about {n * last_rate:.0f} s at the rate measured for the previous N "
-                    f"(over this case's {CASE_BUDGET_S:.0f} s budget; the rows above show how the per-user time scales)",
+                    f"(over this case's {CASE_BUDGET_S:.0f} s budget; the rows above show how the per-user time "
+                    "scales)",
                 }
             )
             continue

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from mechopt import registry, settings
 from mechopt.errors import ProblemError, SolverNotFound
 from mechopt.model.problem import Problem
-from mechopt.results.result import PROOFS, Certificate, Result, Status, gap_floor
+from mechopt.results.result import PROOFS, Result, Status, gap_floor
 from mechopt.runtime.threads import single_threaded
 
 __all__ = ["solve", "design", "audit_result"]
@@ -81,7 +81,7 @@ def _proof_status(res: Result) -> Result:
     if cert is not None and bound is not None and value is not None:
         gap = Result.gap_of(value, bound, res.objective)
         if abs(gap - cert.gap) > 1e-12:
-            res = res.replace(certificate=Certificate(bound, gap))
+            res = res.replace(certificate=replace(cert, gap=gap))
         if gap > settings.tolerance("gap"):
             res = res.downgrade(
                 f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "

@@ -24,6 +24,7 @@ __all__ = [
     "InputFileError",
     "MissingDependency",
     "NoChannelError",
+    "CertificateError",
 ]
 
 
@@ -62,3 +63,8 @@ class MissingDependency(MechoptError, ImportError):
 
 class NoChannelError(MechoptError, ValueError):
     """A result has no channel matrix Q (no mechanism, or one that is a density, covariance or plan)."""
+
+
+class CertificateError(ProblemError):
+    """A result whose certificate cannot be written as a checkable file (no dual evidence; a notion or
+    utility the standalone checker does not know)."""

@@ -41,6 +41,8 @@ __all__ = [
     "solver_names",
     "get_solver",
     "register_solver",
+    "register_notion",
+    "unregister_notion",
     "solvers_for",
     "default_solver",
     "split_options",
@@ -169,7 +171,10 @@ def _table(group: str, extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _classes() -> Iterator[tuple[str, Any]]:
-    """(name, class) of every solver in order, importing as it goes; a plugin that fails to load is skipped with a warning."""
+    """(name, class) of every solver in order, importing as it goes.
+
+    A plugin that fails to load is skipped with a warning.
+    """
     for name, cls in _table(SOLVER_GROUP, _extra_solvers).items():
         if cls is None:
             try:
@@ -215,6 +220,37 @@ def register_solver(name: str, cls: Any) -> None:
     ``mechopt.solvers`` (``name = "package.module:SolverClass"``).
     """
     _extra_solvers[name] = cls
+
+
+def register_notion(name: str, cls: Any) -> None:
+    """Add a privacy notion class under ``name``, in this process, for ``make_notion``, ``design`` and the CLI.
+
+    ``cls`` is a :class:`~mechopt.notions.base.PrivacyNotion` subclass built as ``cls(eps)``; the
+    built-in names (``ldp``, ``lip``, ``mip``, ``graph-ldp``, ``metric-ldp``, ``cip``) cannot be taken.
+
+    >>> from mechopt.notions import LDP, make_notion
+    >>> class Twice(LDP):
+    ...     name = "twice-ldp"
+    >>> register_notion("twice-ldp", Twice)
+    >>> type(make_notion("twice-ldp", 1.0)).__name__
+    'Twice'
+    >>> unregister_notion("twice-ldp")
+    """
+    from mechopt import notions
+
+    key = str(name).lower()
+    if key in notions.BUILTIN_NAMES:
+        raise ProblemError(f"notion name {name!r} is built in; register yours under another name")
+    if not (isinstance(cls, type) and issubclass(cls, notions.PrivacyNotion)):
+        raise ProblemError(f"register_notion({name!r}, ...) needs a PrivacyNotion subclass, got {cls!r}")
+    notions.REGISTERED[key] = cls
+
+
+def unregister_notion(name: str) -> None:
+    """Remove a notion added with :func:`register_notion` (no error if there is none)."""
+    from mechopt import notions
+
+    notions.REGISTERED.pop(str(name).lower(), None)
 
 
 def _applicable(problem: Any) -> Iterator[str]:

@@ -209,7 +209,8 @@ def override(**values: float) -> Iterator[Tolerances]:
     ...     pass
     Traceback (most recent call last):
     ...
-    mechopt.errors.ParamError: tolerance privacy must be a finite non-negative number, got inf; an infinite tolerance switches its check off
+    mechopt.errors.ParamError: tolerance privacy must be a finite non-negative number, got inf; an infinite
+    tolerance switches its check off
     """
     known = {f.name for f in fields(Tolerances)}
     bad = sorted(set(values) - known)

@@ -22,7 +22,8 @@ Examples
 >>> r = theorem_result(claim="lip.thm2", proven=False, why="max(P1, 1-P1) = 0.9 > e^eps/(1+e^eps) = 0.73",
 ...                    private=False, message="Theorem 2", value=0.1, sense="min", objective="mse")
 >>> r.status.value, r.proof, r.message
-('infeasible_point', None, 'Theorem 2; not proven here: max(P1, 1-P1) = 0.9 > e^eps/(1+e^eps) = 0.73; its mechanism fails the audit')
+('infeasible_point', None, 'Theorem 2; not proven here: max(P1, 1-P1) = 0.9 > e^eps/(1+e^eps) = 0.73; its
+mechanism fails the audit')
 """
 
 from __future__ import annotations

@@ -175,7 +175,8 @@ def _gd_status(stop: str, stationary_feasible: bool, moved: bool, max_iter: int)
     >>> _gd_status("converged", True, False, 300)[0].value
     'locally_optimal'
     >>> _gd_status("converged", False, True, 300)
-    (<Status.FEASIBLE: 'feasible'>, '; the converged point violated a constraint and was restored onto the feasible set (no local optimality claimed)')
+    (<Status.FEASIBLE: 'feasible'>, '; the converged point violated a constraint and was restored onto the
+    feasible set (no local optimality claimed)')
     """
     if stop == "time_limit":
         return Status.TIME_LIMIT, ""
@@ -186,7 +187,8 @@ def _gd_status(stop: str, stationary_feasible: bool, moved: bool, max_iter: int)
     if moved:
         return (
             Status.FEASIBLE,
-            "; the converged point violated a constraint and was restored onto the feasible set (no local optimality claimed)",
+            "; the converged point violated a constraint and was restored onto the feasible set "
+            "(no local optimality claimed)",
         )
     return Status.INFEASIBLE_POINT, "; the converged point violates a constraint (restore=False)"
 

@@ -18,9 +18,9 @@ processing. Hence on a cell [a, b]:
 The minimum of P(a) over the unpruned cells is a proven lower bound on the
 optimum; the best grid vertex satisfying both constraints exactly is the
 returned (feasible) point. Cells whose bound is within ``gap_tol`` of the
-incumbent (in the certificate's gap, :meth:`mechopt.results.result.Result.gap_of`) are closed; the others are split in 2ⁿ until the gap closes or
-``max_evals`` is spent. The result carries ``Certificate(bound, gap)`` and
-states its grid (initial cells per axis, finest cell width) in ``extras``.
+incumbent (in the certificate's gap, :meth:`mechopt.results.result.Result.gap_of`) are closed; the
+others are split in 2ⁿ until the gap closes or ``max_evals`` is spent. The result carries
+``Certificate(bound, gap)`` and states its grid (initial cells per axis, finest cell width) in ``extras``.
 
 Examples
 --------

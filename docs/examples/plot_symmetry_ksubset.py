@@ -57,7 +57,8 @@ print(f"orbit LP: {d - 1} columns, I* = {-orbit.fun:.10f}, active orbit k = {k_b
 
 # %%
 # Theorem 2.1: the optimum is attained at :math:`k = \lfloor\beta\rfloor` or
-# :math:`\lceil\beta\rceil` with :math:`\beta = (\varepsilon e^{\varepsilon} - e^{\varepsilon} + 1)\,d/(e^{\varepsilon} - 1)^2`.
+# :math:`\lceil\beta\rceil` with
+# :math:`\beta = (\varepsilon e^{\varepsilon} - e^{\varepsilon} + 1)\,d/(e^{\varepsilon} - 1)^2`.
 beta = (eps * E - E + 1) * d / (E - 1) ** 2
 print(f"beta = {beta:.4f}  ->  k in {{{math.floor(beta)}, {math.ceil(beta)}}}; the LP says k = {k_best}")
 assert abs(full.fun - orbit.fun) < 1e-9

@@ -7,7 +7,8 @@ machine)::
 
     mechopt compare   [--problem ID ...] [--solver NAME ...] [--json] [--plot DIR]
     mechopt design    (--problem ID | --spec FILE.toml | --notion N --utility U --prior P --eps E ...)
-                      [--solver NAME] [--json] [--out FILE]
+                      [--solver NAME] [--json] [--out FILE] [--certificate FILE]
+    mechopt check     CERTIFICATE [--json]
     mechopt verify    [--paper lip|kss|fisher|gauss] [--json]
     mechopt audit     MECHANISM.json --prior P [--json]
     mechopt randomize MECH DATA --column COL [--seed S] --out REPORTS
@@ -62,6 +63,8 @@ EPILOG = """examples:
   mechopt compare                                   # every catalog problem x every solver
   mechopt design --notion lip --utility mse --prior 0.1,0.2,0.7 --values 0,1,2 --eps 1 --out mech.json
   mechopt audit mech.json --prior 0.1,0.2,0.7       # smallest eps under LDP, LIP, MIP
+  mechopt design --notion ldp --utility mi --prior 0.1,0.2,0.7 --eps 1 --certificate cert.json
+  mechopt check cert.json                           # exact re-check (also: python certcheck.py cert.json)
   mechopt verify --paper lip --json                 # the theorems, checked numerically
   mechopt sweep lip-tradeoff --out lip.jsonl --plot lip.png
 exit codes: 0 ok; 1 no answer (no solution, a mechanism that fails its audit, a failed figure);
@@ -80,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
     import mechopt.cli.audit as cli_audit
     import mechopt.cli.data as cli_data
+    import mechopt.cli.check as cli_check
     import mechopt.cli.design as cli_design
     import mechopt.cli.run as cli_run
     import mechopt.cli.sweep as cli_sweep
@@ -93,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_check, cli_sweep):
         mod.register(sub)
     return parser
 

@@ -216,7 +216,8 @@ def check_plot_format(path: str | None, flag: str = "--plot") -> None:
     >>> check_plot_format("out.txt")
     Traceback (most recent call last):
     ...
-    mechopt.errors.ParamError: --plot 'out.txt': matplotlib cannot write '.txt' files; end the name with .png, .pdf or .svg
+    mechopt.errors.ParamError: --plot 'out.txt': matplotlib cannot write '.txt' files; end the name with .png,
+    .pdf or .svg
     """
     import os
 

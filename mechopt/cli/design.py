@@ -113,6 +113,13 @@ def register(sub: Any) -> None:
         "FILE.npy (large designs); mechopt audit reads both",
     )
     p.add_argument(
+        "--certificate",
+        metavar="FILE",
+        help="write the certificate (problem, Q, dual evidence; docs: howto/certificates) to FILE.json for "
+        "'mechopt check FILE' or the standalone certcheck.py (exact solver; ldp, lip, graph-ldp, metric-ldp, "
+        "cip with mse, histogram, mi)",
+    )
+    p.add_argument(
         "--plot",
         metavar="FILE",
         help="draw the mechanism (heatmap of Q with the prior and posteriors) to FILE (.png, .pdf, .svg)",
@@ -132,7 +139,8 @@ def utility_help() -> str:
     """The ``--utility`` help: the designable utilities, then which solver designs them.
 
     >>> print(utility_help())
-    mse, histogram, mi, mae, freq-var (mse, histogram, mi: exact, certified; under mip: sqp, local | mae: conic, LP or convex program, certified | freq-var: sqp, local: not convex)
+    mse, histogram, mi, mae, freq-var (mse, histogram, mi: exact, certified; under mip: sqp, local | mae: conic,
+    LP or convex program, certified | freq-var: sqp, local: not convex)
     """
     from mechopt.utilities import DESIGNED_BY, UTILITIES
 
@@ -291,8 +299,9 @@ def problem_table() -> list[dict[str, Any]]:
 
 
 def _check_not_input(args: argparse.Namespace) -> None:
-    """Refuse an ``--out`` that is one of the run's inputs (prior, graph, spec or a file the spec names)."""
-    if not args.out:
+    """Refuse an ``--out``, ``--plot`` or ``--certificate`` that is one of the run's inputs (prior, graph,
+    spec or a file the spec names) or another of these outputs."""
+    if not (args.out or args.certificate):
         return
     from mechopt.io.files import check_distinct, files_named
 
@@ -308,7 +317,7 @@ def _check_not_input(args: argparse.Namespace) -> None:
         inputs["--spec file"] = spec_path
         spec = read_toml(spec_path)
         inputs["file named in the spec"] = files_named([spec.get("params", {})], spec_path.parent)
-    check_distinct({"--out": args.out}, inputs)
+    check_distinct({"--out": args.out, "--plot": args.plot, "--certificate": args.certificate}, inputs)
 
 
 def _baselines(args: argparse.Namespace, problem: Any, res: Any) -> dict[str, Any] | None:
@@ -347,6 +356,7 @@ def run_design(args: argparse.Namespace) -> int:
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
+    check_out_file(args.certificate, "--certificate")
     _check_not_input(args)
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:  # printed as one "mechopt: warning:" line each
@@ -371,6 +381,8 @@ def run_design(args: argparse.Namespace) -> int:
 
     as_json = args.json or (args.out and not args.out.lower().endswith(".npy"))
     doc = design_document(problem, res, notes) if as_json else None
+    if args.certificate:
+        res.save_certificate(args.certificate)
     if args.out:
         write_out(args.out, res, doc)
     if args.plot:

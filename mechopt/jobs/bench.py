@@ -271,7 +271,8 @@ def to_markdown(doc: dict[str, Any]) -> str:
         "# mechopt benchmark results",
         "",
         f"- commit: `{m.get('commit') or 'unknown'}`",
-        f"- machine: {m.get('nproc')} cores, {m.get('cpu') or 'unknown CPU'}, Python {m.get('python')}, {m.get('platform')}",
+        f"- machine: {m.get('nproc')} cores, {m.get('cpu') or 'unknown CPU'}, Python {m.get('python')}, "
+        f"{m.get('platform')}",
         f"- command: `{doc.get('command')}`"
         + (" (quick mode: smaller sizes, not the reference numbers)" if doc.get("quick") else ""),
         f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; total {doc.get('wall_s', 0):.0f} s",

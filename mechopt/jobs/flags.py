@@ -268,7 +268,8 @@ def why(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
     ...          "violation": 0.0, "sense": "min", "error_estimate": e}
     ...         for s, v, g, e in [("conic", 9.8695539, 0.0, 1.6e-4), ("closed-form", 10.2, None, None)]]
     >>> why(flag_rows(rows)[1], flag_rows(rows))
-    'worse than the certified optimum 9.8695539 (conic) by 0.330446 (0.0335 relative), beyond the error estimate 0.00016 and the tolerance 9.9e-07'
+    'worse than the certified optimum 9.8695539 (conic) by 0.330446 (0.0335 relative), beyond the error estimate
+    0.00016 and the tolerance 9.9e-07'
     """
     from mechopt.cli._common import fmt
 

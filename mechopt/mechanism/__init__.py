@@ -18,7 +18,9 @@ Examples
 from __future__ import annotations
 
 from mechopt.mechanism.consistency import clip, make_consistent, norm_sub, project_simplex
-from mechopt.mechanism.core import Mechanism
-from mechopt.mechanism.estimate import Estimate
+from mechopt.mechanism.core import Mechanism  # noqa: F401
+from mechopt.mechanism.estimate import Estimate  # noqa: F401
 
-__all__ = ["Mechanism", "Estimate", "clip", "norm_sub", "project_simplex", "make_consistent"]
+# Mechanism and Estimate are importable from here and documented where they are defined and where
+# users import them (mechopt); __all__ lists the rest, so the API pages describe each class once.
+__all__ = ["clip", "norm_sub", "project_simplex", "make_consistent"]

@@ -28,43 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from mechopt import settings
-from mechopt.errors import ParamError, ProblemError
-from mechopt.mechanism import files, identify
+from mechopt.errors import ProblemError
+from mechopt.mechanism import convert, files, identify
 from mechopt.mechanism.estimate import Estimate, estimate_counts
 from mechopt.mechanism.labels import Container, Labels, clean_labels
 from mechopt.mechanism.sampling import AliasSampler
-from mechopt.model._matrix import posterior_matrix, validate_channel
+from mechopt.model._matrix import posterior_matrix
 from mechopt.model.priors import validate_prior
 from mechopt.runtime.threads import single_threaded
 
 __all__ = ["Mechanism"]
-
-
-def _matrix_and_labels(Q: Any) -> tuple[np.ndarray, Any, Any]:
-    """The matrix of an array, a Channel (with its labels) or an oracle (its ``matrix()``)."""
-    M = getattr(Q, "matrix", Q)
-    if callable(M):  # a frequency oracle of mechopt.oracles: GRR(d, eps).matrix()
-        M = M()
-    return validate_channel(M), getattr(Q, "inputs", None), getattr(Q, "outputs", None)
-
-
-def _claim(claim: Any) -> dict[str, Any] | None:
-    if claim is None:
-        return None
-    if isinstance(claim, dict):
-        notion, eps = claim.get("notion"), claim.get("eps")
-    else:
-        try:
-            notion, eps = claim
-        except (TypeError, ValueError):
-            raise ProblemError(f"claim must be {{'notion': ..., 'eps': ...}} or (notion, eps), got {claim!r}") from None
-    if eps is not None:
-        try:
-            eps = float(eps)
-        except (TypeError, ValueError):
-            raise ProblemError(f"the claim's eps must be a number, got {eps!r}") from None
-    return {"notion": None if notion is None else str(notion), "eps": eps}
 
 
 class Mechanism:
@@ -102,7 +75,7 @@ class Mechanism:
         certificate: Any = None,
         provenance: dict[str, Any] | None = None,
     ) -> None:
-        M, ins, outs = _matrix_and_labels(Q)
+        M, ins, outs = convert.matrix_and_labels(Q)
         M = np.array(M, dtype=np.float64)  # our own copy, read-only
         M.flags.writeable = False
         self._Q = M
@@ -112,7 +85,7 @@ class Mechanism:
         self._prior = None if prior is None else validate_prior(prior)
         if self._prior is not None and self._prior.size != d:
             raise ProblemError(f"prior has {self._prior.size} symbols but Q has {d} rows (inputs)")
-        self._claim = _claim(claim)
+        self._claim = convert.claim(claim)
         cert = certificate.to_dict() if hasattr(certificate, "to_dict") else certificate
         self._certificate = None if cert is None else dict(cert)
         self._provenance = dict(provenance) if provenance is not None else files.provenance_now("Mechanism(Q)")
@@ -206,18 +179,14 @@ class Mechanism:
         >>> bool(np.array_equal(a, b))
         True
         """
-        x = np.asarray(x_idx)
-        if x.ndim != 1 or x.dtype.kind not in "iu":
-            raise ProblemError(f"x_idx must be a 1-D integer array of input indices, got {x.dtype} of shape {x.shape}")
-        if x.size and (x.min() < 0 or x.max() >= self.shape[0]):
-            bad = np.flatnonzero((x < 0) | (x >= self.shape[0]))
-            raise ProblemError(
-                f"input index {int(x[bad[0]])} at position {int(bad[0])} is outside 0..{self.shape[0] - 1} "
-                f"({bad.size} such)"
-            )
-        if self._sampler is None:
+        from mechopt.mechanism.sampling import check_indices
+
+        return self._alias().sample(check_indices(x_idx, self.shape[0]), rng, threads=threads)
+
+    def _alias(self) -> AliasSampler:
+        if self._sampler is None:  # built on first use, kept
             self._sampler = AliasSampler(self._Q)
-        return self._sampler.sample(x, rng, threads=threads)
+        return self._sampler
 
     def randomize(
         self, values: Any, rng: Any = None, chunk_size: int | None = None, *, threads: int | None = None
@@ -244,40 +213,46 @@ class Mechanism:
         >>> m.randomize(["a", "b", "b"], rng=0)
         ['A', 'B', 'A']
         """
-        if chunk_size is not None and (
-            isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
-        ):
-            raise ParamError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-        from mechopt.mechanism.sampling import as_generator
+        from mechopt.mechanism.labels import chunks
+        from mechopt.mechanism.sampling import as_generator, positive_int
 
+        size = positive_int(chunk_size, "chunk_size") if chunk_size is not None else None
         gen = as_generator(rng)
-        idx, kind = self._in.encode(values) if chunk_size is None else self._encode_chunked(values, chunk_size)
-        if self._sampler is None:
-            self._sampler = AliasSampler(self._Q)
-        y = self._sampler.sample(idx, gen, threads=threads)
-        return self._out.decode(y, kind)
-
-    def _encode_chunked(self, values: Any, size: int) -> tuple[np.ndarray, Container]:
-        """Indices of ``values`` mapped ``size`` at a time (error positions stay global)."""
-        n = len(values)
-        idx = np.empty(n, dtype=np.intp)
-        kind = None
-        for s in range(0, n, size):
-            part = values.iloc[s : s + size] if hasattr(values, "iloc") else values[s : s + size]
-            idx[s : s + size], k = self._in.encode(part, offset=s)
-            kind = kind or k
-        if kind is None:
-            return self._in.encode(values)
-        return idx, Container(kind.name, values if kind.name == "series" else None)
+        parts, kind = [], None
+        for start, part in chunks(values, size):  # one Generator across chunks: the reports of one call
+            idx, kind = self._in.encode(part, offset=start)
+            parts.append(self._alias().sample(idx, gen, threads=threads))
+        if kind is None:  # no values
+            return self._out.decode(np.empty(0, dtype=np.intp), self._in.encode(values)[1])
+        y = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return self._out.decode(y, Container(kind.name, values if kind.name == "series" else None))
 
     # -- estimate ---------------------------------------------------------------------------------------------
-    def counts(self, reports: Any) -> np.ndarray:
-        """How many times each output was reported (int64, over ``outputs``).
+    def input_indices(self, values: Any, start: int = 0) -> np.ndarray:
+        """Row indices of input labels (for :meth:`randomize_indices` on chunks of a stream).
+
+        A value that is not an input raises ProblemError naming its position ``start + i``.
+
+        >>> Mechanism(np.eye(2), inputs=["n", "y"]).input_indices(["y", "n"]).tolist()
+        [1, 0]
+        """
+        return self._in.encode(values, offset=start)[0]
+
+    def output_labels(self, indices: np.ndarray) -> np.ndarray:
+        """The output labels of output indices, as a numpy array.
+
+        >>> Mechanism(np.eye(2), outputs=["N", "Y"]).output_labels(np.array([1, 1, 0])).tolist()
+        ['Y', 'Y', 'N']
+        """
+        return self._out.decode(np.asarray(indices), Container("numpy"))
+
+    def counts(self, reports: Any, start: int = 0) -> np.ndarray:
+        """How many times each output was reported (int64, over ``outputs``); errors name position ``start + i``.
 
         >>> Mechanism(np.eye(2), outputs=["n", "y"]).counts(["y", "y", "n"]).tolist()
         [1, 2]
         """
-        y, _ = self._out.encode(reports)
+        y, _ = self._out.encode(reports, offset=start)
         return np.bincount(y, minlength=self.shape[1]).astype(np.int64)
 
     def estimate(
@@ -372,35 +347,15 @@ class Mechanism:
         >>> Mechanism([[0.75, 0.25], [0.25, 0.75]], prior=[0.5, 0.5]).posterior()[:, 0].tolist()
         [0.75, 0.25]
         """
-        P = self._prior_or(prior, "posterior")
-        return posterior_matrix(self._Q, P)
+        return posterior_matrix(self._Q, convert.prior_for(prior, self._prior, self.shape[0]))
 
     def posterior_means(self, values: Any = None, prior: Any = None) -> np.ndarray:
-        """E[a_X | Y = y] for each output: the estimate an ``mse`` design reports for output y.
+        """E[a_X | Y = y] for each output (the estimate an ``mse`` design reports); ``values`` default to the inputs.
 
-        ``values`` a_x default to the input labels (when they are numbers).
-
-        >>> Mechanism([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]], inputs=[0, 1, 2], prior=[0.25, 0.5, 0.25]).posterior_means()
+        >>> Mechanism([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]], prior=[0.25, 0.5, 0.25]).posterior_means()
         array([0.5, 1.5])
         """
-        if values is None:
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.inputs):
-                raise ParamError("the inputs are not numbers: give values=, one number per input")
-            values = self.inputs
-        a = np.asarray(values, dtype=float)
-        if a.shape != (self.shape[0],):
-            raise ParamError(f"values must be {self.shape[0]} numbers, one per input")
-        return a @ self.posterior(prior)
-
-    def _prior_or(self, prior: Any, what: str) -> np.ndarray:
-        if prior is None:
-            if self._prior is None:
-                raise ParamError(f"{what} needs a prior: pass prior= or build the Mechanism with one")
-            return self._prior
-        P = validate_prior(prior)
-        if P.size != self.shape[0]:
-            raise ProblemError(f"prior has {P.size} symbols but Q has {self.shape[0]} rows (inputs)")
-        return P
+        return convert.values_for(values, self.inputs) @ self.posterior(prior)
 
     # -- privacy ----------------------------------------------------------------------------------------------
     def audit(self, notion: str | None = None, prior: Any = None) -> dict[str, Any]:
@@ -414,22 +369,7 @@ class Mechanism:
         >>> round(doc["notions"]["ldp"]["eps"], 6), doc["claim"]["holds"]
         (1.098612, True)
         """
-        from mechopt.io.mechfile import audit
-
-        doc = audit(self._Q, self._prior if prior is None else prior)
-        if notion is not None:
-            if notion not in doc["notions"]:
-                raise ParamError(
-                    f"no audit for notion {notion!r} here; audited: {', '.join(doc['notions'])} "
-                    "(lip and mip need a prior)"
-                )
-            doc["notions"] = {notion: doc["notions"][notion]}
-        claim = self._claim
-        if claim is not None and claim.get("notion") in doc["notions"] and claim.get("eps") is not None:
-            eps = doc["notions"][claim["notion"]]["eps"]
-            holds = eps is not None and eps <= claim["eps"] + settings.tolerance("privacy")
-            doc["claim"] = {**claim, "eps_audited": eps, "holds": bool(holds)}
-        return doc
+        return convert.audit(self._Q, self._prior if prior is None else prior, self._claim, notion)
 
     # -- files and results ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -475,22 +415,4 @@ class Mechanism:
         >>> m.claim, m.certificate["status"], m.provenance["source"]
         ({'notion': 'ldp', 'eps': 1.0}, 'optimal', 'mechopt design: solver exact, objective histogram')
         """
-        Q = result.Q
-        mech = result.mechanism
-        cert = None
-        if result.certificate is not None:
-            cert = {**result.certificate.to_dict(), "status": result.status.value, "proof": result.proof}
-        elif result.status is not None:
-            cert = {"status": result.status.value, "proof": result.proof}
-        if cert is not None:
-            cert.update({"objective": result.objective, "value": result.value, "unit": result.unit})
-        src = f"mechopt design: solver {result.solver}, objective {result.objective}"
-        return cls(
-            Q,
-            inputs=inputs if inputs is not None else getattr(mech, "inputs", None),
-            outputs=outputs if outputs is not None else getattr(mech, "outputs", None),
-            prior=prior,
-            claim=None if result.notion is None else {"notion": result.notion, "eps": result.eps},
-            certificate=cert,
-            provenance=files.provenance_now(src),
-        )
+        return cls(**convert.from_result(result, prior=prior, inputs=inputs, outputs=outputs))

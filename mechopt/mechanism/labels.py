@@ -26,6 +26,7 @@ mechopt.errors.ProblemError: value 'z' at position 1 is not one of the 3 inputs 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 
-__all__ = ["Labels", "Container", "clean_labels"]
+__all__ = ["Labels", "Container", "clean_labels", "chunks"]
 
 
 def clean_labels(labels: Any, size: int, what: str) -> tuple[Any, ...]:
@@ -182,6 +183,20 @@ class Labels:
             return pd.Series(data, index=s.index, name=s.name)
         out = idx if self.is_range else self.array[idx]
         return out if container.name == "numpy" else out.tolist()
+
+
+def chunks(values: Any, size: int | None) -> Iterator[tuple[int, Any]]:
+    """``(start, values[start:start + size])`` over the values (all at once when ``size`` is None).
+
+    >>> [(s, list(p)) for s, p in chunks([1, 2, 3, 4, 5], 2)]
+    [(0, [1, 2]), (2, [3, 4]), (4, [5])]
+    """
+    if size is None:
+        yield 0, values
+        return
+    take = values.iloc if _is_series(values) else values
+    for start in range(0, len(values), size):
+        yield start, take[start : start + size]
 
 
 def _is_series(values: Any) -> bool:

@@ -39,7 +39,7 @@ import numpy as np
 
 from mechopt.errors import ParamError, ProblemError
 
-__all__ = ["AliasSampler", "alias_tables", "as_generator", "BLOCK"]
+__all__ = ["AliasSampler", "alias_tables", "as_generator", "positive_int", "check_indices", "BLOCK"]
 
 #: Reports per vectorised block: its buffers (~2 MB) stay in the CPU cache. Changing it changes speed, never reports.
 BLOCK = 1 << 16
@@ -222,9 +222,35 @@ def as_generator(rng: Any) -> np.random.Generator:
         ) from None
 
 
+def check_indices(x_idx: Any, d: int) -> np.ndarray:
+    """``x_idx`` as a 1-D integer array of input indices in 0..d−1; ProblemError naming the first bad position.
+
+    >>> check_indices(np.array([0, 2, 1]), 3).tolist()
+    [0, 2, 1]
+    """
+    x = np.asarray(x_idx)
+    if x.ndim != 1 or x.dtype.kind not in "iu":
+        raise ProblemError(f"x_idx must be a 1-D integer array of input indices, got {x.dtype} of shape {x.shape}")
+    if x.size and (x.min() < 0 or x.max() >= d):
+        bad = np.flatnonzero((x < 0) | (x >= d))
+        raise ProblemError(
+            f"input index {int(x[bad[0]])} at position {int(bad[0])} is outside 0..{d - 1} ({bad.size} such)"
+        )
+    return x
+
+
+def positive_int(value: Any, name: str) -> int:
+    """``value`` as an int ≥ 1, else ParamError naming ``name``.
+
+    >>> positive_int(3, "threads")
+    3
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ParamError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
 def _threads(threads: int | None, n: int) -> int:
     if threads is None:
         return 1
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ParamError(f"threads must be a positive integer, got {threads!r}")
-    return int(max(1, min(threads, -(-n // BLOCK))))
+    return max(1, min(positive_int(threads, "threads"), -(-n // BLOCK)))

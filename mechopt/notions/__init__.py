@@ -32,14 +32,21 @@ __all__ = [
 ]
 
 NOTIONS: dict[str, type[PrivacyNotion]] = {"ldp": LDP, "lip": LIP, "mip": MIP}
+BUILTIN_NAMES = (*NOTIONS, "graph-ldp", "metric-ldp", "cip")
+REGISTERED: dict[str, type[PrivacyNotion]] = {}  # mechopt.registry.register_notion writes here
 
 
 def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
-    """Build a notion by name: ``ldp``, ``lip``, ``mip``, ``graph-ldp``, ``metric-ldp``, ``cip``."""
+    """Build a notion by name: ``ldp``, ``lip``, ``mip``, ``graph-ldp``, ``metric-ldp``, ``cip``, or a registered one.
+
+    Notions added with :func:`mechopt.registry.register_notion` are built as ``cls(eps)``.
+    """
     eps = check_eps(eps)  # a design target must be > 0
     key = str(name).lower()
     if key in NOTIONS:
         return NOTIONS[key](eps)
+    if key in REGISTERED:
+        return REGISTERED[key](eps)
     if key in ("graph-ldp", "metric-ldp"):
         if "graph" not in kwargs:
             raise ProblemError(f"notion {key} needs a policy graph (--graph FILE)")
@@ -48,7 +55,7 @@ def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
         if "p" not in kwargs:
             raise ProblemError("notion cip needs the users' priors p (P(D_i = 1), one per user)")
         return CIP(eps, kwargs["p"])
-    known = sorted([*NOTIONS, "graph-ldp", "metric-ldp", "cip"])
+    known = sorted([*BUILTIN_NAMES, *REGISTERED])
     raise ProblemError(f"unknown privacy notion {name!r}; known: {', '.join(known)}")
 
 

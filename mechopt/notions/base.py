@@ -67,7 +67,8 @@ def check_eps(eps, *, allow_zero: bool = False) -> float:
     >>> check_eps(float("inf"))
     Traceback (most recent call last):
     ...
-    mechopt.errors.ProblemError: eps = inf means no privacy constraint, which is not a design target: give a finite eps > 0 (at most 700)
+    mechopt.errors.ProblemError: eps = inf means no privacy constraint, which is not a design target: give a
+    finite eps > 0 (at most 700)
     """
     if isinstance(eps, (bool, np.bool_)):
         raise ProblemError(f"eps must be a number, got {eps!r}")

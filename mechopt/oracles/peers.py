@@ -8,7 +8,7 @@ by default, we pass ``index_mapper=lambda x: x``) and ``multi-freq-ldpy``
 renormalises). OLH in both needs ``xxhash<4``.
 
 For each mechanism we build the channel from the documented parameters
-(:func:`documented`), estimate it by calling the library's own client many
+(:func:`documented`, :mod:`mechopt.oracles.peer_channels`), estimate it by calling the library's own client many
 times per input (:func:`sample_channel`, with Clopper–Pearson intervals and the
 ε interval they imply), and audit ε-LDP with :class:`mechopt.notions.LDP` and
 the unbiasedness of the library's estimator (:func:`audit_peer`).
@@ -34,11 +34,20 @@ from typing import Any, Callable
 import numpy as np
 from scipy.stats import beta as beta_dist
 
-from mechopt.errors import ParamError, ProblemError
+from mechopt.errors import ProblemError
 from mechopt.model.counting import comb_at_most
 from mechopt.notions import LDP
-from mechopt.oracles.bits import BRR, OUE
-from mechopt.oracles.frequency import GRR, KSubset, ksubset_outputs, subset_rank
+from mechopt.oracles.frequency import subset_rank
+from mechopt.oracles.peer_channels import (
+    MAX_OUTPUTS,
+    MECHANISMS,
+    check_mechanism,
+    documented,
+    mechanism_json,
+    olh_g,
+    our_oracle,
+    ss_k,
+)
 
 __all__ = [
     "MECHANISMS",
@@ -49,10 +58,8 @@ __all__ = [
     "audit_peer",
     "mechanism_json",
     "available",
+    "ss_k",
 ]
-
-MECHANISMS = {"pure-ldp": ("DE", "OUE", "SUE", "OLH"), "multi-freq-ldpy": ("GRR", "OUE", "SUE", "SS", "OLH")}
-MAX_OUTPUTS = 4096
 
 
 def available(lib: str) -> bool:
@@ -71,94 +78,6 @@ def available(lib: str) -> bool:
         return True
     except Exception:
         return False
-
-
-def _check(lib: str, mech: str) -> None:
-    if lib not in MECHANISMS or mech not in MECHANISMS[lib]:
-        raise ParamError(
-            f"unknown peer mechanism {lib}/{mech}; known: "
-            + ", ".join(f"{k}/{m}" for k, v in MECHANISMS.items() for m in v)
-        )
-
-
-def ss_k(d: int, eps: float) -> int:
-    """multi-freq-ldpy's subset size: max(1, rint(d/(e^ε+1))) (numpy rint: ties to even).
-
-    Examples
-    --------
-    >>> ss_k(256, 1.0), ss_k(4, 3.0)
-    (69, 1)
-    """
-    return int(max(1, np.rint(d / (math.exp(eps) + 1))))
-
-
-def _olh_g(eps: float) -> int:
-    return int(round(math.exp(eps))) + 1
-
-
-def _ours(lib: str, mech: str, d: int, eps: float):
-    """Our oracle with the library's documented parameters."""
-    if mech in ("DE", "GRR"):
-        return GRR(d, eps)
-    if mech == "OUE":
-        return OUE(d, eps)
-    if mech == "SUE":
-        return BRR(d, eps)
-    if mech == "SS":
-        return KSubset(d, eps, min(ss_k(d, eps), d - 1))
-    return None
-
-
-def documented(lib: str, mech: str, d: int, eps: float) -> dict[str, Any]:
-    """The channel the documented parameters define: {params, g, h, Q (when ≤ 4096 outputs), eps_audited}.
-
-    GRR/DE: eq. (6); OUE/SUE: unary encodings (p, q); SS: the k-subset
-    mechanism (eq. (5)) with the library's k; OLH: per hash seed a GRR on
-    g = round(e^ε) + 1 values (``Q_per_seed``), hit rates g = p, h = 1/g.
-
-    Examples
-    --------
-    >>> doc = documented("pure-ldp", "OUE", 3, 1.0)
-    >>> doc["Q"].shape, round(doc["eps_audited"], 12)
-    ((3, 8), 1.0)
-    """
-    _check(lib, mech)
-    if mech == "OLH":
-        g = _olh_g(eps)
-        e = math.exp(eps)
-        p, q = e / (e + g - 1), 1 / (e + g - 1)
-        Q = GRR(g, eps).matrix()  # per seed: inputs hashed to g values, then GRR on them
-        return {
-            "params": {"g": g, "p": p, "q": 1.0 / g, "q_grr": q},
-            "g": p,
-            "h": 1.0 / g,
-            "Q": None,
-            "Q_per_seed": Q,
-            "eps_audited": LDP(eps).audit(Q).eps,
-            "outputs": "(seed, y): 2^32 xxh32 seeds x g values",
-        }
-    orc = _ours(lib, mech, d, eps)
-    params: dict[str, Any] = {"p": orc.g, "q": orc.h}
-    if mech == "SS":
-        params["k"] = orc.k
-    Q = None
-    if (
-        (mech in ("DE", "GRR"))
-        or (mech == "SS" and comb_at_most(d, orc.k, MAX_OUTPUTS))
-        or (mech in ("OUE", "SUE") and d <= 12)
-    ):
-        Q = orc.matrix()
-    out = {"params": params, "g": orc.g, "h": orc.h, "Q": Q}
-    out["eps_audited"] = LDP(eps).audit(Q).eps if Q is not None else _structural_eps(orc, mech)
-    return out
-
-
-def _structural_eps(orc, mech: str) -> float:
-    """ε of a channel too large to materialise, from its structure: unary encodings
-    log p(1−q)/(q(1−p)); the k-subset mechanism's column ratio is e^ε exactly (eq. (5))."""
-    if mech in ("OUE", "SUE"):
-        return math.log(orc.g * (1 - orc.h) / (orc.h * (1 - orc.g)))
-    return float(orc.eps)
 
 
 def _seed(lib: str, seed: int) -> None:
@@ -197,7 +116,7 @@ def client(lib: str, mech: str, d: int, eps: float) -> Callable[[int], Any]:
     >>> cl(2) in range(4)                                  # doctest: +SKIP
     True
     """
-    _check(lib, mech)
+    check_mechanism(lib, mech)
     if not available(lib):
         from mechopt.errors import MissingDependency
 
@@ -245,7 +164,7 @@ def _support(lib: str, mech: str, d: int, eps: float, rep: Any) -> np.ndarray:
         import xxhash
 
         y, seed = rep
-        g = _olh_g(eps)
+        g = olh_g(eps)
         s[:] = [(xxhash.xxh32(str(i), seed=int(seed)).intdigest() % g) == y for i in range(d)]
     return s
 
@@ -256,7 +175,7 @@ def _output_index(mech: str, d: int, eps: float, rep: Any) -> int:
     if mech in ("OUE", "SUE"):
         return int(np.asarray(rep, dtype=np.int64) @ (1 << (d - 1 - np.arange(d))))
     if mech == "SS":
-        return int(subset_rank(np.asarray(rep, dtype=np.int64)[None, :])[0])
+        return int(subset_rank(np.asarray(rep, dtype=np.int64)[None, :])[0])  # colex rank, as in ksubset_outputs
     raise ProblemError("OLH reports have no finite output index (the seed is part of the output)")
 
 
@@ -404,7 +323,7 @@ def audit_peer(
     if lib == "multi-freq-ldpy" and mech != "OLH":
         from multi_freq_ldpy.estimators.Histogram_estimator import MI
 
-        orc = _ours(lib, mech, d, eps)
+        orc = our_oracle(lib, mech, d, eps)
         rng = np.random.default_rng(seed)
         hist = np.round(th * n_users).astype(np.int64)
         tru = hist / hist.sum()
@@ -414,27 +333,3 @@ def audit_peer(
         j = int(np.argmax(np.abs(bias) / np.maximum(se, 1e-300)))
         out.update(bias_clipped=float(bias[j]), bias_clipped_se=float(se[j]), bias_clipped_item=j)
     return out
-
-
-def mechanism_json(lib: str, mech: str, d: int, eps: float) -> dict[str, Any]:
-    """A mechanism file for ``mechopt audit`` ({"Q", "notion", "eps", "source"}) from the documented channel.
-
-    Examples
-    --------
-    >>> doc = mechanism_json("pure-ldp", "DE", 3, 0.5)
-    >>> len(doc["Q"]), doc["notion"]
-    (3, 'ldp')
-    """
-    doc = documented(lib, mech, d, eps)
-    Q = doc["Q"] if doc["Q"] is not None else doc.get("Q_per_seed")
-    if Q is None:
-        raise ProblemError(f"{lib}/{mech} at d={d} has too many outputs to write; use a smaller d")
-    return {
-        "Q": np.asarray(Q).tolist(),
-        "notion": "ldp",
-        "eps": eps,
-        "source": f"{lib} {mech} (documented parameters {doc['params']})",
-    }
-
-
-_ = ksubset_outputs  # the SS outputs are indexed by colex rank, as in ksubset_outputs

@@ -1,5 +1,9 @@
 """The one result type every solver and closed form returns.
 
+Its status words live in :mod:`mechopt.results.status`, its certificate and gap in
+:mod:`mechopt.results.certificate`, its JSON values in :mod:`mechopt.results._json`;
+all are re-exported here, where users import them.
+
 Examples
 --------
 >>> import numpy as np
@@ -19,182 +23,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from typing import Any
 
 import numpy as np
 
 from mechopt.model._mechanism import _channel_matrix, mechanism_dict
 from mechopt.results._json import jsonable
+from mechopt.results.certificate import GAP_FLOORS, Certificate, gap_floor, relative_gap  # noqa: F401
+from mechopt.results.status import MEANINGS, PROOFS, Status, vocabulary  # noqa: F401
 
-__all__ = [
-    "Status",
-    "Certificate",
-    "Result",
-    "jsonable",
-    "mechanism_dict",
-    "PROOFS",
-    "MEANINGS",
-    "vocabulary",
-    "GAP_FLOORS",
-    "gap_floor",
-]
-
-
-class Status(str, Enum):
-    """The closed status vocabulary shared by every solver (see :doc:`/status`).
-
-    The words follow the optimization field (MathOptInterface ``OPTIMAL`` /
-    ``LOCALLY_SOLVED``, Pyomo ``globallyOptimal`` / ``locallyOptimal`` /
-    ``feasible``): only a proof earns ``optimal``.
-
-    ``optimal``
-        Proven and audited: a certificate whose gap is within tolerance, a
-        convex program solved to its dual tolerance, a global eigenproblem, or
-        a closed form inside the region where it is proven (``Result.proof``
-        says which).
-    ``optimal_inaccurate``
-        A proof was attempted but holds only to a looser tolerance (gap above
-        ``gap_tol``, the backend reported inaccurate, the value did not match
-        the audit). Private within tolerance.
-    ``locally_optimal``
-        A local method converged (KKT point); audited, no global proof.
-    ``feasible``
-        Audited (private, a channel) but unproven: a heuristic's answer, a
-        closed form outside its proven region, a converged point of a method
-        without optimality conditions.
-    ``infeasible_point``
-        A mechanism came back but fails its audit (not private within
-        tolerance, or not a channel): its value is not an answer.
-    ``infeasible`` / ``unbounded``
-        The problem has no admissible mechanism / no finite optimum.
-    ``iteration_limit`` / ``time_limit``
-        A limit stopped the method; the best point so far may come with it.
-    ``numerical_error`` / ``solver_error``
-        The method failed numerically / the backend crashed.
-    """
-
-    OPTIMAL = "optimal"
-    OPTIMAL_INACCURATE = "optimal_inaccurate"
-    LOCALLY_OPTIMAL = "locally_optimal"
-    FEASIBLE = "feasible"
-    INFEASIBLE_POINT = "infeasible_point"
-    INFEASIBLE = "infeasible"
-    UNBOUNDED = "unbounded"
-    ITERATION_LIMIT = "iteration_limit"
-    TIME_LIMIT = "time_limit"
-    NUMERICAL_ERROR = "numerical_error"
-    SOLVER_ERROR = "solver_error"
-
-    def __str__(self) -> str:  # pragma: no cover - trivial
-        return self.value
-
-    @property
-    def has_solution(self) -> bool:
-        """Whether a mechanism comes with this status (``infeasible_point``: one that fails its audit)."""
-        return self in (
-            Status.OPTIMAL,
-            Status.OPTIMAL_INACCURATE,
-            Status.LOCALLY_OPTIMAL,
-            Status.FEASIBLE,
-            Status.INFEASIBLE_POINT,
-            Status.ITERATION_LIMIT,
-            Status.TIME_LIMIT,
-        )
-
-    @property
-    def proven(self) -> bool:
-        """Whether the status claims a proof of (global) optimality: only ``optimal``."""
-        return self is Status.OPTIMAL
-
-
-#: One line per status (the CLI help and text reports print these).
-MEANINGS = {
-    Status.OPTIMAL: "proven optimal (Result.proof says how) and audited",
-    Status.OPTIMAL_INACCURATE: "a proof was attempted but holds only to a looser tolerance",
-    Status.LOCALLY_OPTIMAL: "a local method converged; audited, no global proof",
-    Status.FEASIBLE: "audited but unproven: a heuristic, a closed form outside its proven region",
-    Status.INFEASIBLE_POINT: "a mechanism came back but fails its audit: not an answer",
-    Status.INFEASIBLE: "the problem has no admissible mechanism",
-    Status.UNBOUNDED: "the problem has no finite optimum",
-    Status.ITERATION_LIMIT: "an iteration limit stopped the method (best point so far, if any)",
-    Status.TIME_LIMIT: "the time limit stopped the method (best point so far, if any)",
-    Status.NUMERICAL_ERROR: "the method failed numerically",
-    Status.SOLVER_ERROR: "the backend failed",
-}
-
-#: What ``Result.proof`` may say: why an ``optimal`` answer is proven.
-PROOFS = {
-    "certificate": "a dual bound within the gap tolerance (Result.certificate)",
-    "convex": "a convex program solved to its dual tolerance",
-    "eigenproblem": "the global ground state of a symmetric eigenproblem",
-    "theorem": "a closed form inside the region where its theorem is proven",
-}
-
-
-def vocabulary(width: int = 20) -> str:
-    """The status words and the proofs, one per line, for help texts.
-
-    Examples
-    --------
-    >>> print(vocabulary().splitlines()[0])
-    statuses:
-    >>> "  locally_optimal     a local method converged" in vocabulary()
-    True
-    """
-    lines = ["statuses:"] + [f"  {s.value:<{width}}{MEANINGS[s]}" for s in Status]
-    lines += ["proofs (Result.proof, for optimal):"] + [f"  {k:<{width}}{v}" for k, v in PROOFS.items()]
-    return "\n".join(lines)
-
-
-#: The absolute floor of the certificate gap, per objective, in the objective's own units:
-#: ``gap = |bound − value| / max(|bound|, floor)``. Above the floor the gap is relative (an
-#: answer of 1e-9 is held to 1e-7 of 1e-9, not of 1); below it, the gap is |bound − value| /
-#: floor, so ``optimal`` needs |bound − value| ≤ gap_tol · floor (1e-10 with the defaults),
-#: about the feasibility tolerance of the LPs that produce the bounds. Objectives not listed use
-#: ``DEFAULT_GAP_FLOOR``.
-GAP_FLOORS: dict[str, float] = {
-    "mse": 1e-3,  # squared units of the values; a histogram MSE is at most 2
-    "sq": 1e-3,
-    "mi": 1e-3,  # nats
-    "mutual_information": 1e-3,
-    "I(Xp;Y)": 1e-3,
-    "fisher_trace": 1e-3,  # a Fisher trace on [a, b] is ≥ π²/(b − a)², rarely below 1e-3
-    "weighted_fisher": 1e-3,
-    "fisher_trace+penalty": 1e-3,
-    "J": 1e-3,
-}
-DEFAULT_GAP_FLOOR = 1e-3
-
-
-def gap_floor(objective: str | None) -> float:
-    """The absolute floor of the certificate gap for ``objective`` (:data:`GAP_FLOORS`).
-
-    >>> gap_floor("mse"), gap_floor("something-new")
-    (0.001, 0.001)
-    """
-    return GAP_FLOORS.get(objective or "", DEFAULT_GAP_FLOOR)
-
-
-@dataclass(frozen=True)
-class Certificate:
-    """A proven bound on the optimum and the gap to the returned value.
-
-    ``bound`` is an upper bound for a maximisation (lower for a minimisation),
-    in the problem's own units; ``gap`` = |bound − value| / max(|bound|, floor)
-    with the objective's absolute floor (:data:`GAP_FLOORS`, 1e-3 by default):
-    relative at every scale above the floor.
-    """
-
-    bound: float
-    gap: float
-
-    def to_dict(self) -> dict[str, float]:
-        return {"bound": float(self.bound), "gap": float(self.gap)}
-
-
-def _relative_gap(value: float, bound: float, objective: str | None = None) -> float:
-    return abs(bound - value) / max(abs(bound), gap_floor(objective))
+# Status, Certificate and the status/gap helpers stay importable from here (they moved to
+# results.status and results.certificate); __all__ names only what this module defines, so the
+# API pages document each class once where it is defined and once where users import it (mechopt).
+__all__ = ["Result", "jsonable", "mechanism_dict"]
 
 
 @dataclass(frozen=True)
@@ -414,7 +255,18 @@ class Result:
         >>> Result.gap_of(2.0, 2.0 + 1e-9, "mse") < 1e-9
         True
         """
-        return _relative_gap(value, bound, objective)
+        return relative_gap(value, bound, objective)
+
+    def save_certificate(self, path: str) -> None:
+        """Write this result's certificate file, claiming its status and value (:meth:`Certificate.save`)."""
+        from mechopt.errors import CertificateError
+
+        if self.certificate is None:
+            raise CertificateError(
+                f"this {self.status.value} result of solver {self.solver or '?'} has no certificate: checkable "
+                "certificates come from solver 'exact' (docs: howto/certificates)"
+            )
+        self.certificate.save(path, status=self.status.value, value=self.value, solver=self.solver, time_s=self.time_s)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the CLI contract (design.md)."""

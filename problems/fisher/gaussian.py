@@ -311,7 +311,7 @@ class FisherLTI(Problem):
             )
 
     @property
-    def O(self) -> np.ndarray:
+    def O(self) -> np.ndarray:  # noqa: E743  (the paper's observability matrix, a public name; see E741 in pyproject)
         return observability(self.A, self.C, self.T)
 
     @classmethod

@@ -30,10 +30,8 @@ Examples
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -43,85 +41,11 @@ from mechopt.model.forms import NLPForm
 from mechopt.model.problem import Problem, ProblemAudit
 from mechopt.problems.gauss.data import DATASETS, validate_blocks
 from mechopt.problems.gauss.info import fisher_s, mi_s, s_from_var, var_from_s
+from mechopt.problems.gauss.noise import GaussianNoise
+from mechopt.problems.gauss.params import parse_matrix, parse_number
 from mechopt.results.result import Result
 
 __all__ = ["GaussianNoise", "GaussProblem", "GaussDataset1", "GaussDataset2", "PROBLEMS"]
-
-
-@dataclass(frozen=True)
-class GaussianNoise:
-    """The mechanism: independent noise variances v ∈ [0, ∞]ⁿ (∞ = feature suppressed).
-
-    ``notes`` carries what the problem changed in its data (a PSD projection),
-    so every result built on projected data says so.
-
-    Examples
-    --------
-    >>> GaussianNoise([0.0, float("inf")]).to_dict()["suppressed"]
-    [1]
-    """
-
-    variances: Any
-    notes: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        v = np.asarray(self.variances, dtype=float).ravel()
-        if np.any(np.isnan(v)) or np.any(v < 0):
-            raise ProblemError(f"noise variances must be in [0, inf], got {v.tolist()}")
-        object.__setattr__(self, "variances", v)
-
-    def to_dict(self) -> dict[str, Any]:
-        v = self.variances
-        return {
-            "noise_variances": [float(x) if math.isfinite(x) else "inf" for x in v],
-            "suppressed": [int(i) for i in np.flatnonzero(np.isinf(v))],
-            "exact": [int(i) for i in np.flatnonzero(v == 0)],
-            "notes": list(self.notes),
-        }
-
-
-def _num(name: str, value: Any, lo: float = -math.inf, allow_none: bool = False) -> float | None:
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
-        if allow_none:
-            return None
-        raise ProblemError(f"{name} is required")
-    try:
-        x = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ProblemError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(x) or x < lo:
-        raise ProblemError(f"{name} must be a finite number ≥ {lo:g}, got {value!r}")
-    return x
-
-
-def _matrix(name: str, value: Any) -> np.ndarray:
-    """A matrix from an array, a string 'a,b;c,d' (rows split by ';') or a .npy/.txt path."""
-    if isinstance(value, str):
-        path = Path(value)
-        if value.endswith((".npy", ".txt", ".csv")):
-            if not path.is_file():
-                raise ProblemError(f"{name}: file {value!r} not found (give a .npy/.txt/.csv file or rows 'a,b;c,d')")
-            import io
-
-            from mechopt.io.files import read_input
-
-            data = io.BytesIO(read_input(path, f"{name} file", 64 * 1024 * 1024))
-            try:
-                return (
-                    np.load(data, allow_pickle=False)
-                    if value.endswith(".npy")
-                    else np.loadtxt(data, delimiter="," if value.endswith(".csv") else None, ndmin=2)
-                )
-            except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
-                raise ProblemError(f"{name}: cannot read {value!r} as a numeric matrix: {exc}") from None
-        try:
-            return np.array([[float(x) for x in row.split(",")] for row in value.split(";")])
-        except ValueError:
-            raise ProblemError(f"{name} must be rows 'a,b;c,d' or a .npy/.txt/.csv path, got {value!r}") from None
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ProblemError(f"{name} must be a square matrix of numbers (rows 'a,b;c,d'), got {value!r}") from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,9 +86,9 @@ class GaussProblem(Problem):
         if self.utility not in ("mi", "fisher"):
             raise ProblemError(f"utility must be 'mi' or 'fisher', got {self.utility!r}")
         for name in ("delta", "gamma"):
-            _num(name, getattr(self, name), lo=0.0)
+            parse_number(name, getattr(self, name), lo=0.0)
         for name in ("delta_fisher", "gamma_fisher"):
-            _num(name, getattr(self, name), lo=0.0, allow_none=True)
+            parse_number(name, getattr(self, name), lo=0.0, allow_none=True)
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -199,20 +123,20 @@ class GaussProblem(Problem):
             n = data["n"] if n is None else n
         elif cov_p is None or cov_u is None:
             raise ProblemError("give dataset=1|2, or both cov_p (Σ_{X∪Xp}) and cov_u (Σ_{X∪Xu}) with n")
-        n_val = _num("n", n, lo=1)
+        n_val = parse_number("n", n, lo=1)
         if n_val != int(n_val):
             raise ProblemError(f"n must be an integer, got {n!r}")
         return cls(
-            cov_p=_matrix("cov_p", cov_p),
-            cov_u=_matrix("cov_u", cov_u),
+            cov_p=parse_matrix("cov_p", cov_p),
+            cov_u=parse_matrix("cov_u", cov_u),
             n=int(n_val),
-            delta=_num("delta", delta, lo=0.0),
-            gamma=_num("gamma", gamma, lo=0.0),
+            delta=parse_number("delta", delta, lo=0.0),
+            gamma=parse_number("gamma", gamma, lo=0.0),
             utility=str(utility).strip().lower(),
-            delta_fisher=_num("delta_fisher", delta_fisher, lo=0.0, allow_none=True),
-            gamma_fisher=_num("gamma_fisher", gamma_fisher, lo=0.0, allow_none=True),
+            delta_fisher=parse_number("delta_fisher", delta_fisher, lo=0.0, allow_none=True),
+            gamma_fisher=parse_number("gamma_fisher", gamma_fisher, lo=0.0, allow_none=True),
             psd=str(psd).strip().lower(),
-            psd_floor=_num("psd_floor", psd_floor, lo=0.0),
+            psd_floor=parse_number("psd_floor", psd_floor, lo=0.0),
             dataset=None if dataset is None else str(dataset).strip(),
         )
 

@@ -1,6 +1,7 @@
 """The LIP paper (Jiang, Li, Tandon): surveys, sums, weighted sums, histograms, and the CIP comparison.
 
-Modules: :mod:`~mechopt.problems.lip.problems` (the four families), :mod:`~mechopt.problems.lip.closed`
+Modules: :mod:`~mechopt.problems.lip.problems` (the four families' registry; the classes in
+:mod:`~mechopt.problems.lip.binary` and :mod:`~mechopt.problems.lip.mimo`), :mod:`~mechopt.problems.lip.closed`
 (the closed forms as stated), :mod:`~mechopt.problems.lip.box` (the histogram beyond Theorem 5),
 :mod:`~mechopt.problems.lip.aggregate` (Proposition 2), :mod:`~mechopt.problems.lip.cip` (Section IV-D).
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.model.problem import Problem
+from mechopt.problems.lip import closed as cf  # noqa: F401  (the doctests use it)
 from mechopt.problems.lip.problems import LIPBinary, LIPWeightedSum, parse_floats
 from mechopt.results.result import Result
 

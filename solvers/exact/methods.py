@@ -67,6 +67,8 @@ class Outcome:
     iterations: int | None = None
     message: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+    #: Duals of Σ_y c_y = P (one per input) proving ``bound`` = νᵀP + max_r (μ(r) − νᵀr); None without one.
+    nu: np.ndarray | None = None
 
 
 def _classes(cp: ColumnProgram):
@@ -183,7 +185,7 @@ def solve_enumerate(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline
         return Outcome(st, None, math.inf, None, None, f"HiGHS: {m.message}", extras)
     bound = dual_bound(m.nu, cp.prior, R, mu)
     Q = recover_channel(cp.prior, R, m.theta)
-    return Outcome(Status.OPTIMAL, m.value, bound, Q, 1, "", extras)
+    return Outcome(Status.OPTIMAL, m.value, bound, Q, 1, "", extras, nu=m.nu)
 
 
 PRICINGS = ("auto", "structured", "enumerate", "milp")
@@ -317,4 +319,4 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
             f"iteration limit: {opts['max_iter']} column-generation rounds; best "
             "master solution and best proven bound so far"
         )
-    return Outcome(status, out.master.value, out.bound, Q, out.iterations, msg, extras)
+    return Outcome(status, out.master.value, out.bound, Q, out.iterations, msg, extras, nu=out.nu)

@@ -56,6 +56,7 @@ from mechopt.model._matrix import sum_column_blocks
 from mechopt.model.forms import ColumnProgram
 from mechopt.model.solver import Solver
 from mechopt.notions import LDP, LIP, GraphLDP, PosteriorStatNotion
+from mechopt.results.certificate_file import DualEvidence
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.exact import methods as M
 from mechopt.solvers.exact import symmetry as S
@@ -242,7 +243,8 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
     if math.isfinite(out.bound):
         bound = cp.value_of(out.bound)
         gap = Result.gap_of(value, bound, base["objective"])
-        cert = Certificate(bound, gap)
+        evidence = None if out.nu is None or out.Q is None else DualEvidence(cp, out.Q, out.nu, out.bound, method)
+        cert = Certificate(bound, gap, evidence=evidence)
         if status is Status.OPTIMAL and gap > settings.tolerance("gap"):
             status = Status.OPTIMAL_INACCURATE
             msg = _join(msg, f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):g}")
@@ -264,7 +266,10 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
 
 
 def total_gain(cp: ColumnProgram, Q: np.ndarray, chunk: int | None = None) -> float:
-    """Σ_y μ(P ∘ Q[:, y]), a few columns at a time (:func:`mechopt.model._matrix.column_block`; no d × n temporaries)."""
+    """Σ_y μ(P ∘ Q[:, y]), a few columns at a time.
+
+    Blocks of :func:`mechopt.model._matrix.column_block`: no d × n temporaries.
+    """
     P = cp.prior[:, None]
     return sum_column_blocks(Q, lambda B: np.sum(cp.gain(P * B)), chunk)
 

@@ -22,7 +22,8 @@ def test_fig2_every_solver_says_what_it_is(tmp_path):
     assert words["greedy"] == "heuristic" and words["anneal"] == "heuristic"
     assert words["sqp"] == "locally optimal"
     gd = {r["status"] for r in out.data["rows"] if r["solver"] == "gd-penalty"}
-    # gd-penalty is local, but its point needs a restoring move onto the constraints: feasible, unless it converged inside
+    # gd-penalty is local, but its point needs a restoring move onto the constraints: feasible, unless it converged
+    # inside
     assert words["gd-penalty"].startswith(
         "locally optimal" if gd <= {"locally_optimal", "iteration_limit", "time_limit"} else "feasible, no proof"
     )

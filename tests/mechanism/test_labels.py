@@ -115,3 +115,18 @@ def test_reports_not_in_outputs_are_refused() -> None:
 def test_bad_labels_are_refused(kwargs, match) -> None:
     with pytest.raises(ProblemError, match=match):
         Mechanism(Q, **kwargs)
+
+
+def test_stream_helpers_map_chunks_with_global_positions() -> None:
+    m, v = _mech(), _values(1000)
+    g = np.random.default_rng(5)
+    parts = [
+        m.output_labels(m.randomize_indices(m.input_indices(v[s : s + 300], start=s), g)) for s in range(0, 1000, 300)
+    ]
+    assert np.concatenate(parts).tolist() == m.randomize(v, rng=5).tolist()
+    assert sum(m.counts(p, start=0) for p in parts).sum() == 1000
+    with pytest.raises(ProblemError, match="at position 612"):
+        m.input_indices(np.array(["low", "x"]), start=611)
+    with pytest.raises(ProblemError, match="value 'x' at position 42 is not one of the 3 outputs"):
+        m.counts(["x"], start=42)
+    assert m.randomize([], rng=0) == [] and m.randomize(np.array([], dtype=str), rng=0, chunk_size=5).size == 0

@@ -6,6 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 import mechopt
 from mechopt import registry
@@ -150,11 +153,6 @@ def test_catalog_instances_build_and_have_closed_forms_where_uniform() -> None:
             assert cf is not None and cf.status.value == "feasible" and cf.extras["claim"] == "kss.thm3_1"
         elif "uniform" in str(inst["params"]["prior"]):
             assert cf is not None and cf.ok and cf.proof == "theorem" and cf.extras["claim"] == "kss.thm2_1"
-
-
-from hypothesis import given  # noqa: E402
-from hypothesis import settings as hsettings
-from hypothesis import strategies as st
 
 
 @given(d=st.integers(2, 9), eps=st.floats(0.01, 8.0))

@@ -457,6 +457,14 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("bench", "--out is a directory", ["bench", "--quick", "--out", "{dir}"], "is a directory"),
     ("mechopt", "unknown command", ["frobnicate"], "invalid choice: 'frobnicate'"),
     ("audit", "unknown flag", ["audit", "{good_q}", "--frob"], "unrecognized arguments: --frob"),
+    # ---- check ------------------------------------------------------------------------------------------------
+    ("check", "missing file", ["check", "{dir}/none.json"], "does not exist"),
+    ("check", "a directory", ["check", "{dir}"], "is a directory"),
+    ("check", "invalid JSON", ["check", "{badjson}"], "cannot read"),
+    ("check", "a mechanism file, not a certificate", ["check", "{good_q}"], '"format": "mechopt-certificate"'),
+    ("check", "bad tolerance", ["check", "{good_q}", "--gap", "x"], "invalid float value"),
+    ("design", "--certificate is a directory", FLAGS + OK + ["--certificate", "{dir}"], "is a directory"),
+    ("design", "--certificate for a local solver", FLAGS + OK + ["--certificate", "{dir}/c.json"], "no certificate"),
 ]
 
 
@@ -476,7 +484,7 @@ def _run(capsys, argv: list[str]) -> tuple[int, str, str]:
 
 def test_catalog_is_large_and_covers_every_subcommand():
     assert len(CASES) >= 60
-    assert {c[0] for c in CASES} >= {"design", "audit", "compare", "verify", "reproduce", "sweep", "bench"}
+    assert {c[0] for c in CASES} >= {"design", "audit", "check", "compare", "verify", "reproduce", "sweep", "bench"}
 
 
 @pytest.mark.parametrize("cmd,what,argv,fragment", CASES, ids=[f"{c[0]}: {c[1]}" for c in CASES])

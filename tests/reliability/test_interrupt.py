@@ -275,7 +275,8 @@ def test_reproduce_sigkill_while_a_file_is_written(tmp_path) -> None:
                 time.sleep(60)
                 fh.write("1\\n")
             return FigureOutput(id="slow", files=[p], data=None)
-        reproduce(["slow"], {str(tmp_path / "out")!r}, figures={{"slow": Figure(id="slow", title="t", run=run, paper="x")}})
+        slow = Figure(id="slow", title="t", run=run, paper="x")
+        reproduce(["slow"], {str(tmp_path / "out")!r}, figures={{"slow": slow}})
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

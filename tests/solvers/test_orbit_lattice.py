@@ -1,4 +1,5 @@
-"""The lattice pricing of ε-LDP orbits (solvers/exact/orbits/lattice.py) against brute-force enumeration of count vectors."""
+"""The lattice pricing of ε-LDP orbits (solvers/exact/orbits/lattice.py) against brute-force enumeration of count
+vectors."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ Directives:
     ``mechopt ...`` commands shown for copying, run during the build, with their output (:mod:`.run`).
 
 The API reference is ``sphinx.ext.autosummary`` (templates in ``docs/_templates``), the
-command reference ``sphinx-argparse`` and source listings ``literalinclude :pyobject:``; all make an import error a build warning, so ``-W`` fails.
+command reference ``sphinx-argparse`` and source listings ``literalinclude :pyobject:``; all make an
+import error a build warning, so ``-W`` fails.
 
 Cost: the expensive results (claims, figures, command runs) go through a results cache keyed on
 the mechopt version and a hash of the code (:mod:`.cache`); the pages that show them are re-read

@@ -42,7 +42,8 @@ def _fig4():
 
 
 def check_fig4_monotone():
-    """'the smaller values of eps0 consistently produce smaller minimum values for I(Xp;Y) across all values of delta'."""
+    """'the smaller values of eps0 consistently produce smaller minimum values for I(Xp;Y) across all values of
+    delta'."""
     f = _fig4()
     devs, insts = [], []
     for d in DEL:

@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from mechopt.claims.kss.appendix import f_of_k, hit_rates
 from mechopt.claims.kss.reference import ldp_mi_optimum
-from mechopt.claims.kss.sections import _f, _gh
 from mechopt.figures.kss.table1 import PAPER_TABLE1
 from mechopt.oracles.ksubset import KSubset, ksubset_outputs
 from mechopt.problems.kss import formulas as F
@@ -45,7 +45,7 @@ def appD_derivative(ce: Data) -> float:
     """|printed f'(k) - finite difference| / max(1, |f'(k)|)."""
     d, eps, k = int(ce["d"]), float(ce["eps"]), float(ce["k"])
     E, h = math.exp(eps), 1e-6 * d
-    fd = (_f(d, k + h, eps) - _f(d, k - h, eps)) / (2 * h)
+    fd = (f_of_k(d, k + h, eps) - f_of_k(d, k - h, eps)) / (2 * h)
     pr = (d - 1) ** 2 * ((d - k) ** 2 - E**2 * k**2) / ((E - 1) ** 2 * (d - k) * k)
     return abs(pr - fd) / max(1.0, abs(fd))
 
@@ -61,7 +61,7 @@ def sec2_3_I1(ce: Data) -> float:
 def appE_formula(ce: Data) -> float:
     """Relative gap of App. E's (g(1-g) + h(1-h) d)/(g-h)^2 to the l2 error of Sec. 3.3."""
     d, k, eps = int(ce["d"]), int(ce["k"]), float(ce["eps"])
-    g, h = _gh(d, k, eps)
+    g, h = hit_rates(d, k, eps)
     ref = F.l2_ksubset(d, k, eps)
     return abs((g * (1 - g) + h * (1 - h) * d) / (g - h) ** 2 - ref) / ref
 

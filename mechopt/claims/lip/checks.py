@@ -3,7 +3,8 @@
 :func:`certified` solves a problem with the exact solver (the judge of every
 closed form); :func:`grid_verdict` turns per-instance deviations plus a
 "where the closed form is valid" flag into ``holds`` / ``holds-in-region`` /
-``fails`` with the smallest counterexample.
+``fails`` with the smallest counterexample; :func:`closed_grid` does so for
+the closed forms of a list of problems.
 
 Examples
 --------
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mechopt.errors import SolverNotFound
@@ -25,7 +26,15 @@ from mechopt.jobs.verify import Verdict
 from mechopt.model.problem import Problem
 from mechopt.results.result import Result
 
-__all__ = ["certified", "reference_solver", "grid_verdict", "value_gap"]
+__all__ = [
+    "certified",
+    "reference_solver",
+    "grid_verdict",
+    "value_gap",
+    "closed_deviation",
+    "instance_of",
+    "closed_grid",
+]
 
 VALUE_TOL = 1e-6  # relative value agreement of a closed form with the certified optimum
 
@@ -123,3 +132,41 @@ def grid_verdict(
         note + f"; {len(bad)} of the {n_out} checked instances outside the region fail" + ref,
         region_kind=region_kind,
     )
+
+
+def closed_deviation(prob, closed=None) -> tuple[float, float, float]:
+    """(privacy violation, |reported − evaluated|, gap to the certified optimum) of prob's closed form."""
+    res = prob.closed_form() if closed is None else closed
+    viol = prob.notion.audit(res.Q, prob.prior).violation
+    own = abs(res.value - prob.evaluate(res.Q)) / max(1.0, abs(res.value))
+    return viol, own, value_gap(res.value, certified(prob))
+
+
+def instance_of(prob, **extra) -> dict:
+    """The instance record of a problem: its parameters (floats to 6 digits), d, and ``extra``."""
+    p = prob.params()
+    out = {k: (round(v, 6) if isinstance(v, float) else v) for k, v in p.items()}
+    out["d"] = int(prob.prior.size)
+    return {**out, **extra}
+
+
+def closed_grid(
+    problems, region_of: Callable, region: str | None, note: str = "", region_kind: str | None = "auto"
+) -> Verdict:
+    """Grid verdict of the problems' closed forms: privacy, self-consistency and gap to the certified optimum."""
+    insts, devs, flags = [], [], []
+    for prob in problems:
+        viol, own, gap = closed_deviation(prob)
+        opt = certified(prob)
+        insts.append(
+            instance_of(
+                prob,
+                model=type(prob).__name__,
+                closed_value=prob.closed_form().value,
+                certified_value=opt.value,
+                violation=viol,
+            )
+        )
+        devs.append(max(viol, own, gap))
+        flags.append(bool(region_of(prob)))
+    return grid_verdict(insts, devs, flags, region, VALUE_TOL, note=note, region_kind=region_kind)

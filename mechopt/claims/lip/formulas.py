@@ -3,8 +3,9 @@
 
 Each claim records where it is printed, the statement as printed, the policy class it is judged
 under and how it is checked (see :mod:`mechopt.jobs.verify`); the check functions return a
-:class:`~mechopt.jobs.verify.Verdict`. Conventions: binary channel Q = [[1-q0, q0], [q1, 1-q1]]
-(eq. (15)); values are one user's MSE; the judge is the certified optimum.
+:class:`~mechopt.jobs.verify.Verdict` (those of App. A live in :mod:`mechopt.claims.lip.binary`).
+Conventions: binary channel Q = [[1-q0, q0], [q1, 1-q1]] (eq. (15)); values are one user's MSE;
+the judge is the certified optimum.
 
 Examples
 --------
@@ -21,8 +22,16 @@ import numpy as np
 
 from mechopt.claims._spec import corrected, rel
 from mechopt.claims._spec import spec as Spec
+from mechopt.claims.lip.binary import (
+    check_appA_boundary,
+    check_appA_step3,
+    check_appA_step4,
+    check_appA_symmetry,
+    check_eq43,
+    check_eq44,
+)
 from mechopt.claims.lip.checks import grid_verdict
-from mechopt.claims.lip.util import _L, PAPER, TOL, _direct_var_xhat, _lam, _printed_vs_corrected, _rand_binary, lip_opt
+from mechopt.claims.lip.util import PAPER, TOL, _direct_var_xhat, _lam, _printed_vs_corrected, _rand_binary, lip_opt
 from mechopt.jobs.verify import Verdict
 from mechopt.notions import LDP, LIP
 from mechopt.problems.lip import closed as cf
@@ -64,154 +73,6 @@ def check_eq18():
     l0, l1 = _lam(P1, q0, q1)
     mse18 = P1 * (1 - P1) - (P1 * (l0 - q1)) ** 2 / (l0 * l1)
     return Verdict.from_deviations(abs(mse18 - (P1 * (1 - P1) - var)), TOL)
-
-
-# ------------------------------------------------------------------------- Appendix A (Thm 2)
-def _L(P1, q0, q1):
-    l0, l1 = _lam(P1, q0, q1)
-    return (l0 - q1) ** 2 / (l0 * l1)
-
-
-def check_eq43():
-    P1, q0, q1 = _rand_binary()
-    l0, l1 = _lam(P1, q0, q1)
-    a = (l0 - q1) ** 2 / (l0 * l1)
-    b = (l1 * q1 - l0 * (1 - q1)) ** 2 / (l0 * l1)
-    c = (1 - P1) ** 2 * (q0 + q1 - 1) ** 2 / (l0 * l1)  # Step 2's form
-    return Verdict.from_deviations(np.maximum(abs(a - b), abs(a - c)), TOL)
-
-
-def check_eq44():
-    P1, q0, q1 = _rand_binary()
-    h = 1e-6
-    fd = (_L(P1, q0 + h, q1) - _L(P1, q0 - h, q1)) / (2 * h)
-    l0, l1 = _lam(P1, q0, q1)
-    printed = (1 - P1) ** 2 * (l1 * q1 + l0 * (1 - q1)) * (q1 + q0 - 1) / (l1**2 * l0**2)
-    sign_ok = np.sign(fd) == np.sign(q0 + q1 - 1)
-    devs = np.abs(printed - fd) / np.maximum(1.0, np.abs(fd))
-    insts = [
-        {"P1": round(a, 4), "q0": round(b, 4), "q1": round(c, 4), "finite_diff": float(f), "eq44": float(p)}
-        for a, b, c, f, p in zip(P1, q0, q1, fd, printed)
-    ]
-    v = Verdict.from_deviations(np.where(sign_ok, devs, np.inf), 1e-5, insts)
-    return Verdict(
-        v.verdict,
-        v.checked,
-        v.worst_deviation,
-        v.counterexample,
-        None,
-        "also checks the Step-1 conclusion sign(dL/dq0) = sign(q0 + q1 - 1)",
-    )
-
-
-def check_appA_symmetry():
-    P1, q0, q1 = _rand_binary()
-    l0, l1 = _lam(P1, q0, q1)
-    F = {1: l0 / q1, 2: l1 / (1 - q1), 3: l0 / (1 - q0), 4: l1 / q0}
-    m0, m1 = _lam(P1, 1 - q0, 1 - q1)
-    Fp = {1: m0 / (1 - q1), 2: m1 / q1, 3: m0 / q0, 4: m1 / (1 - q0)}
-    sym_L = abs(_L(P1, 1 - q0, 1 - q1) - _L(P1, q0, q1))
-    printed = np.max(
-        np.stack([abs(Fp[1] - F[2]), abs(Fp[2] - F[1]), abs(Fp[3] - F[4]), abs(Fp[4] - F[1]), sym_L]), axis=0
-    ) / np.maximum(1, F[1])
-    corr = np.max(
-        np.stack([abs(Fp[1] - F[2]), abs(Fp[2] - F[1]), abs(Fp[3] - F[4]), abs(Fp[4] - F[3]), sym_L]), axis=0
-    ) / np.maximum(1, F[1])
-    insts = [{"P1": round(a, 4), "q0": round(b, 4), "q1": round(c, 4)} for a, b, c in zip(P1, q0, q1)]
-    return _printed_vs_corrected(
-        printed,
-        corr,
-        insts,
-        1e-9,
-        "F4(1-q0, 1-q1) = lambda0/(1-q0) = F3(q0, q1) (printed: = F1); the four "
-        "constraints are still symmetric as a set, so the Step-2 conclusion stands",
-    )
-
-
-def check_appA_step3():
-    P1, q0, q1 = _rand_binary()
-    l0, l1 = _lam(P1, q0, q1)
-    F1, F2, F3, F4 = l0 / q1, l1 / (1 - q1), l0 / (1 - q0), l1 / q0
-    d12 = (1 - P1) * (1 - q0 - q1) / (q1 * (1 - q1))
-    d43_printed = (1 - P1) * (1 - q0 - q1) / (q1 * (1 - q1))
-    d43_corr = P1 * (1 - q0 - q1) / (q0 * (1 - q0))
-    scale = np.maximum(1, abs(F1 - F2) + abs(F4 - F3))
-    printed = np.maximum(abs(F1 - F2 - d12), abs(F4 - F3 - d43_printed)) / scale
-    corr = np.maximum(abs(F1 - F2 - d12), abs(F4 - F3 - d43_corr)) / scale
-    insts = [{"P1": round(a, 4), "q0": round(b, 4), "q1": round(c, 4)} for a, b, c in zip(P1, q0, q1)]
-    return _printed_vs_corrected(
-        printed,
-        corr,
-        insts,
-        1e-9,
-        "F4 - F3 = P1 (1 - q0 - q1) / (q0 (1 - q0)) (printed: a copy of F1 - F2); the "
-        "sign conclusion F4 >= F3 on q0 + q1 <= 1 is unchanged",
-    )
-
-
-def check_appA_boundary():
-    """Step 3-4: the optimum lies on {F1 = e^eps} and {F4 = e^eps} (posteriors P1 e^-eps, 1-(1-P1)e^-eps)."""
-    insts, devs, flags = [], [], []
-    for p1, eps in itertools.product(np.linspace(0.02, 0.98, 25), (0.25, 0.5, 1.0, 2.0, 3.0)):
-        e = math.exp(eps)
-        lo, hi = max(p1 / e, 1 - e * (1 - p1)), min(e * p1, 1 - (1 - p1) / e)  # certified posterior range
-        dev = max(abs(lo - p1 / e), abs(hi - (1 - (1 - p1) / e)))
-        opt = lip_opt(p1, eps)
-        dev = max(dev, rel(cf.binary_lip_optimum(p1, eps)[0], opt))
-        tight = (
-            "F2 = e^-eps (posterior of 1 at e^eps P1)"
-            if hi < 1 - (1 - p1) / e - 1e-12
-            else "F3 = e^-eps"
-            if lo > p1 / e + 1e-12
-            else "F1 = F4 = e^eps"
-        )
-        insts.append({"P1": round(float(p1), 4), "eps": eps, "tight_at_optimum": tight})
-        devs.append(dev)
-        flags.append(cf.binary_lip_region(p1, eps))
-    v = grid_verdict(
-        insts,
-        devs,
-        flags,
-        "max(P1, 1-P1) <= e^eps/(1+e^eps) -- exact boundary: outside it the "
-        "Theorem-2 point violates e^-eps <= F2 or e^-eps <= F3",
-        1e-9,
-        size_keys=("eps",),
-        note="Step 3 keeps e^-eps <= F2, F3 in (46) but Step 4 never uses them",
-    )
-    return v
-
-
-def check_appA_step4():
-    """Step 4: on {F1 = e^eps} L increases with q1; printed L|_{F1=e^eps} = [(1-P1)(e^eps-1) q1]^2/(l0 l1)."""
-    insts, dprinted, dcorr, sign_bad = [], [], [], 0
-    for p1, eps in itertools.product((0.1, 0.3, 0.5, 0.7, 0.9), (0.5, 1.0, 2.0)):
-        e = math.exp(eps)
-        q1 = np.linspace(0.01, 0.99, 200)
-        q0 = 1 - (e - p1) * q1 / (1 - p1)  # F1 = e^eps
-        ok = (q0 >= 0) & (q0 <= 1) & (q0 + q1 <= 1)
-        q0, q1 = q0[ok], q1[ok]
-        if q1.size < 3:
-            continue
-        L = _L(p1, q0, q1)
-        l0, l1 = _lam(p1, q0, q1)
-        sign_bad += int(np.sum(np.diff(L) < -1e-12))
-        pr = ((1 - p1) * (e - 1) * q1) ** 2 / (l0 * l1)
-        co = ((e - 1) * q1) ** 2 / (l0 * l1)
-        dprinted.append(float(np.max(abs(pr - L))))
-        dcorr.append(float(np.max(abs(co - L))))
-        insts.append({"P1": p1, "eps": eps})
-    note = f"monotonicity along F1 = e^eps: {sign_bad} decreasing steps"
-    if sign_bad:
-        return Verdict("fails", len(insts), float(sign_bad), None, None, note)
-    return _printed_vs_corrected(
-        dprinted,
-        dcorr,
-        insts,
-        1e-9,
-        "on F1 = e^eps, (1-P1)(q0+q1-1) = -(e^eps-1) q1, so L = [(e^eps-1) q1]^2/(l0 l1) "
-        "(no (1-P1) factor; monotonicity unaffected)",
-        note,
-    )
 
 
 def check_prop3_marginal():

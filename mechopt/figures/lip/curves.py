@@ -16,7 +16,7 @@ Examples
 --------
 >>> import numpy as np
 >>> from mechopt.problems.lip.problems import LIPBinary
->>> from mechopt.problems import lip_closed as cf
+>>> from mechopt.problems.lip import closed as cf
 >>> prob = LIPBinary(p1=0.4, eps=1.0)
 >>> row = point(prob, cf.binary_lip_channel(0.4, 1.0), "lip", x=1.0, n_users=100, runs=400, rng=0,
 ...             certify=False)

@@ -175,7 +175,8 @@ def _compare_9b(rows: list[dict[str, Any]], notes: list[str]) -> None:
             notes.append(
                 f"(b) {thm} at eps={a['x']:g}: error {a['analytic']:.4g} with a mechanism that is not private; "
                 f"the private certified alternative ({alt}) has {b['analytic']:.4g} "
-                f"({b['analytic'] / a['analytic']:.1f}x): a private mechanism near the eps-LIP optimum does far worse than the paper's curve"
+                f"({b['analytic'] / a['analytic']:.1f}x): a private mechanism near the eps-LIP optimum does far worse "
+                "than the paper's curve"
             )
 
 

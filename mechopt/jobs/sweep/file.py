@@ -106,7 +106,8 @@ def read_lines(path: str | Path, *, repair: bool = False, spec: str | None = Non
     >>> read_lines(path, repair=True)
     Traceback (most recent call last):
     ...
-    mechopt.errors.ParamError: 's.jsonl' is not a mechopt sweep file (no sweep header on line 1); give another --out, it is left as it is
+    mechopt.errors.ParamError: 's.jsonl' is not a mechopt sweep file (no sweep header on line 1); give another
+    --out, it is left as it is
     """
     p = Path(path)
     if not p.exists():

@@ -227,7 +227,8 @@ def with_solvers(spec: SweepSpec, solvers: list[str] | tuple[str, ...]) -> tuple
     ...                  options={"sqp": {"n_starts": 4, "seed": 3}}, source="s.toml")
     >>> new, notes = with_solvers(spec, ["exact"])
     >>> new.solvers, new.options, notes
-    (('exact',), {'exact': {'seed': 3}}, ['--solver exact: dropped option n_starts of [options.sqp] in s.toml (for sqp, not exact)'])
+    (('exact',), {'exact': {'seed': 3}}, ['--solver exact: dropped option n_starts of [options.sqp] in s.toml
+    (for sqp, not exact)'])
     """
     from mechopt.registry import dropped_note, solver_names, split_options
 

@@ -198,8 +198,8 @@ def separable_bnb(
     With ``early`` the search stops once ``batch`` vertices above the
     ``reduced_cost`` tolerance are found (or one, after 8d nodes), and the bound
     is the largest bound of the open nodes; ``early`` = ρ ∈ (0, 1] (a float)
-    also waits until the best vertex is at least ρ times that bound. Returns the bound (None when the deadline interrupted the
-    search), up to ``batch`` best vertices found (best first) and the node count.
+    also waits until the best vertex is at least ρ times that bound. Returns the bound (None when the
+    deadline interrupted the search), up to ``batch`` best vertices found (best first) and the node count.
     """
     s = _Search(np.asarray(lo, float), np.asarray(hi, float), f, batch, target)
     stack = []
