@@ -217,7 +217,7 @@ def test_unknown_problem_and_register_problem() -> None:
 
 
 # -- lean extras ------------------------------------------------------------------------------------
-PEERS = {"numba", "llvmlite", "pandas", "statsmodels", "scikit-learn", "pure-ldp", "multi-freq-ldpy"}
+PEERS = {"numba", "llvmlite", "statsmodels", "scikit-learn", "pure-ldp", "multi-freq-ldpy"}  # pandas: the data extra
 
 
 def _requirements(extra: str | None) -> set[str]:
