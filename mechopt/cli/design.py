@@ -330,7 +330,7 @@ def _baselines(args: argparse.Namespace, problem: Any, res: Any) -> dict[str, An
         )
     if not res.status.has_solution:
         return None
-    from mechopt.programs.baselines import compare_baselines
+    from mechopt.programs.oracle_compare import compare_baselines
 
     return compare_baselines(problem, res.Q)
 

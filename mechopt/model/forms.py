@@ -105,7 +105,12 @@ class NLPForm:
     ``constraints`` use scipy's dict or ``NonlinearConstraint``/``LinearConstraint``
     objects; ``starts(rng, n)`` draws n feasible or near-feasible starting
     points; ``recover(x)`` returns the mechanism; ``value_of(x)`` the problem's
-    objective (for a maximisation ``fun`` is its negation).
+    objective (for a maximisation ``fun`` is its negation). ``baselines()``
+    gives named points that satisfy the constraints exactly (audited), which a
+    local solver starts from and returns when no start beats them; ``repairs``
+    says that ``recover`` makes any point of the box exactly feasible (so a
+    start's end point that misses a constraint by a little is still a candidate,
+    valued by ``value_of``).
     """
 
     fun: Callable[[np.ndarray], float]
@@ -117,6 +122,8 @@ class NLPForm:
     value_of: Callable[[np.ndarray], float]
     sense: str
     objective: str
+    baselines: Callable[[], list[tuple[str, np.ndarray]]] | None = None
+    repairs: bool = False
 
 
 @dataclass(frozen=True)

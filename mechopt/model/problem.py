@@ -140,7 +140,7 @@ class ChannelProblem(Problem):
         if not isinstance(self.utility, GRADIENTS):  # no analytic gradient: SQP does not apply
             return None
 
-        return channel_nlp(self.reduced())
+        return channel_nlp(self.reduced(), closed=self.closed_form)
 
     def nlp_size(self) -> int | None:
         """Variables of :meth:`nlp_form` (d² on the support), computed without building it; None when

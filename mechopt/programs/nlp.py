@@ -32,6 +32,7 @@ from mechopt import settings
 from mechopt.model.forms import ColumnProgram, NLPForm
 from mechopt.model.info import mutual_information
 from mechopt.notions import MIP
+from mechopt.programs.baselines import channel_baselines
 from mechopt.programs.linear import make_private
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
@@ -176,11 +177,13 @@ def last_point(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray],
     return wrapper
 
 
-def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
+def channel_nlp(prog: ColumnProgram, outputs: int | None = None, closed: Callable[[], Any] | None = None) -> NLPForm:
     """Build the NLP of a channel design given on its support (a :class:`ColumnProgram`).
 
     ``outputs`` columns (default d); the recovered mechanism has the
-    zero-mass rows restored (``prog.restore``).
+    zero-mass rows restored (``prog.restore``). Its baselines are GRR, the shrunk
+    identity, the constant channel and the closed form ``closed()`` returns
+    (:mod:`mechopt.programs.baselines`).
     """
     P = prog.prior
     d = P.size
@@ -217,6 +220,8 @@ def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
         value_of=lambda x: float(util.value(private(x), P)),
         sense=util.sense,
         objective=prog.objective,
+        baselines=lambda: [(name, Q.ravel()) for name, Q in channel_baselines(prog, m, closed)],
+        repairs=True,
     )
 
 
