@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from mechopt.oracles import GRR, OUE, KSubset
-from mechopt.programs.oracle_compare import frequency_rows, oracle_variance
 from mechopt.programs.frequency import freq_var
+from mechopt.programs.oracle_compare import frequency_rows, oracle_variance
 
 PRIOR12 = "0.3,0.18,0.12,0.09,0.07,0.06,0.05,0.04,0.03,0.03,0.02,0.01"
 
