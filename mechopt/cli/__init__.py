@@ -82,8 +82,8 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
     import mechopt.cli.audit as cli_audit
-    import mechopt.cli.data as cli_data
     import mechopt.cli.check as cli_check
+    import mechopt.cli.data as cli_data
     import mechopt.cli.design as cli_design
     import mechopt.cli.run as cli_run
     import mechopt.cli.sweep as cli_sweep
