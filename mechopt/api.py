@@ -131,6 +131,7 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
     else:
         backend = registry.get_solver(solver)
         if not backend.can_solve(problem):
+            _raise_form_error(problem, backend)  # the problem's own reason (a bad prior), when it has one
             raise SolverNotFound(
                 f"solver {solver!r} cannot solve {_what(problem)}; solvers that can: "
                 f"{', '.join(registry.solvers_for(problem)) or 'none'}"
@@ -158,6 +159,21 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
         res = _identifiability(problem, audit_result(problem, backend.solve(problem, **options)))
     unit = getattr(problem, "unit", None)
     return res if res.unit is not None or unit is None else res.replace(unit=unit)
+
+
+def _raise_form_error(problem: Problem, backend: Any) -> None:
+    """Re-raise the typed error a solver's form raised while ``can_solve`` looked (it returns False on any)."""
+    from mechopt.errors import MechoptError
+
+    for form in getattr(backend, "forms", ()):
+        build = getattr(problem, form, None)
+        if callable(build):
+            try:
+                build()
+            except MechoptError:
+                raise
+            except Exception:  # not a typed reason: the SolverNotFound message stands
+                pass
 
 
 def _identifiability(problem: Problem, res: Result) -> Result:

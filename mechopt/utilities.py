@@ -346,6 +346,13 @@ DESIGNED_BY: dict[str, str] = {
 }
 
 
+_IGNORES_VALUES = {
+    "histogram": "it scores the estimate of each symbol's indicator, whatever the symbol's value",
+    "freq-var": "it scores the estimated frequency of each symbol, whatever the symbol's value",
+    "mi": "mutual information depends on the probabilities only",
+}
+
+
 def make_utility(name: str, *, prior=None, values=None, outputs=None) -> Utility:
     """Build a utility by name (``mse`` and ``mae`` take ``values``, default 0..d-1; ``mae`` also
     ``outputs``, its output estimates b, default the values; ``mi`` the prior).
@@ -366,6 +373,11 @@ def make_utility(name: str, *, prior=None, values=None, outputs=None) -> Utility
         raise ProblemError(f"unknown utility {name!r}; known: {', '.join(UTILITIES)}")
     if outputs is not None and key != "mae":
         raise ProblemError(f"output estimates (--outputs) belong to utility mae, not {key}")
+    if values is not None and key not in ("mse", "mae"):  # used or refused, never ignored
+        raise ProblemError(
+            f"input values (--values) belong to utilities mse and mae, not {key} "
+            f"({_IGNORES_VALUES.get(key, 'it does not use them')}): drop the values"
+        )
     if key in ("mse", "mae"):
         if values is None:
             if prior is None:

@@ -114,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     show_tb = "--traceback" in argv
+    argv = [a for a in argv if a != "--traceback"]  # accepted anywhere: after the subcommand too
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -130,7 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("interrupted")
     except BrokenPipeError:  # `mechopt ... | head`
         return 0
-    except (CLIError, MechoptError, OSError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+    except CLIError as exc:  # a usage error: its traceback is argparse's, never useful
+        return _fail(_describe(exc))
+    except (MechoptError, OSError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         if show_tb:
             traceback.print_exc()
         return _fail(_describe(exc))

@@ -46,6 +46,9 @@ from mechopt.results.result import Status, vocabulary
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
+#: Seconds a design runs before its status line appears by default (on a terminal, without --json).
+PROGRESS_DELAY = 3.0
+
 DESIGN_EPILOG = (
     "The result's status says what is proven: exact and search (certificate), conic (convex),\n"
     "spectral (eigenproblem) and a closed form inside its proven region (theorem) may say\n"
@@ -77,7 +80,12 @@ def register(sub: Any) -> None:
     src.add_argument("--spec", metavar="FILE.toml", help="a TOML design spec (or a built-in spec name)")
     src.add_argument("--notion", help="ldp, lip, mip, graph-ldp, metric-ldp")
     src.add_argument("--utility", help=utility_help())
-    src.add_argument("--prior", metavar="P", help="0.1,0.2,0.7 | uniform:d | a .npy/.txt file")
+    src.add_argument(
+        "--prior",
+        metavar="P",
+        help="0.1,0.2,0.7 | uniform:d | a .npy, .txt or .csv file (numbers, or label,probability lines "
+        "with an optional header: the labels name the inputs)",
+    )
     src.add_argument("--eps", help="privacy level ε > 0")
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
@@ -131,6 +139,13 @@ def register(sub: Any) -> None:
         "of each one's unbiased frequency estimate (or EM's error where none is unbiased) and the design's objective",
     )
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a status line on stderr while the solver works (column-generation rounds, columns, gap, "
+        f"time); default: on a terminal after {PROGRESS_DELAY:g} s, never on a pipe or with --json",
+    )
     p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
     p.set_defaults(handler=run_design)
 
@@ -320,19 +335,15 @@ def _check_not_input(args: argparse.Namespace) -> None:
     check_distinct({"--out": args.out, "--plot": args.plot, "--certificate": args.certificate}, inputs)
 
 
-def _baselines(args: argparse.Namespace, problem: Any, res: Any) -> dict[str, Any] | None:
-    """The --compare-baselines document (None without the flag); refused for problems with no prior and ε."""
-    if not getattr(args, "compare_baselines", False):
-        return None
-    if not (hasattr(problem, "prior") and hasattr(problem, "evaluate") and hasattr(problem.notion, "eps")):
-        raise ParamError(
-            "--compare-baselines needs a channel design with a prior and an eps (--notion ... --prior ...)"
-        )
-    if not res.status.has_solution:
-        return None
-    from mechopt.programs.oracle_compare import compare_baselines
+def _status_line(args: argparse.Namespace) -> Any:
+    """The ``--progress`` status line: asked for (shown at once), or by default on a terminal stderr without
+    ``--json`` after :data:`PROGRESS_DELAY` seconds; never with ``--no-progress``."""
+    from mechopt.runtime.progress import StatusLine
 
-    return compare_baselines(problem, res.Q)
+    asked = getattr(args, "progress", None)
+    if asked is None:
+        return StatusLine("design", enabled=None if not args.json else False, delay=PROGRESS_DELAY)
+    return StatusLine("design", enabled=asked, delay=0.0)
 
 
 def run_design(args: argparse.Namespace) -> int:
@@ -352,10 +363,11 @@ def run_design(args: argparse.Namespace) -> int:
             )
         return 0
 
-    from mechopt.cli._common import check_out_file
+    from mechopt.cli._common import check_out_file, check_plot_format
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
+    check_plot_format(args.plot)  # matplotlib there and able to write it, before the solve
     check_out_file(args.certificate, "--certificate")
     _check_not_input(args)
     notes: list[str] = []
@@ -369,7 +381,10 @@ def run_design(args: argparse.Namespace) -> int:
                 "verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
                 "document only; drop --json or the verbose option"
             )
-        res = solve(problem, solver=solver, **options)
+        with _status_line(args) as line:
+            if line.enabled:
+                options["progress"] = line.update
+            res = solve(problem, solver=solver, **options)
     from mechopt.cli.design_report import show_warnings
 
     show_warnings(caught)
@@ -383,11 +398,19 @@ def run_design(args: argparse.Namespace) -> int:
     doc = design_document(problem, res, notes) if as_json else None
     if args.certificate:
         res.save_certificate(args.certificate)
-    if args.out:
+    failed = res.status is Status.INFEASIBLE_POINT
+    if args.out and failed and args.out.lower().endswith(".npy"):  # exit 1 below; the report still prints
+        from mechopt.cli._common import printable
+        from mechopt.cli.design_report import unsafe_npy
+
+        print(f"mechopt: error: {printable(unsafe_npy(args.out))}", file=sys.stderr)
+    elif args.out:
         write_out(args.out, res, doc)
     if args.plot:
         write_plot(args.plot, problem, res)
-    cmp = _baselines(args, problem, res)
+    from mechopt.cli.design_report import baselines_document
+
+    cmp = baselines_document(args, problem, res)
     if args.json:
         emit_json(doc if cmp is None else {**doc, "baselines": cmp})
     else:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -104,6 +105,7 @@ def column_generation(
     warm: bool = True,
     smoothing: float = 0.0,
     pool: int | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> ColGenResult:
     """Restricted master + pricing until the proven bound meets the master value.
 
@@ -111,7 +113,10 @@ def column_generation(
     ``warm`` the master LP is one HiGHS model re-solved from its last basis
     (:class:`~mechopt.solvers.exact.master.WarmMaster`), otherwise it is solved
     afresh each round. Gains are computed once per column. ``pool`` overrides
-    ``POOL_HIGH`` (columns per input kept by the warm master).
+    ``POOL_HIGH`` (columns per input kept by the warm master). ``progress``, when
+    given, is called after every round's pricing with ``round``, ``columns`` (in
+    the master), ``gain`` (the master's Σ μ) and ``bound`` (the best proven bound,
+    ``inf`` until a pricing pass proves one).
 
     ``smoothing`` = α ∈ [0, 1) is Wentges dual smoothing: once a pricing pass
     has returned a bound, the pricer is called at π = α·ν̂ + (1 − α)·ν, where
@@ -158,6 +163,8 @@ def column_generation(
             bound = min(bound, lagrange)
         elif pr.note.startswith("pricing MILP"):
             notes.append(pr.note)
+        if progress is not None:
+            progress(round=it, columns=int(R.shape[1]), gain=float(master.value), bound=float(bound))
         if proven and bound - master.value <= tol * max(1.0, abs(bound)):
             return ColGenResult("optimal", master, R, bound, proven, it, notes, nu=best_nu)
         if smoothed and pr.rays.shape[1] == 0 and proven:

@@ -26,7 +26,7 @@ from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.forms import ColumnProgram
 from mechopt.notions import LDP, LIP, GraphLDP, PosteriorStatNotion
-from mechopt.results.result import Status
+from mechopt.results.result import Result, Status
 from mechopt.solvers._advice import or_local
 from mechopt.solvers.exact import rays as _rays
 from mechopt.solvers.exact import sizes as _sizes
@@ -170,6 +170,34 @@ def tree_pricing_applies(cp: ColumnProgram) -> bool:
     )
 
 
+def reporter(cp: ColumnProgram, opts: dict[str, Any], method: str):
+    """The round callback of column generation for the ``progress`` option, or None when it is not given.
+
+    It calls ``opts["progress"]`` with a dict: ``method``, ``round``, ``columns``, and
+    ``value``, ``bound`` (None until one is proven) and ``gap`` in the problem's own
+    units (an MSE, not the LP's gain).
+
+    >>> from mechopt.problems.design import ChannelDesign
+    >>> cp = ChannelDesign.from_params(prior="0.3,0.7", notion="ldp", utility="mse", eps=1.0).column_program()
+    >>> seen = []
+    >>> reporter(cp, {"progress": seen.append}, "column generation")(round=1, columns=3, gain=0.2, bound=0.2)
+    >>> sorted(seen[0]), seen[0]["gap"]
+    (['bound', 'columns', 'gap', 'method', 'round', 'value'], 0.0)
+    """
+    user = opts.get("progress")
+    if user is None:
+        return None
+    objective = cp.objective or cp.utility.name
+
+    def report(*, round: int, columns: int, gain: float, bound: float) -> None:
+        value = cp.value_of(gain)
+        proven = cp.value_of(bound) if math.isfinite(bound) else None
+        gap = None if proven is None else Result.gap_of(value, proven, objective)
+        user({"method": method, "round": round, "columns": columns, "value": value, "bound": proven, "gap": gap})
+
+    return report
+
+
 def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
 
@@ -284,7 +312,15 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         W = _warm.rebuild(_warm.warm_info(opts["warm_start"]), cp.prior, cp.notion.eps, kind)
         R0 = np.hstack([R0, W])
         extras["warm_columns"] = int(W.shape[1])
-    out = column_generation(cp.prior, cp.gain, pricer, R0, max_iter=int(opts["max_iter"]), deadline=deadline)
+    out = column_generation(
+        cp.prior,
+        cp.gain,
+        pricer,
+        R0,
+        max_iter=int(opts["max_iter"]),
+        deadline=deadline,
+        progress=reporter(cp, opts, "column generation"),
+    )
     extras["columns"] = int(out.R.shape[1])
     if kind in ("ldp", "lip") and type(cp.notion) in (LDP, LIP) and cp.notion.eps > 0:
         extras["warm_start"] = _warm.describe(out.R, cp.prior, cp.notion.eps, kind)
@@ -312,11 +348,13 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
     if status is Status.OPTIMAL and not out.proven:
         status = Status.OPTIMAL_INACCURATE
         msg = (msg + "; " if msg else "") + "the last pricing was not proven exact"
+    so_far = (
+        "best master solution and best proven bound so far"
+        if math.isfinite(out.bound)
+        else "best master solution so far; no bound was proven (no pricing round finished exactly)"
+    )
     if status is Status.TIME_LIMIT:
-        msg = (msg + "; " if msg else "") + "time limit: best master solution and best proven bound so far"
+        msg = (msg + "; " if msg else "") + f"time limit: {so_far}"
     if status is Status.ITERATION_LIMIT:
-        msg = (msg + "; " if msg else "") + (
-            f"iteration limit: {opts['max_iter']} column-generation rounds; best "
-            "master solution and best proven bound so far"
-        )
+        msg = (msg + "; " if msg else "") + f"iteration limit: {opts['max_iter']} column-generation rounds; {so_far}"
     return Outcome(status, out.master.value, out.bound, Q, out.iterations, msg, extras, nu=out.nu)

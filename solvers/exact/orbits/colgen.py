@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -100,9 +101,17 @@ def _start(cl, kind: str) -> list[tuple]:
 
 
 def orbit_colgen(
-    cl, kind: str, utility, eps: float, *, max_iter: int = 200, deadline: float | None = None
+    cl,
+    kind: str,
+    utility,
+    eps: float,
+    *,
+    max_iter: int = 200,
+    deadline: float | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> ColgenOutcome:
-    """Solve the symmetric LP by column generation with exact count pricing (see the module docstring)."""
+    """Solve the symmetric LP by column generation with exact count pricing (see the module docstring);
+    ``progress`` is called after every round as in :func:`mechopt.solvers.exact.colgen.column_generation`."""
     tol, gap = settings.tolerance("reduced_cost"), settings.tolerance("colgen_gap")
     keys = _start(cl, kind)
     seen = set(keys)
@@ -129,6 +138,8 @@ def orbit_colgen(
             ub = max(ub, u)
             new += [(pc.free,) + tuple(int(x) for x in k) for v, k in top if v > tol]
         bound = min(bound, float(m.nu @ T) + max(0.0, ub))
+        if progress is not None:
+            progress(round=it, columns=len(keys), gain=float(m.value), bound=float(bound))
         fresh = [k for k in new if k not in seen]
         close = math.isfinite(bound) and bound - m.value <= gap * max(1.0, abs(bound))
         if ub <= tol or (not fresh and ub < math.inf) or close:
