@@ -132,6 +132,12 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="draw the mechanism (heatmap of Q with the prior and posteriors) to FILE (.png, .pdf, .svg)",
     )
+    p.add_argument(
+        "--compare-baselines",
+        action="store_true",
+        help="compare the design with GRR, OUE and the best k-subset at the same eps on this prior: the variance "
+        "of each one's unbiased frequency estimate (or EM's error where none is unbiased) and the design's objective",
+    )
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.add_argument(
         "--progress",
@@ -402,8 +408,15 @@ def run_design(args: argparse.Namespace) -> int:
         write_out(args.out, res, doc)
     if args.plot:
         write_plot(args.plot, problem, res)
+    from mechopt.cli.design_report import baselines_document
+
+    cmp = baselines_document(args, problem, res)
     if args.json:
-        emit_json(doc)
+        emit_json(doc if cmp is None else {**doc, "baselines": cmp})
     else:
         print(describe(problem, res))
+        if cmp is not None:
+            from mechopt.cli.design_report import baselines_table
+
+            print(baselines_table(cmp))
     return 0 if res.status.has_solution and res.status is not Status.INFEASIBLE_POINT else 1

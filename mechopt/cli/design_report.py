@@ -321,3 +321,40 @@ def show_warnings(caught: list[warnings.WarningMessage]) -> None:
                 print(f"mechopt: warning: {text}", file=sys.stderr)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def baselines_document(args: Any, problem: Any, res: Any) -> dict[str, Any] | None:
+    """The --compare-baselines document (None without the flag); refused for problems with no prior and ε."""
+    if not getattr(args, "compare_baselines", False):
+        return None
+    if not (hasattr(problem, "prior") and hasattr(problem, "evaluate") and hasattr(problem.notion, "eps")):
+        from mechopt.errors import ParamError
+
+        raise ParamError(
+            "--compare-baselines needs a channel design with a prior and an eps (--notion ... --prior ...)"
+        )
+    if not res.status.has_solution:
+        return None
+    from mechopt.programs.oracle_compare import compare_baselines
+
+    return compare_baselines(problem, res.Q)
+
+
+def baselines_table(cmp: dict[str, Any]) -> str:
+    """The --compare-baselines table: one row per mechanism, its estimator, frequency variance and objective."""
+    from mechopt.cli._common import fmt, table
+
+    rows = []
+    for r in cmp["rows"]:
+        var = fmt(r["freq_variance"]) if r["freq_variance"] is not None else f"EM error {fmt(r['em_limit_sq_error'])}"
+        obj = "n/a" if r["objective"] is None else fmt(r["objective"])
+        rows.append([r["mechanism"], str(r["outputs"]), var, obj, r["estimator"]])
+    head = ["mechanism", "outputs", "freq variance (n=1)", f"{cmp['objective']} ({cmp['sense']})", "estimator"]
+    lines = [
+        table(head, rows),
+        f"best frequency variance: {cmp['best_freq_variance']}; best {cmp['objective']}: "
+        f"{cmp['best_objective']}  (variance at n reports per user: divide by n)",
+    ]
+    if cmp["note"]:
+        lines.append(f"note: {cmp['note']}")
+    return "\n".join(lines)
