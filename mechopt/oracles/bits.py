@@ -58,6 +58,18 @@ MAX_MATERIALISE_BITS = 16  # 2^d outputs are materialised up to this d
 class UnaryEncoding(PureOracle):
     """Unary encoding with P(bit x = 1) = p and P(bit j = 1) = q for j ≠ x."""
 
+    def n_outputs(self) -> int:
+        """2^d outputs: every bit vector."""
+        return 2**self.d
+
+    def output_labels(self) -> list:
+        """Bit strings of length d, in column order."""
+        return [format(y, f"0{self.d}b") for y in range(2**self.d)]
+
+    def output_rank(self, reports):
+        """Column index of each report (its bit vector read as a number)."""
+        return self.output_index(reports, self.d)
+
     p: float = 0.5
     q: float = 0.25
 

@@ -88,6 +88,18 @@ class KSubset(PureOracle):
     ((3, 2), 'i')
     """
 
+    def n_outputs(self) -> int:
+        """C(d, k) outputs: every k-subset."""
+        return math.comb(self.d, self.k)
+
+    def output_labels(self) -> list:
+        """Item tuples of the k-subsets, in column (lexicographic) order."""
+        return [tuple(int(v) for v in z) for z in ksubset_outputs(self.d, self.k)]
+
+    def output_rank(self, reports):
+        """Column index of each report (the lexicographic rank of its subset)."""
+        return subset_rank(reports)
+
     k: int | None = field(default=None)
 
     def __post_init__(self) -> None:

@@ -21,7 +21,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -50,45 +49,17 @@ class OracleSampler:
     def sample(self, x: np.ndarray, rng: Any = None, *, threads: int | None = None) -> np.ndarray:
         """Output indices of the oracle's reports for input indices ``x`` (threads do not change them)."""
         from mechopt.mechanism.sampling import as_generator
-        from mechopt.oracles.bits import UnaryEncoding
-        from mechopt.oracles.ksubset import KSubset, subset_rank
 
         gen = as_generator(rng)
         x = np.asarray(x)
         orc = self.oracle
-        if not isinstance(orc, (UnaryEncoding, KSubset)):  # GRR: one double per report already
+        if orc.n_outputs() == orc.d:  # GRR: one double per report already
             return orc.randomize(x, gen).astype(np.intp)
         out = np.empty(x.size, dtype=np.intp)
         for lo in range(0, x.size, ORACLE_BLOCK):
             rep = orc.randomize(x[lo : lo + ORACLE_BLOCK], gen)
-            out[lo : lo + ORACLE_BLOCK] = (
-                orc.output_index(rep, orc.d) if isinstance(orc, UnaryEncoding) else subset_rank(rep)
-            )
+            out[lo : lo + ORACLE_BLOCK] = orc.output_rank(rep)
         return out
-
-
-def _outputs(oracle: Any) -> list[Any]:
-    """Readable output labels: items for GRR, bit strings for unary encodings, item tuples for k-subsets."""
-    from mechopt.oracles.bits import UnaryEncoding
-    from mechopt.oracles.ksubset import KSubset, ksubset_outputs
-
-    d = oracle.d
-    if isinstance(oracle, UnaryEncoding):
-        return [format(y, f"0{d}b") for y in range(2**d)]
-    if isinstance(oracle, KSubset):
-        return [tuple(int(v) for v in z) for z in ksubset_outputs(d, oracle.k)]
-    return list(range(d))
-
-
-def _n_outputs(oracle: Any) -> int:
-    from mechopt.oracles.bits import UnaryEncoding
-    from mechopt.oracles.ksubset import KSubset
-
-    if isinstance(oracle, UnaryEncoding):
-        return 2**oracle.d
-    if isinstance(oracle, KSubset):
-        return math.comb(oracle.d, oracle.k)
-    return oracle.d
 
 
 def oracle_mechanism(oracle: Any, inputs: Any = None) -> Any:
@@ -108,7 +79,7 @@ def oracle_mechanism(oracle: Any, inputs: Any = None) -> Any:
     from mechopt.mechanism import Mechanism
     from mechopt.mechanism.files import provenance_now
 
-    cells = oracle.d * _n_outputs(oracle)
+    cells = oracle.d * oracle.n_outputs()
     if cells > MAX_CELLS:
         raise TooLargeError(
             f"{type(oracle).__name__}(d={oracle.d}) has {cells:.3g} channel cells (> {MAX_CELLS:.3g}): "
@@ -120,7 +91,7 @@ def oracle_mechanism(oracle: Any, inputs: Any = None) -> Any:
     m = Mechanism(
         oracle.matrix(),
         inputs=inputs,
-        outputs=inputs if inputs is not None and _n_outputs(oracle) == oracle.d else _outputs(oracle),
+        outputs=inputs if inputs is not None and oracle.n_outputs() == oracle.d else oracle.output_labels(),
         claim=("ldp", oracle.eps),
         provenance=provenance_now(label),
     )
