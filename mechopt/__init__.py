@@ -22,6 +22,7 @@ from mechopt.io.mechfile import audit
 from mechopt.jobs.compare import compare
 from mechopt.jobs.sweep.run import sweep
 from mechopt.jobs.verify import verify
+from mechopt.mechanism import Estimate, Mechanism
 from mechopt.model.channel import Channel
 from mechopt.results.result import Certificate, Result, Status
 
@@ -39,6 +40,8 @@ __all__ = [
     "sweep",
     "verify",
     "Channel",
+    "Mechanism",
+    "Estimate",
     "Result",
     "Status",
     "Certificate",

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from mechopt import registry, settings
-from mechopt.errors import ProblemError, SolverNotFound
+from mechopt.errors import MechoptError, ProblemError, SolverNotFound
 from mechopt.model.problem import Problem
-from mechopt.results.result import PROOFS, Certificate, Result, Status, gap_floor
+from mechopt.results.result import PROOFS, Result, Status
 from mechopt.runtime.threads import single_threaded
 
 __all__ = ["solve", "design", "audit_result"]
@@ -58,8 +58,9 @@ def audit_result(problem: Problem, result: Result) -> Result:
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: privacy violated by {aud.violation:.3g}")
         for reason in aud.reasons:
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: {reason}")
+        res = _resolved(problem, res)
         if aud.value is not None and res.value is not None:
-            dev = abs(aud.value - res.value) / max(1.0, abs(aud.value))
+            dev = Result.gap_of(res.value, aud.value)  # relative at every magnitude, as the certificate's gap
             if dev > settings.tolerance("value_match"):
                 why = f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}"
                 res = (
@@ -74,19 +75,41 @@ def audit_result(problem: Problem, result: Result) -> Result:
     return _proof_status(res)
 
 
+def _resolved(problem: Problem, res: Result) -> Result:
+    """Demote ``optimal`` when the returned channel's doubles resolve its own value less well than the gap tolerance.
+
+    At ε = 1e-9 the log-ratios of a channel are known to ~1e-16, a few 1e-7 of ε, and so is its information:
+    no proof certifies it closer (:meth:`mechopt.model.problem.ChannelProblem.resolution`).
+    """
+    how = getattr(problem, "resolution", None)
+    if res.status is not Status.OPTIMAL or res.value is None or how is None or res.mechanism is None:
+        return res
+    try:
+        Q = res.Q
+    except MechoptError:  # not a channel matrix (a density, a plan too large to write out)
+        return res
+    err = how(Q)
+    if err is None or 2 * err <= settings.tolerance("gap") * abs(res.value):
+        return res
+    rel = err / abs(res.value) if res.value else float("inf")
+    return res.downgrade(
+        f"audit: the mechanism's doubles resolve its value only to ±{err:.2g} ({rel:.2g} relative), "
+        "more than the gap tolerance allows"
+    )
+
+
 def _proof_status(res: Result) -> Result:
     """``optimal`` only with a proof: a certificate within tolerance or a named proof."""
     cert = res.certificate
     bound, value = (cert.bound if cert is not None else None), res.value
     if cert is not None and bound is not None and value is not None:
-        gap = Result.gap_of(value, bound, res.objective)
+        gap = Result.gap_of(value, bound)
         if abs(gap - cert.gap) > 1e-12:
-            res = res.replace(certificate=Certificate(bound, gap))
+            res = res.replace(certificate=replace(cert, gap=gap))
         if gap > settings.tolerance("gap"):
             res = res.downgrade(
                 f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "
-                f"(|bound - value| = {abs(bound - value):.3g}, relative to "
-                f"max(|bound|, {gap_floor(res.objective):.3g}))"
+                f"(|bound - value| = {abs(bound - value):.3g}, relative to max(|bound|, |value|))"
             )
         elif res.status is Status.OPTIMAL and res.proof is None:
             res = res.replace(proof="certificate")
@@ -131,6 +154,7 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
     else:
         backend = registry.get_solver(solver)
         if not backend.can_solve(problem):
+            _raise_form_error(problem, backend)  # the problem's own reason (a bad prior), when it has one
             raise SolverNotFound(
                 f"solver {solver!r} cannot solve {_what(problem)}; solvers that can: "
                 f"{', '.join(registry.solvers_for(problem)) or 'none'}"
@@ -155,9 +179,46 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
         if k.endswith("_tol") and k.removesuffix("_tol") in known
     }
     with settings.override(**tols), single_threaded():  # BLAS thread count must not change the numbers
-        res = audit_result(problem, backend.solve(problem, **options))
+        res = _identifiability(problem, audit_result(problem, backend.solve(problem, **options)))
     unit = getattr(problem, "unit", None)
     return res if res.unit is not None or unit is None else res.replace(unit=unit)
+
+
+def _raise_form_error(problem: Problem, backend: Any) -> None:
+    """Re-raise the typed error a solver's form raised while ``can_solve`` looked (it returns False on any)."""
+    from mechopt.errors import MechoptError
+
+    for form in getattr(backend, "forms", ()):
+        build = getattr(problem, form, None)
+        if callable(build):
+            try:
+                build()
+            except MechoptError:
+                raise
+            except Exception:  # not a typed reason: the SolverNotFound message stands
+                pass
+
+
+def _identifiability(problem: Problem, res: Result) -> Result:
+    """Add a note to the message when the returned channel cannot identify the input distribution.
+
+    Only for a channel Q (row-stochastic, one row per prior symbol) of a problem
+    with a prior: rank Q[S] < |S| over the inputs S of positive prior
+    (:func:`mechopt.mechanism.identify.identifiability_note`). The status is kept.
+    """
+    import numpy as np
+
+    from mechopt.mechanism.identify import identifiability_note
+    from mechopt.model._mechanism import _channel_matrix
+
+    prior = getattr(problem, "prior", None)
+    if not res.status.has_solution or prior is None or np.ndim(prior) != 1:
+        return res
+    Q = _channel_matrix(res.mechanism)
+    if Q is None or Q.shape[0] != np.size(prior) or Q.min() < 0 or not np.allclose(Q.sum(axis=1), 1.0):
+        return res
+    note = identifiability_note(Q, prior)
+    return res if note is None else res.replace(message=f"{res.message}; {note}" if res.message else note)
 
 
 def _what(problem: Problem) -> str:

@@ -24,6 +24,8 @@ __all__ = [
     "InputFileError",
     "MissingDependency",
     "NoChannelError",
+    "CertificateError",
+    "PlatformError",
 ]
 
 
@@ -62,3 +64,13 @@ class MissingDependency(MechoptError, ImportError):
 
 class NoChannelError(MechoptError, ValueError):
     """A result has no channel matrix Q (no mechanism, or one that is a density, covariance or plan)."""
+
+
+class CertificateError(ProblemError):
+    """A result whose certificate cannot be written as a checkable file (no dual evidence; a notion or
+    utility the standalone checker does not know)."""
+
+
+class PlatformError(MechoptError, OSError):
+    """A feature this platform cannot run: sweep locking needs POSIX ``fcntl``, isolated compare rows
+    and the time-limited SLSQP child need ``fork``. ``import mechopt`` and everything else work."""

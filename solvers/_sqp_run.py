@@ -10,6 +10,11 @@ into shared memory; the parent waits until the deadline, then kills the child an
 returns the last published point. Without ``fork`` (or without a limit) the loop
 runs in-process and stops at the first iteration boundary past the deadline.
 
+The candidates are the form's baselines (exactly feasible points, which are
+also the first starts) and the starts' end points, compared by the problem's
+value of the mechanism each one recovers to (``form.value_of``), not by the
+solver's objective at the raw point: a repair (SLSQP meets constraints only to
+its tolerance) can cost value, and the value reported is the one compared.
 Inside the loop a start's iterates are candidates too: when the limit stops a start,
 its best feasible iterate (the feasible start point at least) competes with the
 finished starts, so a hit limit still returns a point whenever one was seen.
@@ -40,20 +45,35 @@ import numpy as np
 from scipy.optimize import minimize
 
 from mechopt import settings
+from mechopt.errors import MechoptError
 
-__all__ = ["Best", "run_multistart", "feasible"]
+__all__ = ["Best", "run_multistart", "feasible", "scorer", "LOCAL", "REPAIRED", "BASELINE"]
 
 _POLL_S = 0.01
 """How often the parent looks at a forked child (seconds)."""
 
 
+#: Where the best point came from (:attr:`Best.origin`).
+LOCAL, REPAIRED, BASELINE = 0, 1, 2
+
+STAY = 1e-6
+"""Largest entry-wise move of a converged start from a baseline for the baseline to count as the local
+optimum it converged to (its value is then at least that end point's, which a repair may lower by ~1e-15)."""
+
+
 @dataclass
 class Best:
-    """The best feasible point so far and how it was reached.
+    """The best candidate so far and how it was reached.
 
-    ``stopped``: the time limit ended the loop; ``partial``: ``x`` is an iterate of
-    a start the limit stopped (not a converged point); ``capped``: the start that
-    gave ``x`` ended at ``max_iter``.
+    ``fun`` is its score: the problem's value of the recovered mechanism (``form.value_of``),
+    negated for a maximisation, so lower is better. ``origin``: ``LOCAL`` (a start's end point
+    within the constraints), ``REPAIRED`` (a start's end point that missed a constraint by more
+    than ``nlp_feasibility``, made private by the form's ``recover``) or ``BASELINE`` (baseline
+    number ``baseline``; ``confirmed`` when the start from it converged back to it, within
+    :data:`STAY` in every entry: a local optimum). ``start``: the index of the start that gave ``x``
+    (the baselines' starts come first), -1 for a baseline. ``stopped``: the time limit ended the
+    loop; ``partial``: ``x`` is an iterate of a start the limit stopped (not a converged point);
+    ``capped``: the start that gave ``x`` ended at ``max_iter``.
     """
 
     x: np.ndarray | None = None
@@ -63,6 +83,10 @@ class Best:
     capped: bool = False
     partial: bool = False
     stopped: bool = False
+    origin: int = LOCAL
+    baseline: int = -1
+    confirmed: bool = False
+    start: int = -1
 
 
 class _Deadline(Exception):
@@ -128,6 +152,30 @@ def feasible(form: Any, x: np.ndarray, tol: float | None = None) -> bool:
     return True
 
 
+def scorer(form: Any) -> Callable[[np.ndarray], float]:
+    """``score(x)``: the value of the mechanism recovered from x, negated for a maximisation (+inf if none)."""
+    sign = 1.0 if form.sense == "min" else -1.0
+
+    def score(x: np.ndarray) -> float:
+        try:
+            v = sign * float(form.value_of(x))
+        except (ArithmeticError, ValueError, MechoptError):  # e.g. a row clipped to zero, a singular channel
+            return np.inf
+        return v if np.isfinite(v) else np.inf
+
+    return score
+
+
+def _rank(origin: int, capped: bool = False) -> int:
+    """Who wins a tie: a converged start's point, then a baseline, a repaired end point, a capped start's point."""
+    return {LOCAL: 0, BASELINE: 1, REPAIRED: 2}[origin] if not capped else 3
+
+
+def _better(score: float, rank: int, best: Best) -> bool:
+    """Lower score wins; on a tie the lower :func:`_rank`."""
+    return score < best.fun or (score == best.fun and best.x is not None and rank < _rank(best.origin, best.capped))
+
+
 def _loop(
     form: Any,
     starts: np.ndarray,
@@ -136,21 +184,35 @@ def _loop(
     max_iter: int,
     deadline: float | None,
     publish: Callable[[Best], None],
+    baselines: np.ndarray | None = None,
 ) -> Best:
-    """Every start in turn until the deadline; ``publish(best)`` after each improvement."""
+    """The baselines as candidates, then every start (the baselines first) in turn until the deadline;
+    ``publish(best)`` on the way."""
     best = Best()
+    score = scorer(form)
+    base = np.empty((0, np.shape(starts)[1])) if baselines is None else np.asarray(baselines)
+    starts = np.vstack([base, starts])
+    for i, xb in enumerate(base):
+        sb = score(xb)
+        if np.isfinite(sb) and _better(sb, _rank(BASELINE), best):
+            best = Best(np.array(xb, copy=True), sb, origin=BASELINE, baseline=i, start=-1)
+    if best.x is not None:
+        publish(best)
     fun, jac = _bounded(form.fun, deadline), _bounded(form.jac, deadline)
     cons = _bounded_constraints(form.constraints, deadline)
-    for x0 in starts:
+    for k, x0 in enumerate(starts):
         if _past(deadline):
             best.stopped = True
             break
-        seen: dict[str, Any] = {"x": None, "fun": np.inf, "halted": False}
+        seen: dict[str, Any] = {"x": None, "fun": np.inf, "raw": np.inf, "halted": False}
 
         def consider(x: np.ndarray, f: float) -> None:
-            if np.isfinite(f) and f < min(seen["fun"], best.fun) and feasible(form, x):
-                seen["x"], seen["fun"] = np.array(x, copy=True), float(f)
-                publish(Best(seen["x"], seen["fun"], best.tried, best.iters, False, True, True))
+            if np.isfinite(f) and f < seen["raw"] and feasible(form, x):
+                seen["raw"] = f
+                s = score(x)
+                if s < min(seen["fun"], best.fun):
+                    seen["x"], seen["fun"] = np.array(x, copy=True), s
+                    publish(Best(seen["x"], s, best.tried, best.iters, False, True, True, start=k))
 
         def callback(intermediate_result: Any) -> None:
             consider(intermediate_result.x, float(intermediate_result.fun))
@@ -178,26 +240,64 @@ def _loop(
         if sol is None or seen["halted"]:  # the limit ended this start: keep its best iterate
             if seen["x"] is not None and seen["fun"] < best.fun:
                 best.x, best.fun, best.capped, best.partial = seen["x"], seen["fun"], False, True
+                best.origin, best.baseline, best.start = LOCAL, -1, k
             best.stopped = True
             if sol is not None:
                 best.iters += int(getattr(sol, "nit", 0) or 0)
             break
         best.tried += 1
         best.iters += int(getattr(sol, "nit", 0) or 0)
-        if np.isfinite(sol.fun) and sol.fun < best.fun and feasible(form, sol.x):
-            best.x, best.fun, best.partial = sol.x, float(sol.fun), False
-            best.capped = int(getattr(sol, "status", -1)) == (9 if method == "SLSQP" else 0)
+        _take(form, sol, method, score, best, k)
+        if k == best.baseline and best.origin == BASELINE and _converged_back(form, sol, x0, method):
+            best.confirmed = True
         publish(best)
     return best
 
 
+def _converged_back(form: Any, sol: Any, x0: np.ndarray, method: str) -> bool:
+    """Whether a start converged (not at max_iter, within the constraints) to a point within STAY of x0."""
+    if _capped(sol, method) or not np.isfinite(sol.fun):
+        return False
+    return bool(np.max(np.abs(sol.x - x0)) <= STAY) and feasible(form, sol.x)
+
+
+def _take(form: Any, sol: Any, method: str, score: Callable[[np.ndarray], float], best: Best, k: int) -> None:
+    """Make a finished start's end point the best when its recovered mechanism is better."""
+    if not np.isfinite(sol.fun):
+        return
+    origin = LOCAL if feasible(form, sol.x) else REPAIRED if getattr(form, "repairs", False) else None
+    if origin is None:
+        return
+    s = score(sol.x)
+    capped = _capped(sol, method)
+    if np.isfinite(s) and _better(s, _rank(origin, capped and origin == LOCAL), best):
+        best.x, best.fun, best.partial, best.origin, best.baseline, best.confirmed = sol.x, s, False, origin, -1, False
+        best.capped, best.start = capped, k
+
+
+def _capped(sol: Any, method: str) -> bool:
+    """Whether a start stopped at max_iter."""
+    return int(getattr(sol, "status", -1)) == (9 if method == "SLSQP" else 0)
+
+
 def run_multistart(
-    form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_iter: int, deadline: float | None
+    form: Any,
+    starts: np.ndarray,
+    method: str,
+    kw: dict[str, Any],
+    max_iter: int,
+    deadline: float | None,
+    baselines: np.ndarray | None = None,
 ) -> Best:
-    """The best feasible point of the starts (see the module text for how the deadline is kept)."""
+    """The best candidate of the baselines and the starts; the baselines (exactly feasible points, rows)
+    are also the first starts (see the module text for how the deadline is kept)."""
+
+    def run(publish: Callable[[Best], None]) -> Best:
+        return _loop(form, starts, method, kw, max_iter, deadline, publish, baselines)
+
     if deadline is None or not hasattr(os, "fork"):
-        return _loop(form, starts, method, kw, max_iter, deadline, lambda b: None)
-    return _forked(form, starts, method, kw, max_iter, deadline)
+        return run(lambda b: None)
+    return _forked(run, int(np.shape(starts)[1]), deadline)
 
 
 class _Board:
@@ -207,7 +307,7 @@ class _Board:
 
     def __init__(self, n: int) -> None:
         self.n = n
-        self.slot_len = n + 7  # x, fun, tried, iters, capped, partial, stopped, has_x
+        self.slot_len = n + 11  # x, then the fields of Best after it, then has_x
         self.mem = mmap.mmap(-1, 8 * (2 + 2 * self.slot_len))  # MAP_SHARED | MAP_ANONYMOUS
         self.arr = np.frombuffer(self.mem, dtype=np.float64)
         self.arr[:2] = (-1.0, 0.0)
@@ -217,7 +317,8 @@ class _Board:
         s = self.arr[2 + k * self.slot_len : 2 + (k + 1) * self.slot_len]
         if b.x is not None:
             s[: self.n] = b.x
-        s[self.n :] = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.x is not None)
+        fields = (b.fun, b.tried, b.iters, b.capped, b.partial, b.stopped, b.origin, b.baseline, b.confirmed, b.start)
+        s[self.n :] = (*fields, b.x is not None)
         self.arr[0] = float(k)
 
     def read(self) -> Best:
@@ -225,7 +326,7 @@ class _Board:
         if k < 0:
             return Best()
         s = np.array(self.arr[2 + k * self.slot_len : 2 + (k + 1) * self.slot_len])
-        fun, tried, iters, capped, partial, stopped, has_x = s[self.n :]
+        fun, tried, iters, capped, partial, stopped, origin, baseline, confirmed, start, has_x = s[self.n :]
         return Best(
             s[: self.n] if has_x else None,
             float(fun),
@@ -234,18 +335,23 @@ class _Board:
             bool(capped),
             bool(partial),
             bool(stopped),
+            int(origin),
+            int(baseline),
+            bool(confirmed),
+            int(start),
         )
 
 
-def _forked(form: Any, starts: np.ndarray, method: str, kw: dict[str, Any], max_iter: int, deadline: float) -> Best:
-    """Run :func:`_loop` in a forked child; at the deadline kill it and read its last published point."""
-    board = _Board(int(np.asarray(starts).shape[1]))
+def _forked(run: Callable[[Callable[[Best], None]], Best], n: int, deadline: float) -> Best:
+    """``run(publish)`` (the loop over n-variable points) in a forked child; at the deadline kill it and
+    read its last published point."""
+    board = _Board(n)
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller
         os.close(r)
         try:
-            board.publish(_loop(form, starts, method, kw, max_iter, deadline, board.publish))
+            board.publish(run(board.publish))
             board.arr[1] = 1.0
         except BaseException as exc:  # told to the parent, which raises it
             os.write(w, f"{type(exc).__name__}: {exc}".encode()[:4000])

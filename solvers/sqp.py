@@ -1,13 +1,25 @@
 """``sqp``: scipy's SLSQP or trust-constr from many starts, on any problem's NLP form.
 
-A local method: it returns the best KKT point found over ``n_starts`` starts
-(drawn from ``seed``), with no certificate of global optimality
-(``certificate`` is None). Its status is ``locally_optimal`` when that start
-converged, ``iteration_limit`` when it stopped at ``max_iter``, never
-``optimal`` (see ``docs/status``). A ``time_limit`` bounds the whole call, one
-scipy iteration included (the starts run in a forked child killed at the
-deadline, ``solvers/_sqp_run.py``); the status is then ``time_limit`` with the
-best feasible point seen, audited like any other answer.
+A local method with no certificate of global optimality (``certificate`` is
+None). It starts first from its form's baselines — for a channel design GRR
+(k-RR under LDP), the identity shrunk toward the product channel, the constant
+channel and the problem's closed form where one applies
+(:mod:`mechopt.programs.baselines`) — then from ``n_starts`` random starts drawn
+from ``seed``, and returns the best candidate by the value of the mechanism it
+reports (the baselines themselves included), so it is never worse than a
+baseline. End points that miss the constraints by more than ``nlp_feasibility``
+still count when the form repairs them into private channels.
+
+Its status says where the point came from (``extras["best_from"]``):
+``locally_optimal`` when a start converged there (or the start from the returned
+baseline converged back to it), ``feasible`` for a baseline no start beat or a
+repaired end point, ``iteration_limit`` when the winning start stopped at
+``max_iter``; never ``optimal`` (see ``docs/status``). Which local optimum
+SLSQP reaches depends on the CPU's OpenBLAS kernels: the numbers repeat on one
+machine and package set, not across CPUs. A ``time_limit`` bounds the whole
+call, one scipy iteration included (the starts run in a forked child killed at
+the deadline, ``solvers/_sqp_run.py``); the status is then ``time_limit`` with
+the best feasible point seen, audited like any other answer.
 
 Examples
 --------
@@ -17,8 +29,10 @@ Examples
 >>> r = mechopt.solve(prob, solver="sqp", n_starts=4)
 >>> r.status.value, r.certificate is None, r.violation <= 1e-7
 ('locally_optimal', True, True)
->>> r.proof is None, r.message.startswith("best local optimum of 4 starts")
-(True, True)
+>>> r.extras["starts"], sorted(r.extras["baselines"]), r.extras["best_from"].startswith(("random", "start"))
+(7, ['GRR', 'constant', 'shrunk identity'], True)
+>>> r.value <= min(r.extras["baselines"].values())       # a minimised histogram MSE: never worse
+True
 """
 
 from __future__ import annotations
@@ -32,7 +46,7 @@ from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.solver import Solver
 from mechopt.programs.nlp import MAX_DENSE_BYTES, dense_jacobian_bytes
 from mechopt.results.result import Result, Status
-from mechopt.solvers._sqp_run import run_multistart
+from mechopt.solvers._sqp_run import BASELINE, REPAIRED, STAY, Best, run_multistart
 
 __all__ = ["SQPSolver", "SOLVERS", "MAX_VARIABLES"]
 
@@ -95,9 +109,11 @@ class SQPSolver(Solver):
                 f"{need / 2**30:.2f} GiB (limit {MAX_DENSE_BYTES / 2**30:.2f} GiB); use "
                 "method='trust-constr' (keeps them sparse) or solver='exact' (certified)"
             )
-        starts = form.starts(np.random.default_rng(opts["seed"]), n)
+        named = list(form.baselines()) if form.baselines is not None else []
+        base = np.array([x for _, x in named]) if named else None
+        starts = form.starts(np.random.default_rng(opts["seed"]), n)  # after the baselines (run_multistart)
         kw = {"ftol": opts["ftol"]} if method == "SLSQP" else {"gtol": opts["gtol"], "xtol": opts["xtol"]}
-        b = run_multistart(form, starts, method, kw, int(opts["max_iter"]), deadline)
+        b = run_multistart(form, starts, method, kw, int(opts["max_iter"]), deadline, base)
         if b.x is None:
             status = Status.TIME_LIMIT if b.stopped else Status.NUMERICAL_ERROR
             why = f"time limit reached before start {b.tried + 1} finished; " if b.stopped else ""
@@ -108,31 +124,72 @@ class SQPSolver(Solver):
                 objective=form.objective,
                 message=f"{why}no feasible local solution from {b.tried} finished starts",
             )
-        status = Status.TIME_LIMIT if b.stopped else Status.ITERATION_LIMIT if b.capped else Status.LOCALLY_OPTIMAL
-        if b.partial:
-            what = (
-                f"time limit reached during start {b.tried + 1}: best feasible iterate so far "
-                f"({b.tried} starts finished, {method}); not a local optimum"
-            )
-        elif b.stopped:
-            what = f"time limit reached after {b.tried} of {n} starts: best local optimum so far ({method})"
-        elif b.capped:
-            what = (
-                f"best point of {b.tried} starts ({method}); it stopped at max_iter={int(opts['max_iter'])} "
-                "before converging"
-            )
-        else:
-            what = f"best local optimum of {b.tried} starts ({method})"
+        values = {name: form.value_of(x) for name, x in named}
         return Result(
-            status=status,
+            status=_status(b),
             value=form.value_of(b.x),
             sense=form.sense,
             objective=form.objective,
             mechanism=form.recover(b.x),
             iterations=b.iters,
-            message=f"{what}; no certificate of global optimality",
-            extras={"starts": b.tried, "method": method},
+            message=f"{_what(b, named, len(named) + n, method, int(opts['max_iter']))}; "
+            "no certificate of global optimality",
+            extras={
+                "starts": b.tried,
+                "method": method,
+                "baselines": {k: float(v) for k, v in values.items() if np.isfinite(v)},
+                "best_from": _source(b, named),
+            },
         )
+
+
+def _status(b: Best) -> Status:
+    """A hit limit is a status; a converged start's point is locally optimal, and so is a baseline the start
+    from which converged back to it; another baseline, or a repaired end point, is feasible (audited, not a
+    verified local optimum)."""
+    if b.stopped:
+        return Status.TIME_LIMIT
+    if b.origin == REPAIRED or (b.origin == BASELINE and not b.confirmed):
+        return Status.FEASIBLE
+    return Status.ITERATION_LIMIT if b.capped else Status.LOCALLY_OPTIMAL
+
+
+def _source(b: Best, named: list) -> str:
+    """Where the returned point came from: ``baseline NAME``, ``start from NAME`` or ``random start K``."""
+    if b.origin == BASELINE:
+        return f"baseline {named[b.baseline][0]}"
+    if b.start < len(named):
+        return f"start from {named[b.start][0]}"
+    return f"random start {b.start - len(named) + 1}"
+
+
+def _what(b: Best, named: list, n: int, method: str, max_iter: int) -> str:
+    """The message's first part: where the returned point came from."""
+    of = f"{b.tried} starts ({len(named)} from the baselines, {method})" if named else f"{b.tried} starts ({method})"
+    if b.partial:
+        return (
+            f"time limit reached during start {b.tried + 1}: best feasible iterate so far "
+            f"({b.tried} starts finished, {method}); not a local optimum"
+        )
+    if b.origin == BASELINE and b.stopped:
+        return (
+            f"time limit reached after {b.tried} of {n} starts: the best point so far is the baseline "
+            f"{named[b.baseline][0]}; not a local optimum"
+        )
+    if b.origin == BASELINE:
+        head = f"the baseline {named[b.baseline][0]}: no start improved it ({of})"
+        back = f"; the start from it converged back to it (within {STAY:g}), a local optimum"
+        return head + (back if b.confirmed else "")
+    if b.stopped:
+        return f"time limit reached after {b.tried} of {n} starts: best local optimum so far ({method})"
+    if b.origin == REPAIRED:
+        return (
+            f"best of {of}: a start's end point that missed the constraints by more than nlp_feasibility, "
+            "made private; not a verified local optimum"
+        )
+    if b.capped:
+        return f"best point of {of}; it stopped at max_iter={max_iter} before converging"
+    return f"best local optimum of {of}"
 
 
 SOLVERS = {"sqp": SQPSolver}

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,3 +41,26 @@ def sweep_spec(tmp_path: Path) -> Callable[..., Path | str]:
         return path
 
     return make
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def cli(capsys):
+    """``cli(*argv)`` → Run(code, out, err): ``mechopt.cli.main`` run in-process with its streams captured."""
+    from mechopt.cli import main
+
+    def run(*argv: str) -> Run:
+        code = main([str(a) for a in argv])
+        cap = capsys.readouterr()
+        return Run(code, cap.out, cap.err)
+
+    return run

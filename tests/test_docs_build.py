@@ -27,6 +27,8 @@ def test_docs_build_warning_free(tmp_path: Path) -> None:
     shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns(*GENERATED, "__pycache__"))
     (tmp_path / "benchmarks").mkdir()  # performance.md includes ../benchmarks/RESULTS.md
     shutil.copy(ROOT / "benchmarks" / "RESULTS.md", tmp_path / "benchmarks" / "RESULTS.md")
+    (tmp_path / "mechopt").mkdir()  # howto/certificates.rst offers ../../mechopt/certcheck.py for download
+    shutil.copy(ROOT / "mechopt" / "certcheck.py", tmp_path / "mechopt" / "certcheck.py")
     out = tmp_path / "html"
     env = {**os.environ, "MECHOPT_REPO_ROOT": str(ROOT), "MPLBACKEND": "Agg"}
     proc = subprocess.run(

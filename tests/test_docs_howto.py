@@ -10,28 +10,47 @@ import pytest
 HOWTO = Path(__file__).resolve().parents[1] / "docs" / "howto"
 
 
-def _run(page: str) -> doctest.TestResults:
-    """Doctest one how-to page (ellipsis and whitespace-insensitive, as the docs are written)."""
+def _doctest_page(name: str) -> doctest.TestResults:
     return doctest.testfile(
-        str(HOWTO / page), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+        str(HOWTO / name), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     )
 
 
 @pytest.mark.timeout(300)
 def test_dask_sweeps_recipe_runs() -> None:
     pytest.importorskip("distributed")
-    res = _run("dask_sweeps.rst")
+    res = _doctest_page("dask_sweeps.rst")
     assert res.attempted >= 10 and res.failed == 0, res
 
 
 @pytest.mark.timeout(300)
 def test_certified_at_scale_recipe_runs() -> None:
-    res = _run("certified_at_scale.rst")
+    res = _doctest_page("certified_at_scale.rst")
     assert res.attempted >= 12 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_certificates_recipe_runs() -> None:
+    res = _doctest_page("certificates.rst")
+    assert res.attempted >= 15 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_design_to_data_recipe_runs() -> None:
+    res = _doctest_page("design_to_data.rst")
+    assert res.attempted >= 25 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_from_csv_to_estimate_recipe_runs(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("pandas")
+    monkeypatch.chdir(tmp_path)  # the recipe changes directory; restore it afterwards
+    res = _doctest_page("from_csv_to_estimate.rst")
+    assert res.attempted >= 20 and res.failed == 0, res
 
 
 @pytest.mark.timeout(300)
 def test_geo_indistinguishability_recipe_runs() -> None:
     pytest.importorskip("matplotlib")
-    res = _run("geo_indistinguishability.rst")
+    res = _doctest_page("geo_indistinguishability.rst")
     assert res.attempted >= 15 and res.failed == 0, res

@@ -7,9 +7,12 @@ machine)::
 
     mechopt compare   [--problem ID ...] [--solver NAME ...] [--json] [--plot DIR]
     mechopt design    (--problem ID | --spec FILE.toml | --notion N --utility U --prior P --eps E ...)
-                      [--solver NAME] [--json] [--out FILE]
+                      [--solver NAME] [--json] [--out FILE] [--certificate FILE]
+    mechopt check     CERTIFICATE [--json]
     mechopt verify    [--paper lip|kss|fisher|gauss] [--json]
     mechopt audit     MECHANISM.json --prior P [--json]
+    mechopt randomize MECH DATA --column COL [--seed S] --out REPORTS
+    mechopt estimate  MECH REPORTS --column COL [--method linear|em|posterior] [--consistency C] [--ci L] [--json]
     mechopt reproduce FIGURE_ID ... [--out DIR] [--json] [--list] [--quick]
     mechopt sweep     SPEC.toml [--out FILE.jsonl] [--jobs N] [--scheduler ADDRESS] [--resume]
                       [--solver NAME ...]
@@ -60,6 +63,8 @@ EPILOG = """examples:
   mechopt compare                                   # every catalog problem x every solver
   mechopt design --notion lip --utility mse --prior 0.1,0.2,0.7 --values 0,1,2 --eps 1 --out mech.json
   mechopt audit mech.json --prior 0.1,0.2,0.7       # smallest eps under LDP, LIP, MIP
+  mechopt design --notion ldp --utility mi --prior 0.1,0.2,0.7 --eps 1 --certificate cert.json
+  mechopt check cert.json                           # exact re-check (also: python certcheck.py cert.json)
   mechopt verify --paper lip --json                 # the theorems, checked numerically
   mechopt sweep lip-tradeoff --out lip.jsonl --plot lip.png
 exit codes: 0 ok; 1 no answer (no solution, a mechanism that fails its audit, a failed figure);
@@ -77,6 +82,8 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
     import mechopt.cli.audit as cli_audit
+    import mechopt.cli.check as cli_check
+    import mechopt.cli.data as cli_data
     import mechopt.cli.design as cli_design
     import mechopt.cli.run as cli_run
     import mechopt.cli.sweep as cli_sweep
@@ -90,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_check, cli_sweep):
         mod.register(sub)
     return parser
 
@@ -107,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     show_tb = "--traceback" in argv
+    argv = [a for a in argv if a != "--traceback"]  # accepted anywhere: after the subcommand too
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -123,7 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("interrupted")
     except BrokenPipeError:  # `mechopt ... | head`
         return 0
-    except (CLIError, MechoptError, OSError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+    except CLIError as exc:  # a usage error: its traceback is argparse's, never useful
+        return _fail(_describe(exc))
+    except (MechoptError, OSError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         if show_tb:
             traceback.print_exc()
         return _fail(_describe(exc))

@@ -47,6 +47,9 @@ from mechopt.results.result import Status, vocabulary
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
+#: Seconds a design runs before its status line appears by default (on a terminal, without --json).
+PROGRESS_DELAY = 3.0
+
 DESIGN_EPILOG = (
     "The result's status says what is proven: exact and search (certificate), conic (convex),\n"
     "spectral (eigenproblem) and a closed form inside its proven region (theorem) may say\n"
@@ -78,7 +81,12 @@ def register(sub: Any) -> None:
     src.add_argument("--spec", metavar="FILE.toml", help="a TOML design spec (or a built-in spec name)")
     src.add_argument("--notion", help="ldp, lip, mip, graph-ldp, metric-ldp")
     src.add_argument("--utility", help=utility_help())
-    src.add_argument("--prior", metavar="P", help="0.1,0.2,0.7 | uniform:d | a .npy/.txt file")
+    src.add_argument(
+        "--prior",
+        metavar="P",
+        help="0.1,0.2,0.7 | uniform:d | a .npy, .txt or .csv file (numbers, or label,probability lines "
+        "with an optional header: the labels name the inputs)",
+    )
     src.add_argument("--eps", help="privacy level ε > 0")
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
@@ -121,11 +129,31 @@ def register(sub: Any) -> None:
         "FILE.npy (large designs); mechopt audit reads both",
     )
     p.add_argument(
+        "--certificate",
+        metavar="FILE",
+        help="write the certificate (problem, Q, dual evidence; docs: howto/certificates) to FILE.json for "
+        "'mechopt check FILE' or the standalone certcheck.py (exact solver; ldp, lip, graph-ldp, metric-ldp, "
+        "cip with mse, histogram, mi)",
+    )
+    p.add_argument(
         "--plot",
         metavar="FILE",
         help="draw the mechanism (heatmap of Q with the prior and posteriors) to FILE (.png, .pdf, .svg)",
     )
+    p.add_argument(
+        "--compare-baselines",
+        action="store_true",
+        help="compare the design with GRR, OUE and the best k-subset at the same eps on this prior: the variance "
+        "of each one's unbiased frequency estimate (or EM's error where none is unbiased) and the design's objective",
+    )
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a status line on stderr while the solver works (column-generation rounds, columns, gap, "
+        f"time); default: on a terminal after {PROGRESS_DELAY:g} s, never on a pipe or with --json",
+    )
     p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
     p.set_defaults(handler=run_design)
 
@@ -298,8 +326,9 @@ def problem_table() -> list[dict[str, Any]]:
 
 
 def _check_not_input(args: argparse.Namespace) -> None:
-    """Refuse an ``--out`` that is one of the run's inputs (prior, graph, spec or a file the spec names)."""
-    if not args.out:
+    """Refuse an ``--out``, ``--plot`` or ``--certificate`` that is one of the run's inputs (prior, graph,
+    spec or a file the spec names) or another of these outputs."""
+    if not (args.out or args.certificate):
         return
     from mechopt.io.files import check_distinct, files_named
 
@@ -316,7 +345,18 @@ def _check_not_input(args: argparse.Namespace) -> None:
         inputs["--spec file"] = spec_path
         spec = read_toml(spec_path)
         inputs["file named in the spec"] = files_named([spec.get("params", {})], spec_path.parent)
-    check_distinct({"--out": args.out}, inputs)
+    check_distinct({"--out": args.out, "--plot": args.plot, "--certificate": args.certificate}, inputs)
+
+
+def _status_line(args: argparse.Namespace) -> Any:
+    """The ``--progress`` status line: asked for (shown at once), or by default on a terminal stderr without
+    ``--json`` after :data:`PROGRESS_DELAY` seconds; never with ``--no-progress``."""
+    from mechopt.runtime.progress import StatusLine
+
+    asked = getattr(args, "progress", None)
+    if asked is None:
+        return StatusLine("design", enabled=None if not args.json else False, delay=PROGRESS_DELAY)
+    return StatusLine("design", enabled=asked, delay=0.0)
 
 
 def run_design(args: argparse.Namespace) -> int:
@@ -336,10 +376,12 @@ def run_design(args: argparse.Namespace) -> int:
             )
         return 0
 
-    from mechopt.cli._common import check_out_file
+    from mechopt.cli._common import check_out_file, check_plot_format
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
+    check_plot_format(args.plot)  # matplotlib there and able to write it, before the solve
+    check_out_file(args.certificate, "--certificate")
     _check_not_input(args)
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:  # printed as one "mechopt: warning:" line each
@@ -352,7 +394,10 @@ def run_design(args: argparse.Namespace) -> int:
                 "verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
                 "document only; drop --json or the verbose option"
             )
-        res = solve(problem, solver=solver, **options)
+        with _status_line(args) as line:
+            if line.enabled:
+                options["progress"] = line.update
+            res = solve(problem, solver=solver, **options)
     from mechopt.cli.design_report import show_warnings
 
     show_warnings(caught)
@@ -364,12 +409,27 @@ def run_design(args: argparse.Namespace) -> int:
 
     as_json = args.json or (args.out and not args.out.lower().endswith(".npy"))
     doc = design_document(problem, res, notes) if as_json else None
-    if args.out:
+    if args.certificate:
+        res.save_certificate(args.certificate)
+    failed = res.status is Status.INFEASIBLE_POINT
+    if args.out and failed and args.out.lower().endswith(".npy"):  # exit 1 below; the report still prints
+        from mechopt.cli._common import printable
+        from mechopt.cli.design_report import unsafe_npy
+
+        print(f"mechopt: error: {printable(unsafe_npy(args.out))}", file=sys.stderr)
+    elif args.out:
         write_out(args.out, res, doc)
     if args.plot:
         write_plot(args.plot, problem, res)
+    from mechopt.cli.design_report import baselines_document
+
+    cmp = baselines_document(args, problem, res)
     if args.json:
-        emit_json(doc)
+        emit_json(doc if cmp is None else {**doc, "baselines": cmp})
     else:
         print(describe(problem, res))
+        if cmp is not None:
+            from mechopt.cli.design_report import baselines_table
+
+            print(baselines_table(cmp))
     return 0 if res.status.has_solution and res.status is not Status.INFEASIBLE_POINT else 1

@@ -65,6 +65,8 @@ def _kind(mode: int) -> str:
 
 
 def _human(n: int) -> str:
+    if n >= 1024 * MIB:
+        return f"{n / (1024 * MIB):.3g} GiB"
     return f"{n / MIB:.3g} MiB" if n >= MIB else f"{n} bytes"
 
 
@@ -113,9 +115,10 @@ def read_input(
                 f"{what} {p!r} is {_kind(st.st_mode)}, not a regular file: save the data to a file and give that"
             )
         if st.st_size > max_bytes:
-            raise error(
-                f"{what} {p!r} is {_human(st.st_size)}, more than the {_human(max_bytes)} a {what} may have; {too_big}"
-            )
+            size, limit = _human(st.st_size), _human(max_bytes)
+            if size == limit:  # 1 GiB + 128 bytes: both print as 1.02e+03 MiB
+                size, limit = f"{st.st_size:,} bytes", f"{max_bytes:,} bytes"
+            raise error(f"{what} {p!r} is {size}, more than the {limit} a {what} may have; {too_big}")
         chunks, total = [], 0
         while True:  # the size may change under us: never read past max_bytes
             chunk = os.read(fd, min(MIB, max_bytes + 1 - total))

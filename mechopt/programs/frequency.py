@@ -18,10 +18,12 @@ K = H(HM + MH)H, is
 
     ∇V = 2 H² Q Λ − 2 K Q + P wᵀ,    w_y = ‖R[:, y]‖².
 
-The first start is the identity shrunk toward the product channel 1Pᵀ as
-little as the notion allows (under LDP at a uniform prior that is k-RR at
-level ε); the others are random private channels. A singular Q has no
-unbiased estimator: V is +inf there and the starts keep away from it.
+Its baselines (:mod:`mechopt.programs.baselines`) are GRR (k-RR under LDP)
+and the identity shrunk toward the product channel 1Pᵀ as little as the
+notion allows (the constant channel has no unbiased estimator); ``sqp``
+starts from them and from random private channels and never returns worse
+than them. A singular Q has no unbiased estimator: V is +inf there and the
+starts keep away from it.
 
 Examples
 --------
@@ -35,17 +37,14 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from mechopt.model.forms import ColumnProgram, NLPForm
+from mechopt.programs.baselines import channel_baselines, shrunk_identity
 from mechopt.programs.linear import make_private
 from mechopt.programs.nlp import channel_constraints, last_point, private_starts
 
 __all__ = ["freq_var", "freq_var_grad", "freq_var_nlp", "shrunk_identity"]
-
-_BISECTIONS = 60
 
 
 def freq_var(Q: np.ndarray, prior: np.ndarray) -> float:
@@ -93,39 +92,11 @@ def _value_grad(Q: np.ndarray, P: np.ndarray, grad: bool) -> tuple[float, np.nda
     return val, 2 * H2 @ Q * lam - 2 * K @ Q + np.outer(P, w)
 
 
-def shrunk_identity(prior: np.ndarray, notion: Any) -> np.ndarray:
-    """t I + (1 − t) 1Pᵀ with the largest t (bisection) that ``notion`` audits as private.
-
-    >>> import numpy as np
-    >>> from mechopt.notions import LDP
-    >>> Q = shrunk_identity(np.full(3, 1 / 3), LDP(1.0))        # k-RR: Q[x, x] / Q[x, y] = e^ε
-    >>> round(float(Q[0, 0] / Q[0, 1]), 6) == round(float(np.e), 6)
-    True
-    """
-    P = np.asarray(prior, float)
-    eye, base = np.eye(P.size), np.tile(P, (P.size, 1))
-    lo, hi = 0.0, 1.0
-    if notion.epsilon(eye, P) <= notion.eps:
-        return eye
-    for _ in range(_BISECTIONS):
-        mid = (lo + hi) / 2
-        if notion.epsilon(mid * eye + (1 - mid) * base, P) <= notion.eps:
-            lo = mid
-        else:
-            hi = mid
-    return lo * eye + (1 - lo) * base
-
-
 def freq_var_nlp(prog: ColumnProgram) -> NLPForm:
     """The NLP of a frequency-estimation design on the support (``prog`` from ``problem.reduced()``)."""
     P = prog.prior
     d = P.size
     constraints = channel_constraints(prog, d)
-    random_starts = private_starts(prog, d)
-    first = shrunk_identity(P, prog.notion).ravel()
-
-    def starts(rng: np.random.Generator, n: int) -> np.ndarray:
-        return np.vstack([first[None, :], random_starts(rng, n - 1)]) if n > 1 else first[None, :]
 
     def fun(x: np.ndarray) -> float:
         return freq_var(np.clip(x.reshape(d, d), 0.0, None), P)
@@ -143,9 +114,11 @@ def freq_var_nlp(prog: ColumnProgram) -> NLPForm:
         jac=jac,
         bounds=[(0.0, 1.0)] * (d * d),
         constraints=constraints,
-        starts=starts,
+        starts=private_starts(prog, d),
         recover=lambda x: prog.restore(private(x)),
         value_of=lambda x: freq_var(private(x), P),
         sense="min",
         objective=prog.objective,
+        baselines=lambda: [(name, Q.ravel()) for name, Q in channel_baselines(prog, d) if name != "constant"],
+        repairs=True,
     )

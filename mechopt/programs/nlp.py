@@ -32,6 +32,7 @@ from mechopt import settings
 from mechopt.model.forms import ColumnProgram, NLPForm
 from mechopt.model.info import mutual_information
 from mechopt.notions import MIP
+from mechopt.programs.baselines import channel_baselines
 from mechopt.programs.linear import make_private
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
@@ -176,11 +177,14 @@ def last_point(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray],
     return wrapper
 
 
-def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
+def channel_nlp(prog: ColumnProgram, outputs: int | None = None, closed: Callable[[], Any] | None = None) -> NLPForm:
     """Build the NLP of a channel design given on its support (a :class:`ColumnProgram`).
 
     ``outputs`` columns (default d); the recovered mechanism has the
-    zero-mass rows restored (``prog.restore``).
+    zero-mass rows restored (``prog.restore``). Its baselines are GRR, the shrunk
+    identity, the constant channel and the closed form ``closed()`` returns
+    (:mod:`mechopt.programs.baselines`). The objective is the normalised utility's
+    (values of order one, whatever their units); ``value_of`` maps it back with ``prog.scale``.
     """
     P = prog.prior
     d = P.size
@@ -214,9 +218,11 @@ def channel_nlp(prog: ColumnProgram, outputs: int | None = None) -> NLPForm:
         constraints=channel_constraints(prog, m),
         starts=private_starts(prog, m),
         recover=lambda x: prog.restore(private(x)),
-        value_of=lambda x: float(util.value(private(x), P)),
+        value_of=lambda x: float(prog.scale * util.value(private(x), P)),  # the program is unit-free
         sense=util.sense,
         objective=prog.objective,
+        baselines=lambda: [(name, Q.ravel()) for name, Q in channel_baselines(prog, m, closed)],
+        repairs=True,
     )
 
 

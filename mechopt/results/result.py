@@ -29,21 +29,13 @@ import numpy as np
 
 from mechopt.model._mechanism import _channel_matrix, mechanism_dict
 from mechopt.results._json import jsonable
-from mechopt.results.certificate import GAP_FLOORS, Certificate, gap_floor, relative_gap
-from mechopt.results.status import MEANINGS, PROOFS, Status, vocabulary
+from mechopt.results.certificate import Certificate, relative_gap  # noqa: F401
+from mechopt.results.status import MEANINGS, PROOFS, Status, vocabulary  # noqa: F401
 
-__all__ = [
-    "Status",
-    "Certificate",
-    "Result",
-    "jsonable",
-    "mechanism_dict",
-    "PROOFS",
-    "MEANINGS",
-    "vocabulary",
-    "GAP_FLOORS",
-    "gap_floor",
-]
+# Status, Certificate and the status/gap helpers stay importable from here (they moved to
+# results.status and results.certificate); __all__ names only what this module defines, so the
+# API pages document each class once where it is defined and once where users import it (mechopt).
+__all__ = ["Result", "jsonable", "mechanism_dict"]
 
 
 @dataclass(frozen=True)
@@ -183,6 +175,21 @@ class Result:
             ) from None
         raise NoChannelError(f"the mechanism is a {name}, not a channel matrix: use result.mechanism")
 
+    def to_mechanism(self, **kwargs: Any) -> Any:
+        """The designed channel as a :class:`mechopt.Mechanism`, ready to randomize data and estimate.
+
+        Keyword arguments go to :meth:`mechopt.Mechanism.from_result` (``prior``,
+        ``inputs``, ``outputs``: a Result does not hold the prior it was designed for).
+
+        >>> r = Result(status="optimal", value=0.5, sense="min", objective="mse", mechanism=[[1, 0], [0, 1]],
+        ...            notion="ldp", eps=40.0, proof="theorem")
+        >>> r.to_mechanism(prior=[0.5, 0.5]).claim
+        {'notion': 'ldp', 'eps': 40.0}
+        """
+        from mechopt.mechanism.core import Mechanism
+
+        return Mechanism.from_result(self, **kwargs)
+
     def plot(self, ax: Any = None, prior: Any = None, **kwargs: Any) -> Any:
         """Draw the mechanism as a heatmap, with the prior and posteriors when ``prior`` is given.
 
@@ -236,19 +243,32 @@ class Result:
         return replace(self, status=status, message=msg, proof=proof)
 
     @staticmethod
-    def gap_of(value: float, bound: float, objective: str | None = None) -> float:
-        """The certificate gap used throughout: |bound − value| / max(|bound|, floor(objective)).
+    def gap_of(value: float, bound: float) -> float:
+        """The certificate gap used throughout: |bound − value| / max(|bound|, |value|), 0 when they are equal.
 
-        Relative above the objective's floor (:data:`GAP_FLOORS`), absolute
-        (divided by the floor) below it: a value of 1.36e-9 against a bound of
-        1.41e-10 is 1.2e-6 apart, not "within 1e-7".
+        Relative at every magnitude, with no absolute floor (:func:`~mechopt.results.certificate.relative_gap`):
+        an MSE of 4.1e-24 against a bound of −3.0e-24 is not "within 1e-7" because both are small, and
+        values in other units (×s, the MSE ×s²) give the same gap.
 
-        >>> Result.gap_of(1.36e-9, 1.41e-10, "mse") > 1e-7
+        >>> Result.gap_of(4.1e-24, -3.0e-24) > 1
         True
-        >>> Result.gap_of(2.0, 2.0 + 1e-9, "mse") < 1e-9
+        >>> Result.gap_of(4.1e-24, 4.1e-24 * (1 - 1e-9)) < 1e-7
         True
+        >>> Result.gap_of(0.0, 0.0)
+        0.0
         """
-        return relative_gap(value, bound, objective)
+        return relative_gap(value, bound)
+
+    def save_certificate(self, path: str) -> None:
+        """Write this result's certificate file, claiming its status and value (:meth:`Certificate.save`)."""
+        from mechopt.errors import CertificateError
+
+        if self.certificate is None:
+            raise CertificateError(
+                f"this {self.status.value} result of solver {self.solver or '?'} has no certificate: checkable "
+                "certificates come from solver 'exact' (docs: howto/certificates)"
+            )
+        self.certificate.save(path, status=self.status.value, value=self.value, solver=self.solver, time_s=self.time_s)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the CLI contract (design.md)."""

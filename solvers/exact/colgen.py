@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,6 +51,7 @@ class ColGenResult:
     proven: bool  # whether the final pricing was exact
     iterations: int
     notes: list[str] = field(default_factory=list)
+    nu: np.ndarray | None = None  # the duals π that proved ``bound`` (bound = πᵀP + the pricer's bound)
 
 
 def _key(col: np.ndarray) -> bytes:
@@ -103,6 +105,7 @@ def column_generation(
     warm: bool = True,
     smoothing: float = 0.0,
     pool: int | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> ColGenResult:
     """Restricted master + pricing until the proven bound meets the master value.
 
@@ -110,7 +113,10 @@ def column_generation(
     ``warm`` the master LP is one HiGHS model re-solved from its last basis
     (:class:`~mechopt.solvers.exact.master.WarmMaster`), otherwise it is solved
     afresh each round. Gains are computed once per column. ``pool`` overrides
-    ``POOL_HIGH`` (columns per input kept by the warm master).
+    ``POOL_HIGH`` (columns per input kept by the warm master). ``progress``, when
+    given, is called after every round's pricing with ``round``, ``columns`` (in
+    the master), ``gain`` (the master's Σ μ) and ``bound`` (the best proven bound,
+    ``inf`` until a pricing pass proves one).
 
     ``smoothing`` = α ∈ [0, 1) is Wentges dual smoothing: once a pricing pass
     has returned a bound, the pricer is called at π = α·ν̂ + (1 − α)·ν, where
@@ -133,13 +139,14 @@ def column_generation(
     master = None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
     centre, misprice = None, False  # ν̂ (smoothing centre) and "price at ν next round"
+    best_nu = None  # the duals of the lowest bound so far (the certificate's ν)
     for it in range(1, max_iter + 1):
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
-            return ColGenResult("time_limit", master, R, bound, False, it - 1, notes)
-        master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left)
+            return ColGenResult("time_limit", master, R, bound, False, it - 1, notes, nu=best_nu)
+        master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
-            return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message])
+            return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)
         if wm is not None and R.shape[1] > high * P.size:
             R, mu = _prune(wm, master, keys)
         smoothed = smoothing > 0 and centre is not None and not misprice
@@ -151,19 +158,25 @@ def column_generation(
             lagrange = float(pi @ P) + pr.bound
             if lagrange < bound or centre is None:
                 centre = np.array(pi, float)
+            if lagrange < bound:
+                best_nu = np.array(pi, float)
             bound = min(bound, lagrange)
         elif pr.note.startswith("pricing MILP"):
             notes.append(pr.note)
-        if proven and bound - master.value <= tol * max(1.0, abs(bound)):
-            return ColGenResult("optimal", master, R, bound, proven, it, notes)
+        if progress is not None:
+            progress(round=it, columns=int(R.shape[1]), gain=float(master.value), bound=float(bound))
+        if proven and bound - master.value <= tol * max(abs(bound), abs(master.value)):  # relative: unit-free
+            return ColGenResult("optimal", master, R, bound, proven, it, notes, nu=best_nu)
         if smoothed and pr.rays.shape[1] == 0 and proven:
             misprice = True  # nothing to add at π: price at ν next round
             continue
         if pr.rays.shape[1] == 0:
             if not proven:
                 timed_out = deadline is not None and time.perf_counter() >= deadline
-                return ColGenResult("time_limit" if timed_out else "failed", master, R, bound, False, it, notes)
-            return ColGenResult("optimal", master, R, bound, proven, it, notes)
+                return ColGenResult(
+                    "time_limit" if timed_out else "failed", master, R, bound, False, it, notes, nu=best_nu
+                )
+            return ColGenResult("optimal", master, R, bound, proven, it, notes, nu=best_nu)
         fresh = [j for j in range(pr.rays.shape[1]) if _key(pr.rays[:, j]) not in keys]
         if smoothed:
             new_mu = gain(pr.rays[:, fresh]) if fresh else np.zeros(0)
@@ -181,16 +194,18 @@ def column_generation(
                 pr = _exact_pass(pricer, master.nu, deadline)
                 if pr.bound is not None and math.isfinite(pr.bound):
                     proven = True
+                    if float(master.nu @ P) + pr.bound < bound:
+                        best_nu = np.array(master.nu, float)
                     bound = min(bound, float(master.nu @ P) + pr.bound)
-            if proven and bound - master.value <= tol * max(1.0, abs(bound)):
-                return ColGenResult("optimal", master, R, bound, True, it, notes)
+            if proven and bound - master.value <= tol * max(abs(bound), abs(master.value)):
+                return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)
             if wm is not None and wm.tighten():
                 continue
             notes.append(
                 f"column generation stalled: the master LP's duals leave reduced costs up to "
                 f"{pr.bound if pr.bound is not None else float('nan'):.2g} on its own columns"
             )
-            return ColGenResult("stalled", master, R, bound, proven, it, notes)
+            return ColGenResult("stalled", master, R, bound, proven, it, notes, nu=best_nu)
         rays = pr.rays[:, fresh]
         keys.update(_key(rays[:, j]) for j in range(rays.shape[1]))
         if not smoothed:
@@ -199,4 +214,4 @@ def column_generation(
         mu = np.concatenate([mu, new_mu])
         if wm is not None:
             wm.add(rays, new_mu)
-    return ColGenResult("iteration_limit", master, R, bound, False, max_iter, notes)
+    return ColGenResult("iteration_limit", master, R, bound, False, max_iter, notes, nu=best_nu)

@@ -42,7 +42,7 @@ from mechopt.model.channel import merge_outputs
 from mechopt.model.forms import ColumnProgram
 from mechopt.results.result import Status
 from mechopt.solvers.exact.lp import dual_bound, solve_master
-from mechopt.solvers.exact.methods import Outcome, _classes, _left, orbit_count
+from mechopt.solvers.exact.methods import Outcome, _classes, _left, gain_units, orbit_count, reporter
 from mechopt.solvers.exact.orbits import pricing as _orbit_price
 from mechopt.solvers.exact.orbits import reduction as _symmetry
 from mechopt.solvers.exact.orbits.colgen import orbit_colgen
@@ -86,15 +86,25 @@ def _enumerate(cp, cl, kind, opts, deadline):
     m = solve_master(Rr, mu, cl.totals, time_limit=_left(deadline))
     if m.status != "optimal":
         return None, m.status, m.message
-    return (orb, m.theta, m.value, dual_bound(m.nu, cl.totals, Rr, mu), int(orb.n), 1), "optimal", ""
+    return (orb, m.theta, m.value, dual_bound(m.nu, cl.totals, Rr, mu), int(orb.n), 1, m.nu), "optimal", ""
 
 
 def _generate(cp, cl, kind, opts, deadline):
-    out = orbit_colgen(cl, kind, cp.utility, cp.notion.eps, max_iter=int(opts["max_iter"]), deadline=deadline)
+    with gain_units(cp):
+        out = orbit_colgen(
+            cl,
+            kind,
+            cp.utility,
+            cp.notion.eps,
+            max_iter=int(opts["max_iter"]),
+            deadline=deadline,
+            progress=reporter(cp, opts, "orbit column generation"),
+        )
     if out.orbits is None:
         return None, out.status, "orbit column generation failed"
     return (
-        (out.orbits, out.theta, out.value, out.bound, out.extras["orbit_columns_generated"], out.iterations),
+        # no duals: the bound is the lowest over rounds, not necessarily that of the last master's duals
+        (out.orbits, out.theta, out.value, out.bound, out.extras["orbit_columns_generated"], out.iterations, None),
         out.status,
         "",
     )
@@ -118,7 +128,8 @@ def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline:
     if sol is None:
         status = Status.TIME_LIMIT if st == "time_limit" else Status.NUMERICAL_ERROR
         return Outcome(status, None, math.inf, None, None, why or f"master LP: {st}", extras)
-    orb, theta, value, bound, ncols, iters = sol
+    orb, theta, value, bound, ncols, iters, class_nu = sol
+    nu = None if class_nu is None else input_duals(cl, class_nu)
     extras["orbit_columns"] = ncols
     status = {
         "optimal": Status.OPTIMAL,
@@ -133,7 +144,7 @@ def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline:
         log_out = float(np.logaddexp.reduce(logs))
         if log_out <= math.log(opts["max_outputs"] + 0.5):
             Q, _ = merge_outputs(_symmetry.materialise(orb, used, theta[used], cp.prior))
-            return Outcome(status, value, bound, Q / Q.sum(axis=1, keepdims=True), iters, "", extras)
+            return Outcome(status, value, bound, Q / Q.sum(axis=1, keepdims=True), iters, "", extras, nu=nu)
         msg = (
             f"outputs='orbits': ~10^{log_out / math.log(10):.1f} outputs > max_outputs={opts['max_outputs']}; "
             "returned a basic optimal mechanism (≤ d outputs) instead"
@@ -169,7 +180,16 @@ def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline:
             f"Q not materialised: {cp.d} × {plan.n_outputs} needs {gb(need)} > max_memory={gb(limit)}; "
             "extras['plan'] holds it (rows, sampling, exact privacy audit of its columns)",
         )
-    return Outcome(status, value, bound, Q, iters, msg, extras)
+    return Outcome(status, value, bound, Q, iters, msg, extras, nu=nu)
+
+
+def input_duals(cl, class_nu: np.ndarray) -> np.ndarray:
+    """Class duals as input duals (ν_x = ν of x's class): an orbit's LP column is its class totals, so
+    ν_classᵀ(class totals of r) = ν_inputsᵀr for every ray r and the bound over all rays is the same."""
+    nu = np.zeros(int(cl.m.sum()))
+    for members, v in zip(cl.members, class_nu):
+        nu[members] = v
+    return nu
 
 
 def _left_or_stop(deadline: float | None) -> None:

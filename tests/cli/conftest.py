@@ -1,39 +1,13 @@
-"""Helpers for the CLI tests: run ``mechopt.cli.main`` in-process and capture its streams."""
+"""Helpers for the CLI tests (the ``cli`` fixture itself is in tests/conftest.py, shared with tests/mechanism)."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from mechopt.cli import main
 
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-@pytest.fixture
-def cli(capsys):
-    """``cli(*argv)`` → Run(code, out, err)."""
-
-    def run(*argv: str) -> Run:
-        code = main([str(a) for a in argv])
-        cap = capsys.readouterr()
-        return Run(code, cap.out, cap.err)
-
-    return run
-
-
-def assert_one_line_error(run: Run) -> None:
+def assert_one_line_error(run: Any) -> None:
     """Exit 2, exactly one stderr line ``mechopt: error: ...``, no traceback, nothing on stdout."""
     assert run.code == 2, (run.code, run.err)
     lines = run.err.strip().splitlines()

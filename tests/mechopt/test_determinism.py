@@ -17,8 +17,9 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
-from threadpoolctl import threadpool_info
+from threadpoolctl import threadpool_info, threadpool_limits
 
 import mechopt
 from mechopt.io.catalog import parse_catalog
@@ -26,6 +27,8 @@ from mechopt.jobs.compare import DEFAULT_TIME_LIMIT, compare
 from mechopt.jobs.sweep.run import load_spec, sweep
 from mechopt.problems.design import ChannelDesign
 from mechopt.runtime import threads
+
+pytestmark = pytest.mark.kernel_sensitive  # .ci/run repeats it under other OpenBLAS kernels
 
 # uniform:6 at ε ≈ √10 is where the thread count changed the answer (values above); lip/histogram
 # differed in the last bits at every point.
@@ -72,7 +75,8 @@ def spec_path(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def serial(spec_path) -> dict[str, dict]:
     lines = sweep(spec_path)
-    assert len(lines) == 4 and all(ln["status"] == "locally_optimal" for ln in lines)
+    # a baseline no start improved is "feasible": which one wins depends on the CPU's BLAS kernels
+    assert len(lines) == 4 and all(ln["status"] in ("locally_optimal", "feasible") for ln in lines)
     return _numbers(lines)
 
 
@@ -113,12 +117,24 @@ def test_threaded_dask_worker_gives_the_serial_numbers(spec_path, serial) -> Non
     assert _numbers(lines) == serial
 
 
-def test_the_reported_point_is_the_single_thread_answer() -> None:
-    """The point of the report: 0.9618 (1 thread) vs 1.0474 (2 threads) before; the 1-thread answer now."""
+def test_the_reported_point_repeats_under_any_pool_size_and_is_never_worse_than_its_closed_form() -> None:
+    """The point of the report. Issue 15: 0.9618 with one BLAS thread and 1.0474 with two, on an AMD machine;
+    issue 26: 1.0474 single-threaded on an AVX-512 Intel machine. Which local optimum SLSQP reaches depends on
+    the CPU's OpenBLAS kernels, so no digits are pinned. What holds on every machine: within one process the
+    pool size the caller set changes nothing (bit for bit), the answer is never worse than the closed form
+    sqp starts from (kss Theorem 2.1, the k-subset mechanism) and never above the certified optimum."""
     prob = ChannelDesign.from_params(prior="uniform:6", notion="ldp", utility="mi", eps=3.1623)
-    r = mechopt.solve(prob, solver="sqp", seed=0, n_starts=4)
-    assert r.value == pytest.approx(0.9618027162467353, abs=1e-9)
-    assert r.status.value == "locally_optimal"
+    with threadpool_limits(limits=1):
+        one = mechopt.solve(prob, solver="sqp", seed=0, n_starts=4)
+    with threadpool_limits(limits=2):
+        two = mechopt.solve(prob, solver="sqp", seed=0, n_starts=4)
+    assert one.value == two.value and np.array_equal(one.Q, two.Q)
+    assert one.status.value in ("locally_optimal", "feasible")
+    closed = mechopt.solve(prob, solver="closed-form")
+    exact = mechopt.solve(prob, solver="exact")
+    assert closed.status.value == "optimal" and exact.status.value == "optimal"
+    assert one.value >= closed.value - 1e-12 * closed.value  # the same channel, fitted to 6 columns by an LP
+    assert one.value <= exact.certificate.bound + 1e-9
 
 
 def _blas_pools() -> list[int]:
@@ -199,5 +215,6 @@ def test_compare_jobs_1_and_2_give_identical_rows_without_a_time_limit(monkeypat
     assert seen and all("time_limit" not in o for o in seen)  # no wall-clock limit by default
     two = strip(compare(instances=inst, solvers=["exact", "sqp"], jobs=2))
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
-    assert {r["status"] for r in one} == {"optimal", "locally_optimal"}
+    assert {r["status"] for r in one if r["solver"] == "exact"} == {"optimal"}
+    assert {r["status"] for r in one if r["solver"] == "sqp"} <= {"locally_optimal", "feasible"}
     assert not any(r["status"] in ("time_limit", "iteration_limit") for r in one)

@@ -102,17 +102,25 @@ def _independent_audit(notion_name: str, Q: np.ndarray, P: np.ndarray) -> float:
     return float(terms.sum())
 
 
+def _never_worse(r, values) -> bool:
+    """r's value is at least as good as every value given (exactly: sqp returns its best candidate)."""
+    return all(r.value <= v if r.sense == "min" else r.value >= v for v in values)
+
+
 def _check(notion_name: str, prob: ChannelDesign, r, solver: str) -> None:
     assert r.solver == solver
     best, proof = HONEST[solver]
     # sqp's KKT point may miss the notion by more than the privacy tolerance (seen: mi × cip, 2.9e-7 nats, then
     # infeasible_point); the recovered mechanism is now mixed with the product channel until the audit passes
-    assert r.status in (best, Status.OPTIMAL_INACCURATE, Status.ITERATION_LIMIT), (r.status, r.message)
+    # sqp returns a baseline (GRR, the closed form, ...) that no start beat, or a repaired end point, as feasible
+    also = (Status.FEASIBLE,) if solver == "sqp" else ()
+    assert r.status in (best, Status.OPTIMAL_INACCURATE, Status.ITERATION_LIMIT, *also), (r.status, r.message)
     assert r.status is not Status.OPTIMAL or r.proof in PROOFS
     if r.status is Status.OPTIMAL:
         assert r.proof == proof
     if solver == "sqp":
         assert r.certificate is None and r.proof is None and "no certificate" in r.message
+        assert _never_worse(r, r.extras["baselines"].values()), (r.value, r.extras["baselines"])
     Q = r.Q
     assert Q.shape[0] == 3 and np.all(Q >= 0) and np.allclose(Q.sum(axis=1), 1.0, atol=1e-12)
     target = prob.notion.eps
@@ -124,6 +132,7 @@ def _check(notion_name: str, prob: ChannelDesign, r, solver: str) -> None:
     assert r.value == pytest.approx(prob.utility.value(Q, prob.prior), rel=1e-6, abs=1e-12)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("notion_name", list(NOTIONS))
 @pytest.mark.parametrize("utility", list(UTILITIES))
 def test_every_pair_designs_with_the_default_and_every_claiming_solver(utility, notion_name):
@@ -268,13 +277,18 @@ def _krr_freq_var(d: int, eps: float, P: np.ndarray) -> float:
     return (1 - 2 * q + d * q * q) / (p - q) ** 2 - P @ P
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("eps", [0.5, 2.0])
 @pytest.mark.parametrize("d", [3, 4])
 def test_freq_var_under_ldp_is_at_most_krr_and_above_the_no_privacy_bound(d, eps):
+    """k-RR is sqp's GRR baseline here: the answer is never above it (to the bisection's 2^-60 in its
+    weight), whichever local optimum this CPU's SLSQP reaches, and never below the no-privacy bound."""
     P = np.full(d, 1 / d)
     r = mechopt.design(prior=P, notion="ldp", utility="freq-var", eps=eps, seed=0)
-    assert r.solver == "sqp" and r.status is Status.LOCALLY_OPTIMAL and r.certificate is None
-    assert r.value <= _krr_freq_var(d, eps, P) * (1 + 1e-9)
+    assert r.solver == "sqp" and r.certificate is None
+    assert r.status in (Status.LOCALLY_OPTIMAL, Status.FEASIBLE), r.message
+    assert r.value <= _krr_freq_var(d, eps, P) * (1 + 1e-12)
+    assert _never_worse(r, r.extras["baselines"].values()) and "GRR" in r.extras["baselines"]
     # Var(R[:, Y]) ≥ Var(E[R[:, Y] | X]) = Var(e_X) = 1 − ‖P‖²: no channel beats observing X itself
     assert r.value > 1 - P @ P
     assert r.value == pytest.approx(FrequencyVariance().value(r.Q, P), rel=1e-9)

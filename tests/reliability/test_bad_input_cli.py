@@ -126,7 +126,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
         "design",
         "prior .npy with a pickled object",
         FLAGS + ["--prior", "{pickled}", "--eps", "1"],
-        "Object arrays cannot be loaded when allow_pickle=False",
+        "it holds Python objects (a pickled array), which are not read (allow_pickle=False)",
     ),
     # ---- design: ε -----------------------------------------------------------------------------------
     ("design", "eps zero", FLAGS + ["--prior", "0.3,0.7", "--eps", "0"], "eps must be a finite number > 0"),
@@ -457,6 +457,14 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("bench", "--out is a directory", ["bench", "--quick", "--out", "{dir}"], "is a directory"),
     ("mechopt", "unknown command", ["frobnicate"], "invalid choice: 'frobnicate'"),
     ("audit", "unknown flag", ["audit", "{good_q}", "--frob"], "unrecognized arguments: --frob"),
+    # ---- check ------------------------------------------------------------------------------------------------
+    ("check", "missing file", ["check", "{dir}/none.json"], "does not exist"),
+    ("check", "a directory", ["check", "{dir}"], "is a directory"),
+    ("check", "invalid JSON", ["check", "{badjson}"], "cannot read"),
+    ("check", "a mechanism file, not a certificate", ["check", "{good_q}"], '"format": "mechopt-certificate"'),
+    ("check", "bad tolerance", ["check", "{good_q}", "--gap", "x"], "invalid float value"),
+    ("design", "--certificate is a directory", FLAGS + OK + ["--certificate", "{dir}"], "is a directory"),
+    ("design", "--certificate for a local solver", FLAGS + OK + ["--certificate", "{dir}/c.json"], "no certificate"),
 ]
 
 
@@ -464,8 +472,10 @@ import sys  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared issue-19 rows (tests/ is not a package)
 from catalog_issue19 import CLI_CASES, cli_files  # noqa: E402  (issue 19 rows)
+from catalog_issue27 import CLI_CASES as CLI_CASES_27  # noqa: E402  (issue 27 rows)
+from catalog_issue27 import cli_files as cli_files_27  # noqa: E402
 
-CASES += CLI_CASES
+CASES += CLI_CASES + CLI_CASES_27
 
 
 def _run(capsys, argv: list[str]) -> tuple[int, str, str]:
@@ -476,12 +486,12 @@ def _run(capsys, argv: list[str]) -> tuple[int, str, str]:
 
 def test_catalog_is_large_and_covers_every_subcommand():
     assert len(CASES) >= 60
-    assert {c[0] for c in CASES} >= {"design", "audit", "compare", "verify", "reproduce", "sweep", "bench"}
+    assert {c[0] for c in CASES} >= {"design", "audit", "check", "compare", "verify", "reproduce", "sweep", "bench"}
 
 
 @pytest.mark.parametrize("cmd,what,argv,fragment", CASES, ids=[f"{c[0]}: {c[1]}" for c in CASES])
 def test_bad_input_is_one_line_exit_2(capsys, tmp_path, cmd, what, argv, fragment):
-    files = {**_files(tmp_path), **cli_files(tmp_path)}
+    files = {**_files(tmp_path), **cli_files(tmp_path), **cli_files_27(tmp_path)}
     args = [a.format(**files) for a in argv]
     if args[0] in ("design", "audit"):
         args.append("--json")  # --json must not turn an error into a JSON document

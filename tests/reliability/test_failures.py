@@ -188,6 +188,8 @@ def test_tiny_time_limit_is_a_time_limit_status(solver, problem, opts) -> None:
         ("exact", DESIGN, {"method": "colgen", "max_iter": 1}, "iteration limit"),
         ("sqp", DESIGN, {"max_iter": 1, "n_starts": 2}, "max_iter=1"),
         ("sqp", DESIGN, {"max_iter": 1, "n_starts": 2, "method": "trust-constr"}, "max_iter=1"),
+        ("sqp", "gauss", {"max_iter": 1, "n_starts": 2}, "max_iter=1"),  # no baselines: a capped start wins
+        ("sqp", "gauss", {"max_iter": 1, "n_starts": 2, "method": "trust-constr"}, "max_iter=1"),
         ("conic", "fisher", {"backend_options": {"max_iter": 1}}, "max_iter=1"),
         ("greedy", "gauss", {"max_iter": 1}, "max_iter"),
         ("gd-penalty", "gauss", {"max_iter": 1}, "max_iter=1"),
@@ -199,8 +201,12 @@ def test_iteration_limit_one_is_an_iteration_limit_status(solver, problem, opts,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = mechopt.solve(prob, solver=solver, **opts)
-    assert r.status is Status.ITERATION_LIMIT, (r.status, r.message)
-    assert words in r.message
+    if solver == "sqp" and not r.extras["best_from"].startswith("random start"):
+        # sqp's baselines: one no capped start beat (feasible) or whose start converged at once (locally_optimal)
+        assert r.status in (Status.FEASIBLE, Status.LOCALLY_OPTIMAL, Status.ITERATION_LIMIT), r.message
+    else:
+        assert r.status is Status.ITERATION_LIMIT, (r.status, r.message)
+        assert words in r.message
     if r.value is not None:
         assert np.isfinite(r.value) and r.violation is not None  # a limit with a point is audited
 
@@ -208,7 +214,7 @@ def test_iteration_limit_one_is_an_iteration_limit_status(solver, problem, opts,
 def test_iteration_limited_point_is_not_better_than_the_certified_optimum() -> None:
     exact = mechopt.solve(DESIGN, solver="exact")
     capped = mechopt.solve(DESIGN, solver="sqp", max_iter=1, n_starts=2)
-    assert capped.status is Status.ITERATION_LIMIT
+    assert capped.status is not Status.OPTIMAL and capped.certificate is None
     if capped.violation <= 1e-7:
         assert capped.value <= exact.certificate.bound + 1e-9
 

@@ -94,6 +94,7 @@ def test_ksubset_size_test_uses_no_big_integer(monkeypatch):
     assert mech.log_outputs / math.log(10) > 1e6
 
 
+@pytest.mark.kernel_sensitive
 def test_sqp_declines_large_problem_without_building_its_form(monkeypatch):
     """sqp.can_solve on a 20,000-symbol MIP design. Old: built the NLP form (3.26 GB) to answer no.
     New: decides from nlp_size (d² variables) and never calls nlp_form."""
@@ -114,7 +115,11 @@ def test_sqp_declines_large_problem_without_building_its_form(monkeypatch):
     small = ChannelDesign.from_params(prior="uniform:3", notion="mip", utility="mi", eps=1.0)
     assert SQPSolver().can_solve(small) is True
     monkeypatch.undo()
-    assert mechopt.solve(small, solver="sqp", n_starts=2).status.value == "locally_optimal"
+    # issue 26: on an AVX-512 machine both starts ended just outside I(X;Y) <= eps (numerical_error); now
+    # GRR is a baseline and such end points are repaired. Under MIP the best MI is min(eps, H(X)) = eps = 1.
+    r = mechopt.solve(small, solver="sqp", n_starts=2)
+    assert r.status.value in ("locally_optimal", "feasible"), r.message
+    assert r.value == pytest.approx(1.0, abs=1e-9) and r.violation == 0.0
 
 
 def test_time_limit_counts_selection(monkeypatch):
@@ -134,13 +139,16 @@ def test_time_limit_counts_selection(monkeypatch):
     assert r.status.value == "time_limit" and "selecting the solver" in r.message
 
 
+@pytest.mark.kernel_sensitive
 def test_sqp_deadline_stops_inside_a_start():
     """sqp with a limit far shorter than one start (d = 20 MIP, 1 start of about 2 s here, limit 0.2 s).
     Old: the limit was checked only between starts, so the one start ran to its end and no time_limit
     was reported. New: the start stops at the deadline, the status is time_limit, and the best feasible
-    iterate seen so far (the private start point at least) is returned, audited."""
+    point seen so far (a baseline at least) is returned, audited. (Where the limit falls, inside the
+    random start or after the baselines' starts, depends on the machine: run_multistart's own test in
+    test_issue19_limits stops inside a start.)"""
     prob = ChannelDesign.from_params(prior="uniform:20", notion="mip", utility="mi", eps=0.5)
     capped = mechopt.solve(prob, solver="sqp", n_starts=1, time_limit=0.2)
     assert capped.status.value == "time_limit"
-    assert "time limit reached during start 1: best feasible iterate so far" in capped.message
+    assert "time limit reached" in capped.message
     assert capped.mechanism is not None and capped.violation <= 1e-7

@@ -15,6 +15,7 @@ from mechopt.solvers.conic import ConicSolver
 from mechopt.testing import eps_values, priors
 
 
+@pytest.mark.kernel_sensitive
 @settings(max_examples=12, deadline=None)
 @given(priors(min_size=2, max_size=4), eps_values(0.2, 2.0))
 def test_sqp_mechanisms_are_row_stochastic_and_private(P, eps):
@@ -30,6 +31,7 @@ def test_sqp_mechanisms_are_row_stochastic_and_private(P, eps):
         assert r.violation <= 1e-7 and r.certificate is None
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("P1, eps", [(0.3, 0.8), (0.5, 0.3), (0.1, 2.0)])
 def test_sqp_binary_lip_beats_a_fine_grid(P1, eps):
     # binary survey under ε-LIP: q0 = P(Y=1|X=0), q1 = P(Y=0|X=1); brute force over a 801² grid

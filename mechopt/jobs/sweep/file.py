@@ -24,7 +24,6 @@ Examples
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import math
@@ -33,8 +32,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from mechopt.errors import ParamError, ProblemError
+from mechopt.errors import ParamError, PlatformError, ProblemError
 from mechopt.results.result import Status
+
+try:
+    import fcntl
+except ImportError:  # not POSIX (Windows): the rest of mechopt works; a sweep with --out says why it cannot lock
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["spec_id", "header_line", "read_lines", "SweepWriter"]
 
@@ -182,6 +186,11 @@ class SweepWriter:
         self._published = False
 
     def __enter__(self) -> "SweepWriter":
+        if fcntl is None:
+            raise PlatformError(
+                "sweep --out locks its output file with POSIX fcntl, which this platform lacks; "
+                "run the sweep without --out (results on stdout) or on Linux/macOS"
+            )
         try:
             self._lock_fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Check a mechopt certificate without mechopt: ``python certcheck.py FILE [--json]`` (docs/howto/certificates.rst).
+
+Standard library only, exact rational arithmetic. Every number of the file is a string read by
+``fractions.Fraction``; e^x and log x enter as rational intervals around the correctly rounded ``decimal``
+exp and ln. Q's rows are normalised exactly; privacy is checked at ε + the privacy tolerance; the value
+Σ_y μ(c_y) of Q is recomputed; every extreme ray r of the column cone is enumerated here (LDP patterns,
+LIP vertices, double description for graph-LDP and CIP), with e^ε replaced by an upper bound W (a larger
+cone: the bound stays valid), and the bound νᵀP + max_r (μ(r) − νᵀr), valid for every ν (1ᵀr = 1ᵀP = 1),
+is compared with the claims. Exit status: 0 verified, 1 rejected (the reason is printed), 2 unreadable file.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context
+from fractions import Fraction as F
+from functools import lru_cache, reduce
+
+TOLERANCES = {"row_sum": 1e-8, "privacy": 1e-7, "gap": 1e-7, "match": 1e-9, "floor": 1e-3}
+NOTIONS, UTILITIES, MAX_D = ("ldp", "lip", "graph-ldp", "metric-ldp", "cip"), ("mse", "histogram", "mi"), 20
+MAX_BYTES = 64 << 20
+DOWN, UP = Context(prec=50, rounding=ROUND_FLOOR), Context(prec=50, rounding=ROUND_CEILING)
+
+
+def _unique(pairs):  # a key twice in one object: readers disagree on which one counts
+    if len({k for k, _ in pairs}) < len(pairs):
+        raise BadFile("a key appears twice in one object: the file is ambiguous")
+    return dict(pairs)
+
+
+class BadFile(Exception):
+    """Not a readable certificate (exit 2)."""
+
+
+class Rejected(Exception):
+    """A claim of the certificate is false (exit 1)."""
+
+
+def num(v):
+    """An exact rational from a JSON integer or string ("1/3", "0.25", "-7")."""
+    if isinstance(v, bool) or not isinstance(v, (int, str)) or isinstance(v, str) and (not v.isascii() or "_" in v):
+        raise BadFile(f"number {v!r}: write numbers as strings (exact rationals, ASCII digits, no '_') or integers")
+    try:
+        return F(v)
+    except (ValueError, ZeroDivisionError):
+        raise BadFile(f"{v!r} is not a rational number") from None
+
+
+@lru_cache(maxsize=1 << 16)
+def enclose(fn, x):
+    """Rationals lo ≤ fn(x) ≤ hi, fn = "exp" or "ln": both increase and are correctly rounded by decimal (one
+    step further is a bound; an exact 0 is ln 1)."""
+    out = []
+    for ctx, step in ((DOWN, "next_minus"), (UP, "next_plus")):
+        r = getattr(ctx, fn)(ctx.divide(x.numerator, x.denominator))
+        out.append(F(r if r.is_zero() else getattr(r, step)(ctx)))
+    return tuple(out)
+
+
+def load(path):
+    """The certificate's data as exact numbers; BadFile when the file is not a certificate this checker reads."""
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:  # no FIFO, device or huge file
+            raise BadFile(f"{path} is not a regular file of at most {MAX_BYTES >> 20} MiB")
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh, object_pairs_hook=_unique)  # NaN/Infinity: floats, which num() refuses
+        if doc.get("format") != "mechopt-certificate" or doc.get("version") != 1:
+            raise BadFile('not a certificate of "format": "mechopt-certificate", "version": 1')
+        pb, nt, ut, cl = doc["problem"], doc["problem"]["notion"], doc["problem"]["utility"], doc["claim"]
+        c = dict(notion=nt["name"], eps=num(nt["eps"]), utility=ut["name"], status=cl["status"], sense=pb["sense"])
+        c.update(P=[num(v) for v in pb["prior"]], nu=[num(v) for v in doc["dual"]["nu"]], value=num(cl["value"]))
+        c.update(Q=[[num(v) for v in row] for row in doc["mechanism"]["Q"]], bound=num(cl["bound"]))
+        c.update(edges=[(int(u), int(v), num(w)) for u, v, w in nt.get("edges", [])], p=[*map(num, nt.get("p", []))])
+        c["a"] = [num(v) - num(ut.get("centre", 0)) for v in ut.get("values", [])]  # the MSE is shift-invariant
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        raise BadFile(f"cannot read {path}: {exc!r}") from None
+    d, P, Q = len(c["P"]), c["P"], c["Q"]
+    if not (1 <= d <= MAX_D and c["notion"] in NOTIONS and c["utility"] in UTILITIES):
+        raise BadFile(f"this checker takes 1 ≤ d ≤ {MAX_D}, notions {NOTIONS}, utilities {UTILITIES}; got d = {d}")
+    if min(P) <= 0 or abs(sum(P) - 1) > F(1, 10**9) or c["eps"] < 0 or len(c["nu"]) != d or len(Q) != d:
+        raise BadFile("need a positive prior summing to 1, eps ≥ 0, one dual and one row of Q per input")
+    if any(len(r) != len(Q[0]) for r in Q) or not Q[0] or c["sense"] != ("max" if c["utility"] == "mi" else "min"):
+        raise BadFile("rows of Q must have one equal, positive length; mi is maximised, mse and histogram minimised")
+    if (c["utility"] == "mse") != (len(c["a"]) == d) or any(not 0 <= min(e[:2]) <= max(e[:2]) < d for e in c["edges"]):
+        raise BadFile("mse (only) needs one value per input; edges must join inputs 0..d-1")
+    c["P"] = [p / sum(P) for p in P]
+    return c
+
+
+def stats(c):
+    """Posterior statistics g_k (LIP: the identity; CIP: P(D_i = j | S = s) from the users' priors p, exactly)."""
+    d = len(c["P"])
+    if c["notion"] == "lip":
+        return [[F(int(i == j)) for j in range(d)] for i in range(d)]
+
+    def pb(ps):  # the Poisson-binomial distribution of S = Σ_i D_i
+        out = [F(1)]
+        for q in ps:
+            out = [(1 - q) * a + q * b for a, b in zip(out + [0], [0] + out)]
+        return out
+
+    full, rows, p = pb(c["p"]), [], c["p"]
+    if len(full) != d:
+        raise BadFile(f"cip on {len(p)} users needs a prior over {len(full)} values of the sum")
+    for q in sorted(set(p)):
+        rest = pb(p[: p.index(q)] + p[p.index(q) + 1 :])
+        g = [q * rest[s - 1] / full[s] if s and full[s] else F(0) for s in range(d)]
+        rows += [g, [1 - x for x in g]]
+    return rows
+
+
+def pairs(c):
+    """(x, x', w): Q[x, y] ≤ e^{ε w} Q[x', y] (all pairs for ldp; the edges for graph- and metric-ldp)."""
+    if c["notion"] == "ldp":
+        return [(x, z, F(1)) for x in range(len(c["P"])) for z in range(len(c["P"])) if x != z]
+    return [e for u, v, w in c["edges"] for e in ((u, v, w), (v, u, w))]
+
+
+def check_private(c, Q, eps):
+    """Every constraint of the notion at level eps, against a rational lower bound on each exponential."""
+    P, ys = c["P"], range(len(Q[0]))
+    if c["notion"] in ("lip", "cip"):  # e^{-eps} m_k ≤ g_k·p_y ≤ e^{eps} m_k for the posterior p_y of output y
+        E, G = enclose("exp", eps)[0], stats(c)
+        for y, k in ((y, k) for y in ys for k in range(len(G))):
+            col = [p * row[y] for p, row in zip(P, Q)]
+            s, m = sum(a * b for a, b in zip(G[k], col)), sum(a * b for a, b in zip(G[k], P)) * sum(col)
+            if s > E * m or m > E * s:
+                raise Rejected(f"not private: output {y} breaks {c['notion']} statistic {k} at eps {float(eps)!r}")
+    for x, z, w in pairs(c) if c["notion"] not in ("lip", "cip") else []:
+        E = enclose("exp", eps * w)[0]
+        for y in (y for y in ys if Q[x][y] > E * Q[z][y]):
+            raise Rejected(f"not private: Q[{x}][{y}] > e^(eps w) Q[{z}][{y}] at eps {float(eps)!r}, w = {float(w)}")
+
+
+def feat(c, x, v):
+    """What mass v on input x adds to a column's features (1ᵀc, νᵀc, aᵀc, Σc², lo, hi of Σ c_x log(c_x/P_x))."""
+    lo, hi, u = *(enclose("ln", v / c["P"][x]) if c["utility"] == "mi" else (0, 0)), c["utility"]
+    return (v, c["nu"][x] * v, c["a"][x] * v if u == "mse" else 0, v * v if u == "histogram" else 0, v * lo, v * hi)
+
+
+def add(f, g):
+    return [a + b for a, b in zip(f, g)]
+
+
+def features(c, col):  # features a utility does not use stay the integer 0 (fast to add)
+    return reduce(add, (feat(c, x, v) for x, v in enumerate(col) if v), [0] * 6)
+
+
+def gain(c, f, upper):
+    """A lower or upper bound on μ(c) from c's features (exact for mse and histogram)."""
+    S, _, ac, sq, llo, lhi = f
+    if c["utility"] != "mi":
+        return ac * ac / S if c["utility"] == "mse" else sq / S
+    lo, hi = enclose("ln", S)  # μ(c) = Σ c_x log(c_x / P_x) − S log S
+    return lhi - S * lo if upper else llo - S * hi
+
+
+def dd(A, d):
+    """Extreme rays of {c ≥ 0 : A c ≥ 0}: double description in integers (each ray divided by its gcd), with
+    the combinatorial adjacency test on the constraints tight at each ray (a bitmask)."""
+    A = [[int(x * math.lcm(*(y.denominator for y in a))) for x in a] for a in A]
+    R = [([int(i == j) for j in range(d)], ((1 << d) - 1) ^ (1 << i)) for i in range(d)]
+    for k, a in enumerate(A, d):
+        v = [sum(ai * ri for ai, ri in zip(a, r)) for r, _ in R]
+        pos, neg, new = [i for i, t in enumerate(v) if t > 0], [i for i, t in enumerate(v) if t < 0], []
+        for i, j in ((i, j) for i in pos for j in neg):
+            z = R[i][1] & R[j][1]
+            if z.bit_count() >= d - 2 and not any(zl & z == z for n, (_, zl) in enumerate(R) if n not in (i, j)):
+                r = [v[i] * y - v[j] * x for x, y in zip(R[i][0], R[j][0])]
+                new.append(([t // math.gcd(*r) for t in r], z | 1 << k))
+        R = [R[i] for i in pos] + [(r, z | 1 << k) for t, (r, z) in zip(v, R) if t == 0] + new
+    return [[F(t) for t in r] for r, _ in R]
+
+
+def rays(c):
+    """Features of every extreme ray of the column cone with e^ε replaced by W ≥ e^ε (a cone containing it)."""
+    P, d, W = c["P"], len(c["P"]), enclose("exp", c["eps"])[1]
+    if c["notion"] == "ldp":  # c = P ∘ s, s ∈ {1, W}^d: feature sums over the patterns of each half, then pairs
+        half = [[[0] * 6], [[0] * 6]]
+        for x in range(d):
+            half[x % 2] = [add(f, feat(c, x, g)) for g in (P[x], W * P[x]) for f in half[x % 2]]
+        return (add(f, g) for f in half[0] for g in half[1])
+    if c["notion"] == "lip":  # vertices of {p ∈ simplex : P/W ≤ p ≤ min(WP, 1)}: all at a bound but one, j
+        lo, hi = [p / W for p in P], [min(W * p, F(1)) for p in P]
+        D = math.lcm(*(v.denominator for v in lo + hi))  # masses as integers over D: fast subset sums
+        ilo, ihi = [int(v * D) for v in lo], [int(v * D) for v in hi]
+        flo, fhi = [feat(c, x, v) for x, v in enumerate(lo)], [feat(c, x, v) for x, v in enumerate(hi)]
+
+        def lip():
+            for j, others in ((j, [x for x in range(d) if x != j]) for j in range(d)):
+                mass = [sum(ilo[x] for x in others)]
+                for x in others:
+                    mass += [s + ihi[x] - ilo[x] for s in mass]
+                for mask, s in ((m, s) for m, s in enumerate(mass) if ilo[j] <= D - s <= ihi[j]):
+                    fs = (fhi[x] if mask >> i & 1 else flo[x] for i, x in enumerate(others))
+                    yield reduce(add, fs, feat(c, j, F(D - s, D)))
+
+        return lip()
+    if c["notion"] == "cip":  # rows g_k·c ≥ m_k 1ᵀc / W and g_k·c ≤ W m_k 1ᵀc
+        G = stats(c)
+        ms = [sum(a * b for a, b in zip(g, P)) for g in G]
+        A = [[gx - m / W for gx in g] for g, m in zip(G, ms)] + [[W * m - gx for gx in g] for g, m in zip(G, ms)]
+        return (features(c, r) for r in dd(A, d))
+    A = [[enclose("exp", c["eps"] * w)[1] if i == z else -F(i == x) for i in range(d)] for x, z, w in pairs(c)]
+    return (features(c, [p * q for p, q in zip(P, r)]) for r in dd(A, d))  # q_x ≤ W_e q_x' on edges; c = P ∘ q
+
+
+def check(c, tol):
+    """The report on a loaded certificate, or Rejected with the first claim that fails."""
+    P, u, Q = c["P"], c["utility"], c["Q"]
+    for x, row in enumerate(Q):
+        if min(row) < 0 or abs(sum(row) - 1) > tol["row_sum"]:
+            raise Rejected(f"row {x} of Q is not a probability vector (sum {float(sum(row))!r})")
+    Q = [[q / sum(row) for q in row] for row in Q]
+    check_private(c, Q, c["eps"] + tol["privacy"])
+    cols = [features(c, [p * row[y] for p, row in zip(P, Q)]) for y in range(len(Q[0]))]
+    g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), None, 0
+    for f in rays(c):
+        t, count = (gain(c, f, True) - f[1]) / f[0], count + 1
+        worst = t if worst is None or t > worst else worst
+    g_bound = sum(n * p for n, p in zip(c["nu"], P)) + worst
+    mean, sq = sum(p * a for p, a in zip(P, c["a"])), sum(p * a * a for p, a in zip(P, c["a"]))
+    objectives = {"mse": (sq, sq - mean**2, -1), "histogram": (1, 1 - sum(p * p for p in P), -1), "mi": (0, 0, 1)}
+    offset, scale, sign = objectives[u]  # objective = offset + sign Σ μ; scale: its size, unit-free
+    value, bound, floor = offset + sign * g_value, offset + sign * g_bound, tol["floor"] * scale
+
+    def rel(x, ref):  # the gap: |x − ref| / max(|ref|, floor · the objective's scale)
+        den = max(abs(ref), floor)
+        return float(abs(x - ref) / den) if den else float(0 if x == ref else "inf")
+
+    if rel(c["value"], value) > tol["match"]:
+        raise Rejected(f"the value of Q is {float(value)!r}, not the claimed {float(c['value'])!r}")
+    if sign * (bound - c["bound"]) > tol["match"] * max(abs(c["bound"]), floor):
+        raise Rejected(
+            f"the duals do not prove the claimed bound {float(c['bound'])!r}, only {float(bound)!r}: a ray r has "
+            f"μ(r) − νᵀr = {float(worst):.3g}, above the claimed bound − νᵀP"
+        )
+    if c["status"] == "optimal" and rel(value, bound) > tol["gap"]:
+        raise Rejected(f"not optimal: value {float(value)!r}, bound {float(bound)!r}, gap {rel(value, bound):.3g}")
+    return dict(
+        value=float(value), bound=float(bound), gap=rel(value, bound), rays=count, inputs=len(P), outputs=len(Q[0])
+    )
+
+
+def run(path, tol=None):
+    """(exit status, report) for the certificate at ``path``: 0 verified, 1 rejected, 2 unreadable."""
+    tol, t0, out = {k: F(v) for k, v in {**TOLERANCES, **(tol or {})}.items()}, time.perf_counter(), {"file": path}
+    try:
+        c = load(path)
+        out.update(notion=c["notion"], utility=c["utility"], eps=float(c["eps"]), status=c["status"])
+        out.update(check(c, tol), verdict="verified")
+    except (Rejected, BadFile) as exc:
+        out.update(verdict="rejected" if isinstance(exc, Rejected) else "bad file", reason=str(exc))
+    out.update(time_s=round(time.perf_counter() - t0, 3), tolerances={k: float(v) for k, v in tol.items()})
+    return {"verified": 0, "rejected": 1}.get(out["verdict"], 2), out
+
+
+def line(out):
+    """The one-line verdict printed without --json."""
+    if out["verdict"] != "verified":
+        return f"{out['verdict']}: {out['file']}: {out['reason']}"
+    return (
+        f"verified: {out['file']}: {out['notion']} eps = {out['eps']:g}, {out['utility']}, {out['inputs']} inputs "
+        f"x {out['outputs']} outputs; value {out['value']!r}, bound {out['bound']!r} over {out['rays']} rays, "
+        f"gap {out['gap']:.3g} ({out['time_s']} s)"
+    )
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="certcheck", description="Check a mechopt certificate in exact arithmetic.")
+    ap.add_argument("file")
+    ap.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    for name, val in TOLERANCES.items():
+        ap.add_argument("--" + name.replace("_", "-"), type=float, default=val, dest=name, help=f"default {val:g}")
+    args = ap.parse_args(argv)
+    code, out = run(args.file, {k: getattr(args, k) for k in TOLERANCES})
+    print(json.dumps(out) if args.json else line(out))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Certificates anyone can check: the exact solver's dual evidence written as a versioned JSON file.
+
+The format (``mechopt-certificate``, version 1) is documented in ``docs/howto/certificates.rst`` and read by the
+standalone checker :mod:`mechopt.certcheck` (``mechopt check FILE``, or ``python certcheck.py FILE`` with only
+the standard library). Every number is written as the exact rational value of its binary64 float, ``"p/q"``
+(``str(fractions.Fraction(x))``), so the file round-trips bit for bit.
+
+Examples
+--------
+>>> import json, mechopt, tempfile, os
+>>> from mechopt.problems.design import ChannelDesign
+>>> prob = ChannelDesign.from_params(prior="0.1,0.2,0.3,0.4", notion="ldp", utility="mi", eps=1.0)
+>>> r = mechopt.solve(prob, solver="exact")
+>>> path = os.path.join(tempfile.mkdtemp(), "cert.json")
+>>> r.save_certificate(path)
+>>> doc = json.load(open(path))
+>>> doc["format"], doc["version"], doc["problem"]["notion"], doc["claim"]["status"]
+('mechopt-certificate', 1, {'name': 'ldp', 'eps': '1'}, 'optimal')
+>>> from mechopt.certcheck import main
+>>> main([path, "--json"]) == 0   # doctest: +ELLIPSIS
+{"file": ..., "verdict": "verified", ...}
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mechopt.errors import CertificateError
+
+if TYPE_CHECKING:
+    from mechopt.model.forms import ColumnProgram
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "DualEvidence",
+    "CertificateError",
+    "exact",
+    "certificate_document",
+    "write_certificate",
+]
+
+FORMAT, VERSION = "mechopt-certificate", 1
+
+
+@dataclass(frozen=True, eq=False)
+class DualEvidence:
+    """What the exact solver proved, in the units of its column program (prior on the support).
+
+    For every normalised extreme ray r of the column cone, μ(r) − νᵀr ≤ ``gain_bound`` − νᵀP, so every
+    mechanism has Σ_y μ(c_y) ≤ ``gain_bound`` (math.md §1); ``Q`` holds the support rows of the mechanism.
+    """
+
+    program: ColumnProgram
+    Q: np.ndarray
+    nu: np.ndarray
+    gain_bound: float
+    method: str = ""
+
+    def save(
+        self, path: str, *, bound: float, gap: float, status: str | None = None, value: float | None = None, **prov: Any
+    ) -> None:
+        """Write the certificate (:meth:`Certificate.save <mechopt.results.certificate.Certificate.save>` calls this).
+
+        The claims default to the evidence's own: the value of its mechanism and ``optimal`` when ``gap``
+        is within the ``gap`` tolerance.
+        """
+        from mechopt import settings
+        from mechopt.certcheck import MAX_D
+
+        cp = self.program
+        if cp.d > MAX_D:
+            raise CertificateError(
+                f"{cp.d} inputs of positive mass: the standalone checker enumerates the extreme rays of at most "
+                f"{MAX_D}, so no certificate file is written (the result's own certificate stands)"
+            )
+        if value is None:
+            value = cp.value_of(float(np.sum(cp.gain(cp.prior[:, None] * self.Q))))
+        if status is None:
+            status = "optimal" if gap <= settings.tolerance("gap") else "optimal_inaccurate"
+        write_certificate(path, self, status=status, value=float(value), bound=float(bound), method=self.method, **prov)
+
+
+def exact(x: float) -> str:
+    """The exact rational value of a binary64 number, as ``"p/q"`` (or an integer).
+
+    >>> exact(0.1), exact(2.0), exact(-0.75)
+    ('3602879701896397/36028797018963968', '2', '-3/4')
+    """
+    return str(Fraction(float(x)))
+
+
+def _vector(v: Any) -> list[str]:
+    return [exact(x) for x in np.ravel(np.asarray(v, dtype=float))]
+
+
+def notion_data(notion: Any) -> dict[str, Any]:
+    """The notion as the checker reads it: name, ε and its data (policy graph edges, CIP user priors)."""
+    from mechopt.notions import CIP, LDP, LIP, GraphLDP
+
+    out: dict[str, Any] = {"name": notion.name, "eps": exact(notion.eps)}
+    if isinstance(notion, GraphLDP) and type(notion) is GraphLDP:
+        edges = notion.graph.edges(data="weight", default=1.0)
+        out["edges"] = [[int(u), int(v), exact(w)] for u, v, w in sorted(edges, key=lambda e: (e[0], e[1]))]
+    elif type(notion) is CIP:
+        out["p"] = _vector(notion.p)
+    elif type(notion) not in (LDP, LIP):
+        raise CertificateError(
+            f"no checkable certificate for notion {notion.name!r}: the checker knows ldp, lip, graph-ldp, "
+            "metric-ldp and cip"
+        )
+    return out
+
+
+def utility_data(utility: Any, prior: np.ndarray) -> dict[str, Any]:
+    """The utility as the checker reads it; an MSE carries its values and the centre its gains use."""
+    from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
+
+    if type(utility) is SumMSE:
+        return {"name": "mse", "values": _vector(utility.a), "centre": exact(utility.centre)}
+    if type(utility) is HistogramMSE:
+        return {"name": "histogram"}
+    if type(utility) is MutualInfo and utility.prior is not None and np.allclose(utility.prior, prior, 0, 1e-15):
+        return {"name": "mi"}
+    raise CertificateError(
+        f"no checkable certificate for utility {utility.name!r}: the checker knows mse, histogram and mi"
+    )
+
+
+def certificate_document(ev: DualEvidence, *, status: str, value: float, bound: float, **provenance: Any) -> dict:
+    """The JSON document of a certificate (see the module docstring and docs/howto/certificates.rst).
+
+    ν is shifted by (bound − νᵀP) / 1ᵀP, so the file's claim reads: μ(r) ≤ νᵀr for every normalised
+    extreme ray r, hence Σ_y μ(c_y) ≤ νᵀP, the claimed bound (in the column program's gain units).
+    """
+    cp = ev.program
+    P = np.asarray(cp.prior, float)
+    # the program is unit-free (values normalised, gain = μ − linear part): the file states the utility's own μ
+    utility, nu, gain_bound = cp.problem_duals(ev.nu, ev.gain_bound)
+    nu = nu + (gain_bound - float(nu @ P)) / float(P.sum())
+    from mechopt import settings
+
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "problem": {
+            "prior": _vector(P),
+            "notion": notion_data(cp.notion),
+            "utility": utility_data(utility, P),
+            "sense": cp.sense,
+            "objective": cp.objective or cp.utility.name,
+            "inputs": None if cp.index is None else [int(i) for i in cp.index],
+        },
+        "mechanism": {"Q": [_vector(row) for row in np.asarray(ev.Q, float)]},
+        "dual": {"nu": _vector(nu), "gain_bound": exact(gain_bound)},
+        "claim": {"status": status, "value": exact(value), "bound": exact(bound)},
+        "tolerances": {k: settings.tolerance(k) for k in ("row_sum", "privacy", "gap")},
+        "provenance": {"mechopt": _version(), **provenance},
+    }
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mechopt")
+    except PackageNotFoundError:  # pragma: no cover - a source tree
+        return "unknown"
+
+
+def write_certificate(
+    path: str, ev: DualEvidence, *, status: str, value: float, bound: float, **provenance: Any
+) -> None:
+    """Write :func:`certificate_document` to ``path`` atomically (nothing half-written on failure)."""
+    import json
+
+    from mechopt.io.mechfile import atomic_write_text
+
+    doc = certificate_document(ev, status=status, value=value, bound=bound, **provenance)
+    atomic_write_text(path, json.dumps(doc, indent=1) + "\n")

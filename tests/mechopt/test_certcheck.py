@@ -1,0 +1,205 @@
+"""The standalone checker: it stands alone, and it rejects forged certificates (mutation tests).
+
+Mutations of genuine certificates: one dual lowered (with the bound it would prove claimed), one entry of
+Q perturbed (a row no longer a probability vector; or mass moved inside a row so privacy breaks), the claimed
+value changed, and one extreme ray left out of the LP whose duals the file carries. Each must be rejected
+(exit 1) with its reason; a file that is not a certificate exits 2.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mechopt
+from mechopt import certcheck
+from mechopt.notions import CIP
+from mechopt.problems.design import ChannelDesign
+from mechopt.results.certificate_file import DualEvidence, write_certificate
+from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
+from mechopt.solvers.exact.methods import enumerate_rays
+from mechopt.solvers.exact.solver import notion_kind
+from mechopt.utilities import make_utility
+
+CHECKER = Path(certcheck.__file__)
+CASES = {
+    "ldp-mi": dict(prior="0.1,0.15,0.2,0.25,0.3", notion="ldp", utility="mi", eps=1.0),
+    "ldp-mse": dict(prior="0.05,0.15,0.3,0.5", notion="ldp", utility="mse", eps=0.7, values="0,1,3,4"),
+    "lip-hist": dict(prior="0.1,0.2,0.3,0.4", notion="lip", utility="histogram", eps=0.5),
+    "lip-mi": dict(prior="0.05,0.1,0.25,0.6", notion="lip", utility="mi", eps=0.8),
+    "graph-mse": dict(prior="0.1,0.2,0.3,0.4", notion="graph-ldp", utility="mse", eps=1.0),
+    "cip-mse": dict(notion="cip", utility="mse", eps=1.0, p=[0.2, 0.5, 0.7]),
+}
+
+
+def _problem(name: str) -> ChannelDesign:
+    kw = dict(CASES[name])
+    if kw["notion"] == "cip":  # the sum S of three users with distinct priors: d = 4, a double description
+        notion = CIP(kw["eps"], kw["p"])
+        return ChannelDesign(prior=notion.prior(), notion=notion, utility=make_utility("mse", values=[0, 1, 2, 3]))
+    if kw["notion"] == "graph-ldp":
+        import networkx as nx
+
+        kw["graph"] = nx.path_graph(4)
+    return ChannelDesign.from_params(**kw)
+
+
+def _write(name: str, path: Path) -> dict:
+    res = mechopt.solve(_problem(name), solver="exact")
+    assert res.status.value == "optimal"
+    res.save_certificate(str(path))
+    return json.loads(path.read_text())
+
+
+def _check(doc: dict, path: Path) -> tuple[int, dict]:
+    path.write_text(json.dumps(doc))
+    return certcheck.run(str(path))
+
+
+def test_the_checker_imports_only_numpy_and_the_standard_library():
+    tree = ast.parse(CHECKER.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "no relative imports"
+            names.add(node.module.split(".")[0])
+    assert names and names <= set(sys.stdlib_module_names) | {"numpy"}, names - set(sys.stdlib_module_names)
+    assert "mechopt" not in names
+
+
+def test_the_checker_is_short():
+    code = [ln for ln in CHECKER.read_text().splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    assert len(code) <= 240  # non-blank lines, docstrings included (about 200 without them); +4: strict JSON keys
+
+
+def test_the_checker_runs_alone_without_site_packages(tmp_path):
+    """Copied elsewhere and run with ``python -I -S`` (no site-packages: neither mechopt nor numpy)."""
+    _write("ldp-mi", tmp_path / "cert.json")
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(CHECKER, alone / "certcheck.py")
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "certcheck.py", str(tmp_path / "cert.json"), "--json"],
+        cwd=alone,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["verdict"] == "verified"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_lowered_dual_with_the_bound_it_would_prove_is_rejected(name, tmp_path):
+    doc = _write(name, tmp_path / "c.json")
+    P = [Fraction(v) for v in doc["problem"]["prior"]]
+    k = max(range(len(P)), key=P.__getitem__)
+    delta = Fraction(1, 1000)
+    doc["dual"]["nu"][k] = str(Fraction(doc["dual"]["nu"][k]) - delta)
+    sign = 1 if doc["problem"]["sense"] == "max" else -1  # objective = offset + sign · Σ μ
+    doc["claim"]["bound"] = str(Fraction(doc["claim"]["bound"]) - sign * delta * P[k])
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 1 and "do not prove the claimed bound" in out["reason"], out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_one_perturbed_entry_of_Q_is_rejected(name, tmp_path):
+    doc = _write(name, tmp_path / "c.json")
+    doc["mechanism"]["Q"][0][0] = str(Fraction(doc["mechanism"]["Q"][0][0]) + Fraction(1, 10**6))
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 1 and "not a probability vector" in out["reason"], out
+
+
+@pytest.mark.parametrize("name", ["ldp-mi", "ldp-mse", "graph-mse"])
+def test_mass_moved_inside_a_row_breaks_privacy_and_is_rejected(name, tmp_path):
+    """Rows still sum to 1, but an entry at its bound e^ε moves past it by a relative 1e-5 ≫ the tolerance."""
+    doc = _write(name, tmp_path / "c.json")
+    Q = [[Fraction(v) for v in row] for row in doc["mechanism"]["Q"]]
+    y = max(range(len(Q[0])), key=lambda y: max(r[y] for r in Q) / min(r[y] for r in Q))
+    x = max(range(len(Q)), key=lambda x: Q[x][y])
+    other = next(j for j in range(len(Q[0])) if j != y and Q[x][j] > 0)
+    step = Q[x][y] / 10**5
+    Q[x][y] += step
+    Q[x][other] -= step
+    doc["mechanism"]["Q"] = [[str(v) for v in row] for row in Q]
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 1 and "not private" in out["reason"], out
+
+
+@pytest.mark.parametrize("name", ["ldp-mse", "lip-mi"])
+def test_a_false_value_claim_is_rejected(name, tmp_path):
+    doc = _write(name, tmp_path / "c.json")
+    doc["claim"]["value"] = str(Fraction(doc["claim"]["value"]) * (1 + Fraction(1, 10**6)))
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 1 and "the value of Q is" in out["reason"], out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_duals_of_an_lp_missing_one_ray_are_rejected(name, tmp_path):
+    """The master LP solved without one ray of the optimum: its Q, value and duals are consistent with each
+    other (gap ~0 over the rays it had), so only an enumeration of every ray can find the forgery."""
+    cp = _problem(name).column_program()
+    R = enumerate_rays(cp, notion_kind(cp.notion), {"max_memory": 2e9, "dd_max_d": 14})
+    mu = cp.gain(R)
+    full = solve_master(R, mu, cp.prior)
+    for j in np.argsort(-full.theta)[: int(np.count_nonzero(full.theta > 0))]:
+        keep = np.arange(R.shape[1]) != j
+        m = solve_master(R[:, keep], mu[keep], cp.prior)
+        if m.status == "optimal" and full.value - m.value > 1e-6 * max(1.0, abs(full.value)):
+            break
+    else:
+        pytest.fail("every ray of the optimum can be replaced: no missing-ray forgery to build")
+    bound = dual_bound(m.nu, cp.prior, R[:, keep], mu[keep])
+    Q = recover_channel(cp.prior, R[:, keep], m.theta)
+    value = cp.value_of(float(np.sum(cp.gain(cp.prior[:, None] * Q))))
+    ev = DualEvidence(cp, Q, m.nu, bound, "one ray left out")
+    write_certificate(str(tmp_path / "m.json"), ev, status="optimal", value=value, bound=cp.value_of(bound))
+    assert abs(cp.value_of(bound) - value) <= 1e-9 * max(1.0, abs(value))  # consistent without the missing ray
+    code, out = certcheck.run(str(tmp_path / "m.json"))
+    assert code == 1 and "do not prove the claimed bound" in out["reason"], out
+
+
+def test_the_genuine_certificates_of_the_mutated_cases_verify(tmp_path):
+    for name in CASES:
+        doc = _write(name, tmp_path / f"{name}.json")
+        assert _check(doc, tmp_path / "again.json")[0] == 0, name
+
+
+@pytest.mark.parametrize(
+    "mutate, why",
+    [
+        (lambda d: d.update(version=2), "version"),
+        (lambda d: d["problem"].update(prior=[0.5, 0.5]), "write numbers as strings"),
+        (lambda d: d["problem"]["notion"].update(name="mip"), "notions"),
+        (lambda d: d["dual"].pop("nu"), "cannot read"),
+        (lambda d: d["mechanism"]["Q"].pop(), "one row of Q per input"),
+    ],
+)
+def test_a_file_that_is_not_a_certificate_exits_2(mutate, why, tmp_path):
+    doc = _write("lip-hist", tmp_path / "c.json")
+    mutate(doc)
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 2 and why in out["reason"], out
+    assert certcheck.run(str(tmp_path / "missing.json"))[0] == 2
+
+
+def test_main_prints_one_line_and_the_tolerances_are_options(tmp_path, capsys):
+    doc = _write("lip-hist", tmp_path / "c.json")
+    assert certcheck.main([str(tmp_path / "c.json")]) == 0
+    assert capsys.readouterr().out.startswith("verified: ")
+    doc["claim"]["value"] = str(Fraction(doc["claim"]["value"]) * (1 + Fraction(1, 10**7)))
+    (tmp_path / "m.json").write_text(json.dumps(doc))
+    assert certcheck.main([str(tmp_path / "m.json")]) == 1  # match tolerance 1e-9 by default
+    assert certcheck.main([str(tmp_path / "m.json"), "--match", "1e-6", "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("rejected: ") and json.loads(lines[1])["tolerances"]["match"] == 1e-6
