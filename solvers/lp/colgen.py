@@ -41,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.solvers.lp.cones import _highs
+from mechopt.errors import SolverError
+from mechopt.solvers.lp.cones import _highs, _optimal
 
 __all__ = ["column_generation", "Outcome"]
 
@@ -102,6 +103,11 @@ class _Master:
 
     def solve(self) -> tuple[float, np.ndarray, np.ndarray]:
         self.h.run()
+        if self.h.getModelStatus() != _optimal():  # a warm start HiGHS refused: once more from scratch
+            self.h.clearSolver()
+            self.h.run()
+            if self.h.getModelStatus() != _optimal():
+                raise SolverError(f"HiGHS could not solve the master LP: {self.h.getModelStatus()}")
         if self.solves == 0:
             self.h.setOptionValue("simplex_strategy", 4)  # later solves: primal simplex from the last basis
         self.solves += 1

@@ -96,6 +96,12 @@ def essential_pairs(D: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     return candidates[keep]
 
 
+def _optimal() -> Any:
+    import highspy
+
+    return highspy.HighsModelStatus.kOptimal
+
+
 def _highs() -> Any:
     import highspy
 
@@ -163,6 +169,11 @@ class _PairLP:
         scale = (float(np.abs(c).max()) or 1.0) / ROW_SCALE
         self.h.changeRowsBounds(self.n, np.arange(self.n, dtype=np.int32), np.full(self.n, -np.inf), c / scale)
         self.h.run()
+        if self.h.getModelStatus() != _optimal():  # a warm start HiGHS refused (seen: kError, status not set)
+            self.h.clearSolver()
+            self.h.run()
+        if self.h.getModelStatus() != _optimal():  # no multipliers: λ = 0 still bounds (Σ min(0, c)), q unknown
+            return np.zeros(self.n), np.zeros(self.src.size)
         sol = self.h.getSolution()
         q = np.clip(-np.asarray(sol.row_dual, float), 0.0, 1.0)
         lam = np.clip(np.asarray(sol.col_value, float)[self.n :], 0.0, None) * scale

@@ -229,7 +229,7 @@ def _result(problem, out, Q, Qr, Cn, offset, scale, note, base) -> Result:
     else:
         status = Status.OPTIMAL_INACCURATE
         msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out.status}; {note})"
-    cert = Certificate(bound, Result.gap_of(value, bound, problem.objective)) if math.isfinite(bound) else None
+    cert = Certificate(bound, Result.gap_of(value, bound)) if math.isfinite(bound) else None
     return Result(status=status, value=value, mechanism=Q, certificate=cert,
                   proof="certificate" if status is Status.OPTIMAL else None,
                   iterations=out.stats["rounds"], message=msg, extras=extras, **base)  # fmt: skip
