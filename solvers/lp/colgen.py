@@ -20,8 +20,11 @@ min(0, β_y)`` (or Σ u + min(0, min_y β_y) when the pricing is normalised by �
 
 Passes: a *full* pass prices every output (those with C[:, y] ≥ u price to 0 without work, and an
 output whose last multipliers still prove its minimum ≥ −tol is not re-solved); between full
-passes only the outputs that produced columns are priced. The loop stops when a full pass
-proves ``(value − lower) ≤ target · max(|value|, |lower|)``, when no column improves, or at a limit.
+passes only the outputs that produced columns are priced, until they stall (the value moves by less
+than ``target``, or ``PARTIAL_ROUNDS`` of them). The loop stops when a full pass proves
+``(value − lower) ≤ target · max(|value|, |lower|)``, or proves ``accept`` while the value has not
+moved since the previous full pass (degenerate columns: the duals, not the value, are converging),
+when no column improves, or at a limit.
 
 Examples
 --------
@@ -133,7 +136,6 @@ def column_generation(
     target: float = 1e-9,
     max_rounds: int = 10_000,
     deadline: float | None = None,
-    share: int = 0,
     accept: float = 1e-7,
 ) -> Outcome:
     """Minimise Σ C Q over channels whose columns lie in ``cone`` (module docstring)."""
@@ -161,15 +163,6 @@ def column_generation(
             if q is not None and val < -tol:
                 new_q.append(q)
                 new_y.append(int(y))
-        if new_q and share:  # a new column may improve other outputs too: offer it where it prices out
-            Qn = np.array(new_q).T
-            rc = (C - u[:, None]).T @ Qn  # (m, k)
-            rc[np.array(new_y), np.arange(len(new_y))] = 0.0
-            for j in range(Qn.shape[1]):
-                for y2 in np.argsort(rc[:, j])[:share]:
-                    if rc[y2, j] < -tol:
-                        new_q.append(Qn[:, j])
-                        new_y.append(int(y2))
         if full:
             passes += 1
             lower = max(lower, float(u.sum()) + bound)
