@@ -83,7 +83,7 @@ class GeoDesign(ChannelDesign):
         P = _prior(prior, places.n)
         try:
             pw = float(power)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ProblemError(f"power must be a number > 0, got {power!r}") from None
         if graph is not None and key != "graph-ldp":
             raise ProblemError(f"--graph goes with notion graph-ldp, not {key}")

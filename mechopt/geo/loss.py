@@ -81,7 +81,11 @@ class ExpectedLoss(Utility):
         D = places.distances() if outputs is None else pairwise(places.coords, out.coords, places.norm)
         unit = places.unit if power == 1 else f"({places.unit})^{power:g}"
         source = {"loss": "distance" if power == 1 else f"distance^{power:g}", "norm": places.norm}
-        return cls(D**power, unit=unit, source=source)
+        with np.errstate(over="ignore"):
+            L = D**power
+        if not np.all(np.isfinite(L)):
+            raise ProblemError(f"distance^{power:g} overflows double precision: use a smaller power or larger units")
+        return cls(L, unit=unit, source=source)
 
     def _check(self, rows: int) -> None:
         if rows != self.L.shape[0]:

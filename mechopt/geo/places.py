@@ -146,7 +146,7 @@ def line(n: int, *, spacing: float = 1.0) -> Places:
 
 def points(coords: Any, norm: str = "euclidean") -> Places:
     """Any list of locations (rows of 1–3 coordinates; (latitude, longitude) for ``haversine``)."""
-    return Places(np.asarray(coords, dtype=float), norm=norm)
+    return Places(coords, norm=norm)  # Places checks the numbers
 
 
 _GRID = re.compile(r"^\s*grid:(\d+)(?:x(\d+))?\s*$", re.IGNORECASE)

@@ -93,8 +93,18 @@ class LPSolver(Solver):
             )
         rows = P > 0 if type(problem.notion) is LIP else np.ones(n, bool)  # zero-mass rows are free under LIP
         offset = C[rows].min(axis=1)
-        Cs = C[rows] - offset[:, None]
-        scale = float(Cs.max(axis=1).sum())
+        with np.errstate(over="ignore", invalid="ignore"):
+            Cs = C[rows] - offset[:, None]
+            top = Cs.max(axis=1)
+            peak = float(top.max()) if np.all(np.isfinite(top)) else math.inf
+            scale = peak * float((top / peak).sum()) if 0 < peak < math.inf else peak  # Σ top without overflow
+        if not (np.all(np.isfinite(C)) and math.isfinite(scale)):
+            from mechopt.errors import ProblemError
+
+            raise ProblemError(
+                "the expected loss overflows double precision (losses within a row differ by ~1e308): rescale "
+                "the loss (the design does not change when every loss is multiplied by one constant)"
+            )
         base = dict(sense="min", objective=problem.objective, solver=self.name)
         if scale == 0.0:  # every channel costs the same: report output 0 always
             Q = np.zeros((n, m))

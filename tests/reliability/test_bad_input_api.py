@@ -789,6 +789,7 @@ def test_catalog_is_large_and_covers_every_entry_point():
     assert len(CASES) >= 60
     families = {
         "design",
+        "geo",
         "lip-binary",
         "lip-mimo",
         "lip-weighted-sum",

@@ -198,3 +198,10 @@ def test_lp_declines_what_it_cannot_prove():
     P = np.full(3, 1 / 3)
     assert not LPSolver().can_solve(ChannelDesign(prior=P, notion=MIP(0.5), utility=ExpectedLoss(np.eye(3))))
     assert not LPSolver().can_solve(ChannelDesign.from_params(prior="uniform:3", notion="ldp", utility="mse", eps=1.0))
+
+
+def test_outputs_up_to_1e308_are_designed_not_refused():
+    """Once a bad input for the conic path (cvxpy scaling); lp normalises the loss: report output 0 always."""
+    r = mechopt.design(prior="0.3,0.7", notion="ldp", utility="mae", outputs="0,1e308", eps=1.0)
+    assert r.solver == "lp" and r.status is Status.OPTIMAL
+    assert r.value == pytest.approx(0.7) and np.allclose(r.Q[:, 0], 1.0)
