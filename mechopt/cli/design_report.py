@@ -73,7 +73,7 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
 
 def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
     """Write the design document ``doc`` to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
-    from mechopt.io.mechfile import atomic_write_bytes, atomic_write_text
+    from mechopt.io.writer import write_bytes, write_text
     from mechopt.results._json import dumps
 
     if not res.status.has_solution:
@@ -87,7 +87,7 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
             )
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(Q, dtype=float), allow_pickle=False)
-        atomic_write_bytes(path, buf.getvalue())
+        write_bytes(path, buf.getvalue())
         print(
             f"mechopt: note: {path} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in it, so give "
             "mechopt audit --prior for lip and mip",
@@ -100,7 +100,7 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
             f"--out {path!r}: Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON design "
             "document carries; write it to a .npy file"
         )
-    atomic_write_text(path, dumps(doc) + "\n")
+    write_text(path, dumps(doc) + "\n")
     if Q is None:
         print(
             f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
@@ -111,7 +111,7 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
 
 def write_plot(path: str, problem: Any, res: Result) -> None:
     from mechopt.errors import NoChannelError
-    from mechopt.io.mechfile import atomic_savefig
+    from mechopt.io.writer import savefig
     from mechopt.plot import plot_channel
 
     try:
@@ -123,7 +123,7 @@ def write_plot(path: str, problem: Any, res: Result) -> None:
         prior = None
     ax = plot_channel(res, prior=prior)
     try:
-        atomic_savefig(ax.figure, path, dpi=110)
+        savefig(ax.figure, path, dpi=110)
     except (OSError, ValueError) as exc:  # ValueError: matplotlib does not know the file type
         raise ParamError(f"cannot write the plot {path!r}: {exc}") from None
 

@@ -4,10 +4,8 @@ Every reader goes through :func:`read_input`: it opens the path with
 ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a writer), refuses
 anything that is not a regular file (FIFOs, devices such as ``/dev/zero``,
 sockets, directories) and checks the size *before* reading, so a stray path
-can neither hang the run nor exhaust its memory. Every writer goes through
-:func:`write_target`: a regular file (or a missing one) is replaced
-atomically, a character device or a FIFO with a reader is written directly
-(never renamed over), anything else is refused. :func:`check_distinct`
+can neither hang the run nor exhaust its memory. Writing is
+:mod:`mechopt.io.writer`'s (one writer for every output file). :func:`check_distinct`
 refuses, before any work, an output path that is one of the run's inputs or
 another output.
 
@@ -31,21 +29,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
-from mechopt.errors import InputFileError, ParamError, ProblemError
+from mechopt.errors import InputFileError, ParamError
 
-__all__ = [
-    "read_input",
-    "read_input_text",
-    "target_kind",
-    "resolve_target",
-    "open_direct",
-    "check_distinct",
-    "files_named",
-    "KIB",
-    "MIB",
-]
+__all__ = ["read_input", "read_input_text", "kind_name", "check_distinct", "files_named", "KIB", "MIB"]
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -60,7 +47,12 @@ _KINDS = {
 }
 
 
-def _kind(mode: int) -> str:
+def kind_name(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for messages (``"a FIFO (named pipe)"``, ...).
+
+    >>> kind_name(os.stat(os.devnull).st_mode)
+    'a character device'
+    """
     return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
@@ -110,7 +102,7 @@ def read_input(
             raise error(f"{what} {p!r} is a directory: give a file")
         if not stat.S_ISREG(st.st_mode):
             raise error(
-                f"{what} {p!r} is {_kind(st.st_mode)}, not a regular file: save the data to a file and give that"
+                f"{what} {p!r} is {kind_name(st.st_mode)}, not a regular file: save the data to a file and give that"
             )
         if st.st_size > max_bytes:
             raise error(
@@ -147,58 +139,6 @@ def read_input_text(
         raise error(f"cannot read {what} {str(path)!r}: not UTF-8 text") from None
 
 
-def target_kind(path: str | os.PathLike) -> str:
-    """How an output path is written: ``"replace"`` (missing or a regular file: temporary file and
-    ``os.replace``) or ``"direct"`` (an existing character device or FIFO: plain open, never renamed over).
-
-    Symbolic links are followed (the link itself is kept). Anything else is
-    refused with :class:`~mechopt.errors.ProblemError`.
-
-    Examples
-    --------
-    >>> target_kind(os.devnull), target_kind("/nonexistent-dir-xyz/out.json")
-    ('direct', 'replace')
-    >>> target_kind("/")
-    Traceback (most recent call last):
-    ...
-    mechopt.errors.ProblemError: cannot write '/': it is a directory; give a file name inside it
-    """
-    p = str(path)
-    try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        return "replace"
-    except OSError as exc:
-        raise ProblemError(f"cannot write {p!r}: {exc.strerror or exc}") from None
-    if stat.S_ISREG(st.st_mode):
-        return "replace"
-    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
-        return "direct"
-    if stat.S_ISDIR(st.st_mode):
-        raise ProblemError(f"cannot write {p!r}: it is a directory; give a file name inside it")
-    raise ProblemError(
-        f"cannot write {p!r}: it is {_kind(st.st_mode)}; mechopt writes only regular files, "
-        "character devices and FIFOs; give a file name"
-    )
-
-
-def resolve_target(path: str | os.PathLike) -> Path:
-    """The path to write: symbolic links followed, so the link stays and its target is written."""
-    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
-
-
-def open_direct(path: str | os.PathLike, binary: bool = False):
-    """Open an existing character device or FIFO for writing without blocking on a FIFO without reader."""
-    p = str(path)
-    try:
-        fd = os.open(p, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as exc:
-        why = "no process is reading the FIFO" if exc.errno == 6 else (exc.strerror or str(exc))  # ENXIO
-        raise ProblemError(f"cannot write {p!r}: {why}") from None
-    os.set_blocking(fd, True)  # non-blocking only for the open: the writes themselves wait for the reader
-    return os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"}))
-
-
 def _same(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -224,10 +164,12 @@ def check_distinct(
     ...
     mechopt.errors.ParamError: --plot 'a.png' is the same file as --out 'a.png': give two different paths
     """
+    from mechopt.io.writer import target
+
     outs = [(flag, str(p)) for flag, p in outputs.items() if p is not None]
     for i, (flag, p) in enumerate(outs):
         for flag2, p2 in outs[:i]:
-            if _same(p, p2) and target_kind(p) == "replace":
+            if _same(p, p2) and target(p).kind == "replace":
                 raise ParamError(
                     f"{flag} {os.path.normpath(p)!r} is the same file as {flag2} {os.path.normpath(p2)!r}: "
                     "give two different paths"
