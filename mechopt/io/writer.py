@@ -347,16 +347,20 @@ def place(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
 
 def check_writable(path: str | os.PathLike, flag: str = "--out") -> None:
     """Refuse, before any work, an output that cannot be written: what :func:`target` refuses, a
-    missing folder, a folder where no file can be created, a character device without write access."""
-    t = target(path)
-    if t.kind == "direct":
-        if stat.S_ISCHR(t.st.st_mode) and not os.access(t.path, os.W_OK):
-            raise OutputFileError(f"cannot write {t.given!r}: permission denied")
-        return
-    folder = t.path.parent
+    missing folder, a folder where no file can be created, a character device without write access.
+    ``path`` is a folder (``reproduce --out``, ``compare --plot``) when it names an existing one."""
+    if os.path.isdir(path):
+        folder, given = Path(os.fspath(path)), os.fspath(path)
+    else:
+        t = target(path)
+        if t.kind == "direct":
+            if stat.S_ISCHR(t.st.st_mode) and not os.access(t.path, os.W_OK):
+                raise OutputFileError(f"cannot write {t.given!r}: permission denied")
+            return
+        folder, given = t.path.parent, t.given
     if not folder.is_dir():
-        raise OutputFileError(f"{flag} {t.given!r}: folder {str(folder)!r} does not exist; create it first")
-    fd, tmp = _mkstemp(t)
+        raise OutputFileError(f"{flag} {given!r}: folder {str(folder)!r} does not exist; create it first")
+    fd, tmp = _mkstemp(Target(given, folder / "probe", "replace", None))
     os.close(fd)
     os.unlink(tmp)
 
