@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import warnings
@@ -43,6 +44,7 @@ from mechopt.cli.graph_file import read_graph
 from mechopt.cli.graph_file import resolve_graph as _resolve_graph
 from mechopt.errors import ParamError, ProblemError
 from mechopt.results.result import Status, vocabulary
+from mechopt.runtime.deadline import TimeLimitReached
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
@@ -314,6 +316,34 @@ def _check_not_input(args: argparse.Namespace) -> None:
     check_distinct({"--out": args.out, "--plot": args.plot, "--certificate": args.certificate}, inputs)
 
 
+#: Seconds after the deadline at which the command line stops a stage that did not check it (SIGALRM).
+ALARM_GRACE_S = 0.15
+
+
+def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any) -> tuple[Any, Any]:
+    """Build and solve within the time limit, counted from the start of the process
+    (:mod:`mechopt.runtime.deadline`): reading the inputs, choosing the solver, solving and auditing."""
+    from mechopt.runtime import deadline
+
+    start = deadline.process_start()
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(deadline.bounded(args.time_limit, start=start))
+        stack.enter_context(deadline.alarm(ALARM_GRACE_S))
+        problem, solver, options, tl = build_problem(args, notes)
+        if tl is not None and args.time_limit is None:  # the spec's time_limit
+            stack.enter_context(deadline.bounded(tl, start=start))
+            stack.enter_context(deadline.alarm(ALARM_GRACE_S))
+        deadline.check("reading the problem")
+        if tl is not None:
+            options["time_limit"] = tl
+        if args.json and options.get("verbose"):  # solver logs (cvxpy, Clarabel, HiGHS) print to stdout
+            raise ParamError(
+                "verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
+                "document only; drop --json or the verbose option"
+            )
+        return problem, solve(problem, solver=solver, **options)
+
+
 def run_design(args: argparse.Namespace) -> int:
     from mechopt.api import solve
     from mechopt.cli._common import emit_json, table
@@ -340,15 +370,11 @@ def run_design(args: argparse.Namespace) -> int:
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:  # printed as one "mechopt: warning:" line each
         warnings.simplefilter("always")
-        problem, solver, options, tl = build_problem(args, notes)
-        if tl is not None:
-            options["time_limit"] = tl
-        if args.json and options.get("verbose"):  # solver logs (cvxpy, Clarabel, HiGHS) print to stdout
-            raise ParamError(
-                "verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
-                "document only; drop --json or the verbose option"
-            )
-        res = solve(problem, solver=solver, **options)
+        try:
+            problem, res = _bounded_design(args, notes, solve)
+        except TimeLimitReached as exc:  # the limit passed before the problem was built: no result to show
+            print(f"mechopt: error: {exc}; raise --time-limit", file=sys.stderr)
+            return 1
     from mechopt.cli.design_report import show_warnings
 
     show_warnings(caught)

@@ -188,7 +188,11 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
     """
     d = cp.d
     if kind in ("ldp", "lip"):
-        count = M.orbit_count(cp, kind)
+        # each class at least doubles the orbit count: past log2(max_orbits) classes (and the few that
+        # count pricing takes) symmetry cannot win, and the classes themselves are not built
+        g = _sym.class_count(cp.prior, cp.utility, settings.tolerance("prior_equal"))
+        few = g is not None and g <= max(SYMMETRY_MAX_CLASSES, math.log2(opts["max_orbits"]) + 1)
+        count = M.orbit_count(cp, kind) if few else None
         if count is not None:
             cl = M._classes(cp)
             if cl.g <= SYMMETRY_MAX_CLASSES and cp.notion.eps > 0 and _price.supports(kind, cp.utility):

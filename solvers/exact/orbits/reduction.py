@@ -33,6 +33,7 @@ __all__ = [
     "Classes",
     "Orbits",
     "classes_of",
+    "class_count",
     "ldp_orbits",
     "lip_orbits",
     "orbit_gain",
@@ -95,8 +96,8 @@ def _utility_key(utility: Utility, d: int) -> tuple[np.ndarray, np.ndarray] | No
     return None
 
 
-def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Classes | None:
-    """Group inputs with equal prior and utility data (within ``tol``, default ``prior_equal``); None if unsupported."""
+def _breaks(P: np.ndarray, utility: Utility, tol: float | None) -> tuple | None:
+    """(order, class starts in it, a, pu) of :func:`classes_of`, None if unsupported."""
     tol = settings.resolve(tol, "prior_equal")
     key = _utility_key(utility, P.size)
     if key is None:
@@ -109,6 +110,21 @@ def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Cla
         )
         + 1
     )
+    return order, brk, a, pu
+
+
+def class_count(P: np.ndarray, utility: Utility, tol: float | None = None) -> int | None:
+    """The number of classes :func:`classes_of` finds, without building them (None if unsupported)."""
+    found = _breaks(P, utility, tol)
+    return None if found is None else int(found[1].size) + 1
+
+
+def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Classes | None:
+    """Group inputs with equal prior and utility data (within ``tol``, default ``prior_equal``); None if unsupported."""
+    found = _breaks(P, utility, tol)
+    if found is None:
+        return None
+    order, brk, a, pu = found
     members = np.split(order, brk)
     starts = np.concatenate([[0], brk])
     p = np.add.reduceat(P[order], starts) / np.diff(np.append(starts, P.size))
@@ -116,9 +132,20 @@ def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Cla
     return Classes(members, p, a[order][starts], pu_c)
 
 
+def _sizes(cl: Classes) -> list[tuple[int, int]]:
+    """(class size, how many classes have it): a product over classes is a product of a few powers."""
+    sizes, counts = np.unique(cl.m, return_counts=True)
+    return [(int(v), int(c)) for v, c in zip(sizes, counts)]
+
+
 def orbit_count_ldp(cl: Classes) -> int:
-    """Π(m_i + 1) as a Python int (exact at any size)."""
-    return math.prod(int(v) + 1 for v in cl.m)
+    """Π(m_i + 1) as a Python int (exact at any size; one power per distinct class size, so a million
+    singleton classes cost one ``pow``, not a million big-integer products).
+
+    >>> orbit_count_ldp(Classes([np.arange(k) for k in (1, 1, 3)], np.ones(3) / 5, np.zeros(3), np.zeros(3)))
+    16
+    """
+    return math.prod(pow(v + 1, c) for v, c in _sizes(cl))
 
 
 def orbit_count_lip(cl: Classes) -> int:
@@ -127,8 +154,8 @@ def orbit_count_lip(cl: Classes) -> int:
     The orbits kept are those whose free value lies inside its bounds (~2/(m_j+1)
     of each free-class grid); the scan, not the kept count, sets the memory.
     """
-    full = math.prod(int(v) + 1 for v in cl.m)
-    return full + sum(full * int(v) // (int(v) + 1) for v in cl.m)
+    full = orbit_count_ldp(cl)
+    return full + sum(c * (full // (v + 1)) * v for v, c in _sizes(cl))
 
 
 def enum_bytes(cl: Classes, kind: str) -> int:
@@ -143,7 +170,7 @@ def enum_bytes(cl: Classes, kind: str) -> int:
     g = cl.g
     if kind == "ldp":
         return 8 * (9 * g + 26) * orbit_count_ldp(cl)
-    return 8 * (4 * g + 1) * math.prod(int(v) + 1 for v in cl.m)
+    return 8 * (4 * g + 1) * orbit_count_ldp(cl)
 
 
 def _grid(limits: np.ndarray) -> np.ndarray:
