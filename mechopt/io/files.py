@@ -139,6 +139,15 @@ def read_input_text(
         raise error(f"cannot read {what} {str(path)!r}: not UTF-8 text") from None
 
 
+def _written_through(path: str) -> bool:
+    """A character device or FIFO (through links): written, never replaced, so two outputs may share it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def _same(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -164,12 +173,10 @@ def check_distinct(
     ...
     mechopt.errors.ParamError: --plot 'a.png' is the same file as --out 'a.png': give two different paths
     """
-    from mechopt.io.writer import target
-
     outs = [(flag, str(p)) for flag, p in outputs.items() if p is not None]
     for i, (flag, p) in enumerate(outs):
         for flag2, p2 in outs[:i]:
-            if _same(p, p2) and target(p).kind == "replace":
+            if _same(p, p2) and not _written_through(p):
                 raise ParamError(
                     f"{flag} {os.path.normpath(p)!r} is the same file as {flag2} {os.path.normpath(p2)!r}: "
                     "give two different paths"
