@@ -55,9 +55,11 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
         elif p.suffix == ".gml":
             G = nx.parse_gml(text, label="id")
         elif p.suffix == ".json":
-            G = nx.node_link_graph(json.loads(text), edges="edges" if "edges" in text else "links")
+            doc = json.loads(text)
+            _check_size(doc, d)
+            G = nx.node_link_graph(doc, edges="edges" if "edges" in text else "links")
         else:
-            G = _read_edgelist(text)
+            G = _read_edgelist(text, d)
     except (
         OSError,
         ValueError,
@@ -87,7 +89,19 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
     return G
 
 
-def _read_edgelist(text: str) -> Any:
+def _check_size(doc: Any, d: int | None) -> None:
+    """Refuse a node-link document with more edges than ``d`` inputs can have, before building the graph."""
+    if d is None or not isinstance(doc, dict):
+        return
+    edges = doc.get("edges", doc.get("links"))
+    most = d * (d + 1) // 2  # every pair once, self-loops included
+    if isinstance(edges, list) and len(edges) > most:
+        raise ValueError(f"{len(edges)} edges, more than the {most} a graph on {d} inputs can have")
+
+
+def _read_edgelist(text: str, d: int | None = None) -> Any:
+    """The graph of an edge list; with ``d``, a node outside 0..d-1 stops the reading at its line
+    (a 2,000,000-edge file against 3 inputs is refused at line 3, not after building the graph)."""
     import networkx as nx
 
     G = nx.Graph()
@@ -102,6 +116,8 @@ def _read_edgelist(text: str) -> Any:
             w = float(tok[2]) if len(tok) == 3 else 1.0
         except ValueError:
             raise ValueError(f"line {n}: nodes must be integers and the weight a number") from None
+        if d is not None and not (0 <= u < d and 0 <= v < d):
+            raise ValueError(f"line {n}: node {u if not 0 <= u < d else v} is not an input index 0..{d - 1}")
         if G.has_edge(u, v):
             raise ValueError(
                 f"line {n}: edge ({u}, {v}) is listed twice; give each pair once, with the weight you mean"
