@@ -117,7 +117,8 @@ def _read_edgelist(text: str, d: int | None = None) -> Any:
         except ValueError:
             raise ValueError(f"line {n}: nodes must be integers and the weight a number") from None
         if d is not None and not (0 <= u < d and 0 <= v < d):
-            raise ValueError(f"line {n}: node {u if not 0 <= u < d else v} is not an input index 0..{d - 1}")
+            bad = u if not 0 <= u < d else v
+            raise ValueError(f"line {n}: node {bad} is not an input: nodes must be the integers 0..d-1 (d = {d})")
         if G.has_edge(u, v):
             raise ValueError(
                 f"line {n}: edge ({u}, {v}) is listed twice; give each pair once, with the weight you mean"

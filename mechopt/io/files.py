@@ -26,13 +26,25 @@ InputFileError is 7 bytes, more than the 4 bytes a prior file may have; give a s
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from mechopt.errors import InputFileError, ParamError
 
-__all__ = ["read_input", "read_input_text", "kind_name", "check_distinct", "files_named", "KIB", "MIB"]
+__all__ = [
+    "read_input",
+    "read_input_text",
+    "read_npy",
+    "NpyFormatError",
+    "kind_name",
+    "check_distinct",
+    "files_named",
+    "KIB",
+    "MIB",
+]
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -58,6 +70,33 @@ def kind_name(mode: int) -> str:
 
 def _human(n: int) -> str:
     return f"{n / MIB:.3g} MiB" if n >= MIB else f"{n} bytes"
+
+
+def _open_regular(p: str, what: str, max_bytes: int, error: type[Exception], too_big: str) -> int:
+    """A descriptor of the regular file ``p`` of at most ``max_bytes`` (never waits on a FIFO)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(p, flags)
+    except FileNotFoundError:
+        raise error(f"{what} {p!r} does not exist") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise error(f"{what} {p!r} is a directory: give a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise error(
+                f"{what} {p!r} is {kind_name(st.st_mode)}, not a regular file: save the data to a file and give that"
+            )
+        if st.st_size > max_bytes:
+            raise error(
+                f"{what} {p!r} is {_human(st.st_size)}, more than the {_human(max_bytes)} a {what} may have; {too_big}"
+            )
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def read_input(
@@ -89,25 +128,8 @@ def read_input(
         ``max_bytes``, or an OS error while reading.
     """
     p = str(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = _open_regular(p, what, max_bytes, error, too_big)
     try:
-        fd = os.open(p, flags)
-    except FileNotFoundError:
-        raise error(f"{what} {p!r} does not exist") from None
-    except OSError as exc:
-        raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise error(f"{what} {p!r} is a directory: give a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise error(
-                f"{what} {p!r} is {kind_name(st.st_mode)}, not a regular file: save the data to a file and give that"
-            )
-        if st.st_size > max_bytes:
-            raise error(
-                f"{what} {p!r} is {_human(st.st_size)}, more than the {_human(max_bytes)} a {what} may have; {too_big}"
-            )
         chunks, total = [], 0
         while True:  # the size may change under us: never read past max_bytes
             chunk = os.read(fd, min(MIB, max_bytes + 1 - total))
@@ -122,6 +144,83 @@ def read_input(
         raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
+
+
+class NpyFormatError(ValueError):
+    """A ``.npy`` file whose content is not a plain array (the message is the reason, for the caller's sentence)."""
+
+
+def read_npy(path: str | os.PathLike, what: str, max_bytes: int, error: type[Exception] = InputFileError) -> Any:
+    """The array of the ``.npy`` file ``path``, read with one allocation and checked before it.
+
+    The file is opened as :func:`read_input` opens it (regular files only, size checked). Then
+    the header is read with :func:`numpy.lib.format.read_magic` and ``read_array_header_*``
+    (never a pickle): Python objects are refused, and the bytes the header's shape and dtype
+    claim must be the bytes the file holds, so a 160-byte file claiming 100000 × 100000 is
+    refused before 74.5 GiB are asked for. The data is read straight into its array (no second
+    copy of the file's bytes).
+
+    Raises
+    ------
+    error
+        What :func:`read_input` refuses (missing, not regular, over ``max_bytes``, an OS error).
+    NpyFormatError
+        Not a ``.npy`` array: its message is the reason (``"it has no NumPy header"``, ``"it is
+        an .npz archive ..."``, ``"it holds Python objects ..."``, a size that does not match, ...).
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "q.npy")
+    >>> np.save(path, np.eye(2, order="F"))
+    >>> read_npy(path, "mechanism file", 10**6).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    >>> with open(path, "r+b") as fh:
+    ...     _ = fh.seek(0, 2); _ = fh.write(b"extra")
+    >>> read_npy(path, "mechanism file", 10**6)
+    Traceback (most recent call last):
+    ...
+    mechopt.io.files.NpyFormatError: its header claims shape (2, 2) of float64 (32 bytes of data) but it holds 37
+    """
+    import numpy as np
+    from numpy.lib import format as npf
+
+    p = str(path)
+    fd = _open_regular(p, what, max_bytes, error, "give a smaller file")
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            size = os.fstat(fd).st_size
+            head = fh.read(6)
+            if head[:4] == b"PK\x03\x04":
+                raise NpyFormatError("it is an .npz archive, not a .npy array")
+            if head != b"\x93NUMPY":
+                raise NpyFormatError("it has no NumPy header")
+            fh.seek(0)
+            try:
+                version = npf.read_magic(fh)
+                reader = npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0
+                shape, fortran, dtype = reader(fh)
+            except ValueError as exc:
+                text = " ".join(str(exc).split())
+                if "max_header_size" in text:
+                    text = "its header is larger than numpy reads safely (10000 bytes)"
+                raise NpyFormatError(text[:200]) from None
+            if dtype.hasobject:
+                raise NpyFormatError("it holds Python objects (a pickled array), which are never read")
+            count = math.prod(shape)
+            need, have = count * dtype.itemsize, size - fh.tell()
+            if need != have:
+                raise NpyFormatError(
+                    f"its header claims shape {shape} of {dtype} ({need} bytes of data) but it holds {have}"
+                )
+            flat = np.empty(count, dtype=dtype)
+            if need and fh.readinto(flat.view(np.uint8)) != need:
+                raise NpyFormatError("it ended before its data did (it changed while being read)")
+    except OSError as exc:
+        raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    return flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
 
 
 def read_input_text(

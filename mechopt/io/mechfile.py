@@ -31,7 +31,6 @@ Examples
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from mechopt.errors import ProblemError
-from mechopt.io.files import read_input, read_input_text
+from mechopt.io.files import NpyFormatError, read_input_text, read_npy
 from mechopt.io.writer import write_text
 from mechopt.model._mechanism import mechanism_dict
 from mechopt.model.channel import validate_channel
@@ -52,13 +51,7 @@ MAX_MECHANISM_BYTES = 64 * 1024 * 1024
 MAX_NPY_BYTES = 1024 * 1024 * 1024
 _TOO_BIG = "save a large mechanism as .npy (mechopt design --out Q.npy; .npy files up to 1 GiB are read)"
 
-__all__ = [
-    "read_mechanism",
-    "write_mechanism",
-    "audit",
-    "MAX_MECHANISM_BYTES",
-    "MAX_NPY_BYTES",
-]
+__all__ = ["read_mechanism", "write_mechanism", "audit", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
 
 
 def write_mechanism(
@@ -144,20 +137,19 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
 def _load_npy(p: Path) -> Any:
     import numpy as np
 
-    data = read_input(p, "mechanism file", MAX_NPY_BYTES, too_big="give a smaller file")
-    try:
-        arr = np.load(io.BytesIO(data), allow_pickle=False) if data[:6] == b"\x93NUMPY" else None
-    except ValueError as exc:
-        if "allow_pickle" in str(exc):
+    try:  # header first: the claimed shape must match the file's size before any allocation
+        arr = read_npy(p, "mechanism file", MAX_NPY_BYTES)
+    except NpyFormatError as exc:
+        if "Python objects" in str(exc):
             raise ProblemError(
                 f"{str(p)!r} holds Python objects (a pickled array), which are not read: "
                 "save Q with numpy.save as a float array"
             ) from None
+        if "npz" in str(exc):
+            raise ProblemError(
+                f"{str(p)!r} holds an .npz archive, not a numeric matrix: save Q as a float array"
+            ) from None
         raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
-    except (OSError, EOFError) as exc:
-        raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
-    if arr is None:
-        raise ProblemError(f"{str(p)!r} is not a readable .npy array (no NumPy header): save Q with numpy.save")
     if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biuf":
         kind = "an .npz archive" if not isinstance(arr, np.ndarray) else f"dtype {arr.dtype}"
         raise ProblemError(f"{str(p)!r} holds {kind}, not a numeric matrix: save Q as a float array")

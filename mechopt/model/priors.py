@@ -117,9 +117,7 @@ def _is_number(s: str) -> bool:
 
 
 def _read_prior_file(path: Path) -> np.ndarray:
-    import io
-
-    from mechopt.io.files import read_input
+    from mechopt.io.files import read_input, read_npy
 
     if not path.exists():
         raise ProblemError(
@@ -128,13 +126,15 @@ def _read_prior_file(path: Path) -> np.ndarray:
     if path.is_dir():
         raise ProblemError(f"prior file {str(path)!r} is a directory: give a .npy/.txt file")
     npy = path.suffix == ".npy"
-    data = read_input(path, "prior file", MAX_NPY_BYTES if npy else MAX_TEXT_BYTES)
     try:
-        if npy:
-            arr = np.load(io.BytesIO(data), allow_pickle=False)
+        if npy:  # the header's shape is checked against the file's size before any allocation
+            arr = read_npy(path, "prior file", MAX_NPY_BYTES)
         else:
+            data = read_input(path, "prior file", MAX_TEXT_BYTES)
             tokens = re.split(r"[\s,;]+", data.decode("utf-8").strip())
             arr = np.array([float(t) for t in tokens if t])
+    except ProblemError:  # read_input's own one-line refusal (missing, a FIFO, too large)
+        raise
     except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
         raise ProblemError(f"cannot read prior file {str(path)!r}: {exc}") from None
     if np.ndim(arr) != 1:  # a matrix is not a prior: never flatten it silently

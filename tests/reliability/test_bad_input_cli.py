@@ -126,7 +126,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
         "design",
         "prior .npy with a pickled object",
         FLAGS + ["--prior", "{pickled}", "--eps", "1"],
-        "Object arrays cannot be loaded when allow_pickle=False",
+        "it holds Python objects (a pickled array), which are never read",
     ),
     # ---- design: ε -----------------------------------------------------------------------------------
     ("design", "eps zero", FLAGS + ["--prior", "0.3,0.7", "--eps", "0"], "eps must be a finite number > 0"),
@@ -336,7 +336,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
         "not positive definite",
     ),
     ("design", "gauss covariance NaN", GAUSS + ["--set", "cov_p=nan,1;1,1"], "non-finite entries"),
-    ("design", "gauss covariance file pickled", GAUSS + ["--set", "cov_p={pickled}"], "allow_pickle=False"),
+    ("design", "gauss covariance file pickled", GAUSS + ["--set", "cov_p={pickled}"], "holds Python objects"),
     ("design", "gauss dataset 2 as printed", ["design", "--problem", "gauss-dataset2"], 'pass psd="project"'),
     # ---- design --spec ------------------------------------------------------------------------------------
     ("design", "missing spec", ["design", "--spec", "{dir}/none.toml"], "no such file"),
