@@ -11,7 +11,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import fields, replace
 from typing import Any
@@ -119,7 +118,7 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
             "mechopt.registry.get_problem(id).from_params(...) or use mechopt.design(...)"
         )
     t0 = time.perf_counter()
-    with deadline.bounded(_seconds(options.get("time_limit")), start=t0):
+    with deadline.bounded(deadline.seconds(options.get("time_limit")), start=t0):
         try:
             return _solve(problem, solver, options)
         except deadline.TimeLimitReached as exc:  # a stage past the deadline: the whole call is bounded
@@ -133,12 +132,6 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
                 message=f"{exc} ({time.perf_counter() - t0:.3g} s); no mechanism is returned",
                 unit=getattr(problem, "unit", None),
             )
-
-
-def _seconds(limit: Any) -> float | None:
-    """A valid ``time_limit`` option as seconds, else None (the solver's option check names a bad one)."""
-    ok = isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0 and math.isfinite(limit)
-    return float(limit) if ok else None
 
 
 def _solve(problem: Problem, solver: str | None, options: dict[str, Any]) -> Result:
@@ -255,7 +248,7 @@ def design(
     """
     from mechopt.problems.design import ChannelDesign
 
-    with deadline.bounded(_seconds(options.get("time_limit"))):  # building the problem counts too
+    with deadline.bounded(deadline.seconds(options.get("time_limit"))):  # building the problem counts too
         prob = ChannelDesign.from_params(
             prior=prior, notion=notion, utility=utility, eps=eps, values=values, graph=graph, outputs=outputs
         )

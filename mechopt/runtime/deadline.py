@@ -31,14 +31,16 @@ True
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
+from typing import Any
 
-__all__ = ["TimeLimitReached", "bounded", "check", "remaining", "limit", "process_start", "alarm"]
+__all__ = ["TimeLimitReached", "bounded", "check", "remaining", "limit", "seconds", "process_start", "alarm"]
 
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("mechopt_deadline", default=None)
 """(deadline as a time.perf_counter() value, the limit in seconds it came from)."""
@@ -50,6 +52,16 @@ class TimeLimitReached(BaseException):
     def __init__(self, what: str, limit: float | None = None) -> None:
         self.what, self.limit = what, limit
         super().__init__(f"the {limit:g} s time limit passed while {what}" if limit else f"time limit passed: {what}")
+
+
+def seconds(limit: Any) -> float | None:
+    """A valid ``time_limit`` option as seconds, else None (a solver's option check names a bad one).
+
+    >>> seconds(2), seconds(True), seconds(float("inf")), seconds(None)
+    (2.0, None, None, None)
+    """
+    ok = isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0 and math.isfinite(limit)
+    return float(limit) if ok else None
 
 
 def remaining() -> float | None:

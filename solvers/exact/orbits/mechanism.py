@@ -319,6 +319,7 @@ def build_plan(orb, used: np.ndarray, theta: np.ndarray, deadline: float | None 
                 margs[t][i] = mg
     orbit, rots, ws = [], [], []
     for t in range(used.size):
+        _remaining(deadline)  # a coupling takes seconds at d = 10⁷
         r, w = _couple(margs[t], theta[t])
         orbit.append(np.full(w.size, t))
         rots.append(r)
