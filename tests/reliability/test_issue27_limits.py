@@ -11,7 +11,6 @@ command (its own ``RUSAGE_CHILDREN`` in a fresh wrapper process) and check the o
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 import time
