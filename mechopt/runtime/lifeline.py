@@ -19,16 +19,17 @@ locks released, temporaries removed, children killed.
 
 Examples
 --------
->>> import os, signal
->>> from mechopt.runtime.lifeline import terminate_like_interrupt, Terminated
->>> with terminate_like_interrupt():
-...     try:
-...         os.kill(os.getpid(), signal.SIGTERM)
-...         for _ in range(10**6):
-...             pass
-...     except Terminated as exc:
-...         print(exc)
-terminated by SIGTERM
+>>> import signal
+>>> from mechopt.runtime.lifeline import Terminated, terminate_like_interrupt
+>>> with terminate_like_interrupt():                  # in the main thread: SIGTERM raises Terminated
+...     handler = signal.getsignal(signal.SIGTERM)
+>>> try:
+...     handler(signal.SIGTERM, None)
+... except Terminated as exc:
+...     print(exc, isinstance(exc, KeyboardInterrupt))
+terminated by SIGTERM True
+>>> signal.getsignal(signal.SIGTERM) is handler       # restored on leaving
+False
 """
 
 from __future__ import annotations
