@@ -16,6 +16,17 @@ import pytest
 
 KINDS = ("symlink", "fifo", "chardev")
 
+#: A sweep spec of three quick exact points (LIP histogram on a binary prior).
+SPEC = """problem = "design"
+solvers = ["exact"]
+[fixed]
+notion = "lip"
+utility = "histogram"
+prior = "0.3,0.7"
+[grid]
+eps = [0.5, 1.0, 2.0]
+"""
+
 
 def plant(path: Path, kind: str, victim: Path | None = None) -> None:
     """Make ``path`` a symlink (to ``victim``), a FIFO or a private char device (1, 3)."""

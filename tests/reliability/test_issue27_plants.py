@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/ is not a package
-from nodes import KINDS, kind_of, plant, snapshot  # noqa: E402
+from nodes import KINDS, SPEC, kind_of, plant, snapshot  # noqa: E402
 
 from mechopt.cli import main  # noqa: E402
 from mechopt.errors import MechoptError  # noqa: E402
@@ -32,15 +32,6 @@ from mechopt.errors import MechoptError  # noqa: E402
 pytestmark = pytest.mark.timeout(120)  # a writer that blocks on a planted FIFO fails instead of hanging
 
 DESIGN = ["design", "--notion", "ldp", "--utility", "mi", "--eps", "1", "--prior", "0.3,0.7"]
-SPEC = """problem = "design"
-solvers = ["exact"]
-[fixed]
-notion = "lip"
-utility = "histogram"
-prior = "0.3,0.7"
-[grid]
-eps = [0.5, 1.0]
-"""
 CATALOG = """[[instance]]
 problem = "design"
 name = "binary"

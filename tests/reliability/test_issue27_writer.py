@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/ is not a package
-from nodes import kind_of, plant  # noqa: E402
+from nodes import SPEC, kind_of, plant  # noqa: E402
 
 from mechopt.cli import main  # noqa: E402
 from mechopt.errors import OutputFileError, ParamError  # noqa: E402
@@ -27,16 +27,6 @@ from mechopt.io.writer import Lock, Output, clean_stale, write_text  # noqa: E40
 from mechopt.jobs.sweep.file import SweepWriter  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
-
-SPEC = """problem = "design"
-solvers = ["exact"]
-[fixed]
-notion = "lip"
-utility = "histogram"
-prior = "0.3,0.7"
-[grid]
-eps = [0.5, 1.0, 2.0]
-"""
 
 
 @pytest.fixture
@@ -229,23 +219,8 @@ def test_17_file_size_limit_names_the_file(tmp_path, command) -> None:
     """``ulimit -f 2; mechopt sweep lip-tradeoff --out lim.jsonl``. Was: ``[Errno 27] File too large`` naming
     no file. Now: ``cannot write 'lim.jsonl': File too large``, no temporary or lock left."""
     out = tmp_path / ("lim.jsonl" if command == "sweep" else "big.json")
-    argv = (
-        ["sweep", "lip-tradeoff", "--out", out.name]
-        if command == "sweep"
-        else [
-            "design",
-            "--notion",
-            "lip",
-            "--utility",
-            "histogram",
-            "--prior",
-            "uniform:40",
-            "--eps",
-            "1",
-            "--out",
-            out.name,
-        ]
-    )
+    design = "design --notion lip --utility histogram --prior uniform:40 --eps 1 --out big.json"
+    argv = ["sweep", "lip-tradeoff", "--out", out.name] if command == "sweep" else design.split()
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
