@@ -1,8 +1,9 @@
 """Issue 27: a symlink, a FIFO or a device node planted at any path a writer touches is never replaced.
 
-Every writer of an output file (``design --out`` JSON and ``.npy``, ``design --plot``, ``sweep
---out`` fresh and ``--force``, ``sweep --plot``, ``audit --report``, ``compare --plot``,
-``reproduce``, ``write_mechanism``, the figures' ``write_data``, the synthetic datasets) runs with
+Every writer of an output file (``design --out`` JSON and ``.npy``, ``design --plot`` and
+``--certificate``, ``sweep --out`` fresh and ``--force``, ``sweep --plot``, ``audit --report``,
+``compare --plot``, ``reproduce``, ``write_mechanism``, ``Mechanism.save``, the figures'
+``write_data``, the synthetic datasets) runs with
 a node planted at one of the paths it touches: the output itself, its lock (``.NAME.lock``), the
 old fixed temporary (``.NAME.part``) and the temporary pattern of this process
 (``.NAME.PID.XXXXXXXX.part``). Afterwards the planted node is still what it was (a link still
@@ -70,6 +71,12 @@ def _write_data(out: Path, name: str) -> None:
     write_data(out, name.removesuffix(".json"), {"a": 1}, [{"x": 1}])
 
 
+def _mechanism_save(out: Path, name: str) -> None:
+    from mechopt.mechanism import Mechanism
+
+    Mechanism([[0.75, 0.25], [0.25, 0.75]], prior=[0.5, 0.5]).save(out / name)
+
+
 def _dataset(out: Path, name: str) -> None:
     from mechopt.io.datasets import synthetic_kosarak
 
@@ -81,6 +88,7 @@ WRITERS: dict[str, tuple[str, Callable[[Path, str, dict[str, Path]], int | None]
     "design --out json": ("m.json", lambda o, n, f: _cli(*DESIGN, "--out", str(o / n))),
     "design --out npy": ("q.npy", lambda o, n, f: _cli(*DESIGN, "--out", str(o / n))),
     "design --plot": ("q.png", lambda o, n, f: _cli(*DESIGN, "--plot", str(o / n))),
+    "design --certificate": ("c.json", lambda o, n, f: _cli(*DESIGN, "--solver", "exact", "--certificate", str(o / n))),
     "sweep --out": ("s.jsonl", lambda o, n, f: _cli("sweep", str(f["spec"]), "--out", str(o / n))),
     "sweep --out --force": ("s.jsonl", lambda o, n, f: _cli("sweep", str(f["spec"]), "--out", str(o / n), "--force")),
     "sweep --plot": ("s.png", lambda o, n, f: _cli("sweep", str(f["spec"]), "--plot", str(o / n))),
@@ -91,6 +99,7 @@ WRITERS: dict[str, tuple[str, Callable[[Path, str, dict[str, Path]], int | None]
     ),
     "reproduce": ("demo.csv", lambda o, n, f: _reproduce(o, n)),
     "write_mechanism": ("w.json", lambda o, n, f: _mechanism(o, n)),
+    "Mechanism.save": ("mech.json", lambda o, n, f: _mechanism_save(o, n)),
     "figures.write_data": ("fid.json", lambda o, n, f: _write_data(o, n)),
     "datasets.synthetic_kosarak": ("k.dat", lambda o, n, f: _dataset(o, n)),
 }
