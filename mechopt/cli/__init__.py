@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import tomllib
 import traceback
 from collections.abc import Callable, Sequence
@@ -120,11 +121,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from mechopt.runtime.deadline import process_start
+
+    # a time limit counts from the start of the process when this is the program (the console script,
+    # python -m mechopt), from this call when a caller passes the arguments (tests, embedding)
+    started = process_start() if argv is None else time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     show_tb = "--traceback" in argv
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        args.started = started
         handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
         if handler is not None and (sys.stdout is None or sys.stdout.closed):
             return _fail("standard output is closed (>&-): redirect it to a file or /dev/null instead")

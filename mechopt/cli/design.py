@@ -321,11 +321,12 @@ ALARM_GRACE_S = 0.15
 
 
 def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any) -> tuple[Any, Any]:
-    """Build and solve within the time limit, counted from the start of the process
-    (:mod:`mechopt.runtime.deadline`): reading the inputs, choosing the solver, solving and auditing."""
+    """Build and solve within the time limit, counted from the start of the process (or of the call,
+    for a caller of :func:`mechopt.cli.main` with arguments; :mod:`mechopt.runtime.deadline`): reading
+    the inputs, choosing the solver, solving and auditing."""
     from mechopt.runtime import deadline
 
-    start = deadline.process_start()
+    start = getattr(args, "started", None)  # set by mechopt.cli.main: the process's start, or the call's
     with contextlib.ExitStack() as stack:
         stack.enter_context(deadline.bounded(args.time_limit, start=start))
         stack.enter_context(deadline.alarm(ALARM_GRACE_S))
