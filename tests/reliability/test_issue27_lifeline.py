@@ -95,14 +95,12 @@ def test_bound_child_ends_with_its_parent(mode) -> None:
 
 
 SQP_CHILD = textwrap.dedent("""
-    import os, time
-    import numpy as np
+    import time
     from mechopt.solvers import _sqp_run as R
-    def busy(*args, **kwargs):   # a child busy in its starts (SLSQP holds the GIL for seconds)
+    def busy(publish):   # a child busy in its starts (SLSQP holds the GIL for seconds)
         while True:
             time.sleep(0.01)
-    R._loop = busy
-    R._forked(None, np.zeros((1, 3)), "SLSQP", {}, 10, time.perf_counter() + 120)
+    R._forked(busy, 3, time.perf_counter() + 120)
 """)
 
 
