@@ -13,10 +13,9 @@ Every file mechopt writes (``design --out``/``--plot``, ``sweep --out`` and its 
   or a link.
 * On any failure (a full disk, ``ulimit -f``, an interrupt) the temporary is removed, the old file
   is untouched, and the :class:`~mechopt.errors.OutputFileError` names the file.
-* :class:`Lock` is a sweep's exclusive ``flock`` on a hidden ``.NAME.lock`` beside its output,
-  opened with ``O_NOFOLLOW | O_NONBLOCK`` and refused unless it is a regular file with one link.
-* A forked child closes the locks and outputs it inherited (:func:`os.register_at_fork`), so a
-  child that outlives its parent holds no lock and publishes nothing.
+* A sweep's lock beside its output is :class:`mechopt.io.lock.Lock`.
+* A forked child closes the outputs it inherited (:func:`os.register_at_fork`), so a child that
+  outlives its parent publishes nothing.
 
 Examples
 --------
@@ -46,14 +45,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from mechopt.errors import OutputFileError, ParamError
+from mechopt.errors import OutputFileError
 from mechopt.io.files import kind_name
 
 __all__ = [
     "Target",
     "target",
     "Output",
-    "Lock",
     "write_bytes",
     "write_text",
     "text_file",
@@ -62,12 +60,11 @@ __all__ = [
     "check_writable",
     "clean_stale",
     "pid_alive",
-    "discard_all",
 ]
 
 _NAME_KEEP = 80  # characters of the target's name kept in a temporary's name (NAME_MAX is 255 bytes)
 _PART = re.compile(r"\.(?P<name>.*)\.(?P<pid>[0-9]+)\.[a-z0-9_]{8}\.part")
-_LIVE: dict[int, Any] = {}  # id -> Output or Lock open in this process (closed in a forked child)
+_LIVE: dict[int, Any] = {}  # id -> Output open in this process (closed in a forked child)
 
 
 @dataclass(frozen=True)
@@ -129,15 +126,17 @@ def target(path: str | os.PathLike) -> Target:
     )
 
 
-_OPEN = 0  # never through a link, never waiting on a FIFO, no controlling tty, not inherited by exec
+#: Flags of every open of an output or a lock: never through a link, never waiting on a FIFO, no
+#: controlling terminal, not inherited by exec.
+SAFE_OPEN = 0
 for _flag in ("O_NOFOLLOW", "O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC"):
-    _OPEN |= getattr(os, _flag, 0)
+    SAFE_OPEN |= getattr(os, _flag, 0)
 
 
 def _open_direct(t: Target) -> int:
     """An existing character device or FIFO, opened for writing without waiting for a reader."""
     try:
-        fd = os.open(t.path, os.O_WRONLY | _OPEN)
+        fd = os.open(t.path, os.O_WRONLY | SAFE_OPEN)
     except OSError as exc:
         raise _error(t.given, exc) from None
     mode = os.fstat(fd).st_mode
@@ -151,7 +150,7 @@ def _open_direct(t: Target) -> int:
 def _open_append(t: Target) -> int:
     """An existing regular file, opened to append (never through a link, never a FIFO)."""
     try:
-        fd = os.open(t.path, os.O_WRONLY | os.O_APPEND | _OPEN)
+        fd = os.open(t.path, os.O_WRONLY | os.O_APPEND | SAFE_OPEN)
     except OSError as exc:
         raise _error(t.given, exc) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -255,7 +254,7 @@ class Output:
             raise _error(self.target.given, exc) from None
         self.published = True
         with contextlib.suppress(OSError):  # the rename itself on disk
-            dfd = os.open(self.target.path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _OPEN)
+            dfd = os.open(self.target.path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | SAFE_OPEN)
             try:
                 os.fsync(dfd)
             finally:
@@ -393,119 +392,6 @@ def clean_stale(path: str | os.PathLike) -> list[str]:
                     os.unlink(entry.path)
                     removed.append(entry.path)
     return removed
-
-
-class Lock:
-    """The exclusive lock of one output (a sweep's): ``flock`` on ``.NAME.lock`` beside it.
-
-    The lock file is opened with ``O_NOFOLLOW | O_NONBLOCK`` and refused unless it is a regular file
-    with a single link, so a planted link, FIFO or device is never followed, waited on or written;
-    after locking, the name must still be the locked file (a finishing sweep unlinks it).
-
-    >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> with Lock(os.path.join(folder, "s.jsonl")):
-    ...     sorted(os.listdir(folder))
-    ['.s.jsonl.lock']
-    >>> os.listdir(folder)
-    []
-    """
-
-    def __init__(self, path: str | os.PathLike) -> None:
-        p = Path(os.fspath(path))
-        self.name = p.name
-        self.path = p.with_name(f".{p.name}.lock")
-        self.fd: int | None = None
-
-    def _refuse(self, what: str) -> OutputFileError:
-        return OutputFileError(
-            f"cannot lock {self.name!r}: {str(self.path)!r} is {what}, not a lock file mechopt made; "
-            "remove it and run again (nothing was written)"
-        )
-
-    def _open(self) -> int:
-        with contextlib.suppress(FileNotFoundError):
-            st = os.lstat(self.path)
-            if not stat.S_ISREG(st.st_mode):
-                raise self._refuse(kind_name(st.st_mode))
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _OPEN, 0o600)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise self._refuse("a symbolic link") from None
-            raise OutputFileError(
-                f"cannot create the lock file {str(self.path)!r} of {self.name!r}: {exc.strerror or exc}"
-            ) from None
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-            os.close(fd)
-            raise self._refuse(kind_name(st.st_mode) if not stat.S_ISREG(st.st_mode) else "a file with other links")
-        return fd
-
-    def _is_ours(self, fd: int) -> bool:
-        try:
-            a, b = os.fstat(fd), os.lstat(self.path)
-        except OSError:
-            return False
-        return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-    def acquire(self) -> Lock:
-        try:
-            import fcntl
-        except ImportError:
-            raise OutputFileError(
-                f"cannot lock {self.name!r}: file locks need the POSIX fcntl module, which this platform lacks"
-            ) from None
-        for _ in range(5):
-            fd = self._open()
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                raise ParamError(
-                    f"another sweep is writing {self.name!r} now (locked); wait for it to finish or give another --out"
-                ) from None
-            if self._is_ours(fd):  # not a lock file another sweep unlinked while we opened it
-                self.fd = fd
-                _LIVE[id(self)] = self
-                return self
-            os.close(fd)
-        raise OutputFileError(f"cannot lock {self.name!r}: its lock file {str(self.path)!r} keeps changing")
-
-    def release(self) -> None:
-        fd, self.fd = self.fd, None
-        _LIVE.pop(id(self), None)
-        if fd is None:
-            return
-        try:
-            if self._is_ours(fd):
-                os.unlink(self.path)
-        except OSError:
-            pass
-        finally:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
-    def _forget(self) -> None:
-        if self.fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
-        self.fd = None
-
-    def __enter__(self) -> Lock:
-        return self.acquire()
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.release()
-
-
-def discard_all() -> None:
-    """Remove every unpublished temporary and release every lock of this process (before ``os._exit``)."""
-    for obj in list(_LIVE.values()):
-        if isinstance(obj, Output):
-            obj.close(publish=False)
-        else:
-            obj.release()
 
 
 def _after_fork_in_child() -> None:

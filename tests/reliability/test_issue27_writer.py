@@ -23,7 +23,8 @@ from nodes import SPEC, kind_of, plant  # noqa: E402
 
 from mechopt.cli import main  # noqa: E402
 from mechopt.errors import OutputFileError, ParamError  # noqa: E402
-from mechopt.io.writer import Lock, Output, clean_stale, write_text  # noqa: E402
+from mechopt.io.lock import Lock  # noqa: E402
+from mechopt.io.writer import Output, clean_stale, write_text  # noqa: E402
 from mechopt.jobs.sweep.file import SweepWriter  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)

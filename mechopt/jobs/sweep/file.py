@@ -196,7 +196,8 @@ class SweepWriter:
         self._out: Any = None
 
     def __enter__(self) -> "SweepWriter":
-        from mechopt.io.writer import Lock, Output, clean_stale
+        from mechopt.io.lock import Lock
+        from mechopt.io.writer import Output, clean_stale
 
         if self.target.kind == "replace":
             self._lock = Lock(self.target.path).acquire()

@@ -281,7 +281,14 @@ def _class_lp(
 
 
 def _couple(margs: list[tuple[np.ndarray, np.ndarray]], theta: float) -> tuple[np.ndarray, np.ndarray]:
-    """North-west-corner coupling of per-class rotation weights: (rotations (n, g), weights (n,))."""
+    """North-west-corner coupling of per-class rotation weights: (rotations (n, g), weights (n,)).
+
+    One class is its own coupling (no sort of d cumulative weights: seconds at d = 10⁷).
+    """
+    if len(margs) == 1:
+        r, w = margs[0]
+        keep = w > 0
+        return r[keep][:, None], w[keep] / w.sum() * theta
     cums = [np.cumsum(w) / w.sum() for _, w in margs]
     for c in cums:
         c[-1] = 1.0

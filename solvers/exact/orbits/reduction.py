@@ -33,7 +33,8 @@ __all__ = [
     "Classes",
     "Orbits",
     "classes_of",
-    "class_count",
+    "sorted_classes",
+    "classes_from",
     "ldp_orbits",
     "lip_orbits",
     "orbit_gain",
@@ -113,15 +114,27 @@ def _breaks(P: np.ndarray, utility: Utility, tol: float | None) -> tuple | None:
     return order, brk, a, pu
 
 
-def class_count(P: np.ndarray, utility: Utility, tol: float | None = None) -> int | None:
-    """The number of classes :func:`classes_of` finds, without building them (None if unsupported)."""
-    found = _breaks(P, utility, tol)
-    return None if found is None else int(found[1].size) + 1
-
-
 def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Classes | None:
     """Group inputs with equal prior and utility data (within ``tol``, default ``prior_equal``); None if unsupported."""
-    found = _breaks(P, utility, tol)
+    return classes_from(P, _breaks(P, utility, tol))
+
+
+class Sorted:
+    """The inputs sorted by class (:func:`sorted_classes`): ``g`` classes, built into :class:`Classes` only
+    when needed (a million singleton classes cost seconds to split, and then symmetry cannot win)."""
+
+    def __init__(self, found: tuple | None) -> None:
+        self.found = found
+        self.g = None if found is None else int(found[1].size) + 1
+
+
+def sorted_classes(P: np.ndarray, utility: Utility, tol: float | None = None) -> Sorted:
+    """The inputs sorted by prior and utility data, and the number of classes (one sort)."""
+    return Sorted(_breaks(P, utility, tol))
+
+
+def classes_from(P: np.ndarray, found: tuple | None) -> Classes | None:
+    """:class:`Classes` from the sort :func:`_breaks` made (None if unsupported)."""
     if found is None:
         return None
     order, brk, a, pu = found
