@@ -16,9 +16,9 @@ from dataclasses import fields, replace
 from typing import Any
 
 from mechopt import registry, settings
-from mechopt.errors import ProblemError, SolverNotFound
+from mechopt.errors import MechoptError, ProblemError, SolverNotFound
 from mechopt.model.problem import Problem
-from mechopt.results.result import PROOFS, Result, Status, gap_floor
+from mechopt.results.result import PROOFS, Result, Status
 from mechopt.runtime import deadline
 from mechopt.runtime.threads import single_threaded
 
@@ -58,8 +58,9 @@ def audit_result(problem: Problem, result: Result) -> Result:
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: privacy violated by {aud.violation:.3g}")
         for reason in aud.reasons:
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: {reason}")
+        res = _resolved(problem, res)
         if aud.value is not None and res.value is not None:
-            dev = abs(aud.value - res.value) / max(1.0, abs(aud.value))
+            dev = Result.gap_of(res.value, aud.value)  # relative at every magnitude, as the certificate's gap
             if dev > settings.tolerance("value_match"):
                 why = f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}"
                 res = (
@@ -74,19 +75,41 @@ def audit_result(problem: Problem, result: Result) -> Result:
     return _proof_status(res)
 
 
+def _resolved(problem: Problem, res: Result) -> Result:
+    """Demote ``optimal`` when the returned channel's doubles resolve its own value less well than the gap tolerance.
+
+    At ε = 1e-9 the log-ratios of a channel are known to ~1e-16, a few 1e-7 of ε, and so is its information:
+    no proof certifies it closer (:meth:`mechopt.model.problem.ChannelProblem.resolution`).
+    """
+    how = getattr(problem, "resolution", None)
+    if res.status is not Status.OPTIMAL or res.value is None or how is None or res.mechanism is None:
+        return res
+    try:
+        Q = res.Q
+    except MechoptError:  # not a channel matrix (a density, a plan too large to write out)
+        return res
+    err = how(Q)
+    if err is None or 2 * err <= settings.tolerance("gap") * abs(res.value):
+        return res
+    rel = err / abs(res.value) if res.value else float("inf")
+    return res.downgrade(
+        f"audit: the mechanism's doubles resolve its value only to ±{err:.2g} ({rel:.2g} relative), "
+        "more than the gap tolerance allows"
+    )
+
+
 def _proof_status(res: Result) -> Result:
     """``optimal`` only with a proof: a certificate within tolerance or a named proof."""
     cert = res.certificate
     bound, value = (cert.bound if cert is not None else None), res.value
     if cert is not None and bound is not None and value is not None:
-        gap = Result.gap_of(value, bound, res.objective)
+        gap = Result.gap_of(value, bound)
         if abs(gap - cert.gap) > 1e-12:
             res = res.replace(certificate=replace(cert, gap=gap))
         if gap > settings.tolerance("gap"):
             res = res.downgrade(
                 f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "
-                f"(|bound - value| = {abs(bound - value):.3g}, relative to "
-                f"max(|bound|, {gap_floor(res.objective):.3g}))"
+                f"(|bound - value| = {abs(bound - value):.3g}, relative to max(|bound|, |value|))"
             )
         elif res.status is Status.OPTIMAL and res.proof is None:
             res = res.replace(proof="certificate")
@@ -148,6 +171,7 @@ def _solve(problem: Problem, solver: str | None, options: dict[str, Any]) -> Res
     else:
         backend = registry.get_solver(solver)
         if not backend.can_solve(problem):
+            _raise_form_error(problem)  # the problem's own reason (a bad prior), when it has one
             raise SolverNotFound(f"solver {solver!r} cannot solve {_what(problem)}; solvers that can: {_able(problem)}")
     left = deadline.remaining()
     if left is not None:  # the limit bounds the whole call: selection included
@@ -169,6 +193,22 @@ def _solve(problem: Problem, solver: str | None, options: dict[str, Any]) -> Res
             res = _identifiability(problem, res)
     unit = getattr(problem, "unit", None)
     return res if res.unit is not None or unit is None else res.replace(unit=unit)
+
+
+def _raise_form_error(problem: Problem) -> None:
+    """Raise the problem's own typed reason (a bad prior) when a solver said it cannot solve it.
+
+    ``can_solve`` answers False on any error; the prior is validated again here (cheap), and no
+    form is built: a solver that does not apply to a 10⁴-input design must say so without building
+    its gigabyte NLP form or closed form.
+    """
+    import numpy as np
+
+    from mechopt.model.priors import validate_prior
+
+    prior = getattr(problem, "prior", None)
+    if isinstance(prior, np.ndarray) and prior.ndim == 1:
+        validate_prior(prior)
 
 
 def _identifiability(problem: Problem, res: Result) -> Result:

@@ -26,6 +26,12 @@ MAX_BYTES = 64 << 20
 DOWN, UP = Context(prec=50, rounding=ROUND_FLOOR), Context(prec=50, rounding=ROUND_CEILING)
 
 
+def _unique(pairs):  # a key twice in one object: readers disagree on which one counts
+    if len({k for k, _ in pairs}) < len(pairs):
+        raise BadFile("a key appears twice in one object: the file is ambiguous")
+    return dict(pairs)
+
+
 class BadFile(Exception):
     """Not a readable certificate (exit 2)."""
 
@@ -36,8 +42,8 @@ class Rejected(Exception):
 
 def num(v):
     """An exact rational from a JSON integer or string ("1/3", "0.25", "-7")."""
-    if isinstance(v, bool) or not isinstance(v, (int, str)):
-        raise BadFile(f"number {v!r}: write numbers as strings (exact rationals) or integers")
+    if isinstance(v, bool) or not isinstance(v, (int, str)) or isinstance(v, str) and (not v.isascii() or "_" in v):
+        raise BadFile(f"number {v!r}: write numbers as strings (exact rationals, ASCII digits, no '_') or integers")
     try:
         return F(v)
     except (ValueError, ZeroDivisionError):
@@ -61,7 +67,7 @@ def load(path):
         if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:  # no FIFO, device or huge file
             raise BadFile(f"{path} is not a regular file of at most {MAX_BYTES >> 20} MiB")
         with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+            doc = json.load(fh, object_pairs_hook=_unique)  # NaN/Infinity: floats, which num() refuses
         if doc.get("format") != "mechopt-certificate" or doc.get("version") != 1:
             raise BadFile('not a certificate of "format": "mechopt-certificate", "version": 1')
         pb, nt, ut, cl = doc["problem"], doc["problem"]["notion"], doc["problem"]["utility"], doc["claim"]

@@ -26,6 +26,7 @@ __all__ = [
     "MissingDependency",
     "NoChannelError",
     "CertificateError",
+    "PlatformError",
 ]
 
 
@@ -75,3 +76,8 @@ class NoChannelError(MechoptError, ValueError):
 class CertificateError(ProblemError):
     """A result whose certificate cannot be written as a checkable file (no dual evidence; a notion or
     utility the standalone checker does not know)."""
+
+
+class PlatformError(MechoptError, OSError):
+    """A feature this platform cannot run: sweep locking needs POSIX ``fcntl``, isolated compare rows
+    and the time-limited SLSQP child need ``fork``. ``import mechopt`` and everything else work."""

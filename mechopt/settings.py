@@ -45,8 +45,8 @@ class Tolerances:
     gap : float
         Relative certificate gap below which a result is ``optimal``.
     value_match : float
-        Relative difference (to max(1, |value|)) allowed between a reported
-        value and the value the audit recomputes from the mechanism.
+        Relative difference (to the larger of the two) allowed between a
+        reported value and the value the audit recomputes from the mechanism.
     merge : float
         Posteriors closer than this (max-norm) are merged into one output.
     prior_equal : float
@@ -59,6 +59,10 @@ class Tolerances:
     lp_feasibility : float
         Primal and dual feasibility tolerance HiGHS uses for the exact solver's
         master LPs.
+    conic_lp : float
+        Clarabel's gap and feasibility tolerances on the LP of a linear utility
+        (MAE; its defaults, 1e-8, leave the optimum 3e-9 off and its dual
+        objective above it).
     lp_scale_below : float
         When some prior entry is below this, the master LP is solved row- and
         column-scaled (mechanism scale) so tiny-mass rows of Q stay accurate.
@@ -66,7 +70,7 @@ class Tolerances:
         A column enters the master LP only when its reduced cost exceeds this.
     colgen_gap : float
         Column generation stops when the proven bound is within this
-        (relative to max(1, |bound|)) of the master value.
+        (relative to the larger of |bound| and |value|) of the master value.
     mip_rel_gap, mip_abs_gap : float
         Relative and absolute MIP gaps of the pricing MILPs (HiGHS's default
         absolute gap, 1e-6, would hide columns near optimality).
@@ -138,6 +142,7 @@ class Tolerances:
     density: float = 1e-6
     # the exact solver: master LP, pricing, vertex enumeration
     lp_feasibility: float = 1e-10
+    conic_lp: float = 1e-12
     lp_scale_below: float = 1e-6
     reduced_cost: float = 1e-11
     colgen_gap: float = 1e-10

@@ -21,15 +21,15 @@ True
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
-from scipy.special import rel_entr
 
 from mechopt.errors import ProblemError
+from mechopt.model import gains
 from mechopt.model._matrix import sum_column_blocks
 from mechopt.model.info import mutual_information
+from mechopt.model.utility import Utility
 
 __all__ = [
     "Utility",
@@ -44,48 +44,6 @@ __all__ = [
 ]
 
 
-class Utility(ABC):
-    """A utility (or loss) of a channel under a prior."""
-
-    name: ClassVar[str]
-    sense: ClassVar[str]  # "min" or "max"
-    #: The unit of :meth:`value` (printed with every value: CLI tables, JSON ``unit``, plot labels).
-    unit: ClassVar[str] = "unitless"
-    sublinear: ClassVar[bool] = False
-    sign: ClassVar[float] = 1.0  # value = offset + sign * Σ μ
-
-    @abstractmethod
-    def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
-        """The utility of channel Q under the prior."""
-
-    def gain(self, C: np.ndarray) -> np.ndarray:
-        """μ of each column of C (shape (d, m)) → shape (m,)."""
-        raise ProblemError(f"utility {self.name} is not a sum of column gains; use a solver other than exact")
-
-    def offset(self, prior: np.ndarray) -> float:
-        return 0.0
-
-    def restrict(self, index: np.ndarray) -> "Utility":
-        """The same utility on the inputs ``index`` (after dropping zero-mass symbols)."""
-        return self
-
-    def linear_cost(self, prior: np.ndarray) -> np.ndarray | None:
-        """L with ``value(Q, prior) = Σ_{x,y} L[x, y] Q[x, y]`` when the utility is linear in Q, else None.
-
-        A linear utility under a notion with convex constraints is a convex
-        program (an LP under LDP, graph-LDP and LIP): the ``conic`` solver
-        designs it with a proof (:func:`mechopt.programs.linear.linear_conic_form`).
-        """
-        return None
-
-    def params(self) -> dict[str, Any]:
-        return {"utility": self.name}
-
-
-def _columns(Q: np.ndarray, prior: np.ndarray) -> np.ndarray:
-    return np.asarray(prior, float)[:, None] * np.asarray(Q, float)
-
-
 def _finite(x, what: str, fix: str) -> None:
     """A non-finite intermediate is an error, never clamped to a number."""
     if not np.all(np.isfinite(x)):
@@ -97,10 +55,11 @@ class SumMSE(Utility):
 
     The value does not change when a constant is added to every a_x, so the
     numbers are computed from the centred values a − m, m the midrange of a
-    (``centred``): the gain form E[ã²] − Σ_y (ãᵀc_y)² / 1ᵀc_y of the exact
-    solver cancels catastrophically when the values share a large offset, and
-    :meth:`value` (the audit) uses the independent, termwise non-negative sum
-    Σ_y Σ_x P(x) Q[x, y] (ã_x − â_y)² with â_y the posterior mean of ã.
+    (``centred``): the gain form E[ã²] − Σ_y (ãᵀc_y)² / 1ᵀc_y cancels
+    catastrophically when the values share a large offset or the MSE is far
+    below E[ã²], so :meth:`value` (the audit) and :meth:`column_value` use the
+    termwise non-negative sum Σ_y Σ_x P(x) Q[x, y] (ã_x − â_y)² with â_y the
+    posterior mean of ã (:func:`mechopt.model.gains.mse_loss`).
 
     Examples
     --------
@@ -148,13 +107,35 @@ class SumMSE(Utility):
         _finite(out, "E[a²] of the centred values", "rescale the values")
         return out
 
+    def offset_weights(self, d: int) -> np.ndarray:
+        return self.centred**2
+
+    def column_value(self, C: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = gains.mse_loss(self.centred, C)
+        _finite(out, "the MSE of a column", "rescale the values")
+        return out
+
+    def column_error(self, C: np.ndarray) -> np.ndarray:
+        return gains.mse_error(self.centred, C, self.column_value(C))
+
+    def normalised(self) -> tuple["SumMSE", float]:
+        """The values centred at their midrange and divided by their half-range s; the MSE scales by s².
+
+        >>> u, s = SumMSE([1e3, 3e3, 5e3]).normalised()
+        >>> u.a.tolist(), s
+        ([-1.0, 0.0, 1.0], 4000000.0)
+        """
+        half = float(np.abs(self.centred).max())
+        if half == 0.0 or half == 1.0:
+            return self, 1.0
+        return SumMSE(self.centred / half), half * half
+
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
         self._check(prior)
-        C = _columns(Q, prior)
-        mass = C.sum(axis=0)
+        P = np.asarray(prior, float)[:, None]
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            est = np.divide(self.centred @ C, mass, out=np.zeros_like(mass), where=mass > 0)
-            out = float(np.sum(C * (self.centred[:, None] - est[None, :]) ** 2))
+            out = sum_column_blocks(np.asarray(Q, float), lambda B: float(gains.mse_loss(self.centred, P * B).sum()))
         _finite(out, "the MSE of the mechanism", "check the channel and rescale the values")
         return out
 
@@ -169,7 +150,9 @@ class HistogramMSE(Utility):
     """Per-user histogram MSE Σ_k E[(1{X=k} − P(X=k|Y))²] = 1 − Σ_y Σ_k c_k² / 1ᵀc.
 
     :meth:`value` (the audit) evaluates it as the termwise non-negative
-    Σ_y Σ_k c_k (1 − c_k / 1ᵀc), which cannot cancel below zero.
+    Σ_y Σ_k c_k (1ᵀc − c_k) / 1ᵀc with 1ᵀc − c_k summed from the other entries
+    (:func:`mechopt.model.gains.histogram_loss`): nothing cancels, even when a
+    posterior is within 1e-20 of a point mass.
     """
 
     name = "histogram"
@@ -187,17 +170,21 @@ class HistogramMSE(Utility):
     def offset(self, prior: np.ndarray) -> float:
         return 1.0
 
+    def offset_weights(self, d: int) -> np.ndarray:
+        return np.ones(d)
+
+    def column_value(self, C: np.ndarray) -> np.ndarray:
+        return gains.histogram_loss(C)
+
+    def column_error(self, C: np.ndarray) -> np.ndarray:
+        return gains.histogram_error(C, gains.histogram_loss(C))
+
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
         # a block of columns at a time (mechopt.model._matrix.column_block): no d × n temporaries next to Q
         P = np.asarray(prior, float)[:, None]
 
         def block(B: np.ndarray) -> float:
-            C = P * B
-            mass = C.sum(axis=0)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                post = np.divide(C, mass[None, :], out=np.zeros_like(C), where=mass[None, :] > 0)
-                np.subtract(1.0, post, out=post)
-                return float(np.sum(C * post))
+            return float(gains.histogram_loss(P * B).sum())
 
         out = sum_column_blocks(np.asarray(Q, float), block)
         _finite(out, "the histogram MSE of the mechanism", "check the channel")
@@ -216,10 +203,17 @@ class MutualInfo(Utility):
         self.prior = None if prior is None else np.asarray(prior, dtype=float)
 
     def gain(self, C: np.ndarray) -> np.ndarray:
+        """μ per column, as 1ᵀc Σ_x P(x) φ(c_x / (P(x) 1ᵀc)) (:func:`mechopt.model.gains.mi_gain`: no cancellation)."""
+        return gains.mi_gain(self._prior(), np.asarray(C, float))
+
+    def column_error(self, C: np.ndarray) -> np.ndarray:
+        C = np.asarray(C, float)
+        return gains.mi_error(self._prior(), C, self.gain(C))
+
+    def _prior(self) -> np.ndarray:
         if self.prior is None:
             raise ProblemError("MutualInfo.gain needs the prior: build it as MutualInfo(prior)")
-        mass = C.sum(axis=0)
-        return rel_entr(C, self.prior[:, None] * mass[None, :]).sum(axis=0)
+        return self.prior
 
     def value(self, Q: np.ndarray, prior: np.ndarray) -> float:
         return mutual_information(prior, Q)
@@ -272,6 +266,21 @@ class MAE(Utility):
 
     def restrict(self, index: np.ndarray) -> "MAE":
         return MAE(self.a[index], self.b)
+
+    def normalised(self) -> tuple["MAE", float]:
+        """Values and estimates centred at their common midrange and divided by their half-range s.
+
+        >>> u, s = MAE([0.0, 2e-9], outputs=[1e-9]).normalised()
+        >>> u.a.tolist(), u.b.tolist(), s
+        ([-1.0, 1.0], [0.0], 1e-09)
+        """
+        both = np.concatenate([self.a, self.b])
+        lo, hi = float(both.min()), float(both.max())
+        centre = lo + (hi - lo) / 2 if np.isfinite(hi - lo) else lo / 2 + hi / 2
+        half = float(np.abs(both - centre).max())
+        if half == 0.0 or (half == 1.0 and centre == 0.0):
+            return self, 1.0
+        return MAE((self.a - centre) / half, (self.b - centre) / half), half
 
     def params(self) -> dict[str, Any]:
         return {"utility": self.name, "values": self.a.tolist(), "outputs": self.b.tolist()}
@@ -346,6 +355,13 @@ DESIGNED_BY: dict[str, str] = {
 }
 
 
+_IGNORES_VALUES = {
+    "histogram": "it scores the estimate of each symbol's indicator, whatever the symbol's value",
+    "freq-var": "it scores the estimated frequency of each symbol, whatever the symbol's value",
+    "mi": "mutual information depends on the probabilities only",
+}
+
+
 def make_utility(name: str, *, prior=None, values=None, outputs=None) -> Utility:
     """Build a utility by name (``mse`` and ``mae`` take ``values``, default 0..d-1; ``mae`` also
     ``outputs``, its output estimates b, default the values; ``mi`` the prior).
@@ -366,6 +382,11 @@ def make_utility(name: str, *, prior=None, values=None, outputs=None) -> Utility
         raise ProblemError(f"unknown utility {name!r}; known: {', '.join(UTILITIES)}")
     if outputs is not None and key != "mae":
         raise ProblemError(f"output estimates (--outputs) belong to utility mae, not {key}")
+    if values is not None and key not in ("mse", "mae"):  # used or refused, never ignored
+        raise ProblemError(
+            f"input values (--values) belong to utilities mse and mae, not {key} "
+            f"({_IGNORES_VALUES.get(key, 'it does not use them')}): drop the values"
+        )
     if key in ("mse", "mae"):
         if values is None:
             if prior is None:

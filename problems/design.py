@@ -22,7 +22,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.model.priors import parse_prior, validate_prior
+from mechopt.model.numbers import NotDecimal, ascii_float, float_array
+from mechopt.model.priors import read_prior, validate_prior
 from mechopt.model.problem import ChannelProblem
 from mechopt.notions import PrivacyNotion, make_notion
 from mechopt.results.result import Result
@@ -42,12 +43,16 @@ class ChannelDesign(ChannelProblem):
     notion: PrivacyNotion
     utility: Utility
     label: str = field(default="custom")
+    #: labels of the inputs (a prior file's ``label,probability`` table, a pandas Series' index), else None
+    inputs: tuple[Any, ...] | None = field(default=None)
 
     id: ClassVar[str] = "design"
     paper: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "prior", validate_prior(self.prior))
+        prior = validate_prior(self.prior)
+        prior.flags.writeable = False  # a frozen problem: prob.prior[0] = 0.9 is refused, not half-applied
+        object.__setattr__(self, "prior", prior)
         if not isinstance(self.notion, PrivacyNotion):
             raise ProblemError("notion must be a PrivacyNotion (see mechopt.notions.make_notion)")
         if not isinstance(self.utility, Utility):
@@ -55,6 +60,8 @@ class ChannelDesign(ChannelProblem):
         a = getattr(self.utility, "a", None)
         if a is not None and a.size != self.prior.size:
             raise ProblemError(f"{a.size} values but the prior has {self.prior.size} symbols")
+        if self.inputs is not None and len(self.inputs) != self.prior.size:
+            raise ProblemError(f"{len(self.inputs)} input labels for a prior of {self.prior.size} symbols")
         if isinstance(self.utility, FrequencyVariance) and np.any(self.prior <= 0):
             raise ProblemError(
                 "freq-var needs every symbol to have prior mass > 0 (zero-mass symbols are dropped from "
@@ -77,13 +84,18 @@ class ChannelDesign(ChannelProblem):
         """Build from CLI-style parameters (strings accepted for prior, values and outputs).
 
         ``outputs`` are the fixed output estimates b of utility ``mae`` (default: the values).
+        Every parameter is used or refused: ``values`` belong to ``mse`` and ``mae``,
+        ``graph`` to ``graph-ldp`` and ``metric-ldp``. A prior file's labels (or a
+        pandas Series' index) become the problem's ``inputs``.
         """
         if extra:
             raise ProblemError(
                 f"unknown design parameter(s) {sorted(extra)}; "
                 "known: prior, notion, utility, eps, values, graph, outputs"
             )
-        P = parse_prior(prior) if isinstance(prior, str) else validate_prior(prior)
+        from mechopt.io.priorfile import prior_labels
+
+        P, labels = read_prior(prior) if isinstance(prior, str) else (validate_prior(prior), prior_labels(prior))
         if P.size < 2:
             raise ProblemError(
                 "the prior has one symbol: there is nothing to hide or estimate; "
@@ -96,6 +108,7 @@ class ChannelDesign(ChannelProblem):
             prior=P,
             notion=make_notion(notion, eps, **kw),
             utility=make_utility(utility, prior=P, values=values, outputs=outputs),
+            inputs=labels,
         )
 
     def closed_form(self) -> Result | None:
@@ -138,12 +151,16 @@ def _numbers(values: Any, what: str, per: str) -> Any:
     """A comma-separated string or a sequence as a float array (None stays None)."""
     if isinstance(values, str):
         try:
-            return np.asarray([float(v) for v in values.split(",")])
+            return np.asarray([ascii_float(v) for v in values.split(",")])
+        except NotDecimal as exc:
+            raise ProblemError(f"bad {what}: {exc}") from None
         except ValueError:
             raise ProblemError(f"bad {what} {values!r}: give comma-separated numbers") from None
     if values is not None:
         try:
-            return np.asarray(values, dtype=float)
+            return float_array(values)
+        except NotDecimal as exc:
+            raise ProblemError(f"bad {what}: {exc}") from None
         except (TypeError, ValueError, OverflowError):
             raise ProblemError(f"bad {what} {values!r}: give a list of numbers, {per}") from None
     return None

@@ -30,6 +30,8 @@ import math
 from functools import cache
 from typing import Any
 
+import numpy as np
+
 from mechopt.errors import ParamError, SolverError
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
@@ -73,7 +75,7 @@ class ConicSolver(Solver):
                 f"cvxpy backend {backend!r} is not installed; installed: {', '.join(cp.installed_solvers())}"
             )
         form = problem.conic_form()
-        kw = dict(opts["backend_options"] or {})
+        kw = {**(form.clarabel if backend == "CLARABEL" else {}), **dict(opts["backend_options"] or {})}
         if opts["max_iter"] is not None:  # the one iteration-limit name, passed under the backend's own
             kw.update(_max_iter_option(backend, opts["max_iter"], kw))
         if opts["time_limit"] is not None and backend == "CLARABEL":
@@ -83,7 +85,7 @@ class ConicSolver(Solver):
                 solver=_dual_clarabel()() if backend == "CLARABEL" else backend, verbose=bool(opts["verbose"]), **kw
             )
         except cp.error.SolverError as exc:
-            raise SolverError(f"cvxpy/{backend} failed: {exc}") from exc
+            raise SolverError(f"cvxpy/{backend} failed{_hint(problem)}: {_own_words(exc)}") from exc
         status = CVXPY_STATUS.get(form.problem.status, Status.SOLVER_ERROR)
         stats = form.problem.solver_stats
         if form.problem.status == "user_limit":
@@ -132,6 +134,37 @@ class ConicSolver(Solver):
 
 
 @cache
+def _own_words(exc: Exception) -> str:
+    """cvxpy's message without its advice to try another solver (mechopt's registry says which apply).
+
+    >>> _own_words(Exception("Solver 'X' failed. Try another solver, or solve with verbose=True for more information."))
+    "Solver 'X' failed; rerun with the option verbose=true for its log"
+    """
+    text = str(exc).split(". Try another solver", 1)[0].rstrip(".")
+    return text + ("; rerun with the option verbose=true for its log" if "verbose" in str(exc) else "")
+
+
+def _hint(problem: Any) -> str:
+    """What makes the program numerically hard, when the data shows it: e^eps or values near the double range.
+
+    >>> from mechopt.problems.design import ChannelDesign
+    >>> "e^eps = 1.01e+304" in _hint(ChannelDesign.from_params(prior="0.5,0.5", notion="ldp", utility="mae", eps=700))
+    True
+    """
+    eps = getattr(getattr(problem, "notion", None), "eps", None)
+    if isinstance(eps, float) and eps > 50:
+        return (
+            f" (e^eps = {math.exp(eps):.3g} with eps = {eps:g}: coefficients beyond what an interior-point "
+            "method resolves; use eps <= 50)"
+        )
+    util = getattr(problem, "utility", None)
+    data = [np.abs(np.asarray(getattr(util, k), float)) for k in ("a", "b") if getattr(util, k, None) is not None]
+    top = max((float(v.max()) for v in data if v.size), default=0.0)
+    if top > 1e150:
+        return f" (values or outputs up to {top:.3g}: their squares overflow double precision; rescale them)"
+    return ""
+
+
 def _dual_clarabel() -> type:
     """cvxpy's Clarabel interface, keeping Clarabel's primal and dual objective values in ``extra_stats``.
 

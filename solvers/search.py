@@ -152,7 +152,7 @@ class SearchSolver(Solver):
                 lb = _box_bound(form, cache, lo, hi)
                 if lb is None:
                     continue
-                if lb >= best_p or Result.gap_of(best_p, lb, form.objective) <= tol:  # the gap of the certificate
+                if lb >= best_p or Result.gap_of(best_p, lb) <= tol:  # the gap of the certificate
                     closed_lb = min(closed_lb, lb)
                 else:
                     active.append((lb, lo, hi))

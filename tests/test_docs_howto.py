@@ -39,3 +39,11 @@ def test_certificates_recipe_runs() -> None:
 def test_design_to_data_recipe_runs() -> None:
     res = _doctest_page("design_to_data.rst")
     assert res.attempted >= 25 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_from_csv_to_estimate_recipe_runs(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("pandas")
+    monkeypatch.chdir(tmp_path)  # the recipe changes directory; restore it afterwards
+    res = _doctest_page("from_csv_to_estimate.rst")
+    assert res.attempted >= 20 and res.failed == 0, res

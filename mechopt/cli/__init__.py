@@ -11,6 +11,8 @@ machine)::
     mechopt check     CERTIFICATE [--json]
     mechopt verify    [--paper lip|kss|fisher|gauss] [--json]
     mechopt audit     MECHANISM.json --prior P [--json]
+    mechopt randomize MECH DATA --column COL [--seed S] --out REPORTS
+    mechopt estimate  MECH REPORTS --column COL [--method linear|em|posterior] [--consistency C] [--ci L] [--json]
     mechopt reproduce FIGURE_ID ... [--out DIR] [--json] [--list] [--quick]
     mechopt sweep     SPEC.toml [--out FILE.jsonl] [--jobs N] [--scheduler ADDRESS] [--resume]
                       [--solver NAME ...]
@@ -83,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
     import mechopt.cli.audit as cli_audit
     import mechopt.cli.check as cli_check
+    import mechopt.cli.data as cli_data
     import mechopt.cli.design as cli_design
     import mechopt.cli.run as cli_run
     import mechopt.cli.sweep as cli_sweep
@@ -96,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_check, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_check, cli_sweep):
         mod.register(sub)
     return parser
 
@@ -128,6 +131,7 @@ def _main(argv: Sequence[str] | None) -> int:
     started = process_start() if argv is None else time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     show_tb = "--traceback" in argv
+    argv = [a for a in argv if a != "--traceback"]  # accepted anywhere: after the subcommand too
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -145,7 +149,9 @@ def _main(argv: Sequence[str] | None) -> int:
         return _fail(str(exc) if str(exc) else "interrupted")
     except BrokenPipeError:  # `mechopt ... | head`
         return 0
-    except (CLIError, MechoptError, OSError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+    except CLIError as exc:  # a usage error: its traceback is argparse's, never useful
+        return _fail(_describe(exc))
+    except (MechoptError, OSError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         if show_tb:
             traceback.print_exc()
         return _fail(_describe(exc))

@@ -95,13 +95,14 @@ def printable(text: Any) -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | None = None) -> str:
-    """An aligned text table drawn by :mod:`rich`, fitted to the terminal width.
+    """An aligned text table drawn by :mod:`rich` that never splits a number (:mod:`mechopt.cli.tables`).
 
     Cells are formatted with :func:`fmt` and shown literally (no markup). Columns
-    wrap at word boundaries (long words are folded) so that no line is longer
-    than ``width``: by default the ``COLUMNS`` environment variable, else the
+    of numbers and single words keep their full width; running text wraps at
+    word boundaries, or moves under its row when the line is too narrow for it.
+    ``width`` defaults to the ``COLUMNS`` environment variable, else the
     terminal's width when stdout is a terminal, else unlimited (a pipe gets one
-    line per row, for grep and awk).
+    line per row, for grep and awk, nothing padded past its content).
 
     Examples
     --------
@@ -116,34 +117,10 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], width: int | No
          three
          four
     """
-    import io
+    from mechopt.cli.tables import table as draw
 
-    from rich.box import Box
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    if width is None:
-        width = terminal_width()
-    # rich's SIMPLE_HEAD with an ASCII rule under the header (stable in any locale and in logs)
-    ascii_head = Box("    \n    \n -- \n    \n    \n    \n    \n    \n")
-    t = Table(box=ascii_head, show_edge=False, pad_edge=False, padding=(0, 1))
-    for h in headers:
-        t.add_column(Text(printable(h)), overflow="fold")
-    for r in rows:
-        t.add_row(*(Text(printable(fmt(c))) for c in r))
-    buf = io.StringIO()
-    Console(
-        file=buf,
-        width=width or 100_000,
-        color_system=None,
-        force_terminal=False,
-        highlight=False,
-        emoji=False,
-        markup=False,
-        soft_wrap=False,
-    ).print(t)
-    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
+    cells = [[printable(fmt(c)) for c in r] for r in rows]
+    return draw([printable(h) for h in headers], cells, terminal_width() if width is None else width)
 
 
 def terminal_width() -> int | None:
@@ -168,20 +145,24 @@ def terminal_width() -> int | None:
 
 
 def positive_float(text: str) -> float:
+    from mechopt.model.numbers import ascii_float
+
     try:
-        v = float(text)
+        v = ascii_float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number of seconds (digits 0-9), got {text!r}") from None
     if not (v > 0 and math.isfinite(v)):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
     return v
 
 
 def positive_int(text: str) -> int:
+    from mechopt.model.numbers import ascii_int
+
     try:
-        v = int(text)
+        v = ascii_int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a positive integer (digits 0-9), got {text!r}") from None
     if v < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return v
@@ -231,6 +212,9 @@ def check_plot_format(path: str | None, flag: str = "--plot") -> None:
     if path is None:
         return
     suffix = os.path.splitext(path)[1].lower().lstrip(".")
+    from mechopt.runtime.optional import require_matplotlib
+
+    require_matplotlib()  # before any work: not installed, or a bad MPLBACKEND
     if not suffix:  # matplotlib writes its default format (png)
         return
     from matplotlib.backend_bases import FigureCanvasBase

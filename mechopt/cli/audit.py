@@ -11,7 +11,13 @@ infinite ε (plus ``"check"`` with ``--eps``).
 With ``--eps E`` the command is a pass/fail check for CI pipelines: exit 0
 when the mechanism satisfies ε = E under every ``--notion`` (default ``ldp``)
 within the privacy tolerance, exit 1 when it does not (one line says which
-notion failed and by how much), exit 2 on bad input. ``--report FILE`` writes
+notion failed and by how much), exit 2 on bad input. A file's own privacy
+claim (``{"privacy": {"notion", "eps"}}``, as ``design --out`` writes it) is
+always checked the same way (:mod:`mechopt.io.privacy_claim`): exit 1 when
+its Q needs a larger ε than it claims (``--json``: ``"claim"``); a LIP or MIP
+claim under the file's own prior, even when ``--prior`` audits another. A file
+stored below double precision (a float32 ``.npy``) is judged at its own
+precision. ``--report FILE`` writes
 the privacy report of :mod:`mechopt.results.report` as ``.json``, ``.html`` (one
 self-contained page) or ``.png``.
 
@@ -65,8 +71,11 @@ def register(sub: Any) -> None:
     a.set_defaults(handler=run_audit)
 
 
-def check_eps_levels(notions: dict[str, dict[str, Any]], target: float, wanted: list[str]) -> dict[str, Any]:
-    """The ``--eps`` verdict: for each wanted notion, whether its smallest ε ≤ ``target`` + privacy tolerance.
+def check_eps_levels(
+    notions: dict[str, dict[str, Any]], target: float, wanted: list[str], precision: float = 0.0
+) -> dict[str, Any]:
+    """The ``--eps`` verdict: for each wanted notion, whether its smallest ε ≤ ``target`` + tolerance
+    (the privacy tolerance, or ``precision`` for a file stored below double precision).
 
     Examples
     --------
@@ -75,7 +84,7 @@ def check_eps_levels(notions: dict[str, dict[str, Any]], target: float, wanted: 
     """
     from mechopt import settings
 
-    tol = settings.tolerance("privacy")
+    tol = max(settings.tolerance("privacy"), precision)
     failed = []
     for name in wanted:
         eps = notions[name]["eps"]
@@ -100,6 +109,7 @@ def run_audit(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_file, emit_json, table
     from mechopt.errors import ProblemError
     from mechopt.io.mechfile import audit, read_mechanism
+    from mechopt.io.privacy_claim import check_claim, claim_line
     from mechopt.notions import check_eps
 
     target = None if args.eps is None else check_eps(args.eps, allow_zero=True)
@@ -116,8 +126,20 @@ def run_audit(args: argparse.Namespace) -> int:
     wanted = list(dict.fromkeys(args.notion or ["ldp"]))
     if prior is None and set(wanted) - {"ldp"}:
         raise ProblemError(f"--notion {'/'.join(sorted(set(wanted) - {'ldp'}))} needs the prior: give --prior P")
+    claim = doc.get("claim")
+    if claim is not None and claim["notion"] in ("lip", "mip") and prior is None:
+        raise ProblemError(
+            f"{args.mechanism!r} claims {claim['notion']} eps = {claim['eps']:g}, which needs the prior to be "
+            "checked: give --prior P"
+        )
     report = audit(doc["Q"], prior)
-    check = None if target is None else check_eps_levels(report["notions"], target, wanted)
+    precision = doc.get("precision", 0.0)
+    check = None if target is None else check_eps_levels(report["notions"], target, wanted, precision)
+    verdict = None
+    if claim is not None:  # a LIP/MIP claim is about the file's own prior, whatever --prior asks
+        own = doc.get("prior") is not None and args.prior is not None and claim["notion"] in ("lip", "mip")
+        notions = audit(doc["Q"], doc["prior"])["notions"] if own else report["notions"]
+        verdict = {**check_claim(claim, notions, precision), "prior": "the file's" if own else None}
     if args.report is not None:
         from mechopt.results.report import privacy_report
         from mechopt.results.report_files import write_report
@@ -129,7 +151,11 @@ def run_audit(args: argparse.Namespace) -> int:
         out = {"notions": report["notions"], "inputs": report["inputs"], "outputs": report["outputs"]}
         if check is not None:
             out["check"] = check
+        if verdict is not None:
+            out["claim"] = verdict
         emit_json(out)
+        if verdict is not None:
+            print(claim_line(verdict), file=sys.stderr)
         if check is not None:
             print(_verdict_line(check), file=sys.stderr)
     else:
@@ -141,6 +167,9 @@ def run_audit(args: argparse.Namespace) -> int:
         print(table(["notion", "smallest eps"], rows))
         if args.report is not None:
             print(f"report written to {args.report}")
+        if verdict is not None:
+            print(claim_line(verdict))
         if check is not None:
             print(_verdict_line(check))
-    return 0 if check is None or check["private"] else 1
+    broken = verdict is not None and verdict["holds"] is False
+    return 1 if broken or (check is not None and not check["private"]) else 0

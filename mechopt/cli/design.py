@@ -46,6 +46,9 @@ from mechopt.results.result import Status, vocabulary
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
+#: Seconds a design runs before its status line appears by default (on a terminal, without --json).
+PROGRESS_DELAY = 3.0
+
 DESIGN_EPILOG = (
     "The result's status says what is proven: exact and search (certificate), conic (convex),\n"
     "spectral (eigenproblem) and a closed form inside its proven region (theorem) may say\n"
@@ -77,7 +80,12 @@ def register(sub: Any) -> None:
     src.add_argument("--spec", metavar="FILE.toml", help="a TOML design spec (or a built-in spec name)")
     src.add_argument("--notion", help="ldp, lip, mip, graph-ldp, metric-ldp")
     src.add_argument("--utility", help=utility_help())
-    src.add_argument("--prior", metavar="P", help="0.1,0.2,0.7 | uniform:d | a .npy/.txt file")
+    src.add_argument(
+        "--prior",
+        metavar="P",
+        help="0.1,0.2,0.7 | uniform:d | a .npy, .txt or .csv file (numbers, or label,probability lines "
+        "with an optional header: the labels name the inputs)",
+    )
     src.add_argument("--eps", help="privacy level ε > 0")
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
@@ -124,7 +132,20 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="draw the mechanism (heatmap of Q with the prior and posteriors) to FILE (.png, .pdf, .svg)",
     )
+    p.add_argument(
+        "--compare-baselines",
+        action="store_true",
+        help="compare the design with GRR, OUE and the best k-subset at the same eps on this prior: the variance "
+        "of each one's unbiased frequency estimate (or EM's error where none is unbiased) and the design's objective",
+    )
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a status line on stderr while the solver works (column-generation rounds, columns, gap, "
+        f"time); default: on a terminal after {PROGRESS_DELAY:g} s, never on a pipe or with --json",
+    )
     p.add_argument("--list", action="store_true", help="list the registered problem ids and their parameters")
     p.set_defaults(handler=run_design)
 
@@ -318,7 +339,7 @@ def _check_not_input(args: argparse.Namespace) -> None:
 ALARM_GRACE_S = 0.15
 
 
-def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any) -> tuple[Any, Any]:
+def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line: Any) -> tuple[Any, Any]:
     """Build, then solve within the time limit counted from the start of the process (or of the call,
     for a caller of :func:`mechopt.cli.main` with arguments; :mod:`mechopt.runtime.deadline`): reading
     the inputs (bounded by their size checks), choosing the solver, solving and auditing."""
@@ -331,6 +352,8 @@ def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any) -> t
             "verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
             "document only; drop --json or the verbose option"
         )
+    if line.enabled:
+        options["progress"] = line.update
     if tl is None:  # no limit: nothing to bound
         return problem, solve(problem, solver=solver, **options)
     options["time_limit"] = tl
@@ -338,6 +361,17 @@ def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any) -> t
     # result with the status time_limit (the SIGALRM backstop included), never in an error line
     with deadline.bounded(tl, start=start), deadline.alarm(ALARM_GRACE_S):
         return problem, solve(problem, solver=solver, **options)
+
+
+def _status_line(args: argparse.Namespace) -> Any:
+    """The ``--progress`` status line: asked for (shown at once), or by default on a terminal stderr without
+    ``--json`` after :data:`PROGRESS_DELAY` seconds; never with ``--no-progress``."""
+    from mechopt.runtime.progress import StatusLine
+
+    asked = getattr(args, "progress", None)
+    if asked is None:
+        return StatusLine("design", enabled=None if not args.json else False, delay=PROGRESS_DELAY)
+    return StatusLine("design", enabled=asked, delay=0.0)
 
 
 def run_design(args: argparse.Namespace) -> int:
@@ -357,16 +391,18 @@ def run_design(args: argparse.Namespace) -> int:
             )
         return 0
 
-    from mechopt.cli._common import check_out_file
+    from mechopt.cli._common import check_out_file, check_plot_format
 
     check_out_file(args.out)
     check_out_file(args.plot, "--plot")
+    check_plot_format(args.plot)  # matplotlib there and able to write it, before the solve
     check_out_file(args.certificate, "--certificate")
     _check_not_input(args)
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:  # printed as one "mechopt: warning:" line each
         warnings.simplefilter("always")
-        problem, res = _bounded_design(args, notes, solve)
+        with _status_line(args) as line:
+            problem, res = _bounded_design(args, notes, solve, line)
     from mechopt.cli.design_report import show_warnings
 
     show_warnings(caught)
@@ -380,12 +416,25 @@ def run_design(args: argparse.Namespace) -> int:
     doc = design_document(problem, res, notes) if as_json else None
     if args.certificate:
         res.save_certificate(args.certificate)
-    if args.out:
+    failed = res.status is Status.INFEASIBLE_POINT
+    if args.out and failed and args.out.lower().endswith(".npy"):  # exit 1 below; the report still prints
+        from mechopt.cli._common import printable
+        from mechopt.cli.design_report import unsafe_npy
+
+        print(f"mechopt: error: {printable(unsafe_npy(args.out))}", file=sys.stderr)
+    elif args.out:
         write_out(args.out, res, doc)
     if args.plot:
         write_plot(args.plot, problem, res)
+    from mechopt.cli.design_report import baselines_document
+
+    cmp = baselines_document(args, problem, res)
     if args.json:
-        emit_json(doc)
+        emit_json(doc if cmp is None else {**doc, "baselines": cmp})
     else:
         print(describe(problem, res))
+        if cmp is not None:
+            from mechopt.cli.design_report import baselines_table
+
+            print(baselines_table(cmp))
     return 0 if res.status.has_solution and res.status is not Status.INFEASIBLE_POINT else 1

@@ -18,14 +18,16 @@ import io
 import json
 import sys
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from mechopt.cli._common import printable
 from mechopt.errors import ParamError, ProblemError
 from mechopt.results.result import Result
 
-__all__ = ["describe", "design_document", "write_out", "write_plot", "show_warnings"]
+__all__ = ["describe", "design_document", "write_out", "write_plot", "show_warnings", "input_labels", "unsafe_npy"]
 
 
 def _channel(res: Result) -> np.ndarray | None:
@@ -55,7 +57,7 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
     >>> sorted(doc["mechanism"]), doc["unit"]
     (['Q', 'inputs', 'outputs', 'prior'], 'nats')
     """
-    from mechopt.results.result import mechanism_dict
+    from mechopt.results.result import jsonable, mechanism_dict
 
     doc = res.replace(mechanism=None).to_dict()  # the mechanism is converted once, below
     Q = _channel(res)
@@ -68,29 +70,40 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
         }
     elif res.mechanism is not None:
         doc["mechanism"] = mechanism_dict(res.mechanism, prior=getattr(problem, "prior", None))
+        labels = input_labels(problem, Q)
+        if labels is not None and isinstance(doc["mechanism"], dict):
+            doc["mechanism"]["inputs"] = jsonable(list(labels))
     return {**doc, "notes": list(notes or [])}
+
+
+def input_labels(problem: Any, Q: np.ndarray | None) -> tuple[Any, ...] | None:
+    """The problem's input labels (a prior file's ``label,probability`` table) when they fit Q's rows."""
+    labels = getattr(problem, "inputs", None)
+    if labels is None or Q is None or len(labels) != Q.shape[0]:
+        return None
+    return tuple(labels)
 
 
 def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
     """Write the design document ``doc`` to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
     from mechopt.io.writer import write_bytes, write_text
     from mechopt.results._json import dumps
+    from mechopt.results.result import Status
 
     if not res.status.has_solution:
         raise ProblemError(f"no mechanism to write to {path!r}: status {res.status.value} ({res.message})")
     if path.lower().endswith(".npy"):
+        if res.status is Status.INFEASIBLE_POINT:
+            raise ProblemError(unsafe_npy(path))
         Q = _channel(res)
         if Q is None:
-            raise ProblemError(
-                f"--out {path!r}: a .npy file holds a channel matrix Q, and this result's mechanism is "
-                f"a {type(res.mechanism).__name__}; write it to a .json file"
-            )
+            raise ProblemError(f"--out {path!r}: {_no_matrix(res)}")
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(Q, dtype=float), allow_pickle=False)
         write_bytes(path, buf.getvalue())
         print(
-            f"mechopt: note: {path} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in it, so give "
-            "mechopt audit --prior for lip and mip",
+            f"mechopt: note: {printable(path)} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in "
+            "it, so give mechopt audit --prior for lip and mip",
             file=sys.stderr,
         )
         return
@@ -103,10 +116,51 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
     write_text(path, dumps(doc) + "\n")
     if Q is None:
         print(
-            f"mechopt: note: {path} holds a {type(res.mechanism).__name__} mechanism, not a channel Q; "
-            "mechopt audit reads channels only",
+            f"mechopt: note: {printable(path)} holds {_no_matrix(res, short=True)}; mechopt audit reads channels only",
             file=sys.stderr,
         )
+
+
+def unsafe_npy(path: str) -> str:
+    """Why ``--out FILE.npy`` is not written for a mechanism that fails its audit: a bare Q cannot say so.
+
+    >>> unsafe_npy("q.npy").split(":")[0]
+    "--out 'q.npy' not written"
+    """
+    return (
+        f"--out {path!r} not written: the mechanism fails its privacy audit (infeasible_point), and a .npy "
+        "file holds Q alone, with nothing to say so; write it to a .json file (it keeps the status) to keep it"
+    )
+
+
+def _no_matrix(res: Result, short: bool = False) -> str:
+    """What the result has instead of a channel matrix Q, and what to do (for --out messages).
+
+    >>> _no_matrix(Result(status="optimal", value=1.0, sense="max", objective="mi",
+    ...                   extras={"plan": None}), short=True)
+    'no channel matrix Q'
+    """
+    plan = res.extras.get("plan")
+    if res.mechanism is None and plan is not None:
+        rows = sum(int(np.size(m)) for m in getattr(plan, "members", ()))
+        size = f", {rows * plan.n_outputs * 8 / 1e9:.3g} GB as doubles" if rows else ""
+        what = f"Q ({rows or 'd'} inputs x {plan.n_outputs} outputs{size}) was not built: it does not fit in memory"
+        return (
+            what
+            if short
+            else f"a .npy file holds a channel matrix, and this design's {what}; write the design to a .json file "
+            "(it describes the mechanism by its structure) or design for fewer inputs"
+        )
+    if res.mechanism is None:
+        return "no channel matrix Q" if short else "this result has no mechanism to write"
+    kind = type(res.mechanism).__name__
+    return (
+        f"a {kind} mechanism, not a channel Q"
+        if short
+        else (
+            f"a .npy file holds a channel matrix Q, and this result's mechanism is a {kind}; write it to a .json file"
+        )
+    )
 
 
 def write_plot(path: str, problem: Any, res: Result) -> None:
@@ -141,8 +195,9 @@ def _guarantee(solver: str) -> str | None:
 SHOW_ROWS, SHOW_COLS = 20, 16
 
 
-def matrix_lines(Q: np.ndarray) -> list[str]:
-    """The rows of Q for the report, one line per input; a large Q shows its first and last rows and columns.
+def matrix_lines(Q: np.ndarray, labels: Sequence[Any] | None = None) -> list[str]:
+    """The rows of Q for the report, one line per input (``x=`` its label when given); a large Q shows
+    its first and last rows and columns.
 
     Examples
     --------
@@ -160,7 +215,13 @@ def matrix_lines(Q: np.ndarray) -> list[str]:
     def cell(x: int, y: int | None) -> str:
         return "     ..." if y is None else f"{Q[x, y]:8.5f}"
 
-    out = ["  ..." if x is None else "  x=" + str(x).ljust(3) + " " + " ".join(cell(x, y) for y in cols) for x in rows]
+    names = [printable(labels[x]) if labels is not None else str(x) for x in range(n)] if n <= SHOW_ROWS else None
+    width = max(3, *(len(s) for s in names)) if names else 3
+
+    def name(x: int) -> str:
+        return (names[x] if names else printable(labels[x]) if labels is not None else str(x)).ljust(width)
+
+    out = ["  ..." if x is None else "  x=" + name(x) + " " + " ".join(cell(x, y) for y in cols) for x in rows]
     if len(rows) < n or len(cols) < m:
         out.append(f"  ({n} inputs x {m} outputs: --json or --out FILE for every entry)")
     return out
@@ -194,7 +255,7 @@ def describe(problem: Any, res: Result) -> str:
         f"  violation={fmt(res.violation, 3)}",
         "certificate  "
         + (
-            "none (this method gives no bound)"
+            _no_certificate(res)
             if cert is None
             else f"bound={fmt(cert.bound, 10)}{' ' + res.unit if res.unit else ''}  gap={fmt(cert.gap, 3)}"
         ),
@@ -208,7 +269,7 @@ def describe(problem: Any, res: Result) -> str:
     Q = _channel(res)
     if Q is not None:
         lines.append(f"mechanism    Q[x, y] = P(Y=y | X=x), {Q.shape[0]} inputs x {Q.shape[1]} outputs")
-        lines += matrix_lines(Q)
+        lines += matrix_lines(Q, input_labels(problem, Q))
     elif res.mechanism is not None:
         import textwrap
 
@@ -218,6 +279,19 @@ def describe(problem: Any, res: Result) -> str:
         lines.append(f"mechanism    {type(res.mechanism).__name__}")
         lines += ["  " + ln for ln in data[:12]] + (["  ... (--json for all of it)"] if len(data) > 12 else [])
     return "\n".join(lines)
+
+
+def _no_certificate(res: Result) -> str:
+    """Why a result has no certificate: the method gives none, or it stopped before proving one.
+
+    >>> _no_certificate(Result(status="time_limit", value=None, solver="exact", sense="min", objective="mse"))
+    'none (no bound proven before the limit)'
+    """
+    if _guarantee(res.solver) == "global" and res.status.value in ("time_limit", "iteration_limit"):
+        return "none (no bound proven before the limit)"
+    if _guarantee(res.solver) == "global":
+        return "none (no bound for this result)"
+    return "none (this method gives no bound)"
 
 
 def _split_note(message: str) -> tuple[str, str]:
@@ -247,3 +321,40 @@ def show_warnings(caught: list[warnings.WarningMessage]) -> None:
                 print(f"mechopt: warning: {text}", file=sys.stderr)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def baselines_document(args: Any, problem: Any, res: Any) -> dict[str, Any] | None:
+    """The --compare-baselines document (None without the flag); refused for problems with no prior and ε."""
+    if not getattr(args, "compare_baselines", False):
+        return None
+    if not (hasattr(problem, "prior") and hasattr(problem, "evaluate") and hasattr(problem.notion, "eps")):
+        from mechopt.errors import ParamError
+
+        raise ParamError(
+            "--compare-baselines needs a channel design with a prior and an eps (--notion ... --prior ...)"
+        )
+    if not res.status.has_solution:
+        return None
+    from mechopt.programs.oracle_compare import compare_baselines
+
+    return compare_baselines(problem, res.Q)
+
+
+def baselines_table(cmp: dict[str, Any]) -> str:
+    """The --compare-baselines table: one row per mechanism, its estimator, frequency variance and objective."""
+    from mechopt.cli._common import fmt, table
+
+    rows = []
+    for r in cmp["rows"]:
+        var = fmt(r["freq_variance"]) if r["freq_variance"] is not None else f"EM error {fmt(r['em_limit_sq_error'])}"
+        obj = "n/a" if r["objective"] is None else fmt(r["objective"])
+        rows.append([r["mechanism"], str(r["outputs"]), var, obj, r["estimator"]])
+    head = ["mechanism", "outputs", "freq variance (n=1)", f"{cmp['objective']} ({cmp['sense']})", "estimator"]
+    lines = [
+        table(head, rows),
+        f"best frequency variance: {cmp['best_freq_variance']}; best {cmp['objective']}: "
+        f"{cmp['best_objective']}  (variance at n reports per user: divide by n)",
+    ]
+    if cmp["note"]:
+        lines.append(f"note: {cmp['note']}")
+    return "\n".join(lines)

@@ -14,13 +14,14 @@ Examples
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.io.jsontext import loads_strict
+from mechopt.model.numbers import NotDecimal, ascii_float, ascii_int
 
 __all__ = ["MAX_GRAPH_BYTES", "read_graph", "resolve_graph"]
 
@@ -49,15 +50,16 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
     from mechopt.io.files import read_input_text
 
     text = read_input_text(p, "graph file", MAX_GRAPH_BYTES)
+    suffix = p.suffix.lower()  # G.GRAPHML is GraphML too
     try:
-        if p.suffix == ".graphml":
-            G = nx.parse_graphml(text)
-        elif p.suffix == ".gml":
+        if suffix == ".graphml":
+            G = _parse_graphml(text)
+        elif suffix == ".gml":
             G = nx.parse_gml(text, label="id")
-        elif p.suffix == ".json":
-            doc = json.loads(text)
+        elif suffix == ".json":
+            doc = loads_strict(text, "it", error=ValueError)
             _check_size(doc, d)
-            G = nx.node_link_graph(doc, edges="edges" if "edges" in text else "links")
+            G = _node_link(doc)
         else:
             G = _read_edgelist(text, d)
     except (
@@ -73,17 +75,24 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
     ) as exc:  # SyntaxError: xml.etree's ParseError on broken GraphML
         msg = " ".join(str(exc).split())[:200]
         raise ProblemError(f"cannot read graph file {str(p)!r} ({p.suffix or 'edge list'}): {msg}") from None
+    _one_edge_per_pair(G, p)
     G = nx.Graph(G)
     try:
-        G = nx.relabel_nodes(G, {n: int(n) for n in G.nodes})
+        G = nx.relabel_nodes(G, {n: ascii_int(n) if isinstance(n, str) else _node(n) for n in G.nodes})
     except (TypeError, ValueError, OverflowError):
-        raise ProblemError(f"graph {str(p)!r}: nodes must be the input indices 0..d-1") from None
+        raise ProblemError(f"graph {str(p)!r}: nodes must be the input indices 0..d-1 (digits 0-9)") from None
     for u, v, w in list(G.edges(data="weight")):
         if w is not None:
             try:
-                G[u][v]["weight"] = float(w)
+                G[u][v]["weight"] = ascii_float(w)
+            except NotDecimal as exc:
+                raise ProblemError(
+                    f"graph {str(p)!r}: edge ({u}, {v}) has a weight that is not a plain decimal number; {exc.reason}"
+                ) from None
             except (TypeError, ValueError, OverflowError):
-                raise ProblemError(f"graph {str(p)!r}: edge ({u}, {v}) has a non-numeric weight {w!r}") from None
+                raise ProblemError(
+                    f"graph {str(p)!r}: edge ({u}, {v}) has a non-numeric weight, a {type(w).__name__}"
+                ) from None
     if d is not None:
         G.add_nodes_from(range(d))
     return G
@@ -99,6 +108,63 @@ def _check_size(doc: Any, d: int | None) -> None:
         raise ValueError(f"{len(edges)} edges, more than the {most} a graph on {d} inputs can have")
 
 
+def _node(n: Any) -> int:
+    """A node id that is a number: an integer (1.0 counts, 1.5 and True do not)."""
+    if isinstance(n, bool):
+        raise ValueError("a boolean node")
+    return ascii_int(n)
+
+
+def _parse_graphml(text: str) -> Any:
+    """``networkx.parse_graphml`` with its numeric attribute types read strictly (ASCII decimals)."""
+    import networkx as nx
+    from networkx.readwrite.graphml import GraphMLReader
+
+    reader = GraphMLReader()
+    strict = {"float": ascii_float, "double": ascii_float, "int": ascii_int, "integer": ascii_int, "long": ascii_int}
+    reader.python_type = {**reader.python_type, **strict}
+    graphs = list(reader(string=text))
+    if not graphs:
+        raise nx.NetworkXError("file not successfully read as graphml")
+    return graphs[0]
+
+
+def _node_link(doc: Any) -> Any:
+    """A node-link document as a graph; an edge listed twice is an error (networkx keeps the last)."""
+    import networkx as nx
+
+    if not isinstance(doc, dict):
+        raise ValueError("a node-link graph is a JSON object with 'nodes' and 'edges'")
+    key = "edges" if "edges" in doc else "links"
+    G = nx.node_link_graph(doc, edges=key)
+    listed = doc.get(key)
+    if isinstance(listed, list) and len(listed) > G.number_of_edges():
+        seen: set = set()
+        for e in listed:
+            pair = frozenset((e.get("source"), e.get("target"))) if isinstance(e, dict) else None
+            if pair in seen:
+                u, v = sorted(pair, key=str) if len(pair) == 2 else (next(iter(pair)),) * 2
+                raise ValueError(f"edge ({u}, {v}) is listed twice; give each pair once, with the weight you mean")
+            seen.add(pair)
+    return G
+
+
+def _one_edge_per_pair(G: Any, p: Path) -> None:
+    """Refuse parallel edges (a multigraph) and both directions of a pair: one weight per pair."""
+    if not (G.is_multigraph() or G.is_directed()):
+        return
+    seen: set = set()
+    for u, v in G.edges():
+        pair = frozenset((u, v))
+        if pair in seen:
+            how = "parallel edges" if G.is_multigraph() else "edges in both directions"
+            raise ProblemError(
+                f"graph {str(p)!r}: policy graph has {how} between {u} and {v}; "
+                "give one edge per pair, with the weight you mean"
+            )
+        seen.add(pair)
+
+
 def _read_edgelist(text: str, d: int | None = None) -> Any:
     """The graph of an edge list; with ``d``, a node outside 0..d-1 stops the reading at its line
     (a 2,000,000-edge file against 3 inputs is refused at line 3, not after building the graph)."""
@@ -112,8 +178,10 @@ def _read_edgelist(text: str, d: int | None = None) -> Any:
         if len(tok) not in (2, 3):
             raise ValueError(f"line {n}: expected 'u v' or 'u v weight', got {len(tok)} fields")  # never echo the file
         try:
-            u, v = int(tok[0]), int(tok[1])
-            w = float(tok[2]) if len(tok) == 3 else 1.0
+            u, v = ascii_int(tok[0]), ascii_int(tok[1])
+            w = ascii_float(tok[2]) if len(tok) == 3 else 1.0
+        except NotDecimal as exc:
+            raise ValueError(f"line {n}: a node or weight is not a plain decimal number; {exc.reason}") from None
         except ValueError:
             raise ValueError(f"line {n}: nodes must be integers and the weight a number") from None
         if d is not None and not (0 <= u < d and 0 <= v < d):

@@ -54,11 +54,21 @@ CERTIFIED_NOTE = (
     "tolerance, a convex program solved to its tolerances, or a global eigenproblem); a closed "
     "form is a claim under test and never certified"
 )
+COMPARE_LEGEND = (
+    "value: the objective in its unit, minimised (sense min: an MSE, a Fisher trace) or maximised (max: "
+    "a mutual information); violation: nats of eps by which the audited mechanism exceeds the privacy "
+    "level (0 = private); gap: relative gap between the value and the certificate's bound (- = no certificate)"
+)
+VERIFY_LEGEND = (
+    "worst dev: the largest deviation found, in each claim's own unit (its domain says which: a "
+    "difference of values, a count of outputs, units of the solver's tolerance); for holds-after-correction, "
+    "of the statement as printed; --json gives each claim's note"
+)
 COMPARE_EPILOG = textwrap.fill(
     f"output: one row per (instance, solver); {CERTIFIED_NOTE}. A discretised row (a grid) is compared "
     "within its error estimate (--json: error_estimate), never by its raw value. Under the table: the "
     "closed forms that fail their claim (counterexamples, with the claim id, why and by how much), then "
-    "those used outside the region where their theorem is proven (not counterexamples).",
+    f"those used outside the region where their theorem is proven (not counterexamples). {COMPARE_LEGEND}.",
     width=90,
     break_on_hyphens=False,
 )
@@ -230,6 +240,7 @@ def run_compare(args: argparse.Namespace) -> int:
                 r["instance"],
                 mark + r["solver"],
                 fmt(r["value"], 8),
+                r.get("sense") or "-",
                 r.get("unit") or "-",
                 fmt(r["violation"], 2),
                 fmt(r["gap"], 2),
@@ -238,13 +249,14 @@ def run_compare(args: argparse.Namespace) -> int:
                 r["flag"],
             ]
         )
-    print(table([*ROW_FIELDS[:-1], "flag"], body))
+    print(table([*ROW_FIELDS[:4], "sense", *ROW_FIELDS[4:-1], "flag"], body))
     flagged = [r for r in rows if set(r["flag"].split(",")) - {"", "certified"}]
     print(
         f"\n{len(rows)} rows, {sum(r['certified'] for r in rows)} certified (*), {len(flagged)} flagged "
         f"(flags: mechopt compare --help); {wall:.1f} s" + (f"; plots in {args.plot}" if files else "")
     )
     print(CERTIFIED_NOTE)
+    print(COMPARE_LEGEND)
     for line in summary_lines(rows):
         print(line)
     for r in rows:
@@ -327,6 +339,7 @@ def run_verify(args: argparse.Namespace) -> int:
     ]
     width = terminal_width()
     print(table(["id", "verdict", "checked", "worst dev", "region", "statement"], rows, width=width))
+    print(textwrap.fill(VERIFY_LEGEND, width=width) if width else VERIFY_LEGEND)
     for r in reports:
         if r["verdict"] != "holds":
             extra = f" counterexample: {r['counterexample']}" if r["counterexample"] else ""

@@ -69,6 +69,8 @@ def kind_name(mode: int) -> str:
 
 
 def _human(n: int) -> str:
+    if n >= 1024 * MIB:
+        return f"{n / (1024 * MIB):.3g} GiB"
     return f"{n / MIB:.3g} MiB" if n >= MIB else f"{n} bytes"
 
 
@@ -90,9 +92,10 @@ def _open_regular(p: str, what: str, max_bytes: int, error: type[Exception], too
                 f"{what} {p!r} is {kind_name(st.st_mode)}, not a regular file: save the data to a file and give that"
             )
         if st.st_size > max_bytes:
-            raise error(
-                f"{what} {p!r} is {_human(st.st_size)}, more than the {_human(max_bytes)} a {what} may have; {too_big}"
-            )
+            size, limit = _human(st.st_size), _human(max_bytes)
+            if size == limit:  # 1 GiB + 128 bytes: both print as 1.02e+03 MiB
+                size, limit = f"{st.st_size:,} bytes", f"{max_bytes:,} bytes"
+            raise error(f"{what} {p!r} is {size}, more than the {limit} a {what} may have; {too_big}")
     except BaseException:
         os.close(fd)
         raise
@@ -203,10 +206,12 @@ def read_npy(path: str | os.PathLike, what: str, max_bytes: int, error: type[Exc
             except ValueError as exc:
                 text = " ".join(str(exc).split())
                 if "max_header_size" in text:
-                    text = "its header is larger than numpy reads safely (10000 bytes)"
+                    text = "its header is longer than numpy reads safely (max_header_size)"
                 raise NpyFormatError(text[:200]) from None
             if dtype.hasobject:
-                raise NpyFormatError("it holds Python objects (a pickled array), which are never read")
+                raise NpyFormatError(
+                    "it holds Python objects (a pickled array), which are not read (allow_pickle=False)"
+                )
             count = math.prod(shape)
             need, have = count * dtype.itemsize, size - fh.tell()
             if need != have:

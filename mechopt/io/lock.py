@@ -28,7 +28,7 @@ import stat
 from pathlib import Path
 from types import TracebackType
 
-from mechopt.errors import OutputFileError, ParamError
+from mechopt.errors import OutputFileError, ParamError, PlatformError
 from mechopt.io.files import kind_name
 from mechopt.io.writer import SAFE_OPEN
 
@@ -81,9 +81,10 @@ class Lock:
     def acquire(self) -> Lock:
         try:
             import fcntl
-        except ImportError:
-            raise OutputFileError(
-                f"cannot lock {self.name!r}: file locks need the POSIX fcntl module, which this platform lacks"
+        except ImportError:  # not POSIX (Windows): the rest of mechopt works, a locked output says why not
+            raise PlatformError(
+                "sweep --out locks its output file with POSIX fcntl, which this platform lacks; "
+                "run the sweep without --out (results on stdout) or on Linux/macOS"
             ) from None
         for _ in range(5):
             fd = self._open()

@@ -31,17 +31,19 @@ Examples
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
 from typing import Any
 
-from mechopt.errors import ProblemError
+from mechopt.errors import ParamError, ProblemError
 from mechopt.io.files import NpyFormatError, read_input_text, read_npy
+from mechopt.io.jsontext import loads_strict
+from mechopt.io.privacy_claim import claim_of
 from mechopt.io.writer import write_text
 from mechopt.model._mechanism import mechanism_dict
 from mechopt.model.channel import validate_channel
+from mechopt.model.numbers import NotDecimal, ascii_float, precision_tolerance
 from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.results._json import dumps
 
@@ -75,12 +77,16 @@ def write_mechanism(
     doc: dict[str, Any] = {"mechanism": mech}
     if notion is not None or eps is not None:
         doc["privacy"] = {"notion": notion, "eps": eps}
+    for key, value in extra.items():
+        try:
+            dumps(value)
+        except (TypeError, ValueError):
+            raise ParamError(
+                f"write_mechanism: field {key!r} is a {type(value).__name__}, which JSON cannot hold; give "
+                "numbers, strings, lists or dicts (a list for a set)"
+            ) from None
     doc.update(extra)
     write_text(path, dumps(doc) + "\n")
-
-
-def _reject_constant(token: str) -> float:
-    raise ValueError(f"{token} is not a number")
 
 
 def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
@@ -95,7 +101,12 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
       taken from the object or its ``"mechanism"``.
 
     The returned dict has ``"Q"``, ``"format"`` (``npy``, ``csv``, ``json-matrix``
-    or ``json``) and the object's other keys. Raises :class:`ProblemError` with
+    or ``json``), ``"precision"`` (the row-sum and privacy tolerance a file stored
+    below double precision is judged at, else 0), ``"claim"`` (the file's own
+    privacy claim ``{"notion", "eps"}`` read by
+    :func:`mechopt.io.privacy_claim.claim_of`, or None) and the object's other keys.
+    Numbers in a ``.csv`` are ASCII decimal notation only; JSON that the
+    standard leaves ambiguous (duplicate keys, lone surrogates) is refused. Raises :class:`ProblemError` with
     one line naming the file for an unreadable file, invalid JSON (including
     ``NaN``/``Infinity`` literals), a pickled or non-numeric array, a missing
     ``Q``, or a ``Q`` that is not row-stochastic.
@@ -121,7 +132,9 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
         out = {"Q": _load_csv(p), "format": "csv"}
     else:
         out = _load_json(p)
+    out["precision"] = precision_tolerance(out["Q"])  # a float32/float16 .npy: judged at its own precision
     out["Q"] = validate_channel(out["Q"], name=f"Q in {p.name}")
+    out["claim"] = claim_of(out, repr(p.name))
     if out.get("prior") is not None:
         if isinstance(out["prior"], (str, bool)):
             raise ProblemError(f'"prior" in {str(p)!r} must be a list of numbers, got {out["prior"]!r}')
@@ -168,11 +181,15 @@ def _load_csv(p: Path) -> Any:
         if not line:
             continue
         try:
-            rows.append([float(v) for v in line.split(",")])
+            rows.append([ascii_float(v) for v in line.split(",")])
+        except NotDecimal as exc:
+            raise ProblemError(
+                f"line {no} of {str(p)!r} has an entry that is not a plain decimal number; {exc.reason}"
+            ) from None
         except ValueError:
             raise ProblemError(
-                f"line {no} of {str(p)!r} is not a comma-separated list of numbers: "
-                f"{line[:60]!r} (no header row; '#' starts a comment)"
+                f"line {no} of {str(p)!r} is not a comma-separated list of numbers "
+                "(no header row; '#' starts a comment)"
             ) from None
     if not rows:
         raise ProblemError(f"{str(p)!r} has no rows: write one row of Q per line")
@@ -186,14 +203,7 @@ def _load_csv(p: Path) -> Any:
 
 def _load_json(p: Path) -> dict[str, Any]:
     text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES, too_big=_TOO_BIG)
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as exc:
-        raise ProblemError(f"mechanism file {str(p)!r} is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise ProblemError(
-            f'mechanism file {str(p)!r} is nested too deeply to be a mechanism: give {{"Q": [[...], ...]}}'
-        ) from None
+    doc = loads_strict(text, f"mechanism file {str(p)!r}")
     if isinstance(doc, list) and doc and all(isinstance(r, list) for r in doc):
         out: dict[str, Any] = {"Q": doc, "format": "json-matrix"}
         where = "the matrix"

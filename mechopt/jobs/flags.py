@@ -276,7 +276,7 @@ def why(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
     if "infeasible" in row["flag"].split(","):
         viol = row.get("violation")
         if viol is not None and viol > settings.tolerance("privacy"):
-            return f"violates privacy by {fmt(viol, 3)}"
+            return f"violates privacy by {fmt(viol, 3)} nats of eps"
         return f"fails its audit ({row.get('message') or 'status infeasible_point'})"
     ref = next(
         r

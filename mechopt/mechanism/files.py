@@ -31,7 +31,6 @@ Examples
 from __future__ import annotations
 
 import io
-import json
 import os
 from datetime import datetime, timezone
 from pathlib import Path
@@ -41,7 +40,9 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.io.files import read_input_text
+from mechopt.io.jsontext import loads_strict
 from mechopt.io.mechfile import MAX_MECHANISM_BYTES, read_mechanism
+from mechopt.io.privacy_claim import claim_of
 from mechopt.io.writer import write_bytes, write_text
 from mechopt.results._json import dumps, jsonable
 
@@ -122,6 +123,8 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
             f"({VERSION}): upgrade mechopt"
         )
     mech = doc.get("mechanism", flat)
+    if head is not None and isinstance(head.get("privacy"), dict):
+        claim_of(head["privacy"], repr(p.name))  # the same checks as any mechanism file's claim
     claim = doc.get("privacy") if head is not None else _claim(flat)
     return {
         "Q": flat["Q"],
@@ -140,9 +143,9 @@ def _own_document(p: Path) -> dict[str, Any] | None:
     """The JSON document when ``p`` is one of ours (format ``mechopt.mechanism``), else None."""
     if p.suffix.lower() in (".npy", ".csv"):
         return None
-    try:
-        doc = json.loads(read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES))
-    except (ValueError, RecursionError):
+    try:  # strictly: a key twice, NaN or a lone surrogate is not ours (read_mechanism then refuses it)
+        doc = loads_strict(read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES), "it", error=ValueError)
+    except ValueError:
         return None  # read_mechanism gives the error
     if isinstance(doc, dict) and doc.get("format") == FORMAT and isinstance(doc.get("mechanism"), dict):
         return doc

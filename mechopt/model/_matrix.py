@@ -16,6 +16,7 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.errors import ProblemError
+from mechopt.model.numbers import NotDecimal, float_array, precision_tolerance
 
 __all__ = ["validate_channel", "checked_prior", "posterior_matrix", "column_block", "sum_column_blocks", "SUM_EXACT"]
 
@@ -27,10 +28,17 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
     """Check ``Q`` is a finite row-stochastic matrix and return it as floats.
 
     Tiny negative entries (≥ −``negative`` tolerance) are clipped to zero and
-    rows renormalised; anything worse raises :class:`ProblemError`.
+    rows renormalised; anything worse raises :class:`ProblemError`. Row sums
+    are checked to the ``row_sum`` tolerance, or to the precision of ``Q``'s
+    dtype when it is coarser (float32, float16:
+    :func:`mechopt.model.numbers.precision_tolerance`).
     """
+    if getattr(Q, "dtype", None) is not None and Q.dtype.kind == "b":
+        raise ProblemError(f"{name} holds booleans, not probabilities: give a matrix of numbers")
     try:
-        M = np.asarray(Q, dtype=float)  # no copy of a float matrix: the checks below are reductions
+        M = float_array(Q)  # no copy of a float matrix: the checks below are reductions
+    except NotDecimal as exc:
+        raise ProblemError(f"{name} has an entry that is not a plain decimal number: {exc}") from None
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a matrix of numbers") from None
     if M.ndim != 2 or M.shape[0] == 0 or M.shape[1] == 0:
@@ -47,7 +55,7 @@ def validate_channel(Q, *, n_inputs: int | None = None, name: str = "Q") -> np.n
         M = np.clip(M, 0.0, None)
     with np.errstate(over="ignore"):  # rows summing to inf are reported below
         sums = M.sum(axis=1)
-    tol = settings.tolerance("row_sum")
+    tol = max(settings.tolerance("row_sum"), precision_tolerance(Q))  # a float32 file at its own precision
     if np.any(np.abs(sums - 1.0) > tol):
         x = int(np.argmax(np.abs(sums - 1.0)))
         raise ProblemError(f"row {x} of {name} sums to {sums[x]:.12g}, not 1: each row must be a probability vector")

@@ -34,11 +34,18 @@ __all__ = ["ColumnProgram", "ConicForm", "NLPForm", "SpectralAxis", "SpectralFor
 class ColumnProgram:
     """maximise Σ_y μ(c_y)  s.t.  Σ_y c_y = P,  c_y ∈ K = {c ≥ 0 : A c ≥ 0}.
 
-    ``prior`` is on the support (every entry > 0); the problem's value is
-    ``utility.offset(prior) + utility.sign · Σ_y μ(c_y)``. The exact solver
-    reads the cone from ``notion`` (its rays by notion type, or ``notion.cone``)
-    and the gain from ``utility.gain``. ``full_prior``/``index`` restore the
-    zero-mass symbols in the recovered mechanism.
+    ``prior`` is on the support (every entry > 0) and ``utility`` is normalised
+    (:meth:`~mechopt.model.utility.Utility.normalised`: values of order one), with
+    ``scale`` the factor back to the problem's units. The gain the solvers
+    maximise is ``sign · κ(c)``, κ the utility's cancellation-free column value
+    (:meth:`~mechopt.model.utility.Utility.column_value`: for an MSE the column's own
+    MSE, ≥ 0), so that the problem's value is ``scale · sign · Σ_y gain(c_y)`` with
+    nothing subtracted: an MSE of 1e-21 keeps its digits. This gain differs from
+    the utility's μ by a linear term (``μ(c) = gain(c) + shiftᵀc``,
+    :attr:`shift`), so a pricer written for μ prices it at duals ν + shift. The
+    exact solver reads the cone from ``notion`` (its rays by notion type, or
+    ``notion.cone``). ``full_prior``/``index`` restore the zero-mass symbols in
+    the recovered mechanism.
     """
 
     prior: np.ndarray
@@ -47,6 +54,8 @@ class ColumnProgram:
     objective: str = ""
     full_prior: np.ndarray | None = None
     index: np.ndarray | None = None
+    scale: float = 1.0
+    unscaled: Utility | None = None  # the utility in the problem's units (None: ``utility`` itself)
 
     @property
     def sense(self) -> str:
@@ -56,12 +65,39 @@ class ColumnProgram:
     def d(self) -> int:
         return int(self.prior.size)
 
+    @property
+    def shift(self) -> np.ndarray:
+        """−sign·w, w the utility's offset weights: μ(c) = gain(c) + shiftᵀc.
+
+        So gain(r) − νᵀr = μ(r) − (ν + shift)ᵀr: a pricer of μ prices the gain at ν + shift.
+        """
+        return -self.utility.sign * self.utility.offset_weights(self.d)
+
     def value_of(self, total_gain: float) -> float:
-        """Map Σ μ(c_y) to the problem's objective."""
-        return float(self.utility.offset(self.prior) + self.utility.sign * total_gain)
+        """Map Σ gain(c_y) to the problem's objective (in its own units)."""
+        return float(self.scale * self.utility.sign * total_gain)
 
     def gain(self, C: np.ndarray) -> np.ndarray:
-        return self.utility.gain(C)
+        return self.utility.sign * self.utility.column_value(C)
+
+    def problem_duals(self, nu: np.ndarray, gain_bound: float) -> tuple[Utility, np.ndarray, float]:
+        """Duals of the program's gain in the problem's units, for the utility's own μ: (utility, ν, bound).
+
+        If gain(r) ≤ νᵀr + (bound − νᵀP) for every ray r, then the utility's μ in the problem's units
+        satisfies μ(r) ≤ ν'ᵀr + (bound' − ν'ᵀP) with ν' = scale (ν + shift), bound' = scale (bound + shiftᵀP)
+        (what a certificate file states, :mod:`mechopt.results.certificate_file`).
+        """
+        shift = self.shift
+        utility = self.utility if self.unscaled is None else self.unscaled
+        return (
+            utility,
+            self.scale * (np.asarray(nu, float) + shift),
+            self.scale * (gain_bound + float(shift @ self.prior)),
+        )
+
+    def gain_error(self, C: np.ndarray) -> np.ndarray:
+        """A bound on the rounding error of :meth:`gain` per column (:meth:`Utility.column_error`)."""
+        return self.utility.column_error(C)
 
     def restore(self, Q: np.ndarray) -> np.ndarray:
         """Rows for zero-mass symbols: the output marginal λ (see priors.Support)."""
@@ -86,6 +122,9 @@ class ConicForm:
     ``scope`` names what the convex program's optimum is proven for when that
     is not the problem itself, e.g. ``"the 2000-point discretisation"`` of a
     density on a grid; the solver's ``optimal`` (proof ``convex``) says so.
+    ``clarabel`` holds Clarabel settings the form asks for (e.g. tighter
+    tolerances for an LP whose optimum is certified to 1e-9); a caller's
+    ``backend_options`` override them.
     """
 
     problem: Any  # cvxpy.Problem
@@ -96,6 +135,7 @@ class ConicForm:
     extras: dict[str, Any] = field(default_factory=dict)
     bound_of: Callable[[float], float] | None = None
     scope: str | None = None
+    clarabel: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,22 +22,27 @@ mechopt.errors.ProblemError: prior sums to 1.1, not 1: normalise it (divide by i
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from mechopt import settings
 from mechopt.errors import ProblemError
+from mechopt.model.numbers import NotDecimal, ascii_float, ascii_int, float_array, is_decimal, precision_tolerance
 
-__all__ = ["validate_prior", "parse_prior", "Support", "binomial_prior", "poisson_binomial", "MAX_SYMBOLS"]
+__all__ = [
+    "validate_prior",
+    "parse_prior",
+    "read_prior",
+    "Support",
+    "binomial_prior",
+    "poisson_binomial",
+    "MAX_SYMBOLS",
+]
 
 MAX_SYMBOLS = 10_000_000
-#: Largest text prior file read (about 1.5 million numbers; larger priors as .npy).
-MAX_TEXT_BYTES = 16 * 1024 * 1024
-#: Largest .npy prior file read (MAX_SYMBOLS float64 values and a header).
-MAX_NPY_BYTES = 8 * MAX_SYMBOLS + 64 * 1024
 """Most input symbols a prior may have (``uniform:d`` and files): 80 MB of floats."""
 
 
@@ -47,13 +52,18 @@ def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> n
     Raises :class:`ProblemError` for a non-vector, NaN/inf, negative entries,
     fewer than one symbol, or a sum off 1 by more than ``tol``.
     """
-    tol = settings.tolerance("prior_sum") if tol is None else tol
+    tol = max(settings.tolerance("prior_sum") if tol is None else tol, precision_tolerance(prior))
+    if getattr(prior, "dtype", None) is not None and prior.dtype.kind == "b":
+        raise ProblemError(f"{name} holds booleans, not probabilities: give numbers (astype(float))")
     try:
-        if np.iscomplexobj(np.asarray(prior)):  # numpy would drop the imaginary part with a warning
+        raw = np.asarray(prior)
+        if np.iscomplexobj(raw):  # numpy would drop the imaginary part with a warning
             raise TypeError("complex")
-        p = np.asarray(prior, dtype=float)
+        p = float_array(raw)
+    except NotDecimal as exc:
+        raise ProblemError(f"{name} has an entry that is not a plain decimal number: {exc}") from None
     except (TypeError, ValueError, OverflowError):
-        raise ProblemError(f"{name} must be a vector of numbers, got {prior!r}") from None
+        raise ProblemError(f"{name} must be a vector of numbers, got {_short(prior)}") from None
     if p.ndim != 1 or p.size == 0:
         raise ProblemError(f"{name} must be a non-empty 1-D vector, got shape {p.shape}")
     if p.size > MAX_SYMBOLS:
@@ -77,10 +87,19 @@ def validate_prior(prior, *, name: str = "prior", tol: float | None = None) -> n
     return p / total
 
 
+def _short(value: Any, n: int = 80) -> str:
+    """``repr(value)`` cut to ``n`` characters (a long list in an error message is noise)."""
+    text = repr(value)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
 def parse_prior(text: str | os.PathLike) -> np.ndarray:
     """Parse the CLI's prior syntax: ``0.1,0.2,0.7``, ``uniform:d``, or a file.
 
-    A file is a ``.npy`` array or a whitespace/comma separated ``.txt``.
+    A file is a ``.npy`` array, or text: numbers separated by spaces or commas,
+    or a ``label,probability`` table (:mod:`mechopt.io.priorfile`; :func:`read_prior`
+    also returns the labels). Numbers are ASCII decimal notation only
+    (:mod:`mechopt.model.numbers`: ``0.7_5`` and other scripts' digits are refused).
     """
     if isinstance(text, os.PathLike):
         return _read_prior_file(Path(text))
@@ -91,9 +110,9 @@ def parse_prior(text: str | os.PathLike) -> np.ndarray:
         raise ProblemError("the prior is empty: give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path")
     if s.startswith("uniform:"):
         try:
-            d = int(s.split(":", 1)[1])
+            d = ascii_int(s.split(":", 1)[1])
         except ValueError:
-            raise ProblemError(f"bad prior {s!r}: write uniform:d with an integer d ≥ 1") from None
+            raise ProblemError(f"bad prior {s!r}: write uniform:d with an integer d ≥ 1 (digits 0-9)") from None
         if d < 1:
             raise ProblemError(f"bad prior {s!r}: uniform:d needs d ≥ 1")
         if d > MAX_SYMBOLS:
@@ -101,7 +120,9 @@ def parse_prior(text: str | os.PathLike) -> np.ndarray:
         return np.full(d, 1.0 / d)
     if "," in s or _is_number(s):
         try:
-            vals = [float(v) for v in s.split(",") if v.strip()]
+            vals = [ascii_float(v) for v in s.split(",") if v.strip()]
+        except NotDecimal as exc:
+            raise ProblemError(f"bad prior {s!r}: {exc}") from None
         except ValueError:
             raise ProblemError(f"bad prior {s!r}: give comma-separated numbers, uniform:d, or a file") from None
         return validate_prior(vals)
@@ -109,40 +130,38 @@ def parse_prior(text: str | os.PathLike) -> np.ndarray:
 
 
 def _is_number(s: str) -> bool:
+    """Whether ``s`` reads as one number, in any notation ``float()`` takes (strictness comes later)."""
+    if is_decimal(s):
+        return True
     try:
         float(s)
     except ValueError:
         return False
-    return True
+    return not Path(s).exists()  # a file named like a number ("١") is still a file
 
 
 def _read_prior_file(path: Path) -> np.ndarray:
-    from mechopt.io.files import read_input, read_npy
+    return read_prior(path)[0]
 
-    if not path.exists():
-        raise ProblemError(
-            f"prior file {str(path)!r} does not exist (give numbers like 0.2,0.8, uniform:d, or a .npy/.txt path)"
-        )
-    if path.is_dir():
-        raise ProblemError(f"prior file {str(path)!r} is a directory: give a .npy/.txt file")
-    npy = path.suffix == ".npy"
-    try:
-        if npy:  # the header's shape is checked against the file's size before any allocation
-            arr = read_npy(path, "prior file", MAX_NPY_BYTES)
-        else:
-            data = read_input(path, "prior file", MAX_TEXT_BYTES)
-            tokens = re.split(r"[\s,;]+", data.decode("utf-8").strip())
-            arr = np.array([float(t) for t in tokens if t])
-    except ProblemError:  # read_input's own one-line refusal (missing, a FIFO, too large)
-        raise
-    except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
-        raise ProblemError(f"cannot read prior file {str(path)!r}: {exc}") from None
-    if np.ndim(arr) != 1:  # a matrix is not a prior: never flatten it silently
-        raise ProblemError(
-            f"prior file {path.name!r} holds an array of shape {np.shape(arr)}, not a 1-D vector; "
-            "save the prior as one vector (np.save(path, p.ravel()) if that is what you mean)"
-        )
-    return validate_prior(arr, name=f"prior from {path.name}")
+
+def read_prior(text: str | os.PathLike) -> tuple[np.ndarray, tuple[Any, ...] | None]:
+    """:func:`parse_prior` and the labels of the inputs when the prior names them (a prior file
+    with a ``label,probability`` table, :mod:`mechopt.io.priorfile`), else None.
+
+    >>> read_prior("0.5,0.5")
+    (array([0.5, 0.5]), None)
+    """
+    path = Path(text) if isinstance(text, os.PathLike) else None
+    if isinstance(text, str):
+        s = text.strip()
+        if s and not s.startswith("uniform:") and not ("," in s or _is_number(s)):
+            path = Path(s)
+    if path is None:
+        return parse_prior(text), None
+    from mechopt.io.priorfile import read_prior_file
+
+    arr, labels = read_prior_file(path)
+    return validate_prior(arr, name=f"prior from {path.name}"), labels
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Examples
 --------
 >>> from mechopt.model.solver import Solver
 >>> sorted(Solver.common_options)
-['seed', 'time_limit', 'verbose']
+['progress', 'seed', 'time_limit', 'verbose']
 """
 
 from __future__ import annotations
@@ -19,6 +19,10 @@ from mechopt.results.result import Result, Status
 from mechopt.runtime.threads import single_threaded
 
 __all__ = ["Solver", "check_options", "RENAMED_OPTIONS"]
+
+#: Options that count iterations, starts, evaluations or rounds: a value below 1 is refused, never read as
+#: "stop at once" (every solver's own checks come after these).
+COUNT_OPTIONS = frozenset({"max_iter", "max_evals", "n_starts", "n_iter", "rounds", "levels", "max_orbits"})
 
 #: Old option names still accepted for one release: old → new. ``Solver.solve`` renames them and says so
 #: in the result message; giving both spellings is a ParamError.
@@ -50,8 +54,14 @@ def check_options(name: str, given: dict[str, Any], allowed: dict[str, Any]) -> 
         raise ParamError(f"unknown option(s) {bad} for solver {name!r}; allowed: {sorted(allowed)}")
     for key, val in given.items():
         _check_type(name, key, val, allowed[key])
+        if key in COUNT_OPTIONS and val is not None and val < 1:  # maxiter=-1 read as "stop at once"
+            raise ParamError(f"option {key!r} of solver {name!r} is a count: give an integer >= 1, got {val!r}")
     opts = dict(allowed)
     opts.update(given)
+    if opts.get("progress") is not None and not callable(opts["progress"]):
+        raise ParamError(
+            f"option 'progress' of solver {name!r} must be a callable (given a dict a round), got {opts['progress']!r}"
+        )
     tl = opts.get("time_limit")
     if tl is not None and (isinstance(tl, bool) or not (isinstance(tl, (int, float)) and tl > 0 and math.isfinite(tl))):
         raise ParamError(f"time_limit must be a positive number of seconds, got {tl!r}")
@@ -102,7 +112,10 @@ class Solver(ABC):
     #: ``"local"`` (a converged answer is ``locally_optimal``), ``"heuristic"`` (``feasible``).
     guarantee: ClassVar[str] = "global"
     options: ClassVar[dict[str, Any]] = {}
-    common_options: ClassVar[dict[str, Any]] = {"time_limit": None, "seed": 0, "verbose": False}
+    #: ``progress``: a callable given a dict after every round of an iterative method (the exact
+    #: solver's column generation: ``round``, ``columns``, ``value``, ``bound``, ``gap``); methods
+    #: without rounds never call it.
+    common_options: ClassVar[dict[str, Any]] = {"time_limit": None, "seed": 0, "verbose": False, "progress": None}
     requires: ClassVar[tuple[str, ...]] = ()  # importable modules the backend needs
     #: The problem methods ``can_solve`` reads (``"column_program"``, ``"conic_form"``, ...): the
     #: registry's cheap class-level pre-check (:meth:`may_apply`). Empty: no pre-check.

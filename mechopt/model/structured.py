@@ -100,7 +100,7 @@ def audit_structured(
     Qt = np.zeros_like(C)
     Qt[live] = C[live] / P[live, None]
     eps = float(notion.epsilon(Qt, P))
-    value = float(utility.offset(P) + utility.sign * float(utility.gain(C).sum()))
+    value = float(utility.column_value(C).sum())  # Σ_y κ(c_y): no offset to cancel against
     return ProblemAudit(
         violation=max(0.0, eps - notion.eps),
         eps_audited=eps,

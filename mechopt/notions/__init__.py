@@ -43,6 +43,13 @@ def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
     """
     eps = check_eps(eps)  # a design target must be > 0
     key = str(name).lower()
+    if "graph" in kwargs and key not in ("graph-ldp", "metric-ldp"):  # used or refused, never ignored
+        raise ProblemError(
+            f"a policy graph (--graph) belongs to notions graph-ldp and metric-ldp, not {key}: "
+            "drop the graph, or use --notion graph-ldp"
+        )
+    if "p" in kwargs and key != "cip":
+        raise ProblemError(f"the users' priors p belong to notion cip, not {key}")
     if key in NOTIONS:
         return NOTIONS[key](eps)
     if key in REGISTERED:

@@ -18,6 +18,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.model.channel import validate_channel
+from mechopt.model.numbers import NotDecimal, ascii_float
 from mechopt.model.priors import validate_prior
 
 __all__ = ["Audit", "PrivacyNotion", "check_eps", "log_ratio_max", "MAX_EPS"]
@@ -73,9 +74,15 @@ def check_eps(eps, *, allow_zero: bool = False) -> float:
     if isinstance(eps, (bool, np.bool_)):
         raise ProblemError(f"eps must be a number, got {eps!r}")
     try:
-        val = float(eps)
-    except (TypeError, ValueError, OverflowError):
-        raise ProblemError(f"eps must be a number, got {eps!r}") from None
+        val = ascii_float(eps)
+    except NotDecimal as exc:
+        raise ProblemError(f"eps: {exc}") from None
+    except OverflowError:  # an integer beyond double range
+        raise ProblemError(f"eps = {_digits(eps)} is too large; use eps <= {MAX_EPS:g}") from None
+    except (TypeError, ValueError):
+        raise ProblemError(f"eps must be a number, got {_digits(eps)}") from None
+    if val == math.inf and not _says_inf(eps):  # a finite number written with too many digits
+        raise ProblemError(f"eps = {_digits(eps)} is too large; use eps <= {MAX_EPS:g}")
     if val == math.inf:
         raise ProblemError(
             "eps = inf means no privacy constraint, which is not a design target: "
@@ -86,6 +93,20 @@ def check_eps(eps, *, allow_zero: bool = False) -> float:
     if val > MAX_EPS:
         raise ProblemError(f"eps = {val:g} is too large: e^eps overflows double precision; use eps <= {MAX_EPS:g}")
     return val
+
+
+def _says_inf(eps: Any) -> bool:
+    """Whether ``eps`` is infinity itself (not a finite number too large for a double)."""
+    return not isinstance(eps, str) or eps.strip().lstrip("+").lower() in ("inf", "infinity")
+
+
+def _digits(value: Any, n: int = 24) -> str:
+    """``repr(value)``, or its first digits and its length when it is long (a 401-digit ε)."""
+    digits = (value if isinstance(value, str) else str(value) if isinstance(value, int) else "").strip()
+    if len(digits) > n and digits.lstrip("+-").isdigit():
+        return f"{digits[:12]}… ({len(digits.lstrip('+-'))} digits)"
+    text = str(value) if isinstance(value, int) else repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def log_ratio_max(num: np.ndarray, den: np.ndarray) -> float:

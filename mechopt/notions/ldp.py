@@ -72,6 +72,26 @@ class LDP(PrivacyNotion):
         return cons
 
 
+def _weight(u: Any, v: Any, w: Any) -> float:
+    """An edge weight as a float: any real number type (numpy scalars, Decimal, Fraction), finite and > 0.
+
+    >>> from decimal import Decimal
+    >>> _weight(0, 1, np.float32(2)), _weight(0, 1, Decimal(2))
+    (2.0, 2.0)
+    """
+    import numbers
+    from decimal import Decimal
+
+    if isinstance(w, (bool, np.bool_)) or not isinstance(w, (numbers.Real, Decimal)):
+        raise ProblemError(
+            f"edge ({u}, {v}) has weight {w!r}, a {type(w).__name__}, not a real number; weights must be finite and > 0"
+        )
+    val = float(w)
+    if not (val > 0 and math.isfinite(val)):
+        raise ProblemError(f"edge ({u}, {v}) has weight {w!r}; weights must be finite and > 0")
+    return val
+
+
 class GraphLDP(LDP):
     """ε-LDP on a policy graph (networkx) over the inputs ``0..d-1``.
 
@@ -124,9 +144,14 @@ class GraphLDP(LDP):
                     f"policy graph has parallel edges between {twice[0]} and {twice[1]}; "
                     "give one edge per pair, with the weight you mean"
                 )
+        odd = any(type(w) not in (int, float) for _, _, w in graph.edges(data="weight", default=1.0))
+        if odd:  # numpy scalars, Decimal, Fraction: a copy with float weights (sums of mixed types fail)
+            graph = graph.copy()
+            for u, v, data in graph.edges(data=True):
+                if "weight" in data:
+                    data["weight"] = _weight(u, v, data["weight"])
         for u, v, w in graph.edges(data="weight", default=1.0):
-            if isinstance(w, bool) or not (isinstance(w, (int, float)) and w > 0 and math.isfinite(w)):
-                raise ProblemError(f"edge ({u}, {v}) has weight {w!r}; weights must be finite and > 0")
+            w = _weight(u, v, w)
             if self.eps * w > 700:  # e^(eps w) overflows: the LP would get inf coefficients
                 raise ProblemError(
                     f"edge ({u}, {v}) has weight {w:g}: eps * weight = {self.eps * w:g} > 700 "

@@ -102,6 +102,28 @@ class PureOracle:
         g, h = self.g, self.h
         return (t * g * (1 - g) + (1 - t) * h * (1 - h)) / (n * (g - h) ** 2)
 
+    def n_outputs(self) -> int:
+        """How many outputs the channel has (``d`` for an oracle that reports an item)."""
+        return self.d
+
+    def output_labels(self) -> list:
+        """Readable output labels, in the order of the channel's columns."""
+        return list(range(self.d))
+
+    def output_rank(self, reports):
+        """Column index of each report (the identity for an oracle that reports an item)."""
+        return np.asarray(reports, dtype=np.intp)
+
+    def mechanism(self, inputs=None):
+        """This oracle as a :class:`mechopt.Mechanism` that randomizes with the oracle's own sampler.
+
+        See :func:`mechopt.oracles.mechanism.oracle_mechanism` (TooLargeError when
+        the output set is too large to list).
+        """
+        from mechopt.oracles.mechanism import oracle_mechanism
+
+        return oracle_mechanism(self, inputs)
+
     def l2_error(self, n: int, theta=None) -> float:
         """E‖θ̂ − θ‖² = [g(1−g) + (d−1) h(1−h)] / (n (g−h)²) (Section 3.3; θ-free)."""
         t = np.full(self.d, 1.0 / self.d) if theta is None else theta

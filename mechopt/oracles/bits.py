@@ -58,6 +58,18 @@ MAX_MATERIALISE_BITS = 16  # 2^d outputs are materialised up to this d
 class UnaryEncoding(PureOracle):
     """Unary encoding with P(bit x = 1) = p and P(bit j = 1) = q for j ≠ x."""
 
+    def n_outputs(self) -> int:
+        """2^d outputs: every bit vector."""
+        return 2**self.d
+
+    def output_labels(self) -> list:
+        """Bit strings of length d, in column order."""
+        return [format(y, f"0{self.d}b") for y in range(2**self.d)]
+
+    def output_rank(self, reports):
+        """Column index of each report (its bit vector read as a number)."""
+        return self.output_index(reports, self.d)
+
     p: float = 0.5
     q: float = 0.25
 
@@ -76,15 +88,45 @@ class UnaryEncoding(PureOracle):
         return float(self.q)
 
     def randomize(self, x, rng: np.random.Generator) -> np.ndarray:
-        """Per-user reports: packed rows of d independent bits (bit x ~ Bern(p), others ~ Bern(q))."""
+        """Per-user reports: packed rows of d independent bits (bit x ~ Bern(p), others ~ Bern(q)).
+
+        The rows are drawn i.i.d. Bern(q) (:func:`bernoulli_rows`), then each
+        user's own bit is replaced by a Bern(p) draw: one raw random bit when p = 1/2
+        (OUE), else :func:`bernoulli` (exact to 2⁻⁶⁴). For d ≤ 16 a report is one
+        machine word and the own bit is set by word masks (no per-byte indexing).
+        """
         x = _check_items(x, self.d)
         out = bernoulli_rows(rng, x.size, self.d, self.q)
+        if out.shape[1] <= 2:
+            self._own_bits_word(out, x, rng)
+            return out
         flat = out.reshape(-1)
         at = np.arange(0, out.size, out.shape[1]) + (x >> 3)  # the byte holding each user's bit x
         mask = np.uint8(0x80) >> (x & 7).astype(np.uint8)
         own = mask * bernoulli(rng, x.size, self.p)
         flat[at] = (flat[at] & ~mask) | own
         return out
+
+    def _own_bits_word(self, out: np.ndarray, x: np.ndarray, rng: np.random.Generator) -> None:
+        """Own bits of reports of one or two bytes: W = (W & ~m_x) | (m_x & B) on whole words, B ~ Bern(p) bits."""
+        dt = np.uint8 if out.shape[1] == 1 else np.uint16
+        words = out.view(dt).reshape(-1)
+        # the mask of item x in the word as numpy sees it: byte x >> 3 (memory order), bit 7 − x % 8 of that byte
+        items = np.arange(self.d)
+        masks = np.zeros(self.d, dtype=dt)
+        for byte in range(out.shape[1]):
+            one = np.zeros(out.shape[1], dtype=np.uint8)
+            sel = items >> 3 == byte
+            for i in items[sel]:
+                one[byte] = 0x80 >> (i & 7)
+                masks[i] = one.view(dt)[0]
+        m = masks[x]
+        if self.p == 0.5:
+            bits = rng.bit_generator.random_raw((x.size * out.shape[1] + 7) // 8).view(dt)[: x.size]
+        else:
+            bits = np.where(bernoulli(rng, x.size, self.p), dt(np.iinfo(dt).max), dt(0))
+        words &= ~m
+        words |= m & bits
 
     def support_counts(self, reports) -> np.ndarray:
         """f_j = number of reports with bit j set (packed rows, no unpacking)."""

@@ -48,6 +48,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.mechanism.consistency import project_simplex
+from mechopt.oracles.aggregate import subset_counts
 from mechopt.oracles.base import (
     CHUNK,
     PureOracle,
@@ -59,6 +60,8 @@ from mechopt.oracles.base import (
     packed_column_sums,
 )
 from mechopt.oracles.ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
+
+GRR_BLOCK = 1 << 16  # users per vectorised block of GRR.randomize (changes speed, never reports)
 
 __all__ = [
     "PureOracle",
@@ -103,34 +106,42 @@ class GRR(PureOracle):
         return 1.0 / (math.exp(self.eps) + self.d - 1)
 
     def randomize(self, x, rng: np.random.Generator) -> np.ndarray:
-        """One item per user: x with probability g, else x + U mod d with U uniform on 1..d−1.
+        """One item per user: y = x + s mod d with the shift s = 0 w.p. g and s = j w.p. h (j = 1..d−1).
 
-        Vectorised: one exact Bernoulli(g) (:func:`bernoulli`) and one bounded
-        integer (numpy's exact Lemire sampler) per user, in the narrowest integer
-        type that holds the items; O(n).
+        Report i uses exactly the i-th double u_i of ``rng.random`` (as
+        :class:`mechopt.Mechanism` does): s = min(⌊u_i/h⌋, d − 1) + 1 mod d, so
+        u_i < (d−1)h moves the item and the top g of [0, 1) keeps it. The law is
+        exact up to the 2⁻⁵³ resolution of u; the reports depend only on the
+        seed, not on how the users are cut into calls. Vectorised in blocks of
+        :data:`GRR_BLOCK` users (cache-resident buffers), in the narrowest integer
+        type that holds the items.
         """
         x = _check_items(x, self.d)
-        dt = np.int16 if self.d <= 32767 else np.int64
-        xs = x.astype(dt)
-        keep = bernoulli(rng, x.size, self.g)
-        y = xs + rng.integers(1, self.d, size=x.size, dtype=dt)
-        y[y >= self.d] -= self.d
-        x = xs
-        return np.where(keep, x, y)
+        d, n = self.d, x.size
+        dt = np.int16 if 2 * d <= 32767 else np.int64  # x + s + 1 < 2d must fit
+        out = np.empty(n, dtype=dt)
+        step = min(GRR_BLOCK, max(n, 1))
+        u, s = np.empty(step), np.empty(step, dtype=dt)
+        inv_h = math.exp(self.eps) + d - 1  # 1/h
+        for lo in range(0, n, step):
+            m = min(step, n - lo)
+            um, sm, y = u[:m], s[:m], out[lo : lo + m]
+            rng.random(out=um)
+            um *= inv_h
+            np.minimum(um, d - 1, out=um)  # before the cast: u/h can exceed any integer type at large eps
+            sm[:] = um  # ⌊u/h⌋ (truncation of a non-negative double)
+            np.add(x[lo : lo + m], sm, out=y, casting="unsafe")
+            y += 1
+            np.remainder(y, d, out=y)
+        return out
 
     def support_counts(self, reports) -> np.ndarray:
         return np.bincount(np.asarray(reports).ravel(), minlength=self.d).astype(np.int64)
 
     def simulate_counts(self, hist, rng: np.random.Generator) -> np.ndarray:
-        """Exact draw of the report histogram: stayers binomial, movers multinomial over the others."""
-        hist = _check_hist(hist, self.d)
-        d = self.d
-        stay = rng.binomial(hist, self.g)
-        moved = rng.multinomial(hist - stay, np.full(d - 1, 1.0 / (d - 1)))  # (d, d-1)
-        f = stay.astype(np.int64)
-        cols = (np.arange(d)[:, None] + np.arange(1, d)[None, :]) % d
-        np.add.at(f, cols.ravel(), moved.ravel())
-        return f
+        """Exact draw of the report histogram: GRR is the k-subset law with k = 1 (stayers, then movers
+        spread over the others by :func:`mechopt.oracles.aggregate.subset_counts`); memory O(d), not O(d²)."""
+        return subset_counts(_check_hist(hist, self.d), 1, self.g, rng)
 
     def matrix(self) -> np.ndarray:
         """Q^m of eq. (6) (d × d)."""

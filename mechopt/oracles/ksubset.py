@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.oracles.aggregate import subset_counts
 from mechopt.oracles.base import (
     CHUNK,
     PureOracle,
@@ -86,6 +87,18 @@ class KSubset(PureOracle):
     >>> z.shape, z.dtype.kind
     ((3, 2), 'i')
     """
+
+    def n_outputs(self) -> int:
+        """C(d, k) outputs: every k-subset."""
+        return math.comb(self.d, self.k)
+
+    def output_labels(self) -> list:
+        """Item tuples of the k-subsets, in column (lexicographic) order."""
+        return [tuple(int(v) for v in z) for z in ksubset_outputs(self.d, self.k)]
+
+    def output_rank(self, reports):
+        """Column index of each report (the lexicographic rank of its subset)."""
+        return subset_rank(reports)
 
     k: int | None = field(default=None)
 
@@ -205,30 +218,15 @@ class KSubset(PureOracle):
 
     # aggregate simulation ----------------------------------------------------
     def simulate_counts(self, hist, rng: np.random.Generator) -> np.ndarray:
-        """Draw the support counts of ``hist[x]`` users holding item x, exactly.
+        """Draw the support counts of ``hist[x]`` users holding item x, exactly, without drawing reports.
 
-        Users holding x first include x with probability g_k (a binomial);
-        each then still needs j ∈ {k−1, k} of the d−1 other items. Scanning the
-        others in turn, a user needing j of the R remaining items takes the next
-        one with probability j/R (sequential selection sampling), so the number
-        of takers in each (x, j) group is binomial. O(d²k) binomial draws,
-        independent of the number of users.
+        The item range is halved recursively and each group of users splits the
+        items it still needs between the halves by hypergeometric draws
+        (:func:`mechopt.oracles.aggregate.subset_counts`). Memory O(d + groups), never
+        O(d·k): K = 3.3·10⁶ items, k = 22 086, n = 10⁵ users fit in under 1 GB.
         """
         hist = _check_hist(hist, self.d)
-        d, k, N = self.d, self.k, self.d - 1
-        inc = rng.binomial(hist, self.g)
-        f = inc.astype(np.int64)
-        state = np.zeros((d, k + 1), dtype=np.int64)
-        state[:, k - 1] += inc
-        state[:, k] += hist - inc
-        need = np.arange(k + 1, dtype=float)
-        xs = np.arange(d)
-        for s in range(N):
-            picks = rng.binomial(state, np.minimum(need / (N - s), 1.0))
-            state -= picks
-            state[:, :-1] += picks[:, 1:]
-            np.add.at(f, s + (s >= xs), picks.sum(axis=1))
-        return f
+        return subset_counts(hist, self.k, self.g, rng)
 
     # materialised channel ---------------------------------------------------
     def matrix(self) -> np.ndarray:

@@ -57,7 +57,8 @@ def linear_conic_form(problem: Any) -> ConicForm | None:
     full prior (zero-mass inputs keep their rows, constrained by the notion).
     """
     P = np.asarray(problem.prior, float)
-    L = problem.utility.linear_cost(P)
+    utility, scale = problem.utility.normalised()  # unit-free: values ×s give this program, value and bound ×s
+    L = utility.linear_cost(P)
     if L is None:
         return None
     import cvxpy as cp
@@ -78,10 +79,15 @@ def linear_conic_form(problem: Any) -> ConicForm | None:
         return box["Q"]
 
     def bound_of(b: float) -> float:  # called after value_of (so after recover)
-        return floor if box.get("free") else max(float(b), floor)
+        if box.get("free"):
+            return scale * floor
+        if problem.notion.linear:  # an LP: the Lagrangian bound of the solver's multipliers is valid exactly
+            lag = lagrangian_bound(L, Q, cons[1:])
+            b = b if lag is None else lag
+        return scale * max(float(b), floor)
 
     def value_of(_opt: float) -> float:
-        return float(np.sum(L * recover()))
+        return scale * float(np.sum(L * recover()))
 
     extras: dict[str, Any] = {
         "program": f"{'LP' if problem.notion.linear else 'convex program'} over a {d} x {m} channel"
@@ -89,6 +95,7 @@ def linear_conic_form(problem: Any) -> ConicForm | None:
     b = getattr(problem.utility, "b", None)
     if b is not None:  # what output y of Q stands for: the estimate b_y (MAE)
         extras["output_estimates"] = np.asarray(b, float).tolist()
+    tight = settings.tolerance("conic_lp")
     return ConicForm(
         problem=prog,
         recover=recover,
@@ -97,7 +104,47 @@ def linear_conic_form(problem: Any) -> ConicForm | None:
         value_of=value_of,
         bound_of=bound_of,
         extras=extras,
+        clarabel={"tol_gap_abs": tight, "tol_gap_rel": tight, "tol_feas": tight} if problem.notion.linear else {},
     )
+
+
+def lagrangian_bound(L: np.ndarray, Q: Any, cons: list) -> float | None:
+    """min Σ L∘Q over row-stochastic Q ≥ 0 of the Lagrangian: a lower bound for any multipliers λ ≥ 0.
+
+    With the solver's duals λ_i ≥ 0 (clipped) of the affine constraints g_i(Q) ≤ 0
+    in ``cons``, the Lagrangian Σ L∘Q + Σ_i λ_iᵀ g_i(Q) is linear in Q, and its
+    minimum over the product of simplices (the rows of Q) is
+    Σ_x min_y (L + G)[x, y] + Σ_i λ_iᵀ g_i(0), G its gradient. It bounds the LP
+    whatever λ is, so Clarabel's dual infeasibility cannot put it above the
+    optimum (its dual objective can: N3). A rounding margin is subtracted;
+    None when a dual is missing.
+    """
+    import cvxpy as cp
+
+    if not cons:
+        return float(L.min(axis=1).sum())
+    terms, size = [], 0
+    for con in cons:
+        lam = None if con.dual_value is None else np.maximum(np.asarray(con.dual_value, float), 0.0)
+        if lam is None or not isinstance(con, cp.constraints.nonpos.Inequality):
+            return None
+        terms.append(cp.sum(cp.multiply(lam, con.expr)))
+        size += int(np.size(lam))
+    phi = cp.sum(cp.hstack(terms))
+    keep = Q.value
+    try:
+        Q.value = np.zeros(Q.shape)
+        const = float(phi.value)
+        grad = phi.grad[Q]
+    finally:
+        Q.value = keep
+    if grad is None:
+        return None
+    G = np.asarray(grad.todense(), float).reshape(Q.shape, order="F")
+    eff = L + G
+    margin = 8 * np.finfo(float).eps * (size + L.shape[1]) * float((np.abs(L) + np.abs(G)).max(axis=1).sum())
+    out = float(eff.min(axis=1).sum()) + const - margin
+    return out if np.isfinite(out) else None
 
 
 def _unconstrained(L: np.ndarray) -> np.ndarray:

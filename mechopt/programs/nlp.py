@@ -183,7 +183,8 @@ def channel_nlp(prog: ColumnProgram, outputs: int | None = None, closed: Callabl
     ``outputs`` columns (default d); the recovered mechanism has the
     zero-mass rows restored (``prog.restore``). Its baselines are GRR, the shrunk
     identity, the constant channel and the closed form ``closed()`` returns
-    (:mod:`mechopt.programs.baselines`).
+    (:mod:`mechopt.programs.baselines`). The objective is the normalised utility's
+    (values of order one, whatever their units); ``value_of`` maps it back with ``prog.scale``.
     """
     P = prog.prior
     d = P.size
@@ -217,7 +218,7 @@ def channel_nlp(prog: ColumnProgram, outputs: int | None = None, closed: Callabl
         constraints=channel_constraints(prog, m),
         starts=private_starts(prog, m),
         recover=lambda x: prog.restore(private(x)),
-        value_of=lambda x: float(util.value(private(x), P)),
+        value_of=lambda x: float(prog.scale * util.value(private(x), P)),  # the program is unit-free
         sense=util.sense,
         objective=prog.objective,
         baselines=lambda: [(name, Q.ravel()) for name, Q in channel_baselines(prog, m, closed)],

@@ -1,10 +1,10 @@
-"""The certificate of a result and its gap: a proven bound, and the gap measured against the objective's floor.
+"""The certificate of a result and its gap: a proven bound, and the gap relative at every magnitude.
 
 Re-exported by :mod:`mechopt.results.result` (and :class:`Certificate` by :mod:`mechopt`).
 
 Examples
 --------
->>> c = Certificate(bound=1.0, gap=relative_gap(0.999, 1.0, "mse"))
+>>> c = Certificate(bound=1.0, gap=relative_gap(0.999, 1.0))
 >>> c.to_dict()
 {'bound': 1.0, 'gap': 0.0010000000000000009}
 """
@@ -14,38 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Certificate", "GAP_FLOORS", "DEFAULT_GAP_FLOOR", "gap_floor", "relative_gap"]
-
-
-#: The absolute floor of the certificate gap, per objective, in the objective's own units:
-#: ``gap = |bound − value| / max(|bound|, floor)``. Above the floor the gap is relative (an
-#: answer of 1e-9 is held to 1e-7 of 1e-9, not of 1); below it, the gap is |bound − value| /
-#: floor, so ``optimal`` needs |bound − value| ≤ gap_tol · floor (1e-10 with the defaults),
-#: about the feasibility tolerance of the LPs that produce the bounds. Objectives not listed use
-#: ``DEFAULT_GAP_FLOOR``.
-GAP_FLOORS: dict[str, float] = {
-    "mse": 1e-3,  # squared units of the values; a histogram MSE is at most 2
-    "sq": 1e-3,
-    "mi": 1e-3,  # nats
-    "mutual_information": 1e-3,
-    "I(Xp;Y)": 1e-3,
-    "fisher_trace": 1e-3,  # a Fisher trace on [a, b] is ≥ π²/(b − a)², rarely below 1e-3
-    "weighted_fisher": 1e-3,
-    "fisher_trace+penalty": 1e-3,
-    "J": 1e-3,
-}
-
-
-DEFAULT_GAP_FLOOR = 1e-3
-
-
-def gap_floor(objective: str | None) -> float:
-    """The absolute floor of the certificate gap for ``objective`` (:data:`GAP_FLOORS`).
-
-    >>> gap_floor("mse"), gap_floor("something-new")
-    (0.001, 0.001)
-    """
-    return GAP_FLOORS.get(objective or "", DEFAULT_GAP_FLOOR)
+__all__ = ["Certificate", "relative_gap"]
 
 
 @dataclass(frozen=True)
@@ -53,9 +22,9 @@ class Certificate:
     """A proven bound on the optimum and the gap to the returned value.
 
     ``bound`` is an upper bound for a maximisation (lower for a minimisation),
-    in the problem's own units; ``gap`` = |bound − value| / max(|bound|, floor)
-    with the objective's absolute floor (:data:`GAP_FLOORS`, 1e-3 by default):
-    relative at every scale above the floor.
+    in the problem's own units; ``gap`` = |bound − value| / max(|bound|, |value|)
+    (:func:`relative_gap`): relative at every magnitude, so it does not change
+    when the problem's values are given in other units.
     """
 
     bound: float
@@ -83,10 +52,12 @@ class Certificate:
         self.evidence.save(path, bound=self.bound, gap=self.gap, status=status, value=value, **provenance)
 
 
-def relative_gap(value: float, bound: float, objective: str | None = None) -> float:
-    """|bound − value| / max(|bound|, floor(objective)): relative above the floor, absolute (in floors) below.
+def relative_gap(value: float, bound: float) -> float:
+    """|bound − value| / max(|bound|, |value|), 0 when they are equal: relative at every magnitude, no floor.
 
-    >>> relative_gap(1.36e-9, 1.41e-10, "mse") > 1e-7
-    True
+    >>> relative_gap(1.36e-9, 1.41e-10) > 1e-7, relative_gap(4.1e-24, 4.1e-24 * (1 - 1e-9)) < 1e-7
+    (True, True)
     """
-    return abs(bound - value) / max(abs(bound), gap_floor(objective))
+    if bound == value:
+        return 0.0
+    return abs(bound - value) / max(abs(bound), abs(value))

@@ -140,8 +140,9 @@ def certificate_document(ev: DualEvidence, *, status: str, value: float, bound: 
     """
     cp = ev.program
     P = np.asarray(cp.prior, float)
-    nu = np.asarray(ev.nu, float)
-    nu = nu + (ev.gain_bound - float(nu @ P)) / float(P.sum())
+    # the program is unit-free (values normalised, gain = μ − linear part): the file states the utility's own μ
+    utility, nu, gain_bound = cp.problem_duals(ev.nu, ev.gain_bound)
+    nu = nu + (gain_bound - float(nu @ P)) / float(P.sum())
     from mechopt import settings
 
     return {
@@ -150,13 +151,13 @@ def certificate_document(ev: DualEvidence, *, status: str, value: float, bound: 
         "problem": {
             "prior": _vector(P),
             "notion": notion_data(cp.notion),
-            "utility": utility_data(cp.utility, P),
+            "utility": utility_data(utility, P),
             "sense": cp.sense,
             "objective": cp.objective or cp.utility.name,
             "inputs": None if cp.index is None else [int(i) for i in cp.index],
         },
         "mechanism": {"Q": [_vector(row) for row in np.asarray(ev.Q, float)]},
-        "dual": {"nu": _vector(nu), "gain_bound": exact(ev.gain_bound)},
+        "dual": {"nu": _vector(nu), "gain_bound": exact(gain_bound)},
         "claim": {"status": status, "value": exact(value), "bound": exact(bound)},
         "tolerances": {k: settings.tolerance(k) for k in ("row_sum", "privacy", "gap")},
         "provenance": {"mechopt": _version(), **provenance},

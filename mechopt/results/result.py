@@ -29,7 +29,7 @@ import numpy as np
 
 from mechopt.model._mechanism import _channel_matrix, mechanism_dict
 from mechopt.results._json import jsonable
-from mechopt.results.certificate import GAP_FLOORS, Certificate, gap_floor, relative_gap  # noqa: F401
+from mechopt.results.certificate import Certificate, relative_gap  # noqa: F401
 from mechopt.results.status import MEANINGS, PROOFS, Status, vocabulary  # noqa: F401
 
 # Status, Certificate and the status/gap helpers stay importable from here (they moved to
@@ -243,19 +243,21 @@ class Result:
         return replace(self, status=status, message=msg, proof=proof)
 
     @staticmethod
-    def gap_of(value: float, bound: float, objective: str | None = None) -> float:
-        """The certificate gap used throughout: |bound − value| / max(|bound|, floor(objective)).
+    def gap_of(value: float, bound: float) -> float:
+        """The certificate gap used throughout: |bound − value| / max(|bound|, |value|), 0 when they are equal.
 
-        Relative above the objective's floor (:data:`GAP_FLOORS`), absolute
-        (divided by the floor) below it: a value of 1.36e-9 against a bound of
-        1.41e-10 is 1.2e-6 apart, not "within 1e-7".
+        Relative at every magnitude, with no absolute floor (:func:`~mechopt.results.certificate.relative_gap`):
+        an MSE of 4.1e-24 against a bound of −3.0e-24 is not "within 1e-7" because both are small, and
+        values in other units (×s, the MSE ×s²) give the same gap.
 
-        >>> Result.gap_of(1.36e-9, 1.41e-10, "mse") > 1e-7
+        >>> Result.gap_of(4.1e-24, -3.0e-24) > 1
         True
-        >>> Result.gap_of(2.0, 2.0 + 1e-9, "mse") < 1e-9
+        >>> Result.gap_of(4.1e-24, 4.1e-24 * (1 - 1e-9)) < 1e-7
         True
+        >>> Result.gap_of(0.0, 0.0)
+        0.0
         """
-        return relative_gap(value, bound, objective)
+        return relative_gap(value, bound)
 
     def save_certificate(self, path: str) -> None:
         """Write this result's certificate file, claiming its status and value (:meth:`Certificate.save`)."""

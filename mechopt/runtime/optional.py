@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from mechopt.errors import MissingDependency
+from mechopt.errors import MissingDependency, ParamError
 
 __all__ = ["require", "require_matplotlib"]
 
@@ -45,7 +45,22 @@ def require(module: str, extra: str, what: str) -> ModuleType:
 def require_matplotlib() -> ModuleType:
     """``matplotlib`` (the non-interactive Agg backend unless one was chosen), or the error naming ``mechopt[plot]``.
 
+    A backend named in the ``MPLBACKEND`` environment variable that matplotlib
+    does not know (it refuses it on import with a ValueError) is a
+    :class:`~mechopt.errors.ParamError` saying so.
+
     >>> require_matplotlib().__name__
     'matplotlib'
     """
-    return require("matplotlib", "plot", "plots")
+    import os
+
+    try:
+        return require("matplotlib", "plot", "plots")
+    except ValueError as exc:
+        backend = os.environ.get("MPLBACKEND")
+        if backend is None or "backend" not in str(exc):
+            raise
+        raise ParamError(
+            f"matplotlib refuses the backend MPLBACKEND={backend!r} set in the environment: "
+            "unset MPLBACKEND, or set it to Agg (files) or a backend matplotlib lists"
+        ) from None

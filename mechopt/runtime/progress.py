@@ -1,10 +1,14 @@
-"""Progress bars for the long jobs (compare, verify, sweep, reproduce, bench), drawn by tqdm.
+"""Progress for the long jobs: bars for compare, verify, sweep, reproduce and bench (tqdm), and a status
+line for one long design.
 
 :class:`Progress` keeps the small API the jobs use (``advance(label)``, a
 context manager) and hands the drawing to :mod:`tqdm.auto`: a text bar on
 stderr in a terminal, a widget in a Jupyter notebook. By default it is shown
 only there (stream is a terminal, or a notebook kernel is running), so pipes,
-logs and ``--json`` output stay clean.
+logs and ``--json`` output stay clean. :class:`StatusLine` is the
+open-ended kind (a design has no known number of steps): the latest round a
+solver reported (``round 12, 340 columns, gap 3.1e-04``) and the elapsed
+time, redrawn in place on a terminal, appearing only after a few seconds.
 
 Examples
 --------
@@ -22,9 +26,11 @@ False
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from typing import IO, Any
 
-__all__ = ["Progress", "in_notebook"]
+__all__ = ["Progress", "StatusLine", "in_notebook"]
 
 
 def in_notebook() -> bool:
@@ -90,3 +96,119 @@ class Progress:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class StatusLine:
+    """One status line on ``stream``: ``title: <latest reported fields>, <elapsed> s``.
+
+    A daemon thread draws it every ``interval`` seconds once ``delay`` seconds
+    have passed: in place (carriage return) on a terminal, as a new line only
+    when something changed otherwise. :meth:`update` (thread-safe) gives the
+    latest fields, e.g. the ``progress`` option of :func:`mechopt.solve`. On
+    exit the final state is left on its own line when the line was shown (or
+    ``delay`` is 0).
+
+    Parameters
+    ----------
+    title : str
+    stream : file, optional
+        Default ``sys.stderr``.
+    enabled : bool or None
+        None: on only when ``stream`` is a terminal.
+    delay, interval : float
+        Seconds before the line first appears, and between redraws.
+
+    Examples
+    --------
+    >>> import io
+    >>> buf = io.StringIO()
+    >>> with StatusLine("design", stream=buf, enabled=True, delay=0, clock=lambda: 0.0) as line:
+    ...     line.update({"method": "column generation", "round": 3, "columns": 40, "gap": 2.5e-4})
+    >>> print(buf.getvalue().strip().splitlines()[-1])
+    design: column generation, round 3, 40 columns, gap 0.00025, 0.0 s
+    """
+
+    def __init__(
+        self,
+        title: str,
+        *,
+        stream: IO[str] | None = None,
+        enabled: bool | None = None,
+        delay: float = 3.0,
+        interval: float = 0.5,
+        clock: Any = time.monotonic,
+    ) -> None:
+        self.title = title
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.enabled = self.tty if enabled is None else bool(enabled)
+        self.delay, self.interval, self.clock = float(delay), float(interval), clock
+        self.fields: dict[str, Any] = {}
+        self.shown = False
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last = ""
+        self._t0 = clock()
+
+    def update(self, fields: dict[str, Any]) -> None:
+        """The latest state (a solver's round report); drawn on the next tick."""
+        with self._lock:
+            self.fields = dict(fields)
+
+    def text(self) -> str:
+        """The line as it would be drawn now."""
+        with self._lock:
+            f = dict(self.fields)
+        parts = [str(f["method"])] if f.get("method") else []
+        if f.get("round") is not None:
+            parts.append(f"round {f['round']}")
+        if f.get("columns") is not None:
+            parts.append(f"{f['columns']} columns")
+        for key in ("value", "bound"):
+            if f.get(key) is not None:
+                parts.append(f"{key} {f[key]:.8g}")
+        if f.get("gap") is not None:
+            parts.append(f"gap {f['gap']:.2g}")
+        parts.append(f"{self.clock() - self._t0:.1f} s")
+        return f"{self.title}: " + ", ".join(parts if f else ["working", *parts])
+
+    def _draw(self) -> None:
+        line = self.text()
+        if self.tty:
+            import shutil
+
+            width = max(20, shutil.get_terminal_size().columns - 1)
+            line = line[:width]
+            self.stream.write("\r" + line.ljust(len(self._last)))
+        elif line.rsplit(", ", 1)[0] != self._last.rsplit(", ", 1)[0]:  # a log: only when a field changed
+            self.stream.write(line + "\n")
+        else:
+            return
+        self.stream.flush()
+        self._last, self.shown = line, True
+
+    def _run(self) -> None:
+        if self._stop.wait(self.delay):
+            return
+        while True:
+            self._draw()
+            if self._stop.wait(self.interval):
+                return
+
+    def __enter__(self) -> "StatusLine":
+        if self.enabled:
+            self._thread = threading.Thread(target=self._run, name="mechopt-status", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self.enabled and (self.shown or self.delay == 0):
+            self._last = "" if not self.tty else self._last
+            self._draw()
+            if self.tty:
+                self.stream.write("\n")
+            self.stream.flush()

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.model.numbers import NotDecimal, ascii_float, ascii_int, float_array
 
 __all__ = ["PAPER", "CORR2_CONSTANT", "parse_float", "parse_int", "parse_vector", "query_factor"]
 
@@ -28,7 +29,9 @@ def parse_float(name: str, value: Any) -> float:
     -1.0
     """
     try:
-        out = float(value)
+        out = ascii_float(value)
+    except NotDecimal as exc:
+        raise ProblemError(f"{name}: {exc}") from None
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a number, got {value!r}") from None
     if not math.isfinite(out):
@@ -49,7 +52,7 @@ def parse_int(name: str, value: Any, minimum: int = 1, maximum: int = MAX_GRID) 
     if isinstance(value, (bool, np.bool_)):
         raise ProblemError(f"{name} must be an integer, got {value!r}")
     try:
-        out = int(str(value)) if not isinstance(value, (int, np.integer)) else int(value)
+        out = ascii_int(str(value)) if not isinstance(value, (int, np.integer)) else int(value)
     except ValueError:
         raise ProblemError(f"{name} must be an integer, got {value!r}") from None
     if out < minimum:
@@ -69,9 +72,9 @@ def parse_vector(name: str, value: Any) -> np.ndarray:
         parts = [s for s in value.replace(";", ",").split(",") if s.strip()]
         return np.array([parse_float(name, s) for s in parts])
     try:
-        arr = np.atleast_1d(np.asarray(value, dtype=float))
+        arr = np.atleast_1d(float_array(value))
     except (TypeError, ValueError, OverflowError):
-        raise ProblemError(f"{name} must be a list of numbers, got {value!r}") from None
+        raise ProblemError(f"{name} must be a list of numbers (ASCII digits), got {value!r}") from None
     if arr.ndim != 1:
         raise ProblemError(f"{name} must be a flat list of numbers, got {value!r}")
     if not np.all(np.isfinite(arr)):

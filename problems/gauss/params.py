@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.model.numbers import ascii_float, float_array
 
 __all__ = ["parse_number", "parse_matrix"]
 
@@ -26,9 +27,9 @@ def parse_number(name: str, value: Any, lo: float = -math.inf, allow_none: bool 
             return None
         raise ProblemError(f"{name} is required")
     try:
-        x = float(value)
+        x = ascii_float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ProblemError(f"{name} must be a number, got {value!r}") from None
+        raise ProblemError(f"{name} must be a number (ASCII digits 0-9), got {value!r}") from None
     if not math.isfinite(x) or x < lo:
         raise ProblemError(f"{name} must be a finite number ≥ {lo:g}, got {value!r}")
     return x
@@ -56,10 +57,10 @@ def parse_matrix(name: str, value: Any) -> np.ndarray:
             except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
                 raise ProblemError(f"{name}: cannot read {value!r} as a numeric matrix: {exc}") from None
         try:
-            return np.array([[float(x) for x in row.split(",")] for row in value.split(";")])
+            return np.array([[ascii_float(x) for x in row.split(",")] for row in value.split(";")])
         except ValueError:
             raise ProblemError(f"{name} must be rows 'a,b;c,d' or a .npy/.txt/.csv path, got {value!r}") from None
     try:
-        return np.asarray(value, dtype=float)
+        return float_array(value)
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a square matrix of numbers (rows 'a,b;c,d'), got {value!r}") from None

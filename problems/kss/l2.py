@@ -42,6 +42,7 @@ from mechopt import settings
 from mechopt.errors import ProblemError
 from mechopt.model.counting import comb_at_most
 from mechopt.model.forms import NLPForm
+from mechopt.model.numbers import ascii_float
 from mechopt.model.problem import ChannelProblem, ProblemAudit
 from mechopt.notions import PrivacyNotion
 from mechopt.oracles.base import check_eps
@@ -218,7 +219,7 @@ def _int(name: str, val: Any) -> int:
     if isinstance(val, (bool, np.bool_)):
         raise ProblemError(f"{name} must be a positive integer, got {val!r}")
     try:
-        out = int(val) if isinstance(val, (int, np.integer)) else float(val)
+        out = int(val) if isinstance(val, (int, np.integer)) else ascii_float(val)
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"{name} must be a positive integer, got {val!r}") from None
     if isinstance(out, float) and not out.is_integer() or out < 1:

@@ -47,6 +47,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ProblemError, TooLargeError
 from mechopt.model.counting import comb_at_most, log_comb
+from mechopt.model.info import kl_generator_exp
 from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.model.problem import ChannelProblem, ProblemAudit
 from mechopt.notions import LDP, PrivacyNotion
@@ -143,7 +144,8 @@ def ksubset_mi(prior, k: int, eps: float) -> float:
     """I(X; Z) of the k-subset mechanism under any prior P (no materialisation).
 
     Each subset Z has weight w = d / ((k e^ε + d − k) C(d, k)) and, with
-    u = P(Z), t = 1 + (e^ε − 1) u, contributes w (ε e^ε u − t log t) (math.md §3).
+    u = P(Z), t = 1 + (e^ε − 1) u, contributes w (ε e^ε u − t log t) (math.md §3), summed as
+    w t (u φ(e^{ε − log t}) + (1 − u) φ(e^{−log t})) (non-negative terms, exact at ε = 1e-9).
     Sums over subsets by grouping equal prior values (exact; raises
     TooLargeError when there are too many distinct groupings). The weights
     Π C(m_i, j_i) / C(d, k) are exact integer ratios while C(d, k) fits a float,
@@ -166,9 +168,11 @@ def ksubset_mi(prior, k: int, eps: float) -> float:
     total = 0.0
     for counts, ways in _compositions(mult.tolist(), k, exact):
         u = float(np.dot(counts, vals))
-        t = 1 + (e - 1) * u
+        log_t = math.log1p(math.expm1(eps) * u)  # t = 1 + (e^ε − 1) u
         share = ways / n if exact else math.exp(ways - log_n)  # P(a uniform k-subset has these counts)
-        total += share * (eps * e * u - t * math.log(t))
+        # ε e^ε u − t log t = t (u φ(e^{ε − log t}) + (1 − u) φ(e^{−log t})): non-negative terms at every ε
+        inner = u * float(kl_generator_exp(eps - log_t)) + (1 - u) * float(kl_generator_exp(-log_t))
+        total += share * math.exp(log_t) * inner
     return d / (k * e + d - k) * total
 
 

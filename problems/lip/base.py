@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.model.numbers import NotDecimal, ascii_float, float_array
 from mechopt.model.priors import parse_prior, validate_prior
 from mechopt.model.problem import ChannelProblem
 from mechopt.notions import LDP, LIP, PrivacyNotion, check_eps
@@ -53,9 +54,11 @@ def parse_floats(value: Any, name: str) -> np.ndarray:
     """
     try:
         if isinstance(value, str):
-            arr = np.array([float(v) for v in value.replace(";", ",").split(",") if v.strip()])
+            arr = np.array([ascii_float(v) for v in value.replace(";", ",").split(",") if v.strip()])
         else:
-            arr = np.atleast_1d(np.asarray(value, dtype=float))
+            arr = np.atleast_1d(float_array(value))
+    except NotDecimal as exc:
+        raise ProblemError(f"bad {name}: {exc}") from None
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"bad {name} {value!r}: give comma-separated numbers") from None
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
@@ -78,7 +81,9 @@ def as_eps(value: Any) -> float:
 def as_float(value: Any, name: str) -> float:
     """A finite float; ProblemError names the field."""
     try:
-        out = float(value)
+        out = ascii_float(value)
+    except NotDecimal as exc:
+        raise ProblemError(f"bad {name}: {exc}") from None
     except (TypeError, ValueError, OverflowError):
         raise ProblemError(f"bad {name} {value!r}: give a number") from None
     if not np.isfinite(out):

@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.model.numbers import ascii_int
 from mechopt.model.priors import MAX_SYMBOLS
 from mechopt.model.problem import ChannelProblem
 from mechopt.notions import CIP, LIP, PrivacyNotion, check_eps
@@ -160,7 +161,7 @@ class CIPBinomial(ChannelProblem):
         if n_users is None or p1 is None:
             raise ProblemError("cip-binomial needs n_users and p1 (global prior) or p (local priors)")
         try:
-            n = int(str(n_users))
+            n = ascii_int(str(n_users))
         except ValueError:
             raise ProblemError(f"bad n_users {n_users!r}: give a positive integer") from None
         if n < 1:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -104,6 +105,7 @@ def column_generation(
     warm: bool = True,
     smoothing: float = 0.0,
     pool: int | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> ColGenResult:
     """Restricted master + pricing until the proven bound meets the master value.
 
@@ -111,7 +113,10 @@ def column_generation(
     ``warm`` the master LP is one HiGHS model re-solved from its last basis
     (:class:`~mechopt.solvers.exact.master.WarmMaster`), otherwise it is solved
     afresh each round. Gains are computed once per column. ``pool`` overrides
-    ``POOL_HIGH`` (columns per input kept by the warm master).
+    ``POOL_HIGH`` (columns per input kept by the warm master). ``progress``, when
+    given, is called after every round's pricing with ``round``, ``columns`` (in
+    the master), ``gain`` (the master's Σ μ) and ``bound`` (the best proven bound,
+    ``inf`` until a pricing pass proves one).
 
     ``smoothing`` = α ∈ [0, 1) is Wentges dual smoothing: once a pricing pass
     has returned a bound, the pricer is called at π = α·ν̂ + (1 − α)·ν, where
@@ -139,7 +144,7 @@ def column_generation(
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
             return ColGenResult("time_limit", master, R, bound, False, it - 1, notes, nu=best_nu)
-        master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left)
+        master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)
         if wm is not None and R.shape[1] > high * P.size:
@@ -158,7 +163,9 @@ def column_generation(
             bound = min(bound, lagrange)
         elif pr.note.startswith("pricing MILP"):
             notes.append(pr.note)
-        if proven and bound - master.value <= tol * max(1.0, abs(bound)):
+        if progress is not None:
+            progress(round=it, columns=int(R.shape[1]), gain=float(master.value), bound=float(bound))
+        if proven and bound - master.value <= tol * max(abs(bound), abs(master.value)):  # relative: unit-free
             return ColGenResult("optimal", master, R, bound, proven, it, notes, nu=best_nu)
         if smoothed and pr.rays.shape[1] == 0 and proven:
             misprice = True  # nothing to add at π: price at ν next round
@@ -190,7 +197,7 @@ def column_generation(
                     if float(master.nu @ P) + pr.bound < bound:
                         best_nu = np.array(master.nu, float)
                     bound = min(bound, float(master.nu @ P) + pr.bound)
-            if proven and bound - master.value <= tol * max(1.0, abs(bound)):
+            if proven and bound - master.value <= tol * max(abs(bound), abs(master.value)):
                 return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)
             if wm is not None and wm.tighten():
                 continue

@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -30,8 +31,9 @@ from scipy.optimize import linprog
 from mechopt import settings
 from mechopt.errors import SolverError
 from mechopt.model.channel import merge_outputs
+from mechopt.solvers.exact import centred as _centred
 
-__all__ = ["Master", "solve_master", "dual_bound", "recover_channel", "IPM_COLUMNS"]
+__all__ = ["Master", "solve_master", "dual_bound", "recover_channel", "cost_unit", "IPM_COLUMNS"]
 
 # A speed switch, not a tolerance (both methods return a basic optimal solution): above this many
 # columns the interior point method (+ crossover) is much faster than dual simplex.
@@ -49,14 +51,71 @@ class Master:
     message: str = ""
 
 
-def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: float | None = None) -> Master:
+def solve_master(
+    R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: float | None = None, centred: bool = True
+) -> Master:
     """Solve the master LP with HiGHS (``scipy.optimize.linprog(method="highs")``).
 
     Returns a basic optimal solution (at most d positive weights) and the
     duals ν of the equality rows in the maximisation's sign convention.
+    ``centred`` allows the centred rows of :mod:`.centred` when the rays are near P;
+    column generation turns it off: its pricers evaluate νᵀr themselves, and the
+    centred duals (~1/(σ P(x)) for a mass P(x)) make those products cancel.
     """
+    if R.shape[1] == 0:  # no admissible column was found (an enumeration that lost every ray)
+        return Master("failed", np.zeros(0), np.zeros(np.size(P)), -np.inf, "the master LP has no columns")
     if R.shape[0] == 1 and np.all(R > 0):
         return _one_row(R[0], np.asarray(mu, float), float(np.ravel(P)[0]))
+    # Unit-free: HiGHS's tolerances are absolute, so the costs go in divided by a power of two near their
+    # largest magnitude (exact in floating point: ν and the value scale back bit for bit). Gains of 1e-12
+    # (mutual information at ε = 1e-6) or 1e24 (an MSE of values in 1e12 units) become costs of order one.
+    mu = np.asarray(mu, float)
+    unit = cost_unit(mu)
+    m = _solve_costs(R, mu / unit, P, time_limit, centred)
+    # An optimum far below the largest cost (near-deterministic columns at ε = 50 lose 1e-21 of MSE against
+    # costs of order one) is below HiGHS's resolution: re-solve with the costs over the value's own scale.
+    for _ in range(REFINE_ROUNDS):
+        if m.status != "optimal" or _settled(m, R, P, mu / unit) or not math.isfinite(m.value):
+            break
+        fine = cost_unit(np.array([m.value, dual_bound(m.nu, P, R, mu / unit)]))
+        if not fine < REFINE_BELOW:
+            break
+        capped = np.maximum(mu / unit / fine, -REFINE_CAP)  # a relaxation: its duals still bound the LP
+        cand = _solve_costs(R, capped, P, time_limit, centred)
+        if cand.status != "optimal":
+            break
+        cand = Master(
+            "optimal",
+            cand.theta,
+            best_duals(R, mu / unit, P, cand.theta, cand.nu * fine),
+            float(cand.theta @ (mu / unit)),
+            cand.message,
+        )
+        m = _better(m, cand, R, P, mu / unit)
+    return Master(m.status, m.theta, m.nu * unit, m.value * unit, m.message)
+
+
+#: Rounds of re-solving a master whose optimum is far below its largest cost, and when: the value is
+#: below REFINE_BELOW times the costs' unit. Costs are capped at −REFINE_CAP (in units of the value).
+REFINE_ROUNDS = 3
+REFINE_BELOW = 2.0**-20
+REFINE_CAP = 2.0**40
+
+
+def cost_unit(mu: np.ndarray) -> float:
+    """A power of two near max |μ| (1 when every gain is 0): dividing by it is exact.
+
+    >>> cost_unit(np.array([3e-12, -1e-13])) == 2.0**-38, cost_unit(np.zeros(2))
+    (True, 1.0)
+    """
+    top = float(np.max(np.abs(mu))) if np.size(mu) else 0.0
+    if not (top > 0 and math.isfinite(top)):
+        return 1.0
+    return math.ldexp(1.0, math.frexp(top)[1])
+
+
+def _solve_costs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, time_limit: float | None, centred: bool) -> Master:
+    """The master LP with costs ``mu`` of order one (:func:`solve_master` after cost scaling)."""
     tol = settings.tolerance("lp_feasibility")
     opts = {"primal_feasibility_tolerance": tol, "dual_feasibility_tolerance": tol}
     method = "highs-ipm" if R.shape[1] > IPM_COLUMNS else "highs-ds"
@@ -72,6 +131,7 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     mu = np.asarray(mu, float)
     scaled = bool(P.min() < settings.tolerance("lp_scale_below"))
     other = "highs-ipm" if method == "highs-ds" else "highs-ds"
+    sigma = _centred.deviation_scale(R, P) if centred else 0.0
     # HiGHS can stall on a nearly degenerate LP ("status unknown" or "not set": ε → 0 makes every
     # ray ≈ P; a prior mass of 1e-12 spreads coefficients over 12 decades), call a feasible one
     # "infeasible" in presolve (ε = 1e-6, LIP, d = 12), or stop at a basis that is optimal only to
@@ -83,6 +143,8 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
         (sc, meth, pre, COST_SCALE) for pre in (True, False) for meth in (method, other) for sc in (scaled, not scaled)
     ]
     attempts.insert(1, (scaled, method, True, COST_SCALE**2))  # first retry: costs scaled further
+    if _centred.centres(sigma):  # rays within a factor 1 ± σ of P: rows centred at P first
+        attempts.insert(0, ("centred", method, True, COST_SCALE))
     best: Master | None = None
     res = None
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
@@ -91,10 +153,10 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
             if best is not None and time.perf_counter() >= deadline:
                 break
             opts["time_limit"] = max(deadline - time.perf_counter(), 1e-3)
-        res = _highs(R, mu, P, sc, meth, {**opts, "presolve": pre}, cost)
+        res = _highs(R, mu, P, sc, meth, {**opts, "presolve": pre}, cost, sigma)
         if res.status not in (0, 1) or res.x is None or not np.all(np.isfinite(res.x)):
             continue
-        theta, nu = _extract(R, P, res, sc, cost)
+        theta, nu = _extract(R, P, res, sc, cost, sigma)
         cand = Master(
             "optimal" if res.status == 0 else "time_limit",
             theta,
@@ -119,18 +181,13 @@ def solve_master(R: np.ndarray, mu: np.ndarray, P: np.ndarray, *, time_limit: fl
     return best
 
 
-#: The master's certificate is settled when bound − value ≤ gap / 10 · SETTLED_FLOOR · max(1, |bound|): the
-#: objective is an affine image of the master's value (an MSE of 1e-7 is a master value near 1), so the
-#: master cannot see where the objective sits against its gap floor (result.GAP_FLOORS, smallest 1e-3).
-SETTLED_FLOOR = 1e-3
-
-
 def _settled(m: Master, R: np.ndarray, P: np.ndarray, mu: np.ndarray) -> bool:
-    """Rows of Q sum to 1 within ``row_sum`` and the dual bound over R meets the value (``SETTLED_FLOOR``)."""
+    """Rows of Q sum to 1 within ``row_sum`` and the dual bound over R meets the value within a tenth of
+    ``gap``, relative (the objective is the master's value times a constant: ColumnProgram.value_of)."""
     bound = dual_bound(m.nu, P, R, mu)
     return _row_error(R, P, m.theta) <= settings.tolerance("row_sum") and bound - m.value <= 0.1 * settings.tolerance(
         "gap"
-    ) * SETTLED_FLOOR * max(1.0, abs(bound))
+    ) * max(abs(bound), abs(m.value))
 
 
 def _better(a: Master, b: Master, R: np.ndarray, P: np.ndarray, mu: np.ndarray) -> Master:
@@ -143,16 +200,20 @@ def _better(a: Master, b: Master, R: np.ndarray, P: np.ndarray, mu: np.ndarray) 
     return Master(status, w.theta, nu, w.value, w.message)
 
 
-def _extract(R: np.ndarray, P: np.ndarray, res, scaled: bool, cost: float) -> tuple[np.ndarray, np.ndarray]:
+def _extract(R: np.ndarray, P: np.ndarray, res, mode, cost: float, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """(θ polished, ν) of a HiGHS answer in the original units."""
-    rows, c = _scales(R, P, scaled)
-    theta = polish(R, P, np.clip(res.x, 0.0, None) * c)
-    return theta, -np.asarray(res.eqlin.marginals, dtype=float) * rows / cost
+    marg = np.asarray(res.eqlin.marginals, dtype=float)
+    if mode == "centred":
+        *_, T = _centred.centred_system(R, P, sigma)
+        return polish(R, P, np.clip(res.x, 0.0, None), sigma), -(T.T @ marg) / cost
+    rows, c = _scales(R, P, mode)
+    theta = polish(R, P, np.clip(res.x, 0.0, None) * c, sigma)
+    return theta, -marg * rows / cost
 
 
 def _row_error(R: np.ndarray, P: np.ndarray, theta: np.ndarray) -> float:
-    """max_x |Σ_j θ_j r_j(x) / P(x) − 1|: how far the rows of the recovered Q are from summing to 1."""
-    return float(np.max(np.abs((R @ theta) / P - 1.0)))
+    """How far the rows of the recovered Q are from balancing (:func:`.centred.row_error`)."""
+    return _centred.row_error(R, P, theta)
 
 
 def best_duals(R: np.ndarray, mu: np.ndarray, P: np.ndarray, theta: np.ndarray, nu: np.ndarray) -> np.ndarray:
@@ -204,17 +265,20 @@ def _scales(R: np.ndarray, P: np.ndarray, scaled: bool) -> tuple[np.ndarray, np.
     return np.ones(P.size), np.ones(R.shape[1])
 
 
-def _highs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, scaled: bool, method: str, opts: dict, cost: float):
-    rows, c = _scales(R, P, scaled)
+def _highs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, mode, method: str, opts: dict, cost: float, sigma: float):
+    if mode == "centred":
+        A, b, _ = _centred.centred_system(R, P, sigma)
+        c = np.ones(R.shape[1])
+    else:
+        rows, c = _scales(R, P, mode)
+        A, b = R * rows[:, None] * c, P * rows
     try:
-        return linprog(
-            -mu * c * cost, A_eq=R * rows[:, None] * c, b_eq=P * rows, bounds=(0, None), method=method, options=opts
-        )
+        return linprog(-mu * c * cost, A_eq=A, b_eq=b, bounds=(0, None), method=method, options=opts)
     except ValueError as exc:
         raise SolverError(f"HiGHS rejected the master LP: {exc}") from exc
 
 
-def polish(R: np.ndarray, P: np.ndarray, theta: np.ndarray) -> np.ndarray:
+def polish(R: np.ndarray, P: np.ndarray, theta: np.ndarray, sigma: float | None = None) -> np.ndarray:
     """Re-solve Σ_j θ_j r_j = P exactly on the support of a basic solution θ.
 
     HiGHS meets the equality rows to an absolute tolerance, which for a prior
@@ -235,6 +299,15 @@ def polish(R: np.ndarray, P: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """
     used = np.flatnonzero(theta > 0)
     if used.size == 0 or used.size > P.size:
+        return theta
+    sigma = _centred.deviation_scale(R, P) if sigma is None else sigma
+    if _centred.centres(sigma):  # rays near P: the centred system is the well-conditioned one
+        cand = _centred.centred_polish(R, P, used, sigma)
+        if cand is not None and np.all(cand > 0):
+            full = np.zeros_like(theta)
+            full[used] = cand
+            if _centred.row_error(R, P, full, sigma) < _centred.row_error(R, P, theta, sigma):
+                return full
         return theta
     M = R[:, used] / P[:, None]
     scale = M.max(axis=0)
@@ -269,9 +342,14 @@ def dual_bound(nu: np.ndarray, P: np.ndarray, R: np.ndarray, mu: np.ndarray) -> 
     """νᵀP + max_j (μ(r_j) − νᵀr_j): an upper bound on the LP over the rays ``R``.
 
     It bounds the design problem itself when ``R`` holds every ray of the cone
-    (or, under symmetry, one representative per orbit).
+    (or, under symmetry, one representative per orbit). Rounded outward by the
+    floating-point error of its sums, (d + 2) ulp of their terms' magnitudes: at
+    small ε the duals that balance rays near P are ~1/ε and their products cancel.
     """
-    return float(nu @ P + np.max(reduced_costs(nu, R, mu)))
+    rc = reduced_costs(nu, R, mu)
+    j = int(np.argmax(rc))
+    size = np.abs(nu) @ P + abs(float(mu[j])) + np.abs(nu) @ R[:, j]
+    return float(nu @ P + rc[j] + (P.size + 2) * np.finfo(float).eps * size)
 
 
 def recover_channel(P: np.ndarray, R: np.ndarray, theta: np.ndarray, *, drop: float = 0.0) -> np.ndarray:

@@ -34,7 +34,7 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.solvers._quiet import quiet_stdout
-from mechopt.solvers.exact.lp import COST_SCALE, Master, best_duals, polish, solve_master
+from mechopt.solvers.exact.lp import COST_SCALE, Master, best_duals, cost_unit, polish, solve_master
 
 __all__ = ["WarmMaster"]
 
@@ -49,7 +49,8 @@ class WarmMaster:
     fresh_solves : int
         Rounds that fell back to a fresh :func:`solve_master`.
     cost_scale : float
-        Factor on the gains inside HiGHS (``_lp.COST_SCALE`` until :meth:`tighten`): HiGHS's dual
+        Factor on the gains inside HiGHS (``_lp.COST_SCALE`` over the seed gains' power-of-two unit,
+        :func:`~mechopt.solvers.exact.lp.cost_unit`, until :meth:`tighten`): HiGHS's dual
         feasibility tolerance (at least 1e-10) is absolute in reduced cost, so scaling
         the costs by s leaves reduced costs of at most 1e-10 / s in the original units.
     """
@@ -59,7 +60,8 @@ class WarmMaster:
         self.R = np.asarray(R, float)
         self.mu = np.asarray(mu, float)
         self.fresh_solves = 0
-        self.cost_scale = COST_SCALE
+        self.cost_scale = COST_SCALE / cost_unit(self.mu)  # unit-free: the seed columns' gains of order one
+        self._base_scale = self.cost_scale
         self.h = None
         if self.P.min() >= settings.tolerance("lp_scale_below"):
             try:
@@ -117,7 +119,7 @@ class WarmMaster:
     def tighten(self, factor: float = 100.0, most: float = 1e4) -> bool:
         """Scale the costs by ``factor`` (up to ``most`` in all) so the next solve prices out smaller
         reduced costs; False when the model is not kept in HiGHS or the scale is at its limit."""
-        if self.h is None or self.cost_scale * factor > most:
+        if self.h is None or self.cost_scale * factor > most * self._base_scale / COST_SCALE:
             return False
         self.cost_scale *= factor
         n = self.mu.size
@@ -138,7 +140,7 @@ class WarmMaster:
             if out is not None:
                 return out
         self.fresh_solves += 1
-        return solve_master(self.R, self.mu, self.P, time_limit=time_limit)
+        return solve_master(self.R, self.mu, self.P, time_limit=time_limit, centred=False)
 
     def _warm(self, time_limit: float | None) -> Master | None:
         import highspy

@@ -26,15 +26,23 @@ from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.forms import ColumnProgram
 from mechopt.notions import LDP, LIP, GraphLDP, PosteriorStatNotion
-from mechopt.results.result import Status
+from mechopt.results.result import Result, Status
 from mechopt.solvers._advice import or_local
 from mechopt.solvers.exact import rays as _rays
 from mechopt.solvers.exact import sizes as _sizes
 from mechopt.solvers.exact import warm as _warm
 from mechopt.solvers.exact.colgen import column_generation
-from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
+from mechopt.solvers.exact.lp import cost_unit, dual_bound, recover_channel, solve_master
 from mechopt.solvers.exact.orbits import reduction as _symmetry
-from mechopt.solvers.exact.pricing.base import LDPEnumPricer, LDPMIPricer, LDPQuadPricer, StoredPricer, ldp_seed
+from mechopt.solvers.exact.pricing.base import (
+    LDPEnumPricer,
+    LDPMIPricer,
+    LDPQuadPricer,
+    StoredPricer,
+    ldp_seed,
+    pattern_rays,
+    shifted,
+)
 from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
 from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPHistogramPricer, LIPMIPricer, LIPSumPricer
 from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
@@ -183,6 +191,51 @@ def tree_pricing_applies(cp: ColumnProgram) -> bool:
     )
 
 
+def reporter(cp: ColumnProgram, opts: dict[str, Any], method: str):
+    """The round callback of column generation for the ``progress`` option, or None when it is not given.
+
+    It calls ``opts["progress"]`` with a dict: ``method``, ``round``, ``columns``, and
+    ``value``, ``bound`` (None until one is proven) and ``gap`` in the problem's own
+    units (an MSE, not the LP's gain).
+
+    >>> from mechopt.problems.design import ChannelDesign
+    >>> cp = ChannelDesign.from_params(prior="0.3,0.7", notion="ldp", utility="mse", eps=1.0).column_program()
+    >>> seen = []
+    >>> reporter(cp, {"progress": seen.append}, "column generation")(round=1, columns=3, gain=0.2, bound=0.2)
+    >>> sorted(seen[0]), seen[0]["gap"]
+    (['bound', 'columns', 'gap', 'method', 'round', 'value'], 0.0)
+    """
+    user = opts.get("progress")
+    if user is None:
+        return None
+
+    def report(*, round: int, columns: int, gain: float, bound: float) -> None:
+        value = cp.value_of(gain)
+        proven = cp.value_of(bound) if math.isfinite(bound) else None
+        gap = None if proven is None else Result.gap_of(value, proven)
+        user({"method": method, "round": round, "columns": columns, "value": value, "bound": proven, "gap": gap})
+
+    return report
+
+
+#: Tolerances that are absolute in gain units (a reduced cost, a MIP's absolute gap, a tangent cut's
+#: excess): column generation runs with them multiplied by the gains' power-of-two unit (:func:`gain_units`).
+GAIN_TOLERANCES = ("reduced_cost", "mip_abs_gap", "tangent_cut")
+
+
+def gain_units(cp: ColumnProgram):
+    """``settings.override`` of :data:`GAIN_TOLERANCES` times the unit of the program's gains (unit-free pricing).
+
+    The unit is that of a few admissible columns (P and single-high patterns, ~ε² for an
+    information at small ε): a reduced cost of 1e-11 means nothing when every gain is 1e-13.
+    """
+    top = np.argsort(-cp.prior, kind="stable")[: min(cp.d, 8)]
+    Z = np.zeros((top.size, cp.d))
+    Z[np.arange(top.size), top] = 1.0
+    unit = cost_unit(cp.gain(np.hstack([cp.prior[:, None], pattern_rays(cp.prior, cp.notion.eps, Z)])))
+    return settings.override(**{k: settings.tolerance(k) * unit for k in GAIN_TOLERANCES})
+
+
 def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
 
@@ -251,8 +304,8 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
         raise ParamError(f"pricing must be one of {', '.join(PRICINGS)}, got {pricing!r}")
     if pricing in ("auto", "structured"):
         found = _structured(cp, kind, opts.get("columns_per_round"))
-        if found is not None:
-            return found
+        if found is not None:  # these price the utility's μ: shifted to the program's gain (ColumnProgram.shift)
+            return shifted(found[0], cp.shift), found[1], found[2]
         if pricing == "structured":
             raise ParamError(f"no structured pricing for {cp.notion.name} with {cp.utility.name}; use pricing='auto'")
     if kind == "ldp":
@@ -267,7 +320,7 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
         if pricing != "milp" and d <= opts["enum_max_d"] and LDPEnumPricer.supports(cp.utility):
             need = 6.0 * 8 * 2.0**d
             if need <= float(opts["max_memory"]):
-                return LDPEnumPricer(P, eps, cp.utility), ldp_seed(P, eps), "subset-sum enumeration"
+                return shifted(LDPEnumPricer(P, eps, cp.utility), cp.shift), ldp_seed(P, eps), "subset-sum enumeration"
         from mechopt.utilities import MutualInfo
 
         if isinstance(cp.utility, MutualInfo) and cp.utility.prior is not None:
@@ -297,7 +350,16 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         W = _warm.rebuild(_warm.warm_info(opts["warm_start"]), cp.prior, cp.notion.eps, kind)
         R0 = np.hstack([R0, W])
         extras["warm_columns"] = int(W.shape[1])
-    out = column_generation(cp.prior, cp.gain, pricer, R0, max_iter=int(opts["max_iter"]), deadline=deadline)
+    with gain_units(cp):
+        out = column_generation(
+            cp.prior,
+            cp.gain,
+            pricer,
+            R0,
+            max_iter=int(opts["max_iter"]),
+            deadline=deadline,
+            progress=reporter(cp, opts, "column generation"),
+        )
     extras["columns"] = int(out.R.shape[1])
     if kind in ("ldp", "lip") and type(cp.notion) in (LDP, LIP) and cp.notion.eps > 0:
         extras["warm_start"] = _warm.describe(out.R, cp.prior, cp.notion.eps, kind)
@@ -325,11 +387,13 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
     if status is Status.OPTIMAL and not out.proven:
         status = Status.OPTIMAL_INACCURATE
         msg = (msg + "; " if msg else "") + "the last pricing was not proven exact"
+    so_far = (
+        "best master solution and best proven bound so far"
+        if math.isfinite(out.bound)
+        else "best master solution so far; no bound was proven (no pricing round finished exactly)"
+    )
     if status is Status.TIME_LIMIT:
-        msg = (msg + "; " if msg else "") + "time limit: best master solution and best proven bound so far"
+        msg = (msg + "; " if msg else "") + f"time limit: {so_far}"
     if status is Status.ITERATION_LIMIT:
-        msg = (msg + "; " if msg else "") + (
-            f"iteration limit: {opts['max_iter']} column-generation rounds; best "
-            "master solution and best proven bound so far"
-        )
+        msg = (msg + "; " if msg else "") + f"iteration limit: {opts['max_iter']} column-generation rounds; {so_far}"
     return Outcome(status, out.master.value, out.bound, Q, out.iterations, msg, extras, nu=out.nu)

@@ -33,6 +33,7 @@ from mechopt import settings
 from mechopt.errors import TooLargeError
 
 __all__ = [
+    "lip_deviations",
     "ldp_rays",
     "ldp_patterns",
     "lip_vertices",
@@ -94,18 +95,39 @@ def _lip_bounds(P: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     return math.exp(-eps) * P, np.minimum(math.exp(eps) * P, 1.0)
 
 
+def lip_deviations(P: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """(lo − P, hi − P) of the LIP box, each to a few ulp relative (no difference of nearby numbers).
+
+    The free coordinate of a vertex is P_j minus the others' deviations (Σ P = 1):
+    formed as 1 − Σ others it would carry an absolute error of 1e-16, which at
+    ε = 1e-6 and P_j = 0.02 is 5e-9 of its distance to P_j — and of the vertex's
+    information.
+
+    >>> dlo, dhi = lip_deviations(np.array([0.5, 0.5]), 1e-9)
+    >>> float(dlo[0] / -5e-10), float(dhi[1] / 5e-10)
+    (0.9999999995, 1.0000000005)
+    """
+    P = np.asarray(P, float)
+    dhi = np.where(math.exp(eps) * P < 1.0, P * math.expm1(eps), 1.0 - P)
+    return P * math.expm1(-eps), dhi
+
+
 def _lip_masks(P: np.ndarray, eps: float, tol: float):
     """Yield (free index or -1, masks of coordinates at the upper bound, free values)."""
     d = P.size
     lo, hi = _lip_bounds(P, eps)
-    full = subset_sums(hi - lo) + lo.sum()
-    at_bounds = np.flatnonzero(np.abs(full - 1.0) <= tol)
+    dlo, dhi = lip_deviations(P, eps)
+    width = dhi - dlo  # hi − lo without cancellation at small ε
+    # Σ_x p_x − 1 of every all-at-bounds point, from deviations; tolerances relative to the box's widths
+    # (a mass of 1e-12 at ε = 1e-9 has a box 2e-21 wide: an absolute 1e-12 would swallow every vertex)
+    excess = subset_sums(width) + dlo.sum()
+    at_bounds = np.flatnonzero(np.abs(excess) <= tol * width.max())
     yield -1, at_bounds, None
     for j in range(d):
         others = np.delete(np.arange(d), j)
-        sums = subset_sums((hi - lo)[others]) + lo[others].sum()
-        v = 1.0 - sums
-        ok = np.flatnonzero((v > lo[j] + tol) & (v < hi[j] - tol))
+        dv = -(subset_sums(width[others]) + dlo[others].sum())  # v − P_j: v = 1 − Σ others, from deviations
+        v = P[j] + dv
+        ok = np.flatnonzero((dv > dlo[j] + tol * width[j]) & (dv < dhi[j] - tol * width[j]))
         # re-insert bit j (= 0) into the masks of the other coordinates
         low_part = ok & ((1 << j) - 1)
         masks = low_part | ((ok >> j) << (j + 1))

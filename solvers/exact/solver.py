@@ -254,10 +254,13 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
     value = cp.value_of(out.gain_value)
     mech = None
     audit: dict[str, Any] = {}
+    rounding = 0.0
     if out.Q is not None:
         Qs = out.Q
         if Qs.size <= VALUE_FROM_Q_MAX:  # the value of what is returned; above this mechopt.solve's audit checks it
             value = cp.value_of(total_gain(cp, Qs))
+            rounding = abs(cp.scale) * total_gain(cp, Qs, error=True)
+            extras["rounding"] = rounding
         mech = cp.restore(Qs)
         extras["outputs"] = int(Qs.shape[1])
     elif "structural_audit" in extras:
@@ -266,13 +269,18 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
         extras["outputs"] = extras["plan"].n_outputs
     cert, status, msg = None, out.status, out.message
     if math.isfinite(out.bound):
-        bound = cp.value_of(out.bound)
-        gap = Result.gap_of(value, bound, base["objective"])
+        computed = cp.value_of(out.bound)
+        # widened by the arithmetic's own error (of the bound and of the value it is held against)
+        bound = computed - 2 * rounding if cp.sense == "min" else computed + 2 * rounding
+        gap = Result.gap_of(value, bound)
         evidence = None if out.nu is None or out.Q is None else DualEvidence(cp, out.Q, out.nu, out.bound, method)
         cert = Certificate(bound, gap, evidence=evidence)
-        if status is Status.OPTIMAL and gap > settings.tolerance("gap"):
+        tol = settings.tolerance("gap")
+        if status is Status.OPTIMAL and gap > tol:
             status = Status.OPTIMAL_INACCURATE
-            msg = _join(msg, f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):g}")
+            msg = _join(msg, f"certificate gap {gap:.3g} above tolerance {tol:g}")
+            if Result.gap_of(value, computed) <= tol:
+                msg = _join(msg, unresolved(value, rounding, tol))
     elif status is Status.OPTIMAL:
         status = Status.OPTIMAL_INACCURATE
         msg = _join(msg, "no proven bound: pricing was not exact")
@@ -290,13 +298,27 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
     )
 
 
-def total_gain(cp: ColumnProgram, Q: np.ndarray, chunk: int | None = None) -> float:
-    """Σ_y μ(P ∘ Q[:, y]), a few columns at a time.
+def total_gain(cp: ColumnProgram, Q: np.ndarray, chunk: int | None = None, *, error: bool = False) -> float:
+    """Σ_y gain(P ∘ Q[:, y]) (or, with ``error``, the bound on its rounding error), a few columns at a time.
 
     Blocks of :func:`mechopt.model._matrix.column_block`: no d × n temporaries.
     """
     P = cp.prior[:, None]
-    return sum_column_blocks(Q, lambda B: np.sum(cp.gain(P * B)), chunk)
+    each = cp.gain_error if error else cp.gain
+    return sum_column_blocks(Q, lambda B: np.sum(each(P * B)), chunk)
+
+
+def unresolved(value: float, rounding: float, tol: float) -> str:
+    """Why the gap is above ``tol``: the arithmetic resolves the value (and the bound) only to ±rounding.
+
+    >>> print(unresolved(1e-19, 4e-26, 1e-7))
+    the gap is the arithmetic's: value 1e-19 resolved only to ±4e-26 (4e-07 relative) in double precision
+    """
+    rel = rounding / abs(value) if value else math.inf
+    return (
+        f"the gap is the arithmetic's: value {value:.3g} resolved only to ±{rounding:.2g} ({rel:.2g} relative) "
+        "in double precision"
+    )
 
 
 def _join(a: str, b: str) -> str:

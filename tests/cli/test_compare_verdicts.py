@@ -152,7 +152,10 @@ def test_summary_names_the_failures_and_not_the_exact_fisher_forms(rows) -> None
         pid in line for line in fails for pid in ("fisher-interval", "fisher-box", "fisher-output", "fisher-gaussian")
     )
     outside = lines[lines.index(out) + 1 :]
-    assert "  lip-binary / P1=0.1 eps=1 LIP (outside Theorem 2 region) [lip.thm2]: violates privacy by 0.9" in outside
+    assert (
+        "  lip-binary / P1=0.1 eps=1 LIP (outside Theorem 2 region) [lip.thm2]: violates privacy by 0.9 nats of eps"
+        in outside
+    )
 
 
 class _ProvenConic(ConicSolver):

@@ -95,8 +95,8 @@ def test_bad_certificate_gap_is_recomputed_and_downgraded(liar, prob):
     Q = np.full((2, 2), 0.5)
     v = prob.evaluate(Q)
     r = mechopt.solve(prob, solver="liar", Q=Q, value=v, bound=v - 0.2)
-    # relative to |bound| above the objective's 1e-3 floor (issue 19), no longer to max(1, |bound|)
-    assert r.certificate.gap == pytest.approx(0.2 / max(abs(v - 0.2), 1e-3)) and r.status is Status.OPTIMAL_INACCURATE
+    # relative at every magnitude (issue 26): to max(|bound|, |value|), with no absolute floor
+    assert r.certificate.gap == pytest.approx(0.2 / max(abs(v - 0.2), abs(v))) and r.status is Status.OPTIMAL_INACCURATE
     assert r.proof is None
     ok = mechopt.solve(prob, solver="liar", Q=Q, value=v, bound=v)
     assert ok.status is Status.OPTIMAL and ok.violation == 0.0 and ok.proof == "certificate"

@@ -79,7 +79,7 @@ def test_the_checker_imports_only_numpy_and_the_standard_library():
 
 def test_the_checker_is_short():
     code = [ln for ln in CHECKER.read_text().splitlines() if ln.strip() and not ln.strip().startswith("#")]
-    assert len(code) <= 235  # non-blank lines, docstrings included (about 200 without them)
+    assert len(code) <= 240  # non-blank lines, docstrings included (about 200 without them); +4: strict JSON keys
 
 
 def test_the_checker_runs_alone_without_site_packages(tmp_path):

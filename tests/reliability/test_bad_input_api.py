@@ -778,8 +778,10 @@ import sys  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared issue-19 rows (tests/ is not a package)
 from catalog_issue19 import API_CASES, api_files  # noqa: E402  (issue 19 rows)
+from catalog_issue27 import API_CASES as API_CASES_27  # noqa: E402  (issue 27 rows)
+from catalog_issue27 import api_files as api_files_27  # noqa: E402
 
-CASES += API_CASES
+CASES += API_CASES + API_CASES_27
 
 
 def test_catalog_is_large_and_covers_every_entry_point():
@@ -811,7 +813,7 @@ def test_catalog_is_large_and_covers_every_entry_point():
 
 @pytest.mark.parametrize("entry,what,call,exc,fragment", CASES, ids=[f"{c[0]}: {c[1]}" for c in CASES])
 def test_bad_input_raises_typed_one_line_error(tmp_path, entry, what, call, exc, fragment):
-    files = {**_files(tmp_path), **api_files(tmp_path)}
+    files = {**_files(tmp_path), **api_files(tmp_path), **api_files_27(tmp_path)}
     with pytest.raises(MechoptError) as info:
         call(files)
     err = info.value

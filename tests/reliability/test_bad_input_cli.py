@@ -126,7 +126,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
         "design",
         "prior .npy with a pickled object",
         FLAGS + ["--prior", "{pickled}", "--eps", "1"],
-        "it holds Python objects (a pickled array), which are never read",
+        "it holds Python objects (a pickled array), which are not read (allow_pickle=False)",
     ),
     # ---- design: ε -----------------------------------------------------------------------------------
     ("design", "eps zero", FLAGS + ["--prior", "0.3,0.7", "--eps", "0"], "eps must be a finite number > 0"),
@@ -472,8 +472,10 @@ import sys  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared issue-19 rows (tests/ is not a package)
 from catalog_issue19 import CLI_CASES, cli_files  # noqa: E402  (issue 19 rows)
+from catalog_issue27 import CLI_CASES as CLI_CASES_27  # noqa: E402  (issue 27 rows)
+from catalog_issue27 import cli_files as cli_files_27  # noqa: E402
 
-CASES += CLI_CASES
+CASES += CLI_CASES + CLI_CASES_27
 
 
 def _run(capsys, argv: list[str]) -> tuple[int, str, str]:
@@ -489,7 +491,7 @@ def test_catalog_is_large_and_covers_every_subcommand():
 
 @pytest.mark.parametrize("cmd,what,argv,fragment", CASES, ids=[f"{c[0]}: {c[1]}" for c in CASES])
 def test_bad_input_is_one_line_exit_2(capsys, tmp_path, cmd, what, argv, fragment):
-    files = {**_files(tmp_path), **cli_files(tmp_path)}
+    files = {**_files(tmp_path), **cli_files(tmp_path), **cli_files_27(tmp_path)}
     args = [a.format(**files) for a in argv]
     if args[0] in ("design", "audit"):
         args.append("--json")  # --json must not turn an error into a JSON document

@@ -23,12 +23,15 @@ SPEC = parse_spec(
 
 def test_gap_near_zero_is_relative():
     """cip-binomial n_users=200, p1=0.3, eps=1: value 1.36e-9, bound 1.41e-10 was `optimal` (gap 1.2e-9
-    against max(1, |bound|)); now the gap is relative above a 1e-3 floor, 1.2e-6, and the status says inaccurate."""
+    against max(1, |bound|)). Issue 19 made the gap relative above a 1e-3 floor; issue 26 removed the
+    floor: |bound − value| / max(|bound|, |value|) at every magnitude, and the answer is honest either way."""
     r = mechopt.solve(get_problem("cip-binomial").from_params(n_users=200, p1=0.3, eps=1), solver="exact")
-    assert r.status is not Status.OPTIMAL and r.proof is None
-    assert r.certificate.gap == pytest.approx(abs(r.value - r.certificate.bound) / 1e-3)
-    assert Result.gap_of(1.0e-9, 1.0e-9 * (1 + 1e-9), "mse") < 1e-7  # same value at a tiny scale passes
-    assert Result.gap_of(5.0, 5.0 + 1e-6, "mi") == pytest.approx(2e-7)  # above the floor: relative
+    gap = abs(r.value - r.certificate.bound) / max(abs(r.value), abs(r.certificate.bound))
+    assert r.certificate.gap == pytest.approx(gap)
+    assert (r.status is Status.OPTIMAL) == (gap <= 1e-7)
+    assert Result.gap_of(1.0e-9, 1.0e-9 * (1 + 1e-9)) < 1e-7  # same value at a tiny scale passes
+    assert Result.gap_of(1.0e-24, 1.0e-24 + 1e-30) > 1e-7  # and a tiny absolute gap is not small relative
+    assert Result.gap_of(5.0, 5.0 + 1e-6) == pytest.approx(2e-7)
 
 
 def test_threads_with_and_without_overrides_give_single_thread_results():

@@ -49,7 +49,9 @@ def test_ksubset_mi_at_ten_million_matches_the_closed_form(no_big_comb):
 def test_ksubset_mi_small_is_still_exact():
     """Below the float limit the weights are exact integer ratios, as before."""
     P = [0.1, 0.2, 0.3, 0.4]
-    assert ksubset_mi(P, 2, 1.0) == 0.10379074750586993  # the old exact-integer value
+    # the 50-digit value is 0.10379074750587001268 (the weights are exact; issue 26 sums non-negative terms,
+    # 1.7e-16 from it, where the former I = Σ w (ε e^ε u − t log t) gave 0.10379074750586993, 8e-16)
+    assert ksubset_mi(P, 2, 1.0) == pytest.approx(0.10379074750587001268, rel=4e-16, abs=0)
     assert ksubset_mi([0.25] * 4, 2, 1.0) == pytest.approx(F.mi_ksubset(4, 2, 1.0), abs=1e-15)
 
 

@@ -20,7 +20,14 @@ from mechopt.solvers.exact.methods import enumerate_rays
 from mechopt.solvers.exact.orbits import pricing as _orbit_price
 from mechopt.solvers.exact.orbits.colgen import orbit_colgen, orbits_from_counts
 from mechopt.solvers.exact.orbits.mechanism import build_plan
-from mechopt.solvers.exact.orbits.reduction import classes_of, enum_bytes, ldp_orbits, lip_orbits, orbit_gain
+from mechopt.solvers.exact.orbits.reduction import (
+    class_shift,
+    classes_of,
+    enum_bytes,
+    ldp_orbits,
+    lip_orbits,
+    orbit_gain,
+)
 from mechopt.utilities import HistogramMSE, MutualInfo
 
 
@@ -101,7 +108,8 @@ def test_count_pricing_formula_is_the_orbit_reduced_cost(kind: str, U: str) -> N
     cl = classes_of(cp.prior, cp.utility)
     rng = np.random.default_rng(0)
     nu = rng.normal(size=3)
-    for pc in _orbit_price.pieces(cl, kind, cp.utility, 1.0, nu):
+    shift = class_shift(cl, cp.utility)  # pieces price the utility's μ; the program's gain is μ − shiftᵀ(totals)
+    for pc in _orbit_price.pieces(cl, kind, cp.utility, 1.0, nu + shift):
         for _ in range(20):
             k = np.array([rng.integers(lo, hi + 1) for lo, hi in zip(pc.lb, pc.ub)])
             if not pc.feasible(k, 0.0):

@@ -139,6 +139,7 @@ def test_colgen_stops_instead_of_cycling_on_held_columns(bound: float, status: s
 
 
 def test_warm_master_cost_scaling_keeps_the_answer() -> None:
+    from mechopt.solvers.exact.lp import cost_unit
     from mechopt.solvers.exact.master import WarmMaster
     from mechopt.solvers.exact.pricing.base import ldp_seed
     from mechopt.utilities import MutualInfo
@@ -147,10 +148,11 @@ def test_warm_master_cost_scaling_keeps_the_answer() -> None:
     R = ldp_seed(P, 1.0)
     m = WarmMaster(P, R, MutualInfo(P).gain(R))
     a = m.solve()
-    assert m.cost_scale == 100.0 and m.tighten() and m.cost_scale == 1e4
+    base = m.cost_scale  # 100 over the seed gains' power-of-two unit (unit-free costs)
+    assert base == 100.0 / cost_unit(m.mu) and m.tighten() and m.cost_scale == 100 * base
     b = m.solve()
     assert abs(a.value - b.value) <= 1e-12 and np.allclose(a.nu, b.nu, atol=1e-9)
-    assert not m.tighten() and m.cost_scale == 1e4  # capped
+    assert not m.tighten() and m.cost_scale == 100 * base  # capped
 
 
 def test_lip_mse_sweep_refuses_d_above_its_limit_with_a_typed_error() -> None:

@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mechopt.errors import ParamError
+from mechopt.errors import ParamError, PlatformError
 from mechopt.io.catalog import Instance, builtin_catalog
 from mechopt.jobs.compare.rows import can_isolate, pairs, run_pairs
 from mechopt.jobs.flags import flag_rows
@@ -113,7 +113,7 @@ def compare(
     if jobs < 1:
         raise ParamError(f"jobs must be ≥ 1, got {jobs}")
     if isolate and not can_isolate():
-        raise ParamError("isolate=True needs the POSIX 'fork' start method, not available here")
+        raise PlatformError("isolate=True needs the POSIX 'fork' start method, not available here; use isolate=False")
     if instances is None:
         instances = builtin_catalog(problems)
     elif problems is not None:

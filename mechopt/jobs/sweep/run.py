@@ -97,9 +97,12 @@ __all__ = [
 
 
 def point_key(task: dict[str, Any]) -> str:
-    """Deterministic 16-hex key of (problem, params, solver, options except time_limit)."""
+    """Deterministic 16-hex key of (problem, params, solver, options except time_limit, and
+    ``save_mechanism`` when on: lines without a mechanism are not the results of a spec that stores them)."""
     ident = {k: task[k] for k in ("problem", "params", "solver")}
     ident["options"] = {k: v for k, v in task["options"].items() if k != "time_limit"}
+    if task.get("save_mechanism"):  # only when on: the keys of every existing file without it are unchanged
+        ident["save_mechanism"] = True
     blob = json.dumps(jsonable(ident), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 

@@ -89,6 +89,23 @@ def _axis(source: str, name: str, val: Any) -> list[Any]:
     raise CatalogError(f"{source}: field 'grid.{name}' must be a list or {{ linspace = [a, b, n] }}")
 
 
+def _repeat(values: list[Any]) -> tuple[Any, Any] | None:
+    """The first value equal to an earlier one (1 and 1.0 are equal), with that earlier one; None if all differ.
+
+    >>> _repeat([0.5, 1.0, 1]), _repeat(["a", "b"])
+    ((1.0, 1), None)
+    """
+    import json
+
+    seen: dict[str, Any] = {}
+    for v in values:
+        key = repr(float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else json.dumps(v, default=str)
+        if key in seen:
+            return seen[key], v
+        seen[key] = v
+    return None
+
+
 def _check_values(source: str, grid: dict[str, list[Any]], fixed: dict[str, Any]) -> None:
     """ε in [fixed] or [grid] must be a valid level (the CLI rule: finite, > 0, at most MAX_EPS)."""
     from mechopt.notions import check_eps
@@ -160,6 +177,9 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     for s in data["solvers"]:
         if s not in solver_names():
             get_solver(s)  # SolverNotFound naming what exists
+    twice = _repeat(data["solvers"])
+    if twice is not None:
+        raise CatalogError(f"{source}: field 'solvers' names {twice[0]!r} twice: give each solver once")
     for key in ("fixed", "options", "plot"):
         if not isinstance(data.get(key, {}), dict):
             raise CatalogError(f"{source}: field {key!r} must be a table")
@@ -178,6 +198,11 @@ def parse_spec(data: str | dict[str, Any], *, source: str = "<spec>") -> SweepSp
     if tl is not None and not is_seconds(tl):
         raise CatalogError(f"{source}: field 'time_limit' must be a finite number of seconds > 0")
     grid = {k: _axis(source, k, v) for k, v in data["grid"].items()}
+    for name, values in grid.items():  # the same point twice would be solved twice and written twice
+        twice = _repeat(values)
+        if twice is not None:
+            same = f"{twice[0]!r}" if repr(twice[0]) == repr(twice[1]) else f"{twice[0]!r} and {twice[1]!r}"
+            raise CatalogError(f"{source}: field 'grid.{name}' holds {same}, the same value twice: give each once")
     _check_values(source, grid, data.get("fixed", {}))
     n_tasks = len(data["solvers"]) * int(np.prod([len(v) for v in grid.values()], dtype=float))
     if n_tasks > MAX_POINTS:

@@ -12,8 +12,8 @@ upper bound U on the reduced cost gives the certificate
 (for LDP U bounds the reduced cost of unnormalised columns c = P∘s, whose mass
 1ᵀc ≥ 1, so max(0, U) also bounds it for normalised rays). As in
 :mod:`._colgen`, a round stops once the bound is within ``colgen_gap`` of the
-master value (relative to max(1, |bound|)), and the pricing closes every node
-whose bound is below a quarter of that (times max(1, |νᵀT|)): columns that
+master value (relative to the larger of |bound| and |value|), and the pricing closes every node
+whose bound is below a quarter of that (times |νᵀT|): columns that
 could improve the value by less cannot change the certified answer, and the
 bound returned still covers them. Columns are kept in
 the compressed :class:`~._symmetry.Orbits` form, so gains come from
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,7 +42,8 @@ import numpy as np
 from mechopt import settings
 from mechopt.solvers.exact.lp import solve_master
 from mechopt.solvers.exact.orbits.pricing import maximise, pieces
-from mechopt.solvers.exact.orbits.reduction import Orbits, orbit_gain
+from mechopt.solvers.exact.orbits.reduction import Orbits, class_shift, orbit_gain
+from mechopt.solvers.exact.rays import lip_deviations
 
 __all__ = ["ColgenOutcome", "orbit_colgen", "orbits_from_counts"]
 
@@ -72,6 +74,7 @@ def orbits_from_counts(cl, kind: str, eps: float, keys: list[tuple]) -> Orbits:
     rows = 2 if kind == "ldp" else 3
     V, M = np.zeros((rows * g, n)), np.zeros((rows * g, n))
     lo, hi = (p, E * p) if kind == "ldp" else (p / E, np.minimum(E * p, 1.0))
+    dlo, dhi = lip_deviations(p, eps)
     for c, key in enumerate(keys):
         if key[0] == -2:
             V[:g, c], M[:g, c] = p, m
@@ -79,9 +82,9 @@ def orbits_from_counts(cl, kind: str, eps: float, keys: list[tuple]) -> Orbits:
         k = np.array(key[1:], float)
         one = np.arange(g) == key[0]
         V[:g, c], V[g : 2 * g, c], M[:g, c], M[g : 2 * g, c] = hi, lo, k, m - k - one
-        if kind == "lip":
+        if kind == "lip":  # the free value from the others' deviations (1 − Σ others cancels at small ε)
             M[2 * g :, c] = one
-            V[2 * g + key[0], c] = 1.0 - (M[: 2 * g, c] * V[: 2 * g, c]).sum()
+            V[2 * g + key[0], c] = p[key[0]] - (k * dhi + (m - k - one) * dlo).sum()
     V = V / (M * V).sum(axis=0)
     return Orbits(V, M, np.tile(np.arange(g), rows), cl)
 
@@ -100,11 +103,20 @@ def _start(cl, kind: str) -> list[tuple]:
 
 
 def orbit_colgen(
-    cl, kind: str, utility, eps: float, *, max_iter: int = 200, deadline: float | None = None
+    cl,
+    kind: str,
+    utility,
+    eps: float,
+    *,
+    max_iter: int = 200,
+    deadline: float | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> ColgenOutcome:
-    """Solve the symmetric LP by column generation with exact count pricing (see the module docstring)."""
+    """Solve the symmetric LP by column generation with exact count pricing (see the module docstring);
+    ``progress`` is called after every round as in :func:`mechopt.solvers.exact.colgen.column_generation`."""
     tol, gap = settings.tolerance("reduced_cost"), settings.tolerance("colgen_gap")
     keys = _start(cl, kind)
+    shift = class_shift(cl, utility)
     seen = set(keys)
     T = cl.totals
     bound, it, calls = math.inf, 0, 0
@@ -114,13 +126,13 @@ def orbit_colgen(
         it += 1
         orb = orbits_from_counts(cl, kind, eps, keys)
         left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        m = solve_master(orb.reduced(), orbit_gain(orb, utility), T, time_limit=left)
+        m = solve_master(orb.reduced(), orbit_gain(orb, utility), T, time_limit=left, centred=False)
         if m.status != "optimal":
             status = "time_limit" if m.status == "time_limit" else "failed"
             break
         new, ub = [], -math.inf
-        target = 0.25 * gap * max(1.0, abs(float(m.nu @ T)))  # reduced costs below it cannot matter (see above)
-        for pc in pieces(cl, kind, utility, eps, m.nu):
+        target = 0.25 * gap * abs(float(m.nu @ T))  # reduced costs below it cannot matter (relative: unit-free)
+        for pc in pieces(cl, kind, utility, eps, m.nu + shift):  # pieces price μ: at ν + shift (class_shift)
             if _past(deadline):  # a piece left unpriced: this round proves no bound
                 ub = math.inf
                 break
@@ -129,8 +141,10 @@ def orbit_colgen(
             ub = max(ub, u)
             new += [(pc.free,) + tuple(int(x) for x in k) for v, k in top if v > tol]
         bound = min(bound, float(m.nu @ T) + max(0.0, ub))
+        if progress is not None:
+            progress(round=it, columns=len(keys), gain=float(m.value), bound=float(bound))
         fresh = [k for k in new if k not in seen]
-        close = math.isfinite(bound) and bound - m.value <= gap * max(1.0, abs(bound))
+        close = math.isfinite(bound) and bound - m.value <= gap * max(abs(bound), abs(m.value))
         if ub <= tol or (not fresh and ub < math.inf) or close:
             status = "optimal"  # proven, or nothing new to add, or proven within colgen_gap: the gap says how well
             break

@@ -24,9 +24,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln, rel_entr
+from scipy.special import gammaln
 
 from mechopt import settings
+from mechopt.model import gains
+from mechopt.model.info import kl_generator
+from mechopt.solvers.exact.rays import lip_deviations
 from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE, Utility
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "ldp_orbits",
     "lip_orbits",
     "orbit_gain",
+    "class_shift",
     "orb_sizes",
     "materialise",
     "orbit_count_ldp",
@@ -205,14 +209,20 @@ def lip_orbits(cl: Classes, eps: float, tol: float | None = None) -> Orbits:
     """LIP vertices up to symmetry: k_i coordinates of class i at the upper bound, at most one free."""
     tol = settings.resolve(tol, "vertex")
     lo, hi = math.exp(-eps) * cl.p, np.minimum(math.exp(eps) * cl.p, 1.0)
+    dlo, dhi = lip_deviations(cl.p, eps)  # the free value from deviations, tolerances relative to widths
+    width = dhi - dlo
     g, Vs, Ms = cl.g, [], []
     for j in range(-1, g):
         free = (np.arange(g) == j).astype(float)
         K = _grid(cl.m - free).astype(float)
         rest = cl.m[:, None] - free[:, None] - K
-        base = (K * hi[:, None] + rest * lo[:, None]).sum(axis=0)
-        v = 1.0 - base
-        ok = np.abs(v) <= tol if j < 0 else (v > lo[j] + tol) & (v < hi[j] - tol)
+        dv = -(K * dhi[:, None] + rest * dlo[:, None]).sum(axis=0)  # v − p_j, v = 1 − Σ of the others
+        if j < 0:
+            ok = np.abs(dv) <= tol * width.max()
+            v = dv
+        else:
+            ok = (dv > dlo[j] + tol * width[j]) & (dv < dhi[j] - tol * width[j])
+            v = cl.p[j] + dv
         K, rest, v = K[:, ok], rest[:, ok], v[ok]
         Fv = np.zeros((g, v.size))
         if j >= 0:
@@ -225,16 +235,38 @@ def lip_orbits(cl: Classes, eps: float, tol: float | None = None) -> Orbits:
 
 
 def orbit_gain(orb: Orbits, utility: Utility) -> np.ndarray:
-    """μ of one member of each orbit (all members share it)."""
+    """The column program's gain (``ColumnProgram.gain``: sign · κ) of one member of each orbit.
+
+    κ is the cancellation-free column value of :mod:`mechopt.model.gains` on the
+    compressed entries (entry e stands for M_e inputs with value V_e).
+    """
     V, M, cl = orb.V, orb.M, orb.classes
-    mass = (M * V).sum(axis=0)
+    MV = M * V
     if isinstance(utility, MutualInfo):
-        return (M * rel_entr(V, cl.pu[orb.cls][:, None] * mass)).sum(axis=0)
+        mass = MV.sum(axis=0)
+        pu = cl.pu[orb.cls][:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = M * pu * kl_generator((V / mass) / pu)  # Σ_e M_e pu_e = 1: the identity of gains.mi_gain
+        return mass * np.where(M > 0, terms, 0.0).sum(axis=0)
     if isinstance(utility, HistogramMSE):
-        return (M * V**2).sum(axis=0) / mass
+        before = np.zeros_like(MV)
+        before[1:] = np.cumsum(MV[:-1], axis=0)
+        after = np.zeros_like(MV)
+        after[:-1] = np.cumsum(MV[:0:-1], axis=0)[::-1]
+        rest = before + after + np.maximum(M - 1.0, 0.0) * V  # the other inputs' mass, with no subtraction
+        return -(MV * rest).sum(axis=0) / MV.sum(axis=0)
     if isinstance(utility, SumMSE):
-        return ((M * V * cl.a[orb.cls][:, None]).sum(axis=0)) ** 2 / mass
+        return -gains.mse_loss(cl.a[orb.cls], MV)
     raise TypeError(f"no orbit gain for {type(utility).__name__}")
+
+
+def class_shift(cl: Classes, utility: Utility) -> np.ndarray:
+    """``ColumnProgram.shift`` per class: a pricer of μ prices the gain at class duals ν + this."""
+    if isinstance(utility, SumMSE):
+        return cl.a**2
+    if isinstance(utility, HistogramMSE):
+        return np.ones(cl.g)
+    return np.zeros(cl.g)
 
 
 def orb_sizes(orb: Orbits) -> np.ndarray:

@@ -43,7 +43,17 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from mechopt import settings
 from mechopt.solvers._quiet import quiet_stdout
 
-__all__ = ["Pricing", "StoredPricer", "LDPEnumPricer", "LDPMIPricer", "LDPQuadPricer", "ldp_seed", "pattern_rays"]
+__all__ = [
+    "Pricing",
+    "ShiftedPricer",
+    "shifted",
+    "StoredPricer",
+    "LDPEnumPricer",
+    "LDPMIPricer",
+    "LDPQuadPricer",
+    "ldp_seed",
+    "pattern_rays",
+]
 
 
 def _rc_tol() -> float:
@@ -67,6 +77,32 @@ class Pricing:
     rays: np.ndarray  # new columns (d, k)
     bound: float | None  # proven upper bound on max reduced cost; None if heuristic
     note: str = ""
+
+
+class ShiftedPricer:
+    """A pricer of the utility's μ used for the column program's gain μ(c) − shiftᵀc (``ColumnProgram.shift``).
+
+    It prices at ν + shift: μ(r) − (ν + shift)ᵀr = gain(r) − νᵀr, the same
+    reduced cost and the same proven bound. Other attributes are the inner pricer's.
+    """
+
+    def __init__(self, inner, shift: np.ndarray) -> None:
+        self.__dict__["inner"] = inner
+        self.__dict__["shift"] = np.asarray(shift, float)
+
+    def price(self, nu: np.ndarray, deadline: float | None = None) -> "Pricing":
+        return self.inner.price(np.asarray(nu, float) + self.shift, deadline)
+
+    def __getattr__(self, name: str):
+        return getattr(self.__dict__["inner"], name)
+
+    def __setattr__(self, name: str, value) -> None:  # e.g. ``early``: column generation switches it
+        setattr(self.inner, name, value)
+
+
+def shifted(pricer, shift: np.ndarray):
+    """``pricer`` itself when the shift is zero, else a :class:`ShiftedPricer`."""
+    return pricer if not np.any(shift) else ShiftedPricer(pricer, shift)
 
 
 class StoredPricer:

@@ -81,7 +81,7 @@ class LDPMIKnapsackPricer:
     target : float, optional
         Nodes whose bound is at most ``max(incumbent, target)`` are pruned; the
         reported bound is then ≥ the true maximum and ≤ max(it, target) + slack.
-        Default: a quarter of ``colgen_gap`` (times max(1, |νᵀP|)), so a final
+        Default: a quarter of ``colgen_gap`` (times |νᵀP|, the master's value), so a final
         round still certifies within ``colgen_gap``; ``-inf`` gives the exact maximum.
 
     Attributes
@@ -141,7 +141,7 @@ class LDPMIKnapsackPricer:
         target = (
             self.target
             if self.target is not None
-            else max(0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))), slack)
+            else max(0.25 * settings.tolerance("colgen_gap") * abs(float(nu @ self.P)), slack)
         )
         best = -math.inf
         pruned = -math.inf  # largest bound of a pruned node

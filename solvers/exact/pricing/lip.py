@@ -167,7 +167,7 @@ class LIPSeparablePricer:
         (at d = 32, Zipf prior, ε = 1: certified in 8.4 s with ρ = 0.5, 19.3 s
         with ``True``).
     target : float
-        The default is a quarter of ``colgen_gap`` (times max(1, |νᵀP|)); ``-inf`` prices exactly.
+        The default is a quarter of ``colgen_gap`` (times |νᵀP|, the master's value); ``-inf`` prices exactly.
 
     Examples
     --------
@@ -213,7 +213,7 @@ class LIPSeparablePricer:
         target = (
             self.target
             if self.target is not None
-            else 0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P)))
+            else 0.25 * settings.tolerance("colgen_gap") * abs(float(nu @ self.P))
         )
         search = mitm_max if self.P.size <= MITM_MAX_D else separable_bnb
         out = search(self.lo, self.hi, f, self.batch, deadline, target=target, early=self.early)

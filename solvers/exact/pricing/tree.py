@@ -176,7 +176,7 @@ class TreeLDPMIPricer:
         the open nodes, or None before every peak has one).
     target : float, optional
         Nodes whose bound is at most ``max(incumbent, target)`` are pruned. Default: a quarter of
-        ``colgen_gap`` times max(1, |νᵀP|), as the ε-LDP knapsack; ``-inf`` gives the exact maximum.
+        ``colgen_gap`` times |νᵀP|, as the ε-LDP knapsack; ``-inf`` gives the exact maximum.
 
     Attributes
     ----------
@@ -294,7 +294,7 @@ class TreeLDPMIPricer:
         target = (
             self.target
             if self.target is not None
-            else max(0.25 * settings.tolerance("colgen_gap") * max(1.0, abs(float(nu @ self.P))), slack)
+            else max(0.25 * settings.tolerance("colgen_gap") * abs(float(nu @ self.P)), slack)
         )
         rc_tol = settings.tolerance("reduced_cost")
         cands: dict[bytes, tuple[float, np.ndarray, np.ndarray]] = {}

@@ -1,0 +1,151 @@
+"""One column of a CSV or Parquet file, read in chunks and written atomically (the ``data`` extra: pandas, pyarrow).
+
+:func:`read_column` yields the column as strings, ``rows`` at a time, with the
+row number of each chunk's first value (0 = the first data row). A
+:class:`ColumnWriter` streams string chunks to a temporary file beside the
+target and renames it over the target only when :meth:`ColumnWriter.commit`
+runs: an error or an interrupt leaves no half-written file (the temporary is
+removed). The format follows the extension: ``.csv`` or ``.parquet``.
+
+Examples
+--------
+>>> import os, tempfile
+>>> d = tempfile.mkdtemp()
+>>> with ColumnWriter(os.path.join(d, "r.csv"), "y") as w:
+...     w.write(["a", "b"]); w.commit()
+>>> [(s, list(v)) for s, v in read_column(os.path.join(d, "r.csv"), "y", rows=1)]
+[(0, ['a']), (1, ['b'])]
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from mechopt.errors import ParamError, ProblemError
+
+__all__ = ["read_column", "count_rows", "ColumnWriter", "FORMATS", "table_format"]
+
+FORMATS = (".csv", ".parquet")
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError:
+        raise ParamError("reading and writing data files needs pandas: pip install 'mechopt[data]'") from None
+    return pandas
+
+
+def table_format(path: str | os.PathLike) -> str:
+    """``.csv`` or ``.parquet`` from the file name; ParamError otherwise.
+
+    >>> table_format("x.PARQUET")
+    '.parquet'
+    """
+    ext = Path(path).suffix.lower()
+    if ext not in FORMATS:
+        raise ParamError(f"{str(path)!r}: the data file must end in .csv or .parquet, got {ext or 'no extension'!r}")
+    return ext
+
+
+def count_rows(path: str | os.PathLike) -> int | None:
+    """Data rows of a Parquet file (its metadata) or of a CSV file (lines after the header); None if unknown."""
+    if table_format(path) == ".parquet":
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    lines, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 24):
+            lines += block.count(b"\n")
+            last = block[-1:]
+    return max(lines + (last != b"\n") - 1, 0)
+
+
+def read_column(path: str | os.PathLike, column: str, rows: int) -> Iterator[tuple[int, Any]]:
+    """(first row number, values as str with None for missing) for each chunk of ``rows`` rows of ``column``."""
+    pd = _pandas()
+    if not Path(path).is_file():
+        raise ProblemError(f"{str(path)!r}: no such data file")
+    if table_format(path) == ".parquet":
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(path)
+        if column not in pf.schema_arrow.names:
+            raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(pf.schema_arrow.names)}")
+        start = 0
+        for batch in pf.iter_batches(batch_size=rows, columns=[column]):
+            values = batch.column(0).to_pandas()
+            yield start, values.astype(object).where(values.notna(), None).map(lambda v: v if v is None else str(v))
+            start += len(values)
+        return
+    header = pd.read_csv(path, nrows=0).columns
+    if column not in header:
+        raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(map(str, header))}")
+    start = 0
+    for chunk in pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False, chunksize=rows):
+        values = chunk[column]
+        yield start, values.where(values != "", None)
+        start += len(values)
+
+
+class ColumnWriter:
+    """Write one string column to ``path`` (.csv or .parquet) through a temporary file; :meth:`commit` publishes it."""
+
+    def __init__(self, path: str | os.PathLike, column: str) -> None:
+        self.path, self.column, self.fmt = Path(path), column, table_format(path)
+        parent = self.path.parent if str(self.path.parent) else Path(".")
+        if not parent.is_dir():
+            raise ProblemError(f"cannot write {str(self.path)!r}: no directory {str(parent)!r}")
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=parent)
+        os.close(fd)
+        self._writer: Any = None
+        self._fh: Any = None
+        self.rows = 0
+
+    def write(self, values: Sequence[Any]) -> None:
+        """Append a chunk of values (written as strings)."""
+        pd = _pandas()
+        frame = pd.DataFrame({self.column: pd.Series(values, dtype=object).map(str)})
+        if self.fmt == ".csv":
+            if self._fh is None:
+                self._fh = open(self.tmp, "w", newline="", encoding="utf-8")
+            frame.to_csv(self._fh, index=False, header=self.rows == 0)
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self.tmp, table.schema)
+            self._writer.write_table(table)
+        self.rows += len(frame)
+
+    def commit(self) -> None:
+        """Close the temporary file and rename it over the target (the only moment the target changes)."""
+        if self.rows == 0:
+            self.write([])
+        self._close()
+        os.chmod(self.tmp, 0o644)
+        os.replace(self.tmp, self.path)
+        self.tmp = ""
+
+    def _close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def __enter__(self) -> ColumnWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._close()
+        if self.tmp and os.path.exists(self.tmp):
+            os.unlink(self.tmp)

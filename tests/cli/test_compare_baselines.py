@@ -1,0 +1,53 @@
+"""``mechopt design --compare-baselines`` and the comparison layer (mechopt.programs.oracle_compare)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mechopt.oracles import GRR, OUE, KSubset
+from mechopt.programs.frequency import freq_var
+from mechopt.programs.oracle_compare import frequency_rows, oracle_variance
+
+PRIOR12 = "0.3,0.18,0.12,0.09,0.07,0.06,0.05,0.04,0.03,0.03,0.02,0.01"
+
+
+@pytest.mark.parametrize("make", [lambda: GRR(5, 0.7), lambda: KSubset(6, 1.0, 2), lambda: KSubset(5, 2.0, 1)])
+def test_oracle_closed_form_is_the_linear_estimators_variance(make) -> None:
+    """For GRR and k-subsets the remapping estimator is the least-squares one: V equals freq_var(Q)."""
+    orc = make()
+    P = np.random.default_rng(orc.d).dirichlet(np.ones(orc.d))
+    assert oracle_variance(orc, P) == pytest.approx(freq_var(orc.matrix(), P), rel=1e-10)
+
+
+def test_oue_closed_form_matches_monte_carlo() -> None:
+    oue, P = OUE(4, 1.0), np.array([0.4, 0.3, 0.2, 0.1])
+    rng = np.random.default_rng(5)
+    x = rng.choice(4, size=200_000, p=P)
+    bits = np.unpackbits(oue.randomize(x, rng), axis=1, count=4).astype(float)
+    err = (bits - oue.h) / (oue.g - oue.h) - np.eye(4)[x] + np.eye(4)[x] - P  # per-user θ̂ − P
+    total = (err**2).sum(axis=1)
+    assert abs(total.mean() - oracle_variance(oue, P)) < 4 * total.std() / np.sqrt(total.size)
+
+
+def test_a_confounding_design_gets_the_em_error_not_a_variance() -> None:
+    rows = frequency_rows(np.array([[0.7, 0.3], [0.7, 0.3], [0.2, 0.8]]), np.array([0.5, 0.3, 0.2]), 1.0)
+    assert rows[0]["freq_variance"] is None and rows[0]["em_limit_sq_error"] > 1e-4  # {0, 1} cannot be split
+    assert "confounded {0, 1}" in rows[0]["estimator"]
+    ks = min(range(1, 3), key=lambda k: oracle_variance(KSubset(3, 1.0, k), [0.5, 0.3, 0.2]))
+    assert rows[3]["mechanism"] == f"k-subset (k={ks})"
+
+
+def test_cli_table_and_json(cli) -> None:
+    run = cli("design", "--notion", "ldp", "--utility", "mi", "--prior", PRIOR12, "--eps", "1", "--compare-baselines")
+    assert run.code == 0
+    assert "best frequency variance: k-subset (k=3)" in run.out and "EM error" in run.out
+    doc = cli("design", "--notion", "ldp", "--utility", "mi", "--prior", PRIOR12, "--eps", "1", "--compare-baselines",
+              "--json").json()["baselines"]  # fmt: skip
+    names = [r["mechanism"] for r in doc["rows"]]
+    assert names == ["designed", "GRR", "OUE", "k-subset (k=3)"]
+    assert doc["best_objective"] == "designed"  # the certified MI optimum beats every baseline on MI
+    assert all(doc["rows"][0]["objective"] >= r["objective"] - 1e-9 for r in doc["rows"][1:])
+    grr = next(r for r in doc["rows"] if r["mechanism"] == "GRR")
+    P = np.array([float(v) for v in PRIOR12.split(",")])
+    assert grr["freq_variance"] == pytest.approx(oracle_variance(GRR(12, 1.0), P))
