@@ -137,7 +137,8 @@ def plot_sweep(
     ax: Any = None,
     logx: bool | None = None,
 ) -> Any:
-    """:func:`sweep_figure` (into ``ax`` when given), also written to ``png`` when given (:func:`mechopt.io.writer.savefig`).
+    """:func:`sweep_figure` (into ``ax`` when given), also written to ``png`` when given
+    (:func:`mechopt.io.writer.savefig`).
 
     Returns the Figure.
     """
