@@ -11,7 +11,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import fields, replace
 from typing import Any
@@ -20,6 +19,7 @@ from mechopt import registry, settings
 from mechopt.errors import MechoptError, ProblemError, SolverNotFound
 from mechopt.model.problem import Problem
 from mechopt.results.result import PROOFS, Result, Status
+from mechopt.runtime import deadline
 from mechopt.runtime.threads import single_threaded
 
 __all__ = ["solve", "design", "audit_result"]
@@ -141,7 +141,24 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
             "mechopt.registry.get_problem(id).from_params(...) or use mechopt.design(...)"
         )
     t0 = time.perf_counter()
-    limit = options.get("time_limit")
+    with deadline.bounded(deadline.seconds(options.get("time_limit")), start=t0):
+        try:
+            return _solve(problem, solver, options)
+        except deadline.TimeLimitReached as exc:  # a stage past the deadline: the whole call is bounded
+            return Result(
+                status=Status.TIME_LIMIT,
+                value=None,
+                sense=problem.sense,
+                objective=problem.objective,
+                solver=solver or "",
+                time_s=time.perf_counter() - t0,
+                message=f"{exc} ({time.perf_counter() - t0:.3g} s); no mechanism is returned",
+                unit=getattr(problem, "unit", None),
+            )
+
+
+def _solve(problem: Problem, solver: str | None, options: dict[str, Any]) -> Result:
+    """:func:`solve` inside its deadline: selection, the backend, the audit."""
     if solver is None:
         solver = registry.default_solver(problem)
         if solver is None:
@@ -154,24 +171,12 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
     else:
         backend = registry.get_solver(solver)
         if not backend.can_solve(problem):
-            _raise_form_error(problem, backend)  # the problem's own reason (a bad prior), when it has one
-            raise SolverNotFound(
-                f"solver {solver!r} cannot solve {_what(problem)}; solvers that can: "
-                f"{', '.join(registry.solvers_for(problem)) or 'none'}"
-            )
-    if isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0 and math.isfinite(limit):
-        spent = time.perf_counter() - t0  # the limit bounds the whole call: selection included
-        if spent >= limit:
-            return Result(
-                status=Status.TIME_LIMIT,
-                value=None,
-                sense=problem.sense,
-                objective=problem.objective,
-                solver=solver,
-                time_s=spent,
-                message=f"the {limit:g}s time limit passed while selecting the solver ({spent:.3g}s)",
-            )
-        options["time_limit"] = limit - spent
+            _raise_form_error(problem)  # the problem's own reason (a bad prior), when it has one
+            raise SolverNotFound(f"solver {solver!r} cannot solve {_what(problem)}; solvers that can: {_able(problem)}")
+    left = deadline.remaining()
+    if left is not None:  # the limit bounds the whole call: selection included
+        deadline.check("selecting the solver")
+        options["time_limit"] = left
     known = {f.name for f in fields(settings.Tolerances)}
     tols = {
         k.removesuffix("_tol"): options.pop(k)
@@ -179,24 +184,31 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
         if k.endswith("_tol") and k.removesuffix("_tol") in known
     }
     with settings.override(**tols), single_threaded():  # BLAS thread count must not change the numbers
-        res = _identifiability(problem, audit_result(problem, backend.solve(problem, **options)))
+        res = backend.solve(problem, **options)
+        if _audit_too_late(res):
+            deadline.check(f"auditing the mechanism {solver!r} returned")
+        res = audit_result(problem, res)
+        left = deadline.remaining()
+        if left is None or left > 0:  # a note only: not past the time limit (a rank of Q at d = 10⁴ takes seconds)
+            res = _identifiability(problem, res)
     unit = getattr(problem, "unit", None)
     return res if res.unit is not None or unit is None else res.replace(unit=unit)
 
 
-def _raise_form_error(problem: Problem, backend: Any) -> None:
-    """Re-raise the typed error a solver's form raised while ``can_solve`` looked (it returns False on any)."""
-    from mechopt.errors import MechoptError
+def _raise_form_error(problem: Problem) -> None:
+    """Raise the problem's own typed reason (a bad prior) when a solver said it cannot solve it.
 
-    for form in getattr(backend, "forms", ()):
-        build = getattr(problem, form, None)
-        if callable(build):
-            try:
-                build()
-            except MechoptError:
-                raise
-            except Exception:  # not a typed reason: the SolverNotFound message stands
-                pass
+    ``can_solve`` answers False on any error; the prior is validated again here (cheap), and no
+    form is built: a solver that does not apply to a 10⁴-input design must say so without building
+    its gigabyte NLP form or closed form.
+    """
+    import numpy as np
+
+    from mechopt.model.priors import validate_prior
+
+    prior = getattr(problem, "prior", None)
+    if isinstance(prior, np.ndarray) and prior.ndim == 1:
+        validate_prior(prior)
 
 
 def _identifiability(problem: Problem, res: Result) -> Result:
@@ -219,6 +231,32 @@ def _identifiability(problem: Problem, res: Result) -> Result:
         return res
     note = identifiability_note(Q, prior)
     return res if note is None else res.replace(message=f"{res.message}; {note}" if res.message else note)
+
+
+#: Entries of a channel Q audited even past the deadline (milliseconds); a larger mechanism, or one
+#: given by structure, is audited only within the time limit: an unaudited mechanism is never returned.
+AUDIT_ALWAYS_ENTRIES = 10**6
+
+
+def _audit_too_late(res: Result) -> bool:
+    left = deadline.remaining()
+    if left is None or left > 0 or not res.status.has_solution:
+        return False
+    if res.mechanism is None:
+        return res.extras.get("plan") is not None
+    return int(getattr(res.mechanism, "size", 0) or 0) > AUDIT_ALWAYS_ENTRIES
+
+
+def _able(problem: Problem) -> str:
+    """The solvers that can solve ``problem``, for a refusal; cut short at the deadline."""
+    names: list[str] = []
+    try:
+        for name in registry.applicable(problem):
+            names.append(name)
+            deadline.check("listing the solvers that can")
+    except deadline.TimeLimitReached:
+        return (", ".join(names) + ", ..." if names else "not listed") + " (the time limit passed)"
+    return ", ".join(names) or "none"
 
 
 def _what(problem: Problem) -> str:
@@ -250,7 +288,8 @@ def design(
     """
     from mechopt.problems.design import ChannelDesign
 
-    prob = ChannelDesign.from_params(
-        prior=prior, notion=notion, utility=utility, eps=eps, values=values, graph=graph, outputs=outputs
-    )
-    return solve(prob, solver=solver, **options)
+    with deadline.bounded(deadline.seconds(options.get("time_limit"))):  # building the problem counts too
+        prob = ChannelDesign.from_params(
+            prior=prior, notion=notion, utility=utility, eps=eps, values=values, graph=graph, outputs=outputs
+        )
+        return solve(prob, solver=solver, **options)

@@ -22,6 +22,7 @@ __all__ = [
     "SolverError",
     "TooLargeError",
     "InputFileError",
+    "OutputFileError",
     "MissingDependency",
     "NoChannelError",
     "CertificateError",
@@ -55,6 +56,12 @@ class TooLargeError(MechoptError, MemoryError):
 
 class InputFileError(ProblemError):
     """An input file that cannot be read safely: missing, not a regular file (FIFO, device), or too large."""
+
+
+class OutputFileError(ProblemError):
+    """An output that cannot be written safely: a directory, socket or block device, a dangling
+    symbolic link, a planted lock file, a FIFO without a reader, or an OS error (a full disk, a
+    read-only folder) while writing; the message names the file."""
 
 
 class MissingDependency(MechoptError, ImportError):

@@ -44,6 +44,7 @@ __all__ = [
     "register_notion",
     "unregister_notion",
     "solvers_for",
+    "applicable",
     "default_solver",
     "split_options",
     "dropped_note",
@@ -255,8 +256,13 @@ def unregister_notion(name: str) -> None:
     notions.REGISTERED.pop(str(name).lower(), None)
 
 
-def _applicable(problem: Any) -> Iterator[str]:
+def applicable(problem: Any) -> Iterator[str]:
+    """The installed solvers that can solve ``problem``, in order of preference, one at a time
+    (later solvers are neither imported nor asked until needed)."""
+    from mechopt.runtime.deadline import check
+
     for name, cls in _classes():
+        check("choosing the solver")  # a time limit bounds the selection too (can_solve may build a form)
         may = getattr(cls, "may_apply", None)
         if cls.installed() and (may is None or may(problem)) and cls().can_solve(problem):
             yield name
@@ -264,7 +270,7 @@ def _applicable(problem: Any) -> Iterator[str]:
 
 def solvers_for(problem: Any) -> list[str]:
     """Installed solvers that can solve ``problem``, in order of preference."""
-    return list(_applicable(problem))
+    return list(applicable(problem))
 
 
 def default_solver(problem: Any) -> str | None:
@@ -274,7 +280,7 @@ def default_solver(problem: Any) -> str | None:
     >>> default_solver(ChannelDesign.from_params(prior="0.3,0.7", notion="lip", utility="mse", eps=1.0))
     'exact'
     """
-    return next(_applicable(problem), None)
+    return next(applicable(problem), None)
 
 
 def split_options(

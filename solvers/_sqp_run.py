@@ -7,8 +7,10 @@ machine, so a callback alone cannot honour ``--time-limit 5``. With a time limit
 :func:`run_multistart` therefore runs the loop in a forked child process (where
 ``os.fork`` exists) that publishes its best feasible point after every iteration
 into shared memory; the parent waits until the deadline, then kills the child and
-returns the last published point. Without ``fork`` (or without a limit) the loop
-runs in-process and stops at the first iteration boundary past the deadline.
+returns the last published point. The child dies with the parent
+(:func:`mechopt.runtime.lifeline.bind_to_parent`: a SIGTERM or SIGKILL of the parent leaves
+no orphan). Without ``fork`` (or without a limit) the loop runs in-process and stops at the
+first iteration boundary past the deadline.
 
 The candidates are the form's baselines (exactly feasible points, which are
 also the first starts) and the starts' end points, compared by the problem's
@@ -345,12 +347,18 @@ class _Board:
 def _forked(run: Callable[[Callable[[Best], None]], Best], n: int, deadline: float) -> Best:
     """``run(publish)`` (the loop over n-variable points) in a forked child; at the deadline kill it and
     read its last published point."""
+    from mechopt.runtime.lifeline import bind_to_parent, lifeline
+
     board = _Board(n)
     r, w = os.pipe()
+    life_r, life_w = lifeline()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller
         os.close(r)
+        os.close(life_w)
         try:
+            bind_to_parent(parent, life_r)  # killed with the parent (SIGTERM, SIGKILL, a crash)
             board.publish(run(board.publish))
             board.arr[1] = 1.0
         except BaseException as exc:  # told to the parent, which raises it
@@ -359,6 +367,7 @@ def _forked(run: Callable[[Callable[[Best], None]], Best], n: int, deadline: flo
         finally:
             os._exit(0)
     os.close(w)
+    os.close(life_r)
     killed = False
     try:
         while True:
@@ -379,6 +388,7 @@ def _forked(run: Callable[[Callable[[Best], None]], Best], n: int, deadline: flo
         raise
     finally:
         os.close(r)
+        os.close(life_w)  # the child is reaped: its lifeline can go
     if error:
         raise RuntimeError(error)
     if not killed and board.arr[1] != 1.0:

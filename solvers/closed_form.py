@@ -37,8 +37,9 @@ class ClosedFormSolver(Solver):
     forms = ("closed_form",)
 
     def can_solve(self, problem: Any) -> bool:
-        try:
-            return problem.closed_form() is not None
+        try:  # has_closed_form: decided without computing the closed form where it can be
+            cheap = getattr(problem, "has_closed_form", None)
+            return cheap() if cheap is not None else problem.closed_form() is not None
         except Exception:  # a closed form that cannot apply to this instance
             return False
 

@@ -23,7 +23,8 @@ without a solution or whose mechanism fails its audit, ``infeasible_point``;
 a figure that failed); 2 bad input or any
 :class:`~mechopt.errors.MechoptError`, an unreadable file, bad TOML/JSON or an
 interrupt — always ONE line ``mechopt: error: ...`` on stderr and no
-traceback (``--traceback`` shows it for debugging). ``--json`` prints exactly
+traceback (``--traceback`` shows it for debugging). SIGTERM and SIGHUP are interrupts
+too: locks released, temporaries removed, child processes ended. ``--json`` prints exactly
 one JSON document on stdout; NaN and infinities are printed as ``null``.
 
 Examples
@@ -38,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import tomllib
 import traceback
 from collections.abc import Callable, Sequence
@@ -111,13 +113,29 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (the console script exits with it)."""
+    """Run the command line; returns the exit code (the console script exits with it).
+
+    SIGTERM and SIGHUP are handled like Ctrl-C (:mod:`mechopt.runtime.lifeline`): locks are
+    released, temporaries removed and children ended before the one-line error."""
+    from mechopt.runtime.lifeline import terminate_like_interrupt
+
+    with terminate_like_interrupt():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from mechopt.runtime.deadline import process_start
+
+    # a time limit counts from the start of the process when this is the program (the console script,
+    # python -m mechopt), from this call when a caller passes the arguments (tests, embedding)
+    started = process_start() if argv is None else time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     show_tb = "--traceback" in argv
     argv = [a for a in argv if a != "--traceback"]  # accepted anywhere: after the subcommand too
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        args.started = started
         handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
         if handler is not None and (sys.stdout is None or sys.stdout.closed):
             return _fail("standard output is closed (>&-): redirect it to a file or /dev/null instead")
@@ -127,8 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(handler(args) or 0)
     except SystemExit as exc:  # --help / --version
         return exc.code if isinstance(exc.code, int) else 0
-    except KeyboardInterrupt:
-        return _fail("interrupted")
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (Terminated: "terminated by SIGTERM")
+        return _fail(str(exc) if str(exc) else "interrupted")
     except BrokenPipeError:  # `mechopt ... | head`
         return 0
     except CLIError as exc:  # a usage error: its traceback is argparse's, never useful

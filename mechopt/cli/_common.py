@@ -169,7 +169,9 @@ def positive_int(text: str) -> int:
 
 
 def check_out_file(path: str | None, flag: str = "--out") -> None:
-    """Refuse, before any work is done, an output file that is a directory or lies in a missing folder.
+    """Refuse, before any work is done, an output file that cannot be written: a directory, a file in a
+    missing folder or in a folder where no file can be created (read-only), a socket, a dangling link
+    (:func:`mechopt.io.writer.check_writable`).
 
     Examples
     --------
@@ -189,6 +191,9 @@ def check_out_file(path: str | None, flag: str = "--out") -> None:
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise ParamError(f"{flag} {path!r}: folder {parent!r} does not exist; create it first")
+    from mechopt.io.writer import check_writable
+
+    check_writable(path, flag)
 
 
 def check_plot_format(path: str | None, flag: str = "--plot") -> None:
@@ -221,10 +226,15 @@ def check_plot_format(path: str | None, flag: str = "--plot") -> None:
 
 
 def check_out_dir(path: str | None, flag: str = "--out") -> None:
-    """Refuse an output folder that exists as a file (it is created later if missing)."""
+    """Refuse an output folder that exists as a file, or an existing one where no file can be created
+    (read-only); a missing folder is created later."""
     import os
 
     from mechopt.errors import ParamError
 
     if path is not None and os.path.exists(path) and not os.path.isdir(path):
         raise ParamError(f"{flag} {path!r} is a file, not a folder: give a folder name")
+    if path is not None and os.path.isdir(path):
+        from mechopt.io.writer import check_writable
+
+        check_writable(path, flag)

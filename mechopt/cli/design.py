@@ -348,6 +348,34 @@ def _check_not_input(args: argparse.Namespace) -> None:
     check_distinct({"--out": args.out, "--plot": args.plot, "--certificate": args.certificate}, inputs)
 
 
+#: Seconds after the deadline at which the command line stops a stage that did not check it (SIGALRM).
+ALARM_GRACE_S = 0.15
+
+
+def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line: Any) -> tuple[Any, Any]:
+    """Build, then solve within the time limit counted from the start of the process (or of the call,
+    for a caller of :func:`mechopt.cli.main` with arguments; :mod:`mechopt.runtime.deadline`): reading
+    the inputs (bounded by their size checks), choosing the solver, solving and auditing."""
+    from mechopt.runtime import deadline
+
+    problem, solver, options, tl = build_problem(args, notes)
+    start = getattr(args, "started", None)  # set by mechopt.cli.main: the process's start, or the call's
+    if args.json and options.get("verbose"):  # solver logs (cvxpy, Clarabel, HiGHS) print to stdout
+        raise ParamError(
+            "verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
+            "document only; drop --json or the verbose option"
+        )
+    if line.enabled:
+        options["progress"] = line.update
+    if tl is None:  # no limit: nothing to bound
+        return problem, solve(problem, solver=solver, **options)
+    options["time_limit"] = tl
+    # the problem is read (its size checks are cheap): from here a stage past the deadline ends in a
+    # result with the status time_limit (the SIGALRM backstop included), never in an error line
+    with deadline.bounded(tl, start=start), deadline.alarm(ALARM_GRACE_S):
+        return problem, solve(problem, solver=solver, **options)
+
+
 def _status_line(args: argparse.Namespace) -> Any:
     """The ``--progress`` status line: asked for (shown at once), or by default on a terminal stderr without
     ``--json`` after :data:`PROGRESS_DELAY` seconds; never with ``--no-progress``."""
@@ -386,18 +414,8 @@ def run_design(args: argparse.Namespace) -> int:
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:  # printed as one "mechopt: warning:" line each
         warnings.simplefilter("always")
-        problem, solver, options, tl = build_problem(args, notes)
-        if tl is not None:
-            options["time_limit"] = tl
-        if args.json and options.get("verbose"):  # solver logs (cvxpy, Clarabel, HiGHS) print to stdout
-            raise ParamError(
-                "verbose=true prints the solver's log on stdout, which --json keeps for the JSON "
-                "document only; drop --json or the verbose option"
-            )
         with _status_line(args) as line:
-            if line.enabled:
-                options["progress"] = line.update
-            res = solve(problem, solver=solver, **options)
+            problem, res = _bounded_design(args, notes, solve, line)
     from mechopt.cli.design_report import show_warnings
 
     show_warnings(caught)

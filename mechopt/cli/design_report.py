@@ -86,7 +86,7 @@ def input_labels(problem: Any, Q: np.ndarray | None) -> tuple[Any, ...] | None:
 
 def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
     """Write the design document ``doc`` to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
-    from mechopt.io.mechfile import atomic_write_bytes, atomic_write_text
+    from mechopt.io.writer import write_bytes, write_text
     from mechopt.results._json import dumps
     from mechopt.results.result import Status
 
@@ -100,7 +100,7 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
             raise ProblemError(f"--out {path!r}: {_no_matrix(res)}")
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(Q, dtype=float), allow_pickle=False)
-        atomic_write_bytes(path, buf.getvalue())
+        write_bytes(path, buf.getvalue())
         print(
             f"mechopt: note: {printable(path)} holds Q only ({Q.shape[0]} x {Q.shape[1]}); the prior is not in "
             "it, so give mechopt audit --prior for lip and mip",
@@ -113,7 +113,7 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
             f"--out {path!r}: Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON design "
             "document carries; write it to a .npy file"
         )
-    atomic_write_text(path, dumps(doc) + "\n")
+    write_text(path, dumps(doc) + "\n")
     if Q is None:
         print(
             f"mechopt: note: {printable(path)} holds {_no_matrix(res, short=True)}; mechopt audit reads channels only",
@@ -165,7 +165,7 @@ def _no_matrix(res: Result, short: bool = False) -> str:
 
 def write_plot(path: str, problem: Any, res: Result) -> None:
     from mechopt.errors import NoChannelError
-    from mechopt.io.mechfile import atomic_savefig
+    from mechopt.io.writer import savefig
     from mechopt.plot import plot_channel
 
     try:
@@ -177,7 +177,7 @@ def write_plot(path: str, problem: Any, res: Result) -> None:
         prior = None
     ax = plot_channel(res, prior=prior)
     try:
-        atomic_savefig(ax.figure, path, dpi=110)
+        savefig(ax.figure, path, dpi=110)
     except (OSError, ValueError) as exc:  # ValueError: matplotlib does not know the file type
         raise ParamError(f"cannot write the plot {path!r}: {exc}") from None
 

@@ -57,9 +57,11 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
         elif suffix == ".gml":
             G = nx.parse_gml(text, label="id")
         elif suffix == ".json":
-            G = _node_link(loads_strict(text, "it", error=ValueError))
+            doc = loads_strict(text, "it", error=ValueError)
+            _check_size(doc, d)
+            G = _node_link(doc)
         else:
-            G = _read_edgelist(text)
+            G = _read_edgelist(text, d)
     except (
         OSError,
         ValueError,
@@ -94,6 +96,16 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
     if d is not None:
         G.add_nodes_from(range(d))
     return G
+
+
+def _check_size(doc: Any, d: int | None) -> None:
+    """Refuse a node-link document with more edges than ``d`` inputs can have, before building the graph."""
+    if d is None or not isinstance(doc, dict):
+        return
+    edges = doc.get("edges", doc.get("links"))
+    most = d * (d + 1) // 2  # every pair once, self-loops included
+    if isinstance(edges, list) and len(edges) > most:
+        raise ValueError(f"{len(edges)} edges, more than the {most} a graph on {d} inputs can have")
 
 
 def _node(n: Any) -> int:
@@ -153,7 +165,9 @@ def _one_edge_per_pair(G: Any, p: Path) -> None:
         seen.add(pair)
 
 
-def _read_edgelist(text: str) -> Any:
+def _read_edgelist(text: str, d: int | None = None) -> Any:
+    """The graph of an edge list; with ``d``, a node outside 0..d-1 stops the reading at its line
+    (a 2,000,000-edge file against 3 inputs is refused at line 3, not after building the graph)."""
     import networkx as nx
 
     G = nx.Graph()
@@ -170,6 +184,9 @@ def _read_edgelist(text: str) -> Any:
             raise ValueError(f"line {n}: a node or weight is not a plain decimal number; {exc.reason}") from None
         except ValueError:
             raise ValueError(f"line {n}: nodes must be integers and the weight a number") from None
+        if d is not None and not (0 <= u < d and 0 <= v < d):
+            bad = u if not 0 <= u < d else v
+            raise ValueError(f"line {n}: node {bad} is not an input: nodes must be the integers 0..d-1 (d = {d})")
         if G.has_edge(u, v):
             raise ValueError(
                 f"line {n}: edge ({u}, {v}) is listed twice; give each pair once, with the weight you mean"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 __all__ = ["register"]
@@ -165,7 +164,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 def run_bench_cmd(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_file, emit_json, table
-    from mechopt.io.mechfile import atomic_write_text
+    from mechopt.io.writer import write_text
     from mechopt.jobs.bench import find_bench_dir, run_bench, to_markdown
 
     check_out_file(args.out)
@@ -175,7 +174,7 @@ def run_bench_cmd(args: argparse.Namespace) -> int:
     if out is None and not args.quick and not args.select:
         out = str(find_bench_dir(args.dir) / "RESULTS.md")
     if out:
-        atomic_write_text(Path(out), to_markdown(doc))
+        write_text(out, to_markdown(doc))
         doc["out"] = out
     if args.json:
         emit_json(doc)

@@ -43,15 +43,16 @@ def write_data(out_dir: Path, fid: str, data: dict[str, Any], rows: list[dict[st
     import csv
     import json
 
+    from mechopt.io.writer import text_file, write_text
     from mechopt.results.result import jsonable
 
     out_dir.mkdir(parents=True, exist_ok=True)
     jpath = out_dir / f"{fid}.json"
-    jpath.write_text(json.dumps(jsonable(data), indent=1))
+    write_text(jpath, json.dumps(jsonable(data), indent=1))
     cpath = out_dir / f"{fid}.csv"
     if rows:
         keys = list(dict.fromkeys(k for r in rows for k in r))
-        with cpath.open("w", newline="") as fh:
+        with text_file(cpath) as fh:
             w = csv.DictWriter(fh, fieldnames=keys)
             w.writeheader()
             w.writerows(jsonable(rows))

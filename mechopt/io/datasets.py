@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.io.writer import text_file
 from mechopt.oracles.simulate import as_generator
 
 __all__ = [
@@ -89,7 +90,7 @@ def synthetic_kosarak(
     path = Path(path)
     lens = 1 + gen.poisson(mean_len - 1, n_streams)
     pages = (gen.zipf(zipf_a, int(lens.sum())) - 1) % n_pages
-    with open(path, "w") as fh:
+    with text_file(path) as fh:
         start = 0
         for n in lens:
             fh.write(" ".join(map(str, pages[start : start + n])) + "\n")
@@ -178,7 +179,7 @@ def synthetic_gowalla(
     centers = np.column_stack([gen.uniform(-40, 60, n_clusters), gen.uniform(-120, 140, n_clusters)])
     weights = gen.dirichlet(np.ones(n_clusters))
     t0 = np.datetime64("2010-01-01T00:00:00", "s")
-    with open(path, "w") as fh:
+    with text_file(path) as fh:
         for u in range(n_users):
             home = gen.choice(n_clusters, p=weights)
             for k in range(checkins_per_user):

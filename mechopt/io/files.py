@@ -4,10 +4,8 @@ Every reader goes through :func:`read_input`: it opens the path with
 ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a writer), refuses
 anything that is not a regular file (FIFOs, devices such as ``/dev/zero``,
 sockets, directories) and checks the size *before* reading, so a stray path
-can neither hang the run nor exhaust its memory. Every writer goes through
-:func:`write_target`: a regular file (or a missing one) is replaced
-atomically, a character device or a FIFO with a reader is written directly
-(never renamed over), anything else is refused. :func:`check_distinct`
+can neither hang the run nor exhaust its memory. Writing is
+:mod:`mechopt.io.writer`'s (one writer for every output file). :func:`check_distinct`
 refuses, before any work, an output path that is one of the run's inputs or
 another output.
 
@@ -28,19 +26,20 @@ InputFileError is 7 bytes, more than the 4 bytes a prior file may have; give a s
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from typing import Any
 
-from mechopt.errors import InputFileError, ParamError, ProblemError
+from mechopt.errors import InputFileError, ParamError
 
 __all__ = [
     "read_input",
     "read_input_text",
-    "target_kind",
-    "resolve_target",
-    "open_direct",
+    "read_npy",
+    "NpyFormatError",
+    "kind_name",
     "check_distinct",
     "files_named",
     "KIB",
@@ -60,7 +59,12 @@ _KINDS = {
 }
 
 
-def _kind(mode: int) -> str:
+def kind_name(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for messages (``"a FIFO (named pipe)"``, ...).
+
+    >>> kind_name(os.stat(os.devnull).st_mode)
+    'a character device'
+    """
     return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
@@ -68,6 +72,34 @@ def _human(n: int) -> str:
     if n >= 1024 * MIB:
         return f"{n / (1024 * MIB):.3g} GiB"
     return f"{n / MIB:.3g} MiB" if n >= MIB else f"{n} bytes"
+
+
+def _open_regular(p: str, what: str, max_bytes: int, error: type[Exception], too_big: str) -> int:
+    """A descriptor of the regular file ``p`` of at most ``max_bytes`` (never waits on a FIFO)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(p, flags)
+    except FileNotFoundError:
+        raise error(f"{what} {p!r} does not exist") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise error(f"{what} {p!r} is a directory: give a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise error(
+                f"{what} {p!r} is {kind_name(st.st_mode)}, not a regular file: save the data to a file and give that"
+            )
+        if st.st_size > max_bytes:
+            size, limit = _human(st.st_size), _human(max_bytes)
+            if size == limit:  # 1 GiB + 128 bytes: both print as 1.02e+03 MiB
+                size, limit = f"{st.st_size:,} bytes", f"{max_bytes:,} bytes"
+            raise error(f"{what} {p!r} is {size}, more than the {limit} a {what} may have; {too_big}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def read_input(
@@ -99,26 +131,8 @@ def read_input(
         ``max_bytes``, or an OS error while reading.
     """
     p = str(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = _open_regular(p, what, max_bytes, error, too_big)
     try:
-        fd = os.open(p, flags)
-    except FileNotFoundError:
-        raise error(f"{what} {p!r} does not exist") from None
-    except OSError as exc:
-        raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise error(f"{what} {p!r} is a directory: give a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise error(
-                f"{what} {p!r} is {_kind(st.st_mode)}, not a regular file: save the data to a file and give that"
-            )
-        if st.st_size > max_bytes:
-            size, limit = _human(st.st_size), _human(max_bytes)
-            if size == limit:  # 1 GiB + 128 bytes: both print as 1.02e+03 MiB
-                size, limit = f"{st.st_size:,} bytes", f"{max_bytes:,} bytes"
-            raise error(f"{what} {p!r} is {size}, more than the {limit} a {what} may have; {too_big}")
         chunks, total = [], 0
         while True:  # the size may change under us: never read past max_bytes
             chunk = os.read(fd, min(MIB, max_bytes + 1 - total))
@@ -133,6 +147,85 @@ def read_input(
         raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
+
+
+class NpyFormatError(ValueError):
+    """A ``.npy`` file whose content is not a plain array (the message is the reason, for the caller's sentence)."""
+
+
+def read_npy(path: str | os.PathLike, what: str, max_bytes: int, error: type[Exception] = InputFileError) -> Any:
+    """The array of the ``.npy`` file ``path``, read with one allocation and checked before it.
+
+    The file is opened as :func:`read_input` opens it (regular files only, size checked). Then
+    the header is read with :func:`numpy.lib.format.read_magic` and ``read_array_header_*``
+    (never a pickle): Python objects are refused, and the bytes the header's shape and dtype
+    claim must be the bytes the file holds, so a 160-byte file claiming 100000 × 100000 is
+    refused before 74.5 GiB are asked for. The data is read straight into its array (no second
+    copy of the file's bytes).
+
+    Raises
+    ------
+    error
+        What :func:`read_input` refuses (missing, not regular, over ``max_bytes``, an OS error).
+    NpyFormatError
+        Not a ``.npy`` array: its message is the reason (``"it has no NumPy header"``, ``"it is
+        an .npz archive ..."``, ``"it holds Python objects ..."``, a size that does not match, ...).
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "q.npy")
+    >>> np.save(path, np.eye(2, order="F"))
+    >>> read_npy(path, "mechanism file", 10**6).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    >>> with open(path, "r+b") as fh:
+    ...     _ = fh.seek(0, 2); _ = fh.write(b"extra")
+    >>> read_npy(path, "mechanism file", 10**6)
+    Traceback (most recent call last):
+    ...
+    mechopt.io.files.NpyFormatError: its header claims shape (2, 2) of float64 (32 bytes of data) but it holds 37
+    """
+    import numpy as np
+    from numpy.lib import format as npf
+
+    p = str(path)
+    fd = _open_regular(p, what, max_bytes, error, "give a smaller file")
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            size = os.fstat(fd).st_size
+            head = fh.read(6)
+            if head[:4] == b"PK\x03\x04":
+                raise NpyFormatError("it is an .npz archive, not a .npy array")
+            if head != b"\x93NUMPY":
+                raise NpyFormatError("it has no NumPy header")
+            fh.seek(0)
+            try:
+                version = npf.read_magic(fh)
+                reader = npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0
+                shape, fortran, dtype = reader(fh)
+            except ValueError as exc:
+                text = " ".join(str(exc).split())
+                if "max_header_size" in text:
+                    text = "its header is longer than numpy reads safely (max_header_size)"
+                raise NpyFormatError(text[:200]) from None
+            if dtype.hasobject:
+                raise NpyFormatError(
+                    "it holds Python objects (a pickled array), which are not read (allow_pickle=False)"
+                )
+            count = math.prod(shape)
+            need, have = count * dtype.itemsize, size - fh.tell()
+            if need != have:
+                raise NpyFormatError(
+                    f"its header claims shape {shape} of {dtype} ({need} bytes of data) but it holds {have}"
+                )
+            flat = np.empty(count, dtype=dtype)
+            if need and fh.readinto(flat.view(np.uint8)) != need:
+                raise NpyFormatError("it ended before its data did (it changed while being read)")
+    except OSError as exc:
+        raise error(f"cannot read {what} {p!r}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    return flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
 
 
 def read_input_text(
@@ -150,56 +243,13 @@ def read_input_text(
         raise error(f"cannot read {what} {str(path)!r}: not UTF-8 text") from None
 
 
-def target_kind(path: str | os.PathLike) -> str:
-    """How an output path is written: ``"replace"`` (missing or a regular file: temporary file and
-    ``os.replace``) or ``"direct"`` (an existing character device or FIFO: plain open, never renamed over).
-
-    Symbolic links are followed (the link itself is kept). Anything else is
-    refused with :class:`~mechopt.errors.ProblemError`.
-
-    Examples
-    --------
-    >>> target_kind(os.devnull), target_kind("/nonexistent-dir-xyz/out.json")
-    ('direct', 'replace')
-    >>> target_kind("/")
-    Traceback (most recent call last):
-    ...
-    mechopt.errors.ProblemError: cannot write '/': it is a directory; give a file name inside it
-    """
-    p = str(path)
+def _written_through(path: str) -> bool:
+    """A character device or FIFO (through links): written, never replaced, so two outputs may share it."""
     try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        return "replace"
-    except OSError as exc:
-        raise ProblemError(f"cannot write {p!r}: {exc.strerror or exc}") from None
-    if stat.S_ISREG(st.st_mode):
-        return "replace"
-    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
-        return "direct"
-    if stat.S_ISDIR(st.st_mode):
-        raise ProblemError(f"cannot write {p!r}: it is a directory; give a file name inside it")
-    raise ProblemError(
-        f"cannot write {p!r}: it is {_kind(st.st_mode)}; mechopt writes only regular files, "
-        "character devices and FIFOs; give a file name"
-    )
-
-
-def resolve_target(path: str | os.PathLike) -> Path:
-    """The path to write: symbolic links followed, so the link stays and its target is written."""
-    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
-
-
-def open_direct(path: str | os.PathLike, binary: bool = False):
-    """Open an existing character device or FIFO for writing without blocking on a FIFO without reader."""
-    p = str(path)
-    try:
-        fd = os.open(p, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as exc:
-        why = "no process is reading the FIFO" if exc.errno == 6 else (exc.strerror or str(exc))  # ENXIO
-        raise ProblemError(f"cannot write {p!r}: {why}") from None
-    os.set_blocking(fd, True)  # non-blocking only for the open: the writes themselves wait for the reader
-    return os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"}))
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
 def _same(a: str, b: str) -> bool:
@@ -230,7 +280,7 @@ def check_distinct(
     outs = [(flag, str(p)) for flag, p in outputs.items() if p is not None]
     for i, (flag, p) in enumerate(outs):
         for flag2, p2 in outs[:i]:
-            if _same(p, p2) and target_kind(p) == "replace":
+            if _same(p, p2) and not _written_through(p):
                 raise ParamError(
                     f"{flag} {os.path.normpath(p)!r} is the same file as {flag2} {os.path.normpath(p2)!r}: "
                     "give two different paths"

@@ -31,17 +31,16 @@ Examples
 
 from __future__ import annotations
 
-import io
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from mechopt.errors import ParamError, ProblemError
-from mechopt.io.files import open_direct, read_input, read_input_text, resolve_target, target_kind
+from mechopt.io.files import NpyFormatError, read_input_text, read_npy
 from mechopt.io.jsontext import loads_strict
 from mechopt.io.privacy_claim import claim_of
+from mechopt.io.writer import write_text
 from mechopt.model._mechanism import mechanism_dict
 from mechopt.model.channel import validate_channel
 from mechopt.model.numbers import NotDecimal, ascii_float, precision_tolerance
@@ -54,90 +53,7 @@ MAX_MECHANISM_BYTES = 64 * 1024 * 1024
 MAX_NPY_BYTES = 1024 * 1024 * 1024
 _TOO_BIG = "save a large mechanism as .npy (mechopt design --out Q.npy; .npy files up to 1 GiB are read)"
 
-__all__ = [
-    "read_mechanism",
-    "write_mechanism",
-    "audit",
-    "atomic_write_text",
-    "atomic_write_bytes",
-    "atomic_savefig",
-    "MAX_MECHANISM_BYTES",
-    "MAX_NPY_BYTES",
-]
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` with :func:`atomic_write_bytes`."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path``: atomically for a regular file, directly for a device or FIFO.
-
-    A missing or regular target (a symbolic link is followed and kept) is
-    written through a temporary file and ``os.replace``: either the whole file
-    is there or the old one is untouched. An existing character device or FIFO
-    (``/dev/null``, a named pipe) is written with a plain open, never renamed
-    over; any other kind of target is refused
-    (:func:`mechopt.io.files.target_kind`). Failures raise :class:`ProblemError`
-    naming the path.
-    """
-    p = resolve_target(path)
-    if target_kind(p) == "direct":
-        with open_direct(p, binary=True) as fh:
-            fh.write(data)
-        return
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
-    except OSError as exc:
-        raise ProblemError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
-        os.replace(tmp, p)
-    except OSError as exc:
-        _unlink(tmp)
-        raise ProblemError(f"cannot write {str(p)!r}: {exc.strerror or exc}") from None
-    except BaseException:
-        _unlink(tmp)
-        raise
-
-
-def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> Path:
-    """``fig.savefig`` like :func:`atomic_write_text`: temporary file and ``os.replace`` for a regular
-    target (no half-written PNG), a plain open for a character device or FIFO; returns ``path``."""
-    p = resolve_target(path)
-    if target_kind(p) == "direct":
-        kwargs.setdefault("format", (p.suffix[1:] or "png"))
-        with open_direct(p, binary=True) as fh:
-            fig.savefig(fh, **kwargs)
-        return Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix or ".png", dir=p.parent if str(p.parent) else ".")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, **kwargs)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, p)
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return Path(path)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+__all__ = ["read_mechanism", "write_mechanism", "audit", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
 
 
 def write_mechanism(
@@ -151,7 +67,7 @@ def write_mechanism(
     outputs: Any = None,
     **extra: Any,
 ) -> None:
-    """Write a mechanism file atomically (see the module docstring for the format)."""
+    """Write a mechanism file with :func:`mechopt.io.writer.write_text` (format: the module docstring)."""
     M = validate_channel(Q)
     mech = mechanism_dict(M, prior=None if prior is None else validate_prior(prior))
     if inputs is not None:
@@ -170,7 +86,7 @@ def write_mechanism(
                 "numbers, strings, lists or dicts (a list for a set)"
             ) from None
     doc.update(extra)
-    atomic_write_text(path, dumps(doc) + "\n")
+    write_text(path, dumps(doc) + "\n")
 
 
 def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
@@ -234,25 +150,19 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
 def _load_npy(p: Path) -> Any:
     import numpy as np
 
-    data = read_input(p, "mechanism file", MAX_NPY_BYTES, too_big="give a smaller file")
-    try:
-        arr = np.load(io.BytesIO(data), allow_pickle=False) if data[:6] == b"\x93NUMPY" else None
-    except ValueError as exc:
-        if "max_header_size" in str(exc):  # numpy's refusal names allow_pickle too: not a pickle
-            raise ProblemError(
-                f"{str(p)!r} has a .npy header longer than numpy reads safely (max_header_size), not a "
-                "plain array: save Q with numpy.save"
-            ) from None
-        if "allow_pickle" in str(exc):
+    try:  # header first: the claimed shape must match the file's size before any allocation
+        arr = read_npy(p, "mechanism file", MAX_NPY_BYTES)
+    except NpyFormatError as exc:
+        if "Python objects" in str(exc):
             raise ProblemError(
                 f"{str(p)!r} holds Python objects (a pickled array), which are not read: "
                 "save Q with numpy.save as a float array"
             ) from None
+        if "npz" in str(exc):
+            raise ProblemError(
+                f"{str(p)!r} holds an .npz archive, not a numeric matrix: save Q as a float array"
+            ) from None
         raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
-    except (OSError, EOFError) as exc:
-        raise ProblemError(f"{str(p)!r} is not a readable .npy array ({exc}): save Q with numpy.save") from None
-    if arr is None:
-        raise ProblemError(f"{str(p)!r} is not a readable .npy array (no NumPy header): save Q with numpy.save")
     if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biuf":
         kind = "an .npz archive" if not isinstance(arr, np.ndarray) else f"dtype {arr.dtype}"
         raise ProblemError(f"{str(p)!r} holds {kind}, not a numeric matrix: save Q as a float array")

@@ -29,7 +29,6 @@ Examples
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 from typing import Any
@@ -68,9 +67,10 @@ def read_prior_file(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | Non
         )
     if p.is_dir():
         raise ProblemError(f"prior file {str(p)!r} is a directory: give a .npy/.txt/.csv file")
-    npy = p.suffix.lower() == ".npy"
-    data = read_input(p, "prior file", MAX_NPY_BYTES if npy else MAX_TEXT_BYTES)
-    arr, labels = (_npy(p, data), None) if npy else _text(p, data)
+    if p.suffix.lower() == ".npy":
+        arr, labels = _npy(p), None
+    else:
+        arr, labels = _text(p, read_input(p, "prior file", MAX_TEXT_BYTES))
     if np.ndim(arr) != 1:  # a matrix is not a prior: never flatten it silently
         raise ProblemError(
             f"prior file {p.name!r} holds an array of shape {np.shape(arr)}, not a 1-D vector; "
@@ -79,25 +79,24 @@ def read_prior_file(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | Non
     return arr, labels
 
 
-def _npy(p: Path, data: bytes) -> np.ndarray:
-    if data[:4] == b"PK\x03\x04":
-        raise ProblemError(
-            f"prior file {str(p)!r} is an .npz archive (a zip of arrays), not one array: save the prior with numpy.save"
-        )
-    if data[:6] != b"\x93NUMPY":
-        raise ProblemError(
-            f"cannot read prior file {str(p)!r}: it is named .npy but has no NumPy header; "
-            "save it with numpy.save, or give a text file (.txt, .csv)"
-        )
-    try:
-        arr = np.load(io.BytesIO(data), allow_pickle=False)
-    except ValueError as exc:
-        why = "its header is longer than numpy reads safely" if "max_header_size" in str(exc) else None
-        pickled = "it holds Python objects (a pickled array), which are not read (allow_pickle=False)"
-        why = why or (pickled if "allow_pickle" in str(exc) else str(exc))
+def _npy(p: Path) -> np.ndarray:
+    from mechopt.io.files import NpyFormatError, read_npy
+
+    try:  # the header first: a claimed shape that the file's size cannot hold is refused before allocating
+        arr = read_npy(p, "prior file", MAX_NPY_BYTES)
+    except NpyFormatError as exc:
+        why = str(exc)
+        if "npz" in why:
+            raise ProblemError(
+                f"prior file {str(p)!r} is an .npz archive (a zip of arrays), not one array: "
+                "save the prior with numpy.save"
+            ) from None
+        if "no NumPy header" in why:
+            raise ProblemError(
+                f"cannot read prior file {str(p)!r}: it is named .npy but has no NumPy header; "
+                "save it with numpy.save, or give a text file (.txt, .csv)"
+            ) from None
         raise ProblemError(f"cannot read prior file {str(p)!r}: {why}; save the prior with numpy.save") from None
-    except (OSError, EOFError) as exc:
-        raise ProblemError(f"cannot read prior file {str(p)!r}: {exc}; save the prior with numpy.save") from None
     if not isinstance(arr, np.ndarray):
         raise ProblemError(f"prior file {str(p)!r} is an .npz archive, not one array: save the prior with numpy.save")
     if arr.dtype.kind == "b":

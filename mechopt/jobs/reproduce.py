@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -120,7 +121,7 @@ def _run_one(fid: str, fig: Any, out: Path, quick: bool) -> dict[str, Any]:
         "error": None,
     }
     t0 = time.perf_counter()
-    stage = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{fid}.", dir=out))
+    stage = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}.{fid[:80]}.", dir=out))
     try:
         res = fig.run(stage, quick=quick)
         moved = _publish(stage, out)
@@ -138,12 +139,25 @@ def _run_one(fid: str, fig: Any, out: Path, quick: bool) -> dict[str, Any]:
 
 
 def _publish(stage: Path, out: Path) -> dict[Path, Path]:
-    """Move every file under ``stage`` to the same relative place under ``out`` (atomic per file)."""
+    """Move every file under ``stage`` to the same relative place under ``out`` (atomic per file).
+
+    Every destination is checked first (:func:`mechopt.io.writer.target`: a folder, a socket or a
+    dangling link in the way refuses the figure before any file is published); each file is then
+    renamed over a regular or missing destination, or copied into a device or FIFO, never
+    replacing one (:func:`mechopt.io.writer.place`)."""
+    from mechopt.io.writer import place, target
+
+    srcs = sorted(p for p in stage.rglob("*") if p.is_file())
+    for src in srcs:
+        dst = out / src.relative_to(stage)
+        if dst.parent != out and (dst.parent.is_symlink() or (dst.parent.exists() and not dst.parent.is_dir())):
+            raise ParamError(f"cannot write {str(dst)!r}: {str(dst.parent)!r} is not a folder")
+        target(dst)
     moved: dict[Path, Path] = {}
-    for src in sorted(p for p in stage.rglob("*") if p.is_file()):
+    for src in srcs:
         dst = out / src.relative_to(stage)
         dst.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(src, dst)
+        place(src, dst)
         moved[src.resolve()] = dst
     return moved
 
@@ -164,7 +178,15 @@ def _relocate(obj: Any, stage: Path, out: Path) -> Any:
 
 
 def _clean_stale(out: Path) -> None:
-    """Remove staging folders left behind by a killed run."""
+    """Remove staging folders left behind by killed runs: real folders of this user named
+    ``.staging-PID.*`` whose process is gone (a running reproduce keeps its own; links are never followed)."""
+    from mechopt.io.writer import pid_alive
+
     for p in out.glob(f"{STAGING_PREFIX}*"):
-        if p.is_dir():
+        pid = p.name[len(STAGING_PREFIX) :].split(".", 1)[0]
+        try:
+            st = p.lstat()
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and pid.isdigit() and not pid_alive(int(pid)):
             shutil.rmtree(p, ignore_errors=True)

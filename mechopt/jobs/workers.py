@@ -9,10 +9,13 @@ note saying so, which the CLI prints.
 
 Ending with the parent: a loky worker busy in a long task never looks at its call queue, so after
 ``kill -9`` of ``mechopt sweep --jobs 2`` its workers ran on past 100 s. Tasks sent to workers are
-wrapped in :class:`OrphanSafe`, which arms :func:`exit_with_parent` in the worker: a daemon thread
-that ends the worker (``os._exit``) within ``interval`` seconds once the process that sent the task
-is gone (the worker is re-parented, or the pid no longer exists). In the sending process itself
-(``--jobs 1``) the wrapper arms nothing.
+wrapped in :class:`OrphanSafe`, which arms :func:`exit_with_parent` in the worker: on Linux the
+parent-death signal (:func:`mechopt.runtime.lifeline.parent_death_signal`, SIGKILL the moment the
+parent dies) when the worker is a direct child started from the main thread (the signal follows
+the thread that forked, and only the main thread lives as long as the process), and in every case
+a daemon thread that ends the worker (``os._exit``) within ``interval`` seconds once the process
+that sent the task is gone (the worker is re-parented, or the pid no longer exists). In the
+sending process itself (``--jobs 1``) the wrapper arms nothing.
 
 Examples
 --------
@@ -69,8 +72,9 @@ def _owner_alive(owner: int, first_ppid: int) -> bool:
     return True
 
 
-def exit_with_parent(owner: int, interval: float = WATCH_INTERVAL_S) -> bool:
-    """Start (once per process) a daemon thread that calls ``os._exit(1)`` once process ``owner`` is gone.
+def exit_with_parent(owner: int, interval: float = WATCH_INTERVAL_S, death_signal: bool = False) -> bool:
+    """Start (once per process) a daemon thread that calls ``os._exit(1)`` once process ``owner`` is gone,
+    and with ``death_signal`` in a direct child of ``owner``, arm the parent-death signal (module docstring).
 
     Returns whether a watchdog runs in this process (False in ``owner`` itself).
 
@@ -86,6 +90,12 @@ def exit_with_parent(owner: int, interval: float = WATCH_INTERVAL_S) -> bool:
     if _ARMED.get(owner) == me:  # after a fork the dict is inherited; the thread is not
         return True
     first_ppid = os.getppid()
+    if death_signal and first_ppid == owner:
+        from mechopt.runtime.lifeline import parent_death_signal
+
+        parent_death_signal()
+        if os.getppid() != owner:  # the owner died before the signal was armed
+            os._exit(1)
 
     def watch() -> None:
         while _owner_alive(owner, first_ppid):
@@ -109,7 +119,8 @@ class OrphanSafe:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         self.owner = os.getpid()
+        self.from_main = threading.current_thread() is threading.main_thread()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        exit_with_parent(self.owner)
+        exit_with_parent(self.owner, death_signal=self.from_main)
         return self.fn(*args, **kwargs)

@@ -41,8 +41,9 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.io.files import read_input_text
 from mechopt.io.jsontext import loads_strict
-from mechopt.io.mechfile import MAX_MECHANISM_BYTES, atomic_write_bytes, atomic_write_text, read_mechanism
+from mechopt.io.mechfile import MAX_MECHANISM_BYTES, read_mechanism
 from mechopt.io.privacy_claim import claim_of
+from mechopt.io.writer import write_bytes, write_text
 from mechopt.results._json import dumps, jsonable
 
 __all__ = ["write", "read", "FORMAT", "VERSION", "JSON_MAX_ENTRIES", "provenance_now"]
@@ -86,7 +87,7 @@ def write(path: str | os.PathLike, mech: dict[str, Any]) -> None:
         npy = p.with_name(p.stem + ".Q.npy")
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(Q), allow_pickle=False)
-        atomic_write_bytes(npy, buf.getvalue())
+        write_bytes(npy, buf.getvalue())
         body["Q_file"] = npy.name
     else:
         body["Q"] = jsonable(Q)
@@ -98,7 +99,7 @@ def write(path: str | os.PathLike, mech: dict[str, Any]) -> None:
         "certificate": jsonable(mech["certificate"]),
         "provenance": jsonable(mech["provenance"]),
     }
-    atomic_write_text(p, dumps(doc) + "\n")
+    write_text(p, dumps(doc) + "\n")
 
 
 def read(path: str | os.PathLike) -> dict[str, Any]:

@@ -67,8 +67,11 @@ def audit_structured(
     mech: StructuredMechanism, prior: np.ndarray, notion: PrivacyNotion, utility: Utility
 ) -> ProblemAudit:
     """Audit ``mech`` for ``prior``: rows, privacy under ``notion``, value under ``utility`` (module docstring)."""
+    from mechopt.runtime.deadline import check
+
     P = np.asarray(prior, dtype=float)
     reasons: list[str] = []
+    check("auditing the structured mechanism")  # each stage takes seconds at d = 10⁷
     sums = np.asarray(mech.row_sums(P), dtype=float)
     if sums.shape != P.shape:
         return ProblemAudit(
@@ -81,6 +84,7 @@ def audit_structured(
     if not np.all(np.isfinite(sums)) or bad.max() > settings.tolerance("row_sum"):
         x = int(np.argmax(np.where(np.isfinite(bad), bad, np.inf)))
         reasons.append(f"row {x} of the structured mechanism sums to {sums[x]:.12g}, not 1")
+    check("auditing the structured mechanism")
     C = np.asarray(mech.column_types(P), dtype=float)
     if np.any(C < 0) or not np.all(np.isfinite(C)):
         reasons.append("structured mechanism has a negative or non-finite entry")
@@ -91,6 +95,7 @@ def audit_structured(
             "materialise Q (raise max_memory)"
         )
         return ProblemAudit(violation=None, notion=notion.name, eps=notion.eps, reasons=reasons)
+    check("auditing the structured mechanism")
     live = P > 0
     Qt = np.zeros_like(C)
     Qt[live] = C[live] / P[live, None]

@@ -176,10 +176,11 @@ def _version() -> str:
 def write_certificate(
     path: str, ev: DualEvidence, *, status: str, value: float, bound: float, **provenance: Any
 ) -> None:
-    """Write :func:`certificate_document` to ``path`` atomically (nothing half-written on failure)."""
+    """Write :func:`certificate_document` to ``path`` with :func:`mechopt.io.writer.write_text`
+    (nothing half-written on failure; a device or FIFO written through, never replaced)."""
     import json
 
-    from mechopt.io.mechfile import atomic_write_text
+    from mechopt.io.writer import write_text
 
     doc = certificate_document(ev, status=status, value=value, bound=bound, **provenance)
-    atomic_write_text(path, json.dumps(doc, indent=1) + "\n")
+    write_text(path, json.dumps(doc, indent=1) + "\n")

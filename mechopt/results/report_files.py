@@ -2,8 +2,8 @@
 
 The format follows the file name's suffix: ``.json``, ``.png`` or ``.html``
 (the HTML is self-contained: the PNG is embedded as base64). Files are written
-atomically (temporary file + ``os.replace``): on any failure the target is
-untouched and no temporary file is left behind. The figure is a
+by :mod:`mechopt.io.writer`: on any failure the target is untouched and no
+temporary file is left behind; a device or FIFO is written through. The figure is a
 :class:`matplotlib.figure.Figure` (no pyplot, no backend change).
 
 Examples
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mechopt.errors import ParamError
-from mechopt.io.mechfile import atomic_write_text
+from mechopt.io.writer import write_bytes, write_text
 from mechopt.results.result import jsonable
 
 __all__ = ["write_report", "report_figure", "report_html", "REPORT_SUFFIXES"]
@@ -126,7 +126,7 @@ def report_html(rep: dict[str, Any], png: bytes, title: str = "privacy report") 
 
 
 def write_report(rep: dict[str, Any], path: str | os.PathLike, Q: Any = None, title: str = "privacy report") -> Path:
-    """Write ``rep`` to ``path`` as JSON, PNG or HTML (by suffix), atomically; return the path."""
+    """Write ``rep`` to ``path`` as JSON, PNG or HTML (by suffix) with :mod:`mechopt.io.writer`; return the path."""
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in REPORT_SUFFIXES:
@@ -134,13 +134,11 @@ def write_report(rep: dict[str, Any], path: str | os.PathLike, Q: Any = None, ti
             f"--report {str(p)!r}: unknown format {suffix or '(no suffix)'!r}; end the name in .json, .html or .png"
         )
     if suffix == ".json":
-        atomic_write_text(p, json.dumps(jsonable(rep), indent=1, allow_nan=False) + "\n")
+        write_text(p, json.dumps(jsonable(rep), indent=1, allow_nan=False) + "\n")
         return p
     png = _png_bytes(report_figure(rep, Q))
     if suffix == ".png":
-        from mechopt.io.mechfile import atomic_write_bytes
-
-        atomic_write_bytes(p, png)
+        write_bytes(p, png)
     else:
-        atomic_write_text(p, report_html(rep, png, title))
+        write_text(p, report_html(rep, png, title))
     return p

@@ -44,15 +44,16 @@ def parse_matrix(name: str, value: Any) -> np.ndarray:
                 raise ProblemError(f"{name}: file {value!r} not found (give a .npy/.txt/.csv file or rows 'a,b;c,d')")
             import io
 
-            from mechopt.io.files import read_input
+            from mechopt.io.files import read_input, read_npy
 
-            data = io.BytesIO(read_input(path, f"{name} file", 64 * 1024 * 1024))
+            limit = 64 * 1024 * 1024
             try:
-                return (
-                    np.load(data, allow_pickle=False)
-                    if value.endswith(".npy")
-                    else np.loadtxt(data, delimiter="," if value.endswith(".csv") else None, ndmin=2)
-                )
+                if value.endswith(".npy"):  # header checked against the file's size before allocating
+                    return read_npy(path, f"{name} file", limit, error=ProblemError)
+                data = io.BytesIO(read_input(path, f"{name} file", limit))
+                return np.loadtxt(data, delimiter="," if value.endswith(".csv") else None, ndmin=2)
+            except ProblemError:
+                raise
             except (OSError, ValueError, UnicodeDecodeError, EOFError) as exc:
                 raise ProblemError(f"{name}: cannot read {value!r} as a numeric matrix: {exc}") from None
         try:

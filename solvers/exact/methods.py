@@ -79,18 +79,31 @@ class Outcome:
     nu: np.ndarray | None = None
 
 
-def _classes(cp: ColumnProgram):
-    """Symmetry classes of the program, computed once per program object."""
+def _sorted(cp: ColumnProgram) -> Any:
+    """The inputs of the program sorted by class, once per program object (and tolerance)."""
     tol = settings.tolerance("prior_equal")
     cached = _CLASS_CACHE.get(id(cp))
     if cached is None or cached[0] is not cp or cached[1] != tol:
         _CLASS_CACHE.clear()
-        cached = (cp, tol, _symmetry.classes_of(cp.prior, cp.utility, tol))
+        cached = [cp, tol, _symmetry.sorted_classes(cp.prior, cp.utility, tol), None]
         _CLASS_CACHE[id(cp)] = cached
-    return cached[2]
+    return cached
 
 
-_CLASS_CACHE: dict[int, tuple] = {}
+def class_count(cp: ColumnProgram) -> int | None:
+    """How many symmetry classes the program has, without building them (None if unsupported)."""
+    return _sorted(cp)[2].g
+
+
+def _classes(cp: ColumnProgram):
+    """Symmetry classes of the program, computed once per program object."""
+    cached = _sorted(cp)
+    if cached[3] is None:
+        cached[3] = _symmetry.classes_from(cp.prior, cached[2].found)
+    return cached[3]
+
+
+_CLASS_CACHE: dict[int, list] = {}
 
 
 def orbit_count(cp: ColumnProgram, kind: str) -> int | None:

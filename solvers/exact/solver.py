@@ -141,6 +141,8 @@ class ExactSolver(Solver):
     }
 
     def can_solve(self, problem: Any) -> bool:
+        if _plain_channel(problem):  # decided from the types: the program (seconds at d = 10⁷) is not built twice
+            return bool(problem.utility.sublinear and problem.notion.linear)
         try:
             cp = problem.column_program()
         except Exception:
@@ -148,7 +150,11 @@ class ExactSolver(Solver):
         return cp is not None and (notion_kind(cp.notion) != "cone" or cp.notion.cone(cp.prior) is not None)
 
     def _solve(self, problem: Any, opts: dict[str, Any]) -> Result:
+        from mechopt.runtime.deadline import check
+
+        t0 = time.perf_counter()  # the limit counts the column program too (seconds at d = 10⁷)
         cp: ColumnProgram = problem.column_program()
+        check("building the column program")
         method = opts["method"]
         if method not in METHODS:
             raise ParamError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -162,11 +168,11 @@ class ExactSolver(Solver):
         mem = opts["max_memory"]
         if not (isinstance(mem, (int, float)) and math.isfinite(mem) and mem > 0):
             raise ParamError(f"max_memory must be a positive number of bytes, got {mem!r}")
-        t0 = time.perf_counter()
         deadline = None if opts["time_limit"] is None else t0 + float(opts["time_limit"])
         kind = notion_kind(cp.notion)
         if method == "auto":
             method = choose_method(cp, kind, opts)
+            check("choosing the exact method")
         if method == "symmetry":
             out = S.solve_symmetry(cp, kind, opts, deadline)
         elif method == "colgen":
@@ -174,6 +180,21 @@ class ExactSolver(Solver):
         else:
             out = M.solve_enumerate(cp, kind, opts, deadline)
         return finish(cp, out, method, time.perf_counter() - t0)
+
+
+def _plain_channel(problem: Any) -> bool:
+    """A channel problem with the base class's column program and an LDP, LIP or MIP notion: its column
+    program exists exactly when the utility is sublinear and the notion linear (a bad prior is then
+    reported by the solve itself, naming what is wrong, not as "cannot solve")."""
+    from mechopt.model.problem import ChannelProblem
+    from mechopt.notions import MIP
+
+    return (
+        isinstance(problem, ChannelProblem)
+        and type(problem).column_program is ChannelProblem.column_program
+        and type(getattr(problem, "notion", None)) in (LDP, LIP, MIP)
+        and getattr(problem, "utility", None) is not None
+    )
 
 
 def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
@@ -188,7 +209,11 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
     """
     d = cp.d
     if kind in ("ldp", "lip"):
-        count = M.orbit_count(cp, kind)
+        # each class at least doubles the orbit count: past log2(max_orbits) classes (and the few that
+        # count pricing takes) symmetry cannot win, and the classes themselves are not built
+        g = M.class_count(cp)
+        few = g is not None and g <= max(SYMMETRY_MAX_CLASSES, math.log2(opts["max_orbits"]) + 1)
+        count = M.orbit_count(cp, kind) if few else None
         if count is not None:
             cl = M._classes(cp)
             if cl.g <= SYMMETRY_MAX_CLASSES and cp.notion.eps > 0 and _price.supports(kind, cp.utility):

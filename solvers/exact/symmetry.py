@@ -152,8 +152,8 @@ def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline:
     try:
         plan = build_plan(orb, used, theta[used], deadline)
         need, limit = 8 * cp.d * plan.n_outputs, float(opts["max_memory"])
+        _left_or_stop(deadline)  # building Q (seconds at d = 10⁴) or auditing the plan: not after the deadline
         if need <= limit:
-            _left_or_stop(deadline)  # building Q takes seconds at d = 10⁴: not after the deadline
             Q = plan.dense(cp.prior)
     except PlanTimeLimit as exc:  # the LP is solved but no mechanism was built: not an answer
         val = cp.value_of(value)

@@ -26,7 +26,7 @@ def test_plot_writes_a_png_and_leaves_the_backend_alone(cli, tmp_path, user_back
     assert run.code == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
     assert matplotlib.get_backend() == user_backend
-    assert not list(tmp_path.glob(".*.tmp"))
+    assert not list(tmp_path.glob(".*"))
 
 
 def test_plot_without_a_channel_is_one_line_error(cli, tmp_path, one_line_error):

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mechopt.errors import ProblemError
-from mechopt.io.mechfile import atomic_write_text, audit, read_mechanism, write_mechanism
+from mechopt.io.mechfile import audit, read_mechanism, write_mechanism
+from mechopt.io.writer import write_text
 from mechopt.notions import LDP, LIP, MIP
 
 
@@ -52,7 +53,7 @@ def test_constant_channel_is_zero_private():
     assert rep == {"ldp": {"eps": 0.0}, "lip": {"eps": 0.0}, "mip": {"eps": 0.0}}
 
 
-def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
+def test_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
     path = tmp_path / "f.json"
     path.write_text("old")
 
@@ -64,7 +65,7 @@ def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
 
     monkeypatch.setattr("os.replace", bad_replace)
     with pytest.raises(Boom):
-        atomic_write_text(path, "new")
+        write_text(path, "new")
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["f.json"]
 
 

@@ -336,7 +336,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
         "not positive definite",
     ),
     ("design", "gauss covariance NaN", GAUSS + ["--set", "cov_p=nan,1;1,1"], "non-finite entries"),
-    ("design", "gauss covariance file pickled", GAUSS + ["--set", "cov_p={pickled}"], "allow_pickle=False"),
+    ("design", "gauss covariance file pickled", GAUSS + ["--set", "cov_p={pickled}"], "holds Python objects"),
     ("design", "gauss dataset 2 as printed", ["design", "--problem", "gauss-dataset2"], 'pass psd="project"'),
     # ---- design --spec ------------------------------------------------------------------------------------
     ("design", "missing spec", ["design", "--spec", "{dir}/none.toml"], "no such file"),

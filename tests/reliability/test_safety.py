@@ -115,8 +115,11 @@ def test_every_np_load_forbids_pickles():
                 kw = {k.arg: k.value for k in call.keywords}
                 ok = isinstance(kw.get("allow_pickle"), ast.Constant) and kw["allow_pickle"].value is False
                 loads.append((f"{rel}:{call.lineno}", ok))
-    assert loads, "expected the prior and covariance readers to use np.load"
     assert all(ok for _, ok in loads), [where for where, ok in loads if not ok]
+    readers = [p.relative_to(ROOT).as_posix() for p in _sources() if "read_npy(" in p.read_text(encoding="utf-8")]
+    # the .npy readers parse the header themselves (mechopt.io.files.read_npy: object dtypes refused, never
+    # unpickled; the claimed shape checked against the file's size before allocating)
+    assert {"mechopt/io/mechfile.py", "mechopt/model/priors.py", "problems/gauss/params.py"} <= set(readers), readers
 
 
 def test_dynamic_imports_use_constant_or_registry_names():
@@ -205,7 +208,7 @@ def test_pickled_npy_is_refused_not_loaded(trapped, tmp_path):
 
     with open(tmp_path / "evil.npy", "wb") as fh:  # a real pickle payload inside an object array
         np.lib.format.write_array(fh, np.array([{"x": 1}], dtype=object), allow_pickle=True)
-    with pytest.raises(ProblemError, match="allow_pickle=False"):
+    with pytest.raises(ProblemError, match="holds Python objects"):
         parse_prior(str(tmp_path / "evil.npy"))
 
 
@@ -287,7 +290,7 @@ def test_cli_writes_only_under_the_output_path(tmp_path, monkeypatch, capsys):
     } <= changed
     assert any(k.startswith("out/figs/fisher-fig-densities") for k in changed)
     assert any(k.startswith("out/plots/compare_lip-binary") for k in changed)
-    assert not any(Path(k).name.startswith(".") and k.endswith(".tmp") for k in after_cwd)  # no temp leftovers
+    assert not any(Path(k).name.startswith(".") for k in after_cwd)  # no temporaries or locks left
     for k in changed:  # files written through mkstemp get the usual mode, not 0600
         assert (cwd / k).stat().st_mode & 0o044 == 0o044 & ~_umask(), k
 

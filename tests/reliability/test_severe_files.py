@@ -18,7 +18,8 @@ from mechopt.cli import main
 from mechopt.errors import InputFileError, MechoptError, ProblemError
 from mechopt.io.catalog import CatalogError, read_toml
 from mechopt.io.files import read_input
-from mechopt.io.mechfile import atomic_savefig, atomic_write_text, read_mechanism
+from mechopt.io.mechfile import read_mechanism
+from mechopt.io.writer import savefig, write_text
 from mechopt.model.priors import parse_prior
 
 pytestmark = pytest.mark.timeout(120)  # a regression to the old hang fails instead of blocking the suite
@@ -58,7 +59,7 @@ def test_out_to_device_writes_it_and_keeps_the_node(tmp_path, capsys):
 
 
 def test_plot_to_device_keeps_the_node(tmp_path):
-    """``atomic_savefig(fig, NODE)`` (``--plot``). Old: the device became a PNG file. New: still a device."""
+    """``savefig(fig, NODE)`` (``--plot``). Old: the device became a PNG file. New: still a device."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -67,7 +68,7 @@ def test_plot_to_device_keeps_the_node(tmp_path):
     dev = _char_device(tmp_path)
     fig = plt.figure()
     try:
-        atomic_savefig(fig, dev)
+        savefig(fig, dev)
     finally:
         plt.close(fig)
     assert stat.S_ISCHR(os.lstat(dev).st_mode)
@@ -84,7 +85,7 @@ def test_out_to_fifo_with_reader_delivers_everything(tmp_path):
     text = "x" * 200_000 + "\n"  # more than a pipe buffer: the writer must block, not drop data
     for _ in range(200):  # the reader may not have opened the FIFO yet
         try:
-            atomic_write_text(fifo, text)
+            write_text(fifo, text)
             break
         except ProblemError:
             threading.Event().wait(0.05)
@@ -98,7 +99,7 @@ def test_out_to_fifo_without_reader_is_refused(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     with pytest.raises(ProblemError, match="no process is reading"):
-        atomic_write_text(fifo, "{}")
+        write_text(fifo, "{}")
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
@@ -107,7 +108,7 @@ def test_out_through_symlink_keeps_the_link(tmp_path):
     real, link = tmp_path / "real.json", tmp_path / "link.json"
     real.write_text("old")
     link.symlink_to(real)
-    atomic_write_text(link, "new")
+    write_text(link, "new")
     assert link.is_symlink() and real.read_text() == "new"
 
 

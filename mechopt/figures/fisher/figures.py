@@ -28,6 +28,7 @@ import numpy as np
 from mechopt.api import audit_result, solve
 from mechopt.figures import Figure, FigureOutput
 from mechopt.figures.legend import legend_texts, solver_guarantee
+from mechopt.io.writer import savefig, text_file, write_text
 from mechopt.problems.fisher.dp import dp_region, gaussian_entropy_1d, laplace_entropy, laplace_fisher, laplace_variance
 from mechopt.problems.fisher.problems import CORR2_CONSTANT, FisherInterval
 from mechopt.problems.fisher.weighted import FisherWeighted
@@ -77,14 +78,14 @@ def _write(out: Path, stem: str, fig: Any, rows: list[dict[str, Any]], data: dic
     png, csv_path, js = out / f"{stem}.png", out / f"{stem}.csv", out / f"{stem}.json"
     data["legend"] = legend_texts(fig)  # read back from the figure before it is closed
     data["titles"] = [ax.get_title() for ax in fig.axes if ax.get_title()]
-    fig.savefig(png, dpi=110, bbox_inches="tight")
+    savefig(fig, png, dpi=110, bbox_inches="tight")
     if rows:
-        with csv_path.open("w", newline="") as fh:
+        with text_file(csv_path) as fh:
             names = list(dict.fromkeys(k for r in rows for k in r))
             w = csv.DictWriter(fh, fieldnames=names)
             w.writeheader()
             w.writerows(rows)
-    js.write_text(json.dumps(jsonable(data), indent=1))
+    write_text(js, json.dumps(jsonable(data), indent=1))
     return [png, csv_path, js] if rows else [png, js]
 
 

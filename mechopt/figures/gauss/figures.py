@@ -43,6 +43,7 @@ import numpy as np
 from mechopt.claims.gauss.theorems import curve
 from mechopt.figures import Figure, FigureOutput
 from mechopt.figures.legend import legend_texts, mark_points, solver_guarantee
+from mechopt.io.writer import savefig, text_file, write_text
 from mechopt.problems.gauss.problem import GaussProblem
 from mechopt.results.result import jsonable
 from mechopt.results.words import series_label
@@ -145,13 +146,13 @@ def _write(
     fig = draw(data)
     data["legend"] = legend_texts(fig)
     png, csv_path, js = out_dir / f"{fid}.png", out_dir / f"{fid}.csv", out_dir / f"{fid}.json"
-    fig.savefig(png, dpi=120)
+    savefig(fig, png, dpi=120)
     keys = ["series", "solver", "gamma", "eps0", "delta", "value", "violation", "status", "proof", "time_s", "bound"]
-    with csv_path.open("w", newline="") as fh:
+    with text_file(csv_path) as fh:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows({k: r.get(k) for k in keys} for r in rows)
-    js.write_text(json.dumps(jsonable(data), indent=1))
+    write_text(js, json.dumps(jsonable(data), indent=1))
     return [png, csv_path, js], data
 
 

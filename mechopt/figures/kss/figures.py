@@ -36,6 +36,7 @@ from mechopt.figures.kss.prior import run_prior_gap
 from mechopt.figures.kss.section6 import run_section6
 from mechopt.figures.kss.table1 import GENERATOR, PAPER_TABLE1, holm, reproduce_flags, simulate_row
 from mechopt.figures.legend import certified_curve, closed_curve, legend_texts
+from mechopt.io.writer import savefig
 from mechopt.problems.kss import formulas as F
 from mechopt.results.words import CERTIFIED, CLOSED_FORM, is_certified
 
@@ -119,7 +120,7 @@ def run_table1(out_dir: Path, quick: bool = False) -> FigureOutput:
     data["legend"] = legend_texts(fig)
     files = write_data(out_dir, "kss-table1", data, rows)
     files.append(out_dir / "kss-table1.png")
-    fig.savefig(files[-1], dpi=110)
+    savefig(fig, files[-1], dpi=110)
     return FigureOutput("kss-table1", files, data, notes)
 
 
@@ -293,7 +294,7 @@ def run_mi_curve(out_dir: Path, quick: bool = False) -> FigureOutput:
     certify_rows(rows, every=7 if quick else CERT_EVERY)
     fig = draw_mi_curve(rows)
     png = out_dir / "kss-mi-curve.png"
-    fig.savefig(png, dpi=110)
+    savefig(fig, png, dpi=110)
     gaps = [r for r in rows if r["optimal"] - max(r["mrr"], r["brr"]) > 0.05 * r["optimal"]]
     cert = [r for r in rows if "certified_status" in r]
     ok = [r for r in cert if r["certified"] is not None]

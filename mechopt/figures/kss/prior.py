@@ -28,6 +28,7 @@ import numpy as np
 
 from mechopt.figures import FigureOutput, write_data
 from mechopt.figures.legend import legend_texts
+from mechopt.io.writer import savefig
 from mechopt.model.priors import validate_prior
 from mechopt.problems.kss import formulas as F
 from mechopt.problems.kss.problems import best_ksubset
@@ -149,7 +150,7 @@ def run_prior_gap(out_dir: Path, quick: bool = False) -> FigureOutput:
     fig = draw_prior_gap(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
     png = out_dir / "kss-prior-gap.png"
-    fig.savefig(png, dpi=110)
+    savefig(fig, png, dpi=110)
     worst = max(rows, key=lambda r: r["rel_gap"])
     skewed = [r for r in rows if r["zipf_s"] > 0]
     above = [r for r in skewed if r["optimum"] > r["uniform_optimum"] + 1e-9]

@@ -42,6 +42,7 @@ from mechopt.errors import TooLargeError
 from mechopt.figures import FigureOutput, write_data
 from mechopt.figures.kss.prior import zipf_prior
 from mechopt.figures.legend import legend_texts
+from mechopt.io.writer import savefig
 from mechopt.results.words import CERTIFIED
 
 __all__ = ["section6_prior", "ksubset_curve", "section6_point", "run_section6"]
@@ -193,7 +194,7 @@ def run_section6(out_dir: Path, quick: bool = False, time_budget: float = 600.0)
     fig = draw_section6(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
     png = out_dir / "kss-section6.png"
-    fig.savefig(png, dpi=110)
+    savefig(fig, png, dpi=110)
     cert = [r for r in rows if r["certified"]]
     notes = [f"{len(cert)} of {len(rows)} points certified (gap ≤ 1e-8) within {time_budget:g} s each"]
     if cert:

@@ -21,6 +21,7 @@ import numpy as np
 from mechopt.figures import FigureOutput
 from mechopt.figures.legend import legend_texts
 from mechopt.figures.lip.plot import curve_words, draw
+from mechopt.io.writer import savefig, text_file, write_text
 from mechopt.results.result import jsonable
 
 __all__ = ["SEED", "MIN_ERRORS", "eps_grid", "flag_rows", "write_figure"]
@@ -74,7 +75,7 @@ def write_figure(
     keys: list[str] = []
     for r in rows:
         keys += [k for k in r if k not in keys]
-    with open(out_dir / f"{fid}.csv", "w", newline="") as fh:
+    with text_file(out_dir / f"{fid}.csv") as fh:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows([{k: jsonable(r.get(k)) for k in keys} for r in rows])
@@ -87,6 +88,6 @@ def write_figure(
     }
     fig = draw(data)
     data["legend"] = legend_texts(fig)
-    fig.savefig(out_dir / f"{fid}.png", dpi=110)
-    (out_dir / f"{fid}.json").write_text(json.dumps(jsonable(data), indent=1))
+    savefig(fig, out_dir / f"{fid}.png", dpi=110)
+    write_text(out_dir / f"{fid}.json", json.dumps(jsonable(data), indent=1))
     return FigureOutput(fid, [out_dir / f"{fid}.{s}" for s in ("png", "csv", "json")], data, notes)

@@ -157,8 +157,8 @@ def plot_compare(
         if ax is None:
             fig.tight_layout()
         if out is not None:
-            from mechopt.io.mechfile import atomic_savefig
+            from mechopt.io.writer import savefig
 
-            atomic_savefig(fig, out / f"compare_{pid}.png", dpi=110)
+            savefig(fig, out / f"compare_{pid}.png", dpi=110)
         figs[pid] = fig
     return figs

@@ -139,8 +139,13 @@ def hard_deadline(time_limit: float | None) -> float | None:
     return None if time_limit is None else 2.0 * time_limit + 2.0
 
 
-def _child(conn: Any, inst: Instance, solver: str, problem: Any, tl: float | None) -> None:
+def _child(conn: Any, inst: Instance, solver: str, problem: Any, tl: float | None, life: tuple[int, int, int]) -> None:
+    from mechopt.runtime.lifeline import bind_to_parent
+
+    parent, life_r, life_w = life
     try:
+        os.close(life_w)
+        bind_to_parent(parent, life_r)  # killed with the parent, never an orphan
         conn.send(run_row(inst, solver, problem, tl))
     finally:
         conn.close()
@@ -151,10 +156,17 @@ def run_row_isolated(inst: Instance, solver: str, problem: Any, time_limit: floa
     """:func:`run_row` in a forked process, killed at :func:`hard_deadline`; a crash is a row."""
     tl = inst.time_limit if inst.time_limit is not None else time_limit
     ctx = multiprocessing.get_context("fork")
+    from mechopt.runtime.lifeline import lifeline
+
     recv, send = ctx.Pipe(duplex=False)
     t0 = time.perf_counter()
-    proc = ctx.Process(target=_child, args=(send, inst, solver, problem, time_limit), daemon=True)
-    proc.start()
+    life_r, life_w = lifeline()
+    args = (send, inst, solver, problem, time_limit, (os.getpid(), life_r, life_w))
+    proc = ctx.Process(target=_child, args=args, daemon=True)
+    try:
+        proc.start()
+    finally:
+        os.close(life_r)
     send.close()
     row, why = None, ""
     try:
@@ -170,6 +182,7 @@ def run_row_isolated(inst: Instance, solver: str, problem: Any, time_limit: floa
             proc.kill()
         proc.join()
         recv.close()
+        os.close(life_w)
     if row is not None:
         return row
     status = "time_limit" if why.startswith("killed") else "solver_error"

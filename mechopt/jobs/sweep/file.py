@@ -5,10 +5,12 @@ The first line of a sweep file is a header, ``{"mechopt_sweep": 1, "spec": HASH,
 solver, options except the time limit). ``--resume`` continues a file only when its header
 names the same spec; a file without a header (not a sweep file, or a different spec) is
 refused and left untouched. While a sweep writes, it holds an exclusive ``flock`` on a
-hidden lock file next to the output (``.NAME.lock``, removed at the end), so a second
-sweep on the same ``--out`` is refused instead of interleaving with the first. A fresh run
-(or ``--force``) writes into a hidden sibling (``.NAME.part``) and moves it over ``--out``
-only once its first point is written: a run that fails before that leaves the old file as it was.
+hidden lock file next to the output (``.NAME.lock``, removed at the end;
+:class:`mechopt.io.writer.Lock`), so a second sweep on the same ``--out`` is refused instead
+of interleaving with the first. A fresh run (or ``--force``) writes into a private temporary
+(:class:`mechopt.io.writer.Output`) renamed over ``--out`` only once its first point is
+written: a run that fails before that leaves the old file as it was. A device or FIFO at
+``--out`` is written through, never replaced.
 
 Examples
 --------
@@ -32,13 +34,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from mechopt.errors import ParamError, PlatformError, ProblemError
+from mechopt.errors import ParamError, ProblemError
 from mechopt.results.result import Status
-
-try:
-    import fcntl
-except ImportError:  # not POSIX (Windows): the rest of mechopt works; a sweep with --out says why it cannot lock
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["spec_id", "header_line", "read_lines", "SweepWriter"]
 
@@ -127,8 +124,7 @@ def read_lines(path: str | Path, *, repair: bool = False, spec: str | None = Non
         start = f'{{"mechopt_sweep":{FORMAT},"spec":"{spec}"'.encode()
         if spec is not None and nl < 0 and (raw.startswith(start) or start.startswith(raw)):
             if repair:  # killed while the header itself was written: nothing finished
-                with p.open("r+b") as fh:
-                    fh.truncate(0)
+                _truncate(p, 0)
             return []
         raise ParamError(
             f"{p.name!r} is not a mechopt sweep file (no sweep header on line 1); "
@@ -159,88 +155,83 @@ def read_lines(path: str | Path, *, repair: bool = False, spec: str | None = Non
             out.append(obj)
         offset += len(part) + 1
     if repair and end < len(raw):
-        with p.open("r+b") as fh:
-            fh.truncate(end)
+        _truncate(p, end)
     return out
+
+
+def _truncate(path: Path, size: int) -> None:
+    """Cut the regular file ``path`` to ``size`` bytes (never through a link, never a FIFO or device)."""
+    from mechopt.io.writer import Output
+
+    out = Output(path, append=True).open()
+    try:
+        os.ftruncate(out.fd, size)
+    except OSError as exc:
+        raise ProblemError(f"cannot repair {path.name!r}: {exc.strerror or exc}") from None
+    finally:
+        out.close()
 
 
 class SweepWriter:
     """Writes a sweep file under an exclusive lock: header first, then one fsync-ed line per point.
 
     ``resume=True`` appends to ``path`` after :func:`read_lines` checked its
-    header (see :attr:`done`); otherwise the lines go to a hidden ``.part``
-    sibling that replaces ``path`` when the first point is written, so a run
-    that fails before its first point leaves ``path`` untouched.
+    header (see :attr:`done`); otherwise the lines go to a private temporary
+    (:class:`mechopt.io.writer.Output`) that replaces ``path`` when the first
+    point is written, so a run that fails before its first point leaves ``path``
+    untouched. A character device or FIFO at ``path`` is written through, unlocked
+    (nothing there can be lost); a symbolic link is followed and kept.
     """
 
     def __init__(self, path: str | Path, *, spec_id: str, problem: str, points: int, resume: bool = False) -> None:
+        from mechopt.io.writer import target
+
         self.path = Path(path)
+        self.target = target(self.path)
         self.header = header_line(spec_id, problem, points)
         self.spec = spec_id
         self.resume = resume
         self.done: list[dict[str, Any]] = []
-        self._lock_path = self.path.with_name(f".{self.path.name}.lock")
-        self._part = self.path.with_name(f".{self.path.name}.part")
-        self._lock_fd: int | None = None
-        self._fh: Any = None
-        self._published = False
+        self._lock: Any = None
+        self._out: Any = None
 
     def __enter__(self) -> "SweepWriter":
-        if fcntl is None:
-            raise PlatformError(
-                "sweep --out locks its output file with POSIX fcntl, which this platform lacks; "
-                "run the sweep without --out (results on stdout) or on Linux/macOS"
-            )
+        from mechopt.io.lock import Lock
+        from mechopt.io.writer import Output, clean_stale
+
+        if self.target.kind == "replace":
+            self._lock = Lock(self.target.path).acquire()
         try:
-            self._lock_fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise ParamError(f"cannot write next to {self.path.name!r}: {exc.strerror or exc}") from None
-        try:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(self._lock_fd)
-            self._lock_fd = None
-            raise ParamError(
-                f"another sweep is writing {self.path.name!r} now (locked); wait for it to finish or give another --out"
-            ) from None
-        try:
-            if self.resume:
-                self.done = read_lines(self.path, repair=True, spec=self.spec)
-                fresh = not self.path.exists() or self.path.stat().st_size == 0
-                self._fh = self.path.open("a", encoding="utf-8")
-                self._published = True
-                if fresh:
-                    self._put(self.header)
-            else:
-                self._fh = self._part.open("w", encoding="utf-8")
+            if self.target.kind == "replace":
+                clean_stale(self.target.path)  # temporaries of killed sweeps on this file
+            if self.resume and self.target.kind == "replace":
+                self.done = read_lines(self.target.path, repair=True, spec=self.spec)
+            self._out = Output(self.target.path, append=self.resume).open()
+            if not self._out.published or os.fstat(self._out.fd).st_size == 0:
                 self._put(self.header)
         except BaseException:
-            self._release(failed=True)
+            self._release()
             raise
         return self
 
     def _put(self, text: str) -> None:
-        self._fh.write(text)
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        self._out.write(text.encode("utf-8"))
+        self._out.sync()
 
     def write(self, line: dict[str, Any]) -> None:
         """Append one point line (NaN refused), flushed and fsync-ed; the first one publishes the file."""
         self._put(json.dumps(line, allow_nan=False, separators=(",", ":"), default=str) + "\n")
-        if not self._published:
-            os.replace(self._part, self.path)
-            self._published = True
+        self._out.publish()
 
-    def _release(self, failed: bool) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
-        if not self._published:
-            self._part.unlink(missing_ok=True)
-        if self._lock_fd is not None:
-            self._lock_path.unlink(missing_ok=True)
-            os.close(self._lock_fd)
-            self._lock_fd = None
+    def _release(self) -> None:
+        out, self._out = self._out, None
+        lock, self._lock = self._lock, None
+        try:
+            if out is not None:
+                out.close()  # an unpublished temporary is removed
+        finally:
+            if lock is not None:
+                lock.release()
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self._release(failed=kind is not None)
+        self._release()

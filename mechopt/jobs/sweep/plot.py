@@ -137,16 +137,17 @@ def plot_sweep(
     ax: Any = None,
     logx: bool | None = None,
 ) -> Any:
-    """:func:`sweep_figure` (into ``ax`` when given), also written to ``png`` atomically when given.
+    """:func:`sweep_figure` (into ``ax`` when given), also written to ``png`` when given
+    (:func:`mechopt.io.writer.savefig`).
 
     Returns the Figure.
     """
-    from mechopt.io.mechfile import atomic_savefig
+    from mechopt.io.writer import savefig
 
     fig = sweep_figure(lines, x, title, ax=ax, logx=logx)
     if png is not None:
         try:
-            atomic_savefig(fig, Path(png), dpi=110)
+            savefig(fig, png, dpi=110)
         except OSError as exc:
             raise ParamError(f"cannot write the plot {str(png)!r}: {exc.strerror or exc}") from None
     return fig

@@ -141,6 +141,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     """Solve one task; always returns its JSON line (a failure is status ``solver_error``)."""
     from mechopt.api import solve
     from mechopt.registry import get_problem
+    from mechopt.runtime.deadline import bounded, seconds
 
     line: dict[str, Any] = {
         "key": task["key"],
@@ -152,8 +153,9 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     }
     t0 = time.perf_counter()
     try:
-        prob = get_problem(task["problem"]).from_params(**task["params"])
-        res = solve(prob, solver=task["solver"], **task["options"])
+        with bounded(seconds(task["options"].get("time_limit"))):  # building the point counts too
+            prob = get_problem(task["problem"]).from_params(**task["params"])
+            res = solve(prob, solver=task["solver"], **task["options"])
     except Exception as exc:  # one point's crash is that point's line, never the sweep's end
         line.update(
             status="solver_error",

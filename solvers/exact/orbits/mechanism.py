@@ -281,7 +281,14 @@ def _class_lp(
 
 
 def _couple(margs: list[tuple[np.ndarray, np.ndarray]], theta: float) -> tuple[np.ndarray, np.ndarray]:
-    """North-west-corner coupling of per-class rotation weights: (rotations (n, g), weights (n,))."""
+    """North-west-corner coupling of per-class rotation weights: (rotations (n, g), weights (n,)).
+
+    One class is its own coupling (no sort of d cumulative weights: seconds at d = 10⁷).
+    """
+    if len(margs) == 1:
+        r, w = margs[0]
+        keep = w > 0
+        return r[keep][:, None], w[keep] / w.sum() * theta
     cums = [np.cumsum(w) / w.sum() for _, w in margs]
     for c in cums:
         c[-1] = 1.0
@@ -319,6 +326,7 @@ def build_plan(orb, used: np.ndarray, theta: np.ndarray, deadline: float | None 
                 margs[t][i] = mg
     orbit, rots, ws = [], [], []
     for t in range(used.size):
+        _remaining(deadline)  # a coupling takes seconds at d = 10⁷
         r, w = _couple(margs[t], theta[t])
         orbit.append(np.full(w.size, t))
         rots.append(r)

@@ -36,6 +36,8 @@ __all__ = [
     "Classes",
     "Orbits",
     "classes_of",
+    "sorted_classes",
+    "classes_from",
     "ldp_orbits",
     "lip_orbits",
     "orbit_gain",
@@ -99,8 +101,8 @@ def _utility_key(utility: Utility, d: int) -> tuple[np.ndarray, np.ndarray] | No
     return None
 
 
-def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Classes | None:
-    """Group inputs with equal prior and utility data (within ``tol``, default ``prior_equal``); None if unsupported."""
+def _breaks(P: np.ndarray, utility: Utility, tol: float | None) -> tuple | None:
+    """(order, class starts in it, a, pu) of :func:`classes_of`, None if unsupported."""
     tol = settings.resolve(tol, "prior_equal")
     key = _utility_key(utility, P.size)
     if key is None:
@@ -113,6 +115,33 @@ def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Cla
         )
         + 1
     )
+    return order, brk, a, pu
+
+
+def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Classes | None:
+    """Group inputs with equal prior and utility data (within ``tol``, default ``prior_equal``); None if unsupported."""
+    return classes_from(P, _breaks(P, utility, tol))
+
+
+class Sorted:
+    """The inputs sorted by class (:func:`sorted_classes`): ``g`` classes, built into :class:`Classes` only
+    when needed (a million singleton classes cost seconds to split, and then symmetry cannot win)."""
+
+    def __init__(self, found: tuple | None) -> None:
+        self.found = found
+        self.g = None if found is None else int(found[1].size) + 1
+
+
+def sorted_classes(P: np.ndarray, utility: Utility, tol: float | None = None) -> Sorted:
+    """The inputs sorted by prior and utility data, and the number of classes (one sort)."""
+    return Sorted(_breaks(P, utility, tol))
+
+
+def classes_from(P: np.ndarray, found: tuple | None) -> Classes | None:
+    """:class:`Classes` from the sort :func:`_breaks` made (None if unsupported)."""
+    if found is None:
+        return None
+    order, brk, a, pu = found
     members = np.split(order, brk)
     starts = np.concatenate([[0], brk])
     p = np.add.reduceat(P[order], starts) / np.diff(np.append(starts, P.size))
@@ -120,9 +149,20 @@ def classes_of(P: np.ndarray, utility: Utility, tol: float | None = None) -> Cla
     return Classes(members, p, a[order][starts], pu_c)
 
 
+def _sizes(cl: Classes) -> list[tuple[int, int]]:
+    """(class size, how many classes have it): a product over classes is a product of a few powers."""
+    sizes, counts = np.unique(cl.m, return_counts=True)
+    return [(int(v), int(c)) for v, c in zip(sizes, counts)]
+
+
 def orbit_count_ldp(cl: Classes) -> int:
-    """Π(m_i + 1) as a Python int (exact at any size)."""
-    return math.prod(int(v) + 1 for v in cl.m)
+    """Π(m_i + 1) as a Python int (exact at any size; one power per distinct class size, so a million
+    singleton classes cost one ``pow``, not a million big-integer products).
+
+    >>> orbit_count_ldp(Classes([np.arange(k) for k in (1, 1, 3)], np.ones(3) / 5, np.zeros(3), np.zeros(3)))
+    16
+    """
+    return math.prod(pow(v + 1, c) for v, c in _sizes(cl))
 
 
 def orbit_count_lip(cl: Classes) -> int:
@@ -131,8 +171,8 @@ def orbit_count_lip(cl: Classes) -> int:
     The orbits kept are those whose free value lies inside its bounds (~2/(m_j+1)
     of each free-class grid); the scan, not the kept count, sets the memory.
     """
-    full = math.prod(int(v) + 1 for v in cl.m)
-    return full + sum(full * int(v) // (int(v) + 1) for v in cl.m)
+    full = orbit_count_ldp(cl)
+    return full + sum(c * (full // (v + 1)) * v for v, c in _sizes(cl))
 
 
 def enum_bytes(cl: Classes, kind: str) -> int:
@@ -147,7 +187,7 @@ def enum_bytes(cl: Classes, kind: str) -> int:
     g = cl.g
     if kind == "ldp":
         return 8 * (9 * g + 26) * orbit_count_ldp(cl)
-    return 8 * (4 * g + 1) * math.prod(int(v) + 1 for v in cl.m)
+    return 8 * (4 * g + 1) * orbit_count_ldp(cl)
 
 
 def _grid(limits: np.ndarray) -> np.ndarray:

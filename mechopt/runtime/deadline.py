@@ -1,0 +1,137 @@
+"""The deadline of the current call: a time limit that bounds the whole call, not only the solver.
+
+``--time-limit 2`` used to bound the solver's own loop only: parsing the prior, choosing the
+solver, building the mechanism and auditing it came on top (``uniform:10^7 --time-limit 10`` took
+17.3 s; ``mechopt.design(..., time_limit=2)`` 4.7 s). :func:`bounded` sets the deadline of the
+running call (a :class:`~contextvars.ContextVar`, so threads and asyncio tasks each keep their
+own; a nested limit can only shorten it); the stages between the solver's own checks call
+:func:`check`, which raises :class:`TimeLimitReached` past it. ``mechopt.solve`` and
+``mechopt.design`` turn that into a result with the status ``time_limit``; the command line
+counts from the start of the process (:func:`process_start`) and, as a backstop for a stage that
+runs on in C, :func:`alarm` raises the same exception from ``SIGALRM`` a moment after the deadline.
+
+:class:`TimeLimitReached` derives from :class:`BaseException`, like :class:`KeyboardInterrupt`: a
+solver's ``except Exception`` (a ``can_solve`` that answers False on any error) never swallows it.
+
+Examples
+--------
+>>> import time
+>>> from mechopt.runtime.deadline import bounded, check, remaining, TimeLimitReached
+>>> with bounded(0.05):
+...     time.sleep(0.06)
+...     try:
+...         check("sleeping")
+...     except TimeLimitReached as exc:
+...         print(exc)
+the 0.05 s time limit passed while sleeping
+>>> remaining() is None
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+__all__ = ["TimeLimitReached", "bounded", "check", "remaining", "limit", "seconds", "process_start", "alarm"]
+
+_DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("mechopt_deadline", default=None)
+"""(deadline as a time.perf_counter() value, the limit in seconds it came from)."""
+
+
+class TimeLimitReached(BaseException):
+    """The deadline of the current call passed at a checkpoint (``what``: the stage it was in)."""
+
+    def __init__(self, what: str, limit: float | None = None) -> None:
+        self.what, self.limit = what, limit
+        super().__init__(f"the {limit:g} s time limit passed while {what}" if limit else f"time limit passed: {what}")
+
+
+def seconds(limit: Any) -> float | None:
+    """A valid ``time_limit`` option as seconds, else None (a solver's option check names a bad one).
+
+    >>> seconds(2), seconds(True), seconds(float("inf")), seconds(None)
+    (2.0, None, None, None)
+    """
+    ok = isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0 and math.isfinite(limit)
+    return float(limit) if ok else None
+
+
+def remaining() -> float | None:
+    """Seconds left before the deadline of the current call (negative past it); None without one."""
+    d = _DEADLINE.get()
+    return None if d is None else d[0] - time.perf_counter()
+
+
+def limit() -> float | None:
+    """The time limit (seconds) the current deadline came from; None without one."""
+    d = _DEADLINE.get()
+    return None if d is None else d[1]
+
+
+def check(what: str) -> None:
+    """Raise :class:`TimeLimitReached` when the deadline of the current call has passed."""
+    d = _DEADLINE.get()
+    if d is not None and time.perf_counter() > d[0]:
+        raise TimeLimitReached(what, d[1])
+
+
+@contextlib.contextmanager
+def bounded(seconds: float | None, start: float | None = None) -> Iterator[None]:
+    """Inside: the deadline is ``start + seconds`` (``start``: a perf_counter time, default now), or
+    the enclosing one when that is earlier. ``seconds=None`` keeps the enclosing deadline."""
+    if seconds is None:
+        yield
+        return
+    mine = (time.perf_counter() if start is None else start) + float(seconds)
+    outer = _DEADLINE.get()
+    token = _DEADLINE.set((mine, float(seconds)) if outer is None or mine < outer[0] else outer)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def process_start() -> float:
+    """The :func:`time.perf_counter` time at which this process started (Linux: from
+    ``/proc/self/stat``, so the interpreter's start-up counts); elsewhere the time of the call."""
+    now = time.perf_counter()
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time after boot, in ticks
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - started
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - age if 0.0 <= age < 3600.0 else now
+
+
+@contextlib.contextmanager
+def alarm(grace: float) -> Iterator[None]:
+    """Inside (main thread, where ``SIGALRM`` exists): ``grace`` seconds after the current deadline,
+    raise :class:`TimeLimitReached` in the main thread whatever stage it is in; a backstop for
+    stages that do not :func:`check`. Elsewhere, or without a deadline, nothing."""
+    left = remaining()
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if left is None or not usable:
+        yield
+        return
+    lim = limit()
+
+    def fire(signum: int, frame: object) -> None:
+        raise TimeLimitReached("running (stopped at the deadline)", lim)
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, max(left + grace, 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
