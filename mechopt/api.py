@@ -227,11 +227,24 @@ def _identifiability(problem: Problem, res: Result) -> Result:
     if not res.status.has_solution or prior is None or np.ndim(prior) != 1:
         return res
     Q = _channel_matrix(res.mechanism)
-    if Q is None or Q.shape[0] != np.size(prior) or Q.min() < 0 or not np.allclose(Q.sum(axis=1), 1.0):
+    if Q is None or Q.shape[0] != np.size(prior):
+        return res
+    if Q.size > IDENTIFY_MAX_ENTRIES:  # a rank check costs seconds and ~3x the memory of Q: say what is cheap
+        k, n = int(np.count_nonzero(np.asarray(prior) > 0)), Q.shape[1]
+        big = (
+            f"not identifiable: Q has {n} outputs < {k} inputs of positive prior (Mechanism(Q).confounded() names them)"
+            if n < k
+            else f"identifiability not checked for a Q of {Q.size:.3g} entries (Mechanism(Q).identifiable checks it)"
+        )
+        return res.replace(message=f"{res.message}; {big}" if res.message else big)
+    if Q.min() < 0 or not np.allclose(Q.sum(axis=1), 1.0):
         return res
     note = identifiability_note(Q, prior)
     return res if note is None else res.replace(message=f"{res.message}; {note}" if res.message else note)
 
+
+#: Entries of a square-or-wider channel Q above which solve() does not check identifiability (rank by pivoted QR).
+IDENTIFY_MAX_ENTRIES = 2 * 10**5
 
 #: Entries of a channel Q audited even past the deadline (milliseconds); a larger mechanism, or one
 #: given by structure, is audited only within the time limit: an unaudited mechanism is never returned.

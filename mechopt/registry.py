@@ -68,6 +68,7 @@ PROBLEM_GROUP = "mechopt.problems"
 BUILTIN_SOLVERS = {
     "exact": "mechopt.solvers.exact:ExactSolver",
     "spectral": "mechopt.solvers.spectral:SpectralSolver",
+    "lp": "mechopt.solvers.lp:LPSolver",
     "conic": "mechopt.solvers.conic:ConicSolver",
     "greedy": "mechopt.solvers.greedy:GreedySolver",
     "sqp": "mechopt.solvers.sqp:SQPSolver",
@@ -78,6 +79,7 @@ BUILTIN_SOLVERS = {
 }
 BUILTIN_PROBLEMS = {
     "design": "mechopt.problems.design:ChannelDesign",
+    "geo": "mechopt.problems.geo:GeoDesign",
     "lip-binary": "mechopt.problems.lip:LIPBinary",
     "lip-mimo": "mechopt.problems.lip:LIPMimo",
     "lip-weighted-sum": "mechopt.problems.lip:LIPWeightedSum",

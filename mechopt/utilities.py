@@ -350,7 +350,7 @@ DESIGNED_BY: dict[str, str] = {
     "mse": "exact, certified; under mip: sqp, local",
     "histogram": "exact, certified; under mip: sqp, local",
     "mi": "exact, certified; under mip: sqp, local",
-    "mae": "conic, LP or convex program, certified",
+    "mae": "lp under ldp, lip, graph-/metric-ldp, else conic (LP or convex program), certified",
     "freq-var": "sqp, local: not convex",
 }
 

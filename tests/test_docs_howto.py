@@ -47,3 +47,10 @@ def test_from_csv_to_estimate_recipe_runs(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # the recipe changes directory; restore it afterwards
     res = _doctest_page("from_csv_to_estimate.rst")
     assert res.attempted >= 20 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_geo_indistinguishability_recipe_runs() -> None:
+    pytest.importorskip("matplotlib")
+    res = _doctest_page("geo_indistinguishability.rst")
+    assert res.attempted >= 15 and res.failed == 0, res

@@ -120,9 +120,10 @@ PUBLIC = {
 }
 
 CATALOG_IDS = {
-    "solvers": ["exact", "spectral", "conic", "greedy", "sqp", "search", "gd-penalty", "anneal", "closed-form"],
+    "solvers": ["exact", "spectral", "lp", "conic", "greedy", "sqp", "search", "gd-penalty", "anneal", "closed-form"],
     "problems": [
-        "design", "lip-binary", "lip-mimo", "lip-weighted-sum", "lip-histogram", "cip-binomial", "kss-mi", "kss-l2",
+        "design", "geo", "lip-binary", "lip-mimo", "lip-weighted-sum", "lip-histogram", "cip-binomial", "kss-mi",
+        "kss-l2",
         "fisher-interval", "fisher-box", "fisher-output", "fisher-weighted", "fisher-gaussian", "fisher-lti",
         "gauss-tradeoff", "gauss-dataset1", "gauss-dataset2",
     ],

@@ -3,7 +3,8 @@
 ``design`` builds a problem in one of three ways and solves it:
 
 * flags: ``--notion N --utility U --prior P --eps E [--values a,b,..] [--outputs b,..] [--graph FILE]``
-  (a :class:`~mechopt.problems.design.ChannelDesign`);
+  (a :class:`~mechopt.problems.design.ChannelDesign`), or on places ``--coords FILE|grid:KxK [--norm N]
+  --utility loss`` (a :class:`~mechopt.problems.geo.GeoDesign`; ``--outputs`` then names the reportable locations);
 * a catalog problem: ``--problem ID --set key=value ...`` (strings passed to
   ``ProblemClass.from_params``);
 * a TOML spec ``--spec FILE.toml``::
@@ -94,6 +95,13 @@ def register(sub: Any) -> None:
         help="mae only: the fixed output estimates, one per output (default: the values)",
     )
     src.add_argument("--graph", metavar="FILE", help="policy graph (edge list, .graphml, .gml, node-link .json)")
+    src.add_argument(
+        "--coords",
+        metavar="FILE|grid:KxK",
+        help="locations (grid:KxK, grid:RxC, line:N, or a file of coordinates): a design on places "
+        "(--utility loss, the distance to the reported location; --prior default uniform, or counts:FILE)",
+    )
+    src.add_argument("--norm", choices=["euclidean", "manhattan", "haversine"], help="with --coords: the distance")
     p.add_argument(
         "--solver",
         metavar="NAME",
@@ -154,8 +162,8 @@ def utility_help() -> str:
     """The ``--utility`` help: the designable utilities, then which solver designs them.
 
     >>> print(utility_help())
-    mse, histogram, mi, mae, freq-var (mse, histogram, mi: exact, certified; under mip: sqp, local | mae: conic,
-    LP or convex program, certified | freq-var: sqp, local: not convex)
+    mse, histogram, mi, mae, freq-var (mse, histogram, mi: exact, certified; under mip: sqp, local | mae: lp under
+    ldp, lip, graph-/metric-ldp, else conic (LP or convex program), certified | freq-var: sqp, local: not convex)
     """
     from mechopt.utilities import DESIGNED_BY, UTILITIES
 
@@ -208,7 +216,7 @@ def build_problem(
 
     flags = {
         k: getattr(args, k, None)
-        for k in ("notion", "utility", "prior", "eps", "values", "graph", "outputs")
+        for k in ("notion", "utility", "prior", "eps", "values", "graph", "outputs", "coords", "norm")
         if getattr(args, k, None) is not None
     }  # (a Namespace built by hand may lack the newer flags)
     modes = [m for m, on in (("--problem", args.problem), ("--spec", args.spec), ("flags", flags)) if on]
@@ -257,10 +265,14 @@ def build_problem(
     elif args.problem:
         pid, params = args.problem, _resolve_graph(parse_assignments(args.assign))
     else:
-        missing = [f"--{k}" for k in ("notion", "utility", "prior", "eps") if k not in flags]
+        geo = "coords" in flags  # a design on places (mechopt.problems.geo): the prior defaults to uniform
+        if "norm" in flags and not geo:
+            raise ParamError("--norm measures the distance between --coords locations: give --coords too")
+        needed = ("notion", "utility", "eps") if geo else ("notion", "utility", "prior", "eps")
+        missing = [f"--{k}" for k in needed if k not in flags]
         if missing:
             raise ParamError(f"missing {', '.join(missing)} (or use --problem ID / --spec FILE.toml)")
-        pid, params = "design", _resolve_graph(flags)
+        pid, params = ("geo" if geo else "design"), _resolve_graph(flags)
     if _is_scalar(params.get("eps")):  # ε ≤ 0 is bad input at the CLI (notions themselves allow 0)
         from mechopt.notions import check_eps
 
@@ -323,6 +335,7 @@ def _check_not_input(args: argparse.Namespace) -> None:
     inputs: dict[str, Any] = {
         "--prior file": args.prior,
         "--graph file": args.graph,
+        "--coords file": getattr(args, "coords", None),
         "--set file": files_named(parse_assignments(args.assign).values()),
     }
     if args.spec:

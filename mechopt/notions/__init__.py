@@ -15,12 +15,14 @@ from mechopt.errors import ProblemError
 from mechopt.notions.base import Audit, PrivacyNotion, check_eps
 from mechopt.notions.info import CIP, LIP, MIP, PosteriorStatNotion
 from mechopt.notions.ldp import LDP, GraphLDP
+from mechopt.notions.metric import MetricLDP
 
 __all__ = [
     "Audit",
     "PrivacyNotion",
     "LDP",
     "GraphLDP",
+    "MetricLDP",
     "LIP",
     "CIP",
     "MIP",
@@ -54,9 +56,14 @@ def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
         return NOTIONS[key](eps)
     if key in REGISTERED:
         return REGISTERED[key](eps)
+    if key == "metric-ldp" and kwargs.get("dist") is not None:  # a distance matrix (mechopt.geo.places)
+        return MetricLDP(eps, kwargs["dist"], source=kwargs.get("source"))
     if key in ("graph-ldp", "metric-ldp"):
         if "graph" not in kwargs:
-            raise ProblemError(f"notion {key} needs a policy graph (--graph FILE)")
+            raise ProblemError(
+                f"notion {key} needs a policy graph (--graph FILE)"
+                + (" or locations (--coords FILE|grid:KxK)" if key == "metric-ldp" else "")
+            )
         return GraphLDP(eps, kwargs["graph"], metric=key == "metric-ldp")
     if key == "cip":
         if "p" not in kwargs:

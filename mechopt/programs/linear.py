@@ -30,7 +30,7 @@ Examples
 >>> import mechopt
 >>> from mechopt.problems.design import ChannelDesign
 >>> prob = ChannelDesign.from_params(prior="0.2,0.3,0.5", notion="ldp", utility="mae", eps=1.0)
->>> r = mechopt.solve(prob)
+>>> r = mechopt.solve(prob, solver="conic")   # the default for LDP/LIP/graphs is lp (column generation)
 >>> r.solver, r.status.value, r.proof, r.violation <= 1e-7, r.certificate.gap <= 1e-7
 ('conic', 'optimal', 'convex', True, True)
 """

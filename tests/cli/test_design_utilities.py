@@ -17,7 +17,7 @@ def test_mae_designs_end_to_end_with_a_proof(cli):
     run = cli(*BASE, "--notion", "lip", "--utility", "mae", "--values", "0,1,3", "--json")
     assert run.code == 0, run.err
     doc = run.json()
-    assert (doc["status"], doc["solver"], doc["proof"], doc["sense"]) == ("optimal", "conic", "convex", "min")
+    assert (doc["status"], doc["solver"], doc["proof"], doc["sense"]) == ("optimal", "lp", "certificate", "min")
     Q, P = np.array(doc["mechanism"]["Q"]), np.array([0.2, 0.3, 0.5])
     assert doc["value"] == pytest.approx(MAE([0, 1, 3]).value(Q, P), rel=1e-12)
     assert LIP(1.0).audit(Q, P).eps <= 1.0
@@ -59,7 +59,7 @@ def test_help_and_errors_name_the_same_utilities(cli, one_line_error):
     names = helptext.split(" (", 1)[0].split(", ")
     assert names == list(UTILITIES), helptext
     for name in UTILITIES:  # each with the solver that designs it
-        assert re.search(rf"{re.escape(name)}(, [\w-]+)*: (exact|conic|sqp)", helptext), name
+        assert re.search(rf"{re.escape(name)}(, [\w-]+)*: (exact|lp|conic|sqp)", helptext), name
     run = cli(*BASE, "--notion", "ldp", "--utility", "l1")
     one_line_error(run)
     known = run.err.split("known:", 1)[1].strip().split(", ")
@@ -69,7 +69,7 @@ def test_help_and_errors_name_the_same_utilities(cli, one_line_error):
 def test_a_solver_that_cannot_design_it_names_the_one_that_can(cli, one_line_error):
     run = cli(*BASE, "--notion", "ldp", "--utility", "mae", "--solver", "exact")
     one_line_error(run)
-    assert "solvers that can: conic" in run.err and "install" not in run.err
+    assert "solvers that can: lp, conic" in run.err and "install" not in run.err
     run = cli(*BASE, "--notion", "ldp", "--utility", "freq-var", "--solver", "conic")
     one_line_error(run)
     assert "solvers that can: sqp" in run.err and "install" not in run.err
@@ -114,3 +114,50 @@ def test_an_input_without_an_edge_is_warned_about_and_named_in_the_result(cli, t
     G.add_node(3)
     with pytest.warns(UserWarning, match="no edge"):
         assert GraphLDP(1.0, G).audit(Q).eps <= 1.0 + 1e-7
+
+
+# -- designs on places: --coords ----------------------------------------------------------------------
+def test_coords_design_end_to_end(cli, tmp_path):
+    counts = tmp_path / "counts.txt"
+    counts.write_text(" ".join(str(1 + i % 4) for i in range(16)))
+    run = cli("design", "--coords", "grid:4x4", "--notion", "metric-ldp", "--utility", "loss", "--eps", "0.5",
+              "--prior", f"counts:{counts}", "--json")  # fmt: skip
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert (doc["status"], doc["solver"], doc["proof"]) == ("optimal", "lp", "certificate")
+    assert doc["privacy"]["notion"] == "metric-ldp" and doc["privacy"]["violation"] <= 1e-7
+    assert doc["extras"]["relative_gap"] <= 1e-7 and np.array(doc["mechanism"]["Q"]).shape == (16, 16)
+
+
+def test_haversine_coords_file(cli, tmp_path):
+    f = tmp_path / "places.csv"
+    f.write_text("48.850,2.350\n48.855,2.355\n48.860,2.350\n48.851,2.360\n")
+    run = cli("design", "--coords", str(f), "--norm", "haversine", "--notion", "metric-ldp", "--utility", "loss",
+              "--eps", "2", "--json")  # fmt: skip
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert doc["status"] == "optimal" and doc["unit"] == "km"
+
+
+@pytest.mark.parametrize(
+    "extra,needle",
+    [
+        (["--values", "1,2"], "do not apply to a design on places"),
+        (["--utility", "mae"], "uses --utility loss"),
+        (["--notion", "mip"], "does not apply to places"),
+        (["--coords", "grid:0x3"], "at least 2 points"),
+    ],
+)
+def test_coords_refuses_what_does_not_apply(cli, one_line_error, extra, needle):
+    args = {"--coords": "grid:3x3", "--notion": "metric-ldp", "--utility": "loss", "--eps": "1"}
+    for k, v in zip(extra[::2], extra[1::2]):
+        args[k] = v
+    run = cli("design", *[t for kv in args.items() for t in kv])
+    one_line_error(run)
+    assert run.code == 2 and needle in run.err
+
+
+def test_norm_without_coords_is_refused(cli, one_line_error):
+    run = cli(*BASE, "--notion", "ldp", "--utility", "mae", "--norm", "haversine")
+    one_line_error(run)
+    assert "--norm" in run.err

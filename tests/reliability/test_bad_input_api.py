@@ -466,6 +466,20 @@ CASES: list[Case] = [
         "sigma2 must be > 0",
     ),
     (
+        "geo",
+        "an empty grid",
+        lambda f: P("geo").from_params(coords="grid:0x0", eps=1.0),
+        ProblemError,
+        "a grid needs at least 2 points",
+    ),
+    (
+        "geo",
+        "eps < 0",
+        lambda f: P("geo").from_params(coords="grid:3x3", eps=-1),
+        ProblemError,
+        "eps must be a finite number > 0",
+    ),
+    (
         "fisher-lti",
         "A not square",
         lambda f: P("fisher-lti").from_params(A="1,2", C="1"),
@@ -805,6 +819,7 @@ def test_catalog_is_large_and_covers_every_entry_point():
         "gauss-tradeoff",
         "gauss-dataset1",
         "gauss-dataset2",
+        "geo",
     }
     assert families == set(__import__("mechopt.registry").registry.problem_ids())
     assert families <= entry

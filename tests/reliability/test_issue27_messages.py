@@ -131,3 +131,11 @@ def test_certificate_files_are_read_strictly(tmp_path, capsys):
     assert main(["check", str(twice)]) == 2 and main(["check", str(odd)]) == 2
     err = capsys.readouterr().err
     assert "a key appears twice in one object" in err and "number '1_0'" in err
+
+
+def test_mae_with_outputs_up_to_1e308_is_certified_not_refused() -> None:
+    """Unit-free solving (issue 26) made this a valid input: reporting output 0 always costs 0.3·1 + 0.5·2."""
+    import mechopt
+
+    r = mechopt.design(prior="0.2,0.3,0.5", notion="ldp", utility="mae", values=[0, 1, 2], outputs=[0, 1e308], eps=1.0)
+    assert r.status.value == "optimal" and r.value == 1.3 and r.violation <= 1e-12

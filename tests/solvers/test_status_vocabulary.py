@@ -24,12 +24,14 @@ CATALOG = {(i.problem, i.name): i for i in builtin_catalog()}
 GAUSS = ("gauss-dataset1", "dataset 1 delta=0.3 gamma=0")
 FISHER = ("fisher-interval", "[-1,1] n=400 (Corollary 1, J = pi^2)")
 BINARY = ("lip-binary", "P1=0.4 eps=1 LIP (Theorem 2 region)")
+GEO = ("geo", "grid:4x4 eps=0.5 metric-ldp, prior from counts")
 
 #: solver -> (its guarantee, a catalog instance, the status it must report there, the proof)
 EXPECTED = {
     "exact": ("global", BINARY, Status.OPTIMAL, "certificate"),
     "search": ("global", GAUSS, Status.OPTIMAL, "certificate"),
     "conic": ("global", FISHER, Status.OPTIMAL, "convex"),
+    "lp": ("global", GEO, Status.OPTIMAL, "certificate"),
     "spectral": ("global", FISHER, Status.OPTIMAL, "eigenproblem"),
     "closed-form": ("global", BINARY, Status.OPTIMAL, "theorem"),
     "sqp": ("local", ("lip-mimo", "p=0.3,0.3,0.4 eps=1 (Theorem 3 region)"), Status.LOCALLY_OPTIMAL, None),

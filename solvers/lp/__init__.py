@@ -1,0 +1,5 @@
+"""``lp``: certified designs for utilities linear in Q, by column generation (entry: :mod:`.solver`)."""
+
+from mechopt.solvers.lp.solver import SOLVERS, LPSolver
+
+__all__ = ["LPSolver", "SOLVERS"]
