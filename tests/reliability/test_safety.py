@@ -119,7 +119,12 @@ def test_every_np_load_forbids_pickles():
     readers = [p.relative_to(ROOT).as_posix() for p in _sources() if "read_npy(" in p.read_text(encoding="utf-8")]
     # the .npy readers parse the header themselves (mechopt.io.files.read_npy: object dtypes refused, never
     # unpickled; the claimed shape checked against the file's size before allocating)
-    expected = {"mechopt/io/mechfile.py", "mechopt/io/priorfile.py", "problems/gauss/params.py", "mechopt/geo/places.py"}
+    expected = {
+        "mechopt/io/mechfile.py",
+        "mechopt/io/priorfile.py",
+        "problems/gauss/params.py",
+        "mechopt/geo/places.py",
+    }
     assert expected <= set(readers), readers
 
 
