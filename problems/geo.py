@@ -78,7 +78,13 @@ class GeoDesign(ChannelDesign):
         key = str(notion).lower()
         if key not in NOTIONS:
             raise ProblemError(f"notion {notion!r} does not apply to places; use one of {', '.join(NOTIONS)}")
-        places = parse_places(coords, norm)
+        try:
+            places = parse_places(coords, norm)
+        except (TypeError, ValueError, OverflowError) as exc:  # numpy's words for malformed coordinates
+            raise ProblemError(
+                f"coords {str(coords)[:60]!r} are not places: give grid:KxK, line:N, a coordinates file or an "
+                f"n x 2 array of finite numbers ({type(exc).__name__}: {str(exc)[:80]})"
+            ) from None
         out = None if outputs is None else parse_places(outputs, places.norm)
         P = _prior(prior, places.n)
         try:

@@ -376,6 +376,7 @@ VALID_PARAMS: dict[str, dict[str, Any]] = {
     "gauss-tradeoff": {"cov_p": "2,1;1,1", "cov_u": "2,0.5;0.5,1", "n": 1, "delta": 0.3, "utility": "mi"},
     "gauss-dataset1": {"delta": 0.3, "gamma": 0.0},
     "gauss-dataset2": {"psd": "project", "delta": 0.3},
+    "geo": {"coords": "grid:3x3", "eps": 1.0},
 }
 
 
