@@ -180,15 +180,13 @@ def parse_places(text: Any, norm: str | None = None) -> Places:
 
 
 def _read_coords(path: Path) -> np.ndarray:
-    import io
-
-    from mechopt.io.files import read_input, read_input_text
+    from mechopt.io.files import NpyFormatError, read_input_text, read_npy
 
     limit = 64 * 1024 * 1024
-    if path.suffix == ".npy":
+    if path.suffix.lower() == ".npy":  # the header's shape is checked against the file's size before allocating
         try:
-            return np.load(io.BytesIO(read_input(path, "coordinates file", limit)), allow_pickle=False)
-        except ValueError as exc:
+            return read_npy(path, "coordinates file", limit, error=ProblemError)
+        except NpyFormatError as exc:
             raise ProblemError(f"{path}: not a numeric .npy array of coordinates ({exc})") from None
     text = read_input_text(path, "coordinates file", limit)
     try:

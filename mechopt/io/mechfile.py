@@ -158,6 +158,11 @@ def _load_npy(p: Path) -> Any:
                 f"{str(p)!r} holds Python objects (a pickled array), which are not read: "
                 "save Q with numpy.save as a float array"
             ) from None
+        if "numpy reads safely" in str(exc):  # numpy's own refusal names allow_pickle too: not a pickle
+            raise ProblemError(
+                f"{str(p)!r} has a .npy header longer than numpy reads safely (max_header_size), not a "
+                "plain array: save Q with numpy.save"
+            ) from None
         if "npz" in str(exc):
             raise ProblemError(
                 f"{str(p)!r} holds an .npz archive, not a numeric matrix: save Q as a float array"

@@ -1,11 +1,12 @@
-"""One column of a CSV or Parquet file, read in chunks and written atomically (the ``data`` extra: pandas, pyarrow).
+"""One column of a CSV or Parquet file, read in chunks and written safely (the ``data`` extra: pandas, pyarrow).
 
 :func:`read_column` yields the column as strings, ``rows`` at a time, with the
 row number of each chunk's first value (0 = the first data row). A
-:class:`ColumnWriter` streams string chunks to a temporary file beside the
-target and renames it over the target only when :meth:`ColumnWriter.commit`
-runs: an error or an interrupt leaves no half-written file (the temporary is
-removed). The format follows the extension: ``.csv`` or ``.parquet``.
+:class:`ColumnWriter` streams string chunks through :mod:`mechopt.io.writer`
+(a private temporary beside the target, renamed over it only when
+:meth:`ColumnWriter.commit` runs; a device or FIFO written through): an error or
+an interrupt leaves no half-written file (the temporary is removed). The format
+follows the extension: ``.csv`` or ``.parquet``.
 
 Examples
 --------
@@ -20,7 +21,6 @@ Examples
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -94,17 +94,19 @@ def read_column(path: str | os.PathLike, column: str, rows: int) -> Iterator[tup
 
 
 class ColumnWriter:
-    """Write one string column to ``path`` (.csv or .parquet) through a temporary file; :meth:`commit` publishes it."""
+    """Write one string column to ``path`` (.csv or .parquet) through :class:`mechopt.io.writer.Output`
+    (a private temporary beside the target, or a device or FIFO written through); :meth:`commit` publishes it."""
 
     def __init__(self, path: str | os.PathLike, column: str) -> None:
+        from mechopt.io.writer import Output
+
         self.path, self.column, self.fmt = Path(path), column, table_format(path)
         parent = self.path.parent if str(self.path.parent) else Path(".")
         if not parent.is_dir():
             raise ProblemError(f"cannot write {str(self.path)!r}: no directory {str(parent)!r}")
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=parent)
-        os.close(fd)
+        self._out = Output(self.path).open()
         self._writer: Any = None
-        self._fh: Any = None
+        self._file: Any = None
         self.rows = 0
 
     def write(self, values: Sequence[Any]) -> None:
@@ -112,40 +114,38 @@ class ColumnWriter:
         pd = _pandas()
         frame = pd.DataFrame({self.column: pd.Series(values, dtype=object).map(str)})
         if self.fmt == ".csv":
-            if self._fh is None:
-                self._fh = open(self.tmp, "w", newline="", encoding="utf-8")
-            frame.to_csv(self._fh, index=False, header=self.rows == 0)
+            self._out.write(frame.to_csv(index=False, header=self.rows == 0).encode("utf-8"))
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
             table = pa.Table.from_pandas(frame, preserve_index=False)
             if self._writer is None:
-                self._writer = pq.ParquetWriter(self.tmp, table.schema)
+                self._file = os.fdopen(os.dup(self._out.fd), "wb")
+                self._writer = pq.ParquetWriter(self._file, table.schema)
             self._writer.write_table(table)
         self.rows += len(frame)
 
     def commit(self) -> None:
-        """Close the temporary file and rename it over the target (the only moment the target changes)."""
+        """Finish the file and publish it over the target (the only moment the target changes)."""
         if self.rows == 0:
             self.write([])
         self._close()
-        os.chmod(self.tmp, 0o644)
-        os.replace(self.tmp, self.path)
-        self.tmp = ""
+        self._out.close(publish=True)
 
     def _close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     def __enter__(self) -> ColumnWriter:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self._close()
-        if self.tmp and os.path.exists(self.tmp):
-            os.unlink(self.tmp)
+        try:
+            self._close()
+        finally:
+            self._out.close()  # an unpublished temporary is removed

@@ -40,7 +40,6 @@ from mechopt.solvers.exact.pricing.base import (
     LDPQuadPricer,
     StoredPricer,
     ldp_seed,
-    pattern_rays,
     shifted,
 )
 from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
@@ -229,10 +228,21 @@ def gain_units(cp: ColumnProgram):
     The unit is that of a few admissible columns (P and single-high patterns, ~ε² for an
     information at small ε): a reduced cost of 1e-11 means nothing when every gain is 1e-13.
     """
-    top = np.argsort(-cp.prior, kind="stable")[: min(cp.d, 8)]
-    Z = np.zeros((top.size, cp.d))
-    Z[np.arange(top.size), top] = 1.0
-    unit = cost_unit(cp.gain(np.hstack([cp.prior[:, None], pattern_rays(cp.prior, cp.notion.eps, Z)])))
+    P, k = cp.prior, min(cp.d, 8)
+    # the k largest masses (ties in index order, as a stable sort takes them), without sorting d values,
+    # and one column at a time: a d × 8 pattern matrix and its d × 9 block are 1.3 GB at d = 10⁷
+    v = np.partition(P, cp.d - k)[cp.d - k]
+    above = np.flatnonzero(P > v)
+    top = np.concatenate([above, np.flatnonzero(P == v)[: k - above.size]])
+    from mechopt.runtime.deadline import check
+
+    gains = [np.atleast_1d(cp.gain(P[:, None]))]
+    for t in top:
+        check("estimating the unit of the gains")  # a column's gain takes a second at d = 10⁷
+        c = P.copy()
+        c[t] *= 1.0 + math.expm1(cp.notion.eps)  # the single-high pattern ray of input t (pattern_rays)
+        gains.append(np.atleast_1d(cp.gain((c / c.sum())[:, None])))
+    unit = cost_unit(np.concatenate(gains))
     return settings.override(**{k: settings.tolerance(k) * unit for k in GAIN_TOLERANCES})
 
 

@@ -74,7 +74,7 @@ def test_a_value_outside_the_inputs_is_refused_with_its_row(cli, designed, tmp_p
     assert_one_line_error(run)
     assert "row 3 (line 4)" in run.err and "'medium'" in run.err
     assert out.read_text() == "level\nkept\n"  # the old file is untouched
-    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []  # nothing half-written
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # nothing half-written
 
 
 @pytest.mark.parametrize(

@@ -76,14 +76,16 @@ def _spec(solvers: str, grid: str) -> str:
 
 
 def _without_fcntl(f: dict[str, Path]) -> Any:
+    import sys
+
     import mechopt.jobs.sweep.file as sweep_file
 
-    saved, sweep_file.fcntl = sweep_file.fcntl, None  # what `import fcntl` gives where it is missing
+    saved, sys.modules["fcntl"] = sys.modules.get("fcntl"), None  # `import fcntl` raises where it is missing
     try:
         with sweep_file.SweepWriter(f["dir"] / "s27.jsonl", spec_id="a", problem="design", points=1):
             pass
     finally:
-        sweep_file.fcntl = saved
+        sys.modules["fcntl"] = saved
 
 
 def _without_fork(f: dict[str, Path]) -> Any:

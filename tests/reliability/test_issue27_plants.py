@@ -3,7 +3,7 @@
 Every writer of an output file (``design --out`` JSON and ``.npy``, ``design --plot`` and
 ``--certificate``, ``sweep --out`` fresh and ``--force``, ``sweep --plot``, ``audit --report``,
 ``compare --plot``, ``reproduce``, ``write_mechanism``, ``Mechanism.save``, the figures'
-``write_data``, the synthetic datasets) runs with
+``write_data``, the synthetic datasets, ``randomize --out``'s column writer) runs with
 a node planted at one of the paths it touches: the output itself, its lock (``.NAME.lock``), the
 old fixed temporary (``.NAME.part``) and the temporary pattern of this process
 (``.NAME.PID.XXXXXXXX.part``). Afterwards the planted node is still what it was (a link still
@@ -77,6 +77,15 @@ def _mechanism_save(out: Path, name: str) -> None:
     Mechanism([[0.75, 0.25], [0.25, 0.75]], prior=[0.5, 0.5]).save(out / name)
 
 
+def _column(out: Path, name: str) -> None:
+    pytest.importorskip("pandas")
+    from mechopt.io.tables import ColumnWriter
+
+    with ColumnWriter(out / name, "y") as w:
+        w.write(["a", "b"])
+        w.commit()
+
+
 def _dataset(out: Path, name: str) -> None:
     from mechopt.io.datasets import synthetic_kosarak
 
@@ -102,6 +111,7 @@ WRITERS: dict[str, tuple[str, Callable[[Path, str, dict[str, Path]], int | None]
     "Mechanism.save": ("mech.json", lambda o, n, f: _mechanism_save(o, n)),
     "figures.write_data": ("fid.json", lambda o, n, f: _write_data(o, n)),
     "datasets.synthetic_kosarak": ("k.dat", lambda o, n, f: _dataset(o, n)),
+    "randomize --out (ColumnWriter)": ("r.csv", lambda o, n, f: _column(o, n)),
 }
 WHERE = ("output", "lock", "old part", "temporary pattern")
 
