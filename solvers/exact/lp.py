@@ -58,7 +58,7 @@ def solve_master(
 
     Returns a basic optimal solution (at most d positive weights) and the
     duals ν of the equality rows in the maximisation's sign convention.
-    ``centred`` allows the centred rows of :mod:`.centred` when the rays are near P;
+    ``centred`` allows the centred rows of :mod:`mechopt.solvers.exact.centred` when the rays are near P;
     column generation turns it off: its pricers evaluate νᵀr themselves, and the
     centred duals (~1/(σ P(x)) for a mass P(x)) make those products cancel.
     """
@@ -212,7 +212,7 @@ def _extract(R: np.ndarray, P: np.ndarray, res, mode, cost: float, sigma: float)
 
 
 def _row_error(R: np.ndarray, P: np.ndarray, theta: np.ndarray) -> float:
-    """How far the rows of the recovered Q are from balancing (:func:`.centred.row_error`)."""
+    """How far the rows of the recovered Q are from balancing (:func:`mechopt.solvers.exact.centred.row_error`)."""
     return _centred.row_error(R, P, theta)
 
 

@@ -22,7 +22,7 @@ mutual information). Methods (option ``method``):
 - ``colgen``: restricted master LP plus exact pricing (subset sums for d up to
   ``enum_max_d``, then a MILP with tangent cuts for LDP mutual information;
   branch and bound over a tree DP for policy-graph LDP mutual information when
-  the essential graph is a forest, :mod:`._tree_pricing`);
+  the essential graph is a forest, :mod:`mechopt.solvers.exact.pricing.tree`);
 - ``auto`` picks symmetry when it is the cheapest exact method (few classes of
   equal prior), else enumeration for small d, else column generation.
 
@@ -201,11 +201,11 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
     """The cheapest exact method: symmetry for few classes, enumeration for small d, else column generation.
 
     Symmetry wins when its orbits can be priced from counts (a g-variable
-    search, :mod:`._orbit_price`) with at most ``SYMMETRY_MAX_CLASSES`` classes,
+    search, :mod:`mechopt.solvers.exact.orbits.pricing`) with at most ``SYMMETRY_MAX_CLASSES`` classes,
     or when its orbit LP is both smaller than the full ray LP and within
     ``max_orbits`` and ``max_memory``. Policy-graph LDP with mutual information
     whose essential graph is a forest uses column generation with exact tree
-    pricing (:mod:`._tree_pricing`) above ``TREE_ENUM_MAX_D`` inputs.
+    pricing (:mod:`mechopt.solvers.exact.pricing.tree`) above ``TREE_ENUM_MAX_D`` inputs.
     """
     d = cp.d
     if kind in ("ldp", "lip"):

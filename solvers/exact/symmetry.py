@@ -6,15 +6,15 @@ column per orbit and g rows. Two ways to solve it:
 
 - **enumeration** of every orbit (Π(m_i + 1) for ε-LDP) when there are at most
   ``ORBIT_ENUM_MAX`` of them, or when the gain has no count pricing;
-- **column generation over counts** (:mod:`._orbit_cg`): orbits are count
+- **column generation over counts** (:mod:`mechopt.solvers.exact.orbits.colgen`): orbits are count
   vectors (k_1, …, k_g), their gains are closed forms of the counts and the
-  pricing is an exact g-variable branch and bound (:mod:`._orbit_price`), so
+  pricing is an exact g-variable branch and bound (:mod:`mechopt.solvers.exact.orbits.pricing`), so
   nothing of size d or Π(m_i + 1) is built. This is what makes three or five
   classes at d = 10⁴ a matter of seconds.
 
 Either way the certificate is exact over all rays (class duals extended to
 inputs give the same reduced cost to every member of an orbit). The returned
-mechanism is built from the orbit weights by :mod:`._orbit_mech`: at most d
+mechanism is built from the orbit weights by :mod:`mechopt.solvers.exact.orbits.mechanism`: at most d
 outputs, each a ray of a used orbit, with the LP's value. ``outputs="orbits"``
 asks for the full symmetric mechanism instead (every ray of every used orbit)
 when it has at most ``max_outputs`` outputs.
@@ -111,7 +111,7 @@ def _generate(cp, cl, kind, opts, deadline):
 
 
 def solve_symmetry(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: float | None) -> Outcome:
-    """One LP column per orbit (enumerated or generated); the mechanism from :func:`._orbit_mech.build_plan`."""
+    """One LP column per orbit (enumerated or generated); the mechanism from ``orbits.mechanism.build_plan``."""
     cl = _supported(cp, kind)
     count = orbit_count(cp, kind)
     priceable = _orbit_price.supports(kind, cp.utility) and cp.notion.eps > 0

@@ -1,4 +1,4 @@
-"""``lp``: certified designs for utilities linear in Q, by column generation (entry: :mod:`.solver`)."""
+"""``lp``: certified designs for utilities linear in Q, by column generation (entry: ``solver.py``)."""
 
 from mechopt.solvers.lp.solver import SOLVERS, LPSolver
 

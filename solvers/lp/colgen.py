@@ -1,6 +1,6 @@
 """Column generation over (output, admissible column) pairs for min Σ C[x, y] Q[x, y]: master, pricing, bound.
 
-The design LP (C = P ∘ L on the normalised loss, :mod:`.solver`)
+The design LP (C = P ∘ L on the normalised loss, :mod:`~mechopt.solvers.lp.solver`)
 
     minimise Σ_{x,y} C[x, y] Q[x, y]   s.t.   Σ_y Q[x, y] = 1 (prices u_x),   Q[:, y] ∈ K for every y,
 
@@ -12,7 +12,7 @@ master LP has n rows and one variable per generated column:
 
 held in one HiGHS model (dual simplex once, then primal simplex from the last basis as columns
 arrive). Its row duals u price every output: a column with C[:, y]·q − u·q < 0 improves the
-master (:mod:`.cones` finds the best one exactly). **The bound** holds for *any* u: for every
+master (:mod:`~mechopt.solvers.lp.cones` finds the best one exactly). **The bound** holds for *any* u: for every
 feasible Q, Σ C Q = Σ_x u_x + Σ_y (C[:, y] − u)·Q[:, y] ≥ Σ_x u_x + Σ_y β_y, where β_y is a lower
 bound of the pricing minimum over columns with entries ≤ 1 (Q ≤ 1), so ``lower = Σ u + Σ_y
 min(0, β_y)`` (or Σ u + min(0, min_y β_y) when the pricing is normalised by λ_y = P·q, since

@@ -1,7 +1,7 @@
 """The admissible columns of each notion and their exact pricing: min (C_y − u)·q over the columns q.
 
 A column q = Q[:, y] of a private channel lies in a cone K; the pricing of output y at row prices
-u is ``min {(C[:, y] − u)·q : q ∈ K, q normalised}`` (module docstring of :mod:`.colgen`). Each
+u is ``min {(C[:, y] − u)·q : q ∈ K, q normalised}`` (module docstring of :mod:`~mechopt.solvers.lp.colgen`). Each
 ``price`` returns the minimiser q, its value, and a *lower bound* on the minimum that is valid
 whatever the floating-point accuracy of the method (weak duality, below).
 

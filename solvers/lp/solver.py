@@ -2,8 +2,8 @@
 
 The design min Σ P(x) Q[x, y] L[x, y] over private channels is an LP with n·m variables; written
 whole it is slow at a few hundred locations (n = 100 on a grid: 10⁴ variables, 3.6·10⁴ pair rows).
-Here it is solved by column generation (:mod:`.colgen`) with exact pricing per output
-(:mod:`.cones`): a master LP with n rows, and per output a small LP over the notion's cone with
+Here it is solved by column generation (:mod:`~mechopt.solvers.lp.colgen`) with exact pricing per output
+(:mod:`~mechopt.solvers.lp.cones`): a master LP with n rows, and per output a small LP over the notion's cone with
 only its essential pairs, or a closed form. Every result carries a bound proven from the duals.
 
 **Unit-free.** The LP is solved on the normalised cost C'' = (C − min_y C[x, y]) / s, with

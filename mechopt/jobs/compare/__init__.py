@@ -1,4 +1,8 @@
-"""``mechopt compare``: the table (:mod:`.table`), running its rows (:mod:`.rows`) and drawing them (:mod:`.plot`)."""
+"""``mechopt compare``: the table, running its rows and drawing them.
+
+Modules: :mod:`~mechopt.jobs.compare.table`, :mod:`~mechopt.jobs.compare.rows`,
+:mod:`~mechopt.jobs.compare.plot`.
+"""
 
 from mechopt.jobs.compare.plot import plot_compare
 from mechopt.jobs.compare.rows import can_isolate, hard_deadline

@@ -1,4 +1,8 @@
-"""Parameter sweeps: the spec (:mod:`.spec`), the run (:mod:`.run`) and its results file (:mod:`.file`)."""
+"""Parameter sweeps: the spec, the run and its results file.
+
+Modules: :mod:`~mechopt.jobs.sweep.spec`, :mod:`~mechopt.jobs.sweep.run`,
+:mod:`~mechopt.jobs.sweep.file`.
+"""
 
 from mechopt.jobs.sweep.run import (
     SweepSpec,

@@ -4,20 +4,20 @@ The symmetric master LP (math.md §2) has one row per class of equal prior
 values, g rows, and one column per orbit, Π(m_i + 1) of them for ε-LDP: ~10^10
 for three classes at d = 10⁴. A basic solution uses at most g orbits, so the LP
 is solved by column generation: a restricted master over a few orbits, class
-duals ν, and the exact orbit pricing of :mod:`._orbit_price`, whose proven
+duals ν, and the exact orbit pricing of :mod:`mechopt.solvers.exact.orbits.pricing`, whose proven
 upper bound U on the reduced cost gives the certificate
 
     optimum ≤ νᵀT + max(0, U)          (T: class totals of P)
 
 (for LDP U bounds the reduced cost of unnormalised columns c = P∘s, whose mass
 1ᵀc ≥ 1, so max(0, U) also bounds it for normalised rays). As in
-:mod:`._colgen`, a round stops once the bound is within ``colgen_gap`` of the
+:mod:`mechopt.solvers.exact.colgen`, a round stops once the bound is within ``colgen_gap`` of the
 master value (relative to the larger of |bound| and |value|), and the pricing closes every node
 whose bound is below a quarter of that (times |νᵀT|): columns that
 could improve the value by less cannot change the certified answer, and the
 bound returned still covers them. Columns are kept in
 the compressed :class:`~._symmetry.Orbits` form, so gains come from
-:func:`~._symmetry.orbit_gain` and the mechanism from :mod:`._orbit_mech`.
+:func:`~mechopt.solvers.exact.symmetry.orbit_gain` and the mechanism from :mod:`mechopt.solvers.exact.orbits.mechanism`.
 
 Examples
 --------
@@ -63,7 +63,7 @@ class ColgenOutcome:
 
 
 def orbits_from_counts(cl, kind: str, eps: float, keys: list[tuple]) -> Orbits:
-    """Compressed orbits (the layout of :func:`~._symmetry.ldp_orbits` / ``lip_orbits``) from count keys.
+    """Compressed orbits (layout of ``symmetry.ldp_orbits`` / ``lip_orbits``) from count keys.
 
     LDP keys are ``(-1, k_1, …, k_g)``; LIP keys ``(j, k_1, …, k_g)`` with free
     class j; the key ``(-2,)`` is the constant column P (admissible for LIP,

@@ -1,6 +1,6 @@
 """Exact orbit pricing for ε-LDP by lattice branch and bound with closed-form bounds (no MILP).
 
-The LDP pricing problem of :mod:`._orbit_price` is
+The LDP pricing problem of :mod:`mechopt.solvers.exact.orbits.pricing` is
 
     max_k  f(k) = c₀ + βᵀk + ψ(ℓ₀ + ℓᵀk)      over integers lb ≤ k ≤ ub,
 

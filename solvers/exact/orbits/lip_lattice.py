@@ -1,6 +1,6 @@
 """Exact orbit pricing for ε-LIP by lattice branch and bound with closed-form bounds (no MILP).
 
-The LIP pricing problem of :mod:`._orbit_price` for a free class j is
+The LIP pricing problem of :mod:`mechopt.solvers.exact.orbits.pricing` for a free class j is
 
     max_k  f(k) = c₀ + βᵀk + ψ(z),   z = ℓ₀ + ℓᵀk = ℓ₀ − Δᵀk,
     over integers lb ≤ k ≤ ub with slo ≤ Δᵀk ≤ shi,
@@ -20,7 +20,7 @@ box cut by the slab) is at an end of the interval or at a breakpoint of G
 inside it: at most g + 1 evaluations, no solver. (This is at most the bound
 that replaces ψ by its chord on the interval, so it prunes at least as much.)
 
-**Search.** :func:`._orbit_lattice.search` fixes the classes one at a time,
+**Search.** :func:`mechopt.solvers.exact.orbits.lattice.search` fixes the classes one at a time,
 smallest count range first, closing every value whose bound is at most
 best + tol (and recording that bound, so the returned upper bound stays
 proven). The last count enters f as a convex function of one integer on the
@@ -114,7 +114,7 @@ def lattice_max_lip(
     Stops early when a point with f ≥ ``enough`` is known, at ``deadline`` or
     after ``max_evals`` bounds; the bound returned is then the largest bound of
     any node left open, still proven. Nodes whose bound is at most ``target``
-    are closed too (see :func:`._orbit_lattice.search`). With no feasible
+    are closed too (see :func:`mechopt.solvers.exact.orbits.lattice.search`). With no feasible
     point it returns ``([], -inf)``.
     """
     order = np.argsort(piece.ub - piece.lb, kind="stable")  # branch on small classes, solve the largest last

@@ -18,8 +18,8 @@ with ψ a one-dimensional convex or concave function:
   and LIP adds the slab v ∈ [e^{-ε}p_j, min(e^ε p_j, 1)].
 
 ``maximise`` finds max f over the integer box exactly: by a lattice branch and
-bound with closed-form bounds where it applies (:mod:`._orbit_lattice` for LDP,
-:mod:`._orbit_lattice_lip` for LIP histogram and mutual information, no MILP),
+bound with closed-form bounds where it applies (:mod:`mechopt.solvers.exact.orbits.lattice` for LDP,
+:mod:`mechopt.solvers.exact.orbits.lip_lattice` for LIP histogram and mutual information, no MILP),
 else (and as the fallback when their budget is hit) by branch and bound on the
 value of z: on an interval [a, b] ψ is bounded above by a *linear* function (its
 chord when convex, its tangent at the midpoint when concave), so each node is a
@@ -287,8 +287,8 @@ def maximise(
 ) -> tuple[list[tuple[float, np.ndarray]], float]:
     """Exact max of f over the piece: lattice search where it applies, else branch and bound on z.
 
-    The lattice searches (no MILP) are :mod:`._orbit_lattice` (LDP) and
-    :mod:`._orbit_lattice_lip` (LIP histogram and mutual information); the
+    The lattice searches (no MILP) are :mod:`mechopt.solvers.exact.orbits.lattice` (LDP) and
+    :mod:`mechopt.solvers.exact.orbits.lip_lattice` (LIP histogram and mutual information); the
     MILP-node search on z takes over when they stop at their budget.
 
     Returns (the best ``keep`` distinct points as (f, k), best first; a proven
