@@ -209,7 +209,11 @@ def _result(problem, out, Q, Qr, Cn, offset, scale, note, base) -> Result:
     denom = max(abs(v_norm), abs(lower))
     gap = 0.0 if denom == 0 else (v_norm - lower) / denom
     value = float(offset.sum()) + scale * v_norm
-    bound = float(offset.sum()) + scale * lower
+    # the bound rounded outward by its own arithmetic (a few ulp per input of each sum): on the correct side of
+    # the optimum, not ~1e-15 above it (issue 26: "a bound on the correct side" at 60 digits)
+    per = (Cn.shape[0] + 2) * float(np.finfo(float).eps)
+    margin = per * (float(np.abs(offset).sum()) + scale * (abs(v_norm) + abs(lower)))
+    bound = float(offset.sum()) + scale * lower - margin
     tol = settings.tolerance("gap")
     extras = {
         "relative_gap": gap,
