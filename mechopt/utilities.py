@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -268,19 +269,21 @@ class MAE(Utility):
         return MAE(self.a[index], self.b)
 
     def normalised(self) -> tuple["MAE", float]:
-        """Values and estimates centred at their common midrange and divided by their half-range s.
+        """Values and estimates divided by s, the power of two at the largest |a_x − b_y|: exactly.
+
+        The costs |a_x − b_y| are differences, so an offset needs no centring (centring
+        would round small differences beside large values); dividing by a power of two
+        changes no digit of them.
 
         >>> u, s = MAE([0.0, 2e-9], outputs=[1e-9]).normalised()
-        >>> u.a.tolist(), u.b.tolist(), s
-        ([-1.0, 1.0], [0.0], 1e-09)
+        >>> s == 2.0**-30, float(u.b[0] * s) == 1e-9
+        (True, True)
         """
-        both = np.concatenate([self.a, self.b])
-        lo, hi = float(both.min()), float(both.max())
-        centre = lo + (hi - lo) / 2 if np.isfinite(hi - lo) else lo / 2 + hi / 2
-        half = float(np.abs(both - centre).max())
-        if half == 0.0 or (half == 1.0 and centre == 0.0):
+        spread = float(np.abs(self.a[:, None] - self.b[None, :]).max())
+        if not (spread > 0 and np.isfinite(spread)):
             return self, 1.0
-        return MAE((self.a - centre) / half, (self.b - centre) / half), half
+        s = math.ldexp(1.0, math.frexp(spread)[1] - 1)  # spread / s in [1, 2)
+        return (self, 1.0) if s == 1.0 else (MAE(self.a / s, self.b / s), s)
 
     def params(self) -> dict[str, Any]:
         return {"utility": self.name, "values": self.a.tolist(), "outputs": self.b.tolist()}

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt import settings
-from mechopt.solvers.exact.lp import Master, solve_master
+from mechopt.solvers.exact.lp import Master, cost_unit, solve_master
 from mechopt.solvers.exact.master import WarmMaster
 
-__all__ = ["ColGenResult", "column_generation"]
+__all__ = ["ColGenResult", "column_generation", "gain_units", "GAIN_TOLERANCES"]
 
 
 @dataclass
@@ -127,13 +127,33 @@ def column_generation(
     priced columns with positive reduced cost at ν are added; when there are
     none (a *misprice*) the next round prices at ν itself, so column
     generation ends exactly as without smoothing.
+
+    Unit-free: the rounds run with :data:`GAIN_TOLERANCES` multiplied by the power-of-two
+    unit of the seed columns' gains (:func:`gain_units`): a reduced cost of 1e-11 means
+    nothing when every gain is 1e-13 (an information at ε = 1e-6).
     """
-    tol = settings.resolve(tol, "colgen_gap")
     if not 0.0 <= smoothing < 1.0:
         raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
+    mu = gain(R0)
+    with gain_units(cost_unit(mu)):
+        return _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, pool, progress)
+
+
+#: Tolerances that are absolute in gain units (a reduced cost, a MIP's absolute gap, a tangent cut's
+#: excess): column generation runs with them multiplied by the gains' power-of-two unit (:func:`gain_units`).
+GAIN_TOLERANCES = ("reduced_cost", "mip_abs_gap", "tangent_cut")
+
+
+def gain_units(unit: float):
+    """``settings.override`` of :data:`GAIN_TOLERANCES` times ``unit`` (a power of two: exact)."""
+    return settings.override(**{k: settings.tolerance(k) * unit for k in GAIN_TOLERANCES})
+
+
+def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, pool, progress) -> ColGenResult:
+    """The rounds of :func:`column_generation` (its arguments; ``mu`` the seed columns' gains)."""
+    tol = settings.resolve(tol, "colgen_gap")
     high = POOL_HIGH if pool is None else int(pool)
     R = R0
-    mu = gain(R)
     wm = WarmMaster(P, R, mu) if warm else None
     bound, proven, notes = math.inf, False, []
     master = None

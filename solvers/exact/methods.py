@@ -32,7 +32,7 @@ from mechopt.solvers.exact import rays as _rays
 from mechopt.solvers.exact import sizes as _sizes
 from mechopt.solvers.exact import warm as _warm
 from mechopt.solvers.exact.colgen import column_generation
-from mechopt.solvers.exact.lp import cost_unit, dual_bound, recover_channel, solve_master
+from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
 from mechopt.solvers.exact.orbits import reduction as _symmetry
 from mechopt.solvers.exact.pricing.base import (
     LDPEnumPricer,
@@ -217,35 +217,6 @@ def reporter(cp: ColumnProgram, opts: dict[str, Any], method: str):
     return report
 
 
-#: Tolerances that are absolute in gain units (a reduced cost, a MIP's absolute gap, a tangent cut's
-#: excess): column generation runs with them multiplied by the gains' power-of-two unit (:func:`gain_units`).
-GAIN_TOLERANCES = ("reduced_cost", "mip_abs_gap", "tangent_cut")
-
-
-def gain_units(cp: ColumnProgram):
-    """``settings.override`` of :data:`GAIN_TOLERANCES` times the unit of the program's gains (unit-free pricing).
-
-    The unit is that of a few admissible columns (P and single-high patterns, ~ε² for an
-    information at small ε): a reduced cost of 1e-11 means nothing when every gain is 1e-13.
-    """
-    P, k = cp.prior, min(cp.d, 8)
-    # the k largest masses (ties in index order, as a stable sort takes them), without sorting d values,
-    # and one column at a time: a d × 8 pattern matrix and its d × 9 block are 1.3 GB at d = 10⁷
-    v = np.partition(P, cp.d - k)[cp.d - k]
-    above = np.flatnonzero(P > v)
-    top = np.concatenate([above, np.flatnonzero(P == v)[: k - above.size]])
-    from mechopt.runtime.deadline import check
-
-    gains = [np.atleast_1d(cp.gain(P[:, None]))]
-    for t in top:
-        check("estimating the unit of the gains")  # a column's gain takes a second at d = 10⁷
-        c = P.copy()
-        c[t] *= 1.0 + math.expm1(cp.notion.eps)  # the single-high pattern ray of input t (pattern_rays)
-        gains.append(np.atleast_1d(cp.gain((c / c.sum())[:, None])))
-    unit = cost_unit(np.concatenate(gains))
-    return settings.override(**{k: settings.tolerance(k) * unit for k in GAIN_TOLERANCES})
-
-
 def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
 
@@ -360,16 +331,15 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         W = _warm.rebuild(_warm.warm_info(opts["warm_start"]), cp.prior, cp.notion.eps, kind)
         R0 = np.hstack([R0, W])
         extras["warm_columns"] = int(W.shape[1])
-    with gain_units(cp):
-        out = column_generation(
-            cp.prior,
-            cp.gain,
-            pricer,
-            R0,
-            max_iter=int(opts["max_iter"]),
-            deadline=deadline,
-            progress=reporter(cp, opts, "column generation"),
-        )
+    out = column_generation(
+        cp.prior,
+        cp.gain,
+        pricer,
+        R0,
+        max_iter=int(opts["max_iter"]),
+        deadline=deadline,
+        progress=reporter(cp, opts, "column generation"),
+    )
     extras["columns"] = int(out.R.shape[1])
     if kind in ("ldp", "lip") and type(cp.notion) in (LDP, LIP) and cp.notion.eps > 0:
         extras["warm_start"] = _warm.describe(out.R, cp.prior, cp.notion.eps, kind)

@@ -42,7 +42,7 @@ from mechopt.model.channel import merge_outputs
 from mechopt.model.forms import ColumnProgram
 from mechopt.results.result import Status
 from mechopt.solvers.exact.lp import dual_bound, solve_master
-from mechopt.solvers.exact.methods import Outcome, _classes, _left, gain_units, orbit_count, reporter
+from mechopt.solvers.exact.methods import Outcome, _classes, _left, orbit_count, reporter
 from mechopt.solvers.exact.orbits import pricing as _orbit_price
 from mechopt.solvers.exact.orbits import reduction as _symmetry
 from mechopt.solvers.exact.orbits.colgen import orbit_colgen
@@ -90,16 +90,15 @@ def _enumerate(cp, cl, kind, opts, deadline):
 
 
 def _generate(cp, cl, kind, opts, deadline):
-    with gain_units(cp):
-        out = orbit_colgen(
-            cl,
-            kind,
-            cp.utility,
-            cp.notion.eps,
-            max_iter=int(opts["max_iter"]),
-            deadline=deadline,
-            progress=reporter(cp, opts, "orbit column generation"),
-        )
+    out = orbit_colgen(
+        cl,
+        kind,
+        cp.utility,
+        cp.notion.eps,
+        max_iter=int(opts["max_iter"]),
+        deadline=deadline,
+        progress=reporter(cp, opts, "orbit column generation"),
+    )
     if out.orbits is None:
         return None, out.status, "orbit column generation failed"
     return (

@@ -213,20 +213,17 @@ def _polish(R: np.ndarray, theta: np.ndarray) -> np.ndarray:
     return theta
 
 
-#: ulp by which the mapped-back bound is rounded outward (observed rounding: up to 1.6e-15 relative, ~7 ulp).
-ROUND_OUT = 16
-
-
 def _result(problem, out, Q, Qr, Cn, offset, scale, note, base) -> Result:
     v_norm = float(np.sum(Cn * Qr))
     lower = min(out.lower, v_norm)  # a bound above the value of a feasible channel is rounding: clip
     denom = max(abs(v_norm), abs(lower))
     gap = 0.0 if denom == 0 else (v_norm - lower) / denom
     value = float(offset.sum()) + scale * v_norm
-    # The bound is proven in exact arithmetic; its float evaluation (duals, normalisation, the map back) can round
-    # up by a few ulp, so it is rounded outward by ROUND_OUT ulp of the terms it sums: never above the optimum.
-    bound = float(offset.sum()) + scale * lower
-    bound -= ROUND_OUT * np.finfo(float).eps * (float(np.abs(offset).sum()) + scale * abs(lower))
+    # the bound rounded outward by its own arithmetic (a few ulp per input of each sum): on the correct side of
+    # the optimum, not ~1e-15 above it (issue 26: "a bound on the correct side" at 60 digits)
+    per = (Cn.shape[0] + 2) * float(np.finfo(float).eps)
+    margin = per * (float(np.abs(offset).sum()) + scale * (abs(v_norm) + abs(lower)))
+    bound = float(offset.sum()) + scale * lower - margin
     tol = settings.tolerance("gap")
     extras = {
         "relative_gap": gap,

@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt import settings
-from mechopt.solvers.exact.lp import solve_master
+from mechopt.solvers.exact.colgen import gain_units
+from mechopt.solvers.exact.lp import cost_unit, solve_master
 from mechopt.solvers.exact.orbits.pricing import maximise, pieces
 from mechopt.solvers.exact.orbits.reduction import Orbits, class_shift, orbit_gain
 from mechopt.solvers.exact.rays import lip_deviations
@@ -113,7 +114,16 @@ def orbit_colgen(
     progress: Callable[..., None] | None = None,
 ) -> ColgenOutcome:
     """Solve the symmetric LP by column generation with exact count pricing (see the module docstring);
-    ``progress`` is called after every round as in :func:`mechopt.solvers.exact.colgen.column_generation`."""
+    ``progress`` is called after every round as in :func:`mechopt.solvers.exact.colgen.column_generation`,
+    whose unit-free tolerances it shares (:func:`~mechopt.solvers.exact.colgen.gain_units` of the start
+    orbits' gains, computed on the compressed orbits: nothing of size d)."""
+    start = orbits_from_counts(cl, kind, eps, _start(cl, kind))
+    with gain_units(cost_unit(orbit_gain(start, utility))):
+        return _orbit_rounds(cl, kind, utility, eps, max_iter, deadline, progress)
+
+
+def _orbit_rounds(cl, kind: str, utility, eps: float, max_iter: int, deadline, progress) -> ColgenOutcome:
+    """The rounds of :func:`orbit_colgen` (its arguments)."""
     tol, gap = settings.tolerance("reduced_cost"), settings.tolerance("colgen_gap")
     keys = _start(cl, kind)
     shift = class_shift(cl, utility)
