@@ -24,6 +24,7 @@ from mechopt.jobs.sweep.run import sweep
 from mechopt.jobs.verify import verify
 from mechopt.mechanism import Estimate, Mechanism
 from mechopt.model.channel import Channel
+from mechopt.dominance import Dominance, dominates
 from mechopt.results.result import Certificate, Result, Status
 
 try:
@@ -39,6 +40,8 @@ __all__ = [
     "compare",
     "sweep",
     "verify",
+    "dominates",
+    "Dominance",
     "Channel",
     "Mechanism",
     "Estimate",

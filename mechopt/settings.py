@@ -128,6 +128,10 @@ class Tolerances:
         (max-norm of θ⁽ᵗ⁺¹⁾ − θ⁽ᵗ⁾; :func:`mechopt.mechanism.estimators.em`).
     em_iterations : float
         Most EM iterations; an estimate stopped by it says so in its note.
+    garbling : float
+        Largest exact residual max |Q1·R − Q2| of a rational garbling R for which
+        :func:`mechopt.dominates` still says yes (then "within tolerance", never
+        "exactly"); also the smallest LP margin taken as a separating gain.
     """
 
     prior_sum: float = 1e-9
@@ -171,6 +175,8 @@ class Tolerances:
     confound: float = 1e-9
     em: float = 1e-10
     em_iterations: float = 100_000
+    # comparing channels (mechopt.dominance.blackwell)
+    garbling: float = 1e-9
 
 
 DEFAULTS = Tolerances()

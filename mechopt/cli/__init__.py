@@ -11,6 +11,7 @@ machine)::
     mechopt check     CERTIFICATE [--json]
     mechopt verify    [--paper lip|kss|fisher|gauss] [--json]
     mechopt audit     MECHANISM.json --prior P [--json]
+    mechopt dominates Q1 Q2 [--prior P] [--json]
     mechopt randomize MECH DATA --column COL [--seed S] --out REPORTS
     mechopt estimate  MECH REPORTS --column COL [--method linear|em|posterior] [--consistency C] [--ci L] [--json]
     mechopt reproduce FIGURE_ID ... [--out DIR] [--json] [--list] [--quick]
@@ -20,7 +21,7 @@ machine)::
 
 Exit codes: 0 success; 1 the command ran but produced no answer (a design
 without a solution or whose mechanism fails its audit, ``infeasible_point``;
-a figure that failed); 2 bad input or any
+a figure that failed; ``dominates``: Q1 does not dominate Q2); 2 bad input or any
 :class:`~mechopt.errors.MechoptError`, an unreadable file, bad TOML/JSON or an
 interrupt — always ONE line ``mechopt: error: ...`` on stderr and no
 traceback (``--traceback`` shows it for debugging). SIGTERM and SIGHUP are interrupts
@@ -67,6 +68,7 @@ EPILOG = """examples:
   mechopt audit mech.json --prior 0.1,0.2,0.7       # smallest eps under LDP, LIP, MIP
   mechopt design --notion ldp --utility mi --prior 0.1,0.2,0.7 --eps 1 --certificate cert.json
   mechopt check cert.json                           # exact re-check (also: python certcheck.py cert.json)
+  mechopt dominates a.json b.json                   # b = a·R (exit 0, R) or a separating gain (exit 1)
   mechopt verify --paper lip --json                 # the theorems, checked numerically
   mechopt sweep lip-tradeoff --out lip.jsonl --plot lip.png
 exit codes: 0 ok; 1 no answer (no solution, a mechanism that fails its audit, a failed figure);
@@ -87,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     import mechopt.cli.check as cli_check
     import mechopt.cli.data as cli_data
     import mechopt.cli.design as cli_design
+    import mechopt.cli.dominates as cli_dominates
     import mechopt.cli.run as cli_run
     import mechopt.cli.sweep as cli_sweep
 
@@ -99,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_check, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_dominates, cli_data, cli_check, cli_sweep):
         mod.register(sub)
     return parser
 

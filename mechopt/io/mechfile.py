@@ -53,7 +53,7 @@ MAX_MECHANISM_BYTES = 64 * 1024 * 1024
 MAX_NPY_BYTES = 1024 * 1024 * 1024
 _TOO_BIG = "save a large mechanism as .npy (mechopt design --out Q.npy; .npy files up to 1 GiB are read)"
 
-__all__ = ["read_mechanism", "write_mechanism", "audit", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
+__all__ = ["read_mechanism", "read_exact_entries", "write_mechanism", "audit", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
 
 
 def write_mechanism(
@@ -145,6 +145,37 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
                 f"{out['Q'].shape[0]} rows: one prior entry per row (input)"
             )
     return out
+
+
+def read_exact_entries(path: str | os.PathLike) -> list[list[Any]]:
+    """Q of a mechanism file as written, for exact arithmetic: decimals of a JSON or CSV file as
+    :class:`fractions.Fraction` (``0.1`` is exactly 1/10), a ``.npy`` array's floats as they are.
+
+    Read after :func:`read_mechanism` has validated the file (no check is repeated here beyond
+    the parsing).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write('{"Q": [[0.9, 0.1], [0.1, 0.9]]}')
+    >>> read_exact_entries(path)[0]
+    [Fraction(9, 10), Fraction(1, 10)]
+    """
+    import json
+    from fractions import Fraction
+
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        return _load_npy(p).tolist()
+    text = read_input_text(p, "mechanism file", MAX_MECHANISM_BYTES, too_big=_TOO_BIG)
+    if suffix == ".csv":
+        lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+        return [[Fraction(v.strip()) for v in line.split(",")] for line in lines if line]
+    doc = json.loads(text, parse_float=Fraction, parse_int=Fraction)
+    return doc if isinstance(doc, list) else _flatten(doc)["Q"]
 
 
 def _load_npy(p: Path) -> Any:
