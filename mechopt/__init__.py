@@ -17,6 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from mechopt import errors, notions, settings, utilities
 from mechopt.api import audit_result, design, solve
+from mechopt.dominance import Dominance, dominates
 from mechopt.errors import MechoptError, ParamError, ProblemError, SolverError, SolverNotFound, TooLargeError
 from mechopt.io.mechfile import audit
 from mechopt.jobs.compare import compare
@@ -24,7 +25,6 @@ from mechopt.jobs.sweep.run import sweep
 from mechopt.jobs.verify import verify
 from mechopt.mechanism import Estimate, Mechanism
 from mechopt.model.channel import Channel
-from mechopt.dominance import Dominance, dominates
 from mechopt.results.result import Certificate, Result, Status
 
 try:

@@ -46,7 +46,6 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from mechopt import settings
-from mechopt.errors import ProblemError, SolverError
 from mechopt.dominance.rational import (
     Matrix,
     as_floats,
@@ -57,6 +56,7 @@ from mechopt.dominance.rational import (
     stochastic_rows,
     text,
 )
+from mechopt.errors import ProblemError, SolverError
 
 __all__ = ["Dominance", "dominates", "garbling_residual", "bayes_gain", "VERDICTS", "EXACT_SOLVE_MAX"]
 

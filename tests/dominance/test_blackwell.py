@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mechopt
-from mechopt.errors import ProblemError
 from mechopt.dominance.blackwell import bayes_gain, dominates, garbling_residual
 from mechopt.dominance.rational import exact_matrix, matmul
+from mechopt.errors import ProblemError
 
 
 def grr(a: F, d: int) -> list[list[F]]:
