@@ -9,7 +9,7 @@ machine)::
     mechopt design    (--problem ID | --spec FILE.toml | --notion N --utility U --prior P --eps E ...)
                       [--solver NAME] [--json] [--out FILE] [--certificate FILE]
     mechopt check     CERTIFICATE [--json]
-    mechopt verify    [--paper lip|kss|fisher|gauss] [--json]
+    mechopt verify    [--paper lip|kss|fisher|gauss|kairouz] [--json]
     mechopt audit     MECHANISM.json --prior P [--json]
     mechopt dominates Q1 Q2 [--prior P] [--json]
     mechopt randomize MECH DATA --column COL [--seed S] --out REPORTS

@@ -233,7 +233,7 @@ class ClaimReport:
 
 
 def verify(paper: str | None = None) -> list[ClaimReport]:
-    """Run every registered claim (of one paper: ``lip``, ``kss``, ``fisher``, ``gauss``)."""
+    """Run every registered claim (of one paper: ``lip``, ``kss``, ``fisher``, ``gauss``, ``kairouz``)."""
     from mechopt.registry import claims
 
     return [c.run() for c in claims(paper)]

@@ -122,6 +122,13 @@ ORDER = {
         "fisher.p3_p4_equiv",
         "fisher.remark3",
     ],
+    "kairouz": [
+        "kairouz.thm2_staircase",
+        "kairouz.thm4_pattern_lp",
+        "kairouz.binary_high_privacy",
+        "kairouz.rr_low_privacy",
+        "kairouz.intermediate",
+    ],
     "gauss": [
         "gauss.eq10",
         "gauss.eq12",

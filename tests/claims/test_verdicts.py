@@ -220,7 +220,7 @@ def test_render_rst_groups_by_paper_with_the_evidence(reports) -> None:
     rows = list(reports.values())
     text = render_rst(rows)
     heads = [line for line in text.splitlines() if line.startswith(".. rubric::")]
-    assert [h.split("(``")[-1].rstrip("`)") for h in heads] == ["lip", "kss", "fisher", "gauss"]
+    assert [h.split("(``")[-1].rstrip("`)") for h in heads] == ["lip", "kss", "fisher", "gauss", "kairouz"]
     assert text.splitlines()[0].startswith(f"{len(rows)} claims: ")
     eq17 = text[text.index("- ``lip.eq17``") : text.index("- ``lip.eq18``")]
     assert "✎ holds after correction" in eq17 and ":printed in: Sec. IV-A, eq. (17)" in eq17

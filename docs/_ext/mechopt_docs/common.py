@@ -12,14 +12,9 @@ from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
-from mechopt.jobs.verify_rst import rst_escape
+from mechopt.jobs.verify_rst import PAPER_TITLES, rst_escape
 
-PAPERS = {
-    "lip": "Localized information privacy (Jiang, Li, Tandon)",
-    "kss": "k-subset mechanism (Wang et al.)",
-    "fisher": "Fisher information noise (Farokhi, Sandberg)",
-    "gauss": "Gaussian privacy-utility tradeoff (Sharma, Amariucai)",
-}
+PAPERS = PAPER_TITLES  # one list of papers and their titles: the verify report's
 
 
 def repo_root() -> Path:

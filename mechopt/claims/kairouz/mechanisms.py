@@ -1,0 +1,135 @@
+"""The mechanisms of Kairouz, Oh, Viswanath (JMLR 2016) and the certified LDP-MI optimum they are judged against.
+
+The binary mechanism (Y ∈ {0, 1}: P(Y = 0 | x) = e^ε/(1 + e^ε) for x in a set T, 1/(1 + e^ε)
+otherwise; for mutual information the best T over all 2^k − 2 splits), k-ary randomized
+response (e^ε/(e^ε + k − 1) on the diagonal), the staircase test of a channel (every column
+takes two values θ and e^ε θ) and the certified optimum of max I(X; Y) under ε-LDP
+(``mechopt.design(..., notion="ldp", utility="mi", solver="exact")``). Informations are in
+nats, computed by :func:`mechopt.model.info.mutual_information` (no cancellation at small ε).
+
+Examples
+--------
+>>> import numpy as np
+>>> P = np.array([0.25, 0.25, 0.25, 0.25])
+>>> rel_deficit(P, 0.1, binary_mi) < 1e-9           # high privacy: the binary mechanism is optimal
+True
+>>> rel_deficit(P, 4.0, rr_mi) < 1e-9               # low privacy: randomized response is optimal
+True
+>>> round(staircase_deviation(rr(4, 1.0), 1.0), 12)
+0.0
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from mechopt.api import design
+from mechopt.model.info import mutual_information
+
+__all__ = [
+    "binary",
+    "binary_mi",
+    "rr",
+    "rr_mi",
+    "certified",
+    "rel_deficit",
+    "staircase_deviation",
+    "threshold",
+    "PRIORS",
+]
+
+#: Priors the regime claims are checked on (name -> probabilities).
+PRIORS: dict[str, tuple[float, ...]] = {
+    "uniform:2": (0.5, 0.5),
+    "uniform:3": (1 / 3,) * 3,
+    "uniform:4": (0.25,) * 4,
+    "uniform:5": (0.2,) * 5,
+    "uniform:6": (1 / 6,) * 6,
+    "0.3,0.7": (0.3, 0.7),
+    "0.2,0.3,0.5": (0.2, 0.3, 0.5),
+    "0.05,0.15,0.8": (0.05, 0.15, 0.8),
+    "0.1,0.2,0.3,0.4": (0.1, 0.2, 0.3, 0.4),
+    "0.1,0.1,0.1,0.7": (0.1, 0.1, 0.1, 0.7),
+    "0.05,0.1,0.15,0.2,0.5": (0.05, 0.1, 0.15, 0.2, 0.5),
+}
+
+
+def binary(k: int, eps: float, T: tuple[int, ...]) -> np.ndarray:
+    """The binary mechanism on k symbols with set ``T`` (k × 2)."""
+    a = math.exp(eps) / (1 + math.exp(eps))
+    return np.array([[a, 1 - a] if x in T else [1 - a, a] for x in range(k)])
+
+
+def binary_mi(prior: np.ndarray, eps: float) -> float:
+    """I(X; Y) of the best binary mechanism for ``prior`` (the best of the 2^k − 2 sets T)."""
+    k = len(prior)
+    sets = (T for r in range(1, k) for T in itertools.combinations(range(k), r))
+    return max(mutual_information(prior, binary(k, eps, T)) for T in sets)
+
+
+def rr(k: int, eps: float) -> np.ndarray:
+    """k-ary randomized response (k × k)."""
+    a = math.exp(eps)
+    return (np.ones((k, k)) + (a - 1) * np.eye(k)) / (a + k - 1)
+
+
+def rr_mi(prior: np.ndarray, eps: float) -> float:
+    """I(X; Y) of k-ary randomized response."""
+    return mutual_information(prior, rr(len(prior), eps))
+
+
+@lru_cache(maxsize=2048)
+def _certified(prior: tuple[float, ...], eps: float) -> tuple[float, float, str, np.ndarray]:
+    r = design(prior=np.array(prior), notion="ldp", utility="mi", eps=eps, solver="exact")
+    gap = r.certificate.gap if r.certificate is not None else math.inf
+    return float(r.value), float(gap), r.status.value, r.Q
+
+
+def certified(prior: np.ndarray, eps: float) -> tuple[float, float, str, np.ndarray]:
+    """(value, certificate gap, status, Q) of the certified max I(X; Y) under ε-LDP (cached)."""
+    return _certified(tuple(float(p) for p in prior), float(eps))
+
+
+def rel_deficit(prior: np.ndarray, eps: float, mech_mi) -> float:
+    """(certified optimum − I of the mechanism) / certified optimum; ≤ 1e-9 means the mechanism is optimal."""
+    value, _, status, _ = certified(prior, eps)
+    if status != "optimal":
+        return math.inf
+    return (value - mech_mi(prior, eps)) / value
+
+
+def staircase_deviation(Q: np.ndarray, eps: float, floor: float = 1e-12) -> float:
+    """Largest distance (nats) of log(Q[x, y] / min_x Q[x, y]) from {0, ε} over the used columns."""
+    worst = 0.0
+    for col in np.asarray(Q, dtype=float).T:
+        if col.max() <= floor:
+            continue
+        r = np.log(np.maximum(col, floor) / max(col.min(), floor))
+        worst = max(worst, float(np.minimum(np.abs(r), np.abs(r - eps)).max()))
+    return worst
+
+
+def threshold(prior: np.ndarray, mech_mi, grid: np.ndarray, tol: float = 1e-9, *, low: bool) -> float | None:
+    """The edge of the regime where ``mech_mi`` is optimal, bisected to 1e-4 relative in ε.
+
+    ``low=False``: the largest ε* with the mechanism optimal on the grid points ≤ ε*
+    (the high-privacy regime); ``low=True``: the smallest ε* with it optimal on every grid point
+    ≥ ε*. None when it is optimal at no end of the grid.
+    """
+    ok = [rel_deficit(prior, float(e), mech_mi) <= tol for e in grid]
+    if low:
+        ok, grid = ok[::-1], grid[::-1]
+    if not ok[0]:
+        return None
+    n = next((i for i, v in enumerate(ok) if not v), len(ok))
+    if n == len(ok):
+        return float(grid[-1])
+    a, b = float(grid[n - 1]), float(grid[n])  # optimal at a, not at b
+    while abs(b - a) > 1e-4 * max(a, b):
+        m = math.sqrt(a * b)
+        a, b = (m, b) if rel_deficit(prior, m, mech_mi) <= tol else (a, m)
+    return a
