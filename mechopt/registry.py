@@ -387,6 +387,15 @@ def register_problem(pid: str, cls: Any) -> None:
 
 
 # -- theorem claims and figures -------------------------------------------------
+def papers() -> tuple[str, ...]:
+    """The papers whose claims ``mechopt verify`` runs, in report order (``mechopt.claims.<paper>``).
+
+    >>> papers()[:2]
+    ('lip', 'kss')
+    """
+    return _PAPER_MODULES
+
+
 def claims(paper: str | None = None) -> list[Any]:
     """The registered theorem claims (``mechopt.claims.<paper>.CLAIMS``)."""
     papers = _PAPER_MODULES if paper is None else (paper,)

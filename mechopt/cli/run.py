@@ -48,7 +48,6 @@ CLAIM_FIELDS = (
     "correction",
     "power",
 )
-PAPERS = ("lip", "kss", "fisher", "gauss", "kairouz")
 CERTIFIED_NOTE = (
     "* certified = status optimal with a machine-checked proof (a certificate within the gap "
     "tolerance, a convex program solved to its tolerances, or a global eigenproblem); a closed "
@@ -77,6 +76,7 @@ COMPARE_EPILOG = textwrap.fill(
 def register(sub: Any) -> None:
     from mechopt.cli._common import positive_float, positive_int
     from mechopt.jobs.flags import legend
+    from mechopt.registry import papers
 
     c = sub.add_parser(
         "compare",
@@ -129,7 +129,7 @@ def register(sub: Any) -> None:
         description="Run the theorem catalog; exit 0 whatever the verdicts (holds, fails, "
         "holds-in-region, holds-after-correction, not-checkable).",
     )
-    v.add_argument("--paper", choices=PAPERS)
+    v.add_argument("--paper", choices=papers())
     v.add_argument("--claim", action="append", metavar="ID", help="only this claim id (repeatable)")
     v.add_argument("--progress", action="store_true", default=None)
     v.add_argument("--json", action="store_true")
