@@ -53,18 +53,21 @@ from mechopt.dominance.rational import (
     matmul,
     max_abs_diff,
     solve_exact,
+    solve_exact_many,
     stochastic_rows,
     text,
 )
 from mechopt.errors import ProblemError, SolverError
 
-__all__ = ["Dominance", "dominates", "garbling_residual", "bayes_gain", "VERDICTS", "EXACT_SOLVE_MAX"]
+__all__ = ["Dominance", "dominates", "garbling_residual", "bayes_gain", "VERDICTS", "EXACT_SOLVE_MAX", "EXACT_WORK_MAX"]
 
 #: ``garbling`` (Q2 = Q1·R exactly), ``garbling-within-tolerance`` (the exact residual is not 0 but at
 #: most the ``garbling`` tolerance), ``separated`` (a gain under which Q2 is strictly better, exactly).
 VERDICTS = ("garbling", "garbling-within-tolerance", "separated")
-#: Largest support of R re-solved exactly (Gauss–Jordan on rationals); beyond it R is rounded.
+#: Largest support of R re-solved exactly as one system (Gauss–Jordan on rationals).
 EXACT_SOLVE_MAX = 160
+#: Largest work d · Σ |S| (|S| + columns with support S) of the column-by-column exact solve; beyond both R is rounded.
+EXACT_WORK_MAX = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -206,14 +209,16 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
     if sep is not None:
         G, v1, v2 = sep
         return Dominance(False, "separated", gain=G, prior=pi, v1=v1, v2=v2, tolerance=tol)
-    R, note = _garbling(A, B)
+    R, how = _garbling(A, B)
     res = garbling_residual(A, B, R)
     if res == 0:
+        note = "" if how == "solved" else "R is the LP's solution rounded to rationals, and exactly a garbling"
         return Dominance(True, "garbling", R=R, residual=res, tolerance=tol, note=note)
     if res <= tol:
-        note = (note + "; " if note else "") + (
-            f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (floats taken as their binary "
-            "values); give the channels exactly (fractions or decimal strings) for an exact verdict"
+        note = (
+            f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (R rounded from the LP: Q1·R = Q2 "
+            "has no exact solution on its support, or it was too large to re-solve); with floats, give the "
+            "channels exactly (fractions or decimal strings) for an exact verdict"
         )
         return Dominance(True, "garbling-within-tolerance", R=R, residual=res, tolerance=tol, note=note)
     raise SolverError(
@@ -288,7 +293,7 @@ def _separating_gain(
 
 
 def _garbling(A: Matrix, B: Matrix) -> tuple[Matrix, str]:
-    """The garbling LP's vertex R, re-solved exactly on its support when that works."""
+    """The garbling LP's vertex R, re-solved exactly on its support (``"solved"``) or rounded (``"rounded"``)."""
     Q1, Q2 = as_floats(A), as_floats(B)
     d, m1 = Q1.shape
     m2 = Q2.shape[1]
@@ -303,19 +308,44 @@ def _garbling(A: Matrix, B: Matrix) -> tuple[Matrix, str]:
     res = _lp(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.ones(m1), bounds=[(0, None)] * (n + 1))
     Rf = res.x[:n].reshape(m1, m2)
     support = [(i, j) for i in range(m1) for j in range(m2) if Rf[i, j] > settings.tolerance("negative")]
-    if len(support) <= EXACT_SOLVE_MAX:
-        R = _solve_on_support(A, B, support)
-        if R is not None:
-            return R, ""
-        note = "the LP vertex has no exact nonnegative solution on its support; R rounded to rationals"
-    else:
-        note = f"support of R larger than {EXACT_SOLVE_MAX}: R rounded to rationals, not re-solved exactly"
-    return stochastic_rows(Rf), note
+    for solve in (_solve_by_columns, _solve_on_support):
+        R = solve(A, B, support)
+        if R is not None and all(sum(row, Fraction(0)) == 1 for row in R):
+            return R, "solved"
+    return stochastic_rows(Rf), "rounded"
+
+
+def _solve_by_columns(A: Matrix, B: Matrix, support: list[tuple[int, int]]) -> Matrix | None:
+    """Each column j of R alone: Q1[:, S_j] r_j = Q2[:, j] exactly (a vertex's blocks have full rank),
+    one elimination per distinct support S_j."""
+    d, m1, m2 = len(A), len(A[0]), len(B[0])
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for j in range(m2):
+        groups.setdefault(tuple(i for i, jj in support if jj == j), []).append(j)
+    if d * sum(len(rows) * (len(rows) + len(cols)) for rows, cols in groups.items()) > EXACT_WORK_MAX:
+        return None
+    R = [[Fraction(0)] * m2 for _ in range(m1)]
+    for rows, cols in groups.items():
+        if not rows:
+            if any(B[x][j] != 0 for x in range(d) for j in cols):
+                return None
+            continue
+        sols = solve_exact_many(
+            [[A[x][i] for i in rows] for x in range(d)], [[B[x][j] for x in range(d)] for j in cols]
+        )
+        for j, sol in zip(cols, sols):
+            if sol is None or any(v < 0 for v in sol):
+                return None
+            for i, v in zip(rows, sol):
+                R[i][j] = v
+    return tuple(tuple(row) for row in R)
 
 
 def _solve_on_support(A: Matrix, B: Matrix, support: list[tuple[int, int]]) -> Matrix | None:
     """Q1·R = Q2 and R·1 = 1 with R zero off ``support``, solved exactly; None if no solution ≥ 0."""
     d, m1, m2 = len(A), len(A[0]), len(B[0])
+    if len(support) > EXACT_SOLVE_MAX:
+        return None
     eqs, rhs = [], []
     for x in range(d):
         for j in range(m2):

@@ -39,6 +39,7 @@ __all__ = [
     "matmul",
     "max_abs_diff",
     "solve_exact",
+    "solve_exact_many",
     "stochastic_rows",
     "text",
     "as_floats",
@@ -101,8 +102,17 @@ def max_abs_diff(A: Matrix, B: Matrix) -> Fraction:
 
 def solve_exact(A: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[Fraction] | None:
     """One exact solution of A x = b (free variables 0) by Gauss–Jordan elimination, or None if inconsistent."""
-    n = len(A[0]) if A else 0
-    rows = [list(r) + [bi] for r, bi in zip(A, b)]
+    return solve_exact_many(A, [b])[0]
+
+
+def solve_exact_many(A: Sequence[Sequence[Fraction]], rhs: Sequence[Sequence[Fraction]]) -> list[list[Fraction] | None]:
+    """:func:`solve_exact` for several right-hand sides with one elimination of A.
+
+    >>> solve_exact_many([[Fraction(2)]], [[Fraction(1)], [Fraction(3)]])
+    [[Fraction(1, 2)], [Fraction(3, 2)]]
+    """
+    n, k = (len(A[0]) if A else 0), len(rhs)
+    rows = [list(r) + [b[x] for b in rhs] for x, r in enumerate(A)]
     pivots: list[int] = []
     r = 0
     for c in range(n):
@@ -120,12 +130,16 @@ def solve_exact(A: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[
         r += 1
         if r == len(rows):
             break
-    if any(rows[i][n] != 0 for i in range(r, len(rows))):
-        return None
-    x = [Fraction(0)] * n
-    for i, c in enumerate(pivots):
-        x[c] = rows[i][n]
-    return x
+    out: list[list[Fraction] | None] = []
+    for j in range(n, n + k):
+        if any(rows[i][j] != 0 for i in range(r, len(rows))):
+            out.append(None)
+            continue
+        x = [Fraction(0)] * n
+        for i, c in enumerate(pivots):
+            x[c] = rows[i][j]
+        out.append(x)
+    return out
 
 
 def stochastic_rows(R: np.ndarray, max_denominator: int = 2**40) -> Matrix:
