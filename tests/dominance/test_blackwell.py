@@ -46,6 +46,11 @@ def test_grr_at_a_smaller_eps_is_an_exact_garbling(d: int, hi: F, lo: F) -> None
     assert bayes_gain(grr(hi, d), back.gain, back.prior) == back.v2
 
 
+def test_a_support_too_large_for_one_system_is_solved_column_by_column() -> None:
+    r = dominates(grr(F(3), 16), grr(F(2), 16))  # R has 256 nonzeros > EXACT_SOLVE_MAX
+    assert r.verdict == "garbling" and r.residual == 0 and r.note == ""
+
+
 @pytest.mark.parametrize("shape", [(2, 3), (3, 3), (4, 2), (3, 6)])
 def test_identity_dominates_every_channel_with_R_equal_to_the_channel(shape: tuple[int, int]) -> None:
     Q = stochastic(np.random.default_rng(sum(shape)), *shape)
