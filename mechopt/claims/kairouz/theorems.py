@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -67,12 +68,8 @@ def _check_staircase() -> Verdict:
             value = certified(_p(name), eps)[0]
             devs.append(max(0.0, (local.value - value) / value))
             inst.append({"prior": name, "eps": eps, "test": "SQP (8 starts) vs certified", "sqp": local.value})
-    v = Verdict.from_deviations(devs, tol=1e-7, instances=inst)
-    return Verdict(
-        v.verdict,
-        v.checked,
-        v.worst_deviation,
-        v.counterexample,
+    return replace(
+        Verdict.from_deviations(devs, tol=1e-7, instances=inst),
         note="the exact solver optimises over the extreme rays of the LDP column cone, which are the staircase "
         "columns, so the staircase shape of its optimum is by construction; the independent evidence is that "
         "its certificate (an upper bound over all ε-LDP channels) holds and that SQP from random starts over "
@@ -134,7 +131,7 @@ def _check_binary() -> Verdict:
         if bad
         else ""
     )
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, v.region, note, region_kind=v.region_kind)
+    return replace(v, note=note)
 
 
 def _check_rr() -> Verdict:
@@ -143,9 +140,8 @@ def _check_rr() -> Verdict:
         for eps in LOW:
             devs.append(rel_deficit(np.array(prior), eps, rr_mi))
             inst.append({"prior": name, "eps": eps})
-    v = Verdict.from_deviations(devs, tol=TOL, instances=inst)
     note = f"measured ε* (randomized response optimal to {TOL:g} on every grid ε ≥ ε*): {_fmt_thresholds('rr')}"
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, note=note)
+    return replace(Verdict.from_deviations(devs, tol=TOL, instances=inst), note=note)
 
 
 def _check_intermediate() -> Verdict:
