@@ -187,6 +187,14 @@ def test_bad_prior_is_a_problem_error() -> None:
         dominates(grr(F(2), 2), grr(F(3), 2), prior=[1, 0])
 
 
+def test_the_garbling_tolerance_is_read_at_call_time() -> None:
+    from mechopt import settings as mset
+
+    with mset.override(garbling=1e-6):
+        assert dominates(grr(F(3), 2), grr(F(2), 2)).tolerance == 1e-6
+    assert dominates(grr(F(3), 2), grr(F(2), 2), tol=1e-3).tolerance == 1e-3
+
+
 def test_public_front_door() -> None:
     assert mechopt.dominates is dominates
     assert mechopt.dominates(np.eye(3), np.full((3, 2), 0.5)).verdict == "garbling"

@@ -86,7 +86,7 @@ def rr_mi(prior: np.ndarray, eps: float) -> float:
 def _certified(prior: tuple[float, ...], eps: float) -> tuple[float, float, str, np.ndarray]:
     r = design(prior=np.array(prior), notion="ldp", utility="mi", eps=eps, solver="exact")
     gap = r.certificate.gap if r.certificate is not None else math.inf
-    return float(r.value), float(gap), r.status.value, r.Q
+    return (math.nan if r.value is None else float(r.value)), float(gap), r.status.value, r.Q
 
 
 def certified(prior: np.ndarray, eps: float) -> tuple[float, float, str, np.ndarray]:
