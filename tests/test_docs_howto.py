@@ -60,3 +60,9 @@ def test_geo_indistinguishability_recipe_runs() -> None:
 def test_add_claims_recipe_runs() -> None:
     res = _doctest_page("add_claims.rst")
     assert res.attempted >= 12 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_dominance_recipe_runs() -> None:
+    res = _doctest_page("dominance.rst")
+    assert res.attempted >= 15 and res.failed == 0, res
