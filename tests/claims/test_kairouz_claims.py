@@ -68,6 +68,10 @@ def test_rr_low_privacy_holds_and_the_regimes_meet_where_there_is_no_middle() ->
     assert t["uniform:3"]["binary"] is None and t["uniform:3"]["rr"] == pytest.approx(0.01)
     assert t["uniform:4"]["binary"] == pytest.approx(0.8221, rel=1e-3)
     assert t["uniform:4"]["rr"] == pytest.approx(t["uniform:4"]["binary"], rel=1e-3)  # one switch, no middle
+    for name in ("uniform:4", "0.2,0.3,0.5", "0.05,0.15,0.8"):  # ... where the two informations cross
+        assert t[name]["crossing"] == pytest.approx(t[name]["binary"], rel=1e-3), name
+    assert "no intermediate regime" in BY_ID["kairouz.rr_low_privacy"].run().result.note
+    assert t["uniform:2"]["crossing"] is None and t["uniform:3"]["crossing"] is None
     assert t["0.1,0.2,0.3,0.4"]["binary"] < 0.5 < 1.9 < t["0.1,0.2,0.3,0.4"]["rr"]  # a middle regime
     # k = 2: binary and randomized response are the same channel, optimal on the whole grid
     assert t["uniform:2"]["binary"] == pytest.approx(12.0) and t["uniform:2"]["rr"] == pytest.approx(0.01)

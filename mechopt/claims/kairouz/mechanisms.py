@@ -26,6 +26,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+from scipy.optimize import brentq
 
 from mechopt.api import design
 from mechopt.model.info import mutual_information
@@ -39,6 +40,7 @@ __all__ = [
     "rel_deficit",
     "staircase_deviation",
     "threshold",
+    "crossing",
     "PRIORS",
 ]
 
@@ -133,3 +135,22 @@ def threshold(prior: np.ndarray, mech_mi, grid: np.ndarray, tol: float = 1e-9, *
         m = math.sqrt(a * b)
         a, b = (m, b) if rel_deficit(prior, m, mech_mi) <= tol else (a, m)
     return a
+
+
+def crossing(prior: np.ndarray, lo: float = 0.05, hi: float = 12.0) -> float | None:
+    """The ε where the best binary mechanism and randomized response give the same I(X; Y) (brentq,
+    first sign change on a grid over [lo, hi]), or None when one is better on the whole range or,
+    for k = 2, when the two are the same channel.
+
+    >>> round(crossing(np.full(4, 0.25)), 4)
+    0.8221
+    """
+    if len(prior) == 2:
+        return None
+    f = lambda e: binary_mi(prior, e) - rr_mi(prior, e)  # noqa: E731
+    grid = np.geomspace(lo, hi, 40)
+    vals = [f(float(e)) for e in grid]
+    for a, b, fa, fb in zip(grid, grid[1:], vals, vals[1:]):
+        if fa > 0 >= fb:
+            return float(brentq(f, a, b, xtol=1e-12))
+    return None

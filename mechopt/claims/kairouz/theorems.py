@@ -29,6 +29,7 @@ from mechopt.claims.kairouz.mechanisms import (
     PRIORS,
     binary_mi,
     certified,
+    crossing,
     rel_deficit,
     rr_mi,
     staircase_deviation,
@@ -93,11 +94,13 @@ def _check_pattern_lp() -> Verdict:
 
 @lru_cache(maxsize=1)
 def regime_thresholds() -> dict[str, dict[str, float | None]]:
-    """Measured ε* per prior: ``binary`` (optimal for ε ≤ ε*) and ``rr`` (optimal for ε ≥ ε*), on THRESHOLD_GRID."""
+    """Measured ε* per prior: ``binary`` (optimal for ε ≤ ε*) and ``rr`` (optimal for ε ≥ ε*), on THRESHOLD_GRID,
+    and ``crossing``, where the two mechanisms' informations cross (:func:`crossing`)."""
     return {
         name: {
             "binary": threshold(np.array(p), binary_mi, THRESHOLD_GRID, TOL, low=False),
             "rr": threshold(np.array(p), rr_mi, THRESHOLD_GRID, TOL, low=True),
+            "crossing": crossing(np.array(p)),
         }
         for name, p in PRIORS.items()
     }
@@ -142,7 +145,17 @@ def _check_rr() -> Verdict:
         for eps in LOW:
             devs.append(rel_deficit(np.array(prior), eps, rr_mi))
             inst.append({"prior": name, "eps": eps})
-    note = f"measured ε* (randomized response optimal to {TOL:g} on every grid ε ≥ ε*): {_fmt_thresholds('rr')}"
+    t = regime_thresholds()
+    meet = [
+        n
+        for n, v in t.items()
+        if v["binary"] and v["rr"] and v["crossing"] and abs(v["rr"] - v["binary"]) < 1e-3 * v["rr"]
+    ]
+    note = (
+        f"measured ε* (randomized response optimal to {TOL:g} on every grid ε ≥ ε*): {_fmt_thresholds('rr')}. "
+        f"On {meet} the two regimes meet (binary up to ε*, randomized response from it, no intermediate regime) "
+        "at the crossing of their informations: " + ", ".join(f"{n}: {t[n]['crossing']:.4g}" for n in meet)
+    )
     return replace(Verdict.from_deviations(devs, tol=TOL, instances=inst), note=note)
 
 
