@@ -24,6 +24,8 @@ PUBLIC = {
         "compare",
         "sweep",
         "verify",
+        "dominates",
+        "Dominance",
         "Channel",
         "Result",
         "Status",

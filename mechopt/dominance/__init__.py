@@ -10,6 +10,8 @@ Examples
 'garbling'
 """
 
-from mechopt.dominance.blackwell import VERDICTS, Dominance, bayes_gain, dominates, garbling_residual
+from mechopt.dominance.blackwell import VERDICTS, Dominance, bayes_gain, dominates, garbling_residual  # noqa: F401
 
-__all__ = ["dominates", "Dominance", "garbling_residual", "bayes_gain", "VERDICTS"]
+# dominates and Dominance are importable from here and documented where they are defined and where
+# users import them (mechopt); __all__ lists the rest, so the API pages describe each object once.
+__all__ = ["garbling_residual", "bayes_gain", "VERDICTS"]
