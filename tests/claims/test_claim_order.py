@@ -128,6 +128,8 @@ ORDER = {
         "kairouz.binary_high_privacy",
         "kairouz.rr_low_privacy",
         "kairouz.intermediate",
+        "kairouz.binary_kl_high_privacy",
+        "kairouz.rr_kl_low_privacy",
     ],
     "gauss": [
         "gauss.eq10",

@@ -9,8 +9,12 @@ import pytest
 
 from mechopt import registry
 from mechopt.claims.kairouz.mechanisms import (
+    PAIRS,
+    binary,
     binary_mi,
     certified,
+    kl_binary,
+    kl_optimum,
     rel_deficit,
     rr,
     rr_mi,
@@ -79,7 +83,7 @@ def test_rr_low_privacy_holds_and_the_regimes_meet_where_there_is_no_middle() ->
 
 def test_threshold_bisection_brackets_the_switch() -> None:
     P = np.full(4, 0.25)
-    e = threshold(P, binary_mi, THRESHOLD_GRID, low=False)
+    e = threshold(lambda x: rel_deficit(P, x, binary_mi), THRESHOLD_GRID, low=False)
     assert rel_deficit(P, e, binary_mi) <= 1e-9 < rel_deficit(P, e * 1.001, binary_mi)
 
 
@@ -96,3 +100,19 @@ def test_certified_optimum_is_optimal_with_a_small_gap() -> None:
 def test_verify_cli_knows_the_paper(capsys) -> None:
     assert main(["verify", "--paper", "kairouz", "--claim", "kairouz.thm4_pattern_lp", "--json"]) == 0
     assert '"kairouz.thm4_pattern_lp"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cid", ["kairouz.binary_kl_high_privacy", "kairouz.rr_kl_low_privacy"])
+def test_kl_regime_claims_hold_against_the_pattern_lp(cid: str) -> None:
+    v = BY_ID[cid].run().result
+    assert v.verdict == "holds" and v.checked >= 14 and v.worst_deviation < 1e-8
+    assert "measured ε*" in v.note and "staircase theorem" in v.note
+
+
+def test_the_kl_check_can_fail_with_the_wrong_set() -> None:
+    P0, P1 = (np.array(p) for p in PAIRS["uniform:4|0.1,0.2,0.3,0.4"])
+    assert (kl_optimum(P0, P1, 0.1) - kl_binary(P0, P1, 0.1)) / kl_optimum(P0, P1, 0.1) < 1e-8
+    from scipy.special import rel_entr
+
+    wrong = binary(4, 0.1, (0, 2))  # not {x : P0(x) >= P1(x)} = {0, 1}
+    assert float(rel_entr(P0 @ wrong, P1 @ wrong).sum()) < 0.5 * kl_optimum(P0, P1, 0.1)

@@ -26,9 +26,12 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy.optimize import brentq
+from scipy.optimize import brentq, linprog
+from scipy.special import rel_entr
 
 from mechopt.api import design
+from mechopt.claims.kss.reference import patterns
+from mechopt.errors import SolverError
 from mechopt.model.info import mutual_information
 
 __all__ = [
@@ -41,7 +44,11 @@ __all__ = [
     "staircase_deviation",
     "threshold",
     "crossing",
+    "kl_binary",
+    "kl_rr",
+    "kl_optimum",
     "PRIORS",
+    "PAIRS",
 ]
 
 #: Priors the regime claims are checked on (name -> probabilities).
@@ -57,6 +64,17 @@ PRIORS: dict[str, tuple[float, ...]] = {
     "0.1,0.2,0.3,0.4": (0.1, 0.2, 0.3, 0.4),
     "0.1,0.1,0.1,0.7": (0.1, 0.1, 0.1, 0.7),
     "0.05,0.1,0.15,0.2,0.5": (0.05, 0.1, 0.15, 0.2, 0.5),
+}
+
+#: Hypothesis pairs (P0, P1) of the f-divergence claims (name -> pair).
+PAIRS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    "0.5,0.5|0.2,0.8": ((0.5, 0.5), (0.2, 0.8)),
+    "uniform:3|0.2,0.3,0.5": ((1 / 3,) * 3, (0.2, 0.3, 0.5)),
+    "uniform:4|0.1,0.2,0.3,0.4": ((0.25,) * 4, (0.1, 0.2, 0.3, 0.4)),
+    "0.1,0.2,0.3,0.4|reversed": ((0.1, 0.2, 0.3, 0.4), (0.4, 0.3, 0.2, 0.1)),
+    "0.27,0.3,0.02,0.41|0.33,0.07,0.53,0.07": ((0.27, 0.3, 0.02, 0.41), (0.33, 0.07, 0.53, 0.07)),
+    "0.26,0.04,0.31,0.15,0.24|0.28,0.12,0.09,0.3,0.21": ((0.26, 0.04, 0.31, 0.15, 0.24), (0.28, 0.12, 0.09, 0.3, 0.21)),
+    "0.1,0.03,0.12,0.01,0.74|0.04,0.37,0.28,0.05,0.26": ((0.1, 0.03, 0.12, 0.01, 0.74), (0.04, 0.37, 0.28, 0.05, 0.26)),
 }
 
 
@@ -115,14 +133,14 @@ def staircase_deviation(Q: np.ndarray, eps: float, floor: float = 1e-12) -> floa
     return worst
 
 
-def threshold(prior: np.ndarray, mech_mi, grid: np.ndarray, tol: float = 1e-9, *, low: bool) -> float | None:
-    """The edge of the regime where ``mech_mi`` is optimal, bisected to 1e-4 relative in ε.
+def threshold(deficit, grid: np.ndarray, tol: float = 1e-9, *, low: bool) -> float | None:
+    """The edge of the regime where a mechanism is optimal (``deficit(ε) ≤ tol``), bisected to 1e-4 relative in ε.
 
     ``low=False``: the largest ε* with the mechanism optimal on the grid points ≤ ε*
     (the high-privacy regime); ``low=True``: the smallest ε* with it optimal on every grid point
     ≥ ε*. None when it is optimal at no end of the grid.
     """
-    ok = [rel_deficit(prior, float(e), mech_mi) <= tol for e in grid]
+    ok = [deficit(float(e)) <= tol for e in grid]
     if low:
         ok, grid = ok[::-1], grid[::-1]
     if not ok[0]:
@@ -133,7 +151,7 @@ def threshold(prior: np.ndarray, mech_mi, grid: np.ndarray, tol: float = 1e-9, *
     a, b = float(grid[n - 1]), float(grid[n])  # optimal at a, not at b
     while abs(b - a) > 1e-4 * max(a, b):
         m = math.sqrt(a * b)
-        a, b = (m, b) if rel_deficit(prior, m, mech_mi) <= tol else (a, m)
+        a, b = (m, b) if deficit(m) <= tol else (a, m)
     return a
 
 
@@ -154,3 +172,36 @@ def crossing(prior: np.ndarray, lo: float = 0.05, hi: float = 12.0) -> float | N
         if fa > 0 >= fb:
             return float(brentq(f, a, b, xtol=1e-12))
     return None
+
+
+def _kl(P0: np.ndarray, P1: np.ndarray, Q: np.ndarray) -> float:
+    return float(rel_entr(P0 @ Q, P1 @ Q).sum())
+
+
+def kl_binary(P0: np.ndarray, P1: np.ndarray, eps: float) -> float:
+    """D(P0 Q || P1 Q) of the binary mechanism with T = {x : P0(x) ≥ P1(x)} (nats)."""
+    T = tuple(int(x) for x in np.flatnonzero(np.asarray(P0) >= np.asarray(P1)))
+    return _kl(P0, P1, binary(len(P0), eps, T))
+
+
+def kl_rr(P0: np.ndarray, P1: np.ndarray, eps: float) -> float:
+    """D(P0 Q || P1 Q) of k-ary randomized response (nats)."""
+    return _kl(P0, P1, rr(len(P0), eps))
+
+
+def kl_optimum(P0: np.ndarray, P1: np.ndarray, eps: float) -> float:
+    """max D(P0 Q || P1 Q) over ε-LDP Q by the paper's LP over the 2^k staircase patterns (HiGHS).
+
+    Exact given the staircase theorem (the divergence is sublinear in the columns of Q): mechopt has
+    no KL design of its own, so this optimum is the paper's construction, not an independent one.
+
+    >>> P0, P1 = np.array([0.5, 0.5]), np.array([0.2, 0.8])
+    >>> abs(kl_optimum(P0, P1, 1.0) - kl_binary(P0, P1, 1.0)) < 1e-12
+    True
+    """
+    S = patterns(len(P0), eps)
+    mu = rel_entr(np.asarray(P0) @ S, np.asarray(P1) @ S)
+    res = linprog(-mu, A_eq=S, b_eq=np.ones(len(P0)), bounds=(0, None), method="highs")
+    if res.status != 0:
+        raise SolverError(f"the staircase-pattern LP failed: {res.message}")
+    return float(-res.fun)
