@@ -12,8 +12,9 @@ the Bayes expected gain V_G(Q) = Σ_y max_a Σ_x π(x) Q[x, y] G[x, a] satisfies
   Q1 and action a, −1 ≤ g ≤ 1. Its optimum is 0 exactly when Q2 is a garbling; a positive optimum
   gives g, and G = g/π (rescaled into [0, 1]) makes Q2 strictly better;
 - the **garbling LP**: minimise t subject to |Q1·R − Q2| ≤ t entrywise, R ≥ 0, R·1 = 1, solved
-  by dual simplex so that R is a vertex; R is then re-solved exactly on its support in rational
-  arithmetic (:func:`mechopt.dominance.rational.solve_exact`), or rounded to exactly stochastic
+  by HiGHS's interior point method with crossover so that R is a basic solution (a vertex); R is
+  then re-solved exactly on its support in rational arithmetic, column by column
+  (:func:`mechopt.dominance.rational.solve_exact_many`), or rounded to exactly stochastic
   rationals when that fails.
 
 Both witnesses are then checked in exact rational arithmetic (:mod:`mechopt.dominance.rational`):
@@ -50,6 +51,7 @@ from mechopt.dominance.rational import (
     Matrix,
     as_floats,
     exact_matrix,
+    integer_form,
     matmul,
     max_abs_diff,
     solve_exact,
@@ -165,11 +167,20 @@ def bayes_gain(Q: Any, G: Any, prior: Any) -> Fraction:
     pi = exact_matrix([prior], "prior")[0]
     if len(pi) != len(M) or len(Gm) != len(M):
         raise ProblemError(f"the prior and G need one entry / row per input of Q ({len(M)})")
-    total = Fraction(0)
-    for col in zip(*M):
-        weights = [p * q for p, q in zip(pi, col)]
-        total += max(sum((w * g for w, g in zip(weights, gcol)), Fraction(0)) for gcol in zip(*Gm))
-    return total
+    forms = integer_form(M), integer_form(Gm), integer_form([pi])
+    if any(f is None for f in forms):
+        total = Fraction(0)
+        for col in zip(*M):
+            weights = [p * q for p, q in zip(pi, col)]
+            total += max(sum((w * g for w, g in zip(weights, gcol)), Fraction(0)) for gcol in zip(*Gm))
+        return total
+    (Nq, Dq), (Ng, Dg), (Np, Dp) = forms  # type: ignore[misc]
+    gcols = list(zip(*Ng))
+    total_int = 0
+    for col in zip(*Nq):  # integers: V = Σ_y max_a Σ_x π_x Q[x, y] G[x, a], over Dq·Dg·Dp
+        weights = [p * q for p, q in zip(Np[0], col)]
+        total_int += max(sum(w * g for w, g in zip(weights, gcol)) for gcol in gcols)
+    return Fraction(total_int, Dq * Dg * Dp)
 
 
 def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) -> Dominance:
@@ -215,10 +226,14 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
         note = "" if how == "solved" else "R is the LP's solution rounded to rationals, and exactly a garbling"
         return Dominance(True, "garbling", R=R, residual=res, tolerance=tol, note=note)
     if res <= tol:
+        why = (
+            "a row of Q1 and the same row of Q2 have different exact sums, so no exact garbling exists"
+            if how == "inconsistent"
+            else "Q1·R = Q2 has no exact solution on the LP's support, or it was too large to re-solve"
+        )
         note = (
-            f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (R rounded from the LP: Q1·R = Q2 "
-            "has no exact solution on its support, or it was too large to re-solve); with floats, give the "
-            "channels exactly (fractions or decimal strings) for an exact verdict"
+            f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (R rounded from the LP: {why}); with "
+            "floats, give the channels exactly (fractions or decimal strings) for an exact verdict"
         )
         return Dominance(True, "garbling-within-tolerance", R=R, residual=res, tolerance=tol, note=note)
     raise SolverError(
@@ -253,7 +268,7 @@ def _prior(prior: Any, d: int) -> tuple[Fraction, ...]:
 
 
 def _lp(c: np.ndarray, **kw: Any) -> Any:
-    res = linprog(c, method="highs-ds", **kw)
+    res = linprog(c, method="highs-ipm", **kw)  # with crossover: a basic (vertex) solution
     if res.status != 0:
         raise SolverError(f"HiGHS did not solve the dominance LP: {res.message}")
     return res
@@ -285,7 +300,7 @@ def _separating_gain(
         return None
     g = (g - g.min()) / (g.max() - g.min())  # affine in [0, 1]: V_G(Q2) − V_G(Q1) only scales
     for den in (2**20, 2**40, None):
-        G = tuple(tuple(Fraction(v) if den is None else Fraction(v).limit_denominator(den) for v in row) for row in g)
+        G = tuple(tuple(Fraction(v) if den is None else Fraction(round(v * den), den) for v in row) for row in g)
         v1, v2 = bayes_gain(A, G, pi), bayes_gain(B, G, pi)
         if v2 > v1:
             return G, v1, v2
@@ -293,7 +308,8 @@ def _separating_gain(
 
 
 def _garbling(A: Matrix, B: Matrix) -> tuple[Matrix, str]:
-    """The garbling LP's vertex R, re-solved exactly on its support (``"solved"``) or rounded (``"rounded"``)."""
+    """The garbling LP's vertex R, re-solved exactly on its support (``"solved"``) or rounded (``"rounded"``,
+    or ``"inconsistent"`` when the rows of Q1 and Q2 sum differently, so no exact garbling exists)."""
     Q1, Q2 = as_floats(A), as_floats(B)
     d, m1 = Q1.shape
     m2 = Q2.shape[1]
@@ -307,6 +323,8 @@ def _garbling(A: Matrix, B: Matrix) -> tuple[Matrix, str]:
     c[-1] = 1.0
     res = _lp(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.ones(m1), bounds=[(0, None)] * (n + 1))
     Rf = res.x[:n].reshape(m1, m2)
+    if any(sum(a, Fraction(0)) != sum(b, Fraction(0)) for a, b in zip(A, B)):
+        return stochastic_rows(Rf), "inconsistent"  # Q1·R·1 = Q1·1 for every stochastic R: no exact garbling
     support = [(i, j) for i in range(m1) for j in range(m2) if Rf[i, j] > settings.tolerance("negative")]
     for solve in (_solve_by_columns, _solve_on_support):
         R = solve(A, B, support)

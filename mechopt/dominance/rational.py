@@ -40,6 +40,8 @@ __all__ = [
     "max_abs_diff",
     "solve_exact",
     "solve_exact_many",
+    "integer_form",
+    "COMMON_DENOMINATOR_BITS",
     "stochastic_rows",
     "text",
     "as_floats",
@@ -89,10 +91,36 @@ def exact_matrix(Q: Any, name: str = "Q") -> Matrix:
     return tuple(out)
 
 
+#: Largest common denominator (in bits) with which a matrix is handled as integers over one denominator.
+COMMON_DENOMINATOR_BITS = 4096
+
+
+def integer_form(M: Sequence[Sequence[Fraction]]) -> tuple[list[list[int]], int] | None:
+    """(N, D) with M = N / D exactly, N integers and D the least common denominator; None when D would
+    exceed :data:`COMMON_DENOMINATOR_BITS` bits (then exact arithmetic stays entry by entry).
+
+    >>> integer_form([[Fraction(1, 2), Fraction(1, 4)]])
+    ([[2, 1]], 4)
+    """
+    D = 1
+    for row in M:
+        for v in row:
+            D = math.lcm(D, v.denominator)
+            if D.bit_length() > COMMON_DENOMINATOR_BITS:
+                return None
+    return [[v.numerator * (D // v.denominator) for v in row] for row in M], D
+
+
 def matmul(A: Matrix, B: Matrix) -> Matrix:
-    """The exact product A·B."""
-    cols = list(zip(*B))
-    return tuple(tuple(sum((a * b for a, b in zip(row, col)), Fraction(0)) for col in cols) for row in A)
+    """The exact product A·B (integer arithmetic over common denominators when they are moderate)."""
+    fa, fb = integer_form(A), integer_form(B)
+    if fa is None or fb is None:
+        cols = list(zip(*B))
+        return tuple(tuple(sum((a * b for a, b in zip(row, col)), Fraction(0)) for col in cols) for row in A)
+    (Na, Da), (Nb, Db) = fa, fb
+    cols = list(zip(*Nb))
+    den = Da * Db
+    return tuple(tuple(Fraction(sum(a * b for a, b in zip(row, col)), den) for col in cols) for row in Na)
 
 
 def max_abs_diff(A: Matrix, B: Matrix) -> Fraction:
@@ -142,15 +170,16 @@ def solve_exact_many(A: Sequence[Sequence[Fraction]], rhs: Sequence[Sequence[Fra
     return out
 
 
-def stochastic_rows(R: np.ndarray, max_denominator: int = 2**40) -> Matrix:
+def stochastic_rows(R: np.ndarray, bits: int = 52) -> Matrix:
     """``R`` rounded to rationals with every row exactly stochastic and every entry ≥ 0.
 
-    Entries are clipped at 0 and rounded with ``limit_denominator``; each row's largest entry
-    is then replaced by 1 minus the others (it stays ≥ 0 because it is at least the row's mean).
+    Entries are clipped at 0 and rounded to multiples of 2^-``bits`` (one common denominator keeps
+    exact products fast); each row's largest entry is then replaced by 1 minus the others (it stays
+    ≥ 0 because it is at least the row's mean).
     """
     out = []
     for row in np.asarray(R, dtype=float):
-        q = [Fraction(max(0.0, float(v))).limit_denominator(max_denominator) for v in row]
+        q = [Fraction(round(max(0.0, float(v)) * 2**bits), 2**bits) for v in row]
         k = int(np.argmax(row))
         rest = sum(q[:k] + q[k + 1 :], Fraction(0))
         if rest > 1:  # only when the row itself is far from stochastic: scale the others down
