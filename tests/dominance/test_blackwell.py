@@ -154,6 +154,14 @@ def test_decimal_strings_are_exact_and_floats_are_their_binary_values() -> None:
     )
 
 
+def test_rows_with_different_exact_sums_are_yes_within_tolerance_and_say_why() -> None:
+    Q2 = [[0.1, 0.2, 0.7], [0.7, 0.2, 0.1], [0.2, 0.7, 0.1]]  # as binary floats, no row sums exactly to 1
+    r = dominates(np.eye(3), Q2)
+    assert r.verdict == "garbling-within-tolerance" and 0 < r.residual < F(1, 10**15)
+    assert "different exact sums" in r.note
+    assert dominates(np.eye(3), [[str(v) for v in row] for row in Q2]).verdict == "garbling"  # as decimals: exact
+
+
 def test_to_dict_carries_exact_text_and_floats() -> None:
     yes = dominates(grr(F(3), 2), grr(F(2), 2)).to_dict()
     assert yes["witness"]["kind"] == "garbling" and yes["witness"]["residual"] == "0"

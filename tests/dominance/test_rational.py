@@ -55,3 +55,18 @@ def test_exact_matrix_refuses_ragged_and_empty() -> None:
         exact_matrix([[1, 0], [1]])
     with pytest.raises(ProblemError, match="matrix"):
         exact_matrix("0.5,0.5")
+
+
+def test_integer_and_entrywise_products_agree(monkeypatch) -> None:
+    import mechopt.dominance.rational as rational
+    from mechopt.dominance.blackwell import bayes_gain
+
+    rng = np.random.default_rng(3)
+    A = exact_matrix([[F(int(v), int(rng.integers(1, 30))) for v in rng.integers(0, 9, 4)] for _ in range(3)])
+    B = exact_matrix(rng.random((4, 5)))  # floats: dyadic denominators
+    G, pi = exact_matrix([["1/3", "0.25"]] * 3), ["0.2", "0.3", "0.5"]
+    fast, gain = rational.matmul(A, B), bayes_gain(A, G, pi)
+    monkeypatch.setattr(rational, "COMMON_DENOMINATOR_BITS", 1)  # forces the entry-by-entry path
+    assert rational.integer_form(A) is None
+    assert rational.matmul(A, B) == fast
+    assert bayes_gain(A, G, pi) == gain
