@@ -44,7 +44,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from mechopt import settings
 from mechopt.dominance.rational import (
@@ -268,6 +267,8 @@ def _prior(prior: Any, d: int) -> tuple[Fraction, ...]:
 
 
 def _lp(c: np.ndarray, **kw: Any) -> Any:
+    from scipy.optimize import linprog  # imported when used: ``import mechopt`` stays light
+
     res = linprog(c, method="highs-ipm", **kw)  # with crossover: a basic (vertex) solution
     if res.status != 0:
         raise SolverError(f"HiGHS did not solve the dominance LP: {res.message}")
