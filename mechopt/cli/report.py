@@ -40,6 +40,7 @@ def register(sub: Any) -> None:
 def run_report(args: argparse.Namespace) -> int:
     from mechopt.cli._common import CLIError, check_out_file, emit_json
     from mechopt.deploy.card import card_json, write_card
+    from mechopt.io.files import check_distinct
     from mechopt.mechanism.core import Mechanism
     from mechopt.model.priors import parse_prior
 
@@ -47,6 +48,7 @@ def run_report(args: argparse.Namespace) -> int:
         raise CLIError("report: give --html FILE (the page) or --json (its numbers), or both")
     if args.html is not None:
         check_out_file(args.html, "--html")
+        check_distinct({"--html": args.html}, {"mechanism file MECH": args.mechanism, "--prior file": args.prior})
     mech = Mechanism.load(args.mechanism)
     prior = None if args.prior is None else parse_prior(args.prior)
     if args.html is not None:

@@ -40,4 +40,7 @@ def test_bad_input_is_one_line(tmp_path, cli, one_line_error) -> None:
     one_line_error(cli("report", tmp_path / "missing.json", "--json"))
     one_line_error(cli("report", mech, "--html", tmp_path))  # a folder
     one_line_error(cli("report", mech, "--json", "--prior", "0.2,0.3,0.5"))  # 3 symbols for 2 inputs
+    before = (tmp_path / "m.json").read_bytes()
+    one_line_error(cli("report", mech, "--html", mech))  # would replace its own input
+    assert (tmp_path / "m.json").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json"]
