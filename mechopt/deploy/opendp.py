@@ -77,12 +77,14 @@ def ldp_epsilon_upward(Q: Any) -> float:
     used = hi > 0
     if np.any(lo[used] <= 0):
         return math.inf
-    # the candidates: the columns whose float ratio is within 1e-12 of the largest (exact among them)
-    ratio = hi[used] / lo[used]
-    near = np.flatnonzero(ratio >= ratio.max() * (1.0 - 1e-12))
+    # the candidates: the columns whose float log-ratio is within 1e-9 of the largest (exact among them)
+    log_ratio = np.log(hi[used]) - np.log(lo[used])
+    near = np.flatnonzero(log_ratio >= log_ratio.max() - 1e-9)
     best = max((Fraction(float(hi[used][j])) / Fraction(float(lo[used][j])) for j in near), default=Fraction(1))
     if best == 1:
         return 0.0
+    if best > 2**1000:  # beyond a double's range (a subnormal entry): logs of the integers, with a wide margin
+        return (math.log(best.numerator) - math.log(best.denominator)) * (1.0 + 1e-12)
     eps = math.log1p(float(best - 1))
     for _ in range(ULPS_UP):
         eps = math.nextafter(eps, math.inf)

@@ -8,12 +8,15 @@ import mpmath
 import numpy as np
 import opendp.prelude as dp
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import mechopt
 from mechopt import Mechanism
 from mechopt.deploy.opendp import ULPS_UP, ldp_epsilon_upward
 from mechopt.errors import ProblemError
+from mechopt.testing import channels
 
 P5 = np.array([0.4, 0.25, 0.15, 0.12, 0.08])
 
@@ -145,3 +148,19 @@ def test_eps_upward_holds_for_random_channels() -> None:
         Q /= Q.sum(axis=1, keepdims=True)
         up, exact = ldp_epsilon_upward(Q), _exact_eps(Q)
         assert up >= exact and up - float(exact) <= (ULPS_UP + 1) * math.ulp(float(exact))
+
+
+def test_eps_upward_of_a_ratio_beyond_the_double_range() -> None:
+    Q = np.array([[1.0 - 5e-324, 5e-324], [5e-324, 1.0 - 5e-324]])  # a subnormal: the ratio overflows a double
+    up, exact = ldp_epsilon_upward(Q), _exact_eps(Q)
+    assert math.isfinite(up) and up >= exact and up - float(exact) < 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5).flatmap(lambda d: channels(d, min_outputs=2, positive=True)))
+def test_the_exported_map_is_never_below_the_truth(Q) -> None:
+    """Any positive channel, claimed at its own audited ε: OpenDP's map is ≥ the 60-digit ε and within ulps of it."""
+    audited = Mechanism(Q).audit("ldp")["notions"]["ldp"]["eps"]
+    got = Mechanism(Q, claim=("ldp", audited)).to_opendp().map(1)
+    exact = _exact_eps(Q)
+    assert got >= exact and got >= audited and got - float(exact) <= (ULPS_UP + 1) * math.ulp(max(float(exact), 1e-300))
