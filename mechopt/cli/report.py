@@ -6,7 +6,9 @@ status; static, self-contained, no script) through :mod:`mechopt.io.writer`;
 ``--json`` prints the same numbers as one JSON document. ``MECH`` is any
 mechanism file :meth:`mechopt.Mechanism.load` reads; ``--prior`` overrides the
 file's prior for the prior-dependent measures (without either: uniform, and the
-card says so). At least one of ``--html`` and ``--json`` is needed.
+card says so). At least one of ``--html`` and ``--json`` is needed. Exit 1 (after
+writing the card, one ``CLAIM BROKEN`` line on stderr) when the mechanism's Q
+fails its own privacy claim, as ``mechopt audit`` does.
 
 Examples
 --------
@@ -18,6 +20,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 __all__ = ["register", "run_report"]
@@ -39,7 +42,7 @@ def register(sub: Any) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     from mechopt.cli._common import CLIError, check_out_file, emit_json
-    from mechopt.deploy.card import card_json, write_card
+    from mechopt.deploy.card import card_sections, sections_json, write_card
     from mechopt.io.files import check_distinct
     from mechopt.mechanism.core import Mechanism
     from mechopt.model.priors import parse_prior
@@ -51,8 +54,19 @@ def run_report(args: argparse.Namespace) -> int:
         check_distinct({"--html": args.html}, {"mechanism file MECH": args.mechanism, "--prior file": args.prior})
     mech = Mechanism.load(args.mechanism)
     prior = None if args.prior is None else parse_prior(args.prior)
+    sections = card_sections(mech, prior)  # computed once: the page and --json show the same numbers
     if args.html is not None:
-        write_card(mech, args.html, prior)
+        write_card(mech, args.html, sections=sections)
+    doc = sections_json(sections)
     if args.json:
-        emit_json(card_json(mech, prior))
+        emit_json(doc)
+    audit = doc["sections"]["certificate"]["audit"]
+    if audit is not None and not audit["holds"]:
+        needs = "no finite ε" if audit["audited"] is None else f"ε = {audit['audited']:.6g}"
+        print(
+            f"CLAIM BROKEN: the mechanism claims {audit['notion']} ε = {audit['claimed']:g}, but its Q needs {needs}"
+            + (f" (the card says so: {args.html})" if args.html else ""),
+            file=sys.stderr,
+        )
+        return 1
     return 0

@@ -42,7 +42,18 @@ from mechopt.results._json import jsonable
 from mechopt.results.report import privacy_report
 from mechopt.results.report_files import MEASURES, measure_value
 
-__all__ = ["Card", "Section", "SECTIONS", "card_sections", "card_json", "card_html", "write_card", "FORMAT"]
+__all__ = [
+    "Card",
+    "Section",
+    "SECTIONS",
+    "card_sections",
+    "card_json",
+    "card_html",
+    "write_card",
+    "sections_json",
+    "sections_html",
+    "FORMAT",
+]
 
 FORMAT = "mechopt.card"
 
@@ -202,10 +213,13 @@ def certificate_section(card: Card) -> Section:
     cert = jsonable(m.certificate)
     claim = m.claim
     audit = None
-    if claim is not None and claim.get("eps") is not None and claim.get("notion") in card.report["notions"]:
-        audited = card.report["notions"][claim["notion"]]["eps"]
-        holds = m.audit(claim["notion"], card.report["prior"])["claim"]["holds"]
-        audit = {"notion": claim["notion"], "claimed": claim["eps"], "audited": audited, "holds": holds}
+    if claim is not None and claim.get("eps") is not None:  # under the design prior, as `mechopt audit` checks it
+        prior, source = (m.prior, "the design prior") if m.prior is not None else (None, card.report["prior_source"])
+        verdict = m.audit(prior=card.report["prior"] if prior is None else prior).get("claim")
+        if verdict is not None:
+            audited, holds = verdict["eps_audited"], verdict["holds"]
+            audit = {"notion": claim["notion"], "claimed": claim["eps"], "audited": audited, "holds": holds}
+            audit["prior"] = source
     data = {"status": None if cert is None else cert.get("status"), "certificate": cert, "audit": audit}
     rows: list[tuple[str, str]] = []
     if cert is None:
@@ -239,9 +253,28 @@ def card_sections(
     return [make(card) for make in (SECTIONS if sections is None else sections)]
 
 
+def sections_json(sections: Sequence[Section]) -> dict[str, Any]:
+    """The numbers of computed sections: ``{"format": "mechopt.card", "sections": {key: data}}``."""
+    return {"format": FORMAT, "sections": {s.key: jsonable(s.data) for s in sections}}
+
+
+def sections_html(sections: Sequence[Section], title: str) -> str:
+    """Computed sections as one HTML page: inline CSS and images, no script."""
+    body = "".join(f'<section id="{s.key}"><h2>{escape(s.title)}</h2>{s.html}</section>' for s in sections)
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{escape(title)}</h1>{body}</body></html>\n"
+    )
+
+
+def card_title(mech: Any) -> str:
+    """``Report card: <the mechanism's provenance source>``."""
+    return f"Report card: {mech.provenance.get('source', 'mechanism')}"
+
+
 def card_json(mech: Any, prior: Any = None, **kwargs: Any) -> dict[str, Any]:
-    """The card's numbers: ``{"format": "mechopt.card", "sections": {key: data}}`` (the page shows the same)."""
-    return {"format": FORMAT, "sections": {s.key: jsonable(s.data) for s in card_sections(mech, prior, **kwargs)}}
+    """The card's numbers (the page shows the same): :func:`sections_json` of :func:`card_sections`."""
+    return sections_json(card_sections(mech, prior, **kwargs))
 
 
 STYLE = (
@@ -253,17 +286,16 @@ STYLE = (
 
 def card_html(mech: Any, prior: Any = None, title: str | None = None, **kwargs: Any) -> str:
     """The card as one HTML page: inline CSS and images, no script, every label escaped."""
-    sections = card_sections(mech, prior, **kwargs)
-    title = title or f"Report card: {mech.provenance.get('source', 'mechanism')}"
-    body = "".join(f'<section id="{s.key}"><h2>{escape(s.title)}</h2>{s.html}</section>' for s in sections)
-    return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
-        f"<style>{STYLE}</style></head><body><h1>{escape(title)}</h1>{body}</body></html>\n"
-    )
+    return sections_html(card_sections(mech, prior, **kwargs), title or card_title(mech))
 
 
-def write_card(mech: Any, path: str | os.PathLike, prior: Any = None, **kwargs: Any) -> Path:
-    """Write :func:`card_html` to ``path`` with :mod:`mechopt.io.writer` (atomic; nothing left on failure).
+def write_card(
+    mech: Any, path: str | os.PathLike, prior: Any = None, sections: Sequence[Section] | None = None, **kwargs: Any
+) -> Path:
+    """Write the card (or the already computed ``sections``) to ``path`` with :mod:`mechopt.io.writer`.
+
+    Atomic: on any failure the old file is untouched and nothing is left behind; a
+    link is followed (the link stays), a dangling link is refused.
 
     >>> import os, tempfile
     >>> from mechopt import Mechanism
@@ -274,4 +306,5 @@ def write_card(mech: Any, path: str | os.PathLike, prior: Any = None, **kwargs: 
     from mechopt.io.writer import target, write_text
 
     target(path)  # refused before the figures are drawn
-    return write_text(path, card_html(mech, prior, **kwargs))
+    secs = card_sections(mech, prior, **kwargs) if sections is None else sections
+    return write_text(path, sections_html(secs, card_title(mech)))

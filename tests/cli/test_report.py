@@ -44,3 +44,32 @@ def test_bad_input_is_one_line(tmp_path, cli, one_line_error) -> None:
     one_line_error(cli("report", mech, "--html", mech))  # would replace its own input
     assert (tmp_path / "m.json").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json"]
+
+
+def test_a_broken_claim_writes_the_card_and_exits_1(tmp_path, cli) -> None:
+    path = tmp_path / "broken.json"
+    Mechanism([[0.75, 0.25], [0.25, 0.75]], claim=("ldp", 1.0)).save(path)
+    out = tmp_path / "card.html"
+    run = cli("report", path, "--html", out, "--json")
+    assert run.code == 1 and run.err.startswith(
+        "CLAIM BROKEN: the mechanism claims ldp ε = 1, but its Q needs ε = 1.09861"
+    )
+    assert run.json()["sections"]["certificate"]["audit"] == {
+        "notion": "ldp",
+        "claimed": 1.0,
+        "audited": run.json()["sections"]["privacy"]["notions"]["ldp"]["eps"],
+        "holds": False,
+        "prior": "uniform (none given)",
+    }
+    assert "FAILS" in out.read_text()
+
+
+def test_a_lip_claim_is_checked_under_the_design_prior_even_with_another_prior(tmp_path, cli) -> None:
+    path = tmp_path / "lip.json"
+    Q = [[0.75, 0.25], [0.25, 0.75]]
+    lip = Mechanism(Q, prior=[0.5, 0.5]).audit("lip")["notions"]["lip"]["eps"]
+    Mechanism(Q, prior=[0.5, 0.5], claim=("lip", lip)).save(path)
+    run = cli("report", path, "--json", "--prior", "0.05,0.95")
+    assert run.code == 0, run.err
+    cert = run.json()["sections"]["certificate"]["audit"]
+    assert cert["prior"] == "the design prior" and cert["holds"] is True and cert["audited"] == lip
