@@ -192,7 +192,12 @@ def estimator_section(card: Card) -> Section:
         return Section("estimator", "Estimator variance", data, body)
     cov = linear_covariance(np.asarray(m.Q), theta, 1)
     var = np.maximum(np.diag(cov), 0.0).tolist()
-    data = {"identifiable": True, "theta": card.report["prior_source"], "variance": var, "total": float(sum(var))}
+    data = {
+        "identifiable": True,
+        "theta_source": card.report["prior_source"],
+        "variance": var,
+        "total": float(sum(var)),
+    }
     rows = [
         (f"<code>{escape(str(v))}</code>", num(f"estimator.variance.{i}", x))
         for i, (v, x) in enumerate(zip(m.inputs, var))
