@@ -13,6 +13,7 @@ machine)::
     mechopt audit     MECHANISM.json --prior P [--json]
     mechopt randomize MECH DATA --column COL [--seed S] --out REPORTS
     mechopt estimate  MECH REPORTS --column COL [--method linear|em|posterior] [--consistency C] [--ci L] [--json]
+    mechopt report    MECH [--html FILE] [--json] [--prior P]
     mechopt reproduce FIGURE_ID ... [--out DIR] [--json] [--list] [--quick]
     mechopt sweep     SPEC.toml [--out FILE.jsonl] [--jobs N] [--scheduler ADDRESS] [--resume]
                       [--solver NAME ...]
@@ -87,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     import mechopt.cli.check as cli_check
     import mechopt.cli.data as cli_data
     import mechopt.cli.design as cli_design
+    import mechopt.cli.report as cli_report
     import mechopt.cli.run as cli_run
     import mechopt.cli.sweep as cli_sweep
 
@@ -99,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_check, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_report, cli_check, cli_sweep):
         mod.register(sub)
     return parser
 
