@@ -72,7 +72,7 @@ class Composition:
     >>> c = compose([[0.75, 0.25], [0.25, 0.75]], uses=2, eps=0.5)
     >>> print(c.table())
     uses   eps   delta      worst pair   method
-    ---------------------------------------------
+    -------------------------------------------
     2      0.5   0.459455   0 vs 1       exact
     >>> round(c.to_dict()["rows"][0]["delta"], 12)
     0.459454920581

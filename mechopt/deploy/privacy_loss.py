@@ -184,7 +184,7 @@ def exact_delta(pl: PairLoss, k: int, eps: Sequence[float], limit: int = EXACT_M
         raise TooLargeError(
             f"exact composition of {k} uses needs {terms:,} terms (a pair has {m} distinct losses; the exact limit "
             f"is {limit:,} terms, k <= {max_exact_uses(m, limit):,} here): use method='accountant' "
-            "(pip install 'mechopt[accounting]') or fewer uses"
+            "(CLI: --method accountant; pip install 'mechopt[accounting]') or fewer uses"
         )
     inf_part = -math.expm1(k * math.log1p(-pl.infinite)) if pl.infinite < 1 else 1.0
     if m == 0:
