@@ -48,9 +48,7 @@ def register(sub: Any) -> None:
     a.add_argument("--eps", type=_nonnegative, metavar="E", help="with --uses: the eps (nats) at which delta is given")
     a.add_argument("--delta", type=_probability, metavar="D", help="with --users: the central delta")
     a.add_argument("--method", choices=METHODS, default="auto", help="with --uses: exact, accountant or auto")
-    a.add_argument(
-        "--discretization", type=_positive, default=1e-4, metavar="H", help="accountant's loss grid (nats)"
-    )
+    a.add_argument("--discretization", type=_positive, default=1e-4, metavar="H", help="accountant's loss grid (nats)")
     a.add_argument("--json", action="store_true")
     a.set_defaults(handler=run_account)
 

@@ -203,7 +203,8 @@ def exact_delta(pl: PairLoss, k: int, eps: Sequence[float], limit: int = EXACT_M
 def accountant_delta(pl: PairLoss, k: int, eps: Sequence[float], discretization: float = 1e-4) -> np.ndarray:
     """δ_k(ε) of one pair from ``dp_accounting``: the pair's PLD with losses rounded *up* to multiples of
     ``discretization`` (``pessimistic_estimate=True``), self-composed k times (truncated tails go to the
-    infinite atom), plus :data:`ACCOUNTANT_MARGIN` for the FFT's rounding: never below the exact value; then clipped to 0 at ε ≥ k·L_max like the exact one.
+    infinite atom), plus :data:`ACCOUNTANT_MARGIN` for the FFT's rounding: never below the exact value;
+    then clipped to 0 at ε ≥ k·L_max like the exact one.
 
     Examples
     --------
