@@ -203,8 +203,8 @@ def compose(
         Privacy levels ε ≥ 0 (nats) at which δ is computed.
     method : {"auto", "exact", "accountant"}
         ``exact``: the multinomial sum of :func:`~mechopt.deploy.privacy_loss.exact_delta`, at most
-        ``limit`` terms per pair (C(k + m − 1, m − 1) for m distinct losses: k ≤ 1 999 999 for RR,
-        k ≤ 1998 for GRR), else :class:`~mechopt.errors.TooLargeError`. ``accountant``: dp_accounting's
+        ``limit`` terms per pair (C(k + m − 1, m − 1) for m distinct losses: k ≤ 999 999 for RR,
+        k ≤ 1412 for GRR), else :class:`~mechopt.errors.TooLargeError`. ``accountant``: dp_accounting's
         PLD with losses rounded up to ``discretization`` (the ``accounting`` extra). ``auto``: exact
         when within the limit, the accountant above it.
 

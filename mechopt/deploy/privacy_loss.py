@@ -40,7 +40,7 @@ from mechopt.runtime.optional import require
 
 __all__ = ["PairLoss", "pair_loss", "pair_losses", "exact_terms", "exact_delta", "accountant_delta", "max_exact_uses"]
 
-EXACT_MAX_TERMS = 2_000_000  # count vectors the exact sum enumerates at most (memory ~ terms x atoms x 8 bytes)
+EXACT_MAX_TERMS = 1_000_000  # count vectors the exact sum enumerates at most (memory ~ terms x atoms x 8 bytes)
 # Added to dp_accounting's δ: its FFT composition rounds both ways (measured at most 2.2e-16 below the exact
 # value over 60 random channels, d <= 4, k <= 6); 1e-13 keeps the accountant pessimistic with a wide margin.
 ACCOUNTANT_MARGIN = 1e-13
@@ -120,7 +120,7 @@ def max_exact_uses(m: int, limit: int = EXACT_MAX_TERMS) -> int:
     """The largest k whose exact sum over m finite atoms stays within ``limit`` count vectors.
 
     >>> max_exact_uses(2), max_exact_uses(3)
-    (1999999, 1998)
+    (999999, 1412)
     """
     if m <= 1:
         return limit
