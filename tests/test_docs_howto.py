@@ -54,3 +54,9 @@ def test_geo_indistinguishability_recipe_runs() -> None:
     pytest.importorskip("matplotlib")
     res = _doctest_page("geo_indistinguishability.rst")
     assert res.attempted >= 15 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
+def test_deploy_recipe_runs() -> None:
+    res = _doctest_page("deploy.rst")
+    assert res.attempted >= 20 and res.failed == 0, res
