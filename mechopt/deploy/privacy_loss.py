@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -87,7 +88,7 @@ def pair_loss(Q: np.ndarray, x: int, x2: int) -> PairLoss:
     infinite = math.fsum(p[(p > 0) & (q == 0)].tolist())
     loss = np.log(p[both]) - np.log(q[both])  # log of each entry: no overflow of the ratio
     values, inverse = np.unique(loss, return_inverse=True)
-    masses = np.array([math.fsum(p[both][inverse == i].tolist()) for i in range(values.size)])
+    masses = np.bincount(inverse.ravel(), weights=p[both], minlength=values.size)
     return PairLoss(x, x2, values, masses, infinite)
 
 
@@ -131,15 +132,21 @@ def max_exact_uses(m: int, limit: int = EXACT_MAX_TERMS) -> int:
     return lo
 
 
-def _count_vectors(m: int, k: int) -> np.ndarray:
-    """All (n_1, …, n_m) ≥ 0 with Σ n_i = k, by stars and bars (one row each)."""
-    if m == 1:
-        return np.array([[k]])
+@functools.lru_cache(maxsize=4)
+def _count_vectors(m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """All (n_1, …, n_m) ≥ 0 with Σ n_i = k, by stars and bars (one row each), and the log multinomial
+    coefficients log k!/(n_1! … n_m!) (cached: the pairs of one channel share m and k)."""
     t = exact_terms(m, k)
-    flat = itertools.chain.from_iterable(itertools.combinations(range(k + m - 1), m - 1))
-    bars = np.fromiter(flat, dtype=np.int64, count=t * (m - 1)).reshape(t, m - 1)
-    edges = np.hstack([np.full((t, 1), -1), bars, np.full((t, 1), k + m - 1)])
-    return np.diff(edges, axis=1) - 1
+    if m == 1:
+        n = np.array([[k]])
+    else:
+        flat = itertools.chain.from_iterable(itertools.combinations(range(k + m - 1), m - 1))
+        bars = np.fromiter(flat, dtype=np.int64, count=t * (m - 1)).reshape(t, m - 1)
+        n = np.diff(np.hstack([np.full((t, 1), -1), bars, np.full((t, 1), k + m - 1)]), axis=1) - 1
+    log_coef = gammaln(k + 1) - gammaln(n + 1).sum(axis=1)
+    n.flags.writeable = False
+    log_coef.flags.writeable = False
+    return n, log_coef
 
 
 def _check(k: int, eps: Sequence[float]) -> np.ndarray:
@@ -192,8 +199,8 @@ def exact_delta(pl: PairLoss, k: int, eps: Sequence[float], limit: int = EXACT_M
     inf_part = -math.expm1(k * math.log1p(-pl.infinite)) if pl.infinite < 1 else 1.0
     if m == 0:
         return _clip(pl, k, e, np.full(e.size, inf_part))
-    n = _count_vectors(m, k)
-    log_p = gammaln(k + 1) - gammaln(n + 1).sum(axis=1) + n @ np.log(pl.masses)
+    n, log_coef = _count_vectors(m, k)
+    log_p = log_coef + n @ np.log(pl.masses)
     total = n @ pl.losses
     out = np.empty(e.size)
     for i, ei in enumerate(e):
@@ -219,7 +226,9 @@ def accountant_delta(pl: PairLoss, k: int, eps: Sequence[float], discretization:
     e = _check(k, eps)
     if not (math.isfinite(discretization) and 0 < discretization <= 1):
         raise ParamError(f"discretization must be in (0, 1] (nats), got {discretization!r}")
-    pld = require("dp_accounting.pld.privacy_loss_distribution", "accounting", "the privacy-loss accountant")
+    require("dp_accounting", "accounting", "accountant compositions (method='accountant')")
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
     # One outcome per atom: the upper distribution's log-mass and the lower's (mass·e^{-L}); the infinite atom
     # is an outcome the lower distribution lacks.
     upper = {i: math.log(p) for i, p in enumerate(pl.masses)}

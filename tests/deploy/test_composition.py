@@ -203,3 +203,16 @@ def test_bad_input_raises_typed_errors(kwargs: dict, error: type, match: str) ->
     args = {"mech": rr(1.0), "uses": 2, "eps": 1.0, **kwargs}
     with pytest.raises(error, match=match):
         compose(args.pop("mech"), **args)
+
+
+def test_accountant_without_dp_accounting_names_the_extra(monkeypatch) -> None:
+    import sys
+
+    from mechopt.errors import MissingDependency
+
+    for name in [m for m in sys.modules if m == "dp_accounting" or m.startswith("dp_accounting.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "dp_accounting", None)  # import now fails as if not installed
+    with pytest.raises(MissingDependency, match=r"pip install 'mechopt\[accounting\]'"):
+        compose(rr(1.0), uses=3, eps=1.0, method="accountant")
+    assert compose(rr(1.0), uses=3, eps=1.0).method == ("exact",)  # the exact path needs no extra
