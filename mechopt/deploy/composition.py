@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -52,6 +52,9 @@ from mechopt.deploy.privacy_loss import (
     pair_losses,
 )
 from mechopt.errors import ParamError, ProblemError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["Composition", "compose", "compose_parallel", "METHODS"]
 
@@ -94,7 +97,7 @@ class Composition:
                 "uses": k,
                 "eps": float(self.eps[j]),
                 "delta": float(self.delta[i, j]),
-                "worst": None if self.worst[i][j] is None else list(self.worst[i][j]),
+                "worst": _listed(self.worst[i][j]),
                 "method": self.method[i],
             }
             for i, k in enumerate(self.uses)
@@ -151,6 +154,10 @@ class Composition:
         return ax
 
 
+def _listed(pair: tuple[Any, ...] | None) -> list[Any] | None:
+    return None if pair is None else list(pair)
+
+
 def _matrix(mech: Any) -> tuple[np.ndarray, tuple[Any, ...]]:
     """Q and the input labels of a Mechanism, a Channel, an oracle or an array."""
     from mechopt.mechanism import Mechanism
@@ -162,8 +169,8 @@ def _matrix(mech: Any) -> tuple[np.ndarray, tuple[Any, ...]]:
     return Q, tuple(inputs) if inputs is not None else tuple(range(Q.shape[0]))
 
 
-def _grid(uses: int | Sequence[int], eps: float | Sequence[float]) -> tuple[tuple[int, ...], np.ndarray]:
-    ks = [uses] if np.ndim(uses) == 0 else list(uses)  # type: ignore[arg-type]
+def _grid(uses: int | Sequence[int], eps: ArrayLike) -> tuple[tuple[int, ...], np.ndarray]:
+    ks: list[Any] = [uses] if np.ndim(uses) == 0 else list(uses)  # type: ignore[arg-type]
     if not ks or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in ks):
         raise ParamError(f"uses must be integers >= 1 (the number of reports per user), got {uses!r}")
     try:
@@ -186,7 +193,7 @@ def _one_k(groups: list[list[PairLoss]], k: int, e: np.ndarray, method: str, h: 
 def compose(
     mech: Any,
     uses: int | Sequence[int],
-    eps: float | Sequence[float],
+    eps: ArrayLike,
     method: str = "auto",
     discretization: float = 1e-4,
     limit: int = EXACT_MAX_TERMS,
@@ -247,8 +254,12 @@ def compose(
     )
 
 
+def _named(name: str, pair: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    return None if pair is None else (name, *pair)
+
+
 def compose_parallel(
-    parts: Mapping[str, Any], uses: int | Sequence[int], eps: float | Sequence[float], **options: Any
+    parts: Mapping[str, Any], uses: int | Sequence[int], eps: ArrayLike, **options: Any
 ) -> Composition:
     """Parallel composition over disjoint attributes: δ(ε) = max over parts of each part's δ(ε).
 
@@ -285,11 +296,7 @@ def compose_parallel(
     stack = np.stack([done[n].delta for n in names])  # (parts, uses, eps)
     best = stack.argmax(axis=0)
     worst = tuple(
-        tuple(
-            None if done[names[p]].worst[i][j] is None else (names[p], *done[names[p]].worst[i][j])
-            for j, p in enumerate(row)
-        )
-        for i, row in enumerate(best)
+        tuple(_named(names[p], done[names[p]].worst[i][j]) for j, p in enumerate(row)) for i, row in enumerate(best)
     )
     methods = tuple(" + ".join(sorted({done[n].method[i] for n in names})) for i in range(len(ks)))
     hs = [c.discretization for c in done.values() if c.discretization is not None]

@@ -29,14 +29,16 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import gammaln
 
 from mechopt.errors import ParamError, TooLargeError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 from mechopt.runtime.optional import require
 
 __all__ = ["PairLoss", "pair_loss", "pair_losses", "exact_terms", "exact_delta", "accountant_delta", "max_exact_uses"]
@@ -149,7 +151,7 @@ def _count_vectors(m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     return n, log_coef
 
 
-def _check(k: int, eps: Sequence[float]) -> np.ndarray:
+def _check(k: int, eps: ArrayLike) -> np.ndarray:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ParamError(f"the number of uses must be an integer >= 1, got {k!r}")
     e = np.atleast_1d(np.asarray(eps, dtype=float))
@@ -170,7 +172,7 @@ def _clip(pl: PairLoss, k: int, e: np.ndarray, delta: np.ndarray) -> np.ndarray:
     return np.clip(delta, 0.0, 1.0)
 
 
-def exact_delta(pl: PairLoss, k: int, eps: Sequence[float], limit: int = EXACT_MAX_TERMS) -> np.ndarray:
+def exact_delta(pl: PairLoss, k: int, eps: ArrayLike, limit: int = EXACT_MAX_TERMS) -> np.ndarray:
     """δ_k(ε) of one pair, exactly: a sum over count vectors n of the finite atoms (Σ n_i = k),
 
     δ_k(ε) = 1 − (1 − p_∞)^k + Σ_n (k; n) Π p_i^{n_i} · (1 − e^{ε − Σ n_i L_i})_+ ,
@@ -210,7 +212,7 @@ def exact_delta(pl: PairLoss, k: int, eps: Sequence[float], limit: int = EXACT_M
     return _clip(pl, k, e, out)
 
 
-def accountant_delta(pl: PairLoss, k: int, eps: Sequence[float], discretization: float = 1e-4) -> np.ndarray:
+def accountant_delta(pl: PairLoss, k: int, eps: ArrayLike, discretization: float = 1e-4) -> np.ndarray:
     """δ_k(ε) of one pair from ``dp_accounting``: the pair's PLD with losses rounded *up* to multiples of
     ``discretization`` (``pessimistic_estimate=True``), self-composed k times (truncated tails go to the
     infinite atom), plus :data:`ACCOUNTANT_MARGIN` for the FFT's rounding: never below the exact value;
@@ -231,7 +233,7 @@ def accountant_delta(pl: PairLoss, k: int, eps: Sequence[float], discretization:
 
     # One outcome per atom: the upper distribution's log-mass and the lower's (mass·e^{-L}); the infinite atom
     # is an outcome the lower distribution lacks.
-    upper = {i: math.log(p) for i, p in enumerate(pl.masses)}
+    upper: dict[Any, float] = {i: math.log(p) for i, p in enumerate(pl.masses)}
     lower = {i: math.log(p) - loss for i, (p, loss) in enumerate(zip(pl.masses, pl.losses, strict=True))}
     if pl.infinite > 0:
         upper["inf"] = math.log(pl.infinite)
