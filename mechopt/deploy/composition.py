@@ -182,7 +182,9 @@ def _grid(uses: int | Sequence[int], eps: ArrayLike) -> tuple[tuple[int, ...], n
     return tuple(int(k) for k in ks), e
 
 
-def _one_k(groups: list[list[PairLoss]], k: int, e: np.ndarray, method: str, h: float, limit: int) -> tuple[Any, str]:
+def _one_k(
+    groups: list[tuple[PairLoss, list[tuple[int, int]]]], k: int, e: np.ndarray, method: str, h: float, limit: int
+) -> tuple[Any, str]:
     """δ of every distinct pair distribution after k uses (rows: groups), and the method used."""
     exact = method == "exact" or (method == "auto" and max(exact_terms(g[0].losses.size, k) for g in groups) <= limit)
     if exact:

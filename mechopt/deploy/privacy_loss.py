@@ -94,19 +94,35 @@ def pair_loss(Q: np.ndarray, x: int, x2: int) -> PairLoss:
     return PairLoss(x, x2, values, masses, infinite)
 
 
-def pair_losses(Q: np.ndarray) -> list[list[PairLoss]]:
+def pair_losses(Q: np.ndarray) -> list[tuple[PairLoss, list[tuple[int, int]]]]:
     """The distinct privacy-loss distributions over ordered pairs x ≠ x', each with the pairs that share it.
+
+    Pairs whose (loss, mass) atoms are the same multiset before merging are found for one x at a time
+    (one sort of the d × m loss matrix), so a symmetric channel (GRR over d values: d(d − 1) pairs)
+    builds one distribution, not d(d − 1).
 
     Examples
     --------
-    >>> [len(group) for group in pair_losses(np.array([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]))]
+    >>> [len(pairs) for pl, pairs in pair_losses(np.array([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]))]
     [6]
     """
-    groups: dict[tuple[Any, ...], list[PairLoss]] = {}
     d = Q.shape[0]
-    for x, x2 in itertools.permutations(range(d), 2):
-        pl = pair_loss(Q, x, x2)
-        groups.setdefault(pl.key(), []).append(pl)
+    with np.errstate(divide="ignore"):
+        logQ = np.log(Q)
+    raw: dict[bytes, list[tuple[int, int]]] = {}
+    for x in range(d):
+        with np.errstate(invalid="ignore"):
+            loss = np.where(Q[x] > 0, logQ[x] - logQ, 0.0)  # +inf where only x can produce y; no mass: 0
+        mass = np.broadcast_to(Q[x], loss.shape)
+        order = np.lexsort((mass, loss), axis=-1)
+        atoms = np.hstack([np.take_along_axis(loss, order, -1), np.take_along_axis(mass, order, -1)])
+        for x2 in range(d):
+            if x2 != x:
+                raw.setdefault(atoms[x2].tobytes(), []).append((x, x2))
+    groups: dict[tuple[Any, ...], tuple[PairLoss, list[tuple[int, int]]]] = {}
+    for pairs in raw.values():
+        pl = pair_loss(Q, *pairs[0])
+        groups.setdefault(pl.key(), (pl, []))[1].extend(pairs)
     return list(groups.values())
 
 

@@ -216,3 +216,18 @@ def test_accountant_without_dp_accounting_names_the_extra(monkeypatch) -> None:
     with pytest.raises(MissingDependency, match=r"pip install 'mechopt\[accounting\]'"):
         compose(rr(1.0), uses=3, eps=1.0, method="accountant")
     assert compose(rr(1.0), uses=3, eps=1.0).method == ("exact",)  # the exact path needs no extra
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pair_groups_cover_every_pair_and_share_their_distribution(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    base = rng.dirichlet(np.ones(4), size=3)
+    Q = np.vstack([base, base[::-1, ::-1], GRR(4, 1.0).matrix()])  # repeated and permuted rows, a symmetric block
+    Q[0, 1] = 0.0
+    Q[0] /= Q[0].sum()
+    groups = pair_losses(Q)
+    pairs = [p for _, ps in groups for p in ps]
+    assert sorted(pairs) == list(itertools.permutations(range(Q.shape[0]), 2))
+    for pl, ps in groups:
+        assert all(pair_loss(Q, *p).key() == pl.key() for p in ps)
+    assert len({pl.key() for pl, _ in groups}) == len(groups) < len(pairs)
