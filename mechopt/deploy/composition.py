@@ -185,11 +185,14 @@ def _grid(uses: int | Sequence[int], eps: ArrayLike) -> tuple[tuple[int, ...], n
 def _one_k(
     groups: list[tuple[PairLoss, list[tuple[int, int]]]], k: int, e: np.ndarray, method: str, h: float, limit: int
 ) -> tuple[Any, str]:
-    """δ of every distinct pair distribution after k uses (rows: groups), and the method used."""
-    exact = method == "exact" or (method == "auto" and max(exact_terms(g[0].losses.size, k) for g in groups) <= limit)
-    if exact:
-        return np.array([exact_delta(g[0], k, e, limit) for g in groups]), "exact"
-    return np.array([accountant_delta(g[0], k, e, h) for g in groups]), ACCOUNTANT
+    """δ of every distinct pair distribution after k uses (rows: groups), and the method(s) used: under
+    ``auto`` each pair is exact within the limit and goes to the accountant above it."""
+    rows, used = [], set()
+    for pl, _ in groups:
+        exact = method == "exact" or (method == "auto" and exact_terms(pl.losses.size, k) <= limit)
+        rows.append(exact_delta(pl, k, e, limit) if exact else accountant_delta(pl, k, e, h))
+        used.add("exact" if exact else ACCOUNTANT)
+    return np.array(rows), " + ".join(sorted(used))
 
 
 def compose(
@@ -214,8 +217,8 @@ def compose(
         ``exact``: the multinomial sum of :func:`~mechopt.deploy.privacy_loss.exact_delta`, at most
         ``limit`` terms per pair (C(k + m − 1, m − 1) for m distinct losses: k ≤ 999 999 for RR,
         k ≤ 1412 for GRR), else :class:`~mechopt.errors.TooLargeError`. ``accountant``: dp_accounting's
-        PLD with losses rounded up to ``discretization`` (the ``accounting`` extra). ``auto``: exact
-        when within the limit, the accountant above it.
+        PLD with losses rounded up to ``discretization`` (the ``accounting`` extra). ``auto``: each pair
+        exact when within the limit, through the accountant above it (``method`` then names both).
 
     Returns
     -------
@@ -252,7 +255,13 @@ def compose(
         )
         used.append(how)
     return Composition(
-        ks, e, delta, tuple(worst), tuple(used), float(eps_ldp), discretization if ACCOUNTANT in used else None
+        ks,
+        e,
+        delta,
+        tuple(worst),
+        tuple(used),
+        float(eps_ldp),
+        discretization if any(ACCOUNTANT in u for u in used) else None,
     )
 
 
@@ -300,7 +309,9 @@ def compose_parallel(
     worst = tuple(
         tuple(_named(names[p], done[names[p]].worst[i][j]) for j, p in enumerate(row)) for i, row in enumerate(best)
     )
-    methods = tuple(" + ".join(sorted({done[n].method[i] for n in names})) for i in range(len(ks)))
+    methods = tuple(
+        " + ".join(sorted({m for n in names for m in done[n].method[i].split(" + ")})) for i in range(len(ks))
+    )
     hs = [c.discretization for c in done.values() if c.discretization is not None]
     return Composition(
         ks,

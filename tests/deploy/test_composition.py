@@ -231,3 +231,13 @@ def test_pair_groups_cover_every_pair_and_share_their_distribution(seed: int) ->
     for pl, ps in groups:
         assert all(pair_loss(Q, *p).key() == pl.key() for p in ps)
     assert len({pl.key() for pl, _ in groups}) == len(groups) < len(pairs)
+
+
+def test_auto_is_exact_for_the_pairs_within_the_limit() -> None:
+    # pair (0, 1) has 2 distinct losses, pair (1, 0) too; rows 0 and 2 differ in 4 outputs: 4 losses
+    Q = np.array([[0.4, 0.2, 0.2, 0.2], [0.1, 0.3, 0.3, 0.3], [0.1, 0.2, 0.3, 0.4]])
+    grid = [0.5, 1.0]
+    mixed = compose(Q, uses=6, eps=grid, limit=40)  # C(7, 1) = 7 <= 40 < C(9, 3) = 84 terms
+    assert mixed.method == ("dp_accounting pessimistic + exact",) and mixed.discretization == 1e-4
+    exact = compose(Q, uses=6, eps=grid)
+    assert np.all(mixed.delta >= exact.delta) and np.all(mixed.delta <= exact.delta + 1e-3)
