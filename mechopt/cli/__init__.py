@@ -68,6 +68,7 @@ EPILOG = """examples:
   mechopt audit mech.json --prior 0.1,0.2,0.7       # smallest eps under LDP, LIP, MIP
   mechopt design --notion ldp --utility mi --prior 0.1,0.2,0.7 --eps 1 --certificate cert.json
   mechopt check cert.json                           # exact re-check (also: python certcheck.py cert.json)
+  mechopt account mech.json --uses 10 --eps 3       # delta at eps 3 after 10 reports per user, worst pair
   mechopt verify --paper lip --json                 # the theorems, checked numerically
   mechopt sweep lip-tradeoff --out lip.jsonl --plot lip.png
 exit codes: 0 ok; 1 no answer (no solution, a mechanism that fails its audit, a failed figure);

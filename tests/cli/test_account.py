@@ -84,3 +84,16 @@ def test_users_mode_says_it_is_not_in_this_build(cli, mech_file) -> None:
     run = cli("account", mech_file, "--users", "1000", "--delta", "1e-6")
     assert_one_line_error(run)
     assert "not available in this build" in run.err
+
+
+def test_accounts_a_designed_mechanism_file(cli, tmp_path) -> None:
+    out = tmp_path / "design.json"
+    run = cli("design", "--notion", "ldp", "--utility", "mi", "--prior", "0.5,0.3,0.2", "--eps", "1", "--out", out)
+    assert run.code == 0, run.err
+    doc = cli("account", out, "--uses", "5", "--eps", "5", "--json").json()
+    # the float design is 1-LDP within the privacy tolerance; its exact ε₀ may exceed 1 by an ulp (δ ~ 1e-17)
+    assert doc["delta"] < 1e-15 and abs(doc["eps_ldp"] - 1) < 1e-9
+    doc = cli("account", out, "--uses", "5", "--eps", repr(5 * doc["eps_ldp"]), "--json").json()
+    assert doc["delta"] == 0.0 and doc["worst_pair"] is None
+    doc = cli("account", out, "--uses", "5", "--eps", "2", "--json").json()
+    assert 0 < doc["delta"] < 1 and doc["method"] == "exact"
