@@ -14,6 +14,7 @@ machine)::
     mechopt randomize MECH DATA --column COL [--seed S] --out REPORTS
     mechopt estimate  MECH REPORTS --column COL [--method linear|em|posterior] [--consistency C] [--ci L] [--json]
     mechopt report    MECH [--html FILE] [--json] [--prior P]
+    mechopt account   MECH (--uses K --eps E | --users N --delta D) [--json]
     mechopt reproduce FIGURE_ID ... [--out DIR] [--json] [--list] [--quick]
     mechopt sweep     SPEC.toml [--out FILE.jsonl] [--jobs N] [--scheduler ADDRESS] [--resume]
                       [--solver NAME ...]
@@ -68,6 +69,7 @@ EPILOG = """examples:
   mechopt audit mech.json --prior 0.1,0.2,0.7       # smallest eps under LDP, LIP, MIP
   mechopt design --notion ldp --utility mi --prior 0.1,0.2,0.7 --eps 1 --certificate cert.json
   mechopt check cert.json                           # exact re-check (also: python certcheck.py cert.json)
+  mechopt account mech.json --uses 10 --eps 3       # delta at eps 3 after 10 reports per user, worst pair
   mechopt verify --paper lip --json                 # the theorems, checked numerically
   mechopt sweep lip-tradeoff --out lip.jsonl --plot lip.png
 exit codes: 0 ok; 1 no answer (no solution, a mechanism that fails its audit, a failed figure);
@@ -84,6 +86,7 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
+    import mechopt.cli.account as cli_account
     import mechopt.cli.audit as cli_audit
     import mechopt.cli.check as cli_check
     import mechopt.cli.data as cli_data
@@ -101,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_report, cli_check, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_report, cli_account, cli_check, cli_sweep):
         mod.register(sub)
     return parser
 
