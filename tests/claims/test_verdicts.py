@@ -174,7 +174,7 @@ def test_counterexample_reproduces_from_its_data_alone(reports, cid) -> None:
 def test_region_kinds_say_what_was_shown(reports) -> None:
     assert reports["lip.thm4"]["region_kind"] == "sufficient"
     assert reports["lip.thm4_fewer"]["region_kind"] == "sufficient"
-    assert reports["lip.prop5"]["region_kind"] == "sufficient"
+    assert reports["lip.prop5"]["region_kind"] == "exact boundary"
     assert {reports[c]["region_kind"] for c in ("lip.thm2", "lip.prop3", "lip.thm3", "lip.thm5")} == {"exact boundary"}
     assert reports["gauss.greedy_vs_global"]["region_kind"] == "empirical"
 
