@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from mechopt.claims.lip.relations import prop5_bands_coincide, prop5_grid
+from mechopt.claims.lip.skew import advantage, gap_deviation, skew_gain, skew_threshold
 from mechopt.claims.lip.theorems import CLAIMS
 from mechopt.problems.lip import closed as cf
 
@@ -33,3 +34,28 @@ def test_prop5_grid_has_both_sides_for_every_n() -> None:
 @pytest.mark.parametrize("eps", [0.05, 0.3, 1.0, 2.2, 4.0])
 def test_prop5_bands_coincide_exactly_on_the_region(p1: float, eps: float) -> None:
     assert prop5_bands_coincide(float(p1), eps) == cf.binary_lip_region(float(p1), eps)
+
+
+def test_intro_skew_holds_only_above_the_computed_threshold() -> None:
+    v = BY_ID["lip.intro_skew"].run().result
+    assert v.verdict == "holds-in-region" and v.region_kind == "exact boundary"
+    assert v.note.startswith("the universal reading (every eps > 0) fails")
+    assert "eps > 3.57" in v.region and "4 (13.6 vs 1.95)" in v.note
+    assert v.counterexample["eps"] < 3.57 and v.counterexample["deviation"] > 0
+
+
+def test_intro_skew_threshold_brackets_a_sign_change() -> None:
+    t = skew_threshold(0.98, 3.0, 4.0)
+    assert 3.565 < t < 3.58
+    assert skew_gain(0.98, t - 0.01) < 0 < skew_gain(0.98, t + 0.01)
+    assert advantage(0.98, 4.0) == pytest.approx(13.56, abs=0.01) and advantage(0.5, 4.0) == pytest.approx(
+        1.95, abs=0.01
+    )
+
+
+def test_fig5_gap099_evidence_names_where_it_holds() -> None:
+    v = BY_ID["lip.fig5_gap099"].run().result
+    assert v.verdict == "holds-in-region" and v.region_kind == "exact boundary"
+    assert "it holds at eps = 4.5 and 5" in v.note and "5 (30.4 vs 1.98)" in v.note
+    assert 4.0 < skew_threshold(0.99, 4.0, 4.5) < 4.5 and gap_deviation(0.99, 5.0) < 0 < gap_deviation(0.99, 4.0)
+    assert BY_ID["lip.fig5_gap099"].recheck(v.counterexample) == pytest.approx(v.counterexample["deviation"])

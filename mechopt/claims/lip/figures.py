@@ -7,7 +7,8 @@ E*_LIP(eps) <= E*_LDP(eps) <= E*_LIP(eps/2).
 Each claim records where it is printed, the statement as printed, the policy class it is judged
 under and how it is checked (see :mod:`mechopt.jobs.verify`); this module is their registry, the
 check functions (returning a :class:`~mechopt.jobs.verify.Verdict`) live in
-:mod:`~mechopt.claims.lip.binary_figures` (Figs. 5, 8, 9(a)) and :mod:`~mechopt.claims.lip.mimo_figures`
+:mod:`~mechopt.claims.lip.binary_figures` (Figs. 5, 8, 9(a)), :mod:`~mechopt.claims.lip.skew`
+(Sec. I and Fig. 5 per eps) and :mod:`~mechopt.claims.lip.mimo_figures`
 (Figs. 6, 7, 9(b)). Conventions: binary channel Q = [[1-q0, q0], [q1, 1-q1]] (eq. (15)); values are
 one user's MSE; the judge is the certified optimum.
 
@@ -22,14 +23,12 @@ from __future__ import annotations
 from mechopt.claims._spec import spec as Spec
 from mechopt.claims.lip.binary_figures import (
     check_concl_half,
-    check_fig5_gap099,
     check_fig5_optldp_vs_cf,
     check_fig5_skew,
     check_fig8_cip,
     check_fig8_cross,
     check_fig8_sandwich,
     check_fig9a,
-    check_intro_skew,
 )
 from mechopt.claims.lip.mimo_figures import (
     check_fig6_validity,
@@ -41,6 +40,7 @@ from mechopt.claims.lip.mimo_figures import (
     check_fig7_sandwich,
     check_fig9b_validity,
 )
+from mechopt.claims.lip.skew import check_fig5_gap099, check_intro_skew
 from mechopt.claims.lip.util import PAPER
 
 __all__ = ["CLAIMS"]
@@ -75,7 +75,7 @@ CLAIMS = [
         "the error of Opt-LIP is always smaller than that of Opt-LDP, and the gap between the two models increases "
         "when P1 = 0.99",
         "binary, global prior; valid optimal mechanisms",
-        "ratio and difference of sqrt-MSE at P1 = 0.99 vs 0.5, certified and eq. (21)",
+        "ratio E*_LDP/E*_LIP at P1 = 0.99 vs 0.5 (certified) on Fig. 5's eps = 1..5 step 0.5; sign change",
         check_fig5_gap099,
         "figure",
     ),
@@ -220,7 +220,7 @@ CLAIMS = [
         "eps-LIP always achieve a better utility-privacy tradeoff than eps-LDP when eps > 0, especially when the prior "
         "is not uniformly distributed",
         "binary, valid optima",
-        "ratio E*_LDP/E*_LIP vs P1 in [0.5, 0.98]",
+        "ratio E*_LDP/E*_LIP at P1 = 0.98 vs 0.5 (certified), eps in {0.5,1,2,3,3.5,4,4.5,5}; sign change",
         check_intro_skew,
         "remark",
     ),
