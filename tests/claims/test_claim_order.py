@@ -101,6 +101,8 @@ ORDER = {
         "kss.sec5_reduction",
         "kss.sec5_kstar_ksharp",
         "kss.table1_cells",
+        "kss.alg1_channel",
+        "kss.remap_regression",
     ],
     "fisher": [
         "fisher.cor1",
