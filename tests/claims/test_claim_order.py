@@ -72,6 +72,9 @@ ORDER = {
         "lip.concl_half",
         "lip.fig9b_validity",
         "lip.intro_skew",
+        "lip.fig2_order",
+        "lip.fig7_growth_d",
+        "lip.fig8_large",
     ],
     "kss": [
         "kss.thm2_1",

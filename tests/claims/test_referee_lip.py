@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mechopt.claims.lip.figures_more import ldp_mse, lip_mse
 from mechopt.claims.lip.relations import prop5_bands_coincide, prop5_grid
 from mechopt.claims.lip.skew import advantage, gap_deviation, skew_gain, skew_threshold
 from mechopt.claims.lip.theorems import CLAIMS
@@ -59,3 +60,29 @@ def test_fig5_gap099_evidence_names_where_it_holds() -> None:
     assert "it holds at eps = 4.5 and 5" in v.note and "5 (30.4 vs 1.98)" in v.note
     assert 4.0 < skew_threshold(0.99, 4.0, 4.5) < 4.5 and gap_deviation(0.99, 5.0) < 0 < gap_deviation(0.99, 4.0)
     assert BY_ID["lip.fig5_gap099"].recheck(v.counterexample) == pytest.approx(v.counterexample["deviation"])
+
+
+def test_fig2_order_with_valid_mechanisms() -> None:
+    v = BY_ID["lip.fig2_order"].run().result
+    assert v.verdict == "holds" and v.checked == 5
+    assert "at eps = 1, 8.20 (Opt-LDP) and 7.91 (LIP) vs 92.07 (context-free LDP)" in v.note
+
+
+def test_fig7_growth_with_d_holds_only_at_large_eps() -> None:
+    v = BY_ID["lip.fig7_growth_d"].run().result
+    assert v.verdict == "holds-in-region" and v.region_kind == "empirical"
+    assert v.region.startswith("eps >= 3 ") and v.counterexample["eps"] == 0.5
+    r = v.counterexample["ratio"]
+    assert r[-1] < r[0]  # at eps = 0.5 the advantage at d = 20 is below the one at d = 2
+
+
+def test_fig8_large_n_sandwich_and_no_crossing() -> None:
+    v = BY_ID["lip.fig8_large"].run().result
+    assert v.verdict == "holds" and v.checked == 18 and "holds on the 18 (N, eps) instances checked" in v.note
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 2.5, 5.0])
+def test_vectorised_closed_forms_match_the_scalar_ones(eps: float) -> None:
+    P = np.linspace(0.01, 0.99, 37)
+    np.testing.assert_allclose(lip_mse(P, eps), [cf.binary_lip_optimum(p, eps)[0] for p in P], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(ldp_mse(P, eps), [cf.binary_ldp_mse(p, eps) for p in P], rtol=0, atol=1e-15)
