@@ -126,6 +126,10 @@ ORDER = {
         "fisher.thm1",
         "fisher.p3_p4_equiv",
         "fisher.remark3",
+        "fisher.prop1",
+        "fisher.remark1",
+        "fisher.remark6",
+        "fisher.cor_xdep",
     ],
     "gauss": [
         "gauss.eq10",
