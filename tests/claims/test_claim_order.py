@@ -144,6 +144,7 @@ ORDER = {
         "gauss.fig4_slower",
         "gauss.sec5_conjecture",
         "gauss.fig3_delta",
+        "gauss.greedy_vs_annealing",
     ],
 }
 
