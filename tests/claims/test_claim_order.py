@@ -75,6 +75,7 @@ ORDER = {
         "lip.fig2_order",
         "lip.fig7_growth_d",
         "lip.fig8_large",
+        "lip.intro_cip_gap",
     ],
     "kss": [
         "kss.thm2_1",

@@ -86,3 +86,11 @@ def test_vectorised_closed_forms_match_the_scalar_ones(eps: float) -> None:
     P = np.linspace(0.01, 0.99, 37)
     np.testing.assert_allclose(lip_mse(P, eps), [cf.binary_lip_optimum(p, eps)[0] for p in P], rtol=0, atol=1e-15)
     np.testing.assert_allclose(ldp_mse(P, eps), [cf.binary_ldp_mse(p, eps) for p in P], rtol=0, atol=1e-15)
+
+
+def test_cip_gap_is_small_only_for_few_users() -> None:
+    v = BY_ID["lip.intro_cip_gap"].run().result
+    assert v.verdict == "holds-in-region" and v.region.startswith("N <= 3") and v.region_kind == "empirical"
+    ce = v.counterexample
+    assert ce["N"] == 4 and ce["cip"] < ce["sum_local_lip"] and ce["sqrt_ratio"] > 2
+    assert v.note.startswith("CIP <= LIP at all 16 instances")
