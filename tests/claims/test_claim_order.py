@@ -107,6 +107,7 @@ ORDER = {
         "kss.table1_cells",
         "kss.alg1_channel",
         "kss.remap_regression",
+        "kss.appC_derivative",
     ],
     "fisher": [
         "fisher.cor1",

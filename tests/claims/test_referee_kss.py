@@ -35,3 +35,17 @@ def test_the_sampling_test_has_power() -> None:
 def test_remap_equals_regression() -> None:
     v = BY_ID["kss.remap_regression"].run().result
     assert v.verdict == "holds" and v.checked == 42 and v.worst_deviation < 1e-9
+
+
+def test_appC_derivative_holds() -> None:
+    v = BY_ID["kss.appC_derivative"].run().result
+    assert v.verdict == "holds" and v.checked == 25 and v.worst_deviation < 1e-6
+
+
+def test_richardson_differences_are_accurate_enough_to_catch_a_wrong_factor() -> None:
+    from mechopt.claims.kss.algorithms import _richardson
+
+    ks = np.linspace(0.5, 9.5, 19)
+    exact = np.cos(ks)
+    assert np.abs(_richardson(np.sin, ks, 1e-3) - exact).max() < 1e-9
+    assert np.abs(_richardson(np.sin, ks, 1e-3) - 1.01 * exact).max() > 1e-3  # a 1 % error shows

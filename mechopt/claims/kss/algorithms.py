@@ -1,6 +1,6 @@
 """k-subset paper (Wang et al.), Sec. 3.1-3.2: Algorithm 1 (the randomizer) produces the channel of Definition 2.1,
-eq. (5), and Algorithm 2 (the remapping estimator) equals the regression estimator (QQ^T)^-1 Q [f(z)]; registered
-in :mod:`mechopt.claims.kss.sections`.
+eq. (5), and Algorithm 2 (the remapping estimator) equals the regression estimator (QQ^T)^-1 Q [f(z)], and App. C's
+derivative of I_k; registered in :mod:`mechopt.claims.kss.sections`.
 
 Examples
 --------
@@ -19,8 +19,17 @@ from scipy.stats import chisquare
 
 from mechopt.jobs.verify import Verdict
 from mechopt.oracles.ksubset import KSubset, hit_rates_ksubset
+from mechopt.problems.kss import formulas as F
 
-__all__ = ["eq5_channel", "algorithm1_channel", "check_alg1", "check_remap", "sampled_pvalue", "ALG1_SAMPLES"]
+__all__ = [
+    "eq5_channel",
+    "algorithm1_channel",
+    "check_alg1",
+    "check_remap",
+    "check_appC",
+    "sampled_pvalue",
+    "ALG1_SAMPLES",
+]
 
 ALG1_GRID = [(d, k, eps) for d in (3, 4, 5) for k in range(1, d) for eps in (0.5, 2.0)]
 ALG1_SAMPLES = 20_000  # reports per input symbol
@@ -124,3 +133,40 @@ def check_remap() -> Verdict:
         note=f"holds on the {len(insts)} (d, k, eps) instances checked, each with random subset counts: both are "
         "affine in f(X_j) and unbiased on the simplex, so they coincide (QQ^T = aI + bJ by symmetry)",
     )
+
+
+def _richardson(f, ks: np.ndarray, h: float) -> np.ndarray:
+    """(4 D(h/2) - D(h)) / 3 with D the central difference: error O(h^4)."""
+
+    def central(step: float) -> np.ndarray:
+        return np.array([(f(k + step) - f(k - step)) / (2 * step) for k in ks])
+
+    return (4 * central(h / 2) - central(h)) / 3
+
+
+def check_appC() -> Verdict:
+    """App. C: I'(k) = (eps e^eps d - (e^eps - 1)(k e^eps + d - k)) / (k e^eps + d - k)^2 (against central
+    differences of I_k, eq. (4)); beta = (eps e^eps - e^eps + 1) d / (e^eps - 1)^2 is the only zero of I' in (0, d),
+    with I' >= 0 before it and <= 0 after (on a 60-point grid of k per (d, eps))."""
+    devs, insts = [], []
+    for d in (2, 3, 10, 50, 400):
+        for eps in (0.1, 0.5, 1.0, 3.0, 6.0):
+            e = math.exp(eps)
+
+            def printed(k: np.ndarray, d: int = d, e: float = e, eps: float = eps) -> np.ndarray:
+                return (eps * e * d - (e - 1) * (k * e + d - k)) / (k * e + d - k) ** 2
+
+            ks = np.linspace(0.01 * d, 0.99 * d, 60)
+            fd = _richardson(lambda k: F.mi_ksubset(d, k, eps), ks, 1e-4 * d)
+            scale = max(1e-12, float(np.abs(fd).max()))
+            b = F.beta(d, eps)
+            sign = float(np.max(np.where(ks < b, -printed(ks), printed(ks)).clip(min=0))) / scale
+            dev = float(np.abs(fd - printed(ks)).max()) / scale
+            devs.append(max(dev, sign, abs(float(printed(np.array([b]))[0])) / scale))
+            insts.append({"d": d, "eps": eps, "beta": b, "derivative_rel_error": dev})
+    v = Verdict.from_deviations(devs, 1e-6, insts)
+    note = (
+        f"{v.verdict} on the {len(insts)} (d, eps) instances checked (deviations relative to max |I'|; central "
+        "differences with one Richardson step)"
+    )
+    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, note=note)

@@ -16,7 +16,7 @@ Examples
 from __future__ import annotations
 
 from mechopt.claims._spec import spec as Spec
-from mechopt.claims.kss.algorithms import check_alg1, check_remap
+from mechopt.claims.kss.algorithms import check_alg1, check_appC, check_remap
 from mechopt.claims.kss.appendix import (
     check_appD_convex,
     check_appD_derivative,
@@ -208,5 +208,17 @@ CLAIMS = [
         "against Q^T theta",
         check_remap,
         "theorem",
+    ),
+    Spec(
+        "kss.appC_derivative",
+        PAPER,
+        "App. C",
+        "I'(k) = (eps e^eps d - (e^eps - 1)(k e^eps + d - k))/(k e^eps + d - k)^2; beta = (eps e^eps - e^eps + 1) d/"
+        "(e^eps - 1)^2 is the only extrema point in (0, d); I'(k) >= 0 on (0, beta), <= 0 on (beta, d)",
+        "I_k of eq. (4) for real k in (0, d)",
+        "Richardson-extrapolated central differences of I_k on 60 k per (d, eps), d in {2,3,10,50,400}, "
+        "eps in {0.1,0.5,1,3,6}; sign of I' on each side of beta",
+        check_appC,
+        "proof-step",
     ),
 ]
