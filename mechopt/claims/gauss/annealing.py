@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -95,4 +96,4 @@ def check_greedy_vs_annealing() -> Verdict:
         f"annealer is lower at {better} of {len(rows)}; baseline-dependent (scipy dual_annealing, {SA_SETTINGS}, "
         "penalised form restored to feasibility)"
     )
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample or worst, note=note)
+    return replace(v, counterexample=v.counterexample or worst, note=note)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 import numpy as np
 from scipy.stats import chisquare
@@ -91,11 +92,11 @@ def check_alg1() -> Verdict:
     v = Verdict.from_deviations(devs, 1e-12, insts)
     low = min(i["pvalue"] for i in insts)
     note = (
-        f"holds on the {len(insts)} (d, k, eps) instances checked: exact by enumeration, and the sampler's "
+        f"{v.verdict} on the {len(insts)} (d, k, eps) instances checked: exact by enumeration, and the sampler's "
         f"{ALG1_SAMPLES} reports per input pass a pooled chi-square test at family level {ALPHA:g} (smallest p-value "
         f"{low:.3g} of {len(insts)})"
     )
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, note=note)
+    return replace(v, note=note)
 
 
 def _colex_order(d: int, k: int) -> list[int]:
@@ -125,12 +126,9 @@ def check_remap() -> Verdict:
                 devs.append(max(float(np.abs(reg - remap).max()), float(eq9)))
                 insts.append({"d": d, "k": k, "eps": eps, "regression_minus_remap": float(np.abs(reg - remap).max())})
     v = Verdict.from_deviations(devs, 1e-9, insts)
-    return Verdict(
-        v.verdict,
-        v.checked,
-        v.worst_deviation,
-        v.counterexample,
-        note=f"holds on the {len(insts)} (d, k, eps) instances checked, each with random subset counts: both are "
+    return replace(
+        v,
+        note=f"{v.verdict} on the {len(insts)} (d, k, eps) instances checked, each with random subset counts: both are "
         "affine in f(X_j) and unbiased on the simplex, so they coincide (QQ^T = aI + bJ by symmetry)",
     )
 
@@ -169,4 +167,4 @@ def check_appC() -> Verdict:
         f"{v.verdict} on the {len(insts)} (d, eps) instances checked (deviations relative to max |I'|; central "
         "differences with one Richardson step)"
     )
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample, note=note)
+    return replace(v, note=note)

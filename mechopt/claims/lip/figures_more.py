@@ -15,6 +15,8 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from mechopt.claims.lip.checks import certified
@@ -65,11 +67,12 @@ def check_fig2_order() -> Verdict:
     v = Verdict.from_deviations(devs, 1e-9, rows)
     at1 = next(r for r in rows if r["eps"] == 1.0)
     note = (
-        f"holds on the {len(rows)} eps values checked (N = 100, P1 = 0.1): at eps = 1, {at1['opt_ldp']:.2f} (Opt-LDP) "
-        f"and {at1['lip']:.2f} (LIP) vs {at1['ldp_eq42']:.2f} (context-free LDP); the printed curves are not these "
-        "(lip.ex1: the printed E_LDP, E_Opt-LDP and E_LIP formulas are wrong or invalid)"
+        f"{v.verdict} on the {len(rows)} eps values checked (N = 100, P1 = 0.1): at eps = 1, "
+        f"{at1['opt_ldp']:.2f} (Opt-LDP) and {at1['lip']:.2f} (LIP) vs {at1['ldp_eq42']:.2f} (context-free LDP); "
+        "the printed curves are not these (lip.ex1: the printed E_LDP, E_Opt-LDP and E_LIP formulas are wrong "
+        "or invalid)"
     )
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample or rows[1], note=note)
+    return replace(v, counterexample=v.counterexample or rows[1], note=note)
 
 
 def _fig7_rows() -> list[dict]:
@@ -128,11 +131,11 @@ def check_fig8_large() -> Verdict:
             )
     v = Verdict.from_deviations(devs, 1e-12, rows)
     note = (
-        f"holds on the {len(rows)} (N, eps) instances checked (sqrt of the mean per-user MSE, expected values, "
+        f"{v.verdict} on the {len(rows)} (N, eps) instances checked (sqrt of the mean per-user MSE, expected values, "
         f"eps = 1..5): eps-LIP < eps-LDP < eps/2-LIP everywhere (exactly sandwiched), so no cross-over; closed forms "
         f"vs certified optima on 2 x 8 users x 2 eps: max difference {sub:.1e}"
     )
-    return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample or rows[0], note=note)
+    return replace(v, counterexample=v.counterexample or rows[0], note=note)
 
 
 CIP_FACTOR = 2.0  # 'not large': CIP's sqrt-MSE within this factor of LIP's (Fig. 8's measure)
@@ -167,7 +170,7 @@ def check_cip_gap() -> Verdict:
     )
     v = Verdict.from_deviations(devs, 0.0, rows, size=lambda r: (r["N"], r["eps"]))
     if v.verdict == "holds" or not ok_n or max(ok_n) >= min(r["N"] for r, d in zip(rows, devs) if d > 0):
-        return Verdict(v.verdict, v.checked, v.worst_deviation, v.counterexample or worst, note=note)
+        return replace(v, counterexample=v.counterexample or worst, note=note)
     region = f"N <= {max(ok_n)} (the checked N = {', '.join(map(str, ok_n))}; fails at every checked N above)"
     return Verdict(
         "holds-in-region", v.checked, v.worst_deviation, v.counterexample, region, note, region_kind="empirical"

@@ -14,6 +14,8 @@ True
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scipy.optimize import brentq
 
 from mechopt.claims.lip.util import EPS5, ldp_opt, lip_opt
@@ -85,15 +87,7 @@ def check_fig5_gap099() -> Verdict:
 
 
 def _reading(v: Verdict, which: str) -> Verdict:
-    return Verdict(
-        v.verdict,
-        v.checked,
-        v.worst_deviation,
-        v.counterexample,
-        v.region,
-        which + "; " + v.note,
-        region_kind=v.region_kind,
-    )
+    return replace(v, note=which + "; " + v.note)
 
 
 def gap_deviation(p1: float, eps: float) -> float:
