@@ -147,6 +147,8 @@ ORDER = {
         "gauss.sec5_conjecture",
         "gauss.fig3_delta",
         "gauss.greedy_vs_annealing",
+        "gauss.sec3b_mi",
+        "gauss.sec4_step5",
     ],
 }
 
