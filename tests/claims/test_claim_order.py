@@ -76,6 +76,7 @@ ORDER = {
         "lip.fig7_growth_d",
         "lip.fig8_large",
         "lip.intro_cip_gap",
+        "lip.fig9b_vs_fig7",
     ],
     "kss": [
         "kss.thm2_1",

@@ -94,3 +94,9 @@ def test_cip_gap_is_small_only_for_few_users() -> None:
     ce = v.counterexample
     assert ce["N"] == 4 and ce["cip"] < ce["sum_local_lip"] and ce["sqrt_ratio"] > 2
     assert v.note.startswith("CIP <= LIP at all 16 instances")
+
+
+def test_fig9b_advantage_at_d83_exceeds_d20_only_above_threshold() -> None:
+    v = BY_ID["lip.fig9b_vs_fig7"].run().result
+    assert v.verdict == "holds-in-region" and v.region_kind == "exact boundary"
+    assert v.region.startswith("eps > 4.39") and v.counterexample["ratio_d83"] < v.counterexample["ratio_d20"]

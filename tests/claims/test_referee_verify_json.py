@@ -11,6 +11,7 @@ LABELS = {
     "lip.fig7_growth_d": ("holds-in-region", "empirical"),
     "lip.fig8_large": ("holds", None),
     "lip.intro_cip_gap": ("holds-in-region", "empirical"),
+    "lip.fig9b_vs_fig7": ("holds-in-region", "exact boundary"),
     "kss.alg1_channel": ("holds", None),
     "kss.remap_regression": ("holds", None),
     "kss.appC_derivative": ("holds", None),
@@ -18,6 +19,7 @@ LABELS = {
     "fisher.remark1": ("holds", None),
     "fisher.remark6": ("holds", None),
     "fisher.cor_xdep": ("fails", None),
+    "gauss.sec3b_mi": ("holds", None),
 }
 
 
