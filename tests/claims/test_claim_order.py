@@ -133,6 +133,7 @@ ORDER = {
         "fisher.remark1",
         "fisher.remark6",
         "fisher.cor_xdep",
+        "fisher.sec5_info",
     ],
     "gauss": [
         "gauss.eq10",

@@ -42,3 +42,16 @@ def test_corollaries_fail_over_x_dependent_policies() -> None:
     ce = v.counterexample
     assert ce["X"] == [0.0, 2.0] and ce["grid_optimum"] < 0.3 * ce["cos2_on_grid"]
     assert v.note.startswith("as read over x-dependent policies it fails: cos^2 is beaten on 5 of the 5 (X, grid)")
+
+
+def test_sec5_gaussian_noise_has_more_entropy_and_leaks_less() -> None:
+    v = BY_ID["fisher.sec5_info"].run().result
+    assert v.verdict == "holds" and v.checked == 6
+    assert 0.5 * math.log(math.pi * math.e) - 1 == pytest.approx(0.0724, abs=1e-4)
+
+
+def test_laplace_mutual_information_matches_the_gaussian_limit() -> None:
+    """Small signal: I(x; x + w) ~ s^2 J(w) / 2 with J = 1/b^2 for Laplace(b) (within 5 % at s = 0.05)."""
+    from mechopt.claims.fisher.preliminaries import _mi_laplace_noise
+
+    assert _mi_laplace_noise(0.05, 1.0) == pytest.approx(0.05**2 / 2, rel=0.05)

@@ -18,7 +18,13 @@ import numpy as np
 from mechopt.api import solve
 from mechopt.claims._spec import not_checkable, rel
 from mechopt.claims._spec import spec as Spec
-from mechopt.claims.fisher.preliminaries import check_cor_xdep, check_prop1, check_remark1, check_remark6
+from mechopt.claims.fisher.preliminaries import (
+    check_cor_xdep,
+    check_prop1,
+    check_remark1,
+    check_remark6,
+    check_sec5_info,
+)
 from mechopt.jobs.verify import Verdict
 from mechopt.problems.fisher.gaussian import FisherGaussian
 from mechopt.problems.fisher.problems import FisherInterval
@@ -260,5 +266,19 @@ CLAIMS = [
         "grid SOCP over x-dependent policies (FisherWeighted) vs cos^2 on the same grid; X = [0, 2] at three grid "
         "sizes, X = [0, 8] and [0, 32]",
         check_cor_xdep,
+    ),
+    Spec(
+        "fisher.sec5_info",
+        PAPER,
+        "Sec. 5 (after Proposition 3)",
+        "Interestingly, [h(optimal noise) > h(Laplace noise)], which intuitively points to the fact that, for some "
+        "prior distributions on the entries of the database, the optimal noise in Corollary 6 can potentially provide "
+        "stronger information theoretic guarantees as well",
+        "formulas lost, reconstructed: scalar, equal variance 2b^2 (Gaussian of Corollary 6 vs Laplace(b) of "
+        "Proposition 3); Gaussian prior x ~ N(0, s^2) for the mutual information",
+        "entropies by scipy.stats at b in {0.1, 1, 7}; I(x; x + w) at s in {0.5, 1, 2}, b = 1 (Laplace case by FFT "
+        "convolution on 2^15 + 1 points)",
+        check_sec5_info,
+        "remark",
     ),
 ]
