@@ -134,6 +134,7 @@ ORDER = {
         "fisher.remark6",
         "fisher.cor_xdep",
         "fisher.sec5_info",
+        "fisher.eq7_8",
     ],
     "gauss": [
         "gauss.eq10",

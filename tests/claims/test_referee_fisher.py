@@ -55,3 +55,8 @@ def test_laplace_mutual_information_matches_the_gaussian_limit() -> None:
     from mechopt.claims.fisher.preliminaries import _mi_laplace_noise
 
     assert _mi_laplace_noise(0.05, 1.0) == pytest.approx(0.05**2 / 2, rel=0.05)
+
+
+def test_eq7_8_inequalities_hold() -> None:
+    v = BY_ID["fisher.eq7_8"].run().result
+    assert v.verdict == "holds" and v.checked == 300

@@ -20,6 +20,7 @@ from mechopt.claims._spec import not_checkable, rel
 from mechopt.claims._spec import spec as Spec
 from mechopt.claims.fisher.preliminaries import (
     check_cor_xdep,
+    check_eq7_8,
     check_prop1,
     check_remark1,
     check_remark6,
@@ -280,5 +281,16 @@ CLAIMS = [
         "convolution on 2^15 + 1 points)",
         check_sec5_info,
         "remark",
+    ),
+    Spec(
+        "fisher.eq7_8",
+        PAPER,
+        "Sec. 2, eqs. (7)-(8)",
+        "By fixing [the other entries] as knowns, Proposition 1 can be used to deduce [E(x_hat_i - x_i)^2 >= 1/I_ii] "
+        "(7) ... Hence, it can be deduced that [sum_i E(x_hat_i - x_i)^2 >= m^2 / tr I] (8)",
+        "formulas lost, reconstructed; I positive definite",
+        "300 random positive definite I, m <= 5: 1/I_ii <= [I^-1]_ii and sum_i 1/I_ii >= m^2 / tr I",
+        check_eq7_8,
+        "proof-step",
     ),
 ]
