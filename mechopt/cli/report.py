@@ -37,6 +37,12 @@ def register(sub: Any) -> None:
     r.add_argument("--html", metavar="FILE", help="write the card to FILE (one self-contained page)")
     r.add_argument("--prior", metavar="P", help="the prior of LIP, MIP and the leakages (default: the file's)")
     r.add_argument("--json", action="store_true", help="print the card's numbers as one JSON document")
+    r.add_argument(
+        "--uses",
+        metavar="K[,K...]",
+        default="1,2,5,10",
+        help="reports per user of the composition curves (default 1,2,5,10)",
+    )
     r.set_defaults(handler=run_report)
 
 
@@ -54,7 +60,9 @@ def run_report(args: argparse.Namespace) -> int:
         check_distinct({"--html": args.html}, {"mechanism file MECH": args.mechanism, "--prior file": args.prior})
     mech = Mechanism.load(args.mechanism)
     prior = None if args.prior is None else parse_prior(args.prior)
-    sections = card_sections(mech, prior)  # computed once: the page and --json show the same numbers
+    sections = card_sections(
+        mech, prior, uses=_uses(args.uses)
+    )  # computed once: the page and --json show the same numbers
     if args.html is not None:
         write_card(mech, args.html, sections=sections)
     doc = sections_json(sections)
@@ -70,3 +78,16 @@ def run_report(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _uses(text: str) -> tuple[int, ...]:
+    """``--uses 1,2,5``: positive whole numbers of reports per user."""
+    from mechopt.cli._common import CLIError
+
+    try:
+        uses = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        uses = ()
+    if not uses or min(uses) < 1:
+        raise CLIError(f"report: --uses {text!r}: give whole numbers ≥ 1 separated by commas, e.g. --uses 1,2,5")
+    return uses

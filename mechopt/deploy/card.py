@@ -18,7 +18,7 @@ Examples
 >>> m = Mechanism([[0.75, 0.25], [0.25, 0.75]], inputs=["no", "<b>yes</b>"], claim=("ldp", 1.1))
 >>> doc = card_json(m)
 >>> list(doc["sections"]), round(doc["sections"]["privacy"]["notions"]["ldp"]["eps"], 6)
-(['mechanism', 'privacy', 'estimator', 'certificate'], 1.098612)
+(['mechanism', 'privacy', 'estimator', 'composition', 'certificate'], 1.098612)
 >>> page = card_html(m)
 >>> "&lt;b&gt;yes&lt;/b&gt;" in page and "<b>yes" not in page
 True
@@ -26,20 +26,18 @@ True
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from collections.abc import Callable, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mechopt.deploy.card_parts import Card, Section, num, rows_table
+from mechopt.deploy.card_use import composition_section
 from mechopt.results._html import MAX_TABLE, heatmap_img, png_img
 from mechopt.results._json import jsonable
-from mechopt.results.report import privacy_report
 from mechopt.results.report_files import MEASURES, measure_value
 
 __all__ = [
@@ -56,55 +54,6 @@ __all__ = [
 ]
 
 FORMAT = "mechopt.card"
-
-
-@dataclass(frozen=True)
-class Section:
-    """One part of the card: ``key`` (its name in the JSON), ``title``, ``data`` (its numbers), ``html`` (its body)."""
-
-    key: str
-    title: str
-    data: dict[str, Any]
-    html: str
-
-
-@dataclass
-class Card:
-    """What the sections read: the mechanism, the prior of the prior-dependent measures and the options.
-
-    The prior is ``prior`` if given, else the mechanism's design prior, else the
-    uniform prior (``prior_source`` says which).
-    """
-
-    mechanism: Any
-    prior: Any = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    @cached_property
-    def report(self) -> dict[str, Any]:
-        """:func:`mechopt.results.report.privacy_report` of Q under the card's prior."""
-        prior = self.prior if self.prior is not None else self.mechanism.prior
-        rep = privacy_report(self.mechanism.Q, prior)
-        if self.prior is None and self.mechanism.prior is not None:
-            rep["prior_source"] = "the design prior"
-        return rep
-
-
-# -- the HTML pieces -------------------------------------------------------------------------------------------
-def num(key: str, value: Any, digits: int = 6) -> str:
-    """A number of the page: its text, with its JSON path and exact value as attributes (None: ∞).
-
-    >>> num("privacy.notions.ldp.eps", None)
-    '<span class="num" data-key="privacy.notions.ldp.eps" data-value="null">∞</span>'
-    """
-    text = "∞" if value is None else f"{float(value):.{digits}g}"
-    return f'<span class="num" data-key="{escape(key)}" data-value="{json.dumps(value)}">{text}</span>'
-
-
-def rows_table(rows: Sequence[tuple[str, str]], head: tuple[str, str] = ("", "")) -> str:
-    """A two-column table; ``rows`` are (escaped label, HTML value) pairs."""
-    body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
-    return f"<table><tr><th>{head[0]}</th><th>{head[1]}</th></tr>{body}</table>"
 
 
 def _claim_eps(claim: dict[str, Any]) -> str:
@@ -246,7 +195,13 @@ def certificate_section(card: Card) -> Section:
 
 
 #: The default sections, in page order.
-SECTIONS: list[Callable[[Card], Section]] = [mechanism_section, privacy_section, estimator_section, certificate_section]
+SECTIONS: list[Callable[[Card], Section]] = [
+    mechanism_section,
+    privacy_section,
+    estimator_section,
+    composition_section,
+    certificate_section,
+]
 
 
 # -- the card --------------------------------------------------------------------------------------------------

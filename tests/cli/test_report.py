@@ -73,3 +73,23 @@ def test_a_lip_claim_is_checked_under_the_design_prior_even_with_another_prior(t
     assert run.code == 0, run.err
     cert = run.json()["sections"]["certificate"]["audit"]
     assert cert["prior"] == "the design prior" and cert["holds"] is True and cert["audited"] == lip
+
+
+def test_uses_sets_the_composition_curves(tmp_path, cli, one_line_error) -> None:
+    """k-fold RR with ε₀ = log 3: δ(0) after 2 uses is TV(Bin) = 1/2; δ at k·ε₀ is 0 (the grid's last point)."""
+    run = cli("report", _saved(tmp_path), "--json", "--uses", "2,3")
+    comp = run.json()["sections"]["composition"]
+    assert comp["uses"] == [2, 3] and comp["delta"][0][0] == 0.5
+    assert all(row[-1] <= 1e-15 for row in comp["delta"])
+    assert all(a >= b for row in comp["delta"] for a, b in zip(row, row[1:]))  # δ(ε) does not increase
+    for bad in ("0", "1,x", ""):
+        one_line_error(cli("report", _saved(tmp_path), "--json", "--uses", bad))
+
+
+def test_large_mechanism_leaves_composition_to_account() -> None:
+    from mechopt.deploy.card_parts import Card
+    from mechopt.deploy.card_use import COMPOSITION_MAX_D, composition_section
+
+    d = COMPOSITION_MAX_D + 1
+    s = composition_section(Card(Mechanism(np.full((d, 2), 0.5))))
+    assert "mechopt account" in s.data["skipped"] and "mechopt account" in s.html
