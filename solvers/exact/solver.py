@@ -69,7 +69,7 @@ METHODS = ("auto", "enumerate", "symmetry", "colgen")
 
 
 def notion_kind(notion: Any) -> str:
-    """``ldp`` (complete graph), ``lip``, ``box`` (ε-PML, ALIP), ``stat`` (posterior statistics, e.g. CIP) or ``cone``."""
+    """``ldp`` (complete graph), ``lip``, ``box`` (ε-PML, ALIP), ``stat`` (posterior statistics: CIP) or ``cone``."""
     if type(notion) is LDP:
         return "ldp"
     if isinstance(notion, PosteriorBox):

@@ -122,12 +122,7 @@ ORDER = {
         "fisher.p3_p4_equiv",
         "fisher.remark3",
     ],
-    "pml": [
-        "pml.high_privacy",
-        "pml.binary",
-        "pml.uniform",
-        "pml.outputs",
-    ],
+    "pml": ["pml.high_privacy", "pml.binary", "pml.uniform", "pml.outputs"],
     "gauss": [
         "gauss.eq10",
         "gauss.eq12",

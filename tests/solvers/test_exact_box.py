@@ -37,7 +37,9 @@ def test_alip_with_equal_levels_is_lip_and_the_notions_are_ordered():
         ("alip<", "alip", {"eps_lower": 0.3}),
         ("pml", "pml", {}),
     ):
-        r = mechopt.solve(ChannelDesign.from_params(prior=P, notion=notion, utility="mi", eps=0.8, **kw), solver="exact")
+        r = mechopt.solve(
+            ChannelDesign.from_params(prior=P, notion=notion, utility="mi", eps=0.8, **kw), solver="exact"
+        )
         assert r.status.value == "optimal"
         v[name] = r.value
     assert v["alip="] == pytest.approx(v["lip"], abs=1e-12)
