@@ -88,9 +88,9 @@ def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
 
 
 def audit_all(Q, prior=None) -> dict[str, dict[str, float | None]]:
-    """Smallest ε under LDP, and (with a prior) LIP and MIP: the ``audit`` document."""
+    """Smallest ε under LDP, and (with a prior) LIP, MIP and PML: the ``audit`` document."""
     out: dict[str, dict[str, float | None]] = {}
-    for name, cls in NOTIONS.items():
+    for name, cls in {**NOTIONS, "pml": PML}.items():
         if cls.needs_prior and prior is None:
             continue
         eps = cls(0.0).audit(Q, prior).eps

@@ -31,3 +31,14 @@ def test_verify_pml_paper(cli):
     assert r.code == 0, r.err
     (claim,) = r.json()["claims"]
     assert claim["id"] == "pml.binary" and claim["verdict"] == "holds" and claim["worst_deviation"] <= 1e-12
+
+
+def test_design_out_then_audit_checks_the_pml_claim(cli, tmp_path):
+    out = tmp_path / "m.json"
+    assert cli(*BASE[:-1], "--notion", "pml", "--eps", "1", "--out", out).code == 0
+    r = cli("audit", out, "--json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert doc["claim"]["notion"] == "pml" and doc["claim"]["holds"] is True
+    assert abs(doc["notions"]["pml"]["eps"] - 1.0) <= 1e-12 and doc["notions"]["lip"]["eps"] is None  # zeros in Q
+    assert cli("audit", out, "--eps", "0.9", "--notion", "pml").code == 1
