@@ -73,3 +73,20 @@ def test_pml_mi_is_unit_free_in_the_prior_and_certified_with_zeros():
     P = _prior(8, 6)
     r = mechopt.solve(ChannelDesign.from_params(prior=P, notion="pml", utility="mi", eps=0.5), solver="exact")
     assert r.status.value == "optimal" and np.any(r.Q == 0.0)  # PML optima use zeros (vertices at 0)
+
+
+@pytest.mark.parametrize("notion,kw", [("pml", {}), ("alip", {"eps_lower": 0.5})])
+def test_zero_mass_symbols_are_dropped_and_restored(notion, kw):
+    full = mechopt.design(prior="0.2,0,0.3,0.5", notion=notion, utility="mi", eps=1.0, **kw)
+    reduced = mechopt.design(prior="0.2,0.3,0.5", notion=notion, utility="mi", eps=1.0, **kw)
+    assert full.status.value == "optimal" and full.Q.shape[0] == 4 and full.violation <= 1e-12
+    assert full.value == pytest.approx(reduced.value, abs=1e-12)
+
+
+def test_pml_mse_is_unit_free():
+    vals = np.array([0.0, 1.0, 3.0, 7.0])
+    out = [
+        mechopt.design(prior="0.1,0.2,0.3,0.4", notion="pml", utility="mse", eps=0.7, values=vals * s).value / s**2
+        for s in (1e-12, 1.0, 1e12)
+    ]
+    assert out[0] == pytest.approx(out[1], rel=1e-12) and out[2] == pytest.approx(out[1], rel=1e-12)
