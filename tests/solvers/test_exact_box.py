@@ -90,3 +90,14 @@ def test_pml_mse_is_unit_free():
         for s in (1e-12, 1.0, 1e12)
     ]
     assert out[0] == pytest.approx(out[1], rel=1e-12) and out[2] == pytest.approx(out[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("notion,kw", [("pml", {}), ("alip", {"eps_lower": 0.5})])
+def test_other_solvers_use_the_cvxpy_constraints_and_stay_below_the_certified_optimum(notion, kw):
+    P = "0.1,0.2,0.3,0.4"
+    lp = mechopt.design(prior=P, notion=notion, utility="mae", eps=1.0, solver="lp", **kw)
+    conic = mechopt.design(prior=P, notion=notion, utility="mae", eps=1.0, solver="conic", **kw)
+    assert conic.status.value == "optimal" and conic.value == pytest.approx(lp.value, abs=1e-8)
+    exact = mechopt.design(prior=P, notion=notion, utility="histogram", eps=1.0, solver="exact", **kw)
+    sqp = mechopt.design(prior=P, notion=notion, utility="histogram", eps=1.0, solver="sqp", **kw)
+    assert sqp.violation <= 1e-9 and sqp.value >= exact.value - 1e-9  # an MSE: the certified one is least
