@@ -45,7 +45,6 @@ from mechopt.solvers.exact.pricing.base import (
 from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
 from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPHistogramPricer, LIPMIPricer, LIPSumPricer
 from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
-from mechopt.solvers.exact.pricing.pml import pml_max
 from mechopt.solvers.exact.pricing.tree import TreeLDPMIPricer, essential_forest, essential_weights
 
 __all__ = [
@@ -283,14 +282,12 @@ def _box_pricer(cp: ColumnProgram, batch: int | None):
 
     P, u, box = cp.prior, cp.utility, cp.notion.box(cp.prior)
     start = cp.prior[:, None].copy()
-    # ε-PML (lower bound 0) above the meet-in-the-middle size: knapsack windows (pricing.pml)
-    kw = {"search": pml_max} if not np.any(box[0]) and P.size > MITM_MAX_D else {}
     if isinstance(u, SumMSE) and P.size <= SWEEP_MAX_D:
         return LIPSumPricer(P, 0.0, u.centred, batch, box=box), start, "box parametric sweep"
     if isinstance(u, HistogramMSE):
-        return LIPHistogramPricer(P, 0.0, batch, box=box, **kw), start, _box_search(P.size, kw)
+        return LIPHistogramPricer(P, 0.0, batch, box=box), start, _lip_search(P.size)
     if isinstance(u, MutualInfo) and u.prior is not None:
-        return LIPMIPricer(P, 0.0, u.prior, batch, box=box, **kw), start, _box_search(P.size, kw)
+        return LIPMIPricer(P, 0.0, u.prior, batch, box=box), start, _lip_search(P.size)
     return None
 
 
@@ -300,10 +297,6 @@ def _prices_exactly(cp: ColumnProgram, kind: str) -> bool:
         return _structured(cp, kind, None) is not None
     except TooLargeError:
         return False
-
-
-def _box_search(d: int, kw: dict) -> str:
-    return "PML knapsack windows" if kw else _lip_search(d)
 
 
 def _lip_search(d: int) -> str:

@@ -171,9 +171,6 @@ class LIPSeparablePricer:
         with ``True``).
     box : (lo, hi), optional
         Another posterior box (ε-PML, ALIP); ``eps`` is then unused.
-    search : callable, optional
-        The vertex search (default meet in the middle up to ``MITM_MAX_D``, then branch and bound;
-        :func:`~mechopt.solvers.exact.pricing.pml.pml_max` for ε-PML boxes).
     target : float
         The default is a quarter of ``colgen_gap`` (times |νᵀP|, the master's value); ``-inf`` prices exactly.
 
@@ -196,11 +193,9 @@ class LIPSeparablePricer:
         early: bool | float = 0.5,
         target: float | None = None,
         box: tuple | None = None,
-        search=None,
     ) -> None:
         self.P = np.asarray(P, float)
         self.lo, self.hi = lip_box(self.P, eps) if box is None else box
-        self.search = search
         self.phi = phi
         self.batch = int(batch or max(4, self.P.size))
         self.early, self.target = early, target
@@ -226,12 +221,12 @@ class LIPSeparablePricer:
             if self.target is not None
             else 0.25 * settings.tolerance("colgen_gap") * abs(float(nu @ self.P))
         )
-        search = self.search or (mitm_max if self.P.size <= MITM_MAX_D else separable_bnb)
+        search = mitm_max if self.P.size <= MITM_MAX_D else separable_bnb
         out = search(self.lo, self.hi, f, self.batch, deadline, target=target, early=self.early)
         self.nodes += out.nodes
         Pm = np.array(out.points) if out.points else np.zeros((0, self.P.size))
         rays = _top_columns(Pm, self.rc(Pm, nu), self.batch) if Pm.size else np.zeros((self.P.size, 0))
-        note = {mitm_max: "meet-in-the-middle", separable_bnb: "branch-and-bound"}.get(search, "PML knapsack windows")
+        note = "meet-in-the-middle" if search is mitm_max else "branch-and-bound"
         if out.bound is None:
             note += " interrupted by the time limit"
         return Pricing(rays, out.bound, note)
