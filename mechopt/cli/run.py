@@ -48,7 +48,7 @@ CLAIM_FIELDS = (
     "correction",
     "power",
 )
-PAPERS = ("lip", "kss", "fisher", "gauss")
+PAPERS = ("lip", "kss", "fisher", "gauss", "pml")
 CERTIFIED_NOTE = (
     "* certified = status optimal with a machine-checked proof (a certificate within the gap "
     "tolerance, a convex program solved to its tolerances, or a global eigenproblem); a closed "

@@ -136,6 +136,7 @@ ORDER = {
         "fisher.sec5_info",
         "fisher.eq7_8",
     ],
+    "pml": ["pml.high_privacy", "pml.binary", "pml.uniform", "pml.outputs"],
     "gauss": [
         "gauss.eq10",
         "gauss.eq12",
