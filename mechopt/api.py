@@ -292,17 +292,20 @@ def design(
     graph: Any = None,
     outputs: Any = None,
     solver: str | None = None,
+    eps_lower: float | None = None,
     **options: Any,
 ) -> Result:
     """Design a mechanism for a custom problem: ``notion`` and ``utility`` by name.
 
     See :class:`mechopt.problems.design.ChannelDesign` for the program; ``outputs``
-    are the output estimates of utility ``mae`` (default: the values).
+    are the output estimates of utility ``mae`` (default: the values); ``eps_lower`` is the
+    lower level ε_l of notion ``alip`` (``eps`` is then its upper level ε_u).
     """
     from mechopt.problems.design import ChannelDesign
 
     with deadline.bounded(deadline.seconds(options.get("time_limit"))):  # building the problem counts too
         prob = ChannelDesign.from_params(
-            prior=prior, notion=notion, utility=utility, eps=eps, values=values, graph=graph, outputs=outputs
-        )
+            prior=prior, notion=notion, utility=utility, eps=eps, values=values, graph=graph, outputs=outputs,
+            eps_lower=eps_lower,
+        )  # fmt: skip
         return solve(prob, solver=solver, **options)

@@ -97,7 +97,7 @@ BUILTIN_PROBLEMS = {
     "gauss-dataset1": "mechopt.problems.gauss:GaussDataset1",
     "gauss-dataset2": "mechopt.problems.gauss:GaussDataset2",
 }
-_PAPER_MODULES = ("lip", "kss", "fisher", "gauss", "kairouz")
+_PAPER_MODULES = ("lip", "kss", "fisher", "gauss", "pml", "kairouz")
 
 _extra_solvers: dict[str, Any] = {}  # register_solver (in-process; tests patch these dicts)
 _extra_problems: dict[str, Any] = {}

@@ -79,19 +79,21 @@ class ChannelDesign(ChannelProblem):
         values: Any = None,
         graph: Any = None,
         outputs: Any = None,
+        eps_lower: Any = None,
         **extra: Any,
     ) -> "ChannelDesign":
         """Build from CLI-style parameters (strings accepted for prior, values and outputs).
 
         ``outputs`` are the fixed output estimates b of utility ``mae`` (default: the values).
         Every parameter is used or refused: ``values`` belong to ``mse`` and ``mae``,
-        ``graph`` to ``graph-ldp`` and ``metric-ldp``. A prior file's labels (or a
+        ``graph`` to ``graph-ldp`` and ``metric-ldp``, ``eps_lower`` (ε_l; ``eps`` is then ε_u) to
+        ``alip``. A prior file's labels (or a
         pandas Series' index) become the problem's ``inputs``.
         """
         if extra:
             raise ProblemError(
                 f"unknown design parameter(s) {sorted(extra)}; "
-                "known: prior, notion, utility, eps, values, graph, outputs"
+                "known: prior, notion, utility, eps, values, graph, outputs, eps_lower"
             )
         from mechopt.io.priorfile import prior_labels
 
@@ -104,6 +106,8 @@ class ChannelDesign(ChannelProblem):
         values = _numbers(values, "values", "one per input symbol")
         outputs = _numbers(outputs, "outputs", "one output estimate per output")
         kw = {"graph": graph} if graph is not None else {}
+        if eps_lower is not None:
+            kw["eps_lower"] = eps_lower
         return cls(
             prior=P,
             notion=make_notion(notion, eps, **kw),

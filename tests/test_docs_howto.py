@@ -57,6 +57,13 @@ def test_geo_indistinguishability_recipe_runs() -> None:
 
 
 @pytest.mark.timeout(300)
+def test_deploy_recipe_runs() -> None:
+    pytest.importorskip("matplotlib")
+    res = _doctest_page("deploy.rst")
+    assert res.attempted >= 40 and res.failed == 0, res
+
+
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize(("page", "least"), [("add_claims.rst", 12), ("dominance.rst", 15)])
 def test_recipe_runs(page: str, least: int) -> None:
     """Pages whose recipes need nothing beyond the core: every example runs."""

@@ -9,11 +9,13 @@ machine)::
     mechopt design    (--problem ID | --spec FILE.toml | --notion N --utility U --prior P --eps E ...)
                       [--solver NAME] [--json] [--out FILE] [--certificate FILE]
     mechopt check     CERTIFICATE [--json]
-    mechopt verify    [--paper lip|kss|fisher|gauss|kairouz] [--json]
+    mechopt verify    [--paper lip|kss|fisher|gauss|pml|kairouz] [--json]
     mechopt audit     MECHANISM.json --prior P [--json]
     mechopt dominates Q1 Q2 [--prior P] [--json]
     mechopt randomize MECH DATA --column COL [--seed S] --out REPORTS
     mechopt estimate  MECH REPORTS --column COL [--method linear|em|posterior] [--consistency C] [--ci L] [--json]
+    mechopt report    MECH [--html FILE] [--json] [--prior P]
+    mechopt account   MECH (--uses K --eps E | --users N --delta D) [--json]
     mechopt reproduce FIGURE_ID ... [--out DIR] [--json] [--list] [--quick]
     mechopt sweep     SPEC.toml [--out FILE.jsonl] [--jobs N] [--scheduler ADDRESS] [--resume]
                       [--solver NAME ...]
@@ -68,6 +70,7 @@ EPILOG = """examples:
   mechopt audit mech.json --prior 0.1,0.2,0.7       # smallest eps under LDP, LIP, MIP
   mechopt design --notion ldp --utility mi --prior 0.1,0.2,0.7 --eps 1 --certificate cert.json
   mechopt check cert.json                           # exact re-check (also: python certcheck.py cert.json)
+  mechopt account mech.json --uses 10 --eps 3       # delta at eps 3 after 10 reports per user, worst pair
   mechopt dominates a.json b.json                   # b = a·R (exit 0, R) or a separating gain (exit 1)
   mechopt verify --paper lip --json                 # the theorems, checked numerically
   mechopt sweep lip-tradeoff --out lip.jsonl --plot lip.png
@@ -85,11 +88,13 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
+    import mechopt.cli.account as cli_account
     import mechopt.cli.audit as cli_audit
     import mechopt.cli.check as cli_check
     import mechopt.cli.data as cli_data
     import mechopt.cli.design as cli_design
     import mechopt.cli.dominates as cli_dominates
+    import mechopt.cli.report as cli_report
     import mechopt.cli.run as cli_run
     import mechopt.cli.sweep as cli_sweep
 
@@ -102,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_dominates, cli_data, cli_check, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_dominates, cli_data, cli_report, cli_account, cli_check, cli_sweep):
         mod.register(sub)
     return parser
 

@@ -1,11 +1,11 @@
 """``mechopt audit MECHANISM [--prior P] [--eps E [--notion N]] [--report FILE]``.
 
-Prints the smallest ε a mechanism satisfies under LDP, LIP and MIP. The
+Prints the smallest ε a mechanism satisfies under LDP, LIP, MIP and PML. The
 mechanism is read by :func:`mechopt.io.mechfile.read_mechanism`: a ``.npy`` array,
 a ``.csv`` matrix, a bare JSON matrix, or a JSON object with ``"Q"`` (or
 ``{"mechanism": {"Q": ...}}``); rows must be probability vectors, as many as
 the prior has symbols. ``--json`` prints ``{"notions": {"ldp": {"eps": ...},
-"lip": {...}, "mip": {...}}, "inputs": d, "outputs": m}`` with ``null`` for an
+"lip": {...}, "mip": {...}, "pml": {...}}, "inputs": d, "outputs": m}`` with ``null`` for an
 infinite ε (plus ``"check"`` with ``--eps``).
 
 With ``--eps E`` the command is a pass/fail check for CI pipelines: exit 0
@@ -36,7 +36,7 @@ from typing import Any
 
 __all__ = ["register", "run_audit", "check_eps_levels"]
 
-CHECK_NOTIONS = ("ldp", "lip", "mip")
+CHECK_NOTIONS = ("ldp", "lip", "mip", "pml")
 
 
 def register(sub: Any) -> None:
@@ -59,7 +59,7 @@ def register(sub: Any) -> None:
         action="append",
         choices=CHECK_NOTIONS,
         metavar="N",
-        help="notion checked by --eps: ldp (default), lip or mip (LIP and MIP need a prior); repeatable",
+        help="notion checked by --eps: ldp (default), lip, mip or pml (all but ldp need a prior); repeatable",
     )
     a.add_argument(
         "--report",
@@ -127,7 +127,7 @@ def run_audit(args: argparse.Namespace) -> int:
     if prior is None and set(wanted) - {"ldp"}:
         raise ProblemError(f"--notion {'/'.join(sorted(set(wanted) - {'ldp'}))} needs the prior: give --prior P")
     claim = doc.get("claim")
-    if claim is not None and claim["notion"] in ("lip", "mip") and prior is None:
+    if claim is not None and claim["notion"] in ("lip", "mip", "pml") and prior is None:
         raise ProblemError(
             f"{args.mechanism!r} claims {claim['notion']} eps = {claim['eps']:g}, which needs the prior to be "
             "checked: give --prior P"
@@ -137,7 +137,7 @@ def run_audit(args: argparse.Namespace) -> int:
     check = None if target is None else check_eps_levels(report["notions"], target, wanted, precision)
     verdict = None
     if claim is not None:  # a LIP/MIP claim is about the file's own prior, whatever --prior asks
-        own = doc.get("prior") is not None and args.prior is not None and claim["notion"] in ("lip", "mip")
+        own = doc.get("prior") is not None and args.prior is not None and claim["notion"] in ("lip", "mip", "pml")
         notions = audit(doc["Q"], doc["prior"])["notions"] if own else report["notions"]
         verdict = {**check_claim(claim, notions, precision), "prior": "the file's" if own else None}
     if args.report is not None:

@@ -2,7 +2,8 @@
 
 ``design`` builds a problem in one of three ways and solves it:
 
-* flags: ``--notion N --utility U --prior P --eps E [--values a,b,..] [--outputs b,..] [--graph FILE]``
+* flags: ``--notion N --utility U --prior P --eps E [--values a,b,..] [--outputs b,..] [--graph FILE]
+  [--eps-lower L]`` (``--notion alip --eps-upper U --eps-lower L``; ``--eps-upper`` is ``--eps``)
   (a :class:`~mechopt.problems.design.ChannelDesign`), or on places ``--coords FILE|grid:KxK [--norm N]
   --utility loss`` (a :class:`~mechopt.problems.geo.GeoDesign`; ``--outputs`` then names the reportable locations);
 * a catalog problem: ``--problem ID --set key=value ...`` (strings passed to
@@ -79,7 +80,7 @@ def register(sub: Any) -> None:
         help="a from_params parameter of --problem (repeatable)",
     )
     src.add_argument("--spec", metavar="FILE.toml", help="a TOML design spec (or a built-in spec name)")
-    src.add_argument("--notion", help="ldp, lip, mip, graph-ldp, metric-ldp")
+    src.add_argument("--notion", help="ldp, lip, mip, graph-ldp, metric-ldp, pml, alip")
     src.add_argument("--utility", help=utility_help())
     src.add_argument(
         "--prior",
@@ -87,7 +88,8 @@ def register(sub: Any) -> None:
         help="0.1,0.2,0.7 | uniform:d | a .npy, .txt or .csv file (numbers, or label,probability lines "
         "with an optional header: the labels name the inputs)",
     )
-    src.add_argument("--eps", help="privacy level ε > 0")
+    src.add_argument("--eps", "--eps-upper", dest="eps", help="privacy level ε > 0 (alip: the upper level ε_u)")
+    src.add_argument("--eps-lower", metavar="L", help="alip only: the lower level ε_l ≥ 0")
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
         "--outputs",
@@ -216,7 +218,7 @@ def build_problem(
 
     flags = {
         k: getattr(args, k, None)
-        for k in ("notion", "utility", "prior", "eps", "values", "graph", "outputs", "coords", "norm")
+        for k in ("notion", "utility", "prior", "eps", "values", "graph", "outputs", "coords", "norm", "eps_lower")
         if getattr(args, k, None) is not None
     }  # (a Namespace built by hand may lack the newer flags)
     modes = [m for m, on in (("--problem", args.problem), ("--spec", args.spec), ("flags", flags)) if on]

@@ -33,10 +33,11 @@ from mechopt.errors import ProblemError
 
 __all__ = ["claim_of", "check_claim", "claim_line", "CHECKABLE", "KNOWN"]
 
-#: Notions whose ε ``mechopt audit`` computes from Q (LIP and MIP with the prior).
-CHECKABLE = ("ldp", "lip", "mip")
-#: Notions a file may name (the others need data audit does not have: a policy graph, the users' priors).
-KNOWN = (*CHECKABLE, "graph-ldp", "metric-ldp", "cip")
+#: Notions whose ε ``mechopt audit`` computes from Q (LIP, MIP and PML with the prior).
+CHECKABLE = ("ldp", "lip", "mip", "pml")
+#: Notions a file may name (the others need data audit does not have: a policy graph, the users' priors,
+#: ALIP's second level).
+KNOWN = (*CHECKABLE, "graph-ldp", "metric-ldp", "cip", "alip")
 
 
 def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
@@ -114,7 +115,7 @@ def claim_line(verdict: dict[str, Any]) -> str:
     if verdict.get("prior"):  # a LIP/MIP claim checked under the file's own prior, not --prior's
         name = f"{name} (under {verdict['prior']} prior)"
     if verdict["holds"] is None:
-        why = "it needs the prior: give --prior P" if name in CHECKABLE else "audit computes ldp, lip and mip only"
+        why = "it needs the prior: give --prior P" if name in CHECKABLE else "audit computes ldp, lip, mip and pml only"
         return f"claim not checked: the file claims {name} eps = {eps:g}, which audit cannot compute ({why})"
     if verdict["holds"]:
         return f"claim holds: the file claims {name} eps = {eps:g}; its Q needs {verdict['eps_audited']:.6g}"

@@ -38,6 +38,7 @@ PAPER_TITLES = {
     "kss": "k-subset mechanism (Wang et al.)",
     "fisher": "Fisher information noise (Farokhi, Sandberg)",
     "gauss": "Gaussian privacy-utility tradeoff (Sharma, Amariucai)",
+    "pml": "Extremal mechanisms for pointwise maximal leakage (Grosse, Saeidian, Oechtering)",
     "kairouz": "Extremal mechanisms for local differential privacy (Kairouz, Oh, Viswanath)",
 }
 

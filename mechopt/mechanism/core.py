@@ -371,6 +371,20 @@ class Mechanism:
         """
         return convert.audit(self._Q, self._prior if prior is None else prior, self._claim, notion)
 
+    def to_opendp(self, rng: Any = None) -> Any:
+        """An OpenDP measurement (``opendp`` 0.16, ``mechopt[opendp]``) whose privacy map is the audited ε, rounded up.
+
+        One record in (an input label), one output label out; refused without an LDP
+        claim its audit confirms. See :mod:`mechopt.deploy.opendp` for what the map covers.
+
+        >>> m = Mechanism([[0.75, 0.25], [0.25, 0.75]], inputs=["no", "yes"], claim=("ldp", 1.1))
+        >>> 1.0986122886 < m.to_opendp().map(1) < 1.0986122887
+        True
+        """
+        from mechopt.deploy.opendp import to_opendp
+
+        return to_opendp(self, rng)
+
     # -- files and results ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain data (what :meth:`save` writes)."""

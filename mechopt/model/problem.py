@@ -27,7 +27,7 @@ from mechopt.model.channel import validate_channel
 from mechopt.model.forms import ColumnProgram, ConicForm, NLPForm
 from mechopt.model.priors import Support
 from mechopt.model.problem_audit import ProblemAudit
-from mechopt.notions import LDP, LIP, MIP, PrivacyNotion
+from mechopt.notions import LDP, LIP, MIP, PosteriorBox, PrivacyNotion
 from mechopt.results.result import Result
 from mechopt.utilities import FrequencyVariance, Utility
 
@@ -117,7 +117,7 @@ class ChannelProblem(Problem):
         ([-1.0, 1.0], 1e-12)
         """
         sup = self.support
-        if sup.dropped and type(self.notion) not in (LDP, LIP, MIP):
+        if sup.dropped and not (type(self.notion) in (LDP, LIP, MIP) or isinstance(self.notion, PosteriorBox)):
             raise ProblemError(
                 f"zero-mass symbols are not supported with {self.notion.name}; remove them from the prior"
             )

@@ -16,6 +16,7 @@ from mechopt.notions.base import Audit, PrivacyNotion, check_eps
 from mechopt.notions.info import CIP, LIP, MIP, PosteriorStatNotion
 from mechopt.notions.ldp import LDP, GraphLDP
 from mechopt.notions.metric import MetricLDP
+from mechopt.notions.pml import ALIP, PML, PosteriorBox
 
 __all__ = [
     "Audit",
@@ -26,6 +27,9 @@ __all__ = [
     "LIP",
     "CIP",
     "MIP",
+    "PML",
+    "ALIP",
+    "PosteriorBox",
     "PosteriorStatNotion",
     "make_notion",
     "NOTIONS",
@@ -34,14 +38,18 @@ __all__ = [
 ]
 
 NOTIONS: dict[str, type[PrivacyNotion]] = {"ldp": LDP, "lip": LIP, "mip": MIP}
-BUILTIN_NAMES = (*NOTIONS, "graph-ldp", "metric-ldp", "cip")
+BUILTIN_NAMES = (*NOTIONS, "graph-ldp", "metric-ldp", "cip", "pml", "alip")
 REGISTERED: dict[str, type[PrivacyNotion]] = {}  # mechopt.registry.register_notion writes here
 
 
 def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
-    """Build a notion by name: ``ldp``, ``lip``, ``mip``, ``graph-ldp``, ``metric-ldp``, ``cip``, or a registered one.
+    """Build a notion by name: ``ldp``, ``lip``, ``mip``, ``graph-ldp``, ``metric-ldp``, ``cip``, ``pml``,
+    ``alip`` (with ``eps_lower``: ``eps`` is then the upper level), or a registered one.
 
     Notions added with :func:`mechopt.registry.register_notion` are built as ``cls(eps)``.
+
+    >>> make_notion("alip", 1.0, eps_lower=0.5)
+    ALIP(eps=1, eps_lower=0.5)
     """
     eps = check_eps(eps)  # a design target must be > 0
     key = str(name).lower()
@@ -52,6 +60,12 @@ def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
         )
     if "p" in kwargs and key != "cip":
         raise ProblemError(f"the users' priors p belong to notion cip, not {key}")
+    if "eps_lower" in kwargs and key != "alip":
+        raise ProblemError(f"a lower privacy level (--eps-lower) belongs to notion alip, not {key}")
+    if key == "pml":
+        return PML(eps)
+    if key == "alip":
+        return ALIP(eps, kwargs.get("eps_lower"))
     if key in NOTIONS:
         return NOTIONS[key](eps)
     if key in REGISTERED:
@@ -74,9 +88,9 @@ def make_notion(name: str, eps: float, **kwargs: Any) -> PrivacyNotion:
 
 
 def audit_all(Q, prior=None) -> dict[str, dict[str, float | None]]:
-    """Smallest ε under LDP, and (with a prior) LIP and MIP: the ``audit`` document."""
+    """Smallest ε under LDP, and (with a prior) LIP, MIP and PML: the ``audit`` document."""
     out: dict[str, dict[str, float | None]] = {}
-    for name, cls in NOTIONS.items():
+    for name, cls in {**NOTIONS, "pml": PML}.items():
         if cls.needs_prior and prior is None:
             continue
         eps = cls(0.0).audit(Q, prior).eps

@@ -33,7 +33,7 @@ from mechopt.errors import ParamError
 from mechopt.io.writer import write_bytes, write_text
 from mechopt.results.result import jsonable
 
-__all__ = ["write_report", "report_figure", "report_html", "REPORT_SUFFIXES"]
+__all__ = ["write_report", "report_figure", "report_html", "REPORT_SUFFIXES", "MEASURES", "measure_value"]
 
 REPORT_SUFFIXES = (".json", ".html", ".png")
 
@@ -42,21 +42,34 @@ def _num(v: Any, digits: int = 6) -> str:
     return "∞" if v is None else f"{float(v):.{digits}g}"
 
 
+#: The report's scalar measures (nats): a label and the path of the value in the report's dict.
+MEASURES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ε-LDP (smallest ε)", ("notions", "ldp", "eps")),
+    ("ε-LIP (smallest ε)", ("notions", "lip", "eps")),
+    ("ε-MIP (smallest ε = I(X;Y))", ("notions", "mip", "eps")),
+    ("maximal leakage", ("maximal_leakage",)),
+    ("mutual information I(X;Y)", ("mutual_information",)),
+    ("Bayes vulnerability of the prior", ("bayes", "prior_vulnerability")),
+    ("attacker success rate (one guess)", ("bayes", "attacker_success")),
+    ("multiplicative leakage", ("bayes", "multiplicative_leakage")),
+    ("min-entropy leakage", ("bayes", "min_entropy_leakage")),
+)
+
+
+def measure_value(rep: dict[str, Any], path: tuple[str, ...]) -> Any:
+    """The value at ``path`` in the report (None: an infinite ε).
+
+    >>> measure_value({"bayes": {"attacker_success": 0.5}}, ("bayes", "attacker_success"))
+    0.5
+    """
+    for key in path:
+        rep = rep[key]
+    return rep
+
+
 def measure_rows(rep: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, value) pairs of the report's scalar measures, in nats."""
-    b = rep["bayes"]
-    n = rep["notions"]
-    return [
-        ("ε-LDP (smallest ε)", _num(n["ldp"]["eps"])),
-        ("ε-LIP (smallest ε)", _num(n["lip"]["eps"])),
-        ("ε-MIP (smallest ε = I(X;Y))", _num(n["mip"]["eps"])),
-        ("maximal leakage", _num(rep["maximal_leakage"])),
-        ("mutual information I(X;Y)", _num(rep["mutual_information"])),
-        ("Bayes vulnerability of the prior", _num(b["prior_vulnerability"])),
-        ("attacker success rate (one guess)", _num(b["attacker_success"])),
-        ("multiplicative leakage", _num(b["multiplicative_leakage"])),
-        ("min-entropy leakage", _num(b["min_entropy_leakage"])),
-    ]
+    return [(label, _num(measure_value(rep, path))) for label, path in MEASURES]
 
 
 def report_figure(rep: dict[str, Any], Q: Any = None) -> Any:

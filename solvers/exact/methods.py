@@ -137,6 +137,14 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
             f"{colgen}method='symmetry' if prior values repeat{or_local(d)}",
         )
         return _rays.lip_vertices(P, eps)
+    if kind == "box":
+        _sizes.check_enumeration(
+            f"enumerating the {cp.notion.name} vertices for d = {d}",
+            math.log2(8.0 * (d + 2)) + d,
+            limit,
+            "use method='colgen' (exact pricing for mi, mse, histogram)",
+        )
+        return _rays.box_vertices(P, *cp.notion.deviations(P))
     if d > opts["dd_max_d"] and kind == "cone":
         raise TooLargeError(
             f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
@@ -250,6 +258,8 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
     if kind == "cone" and tree_pricing_applies(cp):
         W = cp.notion.pair_weights(P.size)
         return TreeLDPMIPricer(P, eps, W, u.prior, batch), cp.prior[:, None].copy(), "tree branch and bound"
+    if kind == "box":
+        return _box_pricer(cp, batch)
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, SumMSE):
         if P.size > SWEEP_MAX_D:
             n = P.size * (P.size - 1) // 2
@@ -263,6 +273,21 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
         return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), _lip_search(P.size)
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, MutualInfo) and u.prior is not None:
         return LIPMIPricer(P, eps, u.prior, batch), cp.prior[:, None].copy(), _lip_search(P.size)
+    return None
+
+
+def _box_pricer(cp: ColumnProgram, batch: int | None):
+    """The exact pricer of the vertices of an ε-PML or ALIP posterior box (the LIP pricers on that box), or None."""
+    from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
+
+    P, u, box = cp.prior, cp.utility, cp.notion.box(cp.prior)
+    start = cp.prior[:, None].copy()
+    if isinstance(u, SumMSE) and P.size <= SWEEP_MAX_D:
+        return LIPSumPricer(P, 0.0, u.centred, batch, box=box), start, "box parametric sweep"
+    if isinstance(u, HistogramMSE):
+        return LIPHistogramPricer(P, 0.0, batch, box=box), start, _lip_search(P.size)
+    if isinstance(u, MutualInfo) and u.prior is not None:
+        return LIPMIPricer(P, 0.0, u.prior, batch, box=box), start, _lip_search(P.size)
     return None
 
 

@@ -5,7 +5,7 @@ of one cone are the columns of a (d, n) matrix.
 
 - ε-LDP (complete graph): r ∝ P ∘ s with s ∈ {1, e^ε}^d (staircase patterns).
 - ε-LIP: vertices of B = {p ∈ Δ : e^{-ε}P ≤ p ≤ e^{ε}P}: every coordinate at a
-  bound except at most one.
+  bound except at most one; ε-PML and ALIP: the same for their boxes (:func:`box_vertices`).
 - centralized IP with one statistic (rank [G; 1] ≤ 2, e.g. a binomial sum):
   point masses δ_s and two-point mixtures of δ_s, δ_t on a bound.
 - any cone {c ≥ 0 : A c ≥ 0} (policy graphs, a general G): the double
@@ -37,6 +37,7 @@ __all__ = [
     "ldp_rays",
     "ldp_patterns",
     "lip_vertices",
+    "box_vertices",
     "lip_vertex_count",
     "two_point_vertices",
     "single_statistic",
@@ -113,10 +114,14 @@ def lip_deviations(P: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _lip_masks(P: np.ndarray, eps: float, tol: float):
-    """Yield (free index or -1, masks of coordinates at the upper bound, free values)."""
-    d = P.size
-    lo, hi = _lip_bounds(P, eps)
+    """Yield (free index or -1, masks of coordinates at the upper bound, free values) of the LIP box."""
     dlo, dhi = lip_deviations(P, eps)
+    yield from _box_masks(P, dlo, dhi, tol)
+
+
+def _box_masks(P: np.ndarray, dlo: np.ndarray, dhi: np.ndarray, tol: float):
+    """:func:`_lip_masks` for any box {p ∈ Δ : P + dlo ≤ p ≤ P + dhi} given by its deviations from P."""
+    d = P.size
     width = dhi - dlo  # hi − lo without cancellation at small ε
     # Σ_x p_x − 1 of every all-at-bounds point, from deviations; tolerances relative to the box's widths
     # (a mass of 1e-12 at ε = 1e-9 has a box 2e-21 wide: an absolute 1e-12 would swallow every vertex)
@@ -154,14 +159,35 @@ def lip_vertices(P: np.ndarray, eps: float, tol: float | None = None) -> np.ndar
     range). Coordinates strictly inside (by more than ``tol``, default the
     ``vertex`` tolerance) are the free one.
     """
-    tol = settings.resolve(tol, "vertex")
     P = np.asarray(P, dtype=float)
-    d = P.size
-    lo, hi = _lip_bounds(P, eps)
     if eps == 0:
         return P[:, None].copy()
+    return _vertices(P, *lip_deviations(P, eps), *_lip_bounds(P, eps), tol)
+
+
+def box_vertices(P: np.ndarray, dlo: np.ndarray, dhi: np.ndarray, tol: float | None = None) -> np.ndarray:
+    """Vertices of the box {p ∈ Δ : P + dlo ≤ p ≤ P + dhi} (dlo ≤ 0 ≤ dhi) as columns, as :func:`lip_vertices`.
+
+    The boxes of ε-PML and ALIP (:meth:`mechopt.notions.pml.PosteriorBox.deviations`).
+
+    Examples
+    --------
+    >>> P = np.array([0.25, 0.75])
+    >>> box_vertices(P, -P, np.array([0.25, 0.25])).round(3)       # ε-PML with e^ε = 2
+    array([[0. , 0.5],
+           [1. , 0.5]])
+    """
+    P = np.asarray(P, dtype=float)
+    if not np.any(dhi - dlo > 0):
+        return P[:, None].copy()
+    return _vertices(P, dlo, dhi, P + dlo, P + dhi, tol)
+
+
+def _vertices(P, dlo, dhi, lo, hi, tol) -> np.ndarray:
+    tol = settings.resolve(tol, "vertex")
+    d = P.size
     cols = []
-    for j, masks, vals in _lip_masks(P, eps, tol):
+    for j, masks, vals in _box_masks(P, dlo, dhi, tol):
         if masks.size == 0:
             continue
         B = bits(masks, d)

@@ -55,7 +55,7 @@ from mechopt.errors import ParamError
 from mechopt.model._matrix import sum_column_blocks
 from mechopt.model.forms import ColumnProgram
 from mechopt.model.solver import Solver
-from mechopt.notions import LDP, LIP, GraphLDP, PosteriorStatNotion
+from mechopt.notions import LDP, LIP, GraphLDP, PosteriorBox, PosteriorStatNotion
 from mechopt.results.certificate_file import DualEvidence
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.exact import methods as M
@@ -69,9 +69,11 @@ METHODS = ("auto", "enumerate", "symmetry", "colgen")
 
 
 def notion_kind(notion: Any) -> str:
-    """``ldp`` (complete graph), ``lip``, ``stat`` (posterior statistics, e.g. CIP) or ``cone``."""
+    """``ldp`` (complete graph), ``lip``, ``box`` (ε-PML, ALIP), ``stat`` (posterior statistics: CIP) or ``cone``."""
     if type(notion) is LDP:
         return "ldp"
+    if isinstance(notion, PosteriorBox):
+        return "box"
     if isinstance(notion, GraphLDP):
         return "cone"
     if isinstance(notion, LIP):
@@ -226,6 +228,8 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
             ):
                 return "symmetry"
         return "enumerate" if d <= 10 else "colgen"
+    if kind == "box":  # no orbit machinery for asymmetric boxes: the vertices, or exact box pricing
+        return "enumerate" if d <= 10 or not M._prices_exactly(cp, kind) else "colgen"
     if kind == "cone" and d > M.TREE_ENUM_MAX_D and M.tree_pricing_applies(cp):
         return "colgen"  # policy graph with a forest of essential edges: exact tree pricing
     return "enumerate"

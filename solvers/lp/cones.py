@@ -22,7 +22,7 @@ whatever the floating-point accuracy of the method (weak duality, below).
   Σ_{c<0} c_x + e^{−ε} Σ_{c>0} c_x (q_x = 1 where c_x < 0, e^{−ε} elsewhere).
 - :class:`LIPCone` — ε-LIP: q_x / λ ∈ [e^{−ε}, e^ε] with λ = P·q; normalised by λ = 1 the minimum
   of c·q is a fractional knapsack (raise q_x from e^{−ε} towards e^ε in increasing c_x / P_x until
-  P·q = 1), solved exactly by sorting.
+  P·q = 1), solved exactly by sorting. ε-PML and ALIP are the same with the lower factor 0 or e^{−ε_l}.
 
 **Bound.** For the pricing LP min c·q s.t. A q ≥ 0, 0 ≤ q ≤ 1 and any λ ≥ 0 (here HiGHS's row
 duals, clipped), c·q = (c − Aᵀλ)·q + λᵀAq ≥ Σ_x min(0, (c − Aᵀλ)_x) for every feasible q: a lower
@@ -306,9 +306,10 @@ class LIPCone:
 
     combine = "min"
 
-    def __init__(self, P: np.ndarray, eps: float) -> None:
+    def __init__(self, P: np.ndarray, eps: float, *, low: float | None = None) -> None:
         self.P, self.eps = np.asarray(P, float), float(eps)
-        self.lo, self.hi = math.exp(-self.eps), math.exp(self.eps)
+        # ``low``: another lower factor of q / λ (ε-PML 0, (ε_u, ε_l)-ALIP e^{−ε_l}; the box of mechopt.notions.pml)
+        self.lo, self.hi = (math.exp(-self.eps) if low is None else float(low)), math.exp(self.eps)
         self.n = self.P.size
         self.lp_solves = self.rows_added = 0
 

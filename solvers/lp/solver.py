@@ -33,7 +33,7 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.model.solver import Solver
-from mechopt.notions import LDP, LIP, GraphLDP, MetricLDP
+from mechopt.notions import LDP, LIP, GraphLDP, MetricLDP, PosteriorBox
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.lp.colgen import Outcome, column_generation
 from mechopt.solvers.lp.cones import LDPCone, LIPCone, MetricCone, metric_closure
@@ -48,11 +48,11 @@ MAX_CELLS = 25_000_000
 
 
 def applies(problem: Any) -> bool:
-    """A channel problem whose utility is linear in Q under LDP, LIP, graph- or metric-LDP."""
+    """A channel problem whose utility is linear in Q under LDP, LIP, ε-PML, ALIP, graph- or metric-LDP."""
     notion, utility = getattr(problem, "notion", None), getattr(problem, "utility", None)
     if notion is None or utility is None or getattr(problem, "prior", None) is None:
         return False
-    if not (type(notion) in (LDP, LIP) or isinstance(notion, (GraphLDP, MetricLDP))):
+    if not (type(notion) in (LDP, LIP) or isinstance(notion, (GraphLDP, MetricLDP, PosteriorBox))):
         return False
     from mechopt.utilities import Utility
 
@@ -91,7 +91,8 @@ class LPSolver(Solver):
                 f"{n} inputs x {m} outputs = {n * m} cells is above max_cells={opts['max_cells']}; raise it "
                 "(memory grows as n x m doubles and the distance table as n^2)"
             )
-        rows = P > 0 if type(problem.notion) is LIP else np.ones(n, bool)  # zero-mass rows are free under LIP
+        free = type(problem.notion) is LIP or isinstance(problem.notion, PosteriorBox)
+        rows = P > 0 if free else np.ones(n, bool)  # zero-mass rows are free under LIP, PML, ALIP
         offset = C[rows].min(axis=1)
         with np.errstate(over="ignore", invalid="ignore"):
             Cs = C[rows] - offset[:, None]
@@ -135,6 +136,8 @@ def _cone(notion: Any, P: np.ndarray, n: int) -> tuple[Any, tuple[float, ...], s
         return LDPCone(P.size, notion.eps), (0.0,), "ldp: closed-form pricing"
     if type(notion) is LIP:
         return LIPCone(P, notion.eps), (0.0,), "lip: fractional-knapsack pricing"
+    if isinstance(notion, PosteriorBox):
+        return LIPCone(P, notion.eps, low=notion.factors()[0]), (0.0,), f"{notion.name}: fractional-knapsack pricing"
     if isinstance(notion, GraphLDP):
         D, pairs = _graph_metric(notion.graph, n)
         cone = MetricCone(D, notion.eps, start=pairs, complete=True)

@@ -72,6 +72,11 @@ ORDER = {
         "lip.concl_half",
         "lip.fig9b_validity",
         "lip.intro_skew",
+        "lip.fig2_order",
+        "lip.fig7_growth_d",
+        "lip.fig8_large",
+        "lip.intro_cip_gap",
+        "lip.fig9b_vs_fig7",
     ],
     "kss": [
         "kss.thm2_1",
@@ -101,6 +106,9 @@ ORDER = {
         "kss.sec5_reduction",
         "kss.sec5_kstar_ksharp",
         "kss.table1_cells",
+        "kss.alg1_channel",
+        "kss.remap_regression",
+        "kss.appC_derivative",
     ],
     "fisher": [
         "fisher.cor1",
@@ -121,7 +129,14 @@ ORDER = {
         "fisher.thm1",
         "fisher.p3_p4_equiv",
         "fisher.remark3",
+        "fisher.prop1",
+        "fisher.remark1",
+        "fisher.remark6",
+        "fisher.cor_xdep",
+        "fisher.sec5_info",
+        "fisher.eq7_8",
     ],
+    "pml": ["pml.high_privacy", "pml.binary", "pml.uniform", "pml.outputs"],
     "kairouz": [
         "kairouz.thm2_staircase",
         "kairouz.thm4_pattern_lp",
@@ -144,6 +159,9 @@ ORDER = {
         "gauss.fig4_slower",
         "gauss.sec5_conjecture",
         "gauss.fig3_delta",
+        "gauss.greedy_vs_annealing",
+        "gauss.sec3b_mi",
+        "gauss.sec4_step5",
     ],
 }
 

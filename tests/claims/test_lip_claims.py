@@ -90,7 +90,7 @@ def test_report_is_json_ready():
         ("lip.thm3", "exact boundary"),
         ("lip.thm5", "exact boundary"),
         ("lip.thm4", "sufficient"),
-        ("lip.prop5", "sufficient"),
+        ("lip.prop5", "exact boundary"),
     ],
 )
 def test_region_claims(cid, kind):

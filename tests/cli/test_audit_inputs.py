@@ -41,7 +41,7 @@ def test_every_input_form(cli, tmp_path, kind):
 
 def test_nested_prior_is_read(cli, tmp_path):
     doc = cli("audit", _write(tmp_path, "nested"), "--json").json()
-    assert set(doc["notions"]) == {"ldp", "lip", "mip"}
+    assert set(doc["notions"]) == {"ldp", "lip", "mip", "pml"}
 
 
 @pytest.mark.parametrize(

@@ -167,7 +167,7 @@ def test_out_audit_round_trip(cli, tmp_path):
     run = cli("audit", out, "--prior", "0.3,0.7", "--json")
     assert run.code == 0
     doc = run.json()
-    assert set(doc["notions"]) == {"ldp", "lip", "mip"}
+    assert set(doc["notions"]) == {"ldp", "lip", "mip", "pml"}
     Q, P = np.array(saved["mechanism"]["Q"]), np.array([0.3, 0.7])
     assert doc["notions"]["lip"]["eps"] == pytest.approx(d["privacy"]["eps_audited"], abs=1e-9)
     assert doc["notions"]["ldp"]["eps"] == pytest.approx(LDP(1).audit(Q).eps, rel=1e-12)

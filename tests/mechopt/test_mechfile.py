@@ -50,7 +50,7 @@ def test_write_read_audit_round_trip(tmp_path_factory, qp):
 
 def test_constant_channel_is_zero_private():
     rep = audit(np.full((3, 2), 0.5), "uniform:3")["notions"]
-    assert rep == {"ldp": {"eps": 0.0}, "lip": {"eps": 0.0}, "mip": {"eps": 0.0}}
+    assert rep == {"ldp": {"eps": 0.0}, "lip": {"eps": 0.0}, "mip": {"eps": 0.0}, "pml": {"eps": 0.0}}
 
 
 def test_write_keeps_old_file_on_failure(tmp_path, monkeypatch):

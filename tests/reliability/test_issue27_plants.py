@@ -1,7 +1,7 @@
 """Issue 27: a symlink, a FIFO or a device node planted at any path a writer touches is never replaced.
 
 Every writer of an output file (``design --out`` JSON and ``.npy``, ``design --plot`` and
-``--certificate``, ``sweep --out`` fresh and ``--force``, ``sweep --plot``, ``audit --report``,
+``--certificate``, ``sweep --out`` fresh and ``--force``, ``sweep --plot``, ``audit --report``, ``report --html``,
 ``compare --plot``, ``reproduce``, ``write_mechanism``, ``Mechanism.save``, the figures'
 ``write_data``, the synthetic datasets, ``randomize --out``'s column writer) runs with
 a node planted at one of the paths it touches: the output itself, its lock (``.NAME.lock``), the
@@ -102,6 +102,7 @@ WRITERS: dict[str, tuple[str, Callable[[Path, str, dict[str, Path]], int | None]
     "sweep --out --force": ("s.jsonl", lambda o, n, f: _cli("sweep", str(f["spec"]), "--out", str(o / n), "--force")),
     "sweep --plot": ("s.png", lambda o, n, f: _cli("sweep", str(f["spec"]), "--plot", str(o / n))),
     "audit --report": ("r.html", lambda o, n, f: _cli("audit", str(f["mech"]), "--report", str(o / n))),
+    "report --html": ("card.html", lambda o, n, f: _cli("report", str(f["mech"]), "--html", str(o / n))),
     "compare --plot": (
         "compare_design.png",
         lambda o, n, f: _cli("compare", "--catalog", str(f["catalog"]), "--solver", "exact", "--plot", str(o)),

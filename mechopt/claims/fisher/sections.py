@@ -1,6 +1,7 @@
 """Fisher paper (Farokhi & Sandberg), further claims: Prop. 2 (convexity), Prop. 5 (Jensen step), Theorem 1,
-the equivalence of Problems 3 and 4, Remark 3. The seed lost every formula: statements are the prose as
-printed plus the reconstruction from the project's math notes (section 4), marked as such.
+the equivalence of Problems 3 and 4, Remark 3; Prop. 1, Remarks 1 and 6 and the x-dependent reading of
+Corollaries 1/3/5 (checks in :mod:`~mechopt.claims.fisher.preliminaries`). The seed lost every formula: statements
+are the prose as printed plus the reconstruction from the project's math notes (section 4), marked as such.
 
 Examples
 --------
@@ -17,6 +18,14 @@ import numpy as np
 from mechopt.api import solve
 from mechopt.claims._spec import not_checkable, rel
 from mechopt.claims._spec import spec as Spec
+from mechopt.claims.fisher.preliminaries import (
+    check_cor_xdep,
+    check_eq7_8,
+    check_prop1,
+    check_remark1,
+    check_remark6,
+    check_sec5_info,
+)
 from mechopt.jobs.verify import Verdict
 from mechopt.problems.fisher.gaussian import FisherGaussian
 from mechopt.problems.fisher.problems import FisherInterval
@@ -216,5 +225,72 @@ CLAIMS = [
         "grid J before/after convolution",
         check_remark3,
         "remark",
+    ),
+    Spec(
+        "fisher.prop1",
+        PAPER,
+        "Sec. 2, Prop. 1, eqs. (4)-(5)",
+        "Under Assumption 2, for any unbiased estimate [x_hat] it holds that [E(x_hat - x)(x_hat - x)^T >= I(x)^-1]; "
+        "for any biased estimate with [E x_hat = x + b(x)], [>= (I + db/dx) I^-1 (I + db/dx)^T + b b^T]",
+        "formulas lost, reconstructed as the Cramér-Rao bound; additive noise y = x + w, one observation",
+        "five densities meeting Assumption 2 and a Gaussian (equality), estimators c (y - E w), m = 1 and 2",
+        check_prop1,
+    ),
+    Spec(
+        "fisher.remark1",
+        PAPER,
+        "Sec. 2, Remark 1",
+        "Problem 1 is well-defined if the support set of the additive noise is bounded. If this is not the case, the "
+        "optimal solution is to push the variance of the additive noise to infinity",
+        "x-independent noise, scalar; the relaxed objective tr J (Problem 2) as in the solvers",
+        "spectral optimum on [-L/2, L/2], L in {0.5, 2, 8, 32}; Gaussians N(0, s^2) on R, s up to 1000",
+        check_remark1,
+        "remark",
+    ),
+    Spec(
+        "fisher.remark6",
+        PAPER,
+        "Sec. 3, Remark 6",
+        "these difficulties stem from the complexity of maximizing [int rho tr J^-1], which is a non-concave cost "
+        "function",
+        "x-independent noise, m = 1 (tr J^-1 = 1/J)",
+        "a witness: 1/J at the midpoint of two densities below the chord",
+        check_remark6,
+        "remark",
+    ),
+    Spec(
+        "fisher.cor_xdep",
+        PAPER,
+        "Sec. 3, Corollaries 1, 3 and 5 (with Sec. 2: 'the most general policy')",
+        "The solution of Problem 2 is given by [the x-independent cos^2 density], read over all policies p(w | x)",
+        "noise policies that may depend on x (x-dependent class), bounded X, uniform weight, support [-1, 1]",
+        "grid SOCP over x-dependent policies (FisherWeighted) vs cos^2 on the same grid; X = [0, 2] at three grid "
+        "sizes, X = [0, 8] and [0, 32]",
+        check_cor_xdep,
+    ),
+    Spec(
+        "fisher.sec5_info",
+        PAPER,
+        "Sec. 5 (after Proposition 3)",
+        "Interestingly, [h(optimal noise) > h(Laplace noise)], which intuitively points to the fact that, for some "
+        "prior distributions on the entries of the database, the optimal noise in Corollary 6 can potentially provide "
+        "stronger information theoretic guarantees as well",
+        "formulas lost, reconstructed: scalar, equal variance 2b^2 (Gaussian of Corollary 6 vs Laplace(b) of "
+        "Proposition 3); Gaussian prior x ~ N(0, s^2) for the mutual information",
+        "entropies by scipy.stats at b in {0.1, 1, 7}; I(x; x + w) at s in {0.5, 1, 2}, b = 1 (Laplace case by FFT "
+        "convolution on 2^15 + 1 points)",
+        check_sec5_info,
+        "remark",
+    ),
+    Spec(
+        "fisher.eq7_8",
+        PAPER,
+        "Sec. 2, eqs. (7)-(8)",
+        "By fixing [the other entries] as knowns, Proposition 1 can be used to deduce [E(x_hat_i - x_i)^2 >= 1/I_ii] "
+        "(7) ... Hence, it can be deduced that [sum_i E(x_hat_i - x_i)^2 >= m^2 / tr I] (8)",
+        "formulas lost, reconstructed; I positive definite",
+        "300 random positive definite I, m <= 5: 1/I_ii <= [I^-1]_ii and sum_i 1/I_ii >= m^2 / tr I",
+        check_eq7_8,
+        "proof-step",
     ),
 ]

@@ -1,4 +1,4 @@
-"""LIP paper, Section V on binary users: the statements about Figs. 5, 8 and 9(a), the Introduction and the
+"""LIP paper, Section V on binary users: the statements about Figs. 5, 8 and 9(a) and the
 Conclusion, judged for valid optimal mechanisms (certified optima); registered in
 :mod:`mechopt.claims.lip.figures`.
 
@@ -27,13 +27,11 @@ from mechopt.problems.lip.cip import CIPBinomial
 __all__ = [
     "check_fig5_optldp_vs_cf",
     "check_fig5_skew",
-    "check_fig5_gap099",
     "check_fig8_cross",
     "check_fig8_sandwich",
     "check_fig8_cip",
     "check_fig9a",
     "check_concl_half",
-    "check_intro_skew",
 ]
 
 
@@ -53,31 +51,6 @@ def check_fig5_skew():
         devs.append(max(0.0, max(gaps[i] - gaps[i + 1] for i in range(3))))
         insts.append({"eps": eps, "sqrt_gap_by_P1(0.5,0.7,0.9,0.99)": [round(g, 5) for g in gaps]})
     return Verdict.from_deviations(devs, 1e-12, insts)
-
-
-def check_fig5_gap099():
-    """'the gap between [Opt-LDP and Opt-LIP] increases when P1 = 0.99' (vs P1 = 0.5; log-scale plot)."""
-    insts, devs = [], []
-    for eps in EPS5:
-        row = {"eps": eps}
-        for which, lipf in (("eq21", lambda p: cf.binary_lip_mse(p, eps)), ("certified", lambda p: lip_opt(p, eps))):
-            r = {p: math.sqrt(ldp_opt(p, eps)) / math.sqrt(lipf(p)) for p in (0.5, 0.99)}
-            a = {p: math.sqrt(ldp_opt(p, eps)) - math.sqrt(lipf(p)) for p in (0.5, 0.99)}
-            row[f"ratio_{which}"] = (round(r[0.5], 4), round(r[0.99], 4))
-            row[f"absgap_{which}"] = (round(a[0.5], 5), round(a[0.99], 5))
-        devs.append(max(0.0, row["ratio_certified"][0] - row["ratio_certified"][1]))
-        insts.append(row)
-    v = Verdict.from_deviations(devs, 1e-12, insts, size=lambda i: i["eps"])
-    return Verdict(
-        v.verdict,
-        v.checked,
-        v.worst_deviation,
-        v.counterexample or insts[0],
-        None,
-        "deviation = ratio sqrt(E_LDP/E_LIP) at P1=0.5 minus at P1=0.99 (certified optima); tuples are "
-        "(P1=0.5, P1=0.99); 'eq21' uses the paper's formula, which is below the optimum at P1 = 0.99 for "
-        "eps < ln 99 = 4.6 (Theorem 2 outside its region)",
-    )
 
 
 def check_fig8_cross():
@@ -177,26 +150,4 @@ def check_concl_half():
     v = check_fig9a()
     return Verdict(
         v.verdict, v.checked, v.worst_deviation, v.counterexample, None, "self-contradictory given Theorem 1: " + v.note
-    )
-
-
-def check_intro_skew():
-    """'optimal mechanisms under eps-LIP always achieve a better tradeoff than under eps-LDP when eps > 0,
-    especially when the prior is not uniformly distributed' (ratio E*_LDP/E*_LIP grows with |P1 - 0.5|)."""
-    devs, insts = [], []
-    ps = np.linspace(0.5, 0.98, 25)
-    for eps in (0.5, 1.0, 2.0, 4.0):
-        r = np.array([ldp_opt(p, eps) / lip_opt(p, eps) for p in ps])
-        devs.append(float(np.max(np.maximum(0, r[:-1] - r[1:]))))
-        insts.append({"eps": eps, "ratio_at_0.5": float(r[0]), "ratio_at_0.98": float(r[-1])})
-    v = Verdict.from_deviations(devs, 1e-9, insts)
-    return Verdict(
-        v.verdict,
-        v.checked,
-        v.worst_deviation,
-        v.counterexample,
-        None,
-        "certified optima: the relative advantage E*_LDP/E*_LIP SHRINKS towards 1 as the prior gets skewed "
-        "(LIP's posterior box e^-eps P <= p <= e^eps P narrows); the paper's impression comes from eq. (21) "
-        "used outside Theorem 2's region",
     )

@@ -165,7 +165,8 @@ _BASE_CLAIMS: list[Claim] = [
     _claim(
         "lip.prop5",
         "CIP optimum = min MSE s.t. e^-eps N P1 <= S_hat <= N - e^-eps (N - N P1) (Proposition 5)",
-        "N in {2,3,5}, P1 in {0.1,0.3,0.5}, eps in {0.5,1,2}",
+        "N in {2,3,4} x 63 seeded (P1, eps) pairs, P1 ~ U(0.02,0.98), eps ~ U(0.1,3): equal inside the region, "
+        "different outside",
         check_prop5,
         "Sec. IV-D, Proposition 5",
         "CIP (Definition 4) on S, global prior; " + _VALID,

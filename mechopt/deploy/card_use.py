@@ -1,0 +1,88 @@
+"""Report-card sections about use: the guarantee after k reports per user (:mod:`mechopt.deploy.composition`).
+
+Examples
+--------
+>>> from mechopt import Mechanism
+>>> from mechopt.deploy.card_parts import Card
+>>> s = composition_section(Card(Mechanism([[0.75, 0.25], [0.25, 0.75]]), options={"uses": (1, 2)}))
+>>> s.data["uses"], s.data["delta"][1][0]
+([1, 2], 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+
+import numpy as np
+
+from mechopt.deploy.card_parts import Card, Section, num, rows_table
+from mechopt.errors import TooLargeError
+
+__all__ = ["composition_section", "DEFAULT_USES", "COMPOSITION_MAX_D"]
+
+#: Reports per user the card shows by default (``options["uses"]``).
+DEFAULT_USES = (1, 2, 5, 10)
+#: Above this many inputs the card leaves composition to ``mechopt account`` (d(d − 1) ordered pairs).
+COMPOSITION_MAX_D = 64
+
+
+def composition_section(card: Card) -> Section:
+    """δ(ε) after k uses for k in ``options["uses"]`` (exact multinomial sums; the worst pair named).
+
+    The ε grid runs from 0 to k_max · ε₀ (13 points), where δ is 0 for an ε₀-LDP channel. A k whose
+    exact sum is too large is listed with the command that computes it through the accountant.
+    """
+    from mechopt.deploy.composition import compose
+    from mechopt.runtime.optional import require
+
+    m = card.mechanism
+    uses = tuple(int(k) for k in card.options.get("uses") or DEFAULT_USES)
+    title = "Repeated use: δ(ε) after k reports"
+    if m.shape[0] > COMPOSITION_MAX_D:
+        why = f"{m.shape[0]} inputs (> {COMPOSITION_MAX_D}): run `mechopt account MECH --uses K --eps E`"
+        return Section("composition", title, {"skipped": why}, f"<p>Not computed here: {escape(why)}.</p>")
+    eps0 = card.report["notions"]["ldp"]["eps"]
+    top = max(uses) * (eps0 if eps0 is not None and math.isfinite(eps0) and eps0 > 0 else 1.0)
+    grid = np.linspace(0.0, top, 13)
+    done, too_large = [], []
+    for k in uses:
+        try:
+            done.append(compose(m, k, grid, method="exact"))
+        except TooLargeError:
+            too_large.append(k)
+    data = {
+        "uses": [c.uses[0] for c in done],
+        "eps": grid.tolist(),
+        "delta": [c.delta[0].tolist() for c in done],
+        "worst": [[" vs ".join(map(str, w)) if w else None for w in c.worst[0]] for c in done],
+        "needs_accountant": too_large,
+    }
+    fig = require("matplotlib.figure", "plot", "plots").Figure(figsize=(5.5, 3.4), layout="constrained")
+    ax = fig.add_subplot()
+    for c in done:
+        ax.plot(grid, c.delta[0], marker=".", label=f"k = {c.uses[0]}")
+    ax.set(xlabel="ε (nats)", ylabel="δ(ε)", title="(ε, δ) after k reports per user", ylim=(-0.02, 1.02))
+    ax.grid(alpha=0.3)
+    if done:
+        ax.legend()
+    rows = [
+        (f"k = {c.uses[0]}", " ".join(num(f"composition.delta.{i}.{j}", v, 4) for j, v in enumerate(c.delta[0])))
+        for i, c in enumerate(done)
+    ]
+    from mechopt.results._html import png_img
+
+    body = (
+        "<p>Exact hockey-stick curves of k reports of the same value (fresh randomness each), the worst ordered "
+        "input pair at each ε; ε grid "
+        + " ".join(num(f"composition.eps.{j}", e, 4) for j, e in enumerate(grid))
+        + ".</p>"
+        + rows_table(rows, ("uses", "δ at each ε"))
+        + png_img(fig, "delta(eps) after k uses")
+    )
+    if too_large:
+        body += (
+            f"<p>k = {', '.join(map(str, too_large))}: the exact sum is too large here; "
+            "<code>mechopt account MECH --uses K --eps E --method accountant</code> computes it.</p>"
+        )
+    return Section("composition", title, data, body)
