@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mechopt.claims.lip.binary_figures import advantage, gap_deviation, skew_gain, skew_threshold
 from mechopt.claims.lip.figures_more import ldp_mse, lip_mse
 from mechopt.claims.lip.relations import prop5_bands_coincide, prop5_grid
-from mechopt.claims.lip.skew import advantage, gap_deviation, skew_gain, skew_threshold
 from mechopt.claims.lip.theorems import CLAIMS
 from mechopt.problems.lip import closed as cf
 

@@ -54,7 +54,7 @@ def check_step5() -> Verdict:
     with γ = 0 (Fig. 2) the test never passes: no noise is added and the result is I(X_p; X) at every δ. The
     correction (commit iff the δ- and γ-constraints hold at Y_j + Δθ, as the prose says) gives the decreasing
     curve."""
-    from mechopt.claims.gauss.theorems import DELTAS, _dataset1_curves  # shared with gauss.greedy_vs_global
+    from mechopt.claims.gauss.util import DELTAS, _dataset1_curves  # shared with gauss.greedy_vs_global
 
     p0 = GaussProblem.from_params(dataset="1", gamma="0")
     full, cur = p0.privacy_full, _dataset1_curves()["greedy"]

@@ -58,7 +58,7 @@ def annealed(p: GaussProblem) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=1)
 def _rows() -> tuple[dict[str, Any], ...]:
-    from mechopt.claims.gauss.theorems import DELTAS, _dataset1_curves  # shared with gauss.greedy_vs_global
+    from mechopt.claims.gauss.util import DELTAS, _dataset1_curves  # shared with gauss.greedy_vs_global
 
     p0 = GaussProblem.from_params(dataset="1", gamma="0")
     cur = _dataset1_curves()

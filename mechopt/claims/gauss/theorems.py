@@ -14,7 +14,6 @@ Examples
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,7 @@ import numpy as np
 from mechopt.api import solve
 from mechopt.claims._spec import attach
 from mechopt.claims.gauss import sections as gauss_sections
-from mechopt.claims.gauss.util import _check_same_curves, curve, random_instance
+from mechopt.claims.gauss.util import DELTAS, _check_same_curves, _dataset1_curves, curve, random_instance
 from mechopt.jobs.verify import Claim, Verdict, corrected
 from mechopt.problems.gauss.data import DATASETS
 from mechopt.problems.gauss.info import bnn_eq12, fisher_eq10, mi_direct, mi_from_fisher_eq13, s_from_var
@@ -30,10 +29,8 @@ from mechopt.problems.gauss.problem import GaussProblem
 
 __all__ = ["CLAIMS", "curve", "random_instance", "DELTAS"]
 
+
 #: The δ grid of the "must show" table (nats).
-DELTAS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
-
-
 def _noise_draws(rng: np.random.Generator, n: int, k: int) -> list[np.ndarray]:
     out = [np.zeros(n), np.full(n, np.inf)]
     for _ in range(k):
@@ -122,12 +119,6 @@ def _check_eq13() -> Verdict:
 
 
 GD_SETTINGS = {"mu0": 100.0, "rounds": 3, "maxiter": 300, "fd_step": 1e-7, "restore": True}
-
-
-@lru_cache(maxsize=1)
-def _dataset1_curves() -> dict[str, list[dict[str, Any]]]:
-    p = GaussProblem.from_params(dataset="1", gamma="0")
-    return {s: curve(p, DELTAS, s) for s in ("search", "greedy", "gd-penalty")}
 
 
 def _check_greedy_vs_global() -> Verdict:

@@ -12,6 +12,7 @@ Examples
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -127,3 +128,14 @@ def _check_same_curves() -> Verdict:
         "the equality of the feasible sets (eq. (13) is a bijection), see gauss.sec5_conjecture",
         region_kind=None if in_region_fail else "exact boundary",
     )
+
+
+#: The δ grid of the dataset-1 curves (Figs. 3-6).
+DELTAS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
+
+
+@lru_cache(maxsize=1)
+def _dataset1_curves() -> dict[str, list[dict[str, Any]]]:
+    """The search, greedy and gd-penalty curves of dataset 1 at γ = 0 over :data:`DELTAS` (computed once)."""
+    p = GaussProblem.from_params(dataset="1", gamma="0")
+    return {s: curve(p, DELTAS, s) for s in ("search", "greedy", "gd-penalty")}

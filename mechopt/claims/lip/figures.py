@@ -7,8 +7,7 @@ E*_LIP(eps) <= E*_LDP(eps) <= E*_LIP(eps/2).
 Each claim records where it is printed, the statement as printed, the policy class it is judged
 under and how it is checked (see :mod:`mechopt.jobs.verify`); this module is their registry, the
 check functions (returning a :class:`~mechopt.jobs.verify.Verdict`) live in
-:mod:`~mechopt.claims.lip.binary_figures` (Figs. 5, 8, 9(a)), :mod:`~mechopt.claims.lip.skew`
-(Sec. I and Fig. 5 per eps), :mod:`~mechopt.claims.lip.figures_more` (Figs. 2, 7, 8 added
+:mod:`~mechopt.claims.lip.binary_figures` (Figs. 5, 8, 9(a); Sec. I and Fig. 5 per eps), :mod:`~mechopt.claims.lip.figures_more` (Figs. 2, 7, 8 added
 by the referee) and :mod:`~mechopt.claims.lip.mimo_figures`
 (Figs. 6, 7, 9(b)). Conventions: binary channel Q = [[1-q0, q0], [q1, 1-q1]] (eq. (15)); values are
 one user's MSE; the judge is the certified optimum.
@@ -24,12 +23,14 @@ from __future__ import annotations
 from mechopt.claims._spec import spec as Spec
 from mechopt.claims.lip.binary_figures import (
     check_concl_half,
+    check_fig5_gap099,
     check_fig5_optldp_vs_cf,
     check_fig5_skew,
     check_fig8_cip,
     check_fig8_cross,
     check_fig8_sandwich,
     check_fig9a,
+    check_intro_skew,
 )
 from mechopt.claims.lip.figures_more import (
     check_cip_gap,
@@ -48,7 +49,6 @@ from mechopt.claims.lip.mimo_figures import (
     check_fig7_sandwich,
     check_fig9b_validity,
 )
-from mechopt.claims.lip.skew import check_fig5_gap099, check_intro_skew
 from mechopt.claims.lip.util import PAPER
 
 __all__ = ["CLAIMS"]

@@ -21,8 +21,8 @@ from typing import Any, Callable
 import numpy as np
 from scipy.stats import binom
 
+from mechopt.claims.lip.binary_figures import gap_deviation
 from mechopt.claims.lip.checks import certified
-from mechopt.claims.lip.skew import gap_deviation
 from mechopt.claims.lip.util import _L, _direct_var_xhat, _lam, ldp_opt, lip_opt
 from mechopt.notions import CIP, LDP, LIP
 from mechopt.problems.lip import closed as cf
