@@ -7,8 +7,9 @@ E*_LIP(eps) <= E*_LDP(eps) <= E*_LIP(eps/2).
 Each claim records where it is printed, the statement as printed, the policy class it is judged
 under and how it is checked (see :mod:`mechopt.jobs.verify`); this module is their registry, the
 check functions (returning a :class:`~mechopt.jobs.verify.Verdict`) live in
-:mod:`~mechopt.claims.lip.binary_figures` (Figs. 5, 8, 9(a); Sec. I and Fig. 5 per eps), :mod:`~mechopt.claims.lip.figures_more` (Figs. 2, 7, 8 added
-by the referee) and :mod:`~mechopt.claims.lip.mimo_figures`
+:mod:`~mechopt.claims.lip.binary_figures` (Figs. 5, 8, 9(a); Sec. I and Fig. 5 per eps),
+:mod:`~mechopt.claims.lip.figures_more` (Figs. 2, 7, 8 added by the referee) and
+:mod:`~mechopt.claims.lip.mimo_figures`
 (Figs. 6, 7, 9(b)). Conventions: binary channel Q = [[1-q0, q0], [q1, 1-q1]] (eq. (15)); values are
 one user's MSE; the judge is the certified optimum.
 
