@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -45,6 +46,8 @@ __all__ = [
     "swap_in",
     "item_bit",
     "subset_tables_fit",
+    "own_subset_words",
+    "SMALL_D",
     "POP16",
 ]
 
@@ -53,6 +56,7 @@ CHUNK_USERS = 1 << 16  # users per vectorised block (keeps the working set in ca
 MAX_TABLE_BYTES = 1 << 24  # tables of uniform_subsets beyond this fall back to the caller
 POP16 = np.array([bin(v).count("1") for v in range(1 << 16)], dtype=np.uint8)
 TAIL = 255  # table entry of a tail cell (outcomes are < 255)
+SMALL_D = 16  # up to this d a report is one 16-bit word, drawn directly from its list (own_subset_words)
 
 
 @dataclass(frozen=True)
@@ -113,12 +117,19 @@ class CellTable:
 
     def resolve(self, row: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Draws from the remainder laws of ``row`` (what a tail cell stands for)."""
-        cdf = self.tail_cdf[row]
-        v = (cdf <= rng.random(row.size)[:, None]).sum(axis=1)
-        return np.minimum(v, cdf.shape[1] - 1).astype(np.uint8)
+        u = rng.random(row.size)
+        if self.tail_cdf.shape[0] == 1:  # one law: a binary search (the count of cdf entries ≤ u)
+            v = np.searchsorted(self.tail_cdf[0], u, side="right")
+        else:
+            v = (self.tail_cdf[row] <= u[:, None]).sum(axis=1)
+        return np.minimum(v, self.tail_cdf.shape[1] - 1).astype(np.uint8)
 
 
 # ---------------------------------------------------------------- i.i.d. bits
+ROW_BYTES = 1 << 18  # output bytes per vectorised block of bernoulli_rows (its buffers stay in L2)
+SENTINEL = 0xFF  # byte written in the tail cells of the byte table (a rare byte: q^8 of the law)
+
+
 @lru_cache(maxsize=64)
 def _byte_table(prob: float) -> CellTable:
     pop = POP16[:256].astype(float)
@@ -126,8 +137,25 @@ def _byte_table(prob: float) -> CellTable:
     return CellTable.build(pmf[None, :], bits=16)
 
 
+@lru_cache(maxsize=64)
+def _byte_cells(prob: float) -> tuple[np.ndarray, int]:
+    """The byte table's 2^16 cells with :data:`SENTINEL` in its tail cells, and the first tail cell."""
+    table = _byte_table(prob)
+    cells = table.cells[0].copy()
+    first = int(table.threshold[0])
+    cells[first:] = SENTINEL
+    return cells, first
+
+
 def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.ndarray:
     """(n, ⌈d/8⌉) uint8 ``packbits`` rows of d i.i.d. Bernoulli(prob) bits; padding bits are 0.
+
+    Each output byte is one look-up of a 16-bit raw draw in the byte table
+    (:func:`_byte_table`, the law q^|v| (1−q)^(8−|v|) of the 256 bytes). Its
+    tail cells hold :data:`SENTINEL`; only bytes equal to it (found on 64-bit
+    words of the comparison) are checked against the tail and redrawn from the
+    remainder law. The draws are consumed in blocks of :data:`ROW_BYTES` output
+    bytes in order, so the rows depend only on the stream, n and d.
 
     Examples
     --------
@@ -142,20 +170,29 @@ def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.
     width = (d + 7) // 8
     out = np.empty((n, width), dtype=np.uint8)
     flat = out.reshape(-1)
-    table = _byte_table(float(prob))
-    zero = np.zeros(1, dtype=np.intp)
-    step = CHUNK_USERS * 8
-    for lo in range(0, flat.size, step):
-        m = min(step, flat.size - lo)
+    cells, first = _byte_cells(float(prob))
+    eq = np.empty(ROW_BYTES, dtype=bool)
+    for lo in range(0, flat.size, ROW_BYTES):
+        m = min(ROW_BYTES, flat.size - lo)
         u = raw_uint16(rng, m)
         dst = flat[lo : lo + m]
-        np.take(table.cells[0], u, out=dst)
-        tail = np.flatnonzero(u >= table.threshold[0])
-        if tail.size:
-            dst[tail] = table.resolve(np.broadcast_to(zero, tail.shape), rng)
+        np.take(cells, u, out=dst, mode="wrap")
+        if first < cells.size:
+            _redraw_tail(dst, u, first, np.equal(dst, SENTINEL, out=eq[:m]), _byte_table(float(prob)), rng)
     if d % 8:
         out[:, -1] &= np.uint8((0xFF << (8 - d % 8)) & 0xFF)
     return out
+
+
+def _redraw_tail(dst: np.ndarray, u: np.ndarray, first: int, eq: np.ndarray, table: CellTable, rng) -> None:
+    """Redraw, in place, the bytes of ``dst`` whose draw ``u`` fell in a tail cell (those are among ``eq``)."""
+    m8 = eq.size // 8 * 8
+    words = np.flatnonzero(eq[:m8].view(np.uint64))  # blocks of 8 bytes holding a sentinel
+    r, c = np.nonzero(eq[:m8].reshape(-1, 8)[words])
+    at = np.concatenate((words[r] * 8 + c, m8 + np.flatnonzero(eq[m8:])))
+    at = at[u[at] >= first]
+    if at.size:
+        dst[at] = table.resolve(np.zeros(at.size, dtype=np.intp), rng)
 
 
 # ------------------------------------------------------- uniform k-subsets
@@ -318,3 +355,58 @@ def _word_with(c: np.ndarray, u: np.ndarray, s: int, rng: np.random.Generator) -
     if bad.size:
         idx[bad] = off[c[bad]] + rng.integers(0, size[bad].astype(np.int64))
     return words[idx]
+
+
+# ------------------------------------------- k-subset reports of one word (d ≤ 16)
+@lru_cache(maxsize=32)
+def _own_lists(d: int, k: int) -> tuple[np.ndarray, int, int]:
+    """Per item x the k-subset words without x (first C(d−1, k)) and with x (next C(d−1, k−1)), (d, C(d, k)) uint16."""
+    words = np.arange(1 << d, dtype=np.int64)
+    words = words[POP16[words] == k] << (BLOCK - d)  # item i is bit 15 − i of the word
+    lists = np.empty((d, words.size), dtype=np.uint16)
+    for x in range(d):
+        has = (words >> (BLOCK - 1 - x)) & 1 == 1
+        lists[x] = np.concatenate((words[~has], words[has]))
+    return lists, math.comb(d - 1, k), math.comb(d - 1, k - 1)
+
+
+def own_subset_words(rng: np.random.Generator, x: np.ndarray, k: int, d: int, g: float) -> np.ndarray:
+    """k-subset reports of items x (d ≤ :data:`SMALL_D`) as uint16 words: x is in with probability g, the rest uniform.
+
+    Per user a Bern(g) coin (:func:`mechopt.oracles.base.bernoulli`, exact to 2⁻⁶⁴)
+    picks the list of words with or without x, and a 16-bit draw picks a word of
+    that list uniformly (Lemire's multiply-and-reject, exact); one look-up in a
+    (d, C(d, k)) table. Blocks of :data:`CHUNK_USERS` users in order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = own_subset_words(np.random.default_rng(0), np.array([0, 3, 3]), 2, 5, 0.6)
+    >>> [POP16[v] for v in w.tolist()], w.dtype
+    ([2, 2, 2], dtype('uint16'))
+    """
+    from mechopt.oracles.base import bernoulli
+
+    if not 0 < k < d <= SMALL_D:
+        raise ProblemError(f"own_subset_words needs 0 < k < d <= {SMALL_D}, got d={d}, k={k}")
+    lists, c0, c1 = _own_lists(d, k)
+    t0, t1 = (1 << 16) % c0, (1 << 16) % c1  # Lemire: low products below 2^16 mod size are rejected
+    flat = lists.ravel()
+    out = np.empty(x.size, dtype=np.uint16)
+    for lo in range(0, x.size, CHUNK_USERS):
+        xs = x[lo : lo + CHUNK_USERS]
+        hit = bernoulli(rng, xs.size, g).view(np.uint8).astype(np.uint32)
+        # per user (uint32 arithmetic, wrapping where c1 < c0): the list's size, start and rejection threshold
+        size = hit * np.uint32((c1 - c0) % (1 << 32)) + np.uint32(c0)
+        prod = raw_uint16(rng, xs.size).astype(np.uint32)
+        prod *= size
+        at = prod >> 16  # the index within the list
+        thr = hit * np.uint32((t1 - t0) % (1 << 32)) + np.uint32(t0)
+        bad = np.flatnonzero((prod & np.uint32(0xFFFF)) < thr)
+        at += hit * np.uint32(c0)
+        if bad.size:  # the biased low products (fewer than C(d, k)/2^16 of them): redrawn exactly
+            at[bad] = rng.integers(0, size[bad].astype(np.int64)) + hit[bad] * c0
+        idx = np.multiply(xs, lists.shape[1], dtype=np.intp)
+        idx += at
+        np.take(flat, idx, out=out[lo : lo + xs.size], mode="clip")
+    return out
