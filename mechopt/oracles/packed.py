@@ -382,7 +382,7 @@ def own_subset_words(rng: np.random.Generator, x: np.ndarray, k: int, d: int, g:
     --------
     >>> import numpy as np
     >>> w = own_subset_words(np.random.default_rng(0), np.array([0, 3, 3]), 2, 5, 0.6)
-    >>> [POP16[v] for v in w.tolist()], w.dtype
+    >>> POP16[w].tolist(), w.dtype
     ([2, 2, 2], dtype('uint16'))
     """
     from mechopt.oracles.base import bernoulli
