@@ -115,7 +115,8 @@ reports = hist_mech.randomize(column, rng=4)
 est = hist_mech.estimate(reports, ci=0.95, consistency="project")
 covered = int(np.sum((est.ci_low <= truth) & (truth <= est.ci_high)))
 print(f"{best}: estimate {np.round(est.frequencies, 3)}")
-print(f"95 % intervals cover the true share for {covered} of 8 brackets; L1 error {np.abs(est.frequencies - truth).sum():.3f}")
+l1 = np.abs(est.frequencies - truth).sum()
+print(f"95 % intervals cover the true share for {covered} of 8 brackets; L1 error {l1:.3f}")
 
 # %%
 # The picture: true shares, the prior the design used, and the estimate with its

@@ -121,7 +121,9 @@ class UnaryEncoding(PureOracle):
             for i in items[sel]:
                 one[byte] = 0x80 >> (i & 7)
                 masks[i] = one.view(dt)[0]
-        bits = rng.bit_generator.random_raw((x.size * out.shape[1] + 7) // 8).view(dt)[: x.size] if self.p == 0.5 else None
+        bits = None
+        if self.p == 0.5:  # one raw random bit per own bit: the whole call's words at once
+            bits = rng.bit_generator.random_raw((x.size * out.shape[1] + 7) // 8).view(dt)[: x.size]
         m = np.empty(min(x.size, ROW_USERS), dtype=dt)
         t = np.empty_like(m)
         for lo in range(0, x.size, ROW_USERS):  # W ^= (W ^ B) & m_x, in cache-sized blocks
