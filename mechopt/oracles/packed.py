@@ -187,7 +187,7 @@ def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.
 def _redraw_tail(dst: np.ndarray, u: np.ndarray, first: int, eq: np.ndarray, table: CellTable, rng) -> None:
     """Redraw, in place, the bytes of ``dst`` whose draw ``u`` fell in a tail cell (those are among ``eq``)."""
     m8 = eq.size // 8 * 8
-    words = np.flatnonzero(eq[:m8].view(np.uint64))  # blocks of 8 bytes holding a sentinel
+    words = np.flatnonzero(eq[:m8].view(np.uint64) != 0)  # blocks of 8 bytes holding a sentinel (SIMD compare)
     r, c = np.nonzero(eq[:m8].reshape(-1, 8)[words])
     at = np.concatenate((words[r] * 8 + c, m8 + np.flatnonzero(eq[m8:])))
     at = at[u[at] >= first]
