@@ -275,7 +275,7 @@ def subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray
     blocks = -(-d // BLOCK)
     W = np.empty((n, blocks), dtype=np.uint16)
     for lo in range(0, n, CHUNK_USERS):
-        W[lo : lo + CHUNK_USERS] = _subset_words(rng, min(CHUNK_USERS, n - lo), d, kk)
+        _subset_words(rng, d, kk, W[lo : lo + CHUNK_USERS])
     if kk != k:
         np.invert(W, out=W)
         W[:, -1] &= np.uint16((0xFFFF << (BLOCK * blocks - d)) & 0xFFFF)
@@ -283,8 +283,14 @@ def subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray
 
 
 def words_to_packed(W: np.ndarray, d: int) -> np.ndarray:
-    """The (n, ⌈d/8⌉) ``packbits`` rows of 16-bit item words (item 16b+i = bit 15−i of word b)."""
-    out = W.astype(">u2").view(np.uint8)  # item 16b+i → byte 2b + i//8, bit 7 − i%8
+    """The (n, ⌈d/8⌉) ``packbits`` rows of 16-bit item words (item 16b+i = bit 15−i of word b).
+
+    Consumes ``W`` (a C-contiguous uint16 array the caller owns): its words are
+    byte-swapped in place to big-endian and viewed as bytes, no second array.
+    """
+    if np.little_endian:
+        W.byteswap(inplace=True)
+    out = W.view(np.uint8)  # item 16b+i → byte 2b + i//8, bit 7 − i%8
     width = (d + 7) // 8
     return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
 
@@ -327,11 +333,10 @@ for _v in range(256):
     _SEL8[_v, : len(_p)] = _p
 
 
-def _subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray:
-    """(n, blocks) uint16 words of uniform k-subsets; item 16b+i is bit 15−i of word b."""
+def _subset_words(rng: np.random.Generator, d: int, k: int, W: np.ndarray) -> None:
+    """Fill ``W`` ((n, blocks) uint16) with the words of n uniform k-subsets; item 16b+i is bit 15−i of word b."""
     tables, bits = _block_tables(d, k)
-    blocks = len(tables) + 1
-    W = np.empty((n, blocks), dtype=np.uint16)
+    n, blocks = W.shape
     need = np.full(n, k, dtype=np.intp)
     U = raw_uint16(rng, 2 * n * blocks).reshape(blocks, 2, n)
     for b, table in enumerate(tables):
@@ -340,7 +345,6 @@ def _subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarra
         W[:, b] = _word_with(c, U[b, 1], BLOCK, rng)
     last = d - BLOCK * (blocks - 1)
     W[:, -1] = _word_with(need, U[-1, 1], last, rng) << np.uint16(BLOCK - last)
-    return W
 
 
 def _word_with(c: np.ndarray, u: np.ndarray, s: int, rng: np.random.Generator) -> np.ndarray:
