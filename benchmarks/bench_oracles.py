@@ -245,12 +245,13 @@ def case_floor(quick: bool = False) -> list[dict[str, Any]]:
     drawing n·d random bits straight into the (n, ⌈d/8⌉) uint8 output
     (``random_raw``); ours and the floor alternate, best of 5 each, in CPU time of this process
     (``time.process_time``; the wall times are in the notes). ``ratio`` = floor_s / ours_s.
-    ``MECHOPT_BENCH_FLOOR="OUE,k-subset packed"`` runs only the named samplers.
+    ``MECHOPT_BENCH_FLOOR="OUE,k-subset packed"`` runs only the named samplers,
+    ``MECHOPT_BENCH_ROUNDS=3`` fewer alternations.
     GRR/OUE also give the fastest peer's client (timed on 20 000 users, scaled).
     """
     n = 100_000 if quick else FLOOR_N
     only = [m for m in os.environ.get("MECHOPT_BENCH_FLOOR", "").split(",") if m]  # e.g. "OUE,k-subset packed"
-    rounds = 1 if quick else 5
+    rounds = 1 if quick else int(os.environ.get("MECHOPT_BENCH_ROUNDS", "5"))
     rows = []
     for d in (16,) if quick else (16, 256, 1024):
         x = np.random.default_rng(0).integers(0, d, size=n)
