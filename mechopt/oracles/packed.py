@@ -308,7 +308,38 @@ def item_bit(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def swap_in(W: np.ndarray, rows: np.ndarray, x: np.ndarray, k: int, rng: np.random.Generator) -> None:
-    """In each row of ``rows`` (k items, x not among them) replace a uniformly chosen item by x, in place."""
+    """In each row of ``rows`` (k items, x not among them) replace a uniformly chosen item by x, in place.
+
+    The item removed is found by rejection when the rows are dense (k ≥ 1/8 of the
+    16·blocks positions): a uniform position (Lemire on a 16-bit draw, exact) is
+    kept when it holds an item, so a kept one is uniform among the row's items
+    (under 8 tries per row on average); sparser rows walk to a uniform rank.
+    """
+    s = BLOCK * W.shape[1]
+    if 8 * k < s or s > 1 << 16:
+        _remove_by_rank(W, rows, k, rng)
+    else:
+        _remove_by_rejection(W, rows, s, rng)
+    word, bit = item_bit(x)
+    W[rows, word] |= bit
+
+
+def _remove_by_rejection(W: np.ndarray, rows: np.ndarray, s: int, rng: np.random.Generator) -> None:
+    """Clear one uniformly chosen set bit in each row of ``rows`` (positions 0..s−1 drawn until one is set)."""
+    thr = np.uint32((1 << 16) % s)
+    todo = rows
+    while todo.size:
+        prod = raw_uint16(rng, todo.size).astype(np.uint32)
+        prod *= np.uint32(s)
+        pos = prod >> 16
+        word, bit = item_bit(pos)
+        hit = ((W[todo, word] & bit) != 0) & ((prod & np.uint32(0xFFFF)) >= thr)
+        W[todo[hit], word[hit]] ^= bit[hit]
+        todo = todo[~hit]
+
+
+def _remove_by_rank(W: np.ndarray, rows: np.ndarray, k: int, rng: np.random.Generator) -> None:
+    """Clear the r-th set bit (r uniform in 0..k−1) of each row of ``rows``, by a cumulative popcount walk."""
     w = W[rows]
     pc = POP16[w]
     cum = np.cumsum(pc, axis=1, dtype=np.int32)
@@ -323,8 +354,6 @@ def swap_in(W: np.ndarray, rows: np.ndarray, x: np.ndarray, k: int, rng: np.rand
     hi_pos = _SEL8[word >> np.uint16(8), np.maximum(rr - plo, 0) % 8] + 8
     pos = np.where(in_lo, _SEL8[lo, np.minimum(rr, 7)], hi_pos)
     W[rows, wi] ^= np.uint16(1) << pos.astype(np.uint16)
-    word, bit = item_bit(x)
-    W[rows, word] |= bit
 
 
 _SEL8 = np.zeros((256, 8), dtype=np.uint8)  # _SEL8[v, i]: bit position of the i-th set bit of byte v
@@ -337,14 +366,16 @@ def _subset_words(rng: np.random.Generator, d: int, k: int, W: np.ndarray) -> No
     """Fill ``W`` ((n, blocks) uint16) with the words of n uniform k-subsets; item 16b+i is bit 15−i of word b."""
     tables, bits = _block_tables(d, k)
     n, blocks = W.shape
+    Wt = np.empty((blocks, n), dtype=np.uint16)  # block-major: each block's words are one contiguous write
     need = np.full(n, k, dtype=np.intp)
     U = raw_uint16(rng, 2 * n * blocks).reshape(blocks, 2, n)
     for b, table in enumerate(tables):
         c = table.sample(need, U[b, 0] >> np.uint16(16 - bits), rng).astype(np.intp)
         need -= c
-        W[:, b] = _word_with(c, U[b, 1], BLOCK, rng)
+        Wt[b] = _word_with(c, U[b, 1], BLOCK, rng)
     last = d - BLOCK * (blocks - 1)
-    W[:, -1] = _word_with(need, U[-1, 1], last, rng) << np.uint16(BLOCK - last)
+    Wt[-1] = _word_with(need, U[-1, 1], last, rng) << np.uint16(BLOCK - last)
+    np.copyto(W, Wt.T)  # one transposing pass (column writes into W would touch each row once per block)
 
 
 def _word_with(c: np.ndarray, u: np.ndarray, s: int, rng: np.random.Generator) -> np.ndarray:
