@@ -29,15 +29,8 @@ from mechopt.oracles.base import (
     check_eps,
     packed_column_sums,
 )
-from mechopt.oracles.packed import (
-    SMALL_D,
-    item_bit,
-    own_subset_words,
-    subset_tables_fit,
-    subset_words,
-    swap_in,
-    words_to_packed,
-)
+from mechopt.oracles.packed import item_bit, subset_tables_fit, subset_words, swap_in, words_to_packed
+from mechopt.oracles.small_ksubset import SMALL_D, own_subset_words
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
 
@@ -147,7 +140,7 @@ class KSubset(PureOracle):
         x) is the report; otherwise m = d−k complements it. Work O(n·min(k, d−k)).
 
         For d ≤ 16 a packed report is one 16-bit word, drawn from the words with or
-        without x (:func:`mechopt.oracles.packed.own_subset_words`). Larger packed
+        without x (:func:`mechopt.oracles.small_ksubset.own_subset_words`). Larger packed
         reports skip the item lists when the block tables fit
         (:func:`mechopt.oracles.packed.subset_tables_fit`: tables ≤ 16 MB, d up to ~1800 at ε = 1):
         a uniform k-subset of all d items per user, block by block

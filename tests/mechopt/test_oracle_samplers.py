@@ -16,17 +16,8 @@ from scipy.stats import chisquare
 from mechopt.errors import ProblemError
 from mechopt.oracles.bits import BRR, OUE
 from mechopt.oracles.frequency import KSubset, subset_rank
-from mechopt.oracles.packed import (
-    CHUNK_USERS,
-    POP16,
-    SENTINEL,
-    _byte_cells,
-    _byte_table,
-    _own_lists,
-    _redraw_tail,
-    bernoulli_rows,
-    own_subset_words,
-)
+from mechopt.oracles.packed import CHUNK_USERS, POP16, SENTINEL, _byte_cells, _byte_table, _redraw_tail, bernoulli_rows
+from mechopt.oracles.small_ksubset import _own_lists, own_subset_words
 
 ALPHA = 1e-3
 
