@@ -62,6 +62,7 @@ def test_docs_build_warning_free(tmp_path: Path) -> None:
         "auto_examples/plot_symmetry_ksubset",
         "auto_examples/plot_lip_posterior_box",
         "auto_examples/plot_gauss_tradeoff",
+        "auto_examples/plot_csv_to_estimate",
         "howto/dask_sweeps",
         "building_docs",
         "api/generated/mechopt.solvers.exact.solver",

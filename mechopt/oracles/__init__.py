@@ -3,6 +3,7 @@
 - :mod:`mechopt.oracles.frequency` — the k-subset mechanism and generalised randomized response;
 - :mod:`mechopt.oracles.bits` — unary encodings (BRR, OUE);
 - :mod:`mechopt.oracles.packed` — reports drawn directly as bit masks;
+- :mod:`mechopt.oracles.small_ksubset` — k-subset reports of d ≤ 16, one word each;
 - :mod:`mechopt.oracles.base` — the shared oracle interface and samplers.
 
 Examples

@@ -57,8 +57,10 @@ def _check_items(x, d: int) -> np.ndarray:
     arr = np.asarray(x)
     if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
         raise ProblemError("x must be a 1-D integer array of items in 0..d-1")
-    if arr.size and (arr.min() < 0 or arr.max() >= d):
-        raise ProblemError(f"items must lie in 0..{d - 1}; got range [{arr.min()}, {arr.max()}]")
+    if arr.size:  # one pass: as unsigned, a negative item is larger than any d
+        top = arr.view(arr.dtype.str.replace("i", "u")).max() if arr.dtype.kind == "i" else arr.max()
+        if top >= d:
+            raise ProblemError(f"items must lie in 0..{d - 1}; got range [{arr.min()}, {arr.max()}]")
     return arr.astype(np.int64, copy=False)
 
 

@@ -52,6 +52,7 @@ from mechopt.oracles.packed import bernoulli_rows
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 
 MAX_MATERIALISE_BITS = 16  # 2^d outputs are materialised up to this d
+ROW_USERS = 1 << 16  # users per block when the own bits are set on whole report words
 
 
 @dataclass(frozen=True)
@@ -120,13 +121,23 @@ class UnaryEncoding(PureOracle):
             for i in items[sel]:
                 one[byte] = 0x80 >> (i & 7)
                 masks[i] = one.view(dt)[0]
-        m = masks[x]
-        if self.p == 0.5:
+        bits = None
+        if self.p == 0.5:  # one raw random bit per own bit: the whole call's words at once
             bits = rng.bit_generator.random_raw((x.size * out.shape[1] + 7) // 8).view(dt)[: x.size]
-        else:
-            bits = np.where(bernoulli(rng, x.size, self.p), dt(np.iinfo(dt).max), dt(0))
-        words &= ~m
-        words |= m & bits
+        m = np.empty(min(x.size, ROW_USERS), dtype=dt)
+        t = np.empty_like(m)
+        for lo in range(0, x.size, ROW_USERS):  # W ^= (W ^ B) & m_x, in cache-sized blocks
+            hi = min(x.size, lo + ROW_USERS)
+            mm, tt, w = m[: hi - lo], t[: hi - lo], words[lo:hi]
+            np.take(masks, x[lo:hi], out=mm, mode="clip")
+            if bits is None:
+                b = bernoulli(rng, hi - lo, self.p)
+                np.multiply(b, dt(np.iinfo(dt).max), out=tt)
+            else:
+                tt[...] = bits[lo:hi]
+            np.bitwise_xor(tt, w, out=tt)
+            tt &= mm
+            w ^= tt
 
     def support_counts(self, reports) -> np.ndarray:
         """f_j = number of reports with bit j set (packed rows, no unpacking)."""

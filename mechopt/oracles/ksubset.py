@@ -30,6 +30,7 @@ from mechopt.oracles.base import (
     packed_column_sums,
 )
 from mechopt.oracles.packed import item_bit, subset_tables_fit, subset_words, swap_in, words_to_packed
+from mechopt.oracles.small_ksubset import SMALL_D, own_subset_words
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
 
@@ -138,7 +139,9 @@ class KSubset(PureOracle):
         (m−1)-subset. For 2k ≤ d−1, m = k and S (or S minus one element, plus
         x) is the report; otherwise m = d−k complements it. Work O(n·min(k, d−k)).
 
-        Packed reports skip the item lists when the block tables fit
+        For d ≤ 16 a packed report is one 16-bit word, drawn from the words with or
+        without x (:func:`mechopt.oracles.small_ksubset.own_subset_words`). Larger packed
+        reports skip the item lists when the block tables fit
         (:func:`mechopt.oracles.packed.subset_tables_fit`: tables ≤ 16 MB, d up to ~1800 at ε = 1):
         a uniform k-subset of all d items per user, block by block
         (:func:`mechopt.oracles.packed.subset_words`, O(n·d/16) work), then
@@ -171,6 +174,8 @@ class KSubset(PureOracle):
         with probability α = (g_k − k/d)/(1 − k/d). Then P(x ∈ Z) = g_k and, either way, the
         other members are a uniform subset of the d − 1 others, which is Q^k(· | x)."""
         d, k, n = self.d, self.k, x.size
+        if d <= SMALL_D:  # one word per report: drawn directly from the lists with and without x
+            return words_to_packed(own_subset_words(rng, x, k, d, self.g)[:, None], d)
         W = subset_words(rng, n, d, k)
         word, bit = item_bit(x)
         alpha = (self.g - k / d) / (1 - k / d)

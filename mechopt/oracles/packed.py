@@ -113,12 +113,19 @@ class CellTable:
 
     def resolve(self, row: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Draws from the remainder laws of ``row`` (what a tail cell stands for)."""
-        cdf = self.tail_cdf[row]
-        v = (cdf <= rng.random(row.size)[:, None]).sum(axis=1)
-        return np.minimum(v, cdf.shape[1] - 1).astype(np.uint8)
+        u = rng.random(row.size)
+        if self.tail_cdf.shape[0] == 1:  # one law: a binary search (the count of cdf entries ≤ u)
+            v = np.searchsorted(self.tail_cdf[0], u, side="right")
+        else:
+            v = (self.tail_cdf[row] <= u[:, None]).sum(axis=1)
+        return np.minimum(v, self.tail_cdf.shape[1] - 1).astype(np.uint8)
 
 
 # ---------------------------------------------------------------- i.i.d. bits
+ROW_BYTES = 1 << 18  # output bytes per vectorised block of bernoulli_rows (its buffers stay in L2)
+SENTINEL = 0xFF  # byte written in the tail cells of the byte table (a rare byte: q^8 of the law)
+
+
 @lru_cache(maxsize=64)
 def _byte_table(prob: float) -> CellTable:
     pop = POP16[:256].astype(float)
@@ -126,8 +133,25 @@ def _byte_table(prob: float) -> CellTable:
     return CellTable.build(pmf[None, :], bits=16)
 
 
+@lru_cache(maxsize=64)
+def _byte_cells(prob: float) -> tuple[np.ndarray, int]:
+    """The byte table's 2^16 cells with :data:`SENTINEL` in its tail cells, and the first tail cell."""
+    table = _byte_table(prob)
+    cells = table.cells[0].copy()
+    first = int(table.threshold[0])
+    cells[first:] = SENTINEL
+    return cells, first
+
+
 def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.ndarray:
     """(n, ⌈d/8⌉) uint8 ``packbits`` rows of d i.i.d. Bernoulli(prob) bits; padding bits are 0.
+
+    Each output byte is one look-up of a 16-bit raw draw in the byte table
+    (:func:`_byte_table`, the law q^|v| (1−q)^(8−|v|) of the 256 bytes). Its
+    tail cells hold :data:`SENTINEL`; only bytes equal to it (found on 64-bit
+    words of the comparison) are checked against the tail and redrawn from the
+    remainder law. The draws are consumed in blocks of :data:`ROW_BYTES` output
+    bytes in order, so the rows depend only on the stream, n and d.
 
     Examples
     --------
@@ -142,20 +166,29 @@ def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.
     width = (d + 7) // 8
     out = np.empty((n, width), dtype=np.uint8)
     flat = out.reshape(-1)
-    table = _byte_table(float(prob))
-    zero = np.zeros(1, dtype=np.intp)
-    step = CHUNK_USERS * 8
-    for lo in range(0, flat.size, step):
-        m = min(step, flat.size - lo)
+    cells, first = _byte_cells(float(prob))
+    eq = np.empty(ROW_BYTES, dtype=bool)
+    for lo in range(0, flat.size, ROW_BYTES):
+        m = min(ROW_BYTES, flat.size - lo)
         u = raw_uint16(rng, m)
         dst = flat[lo : lo + m]
-        np.take(table.cells[0], u, out=dst)
-        tail = np.flatnonzero(u >= table.threshold[0])
-        if tail.size:
-            dst[tail] = table.resolve(np.broadcast_to(zero, tail.shape), rng)
+        np.take(cells, u, out=dst, mode="wrap")
+        if first < cells.size:
+            _redraw_tail(dst, u, first, np.equal(dst, SENTINEL, out=eq[:m]), _byte_table(float(prob)), rng)
     if d % 8:
         out[:, -1] &= np.uint8((0xFF << (8 - d % 8)) & 0xFF)
     return out
+
+
+def _redraw_tail(dst: np.ndarray, u: np.ndarray, first: int, eq: np.ndarray, table: CellTable, rng) -> None:
+    """Redraw, in place, the bytes of ``dst`` whose draw ``u`` fell in a tail cell (those are among ``eq``)."""
+    m8 = eq.size // 8 * 8
+    words = np.flatnonzero(eq[:m8].view(np.uint64) != 0)  # blocks of 8 bytes holding a sentinel (SIMD compare)
+    r, c = np.nonzero(eq[:m8].reshape(-1, 8)[words])
+    at = np.concatenate((words[r] * 8 + c, m8 + np.flatnonzero(eq[m8:])))
+    at = at[u[at] >= first]
+    if at.size:
+        dst[at] = table.resolve(np.zeros(at.size, dtype=np.intp), rng)
 
 
 # ------------------------------------------------------- uniform k-subsets
@@ -238,7 +271,7 @@ def subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray
     blocks = -(-d // BLOCK)
     W = np.empty((n, blocks), dtype=np.uint16)
     for lo in range(0, n, CHUNK_USERS):
-        W[lo : lo + CHUNK_USERS] = _subset_words(rng, min(CHUNK_USERS, n - lo), d, kk)
+        _subset_words(rng, d, kk, W[lo : lo + CHUNK_USERS])
     if kk != k:
         np.invert(W, out=W)
         W[:, -1] &= np.uint16((0xFFFF << (BLOCK * blocks - d)) & 0xFFFF)
@@ -246,8 +279,14 @@ def subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray
 
 
 def words_to_packed(W: np.ndarray, d: int) -> np.ndarray:
-    """The (n, ⌈d/8⌉) ``packbits`` rows of 16-bit item words (item 16b+i = bit 15−i of word b)."""
-    out = W.astype(">u2").view(np.uint8)  # item 16b+i → byte 2b + i//8, bit 7 − i%8
+    """The (n, ⌈d/8⌉) ``packbits`` rows of 16-bit item words (item 16b+i = bit 15−i of word b).
+
+    Consumes ``W`` (a C-contiguous uint16 array the caller owns): its words are
+    byte-swapped in place to big-endian and viewed as bytes, no second array.
+    """
+    if np.little_endian:
+        W.byteswap(inplace=True)
+    out = W.view(np.uint8)  # item 16b+i → byte 2b + i//8, bit 7 − i%8
     width = (d + 7) // 8
     return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
 
@@ -265,7 +304,38 @@ def item_bit(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def swap_in(W: np.ndarray, rows: np.ndarray, x: np.ndarray, k: int, rng: np.random.Generator) -> None:
-    """In each row of ``rows`` (k items, x not among them) replace a uniformly chosen item by x, in place."""
+    """In each row of ``rows`` (k items, x not among them) replace a uniformly chosen item by x, in place.
+
+    The item removed is found by rejection when the rows are dense (k ≥ 1/8 of the
+    16·blocks positions): a uniform position (Lemire on a 16-bit draw, exact) is
+    kept when it holds an item, so a kept one is uniform among the row's items
+    (under 8 tries per row on average); sparser rows walk to a uniform rank.
+    """
+    s = BLOCK * W.shape[1]
+    if 8 * k < s or s > 1 << 16:
+        _remove_by_rank(W, rows, k, rng)
+    else:
+        _remove_by_rejection(W, rows, s, rng)
+    word, bit = item_bit(x)
+    W[rows, word] |= bit
+
+
+def _remove_by_rejection(W: np.ndarray, rows: np.ndarray, s: int, rng: np.random.Generator) -> None:
+    """Clear one uniformly chosen set bit in each row of ``rows`` (positions 0..s−1 drawn until one is set)."""
+    thr = np.uint32((1 << 16) % s)
+    todo = rows
+    while todo.size:
+        prod = raw_uint16(rng, todo.size).astype(np.uint32)
+        prod *= np.uint32(s)
+        pos = prod >> 16
+        word, bit = item_bit(pos)
+        hit = ((W[todo, word] & bit) != 0) & ((prod & np.uint32(0xFFFF)) >= thr)
+        W[todo[hit], word[hit]] ^= bit[hit]
+        todo = todo[~hit]
+
+
+def _remove_by_rank(W: np.ndarray, rows: np.ndarray, k: int, rng: np.random.Generator) -> None:
+    """Clear the r-th set bit (r uniform in 0..k−1) of each row of ``rows``, by a cumulative popcount walk."""
     w = W[rows]
     pc = POP16[w]
     cum = np.cumsum(pc, axis=1, dtype=np.int32)
@@ -280,8 +350,6 @@ def swap_in(W: np.ndarray, rows: np.ndarray, x: np.ndarray, k: int, rng: np.rand
     hi_pos = _SEL8[word >> np.uint16(8), np.maximum(rr - plo, 0) % 8] + 8
     pos = np.where(in_lo, _SEL8[lo, np.minimum(rr, 7)], hi_pos)
     W[rows, wi] ^= np.uint16(1) << pos.astype(np.uint16)
-    word, bit = item_bit(x)
-    W[rows, word] |= bit
 
 
 _SEL8 = np.zeros((256, 8), dtype=np.uint8)  # _SEL8[v, i]: bit position of the i-th set bit of byte v
@@ -290,20 +358,20 @@ for _v in range(256):
     _SEL8[_v, : len(_p)] = _p
 
 
-def _subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray:
-    """(n, blocks) uint16 words of uniform k-subsets; item 16b+i is bit 15−i of word b."""
+def _subset_words(rng: np.random.Generator, d: int, k: int, W: np.ndarray) -> None:
+    """Fill ``W`` ((n, blocks) uint16) with the words of n uniform k-subsets; item 16b+i is bit 15−i of word b."""
     tables, bits = _block_tables(d, k)
-    blocks = len(tables) + 1
-    W = np.empty((n, blocks), dtype=np.uint16)
+    n, blocks = W.shape
+    Wt = np.empty((blocks, n), dtype=np.uint16)  # block-major: each block's words are one contiguous write
     need = np.full(n, k, dtype=np.intp)
     U = raw_uint16(rng, 2 * n * blocks).reshape(blocks, 2, n)
     for b, table in enumerate(tables):
         c = table.sample(need, U[b, 0] >> np.uint16(16 - bits), rng).astype(np.intp)
         need -= c
-        W[:, b] = _word_with(c, U[b, 1], BLOCK, rng)
+        Wt[b] = _word_with(c, U[b, 1], BLOCK, rng)
     last = d - BLOCK * (blocks - 1)
-    W[:, -1] = _word_with(need, U[-1, 1], last, rng) << np.uint16(BLOCK - last)
-    return W
+    Wt[-1] = _word_with(need, U[-1, 1], last, rng) << np.uint16(BLOCK - last)
+    np.copyto(W, Wt.T)  # one transposing pass (column writes into W would touch each row once per block)
 
 
 def _word_with(c: np.ndarray, u: np.ndarray, s: int, rng: np.random.Generator) -> np.ndarray:

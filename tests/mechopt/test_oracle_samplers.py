@@ -1,0 +1,136 @@
+"""The fast oracle samplers: byte rows with a sentinel tail, own bits on words, k-subsets of one word (d ≤ 16).
+
+Every law is checked against its closed form (chi-square at a fixed level on seeded
+draws, or exact enumeration of the deterministic part); no timing here (speed is in
+``benchmarks/bench_oracles.py``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from mechopt.errors import ProblemError
+from mechopt.oracles.bits import BRR, OUE
+from mechopt.oracles.frequency import KSubset, subset_rank
+from mechopt.oracles.packed import CHUNK_USERS, POP16, SENTINEL, _byte_cells, _byte_table, _redraw_tail, bernoulli_rows
+from mechopt.oracles.small_ksubset import _own_lists, own_subset_words
+
+ALPHA = 1e-3
+
+
+def _byte_law(q: float) -> np.ndarray:
+    pop = POP16[:256].astype(float)
+    return q**pop * (1 - q) ** (8 - pop)
+
+
+@pytest.mark.parametrize("q", [1 / (math.e + 1), 0.5, 0.05])
+def test_bernoulli_row_bytes_follow_the_byte_law(q: float) -> None:
+    """All 256 byte values at once (the tail cells and the genuine 0xFF cells included)."""
+    b = bernoulli_rows(np.random.default_rng(11), 400_000, 16, q).ravel()
+    law = _byte_law(q)
+    keep = law * b.size >= 5  # chi-square cells with enough expected counts; the rest pooled
+    obs = np.bincount(b, minlength=256)
+    o = np.append(obs[keep], obs[~keep].sum())
+    e = np.append(law[keep], law[~keep].sum()) * b.size
+    assert chisquare(o[e > 0], e[e > 0]).pvalue > ALPHA
+
+
+def test_tail_cells_are_redrawn_and_genuine_sentinels_kept() -> None:
+    """Deterministic part: every draw below the first tail cell gives its cell; every tail draw is redrawn."""
+    q = 0.5  # every byte has 256 cells, 0xFF included: genuine sentinels are common
+    cells, first = _byte_cells(q)
+    assert first == 1 << 16  # 0.5 fills the table exactly: no tail at all
+    q = 1 / (math.e + 1)
+    cells, first = _byte_cells(q)
+    table = _byte_table(q)
+    assert first < cells.size and np.all(cells[first:] == SENTINEL)
+    u = np.arange(1 << 16, dtype=np.uint16)
+    dst = np.take(cells, u)
+    _redraw_tail(dst, u, first, dst == SENTINEL, table, np.random.default_rng(0))
+    assert np.array_equal(dst[:first], table.cells[0, :first])  # genuine cells (0xFF ones too) untouched
+    rest = np.diff(np.concatenate(([0.0], table.tail_cdf[0])))
+    assert np.all(rest[dst[first:]] > 0)  # redrawn from the remainder law: outcomes it can give
+
+
+def test_bernoulli_rows_edge_probabilities_and_padding() -> None:
+    rng = np.random.default_rng(3)
+    assert not bernoulli_rows(rng, 1000, 13, 0.0).any()
+    ones = bernoulli_rows(rng, 1000, 13, 1.0)
+    assert np.all(np.unpackbits(ones, axis=1, count=13)) and not np.unpackbits(ones, axis=1)[:, 13:].any()
+
+
+@pytest.mark.parametrize("make", [lambda: OUE(3, 1.0), lambda: OUE(8, 0.7), lambda: OUE(16, 2.0), lambda: BRR(12, 1.0)])
+def test_unary_reports_of_one_word_have_exact_marginals(make) -> None:
+    """Own bit ~ Bern(p), every other bit ~ Bern(q), for each x (the word-mask path, d ≤ 16)."""
+    orc = make()
+    d, n = orc.d, 120_000
+    rng = np.random.default_rng(d)
+    for x in sorted({0, d // 2, d - 1}):
+        bits = np.unpackbits(orc.randomize(np.full(n, x), rng), axis=1, count=d)
+        rate = bits.mean(axis=0)
+        p = np.full(d, orc.q)
+        p[x] = orc.p
+        assert np.all(np.abs(rate - p) < 4.5 * np.sqrt(p * (1 - p) / n)), (x, rate)
+
+
+def test_unary_reports_over_many_blocks_have_the_channel_law() -> None:
+    """d = 4 (16 outputs): the whole channel, users spread over several own-bit blocks."""
+    orc = OUE(4, 1.0)
+    Q = orc.matrix()
+    x = np.random.default_rng(5).integers(0, 4, 3 * CHUNK_USERS + 7)
+    y = orc.output_index(orc.randomize(x, np.random.default_rng(6)), 4)
+    for r in range(4):
+        obs = np.bincount(y[x == r], minlength=16)
+        assert chisquare(obs, Q[r] * obs.sum()).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("d,k", [(2, 1), (5, 2), (16, 4), (16, 12), (13, 6)])
+def test_own_subset_lists_split_by_membership(d: int, k: int) -> None:
+    lists, c0, c1 = _own_lists(d, k)
+    assert (c0, c1) == (math.comb(d - 1, k), math.comb(d - 1, k - 1))
+    assert np.all(POP16[lists] == k)
+    for x in range(d):
+        bit = np.uint16(1 << (15 - x))
+        assert not np.any(lists[x, :c0] & bit) and np.all(lists[x, c0:] & bit)
+        assert np.unique(lists[x]).size == math.comb(d, k)
+
+
+@pytest.mark.parametrize("d,k,eps", [(16, 4, 1.0), (16, 12, 0.5), (7, 3, 2.0), (2, 1, 1.0)])
+def test_small_ksubset_reports_follow_eq5(d: int, k: int, eps: float) -> None:
+    """Every report has exactly k items and the law of eq. (5) given x (chi-square over all C(d, k) subsets)."""
+    ks = KSubset(d, eps, k)
+    Q = ks.matrix()
+    rng = np.random.default_rng(d * 10 + k)
+    n = max(60_000, 12 * Q.shape[1])
+    for x in sorted({0, d - 1, 5 % d}):
+        bits = np.unpackbits(ks.randomize(np.full(n, x), rng, packed=True), axis=1)
+        assert np.all(bits.sum(axis=1) == k) and not bits[:, d:].any()
+        items = np.nonzero(bits[:, :d])[1].reshape(n, k)
+        assert chisquare(np.bincount(subset_rank(items), minlength=Q.shape[1]), Q[x] * n).pvalue > ALPHA
+
+
+def test_small_ksubset_reports_do_not_depend_on_block_chunks() -> None:
+    """Calls on chunks that are multiples of the block give the reports of one call (one stream)."""
+    ks = KSubset(16, 1.0)
+    x = np.random.default_rng(1).integers(0, 16, 3 * CHUNK_USERS + 11)
+    whole = ks.randomize(x, np.random.default_rng(2), packed=True)
+    g = np.random.default_rng(2)
+    parts = [ks.randomize(x[lo : lo + 2 * CHUNK_USERS], g, packed=True) for lo in range(0, x.size, 2 * CHUNK_USERS)]
+    assert np.array_equal(whole, np.concatenate(parts))
+
+
+def test_own_subset_words_refuses_large_d() -> None:
+    with pytest.raises(ProblemError, match="d <= 16"):
+        own_subset_words(np.random.default_rng(0), np.zeros(3, dtype=np.int64), 3, 17, 0.5)
+
+
+def test_items_check_refuses_negatives_and_overflow_in_one_pass() -> None:
+    orc = OUE(8, 1.0)
+    for bad in (np.array([0, -1, 3]), np.array([8, 1]), np.array([0, 1], dtype=np.uint8) + 200):
+        with pytest.raises(ProblemError, match="items must lie in 0..7"):
+            orc.randomize(bad, np.random.default_rng(0))
+    assert orc.randomize(np.array([0, 7], dtype=np.uint16), np.random.default_rng(0)).shape == (2, 1)
