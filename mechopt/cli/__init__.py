@@ -17,6 +17,7 @@ machine)::
     mechopt sweep     SPEC.toml [--out FILE.jsonl] [--jobs N] [--scheduler ADDRESS] [--resume]
                       [--solver NAME ...]
     mechopt bench     [--quick] [--json] [--out FILE.md]
+    mechopt account   MECH --users N --delta D [--bound B] [--json]
 
 Exit codes: 0 success; 1 the command ran but produced no answer (a design
 without a solution or whose mechanism fails its audit, ``infeasible_point``;
@@ -83,6 +84,7 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argparse tree (subcommands register themselves from cli_* modules)."""
+    import mechopt.cli.account as cli_account
     import mechopt.cli.audit as cli_audit
     import mechopt.cli.check as cli_check
     import mechopt.cli.data as cli_data
@@ -99,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_check, cli_sweep):
+    for mod in (cli_run, cli_design, cli_audit, cli_data, cli_check, cli_sweep, cli_account):
         mod.register(sub)
     return parser
 
