@@ -94,7 +94,7 @@ def hockey_stick(eps: float, *, n: int, p: float, alpha: float, r0: float, r1: f
     return max(forward, backward)
 
 
-def smallest_eps(delta: float, eps_max: float, *, rtol: float = 1e-9, **pair: float) -> float:
+def smallest_eps(delta: float, eps_max: float, *, rtol: float = 1e-8, **pair: float) -> float:
     """The smallest ε on a bisection grid (relative width ``rtol``) with hockey_stick(ε) ≤ δ; ε_max is always valid.
 
     The returned ε is the upper end of the final bracket: its δ(ε) was computed and is ≤ δ (or it is ε_max,
