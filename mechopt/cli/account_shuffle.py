@@ -68,11 +68,17 @@ def add_arguments(parser: Any) -> None:
     from mechopt.deploy.shuffle import BOUNDS
 
     parser.add_argument(
-        "--users", type=users_count, metavar="N", help="shuffle the reports of N users: print the central eps at --delta"
+        "--users",
+        type=users_count,
+        metavar="N",
+        help="shuffle the reports of N users: print the central eps at --delta",
     )
     parser.add_argument("--delta", type=delta_value, metavar="D", help="the central delta, in (0, 1)")
     parser.add_argument(
-        "--bound", choices=tuple(BOUNDS), default="variation-ratio", help="the amplification bound (default variation-ratio)"
+        "--bound",
+        choices=tuple(BOUNDS),
+        default="variation-ratio",
+        help="the amplification bound (default variation-ratio)",
     )
 
 

@@ -139,9 +139,13 @@ def design_for_shuffling(
     log: list[dict[str, Any]] = []
 
     def attempt(e0: float) -> tuple[Any, ShuffleGuarantee]:
-        res = mechopt.design(prior=prior, notion="ldp", utility=utility, eps=e0, values=values, solver=solver, **options)
+        res = mechopt.design(
+            prior=prior, notion="ldp", utility=utility, eps=e0, values=values, solver=solver, **options
+        )
         g = central_guarantee(res.Q, n, delta, bound)
-        log.append({"eps0": e0, "status": res.status, "value": res.value, "central_eps": g.eps, "meets": g.eps <= eps_c})
+        log.append(
+            {"eps0": e0, "status": res.status, "value": res.value, "central_eps": g.eps, "meets": g.eps <= eps_c}
+        )
         return res, g
 
     best = (eps0_safe, *attempt(eps0_safe))
@@ -187,7 +191,14 @@ def _refine(best: tuple, eps_c: float, attempt: Callable, vr_eps: Callable, step
 
 
 def oracle_baselines(
-    prior: Any, utility: str, eps_central: float, delta: float, n: int, *, bound: str = "variation-ratio", values: Any = None
+    prior: Any,
+    utility: str,
+    eps_central: float,
+    delta: float,
+    n: int,
+    *,
+    bound: str = "variation-ratio",
+    values: Any = None,
 ) -> list[dict[str, Any]]:
     """GRR and OUE at the largest ε₀ whose own central guarantee (by ``bound``) meets (ε_c, δ), with their utility.
 
@@ -211,5 +222,7 @@ def oracle_baselines(
         e0 = largest_eps0(lambda e, cls=cls: central_guarantee(cls(d=d, eps=e).matrix(), n, delta, bound).eps, eps_c)
         Q = cls(d=d, eps=e0).matrix()
         g = central_guarantee(Q, n, delta, bound)
-        rows.append({"mechanism": name, "eps0": e0, "central_eps": g.eps, "value": float(u.value(Q, P)), "bound": bound})
+        rows.append(
+            {"mechanism": name, "eps0": e0, "central_eps": g.eps, "value": float(u.value(Q, P)), "bound": bound}
+        )
     return rows

@@ -51,7 +51,9 @@ def _exact_rr_delta(eps: float, n: int, p1: float) -> float:
     k = np.arange(n + 1)
     worst = 0.0
     for m in range(n):  # the other n-1 users hold m ones (m <= n-1); the victim holds 0 or 1
-        others = np.convolve(stats.binom.pmf(np.arange(m + 1), m, p1), stats.binom.pmf(np.arange(n - m), n - 1 - m, 1 - p1))
+        others = np.convolve(
+            stats.binom.pmf(np.arange(m + 1), m, p1), stats.binom.pmf(np.arange(n - m), n - 1 - m, 1 - p1)
+        )
         a = np.convolve(others, [1 - p1, p1])[: n + 1]  # victim's bit 0: reports 1 w.p. 1 - p1
         b = np.convolve(others, [p1, 1 - p1])[: n + 1]
         assert a.size == k.size

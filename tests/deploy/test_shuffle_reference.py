@@ -42,7 +42,9 @@ def test_apple_example_clone_bound():
 
 def test_apple_example_closed_form_to_the_printed_digits():
     assert clone_closed_form(4.0, 10**5, 1e-6) == pytest.approx(APPLE["closed_form"], abs=1e-12)
-    assert central_guarantee(_rr(4.0), 10**5, 1e-6, "clone-closed").eps == pytest.approx(APPLE["closed_form"], abs=1e-12)
+    assert central_guarantee(_rr(4.0), 10**5, 1e-6, "clone-closed").eps == pytest.approx(
+        APPLE["closed_form"], abs=1e-12
+    )
 
 
 def test_clone_closed_form_outside_its_regime_returns_eps0_and_says_so():
@@ -50,7 +52,9 @@ def test_clone_closed_form_outside_its_regime_returns_eps0_and_says_so():
     assert g.eps == pytest.approx(8.0) and "regime" in g.note
 
 
-@pytest.mark.parametrize("row", REF["variation_ratio"], ids=lambda r: f"{r['mechanism']}-d{r['d']}-e{r['eps0']}-n{r['n']}")
+@pytest.mark.parametrize(
+    "row", REF["variation_ratio"], ids=lambda r: f"{r['mechanism']}-d{r['d']}-e{r['eps0']}-n{r['n']}"
+)
 def test_grr_oue_table_matches_the_variation_ratio_reference(row):
     """wangsw/PrivacyAmplification's amplificationUB with the (p, beta, q) mechopt reads from Q: 1e-3 in eps."""
     Q = (GRR if row["mechanism"] == "grr" else OUE)(d=row["d"], eps=row["eps0"]).matrix()
