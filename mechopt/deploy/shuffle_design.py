@@ -64,7 +64,7 @@ class ShuffleDesign:
         }
 
 
-def largest_eps0(central_of: Callable[[float], float], eps_central: float, steps: int = 30) -> float:
+def largest_eps0(central_of: Callable[[float], float], eps_central: float, steps: int = 20) -> float:
     """The largest ε₀ on a bisection grid with central_of(ε₀) ≤ ε_c, for a central_of nondecreasing in ε₀.
 
     ε₀ = ε_c is always feasible (central_of(ε₀) ≤ ε₀); the upper bracket doubles up to :data:`EPS0_CAP`.
