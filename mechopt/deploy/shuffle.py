@@ -38,9 +38,9 @@ import numpy as np
 from mechopt.deploy import _amplify
 from mechopt.errors import ParamError, ProblemError, TooLargeError
 
-__all__ = ["BOUNDS", "ShuffleGuarantee", "randomizer_params", "central_guarantee", "MAX_USERS"]
+__all__ = ["BOUNDS", "ShuffleGuarantee", "randomizer_params", "central_guarantee", "clone_closed_form", "MAX_USERS"]
 
-MAX_USERS = 10**12  # the windowed sums stay O(sqrt(n)); beyond this the float counts lose integers
+MAX_USERS = 10**10  # the sums run over a window of O(sqrt(n)) counts: about 10^6 points at this n
 BOUNDS: dict[str, str] = {
     "variation-ratio": "Wang, Peng, Li et al., Privacy Amplification via Shuffling: Unified, Simplified, and "
     "Tightened, VLDB 2024 (numerical bound, parameters p, beta, q)",
@@ -166,7 +166,7 @@ def _check(n: Any, delta: Any, bound: str) -> tuple[int, float]:
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ProblemError(f"n (the number of shuffled users) must be an integer >= 1, got {n!r}")
     if n > MAX_USERS:
-        raise TooLargeError(f"n={n} users is more than this accountant handles ({MAX_USERS:.0e}); pass n <= 1e12")
+        raise TooLargeError(f"n={n} users is more than this accountant handles; pass n <= {MAX_USERS:.0e}")
     try:
         d = float(delta)
     except (TypeError, ValueError):
