@@ -5,7 +5,7 @@ from), δ = 1e-8 (quick: n = 10^5 only). Two pairs, each bound against the imple
 same bound:
 
 - ``variation-ratio``: :func:`mechopt.deploy.shuffle.central_guarantee` vs wangsw/PrivacyAmplification's
-  ``amplificationUB`` (bisection T = 20, its README's setting for speed/precision);
+  ``amplificationUB`` (T = 20 bisection steps);
 - ``clone``: the same function with ``bound="clone"`` vs apple/ml-shuffling-amplification's
   ``numericalanalysis`` (its example's settings: step 100, 10 bisection steps).
 
