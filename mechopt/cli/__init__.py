@@ -20,6 +20,7 @@ machine)::
     mechopt sweep     SPEC.toml [--out FILE.jsonl] [--jobs N] [--scheduler ADDRESS] [--resume]
                       [--solver NAME ...]
     mechopt bench     [--quick] [--json] [--out FILE.md]
+    mechopt account   MECH --users N --delta D [--bound B] [--json]
 
 Exit codes: 0 success; 1 the command ran but produced no answer (a design
 without a solution or whose mechanism fails its audit, ``infeasible_point``;

@@ -5,8 +5,8 @@ mechanism (:func:`mechopt.deploy.compose`), the worst input pair by its labels, 
 single-use ε₀ and the method: ``exact`` (the multinomial sum) or ``dp_accounting
 pessimistic`` (Google's privacy-loss distributions, losses rounded up; the ``accounting``
 extra) when K is beyond the exact limit. ``--users N --delta D`` prints the central ε
-after the reports of N users are shuffled (:mod:`mechopt.deploy.shuffle`, when this build
-has it). Each mode is one function (:data:`MODES`).
+after the reports of N users are shuffled (:mod:`mechopt.deploy.shuffle`, by the amplification
+bound ``--bound``; :mod:`mechopt.cli.account_shuffle`). Each mode is one function (:data:`MODES`).
 
 ``--json`` prints one document: ``{"mechanism", "mode": "uses", "uses", "eps", "delta",
 "worst_pair": [x, x'] | null, "eps_ldp" (null: infinite), "method", "discretization"}``.
@@ -22,7 +22,6 @@ Examples
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import sys
 from collections.abc import Callable
@@ -32,7 +31,9 @@ __all__ = ["register", "run_account", "run_uses", "run_users", "MODES"]
 
 
 def register(sub: Any) -> None:
+    from mechopt.cli.account_shuffle import delta_value, users_count
     from mechopt.deploy.composition import METHODS
+    from mechopt.deploy.shuffle import BOUNDS
 
     a = sub.add_parser(
         "account",
@@ -44,9 +45,12 @@ def register(sub: Any) -> None:
     a.add_argument("mechanism", metavar="MECH", help="mechanism file (mechopt design --out, Mechanism.save, a matrix)")
     mode = a.add_mutually_exclusive_group(required=True)
     mode.add_argument("--uses", type=_count, metavar="K", help="reports per user (sequential composition)")
-    mode.add_argument("--users", type=_count, metavar="N", help="users whose reports are shuffled")
+    mode.add_argument("--users", type=users_count, metavar="N", help="users whose reports are shuffled (e.g. 1e6)")
     a.add_argument("--eps", type=_nonnegative, metavar="E", help="with --uses: the eps (nats) at which delta is given")
-    a.add_argument("--delta", type=_probability, metavar="D", help="with --users: the central delta")
+    a.add_argument("--delta", type=delta_value, metavar="D", help="with --users: the central delta, in (0, 1)")
+    a.add_argument(
+        "--bound", choices=tuple(BOUNDS), default="variation-ratio", help="with --users: the amplification bound"
+    )
     a.add_argument("--method", choices=METHODS, default="auto", help="with --uses: exact, accountant or auto")
     a.add_argument("--discretization", type=_positive, default=1e-4, metavar="H", help="accountant's loss grid (nats)")
     a.add_argument("--json", action="store_true")
@@ -76,13 +80,6 @@ def _positive(text: str) -> float:
     v = _number(text)
     if v <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return v
-
-
-def _probability(text: str) -> float:
-    v = _number(text)
-    if not 0 < v < 1:
-        raise argparse.ArgumentTypeError(f"expected delta in (0, 1), got {text!r}")
     return v
 
 
@@ -126,23 +123,13 @@ def run_uses(args: argparse.Namespace, mech: Any) -> int:
 
 
 def run_users(args: argparse.Namespace, mech: Any) -> int:
-    """``--users N --delta D``: the central ε after shuffling N reports (:mod:`mechopt.deploy.shuffle`)."""
-    from mechopt.cli._common import CLIError, emit_json
+    """``--users N --delta D``: the central ε after shuffling N reports (:mod:`mechopt.cli.account_shuffle`)."""
+    from mechopt.cli import account_shuffle
+    from mechopt.cli._common import CLIError
 
-    if importlib.util.find_spec("mechopt.deploy.shuffle") is None:
-        raise CLIError("--users (shuffle amplification) is not available in this build: use --uses K --eps E")
-    if args.delta is None:
-        raise CLIError("--users needs --delta D: the central delta in (0, 1)")
     if args.eps is not None:
         raise CLIError("--eps goes with --uses K (repeated use); with --users N give --delta D")
-    shuffle = importlib.import_module("mechopt.deploy.shuffle")
-    result = shuffle.central_guarantee(mech, n=args.users, delta=args.delta)
-    doc = result.to_dict() if hasattr(result, "to_dict") else result
-    if args.json:
-        emit_json({"mechanism": args.mechanism, "mode": "users", **doc})
-    else:
-        sys.stdout.write((result.table() if hasattr(result, "table") else str(doc)) + "\n")
-    return 0
+    return account_shuffle.run_users(args, mech)
 
 
 MODES: dict[str, Callable[[argparse.Namespace, Any], int]] = {"uses": run_uses, "users": run_users}
