@@ -138,13 +138,9 @@ class Composition:
         >>> [t.get_text() for t in ax.get_legend().get_texts()]
         ['k = 1', 'k = 4']
         """
-        from mechopt.runtime.optional import require_matplotlib
+        from mechopt.plot import new_axes
 
-        require_matplotlib()
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5, 3.5))
+        ax = new_axes(ax, figsize=(5.0, 3.5))
         for i, k in enumerate(self.uses):
             ax.semilogy(self.eps, np.where(self.delta[i] > 0, self.delta[i], np.nan), marker=".", label=f"k = {k}")
         ax.set_xlabel("ε (nats)")

@@ -88,16 +88,14 @@ def draw_implications(path: str | Path | None = None):
     """
     import networkx as nx
 
-    from mechopt.runtime.optional import require_matplotlib
-
-    require_matplotlib()
-    import matplotlib.pyplot as plt
+    from mechopt.plot import new_axes
 
     G = nx.DiGraph()
     for e in IMPLICATIONS:
         G.add_edge(e.source.upper(), e.target.upper(), label=e.level)
     pos = {"LDP": (0.0, 0.0), "LIP": (1.0, 0.0), "ALIP": (2.0, 0.6), "PML": (2.0, -0.6)}
-    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    ax = new_axes(figsize=(7.0, 3.6), layout=None)
+    fig = ax.figure
     nx.draw_networkx_nodes(G, pos, ax=ax, node_size=1800, node_color="#dbe9f6", edgecolors="#1f4e79")
     nx.draw_networkx_labels(G, pos, ax=ax, font_size=11)
     nx.draw_networkx_edges(G, pos, ax=ax, arrowsize=16, node_size=1800, connectionstyle="arc3,rad=0.18")
