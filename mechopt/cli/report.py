@@ -43,6 +43,12 @@ def register(sub: Any) -> None:
         default="1,2,5,10",
         help="reports per user of the composition curves (default 1,2,5,10)",
     )
+    r.add_argument(
+        "--users",
+        metavar="N[,N...]",
+        default="10000,100000,1000000",
+        help="users whose shuffled reports the card bounds (default 10000,100000,1000000; delta 1e-6)",
+    )
     r.set_defaults(handler=run_report)
 
 
@@ -60,9 +66,8 @@ def run_report(args: argparse.Namespace) -> int:
         check_distinct({"--html": args.html}, {"mechanism file MECH": args.mechanism, "--prior file": args.prior})
     mech = Mechanism.load(args.mechanism)
     prior = None if args.prior is None else parse_prior(args.prior)
-    sections = card_sections(
-        mech, prior, uses=_uses(args.uses)
-    )  # computed once: the page and --json show the same numbers
+    # computed once: the page and --json show the same numbers
+    sections = card_sections(mech, prior, uses=_counts(args.uses, "--uses"), users=_counts(args.users, "--users"))
     if args.html is not None:
         write_card(mech, args.html, sections=sections)
     doc = sections_json(sections)
@@ -80,14 +85,14 @@ def run_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _uses(text: str) -> tuple[int, ...]:
-    """``--uses 1,2,5``: positive whole numbers of reports per user."""
+def _counts(text: str, flag: str) -> tuple[int, ...]:
+    """``--uses 1,2,5`` / ``--users 1000,1e6``: whole numbers ≥ 1 separated by commas."""
     from mechopt.cli._common import CLIError
 
     try:
-        uses = tuple(int(v) for v in text.split(","))
+        values = [float(v) if any(c in v for c in "eE") else int(v) for v in text.split(",")]
     except ValueError:
-        uses = ()
-    if not uses or min(uses) < 1:
-        raise CLIError(f"report: --uses {text!r}: give whole numbers ≥ 1 separated by commas, e.g. --uses 1,2,5")
-    return uses
+        values = []
+    if not values or any(v != int(v) or v < 1 or v > 1e10 for v in values):
+        raise CLIError(f"report: {flag} {text!r}: give whole numbers ≥ 1 separated by commas, e.g. {flag} 1,2,5")
+    return tuple(int(v) for v in values)

@@ -18,7 +18,7 @@ Examples
 >>> m = Mechanism([[0.75, 0.25], [0.25, 0.75]], inputs=["no", "<b>yes</b>"], claim=("ldp", 1.1))
 >>> doc = card_json(m)
 >>> list(doc["sections"]), round(doc["sections"]["privacy"]["notions"]["ldp"]["eps"], 6)
-(['mechanism', 'privacy', 'estimator', 'composition', 'certificate'], 1.098612)
+(['mechanism', 'privacy', 'estimator', 'composition', 'shuffle', 'certificate'], 1.098612)
 >>> page = card_html(m)
 >>> "&lt;b&gt;yes&lt;/b&gt;" in page and "<b>yes" not in page
 True
@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.deploy.card_parts import Card, Section, num, rows_table
-from mechopt.deploy.card_use import composition_section
+from mechopt.deploy.card_use import composition_section, shuffle_section
 from mechopt.results._html import MAX_TABLE, heatmap_img, png_img
 from mechopt.results._json import jsonable
 from mechopt.results.report_files import MEASURES, measure_value
@@ -200,6 +200,7 @@ SECTIONS: list[Callable[[Card], Section]] = [
     privacy_section,
     estimator_section,
     composition_section,
+    shuffle_section,
     certificate_section,
 ]
 

@@ -1,4 +1,5 @@
-"""Report-card sections about use: the guarantee after k reports per user (:mod:`mechopt.deploy.composition`).
+"""Report-card sections about use: the guarantee after k reports per user (:mod:`mechopt.deploy.composition`) and
+after shuffling the reports of n users (:mod:`mechopt.deploy.shuffle`).
 
 Examples
 --------
@@ -7,6 +8,9 @@ Examples
 >>> s = composition_section(Card(Mechanism([[0.75, 0.25], [0.25, 0.75]]), options={"uses": (1, 2)}))
 >>> s.data["uses"], s.data["delta"][1][0]
 ([1, 2], 0.5)
+>>> t = shuffle_section(Card(Mechanism([[0.75, 0.25], [0.25, 0.75]]), options={"users": (10**4,)}))
+>>> t.data["bound"], t.data["eps"][0] < 1.0986
+('variation-ratio', True)
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ import numpy as np
 from mechopt.deploy.card_parts import Card, Section, num, rows_table
 from mechopt.errors import TooLargeError
 
-__all__ = ["composition_section", "DEFAULT_USES", "COMPOSITION_MAX_D"]
+__all__ = ["composition_section", "shuffle_section", "DEFAULT_USES", "DEFAULT_USERS", "COMPOSITION_MAX_D"]
 
 #: Reports per user the card shows by default (``options["uses"]``).
 DEFAULT_USES = (1, 2, 5, 10)
+#: Users whose reports are shuffled, by default (``options["users"]``), and the central δ (``options["delta"]``).
+DEFAULT_USERS, DEFAULT_DELTA = (10**4, 10**5, 10**6), 1e-6
 #: Above this many inputs the card leaves composition to ``mechopt account`` (d(d − 1) ordered pairs).
 COMPOSITION_MAX_D = 64
 
@@ -86,3 +92,42 @@ def composition_section(card: Card) -> Section:
             "<code>mechopt account MECH --uses K --eps E --method accountant</code> computes it.</p>"
         )
     return Section("composition", title, data, body)
+
+
+def shuffle_section(card: Card) -> Section:
+    """The central ε at δ after shuffling n reports, for n in ``options["users"]`` (an upper bound, named).
+
+    The bound is Wang et al.'s variation-ratio bound (:func:`mechopt.deploy.shuffle.central_guarantee`), read
+    from Q's own ε₀ and β; each ε is an upper bound on the central ε, never "the" ε.
+    """
+    from mechopt.deploy.shuffle import central_guarantee
+    from mechopt.plot import new_axes
+    from mechopt.results._html import png_img
+
+    users = tuple(int(n) for n in card.options.get("users") or DEFAULT_USERS)
+    delta = float(card.options.get("delta") or DEFAULT_DELTA)
+    found = [central_guarantee(card.mechanism, n, delta) for n in users]
+    docs = [g.to_dict() for g in found]
+    data = {
+        "users": list(users),
+        "delta": delta,
+        "bound": docs[0]["bound"],
+        "reference": docs[0]["reference"],
+        "eps": [d["eps"] for d in docs],
+        "params": docs[0]["params"],
+        "upper_bound": True,
+    }
+    ax = new_axes(figsize=(5.5, 3.4))
+    finite = [(n, g.eps) for n, g in zip(users, found) if math.isfinite(g.eps)]
+    if finite:
+        ax.semilogx(*zip(*finite), marker="o")
+    ax.set(xlabel="users n", ylabel="central ε (upper bound)", title=f"after shuffling, δ = {delta:g}")
+    ax.grid(alpha=0.3)
+    rows = [(f"n = {n}", num(f"shuffle.eps.{i}", d["eps"])) for i, (n, d) in enumerate(zip(users, docs))]
+    body = (
+        f"<p>Central (ε, {delta:g})-DP after shuffling the reports of n users, by the {escape(data['bound'])} "
+        f"bound ({escape(data['reference'])}): upper bounds on the central ε, from Q's local ε₀ and β.</p>"
+        + rows_table(rows, ("users", "central ε ≤"))
+        + png_img(ax.figure, "central eps after shuffling")
+    )
+    return Section("shuffle", "Shuffling: the central guarantee", data, body)

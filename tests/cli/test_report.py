@@ -82,8 +82,20 @@ def test_uses_sets_the_composition_curves(tmp_path, cli, one_line_error) -> None
     assert comp["uses"] == [2, 3] and comp["delta"][0][0] == 0.5
     assert all(row[-1] <= 1e-15 for row in comp["delta"])
     assert all(a >= b for row in comp["delta"] for a, b in zip(row, row[1:]))  # δ(ε) does not increase
-    for bad in ("0", "1,x", ""):
+    for bad in ("0", "1,x", "", "2.5"):
         one_line_error(cli("report", _saved(tmp_path), "--json", "--uses", bad))
+        one_line_error(cli("report", _saved(tmp_path), "--json", "--users", bad))
+
+
+def test_users_sets_the_shuffling_bounds(tmp_path, cli) -> None:
+    """The card's shuffled ε are :func:`central_guarantee`'s, named by their bound, decreasing in n, below ε₀."""
+    from mechopt.deploy.shuffle import central_guarantee
+
+    mech = _saved(tmp_path)
+    shuf = cli("report", mech, "--json", "--users", "1000,1e5").json()["sections"]["shuffle"]
+    assert shuf["users"] == [1000, 100000] and shuf["bound"] == "variation-ratio" and shuf["upper_bound"]
+    assert shuf["eps"] == [central_guarantee(Mechanism.load(mech), n, 1e-6).eps for n in (1000, 100000)]
+    assert np.log(3) > shuf["eps"][0] > shuf["eps"][1] > 0
 
 
 def test_large_mechanism_leaves_composition_to_account() -> None:

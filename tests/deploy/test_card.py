@@ -82,7 +82,7 @@ def test_the_page_shows_the_json_numbers_and_closed_forms(grr) -> None:
     page = Page(card_html(grr))
     assert_page_matches_json(page, doc)
     s = doc["sections"]
-    assert list(s) == ["mechanism", "privacy", "estimator", "composition", "certificate"]
+    assert list(s) == ["mechanism", "privacy", "estimator", "composition", "shuffle", "certificate"]
     assert s["privacy"]["notions"]["ldp"]["eps"] <= 2.0 + 1e-9 and s["privacy"]["prior_source"] == "the design prior"
     assert s["certificate"]["status"] == "optimal" and s["certificate"]["audit"]["holds"] is True
     assert s["certificate"]["certificate"]["gap"] <= 1e-9
