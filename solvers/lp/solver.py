@@ -138,7 +138,9 @@ def _cone(notion: Any, P: np.ndarray, n: int) -> tuple[Any, tuple[float, ...], s
     if isinstance(notion, GraphLDP):
         D, pairs = _graph_metric(notion.graph, n)
         cone = MetricCone(D, notion.eps, start=pairs, complete=True)
-        return cone, _radii(D), f"{notion.name}: {len(pairs)} essential edges of the policy graph"
+        # Laplace columns e^{−ε d(x, c)} only: the plateaus of _radii made the first master 2.4x larger for the
+        # same rounds (20x20 grid, ε = 0.1: 1601 -> 401 starting columns, 7.5 -> 5.5 s CPU)
+        return cone, (0.0,), f"{notion.name}: {len(pairs)} essential edges of the policy graph"
     D = notion.dist
     if not (notion.source and notion.source.get("norm")):  # a table of unknown origin: its metric closure
         D = metric_closure(D)
