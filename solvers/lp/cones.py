@@ -265,8 +265,11 @@ class MetricCone:
                 break
             self.rows_added += 2 * lp.add(new)
         lp.last[y] = lam
+        bound = lp.bound(c, lam)
+        if float(c @ q) >= -tol / 2:  # no column for the master: skip the O(n²) repair (it moves c·q by ~1e-10 |c|)
+            return None, float(c @ q), bound
         q = self.repair(q)
-        return q, float(c @ q), lp.bound(c, lam)
+        return q, float(c @ q), bound
 
     def _violated(self, q: np.ndarray, in_lp: np.ndarray) -> np.ndarray:
         """Pairs not in the LP with q_x e^{−ε d(x,x')} − q_x' > SEPARATION_TOL, most violated first."""
