@@ -15,9 +15,8 @@ import os
 import sys
 import time
 
-import highspy
 import numpy as np
-import scipy.sparse as sp
+from bench_geo import lp_model
 
 from mechopt.problems.geo import GeoDesign
 from mechopt.solvers.lp.cones import MetricCone, essential_pairs
@@ -25,29 +24,9 @@ from mechopt.solvers.lp.cones import MetricCone, essential_pairs
 
 def full_lp(C: np.ndarray, D: np.ndarray, eps: float, pairs: np.ndarray) -> tuple[str, float, np.ndarray]:
     """min Σ C Q s.t. rows sum to 1, Q[x, y] ≤ e^{ε d} Q[x', y] on ``pairs`` both ways (HiGHS IPM): value, u."""
-    n, m = C.shape
-    a, b = np.concatenate([pairs[:, 0], pairs[:, 1]]), np.concatenate([pairs[:, 1], pairs[:, 0]])
-    k = a.size
-    r = np.arange(k * m)
-    Y, X1, X2 = np.repeat(np.arange(m), k), np.tile(a, m), np.tile(b, m)
-    gain = np.tile(np.exp(eps * D[a, b]), m)
-    vals = np.concatenate([-np.ones(k * m), gain, np.ones(n * m)])
-    rows = np.concatenate([r, r, k * m + np.repeat(np.arange(n), m)])
-    cols = np.concatenate([X1 * m + Y, X2 * m + Y, np.arange(n * m)])
-    A = sp.csc_matrix((vals, (rows, cols)), shape=(k * m + n, n * m))
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("solver", "ipm")
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = n * m, k * m + n
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = C.ravel(), np.zeros(n * m), np.full(n * m, np.inf)
-    lp.row_lower_ = np.concatenate([np.zeros(k * m), np.ones(n)])
-    lp.row_upper_ = np.concatenate([np.full(k * m, np.inf), np.ones(n)])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    h.passModel(lp)
+    h = lp_model(C, D, eps, pairs, solver="ipm")
     h.run()
-    u = np.asarray(h.getSolution().row_dual, float)[k * m :]
+    u = np.asarray(h.getSolution().row_dual, float)[-C.shape[0] :]
     return str(h.getModelStatus()), float(h.getInfo().objective_function_value), u
 
 
