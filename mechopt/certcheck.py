@@ -87,15 +87,14 @@ def load(path):
         raise BadFile("rows of Q must have one equal, positive length; mi is maximised, mse and histogram minimised")
     if (c["utility"] == "mse") != (len(c["a"]) == d) or any(not 0 <= min(e[:2]) <= max(e[:2]) < d for e in c["edges"]):
         raise BadFile("mse (only) needs one value per input; edges must join inputs 0..d-1")
+    if c["notion"] == "cip" and len(c["p"]) + 1 != d:
+        raise BadFile(f"cip on {len(c['p'])} users needs a prior over {len(c['p']) + 1} values of the sum")
     c["P"] = [p / sum(P) for p in P]
     return c
 
 
-def stats(c):
-    """Posterior statistics g_k (LIP: the identity; CIP: P(D_i = j | S = s) from the users' priors p, exactly)."""
-    d = len(c["P"])
-    if c["notion"] == "lip":
-        return [[F(int(i == j)) for j in range(d)] for i in range(d)]
+def stats(p):
+    """CIP's posterior statistics P(D_i = j | S = s), j = 1 and 0, per distinct user prior p_i, exactly."""
 
     def pb(ps):  # the Poisson-binomial distribution of S = Σ_i D_i
         out = [F(1)]
@@ -103,37 +102,35 @@ def stats(c):
             out = [(1 - q) * a + q * b for a, b in zip(out + [0], [0] + out)]
         return out
 
-    full, rows, p = pb(c["p"]), [], c["p"]
-    if len(full) != d:
-        raise BadFile(f"cip on {len(p)} users needs a prior over {len(full)} values of the sum")
+    full, rows = pb(p), []
     for q in sorted(set(p)):
         rest = pb(p[: p.index(q)] + p[p.index(q) + 1 :])
-        g = [q * rest[s - 1] / full[s] if s and full[s] else F(0) for s in range(d)]
+        g = [q * rest[s - 1] / full[s] if s and full[s] else F(0) for s in range(len(full))]
         rows += [g, [1 - x for x in g]]
     return rows
 
 
-def pairs(c):
-    """(x, x', w): Q[x, y] ≤ e^{ε w} Q[x', y] (all pairs for ldp; the edges for graph- and metric-ldp)."""
-    if c["notion"] == "ldp":
-        return [(x, z, F(1)) for x in range(len(c["P"])) for z in range(len(c["P"])) if x != z]
-    return [e for u, v, w in c["edges"] for e in ((u, v, w), (v, u, w))]
+def cone(c, eps, side):
+    """Rows a, a·c ≥ 0 exactly for the private columns c = P ∘ Q[:, y], each e^(eps w) replaced by its rational
+    lower (side 0) or upper (side 1) bound: Q[x, y] ≤ e^(eps w) Q[x', y] for all pairs (ldp) or the edges both
+    ways (graph-, metric-ldp); e^-eps m_k 1ᵀc ≤ g_k·c ≤ e^eps m_k 1ᵀc, m_k = g_k·P, for the posterior statistics
+    g_k of lip (the identity) and cip."""
+    P, d, notion = c["P"], len(c["P"]), c["notion"]
+    if notion in ("lip", "cip"):
+        G = stats(c["p"]) if notion == "cip" else [[F(i == j) for j in range(d)] for i in range(d)]
+        E, ms = enclose("exp", eps)[side], [sum(a * b for a, b in zip(g, P)) for g in G]
+        return [[gx - m / E for gx in g] for g, m in zip(G, ms)] + [[E * m - gx for gx in g] for g, m in zip(G, ms)]
+    both = c["edges"] + [(z, x, w) for x, z, w in c["edges"]]
+    ps = [(x, z, 1) for x in range(d) for z in range(d) if x != z] if notion == "ldp" else both
+    # each times P_x P_x': P_x e^(eps w) c_x' − P_x' c_x ≥ 0
+    return [[enclose("exp", eps * w)[side] * P[x] * (i == z) - P[z] * (i == x) for i in range(d)] for x, z, w in ps]
 
 
-def check_private(c, Q, eps):
+def check_private(c, cols, eps):
     """Every constraint of the notion at level eps, against a rational lower bound on each exponential."""
-    P, ys = c["P"], range(len(Q[0]))
-    if c["notion"] in ("lip", "cip"):  # e^{-eps} m_k ≤ g_k·p_y ≤ e^{eps} m_k for the posterior p_y of output y
-        E, G = enclose("exp", eps)[0], stats(c)
-        for y, k in ((y, k) for y in ys for k in range(len(G))):
-            col = [p * row[y] for p, row in zip(P, Q)]
-            s, m = sum(a * b for a, b in zip(G[k], col)), sum(a * b for a, b in zip(G[k], P)) * sum(col)
-            if s > E * m or m > E * s:
-                raise Rejected(f"not private: output {y} breaks {c['notion']} statistic {k} at eps {float(eps)!r}")
-    for x, z, w in pairs(c) if c["notion"] not in ("lip", "cip") else []:
-        E = enclose("exp", eps * w)[0]
-        for y in (y for y in ys if Q[x][y] > E * Q[z][y]):
-            raise Rejected(f"not private: Q[{x}][{y}] > e^(eps w) Q[{z}][{y}] at eps {float(eps)!r}, w = {float(w)}")
+    for k, a in enumerate(cone(c, eps, 0)):
+        for y in (y for y, col in enumerate(cols) if sum(ai * ci for ai, ci in zip(a, col) if ai) < 0):
+            raise Rejected(f"not private: output {y} breaks {c['notion']} constraint {k} at eps {float(eps)!r}")
 
 
 def feat(c, x, v):
@@ -200,13 +197,7 @@ def rays(c):
                     yield reduce(add, fs, feat(c, j, F(D - s, D)))
 
         return lip()
-    if c["notion"] == "cip":  # rows g_k·c ≥ m_k 1ᵀc / W and g_k·c ≤ W m_k 1ᵀc
-        G = stats(c)
-        ms = [sum(a * b for a, b in zip(g, P)) for g in G]
-        A = [[gx - m / W for gx in g] for g, m in zip(G, ms)] + [[W * m - gx for gx in g] for g, m in zip(G, ms)]
-        return (features(c, r) for r in dd(A, d))
-    A = [[enclose("exp", c["eps"] * w)[1] if i == z else -F(i == x) for i in range(d)] for x, z, w in pairs(c)]
-    return (features(c, [p * q for p, q in zip(P, r)]) for r in dd(A, d))  # q_x ≤ W_e q_x' on edges; c = P ∘ q
+    return (features(c, r) for r in dd(cone(c, c["eps"], 1), d))  # double description: graph-, metric-ldp, cip
 
 
 def check(c, tol):
@@ -216,8 +207,9 @@ def check(c, tol):
         if min(row) < 0 or abs(sum(row) - 1) > tol["row_sum"]:
             raise Rejected(f"row {x} of Q is not a probability vector (sum {float(sum(row))!r})")
     Q = [[q / sum(row) for q in row] for row in Q]
-    check_private(c, Q, c["eps"] + tol["privacy"])
-    cols = [features(c, [p * row[y] for p, row in zip(P, Q)]) for y in range(len(Q[0]))]
+    cols = [[p * row[y] for p, row in zip(P, Q)] for y in range(len(Q[0]))]
+    check_private(c, cols, c["eps"] + tol["privacy"])
+    cols = [features(c, col) for col in cols]
     g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), None, 0
     for f in rays(c):
         t, count = (gain(c, f, True) - f[1]) / f[0], count + 1
