@@ -14,7 +14,6 @@ import argparse
 import json
 import math
 import os
-import sys
 import time
 from decimal import ROUND_CEILING, ROUND_FLOOR, Context
 from fractions import Fraction as F
@@ -93,15 +92,13 @@ def load(path):
     return c
 
 
+def pb(ps):
+    """The Poisson-binomial distribution of S = Σ_i D_i, D_i ~ Bernoulli(ps[i]), exactly."""
+    return reduce(lambda out, q: [(1 - q) * a + q * b for a, b in zip(out + [0], [0] + out)], ps, [F(1)])
+
+
 def stats(p):
     """CIP's posterior statistics P(D_i = j | S = s), j = 1 and 0, per distinct user prior p_i, exactly."""
-
-    def pb(ps):  # the Poisson-binomial distribution of S = Σ_i D_i
-        out = [F(1)]
-        for q in ps:
-            out = [(1 - q) * a + q * b for a, b in zip(out + [0], [0] + out)]
-        return out
-
     full, rows = pb(p), []
     for q in sorted(set(p)):
         rest = pb(p[: p.index(q)] + p[p.index(q) + 1 :])
@@ -126,25 +123,14 @@ def cone(c, eps, side):
     return [[enclose("exp", eps * w)[side] * P[x] * (i == z) - P[z] * (i == x) for i in range(d)] for x, z, w in ps]
 
 
-def check_private(c, cols, eps):
-    """Every constraint of the notion at level eps, against a rational lower bound on each exponential."""
-    for k, a in enumerate(cone(c, eps, 0)):
-        for y in (y for y, col in enumerate(cols) if sum(ai * ci for ai, ci in zip(a, col) if ai) < 0):
-            raise Rejected(f"not private: output {y} breaks {c['notion']} constraint {k} at eps {float(eps)!r}")
-
-
 def feat(c, x, v):
     """What mass v on input x adds to a column's features (1ᵀc, νᵀc, aᵀc, Σc², lo, hi of Σ c_x log(c_x/P_x))."""
     lo, hi, u = *(enclose("ln", v / c["P"][x]) if c["utility"] == "mi" else (0, 0)), c["utility"]
     return (v, c["nu"][x] * v, c["a"][x] * v if u == "mse" else 0, v * v if u == "histogram" else 0, v * lo, v * hi)
 
 
-def add(f, g):
-    return [a + b for a, b in zip(f, g)]
-
-
-def features(c, col):  # features a utility does not use stay the integer 0 (fast to add)
-    return reduce(add, (feat(c, x, v) for x, v in enumerate(col) if v), [0] * 6)
+def features(c, mass, *more):  # of a column {x: v}, plus features more; unused ones stay the integer 0 (fast to add)
+    return [sum(t) for t in zip([0] * 6, *more, *(feat(c, x, v) for x, v in mass if v))]
 
 
 def gain(c, f, upper):
@@ -179,8 +165,8 @@ def rays(c):
     if c["notion"] == "ldp":  # c = P ∘ s, s ∈ {1, W}^d: feature sums over the patterns of each half, then pairs
         half = [[[0] * 6], [[0] * 6]]
         for x in range(d):
-            half[x % 2] = [add(f, feat(c, x, g)) for g in (P[x], W * P[x]) for f in half[x % 2]]
-        return (add(f, g) for f in half[0] for g in half[1])
+            half[x % 2] = [features(c, [(x, g)], f) for g in (P[x], W * P[x]) for f in half[x % 2]]
+        return ([a + b for a, b in zip(f, g)] for f in half[0] for g in half[1])
     if c["notion"] == "lip":  # vertices of {p ∈ simplex : P/W ≤ p ≤ min(WP, 1)}: all at a bound but one, j
         lo, hi = [p / W for p in P], [min(W * p, F(1)) for p in P]
         D = math.lcm(*(v.denominator for v in lo + hi))  # masses as integers over D: fast subset sums
@@ -194,26 +180,27 @@ def rays(c):
                     mass += [s + ihi[x] - ilo[x] for s in mass]
                 for mask, s in ((m, s) for m, s in enumerate(mass) if ilo[j] <= D - s <= ihi[j]):
                     fs = (fhi[x] if mask >> i & 1 else flo[x] for i, x in enumerate(others))
-                    yield reduce(add, fs, feat(c, j, F(D - s, D)))
+                    yield features(c, [(j, F(D - s, D))], *fs)
 
         return lip()
-    return (features(c, r) for r in dd(cone(c, c["eps"], 1), d))  # double description: graph-, metric-ldp, cip
+    return (features(c, enumerate(r)) for r in dd(cone(c, c["eps"], 1), d))  # graph-, metric-ldp and cip
 
 
 def check(c, tol):
     """The report on a loaded certificate, or Rejected with the first claim that fails."""
-    P, u, Q = c["P"], c["utility"], c["Q"]
+    P, u, Q, eps = c["P"], c["utility"], c["Q"], c["eps"] + tol["privacy"]
     for x, row in enumerate(Q):
         if min(row) < 0 or abs(sum(row) - 1) > tol["row_sum"]:
             raise Rejected(f"row {x} of Q is not a probability vector (sum {float(sum(row))!r})")
     Q = [[q / sum(row) for q in row] for row in Q]
     cols = [[p * row[y] for p, row in zip(P, Q)] for y in range(len(Q[0]))]
-    check_private(c, cols, c["eps"] + tol["privacy"])
-    cols = [features(c, col) for col in cols]
-    g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), None, 0
-    for f in rays(c):
-        t, count = (gain(c, f, True) - f[1]) / f[0], count + 1
-        worst = t if worst is None or t > worst else worst
+    for k, a in enumerate(cone(c, eps, 0)):  # privacy at eps, against rational lower bounds on the exponentials
+        for y in (y for y, col in enumerate(cols) if sum(ai * ci for ai, ci in zip(a, col) if ai) < 0):
+            raise Rejected(f"not private: output {y} breaks {c['notion']} constraint {k} at eps {float(eps)!r}")
+    cols = [features(c, enumerate(col)) for col in cols]
+    g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0
+    for count, f in enumerate(rays(c), 1):
+        worst = max(worst, (gain(c, f, True) - f[1]) / f[0])
     g_bound = sum(n * p for n, p in zip(c["nu"], P)) + worst
     mean, sq = sum(p * a for p, a in zip(P, c["a"])), sum(p * a * a for p, a in zip(P, c["a"]))
     objectives = {"mse": (sq, sq - mean**2, -1), "histogram": (1, 1 - sum(p * p for p in P), -1), "mi": (0, 0, 1)}
@@ -275,4 +262,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
