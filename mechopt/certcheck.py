@@ -69,9 +69,9 @@ def load(path):
             doc = json.load(fh, object_pairs_hook=_unique)  # NaN/Infinity: floats, which num() refuses
         if doc.get("format") != "mechopt-certificate" or doc.get("version") != 1:
             raise BadFile('not a certificate of "format": "mechopt-certificate", "version": 1')
-        pb, nt, ut, cl = doc["problem"], doc["problem"]["notion"], doc["problem"]["utility"], doc["claim"]
-        c = dict(notion=nt["name"], eps=num(nt["eps"]), utility=ut["name"], status=cl["status"], sense=pb["sense"])
-        c.update(P=[num(v) for v in pb["prior"]], nu=[num(v) for v in doc["dual"]["nu"]], value=num(cl["value"]))
+        pr, nt, ut, cl = doc["problem"], doc["problem"]["notion"], doc["problem"]["utility"], doc["claim"]
+        c = dict(notion=nt["name"], eps=num(nt["eps"]), utility=ut["name"], status=cl["status"], sense=pr["sense"])
+        c.update(P=[num(v) for v in pr["prior"]], nu=[num(v) for v in doc["dual"]["nu"]], value=num(cl["value"]))
         c.update(Q=[[num(v) for v in row] for row in doc["mechanism"]["Q"]], bound=num(cl["bound"]))
         c.update(edges=[(int(u), int(v), num(w)) for u, v, w in nt.get("edges", [])], p=[*map(num, nt.get("p", []))])
         c["a"] = [num(v) - num(ut.get("centre", 0)) for v in ut.get("values", [])]  # the MSE is shift-invariant
@@ -92,13 +92,12 @@ def load(path):
     return c
 
 
-def pb(ps):
-    """The Poisson-binomial distribution of S = Σ_i D_i, D_i ~ Bernoulli(ps[i]), exactly."""
-    return reduce(lambda out, q: [(1 - q) * a + q * b for a, b in zip(out + [0], [0] + out)], ps, [F(1)])
-
-
 def stats(p):
     """CIP's posterior statistics P(D_i = j | S = s), j = 1 and 0, per distinct user prior p_i, exactly."""
+
+    def pb(ps):  # the Poisson-binomial distribution of S = Σ_i D_i, D_i ~ Bernoulli(ps[i])
+        return reduce(lambda out, q: [(1 - q) * a + q * b for a, b in zip(out + [0], [0] + out)], ps, [F(1)])
+
     full, rows = pb(p), []
     for q in sorted(set(p)):
         rest = pb(p[: p.index(q)] + p[p.index(q) + 1 :])
@@ -108,10 +107,9 @@ def stats(p):
 
 
 def cone(c, eps, side):
-    """Rows a, a·c ≥ 0 exactly for the private columns c = P ∘ Q[:, y], each e^(eps w) replaced by its rational
-    lower (side 0) or upper (side 1) bound: Q[x, y] ≤ e^(eps w) Q[x', y] for all pairs (ldp) or the edges both
-    ways (graph-, metric-ldp); e^-eps m_k 1ᵀc ≤ g_k·c ≤ e^eps m_k 1ᵀc, m_k = g_k·P, for the posterior statistics
-    g_k of lip (the identity) and cip."""
+    """Rows a, a·c ≥ 0 for exactly the private columns c = P ∘ Q[:, y], e^(eps w) replaced by a rational lower
+    (side 0) or upper (side 1) bound: Q[x, y] ≤ e^(eps w) Q[x', y] for all pairs (ldp), the edges both ways (graph-,
+    metric-ldp); e^-eps m_k 1ᵀc ≤ g_k·c ≤ e^eps m_k 1ᵀc, m_k = g_k·P, g_k the posterior statistics (lip: e_k; cip)."""
     P, d, notion = c["P"], len(c["P"]), c["notion"]
     if notion in ("lip", "cip"):
         G = stats(c["p"]) if notion == "cip" else [[F(i == j) for j in range(d)] for i in range(d)]
@@ -159,6 +157,21 @@ def dd(A, d):
     return [[F(t) for t in r] for r, _ in R]
 
 
+def lip_vertices(c, W):
+    """Features of the vertices of {p ∈ simplex : P/W ≤ p ≤ min(WP, 1)}: every coordinate at a bound but one, j
+    (masses as integers over one denominator D: fast subset sums)."""
+    P, d = c["P"], len(c["P"])
+    lo, hi = [p / W for p in P], [min(W * p, F(1)) for p in P]
+    D, fs = math.lcm(*(v.denominator for v in lo + hi)), [[feat(c, x, lo[x]), feat(c, x, hi[x])] for x in range(d)]
+    ilo, ihi = [int(v * D) for v in lo], [int(v * D) for v in hi]
+    for j, others in ((j, [x for x in range(d) if x != j]) for j in range(d)):
+        mass = [sum(ilo[x] for x in others)]
+        for x in others:
+            mass += [s + ihi[x] - ilo[x] for s in mass]
+        for mask, s in ((m, s) for m, s in enumerate(mass) if ilo[j] <= D - s <= ihi[j]):
+            yield features(c, [(j, F(D - s, D))], *(fs[x][mask >> i & 1] for i, x in enumerate(others)))
+
+
 def rays(c):
     """Features of every extreme ray of the column cone with e^ε replaced by W ≥ e^ε (a cone containing it)."""
     P, d, W = c["P"], len(c["P"]), enclose("exp", c["eps"])[1]
@@ -167,22 +180,8 @@ def rays(c):
         for x in range(d):
             half[x % 2] = [features(c, [(x, g)], f) for g in (P[x], W * P[x]) for f in half[x % 2]]
         return ([a + b for a, b in zip(f, g)] for f in half[0] for g in half[1])
-    if c["notion"] == "lip":  # vertices of {p ∈ simplex : P/W ≤ p ≤ min(WP, 1)}: all at a bound but one, j
-        lo, hi = [p / W for p in P], [min(W * p, F(1)) for p in P]
-        D = math.lcm(*(v.denominator for v in lo + hi))  # masses as integers over D: fast subset sums
-        ilo, ihi = [int(v * D) for v in lo], [int(v * D) for v in hi]
-        flo, fhi = [feat(c, x, v) for x, v in enumerate(lo)], [feat(c, x, v) for x, v in enumerate(hi)]
-
-        def lip():
-            for j, others in ((j, [x for x in range(d) if x != j]) for j in range(d)):
-                mass = [sum(ilo[x] for x in others)]
-                for x in others:
-                    mass += [s + ihi[x] - ilo[x] for s in mass]
-                for mask, s in ((m, s) for m, s in enumerate(mass) if ilo[j] <= D - s <= ihi[j]):
-                    fs = (fhi[x] if mask >> i & 1 else flo[x] for i, x in enumerate(others))
-                    yield features(c, [(j, F(D - s, D))], *fs)
-
-        return lip()
+    if c["notion"] == "lip":
+        return lip_vertices(c, W)
     return (features(c, enumerate(r)) for r in dd(cone(c, c["eps"], 1), d))  # graph-, metric-ldp and cip
 
 
@@ -218,11 +217,10 @@ def check(c, tol):
             f"the duals do not prove the claimed bound {float(c['bound'])!r}, only {float(bound)!r}: a ray r has "
             f"μ(r) − νᵀr = {float(worst):.3g}, above the claimed bound − νᵀP"
         )
-    if c["status"] == "optimal" and rel(value, bound) > tol["gap"]:
-        raise Rejected(f"not optimal: value {float(value)!r}, bound {float(bound)!r}, gap {rel(value, bound):.3g}")
-    return dict(
-        value=float(value), bound=float(bound), gap=rel(value, bound), rays=count, inputs=len(P), outputs=len(Q[0])
-    )
+    out = dict(value=float(value), bound=float(bound), gap=rel(value, bound), rays=count, inputs=len(P))
+    if c["status"] == "optimal" and out["gap"] > tol["gap"]:
+        raise Rejected(f"not optimal: value {out['value']!r}, bound {out['bound']!r}, gap {out['gap']:.3g}")
+    return dict(out, outputs=len(Q[0]))
 
 
 def run(path, tol=None):
