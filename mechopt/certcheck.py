@@ -115,10 +115,10 @@ def cone(c, eps, side):
         G = stats(c["p"]) if notion == "cip" else [[F(i == j) for j in range(d)] for i in range(d)]
         E, ms = enclose("exp", eps)[side], [sum(a * b for a, b in zip(g, P)) for g in G]
         return [[gx - m / E for gx in g] for g, m in zip(G, ms)] + [[E * m - gx for gx in g] for g, m in zip(G, ms)]
-    both = c["edges"] + [(z, x, w) for x, z, w in c["edges"]]
+    both = [e for x, z, w in c["edges"] for e in ((x, z, w), (z, x, w))]
     ps = [(x, z, 1) for x in range(d) for z in range(d) if x != z] if notion == "ldp" else both
-    # each times P_x P_x': P_x e^(eps w) c_x' − P_x' c_x ≥ 0
-    return [[enclose("exp", eps * w)[side] * P[x] * (i == z) - P[z] * (i == x) for i in range(d)] for x, z, w in ps]
+    ws = [(x, z, enclose("exp", eps * w)[side] * P[x]) for x, z, w in ps]  # times P_x P_x': P_x W c_x' ≥ P_x' c_x
+    return [[(W if i == z else 0) - (P[z] if i == x else 0) for i in range(d)] for x, z, W in ws]
 
 
 def feat(c, x, v):
@@ -178,7 +178,7 @@ def rays(c):
     if c["notion"] == "ldp":  # c = P ∘ s, s ∈ {1, W}^d: feature sums over the patterns of each half, then pairs
         half = [[[0] * 6], [[0] * 6]]
         for x in range(d):
-            half[x % 2] = [features(c, [(x, g)], f) for g in (P[x], W * P[x]) for f in half[x % 2]]
+            half[x % 2] = [[a + b for a, b in zip(f, feat(c, x, g))] for g in (P[x], W * P[x]) for f in half[x % 2]]
         return ([a + b for a, b in zip(f, g)] for f in half[0] for g in half[1])
     if c["notion"] == "lip":
         return lip_vertices(c, W)
@@ -193,8 +193,8 @@ def check(c, tol):
             raise Rejected(f"row {x} of Q is not a probability vector (sum {float(sum(row))!r})")
     Q = [[q / sum(row) for q in row] for row in Q]
     cols = [[p * row[y] for p, row in zip(P, Q)] for y in range(len(Q[0]))]
-    for k, a in enumerate(cone(c, eps, 0)):  # privacy at eps, against rational lower bounds on the exponentials
-        for y in (y for y, col in enumerate(cols) if sum(ai * ci for ai, ci in zip(a, col) if ai) < 0):
+    for k, a in enumerate([(i, t) for i, t in enumerate(a) if t] for a in cone(c, eps, 0)):  # privacy at eps, ...
+        for y in (y for y, col in enumerate(cols) if sum(t * col[i] for i, t in a) < 0):  # ... e^x bounded below
             raise Rejected(f"not private: output {y} breaks {c['notion']} constraint {k} at eps {float(eps)!r}")
     cols = [features(c, enumerate(col)) for col in cols]
     g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0
