@@ -53,11 +53,8 @@ def num(v):
 def enclose(fn, x):
     """Rationals lo ≤ fn(x) ≤ hi, fn = "exp" or "ln": both increase and are correctly rounded by decimal (one
     step further is a bound; an exact 0 is ln 1)."""
-    out = []
-    for ctx, step in ((DOWN, "next_minus"), (UP, "next_plus")):
-        r = getattr(ctx, fn)(ctx.divide(x.numerator, x.denominator))
-        out.append(F(r if r.is_zero() else getattr(r, step)(ctx)))
-    return tuple(out)
+    lo, hi = (getattr(ctx, fn)(ctx.divide(x.numerator, x.denominator)) for ctx in (DOWN, UP))
+    return F(lo if lo.is_zero() else lo.next_minus(DOWN)), F(hi if hi.is_zero() else hi.next_plus(UP))
 
 
 def load(path):
