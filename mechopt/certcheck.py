@@ -104,18 +104,18 @@ def stats(p):
 
 
 def cone(c, eps, side):
-    """Rows a, a·c ≥ 0 for exactly the private columns c = P ∘ Q[:, y], e^(eps w) replaced by a rational lower
-    (side 0) or upper (side 1) bound: Q[x, y] ≤ e^(eps w) Q[x', y] for all pairs (ldp), the edges both ways (graph-,
-    metric-ldp); e^-eps m_k 1ᵀc ≤ g_k·c ≤ e^eps m_k 1ᵀc, m_k = g_k·P, g_k the posterior statistics (lip: e_k; cip)."""
+    """Rows a, a·q ≥ 0 for exactly the private columns q = Q[:, y], e^(eps w) replaced by a rational lower (side 0)
+    or upper (side 1) bound: q_x ≤ e^(eps w) q_x' for all pairs (ldp), the edges both ways (graph-, metric-ldp);
+    e^-eps m_k 1ᵀc ≤ g_k·c ≤ e^eps m_k 1ᵀc for c = P ∘ q, m_k = g_k·P, g_k the posterior statistics (lip: e_k; cip)."""
     P, d, notion = c["P"], len(c["P"]), c["notion"]
     if notion in ("lip", "cip"):
         G = stats(c["p"]) if notion == "cip" else [[F(i == j) for j in range(d)] for i in range(d)]
         E, ms = enclose("exp", eps)[side], [sum(a * b for a, b in zip(g, P)) for g in G]
-        return [[gx - m / E for gx in g] for g, m in zip(G, ms)] + [[E * m - gx for gx in g] for g, m in zip(G, ms)]
+        rows = [[gx - m / E for gx in g] for g, m in zip(G, ms)] + [[E * m - gx for gx in g] for g, m in zip(G, ms)]
+        return [[a * p for a, p in zip(row, P)] for row in rows]
     both = [e for x, z, w in c["edges"] for e in ((x, z, w), (z, x, w))]
     ps = [(x, z, 1) for x in range(d) for z in range(d) if x != z] if notion == "ldp" else both
-    ws = [(x, z, enclose("exp", eps * w)[side] * P[x]) for x, z, w in ps]  # times P_x P_x': P_x W c_x' ≥ P_x' c_x
-    return [[(W if i == z else 0) - (P[z] if i == x else 0) for i in range(d)] for x, z, W in ws]
+    return [[(enclose("exp", eps * w)[side] if i == z else 0) - (i == x) for i in range(d)] for x, z, w in ps]
 
 
 def feat(c, x, v):
@@ -179,7 +179,8 @@ def rays(c):
         return ([a + b for a, b in zip(f, g)] for f in half[0] for g in half[1])
     if c["notion"] == "lip":
         return lip_vertices(c, W)
-    return (features(c, enumerate(r)) for r in dd(cone(c, c["eps"], 1), d))  # graph-, metric-ldp and cip
+    A = [[a / p for a, p in zip(row, P)] for row in cone(c, c["eps"], 1)]  # on the columns c = P ∘ q
+    return (features(c, enumerate(r)) for r in dd(A, d))  # graph-, metric-ldp and cip
 
 
 def check(c, tol):
@@ -189,11 +190,11 @@ def check(c, tol):
         if min(row) < 0 or abs(sum(row) - 1) > tol["row_sum"]:
             raise Rejected(f"row {x} of Q is not a probability vector (sum {float(sum(row))!r})")
     Q = [[q / sum(row) for q in row] for row in Q]
-    cols = [[p * row[y] for p, row in zip(P, Q)] for y in range(len(Q[0]))]
+    qs = list(zip(*Q))
     for k, a in enumerate([(i, t) for i, t in enumerate(a) if t] for a in cone(c, eps, 0)):  # privacy at eps, ...
-        for y in (y for y, col in enumerate(cols) if sum(t * col[i] for i, t in a) < 0):  # ... e^x bounded below
+        for y in (y for y, q in enumerate(qs) if sum(t * q[i] for i, t in a) < 0):  # ... e^x bounded below
             raise Rejected(f"not private: output {y} breaks {c['notion']} constraint {k} at eps {float(eps)!r}")
-    cols = [features(c, enumerate(col)) for col in cols]
+    cols = [features(c, enumerate(p * q for p, q in zip(P, col))) for col in qs]
     g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0
     for count, f in enumerate(rays(c), 1):
         worst = max(worst, (gain(c, f, True) - f[1]) / f[0])
