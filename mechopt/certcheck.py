@@ -124,7 +124,7 @@ def feat(c, x, v):
     return (v, c["nu"][x] * v, c["a"][x] * v if u == "mse" else 0, v * v if u == "histogram" else 0, v * lo, v * hi)
 
 
-def features(c, mass, *more):  # of a column {x: v}, plus features more; unused ones stay the integer 0 (fast to add)
+def features(c, mass, *more):  # of the masses (x, v), plus feature vectors more; unused ones stay 0 (fast to add)
     return [sum(t) for t in zip([0] * 6, *more, *(feat(c, x, v) for x, v in mass if v))]
 
 
@@ -191,8 +191,9 @@ def check(c, tol):
             raise Rejected(f"row {x} of Q is not a probability vector (sum {float(sum(row))!r})")
     Q = [[q / sum(row) for q in row] for row in Q]
     qs = list(zip(*Q))
-    for k, a in enumerate([(i, t) for i, t in enumerate(a) if t] for a in cone(c, eps, 0)):  # privacy at eps, ...
-        for y in (y for y, q in enumerate(qs) if sum(t * q[i] for i, t in a) < 0):  # ... e^x bounded below
+    # privacy at eps + tolerance: every row of the cone (e^x bounded below), over its nonzero entries
+    for k, a in enumerate([(i, t) for i, t in enumerate(a) if t] for a in cone(c, eps, 0)):
+        for y in (y for y, q in enumerate(qs) if sum(t * q[i] for i, t in a) < 0):
             raise Rejected(f"not private: output {y} breaks {c['notion']} constraint {k} at eps {float(eps)!r}")
     cols = [features(c, enumerate(p * q for p, q in zip(P, col))) for col in qs]
     g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0
