@@ -14,7 +14,6 @@ import argparse
 import json
 import math
 import os
-import sys
 import time
 from decimal import ROUND_CEILING, ROUND_FLOOR, Context
 from fractions import Fraction as F
@@ -54,11 +53,8 @@ def num(v):
 def enclose(fn, x):
     """Rationals lo ≤ fn(x) ≤ hi, fn = "exp" or "ln": both increase and are correctly rounded by decimal (one
     step further is a bound; an exact 0 is ln 1)."""
-    out = []
-    for ctx, step in ((DOWN, "next_minus"), (UP, "next_plus")):
-        r = getattr(ctx, fn)(ctx.divide(x.numerator, x.denominator))
-        out.append(F(r if r.is_zero() else getattr(r, step)(ctx)))
-    return tuple(out)
+    lo, hi = (getattr(ctx, fn)(ctx.divide(x.numerator, x.denominator)) for ctx in (DOWN, UP))
+    return F(lo if lo.is_zero() else lo.next_minus(DOWN)), F(hi if hi.is_zero() else hi.next_plus(UP))
 
 
 def load(path):
@@ -70,9 +66,9 @@ def load(path):
             doc = json.load(fh, object_pairs_hook=_unique)  # NaN/Infinity: floats, which num() refuses
         if doc.get("format") != "mechopt-certificate" or doc.get("version") != 1:
             raise BadFile('not a certificate of "format": "mechopt-certificate", "version": 1')
-        pb, nt, ut, cl = doc["problem"], doc["problem"]["notion"], doc["problem"]["utility"], doc["claim"]
-        c = dict(notion=nt["name"], eps=num(nt["eps"]), utility=ut["name"], status=cl["status"], sense=pb["sense"])
-        c.update(P=[num(v) for v in pb["prior"]], nu=[num(v) for v in doc["dual"]["nu"]], value=num(cl["value"]))
+        pr, nt, ut, cl = doc["problem"], doc["problem"]["notion"], doc["problem"]["utility"], doc["claim"]
+        c = dict(notion=nt["name"], eps=num(nt["eps"]), utility=ut["name"], status=cl["status"], sense=pr["sense"])
+        c.update(P=[num(v) for v in pr["prior"]], nu=[num(v) for v in doc["dual"]["nu"]], value=num(cl["value"]))
         c.update(Q=[[num(v) for v in row] for row in doc["mechanism"]["Q"]], bound=num(cl["bound"]))
         c.update(edges=[(int(u), int(v), num(w)) for u, v, w in nt.get("edges", [])], p=[*map(num, nt.get("p", []))])
         c["a"] = [num(v) - num(ut.get("centre", 0)) for v in ut.get("values", [])]  # the MSE is shift-invariant
@@ -87,53 +83,39 @@ def load(path):
         raise BadFile("rows of Q must have one equal, positive length; mi is maximised, mse and histogram minimised")
     if (c["utility"] == "mse") != (len(c["a"]) == d) or any(not 0 <= min(e[:2]) <= max(e[:2]) < d for e in c["edges"]):
         raise BadFile("mse (only) needs one value per input; edges must join inputs 0..d-1")
+    if c["notion"] == "cip" and len(c["p"]) + 1 != d:
+        raise BadFile(f"cip on {len(c['p'])} users needs a prior over {len(c['p']) + 1} values of the sum")
     c["P"] = [p / sum(P) for p in P]
     return c
 
 
-def stats(c):
-    """Posterior statistics g_k (LIP: the identity; CIP: P(D_i = j | S = s) from the users' priors p, exactly)."""
-    d = len(c["P"])
-    if c["notion"] == "lip":
-        return [[F(int(i == j)) for j in range(d)] for i in range(d)]
+def stats(p):
+    """CIP's posterior statistics P(D_i = j | S = s), j = 1 and 0, per distinct user prior p_i, exactly."""
 
-    def pb(ps):  # the Poisson-binomial distribution of S = Σ_i D_i
-        out = [F(1)]
-        for q in ps:
-            out = [(1 - q) * a + q * b for a, b in zip(out + [0], [0] + out)]
-        return out
+    def pb(ps):  # the Poisson-binomial distribution of S = Σ_i D_i, D_i ~ Bernoulli(ps[i])
+        return reduce(lambda out, q: [(1 - q) * a + q * b for a, b in zip(out + [0], [0] + out)], ps, [F(1)])
 
-    full, rows, p = pb(c["p"]), [], c["p"]
-    if len(full) != d:
-        raise BadFile(f"cip on {len(p)} users needs a prior over {len(full)} values of the sum")
+    full, rows = pb(p), []
     for q in sorted(set(p)):
         rest = pb(p[: p.index(q)] + p[p.index(q) + 1 :])
-        g = [q * rest[s - 1] / full[s] if s and full[s] else F(0) for s in range(d)]
+        g = [q * rest[s - 1] / full[s] if s and full[s] else F(0) for s in range(len(full))]
         rows += [g, [1 - x for x in g]]
     return rows
 
 
-def pairs(c):
-    """(x, x', w): Q[x, y] ≤ e^{ε w} Q[x', y] (all pairs for ldp; the edges for graph- and metric-ldp)."""
-    if c["notion"] == "ldp":
-        return [(x, z, F(1)) for x in range(len(c["P"])) for z in range(len(c["P"])) if x != z]
-    return [e for u, v, w in c["edges"] for e in ((u, v, w), (v, u, w))]
-
-
-def check_private(c, Q, eps):
-    """Every constraint of the notion at level eps, against a rational lower bound on each exponential."""
-    P, ys = c["P"], range(len(Q[0]))
-    if c["notion"] in ("lip", "cip"):  # e^{-eps} m_k ≤ g_k·p_y ≤ e^{eps} m_k for the posterior p_y of output y
-        E, G = enclose("exp", eps)[0], stats(c)
-        for y, k in ((y, k) for y in ys for k in range(len(G))):
-            col = [p * row[y] for p, row in zip(P, Q)]
-            s, m = sum(a * b for a, b in zip(G[k], col)), sum(a * b for a, b in zip(G[k], P)) * sum(col)
-            if s > E * m or m > E * s:
-                raise Rejected(f"not private: output {y} breaks {c['notion']} statistic {k} at eps {float(eps)!r}")
-    for x, z, w in pairs(c) if c["notion"] not in ("lip", "cip") else []:
-        E = enclose("exp", eps * w)[0]
-        for y in (y for y in ys if Q[x][y] > E * Q[z][y]):
-            raise Rejected(f"not private: Q[{x}][{y}] > e^(eps w) Q[{z}][{y}] at eps {float(eps)!r}, w = {float(w)}")
+def cone(c, eps, side):
+    """Rows a, a·q ≥ 0 for exactly the private columns q = Q[:, y], e^(eps w) replaced by a rational lower (side 0)
+    or upper (side 1) bound: q_x ≤ e^(eps w) q_x' for all pairs (ldp), the edges both ways (graph-, metric-ldp);
+    e^-eps m_k 1ᵀc ≤ g_k·c ≤ e^eps m_k 1ᵀc for c = P ∘ q, m_k = g_k·P, g_k the posterior statistics (lip: e_k; cip)."""
+    P, d, notion = c["P"], len(c["P"]), c["notion"]
+    if notion in ("lip", "cip"):
+        G = stats(c["p"]) if notion == "cip" else [[F(i == j) for j in range(d)] for i in range(d)]
+        E, ms = enclose("exp", eps)[side], [sum(a * b for a, b in zip(g, P)) for g in G]
+        rows = [[gx - m / E for gx in g] for g, m in zip(G, ms)] + [[E * m - gx for gx in g] for g, m in zip(G, ms)]
+        return [[a * p for a, p in zip(row, P)] for row in rows]
+    both = [e for x, z, w in c["edges"] for e in ((x, z, w), (z, x, w))]
+    ps = [(x, z, 1) for x in range(d) for z in range(d) if x != z] if notion == "ldp" else both
+    return [[(enclose("exp", eps * w)[side] if i == z else 0) - (i == x) for i in range(d)] for x, z, w in ps]
 
 
 def feat(c, x, v):
@@ -142,12 +124,8 @@ def feat(c, x, v):
     return (v, c["nu"][x] * v, c["a"][x] * v if u == "mse" else 0, v * v if u == "histogram" else 0, v * lo, v * hi)
 
 
-def add(f, g):
-    return [a + b for a, b in zip(f, g)]
-
-
-def features(c, col):  # features a utility does not use stay the integer 0 (fast to add)
-    return reduce(add, (feat(c, x, v) for x, v in enumerate(col) if v), [0] * 6)
+def features(c, mass, *more):  # of the masses (x, v), plus feature vectors more; unused ones stay 0 (fast to add)
+    return [sum(t) for t in zip([0] * 6, *more, *(feat(c, x, v) for x, v in mass if v))]
 
 
 def gain(c, f, upper):
@@ -176,52 +154,51 @@ def dd(A, d):
     return [[F(t) for t in r] for r, _ in R]
 
 
+def lip_vertices(c, W):
+    """Features of the vertices of {p ∈ simplex : P/W ≤ p ≤ min(WP, 1)}: every coordinate at a bound but one, j
+    (masses as integers over one denominator D: fast subset sums)."""
+    P, d = c["P"], len(c["P"])
+    lo, hi = [p / W for p in P], [min(W * p, F(1)) for p in P]
+    D, fs = math.lcm(*(v.denominator for v in lo + hi)), [[feat(c, x, lo[x]), feat(c, x, hi[x])] for x in range(d)]
+    ilo, ihi = [int(v * D) for v in lo], [int(v * D) for v in hi]
+    for j, others in ((j, [x for x in range(d) if x != j]) for j in range(d)):
+        mass = [sum(ilo[x] for x in others)]
+        for x in others:
+            mass += [s + ihi[x] - ilo[x] for s in mass]
+        for mask, s in ((m, s) for m, s in enumerate(mass) if ilo[j] <= D - s <= ihi[j]):
+            yield features(c, [(j, F(D - s, D))], *(fs[x][mask >> i & 1] for i, x in enumerate(others)))
+
+
 def rays(c):
     """Features of every extreme ray of the column cone with e^ε replaced by W ≥ e^ε (a cone containing it)."""
     P, d, W = c["P"], len(c["P"]), enclose("exp", c["eps"])[1]
     if c["notion"] == "ldp":  # c = P ∘ s, s ∈ {1, W}^d: feature sums over the patterns of each half, then pairs
         half = [[[0] * 6], [[0] * 6]]
         for x in range(d):
-            half[x % 2] = [add(f, feat(c, x, g)) for g in (P[x], W * P[x]) for f in half[x % 2]]
-        return (add(f, g) for f in half[0] for g in half[1])
-    if c["notion"] == "lip":  # vertices of {p ∈ simplex : P/W ≤ p ≤ min(WP, 1)}: all at a bound but one, j
-        lo, hi = [p / W for p in P], [min(W * p, F(1)) for p in P]
-        D = math.lcm(*(v.denominator for v in lo + hi))  # masses as integers over D: fast subset sums
-        ilo, ihi = [int(v * D) for v in lo], [int(v * D) for v in hi]
-        flo, fhi = [feat(c, x, v) for x, v in enumerate(lo)], [feat(c, x, v) for x, v in enumerate(hi)]
-
-        def lip():
-            for j, others in ((j, [x for x in range(d) if x != j]) for j in range(d)):
-                mass = [sum(ilo[x] for x in others)]
-                for x in others:
-                    mass += [s + ihi[x] - ilo[x] for s in mass]
-                for mask, s in ((m, s) for m, s in enumerate(mass) if ilo[j] <= D - s <= ihi[j]):
-                    fs = (fhi[x] if mask >> i & 1 else flo[x] for i, x in enumerate(others))
-                    yield reduce(add, fs, feat(c, j, F(D - s, D)))
-
-        return lip()
-    if c["notion"] == "cip":  # rows g_k·c ≥ m_k 1ᵀc / W and g_k·c ≤ W m_k 1ᵀc
-        G = stats(c)
-        ms = [sum(a * b for a, b in zip(g, P)) for g in G]
-        A = [[gx - m / W for gx in g] for g, m in zip(G, ms)] + [[W * m - gx for gx in g] for g, m in zip(G, ms)]
-        return (features(c, r) for r in dd(A, d))
-    A = [[enclose("exp", c["eps"] * w)[1] if i == z else -F(i == x) for i in range(d)] for x, z, w in pairs(c)]
-    return (features(c, [p * q for p, q in zip(P, r)]) for r in dd(A, d))  # q_x ≤ W_e q_x' on edges; c = P ∘ q
+            half[x % 2] = [[a + b for a, b in zip(f, feat(c, x, g))] for g in (P[x], W * P[x]) for f in half[x % 2]]
+        return ([a + b for a, b in zip(f, g)] for f in half[0] for g in half[1])
+    if c["notion"] == "lip":
+        return lip_vertices(c, W)
+    A = [[a / p for a, p in zip(row, P)] for row in cone(c, c["eps"], 1)]  # on the columns c = P ∘ q
+    return (features(c, enumerate(r)) for r in dd(A, d))  # graph-, metric-ldp and cip
 
 
 def check(c, tol):
     """The report on a loaded certificate, or Rejected with the first claim that fails."""
-    P, u, Q = c["P"], c["utility"], c["Q"]
+    P, u, Q, eps = c["P"], c["utility"], c["Q"], c["eps"] + tol["privacy"]
     for x, row in enumerate(Q):
         if min(row) < 0 or abs(sum(row) - 1) > tol["row_sum"]:
             raise Rejected(f"row {x} of Q is not a probability vector (sum {float(sum(row))!r})")
     Q = [[q / sum(row) for q in row] for row in Q]
-    check_private(c, Q, c["eps"] + tol["privacy"])
-    cols = [features(c, [p * row[y] for p, row in zip(P, Q)]) for y in range(len(Q[0]))]
-    g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), None, 0
-    for f in rays(c):
-        t, count = (gain(c, f, True) - f[1]) / f[0], count + 1
-        worst = t if worst is None or t > worst else worst
+    qs = list(zip(*Q))
+    # privacy at eps + tolerance: every row of the cone (e^x bounded below), over its nonzero entries
+    for k, a in enumerate([(i, t) for i, t in enumerate(a) if t] for a in cone(c, eps, 0)):
+        for y in (y for y, q in enumerate(qs) if sum(t * q[i] for i, t in a) < 0):
+            raise Rejected(f"not private: output {y} breaks {c['notion']} constraint {k} at eps {float(eps)!r}")
+    cols = [features(c, enumerate(p * q for p, q in zip(P, col))) for col in qs]
+    g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0
+    for count, f in enumerate(rays(c), 1):
+        worst = max(worst, (gain(c, f, True) - f[1]) / f[0])
     g_bound = sum(n * p for n, p in zip(c["nu"], P)) + worst
     mean, sq = sum(p * a for p, a in zip(P, c["a"])), sum(p * a * a for p, a in zip(P, c["a"]))
     objectives = {"mse": (sq, sq - mean**2, -1), "histogram": (1, 1 - sum(p * p for p in P), -1), "mi": (0, 0, 1)}
@@ -239,11 +216,10 @@ def check(c, tol):
             f"the duals do not prove the claimed bound {float(c['bound'])!r}, only {float(bound)!r}: a ray r has "
             f"μ(r) − νᵀr = {float(worst):.3g}, above the claimed bound − νᵀP"
         )
-    if c["status"] == "optimal" and rel(value, bound) > tol["gap"]:
-        raise Rejected(f"not optimal: value {float(value)!r}, bound {float(bound)!r}, gap {rel(value, bound):.3g}")
-    return dict(
-        value=float(value), bound=float(bound), gap=rel(value, bound), rays=count, inputs=len(P), outputs=len(Q[0])
-    )
+    out = dict(value=float(value), bound=float(bound), gap=rel(value, bound), rays=count, inputs=len(P))
+    if c["status"] == "optimal" and out["gap"] > tol["gap"]:
+        raise Rejected(f"not optimal: value {out['value']!r}, bound {out['bound']!r}, gap {out['gap']:.3g}")
+    return dict(out, outputs=len(Q[0]))
 
 
 def run(path, tol=None):
@@ -283,4 +259,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -203,3 +203,21 @@ def test_main_prints_one_line_and_the_tolerances_are_options(tmp_path, capsys):
     assert certcheck.main([str(tmp_path / "m.json"), "--match", "1e-6", "--json"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("rejected: ") and json.loads(lines[1])["tolerances"]["match"] == 1e-6
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_identity_channel_is_rejected_as_not_private_for_every_notion(name, tmp_path):
+    """Every notion's privacy rows (pairs, edges, LIP and CIP posterior statistics) catch the identity channel,
+    which reveals the input: it is tested before the value or the bound, so only privacy can reject it."""
+    doc = _write(name, tmp_path / "c.json")
+    d = len(doc["problem"]["prior"])
+    doc["mechanism"]["Q"] = [["1" if x == y else "0" for y in range(d)] for x in range(d)]
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 1 and out["reason"].startswith("not private: output "), out
+
+
+def test_a_cip_file_whose_users_do_not_match_its_prior_exits_2(tmp_path):
+    doc = _write("cip-mse", tmp_path / "c.json")
+    doc["problem"]["notion"]["p"].pop()  # two users: a sum with 3 values, but the prior has 4
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 2 and "cip on 2 users needs a prior over 3 values" in out["reason"], out
