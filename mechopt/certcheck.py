@@ -118,6 +118,17 @@ def cone(c, eps, side):
     return [[(enclose("exp", eps * w)[side] if i == z else 0) - (i == x) for i in range(d)] for x, z, w in ps]
 
 
+def which(c, k, y):
+    """Constraint k of :func:`cone`, in words (for a rejection)."""
+    if c["notion"] in ("lip", "cip"):
+        n = len(cone(c, F(0), 0)) // 2
+        return f"posterior bound on statistic {k % n} ({'lower' if k < n else 'upper'} side)"
+    d = len(c["P"])
+    ps = [(x, z) for x in range(d) for z in range(d) if x != z] if c["notion"] == "ldp" else None
+    x, z = ps[k] if ps else [e for x, z, _ in c["edges"] for e in ((x, z), (z, x))][k]
+    return f"Q[{x}][{y}] <= e^(eps w) Q[{z}][{y}]"
+
+
 def feat(c, x, v):
     """What mass v on input x adds to a column's features (1ᵀc, νᵀc, aᵀc, Σc², lo, hi of Σ c_x log(c_x/P_x))."""
     lo, hi, u = *(enclose("ln", v / c["P"][x]) if c["utility"] == "mi" else (0, 0)), c["utility"]
@@ -194,7 +205,7 @@ def check(c, tol):
     # privacy at eps + tolerance: every row of the cone (e^x bounded below), over its nonzero entries
     for k, a in enumerate([(i, t) for i, t in enumerate(a) if t] for a in cone(c, eps, 0)):
         for y in (y for y, q in enumerate(qs) if sum(t * q[i] for i, t in a) < 0):
-            raise Rejected(f"not private: output {y} breaks {c['notion']} constraint {k} at eps {float(eps)!r}")
+            raise Rejected(f"not private: output {y} breaks {c['notion']}: {which(c, k, y)} at eps {float(eps)!r}")
     cols = [features(c, enumerate(p * q for p, q in zip(P, col))) for col in qs]
     g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0
     for count, f in enumerate(rays(c), 1):
