@@ -37,6 +37,7 @@ from mechopt.notions import LDP, LIP, GraphLDP, MetricLDP, PosteriorBox
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.lp.colgen import Outcome, column_generation
 from mechopt.solvers.lp.cones import LDPCone, LIPCone, MetricCone, metric_closure
+from mechopt.solvers.lp.full import FULL_MEMORY, STALL_PASSES, choose, solve_full
 from mechopt.solvers.lp.spanner import check_dilation, greedy_spanner
 
 __all__ = ["LPSolver", "SOLVERS", "applies"]
@@ -75,10 +76,16 @@ class LPSolver(Solver):
         Metric-LDP only: constrain the edges of a greedy δ-spanner of the metric at ε/δ instead of every
         pair (:mod:`~mechopt.solvers.lp.spanner`). The mechanism is ε-private (audited) and no worse than the
         optimum at ε/δ (``extras["spanner"]``); the status is ``feasible``, never ``optimal`` at ε.
+    method : {"auto", "colgen", "full"}
+        ``full``: the whole essential-pairs LP by HiGHS's interior point, certified by the same bound
+        (:mod:`~mechopt.solvers.lp.full`, which states the ``auto`` rule); ``colgen``: column generation.
+    full_memory : float
+        Memory budget (bytes) of the full LP's estimate; ``method="full"`` above it is a TooLargeError.
     """
 
     name = "lp"
-    options = {"max_iter": 10_000, "target_gap": 1e-9, "max_cells": MAX_CELLS, "spanner": None}
+    options = {"max_iter": 10_000, "target_gap": 1e-9, "max_cells": MAX_CELLS, "spanner": None, "method": "auto",
+               "full_memory": FULL_MEMORY}  # fmt: skip
     requires = ("highspy",)
 
     def can_solve(self, problem: Any) -> bool:
@@ -127,8 +134,21 @@ class LPSolver(Solver):
         else:
             cone, radii, note = _spanner_cone(problem.notion, spanner)
         deadline = None if opts["time_limit"] is None else t0 + float(opts["time_limit"])
-        out = column_generation(Cn, cone, radii=radii, target=opts["target_gap"], max_rounds=opts["max_iter"],
-                                deadline=deadline, accept=settings.tolerance("gap") / 2)  # fmt: skip
+        method, pairs = choose(opts["method"], cone, m, _budget(opts["full_memory"]))
+        out = None
+        if method != "full":  # auto with a dense cone ("stall"): column generation for STALL_PASSES full passes
+            out = column_generation(Cn, cone, radii=radii, target=opts["target_gap"], max_rounds=opts["max_iter"],
+                                    deadline=deadline, accept=settings.tolerance("gap") / 2,
+                                    max_passes=STALL_PASSES if method == "stall" else None)  # fmt: skip
+        if out is not None and out.status == "stalled" and deadline is not None and time.perf_counter() > deadline:
+            out.status = "time_limit"  # no time left for the full LP: column generation's answer, not certified
+        if out is None or out.status == "stalled":
+            first = None if out is None else {k: out.stats[k] for k in ("rounds", "full_passes", "time_s")}
+            out = solve_full(Cn, cone, pairs, deadline)
+            out.stats["column_generation_first"] = first
+            method, note = "full", f"{note}; full LP of {len(pairs)} essential pairs (HiGHS IPM), bound at its duals"
+        else:
+            method = "colgen"
         Qr = _recover(out, cone, m)
         if rows.all() and n * n * m <= _EXACT_AUDIT_CELLS:  # rounding may leave ε + 1e-16: mix it away
             Qr = _exactly_private(Qr, P, problem.notion)
@@ -137,7 +157,24 @@ class LPSolver(Solver):
         if not rows.all():
             Q[~rows] = P[rows] @ Qr  # the output marginal λ: LIP leaves zero-mass rows free
         res = _result(problem, out, Q, Qr, Cn, offset, scale, note, base)
+        res.extras["method"] = _METHOD_TEXT[method]
         return res if spanner is None else _spanner_result(res, problem.notion.eps, spanner, cone)
+
+
+_METHOD_TEXT = {
+    "colgen": "column generation: master LP over admissible columns, exact pricing per output",
+    "full": "full essential-pairs LP (HiGHS IPM + crossover); bound from exact pricing at its row prices",
+}
+
+
+def _budget(value: Any) -> float:
+    """Option ``full_memory`` as a positive number of bytes, or a ParamError."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    if not ok:
+        from mechopt.errors import ParamError
+
+        raise ParamError(f"option full_memory is a memory budget in bytes (> 0, e.g. 4e9), got {value!r}")
+    return float(value)
 
 
 def _cone(notion: Any, P: np.ndarray, n: int) -> tuple[Any, tuple[float, ...], str]:
@@ -293,7 +330,6 @@ def _result(problem, out, Q, Qr, Cn, offset, scale, note, base) -> Result:
         "relative_gap": gap,
         "normalised_value": v_norm,
         "normalised_bound": lower,
-        "method": "column generation: master LP over admissible columns, exact pricing per output",
         "pricing": note,
         **out.stats,
     }
