@@ -146,7 +146,8 @@ class LPSolver(Solver):
             first = None if out is None else {k: out.stats[k] for k in ("rounds", "full_passes", "time_s")}
             out = solve_full(Cn, cone, pairs, deadline)
             out.stats["column_generation_first"] = first
-            method, note = "full", f"{note}; full LP of {len(pairs)} essential pairs (HiGHS IPM), bound at its duals"
+            head = note.split(":")[0]
+            method, note = "full", f"{head}: full LP of {len(pairs)} essential pairs (HiGHS IPM), bound at its duals"
         else:
             method = "colgen"
         Qr = _recover(out, cone, m)
@@ -326,13 +327,7 @@ def _result(problem, out, Q, Qr, Cn, offset, scale, note, base) -> Result:
     margin = per * (float(np.abs(offset).sum()) + scale * (abs(v_norm) + abs(lower)))
     bound = float(offset.sum()) + scale * lower - margin
     tol = settings.tolerance("gap")
-    extras = {
-        "relative_gap": gap,
-        "normalised_value": v_norm,
-        "normalised_bound": lower,
-        "pricing": note,
-        **out.stats,
-    }
+    extras = {"relative_gap": gap, "normalised_value": v_norm, "normalised_bound": lower, "pricing": note, **out.stats}
     b = getattr(problem.utility, "b", None)
     if b is not None:  # what output y of Q stands for: the estimate b_y (MAE)
         extras["output_estimates"] = np.asarray(b, float).tolist()
