@@ -139,8 +139,9 @@ def choose(method: str, cone: Any, m: int, budget: float) -> tuple[str, np.ndarr
     return ("stall", pairs) if dense and need <= budget else ("colgen", None)
 
 
-def solve_full(C: np.ndarray, cone: MetricCone, pairs: np.ndarray, deadline: float | None = None) -> Outcome:
-    """The full LP of ``pairs`` (HiGHS IPM + crossover), its channel's columns and the proven bound."""
+def solve_full(C: np.ndarray, cone: MetricCone, pairs: np.ndarray, deadline: float | None = None) -> Outcome | None:
+    """The full LP of ``pairs`` (HiGHS IPM + crossover), its channel's columns and the proven bound (None: the
+    time limit came first)."""
     import highspy
 
     t0 = time.perf_counter()
@@ -151,14 +152,10 @@ def solve_full(C: np.ndarray, cone: MetricCone, pairs: np.ndarray, deadline: flo
     h.run()
     st = h.getModelStatus()
     if st == highspy.HighsModelStatus.kTimeLimit:
-        status = "time_limit"
-    elif st != highspy.HighsModelStatus.kOptimal:
+        return None  # an interior-point iterate is no channel: the caller falls back to column generation
+    if st != highspy.HighsModelStatus.kOptimal:
         raise SolverError(f"HiGHS could not solve the full LP: {h.modelStatusToString(st)}")
-    else:
-        status = "converged"
     sol = h.getSolution()
-    if not sol.value_valid:
-        raise SolverError(f"HiGHS stopped at the {h.modelStatusToString(st)} without a channel; raise time_limit")
     u = np.asarray(sol.row_dual, float)[-n:] / scale if sol.dual_valid else np.zeros(n)
     t1 = time.perf_counter()
     Q = np.clip(np.asarray(sol.col_value, float).reshape(n, m), 0.0, None)
@@ -167,7 +164,7 @@ def solve_full(C: np.ndarray, cone: MetricCone, pairs: np.ndarray, deadline: flo
     value = float(np.sum(C * Q))
     stats = {"rounds": 1, "pricing_lps": priced, "pair_rows": 2 * len(pairs) * m, "essential_pairs": len(pairs),
              "lp_s": t1 - t0, "bound_s": time.perf_counter() - t1, "time_s": time.perf_counter() - t0}  # fmt: skip
-    return Outcome(cols, np.arange(m), np.ones(m), value, lower, status, stats)
+    return Outcome(cols, np.arange(m), np.ones(m), value, lower, "converged", stats)
 
 
 def proven_bound(C: np.ndarray, pairs: np.ndarray, cone: MetricCone, u: np.ndarray) -> tuple[float, int]:

@@ -134,22 +134,7 @@ class LPSolver(Solver):
         else:
             cone, radii, note = _spanner_cone(problem.notion, spanner)
         deadline = None if opts["time_limit"] is None else t0 + float(opts["time_limit"])
-        method, pairs = choose(opts["method"], cone, m, _budget(opts["full_memory"]))
-        out = None
-        if method != "full":  # auto with a dense cone ("stall"): column generation for STALL_PASSES full passes
-            out = column_generation(Cn, cone, radii=radii, target=opts["target_gap"], max_rounds=opts["max_iter"],
-                                    deadline=deadline, accept=settings.tolerance("gap") / 2,
-                                    max_passes=STALL_PASSES if method == "stall" else None)  # fmt: skip
-        if out is not None and out.status == "stalled" and deadline is not None and time.perf_counter() > deadline:
-            out.status = "time_limit"  # no time left for the full LP: column generation's answer, not certified
-        if out is None or out.status == "stalled":
-            first = None if out is None else {k: out.stats[k] for k in ("rounds", "full_passes", "time_s")}
-            out = solve_full(Cn, cone, pairs, deadline)
-            out.stats["column_generation_first"] = first
-            head = note.split(":")[0]
-            method, note = "full", f"{head}: full LP of {len(pairs)} essential pairs (HiGHS IPM), bound at its duals"
-        else:
-            method = "colgen"
+        out, method, note = _run(Cn, cone, radii, note, opts, deadline)
         Qr = _recover(out, cone, m)
         if rows.all() and n * n * m <= _EXACT_AUDIT_CELLS:  # rounding may leave ε + 1e-16: mix it away
             Qr = _exactly_private(Qr, P, problem.notion)
@@ -166,6 +151,40 @@ _METHOD_TEXT = {
     "colgen": "column generation: master LP over admissible columns, exact pricing per output",
     "full": "full essential-pairs LP (HiGHS IPM + crossover); bound from exact pricing at its row prices",
 }
+
+
+def _run(Cn: np.ndarray, cone: Any, radii: tuple, note: str, opts: dict, deadline: float | None) -> tuple:
+    """(outcome, "colgen" or "full", note): the path of option ``method`` (rule in :mod:`~mechopt.solvers.lp.full`).
+
+    Column generation first unless ``full``; on a dense cone it stops after STALL_PASSES full passes and the full LP
+    takes over. A full LP stopped by the time limit falls back to column generation's answer (or
+    one round of it), status ``time_limit``.
+    """
+    method, pairs = choose(opts["method"], cone, Cn.shape[1], _budget(opts["full_memory"]))
+
+    def colgen(until: float | None, passes: int | None = None) -> Outcome:
+        return column_generation(Cn, cone, radii=radii, target=opts["target_gap"], max_rounds=opts["max_iter"],
+                                 deadline=until, accept=settings.tolerance("gap") / 2, max_passes=passes)  # fmt: skip
+
+    out = None if method == "full" else colgen(deadline, STALL_PASSES if method == "stall" else None)
+    if out is not None and out.status != "stalled":
+        return out, "colgen", note
+    if deadline is not None and time.perf_counter() > deadline:
+        out = out or colgen(deadline)  # no time left for the full LP: column generation's answer, not certified
+        out.status = "time_limit"
+        return out, "colgen", note
+    first = None if out is None else {k: out.stats[k] for k in ("rounds", "full_passes", "time_s")}
+    full = solve_full(Cn, cone, pairs, deadline)
+    if full is None:  # HiGHS stopped at the time limit
+        out = out or colgen(time.perf_counter())
+        out.status = "time_limit"
+        return out, "colgen", f"{note}; the full LP stopped at the time limit"
+    full.stats["column_generation_first"] = first
+    return (
+        full,
+        "full",
+        f"{note.split(':')[0]}: full LP of {len(pairs)} essential pairs (HiGHS IPM), bound at its duals",
+    )
 
 
 def _budget(value: Any) -> float:

@@ -16,8 +16,11 @@ from hypothesis import strategies as st
 
 import mechopt
 from mechopt.errors import ParamError, TooLargeError
+from mechopt.geo import ExpectedLoss
+from mechopt.problems.design import ChannelDesign
 from mechopt.problems.geo import GeoDesign
 from mechopt.registry import get_problem
+from mechopt.results.result import Status
 from mechopt.solvers.lp import solver as lp_solver
 from mechopt.solvers.lp.cones import LDPCone, MetricCone
 from mechopt.solvers.lp.full import DENSE_PAIRS_PER_POINT, choose, full_memory, proven_bound
@@ -106,3 +109,28 @@ def test_full_path_with_a_dense_spanner_is_still_only_feasible():
     r = mechopt.solve(prob, solver="lp", spanner=1.2, method="full")
     assert r.status.value == "feasible" and r.proof is None and r.eps_audited <= 0.5 * (1 + 1e-9)
     assert r.extras["method"].startswith("full")
+
+
+def test_full_path_is_unit_free():
+    """A loss ×1e-9 or ×1e9: the same channel, the value and the bound rescaled (the LP runs on the normalised loss)."""
+    counts = "counts:" + ",".join(str(1 + (3 * i) % 5) for i in range(16))
+    base = GeoDesign.from_params(coords="grid:4x4", eps=0.3, prior=counts)
+    out = {}
+    for s in (1e-9, 1.0, 1e9):
+        prob = ChannelDesign(prior=base.prior, notion=base.notion, utility=ExpectedLoss(base.utility.L * s))
+        out[s] = mechopt.solve(prob, solver="lp", method="full")
+        assert out[s].status is Status.OPTIMAL and out[s].extras["relative_gap"] <= 1e-7
+    for s in (1e-9, 1e9):
+        assert np.allclose(out[s].Q, out[1.0].Q, atol=1e-9)
+        assert out[s].value == pytest.approx(s * out[1.0].value, rel=1e-9)
+        assert out[s].certificate.bound == pytest.approx(s * out[1.0].certificate.bound, rel=1e-8)
+
+
+@pytest.mark.parametrize("method", ["full", "auto"])
+def test_time_limit_on_the_full_path_is_a_status_with_a_private_mechanism(method):
+    prob = GeoDesign.from_params(coords="grid:5x5", eps=0.1)
+    r = mechopt.solve(prob, solver="lp", method=method, time_limit=1e-3)
+    assert r.status in (Status.TIME_LIMIT, Status.OPTIMAL), r.message
+    assert r.violation <= 1e-7 and np.allclose(r.Q.sum(axis=1), 1.0, atol=1e-12)
+    if r.status is Status.TIME_LIMIT:
+        assert r.proof is None and r.certificate.bound <= r.value
