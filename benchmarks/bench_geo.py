@@ -23,10 +23,10 @@ import os
 import time
 
 import numpy as np
-import scipy.sparse as sp
 
 import mechopt
 from mechopt.problems.geo import GeoDesign
+from mechopt.solvers.lp.full import pair_lp
 
 GRIDS = {40: (5, 8), 100: (10, 10), 400: (20, 20), 1000: (25, 40)}
 
@@ -42,39 +42,7 @@ def problem(shape: str, n: int, eps: float) -> GeoDesign:
 def lp_model(C: np.ndarray, D: np.ndarray, eps: float, pairs: np.ndarray, limit: float | None = None,
              solver: str | None = None):  # fmt: skip
     """One HiGHS model of min Σ C Q s.t. rows sum to 1 (the last n rows), Q[x,y] ≤ e^{ε d} Q[x',y] on ``pairs``."""
-    import highspy
-
-    n, m = C.shape
-    u, v = np.concatenate([pairs[:, 0], pairs[:, 1]]), np.concatenate([pairs[:, 1], pairs[:, 0]])
-    k = u.size
-    r = np.arange(k * m)
-    Y, X1, X2 = np.repeat(np.arange(m), k), np.tile(u, m), np.tile(v, m)
-    gain = np.tile(np.exp(eps * D[u, v]), m)
-    A = sp.csc_matrix(
-        (
-            np.concatenate([-np.ones(k * m), gain, np.ones(n * m)]),
-            (
-                np.concatenate([r, r, k * m + np.repeat(np.arange(n), m)]),
-                np.concatenate([X1 * m + Y, X2 * m + Y, np.arange(n * m)]),
-            ),
-        ),
-        shape=(k * m + n, n * m),
-    )  # fmt: skip
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    if limit is not None:
-        h.setOptionValue("time_limit", float(limit))
-    if solver is not None:
-        h.setOptionValue("solver", solver)
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = n * m, k * m + n
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = C.ravel(), np.zeros(n * m), np.full(n * m, np.inf)
-    lp.row_lower_ = np.concatenate([np.zeros(k * m), np.ones(n)])
-    lp.row_upper_ = np.concatenate([np.full(k * m, np.inf), np.ones(n)])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    h.passModel(lp)
-    return h
+    return pair_lp(C, D, eps, pairs, limit=limit, solver=solver)
 
 
 def plain_lp(prob: GeoDesign, pairs: np.ndarray, limit: float) -> tuple[str, float | None, float]:

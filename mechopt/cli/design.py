@@ -61,6 +61,7 @@ DESIGN_EPILOG = (
 
 def register(sub: Any) -> None:
     from mechopt.cli._common import positive_float
+    from mechopt.cli._lp_flags import add_lp_flags
 
     p = sub.add_parser(
         "design",
@@ -148,6 +149,7 @@ def register(sub: Any) -> None:
         help="compare the design with GRR, OUE and the best k-subset at the same eps on this prior: the variance "
         "of each one's unbiased frequency estimate (or EM's error where none is unbiased) and the design's objective",
     )
+    add_lp_flags(p)
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.add_argument(
         "--progress",
@@ -229,8 +231,10 @@ def build_problem(
         )
     if args.assign and not args.problem:
         raise ParamError("--set goes with --problem ID")
-    options = parse_options(args.opt)
-    solver, tl = args.solver, args.time_limit
+    from mechopt.cli._lp_flags import lp_options
+
+    solver, options = lp_options(args, args.solver, parse_options(args.opt))
+    tl = args.time_limit
     if args.spec:
         from mechopt.io.catalog import CatalogError, is_seconds, read_toml, resolve_spec
 

@@ -24,7 +24,7 @@ passes only the outputs that produced columns are priced, until they stall (the 
 than ``target``, or ``PARTIAL_ROUNDS`` of them). The loop stops when a full pass proves
 ``(value − lower) ≤ target · max(|value|, |lower|)``, or proves ``accept`` while the value has not
 moved since the previous full pass (degenerate columns: the duals, not the value, are converging),
-when no column improves, or at a limit.
+when no column improves, or at a limit (``max_passes`` full passes: status ``stalled``).
 
 Examples
 --------
@@ -137,6 +137,7 @@ def column_generation(
     max_rounds: int = 10_000,
     deadline: float | None = None,
     accept: float = 1e-7,
+    max_passes: int | None = None,
 ) -> Outcome:
     """Minimise Σ C Q over channels whose columns lie in ``cone`` (module docstring)."""
     t0 = time.perf_counter()
@@ -173,6 +174,9 @@ def column_generation(
             last_full = value
             if not new_q:
                 status = "no_column"
+                break
+            if max_passes is not None and passes >= max_passes:
+                status = "stalled"  # the caller's cue to another method (lp: the full LP)
                 break
         if deadline is not None and time.perf_counter() > deadline:
             status = "time_limit"

@@ -37,6 +37,7 @@ from mechopt.notions import LDP, LIP, GraphLDP, MetricLDP, PosteriorBox
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.lp.colgen import Outcome, column_generation
 from mechopt.solvers.lp.cones import LDPCone, LIPCone, MetricCone, metric_closure
+from mechopt.solvers.lp.full import FULL_MEMORY, STALL_PASSES, choose, solve_full
 from mechopt.solvers.lp.spanner import check_dilation, greedy_spanner
 
 __all__ = ["LPSolver", "SOLVERS", "applies"]
@@ -75,10 +76,16 @@ class LPSolver(Solver):
         Metric-LDP only: constrain the edges of a greedy δ-spanner of the metric at ε/δ instead of every
         pair (:mod:`~mechopt.solvers.lp.spanner`). The mechanism is ε-private (audited) and no worse than the
         optimum at ε/δ (``extras["spanner"]``); the status is ``feasible``, never ``optimal`` at ε.
+    method : {"auto", "colgen", "full"}
+        ``full``: the whole essential-pairs LP by HiGHS's interior point, certified by the same bound
+        (:mod:`~mechopt.solvers.lp.full`, which states the ``auto`` rule); ``colgen``: column generation.
+    full_memory : float
+        Memory budget (bytes) of the full LP's estimate; ``method="full"`` above it is a TooLargeError.
     """
 
     name = "lp"
-    options = {"max_iter": 10_000, "target_gap": 1e-9, "max_cells": MAX_CELLS, "spanner": None}
+    options = {"max_iter": 10_000, "target_gap": 1e-9, "max_cells": MAX_CELLS, "spanner": None, "method": "auto",
+               "full_memory": FULL_MEMORY}  # fmt: skip
     requires = ("highspy",)
 
     def can_solve(self, problem: Any) -> bool:
@@ -127,8 +134,7 @@ class LPSolver(Solver):
         else:
             cone, radii, note = _spanner_cone(problem.notion, spanner)
         deadline = None if opts["time_limit"] is None else t0 + float(opts["time_limit"])
-        out = column_generation(Cn, cone, radii=radii, target=opts["target_gap"], max_rounds=opts["max_iter"],
-                                deadline=deadline, accept=settings.tolerance("gap") / 2)  # fmt: skip
+        out, method, note = _run(Cn, cone, radii, note, opts, deadline)
         Qr = _recover(out, cone, m)
         if rows.all() and n * n * m <= _EXACT_AUDIT_CELLS:  # rounding may leave ε + 1e-16: mix it away
             Qr = _exactly_private(Qr, P, problem.notion)
@@ -137,7 +143,58 @@ class LPSolver(Solver):
         if not rows.all():
             Q[~rows] = P[rows] @ Qr  # the output marginal λ: LIP leaves zero-mass rows free
         res = _result(problem, out, Q, Qr, Cn, offset, scale, note, base)
+        res.extras["method"] = _METHOD_TEXT[method]
         return res if spanner is None else _spanner_result(res, problem.notion.eps, spanner, cone)
+
+
+_METHOD_TEXT = {
+    "colgen": "column generation: master LP over admissible columns, exact pricing per output",
+    "full": "full essential-pairs LP (HiGHS IPM + crossover); bound from exact pricing at its row prices",
+}
+
+
+def _run(Cn: np.ndarray, cone: Any, radii: tuple, note: str, opts: dict, deadline: float | None) -> tuple:
+    """(outcome, "colgen" or "full", note): the path of option ``method`` (rule in :mod:`~mechopt.solvers.lp.full`).
+
+    Column generation first unless ``full``; on a dense cone it stops after STALL_PASSES full passes and the full LP
+    takes over. A full LP stopped by the time limit falls back to column generation's answer (or
+    one round of it), status ``time_limit``.
+    """
+    method, pairs = choose(opts["method"], cone, Cn.shape[1], _budget(opts["full_memory"]))
+
+    def colgen(until: float | None, passes: int | None = None) -> Outcome:
+        return column_generation(Cn, cone, radii=radii, target=opts["target_gap"], max_rounds=opts["max_iter"],
+                                 deadline=until, accept=settings.tolerance("gap") / 2, max_passes=passes)  # fmt: skip
+
+    out = None if method == "full" else colgen(deadline, STALL_PASSES if method == "stall" else None)
+    if out is not None and out.status != "stalled":
+        return out, "colgen", note
+    if deadline is not None and time.perf_counter() > deadline:
+        out = out or colgen(deadline)  # no time left for the full LP: column generation's answer, not certified
+        out.status = "time_limit"
+        return out, "colgen", note
+    first = None if out is None else {k: out.stats[k] for k in ("rounds", "full_passes", "time_s")}
+    full = solve_full(Cn, cone, pairs, deadline)
+    if full is None:  # HiGHS stopped at the time limit
+        out = out or colgen(time.perf_counter())
+        out.status = "time_limit"
+        return out, "colgen", f"{note}; the full LP stopped at the time limit"
+    full.stats["column_generation_first"] = first
+    return (
+        full,
+        "full",
+        f"{note.split(':')[0]}: full LP of {len(pairs)} essential pairs (HiGHS IPM), bound at its duals",
+    )
+
+
+def _budget(value: Any) -> float:
+    """Option ``full_memory`` as a positive number of bytes, or a ParamError."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    if not ok:
+        from mechopt.errors import ParamError
+
+        raise ParamError(f"option full_memory is a memory budget in bytes (> 0, e.g. 4e9), got {value!r}")
+    return float(value)
 
 
 def _cone(notion: Any, P: np.ndarray, n: int) -> tuple[Any, tuple[float, ...], str]:
@@ -289,14 +346,7 @@ def _result(problem, out, Q, Qr, Cn, offset, scale, note, base) -> Result:
     margin = per * (float(np.abs(offset).sum()) + scale * (abs(v_norm) + abs(lower)))
     bound = float(offset.sum()) + scale * lower - margin
     tol = settings.tolerance("gap")
-    extras = {
-        "relative_gap": gap,
-        "normalised_value": v_norm,
-        "normalised_bound": lower,
-        "method": "column generation: master LP over admissible columns, exact pricing per output",
-        "pricing": note,
-        **out.stats,
-    }
+    extras = {"relative_gap": gap, "normalised_value": v_norm, "normalised_bound": lower, "pricing": note, **out.stats}
     b = getattr(problem.utility, "b", None)
     if b is not None:  # what output y of Q stands for: the estimate b_y (MAE)
         extras["output_estimates"] = np.asarray(b, float).tolist()
