@@ -76,6 +76,7 @@ BUILTIN_SOLVERS = {
     "gd-penalty": "mechopt.solvers.baselines:GDPenaltySolver",
     "anneal": "mechopt.solvers.baselines:AnnealSolver",
     "closed-form": "mechopt.solvers.closed_form:ClosedFormSolver",
+    "robust-lp": "mechopt.solvers.robust:RobustLPSolver",
 }
 BUILTIN_PROBLEMS = {
     "design": "mechopt.problems.design:ChannelDesign",
