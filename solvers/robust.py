@@ -4,7 +4,7 @@ For a :class:`~mechopt.problems.robust.RobustDesign` (vertices P_1..P_k, loss L,
 pml / alip) the program is, with an epigraph variable t,
 
     minimise t   s.t.   Σ_x P_v(x) Σ_y Q[x, y] L[x, y] ≤ t  (each vertex v),   Q 1 = 1,   0 ≤ Q ≤ 1,
-                        LDP: Q[x, y] ≤ e^ε Q[x', y];   LIP/PML/ALIP at each v: lo·P_v·q ≤ q_x ≤ hi·P_v·q.
+                        LDP: w_y ≤ Q[x, y] ≤ e^ε w_y;   LIP/PML/ALIP at each v: lo·P_v·q ≤ q_x ≤ hi·P_v·q.
 
 The loss is divided by max |L| (answers are unit-free). The certificate is weak duality recomputed
 from HiGHS's duals: with y_ub ≤ 0 (clipped), y_eq and reduced costs r = c − Aᵀy,
@@ -36,6 +36,9 @@ from mechopt.results.result import Certificate, Result, Status
 
 __all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "dual_bound"]
 
+#: A column of the LP's answer whose largest entry is at most this is HiGHS's feasibility dust: set to 0.
+_DUST = 1e-9
+
 
 class RobustLPSolver(Solver):
     """min_Q max_v loss_v(Q) under privacy at every vertex: one HiGHS LP and a recomputed dual bound."""
@@ -65,12 +68,16 @@ class RobustLPSolver(Solver):
                           extras={"relative_gap": 0.0}, **base)  # fmt: skip
         lp = build_lp(V, L / s, data["rows"], data["factors"], data["ldp_eps"])
         tl = opts.get("time_limit")
-        hopts = {} if tl is None else {"time_limit": float(tl)}
+        hopts: dict[str, Any] = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+        if tl is not None:
+            hopts["time_limit"] = float(tl)
         res = linprog(lp["c"], A_ub=lp["A_ub"], b_ub=lp["b_ub"], A_eq=lp["A_eq"], b_eq=lp["b_eq"],
                       bounds=lp["bounds"], method="highs", options=hopts)  # fmt: skip
         t_lp = time.perf_counter() - t0
         if res.status != 0 or res.x is None:
-            st = Status.TIME_LIMIT if res.status == 1 else Status.ERROR
+            st = {1: Status.ITERATION_LIMIT, 2: Status.INFEASIBLE, 3: Status.UNBOUNDED}.get(res.status, Status.SOLVER_ERROR)
+            if "time" in str(res.message).lower():
+                st = Status.TIME_LIMIT
             return Result(status=st, value=None, message=f"HiGHS: {res.message}", **base)
         Q = _recover(res.x[: n * m].reshape(n, m), problem)
         value = problem.evaluate(Q)
@@ -96,21 +103,23 @@ class RobustLPSolver(Solver):
 
 
 def build_lp(V: np.ndarray, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_eps: Any) -> dict[str, Any]:
-    """The LP in scipy's form; variables vec(Q) (row-major, n·m) then t.
+    """The LP in scipy's form; variables vec(Q) (row-major, n·m), LDP's envelope w (m), then t; all but t in [0, 1].
 
     >>> lp = build_lp(np.eye(2), np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([True, True]), None, 1.0)
     >>> lp["A_ub"].shape, lp["A_eq"].shape, lp["t_box"]
-    ((6, 5), (2, 5), (0.0, 1.0))
+    ((10, 7), (2, 7), (0.0, 1.0))
     """
     k = V.shape[0]
     n, m = L.shape
     N = n * m
-    blocks = [sp.hstack([sp.csr_matrix((V[:, :, None] * L[None]).reshape(k, N)), -sp.csr_matrix(np.ones((k, 1)))])]
+    aux = m if factors is None else 0  # LDP's envelope variables w_y
+    loss = sp.csr_matrix((V[:, :, None] * L[None]).reshape(k, N))
+    blocks = [sp.hstack([loss, sp.csr_matrix((k, aux)), -sp.csr_matrix(np.ones((k, 1)))])]
     priv = _ldp_rows(n, m, ldp_eps) if factors is None else _box_rows(V, rows, m, *factors)
-    if priv is not None:
-        blocks.append(sp.hstack([priv, sp.csr_matrix((priv.shape[0], 1))]))
+    blocks.append(sp.hstack([priv, sp.csr_matrix((priv.shape[0], 1))]))
     A_ub = sp.vstack(blocks).tocsr()
-    A_eq = sp.hstack([sp.kron(sp.eye(n), np.ones((1, m))), sp.csr_matrix((n, 1))]).tocsr()
+    A_eq = sp.hstack([sp.kron(sp.eye(n), np.ones((1, m))), sp.csr_matrix((n, aux + 1))]).tocsr()
+    N += aux
     c = np.zeros(N + 1)
     c[-1] = 1.0
     lo = V @ L.min(axis=1)
@@ -120,17 +129,18 @@ def build_lp(V: np.ndarray, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_e
             "bounds": [(0.0, 1.0)] * N + [(None, None)], "t_box": t_box}  # fmt: skip
 
 
-def _ldp_rows(n: int, m: int, eps: float) -> sp.csr_matrix | None:
-    """Q[x, y] − e^ε Q[x', y] ≤ 0 for x ≠ x' and every y."""
-    if n == 1:
-        return None
-    x, xp = np.nonzero(~np.eye(n, dtype=bool))
-    y = np.arange(m)
-    r = np.arange(x.size * m)
-    xi = np.repeat(x, m) * m + np.tile(y, x.size)
-    xpi = np.repeat(xp, m) * m + np.tile(y, x.size)
-    data = np.r_[np.ones(r.size), np.full(r.size, -math.exp(eps))]
-    return sp.csr_matrix((data, (np.r_[r, r], np.r_[xi, xpi])), shape=(r.size, n * m))
+def _ldp_rows(n: int, m: int, eps: float) -> sp.csr_matrix:
+    """With an envelope variable w_y per output: w_y − Q[x, y] ≤ 0 and Q[x, y] − e^ε w_y ≤ 0 (2·n·m rows).
+
+    max_x Q[x, y] ≤ e^ε min_x Q[x, y] holds exactly when some w_y lies between them; columns (Q, w).
+    """
+    r = np.arange(n * m)
+    y = np.tile(np.arange(m), n)
+    low = sp.csr_matrix((np.r_[-np.ones(r.size), np.ones(r.size)], (np.r_[r, r], np.r_[r, n * m + y])),
+                        shape=(r.size, n * m + m))  # fmt: skip
+    up = sp.csr_matrix((np.r_[np.ones(r.size), np.full(r.size, -math.exp(eps))], (np.r_[r, r], np.r_[r, n * m + y])),
+                       shape=(r.size, n * m + m))  # fmt: skip
+    return sp.vstack([low, up]).tocsr()
 
 
 def _box_rows(V: np.ndarray, rows: np.ndarray, m: int, lo: float, hi: float) -> sp.csr_matrix:
@@ -153,7 +163,7 @@ def dual_bound(lp: dict[str, Any], y_ub: Any, y_eq: Any) -> tuple[float, float]:
     """(weak-duality lower bound, its rounding margin) recomputed from HiGHS's duals.
 
     y_ub is clipped to ≤ 0 (dual feasibility of ≤ rows in a minimisation); r = c − A_ubᵀy_ub − A_eqᵀy_eq;
-    each Q variable contributes min(0, r_j)·1 (Q ≤ 1) and t contributes r_t at the end of its box.
+    each Q (and w) variable contributes min(0, r_j)·1 (both in [0, 1]) and t contributes r_t at the end of its box.
     """
     yu = np.minimum(np.asarray(y_ub, float), 0.0)
     ye = np.asarray(y_eq, float)
@@ -172,15 +182,16 @@ def dual_bound(lp: dict[str, Any], y_ub: Any, y_eq: Any) -> tuple[float, float]:
 
 
 def _recover(X: np.ndarray, problem: Any) -> np.ndarray:
-    """Q clipped and row-normalised, mixed with a constant-row channel (private at every prior) if the audit needs it."""
+    """Q clipped (dust columns zeroed) and row-normalised, mixed with a constant-row channel (private at every prior) if the audit needs it."""
     Q = np.clip(X, 0.0, None)
+    Q[:, Q.max(axis=0) <= _DUST] = 0.0  # an output HiGHS leaves at its feasibility tolerance: unused
     Q = Q / Q.sum(axis=1, keepdims=True)
     eps = problem.notion.eps
     if float(problem.levels(Q).max()) <= eps:
         return Q
     rows = problem.prior_set.support
     U = np.tile(Q[rows].mean(axis=0), (Q.shape[0], 1))
-    for t in (1e-15, 1e-13, 1e-11, 1e-9, 1e-7):
+    for t in (1e-15, 1e-13, 1e-11, 1e-9, 1e-7, 1e-5):
         M = (1 - t) * Q + t * U
         if float(problem.levels(M).max()) <= eps:
             return M
