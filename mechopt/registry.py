@@ -97,6 +97,7 @@ BUILTIN_PROBLEMS = {
     "gauss-tradeoff": "mechopt.problems.gauss:GaussProblem",
     "gauss-dataset1": "mechopt.problems.gauss:GaussDataset1",
     "gauss-dataset2": "mechopt.problems.gauss:GaussDataset2",
+    "robust": "mechopt.problems.robust:RobustDesign",
 }
 _PAPER_MODULES = ("lip", "kss", "fisher", "gauss", "pml", "kairouz")
 

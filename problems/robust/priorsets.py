@@ -106,12 +106,17 @@ class PriorSet:
 
     @classmethod
     def parse(cls, text: Any) -> "PriorSet":
-        """``"p,p,...;p,p,..."`` (one prior per ``;``), or a JSON file holding a list of priors."""
+        """``"p,p,...;p,p,..."`` (one prior per ``;``), ``simplex:D`` (every prior), or a .json list of priors."""
         if isinstance(text, PriorSet):
             return text
         if not isinstance(text, str):
             return cls.from_vertices(text)
         s = text.strip()
+        if s.lower().startswith("simplex:"):
+            try:
+                return cls.simplex(int(s.split(":", 1)[1]))
+            except ValueError:
+                raise ProblemError(f"prior set {s!r}: give simplex:D with D the number of symbols") from None
         if s.lower().endswith(".json"):
             path = Path(s)
             try:
