@@ -75,7 +75,9 @@ class RobustLPSolver(Solver):
                       bounds=lp["bounds"], method="highs", options=hopts)  # fmt: skip
         t_lp = time.perf_counter() - t0
         if res.status != 0 or res.x is None:
-            st = {1: Status.ITERATION_LIMIT, 2: Status.INFEASIBLE, 3: Status.UNBOUNDED}.get(res.status, Status.SOLVER_ERROR)
+            st = {1: Status.ITERATION_LIMIT, 2: Status.INFEASIBLE, 3: Status.UNBOUNDED}.get(
+                res.status, Status.SOLVER_ERROR
+            )
             if "time" in str(res.message).lower():
                 st = Status.TIME_LIMIT
             return Result(status=st, value=None, message=f"HiGHS: {res.message}", **base)
@@ -97,7 +99,8 @@ class RobustLPSolver(Solver):
         }
         msg = (f"certified: relative gap {gap:.3g} (HiGHS duals, bound recomputed and rounded outward)"
                if status is Status.OPTIMAL else f"relative gap {gap:.3g} above tolerance {tol:.3g}")  # fmt: skip
-        return Result(status=status, value=value, mechanism=Q, certificate=Certificate(bound, Result.gap_of(value, bound)),
+        cert = Certificate(bound, Result.gap_of(value, bound))
+        return Result(status=status, value=value, mechanism=Q, certificate=cert,
                       proof="certificate" if status is Status.OPTIMAL else None, message=msg, extras=extras,
                       **base)  # fmt: skip
 
@@ -145,7 +148,6 @@ def _ldp_rows(n: int, m: int, eps: float) -> sp.csr_matrix:
 
 def _box_rows(V: np.ndarray, rows: np.ndarray, m: int, lo: float, hi: float) -> sp.csr_matrix:
     """At each vertex v, output y and row x of the set's support: q_x − hi·P_v·q ≤ 0 (and lo·P_v·q − q_x ≤ 0)."""
-    n = V.shape[1]
     R = np.flatnonzero(rows)
     out = []
     for P in V:
@@ -182,7 +184,8 @@ def dual_bound(lp: dict[str, Any], y_ub: Any, y_eq: Any) -> tuple[float, float]:
 
 
 def _recover(X: np.ndarray, problem: Any) -> np.ndarray:
-    """Q clipped (dust columns zeroed) and row-normalised, mixed with a constant-row channel (private at every prior) if the audit needs it."""
+    """Q clipped (dust columns zeroed) and row-normalised; mixed with a constant-row channel (private at every
+    prior) when rounding leaves the audit a few ulp above ε."""
     Q = np.clip(X, 0.0, None)
     Q[:, Q.max(axis=0) <= _DUST] = 0.0  # an output HiGHS leaves at its feasibility tolerance: unused
     Q = Q / Q.sum(axis=1, keepdims=True)

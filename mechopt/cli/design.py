@@ -102,9 +102,7 @@ def register(sub: Any) -> None:
         help="robust design over {P : dist(P, --prior) <= R}, KIND tv or linf (exact vertices, d <= 10)",
     )
     src.add_argument(
-        "--prior-free",
-        metavar="D",
-        help="minimax design over every prior on D symbols (the simplex; --utility mae)",
+        "--prior-free", metavar="D", help="minimax design over every prior on D symbols (the simplex; --utility mae)"
     )
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
@@ -234,8 +232,21 @@ def build_problem(
 
     flags = {
         k: getattr(args, k, None)
-        for k in ("notion", "utility", "prior", "eps", "values", "graph", "outputs", "coords", "norm", "eps_lower",
-                  "prior_set", "prior_ball", "prior_free")
+        for k in (
+            "notion",
+            "utility",
+            "prior",
+            "eps",
+            "values",
+            "graph",
+            "outputs",
+            "coords",
+            "norm",
+            "eps_lower",
+            "prior_set",
+            "prior_ball",
+            "prior_free",
+        )
         if getattr(args, k, None) is not None
     }  # (a Namespace built by hand may lack the newer flags)
     modes = [m for m, on in (("--problem", args.problem), ("--spec", args.spec), ("flags", flags)) if on]

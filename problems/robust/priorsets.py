@@ -124,7 +124,9 @@ class PriorSet:
             except OSError as exc:
                 raise ProblemError(f"cannot read prior-set file {s!r}: {exc.strerror or exc}") from None
             except ValueError as exc:
-                raise ProblemError(f"prior-set file {s!r} is not JSON ({str(exc)[:60]}): give a list of priors") from None
+                raise ProblemError(
+                    f"prior-set file {s!r} is not JSON ({str(exc)[:60]}): give a list of priors"
+                ) from None
             return cls.from_vertices(data)
         try:
             rows = [[float(v) for v in part.split(",")] for part in s.split(";") if part.strip()]
@@ -198,4 +200,3 @@ def _halfspaces(c: np.ndarray, r: float, kind: str) -> tuple[np.ndarray, np.ndar
         A.append(S)
         b.append(2 * r + S @ c)
     return np.vstack(A), np.concatenate(b)
-

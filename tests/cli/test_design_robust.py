@@ -1,4 +1,4 @@
-"""``mechopt design --prior-set / --prior-ball / --prior-free``: robust and minimax designs, certified; bad input exit 2."""
+"""``mechopt design --prior-set / --prior-ball / --prior-free``: robust and minimax designs; bad input exit 2."""
 
 from __future__ import annotations
 
