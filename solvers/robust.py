@@ -4,7 +4,7 @@ For a :class:`~mechopt.problems.robust.RobustDesign` (vertices P_1..P_k, loss L,
 pml / alip) the program is, with an epigraph variable t,
 
     minimise t   s.t.   Σ_x P_v(x) Σ_y Q[x, y] L[x, y] ≤ t  (each vertex v),   Q 1 = 1,   0 ≤ Q ≤ 1,
-                        LDP: w_y ≤ Q[x, y] ≤ e^ε w_y;   LIP/PML/ALIP at each v: lo·P_v·q ≤ q_x ≤ hi·P_v·q.
+                        LDP: w_y ≤ Q[x, y] ≤ e^ε w_y;   LIP/PML/ALIP at each v: lo·λ_v ≤ q_x ≤ hi·λ_v, λ_v = P_v·q.
 
 The loss is divided by max |L| (answers are unit-free). The certificate is weak duality recomputed
 from HiGHS's duals: with y_ub ≤ 0 (clipped), y_eq and reduced costs r = c − Aᵀy,
@@ -106,7 +106,10 @@ class RobustLPSolver(Solver):
 
 
 def build_lp(V: np.ndarray, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_eps: Any) -> dict[str, Any]:
-    """The LP in scipy's form; variables vec(Q) (row-major, n·m), LDP's envelope w (m), then t; all but t in [0, 1].
+    """The LP in scipy's form; variables vec(Q) (row-major, n·m), the auxiliaries, then t; all but t in [0, 1].
+
+    The auxiliaries are LDP's envelope w_y (m), or the output marginals λ_{v,y} = P_v·Q[:, y] of each
+    vertex (k·m, equality rows), so that each privacy row has two entries.
 
     >>> lp = build_lp(np.eye(2), np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([True, True]), None, 1.0)
     >>> lp["A_ub"].shape, lp["A_eq"].shape, lp["t_box"]
@@ -115,20 +118,26 @@ def build_lp(V: np.ndarray, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_e
     k = V.shape[0]
     n, m = L.shape
     N = n * m
-    aux = m if factors is None else 0  # LDP's envelope variables w_y
+    aux = m if factors is None else k * m
     loss = sp.csr_matrix((V[:, :, None] * L[None]).reshape(k, N))
     blocks = [sp.hstack([loss, sp.csr_matrix((k, aux)), -sp.csr_matrix(np.ones((k, 1)))])]
     priv = _ldp_rows(n, m, ldp_eps) if factors is None else _box_rows(V, rows, m, *factors)
     blocks.append(sp.hstack([priv, sp.csr_matrix((priv.shape[0], 1))]))
     A_ub = sp.vstack(blocks).tocsr()
-    A_eq = sp.hstack([sp.kron(sp.eye(n), np.ones((1, m))), sp.csr_matrix((n, aux + 1))]).tocsr()
+    eq = [sp.hstack([sp.kron(sp.eye(n), np.ones((1, m))), sp.csr_matrix((n, aux + 1))])]
+    b_eq = [np.ones(n)]
+    if factors is not None:  # λ_{v,y} − Σ_x P_v(x) Q[x, y] = 0
+        marg = sp.kron(sp.csr_matrix(V), sp.eye(m))  # row (v, y), column (x, y)
+        eq.append(sp.hstack([-marg, sp.eye(k * m), sp.csr_matrix((k * m, 1))]))
+        b_eq.append(np.zeros(k * m))
+    A_eq = sp.vstack(eq).tocsr()
     N += aux
     c = np.zeros(N + 1)
     c[-1] = 1.0
     lo = V @ L.min(axis=1)
     hi = V @ L.max(axis=1)
     t_box = (float(lo.max()), float(hi.max()))  # every optimal t lies here (the max over v of a loss in [lo, hi])
-    return {"c": c, "A_ub": A_ub, "b_ub": np.zeros(A_ub.shape[0]), "A_eq": A_eq, "b_eq": np.ones(n),
+    return {"c": c, "A_ub": A_ub, "b_ub": np.zeros(A_ub.shape[0]), "A_eq": A_eq, "b_eq": np.concatenate(b_eq),
             "bounds": [(0.0, 1.0)] * N + [(None, None)], "t_box": t_box}  # fmt: skip
 
 
@@ -147,17 +156,21 @@ def _ldp_rows(n: int, m: int, eps: float) -> sp.csr_matrix:
 
 
 def _box_rows(V: np.ndarray, rows: np.ndarray, m: int, lo: float, hi: float) -> sp.csr_matrix:
-    """At each vertex v, output y and row x of the set's support: q_x − hi·P_v·q ≤ 0 (and lo·P_v·q − q_x ≤ 0)."""
+    """At each vertex v, output y and row x of the set's support: Q[x, y] − hi·λ_{v,y} ≤ 0 (and
+    lo·λ_{v,y} − Q[x, y] ≤ 0 when lo > 0); columns (Q, λ)."""
+    k, n = V.shape
     R = np.flatnonzero(rows)
+    y = np.tile(np.arange(m), R.size)
+    qcol = np.repeat(R, m) * m + y
+    r = np.arange(qcol.size)
     out = []
-    for P in V:
-        W = P[None, :] * np.ones((R.size, 1))  # (|R|, n): the λ_y weights for each row x
+    for v in range(k):
+        lcol = n * m + v * m + y
         for sign, f in ((1.0, hi), (-1.0, lo)):
             if sign < 0 and f == 0.0:
                 continue
-            B = -sign * f * W
-            B[np.arange(R.size), R] += sign
-            out.append(sp.kron(sp.csr_matrix(B), sp.eye(m)))  # one row per (x, y), columns (x', y)
+            data = np.r_[np.full(r.size, sign), np.full(r.size, -sign * f)]
+            out.append(sp.csr_matrix((data, (np.r_[r, r], np.r_[qcol, lcol])), shape=(r.size, n * m + k * m)))
     return sp.vstack(out).tocsr()
 
 
@@ -177,7 +190,7 @@ def dual_bound(lp: dict[str, Any], y_ub: Any, y_eq: Any) -> tuple[float, float]:
     terms.append(rt * (t_lo if rt > 0 else t_hi))
     lower = math.fsum(terms)
     scale = abs(A_ub).T @ np.abs(yu) + abs(A_eq).T @ np.abs(ye) + np.abs(lp["c"])
-    nnz = int(max(np.diff(A_ub.tocsc().indptr).max(initial=0), 1)) + 2
+    nnz = int(max((np.diff(A_ub.tocsc().indptr) + np.diff(A_eq.tocsc().indptr)).max(initial=0), 1))  # per column
     margin = (nnz + 2) * float(np.finfo(float).eps) * (float(scale.sum()) + float(np.abs(ye).sum()) * 2
                                                         + abs(rt) * max(abs(t_lo), abs(t_hi)))  # fmt: skip
     return lower, margin

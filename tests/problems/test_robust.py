@@ -129,3 +129,10 @@ def test_bad_input_is_a_typed_one_line_error(make, words):
     with pytest.raises(ProblemError, match=words) as info:
         make()
     assert "\n" not in str(info.value)
+
+
+def test_pml_over_three_priors_at_d64_is_certified():
+    V = np.random.default_rng(0).dirichlet(np.ones(64), size=3)
+    r = _solve(V, "pml", eps=1.0)
+    assert r.status.value == "optimal" and r.extras["relative_gap"] <= 1e-9 and r.violation <= 1e-9
+    assert r.certificate.bound <= r.value and max(r.extras["vertex_losses"]) == pytest.approx(r.value, rel=1e-12)
