@@ -93,12 +93,14 @@ class RobustLPSolver(Solver):
             "relative_gap": gap,
             "vertex_losses": problem.losses(Q).tolist(),
             "vertices": int(V.shape[0]),
+            "prior_set": problem.prior_set.describe(),
             "lp_rows": int(lp["A_ub"].shape[0] + lp["A_eq"].shape[0]),
             "lp_seconds": t_lp,
             "method": "one LP (epigraph of the max over vertices), HiGHS; dual bound recomputed",
         }
         msg = (f"certified: relative gap {gap:.3g} (HiGHS duals, bound recomputed and rounded outward)"
                if status is Status.OPTIMAL else f"relative gap {gap:.3g} above tolerance {tol:.3g}")  # fmt: skip
+        msg += f"; over {problem.prior_set.describe()}, audited at every vertex"
         cert = Certificate(bound, Result.gap_of(value, bound))
         return Result(status=status, value=value, mechanism=Q, certificate=cert,
                       proof="certificate" if status is Status.OPTIMAL else None, message=msg, extras=extras,

@@ -180,7 +180,7 @@ class RobustDesign(Problem):
         lv = self.levels(M)
         eps = float(lv.max())
         return ProblemAudit(violation=max(0.0, eps - self.notion.eps), eps_audited=eps,
-                            notion=f"{self.notion.name} over {self.prior_set.source}", eps=self.notion.eps,
+                            notion=self.notion.name, eps=self.notion.eps,
                             value=self.evaluate(M))  # fmt: skip
 
     def audit(self, result: Result) -> ProblemAudit:

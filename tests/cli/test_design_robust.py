@@ -48,3 +48,12 @@ def test_prior_set_file_ball_and_prior_free(cli, tmp_path):
 def test_bad_prior_sets_exit_2_with_one_line(cli, args, words):
     r = cli(*BASE, *args, "--eps", "1")
     assert r.code == 2 and words in r.err and "Traceback" not in r.err
+
+
+def test_saved_ldp_minimax_design_passes_the_file_audit(cli, tmp_path):
+    out = tmp_path / "m.json"
+    assert (
+        cli("design", "--utility", "mae", "--prior-free", "4", "--notion", "ldp", "--eps", "1", "--out", out).code == 0
+    )
+    r = cli("audit", out)
+    assert r.code == 0, r.err

@@ -136,3 +136,13 @@ def test_pml_over_three_priors_at_d64_is_certified():
     r = _solve(V, "pml", eps=1.0)
     assert r.status.value == "optimal" and r.extras["relative_gap"] <= 1e-9 and r.violation <= 1e-9
     assert r.certificate.bound <= r.value and max(r.extras["vertex_losses"]) == pytest.approx(r.value, rel=1e-12)
+
+
+def test_answers_are_unit_free():
+    V = np.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]])
+    rs = [mechopt.solve(RobustDesign.from_params(prior_set=V, notion="lip", utility="mae", eps=0.8,
+                                                 values=np.arange(4) * s), solver="robust-lp")  # fmt: skip
+          for s in (1e-12, 1.0, 1e12)]  # fmt: skip
+    assert all(r.status.value == "optimal" for r in rs)
+    assert rs[0].value * 1e12 == pytest.approx(rs[1].value, rel=1e-9)
+    assert rs[2].value * 1e-12 == pytest.approx(rs[1].value, rel=1e-9)
