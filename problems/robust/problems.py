@@ -142,8 +142,11 @@ class RobustDesign(Problem):
         N = make_notion(key, eps, **kw)
         if str(utility).lower() != "mae":
             raise ProblemError(f"robust design takes --utility mae (linear in Q), not {utility!r}")
-        vals = np.arange(S.d, dtype=float) if values is None else values
-        U = make_utility("mae", values=vals, outputs=outputs)
+        from mechopt.problems.design import _numbers
+
+        vals = _numbers(values, "values", "one per input symbol")
+        outs = _numbers(outputs, "output estimates", "one per output")
+        U = make_utility("mae", values=np.arange(S.d, dtype=float) if vals is None else vals, outputs=outs)
         return cls(prior_set=S, notion=N, utility=U)
 
     # -- the data a solver reads ---------------------------------------------------
