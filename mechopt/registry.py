@@ -76,6 +76,7 @@ BUILTIN_SOLVERS = {
     "gd-penalty": "mechopt.solvers.baselines:GDPenaltySolver",
     "anneal": "mechopt.solvers.baselines:AnnealSolver",
     "closed-form": "mechopt.solvers.closed_form:ClosedFormSolver",
+    "robust-lp": "mechopt.solvers.robust:RobustLPSolver",
 }
 BUILTIN_PROBLEMS = {
     "design": "mechopt.problems.design:ChannelDesign",
@@ -96,6 +97,7 @@ BUILTIN_PROBLEMS = {
     "gauss-tradeoff": "mechopt.problems.gauss:GaussProblem",
     "gauss-dataset1": "mechopt.problems.gauss:GaussDataset1",
     "gauss-dataset2": "mechopt.problems.gauss:GaussDataset2",
+    "robust": "mechopt.problems.robust:RobustDesign",
 }
 _PAPER_MODULES = ("lip", "kss", "fisher", "gauss", "pml", "kairouz")
 

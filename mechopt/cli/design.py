@@ -91,6 +91,20 @@ def register(sub: Any) -> None:
     )
     src.add_argument("--eps", "--eps-upper", dest="eps", help="privacy level ε > 0 (alip: the upper level ε_u)")
     src.add_argument("--eps-lower", metavar="L", help="alip only: the lower level ε_l ≥ 0")
+    src.add_argument(
+        "--prior-set",
+        metavar="SET",
+        help='robust design over the hull of priors "p,..;p,.." or a .json list of priors (--utility mae; '
+        "notion ldp, lip, pml, alip): private at every prior, the worst expected loss minimised",
+    )
+    src.add_argument(
+        "--prior-ball",
+        metavar="R:KIND",
+        help="robust design over {P : dist(P, --prior) <= R}, KIND tv or linf (exact vertices, d <= 10)",
+    )
+    src.add_argument(
+        "--prior-free", metavar="D", help="minimax design over every prior on D symbols (the simplex; --utility mae)"
+    )
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
         "--outputs",
@@ -220,7 +234,21 @@ def build_problem(
 
     flags = {
         k: getattr(args, k, None)
-        for k in ("notion", "utility", "prior", "eps", "values", "graph", "outputs", "coords", "norm", "eps_lower")
+        for k in (
+            "notion",
+            "utility",
+            "prior",
+            "eps",
+            "values",
+            "graph",
+            "outputs",
+            "coords",
+            "norm",
+            "eps_lower",
+            "prior_set",
+            "prior_ball",
+            "prior_free",
+        )
         if getattr(args, k, None) is not None
     }  # (a Namespace built by hand may lack the newer flags)
     modes = [m for m, on in (("--problem", args.problem), ("--spec", args.spec), ("flags", flags)) if on]
@@ -271,6 +299,10 @@ def build_problem(
     elif args.problem:
         pid, params = args.problem, _resolve_graph(parse_assignments(args.assign))
     else:
+        if {"prior_set", "prior_ball", "prior_free"} & set(flags):
+            from mechopt.cli.design_robust import robust_problem
+
+            return robust_problem(flags), solver or "robust-lp", options, tl
         geo = "coords" in flags  # a design on places (mechopt.problems.geo): the prior defaults to uniform
         if "norm" in flags and not geo:
             raise ParamError("--norm measures the distance between --coords locations: give --coords too")

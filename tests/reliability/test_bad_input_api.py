@@ -480,6 +480,20 @@ CASES: list[Case] = [
         "eps must be a finite number > 0",
     ),
     (
+        "robust",
+        "a prior-set vertex that is not a distribution",
+        lambda f: P("robust").from_params(prior_set="0.2,0.9;0.5,0.5", notion="lip", utility="mae", eps=1.0),
+        ProblemError,
+        "sums to",
+    ),
+    (
+        "robust",
+        "prior-set vertices of different lengths",
+        lambda f: P("robust").from_params(prior_set="0.2,0.8;0.3,0.3,0.4", notion="pml", utility="mae", eps=1.0),
+        ProblemError,
+        "different lengths",
+    ),
+    (
         "fisher-lti",
         "A not square",
         lambda f: P("fisher-lti").from_params(A="1,2", C="1"),
@@ -820,6 +834,7 @@ def test_catalog_is_large_and_covers_every_entry_point():
         "gauss-dataset1",
         "gauss-dataset2",
         "geo",
+        "robust",
     }
     assert families == set(__import__("mechopt.registry").registry.problem_ids())
     assert families <= entry

@@ -1,0 +1,195 @@
+"""Robust (minimax) channel design over a set of priors: privacy at every prior, the worst expected loss minimised.
+
+The program, for a prior set S = hull(P_1..P_k) and a loss L linear in Q:
+
+    minimise  max_v Σ_x P_v(x) Σ_y Q[x, y] L[x, y]   s.t.   Q a channel, private at every P in S.
+
+Privacy over S reduces to the vertices (:mod:`~mechopt.problems.robust.priorsets`): for LIP, PML
+and ALIP, column q = Q[:, y] must satisfy e^{−ε_l} P·q ≤ q_x ≤ e^{ε_u} P·q, linear in P, for every
+x with mass under some prior of S (a row with mass under one vertex is constrained at every vertex:
+the hull holds priors with P(x) > 0 arbitrarily close to each vertex). LDP does not depend on the
+prior. Prior-free (minimax) design is S = the simplex (vertices e_x).
+
+Examples
+--------
+>>> prob = RobustDesign.from_params(prior_set="0.2,0.8;0.5,0.5", notion="lip", utility="mae", eps=1.0)
+>>> prob.notion.name, len(prob.prior_set.vertices), prob.objective
+('lip', 2, 'worst-case mae')
+>>> Q = [[0.7, 0.3], [0.3, 0.7]]
+>>> prob.levels(Q).round(4).tolist(), round(prob.evaluate(Q), 4)
+([0.7259, 0.5108], 0.3)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mechopt.errors import ProblemError
+from mechopt.model.channel import validate_channel
+from mechopt.model.problem import Problem
+from mechopt.model.problem_audit import ProblemAudit
+from mechopt.notions import LDP, LIP, PosteriorBox, PrivacyNotion, make_notion
+from mechopt.problems.robust.priorsets import PriorSet
+from mechopt.results.result import Result
+from mechopt.utilities import Utility, make_utility
+
+__all__ = ["RobustDesign", "robust_levels", "box_factors", "NOTIONS"]
+
+NOTIONS = ("ldp", "lip", "pml", "alip")
+
+
+def box_factors(notion: PrivacyNotion) -> tuple[float, float] | None:
+    """(lo, hi) with lo·P·q ≤ q_x ≤ hi·P·q for a prior-dependent notion; None for LDP (prior-free).
+
+    >>> box_factors(make_notion("pml", 1.0)) == (0.0, math.e)
+    True
+    """
+    if type(notion) is LDP:
+        return None
+    if type(notion) is LIP:
+        return math.exp(-notion.eps), math.exp(notion.eps)
+    if isinstance(notion, PosteriorBox):
+        return notion.factors()
+    raise ProblemError(f"robust design takes notion {', '.join(NOTIONS)}, not {notion.name}")
+
+
+def robust_levels(notion: PrivacyNotion, Q: Any, vertices: np.ndarray) -> np.ndarray:
+    """The audited ε of ``Q`` at each vertex, on the rows the set constrains (mass under some vertex).
+
+    For LDP every entry is the channel's LDP level. For LIP/PML/ALIP the level at vertex v is the
+    notion's audit with λ = P_v Q on the rows of the set's support (∞ when a used output has
+    λ_y = 0 at v, or a lower bound meets Q[x, y] = 0).
+    """
+    V = np.asarray(vertices, float)
+    M = np.asarray(Q, float)
+    if type(notion) is LDP:
+        return np.full(len(V), float(notion.epsilon(M, None)))
+    rows = V.max(axis=0) > 0
+    Mr = M[rows]
+    out = np.empty(len(V))
+    for i, P in enumerate(V):
+        lam = P @ M
+        used = Mr.max(axis=0) > 0
+        if np.any(lam[used] <= 0):
+            out[i] = math.inf
+            continue
+        ll = np.log(lam[used])
+        hi, lo = Mr[:, used].max(axis=0), Mr[:, used].min(axis=0)
+        upper = max(0.0, float(np.max(np.log(hi) - ll)))
+        if type(notion) is LIP:
+            lower = math.inf if np.any(lo <= 0) else max(0.0, float(np.max(ll - np.log(lo))))
+            out[i] = max(upper, lower)
+        elif notion.eps_lower == math.inf:  # PML: the upper side only
+            out[i] = upper
+        else:  # ALIP: the single number of PosteriorBox.epsilon
+            lower = math.inf if np.any(lo <= 0) else max(0.0, float(np.max(ll - np.log(lo))))
+            out[i] = max(upper, lower + (notion.eps - notion.eps_lower))
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class RobustDesign(Problem):
+    """Minimise the worst expected loss over ``prior_set`` under ``notion`` at every prior of the set."""
+
+    prior_set: PriorSet
+    notion: PrivacyNotion
+    utility: Utility
+
+    id: ClassVar[str] = "robust"
+    paper: ClassVar[str] = ""
+    sense: ClassVar[str] = "min"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.prior_set, PriorSet):
+            raise ProblemError("prior_set must be a PriorSet (see mechopt.problems.robust.PriorSet)")
+        box_factors(self.notion)  # a typed error for a notion without a robust form
+        if not isinstance(self.utility, Utility) or self.utility.linear_cost(self.prior_set.vertices[0]) is None:
+            raise ProblemError("robust design takes a utility linear in Q (mae); mse/mi over a prior set are not built")
+        a = getattr(self.utility, "a", None)
+        if a is not None and a.size != self.prior_set.d:
+            raise ProblemError(f"{a.size} values but the prior set has {self.prior_set.d} symbols")
+
+    @property
+    def objective(self) -> str:  # type: ignore[override]
+        return f"worst-case {self.utility.name}"
+
+    @property
+    def unit(self) -> str | None:  # type: ignore[override]
+        return getattr(self.utility, "unit", None)
+
+    @classmethod
+    def from_params(  # type: ignore[override]
+        cls,
+        *,
+        prior_set: Any,
+        notion: str,
+        utility: str,
+        eps: Any,
+        values: Any = None,
+        outputs: Any = None,
+        eps_lower: Any = None,
+    ) -> "RobustDesign":
+        """From CLI-style values: ``prior_set`` a :class:`PriorSet`, ``"p,..;p,.."``, a .json file or a list."""
+        S = PriorSet.parse(prior_set)
+        key = str(notion).lower()
+        if key not in NOTIONS:
+            raise ProblemError(f"robust design takes notion {', '.join(NOTIONS)}, not {notion!r}")
+        kw = {} if eps_lower is None else {"eps_lower": eps_lower}
+        N = make_notion(key, eps, **kw)
+        if str(utility).lower() != "mae":
+            raise ProblemError(f"robust design takes --utility mae (linear in Q), not {utility!r}")
+        from mechopt.problems.design import _numbers
+
+        vals = _numbers(values, "values", "one per input symbol")
+        outs = _numbers(outputs, "output estimates", "one per output")
+        U = make_utility("mae", values=np.arange(S.d, dtype=float) if vals is None else vals, outputs=outs)
+        return cls(prior_set=S, notion=N, utility=U)
+
+    # -- the data a solver reads ---------------------------------------------------
+    def loss_matrix(self) -> np.ndarray:
+        """L[x, y] with expected loss at prior P = Σ_x P(x) Σ_y Q[x, y] L[x, y]."""
+        return np.asarray(self.utility.linear_cost(np.ones(self.prior_set.d)), float)
+
+    def robust_program(self) -> dict[str, Any]:
+        """The LP's data: vertices (k × d), loss L (d × m), the rows the set constrains, the box factors."""
+        return {
+            "vertices": self.prior_set.vertices,
+            "loss": self.loss_matrix(),
+            "rows": self.prior_set.support,
+            "factors": box_factors(self.notion),
+            "ldp_eps": self.notion.eps if type(self.notion) is LDP else None,
+        }
+
+    # -- audit -----------------------------------------------------------------------
+    def losses(self, Q: Any) -> np.ndarray:
+        """The expected loss of Q at each vertex."""
+        M = np.asarray(Q, float)
+        return self.prior_set.vertices @ np.sum(M * self.loss_matrix(), axis=1)
+
+    def evaluate(self, Q: Any) -> float:
+        """The worst expected loss of Q over the set (the max over its vertices)."""
+        return float(np.max(self.losses(Q)))
+
+    def levels(self, Q: Any) -> np.ndarray:
+        """The audited ε of Q at each vertex (:func:`robust_levels`)."""
+        return robust_levels(self.notion, Q, self.prior_set.vertices)
+
+    def audit_channel(self, Q: Any) -> ProblemAudit:
+        M = validate_channel(Q, n_inputs=self.prior_set.d)
+        lv = self.levels(M)
+        eps = float(lv.max())
+        return ProblemAudit(violation=max(0.0, eps - self.notion.eps), eps_audited=eps,
+                            notion=self.notion.name, eps=self.notion.eps,
+                            value=self.evaluate(M))  # fmt: skip
+
+    def audit(self, result: Result) -> ProblemAudit:
+        if result.mechanism is None:
+            return ProblemAudit(violation=None, notion=self.notion.name, eps=self.notion.eps)
+        return self.audit_channel(result.Q)
+
+    def params(self) -> dict[str, Any]:
+        return {"prior_set": self.prior_set.vertices.tolist(), **self.notion.params(), **self.utility.params()}

@@ -1,0 +1,59 @@
+"""``mechopt design --prior-set / --prior-ball / --prior-free``: robust and minimax designs; bad input exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+BASE = ["design", "--utility", "mae", "--json"]
+
+
+def test_prior_set_and_single_vertex_match_the_ordinary_design(cli):
+    r = cli(*BASE, "--prior-set", "0.1,0.2,0.3,0.4", "--notion", "lip", "--eps", "0.7")
+    assert r.code == 0, r.err
+    doc = r.json()
+    o = cli(*BASE, "--prior", "0.1,0.2,0.3,0.4", "--notion", "lip", "--eps", "0.7")
+    assert o.code == 0, o.err
+    assert doc["status"] == o.json()["status"] == "optimal"
+    assert doc["value"] == pytest.approx(o.json()["value"], rel=1e-9)
+
+
+def test_prior_set_file_ball_and_prior_free(cli, tmp_path):
+    f = tmp_path / "set.json"
+    f.write_text(json.dumps([[0.2, 0.8], [0.5, 0.5]]))
+    for args in (
+        ["--prior-set", str(f), "--notion", "pml", "--eps", "1"],
+        ["--prior", "0.5,0.3,0.2", "--prior-ball", "0.1:tv", "--notion", "lip", "--eps", "1"],
+        ["--prior-free", "5", "--notion", "ldp", "--eps", "1"],
+    ):
+        r = cli(*BASE, *args)
+        assert r.code == 0, r.err
+        doc = r.json()
+        assert doc["status"] == "optimal" and doc["privacy"]["violation"] <= 1e-9
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--prior-set", "0.2,0.9;0.5,0.5", "--notion", "pml"], "sums to"),
+        (["--prior-set", "0.2,0.8;0.3,0.3,0.4", "--notion", "pml"], "different lengths"),
+        (["--prior", "0.5,0.5", "--prior-ball", "0.1", "--notion", "lip"], "R:KIND"),
+        (["--prior-ball", "0.1:tv", "--notion", "lip"], "--prior"),
+        (["--prior-free", "x", "--notion", "ldp"], "number of symbols"),
+        (["--prior-free", "3", "--prior", "0.5,0.5", "--notion", "ldp"], "does not go with"),
+        (["--prior-free", "3", "--notion", "mip"], "notion"),
+    ],
+)
+def test_bad_prior_sets_exit_2_with_one_line(cli, args, words):
+    r = cli(*BASE, *args, "--eps", "1")
+    assert r.code == 2 and words in r.err and "Traceback" not in r.err
+
+
+def test_saved_ldp_minimax_design_passes_the_file_audit(cli, tmp_path):
+    out = tmp_path / "m.json"
+    assert (
+        cli("design", "--utility", "mae", "--prior-free", "4", "--notion", "ldp", "--eps", "1", "--out", out).code == 0
+    )
+    r = cli("audit", out)
+    assert r.code == 0, r.err
