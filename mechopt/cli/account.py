@@ -6,7 +6,7 @@ single-use ε₀ and the method: ``exact`` (the multinomial sum) or ``dp_account
 pessimistic`` (Google's privacy-loss distributions, losses rounded up; the ``accounting``
 extra) when K is beyond the exact limit. ``--users N --delta D`` prints the central ε
 after the reports of N users are shuffled (:mod:`mechopt.deploy.shuffle`, by the amplification
-bound ``--bound``; :mod:`mechopt.cli.account_shuffle`). Each mode is one function (:data:`MODES`).
+bound ``--bound``). Each mode is one function (:data:`MODES`).
 
 ``--json`` prints one document: ``{"mechanism", "mode": "uses", "uses", "eps", "delta",
 "worst_pair": [x, x'] | null, "eps_ldp" (null: infinite), "method", "discretization"}``.
@@ -27,11 +27,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["register", "run_account", "run_uses", "run_users", "MODES"]
+__all__ = ["register", "run_account", "run_uses", "run_users", "users_count", "delta_value", "MODES"]
 
 
 def register(sub: Any) -> None:
-    from mechopt.cli.account_shuffle import delta_value, users_count
     from mechopt.deploy.composition import METHODS
     from mechopt.deploy.shuffle import BOUNDS
 
@@ -83,6 +82,46 @@ def _positive(text: str) -> float:
     return v
 
 
+def users_count(text: str) -> int:
+    """``--users``: a positive integer, digits or an exact power-of-ten form like ``1e6``.
+
+    Examples
+    --------
+    >>> users_count("1e6"), users_count("250000")
+    (1000000, 250000)
+    """
+    from mechopt.cli._common import CLIError
+
+    try:
+        v = float(text) if any(c in text for c in "eE") else int(text)
+    except ValueError:
+        v = math.nan
+    if isinstance(v, float) and (not math.isfinite(v) or v != int(v)):
+        raise CLIError(f"--users must be a whole number of users >= 1, e.g. 1000000 or 1e6; got {text!r}")
+    if int(v) < 1:
+        raise CLIError(f"--users must be at least 1; got {text!r}")
+    return int(v)
+
+
+def delta_value(text: str) -> float:
+    """``--delta``: a number in (0, 1).
+
+    Examples
+    --------
+    >>> delta_value("1e-6")
+    1e-06
+    """
+    from mechopt.cli._common import CLIError
+
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not 0.0 < v < 1.0:
+        raise CLIError(f"--delta must be a number in (0, 1), e.g. 1e-6; got {text!r}")
+    return v
+
+
 def _count(text: str) -> int:
     from mechopt.cli._common import positive_int
 
@@ -123,13 +162,29 @@ def run_uses(args: argparse.Namespace, mech: Any) -> int:
 
 
 def run_users(args: argparse.Namespace, mech: Any) -> int:
-    """``--users N --delta D``: the central ε after shuffling N reports (:mod:`mechopt.cli.account_shuffle`)."""
-    from mechopt.cli import account_shuffle
-    from mechopt.cli._common import CLIError
-
+    """``--users N --delta D``: the central ε after shuffling N reports, an upper bound by the bound named."""
     if args.eps is not None:
+        from mechopt.cli._common import CLIError
+
         raise CLIError("--eps goes with --uses K (repeated use); with --users N give --delta D")
-    return account_shuffle.run_users(args, mech)
+    from mechopt.cli._common import CLIError, emit_json
+    from mechopt.deploy.shuffle import central_guarantee
+
+    if args.delta is None:
+        raise CLIError("--users needs --delta D, the central delta in (0, 1), e.g. --delta 1e-6")
+    g = central_guarantee(mech, args.users, args.delta, args.bound)
+    if args.json:
+        emit_json({"mechanism": str(args.mechanism), **g.to_dict()})
+        return 0
+    print(g.statement())
+    prm = g.params
+    print(
+        f"  local: eps0={prm['eps0']:.6g} (inputs {prm['eps0_pair']}), beta={prm['beta']:.6g}, "
+        f"blanket mass={prm['blanket_mass']:.6g}; {g.reference}"
+    )
+    if g.note:
+        print(f"  note: {g.note}")
+    return 0
 
 
 MODES: dict[str, Callable[[argparse.Namespace, Any], int]] = {"uses": run_uses, "users": run_users}
