@@ -248,6 +248,7 @@ def _random_prior(d: int, seed: int) -> np.ndarray:
     return P / P.sum()
 
 
+@pytest.mark.kernel_sensitive  # which honest reason it gives depends on the BLAS kernel (CI reruns it under others)
 @pytest.mark.parametrize("eps", [1e-6, 50.0])
 @pytest.mark.parametrize(
     "notion, utility, d",
@@ -274,7 +275,9 @@ def test_exact_at_large_d_and_extreme_eps(notion, utility, d, eps) -> None:
         else:  # not proven, and never better than the optimum
             assert (ref.value - r.value) * (1 if r.sense == "max" else -1) >= -1e-9 * abs(ref.value)
     if (notion, d, eps) in {("ldp", 12, 1e-6), ("ldp", 24, 1e-6), ("lip", 12, 50.0)}:
-        assert r.ok or (r.status is Status.OPTIMAL_INACCURATE and "gap" in r.message), r.message
+        # not proven here: said with its reason, the gap or a stalled column generation (which one depends on
+        # the BLAS kernel: under OPENBLAS_CORETYPE=Haswell d = 12 and 24 stall at reduced costs of 2e-16)
+        assert r.ok or (r.status is Status.OPTIMAL_INACCURATE and ("gap" in r.message or "stalled" in r.message))
     else:
         assert r.status is Status.OPTIMAL, r.message
 
