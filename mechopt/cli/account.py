@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["register", "run_account", "run_uses", "run_users", "users_count", "delta_value", "MODES"]
+__all__ = ["register", "run_account", "run_uses", "run_users", "users_count", "whole_count", "delta_value", "MODES"]
 
 
 def register(sub: Any) -> None:
@@ -90,6 +90,11 @@ def users_count(text: str) -> int:
     >>> users_count("1e6"), users_count("250000")
     (1000000, 250000)
     """
+    return whole_count(text, "--users")
+
+
+def whole_count(text: str, flag: str) -> int:
+    """A whole number ≥ 1 given to ``flag``: digits, or an exact form like ``1e6``; else a one-line CLIError."""
     from mechopt.cli._common import CLIError
 
     try:
@@ -97,9 +102,9 @@ def users_count(text: str) -> int:
     except ValueError:
         v = math.nan
     if isinstance(v, float) and (not math.isfinite(v) or v != int(v)):
-        raise CLIError(f"--users must be a whole number of users >= 1, e.g. 1000000 or 1e6; got {text!r}")
+        raise CLIError(f"{flag} must be a whole number >= 1, e.g. 1000000 or 1e6; got {text!r}")
     if int(v) < 1:
-        raise CLIError(f"--users must be at least 1; got {text!r}")
+        raise CLIError(f"{flag} must be at least 1; got {text!r}")
     return int(v)
 
 

@@ -87,12 +87,6 @@ def run_report(args: argparse.Namespace) -> int:
 
 def _counts(text: str, flag: str) -> tuple[int, ...]:
     """``--uses 1,2,5`` / ``--users 1000,1e6``: whole numbers ≥ 1 separated by commas."""
-    from mechopt.cli._common import CLIError
+    from mechopt.cli.account import whole_count
 
-    try:
-        values = [float(v) if any(c in v for c in "eE") else int(v) for v in text.split(",")]
-    except ValueError:
-        values = []
-    if not values or any(v != int(v) or v < 1 or v > 1e10 for v in values):
-        raise CLIError(f"report: {flag} {text!r}: give whole numbers ≥ 1 separated by commas, e.g. {flag} 1,2,5")
-    return tuple(int(v) for v in values)
+    return tuple(whole_count(v, flag) for v in text.split(","))

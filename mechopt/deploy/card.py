@@ -93,7 +93,7 @@ def mechanism_section(card: Card) -> Section:
 
 def privacy_section(card: Card) -> Section:
     """ε under LDP, LIP and MIP (the latter two under the card's prior), leakages, Bayes vulnerability, δ(ε)."""
-    from mechopt.runtime.optional import require
+    from mechopt.plot import new_axes
 
     rep = card.report
     data = {key: rep[key] for key in ("prior", "prior_source", "units", "notions", "maximal_leakage")}
@@ -101,8 +101,7 @@ def privacy_section(card: Card) -> Section:
     rows = [("prior", " ".join(num(f"privacy.prior.{i}", p, 4) for i, p in enumerate(rep["prior"])))]
     rows += [(escape(label), num("privacy." + ".".join(path), measure_value(rep, path))) for label, path in MEASURES]
     hs = rep["hockey_stick"]
-    fig = require("matplotlib.figure", "plot", "plots").Figure(figsize=(5.5, 3.4), layout="constrained")
-    ax = fig.add_subplot()
+    ax = new_axes(figsize=(5.5, 3.4))
     ax.plot(hs["eps"], hs["delta"], marker=".")
     ax.set(xlabel="ε (nats)", ylabel="δ(ε)", title="(ε, δ)-LDP: the smallest δ at each ε", ylim=(-0.02, 1.02))
     ax.grid(alpha=0.3)
@@ -115,7 +114,7 @@ def privacy_section(card: Card) -> Section:
         f"<p>Prior of LIP, MIP, leakages and Bayes vulnerability: {escape(rep['prior_source'])}. "
         "All measures in nats; ∞: no finite ε.</p>"
         + rows_table(rows, ("measure", "value"))
-        + png_img(fig, "delta(eps) profile of LDP")
+        + png_img(ax.figure, "delta(eps) profile of LDP")
         + "<details><summary>δ(ε) table</summary><table><tr><th>ε</th><th>δ(ε)</th></tr>"
         + profile
         + "</table></details>"

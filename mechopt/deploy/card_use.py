@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from html import escape
+from typing import Any
 
 import numpy as np
 
@@ -39,8 +40,8 @@ def composition_section(card: Card) -> Section:
     The ε grid runs from 0 to k_max · ε₀ (13 points), where δ is 0 for an ε₀-LDP channel. A k whose
     exact sum is too large is listed with the command that computes it through the accountant.
     """
-    from mechopt.deploy.composition import compose
-    from mechopt.runtime.optional import require
+    from mechopt.plot import new_axes
+    from mechopt.results._html import png_img
 
     m = card.mechanism
     uses = tuple(int(k) for k in card.options.get("uses") or DEFAULT_USES)
@@ -51,40 +52,32 @@ def composition_section(card: Card) -> Section:
     eps0 = card.report["notions"]["ldp"]["eps"]
     top = max(uses) * (eps0 if eps0 is not None and math.isfinite(eps0) and eps0 > 0 else 1.0)
     grid = np.linspace(0.0, top, 13)
-    done, too_large = [], []
-    for k in uses:
-        try:
-            done.append(compose(m, k, grid, method="exact"))
-        except TooLargeError:
-            too_large.append(k)
+    done, too_large = _exact_curves(m, uses, grid)
     data = {
-        "uses": [c.uses[0] for c in done],
+        "uses": [k for k, _, _ in done],
         "eps": grid.tolist(),
-        "delta": [c.delta[0].tolist() for c in done],
-        "worst": [[" vs ".join(map(str, w)) if w else None for w in c.worst[0]] for c in done],
+        "delta": [delta.tolist() for _, delta, _ in done],
+        "worst": [[" vs ".join(map(str, w)) if w else None for w in worst] for _, _, worst in done],
         "needs_accountant": too_large,
     }
-    fig = require("matplotlib.figure", "plot", "plots").Figure(figsize=(5.5, 3.4), layout="constrained")
-    ax = fig.add_subplot()
-    for c in done:
-        ax.plot(grid, c.delta[0], marker=".", label=f"k = {c.uses[0]}")
+    ax = new_axes(figsize=(5.5, 3.4))
+    for k, delta, _ in done:
+        ax.plot(grid, delta, marker=".", label=f"k = {k}")
     ax.set(xlabel="ε (nats)", ylabel="δ(ε)", title="(ε, δ) after k reports per user", ylim=(-0.02, 1.02))
     ax.grid(alpha=0.3)
     if done:
         ax.legend()
     rows = [
-        (f"k = {c.uses[0]}", " ".join(num(f"composition.delta.{i}.{j}", v, 4) for j, v in enumerate(c.delta[0])))
-        for i, c in enumerate(done)
+        (f"k = {k}", " ".join(num(f"composition.delta.{i}.{j}", v, 4) for j, v in enumerate(delta)))
+        for i, (k, delta, _) in enumerate(done)
     ]
-    from mechopt.results._html import png_img
-
     body = (
         "<p>Exact hockey-stick curves of k reports of the same value (fresh randomness each), the worst ordered "
         "input pair at each ε; ε grid "
         + " ".join(num(f"composition.eps.{j}", e, 4) for j, e in enumerate(grid))
         + ".</p>"
         + rows_table(rows, ("uses", "δ at each ε"))
-        + png_img(fig, "delta(eps) after k uses")
+        + png_img(ax.figure, "delta(eps) after k uses")
     )
     if too_large:
         body += (
@@ -92,6 +85,29 @@ def composition_section(card: Card) -> Section:
             "<code>mechopt account MECH --uses K --eps E --method accountant</code> computes it.</p>"
         )
     return Section("composition", title, data, body)
+
+
+def _exact_curves(m: Any, uses: tuple[int, ...], grid: np.ndarray) -> tuple[list[tuple], list[int]]:
+    """(k, δ row, worst pairs) for each k whose exact sum fits, and the k that do not.
+
+    One :func:`~mechopt.deploy.composition.compose` call groups the input pairs once for every k; only when
+    some k is too large are they computed one by one, to keep the others.
+    """
+    from mechopt.deploy.composition import compose
+
+    try:
+        c = compose(m, uses, grid, method="exact")
+        return [(k, c.delta[i], c.worst[i]) for i, k in enumerate(c.uses)], []
+    except TooLargeError:
+        pass
+    done, too_large = [], []
+    for k in uses:
+        try:
+            c = compose(m, k, grid, method="exact")
+            done.append((k, c.delta[0], c.worst[0]))
+        except TooLargeError:
+            too_large.append(k)
+    return done, too_large
 
 
 def shuffle_section(card: Card) -> Section:
