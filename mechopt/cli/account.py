@@ -157,9 +157,9 @@ def run_uses(args: argparse.Namespace, mech: Any) -> int:
         emit_json(doc)
         return 0
     pair = "none (delta = 0)" if row["worst"] is None else " vs ".join(repr(v) for v in row["worst"])
-    pure = f"{fmt(c.eps_ldp)} (pure bound: delta = 0 at eps >= {fmt(c.uses[0] * c.eps_ldp)})"
+    pure = f"{fmt(c.eps_ldp)} nats (pure bound: delta = 0 at eps >= {fmt(c.uses[0] * c.eps_ldp)} nats)"
     sys.stdout.write(
-        f"delta = {fmt(row['delta'], 10)} at eps = {fmt(row['eps'])} after {row['uses']} uses\n"
+        f"delta = {fmt(row['delta'], 10)} at eps = {fmt(row['eps'])} nats after {row['uses']} uses\n"
         f"worst input pair: {pair}\nsingle-use eps0: {pure if math.isfinite(c.eps_ldp) else 'inf (not pure LDP)'}\n"
         f"method: {row['method']}" + (f" (loss grid {c.discretization:g} nats)" if c.discretization else "") + "\n"
     )
