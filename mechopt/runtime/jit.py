@@ -1,0 +1,71 @@
+"""Compiled sampler kernels when numba is installed (``mechopt[fast]``), the numpy path otherwise.
+
+A kernel is a plain Python function in the subset numba compiles. :func:`kernel`
+wraps it; ``Kernel.compiled()`` returns the compiled form, or ``None`` when numba
+is not installed or the environment variable ``MECHOPT_JIT`` is ``0``. Every caller
+keeps a numpy path that gives bit-identical output from the same random draws, so
+installing numba changes how fast a sampler runs, never the numbers it returns.
+Compilation is lazy (first call) and cached on disk by numba (``cache=True``) for
+functions defined in a file.
+
+Examples
+--------
+>>> from mechopt.runtime.jit import kernel
+>>> @kernel
+... def twice(a):
+...     for i in range(a.size):
+...         a[i] *= 2
+>>> import numpy as np
+>>> a = np.arange(3.0)
+>>> fn = twice.compiled() or twice.python
+>>> fn(a); a.tolist()
+[0.0, 2.0, 4.0]
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import os
+from typing import Any, Callable
+
+__all__ = ["Kernel", "kernel", "available"]
+
+
+@functools.cache
+def _numba_installed() -> bool:
+    return importlib.util.find_spec("numba") is not None
+
+
+def available() -> bool:
+    """True when kernels compile: numba is installed and ``MECHOPT_JIT`` is not ``0``.
+
+    >>> isinstance(available(), bool)
+    True
+    """
+    return os.environ.get("MECHOPT_JIT", "1") != "0" and _numba_installed()
+
+
+class Kernel:
+    """A function with an optional compiled twin (see the module docstring)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.python = fn
+        self._compiled: Callable[..., Any] | None = None
+        functools.update_wrapper(self, fn)
+
+    def compiled(self) -> Callable[..., Any] | None:
+        """The numba-compiled function, or ``None`` when :func:`available` is false."""
+        if not available():
+            return None
+        if self._compiled is None:
+            numba = importlib.import_module("numba")
+            cache = os.path.isfile(self.python.__code__.co_filename)  # a doctest's function has no file
+            self._compiled = numba.njit(cache=cache, nogil=True)(self.python)
+        return self._compiled
+
+
+def kernel(fn: Callable[..., Any]) -> Kernel:
+    """Wrap ``fn`` as a :class:`Kernel` (compiled on first use when numba is installed)."""
+    return Kernel(fn)

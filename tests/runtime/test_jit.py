@@ -1,0 +1,30 @@
+"""The optional numba kernels: compiled when installed, off with MECHOPT_JIT=0."""
+
+import numpy as np
+import pytest
+
+from mechopt.runtime import jit
+
+
+@jit.kernel
+def _cumsum_into(a, out):
+    s = 0
+    for i in range(a.size):
+        s += a[i]
+        out[i] = s
+
+
+def test_kernel_switch_follows_environment(monkeypatch):
+    monkeypatch.setenv("MECHOPT_JIT", "0")
+    assert not jit.available()
+    assert _cumsum_into.compiled() is None
+
+
+def test_compiled_twin_gives_the_python_numbers():
+    pytest.importorskip("numba")
+    a = np.arange(1, 2001, dtype=np.int64)
+    fast, slow = np.empty_like(a), np.empty_like(a)
+    _cumsum_into.compiled()(a, fast)
+    _cumsum_into.python(a, slow)
+    assert np.array_equal(fast, slow)
+    assert fast[-1] == 2000 * 2001 // 2
