@@ -1,7 +1,6 @@
 """The optional numba kernels: compiled when installed, off with MECHOPT_JIT=0."""
 
 import numpy as np
-import pytest
 
 from mechopt.runtime import jit
 
@@ -21,7 +20,6 @@ def test_kernel_switch_follows_environment(monkeypatch):
 
 
 def test_compiled_twin_gives_the_python_numbers():
-    pytest.importorskip("numba")
     a = np.arange(1, 2001, dtype=np.int64)
     fast, slow = np.empty_like(a), np.empty_like(a)
     _cumsum_into.compiled()(a, fast)
