@@ -37,6 +37,10 @@ def run(prob: ChannelDesign, **opts) -> tuple[mechopt.Result, float]:
     return r, time.perf_counter() - t
 
 
+# A standalone script (run it with python; see the module docstring): `mechopt bench` runs no case of it.
+CASES: list = []
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("shape", choices=["path", "tree", "metric"])

@@ -151,6 +151,10 @@ def stabilised(alpha: float):
     return ctx()
 
 
+# A standalone script (run it with python; see the module docstring): `mechopt bench` runs no case of it.
+CASES: list = []
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("family")

@@ -91,3 +91,11 @@ def test_bench_sweep_module_exposes_cases():
 
     path = [p for p in discover() if p.name == "bench_sweep.py"][0]
     assert [c.__name__ for c in load_cases(path)] == ["workers", "builtin_spec", "per_user"]
+
+
+def test_every_checkout_benchmark_module_loads():
+    """`mechopt bench` must not turn a standalone script into an error row (it did for bench_structured)."""
+    from mechopt.jobs.bench import load_cases
+
+    for path in discover():
+        assert isinstance(load_cases(path), list), path.name
