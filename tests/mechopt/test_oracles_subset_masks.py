@@ -124,3 +124,31 @@ def test_plan_picks_cheap_starts() -> None:
 def test_bad_k_is_refused() -> None:
     with pytest.raises(ProblemError, match="k must lie in 1..9"):
         sm.own_subset_masks(np.random.default_rng(0), np.zeros(2, dtype=np.int64), 10, 10, 0.5)
+
+
+# ------------------------------------------------------------ d ≤ 16: one word per report
+@pytest.mark.parametrize("d,k", [(2, 1), (3, 1), (3, 2), (16, 1), (16, 4), (16, 8), (16, 15), (9, 4)])
+def test_small_d_paths_are_bit_identical(monkeypatch, d: int, k: int) -> None:
+    ks = KSubset(d, 1.0, k)
+    x = np.random.default_rng(d + k).integers(0, d, 2 * ORACLE_BLOCK + 77)
+    a, b = _paths(monkeypatch, lambda: ks.randomize(x, np.random.default_rng(k), packed=True))
+    assert np.array_equal(a, b)
+
+
+def test_small_d_ties_and_rejections_take_the_same_words() -> None:
+    """Crafted draws: a coin tie (h = top), a Lemire rejection and plain draws; kernel and numpy agree."""
+    from mechopt.oracles import small_ksubset as ss
+
+    d, k, g = 16, 8, 0.4
+    lists, c0, c1 = ss._own_lists(d, k)
+    top = int(g * 2.0**64) >> 48
+    consts = np.array([c0, c1, (1 << 16) % c0, (1 << 16) % c1, top], dtype=np.int64)
+    u = np.array([top << 16 | 5, (top - 1) << 16 | 0, 7 << 16 | 40000, 0xFFFF0000 | 12345], dtype=np.uint32)
+    x = np.array([3, 3, 0, 15])
+    res = []
+    for fn in (ss._pick.compiled(), ss._pick_numpy, ss._pick.python):
+        out, bad = np.zeros(4, dtype=np.uint16), np.zeros(4, dtype=np.int64)
+        res.append((out, bad[: fn(u, x, lists, consts, out, bad)].tolist()))
+    assert res[0][1] == [0, 1]  # the tie, and index 0 (low product 0 < 2^16 mod C(15, 7)) rejected
+    for out, bad in res[1:]:
+        assert bad == res[0][1] and np.array_equal(out[2:], res[0][0][2:])
