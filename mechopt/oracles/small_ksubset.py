@@ -84,7 +84,7 @@ def own_subset_words(rng: np.random.Generator, x: np.ndarray, k: int, d: int, g:
 
 @kernel
 def _pick(u, x, lists, consts, out, bad):  # pragma: no cover - compiled; its numpy twin is _pick_numpy
-    """out[i] = the word of user i from its 32-bit draw u[i]; returns how many users (listed in ``bad``) tie or reject."""
+    """out[i] = the word of user i from its 32-bit draw u[i]; returns the count of users (listed in ``bad``) to redo."""
     c0, c1, t0, t1, top = (
         np.uint32(consts[0]),
         np.uint32(consts[1]),
