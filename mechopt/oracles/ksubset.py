@@ -28,7 +28,6 @@ from mechopt.oracles.base import (
     check_eps,
     packed_column_sums,
 )
-from mechopt.oracles.packed import words_to_packed
 from mechopt.oracles.small_ksubset import SMALL_D, own_subset_words
 from mechopt.oracles.subset_masks import own_subset_masks
 
@@ -160,7 +159,7 @@ class KSubset(PureOracle):
         """Packed reports: one 16-bit word per report for d ≤ 16, else the Bernoulli start and fix-up of
         :func:`mechopt.oracles.subset_masks.own_subset_masks` (x in with probability g_k, the rest uniform)."""
         if self.d <= SMALL_D:  # one word per report: drawn directly from the lists with and without x
-            return words_to_packed(own_subset_words(rng, x, self.k, self.d, self.g)[:, None], self.d)
+            return own_subset_words(rng, x, self.k, self.d, self.g, packed=True)
         return own_subset_masks(rng, x, self.d, self.k, self.g)
 
     def _chunk_items(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -11,9 +11,9 @@ rounding of p, ≤ 1e-16), not a discretisation of it.
 - :func:`bernoulli_rows`: rows of d i.i.d. Bernoulli(q) bits, one
   table look-up per output byte (the 256 byte values have law
   q^|v| (1−q)^(8−|v|)), two random bytes per 8 bits instead of eight.
-- :func:`words_to_packed`: 16-bit item words (k-subset reports of d ≤ 16,
-  :mod:`mechopt.oracles.small_ksubset`) as ``packbits`` rows. Uniform k-subsets of
-  larger d are drawn by :mod:`mechopt.oracles.subset_masks`.
+
+k-subset reports are drawn by :mod:`mechopt.oracles.small_ksubset` (d ≤ 16) and
+:mod:`mechopt.oracles.subset_masks`.
 
 Examples
 --------
@@ -33,9 +33,9 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_uint16
 
-__all__ = ["CellTable", "bernoulli_rows", "words_to_packed", "POP16"]
+__all__ = ["CellTable", "bernoulli_rows", "POP16"]
 
-BLOCK = 16  # items per 16-bit word (words_to_packed)
+BLOCK = 16  # items per 16-bit word (small_ksubset)
 CHUNK_USERS = 1 << 16  # users per vectorised block (keeps the working set in cache)
 POP16 = np.array([bin(v).count("1") for v in range(1 << 16)], dtype=np.uint8)
 TAIL = 255  # table entry of a tail cell (outcomes are < 255)
@@ -175,17 +175,3 @@ def _redraw_tail(dst: np.ndarray, u: np.ndarray, first: int, eq: np.ndarray, tab
     at = at[u[at] >= first]
     if at.size:
         dst[at] = table.resolve(np.zeros(at.size, dtype=np.intp), rng)
-
-
-# ------------------------------------------------------- packed 16-bit words
-def words_to_packed(W: np.ndarray, d: int) -> np.ndarray:
-    """The (n, ⌈d/8⌉) ``packbits`` rows of 16-bit item words (item 16b+i = bit 15−i of word b).
-
-    Consumes ``W`` (a C-contiguous uint16 array the caller owns): its words are
-    byte-swapped in place to big-endian and viewed as bytes, no second array.
-    """
-    if np.little_endian:
-        W.byteswap(inplace=True)
-    out = W.view(np.uint8)  # item 16b+i → byte 2b + i//8, bit 7 − i%8
-    width = (d + 7) // 8
-    return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])

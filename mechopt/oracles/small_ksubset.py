@@ -41,7 +41,9 @@ def _own_lists(d: int, k: int) -> tuple[np.ndarray, int, int]:
     return lists, math.comb(d - 1, k), math.comb(d - 1, k - 1)
 
 
-def own_subset_words(rng: np.random.Generator, x: np.ndarray, k: int, d: int, g: float) -> np.ndarray:
+def own_subset_words(
+    rng: np.random.Generator, x: np.ndarray, k: int, d: int, g: float, *, packed: bool = False
+) -> np.ndarray:
     """k-subset reports of items x (d ≤ :data:`SMALL_D`) as uint16 words: x is in with probability g, the rest uniform.
 
     Per user one 32-bit draw (``random_raw`` words, low half first), blocks of
@@ -52,7 +54,9 @@ def own_subset_words(rng: np.random.Generator, x: np.ndarray, k: int, d: int, g:
     (d, C(d, k)) table. Then, in user order, a tie gets one fresh word whose top
     48 bits finish the comparison with ⌊g·2⁶⁴⌋ (so P(x in) = ⌊g·2⁶⁴⌋/2⁶⁴ exactly),
     and ties and rejections get their index by ``rng.integers`` (exact). The
-    compiled kernel and its numpy twin give the same words.
+    compiled kernel and its numpy twin give the same words. With ``packed=True``
+    the result is the (n, ⌈d/8⌉) ``packbits`` rows instead (the table is
+    byte-swapped once, so the words come out big-endian: no pass over the output).
 
     Examples
     --------
@@ -64,6 +68,8 @@ def own_subset_words(rng: np.random.Generator, x: np.ndarray, k: int, d: int, g:
     if not 0 < k < d <= SMALL_D:
         raise ProblemError(f"own_subset_words needs 0 < k < d <= {SMALL_D}, got d={d}, k={k}")
     lists, c0, c1 = _own_lists(d, k)
+    if packed and np.little_endian:
+        lists = _swapped_lists(d, k)
     thr = min(int(g * 2.0**64), (1 << 64) - 1)
     consts = np.array([c0, c1, (1 << 16) % c0, (1 << 16) % c1, thr >> 48], dtype=np.int64)
     pick = _pick.compiled() or _pick_numpy
@@ -79,7 +85,16 @@ def own_subset_words(rng: np.random.Generator, x: np.ndarray, k: int, d: int, g:
             inc[tie] = rng.bit_generator.random_raw(int(tie.sum())) >> np.uint64(16) < np.uint64(thr & (2**48 - 1))
             at = rng.integers(0, np.where(inc, c1, c0))
             os_[b] = lists[xs[b], at + inc * c0]
-    return out
+    if not packed:
+        return out
+    rows = out.view(np.uint8).reshape(-1, 2)  # item i → byte i // 8, bit 7 − i % 8
+    return rows if d > 8 else np.ascontiguousarray(rows[:, :1])
+
+
+@lru_cache(maxsize=32)
+def _swapped_lists(d: int, k: int) -> np.ndarray:
+    """:func:`_own_lists` with every word byte-swapped (big-endian words are ``packbits`` bytes)."""
+    return _own_lists(d, k)[0].byteswap()
 
 
 @kernel

@@ -146,6 +146,7 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
     last, thr_g = _consts(d, g)
     settle = _settle.compiled() or _settle_numpy
     none = np.empty(0, dtype=np.uint64)
+    every = np.arange(min(x.size, pl.users))
     for top in range(0, x.size, SUPER):  # a superblock: its sub-blocks, then its users still short
         xt, Wt = x[top : top + SUPER], W[top : top + SUPER]
         left = np.empty(xt.size, dtype=np.int64)
@@ -154,7 +155,7 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
             _bits([rng.bit_generator.random_raw(Ws.shape) for _ in range(pl.t)], Ws, pl.a, last)
             C = rng.bit_generator.random_raw(xs.size)
             R = rng.bit_generator.random_raw((xs.size, pl.words))
-            settle(C, R, np.arange(xs.size), xs, Ws, ls, k, thr_g, d, pl.slot)
+            settle(C, R, every[: xs.size], xs, Ws, ls, k, thr_g, d, pl.slot)
         while (rows := np.flatnonzero(left)).size:  # 2F fresh words each, in user order
             settle(
                 none, rng.bit_generator.random_raw((rows.size, 2 * pl.words)), rows, xt, Wt, left, k, thr_g, d, pl.slot
@@ -274,9 +275,12 @@ def _bits(levels: list[np.ndarray], W: np.ndarray, a: int, last: np.uint64) -> N
     t = len(levels)
     if t == 0:
         W[:] = ~np.uint64(0) if a == 1 else np.uint64(0)
+    elif t == 1:
+        np.copyto(W, levels[0])
     else:
-        np.copyto(W, levels[-1])
-        for lv in range(t - 2, -1, -1):
+        prev = levels[-1]
+        for lv in range(t - 2, -1, -1):  # the first operation reads two levels: no copy pass
             op = np.bitwise_or if (a >> (t - 1 - lv)) & 1 else np.bitwise_and
-            op(W, levels[lv], out=W)
+            op(prev, levels[lv], out=W)
+            prev = W
     W[:, -1] &= last
