@@ -6,6 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from mechopt.errors import ProblemError
@@ -41,6 +44,23 @@ def test_compiled_and_numpy_paths_are_bit_identical(monkeypatch, d: int, kind: s
         assert a.shape == (n, (d + 7) // 8) and np.array_equal(a, b)
         bits = np.unpackbits(a, axis=1)
         assert np.all(bits[:, :d].sum(axis=1) == k) and not bits[:, d:].any()
+
+
+@given(d=st.integers(2, 300), data=st.data())
+@hsettings(max_examples=40, deadline=None)
+def test_every_report_has_k_items_and_the_coin_decides_x(d: int, data) -> None:
+    k = data.draw(st.integers(1, d - 1))
+    n = data.draw(st.integers(0, 40))
+    g = data.draw(st.sampled_from([0.0, 0.37, 1.0]))
+    x = np.random.default_rng(d).integers(0, d, n)
+    bits = np.unpackbits(sm.own_subset_masks(np.random.default_rng(k), x, d, k, g), axis=1)
+    assert bits.shape == (n, 8 * ((d + 7) // 8)) and not bits[:, d:].any()
+    assert np.all(bits[:, :d].sum(axis=1) == k)
+    own = bits[np.arange(n), x]
+    if g == 0.0:
+        assert not own.any()
+    elif g == 1.0:  # the coin u < 2^64 − 1 fails with chance 2^-64
+        assert own.all()
 
 
 def test_bit_identical_across_superblocks_and_fallback_rounds(monkeypatch) -> None:
