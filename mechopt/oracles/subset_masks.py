@@ -47,6 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.oracles.packed import POP16
 from mechopt.runtime.jit import kernel
 
 __all__ = ["own_subset_masks", "uniform_subsets", "plan", "Plan"]
@@ -68,7 +69,7 @@ class Plan(NamedTuple):
 
 
 def _tries(d: int, k: int, p: float) -> float:
-    """Mean fix-up successes-weighted tries from a Bernoulli(p) start (normal approximation of m)."""
+    """Expected fix-up tries from a Bernoulli(p) start: E|m − need| (normal approximation) over the success rate."""
     n = d - 1
     sd = math.sqrt(n * p * (1 - p))
     delta = k - n * p  # need − E m
@@ -140,6 +141,7 @@ def uniform_subsets(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndar
 
 
 def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> np.ndarray:
+    """The masks of users ``x`` (−1: no own item), drawing the words in the order of the module docstring."""
     pl = plan(d, k)
     nw = -(-d // 64)
     W = np.empty((x.size, nw), dtype=np.uint64)
@@ -245,7 +247,7 @@ def _own_numpy(C, x, W, left, k, thr_g) -> None:
         bit = np.uint64(1) << ((xo & 63) ^ 7).astype(np.uint64)
         inc = C[own] < thr_g
         W[own, xo >> 6] = np.where(inc, W[own, xo >> 6] | bit, W[own, xo >> 6] & ~bit)
-    np.subtract(k, np.bitwise_count(W).sum(axis=1, dtype=np.int64), out=left)
+    np.subtract(k, POP16[W.view(np.uint16)].sum(axis=1, dtype=np.int64), out=left)  # numpy ≥ 1.26: no bitwise_count
 
 
 def _fixup_numpy(R, rows, x, W, left, d, slot) -> None:
