@@ -25,12 +25,11 @@ from mechopt.oracles.base import (
     _check_d,
     _check_hist,
     _check_items,
-    bernoulli,
     check_eps,
     packed_column_sums,
 )
-from mechopt.oracles.packed import item_bit, subset_tables_fit, subset_words, swap_in, words_to_packed
 from mechopt.oracles.small_ksubset import SMALL_D, own_subset_words
+from mechopt.oracles.subset_masks import own_subset_masks
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
 
@@ -139,49 +138,29 @@ class KSubset(PureOracle):
         (m−1)-subset. For 2k ≤ d−1, m = k and S (or S minus one element, plus
         x) is the report; otherwise m = d−k complements it. Work O(n·min(k, d−k)).
 
-        For d ≤ 16 a packed report is one 16-bit word, drawn from the words with or
-        without x (:func:`mechopt.oracles.small_ksubset.own_subset_words`). Larger packed
-        reports skip the item lists when the block tables fit
-        (:func:`mechopt.oracles.packed.subset_tables_fit`: tables ≤ 16 MB, d up to ~1800 at ε = 1):
-        a uniform k-subset of all d items per user, block by block
-        (:func:`mechopt.oracles.packed.subset_words`, O(n·d/16) work), then
-        the swap of :meth:`_packed` puts x in with the right probability.
+        Packed reports never list items: for d ≤ 16 a report is one 16-bit word, drawn from
+        the words with or without x (:func:`mechopt.oracles.small_ksubset.own_subset_words`);
+        larger d start from i.i.d. dyadic Bernoulli bits and fix the count up by rejection
+        (:func:`mechopt.oracles.subset_masks.own_subset_masks`, O(n·d/64) words plus
+        O(n·√d) tries, compiled kernels when numba is installed, identical numbers without).
         """
         x = _check_items(x, self.d)
-        if packed and subset_tables_fit(self.d, self.k):
-            return self._packed(x, rng)
-        width = (self.d + 7) // 8
-        dt = np.int32 if self.d > 32767 else np.int16
         if packed:
-            out = np.empty((x.size, width), dtype=np.uint8)
-        else:
-            out = np.empty((self.k, x.size), dtype=dt)  # filled item-major, returned as its (n, k) view
+            return self._packed(x, rng)
+        dt = np.int32 if self.d > 32767 else np.int16
+        out = np.empty((self.k, x.size), dtype=dt)  # filled item-major, returned as its (n, k) view
         step = max(1024, min(CHUNK, (1 << 21) // self.d))  # keep the block's bitmap cache-sized (~2 MB)
         for lo in range(0, x.size, step):
             xs = x[lo : lo + step]
-            items = self._chunk_items(xs, rng)  # (k, n)
-            if packed:
-                bits = np.zeros((xs.size, self.d), dtype=bool)
-                bits[np.arange(xs.size)[None, :], items] = True
-                out[lo : lo + xs.size] = np.packbits(bits, axis=1)
-            else:
-                out[:, lo : lo + xs.size] = items
-        return out if packed else out.T
+            out[:, lo : lo + xs.size] = self._chunk_items(xs, rng)  # (k, n)
+        return out.T
 
     def _packed(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Packed reports by a swap: Z uniform over all k-subsets of the d items has x ∈ Z
-        with probability k/d ≤ g_k; a report without x swaps x for a uniformly chosen member
-        with probability α = (g_k − k/d)/(1 − k/d). Then P(x ∈ Z) = g_k and, either way, the
-        other members are a uniform subset of the d − 1 others, which is Q^k(· | x)."""
-        d, k, n = self.d, self.k, x.size
-        if d <= SMALL_D:  # one word per report: drawn directly from the lists with and without x
-            return words_to_packed(own_subset_words(rng, x, k, d, self.g)[:, None], d)
-        W = subset_words(rng, n, d, k)
-        word, bit = item_bit(x)
-        alpha = (self.g - k / d) / (1 - k / d)
-        rows = np.flatnonzero(((W[np.arange(n), word] & bit) == 0) & bernoulli(rng, n, min(max(alpha, 0.0), 1.0)))
-        swap_in(W, rows, x[rows], k, rng)
-        return words_to_packed(W, d)
+        """Packed reports: one 16-bit word per report for d ≤ 16, else the Bernoulli start and fix-up of
+        :func:`mechopt.oracles.subset_masks.own_subset_masks` (x in with probability g_k, the rest uniform)."""
+        if self.d <= SMALL_D:  # one word per report: drawn directly from the lists with and without x
+            return own_subset_words(rng, x, self.k, self.d, self.g, packed=True)
+        return own_subset_masks(rng, x, self.d, self.k, self.g)
 
     def _chunk_items(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The reports of users holding ``x`` as a (k, n) array of items."""

@@ -1,6 +1,6 @@
-"""Packed-report samplers: rows of i.i.d. bits and uniform k-subsets, drawn directly as ``packbits`` masks.
+"""Packed-report samplers: rows of i.i.d. bits drawn directly as ``packbits`` masks, by an exact table sampler.
 
-Both use one device, a table sampler with a remainder tail (:class:`CellTable`):
+The device is a table sampler with a remainder tail (:class:`CellTable`):
 a discrete law p on 0..V−1 gets ⌊p_v·M⌋ of M = 2^L equal cells; a uniform
 L-bit draw landing in those cells is the outcome by one table look-up, and
 the remaining R = M − Σ⌊p_v·M⌋ cells (the tail, under V/M of the mass) are
@@ -11,19 +11,16 @@ rounding of p, ≤ 1e-16), not a discretisation of it.
 - :func:`bernoulli_rows`: rows of d i.i.d. Bernoulli(q) bits, one
   table look-up per output byte (the 256 byte values have law
   q^|v| (1−q)^(8−|v|)), two random bytes per 8 bits instead of eight.
-- :func:`uniform_subsets`: uniform k-subsets of 0..d−1 as d-bit masks.
-  Items go in blocks of 16; the block counts are drawn in turn from their
-  hypergeometric laws (one :class:`CellTable` per block, rows indexed by
-  the number of items still needed), then each block's 16-bit word is
-  uniform among the words with that many bits. Work O(n·d/16), independent of k.
+
+k-subset reports are drawn by :mod:`mechopt.oracles.small_ksubset` (d ≤ 16) and
+:mod:`mechopt.oracles.subset_masks`.
 
 Examples
 --------
 >>> import numpy as np
->>> from mechopt.oracles.packed import uniform_subsets
->>> m = uniform_subsets(np.random.default_rng(0), 5, 20, 7)
->>> m.shape, np.unpackbits(m, axis=1, count=20).sum(axis=1).tolist()
-((5, 3), [7, 7, 7, 7, 7])
+>>> from mechopt.oracles.packed import bernoulli_rows
+>>> bernoulli_rows(np.random.default_rng(0), 5, 20, 0.3).shape
+(5, 3)
 """
 
 from __future__ import annotations
@@ -36,21 +33,10 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_uint16
 
-__all__ = [
-    "CellTable",
-    "bernoulli_rows",
-    "uniform_subsets",
-    "subset_words",
-    "words_to_packed",
-    "swap_in",
-    "item_bit",
-    "subset_tables_fit",
-    "POP16",
-]
+__all__ = ["CellTable", "bernoulli_rows", "POP16"]
 
-BLOCK = 16  # items per block in uniform_subsets (one uint16 word)
+BLOCK = 16  # items per 16-bit word (small_ksubset)
 CHUNK_USERS = 1 << 16  # users per vectorised block (keeps the working set in cache)
-MAX_TABLE_BYTES = 1 << 24  # tables of uniform_subsets beyond this fall back to the caller
 POP16 = np.array([bin(v).count("1") for v in range(1 << 16)], dtype=np.uint8)
 TAIL = 255  # table entry of a tail cell (outcomes are < 255)
 
@@ -189,200 +175,3 @@ def _redraw_tail(dst: np.ndarray, u: np.ndarray, first: int, eq: np.ndarray, tab
     at = at[u[at] >= first]
     if at.size:
         dst[at] = table.resolve(np.zeros(at.size, dtype=np.intp), rng)
-
-
-# ------------------------------------------------------- uniform k-subsets
-@lru_cache(maxsize=16)
-def _words(s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """s-bit words sorted by popcount, offsets, counts C(s, c), Lemire rejection thresholds 2^16 mod C."""
-    pc = POP16[: 1 << s]
-    words = np.argsort(pc, kind="stable").astype(np.uint16)  # the words themselves, by popcount
-    cnt = np.bincount(pc, minlength=s + 1).astype(np.uint32)
-    off = np.concatenate(([0], np.cumsum(cnt)[:-1])).astype(np.intp)
-    return words, off, cnt, ((1 << 16) % cnt).astype(np.uint32)
-
-
-def _bits_for(d: int, k: int) -> int:
-    blocks = -(-d // BLOCK)
-    for bits in (12, 11, 10, 9, 8):
-        if blocks * (k + 1) << bits <= MAX_TABLE_BYTES:
-            return bits
-    return 0
-
-
-def subset_tables_fit(d: int, k: int) -> bool:
-    """Whether :func:`uniform_subsets` can draw min(k, d−k)-subsets of d items within its table budget.
-
-    Examples
-    --------
-    >>> subset_tables_fit(256, 69), subset_tables_fit(100_000, 30_000)
-    (True, False)
-    """
-    return _bits_for(d, min(k, d - k)) > 0
-
-
-@lru_cache(maxsize=8)
-def _block_tables(d: int, k: int) -> tuple[list[CellTable], int]:
-    """Per block b (all but the last) the laws of its count given j items still needed, j = 0..k."""
-    from scipy.stats import hypergeom  # scipy.stats costs ~0.5 s of import: only when tables are built
-
-    bits = _bits_for(d, k)
-    blocks = -(-d // BLOCK)
-    j = np.arange(k + 1)[:, None]
-    c = np.arange(BLOCK + 1)[None, :]
-    tables = []
-    for b in range(blocks - 1):
-        rest = d - BLOCK * b  # items in blocks b.. (the draw's population)
-        pmf = hypergeom.pmf(c, rest, BLOCK, np.minimum(j, rest))
-        pmf[pmf.sum(axis=1) <= 0, 0] = 1.0  # unreachable states: any valid law
-        tables.append(CellTable.build(pmf, bits))
-    return tables, bits
-
-
-def uniform_subsets(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray:
-    """n independent uniform k-subsets of 0..d−1 as (n, ⌈d/8⌉) ``packbits`` masks.
-
-    Block b holds items 16b..16b+15. With j items still to place among the
-    r = d − 16b items of blocks b, b+1, ..., block b receives
-    c ~ Hypergeometric(r, 16, j) of them (the last block takes the rest), and
-    its word is uniform among the 16-bit words with c bits. For k > d/2 the
-    complement of a uniform (d−k)-subset is drawn.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> m = uniform_subsets(np.random.default_rng(3), 40_000, 5, 2)
-    >>> bits = np.unpackbits(m, axis=1, count=5)
-    >>> sorted(set(bits.sum(axis=1).tolist())), bool(np.all(abs(bits.mean(axis=0) - 0.4) < 0.01))
-    ([2], True)
-    """
-    return words_to_packed(subset_words(rng, n, d, k), d)
-
-
-def subset_words(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray:
-    """Uniform k-subsets as (n, ⌈d/16⌉) uint16 words: item 16b+i is bit 15−i of word b (see :func:`uniform_subsets`)."""
-    if not 0 <= k <= d:
-        raise ProblemError(f"k must lie in 0..{d}, got {k}")
-    kk = min(k, d - k)
-    if not subset_tables_fit(d, k):
-        raise ProblemError(
-            f"uniform_subsets tables for d={d}, k={kk} exceed {MAX_TABLE_BYTES} bytes; draw item lists instead"
-        )
-    blocks = -(-d // BLOCK)
-    W = np.empty((n, blocks), dtype=np.uint16)
-    for lo in range(0, n, CHUNK_USERS):
-        _subset_words(rng, d, kk, W[lo : lo + CHUNK_USERS])
-    if kk != k:
-        np.invert(W, out=W)
-        W[:, -1] &= np.uint16((0xFFFF << (BLOCK * blocks - d)) & 0xFFFF)
-    return W
-
-
-def words_to_packed(W: np.ndarray, d: int) -> np.ndarray:
-    """The (n, ⌈d/8⌉) ``packbits`` rows of 16-bit item words (item 16b+i = bit 15−i of word b).
-
-    Consumes ``W`` (a C-contiguous uint16 array the caller owns): its words are
-    byte-swapped in place to big-endian and viewed as bytes, no second array.
-    """
-    if np.little_endian:
-        W.byteswap(inplace=True)
-    out = W.view(np.uint8)  # item 16b+i → byte 2b + i//8, bit 7 − i%8
-    width = (d + 7) // 8
-    return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
-
-
-def item_bit(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(word index, uint16 mask) of item x in the 16-bit words (item 16b+i is bit 15−i of word b).
-
-    Examples
-    --------
-    >>> w, m = item_bit(np.array([0, 17]))
-    >>> w.tolist(), [hex(v) for v in m.tolist()]
-    ([0, 1], ['0x8000', '0x4000'])
-    """
-    return x >> 4, np.uint16(0x8000) >> (x & 15).astype(np.uint16)
-
-
-def swap_in(W: np.ndarray, rows: np.ndarray, x: np.ndarray, k: int, rng: np.random.Generator) -> None:
-    """In each row of ``rows`` (k items, x not among them) replace a uniformly chosen item by x, in place.
-
-    The item removed is found by rejection when the rows are dense (k ≥ 1/8 of the
-    16·blocks positions): a uniform position (Lemire on a 16-bit draw, exact) is
-    kept when it holds an item, so a kept one is uniform among the row's items
-    (under 8 tries per row on average); sparser rows walk to a uniform rank.
-    """
-    s = BLOCK * W.shape[1]
-    if 8 * k < s or s > 1 << 16:
-        _remove_by_rank(W, rows, k, rng)
-    else:
-        _remove_by_rejection(W, rows, s, rng)
-    word, bit = item_bit(x)
-    W[rows, word] |= bit
-
-
-def _remove_by_rejection(W: np.ndarray, rows: np.ndarray, s: int, rng: np.random.Generator) -> None:
-    """Clear one uniformly chosen set bit in each row of ``rows`` (positions 0..s−1 drawn until one is set)."""
-    thr = np.uint32((1 << 16) % s)
-    todo = rows
-    while todo.size:
-        prod = raw_uint16(rng, todo.size).astype(np.uint32)
-        prod *= np.uint32(s)
-        pos = prod >> 16
-        word, bit = item_bit(pos)
-        hit = ((W[todo, word] & bit) != 0) & ((prod & np.uint32(0xFFFF)) >= thr)
-        W[todo[hit], word[hit]] ^= bit[hit]
-        todo = todo[~hit]
-
-
-def _remove_by_rank(W: np.ndarray, rows: np.ndarray, k: int, rng: np.random.Generator) -> None:
-    """Clear the r-th set bit (r uniform in 0..k−1) of each row of ``rows``, by a cumulative popcount walk."""
-    w = W[rows]
-    pc = POP16[w]
-    cum = np.cumsum(pc, axis=1, dtype=np.int32)
-    r = rng.integers(0, k, size=rows.size)
-    wi = (cum <= r[:, None]).sum(axis=1)
-    at = np.arange(rows.size)
-    word = w[at, wi]
-    rr = r - (cum[at, wi] - pc[at, wi])  # rank of the item within its word
-    lo = word & np.uint16(0xFF)
-    plo = POP16[lo]
-    in_lo = rr < plo
-    hi_pos = _SEL8[word >> np.uint16(8), np.maximum(rr - plo, 0) % 8] + 8
-    pos = np.where(in_lo, _SEL8[lo, np.minimum(rr, 7)], hi_pos)
-    W[rows, wi] ^= np.uint16(1) << pos.astype(np.uint16)
-
-
-_SEL8 = np.zeros((256, 8), dtype=np.uint8)  # _SEL8[v, i]: bit position of the i-th set bit of byte v
-for _v in range(256):
-    _p = [b for b in range(8) if _v >> b & 1]
-    _SEL8[_v, : len(_p)] = _p
-
-
-def _subset_words(rng: np.random.Generator, d: int, k: int, W: np.ndarray) -> None:
-    """Fill ``W`` ((n, blocks) uint16) with the words of n uniform k-subsets; item 16b+i is bit 15−i of word b."""
-    tables, bits = _block_tables(d, k)
-    n, blocks = W.shape
-    Wt = np.empty((blocks, n), dtype=np.uint16)  # block-major: each block's words are one contiguous write
-    need = np.full(n, k, dtype=np.intp)
-    U = raw_uint16(rng, 2 * n * blocks).reshape(blocks, 2, n)
-    for b, table in enumerate(tables):
-        c = table.sample(need, U[b, 0] >> np.uint16(16 - bits), rng).astype(np.intp)
-        need -= c
-        Wt[b] = _word_with(c, U[b, 1], BLOCK, rng)
-    last = d - BLOCK * (blocks - 1)
-    Wt[-1] = _word_with(need, U[-1, 1], last, rng) << np.uint16(BLOCK - last)
-    np.copyto(W, Wt.T)  # one transposing pass (column writes into W would touch each row once per block)
-
-
-def _word_with(c: np.ndarray, u: np.ndarray, s: int, rng: np.random.Generator) -> np.ndarray:
-    """For each count c (intp), a uniform s-bit word with c bits set (Lemire's bounded draw on the 16-bit u)."""
-    words, off, cnt, thr = _words(s)
-    size = cnt[c]
-    prod = u.astype(np.uint32) * size
-    idx = off[c] + (prod >> 16)
-    low = prod & np.uint32(0xFFFF)
-    cand = np.flatnonzero(low < size)  # a superset of the rejections (thr < size)
-    bad = cand[low[cand] < thr[c[cand]]]
-    if bad.size:
-        idx[bad] = off[c[bad]] + rng.integers(0, size[bad].astype(np.int64))
-    return words[idx]

@@ -21,8 +21,8 @@ from functools import lru_cache
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.oracles.base import bernoulli, raw_uint16
 from mechopt.oracles.packed import BLOCK, CHUNK_USERS, POP16
+from mechopt.runtime.jit import kernel
 
 __all__ = ["own_subset_words", "SMALL_D"]
 
@@ -41,13 +41,22 @@ def _own_lists(d: int, k: int) -> tuple[np.ndarray, int, int]:
     return lists, math.comb(d - 1, k), math.comb(d - 1, k - 1)
 
 
-def own_subset_words(rng: np.random.Generator, x: np.ndarray, k: int, d: int, g: float) -> np.ndarray:
+def own_subset_words(
+    rng: np.random.Generator, x: np.ndarray, k: int, d: int, g: float, *, packed: bool = False
+) -> np.ndarray:
     """k-subset reports of items x (d ≤ :data:`SMALL_D`) as uint16 words: x is in with probability g, the rest uniform.
 
-    Per user a Bern(g) coin (:func:`mechopt.oracles.base.bernoulli`, exact to 2⁻⁶⁴)
-    picks the list of words with or without x, and a 16-bit draw picks a word of
-    that list uniformly (Lemire's multiply-and-reject, exact); one look-up in a
-    (d, C(d, k)) table. Blocks of :data:`CHUNK_USERS` users in order.
+    Per user one 32-bit draw (``random_raw`` words, low half first), blocks of
+    :data:`CHUNK_USERS` users in order. Its high 16 bits h are the coin against
+    the top 16 bits T of ⌊g·2⁶⁴⌋ (h < T: x in; h > T: out; h = T, chance 2⁻¹⁶, a
+    tie), its low 16 bits pick a word of the list with or without x (Lemire's
+    multiply-shift; the biased low products are rejected): one look-up in a
+    (d, C(d, k)) table. Then, in user order, a tie gets one fresh word whose top
+    48 bits finish the comparison with ⌊g·2⁶⁴⌋ (so P(x in) = ⌊g·2⁶⁴⌋/2⁶⁴ exactly),
+    and ties and rejections get their index by ``rng.integers`` (exact). The
+    compiled kernel and its numpy twin give the same words. With ``packed=True``
+    the result is the (n, ⌈d/8⌉) ``packbits`` rows instead (the table is
+    byte-swapped once, so the words come out big-endian: no pass over the output).
 
     Examples
     --------
@@ -59,23 +68,68 @@ def own_subset_words(rng: np.random.Generator, x: np.ndarray, k: int, d: int, g:
     if not 0 < k < d <= SMALL_D:
         raise ProblemError(f"own_subset_words needs 0 < k < d <= {SMALL_D}, got d={d}, k={k}")
     lists, c0, c1 = _own_lists(d, k)
-    t0, t1 = (1 << 16) % c0, (1 << 16) % c1  # Lemire: low products below 2^16 mod size are rejected
-    flat = lists.ravel()
+    if packed and np.little_endian:
+        lists = _swapped_lists(d, k)
+    thr = min(int(g * 2.0**64), (1 << 64) - 1)
+    consts = np.array([c0, c1, (1 << 16) % c0, (1 << 16) % c1, thr >> 48], dtype=np.int64)
+    pick = _pick.compiled() or _pick_numpy
     out = np.empty(x.size, dtype=np.uint16)
+    bad = np.empty(min(x.size, CHUNK_USERS), dtype=np.int64)
     for lo in range(0, x.size, CHUNK_USERS):
-        xs = x[lo : lo + CHUNK_USERS]
-        hit = bernoulli(rng, xs.size, g).view(np.uint8).astype(np.uint32)
-        # per user (uint32 arithmetic, wrapping where c1 < c0): the list's size, start and rejection threshold
-        size = hit * np.uint32((c1 - c0) % (1 << 32)) + np.uint32(c0)
-        prod = raw_uint16(rng, xs.size).astype(np.uint32)
-        prod *= size
-        at = prod >> 16  # the index within the list
-        thr = hit * np.uint32((t1 - t0) % (1 << 32)) + np.uint32(t0)
-        bad = np.flatnonzero((prod & np.uint32(0xFFFF)) < thr)
-        at += hit * np.uint32(c0)
-        if bad.size:  # the biased low products (fewer than C(d, k)/2^16 of them): redrawn exactly
-            at[bad] = rng.integers(0, size[bad].astype(np.int64)) + hit[bad] * c0
-        idx = np.multiply(xs, lists.shape[1], dtype=np.intp)
-        idx += at
-        np.take(flat, idx, out=out[lo : lo + xs.size], mode="clip")
-    return out
+        xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
+        u = rng.bit_generator.random_raw((xs.size + 1) // 2).view(np.uint32)[: xs.size]
+        b = bad[: pick(u, xs, lists, consts, os_, bad)]  # ties and rejections, in user order
+        if b.size:
+            tie = (u[b] >> 16) == consts[4]
+            inc = (u[b] >> 16) < consts[4]
+            inc[tie] = rng.bit_generator.random_raw(int(tie.sum())) >> np.uint64(16) < np.uint64(thr & (2**48 - 1))
+            at = rng.integers(0, np.where(inc, c1, c0))
+            os_[b] = lists[xs[b], at + inc * c0]
+    if not packed:
+        return out
+    rows = out.view(np.uint8).reshape(-1, 2)  # item i → byte i // 8, bit 7 − i % 8
+    return rows if d > 8 else np.ascontiguousarray(rows[:, :1])
+
+
+@lru_cache(maxsize=32)
+def _swapped_lists(d: int, k: int) -> np.ndarray:
+    """:func:`_own_lists` with every word byte-swapped (big-endian words are ``packbits`` bytes)."""
+    return _own_lists(d, k)[0].byteswap()
+
+
+@kernel
+def _pick(u, x, lists, consts, out, bad):  # pragma: no cover - compiled; its numpy twin is _pick_numpy
+    """out[i] = the word of user i from its 32-bit draw u[i]; returns the count of users (listed in ``bad``) to redo."""
+    c0, c1, t0, t1, top = (
+        np.uint32(consts[0]),
+        np.uint32(consts[1]),
+        np.uint32(consts[2]),
+        np.uint32(consts[3]),
+        np.uint32(consts[4]),
+    )
+    flat = lists.ravel()
+    ncol = lists.shape[1]
+    nb = 0
+    for i in range(u.size):
+        v = u[i]
+        h = v >> np.uint32(16)
+        inc = h < top  # selects, not branches (no wrapping arithmetic: the source also runs as Python)
+        size = c1 if inc else c0
+        prod = (v & np.uint32(0xFFFF)) * size
+        out[i] = flat[x[i] * ncol + np.int64(prod >> np.uint32(16)) + (np.int64(c0) if inc else 0)]
+        if (prod & np.uint32(0xFFFF)) < (t1 if inc else t0) or h == top:
+            bad[nb] = i
+            nb += 1
+    return nb
+
+
+def _pick_numpy(u, x, lists, consts, out, bad) -> int:
+    """:func:`_pick` vectorised (the same integers)."""
+    c0, c1, t0, t1, top = (int(v) for v in consts)
+    h = (u >> 16).astype(np.int64)
+    inc = (h < top).astype(np.int64)
+    prod = (u & 0xFFFF).astype(np.int64) * (c0 + inc * (c1 - c0))
+    np.take(lists.ravel(), x * lists.shape[1] + (prod >> 16) + inc * c0, out=out)
+    b = np.flatnonzero(((prod & 0xFFFF) < t0 + inc * (t1 - t0)) | (h == top))
+    bad[: b.size] = b
+    return b.size

@@ -14,18 +14,8 @@ from scipy.stats import chisquare
 from mechopt.errors import ProblemError
 from mechopt.oracles.bits import BRR, OUE
 from mechopt.oracles.frequency import KSubset, subset_rank
-from mechopt.oracles.packed import (
-    POP16,
-    CellTable,
-    _block_tables,
-    _byte_table,
-    bernoulli_rows,
-    subset_tables_fit,
-    subset_words,
-    swap_in,
-    uniform_subsets,
-    words_to_packed,
-)
+from mechopt.oracles.packed import POP16, CellTable, _byte_table, bernoulli_rows
+from mechopt.oracles.subset_masks import uniform_subsets
 
 ALPHA = 1e-3
 
@@ -51,16 +41,10 @@ def test_cell_table_realises_its_pmf_exactly(bits: int) -> None:
     assert np.max(np.abs(law - pmf / pmf.sum(axis=1, keepdims=True))) < 1e-15
 
 
-def test_byte_and_hypergeometric_tables_are_exact() -> None:
+def test_byte_tables_are_exact() -> None:
     pop = POP16[:256].astype(float)
     for q in (0.5, 0.2689414213699951, 1e-3):
         assert np.max(np.abs(_implied_law(_byte_table(q))[0] - q**pop * (1 - q) ** (8 - pop))) < 1e-15
-    tables, _ = _block_tables(256, 69)
-    from scipy.stats import hypergeom
-
-    law = _implied_law(tables[3])  # block 3: 208 items left, 16 of them in the block
-    want = hypergeom.pmf(np.arange(17)[None, :], 208, 16, np.arange(70)[:, None])
-    assert np.max(np.abs(law - want)) < 1e-14
 
 
 def test_cell_table_sampling_matches_law() -> None:
@@ -103,29 +87,12 @@ def test_uniform_subsets_have_exactly_k_items(d: int, data) -> None:
     assert np.all(bits[:, :d].sum(axis=1) == k) and not bits[:, d:].any()
 
 
-def test_subset_tables_budget() -> None:
-    assert subset_tables_fit(1024, 277) and not subset_tables_fit(50_000, 13_000)
-    with pytest.raises(ProblemError, match="exceed"):
-        subset_words(np.random.default_rng(0), 2, 50_000, 13_000)
+def test_uniform_subsets_have_no_table_budget() -> None:
+    """The Bernoulli start and fix-up need no tables: d = 50 000, k = 13 000 draws directly."""
+    bits = np.unpackbits(uniform_subsets(np.random.default_rng(0), 2, 50_000, 13_000), axis=1, count=50_000)
+    assert bits.sum(axis=1).tolist() == [13_000, 13_000]
     with pytest.raises(ProblemError, match="k must lie"):
-        subset_words(np.random.default_rng(0), 2, 10, 11)
-
-
-def test_swap_in_replaces_a_uniform_member_by_x() -> None:
-    d, k, n = 40, 6, 60_000
-    rng = np.random.default_rng(9)
-    base = np.zeros((n, d), dtype=bool)
-    base[:, [1, 7, 16, 17, 30, 39]] = True  # members spread over three words
-    W = np.packbits(base, axis=1)
-    W = np.pad(W, ((0, 0), (0, 1))).view(">u2").astype(np.uint16)
-    x = np.full(n, 20)
-    swap_in(W, np.arange(n), x, k, rng)
-    after = np.unpackbits(words_to_packed(W, d), axis=1, count=d).astype(bool)
-    assert np.all(after.sum(axis=1) == k) and after[:, 20].all()
-    removed = np.nonzero(base & ~after)[1]
-    assert removed.size == n
-    counts = np.bincount(removed, minlength=d)[[1, 7, 16, 17, 30, 39]]
-    assert chisquare(counts).pvalue > ALPHA
+        uniform_subsets(np.random.default_rng(0), 2, 10, 11)
 
 
 @pytest.mark.parametrize("d,k,eps", [(6, 2, 0.8), (17, 3, 1.0), (18, 15, 0.5), (20, 1, 2.0)])

@@ -1,0 +1,288 @@
+"""k-subset reports as packed d-bit masks: i.i.d. dyadic Bernoulli bits, then a rejection fix-up to exactly k items.
+
+The sampler (:func:`own_subset_masks`) draws, for user i holding item x_i, a
+report Z with P(x_i ∈ Z) = g and the other members a uniform subset of the
+d − 1 others (the k-subset mechanism's Q^k(· | x), eq. (5)); :func:`uniform_subsets`
+is the same without an own item. Per user:
+
+1. **Start.** Every item's bit is Bernoulli(p), p = a/2^t a dyadic rational
+   near k/d chosen by a cost model (:func:`plan`), from t random 64-bit words per
+   64 items combined by AND/OR along the binary digits of a; bit x is then set by
+   a coin u < ⌊g·2⁶⁴⌋ on one more word (exact to 2⁻⁶⁴, as
+   :func:`mechopt.oracles.base.bernoulli`). Given their number m, the set bits
+   among the others are a uniform m-subset (the bits are i.i.d.).
+2. **Fix-up.** While m ≠ need (k − 1 with x in, k without), a position is read
+   from the next ⌈log2 d⌉-bit slot of the user's words (a value ≥ d, or x, is a
+   failed try) and is cleared if m > need and it is set, or set if m < need and
+   it is clear. Each success removes a uniform member or adds a uniform
+   non-member, so the set stays uniform given its size: the report has exactly
+   Q^k(· | x), whatever p is (p only sets the cost: E|m − need| = O(√d) tries).
+
+Random words, in this order (``bit_generator.random_raw``), per superblock of
+:data:`SUPER` users (= :data:`mechopt.oracles.mechanism.ORACLE_BLOCK`, so chunks
+that are multiples of it reproduce one call), for each of its blocks of
+:attr:`Plan.users` users: t arrays (users, ⌈d/64⌉) of bit words (one per level,
+digit 1 of a first), one coin word per user, then (users, F) fix-up words (slots
+from the low bits of each word, ⌊64/⌈log2 d⌉⌋ per word). After its blocks, the
+superblock's users still short get, in user order, (short users, 2F) fresh words,
+again until none is left. The compiled kernel (:mod:`mechopt.runtime.jit`) and
+its numpy twin are pure transforms of these words and give bit-identical masks.
+Item j of a row is bit j ^ 7 of its 64-bit word j // 64, so the words viewed as
+little-endian bytes are the ``packbits`` row.
+
+Examples
+--------
+>>> import numpy as np
+>>> m = own_subset_masks(np.random.default_rng(0), np.array([3, 3, 40]), 50, 7, 0.9)
+>>> m.shape, np.unpackbits(m, axis=1, count=50).sum(axis=1).tolist()
+((3, 7), [7, 7, 7])
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from mechopt.errors import ProblemError
+from mechopt.oracles.packed import POP16
+from mechopt.runtime.jit import kernel
+
+__all__ = ["own_subset_masks", "uniform_subsets", "plan", "Plan"]
+
+MAX_T = 4  # finest dyadic p = a/16 (each level costs ⌈d/64⌉ words per user)
+TRY_COST = 1.0  # a fix-up try in raw-word units (the time of drawing one 64-bit word), for the plan's cost model
+BLOCK_WORDS = 1 << 16  # random words per block of users (~512 KB: the block stays in L2)
+SUPER = 1 << 16  # users per superblock (= mechopt.oracles.mechanism.ORACLE_BLOCK: such chunks reproduce one call)
+
+
+class Plan(NamedTuple):
+    """How a (d, k) subset is drawn: start p = a/2^t, F fix-up words per user, slot bits, users per block."""
+
+    a: int
+    t: int
+    words: int  # F
+    slot: int  # bits per fix-up try: ⌈log2 d⌉ (a value ≥ d is a failed try)
+    users: int
+
+
+def _tries(d: int, k: int, p: float) -> float:
+    """Expected fix-up tries from a Bernoulli(p) start: E|m − need| (normal approximation) over the success rate."""
+    n = d - 1
+    sd = math.sqrt(n * p * (1 - p))
+    delta = k - n * p  # need − E m
+    if sd == 0:
+        short = max(delta, 0.0)
+    else:
+        z = delta / sd
+        short = sd * math.exp(-z * z / 2) / math.sqrt(2 * math.pi) + delta * 0.5 * (1 + math.erf(z / math.sqrt(2)))
+    extra = short - delta  # E (m − need)+, and short = E (need − m)+
+    return short * d / max(d - k, 1) + extra * d / max(k, 1)
+
+
+@lru_cache(maxsize=64)
+def plan(d: int, k: int) -> Plan:
+    """The cheapest start p = a/2^t (t ≤ :data:`MAX_T`, a odd; or p = 0, 1) by a raw-word cost model.
+
+    Examples
+    --------
+    >>> plan(256, 69)[:2], plan(1024, 1)[:2], plan(1024, 1023)[:2]
+    ((1, 2), (0, 0), (1, 0))
+    """
+    nw = -(-d // 64)
+    slot = max(1, (d - 1).bit_length())
+    per, accept = 64 // slot, d / (1 << slot)
+
+    def cost(c: tuple[int, int]) -> float:
+        return c[1] * nw + _tries(d, k, c[0] / (1 << c[1])) * (TRY_COST + 1 / per) / accept
+
+    cands = [(0, 0), (1, 0)] + [(a, t) for t in range(1, MAX_T + 1) for a in range(1, 1 << t, 2)]
+    a, t = min(cands, key=cost)
+    slots = (1.5 * _tries(d, k, a / (1 << t)) + 10) / accept  # most users finish on their own words
+    words = math.ceil(slots / per)
+    per_user = t * nw + 1 + words
+    users = 1 << max(0, min(16, (BLOCK_WORDS // per_user).bit_length() - 1))  # divides SUPER
+    return Plan(a, t, words, slot, users)
+
+
+def own_subset_masks(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> np.ndarray:
+    """(n, ⌈d/8⌉) ``packbits`` k-subsets of 0..d−1 holding x_i with probability g, the rest uniform (module docstring).
+
+    ``x`` holds items in 0..d−1 (checked by the caller); 1 ≤ k ≤ d − 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = own_subset_masks(np.random.default_rng(1), np.array([0, 5]), 9, 2, 1.0)
+    >>> np.unpackbits(m, axis=1, count=9)[:, [0, 5]].tolist()
+    [[1, 0], [0, 1]]
+    """
+    if not 1 <= k <= d - 1:
+        raise ProblemError(f"k must lie in 1..{d - 1}, got {k}")
+    return _draw(rng, np.asarray(x, dtype=np.int64), d, k, g)
+
+
+def uniform_subsets(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndarray:
+    """n independent uniform k-subsets of 0..d−1 as (n, ⌈d/8⌉) ``packbits`` masks (no own item).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = uniform_subsets(np.random.default_rng(3), 40_000, 5, 2)
+    >>> bits = np.unpackbits(m, axis=1, count=5)
+    >>> sorted(set(bits.sum(axis=1).tolist())), bool(np.all(abs(bits.mean(axis=0) - 0.4) < 0.01))
+    ([2], True)
+    """
+    if not 0 <= k <= d:
+        raise ProblemError(f"k must lie in 0..{d}, got {k}")
+    return _draw(rng, np.full(n, -1, dtype=np.int64), d, k, 0.0)
+
+
+def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> np.ndarray:
+    """The masks of users ``x`` (−1: no own item), drawing the words in the order of the module docstring."""
+    pl = plan(d, k)
+    nw = -(-d // 64)
+    W = np.empty((x.size, nw), dtype=np.uint64)
+    last, thr_g = _consts(d, g)
+    settle = _settle.compiled() or _settle_numpy
+    none = np.empty(0, dtype=np.uint64)
+    every = np.arange(min(x.size, pl.users))
+    for top in range(0, x.size, SUPER):  # a superblock: its sub-blocks, then its users still short
+        xt, Wt = x[top : top + SUPER], W[top : top + SUPER]
+        left = np.empty(xt.size, dtype=np.int64)
+        for lo in range(0, xt.size, pl.users):
+            xs, Ws, ls = xt[lo : lo + pl.users], Wt[lo : lo + pl.users], left[lo : lo + pl.users]
+            _bits([rng.bit_generator.random_raw(Ws.shape) for _ in range(pl.t)], Ws, pl.a, last)
+            C = rng.bit_generator.random_raw(xs.size)
+            R = rng.bit_generator.random_raw((xs.size, pl.words))
+            settle(C, R, every[: xs.size], xs, Ws, ls, k, thr_g, d, pl.slot)
+        while (rows := np.flatnonzero(left)).size:  # 2F fresh words each, in user order
+            settle(
+                none, rng.bit_generator.random_raw((rows.size, 2 * pl.words)), rows, xt, Wt, left, k, thr_g, d, pl.slot
+            )
+    if not np.little_endian:  # pragma: no cover - the layout is the little-endian byte view
+        W.byteswap(inplace=True)
+    out = W.view(np.uint8)
+    width = (d + 7) // 8
+    return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
+
+
+def _consts(d: int, g: float) -> tuple[np.uint64, np.uint64]:
+    """(mask of the last word's valid items, coin threshold ⌊g·2⁶⁴⌋)."""
+    rem = d - 64 * (-(-d // 64) - 1)
+    return np.uint64(sum(1 << (j ^ 7) for j in range(rem))), np.uint64(min(int(g * 2.0**64), (1 << 64) - 1))
+
+
+# ------------------------------------------------------------------ kernels
+@kernel
+def _settle(C, R, rows, x, W, left, k, thr_g, d, slot):  # pragma: no cover - compiled; numpy twin _settle_numpy
+    """Fix-up tries on the words R[j] for row rows[j] until ``left`` (need − m) is 0 or the words run out.
+
+    With coins C (one per row, first pass): first bit x of row i from C[i] < thr_g (no own
+    item when x < 0) and ``left`` from the row's popcount.
+    """
+    per = 64 // slot
+    mask = np.uint64((1 << slot) - 1)
+    sl = np.uint64(slot)
+    one = np.uint64(1)
+    top = d - 1
+    nw = W.shape[1]
+    for j in range(rows.size):
+        i = rows[j]
+        xi = x[i]
+        if C.size:
+            inc = 0
+            if xi >= 0:  # branch-free: the coin is a fair guess for the branch predictor
+                inc = np.int64(C[i] < thr_g)
+                wx = xi >> 6
+                bit = one << np.uint64((xi & 63) ^ 7)
+                W[i, wx] = (W[i, wx] & ~bit) | (bit * np.uint64(inc))
+            m = 0
+            for q in range(nw):  # SWAR popcount of the row
+                v = W[i, q]
+                v = v - ((v >> one) & np.uint64(0x5555555555555555))
+                v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+                v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+                v += v >> np.uint64(8)  # byte sums by shifts (no wrapping multiply: the source also runs as Python)
+                v += v >> np.uint64(16)
+                v += v >> np.uint64(32)
+                m += np.int64(v & np.uint64(0x7F))
+            left[i] = k - m  # (k − inc) needed among the others, (m − inc) of them set
+        lf = left[i]
+        if lf == 0:
+            continue
+        step = 1 if lf < 0 else -1  # the sign of left never changes: only removals or only additions
+        want = one if lf < 0 else np.uint64(0)  # remove a member / add a non-member
+        c = 0
+        while lf != 0 and c < R.shape[1]:
+            cur = R[j, c]
+            c += 1
+            for _ in range(per):  # branch-free try: the only branch taken rarely is the exit
+                pos = np.int64(cur & mask)
+                cur >>= sl
+                wi = min(pos, top) >> 6  # a position ≥ d is a failed try; clamped to read a real word
+                sh = np.uint64((pos & 63) ^ 7)
+                ok = np.uint64((pos < d) & (pos != xi)) & (((W[i, wi] >> sh) & one) ^ want ^ one)
+                W[i, wi] ^= ok << sh
+                lf += step * np.int64(ok)
+                if lf == 0:
+                    break
+        left[i] = lf
+
+
+# ------------------------------------------------------------ numpy twins
+def _settle_numpy(C, R, rows, x, W, left, k, thr_g, d, slot) -> None:
+    """:func:`_settle` vectorised over the rows (bit-identical): the coins, then one try slot at a time."""
+    if C.size:
+        _own_numpy(C, x, W, left, k, thr_g)
+    _fixup_numpy(R, rows, x, W, left, d, slot)
+
+
+def _own_numpy(C, x, W, left, k, thr_g) -> None:
+    own = np.flatnonzero(x >= 0)
+    if own.size:
+        xo = x[own]
+        bit = np.uint64(1) << ((xo & 63) ^ 7).astype(np.uint64)
+        inc = C[own] < thr_g
+        W[own, xo >> 6] = np.where(inc, W[own, xo >> 6] | bit, W[own, xo >> 6] & ~bit)
+    np.subtract(k, POP16[W.view(np.uint16)].sum(axis=1, dtype=np.int64), out=left)  # numpy ≥ 1.26: no bitwise_count
+
+
+def _fixup_numpy(R, rows, x, W, left, d, slot) -> None:
+    per = 64 // slot
+    mask = np.uint64((1 << slot) - 1)
+    j = np.arange(rows.size)
+    for s in range(R.shape[1] * per):
+        j = j[left[rows[j]] != 0]
+        if not j.size:
+            return
+        i = rows[j]
+        pos = ((R[j, s // per] >> np.uint64((s % per) * slot)) & mask).astype(np.int64)
+        sh = ((pos & 63) ^ 7).astype(np.uint64)
+        lf = left[i]
+        inside = pos < d
+        isset = (W[i, np.where(inside, pos >> 6, 0)] >> sh) & np.uint64(1)
+        ok = inside & (pos != x[i]) & (isset == (lf < 0))
+        W[i[ok], pos[ok] >> 6] ^= np.uint64(1) << sh[ok]
+        left[i[ok]] += np.where(lf[ok] < 0, 1, -1)
+
+
+def _bits(levels: list[np.ndarray], W: np.ndarray, a: int, last: np.uint64) -> None:
+    """Start rows: each bit Bernoulli(a/2^t) from t arrays of words like ``W`` (Knuth–Yao on the digits of a).
+
+    Contiguous whole-array numpy operations, the same in both paths.
+    """
+    t = len(levels)
+    if t == 0:
+        W[:] = ~np.uint64(0) if a == 1 else np.uint64(0)
+    elif t == 1:
+        np.copyto(W, levels[0])
+    else:
+        prev = levels[-1]
+        for lv in range(t - 2, -1, -1):  # the first operation reads two levels: no copy pass
+            op = np.bitwise_or if (a >> (t - 1 - lv)) & 1 else np.bitwise_and
+            op(prev, levels[lv], out=W)
+            prev = W
+    W[:, -1] &= last
