@@ -100,7 +100,7 @@ def alias_draw(x: np.ndarray, u: np.ndarray, k: int, threshold: np.ndarray, alia
     >>> out = np.empty(2, dtype=np.intp)
     >>> alias_draw.python(np.array([0, 0]), np.array([0.1, 0.3]), 2, np.array([0.4, 2.0]), np.array([1, 1]), out)
     >>> out.tolist()
-    [1, 0]
+    [0, 1]
     """
     for i in range(x.size):
         v = u[i] * k
