@@ -77,11 +77,27 @@ def own_bits(flat: np.ndarray, width: int, x: np.ndarray, bits: np.ndarray, r0: 
 
 
 def own_bits_numpy(out: np.ndarray, x: np.ndarray, bits: np.ndarray) -> None:
-    """The numpy path of :func:`own_bits` on all rows of ``out`` ((n, width) uint8), vectorised."""
-    flat = out.reshape(-1)
-    at = np.arange(0, out.size, out.shape[1]) + (x >> 3)  # the byte holding each user's bit x
-    mask = np.uint8(0x80) >> (x & 7).astype(np.uint8)
-    flat[at] = (flat[at] & ~mask) | (mask * np.unpackbits(bits, count=x.size, bitorder="little"))
+    """The numpy path of :func:`own_bits` on all rows of ``out`` ((n, width) uint8), vectorised.
+
+    Rows of one or two bytes are whole words: W ^= (W ^ B) & m_x with B = own bit · all-ones.
+    """
+    own = np.unpackbits(bits, count=x.size, bitorder="little")
+    if out.shape[1] > 2:
+        flat = out.reshape(-1)
+        at = np.arange(0, out.size, out.shape[1]) + (x >> 3)  # the byte holding each user's bit x
+        mask = np.uint8(0x80) >> (x & 7).astype(np.uint8)
+        flat[at] = (flat[at] & ~mask) | (mask * own)
+        return
+    dt = np.dtype(f"u{out.shape[1]}")
+    one = np.zeros((8 * out.shape[1], out.shape[1]), dtype=np.uint8)  # row i: item i's bit in memory order
+    one[np.arange(one.shape[0]), np.arange(one.shape[0]) >> 3] = 0x80 >> (np.arange(one.shape[0]) & 7)
+    masks, words = one.view(dt).ravel(), out.view(dt).reshape(-1)
+    for lo in range(0, x.size, 1 << 16):  # cache-sized blocks
+        w = words[lo : lo + (1 << 16)]
+        t = np.multiply(own[lo : lo + (1 << 16)], dt.type(np.iinfo(dt).max), dtype=dt)
+        t ^= w
+        t &= masks[x[lo : lo + (1 << 16)]]
+        w ^= t
 
 
 @kernel
