@@ -80,6 +80,10 @@ def own_bits_numpy(out: np.ndarray, x: np.ndarray, bits: np.ndarray) -> None:
     """The numpy path of :func:`own_bits` on all rows of ``out`` ((n, width) uint8), vectorised.
 
     Rows of one or two bytes are whole words: W ^= (W ^ B) & m_x with B = own bit · all-ones.
+
+    >>> out = np.zeros((2, 2), dtype=np.uint8)
+    >>> own_bits_numpy(out, np.array([0, 9]), np.array([0b10], dtype=np.uint8)); out.tolist()
+    [[0, 0], [0, 64]]
     """
     own = np.unpackbits(bits, count=x.size, bitorder="little")
     if out.shape[1] > 2:
