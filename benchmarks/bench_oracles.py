@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from mechopt import Mechanism
 from mechopt.jobs.bench import median_time, timed
 from mechopt.oracles.bits import OUE
 from mechopt.oracles.frequency import GRR, KSubset
@@ -240,14 +241,15 @@ def _peer_samplers(mech: str, d: int, n: int) -> dict[str, Callable[[], Any]]:
 def case_floor(quick: bool = False) -> list[dict[str, Any]]:
     """Per-user randomizers at n = 10^7 reports as a multiple of the numpy floor in the same run (goal ≤ 3×).
 
-    Floor: for item reports (GRR; k-subset items, n·k of them) numpy drawing as
-    many uniforms and writing them as the int16 output; for bit reports (OUE, packed k-subset)
-    drawing n·d random bits straight into the (n, ⌈d/8⌉) uint8 output
+    Floor: for item reports (GRR; ``Mechanism.randomize`` of a random d × d Q; k-subset items,
+    n·k of them) numpy drawing as many uniforms and writing them as the int16 output; for bit reports
+    (OUE, packed k-subset) drawing n·d random bits straight into the (n, ⌈d/8⌉) uint8 output
     (``random_raw``); ours and the floor alternate, best of 5 each, in CPU time of this process
     (``time.process_time``; the wall times are in the notes). ``ratio`` = floor_s / ours_s.
     ``MECHOPT_BENCH_FLOOR="OUE,k-subset packed"`` runs only the named samplers,
     ``MECHOPT_BENCH_ROUNDS=3`` fewer alternations.
-    GRR/OUE also give the fastest peer's client (timed on 20 000 users, scaled).
+    GRR/OUE also give the fastest peer's client (timed on 20 000 users, scaled). The first row's notes
+    say whether the numba kernels ran and their cold compile time (a fresh process, empty cache).
     """
     n = 100_000 if quick else FLOOR_N
     only = [m for m in os.environ.get("MECHOPT_BENCH_FLOOR", "").split(",") if m]  # e.g. "OUE,k-subset packed"
@@ -259,6 +261,7 @@ def case_floor(quick: bool = False) -> list[dict[str, Any]]:
         orcs = {"GRR": (GRR(d, EPS), {}, "items"), "OUE": (OUE(d, EPS), {}, "bits")}
         orcs["k-subset packed"] = (KSubset(d, EPS), {"packed": True}, "bits")
         orcs["k-subset items"] = (KSubset(d, EPS), {}, "items")
+        orcs["Mechanism"] = (Mechanism(np.random.default_rng(d).dirichlet(np.ones(d), size=d)), {}, "items")
         for mech, (orc, kw, kind) in orcs.items():
             if only and mech not in only:
                 continue
@@ -290,10 +293,40 @@ def case_floor(quick: bool = False) -> list[dict[str, Any]]:
                     "ratio": cpu_f / cpu,
                     "repeats": rounds,
                     "notes": f"{cpu / cpu_f:.2f}x the floor in CPU time (goal <= 3x); wall {wall:.3g} s vs "
-                    f"{wall_f:.3g} s = {wall / wall_f:.2f}x{peer_txt}",
+                    f"{wall_f:.3g} s = {wall / wall_f:.2f}x{peer_txt}"
+                    + (_MECH_NOTE if mech == "Mechanism" else "")
+                    + ("" if rows else "; " + _jit_note()),
                 }
             )
     return rows
+
+
+_MECH_NOTE = "; random Q (rows Dirichlet(1)), alias tables d x d, labels 0..d-1, intp output"
+
+
+def _jit_note() -> str:
+    """Whether the compiled kernels ran, and their cold compile time (a fresh process, an empty numba cache)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from mechopt.runtime.jit import available
+
+    if not available():
+        return "kernels off (numba missing or MECHOPT_JIT=0): the numpy path"
+    code = (
+        "import time, numpy as np\n"
+        "from mechopt.oracles.bits import OUE\nfrom mechopt.oracles.frequency import GRR\n"
+        "from mechopt import Mechanism\n"
+        "x = np.arange(64) % 16; t = time.perf_counter()\n"
+        "OUE(16, 1.0).randomize(x, np.random.default_rng(0)); GRR(16, 1.0).randomize(x, np.random.default_rng(0))\n"
+        "Mechanism(np.full((16, 16), 1 / 16)).randomize_indices(x, 0); print(time.perf_counter() - t)\n"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        cold = float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout)
+        warm = float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout)
+    return f"numba kernels on; first calls {cold:.2f} s cold (empty cache: compile), {warm:.2f} s from the disk cache"
 
 
 def case_aggregate_large(quick: bool = False) -> list[dict[str, Any]]:

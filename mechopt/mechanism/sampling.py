@@ -14,7 +14,9 @@ the seed and the inputs: not on how the inputs are cut into chunks (successive
 calls with one ``Generator`` continue its stream), nor on the thread count
 (each thread takes a copy of the stream advanced to its first report with
 ``BitGenerator.advance``). The work is vectorised over blocks of
-:data:`BLOCK` reports (cache-resident buffers), never a Python loop per report.
+:data:`BLOCK` reports (cache-resident buffers), never a Python loop per report;
+with numba (``mechopt[fast]``) each block's look-ups are one compiled pass
+(:func:`alias_draw`) on the same uniforms, so the reports are identical.
 
 Examples
 --------
@@ -38,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError, ProblemError
+from mechopt.runtime.jit import kernel
 
 __all__ = ["AliasSampler", "alias_tables", "as_generator", "positive_int", "check_indices", "BLOCK"]
 
@@ -90,6 +93,23 @@ def alias_tables(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return prob, alias
 
 
+@kernel
+def alias_draw(x: np.ndarray, u: np.ndarray, k: int, threshold: np.ndarray, alias: np.ndarray, out: np.ndarray) -> None:
+    """``out[i] = A_{x[i]}(u[i])``: with v = k·u, j = ⌊v⌋ and f = x·k + j, j when v < threshold[f], else alias[f].
+
+    >>> out = np.empty(2, dtype=np.intp)
+    >>> alias_draw.python(np.array([0, 0]), np.array([0.1, 0.3]), 2, np.array([0.4, 2.0]), np.array([1, 1]), out)
+    >>> out.tolist()
+    [0, 1]
+    """
+    for i in range(x.size):
+        v = u[i] * k
+        j = int(v)
+        f = x[i] * k + j
+        a = alias[f]  # loaded unconditionally: a select, not an unpredictable branch
+        out[i] = j if v < threshold[f] else a
+
+
 class AliasSampler:
     """Draw outputs of a channel Q for given input indices, one uniform per report.
 
@@ -126,6 +146,10 @@ class AliasSampler:
     def _fill(self, x: np.ndarray, v: np.ndarray, out: np.ndarray, buf: "_Buffers") -> None:
         """``out[:] = A_x(v)`` for one block, in the block's buffers; ``v`` holds the uniforms and is overwritten."""
         n = x.size
+        fast = alias_draw.compiled()
+        if fast is not None:  # the same arithmetic, one compiled pass
+            fast(x, v, self.k, self.threshold, self.alias, out)
+            return
         v *= self.k
         j, flat, keep = buf.j[:n], buf.flat[:n], buf.keep[:n]
         j[...] = v  # ⌊k·u⌋ (truncation of a non-negative double)

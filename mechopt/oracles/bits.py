@@ -13,7 +13,7 @@ Both are pure oracles (see :mod:`mechopt.oracles.frequency`) with g = p and h = 
 Reports are packed bit rows (``numpy.packbits``, (n, ⌈d/8⌉) uint8), drawn a
 byte at a time from the law of 8 i.i.d. bits (:func:`mechopt.oracles.packed.bernoulli_rows`,
 exact up to the float rounding of q^j (1−q)^(8−j)); the own bit is then
-redrawn with :func:`bernoulli` (exact to 2⁻⁶⁴).
+replaced by its own Bern(p) draw (one raw bit when p = 1/2, else :func:`bernoulli`, exact to 2⁻⁶⁴).
 
 Examples
 --------
@@ -52,7 +52,6 @@ from mechopt.oracles.packed import bernoulli_rows
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 
 MAX_MATERIALISE_BITS = 16  # 2^d outputs are materialised up to this d
-ROW_USERS = 1 << 16  # users per block when the own bits are set on whole report words
 
 
 @dataclass(frozen=True)
@@ -91,53 +90,28 @@ class UnaryEncoding(PureOracle):
     def randomize(self, x, rng: np.random.Generator) -> np.ndarray:
         """Per-user reports: packed rows of d independent bits (bit x ~ Bern(p), others ~ Bern(q)).
 
-        The rows are drawn i.i.d. Bern(q) (:func:`bernoulli_rows`), then each
-        user's own bit is replaced by a Bern(p) draw: one raw random bit when p = 1/2
-        (OUE), else :func:`bernoulli` (exact to 2⁻⁶⁴). For d ≤ 16 a report is one
-        machine word and the own bit is set by word masks (no per-byte indexing).
+        First the n own bits are drawn (:meth:`own_draws`: one raw random bit
+        per user when p = 1/2 (OUE), else :func:`bernoulli`, exact to 2⁻⁶⁴), then
+        the rows i.i.d. Bern(q) (:func:`bernoulli_rows`), whose bit x of each row
+        is then replaced by the user's own bit. With numba (``mechopt[fast]``)
+        the rows and own bits are compiled passes over the same draws: the same
+        reports either way.
         """
         x = _check_items(x, self.d)
-        out = bernoulli_rows(rng, x.size, self.d, self.q)
-        if out.shape[1] <= 2:
-            self._own_bits_word(out, x, rng)
-            return out
-        flat = out.reshape(-1)
-        at = np.arange(0, out.size, out.shape[1]) + (x >> 3)  # the byte holding each user's bit x
-        mask = np.uint8(0x80) >> (x & 7).astype(np.uint8)
-        own = mask * bernoulli(rng, x.size, self.p)
-        flat[at] = (flat[at] & ~mask) | own
-        return out
+        bits = self.own_draws(x.size, rng)
+        return bernoulli_rows(rng, x.size, self.d, self.q, own=(x, bits))
 
-    def _own_bits_word(self, out: np.ndarray, x: np.ndarray, rng: np.random.Generator) -> None:
-        """Own bits of reports of one or two bytes: W = (W & ~m_x) | (m_x & B) on whole words, B ~ Bern(p) bits."""
-        dt = np.uint8 if out.shape[1] == 1 else np.uint16
-        words = out.view(dt).reshape(-1)
-        # the mask of item x in the word as numpy sees it: byte x >> 3 (memory order), bit 7 − x % 8 of that byte
-        items = np.arange(self.d)
-        masks = np.zeros(self.d, dtype=dt)
-        for byte in range(out.shape[1]):
-            one = np.zeros(out.shape[1], dtype=np.uint8)
-            sel = items >> 3 == byte
-            for i in items[sel]:
-                one[byte] = 0x80 >> (i & 7)
-                masks[i] = one.view(dt)[0]
-        bits = None
-        if self.p == 0.5:  # one raw random bit per own bit: the whole call's words at once
-            bits = rng.bit_generator.random_raw((x.size * out.shape[1] + 7) // 8).view(dt)[: x.size]
-        m = np.empty(min(x.size, ROW_USERS), dtype=dt)
-        t = np.empty_like(m)
-        for lo in range(0, x.size, ROW_USERS):  # W ^= (W ^ B) & m_x, in cache-sized blocks
-            hi = min(x.size, lo + ROW_USERS)
-            mm, tt, w = m[: hi - lo], t[: hi - lo], words[lo:hi]
-            np.take(masks, x[lo:hi], out=mm, mode="clip")
-            if bits is None:
-                b = bernoulli(rng, hi - lo, self.p)
-                np.multiply(b, dt(np.iinfo(dt).max), out=tt)
-            else:
-                tt[...] = bits[lo:hi]
-            np.bitwise_xor(tt, w, out=tt)
-            tt &= mm
-            w ^= tt
+    def own_draws(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """The n users' Bern(p) own bits, packed little-endian (bit i of the array is user i's).
+
+        p = 1/2: the first n bits of ⌈n/64⌉ raw 64-bit draws; else :func:`bernoulli`, packed.
+
+        >>> OUE(4, 1.0).own_draws(10, np.random.default_rng(0)).shape
+        (2,)
+        """
+        if self.p == 0.5:
+            return rng.bit_generator.random_raw((n + 63) // 64).view(np.uint8)[: (n + 7) // 8]
+        return np.packbits(bernoulli(rng, n, self.p), bitorder="little")
 
     def support_counts(self, reports) -> np.ndarray:
         """f_j = number of reports with bit j set (packed rows, no unpacking)."""

@@ -59,6 +59,7 @@ from mechopt.oracles.base import (
     check_eps,
     packed_column_sums,
 )
+from mechopt.oracles.kernels import grr_shift
 from mechopt.oracles.ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
 
 GRR_BLOCK = 1 << 16  # users per vectorised block of GRR.randomize (changes speed, never reports)
@@ -114,7 +115,8 @@ class GRR(PureOracle):
         exact up to the 2⁻⁵³ resolution of u; the reports depend only on the
         seed, not on how the users are cut into calls. Vectorised in blocks of
         :data:`GRR_BLOCK` users (cache-resident buffers), in the narrowest integer
-        type that holds the items.
+        type that holds the items; with numba (``mechopt[fast]``) each block is one
+        compiled pass (:func:`mechopt.oracles.kernels.grr_shift`), same reports.
         """
         x = _check_items(x, self.d)
         d, n = self.d, x.size
@@ -123,10 +125,14 @@ class GRR(PureOracle):
         step = min(GRR_BLOCK, max(n, 1))
         u, s = np.empty(step), np.empty(step, dtype=dt)
         inv_h = math.exp(self.eps) + d - 1  # 1/h
+        fast = grr_shift.compiled()
         for lo in range(0, n, step):
             m = min(step, n - lo)
             um, sm, y = u[:m], s[:m], out[lo : lo + m]
             rng.random(out=um)
+            if fast is not None:  # the same arithmetic in one compiled pass
+                fast(x[lo : lo + m], um, inv_h, d, y)
+                continue
             um *= inv_h
             np.minimum(um, d - 1, out=um)  # before the cast: u/h can exceed any integer type at large eps
             sm[:] = um  # ⌊u/h⌋ (truncation of a non-negative double)

@@ -32,6 +32,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_uint16
+from mechopt.oracles.kernels import byte_rows, own_bits, own_bits_numpy, tail_bytes
 
 __all__ = ["CellTable", "bernoulli_rows", "POP16"]
 
@@ -129,7 +130,9 @@ def _byte_cells(prob: float) -> tuple[np.ndarray, int]:
     return cells, first
 
 
-def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.ndarray:
+def bernoulli_rows(
+    rng: np.random.Generator, n: int, d: int, prob: float, own: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
     """(n, ⌈d/8⌉) uint8 ``packbits`` rows of d i.i.d. Bernoulli(prob) bits; padding bits are 0.
 
     Each output byte is one look-up of a 16-bit raw draw in the byte table
@@ -137,7 +140,13 @@ def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.
     tail cells hold :data:`SENTINEL`; only bytes equal to it (found on 64-bit
     words of the comparison) are checked against the tail and redrawn from the
     remainder law. The draws are consumed in blocks of :data:`ROW_BYTES` output
-    bytes in order, so the rows depend only on the stream, n and d.
+    bytes in order (per block: the 16-bit draws, then one double per tail byte,
+    in position order), so the rows depend only on the stream, n and d. With
+    numba (``mechopt[fast]``) each block is one compiled pass
+    (:func:`mechopt.oracles.kernels.byte_rows`) on the same draws: identical rows.
+
+    ``own = (x, bits)`` then sets bit ``x[i]`` of row i to bit i of ``bits`` (drawn
+    beforehand): compiled, on each block's finished rows (in cache); else at the end.
 
     Examples
     --------
@@ -153,16 +162,34 @@ def bernoulli_rows(rng: np.random.Generator, n: int, d: int, prob: float) -> np.
     out = np.empty((n, width), dtype=np.uint8)
     flat = out.reshape(-1)
     cells, first = _byte_cells(float(prob))
-    eq = np.empty(ROW_BYTES, dtype=bool)
+    table = _byte_table(float(prob))
+    fast, fill_tail, set_own = byte_rows.compiled(), tail_bytes.compiled(), own_bits.compiled()
+    mask = np.uint8((0xFF << (8 - d % 8)) & 0xFF) if d % 8 else None
+    work = np.empty(min(ROW_BYTES, flat.size), dtype=np.intp if fast else bool)  # tail positions / sentinel flags
+    done = 0  # rows finished (padding cleared, own bit set) by the compiled path
     for lo in range(0, flat.size, ROW_BYTES):
         m = min(ROW_BYTES, flat.size - lo)
         u = raw_uint16(rng, m)
         dst = flat[lo : lo + m]
-        np.take(cells, u, out=dst, mode="wrap")
-        if first < cells.size:
-            _redraw_tail(dst, u, first, np.equal(dst, SENTINEL, out=eq[:m]), _byte_table(float(prob)), rng)
-    if d % 8:
-        out[:, -1] &= np.uint8((0xFF << (8 - d % 8)) & 0xFF)
+        if fast is None:
+            np.take(cells, u, out=dst, mode="wrap")
+            if first < cells.size:
+                _redraw_tail(dst, u, first, np.equal(dst, SENTINEL, out=work[:m]), table, rng)
+            continue
+        t = fast(cells, u, first, dst, work)  # the same bytes and tail positions (ascending), one pass
+        if t:  # what table.resolve does, on the same doubles
+            fill_tail(dst, work, rng.random(t), table.tail_cdf[0])
+        end = (lo + m) // width
+        if mask is not None:
+            out[done:end, -1] &= mask
+        if own is not None:
+            set_own(flat, width, own[0], own[1], done, end)
+        done = end
+    if fast is None:
+        if mask is not None:
+            out[:, -1] &= mask
+        if own is not None:
+            own_bits_numpy(out, *own)
     return out
 
 

@@ -155,3 +155,38 @@ def test_bad_indices_are_refused(call, match) -> None:
 def test_bad_randomize_options_are_refused(kwargs, match) -> None:
     with pytest.raises(ParamError, match=match):
         Mechanism(np.eye(2)).randomize([0, 1], **kwargs)
+
+
+def _numpy_then_compiled(draw):
+    """``draw()`` with the kernels off (numpy path), then with the compiled alias kernel."""
+    from mechopt.mechanism.sampling import alias_draw
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MECHOPT_JIT", "0")
+        assert alias_draw.compiled() is None
+        slow = draw()
+    assert alias_draw.compiled() is not None  # numba is in the [test] extra
+    return slow, draw()
+
+
+@pytest.mark.parametrize("d", [1, 2, 7, 8, 9, 16, 255, 1024])
+def test_compiled_alias_draws_equal_numpy_draws(d: int) -> None:
+    """Same seed → the same reports with and without numba, over sizes that straddle BLOCK, and with threads."""
+    for k, zeros in ((d, True), (max(1, d // 3), False), (d + 5, True)):
+        m = Mechanism(_channel(d + k, d, k, zeros))
+        for n in (0, 1, BLOCK + 17):
+            x = np.random.default_rng(n).integers(0, d, n)
+            slow, fast = _numpy_then_compiled(lambda: m.randomize_indices(x, n))
+            assert np.array_equal(slow, fast), (d, k, n)
+    x = np.random.default_rng(3).integers(0, d, 2 * BLOCK + 3)
+    slow, fast = _numpy_then_compiled(lambda: m.randomize_indices(x, 5, threads=2))
+    assert np.array_equal(slow, fast) and np.array_equal(fast, m.randomize_indices(x, 5))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 12), k=st.integers(1, 30), n=st.integers(0, 2000))
+def test_compiled_alias_identity_property(seed: int, d: int, k: int, n: int) -> None:
+    s = AliasSampler(_channel(seed, d, k))
+    x = np.random.default_rng(seed).integers(0, d, n)
+    slow, fast = _numpy_then_compiled(lambda: s.sample(x, seed))
+    assert np.array_equal(slow, fast)
