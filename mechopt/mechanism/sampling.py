@@ -119,19 +119,19 @@ def alias_tables(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def alias_draw(x: np.ndarray, u: np.ndarray, k: int, threshold: np.ndarray, alias: np.ndarray, out: np.ndarray) -> None:
     """``out[i] = A_{x[i]}(u[i])``: with v = k·u, j = ⌊v⌋ and f = x·k + j, j when v < threshold[f], else alias[f].
 
-    ``f`` is clipped to the last cell, as ``numpy.take(mode="clip")`` does on the
-    numpy path (``k·u`` rounds up to ``k`` for u = 1 − 2⁻⁵³ when k is not a power of 2).
+    The tables hold one cell past the last row, a copy of the last cell: ``k·u``
+    rounds up to ``j = k`` for u = 1 − 2⁻⁵³ when k is not a power of 2, and the
+    last row then reads what ``numpy.take(mode="clip")`` reads on the numpy path.
 
     >>> out = np.empty(2, dtype=np.intp)
     >>> alias_draw.python(np.array([0, 0]), np.array([0.1, 0.3]), 2, np.array([0.4, 2.0]), np.array([1, 1]), out)
     >>> out.tolist()
     [0, 1]
     """
-    last = threshold.size - 1
     for i in range(x.size):
         v = u[i] * k
         j = int(v)
-        f = min(x[i] * k + j, last)
+        f = x[i] * k + j
         a = alias[f]  # loaded unconditionally: a select, not an unpredictable branch
         out[i] = j if v < threshold[f] else a
 
@@ -140,11 +140,13 @@ def pack_cells(threshold: np.ndarray, alias: np.ndarray, k: int) -> np.ndarray:
     """One ``uint32`` per alias cell: ``q << 16 | alias`` with ``q = min(⌊2¹⁶·c⌋, 2¹⁶ − 1)``, ``c = threshold − j``.
 
     ``c`` is exact (Sterbenz: j ≤ threshold ≤ 2j for j ≥ 1), so is ``2¹⁶·c``; needs k ≤ 2¹⁶.
+    The cell past the last row (see :func:`alias_draw`) is packed as the others
+    (it is only read with j = k, which falls back to the full tables).
 
-    >>> pack_cells(np.array([0.5, 2.0]), np.array([1, 1]), 2).tolist()
-    [2147483649, 4294901761]
+    >>> pack_cells(np.array([0.5, 2.0, 2.0]), np.array([1, 1, 1]), 2).tolist()
+    [2147483649, 4294901761, 4294901761]
     """
-    j = np.tile(np.arange(k, dtype=float), threshold.size // k)
+    j = np.arange(threshold.size, dtype=np.int64) % k
     q = np.minimum(np.floor((threshold - j) * 65536.0), 65535.0).astype(np.uint32)
     return (q << np.uint32(16)) | alias.astype(np.uint32)
 
@@ -167,7 +169,6 @@ def alias_draw_packed(
     [0, 1, 0]
     """
     n = x.size
-    last = threshold.size - 1
     for i in range(n):
         if i + AHEAD < n:
             prefetch(cells, x[i + AHEAD] * k + int(u[i + AHEAD] * k))
@@ -175,12 +176,11 @@ def alias_draw_packed(
         j = int(v)
         f = x[i] * k + j
         m = int((v - j) * 65536.0)
-        c = cells[min(f, last)]
+        c = cells[f]
         q = c >> 16
         if m != q and j < k:
             out[i] = j if m < q else c & 0xFFFF
         else:  # the double compare, as alias_draw
-            f = min(f, last)
             out[i] = j if v < threshold[f] else alias[f]
 
 
@@ -202,8 +202,9 @@ class AliasSampler:
     def __init__(self, Q: np.ndarray) -> None:
         self.d, self.k = Q.shape
         prob, alias = alias_tables(Q)
-        self.threshold = (prob + np.arange(self.k)[None, :]).ravel()  # j + prob[x, j]: compare v = k·u with it
-        self.alias = alias.ravel().astype(np.int16 if self.k <= np.iinfo(np.int16).max else np.int32)
+        threshold = (prob + np.arange(self.k)[None, :]).ravel()  # j + prob[x, j]: compare v = k·u with it
+        self.threshold = np.append(threshold, threshold[-1])  # one cell past the end: see alias_draw
+        self.alias = np.append(alias.ravel(), alias[-1, -1]).astype(np.int16 if self.k < 1 << 15 else np.int32)
         self._pack = self.threshold.nbytes + self.alias.nbytes > PACK_BYTES and self.k <= 1 << 16
         self._cells: np.ndarray | None = None  # packed on the first compiled draw
 
