@@ -55,6 +55,7 @@ __all__ = [
     "as_generator",
     "positive_int",
     "check_indices",
+    "in_range",
     "BLOCK",
     "PACK_BYTES",
 ]
@@ -119,9 +120,9 @@ def alias_tables(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def alias_draw(x: np.ndarray, u: np.ndarray, k: int, threshold: np.ndarray, alias: np.ndarray, out: np.ndarray) -> None:
     """``out[i] = A_{x[i]}(u[i])``: with v = k·u, j = ⌊v⌋ and f = x·k + j, j when v < threshold[f], else alias[f].
 
-    The tables hold one cell past the last row, a copy of the last cell: ``k·u``
-    rounds up to ``j = k`` for u = 1 − 2⁻⁵³ when k is not a power of 2, and the
-    last row then reads what ``numpy.take(mode="clip")`` reads on the numpy path.
+    ``j ≤ k − 1`` always: for u ≤ 1 − 2⁻⁵³ the product k·u is at most k − k·2⁻⁵³,
+    more than half an ulp below k unless k is a power of 2 (then it is exact), so
+    it never rounds up to k.
 
     >>> out = np.empty(2, dtype=np.intp)
     >>> alias_draw.python(np.array([0, 0]), np.array([0.1, 0.3]), 2, np.array([0.4, 2.0]), np.array([1, 1]), out)
@@ -140,11 +141,9 @@ def pack_cells(threshold: np.ndarray, alias: np.ndarray, k: int) -> np.ndarray:
     """One ``uint32`` per alias cell: ``q << 16 | alias`` with ``q = min(⌊2¹⁶·c⌋, 2¹⁶ − 1)``, ``c = threshold − j``.
 
     ``c`` is exact (Sterbenz: j ≤ threshold ≤ 2j for j ≥ 1), so is ``2¹⁶·c``; needs k ≤ 2¹⁶.
-    The cell past the last row (see :func:`alias_draw`) is packed as the others
-    (it is only read with j = k, which falls back to the full tables).
 
-    >>> pack_cells(np.array([0.5, 2.0, 2.0]), np.array([1, 1, 1]), 2).tolist()
-    [2147483649, 4294901761, 4294901761]
+    >>> pack_cells(np.array([0.5, 2.0]), np.array([1, 1]), 2).tolist()
+    [2147483649, 4294901761]
     """
     j = np.arange(threshold.size, dtype=np.int64) % k
     q = np.minimum(np.floor((threshold - j) * 65536.0), 65535.0).astype(np.uint32)
@@ -159,8 +158,8 @@ def alias_draw_packed(
 
     With w = v − j and c = threshold[f] − j (both exact), the rule v < threshold[f]
     is w < c. For m = ⌊2¹⁶·w⌋ and q the cell's top 16 bits: m < q implies w < c (j),
-    m > q implies w > c (alias), and m = q (probability 2⁻¹⁶) or j = k (see
-    :func:`alias_draw`) fall back to the double compare on the full tables.
+    m > q implies w > c (alias), and m = q (probability 2⁻¹⁶) falls back to the
+    double compare on the full tables.
 
     >>> th, al = np.array([0.4, 2.0]), np.array([1, 1])
     >>> out = np.empty(3, dtype=np.intp)
@@ -178,7 +177,7 @@ def alias_draw_packed(
         m = int((v - j) * 65536.0)
         c = cells[f]
         q = c >> 16
-        if m != q and j < k:
+        if m != q:
             out[i] = j if m < q else c & 0xFFFF
         else:  # the double compare, as alias_draw
             out[i] = j if v < threshold[f] else alias[f]
@@ -202,9 +201,8 @@ class AliasSampler:
     def __init__(self, Q: np.ndarray) -> None:
         self.d, self.k = Q.shape
         prob, alias = alias_tables(Q)
-        threshold = (prob + np.arange(self.k)[None, :]).ravel()  # j + prob[x, j]: compare v = k·u with it
-        self.threshold = np.append(threshold, threshold[-1])  # one cell past the end: see alias_draw
-        self.alias = np.append(alias.ravel(), alias[-1, -1]).astype(np.int16 if self.k < 1 << 15 else np.int32)
+        self.threshold = (prob + np.arange(self.k)[None, :]).ravel()  # j + prob[x, j]: compare v = k·u with it
+        self.alias = alias.ravel().astype(np.int16 if self.k <= np.iinfo(np.int16).max else np.int32)
         self._pack = self.threshold.nbytes + self.alias.nbytes > PACK_BYTES and self.k <= 1 << 16
         self._cells: np.ndarray | None = None  # packed on the first compiled draw
 
@@ -346,12 +344,35 @@ def check_indices(x_idx: Any, d: int) -> np.ndarray:
     x = np.asarray(x_idx)
     if x.ndim != 1 or x.dtype.kind not in "iu":
         raise ProblemError(f"x_idx must be a 1-D integer array of input indices, got {x.dtype} of shape {x.shape}")
-    if x.size and (x.min() < 0 or x.max() >= d):
+    if not in_range(x, d):
         bad = np.flatnonzero((x < 0) | (x >= d))
         raise ProblemError(
             f"input index {int(x[bad[0]])} at position {int(bad[0])} is outside 0..{d - 1} ({bad.size} such)"
         )
     return x
+
+
+@kernel
+def _count_outside(x: np.ndarray, d: int) -> int:
+    """How many of ``x`` are outside 0..d−1 (one pass; a negative value wraps to a huge unsigned one)."""
+    bad = 0
+    for i in range(x.size):
+        bad += np.uint64(x[i]) >= np.uint64(d)
+    return bad
+
+
+def in_range(x: np.ndarray, d: int) -> bool:
+    """True when every entry of the integer array ``x`` is in 0..d−1 (one compiled pass, or numpy's min and max).
+
+    >>> in_range(np.array([0, 2, 1]), 3), in_range(np.array([0, 3]), 3), in_range(np.array([-1]), 3)
+    (True, False, False)
+    """
+    if x.size == 0:
+        return True
+    fast = _count_outside.compiled()
+    if fast is not None:
+        return fast(x, d) == 0
+    return bool(x.min() >= 0 and x.max() < d)
 
 
 def positive_int(value: Any, name: str) -> int:
