@@ -31,7 +31,7 @@ import importlib.util
 import os
 from typing import Any, Callable
 
-__all__ = ["Kernel", "kernel", "available", "prefetch"]
+__all__ = ["Kernel", "kernel", "available", "numpy_and_compiled", "prefetch"]
 
 
 @functools.cache
@@ -71,6 +71,38 @@ class Kernel:
 def kernel(fn: Callable[..., Any]) -> Kernel:
     """Wrap ``fn`` as a :class:`Kernel` (compiled on first use when numba is installed)."""
     return Kernel(fn)
+
+
+def numpy_and_compiled(draw: Callable[[], Any], kern: Kernel) -> tuple[Any, Any]:
+    """``draw()`` on the numpy path, then again with ``kern`` compiled: the pair, to compare.
+
+    ``MECHOPT_JIT`` is set for each call and restored afterwards, so the check runs
+    whatever the caller's environment says. Without numba it raises
+    :class:`~mechopt.errors.MissingDependency` naming ``mechopt[fast]``.
+
+    >>> import numpy as np
+    >>> slow, fast = numpy_and_compiled(lambda: np.arange(3), kernel(lambda a: a))
+    >>> slow.tolist() == fast.tolist()
+    True
+    """
+    from mechopt.errors import MissingDependency
+
+    old = os.environ.get("MECHOPT_JIT")
+    try:
+        os.environ["MECHOPT_JIT"] = "0"
+        slow = draw()
+        os.environ["MECHOPT_JIT"] = "1"
+        if kern.compiled() is None:
+            raise MissingDependency(
+                "the compiled path needs numba, which is not installed: pip install 'mechopt[fast]'"
+            )
+        fast = draw()
+    finally:
+        if old is None:
+            os.environ.pop("MECHOPT_JIT", None)
+        else:
+            os.environ["MECHOPT_JIT"] = old
+    return slow, fast
 
 
 def prefetch(a: Any, i: int) -> None:

@@ -160,13 +160,9 @@ def test_bad_randomize_options_are_refused(kwargs, match) -> None:
 def _numpy_then_compiled(draw):
     """``draw()`` with the kernels off (numpy path), then with the compiled alias kernel."""
     from mechopt.mechanism.sampling import alias_draw
+    from mechopt.runtime.jit import numpy_and_compiled
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("MECHOPT_JIT", "0")
-        assert alias_draw.compiled() is None
-        slow = draw()
-    assert alias_draw.compiled() is not None  # numba is in the [test] extra
-    return slow, draw()
+    return numpy_and_compiled(draw, alias_draw)
 
 
 @pytest.mark.parametrize("d", [1, 2, 7, 8, 9, 16, 255, 1024])

@@ -18,12 +18,7 @@ DS = (2, 7, 8, 9, 16, 255, 1024)
 
 def _both(draw):
     """``draw()`` with the kernels off (numpy path), then on (compiled)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("MECHOPT_JIT", "0")
-        assert kernels.byte_rows.compiled() is None
-        slow = draw()
-    assert kernels.byte_rows.compiled() is not None  # numba is in the [test] extra
-    return slow, draw()
+    return jit.numpy_and_compiled(draw, kernels.byte_rows)
 
 
 def _items(d, n, seed):

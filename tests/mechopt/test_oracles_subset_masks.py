@@ -22,16 +22,12 @@ ALPHA = 1e-3  # a seeded chi-square test at this level: fails on a wrong law (se
 
 def _paths(monkeypatch, draw):
     """``draw()`` with the compiled kernel and again on the numpy path (MECHOPT_JIT=0)."""
-    monkeypatch.setenv("MECHOPT_JIT", "1")
-    compiled = draw()
-    monkeypatch.setenv("MECHOPT_JIT", "0")
-    numpy_path = draw()
-    monkeypatch.delenv("MECHOPT_JIT")
+    numpy_path, compiled = jit.numpy_and_compiled(draw, sm._settle)
     return compiled, numpy_path
 
 
 def test_the_kernel_compiles_here() -> None:
-    assert jit.available() and sm._settle.compiled() is not None  # numba is in [test]: the identity tests compare
+    assert jit.numpy_and_compiled(lambda: 0, sm._settle) == (0, 0)  # numba is in [test]: the identity tests compare
 
 
 @pytest.mark.parametrize("d", [2, 3, 16, 17, 64, 256, 1024])
@@ -166,7 +162,8 @@ def test_small_d_ties_and_rejections_take_the_same_words() -> None:
     u = np.array([top << 16 | 5, (top - 1) << 16 | 0, 7 << 16 | 40000, 0xFFFF0000 | 12345], dtype=np.uint32)
     x = np.array([3, 3, 0, 15])
     res = []
-    for fn in (ss._pick.compiled(), ss._pick_numpy, ss._pick.python):
+    compiled = jit.numpy_and_compiled(ss._pick.compiled, ss._pick)[1]
+    for fn in (compiled, ss._pick_numpy, ss._pick.python):
         out, bad = np.zeros(4, dtype=np.uint16), np.zeros(4, dtype=np.int64)
         res.append((out, bad[: fn(u, x, lists, consts, out, bad)].tolist()))
     assert res[0][1] == [0, 1]  # the tie, and index 0 (low product 0 < 2^16 mod C(15, 7)) rejected
