@@ -163,7 +163,7 @@ def alias_draw_packed(
 
     >>> th, al = np.array([0.4, 2.0]), np.array([1, 1])
     >>> out = np.empty(3, dtype=np.intp)
-    >>> alias_draw_packed.python(np.array([0, 0, 0]), np.array([0.1, 0.3, 0.2]), 2, pack_cells(th, al, 2), th, al, out)
+    >>> alias_draw_packed.python(np.array([0, 0, 0]), np.array([0.1, 0.3, 0.19]), 2, pack_cells(th, al, 2), th, al, out)
     >>> out.tolist()
     [0, 1, 0]
     """
