@@ -17,7 +17,7 @@ calls with one ``Generator`` continue its stream), nor on the thread count
 :data:`BLOCK` reports (cache-resident buffers), never a Python loop per report;
 with numba (``mechopt[fast]``) each block's look-ups are one compiled pass
 (:func:`alias_draw`) on the same uniforms, so the reports are identical. A table
-larger than :data:`PACK_BYTES` (d = k ≳ 450) misses the CPU cache on almost every
+larger than :data:`PACK_BYTES` (d = k ≥ 324) misses the CPU cache on almost every
 report; it is then also packed into one ``uint32`` per cell (:func:`pack_cells`)
 and drawn by :func:`alias_draw_packed`, which prefetches the cells of the reports
 ahead and makes the same decisions.
@@ -63,9 +63,10 @@ __all__ = [
 #: Reports per vectorised block: its buffers (~2 MB) stay in the CPU cache. Changing it changes speed, never reports.
 BLOCK = 1 << 16
 
-#: Alias tables (thresholds + aliases) above this many bytes, twice a core's L2 here, are drawn from packed
-#: cells when compiled (d = k = 1024: 10 MB, 6.7x faster kernel; d = k = 256: 640 KB, where packing is slower).
-PACK_BYTES = 1 << 21
+#: Alias tables (thresholds + aliases) above this many bytes, a core's L2 here, are drawn from packed cells when
+#: compiled. Kernel alone, n = 1e7, d = k (2026-11-26, load ~6): plain / packed 0.027 / 0.029 s at d = 256 (0.6 MB),
+#: 0.035 / 0.028 at 384 (1.4 MB), 0.039 / 0.029 at 512, 0.109 / 0.031 at 768, 0.139 / 0.043 at 1024 (10 MB).
+PACK_BYTES = 1 << 20
 
 #: Reports ahead whose packed cell :func:`alias_draw_packed` prefetches (32-128 measured alike at d = 1024).
 AHEAD = 32
