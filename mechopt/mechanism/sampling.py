@@ -240,7 +240,7 @@ class AliasSampler:
         v *= self.k
         j, flat, keep = buf.j[:n], buf.flat[:n], buf.keep[:n]
         j[...] = v  # ⌊k·u⌋ (truncation of a non-negative double)
-        np.multiply(x, self.k, out=flat, casting="unsafe")
+        np.multiply(x, self.k, out=flat, dtype=np.intp, casting="unsafe")  # in intp: int16 inputs must not wrap
         flat += j
         np.less(v, self.threshold.take(flat, out=buf.t[:n], mode="clip"), out=keep)
         out[...] = self.alias.take(flat, out=buf.alias[:n], mode="clip")

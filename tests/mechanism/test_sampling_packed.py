@@ -92,3 +92,15 @@ def test_in_range_is_the_same_with_and_without_numba(dtype: type) -> None:
     cases.append((np.array([], dtype=dtype), 1, True))
     for x, d, want in cases:
         assert numpy_and_compiled(lambda: in_range(x, d), _count_outside) == (want, want)
+
+
+@pytest.mark.parametrize("d", [200, 400])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.uint64])
+def test_small_integer_inputs_give_the_int64_reports_on_both_paths(d: int, dtype: type) -> None:
+    """x·k is formed in intp: on main's numpy path int16 inputs wrapped at x·k > 32767 (here 199·200)."""
+    rng = np.random.default_rng(d)
+    m = Mechanism(rng.dirichlet(np.ones(d), size=d))
+    x = rng.integers(0, min(d, int(np.iinfo(dtype).max) + 1), BLOCK + 99)
+    want = m.randomize_indices(x, 8)
+    slow, fast = numpy_and_compiled(lambda: m.randomize_indices(x.astype(dtype), 8), alias_draw_packed)
+    assert np.array_equal(slow, want) and np.array_equal(fast, want)
