@@ -1,4 +1,4 @@
-"""The robust and prior-free forms of ``mechopt design``: ``--prior-set``, ``--prior-ball``, ``--prior-free``.
+"""The robust forms of ``mechopt design``: ``--prior-set``, ``--prior-ball``, ``--prior-free``, ``--prior-counts``.
 
 Examples
 --------
@@ -20,18 +20,21 @@ def robust_problem(flags: dict[str, Any]) -> Any:
     """A :class:`~mechopt.problems.robust.RobustDesign` from the design flags (exactly one set option)."""
     from mechopt.problems.robust import PriorSet, RobustDesign
 
-    given = [k for k in ("prior_set", "prior_ball", "prior_free") if k in flags]
+    given = [k for k in ("prior_set", "prior_ball", "prior_free", "prior_counts") if k in flags]
     if len(given) != 1:
-        raise ParamError("give one of --prior-set, --prior-ball, --prior-free")
+        raise ParamError("give one of --prior-set, --prior-ball, --prior-free, --prior-counts")
     missing = [f"--{k}" for k in ("notion", "utility", "eps") if k not in flags]
     if missing:
         raise ParamError(f"missing {', '.join(missing)} for a robust design")
-    bad = sorted(set(flags) - {"notion", "utility", "eps", "values", "outputs", "eps_lower", "prior", *given})
+    allowed = {"notion", "utility", "eps", "values", "outputs", "eps_lower", "prior", *given}
+    bad = sorted(set(flags) - allowed - ({"delta", "bound"} if given[0] == "prior_counts" else set()))
     if bad or ("prior" in flags and given[0] != "prior_ball"):
         extra = bad or ["prior"]
         raise ParamError(f"--{extra[0].replace('_', '-')} does not go with --{given[0].replace('_', '-')}")
     key = given[0]
-    if key == "prior_set":
+    if key == "prior_counts":
+        S = _empirical_set(flags)
+    elif key == "prior_set":
         S = PriorSet.parse(flags["prior_set"])
     elif key == "prior_free":
         try:
@@ -51,3 +54,12 @@ def robust_problem(flags: dict[str, Any]) -> Any:
     return RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
                                     values=flags.get("values"), outputs=flags.get("outputs"),
                                     eps_lower=flags.get("eps_lower"))  # fmt: skip
+
+
+def _empirical_set(flags: dict[str, Any]) -> Any:
+    """The set of :class:`~mechopt.problems.robust.EmpiricalPrior` from --prior-counts, --delta, --bound."""
+    from mechopt.problems.robust import EmpiricalPrior
+
+    if "delta" not in flags:
+        raise ParamError("--prior-counts needs --delta (the probability in (0, 1) that the set misses the prior)")
+    return EmpiricalPrior.from_counts(flags["prior_counts"], flags["delta"], flags.get("bound", "weissman")).prior_set()
