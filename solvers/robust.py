@@ -101,7 +101,7 @@ class RobustLPSolver(Solver):
         msg = (f"certified: relative gap {gap:.3g} (HiGHS duals, bound recomputed and rounded outward)"
                if status is Status.OPTIMAL else f"relative gap {gap:.3g} above tolerance {tol:.3g}")  # fmt: skip
         msg += f"; over {problem.prior_set.describe()}, audited at every vertex"
-        cert = Certificate(bound, Result.gap_of(value, bound))
+        cert = Certificate(bound, Result.gap_of(value, bound), evidence=_evidence(problem, Q, res, V.shape[0], s))
         return Result(status=status, value=value, mechanism=Q, certificate=cert,
                       proof="certificate" if status is Status.OPTIMAL else None, message=msg, extras=extras,
                       **base)  # fmt: skip
@@ -196,6 +196,15 @@ def dual_bound(lp: dict[str, Any], y_ub: Any, y_eq: Any) -> tuple[float, float]:
     margin = (nnz + 2) * float(np.finfo(float).eps) * (float(scale.sum()) + float(np.abs(ye).sum()) * 2
                                                         + abs(rt) * max(abs(t_lo), abs(t_hi)))  # fmt: skip
     return lower, margin
+
+
+def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:
+    """The duals a certificate file carries: the loss rows' weights w = −y_ub[:k] ≥ 0 and ν = s·y_eq[:n] (row sums)."""
+    from mechopt.results.certificate_file import RobustEvidence
+
+    w = np.maximum(-np.asarray(res.ineqlin.marginals[:k], float), 0.0)
+    nu = s * np.asarray(res.eqlin.marginals[: Q.shape[0]], float)
+    return RobustEvidence(problem, Q, w, nu, method="robust-lp (HiGHS duals)")
 
 
 def _recover(X: np.ndarray, problem: Any) -> np.ndarray:
