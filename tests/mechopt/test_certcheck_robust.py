@@ -20,6 +20,7 @@ from mechopt import certcheck
 from mechopt.errors import CertificateError
 from mechopt.problems.design import ChannelDesign
 from mechopt.problems.robust import EmpiricalPrior, PriorSet, RobustDesign
+from tests.mechopt.test_certcheck import _check
 
 ROBUST = {
     "pml-empirical": dict(prior_set=EmpiricalPrior.from_counts("40,25,20,15", 1e-3).prior_set(), notion="pml", eps=0.8),
@@ -44,11 +45,6 @@ def _write_robust(name: str, path: Path) -> dict:
     assert res.status.value == "optimal"
     res.save_certificate(str(path))
     return json.loads(path.read_text())
-
-
-def _check(doc: dict, path: Path) -> tuple[int, dict]:
-    path.write_text(json.dumps(doc))
-    return certcheck.run(str(path))
 
 
 @pytest.mark.parametrize("name", sorted(ROBUST))
