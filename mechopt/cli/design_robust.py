@@ -29,11 +29,14 @@ from mechopt.errors import ParamError
 __all__ = ["robust_problem", "register", "run_sample_size"]
 
 
-def robust_problem(flags: dict[str, Any]) -> Any:
-    """A :class:`~mechopt.problems.robust.RobustDesign` from the design flags (exactly one set option)."""
-    from mechopt.problems.robust import PriorSet, RobustDesign
+def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any:
+    """A :class:`~mechopt.problems.robust.RobustDesign` from the design flags (exactly one set option); for
+    ``--prior-counts`` the (ε, δ) guarantee of a design over the set is appended to ``notes``."""
+    from mechopt.problems.robust import EmpiricalPrior, PriorSet, RobustDesign
 
     given = [k for k in ("prior_set", "prior_ball", "prior_free", "prior_counts") if k in flags]
+    if not given and {"delta", "bound"} & set(flags):
+        raise ParamError("--delta and --bound go with --prior-counts (a design from sample counts)")
     if len(given) != 1:
         raise ParamError("give one of --prior-set, --prior-ball, --prior-free, --prior-counts")
     missing = [f"--{k}" for k in ("notion", "utility", "eps") if k not in flags]
@@ -46,7 +49,12 @@ def robust_problem(flags: dict[str, Any]) -> Any:
         raise ParamError(f"--{extra[0].replace('_', '-')} does not go with --{given[0].replace('_', '-')}")
     key = given[0]
     if key == "prior_counts":
-        S = _empirical_set(flags)
+        if "delta" not in flags:
+            raise ParamError("--prior-counts needs --delta (the probability in (0, 1) that the set misses the prior)")
+        E = EmpiricalPrior.from_counts(flags["prior_counts"], flags["delta"], flags.get("bound", "weissman"))
+        S = E.prior_set()
+        if notes is not None:
+            notes.append(E.guarantee(str(flags["notion"]), flags["eps"]))
     elif key == "prior_set":
         S = PriorSet.parse(flags["prior_set"])
     elif key == "prior_free":
@@ -67,15 +75,6 @@ def robust_problem(flags: dict[str, Any]) -> Any:
     return RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
                                     values=flags.get("values"), outputs=flags.get("outputs"),
                                     eps_lower=flags.get("eps_lower"))  # fmt: skip
-
-
-def _empirical_set(flags: dict[str, Any]) -> Any:
-    """The set of :class:`~mechopt.problems.robust.EmpiricalPrior` from --prior-counts, --delta, --bound."""
-    from mechopt.problems.robust import EmpiricalPrior
-
-    if "delta" not in flags:
-        raise ParamError("--prior-counts needs --delta (the probability in (0, 1) that the set misses the prior)")
-    return EmpiricalPrior.from_counts(flags["prior_counts"], flags["delta"], flags.get("bound", "weissman")).prior_set()
 
 
 _FORMULAS = {"weissman": "P(L1 >= r) <= (2^d - 2) exp(-n r^2 / 2)", "hoeffding": "P(Linf >= t) <= 2d exp(-2 n t^2)"}

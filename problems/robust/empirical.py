@@ -192,10 +192,15 @@ class EmpiricalPrior:
         norm = BOUNDS[self.bound][0]
         return PriorSet(S.vertices, f"empirical:{self.bound}:n={self.n}:delta={self.delta:g}:{norm}<={self.radius:.4g}")
 
-    def guarantee(self, eps: float) -> str:
-        """The sentence a design over :meth:`prior_set` earns, in words."""
-        norm = BOUNDS[self.bound][0]
+    def guarantee(self, notion: str, eps: Any) -> str:
+        """What a design private at every prior of :meth:`prior_set` earns, in words.
+
+        >>> print(EmpiricalPrior.from_counts([120, 80, 40], 1e-3).guarantee("pml", 1))
+        (eps, delta) guarantee: a channel private at every prior of the set is pml eps = 1 for the true prior with \
+probability >= 1 - 0.001 over the 240 samples (weissman bound: L1 distance to the empirical prior <= 0.2693)
+        """
         return (
-            f"eps = {eps:g} PML for the true prior with probability >= 1 - {self.delta:g} over the {self.n} samples "
-            f"({self.bound} bound: {norm} distance to the empirical prior <= {self.radius:.4g})"
+            f"(eps, delta) guarantee: a channel private at every prior of the set is {notion} eps = {eps} for the true "
+            f"prior with probability >= 1 - {self.delta:g} over the {self.n} samples ({self.bound} bound: "
+            f"{BOUNDS[self.bound][0]} distance to the empirical prior <= {self.radius:.4g})"
         )

@@ -19,6 +19,8 @@ def test_design_from_counts_is_certified_and_private_over_the_set(cli, bound):
     doc = r.json()
     assert doc["status"] == "optimal" and doc["privacy"]["violation"] <= 1e-9
     assert f"empirical:{bound or 'weissman'}:n=240:delta=0.001" in doc["message"]
+    assert any("with probability >= 1 - 0.001 over the 240 samples" in n for n in doc["notes"]), doc["notes"]
+    assert "mechopt: note: (eps, delta) guarantee: a channel private at every prior of the set is pml" in r.err
     Q = np.array(doc["mechanism"]["Q"])
     S = EmpiricalPrior.from_counts([120, 80, 40], 1e-3, bound or "weissman").prior_set()
     assert max(PML(1.0).audit(Q, P).eps for P in S.vertices) <= 1 + 1e-9
@@ -43,6 +45,7 @@ def test_more_samples_never_cost_utility(cli):
         (["--prior-counts", "120,80,40"], "needs --delta"),
         (["--prior-counts", "120,80,40", "--delta", "0.1", "--bound", "chernoff"], "not known"),
         (["--prior-set", "0.5,0.5", "--delta", "0.1"], "--delta does not go with --prior-set"),
+        (["--prior", "0.5,0.5", "--delta", "0.1"], "--delta and --bound go with --prior-counts"),
         (["--prior-counts", "1,2", "--delta", "0.1", "--prior", "0.5,0.5"], "--prior does not go"),
     ],
 )
