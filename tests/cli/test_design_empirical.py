@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -78,3 +80,27 @@ def test_sample_size_prints_n_and_inverts_the_radius(cli):
 )
 def test_sample_size_bad_input_exits_2(cli, one_line_error, args):
     one_line_error(cli("sample-size", *args))
+
+
+def test_audit_checks_a_robust_claim_at_every_vertex_of_the_files_prior_set(cli, tmp_path):
+    out = tmp_path / "m.json"
+    r = cli("design", "--notion", "pml", "--utility", "mae", "--eps", "0.8", "--prior-counts", "40,25,20,15",
+            "--delta", "1e-3", "--out", out)  # fmt: skip
+    assert r.code == 0, r.err
+    doc = json.loads(out.read_text())
+    assert len(doc["mechanism"]["prior_set"]) == 18
+    a = cli("audit", out, "--json")
+    assert a.code == 0, a.err
+    claim = a.json()["claim"]
+    assert claim["holds"] and claim["prior_set"] == 18
+    assert claim["eps_audited"] == pytest.approx(0.8, abs=1e-9)
+    # a vertex moved outside the design's set: the same Q leaks more there, and the claim breaks
+    doc["mechanism"]["prior_set"][0] = [0.001, 0.001, 0.001, 0.997]
+    out.write_text(json.dumps(doc))
+    a = cli("audit", out)
+    assert a.code == 1 and "CLAIM BROKEN: the file claims pml (at each of the file's 18 prior-set vertices)" in a.out, (
+        a.out
+    )
+    doc["mechanism"]["prior_set"][0] = [0.5, 0.5]
+    out.write_text(json.dumps(doc))
+    assert cli("audit", out).code == 2  # a vertex of the wrong length is bad input
