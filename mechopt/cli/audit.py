@@ -15,7 +15,9 @@ notion failed and by how much), exit 2 on bad input. A file's own privacy
 claim (``{"privacy": {"notion", "eps"}}``, as ``design --out`` writes it) is
 always checked the same way (:mod:`mechopt.io.privacy_claim`): exit 1 when
 its Q needs a larger ε than it claims (``--json``: ``"claim"``); a LIP or MIP
-claim under the file's own prior, even when ``--prior`` audits another. A file
+claim under the file's own prior, even when ``--prior`` audits another; a LIP or PML claim of a robust
+design's file (``"prior_set"``, as ``design --out`` writes it) at every vertex of its set when no ``--prior``
+is given (``"claim": {..., "prior_set": k}``). A file
 stored below double precision (a float32 ``.npy``) is judged at its own
 precision. ``--report FILE`` writes
 the privacy report of :mod:`mechopt.results.report` as ``.json``, ``.html`` (one
