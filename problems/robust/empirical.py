@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.problems.robust.priorsets import PriorSet
+from mechopt.problems.robust.priorsets import MAX_BALL_SYMBOLS, PriorSet
 
 __all__ = ["BOUNDS", "EmpiricalPrior", "empirical_radius", "sample_size"]
 
@@ -187,6 +187,11 @@ class EmpiricalPrior:
     def prior_set(self) -> PriorSet:
         """{P ∈ Δ : dist(P, p̂) ≤ radius}, exactly by its vertices (a TV ball of radius r/2 for the L1 bound)."""
         kind = BOUNDS[self.bound][1]
+        if self.d > MAX_BALL_SYMBOLS:
+            raise ProblemError(
+                f"an empirical prior set on {self.d} symbols is above {MAX_BALL_SYMBOLS}: the set is held by its "
+                "vertices, which grow as 2^d; merge rare symbols, or give a set by its vertices (--prior-set)"
+            )
         r = min(1.0, self.radius / 2.0 if kind == "tv" else self.radius)
         S = PriorSet.ball(self.p_hat, r, kind)
         norm = BOUNDS[self.bound][0]

@@ -116,3 +116,10 @@ def test_bad_sample_size_arguments():
             sample_size(*args)
     with pytest.raises(ProblemError):
         empirical_radius(0, 3, 0.1)
+
+
+def test_more_symbols_than_the_vertex_enumeration_takes_is_a_problem_error():
+    E = EmpiricalPrior(np.arange(1, 12), 0.1)
+    assert E.radius > 0
+    with pytest.raises(ProblemError, match="empirical prior set on 11 symbols is above 10"):
+        E.prior_set()
