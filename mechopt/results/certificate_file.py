@@ -1,4 +1,4 @@
-"""Certificates anyone can check: the exact solver's dual evidence written as a versioned JSON file.
+"""Certificates anyone can check: the exact and robust-lp solvers' dual evidence written as a versioned JSON file.
 
 The format (``mechopt-certificate``, version 1) is documented in ``docs/howto/certificates.rst`` and read by the
 standalone checker :mod:`mechopt.certcheck` (``mechopt check FILE``, or ``python certcheck.py FILE`` with only
@@ -125,7 +125,7 @@ class RobustEvidence:
                 "sense": "min",
                 "objective": prob.objective,
                 "source": prob.prior_set.source,
-            },  # fmt: skip
+            },
             "mechanism": {"Q": [_vector(row) for row in np.asarray(self.Q, float)]},
             "dual": {"weights": _vector(self.weights), "nu": _vector(self.nu)},
             "claim": {"status": status, "value": exact(value), "bound": exact(bound)},
