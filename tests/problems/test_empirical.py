@@ -123,3 +123,10 @@ def test_more_symbols_than_the_vertex_enumeration_takes_is_a_problem_error():
     assert E.radius > 0
     with pytest.raises(ProblemError, match="empirical prior set on 11 symbols is above 10"):
         E.prior_set()
+
+
+def test_robust_design_takes_the_empirical_prior_itself():
+    E = EmpiricalPrior.from_counts([30, 20, 10], delta=0.01, bound="hoeffding")
+    a = RobustDesign.from_params(prior_set=E, notion="pml", utility="mae", eps=0.5)
+    b = RobustDesign.from_params(prior_set=E.prior_set(), notion="pml", utility="mae", eps=0.5)
+    assert np.array_equal(a.prior_set.vertices, b.prior_set.vertices) and a.prior_set.source == b.prior_set.source
