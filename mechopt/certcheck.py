@@ -102,6 +102,7 @@ def load_robust(c, doc):
     c.update(V=[[*map(num, r)] for r in pr["prior_set"]], L=[[*map(num, r)] for r in pr["loss"]], kind="robust")
     c.update(Q=[[*map(num, r)] for r in doc["mechanism"]["Q"]], w=[*map(num, dual["weights"])], edges=[])
     c.update(nu=[*map(num, dual["nu"])], bound=num(doc["claim"]["bound"]), P=[F(1)] * len(c["Q"]))  # P: d, for cone()
+    c["mu"] = [[*map(num, r)] for r in dual["mu"]]
     V, L, Q, w, d = c["V"], c["L"], c["Q"], c["w"], len(c["Q"])
     if not (c["notion"] in NOTIONS[:4] and pr["sense"] == "min" and 1 <= d <= MAX_D and V and len(w) == len(V)):
         raise BadFile(f"robust: notions {NOTIONS[:4]}, a minimised loss, 1 ≤ d ≤ {MAX_D}, one weight per vertex")
@@ -272,19 +273,23 @@ def check(c, tol):
 
 
 def check_robust(c, tol):
-    """Private at every vertex; value max_v Σ_x V_x Σ_y Q[x, y] L[x, y]; bound 1ᵀν + d·min(0, δ) with δ the least
-    (P_w ∘ L[:, y] − ν)·r / 1ᵀr over outputs y and extreme rays r of the cone of private columns (e^eps bounded
-    above: a larger cone), P_w = Σ_v w_v V: weak duality of min Σ_y (P_w ∘ L_y)·q_y s.t. Σ_y q_y = 1, q_y in it."""
-    V, L, nu, d = c["V"], c["L"], c["nu"], len(c["P"])
-    qs = private(c, tol, robust_rows)
+    """Private at every vertex; value max_v Σ_x V_x Σ_y Q[x, y] L[x, y]; bound 1ᵀν + Σ_x min_y R[y][x] with residuals
+    R[y] = P_w ∘ L[:, y] − ν − Σ_k μ_yk a_k, P_w = Σ_v w_v V_v / Σ w, a_k the rows of the private cone with e^eps
+    bounded above (so a_k·q ≥ 0 on every private column q): every private channel has worst loss ≥ Σ_y (P_w ∘ L_y)·q_y
+    = 1ᵀν + Σ_y Σ_k μ_yk a_k·q_y + Σ_x Σ_y R[y][x] Q[x, y] ≥ 1ᵀν + Σ_x min_y R[y][x] (rows of Q sum to 1)."""
+    V, L, nu, d, A = c["V"], c["L"], c["nu"], len(c["P"]), robust_rows(c, c["eps"], 1)
+    qs, mu = private(c, tol, robust_rows), c["mu"]
+    if len(mu) != len(qs) or any(len(m) != len(A) or min(m, default=0) < 0 for m in mu):
+        raise BadFile(f"dual.mu needs one list of {len(A)} multipliers ≥ 0 (rows of the private cone) per output")
     value = max(sum(v[x] * sum(q[x] * l for q, l in zip(qs, L[x])) for x in range(d)) for v in V)
     Pw = [sum(t * v[x] for t, v in zip(c["w"], V)) / sum(c["w"]) for x in range(d)]
-    R = dd(robust_rows(c, c["eps"], 1), d)
-    worst = min(sum((Pw[x] * L[x][y] - nu[x]) * r[x] for x in range(d)) / sum(r) for r in R for y in range(len(qs)))
-    why = f"a ray r and output y have (P_w ∘ L_y − ν)·r = {float(worst):.3g}·1ᵀr"
+    mix = [[sum(t * a[x] for t, a in zip(m, A) if t) for x in range(d)] for m in mu]
+    R = [[Pw[x] * L[x][y] - nu[x] - mix[y][x] for x in range(d)] for y in range(len(qs))]
+    worst = sum(min(r[x] for r in R) for x in range(d))
+    why = f"the residuals add Σ_x min_y R[y][x] = {float(worst):.3g} to 1ᵀν"
     floor = tol["floor"] * max(abs(t) for row in L for t in row)
-    out = dict(rays=len(R), inputs=d, outputs=len(qs), vertices=len(V))
-    return verdict(c, tol, value, sum(nu) + d * min(0, worst), -1, floor, why, out)
+    out = dict(rows=len(A), inputs=d, outputs=len(qs), vertices=len(V))
+    return verdict(c, tol, value, sum(nu) + worst, -1, floor, why, out)
 
 
 def verdict(c, tol, value, bound, sign, floor, why, out):
@@ -323,8 +328,9 @@ def line(out):
         return f"{out['verdict']}: {out['file']}: {out['reason']}"
     return (
         f"verified: {out['file']}: {out['notion']} eps = {out['eps']:g}, {out['utility']}, {out['inputs']} inputs "
-        f"x {out['outputs']} outputs; value {out['value']!r}, bound {out['bound']!r} over {out['rays']} rays, "
-        f"gap {out['gap']:.3g} ({out['time_s']} s)"
+        f"x {out['outputs']} outputs; value {out['value']!r}, bound {out['bound']!r} over "
+        + (f"{out['rays']} rays, " if "rays" in out else f"{out['vertices']} vertices ({out['rows']} cone rows), ")
+        + f"gap {out['gap']:.3g} ({out['time_s']} s)"
     )
 
 

@@ -89,14 +89,16 @@ class DualEvidence:
 
 @dataclass(frozen=True, eq=False)
 class RobustEvidence:
-    """What the robust LP proved for a design over a prior set: weights w ≥ 0 on the vertices and ν with
-    (P_w ∘ L[:, y] − ν)·q ≥ 0 for every private column q (P_w = Σ_v w_v P_v / Σ w), so every private channel has
-    worst loss ≥ Σ_x P_w(x) Σ_y Q[x, y] L[x, y] ≥ 1ᵀν (weak duality; the checker enumerates the columns' rays)."""
+    """What the robust LP proved for a design over a prior set: weights w ≥ 0 on the vertices, ν, and per output y
+    multipliers μ_y ≥ 0 of the rows a_k of the private cone with P_w ∘ L[:, y] − ν ≈ Σ_k μ_yk a_k + (≥ 0), so
+    (P_w ∘ L[:, y] − ν)·q ≥ 0 for every private column q (P_w = Σ_v w_v P_v / Σ w) and every private channel has
+    worst loss ≥ Σ_x P_w(x) Σ_y Q[x, y] L[x, y] ≥ 1ᵀν (weak duality; the checker bounds the residual)."""
 
     problem: Any
     Q: np.ndarray
     weights: np.ndarray
     nu: np.ndarray
+    mu: np.ndarray
     method: str = ""
 
     def save(
@@ -127,7 +129,7 @@ class RobustEvidence:
                 "source": prob.prior_set.source,
             },
             "mechanism": {"Q": [_vector(row) for row in np.asarray(self.Q, float)]},
-            "dual": {"weights": _vector(self.weights), "nu": _vector(self.nu)},
+            "dual": {"weights": _vector(self.weights), "nu": _vector(self.nu), "mu": [_vector(m) for m in self.mu]},
             "claim": {"status": status, "value": exact(value), "bound": exact(bound)},
             "tolerances": {k: settings.tolerance(k) for k in ("row_sum", "privacy", "gap")},
             "provenance": {"mechopt": _version(), "method": self.method, **prov},

@@ -1,10 +1,10 @@
 """Certificates of pml/alip designs and of robust (prior-set) designs: verified, and forgeries rejected.
 
 A robust certificate carries the prior set's vertices, the loss, Q and the robust LP's duals (weights on the
-vertices, ν); the checker re-proves the lower bound 1ᵀν over the extreme rays of the cone of columns private at
-every vertex (:func:`mechopt.certcheck.check_robust`). Mutations: a lowered ν with the bound it would claim,
-weights moved to one vertex, a perturbed or privacy-breaking Q, a false value, a smaller claimed ε or ε_l, a
-loss that is not |values − outputs|.
+vertices, ν, and per output multipliers of the rows of the cone of columns private at every vertex); the checker
+re-proves the lower bound 1ᵀν from them (:func:`mechopt.certcheck.check_robust`). Mutations: a raised ν with
+the bound it would claim, weights moved to one vertex, a tampered or negative multiplier, a perturbed Q, a false
+value, a smaller claimed ε or ε_l, a loss that is not |values − outputs|.
 """
 
 from __future__ import annotations
@@ -154,3 +154,19 @@ def test_a_result_without_dual_evidence_says_what_to_use_instead(tmp_path):
     with pytest.raises(CertificateError, match="robust-lp"):
         res.save_certificate(str(tmp_path / "c.json"))
     assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize("name", ["pml-empirical", "alip-two", "ldp-free"])
+def test_tampered_cone_multipliers_are_rejected(name, tmp_path):
+    doc = _write_robust(name, tmp_path / "c.json")
+    mu = doc["dual"]["mu"]
+    y, k = max(((y, k) for y in range(len(mu)) for k in range(len(mu[y]))), key=lambda t: Fraction(mu[t[0]][t[1]]))
+    forged = json.loads(json.dumps(doc))
+    forged["dual"]["mu"][y][k] = str(Fraction(mu[y][k]) + 1)  # a larger multiplier: the residual goes negative
+    code, out = _check(forged, tmp_path / "m.json")
+    assert code == 1 and "do not prove the claimed bound" in out["reason"], out
+    forged["dual"]["mu"][y][k] = "-1/1000"
+    code, out = _check(forged, tmp_path / "m.json")
+    assert code == 2 and "multipliers ≥ 0" in out["reason"], out
+    forged["dual"]["mu"] = doc["dual"]["mu"][:-1]
+    assert _check(forged, tmp_path / "m.json")[0] == 2
