@@ -63,7 +63,8 @@ class RobustLPSolver(Solver):
         if s == 0.0 or not math.isfinite(s):
             Q = np.zeros((n, m))
             Q[:, 0] = 1.0
-            return Result(status=Status.OPTIMAL, value=0.0, mechanism=Q, certificate=Certificate(0.0, 0.0),
+            ev = _evidence(problem, Q, None, len(V), 1.0)  # the zero duals prove the bound 0
+            return Result(status=Status.OPTIMAL, value=0.0, mechanism=Q, certificate=Certificate(0.0, 0.0, ev),
                           proof="certificate", message="zero loss: every channel is optimal",
                           extras={"relative_gap": 0.0}, **base)  # fmt: skip
         lp = build_lp(V, L / s, data["rows"], data["factors"], data["ldp_eps"])
@@ -206,10 +207,12 @@ def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:
 
     from mechopt.results.certificate_file import RobustEvidence
 
-    w = np.maximum(-np.asarray(res.ineqlin.marginals[:k], float), 0.0)
-    nu = s * np.asarray(res.eqlin.marginals[: Q.shape[0]], float)
+    n = Q.shape[0]
+    w = np.zeros(k) if res is None else np.maximum(-np.asarray(res.ineqlin.marginals[:k], float), 0.0)
+    w = w if w.sum() > 0 else np.ones(k)  # (the LP's weights sum to 1; none: any weights prove 1ᵀν)
+    nu = np.zeros(n) if res is None else s * np.asarray(res.eqlin.marginals[:n], float)
     V, L = problem.prior_set.vertices, problem.loss_matrix()
-    Pw = (w / w.sum()) @ V if w.sum() > 0 else V.mean(axis=0)
+    Pw = (w / w.sum()) @ V
     A = cone_rows(problem)
     K, d = A.shape
     mu = []

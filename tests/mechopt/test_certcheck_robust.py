@@ -170,3 +170,13 @@ def test_tampered_cone_multipliers_are_rejected(name, tmp_path):
     assert code == 2 and "multipliers ≥ 0" in out["reason"], out
     forged["dual"]["mu"] = doc["dual"]["mu"][:-1]
     assert _check(forged, tmp_path / "m.json")[0] == 2
+
+
+def test_a_zero_loss_design_has_a_certificate_too(tmp_path):
+    prob = RobustDesign.from_params(prior_set="0.5,0.5;0.2,0.8", notion="pml", utility="mae", eps=1.0, values="1,1",
+                                    outputs="1")  # fmt: skip
+    res = mechopt.solve(prob, solver="robust-lp")
+    assert res.status.value == "optimal" and res.value == 0.0
+    res.save_certificate(str(tmp_path / "z.json"))
+    code, out = certcheck.run(str(tmp_path / "z.json"))
+    assert code == 0 and out["bound"] == out["value"] == 0.0, out
