@@ -34,7 +34,7 @@ from mechopt import settings
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
 
-__all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "dual_bound"]
+__all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound"]
 
 #: A column of the LP's answer whose largest entry is at most this is HiGHS's feasibility dust: set to 0.
 _DUST = 1e-9
@@ -63,7 +63,8 @@ class RobustLPSolver(Solver):
         if s == 0.0 or not math.isfinite(s):
             Q = np.zeros((n, m))
             Q[:, 0] = 1.0
-            return Result(status=Status.OPTIMAL, value=0.0, mechanism=Q, certificate=Certificate(0.0, 0.0),
+            ev = _evidence(problem, Q, None, len(V), 1.0)  # the zero duals prove the bound 0
+            return Result(status=Status.OPTIMAL, value=0.0, mechanism=Q, certificate=Certificate(0.0, 0.0, ev),
                           proof="certificate", message="zero loss: every channel is optimal",
                           extras={"relative_gap": 0.0}, **base)  # fmt: skip
         lp = build_lp(V, L / s, data["rows"], data["factors"], data["ldp_eps"])
@@ -101,7 +102,7 @@ class RobustLPSolver(Solver):
         msg = (f"certified: relative gap {gap:.3g} (HiGHS duals, bound recomputed and rounded outward)"
                if status is Status.OPTIMAL else f"relative gap {gap:.3g} above tolerance {tol:.3g}")  # fmt: skip
         msg += f"; over {problem.prior_set.describe()}, audited at every vertex"
-        cert = Certificate(bound, Result.gap_of(value, bound))
+        cert = Certificate(bound, Result.gap_of(value, bound), evidence=_evidence(problem, Q, res, V.shape[0], s))
         return Result(status=status, value=value, mechanism=Q, certificate=cert,
                       proof="certificate" if status is Status.OPTIMAL else None, message=msg, extras=extras,
                       **base)  # fmt: skip
@@ -196,6 +197,54 @@ def dual_bound(lp: dict[str, Any], y_ub: Any, y_eq: Any) -> tuple[float, float]:
     margin = (nnz + 2) * float(np.finfo(float).eps) * (float(scale.sum()) + float(np.abs(ye).sum()) * 2
                                                         + abs(rt) * max(abs(t_lo), abs(t_hi)))  # fmt: skip
     return lower, margin
+
+
+def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:
+    """The duals a certificate file carries: the loss rows' weights w = −y_ub[:k] ≥ 0, ν = s·y_eq[:n] (row sums),
+    and per output y multipliers μ_y ≥ 0 of the private cone's rows a_k (:func:`cone_rows`) with
+    Σ_k μ_yk a_k ≤ P_w ∘ L[:, y] − ν as nearly as HiGHS finds (min Σ of the excess; the checker bounds what is left)."""
+    from scipy.optimize import linprog
+
+    from mechopt.results.certificate_file import RobustEvidence
+
+    n = Q.shape[0]
+    w = np.zeros(k) if res is None else np.maximum(-np.asarray(res.ineqlin.marginals[:k], float), 0.0)
+    w = w if w.sum() > 0 else np.ones(k)  # (the LP's weights sum to 1; none: any weights prove 1ᵀν)
+    nu = np.zeros(n) if res is None else s * np.asarray(res.eqlin.marginals[:n], float)
+    V, L = problem.prior_set.vertices, problem.loss_matrix()
+    Pw = (w / w.sum()) @ V
+    A = cone_rows(problem)
+    K, d = A.shape
+    mu = []
+    for y in range(L.shape[1]):  # min 1ᵀe  s.t.  Aᵀμ − e ≤ P_w ∘ L[:, y] − ν,  μ, e ≥ 0
+        r = linprog(np.r_[np.zeros(K), np.ones(d)], A_ub=np.c_[A.T, -np.eye(d)], b_ub=Pw * L[:, y] - nu,
+                    bounds=[(0, None)] * (K + d), method="highs")  # fmt: skip
+        mu.append(np.maximum(r.x[:K], 0.0) if r.status == 0 else np.zeros(K))
+    return RobustEvidence(problem, Q, w, nu, np.array(mu), method="robust-lp (HiGHS duals; cone multipliers by HiGHS)")
+
+
+def cone_rows(problem: Any) -> np.ndarray:
+    """Rows a with a·q ≥ 0 exactly for the columns q private at every vertex of the set, in the order of the
+    standalone checker's ``robust_rows``: LDP every pair x ≠ z, e^ε q_z − q_x; LIP/PML/ALIP for each vertex v and
+    each row x the set constrains, hi·v·q − q_x, then (lo > 0) q_x − lo·v·q.
+
+    >>> from mechopt.problems.robust import RobustDesign
+    >>> prob = RobustDesign.from_params(prior_set="0.5,0.5", notion="pml", utility="mae", eps=math.log(2))
+    >>> cone_rows(prob).round(12).tolist()        # 2·(0.5 q_0 + 0.5 q_1) − q_x ≥ 0 for x = 0, 1
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    from mechopt.problems.robust import box_factors
+
+    V = problem.prior_set.vertices
+    d, I = V.shape[1], np.eye(V.shape[1])
+    f = box_factors(problem.notion)
+    if f is None:
+        E = math.exp(problem.notion.eps)
+        return np.array([E * I[z] - I[x] for x in range(d) for z in range(d) if x != z]).reshape(-1, d)
+    lo, hi = f
+    S = np.flatnonzero(problem.prior_set.support)
+    rows = [hi * v - I[x] for v in V for x in S] + ([I[x] - lo * v for v in V for x in S] if lo > 0 else [])
+    return np.array(rows).reshape(-1, d)
 
 
 def _recover(X: np.ndarray, problem: Any) -> np.ndarray:

@@ -21,6 +21,7 @@ machine)::
                       [--solver NAME ...]
     mechopt bench     [--quick] [--json] [--out FILE.md]
     mechopt account   MECH --users N --delta D [--bound B] [--json]
+    mechopt sample-size --symbols D --delta D (--radius R | --samples N) [--bound B] [--json]
 
 Exit codes: 0 success; 1 the command ran but produced no answer (a design
 without a solution or whose mechanism fails its audit, ``infeasible_point``;
@@ -94,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     import mechopt.cli.check as cli_check
     import mechopt.cli.data as cli_data
     import mechopt.cli.design as cli_design
+    import mechopt.cli.design_robust as cli_robust
     import mechopt.cli.dominates as cli_dominates
     import mechopt.cli.report as cli_report
     import mechopt.cli.run as cli_run
@@ -108,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in (cli_run, cli_design, cli_audit, cli_dominates, cli_data, cli_report, cli_account, cli_check, cli_sweep):
+    mods = (cli_run, cli_design, cli_audit, cli_dominates, cli_data, cli_report, cli_account, cli_check, cli_sweep)
+    for mod in (*mods, cli_robust):
         mod.register(sub)
     return parser
 

@@ -15,7 +15,9 @@ notion failed and by how much), exit 2 on bad input. A file's own privacy
 claim (``{"privacy": {"notion", "eps"}}``, as ``design --out`` writes it) is
 always checked the same way (:mod:`mechopt.io.privacy_claim`): exit 1 when
 its Q needs a larger ε than it claims (``--json``: ``"claim"``); a LIP or MIP
-claim under the file's own prior, even when ``--prior`` audits another. A file
+claim under the file's own prior, even when ``--prior`` audits another; a LIP or PML claim of a robust
+design's file (``"prior_set"``, as ``design --out`` writes it) at every vertex of its set when no ``--prior``
+is given (``"claim": {..., "prior_set": k}``). A file
 stored below double precision (a float32 ``.npy``) is judged at its own
 precision. ``--report FILE`` writes
 the privacy report of :mod:`mechopt.results.report` as ``.json``, ``.html`` (one
@@ -105,6 +107,20 @@ def _verdict_line(check: dict[str, Any]) -> str:
     return "FAIL: " + "; ".join(parts)
 
 
+def _worst_vertex(Q: Any, vertices: Any) -> dict[str, dict[str, Any]]:
+    """The LIP and PML levels of Q over a prior set: the largest at its vertices (each side of either notion is
+    a log of a ratio to λ = P·Q[:, y], linear in P, so its maximum over the hull is at a vertex); None: infinite.
+
+    >>> round(_worst_vertex([[0.75, 0.25], [0.25, 0.75]], [[0.5, 0.5], [0.9, 0.1]])["pml"]["eps"], 6)  # log(.75/.3)
+    0.916291
+    """
+    from mechopt.io.mechfile import audit
+
+    per = [audit(Q, v)["notions"] for v in vertices]
+    levels = {k: [p[k]["eps"] for p in per] for k in ("lip", "pml")}
+    return {k: {"eps": None if None in v else max(v)} for k, v in levels.items()}
+
+
 def run_audit(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_file, emit_json, table
     from mechopt.errors import ProblemError
@@ -126,8 +142,8 @@ def run_audit(args: argparse.Namespace) -> int:
     wanted = list(dict.fromkeys(args.notion or ["ldp"]))
     if prior is None and set(wanted) - {"ldp"}:
         raise ProblemError(f"--notion {'/'.join(sorted(set(wanted) - {'ldp'}))} needs the prior: give --prior P")
-    claim = doc.get("claim")
-    if claim is not None and claim["notion"] in ("lip", "mip", "pml") and prior is None:
+    claim, vertices = doc.get("claim"), doc.get("prior_set")
+    if claim is not None and claim["notion"] in ("lip", "mip", "pml") and prior is None and vertices is None:
         raise ProblemError(
             f"{args.mechanism!r} claims {claim['notion']} eps = {claim['eps']:g}, which needs the prior to be "
             "checked: give --prior P"
@@ -136,7 +152,10 @@ def run_audit(args: argparse.Namespace) -> int:
     precision = doc.get("precision", 0.0)
     check = None if target is None else check_eps_levels(report["notions"], target, wanted, precision)
     verdict = None
-    if claim is not None:  # a LIP/MIP claim is about the file's own prior, whatever --prior asks
+    if claim is not None and vertices is not None and args.prior is None and claim["notion"] in ("lip", "pml"):
+        verdict = {**check_claim(claim, _worst_vertex(doc["Q"], vertices), precision),
+                   "prior": None, "prior_set": len(vertices)}  # fmt: skip
+    elif claim is not None:  # a LIP/MIP claim is about the file's own prior, whatever --prior asks
         own = doc.get("prior") is not None and args.prior is not None and claim["notion"] in ("lip", "mip", "pml")
         notions = audit(doc["Q"], doc["prior"])["notions"] if own else report["notions"]
         verdict = {**check_claim(claim, notions, precision), "prior": "the file's" if own else None}

@@ -105,6 +105,14 @@ def register(sub: Any) -> None:
     src.add_argument(
         "--prior-free", metavar="D", help="minimax design over every prior on D symbols (the simplex; --utility mae)"
     )
+    src.add_argument(
+        "--prior-counts",
+        metavar="N,N,...",
+        help="(eps, delta) design from sample counts: private at every prior within the --bound radius of the "
+        "empirical prior, so for the true prior with probability >= 1 - --delta over the samples (--utility mae)",
+    )
+    src.add_argument("--delta", metavar="D", help="with --prior-counts: the probability in (0, 1) the set misses")
+    src.add_argument("--bound", metavar="B", help="with --prior-counts: weissman (L1, default) or hoeffding (Linf)")
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
         "--outputs",
@@ -248,6 +256,9 @@ def build_problem(
             "prior_set",
             "prior_ball",
             "prior_free",
+            "prior_counts",
+            "delta",
+            "bound",
         )
         if getattr(args, k, None) is not None
     }  # (a Namespace built by hand may lack the newer flags)
@@ -299,10 +310,10 @@ def build_problem(
     elif args.problem:
         pid, params = args.problem, _resolve_graph(parse_assignments(args.assign))
     else:
-        if {"prior_set", "prior_ball", "prior_free"} & set(flags):
+        if {"prior_set", "prior_ball", "prior_free", "prior_counts", "delta", "bound"} & set(flags):
             from mechopt.cli.design_robust import robust_problem
 
-            return robust_problem(flags), solver or "robust-lp", options, tl
+            return robust_problem(flags, notes), solver or "robust-lp", options, tl
         geo = "coords" in flags  # a design on places (mechopt.problems.geo): the prior defaults to uniform
         if "norm" in flags and not geo:
             raise ParamError("--norm measures the distance between --coords locations: give --coords too")

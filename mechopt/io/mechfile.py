@@ -135,6 +135,11 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
     out["precision"] = precision_tolerance(out["Q"])  # a float32/float16 .npy: judged at its own precision
     out["Q"] = validate_channel(out["Q"], name=f"Q in {p.name}")
     out["claim"] = claim_of(out, repr(p.name))
+    if out.get("prior_set") is not None:  # a robust design's set: one prior per vertex, one entry per row of Q
+        vs = out["prior_set"]
+        if not isinstance(vs, list) or not vs or not all(isinstance(v, list) and len(v) == len(out["Q"]) for v in vs):
+            raise ProblemError(f'"prior_set" in {str(p)!r} must be a list of priors with one entry per row of Q')
+        out["prior_set"] = [validate_prior(v, name=f"prior-set vertex {i} in {p.name}") for i, v in enumerate(vs)]
     if out.get("prior") is not None:
         if isinstance(out["prior"], (str, bool)):
             raise ProblemError(f'"prior" in {str(p)!r} must be a list of numbers, got {out["prior"]!r}')

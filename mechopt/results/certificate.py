@@ -47,7 +47,8 @@ class Certificate:
         if self.evidence is None:
             raise CertificateError(
                 "this result carries no dual evidence to write: checkable certificates come from the exact "
-                "solver (notions ldp, lip, graph-ldp, metric-ldp, cip; utilities mse, histogram, mi)"
+                "solver (notions ldp, lip, pml, alip, graph-ldp, metric-ldp, cip; utilities mse, histogram, mi) and "
+                "the robust-lp solver (a prior set, utility mae; one prior P as --prior-set P)"
             )
         self.evidence.save(path, bound=self.bound, gap=self.gap, status=status, value=value, **provenance)
 

@@ -1,4 +1,4 @@
-"""Certificates anyone can check: the exact solver's dual evidence written as a versioned JSON file.
+"""Certificates anyone can check: the exact and robust-lp solvers' dual evidence written as a versioned JSON file.
 
 The format (``mechopt-certificate``, version 1) is documented in ``docs/howto/certificates.rst`` and read by the
 standalone checker :mod:`mechopt.certcheck` (``mechopt check FILE``, or ``python certcheck.py FILE`` with only
@@ -39,6 +39,7 @@ __all__ = [
     "FORMAT",
     "VERSION",
     "DualEvidence",
+    "RobustEvidence",
     "CertificateError",
     "exact",
     "certificate_document",
@@ -86,6 +87,68 @@ class DualEvidence:
         write_certificate(path, self, status=status, value=float(value), bound=float(bound), method=self.method, **prov)
 
 
+@dataclass(frozen=True, eq=False)
+class RobustEvidence:
+    """What the robust LP proved for a design over a prior set: weights w ≥ 0 on the vertices, ν, and per output y
+    multipliers μ_y ≥ 0 of the rows a_k of the private cone with P_w ∘ L[:, y] − ν ≈ Σ_k μ_yk a_k + (≥ 0), so
+    (P_w ∘ L[:, y] − ν)·q ≥ 0 for every private column q (P_w = Σ_v w_v P_v / Σ w) and every private channel has
+    worst loss ≥ Σ_x P_w(x) Σ_y Q[x, y] L[x, y] ≥ 1ᵀν (weak duality; the checker bounds the residual)."""
+
+    problem: Any
+    Q: np.ndarray
+    weights: np.ndarray
+    nu: np.ndarray
+    mu: np.ndarray
+    method: str = ""
+
+    def save(
+        self, path: str, *, bound: float, gap: float, status: str | None = None, value: float | None = None, **prov: Any
+    ) -> None:
+        """Write the robust certificate (``"kind": "robust"``) that :mod:`mechopt.certcheck` verifies."""
+        import json
+
+        from mechopt import settings
+        from mechopt.certcheck import MAX_D
+        from mechopt.io.writer import write_text
+
+        prob = self.problem
+        if prob.prior_set.d > MAX_D:
+            raise CertificateError(f"{prob.prior_set.d} inputs: the standalone checker takes at most {MAX_D}")
+        value = prob.evaluate(self.Q) if value is None else value
+        status = status or ("optimal" if gap <= settings.tolerance("gap") else "optimal_inaccurate")
+        doc = {
+            "format": FORMAT,
+            "version": VERSION,
+            "problem": {
+                "kind": "robust",
+                "prior_set": [_vector(v) for v in prob.prior_set.vertices],
+                "notion": notion_data(prob.notion),
+                **_loss_data(prob),
+                "sense": "min",
+                "objective": prob.objective,
+                "source": prob.prior_set.source,
+            },
+            "mechanism": {"Q": [_vector(row) for row in np.asarray(self.Q, float)]},
+            "dual": {"weights": _vector(self.weights), "nu": _vector(self.nu), "mu": [_vector(m) for m in self.mu]},
+            "claim": {"status": status, "value": exact(value), "bound": exact(bound)},
+            "tolerances": {k: settings.tolerance(k) for k in ("row_sum", "privacy", "gap")},
+            "provenance": {"mechopt": _version(), "method": self.method, **prov},
+        }
+        write_text(path, json.dumps(doc, indent=1) + "\n")
+
+
+def _loss_data(prob: Any) -> dict[str, Any]:
+    """The loss L[x, y] exactly; for an MAE its values and outputs too, and L = |a_x − b_y| as exact rationals."""
+    from mechopt.utilities import MAE
+
+    u = prob.utility
+    if type(u) is MAE:
+        a, b = [Fraction(float(v)) for v in u.a], [Fraction(float(v)) for v in u.b]
+        loss = [[str(abs(x - y)) for y in b] for x in a]
+        return {"utility": {"name": u.name, "values": _vector(u.a), "outputs": _vector(u.b)}, "loss": loss}
+    return {"utility": {"name": u.name}, "loss": [_vector(r) for r in prob.loss_matrix()]}
+
+
 def exact(x: float) -> str:
     """The exact rational value of a binary64 number, as ``"p/q"`` (or an integer).
 
@@ -101,18 +164,20 @@ def _vector(v: Any) -> list[str]:
 
 def notion_data(notion: Any) -> dict[str, Any]:
     """The notion as the checker reads it: name, ε and its data (policy graph edges, CIP user priors)."""
-    from mechopt.notions import CIP, LDP, LIP, GraphLDP
+    from mechopt.notions import ALIP, CIP, LDP, LIP, PML, GraphLDP
 
     out: dict[str, Any] = {"name": notion.name, "eps": exact(notion.eps)}
-    if isinstance(notion, GraphLDP) and type(notion) is GraphLDP:
+    if type(notion) is ALIP:
+        out["eps_lower"] = exact(notion.eps_lower)
+    elif isinstance(notion, GraphLDP) and type(notion) is GraphLDP:
         edges = notion.graph.edges(data="weight", default=1.0)
         out["edges"] = [[int(u), int(v), exact(w)] for u, v, w in sorted(edges, key=lambda e: (e[0], e[1]))]
     elif type(notion) is CIP:
         out["p"] = _vector(notion.p)
-    elif type(notion) not in (LDP, LIP):
+    elif type(notion) not in (LDP, LIP, PML):
         raise CertificateError(
-            f"no checkable certificate for notion {notion.name!r}: the checker knows ldp, lip, graph-ldp, "
-            "metric-ldp and cip"
+            f"no checkable certificate for notion {notion.name!r}: the checker knows ldp, lip, pml, alip, "
+            "graph-ldp, metric-ldp and cip"
         )
     return out
 

@@ -133,8 +133,9 @@ class RobustDesign(Problem):
         outputs: Any = None,
         eps_lower: Any = None,
     ) -> "RobustDesign":
-        """From CLI-style values: ``prior_set`` a :class:`PriorSet`, ``"p,..;p,.."``, a .json file or a list."""
-        S = PriorSet.parse(prior_set)
+        """From CLI-style values: ``prior_set`` a :class:`PriorSet`, an
+        :class:`~mechopt.problems.robust.EmpiricalPrior` (its set), ``"p,..;p,.."``, a .json file or a list."""
+        S = prior_set.prior_set() if callable(getattr(prior_set, "prior_set", None)) else PriorSet.parse(prior_set)
         key = str(notion).lower()
         if key not in NOTIONS:
             raise ProblemError(f"robust design takes notion {', '.join(NOTIONS)}, not {notion!r}")

@@ -1,0 +1,45 @@
+"""``mechopt design --certificate`` then ``mechopt check`` for pml, alip and robust (prior-set) designs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+MI = ["--utility", "mi", "--prior", "0.1,0.2,0.3,0.4", "--eps", "1"]
+MAE = ["--utility", "mae", "--eps", "0.8"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--notion", "pml", *MI],
+        ["--notion", "alip", "--eps-lower", "0.5", *MI],
+        ["--notion", "pml", *MAE, "--prior-counts", "40,25,20,15", "--delta", "1e-3"],
+        ["--notion", "lip", *MAE, "--prior-set", "0.2,0.3,0.5;0.5,0.3,0.2"],
+        ["--notion", "alip", "--eps-lower", "0.5", *MAE, "--prior", "0.3,0.3,0.4", "--prior-ball", "0.1:tv"],
+        ["--notion", "ldp", *MAE, "--prior-free", "4"],
+    ],
+)
+def test_round_trip_and_a_forged_q_is_rejected(cli, tmp_path, args):
+    cert = tmp_path / "cert.json"
+    run = cli("design", *args, "--certificate", cert, "--json")
+    assert run.code == 0, run.err
+    assert run.json()["status"] == "optimal"
+    report = cli("check", cert, "--json")
+    assert report.code == 0, report.out
+    assert report.json()["verdict"] == "verified" and report.json()["gap"] <= 1e-9
+    doc = json.loads(cert.read_text())
+    doc["mechanism"]["Q"][1][0] = "1/3"
+    cert.write_text(json.dumps(doc))
+    run = cli("check", cert)
+    assert run.code == 1 and run.out.startswith("rejected: ") and "row 1 of Q" in run.out, run.out
+
+
+def test_a_design_without_evidence_is_one_error_line_naming_what_to_use(cli, one_line_error, tmp_path):
+    cert = tmp_path / "cert.json"
+    run = cli(
+        "design", "--notion", "pml", "--utility", "mae", "--prior", "0.2,0.3,0.5", "--eps", "1", "--certificate", cert
+    )
+    one_line_error(run)
+    assert "robust-lp" in run.err and "--prior-set" in run.err and not cert.exists()
