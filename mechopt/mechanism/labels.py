@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.mechanism.sampling import in_range
 
 __all__ = ["Labels", "Container", "clean_labels", "chunks"]
 
@@ -121,7 +122,7 @@ class Labels:
     def _encode_array(self, arr: np.ndarray) -> np.ndarray:
         d = len(self.labels)
         if self.is_range and arr.dtype.kind in "iu":  # indices already: check the range only
-            if arr.size and (arr.min() < 0 or arr.max() >= d):
+            if not in_range(arr, d):
                 self._refuse(arr, (arr < 0) | (arr >= d))
             return arr
         lab = self.array

@@ -6,7 +6,8 @@ is not installed or the environment variable ``MECHOPT_JIT`` is ``0``. Every cal
 keeps a numpy path that gives bit-identical output from the same random draws, so
 installing numba changes how fast a sampler runs, never the numbers it returns.
 Compilation is lazy (first call) and cached on disk by numba (``cache=True``) for
-functions defined in a file.
+functions defined in a file. A kernel may call :func:`prefetch` (a no-op in Python,
+one prefetch instruction when compiled) to start loading a table entry it needs later.
 
 Examples
 --------
@@ -30,7 +31,7 @@ import importlib.util
 import os
 from typing import Any, Callable
 
-__all__ = ["Kernel", "kernel", "available", "numpy_and_compiled"]
+__all__ = ["Kernel", "kernel", "available", "numpy_and_compiled", "prefetch"]
 
 
 @functools.cache
@@ -61,6 +62,7 @@ class Kernel:
             return None
         if self._compiled is None:
             numba = importlib.import_module("numba")
+            _register_prefetch()
             cache = os.path.isfile(self.python.__code__.co_filename)  # a doctest's function has no file
             self._compiled = numba.njit(cache=cache, nogil=True)(self.python)
         return self._compiled
@@ -101,3 +103,45 @@ def numpy_and_compiled(draw: Callable[[], Any], kern: Kernel) -> tuple[Any, Any]
         else:
             os.environ["MECHOPT_JIT"] = old
     return slow, fast
+
+
+def prefetch(a: Any, i: int) -> None:
+    """Ask the CPU to start loading ``a[i]`` into its cache; changes no value (a no-op in Python).
+
+    Compiled, it is LLVM's ``llvm.prefetch`` (read, keep in all levels) on the address
+    of ``a[i]``, without a bounds check: a prefetch of an address outside ``a`` is
+    ignored by the CPU, never a fault.
+
+    >>> import numpy as np
+    >>> prefetch(np.zeros(3), 1) is None
+    True
+    """
+
+
+@functools.cache
+def _register_prefetch() -> None:
+    """Teach numba :func:`prefetch` (once, before the first kernel compiles)."""
+    from llvmlite import ir
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic, overload
+
+    i8p = ir.IntType(8).as_pointer()
+    name = "llvm.prefetch.p0" if str(i8p) == "ptr" else "llvm.prefetch.p0i8"  # opaque or typed pointers
+
+    @intrinsic
+    def _prefetch(typingctx: Any, arr: Any, idx: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+            fnty = ir.FunctionType(ir.VoidType(), [i8p] + [ir.IntType(32)] * 3)
+            fn = cgutils.get_or_insert_function(builder.module, fnty, name)
+            i32 = ir.IntType(32)
+            builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, high locality, data
+            return context.get_dummy_value()
+
+        return types.void(arr, idx), codegen
+
+    @overload(prefetch)
+    def _prefetch_overload(a, i):  # type: ignore[no-untyped-def]  # numba: the same parameters as the lambda
+        return lambda a, i: _prefetch(a, i)
