@@ -145,16 +145,22 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
         try:
             return _solve(problem, solver, options)
         except deadline.TimeLimitReached as exc:  # a stage past the deadline: the whole call is bounded
-            return Result(
-                status=Status.TIME_LIMIT,
-                value=None,
-                sense=problem.sense,
-                objective=problem.objective,
-                solver=solver or "",
-                time_s=time.perf_counter() - t0,
-                message=f"{exc} ({time.perf_counter() - t0:.3g} s); no mechanism is returned",
-                unit=getattr(problem, "unit", None),
-            )
+            return time_limit_result(problem, solver, exc, t0)
+
+
+def time_limit_result(problem: Problem, solver: str | None, exc: BaseException, t0: float) -> Result:
+    """The ``time_limit`` result of a call stopped by its deadline (no mechanism), ``t0`` its
+    :func:`time.perf_counter` start."""
+    return Result(
+        status=Status.TIME_LIMIT,
+        value=None,
+        sense=problem.sense,
+        objective=problem.objective,
+        solver=solver or "",
+        time_s=time.perf_counter() - t0,
+        message=f"{exc} ({time.perf_counter() - t0:.3g} s); no mechanism is returned",
+        unit=getattr(problem, "unit", None),
+    )
 
 
 def _solve(problem: Problem, solver: str | None, options: dict[str, Any]) -> Result:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import warnings
 from typing import Any
 
@@ -421,8 +422,14 @@ def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line
     options["time_limit"] = tl
     # the problem is read (its size checks are cheap): from here a stage past the deadline ends in a
     # result with the status time_limit (the SIGALRM backstop included), never in an error line
-    with deadline.bounded(tl, start=start), deadline.alarm(ALARM_GRACE_S):
-        return problem, solve(problem, solver=solver, **options)
+    t0 = time.perf_counter()
+    try:
+        with deadline.bounded(tl, start=start), deadline.alarm(ALARM_GRACE_S):
+            return problem, solve(problem, solver=solver, **options)
+    except deadline.TimeLimitReached as exc:  # the backstop fired outside solve (the process was late already)
+        from mechopt.api import time_limit_result
+
+        return problem, time_limit_result(problem, solver, exc, t0)
 
 
 def _status_line(args: argparse.Namespace) -> Any:

@@ -26,7 +26,6 @@ Examples
 from __future__ import annotations
 
 import functools
-import importlib
 import importlib.util
 import os
 from typing import Any, Callable
@@ -61,7 +60,8 @@ class Kernel:
         if not available():
             return None
         if self._compiled is None:
-            numba = importlib.import_module("numba")
+            import numba
+
             _register_prefetch()
             cache = os.path.isfile(self.python.__code__.co_filename)  # a doctest's function has no file
             self._compiled = numba.njit(cache=cache, nogil=True)(self.python)

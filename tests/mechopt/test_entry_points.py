@@ -219,7 +219,7 @@ def test_unknown_problem_and_register_problem() -> None:
 # -- lean extras ------------------------------------------------------------------------------------
 # The heavy peers (numba/llvmlite alone are ~150 MB). pandas is not one of them any more: the `data` extra and
 # the tests of labelled reports (pandas Series in, Series out) need it, so the test extra declares it.
-PEERS = {"numba", "llvmlite", "statsmodels", "scikit-learn", "pure-ldp", "multi-freq-ldpy"}
+PEERS = {"statsmodels", "scikit-learn", "pure-ldp", "multi-freq-ldpy"}  # numba is our own extra too (fast)
 
 
 def _requirements(extra: str | None) -> set[str]:
@@ -240,6 +240,7 @@ def test_test_extra_is_lean_and_peers_are_declared() -> None:
     assert not test & PEERS and not core & PEERS, (test & PEERS, core & PEERS)
     assert {"pytest", "hypothesis", "pytest-timeout", "joblib", "matplotlib", "pandas"} <= test
     assert {"numba", "pure-ldp", "multi-freq-ldpy", "scikit-learn", "statsmodels"} <= _requirements("peers")
+    assert {"numba"} <= _requirements("fast") and "numba" in test  # the compiled samplers are tested in CI
     assert "matplotlib" not in core and "matplotlib" in _requirements("plot")
     assert {"cvxpy", "numpy", "scipy", "networkx"} <= core
 

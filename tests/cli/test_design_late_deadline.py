@@ -1,0 +1,26 @@
+"""A process already past its --time-limit when the solve starts ends in a time_limit result, never a traceback.
+
+CI saw it under load: the interpreter and imports took longer than the 1 s limit, so the SIGALRM backstop
+(`mechopt.runtime.deadline.alarm`) was armed for 1 ms and fired before `solve`, which turns a deadline into
+a result, was entered.
+"""
+
+import contextlib
+import json
+
+from mechopt.cli import main
+from mechopt.runtime import deadline
+
+
+def test_backstop_firing_before_the_solve_is_a_time_limit_result(monkeypatch, capsys):
+    @contextlib.contextmanager
+    def late_alarm(grace):
+        raise deadline.TimeLimitReached("running (stopped at the deadline)", 1.0)
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(deadline, "alarm", late_alarm)
+    argv = ["design", "--prior", "uniform:12", "--notion", "mip", "--utility", "mi", "--eps", "1"]
+    code = main(argv + ["--solver", "sqp", "--time-limit", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["status"] == "time_limit" and "no mechanism is returned" in out["message"]
+    assert out.get("Q") is None
