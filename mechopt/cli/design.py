@@ -302,7 +302,8 @@ def build_problem(
         if {"prior_set", "prior_ball", "prior_free"} & set(flags):
             from mechopt.cli.design_robust import robust_problem
 
-            return robust_problem(flags), solver or "robust-lp", options, tl
+            prob = robust_problem(flags)
+            return prob, solver or ("robust-lp" if prob.is_linear else "robust-rays"), options, tl
         geo = "coords" in flags  # a design on places (mechopt.problems.geo): the prior defaults to uniform
         if "norm" in flags and not geo:
             raise ParamError("--norm measures the distance between --coords locations: give --coords too")

@@ -1,8 +1,16 @@
-"""Robust (minimax) channel design over a set of priors: privacy at every prior, the worst expected loss minimised.
+"""Robust (minimax) channel design over a set of priors: privacy at every prior, the worst utility optimised.
 
 The program, for a prior set S = hull(P_1..P_k) and a loss L linear in Q:
 
     minimise  max_v Σ_x P_v(x) Σ_y Q[x, y] L[x, y]   s.t.   Q a channel, private at every P in S.
+
+For a sublinear utility (mi, mse, histogram: :mod:`~mechopt.problems.robust.gains`) the worst case
+is taken over the vertices: max_Q min_v I(P_v; Q), or min_Q max_v MSE(P_v, Q). I(P; Q) is concave
+in P, so for mi the worst prior of the hull is a vertex and the vertex problem is the hull's. An
+MMSE is concave in P too, so its worst prior in the hull can be interior: for mse / histogram the
+design is over the finite set of vertices given, and its value is a lower bound on the hull's
+minimax MSE (:func:`~mechopt.problems.robust.hull.hull_worst_case` bounds a channel's worst case
+over the hull from above).
 
 Privacy over S reduces to the vertices (:mod:`~mechopt.problems.robust.priorsets`): for LIP, PML
 and ALIP, column q = Q[:, y] must satisfy e^{−ε_l} P·q ≤ q_x ≤ e^{ε_u} P·q, linear in P, for every
@@ -33,6 +41,7 @@ from mechopt.model.channel import validate_channel
 from mechopt.model.problem import Problem
 from mechopt.model.problem_audit import ProblemAudit
 from mechopt.notions import LDP, LIP, PosteriorBox, PrivacyNotion, make_notion
+from mechopt.problems.robust.gains import GAIN_UTILITIES, VertexGains
 from mechopt.problems.robust.priorsets import PriorSet
 from mechopt.results.result import Result
 from mechopt.utilities import Utility, make_utility
@@ -101,17 +110,31 @@ class RobustDesign(Problem):
 
     id: ClassVar[str] = "robust"
     paper: ClassVar[str] = ""
-    sense: ClassVar[str] = "min"
 
     def __post_init__(self) -> None:
         if not isinstance(self.prior_set, PriorSet):
             raise ProblemError("prior_set must be a PriorSet (see mechopt.problems.robust.PriorSet)")
         box_factors(self.notion)  # a typed error for a notion without a robust form
-        if not isinstance(self.utility, Utility) or self.utility.linear_cost(self.prior_set.vertices[0]) is None:
-            raise ProblemError("robust design takes a utility linear in Q (mae); mse/mi over a prior set are not built")
+        U = self.utility
+        if not isinstance(U, Utility) or (
+            U.linear_cost(self.prior_set.vertices[0]) is None and U.name not in GAIN_UTILITIES
+        ):
+            raise ProblemError(
+                f"robust design takes a utility linear in Q (mae) or one of {', '.join(GAIN_UTILITIES)}, "
+                f"not {getattr(U, 'name', U)!r}"
+            )
         a = getattr(self.utility, "a", None)
         if a is not None and a.size != self.prior_set.d:
             raise ProblemError(f"{a.size} values but the prior set has {self.prior_set.d} symbols")
+
+    @property
+    def sense(self) -> str:  # type: ignore[override]
+        return self.utility.sense
+
+    @property
+    def is_linear(self) -> bool:
+        """Whether the utility is linear in Q (the one-LP ``robust-lp`` form), else a column gain."""
+        return self.utility.name not in GAIN_UTILITIES
 
     @property
     def objective(self) -> str:  # type: ignore[override]
@@ -140,14 +163,16 @@ class RobustDesign(Problem):
             raise ProblemError(f"robust design takes notion {', '.join(NOTIONS)}, not {notion!r}")
         kw = {} if eps_lower is None else {"eps_lower": eps_lower}
         N = make_notion(key, eps, **kw)
-        if str(utility).lower() != "mae":
-            raise ProblemError(f"robust design takes --utility mae (linear in Q), not {utility!r}")
+        ukey = str(utility).lower()
+        if ukey not in ("mae", *GAIN_UTILITIES):
+            raise ProblemError(f"robust design takes --utility mae, {', '.join(GAIN_UTILITIES)}, not {utility!r}")
         from mechopt.problems.design import _numbers
 
         vals = _numbers(values, "values", "one per input symbol")
         outs = _numbers(outputs, "output estimates", "one per output")
-        U = make_utility("mae", values=np.arange(S.d, dtype=float) if vals is None else vals, outputs=outs)
-        return cls(prior_set=S, notion=N, utility=U)
+        if ukey in ("mae", "mse") and vals is None:
+            vals = np.arange(S.d, dtype=float)
+        return cls(prior_set=S, notion=N, utility=make_utility(ukey, values=vals, outputs=outs))
 
     # -- the data a solver reads ---------------------------------------------------
     def loss_matrix(self) -> np.ndarray:
@@ -156,6 +181,8 @@ class RobustDesign(Problem):
 
     def robust_program(self) -> dict[str, Any]:
         """The LP's data: vertices (k × d), loss L (d × m), the rows the set constrains, the box factors."""
+        if not self.is_linear:
+            raise ProblemError(f"utility {self.utility.name} is not linear in Q: use solver 'robust-rays'")
         return {
             "vertices": self.prior_set.vertices,
             "loss": self.loss_matrix(),
@@ -164,15 +191,22 @@ class RobustDesign(Problem):
             "ldp_eps": self.notion.eps if type(self.notion) is LDP else None,
         }
 
+    def vertex_gains(self) -> VertexGains | None:
+        """The column gains at every vertex (the ray LP's data, ``robust-rays``); None for a linear utility."""
+        return None if self.is_linear else VertexGains(self.prior_set.vertices, self.utility)
+
     # -- audit -----------------------------------------------------------------------
     def losses(self, Q: Any) -> np.ndarray:
-        """The expected loss of Q at each vertex."""
+        """The utility's value of Q at each vertex (a linear utility: its expected loss)."""
         M = np.asarray(Q, float)
+        if not self.is_linear:
+            return VertexGains(self.prior_set.vertices, self.utility).values(M)
         return self.prior_set.vertices @ np.sum(M * self.loss_matrix(), axis=1)
 
     def evaluate(self, Q: Any) -> float:
-        """The worst expected loss of Q over the set (the max over its vertices)."""
-        return float(np.max(self.losses(Q)))
+        """The worst value of Q over the vertices (the max of a loss, the min of an information)."""
+        vals = self.losses(Q)
+        return float(np.min(vals) if self.sense == "max" else np.max(vals))
 
     def levels(self, Q: Any) -> np.ndarray:
         """The audited ε of Q at each vertex (:func:`robust_levels`)."""
