@@ -92,6 +92,11 @@ class StoredRays:
         return RayPricing(self.R[:, top], float(rc.max()), "enumeration")
 
 
+#: The pricing MILP's gaps (relative, and absolute in units of ε e^ε): its dual bound is the proof whatever
+#: the gap, so these trade MILP time against rounds; column generation stops at ``gap``/100 relative.
+MILP_REL_GAP, MILP_ABS_GAP = 1e-6, 1e-11
+
+
 class LDPMIMilpPricer(_LDPPricerBase):
     """ε-LDP patterns for mutual information at k priors: heuristic ascent, then an exact tangent-cut MILP."""
 
@@ -101,7 +106,8 @@ class LDPMIMilpPricer(_LDPPricerBase):
         self.n = self.V.shape[1]
         self.weights = (math.exp(-eps), 1.0)
         self.cuts = [list(np.linspace(0.0, 1.0, 9)) for _ in self.V]
-        self.cut_tol = settings.tolerance("tangent_cut")
+        self.unit = max(1.0, eps * math.exp(eps))  # the size of a pattern's gain
+        self.cut_tol = MILP_ABS_GAP * self.unit
 
     def _psi(self, u):
         t = 1.0 + self.E1 * np.asarray(u, float)
@@ -122,7 +128,8 @@ class LDPMIMilpPricer(_LDPPricerBase):
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
         const, coef = self._lin(lam, mu)
-        Z, rc = self._ascend(self._threshold_candidates(-coef), lambda Z: self.rho(Z, lam, mu))
+        keys = [-coef] + [-coef / np.maximum(P, 1e-300) for P in self.V] + [-coef / np.maximum(lam @ self.V, 1e-300)]
+        Z, rc = self._ascend(np.vstack([self._threshold_candidates(k) for k in keys]), lambda Z: self.rho(Z, lam, mu))
         good = rc > _rc_tol()
         if np.any(good):
             best = np.argsort(-rc)[: max(1, min(int(good.sum()), self.n))]
@@ -144,9 +151,10 @@ class LDPMIMilpPricer(_LDPPricerBase):
                 rows.append(A)
                 ub.append(val - slope * u)
             cons = LinearConstraint(np.vstack(rows), -np.inf, np.concatenate(ub))
-            res = self._milp(-np.append(coef, lam), cons, np.append(np.ones(n), np.zeros(k)),
-                             Bounds(np.append(np.zeros(n), np.full(k, lo_psi)), np.append(np.ones(n), np.zeros(k))),
-                             deadline)  # fmt: skip
+            with settings.override(mip_rel_gap=MILP_REL_GAP, mip_abs_gap=MILP_ABS_GAP * self.unit):
+                res = self._milp(-np.append(coef, lam), cons, np.append(np.ones(n), np.zeros(k)),
+                                 Bounds(np.append(np.zeros(n), np.full(k, lo_psi)), np.append(np.ones(n), np.zeros(k))),
+                                 deadline)  # fmt: skip
             if res.x is None:
                 return RayPricing(np.zeros((n, 0)), None, f"pricing MILP failed: {res.message}")
             z = np.round(res.x[:n])

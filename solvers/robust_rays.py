@@ -164,7 +164,7 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
         scale = 1.0
     bound, proven, status, w = math.inf, False, "iteration_limit", None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
-    tol = settings.tolerance("colgen_gap")
+    tol = settings.tolerance("gap") / 100  # the certificate needs ``gap``; closing further costs pricing time
     for it in range(1, max_iter + 1):
         if deadline is not None and time.perf_counter() >= deadline:
             status = "time_limit"
