@@ -62,7 +62,7 @@ def ldp_pattern_rays(n: int, eps: float) -> tuple[np.ndarray, None]:
     return 1.0 + math.expm1(eps) * Z.T.astype(float), None
 
 
-def box_cone_rays(V: np.ndarray, lo: float, hi: float) -> np.ndarray:
+def box_cone_rays(V: np.ndarray, lo: float, hi: float, max_rays: int = 200_000) -> np.ndarray:
     """Extreme rays (1ᵀr = 1) of {q ≥ 0 : lo·P_v·q ≤ q_x ≤ hi·P_v·q, every vertex v and row x}.
 
     >>> box_cone_rays(np.array([[0.5, 0.5]]), 0.5, 1.5).round(4).T.tolist()
@@ -72,7 +72,7 @@ def box_cone_rays(V: np.ndarray, lo: float, hi: float) -> np.ndarray:
     rows = [hi * P - np.eye(n) for P in V]  # hi·P·q − q_x ≥ 0
     if lo > 0:
         rows += [np.eye(n) - lo * P for P in V]
-    return dd_rays(np.vstack(rows))
+    return dd_rays(np.vstack(rows), max_rays=max_rays)
 
 
 class StoredRays:

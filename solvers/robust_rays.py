@@ -40,6 +40,8 @@ from mechopt import settings
 from mechopt.errors import TooLargeError
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
+from mechopt.solvers.exact.colgen import gain_units
+from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust import _recover
 from mechopt.solvers.robust_pricing import (
     LDPAscentPricer,
@@ -75,12 +77,14 @@ class RobustRaysSolver(Solver):
         base = dict(sense=problem.sense, objective=problem.objective, solver=self.name)
         if out["w"] is None:
             return Result(status=out["status"], value=None, message=out["message"], **base)
-        X = np.zeros((problem.prior_set.d, out["R"].shape[1]))
-        X[rows] = out["R"] * out["w"][None, :]
+        used = out["w"] > 0
+        X = np.zeros((problem.prior_set.d, int(used.sum())))
+        X[rows] = out["R"][:, used] * out["w"][None, used]
         X[~rows] = X[rows][0]
         Q = _recover(X, problem)
+        Q = Q[:, Q.max(axis=0) > 0]
         value = problem.evaluate(Q)
-        bound = None if out["bound"] is None else G.sign * out["bound"]
+        bound = None if out["bound"] is None else G.sign * out["bound"] + 0.0
         gap = None if bound is None else _relative_gap(value, bound, G.sign)
         tol = settings.tolerance("gap")
         if gap is not None and gap <= tol and out["proven"]:
@@ -135,7 +139,7 @@ def _pricer(problem: Any, G, opts: dict[str, Any]):
             return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
         return LDPAscentPricer(G, n, eps), seed, f"pattern ascent (heuristic; exact up to enumerate_max={n - 1})"
     try:
-        R = box_cone_rays(G.vertices, *factors)
+        R = box_cone_rays(G.vertices, *factors, max_rays=int(opts["max_rays"]))
     except TooLargeError:
         raise TooLargeError(
             f"the {problem.notion.name} cone at {len(G.vertices)} priors on {n} symbols has more than "
@@ -159,9 +163,13 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     c = G.constants()
     R, F = seed, G.gains(seed)
     stored = getattr(pricer, "F", F)  # the gains of every ray when the pricer holds them
-    scale = float(max(np.abs(F).max(initial=0.0), np.abs(stored).max(initial=0.0), np.abs(c).max(initial=0.0)))
-    if scale == 0.0 or not math.isfinite(scale):
-        scale = 1.0
+    scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(stored).ravel(), np.abs(c)])  # a power of two: exact
+    with gain_units(scale):  # reduced-cost and MILP tolerances in the gains' unit: unit-free
+        return _rounds(G, pricer, R, F, c, scale, max_iter, deadline)
+
+
+def _rounds(G, pricer, R, F, c, scale, max_iter, deadline) -> dict[str, Any]:
+    """The rounds of :func:`ray_lp` (its arguments; F the seed's gains, ``scale`` their unit)."""
     bound, proven, status, w = math.inf, False, "iteration_limit", None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
     tol = settings.tolerance("gap") / 100  # the certificate needs ``gap``; closing further costs pricing time
