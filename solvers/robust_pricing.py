@@ -3,11 +3,13 @@
 ρ is convex and positively homogeneous in r (each f_i is), so its maximum over a slice of the
 privacy cone is at an extreme ray. Pricers, each on the n rows of the set's support:
 
+- :class:`LDPSubsetPricer`: ε-LDP, every pattern s = 1 + (e^ε − 1) z, z ∈ {0,1}^n, priced through
+  subset sums (n ≤ ``enumerate_max``, default 20).
 - :class:`StoredRays`: every extreme ray held in memory, with its gains (k × N): one matrix product.
-  For ε-LDP the rays are the patterns s = 1 + (e^ε − 1) z, z ∈ {0,1}^n (:func:`ldp_pattern_rays`);
-  for LIP / PML / ALIP over a prior set the cone is the intersection of the cones of the vertices,
+  For LIP / PML / ALIP over a prior set the cone is the intersection of the cones of the vertices,
   {q ≥ 0 : lo·P_v·q ≤ q_x ≤ hi·P_v·q for every vertex v and row x}, whose extreme rays come from the
   double description method (:func:`box_cone_rays`, ``solvers.exact.rays.dd_rays``).
+- :class:`LDPAscentPricer`: ε-LDP, mse / histogram above the enumeration limit: a heuristic (no bound).
 - :class:`LDPMIMilpPricer`: ε-LDP and mutual information above the enumeration limit. With
   u_i = P_iᵀz, f_i(s) = ε e^ε u_i − t_i log t_i, t_i = 1 + (e^ε − 1) u_i, so
   ρ(z) = −1ᵀμ + Σ_x z_x (ε e^ε Σ_i λ_i P_i(x) − (e^ε − 1) μ_x) + Σ_i λ_i ψ(u_i), ψ(u) = −t log t concave:
@@ -24,7 +26,7 @@ Examples
 >>> from mechopt.problems.robust.gains import VertexGains
 >>> from mechopt.utilities import MutualInfo
 >>> G = VertexGains(np.array([[0.3, 0.7], [0.6, 0.4]]), MutualInfo())
->>> pr = StoredRays(*ldp_pattern_rays(2, 1.0), G, (np.exp(-1.0), 1.0))
+>>> pr = LDPSubsetPricer(G, 2, 1.0)
 >>> out = pr.price(np.array([0.5, 0.5]), np.zeros(2))
 >>> out.rays.shape[0], bool(out.bound > 0), out.note
 (2, True, 'enumeration')
@@ -40,9 +42,9 @@ from scipy.optimize import Bounds, LinearConstraint
 
 from mechopt import settings
 from mechopt.solvers.exact.pricing.base import _LDPPricerBase
-from mechopt.solvers.exact.rays import bits, dd_rays
+from mechopt.solvers.exact.rays import bits, dd_rays, subset_sums
 
-__all__ = ["RayPricing", "StoredRays", "LDPMIMilpPricer", "LDPAscentPricer", "ldp_pattern_rays", "box_cone_rays"]
+__all__ = ["RayPricing", "StoredRays", "LDPSubsetPricer", "LDPMIMilpPricer", "LDPAscentPricer", "box_cone_rays"]
 
 
 @dataclass
@@ -54,12 +56,6 @@ class RayPricing:
 
 def _rc_tol() -> float:
     return settings.tolerance("reduced_cost")
-
-
-def ldp_pattern_rays(n: int, eps: float) -> tuple[np.ndarray, None]:
-    """All patterns 1 + (e^ε − 1) z, z ∈ {0,1}^n but the all-ones one (a multiple of z = 0), as columns."""
-    Z = bits(np.arange(2**n - 1), n)
-    return 1.0 + math.expm1(eps) * Z.T.astype(float), None
 
 
 def box_cone_rays(V: np.ndarray, lo: float, hi: float, max_rays: int = 200_000) -> np.ndarray:
@@ -94,7 +90,44 @@ class StoredRays:
 
 #: The pricing MILP's gaps (relative, and absolute in units of ε e^ε): its dual bound is the proof whatever
 #: the gap, so these trade MILP time against rounds; column generation stops at ``gap``/100 relative.
-MILP_REL_GAP, MILP_ABS_GAP = 1e-6, 1e-11
+MILP_REL_GAP, MILP_ABS_GAP = 1e-6, 1e-10
+
+
+class LDPSubsetPricer:
+    """Exact pricing over all 2^n − 1 ε-LDP patterns through subset sums (no n × 2^n ray matrix).
+
+    With s = 1 + (e^ε − 1) z and u_i = P_iᵀz a subset sum, f_i is a function of subset sums:
+    mi ε e^ε u_i − t_i log t_i (t_i = 1 + (e^ε − 1) u_i); mse (P_iᵀã + (e^ε − 1) Σ_{z} P_i ã)² / t_i
+    (ã the utility's centred values); histogram (Σ P_i² + (e^{2ε} − 1) Σ_{z} P_i²) / t_i; and μᵀs =
+    1ᵀμ + (e^ε − 1) Σ_{z} μ. The gains of every pattern are computed once (k × 2^n numbers).
+    """
+
+    def __init__(self, gains, n: int, eps: float) -> None:
+        from mechopt.utilities import MutualInfo, SumMSE
+
+        self.n, self.eps, self.E1 = n, eps, math.expm1(eps)
+        self.weights = (math.exp(-eps), 1.0)
+        self.batch = 2 * n
+        U = gains.utility
+        rows = []
+        for P in gains.vertices:
+            t = 1.0 + self.E1 * subset_sums(P)[:-1]  # the all-ones pattern is a multiple of z = 0
+            if isinstance(U, MutualInfo):
+                rows.append(eps * math.exp(eps) * (t - 1.0) / self.E1 - t * np.log(t))
+            elif isinstance(U, SumMSE):
+                a = U.centred
+                rows.append((float(P @ a) + self.E1 * subset_sums(P * a)[:-1]) ** 2 / t)
+            else:
+                rows.append((float(P @ P) + math.expm1(2 * eps) * subset_sums(P * P)[:-1]) / t)
+        self.F = np.vstack(rows)
+
+    def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
+        rc = lam @ self.F - (float(mu.sum()) + self.E1 * subset_sums(mu)[:-1])
+        k = min(self.batch, rc.size)
+        top = np.argpartition(-rc, k - 1)[:k]
+        top = top[rc[top] > _rc_tol()]
+        rays = 1.0 + self.E1 * bits(top, self.n).T.astype(float)
+        return RayPricing(rays, float(rc.max()), "enumeration")
 
 
 class LDPMIMilpPricer(_LDPPricerBase):
@@ -126,10 +159,20 @@ class LDPMIMilpPricer(_LDPPricerBase):
     def _rays(self, Z: np.ndarray) -> np.ndarray:
         return 1.0 + self.E1 * np.asarray(Z, float).T
 
+    def _surrogate(self, Z: np.ndarray, lam: np.ndarray, coef: np.ndarray, rounds: int = 4) -> np.ndarray:
+        """Patterns best for the tangents of ψ at u = V z (linear in z: a sign test), iterated from Z (a heuristic)."""
+        out = []
+        for _ in range(rounds):
+            slope = self._psi(np.asarray(Z, float) @ self.V.T)[1]  # (m × k)
+            Z = (coef[None, :] + (slope * lam[None, :]) @ self.V) > 0
+            out.append(Z)
+        return np.vstack(out)
+
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
         const, coef = self._lin(lam, mu)
         keys = [-coef] + [-coef / np.maximum(P, 1e-300) for P in self.V] + [-coef / np.maximum(lam @ self.V, 1e-300)]
-        Z, rc = self._ascend(np.vstack([self._threshold_candidates(k) for k in keys]), lambda Z: self.rho(Z, lam, mu))
+        Z0 = np.vstack([self._threshold_candidates(k) for k in keys])
+        Z, rc = self._ascend(np.vstack([Z0, self._surrogate(Z0, lam, coef)]), lambda Z: self.rho(Z, lam, mu))
         good = rc > _rc_tol()
         if np.any(good):
             best = np.argsort(-rc)[: max(1, min(int(good.sum()), self.n))]
@@ -150,16 +193,18 @@ class LDPMIMilpPricer(_LDPPricerBase):
                 A[:, n + i] = 1.0
                 rows.append(A)
                 ub.append(val - slope * u)
-            cons = LinearConstraint(np.vstack(rows), -np.inf, np.concatenate(ub))
+            # one more variable fixed at 1 carries −const: HiGHS's relative gap is then on ρ itself
+            A = np.hstack([np.vstack(rows), np.zeros((sum(len(r) for r in rows), 1))])
+            cons = LinearConstraint(A, -np.inf, np.concatenate(ub))
             with settings.override(mip_rel_gap=MILP_REL_GAP, mip_abs_gap=MILP_ABS_GAP * self.unit):
-                res = self._milp(-np.append(coef, lam), cons, np.append(np.ones(n), np.zeros(k)),
-                                 Bounds(np.append(np.zeros(n), np.full(k, lo_psi)), np.append(np.ones(n), np.zeros(k))),
+                res = self._milp(-np.concatenate([coef, lam, [const]]), cons, np.r_[np.ones(n), np.zeros(k + 1)],
+                                 Bounds(np.r_[np.zeros(n), np.full(k, lo_psi), 1.0], np.r_[np.ones(n), np.zeros(k), 1.0]),
                                  deadline)  # fmt: skip
             if res.x is None:
                 return RayPricing(np.zeros((n, 0)), None, f"pricing MILP failed: {res.message}")
             z = np.round(res.x[:n])
             true = float(self.rho(z[None, :], lam, mu)[0])
-            model = const - float(res.fun)
+            model = -float(res.fun)
             uz = self.V @ z
             near = settings.tolerance("cut_point")
             fresh = [i for i in range(k) if lam[i] > 0 and not any(abs(uz[i] - c) < near for c in self.cuts[i])]
@@ -170,7 +215,7 @@ class LDPMIMilpPricer(_LDPPricerBase):
             rays = self._rays(z[None, :]) if true > _rc_tol() else np.zeros((n, 0))
             if res.status != 0:
                 return RayPricing(rays, None, f"pricing MILP stopped: {res.message}")
-            ub_rho = max(const - float(getattr(res, "mip_dual_bound", res.fun)), model, true)
+            ub_rho = max(-float(getattr(res, "mip_dual_bound", res.fun)), model, true)
             return RayPricing(rays, ub_rho, "milp")
 
 

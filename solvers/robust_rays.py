@@ -46,9 +46,9 @@ from mechopt.solvers.robust import _recover
 from mechopt.solvers.robust_pricing import (
     LDPAscentPricer,
     LDPMIMilpPricer,
+    LDPSubsetPricer,
     StoredRays,
     box_cone_rays,
-    ldp_pattern_rays,
 )
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp"]
@@ -58,7 +58,7 @@ class RobustRaysSolver(Solver):
     """max_Q min_i score_i(Q) over a prior set's vertices: column generation over extreme rays, certified."""
 
     name = "robust-rays"
-    options: dict[str, Any] = {"max_iter": 500, "enumerate_max": 16, "max_rays": 200_000}
+    options: dict[str, Any] = {"max_iter": 500, "enumerate_max": 20, "max_rays": 200_000}
     requires = ("scipy",)
     forms = ("vertex_gains",)
 
@@ -90,6 +90,9 @@ class RobustRaysSolver(Solver):
         if gap is not None and gap <= tol and out["proven"]:
             status, proof = Status.OPTIMAL, "certificate"
             msg = f"certified: relative gap {gap:.3g} (ray LP, exact pricing: {how})"
+        elif out["status"] == "time_limit":
+            status, proof = Status.TIME_LIMIT, None
+            msg = f"time limit after {out['rounds']} rounds; relative gap " + ("unknown" if gap is None else f"{gap:.3g}")
         elif gap is not None:
             status, proof = Status.OPTIMAL_INACCURATE, None
             msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out['status']}; pricing {how})"
@@ -134,7 +137,7 @@ def _pricer(problem: Any, G, opts: dict[str, Any]):
         w = (math.exp(-eps), 1.0)
         seed = np.hstack([np.ones((n, 1)), 1.0 + math.expm1(eps) * np.eye(n)])
         if n <= int(opts["enumerate_max"]):
-            return StoredRays(*ldp_pattern_rays(n, eps), G, w), seed, f"enumeration of {2**n - 1} patterns"
+            return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
             return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
         return LDPAscentPricer(G, n, eps), seed, f"pattern ascent (heuristic; exact up to enumerate_max={n - 1})"
@@ -194,7 +197,8 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline) -> dict[str, Any]:
             break
         new = [j for j in range(pr.rays.shape[1]) if _key(pr.rays[:, j]) not in keys]
         if not new:
-            status = "optimal" if proven else "failed"
+            late = deadline is not None and time.perf_counter() >= deadline
+            status = "time_limit" if late else ("optimal" if proven else "failed")
             break
         for j in new:
             keys.add(_key(pr.rays[:, j]))

@@ -94,8 +94,9 @@ def register(sub: Any) -> None:
     src.add_argument(
         "--prior-set",
         metavar="SET",
-        help='robust design over the hull of priors "p,..;p,.." or a .json list of priors (--utility mae; '
-        "notion ldp, lip, pml, alip): private at every prior, the worst expected loss minimised",
+        help='robust design over the hull of priors "p,..;p,.." or a .json list of priors (--utility mae, mi, '
+        "mse, histogram; notion ldp, lip, pml, alip): private at every prior, the worst vertex optimised "
+        "(mse/histogram: the worst of the vertices given, not of their hull)",
     )
     src.add_argument(
         "--prior-ball",
