@@ -39,6 +39,7 @@ from scipy.optimize import linprog
 from mechopt import settings
 from mechopt.errors import TooLargeError
 from mechopt.model.solver import Solver
+from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit
@@ -58,7 +59,7 @@ class RobustRaysSolver(Solver):
     """max_Q min_i score_i(Q) over a prior set's vertices: column generation over extreme rays, certified."""
 
     name = "robust-rays"
-    options: dict[str, Any] = {"max_iter": 500, "enumerate_max": 20, "max_rays": 200_000}
+    options: dict[str, Any] = {"max_iter": 500, "enumerate_max": 20, "max_rays": 200_000, "hull_rounds": 50}
     requires = ("scipy",)
     forms = ("vertex_gains",)
 
@@ -71,22 +72,24 @@ class RobustRaysSolver(Solver):
         tl = opts.get("time_limit")
         deadline = None if tl is None else t0 + float(tl)
         rows = problem.prior_set.support
-        G = _restricted(problem.vertex_gains(), rows)
-        pricer, seed, how = _pricer(problem, G, opts)
-        out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline)
+        priors = problem.prior_set.vertices
+        hull = getattr(problem, "hull_mse", False)
         base = dict(sense=problem.sense, objective=problem.objective, solver=self.name)
-        if out["w"] is None:
-            return Result(status=out["status"], value=None, message=out["message"], **base)
-        used = out["w"] > 0
-        X = np.zeros((problem.prior_set.d, int(used.sum())))
-        X[rows] = out["R"][:, used] * out["w"][None, used]
-        X[~rows] = X[rows][0]
-        Q = _recover(X, problem)
-        Q = Q[:, Q.max(axis=0) > 0]
-        value = problem.evaluate(Q)
-        bound = None if out["bound"] is None else G.sign * out["bound"] + 0.0
-        gap = None if bound is None else _relative_gap(value, bound, G.sign)
         tol = settings.tolerance("gap")
+        for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
+            G = _restricted(VertexGains(priors, problem.utility), rows)
+            pricer, seed, how = _pricer(problem, G, priors[:, rows][: len(problem.prior_set.vertices)], opts)
+            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline)
+            if out["w"] is None:
+                return Result(status=out["status"], value=None, message=out["message"], **base)
+            Q = _channel(out, rows, problem)
+            value = problem.evaluate(Q)
+            bound = None if out["bound"] is None else G.sign * out["bound"] + 0.0
+            gap = None if bound is None else _relative_gap(value, bound, G.sign)
+            late = deadline is not None and time.perf_counter() >= deadline
+            if not hull or gap is None or gap <= tol or out["status"] != "optimal" or late:
+                break
+            priors = np.vstack([priors, problem.hull_bracket(Q)[2]])  # the worst prior of Q joins the set
         if gap is not None and gap <= tol and out["proven"]:
             status, proof = Status.OPTIMAL, "certificate"
             msg = f"certified: relative gap {gap:.3g} (ray LP, exact pricing: {how})"
@@ -99,9 +102,7 @@ class RobustRaysSolver(Solver):
         else:
             status, proof = Status.FEASIBLE, None
             msg = f"no certificate: pricing {how} is a heuristic (audited, not proven optimal)"
-        msg += f"; over {problem.prior_set.describe()}, audited at every vertex"
-        if G.sign < 0:
-            msg += "; the worst case is over the vertices given (an MSE's worst prior in their hull may be interior)"
+        msg += f"; over {problem.prior_set.describe()}, audited at every vertex" + _scope(problem, G, len(priors))
         extras = {
             "relative_gap": gap,
             "vertex_values": problem.losses(Q).tolist(),
@@ -112,21 +113,42 @@ class RobustRaysSolver(Solver):
             "pricing": how,
             "method": "LP over extreme rays of the privacy cone, column generation (HiGHS)",
         }
+        if hull:
+            extras["hull_rounds"], extras["hull_priors"] = outer, priors[len(problem.prior_set.vertices) :].tolist()
         cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound))
         return Result(status=status, value=value, mechanism=Q, certificate=cert, proof=proof, message=msg,
                       iterations=out["rounds"], extras=extras, **base)  # fmt: skip
 
 
+def _scope(problem: Any, G, n_priors: int) -> str:
+    """What the value and the bound are taken over (an MSE's worst prior in a hull may be interior)."""
+    if G.sign > 0:
+        return ""
+    if not getattr(problem, "hull_mse", False):
+        return "; the worst case is over the vertices given (an MSE's worst prior in their hull may be interior)"
+    return (f"; value: the channel's worst case over the hull (certified upper bound), bound: the minimax over "
+            f"{n_priors} priors of the hull (a lower bound on the hull's minimax)")  # fmt: skip
+
+
+def _channel(out: dict[str, Any], rows: np.ndarray, problem: Any) -> np.ndarray:
+    """Q from the master's weights: used columns on the support rows, other rows a copy of a support row."""
+    used = out["w"] > 0
+    X = np.zeros((problem.prior_set.d, int(used.sum())))
+    X[rows] = out["R"][:, used] * out["w"][None, used]
+    X[~rows] = X[rows][0]
+    Q = _recover(X, problem)
+    return Q[:, Q.max(axis=0) > 0]
+
+
 def _restricted(G, rows: np.ndarray):
     """The gains on the support rows (vertices and MSE values restricted)."""
-    from mechopt.problems.robust.gains import VertexGains
-
     U = G.utility.restrict(np.flatnonzero(rows)) if hasattr(G.utility, "a") else G.utility
     return VertexGains(G.vertices[:, rows], U)
 
 
-def _pricer(problem: Any, G, opts: dict[str, Any]):
-    """(pricer, seed columns, a word for the pricing) for the problem's notion and size."""
+def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any]):
+    """(pricer, seed columns, a word for the pricing) for the problem's notion and size; ``cone`` the
+    vertices whose privacy cones meet (the set's, on its support rows; G may hold more priors)."""
     from mechopt.problems.robust import box_factors
     from mechopt.utilities import MutualInfo
 
@@ -142,10 +164,10 @@ def _pricer(problem: Any, G, opts: dict[str, Any]):
             return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
         return LDPAscentPricer(G, n, eps), seed, f"pattern ascent (heuristic; exact up to enumerate_max={n - 1})"
     try:
-        R = box_cone_rays(G.vertices, *factors, max_rays=int(opts["max_rays"]))
+        R = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
     except TooLargeError:
         raise TooLargeError(
-            f"the {problem.notion.name} cone at {len(G.vertices)} priors on {n} symbols has more than "
+            f"the {problem.notion.name} cone at {len(cone)} priors on {n} symbols has more than "
             f"{opts['max_rays']} extreme rays: robust {G.utility.name} under {problem.notion.name} is certified only "
             "where its rays can be enumerated (about d ≤ 10); a linear utility (mae) scales further with robust-lp"
         ) from None

@@ -106,6 +106,14 @@ def register(sub: Any) -> None:
     src.add_argument(
         "--prior-free", metavar="D", help="minimax design over every prior on D symbols (the simplex; --utility mae)"
     )
+    src.add_argument(
+        "--hull",
+        action="store_const",
+        const=True,
+        default=None,
+        help="with a prior set and --utility mse or histogram: the worst case over the set's hull (an interior "
+        "prior can be worst), certified by adding worst priors to the set until the bounds meet",
+    )
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
         "--outputs",
@@ -249,6 +257,7 @@ def build_problem(
             "prior_set",
             "prior_ball",
             "prior_free",
+            "hull",
         )
         if getattr(args, k, None) is not None
     }  # (a Namespace built by hand may lack the newer flags)
@@ -305,6 +314,8 @@ def build_problem(
 
             prob = robust_problem(flags)
             return prob, solver or ("robust-lp" if prob.is_linear else "robust-rays"), options, tl
+        if "hull" in flags:
+            raise ParamError("--hull goes with a prior set: --prior-set, --prior-ball or --prior-free")
         geo = "coords" in flags  # a design on places (mechopt.problems.geo): the prior defaults to uniform
         if "norm" in flags and not geo:
             raise ParamError("--norm measures the distance between --coords locations: give --coords too")

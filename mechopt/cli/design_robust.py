@@ -26,7 +26,7 @@ def robust_problem(flags: dict[str, Any]) -> Any:
     missing = [f"--{k}" for k in ("notion", "utility", "eps") if k not in flags]
     if missing:
         raise ParamError(f"missing {', '.join(missing)} for a robust design")
-    bad = sorted(set(flags) - {"notion", "utility", "eps", "values", "outputs", "eps_lower", "prior", *given})
+    bad = sorted(set(flags) - {"notion", "utility", "eps", "values", "outputs", "eps_lower", "prior", "hull", *given})
     if bad or ("prior" in flags and given[0] != "prior_ball"):
         extra = bad or ["prior"]
         raise ParamError(f"--{extra[0].replace('_', '-')} does not go with --{given[0].replace('_', '-')}")
@@ -50,4 +50,4 @@ def robust_problem(flags: dict[str, Any]) -> Any:
         S = PriorSet.ball(read_prior(flags["prior"])[0], r, kind)
     return RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
                                     values=flags.get("values"), outputs=flags.get("outputs"),
-                                    eps_lower=flags.get("eps_lower"))  # fmt: skip
+                                    eps_lower=flags.get("eps_lower"), hull=bool(flags.get("hull")))  # fmt: skip

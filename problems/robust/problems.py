@@ -9,8 +9,8 @@ is taken over the vertices: max_Q min_v I(P_v; Q), or min_Q max_v MSE(P_v, Q). I
 in P, so for mi the worst prior of the hull is a vertex and the vertex problem is the hull's. An
 MMSE is concave in P too, so its worst prior in the hull can be interior: for mse / histogram the
 design is over the finite set of vertices given, and its value is a lower bound on the hull's
-minimax MSE (:func:`~mechopt.problems.robust.hull.hull_worst_case` bounds a channel's worst case
-over the hull from above).
+minimax MSE; with ``hull=True`` the worst case is over the hull (the value is the channel's
+certified worst case there, :func:`~mechopt.problems.robust.hull.hull_worst_case`).
 
 Privacy over S reduces to the vertices (:mod:`~mechopt.problems.robust.priorsets`): for LIP, PML
 and ALIP, column q = Q[:, y] must satisfy e^{−ε_l} P·q ≤ q_x ≤ e^{ε_u} P·q, linear in P, for every
@@ -107,6 +107,7 @@ class RobustDesign(Problem):
     prior_set: PriorSet
     notion: PrivacyNotion
     utility: Utility
+    hull: bool = False  # mse / histogram: the worst case over the hull, not only the vertices
 
     id: ClassVar[str] = "robust"
     paper: ClassVar[str] = ""
@@ -132,6 +133,17 @@ class RobustDesign(Problem):
         return self.utility.sense
 
     @property
+    def hull_mse(self) -> bool:
+        """Whether the worst case is taken over the hull for an MSE (an interior prior can be worst)."""
+        return bool(self.hull) and self.utility.name in ("mse", "histogram")
+
+    def hull_bracket(self, Q: Any) -> tuple[float, float, np.ndarray]:
+        """(MSE at the worst prior found, a certified upper bound on Q's worst MSE over the hull, that prior)."""
+        from mechopt.problems.robust.hull import hull_worst_case
+
+        return hull_worst_case(np.asarray(Q, float), self.prior_set.vertices, self.utility)
+
+    @property
     def is_linear(self) -> bool:
         """Whether the utility is linear in Q (the one-LP ``robust-lp`` form), else a column gain."""
         return self.utility.name not in GAIN_UTILITIES
@@ -155,6 +167,7 @@ class RobustDesign(Problem):
         values: Any = None,
         outputs: Any = None,
         eps_lower: Any = None,
+        hull: bool = False,
     ) -> "RobustDesign":
         """From CLI-style values: ``prior_set`` a :class:`PriorSet`, ``"p,..;p,.."``, a .json file or a list."""
         S = PriorSet.parse(prior_set)
@@ -172,7 +185,7 @@ class RobustDesign(Problem):
         outs = _numbers(outputs, "output estimates", "one per output")
         if ukey in ("mae", "mse") and vals is None:
             vals = np.arange(S.d, dtype=float)
-        return cls(prior_set=S, notion=N, utility=make_utility(ukey, values=vals, outputs=outs))
+        return cls(prior_set=S, notion=N, utility=make_utility(ukey, values=vals, outputs=outs), hull=bool(hull))
 
     # -- the data a solver reads ---------------------------------------------------
     def loss_matrix(self) -> np.ndarray:
@@ -205,6 +218,8 @@ class RobustDesign(Problem):
 
     def evaluate(self, Q: Any) -> float:
         """The worst value of Q over the vertices (the max of a loss, the min of an information)."""
+        if self.hull_mse:  # the certified upper end of Q's worst case over the hull
+            return self.hull_bracket(Q)[1]
         vals = self.losses(Q)
         return float(np.min(vals) if self.sense == "max" else np.max(vals))
 
@@ -226,4 +241,5 @@ class RobustDesign(Problem):
         return self.audit_channel(result.Q)
 
     def params(self) -> dict[str, Any]:
-        return {"prior_set": self.prior_set.vertices.tolist(), **self.notion.params(), **self.utility.params()}
+        out = {"prior_set": self.prior_set.vertices.tolist(), **self.notion.params(), **self.utility.params()}
+        return {**out, "hull": True} if self.hull else out

@@ -171,3 +171,33 @@ def test_too_many_rays_and_wrong_solver_are_typed_errors():
     prob = RobustDesign.from_params(prior_set=V, notion="lip", utility="mi", eps=1.0)
     with pytest.raises(MechoptError):
         mechopt.solve(prob, solver="robust-lp")
+
+
+@pytest.mark.parametrize("d", [3, 4])
+def test_prior_free_histogram_over_the_hull_is_certified_and_is_k_rr(d):
+    prob = RobustDesign.from_params(prior_set=np.eye(d), notion="ldp", utility="histogram", eps=1.0, hull=True)
+    r = mechopt.solve(prob, solver="robust-rays")
+    assert r.status.value == "optimal" and r.certificate.bound <= r.value and "hull" in r.message
+    krr = (math.e * np.eye(d) + 1 - np.eye(d)) / (math.e + d - 1)
+    assert r.value == pytest.approx(prob.utility.value(krr, np.full(d, 1 / d)), rel=1e-9)
+    for P in np.random.default_rng(0).dirichlet(np.ones(d), size=500):  # no prior of the simplex is worse
+        assert prob.utility.value(r.Q, P) <= r.value + 1e-12
+
+
+def test_mse_over_the_hull_of_three_lip_priors():
+    V = np.random.default_rng(0).dirichlet(np.ones(5), size=3)
+    _, at_vertices = _robust(V, "lip", "mse")
+    prob = RobustDesign.from_params(prior_set=V, notion="lip", utility="mse", eps=1.0, hull=True)
+    r = mechopt.solve(prob, solver="robust-rays")
+    assert r.status.value == "optimal" and r.violation <= 1e-9
+    assert r.certificate.bound >= at_vertices.value - 1e-9  # the hull's minimax is at least the vertices'
+    for w in np.random.default_rng(1).dirichlet(np.ones(3), size=500):
+        assert prob.utility.value(r.Q, w @ V) <= r.value + 1e-12
+
+
+def test_hull_changes_nothing_for_mi():
+    V = np.random.default_rng(6).dirichlet(np.ones(4), size=2)
+    _, a = _robust(V, "ldp", "mi")
+    prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0, hull=True)
+    b = mechopt.solve(prob, solver="robust-rays")
+    assert not prob.hull_mse and b.value == pytest.approx(a.value, rel=1e-12)
