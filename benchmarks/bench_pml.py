@@ -164,7 +164,8 @@ def robust(quick: bool) -> list[dict]:
         r, t = _robust(12, utility, solver="robust-rays")
         rows.append(_row(f"robust-{utility} d=12", f"robust-rays ({r.status.value}, gap {_gap(r)})", t,
                          "all 4095 patterns, one LP", t_ref,
-                         f"value {r.value:.12g} vs naive {ref:.12g} (|Δ| {abs(r.value - ref):.1g}); 3 priors, ε={EPS}"))  # fmt: skip
+                         f"value {r.value:.12g} vs naive {ref:.12g} (|Δ| {abs(r.value - ref):.1g}); "
+                         f"3 priors, ε={EPS}"))  # fmt: skip
     for d in (16, 32) if quick else (16, 32, 64):
         for utility, solver in (("mae", "robust-lp"), ("mi", "robust-rays"), ("mse", "robust-rays")):
             r, t = _robust(d, utility, solver=solver, time_limit=limit)

@@ -196,9 +196,9 @@ class LDPMIMilpPricer(_LDPPricerBase):
             # one more variable fixed at 1 carries −const: HiGHS's relative gap is then on ρ itself
             A = np.hstack([np.vstack(rows), np.zeros((sum(len(r) for r in rows), 1))])
             cons = LinearConstraint(A, -np.inf, np.concatenate(ub))
+            box = Bounds(np.r_[np.zeros(n), np.full(k, lo_psi), 1.0], np.r_[np.ones(n), np.zeros(k), 1.0])
             with settings.override(mip_rel_gap=MILP_REL_GAP, mip_abs_gap=MILP_ABS_GAP * self.unit):
-                res = self._milp(-np.concatenate([coef, lam, [const]]), cons, np.r_[np.ones(n), np.zeros(k + 1)],
-                                 Bounds(np.r_[np.zeros(n), np.full(k, lo_psi), 1.0], np.r_[np.ones(n), np.zeros(k), 1.0]),
+                res = self._milp(-np.concatenate([coef, lam, [const]]), cons, np.r_[np.ones(n), np.zeros(k + 1)], box,
                                  deadline)  # fmt: skip
             if res.x is None:
                 return RayPricing(np.zeros((n, 0)), None, f"pricing MILP failed: {res.message}")

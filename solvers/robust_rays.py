@@ -44,13 +44,7 @@ from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust import _recover
-from mechopt.solvers.robust_pricing import (
-    LDPAscentPricer,
-    LDPMIMilpPricer,
-    LDPSubsetPricer,
-    StoredRays,
-    box_cone_rays,
-)
+from mechopt.solvers.robust_pricing import LDPAscentPricer, LDPMIMilpPricer, LDPSubsetPricer, StoredRays, box_cone_rays
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp"]
 
@@ -95,7 +89,8 @@ class RobustRaysSolver(Solver):
             msg = f"certified: relative gap {gap:.3g} (ray LP, exact pricing: {how})"
         elif out["status"] == "time_limit":
             status, proof = Status.TIME_LIMIT, None
-            msg = f"time limit after {out['rounds']} rounds; relative gap " + ("unknown" if gap is None else f"{gap:.3g}")
+            left = "unknown" if gap is None else f"{gap:.3g}"
+            msg = f"time limit after {out['rounds']} rounds; relative gap {left}"
         elif gap is not None:
             status, proof = Status.OPTIMAL_INACCURATE, None
             msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out['status']}; pricing {how})"
@@ -156,7 +151,6 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any]):
     factors = box_factors(problem.notion)
     if factors is None:  # ε-LDP: patterns 1 + (e^ε − 1) z
         eps = float(problem.notion.eps)
-        w = (math.exp(-eps), 1.0)
         seed = np.hstack([np.ones((n, 1)), 1.0 + math.expm1(eps) * np.eye(n)])
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
@@ -248,8 +242,9 @@ def _master(F: np.ndarray, c: np.ndarray, R: np.ndarray):
     A_eq = np.hstack([R, np.zeros((n, 1))])
     cost = np.zeros(N + 1)
     cost[-1] = -1.0
+    tols = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
     res = linprog(cost, A_ub=A_ub, b_ub=c, A_eq=A_eq, b_eq=np.ones(n), bounds=[(0, None)] * N + [(None, None)],
-                  method="highs", options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})  # fmt: skip
+                  method="highs", options=tols)  # fmt: skip
     if res.status != 0 or res.x is None:
         return None
     lam = np.maximum(-np.asarray(res.ineqlin.marginals, float), 0.0)

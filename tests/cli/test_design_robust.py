@@ -75,7 +75,9 @@ def test_prior_set_with_an_unsupported_utility_exits_2(cli):
 
 
 def test_hull_flag_takes_the_worst_case_over_the_hull(cli):
-    r = cli("design", "--utility", "histogram", "--json", "--prior-free", "3", "--notion", "ldp", "--eps", "1", "--hull")
+    r = cli(
+        "design", "--utility", "histogram", "--json", "--prior-free", "3", "--notion", "ldp", "--eps", "1", "--hull"
+    )
     assert r.code == 0, r.err
     doc = r.json()
     assert doc["status"] == "optimal" and doc["value"] > 0.1  # the vertices alone (point masses) would give 0
