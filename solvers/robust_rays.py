@@ -96,7 +96,7 @@ class RobustRaysSolver(Solver):
             msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out['status']}; pricing {how})"
         else:
             status, proof = Status.FEASIBLE, None
-            msg = f"no certificate: pricing {how} is a heuristic (audited, not proven optimal)"
+            msg = f"no certificate: pricing by {how} is a heuristic (audited, not proven optimal)"
         msg += f"; over {problem.prior_set.describe()}, audited at every vertex" + _scope(problem, G, len(priors))
         extras = {
             "relative_gap": gap,
@@ -156,7 +156,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
             return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
-        return LDPAscentPricer(G, n, eps), seed, f"pattern ascent (heuristic; exact pricing needs d ≤ enumerate_max={opts['enumerate_max']})"
+        return LDPAscentPricer(G, n, eps), seed, f"pattern ascent (exact pricing needs d ≤ enumerate_max={opts['enumerate_max']})"
     try:
         R = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
     except TooLargeError:
