@@ -79,6 +79,8 @@ class RobustRaysSolver(Solver):
             Q = _channel(out, rows, problem)
             value = problem.evaluate(Q)
             bound = None if out["bound"] is None else G.sign * out["bound"] + 0.0
+            if bound is not None and G.sign < 0:
+                bound = max(bound, 0.0)  # an MSE is never negative
             gap = None if bound is None else _relative_gap(value, bound, G.sign)
             late = deadline is not None and time.perf_counter() >= deadline
             if not hull or gap is None or gap <= tol or out["status"] != "optimal" or late:
@@ -242,10 +244,14 @@ def _master(F: np.ndarray, c: np.ndarray, R: np.ndarray):
     A_eq = np.hstack([R, np.zeros((n, 1))])
     cost = np.zeros(N + 1)
     cost[-1] = -1.0
-    tols = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-    res = linprog(cost, A_ub=A_ub, b_ub=c, A_eq=A_eq, b_eq=np.ones(n), bounds=[(0, None)] * N + [(None, None)],
-                  method="highs", options=tols)  # fmt: skip
-    if res.status != 0 or res.x is None:
+    # tight tolerances first; HiGHS's defaults when those end "unknown" (the bound is recomputed from the duals
+    # whatever the LP's accuracy: a looser solve only loosens it)
+    for tols in ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {}):
+        res = linprog(cost, A_ub=A_ub, b_ub=c, A_eq=A_eq, b_eq=np.ones(n), bounds=[(0, None)] * N + [(None, None)],
+                      method="highs", options=tols)  # fmt: skip
+        if res.status == 0 and res.x is not None:
+            break
+    else:
         return None
     lam = np.maximum(-np.asarray(res.ineqlin.marginals, float), 0.0)
     lam = lam / lam.sum() if lam.sum() > 0 else np.full(k, 1.0 / k)

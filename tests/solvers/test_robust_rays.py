@@ -201,3 +201,12 @@ def test_hull_changes_nothing_for_mi():
     prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0, hull=True)
     b = mechopt.solve(prob, solver="robust-rays")
     assert not prob.hull_mse and b.value == pytest.approx(a.value, rel=1e-12)
+
+
+@pytest.mark.parametrize("notion, eps", [("lip", 1e-3), ("ldp", 1e-3), ("pml", 5.0), ("ldp", 5.0)])
+@pytest.mark.parametrize("utility", ["mi", "mse"])
+def test_small_and_large_eps_are_certified(notion, eps, utility):
+    V = np.random.default_rng(3).dirichlet(np.ones(6), size=3)
+    prob, r = _robust(V, notion, utility, eps=eps)
+    assert r.status.value == "optimal" and r.violation <= 1e-9  # pml at ε = 5 identifies X: MSE 0, bound 0
+    _audit(prob, r)
