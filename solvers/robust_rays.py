@@ -158,7 +158,8 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
             return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
-        return LDPAscentPricer(G, n, eps), seed, f"pattern ascent (exact pricing needs d ≤ enumerate_max={opts['enumerate_max']})"
+        how = f"pattern ascent (exact pricing needs d ≤ enumerate_max={opts['enumerate_max']})"
+        return LDPAscentPricer(G, n, eps), seed, how
     try:
         R = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
     except TooLargeError:
