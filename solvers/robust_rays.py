@@ -53,7 +53,13 @@ class RobustRaysSolver(Solver):
     """max_Q min_i score_i(Q) over a prior set's vertices: column generation over extreme rays, certified."""
 
     name = "robust-rays"
-    options: dict[str, Any] = {"max_iter": 500, "enumerate_max": 20, "max_rays": 200_000, "hull_rounds": 50}
+    options: dict[str, Any] = {
+        "max_iter": 500,
+        "enumerate_max": 20,
+        "cone_max": 10,
+        "max_rays": 200_000,
+        "hull_rounds": 50,
+    }
     requires = ("scipy",)
     forms = ("vertex_gains",)
 
@@ -160,14 +166,21 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any]):
             return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
         how = f"pattern ascent (exact pricing needs d ≤ enumerate_max={opts['enumerate_max']})"
         return LDPAscentPricer(G, n, eps), seed, how
-    try:
-        R = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
-    except TooLargeError:
+    why = None
+    if n > int(opts["cone_max"]):
+        why = f"is above cone_max={opts['cone_max']} symbols (its rays are enumerated: d = 10, 3 priors: ~25 s)"
+    else:
+        try:
+            R = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
+        except TooLargeError:
+            why = f"has more than max_rays={opts['max_rays']} extreme rays"
+    if why is not None:
+        one = " (one prior: ChannelDesign with the exact solver reaches d = 64)" if len(cone) == 1 else ""
         raise TooLargeError(
-            f"the {problem.notion.name} cone at {len(cone)} priors on {n} symbols has more than "
-            f"{opts['max_rays']} extreme rays: robust {G.utility.name} under {problem.notion.name} is certified only "
-            "where its rays can be enumerated (about d ≤ 10); a linear utility (mae) scales further with robust-lp"
-        ) from None
+            f"the {problem.notion.name} cone at {len(cone)} priors on {n} symbols {why}: robust {G.utility.name} "
+            f"under {problem.notion.name} is certified only where the rays can be enumerated{one}; a linear "
+            "utility (mae) scales further with robust-lp"
+        )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
 
 
