@@ -76,9 +76,11 @@ class RobustRaysSolver(Solver):
         hull = getattr(problem, "hull_mse", False)
         base = dict(sense=problem.sense, objective=problem.objective, solver=self.name)
         tol = settings.tolerance("gap")
+        cone = priors[:, rows]
+        cache: dict[str, np.ndarray] = {}  # the cone's rays, enumerated once for every hull round
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
             G = _restricted(VertexGains(priors, problem.utility), rows)
-            pricer, seed, how = _pricer(problem, G, priors[:, rows][: len(problem.prior_set.vertices)], opts)
+            pricer, seed, how = _pricer(problem, G, cone, opts, cache)
             out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline)
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
@@ -149,7 +151,7 @@ def _restricted(G, rows: np.ndarray):
     return VertexGains(G.vertices[:, rows], U)
 
 
-def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any]):
+def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray]):
     """(pricer, seed columns, a word for the pricing) for the problem's notion and size; ``cone`` the
     vertices whose privacy cones meet (the set's, on its support rows; G may hold more priors)."""
     from mechopt.problems.robust import box_factors
@@ -167,11 +169,13 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any]):
         how = f"pattern ascent (exact pricing needs d ≤ enumerate_max={opts['enumerate_max']})"
         return LDPAscentPricer(G, n, eps), seed, how
     why = None
-    if n > int(opts["cone_max"]):
+    if "rays" in cache:
+        R = cache["rays"]
+    elif n > int(opts["cone_max"]):
         why = f"is above cone_max={opts['cone_max']} symbols (its rays are enumerated: d = 10, 3 priors: ~25 s)"
     else:
         try:
-            R = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
+            R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
         except TooLargeError:
             why = f"has more than max_rays={opts['max_rays']} extreme rays"
     if why is not None:
