@@ -159,8 +159,8 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
 
     n = G.vertices.shape[1]
     factors = box_factors(problem.notion)
-    if factors is None:  # ε-LDP: patterns 1 + (e^ε − 1) z
-        eps = float(problem.notion.eps)
+    eps = _ldp_level(factors, cone, problem)
+    if eps is not None:  # ε-LDP (or a box notion over a set holding every point mass): patterns 1 + (e^ε − 1) z
         seed = np.hstack([np.ones((n, 1)), 1.0 + math.expm1(eps) * np.eye(n)])
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
@@ -186,6 +186,22 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
+
+
+def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:
+    """The LDP level of the cone, or None when it is not an LDP cone.
+
+    A box notion (lo·P·q ≤ q_x ≤ hi·P·q) at every point mass e_x gives q_x' ≤ hi·q_x and q_x ≥ lo·q_x' for all
+    x, x': ε-LDP with e^ε = min(hi, 1/lo); and ε-LDP implies the box at every prior (P·q lies between min q and
+    max q). So when the set holds every point mass (prior-free design) the cone is exactly that LDP cone.
+    """
+    if factors is None:
+        return float(problem.notion.eps)
+    lo, hi = factors
+    n = cone.shape[1]
+    if not all(np.any(np.all(cone == row, axis=1)) for row in np.eye(n)):
+        return None
+    return math.log(hi if lo == 0 else min(hi, 1.0 / lo))
 
 
 def _relative_gap(value: float, bound: float, sign: float) -> float:

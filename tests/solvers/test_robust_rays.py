@@ -212,3 +212,19 @@ def test_small_and_large_eps_are_certified(notion, eps, utility):
     prob, r = _robust(V, notion, utility, eps=eps)
     assert r.status.value == "optimal" and r.violation <= 1e-9  # pml at ε = 5 identifies X: MSE 0, bound 0
     _audit(prob, r)
+
+
+@pytest.mark.parametrize("notion", ["lip", "pml", "alip"])
+@pytest.mark.parametrize("utility", ["mi", "mse"])
+def test_prior_free_box_notions_are_ldp_and_equal_the_brute_force_lp(notion, utility):
+    d, eps = 4, 0.8
+    V = np.vstack([np.eye(d), [0.1, 0.2, 0.3, 0.4]])  # every point mass (so the hull is the simplex) and one more
+    prob, r = _robust(V, notion, utility, eps=eps)
+    assert r.status.value == "optimal" and "patterns" in r.extras["pricing"]
+    assert (r.value > 0.1) if utility == "mse" else (r.value == 0.0)  # a point mass carries no information
+    lo, hi = prob.notion.factors() if notion != "lip" else (math.exp(-eps), math.exp(eps))
+    ref = _full_lp(V, _slice_vertices(V, lo, hi), utility, np.arange(d, dtype=float))
+    assert r.value == pytest.approx(ref, rel=1e-9)
+    _audit(prob, r)
+    for P in np.random.default_rng(0).dirichlet(np.ones(d), size=50):  # private at every prior
+        assert prob.notion.epsilon(r.Q, P) <= prob.notion.eps + 1e-9
