@@ -44,7 +44,14 @@ from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust import _recover
-from mechopt.solvers.robust_pricing import LDPAscentPricer, LDPMIMilpPricer, LDPSubsetPricer, StoredRays, box_cone_rays
+from mechopt.solvers.robust_pricing import (
+    LDPAscentPricer,
+    LDPMIMilpPricer,
+    LDPQuotientMilpPricer,
+    LDPSubsetPricer,
+    StoredRays,
+    box_cone_rays,
+)
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp"]
 
@@ -56,6 +63,7 @@ class RobustRaysSolver(Solver):
     options: dict[str, Any] = {
         "max_iter": 500,
         "enumerate_max": 20,
+        "milp_max": 32,
         "cone_max": 10,
         "max_rays": 200_000,
         "hull_rounds": 50,
@@ -97,10 +105,10 @@ class RobustRaysSolver(Solver):
         if gap is not None and gap <= tol and out["proven"]:
             status, proof = Status.OPTIMAL, "certificate"
             msg = f"certified: relative gap {gap:.3g} (ray LP, exact pricing: {how})"
-        elif out["status"] == "time_limit":
-            status, proof = Status.TIME_LIMIT, None
+        elif out["status"] in ("time_limit", "iteration_limit"):
+            status, proof = Status(out["status"]), None
             left = "unknown" if gap is None else f"{gap:.3g}"
-            msg = f"time limit after {out['rounds']} rounds; relative gap {left}"
+            msg = f"{out['status'].replace('_', ' ')} after {out['rounds']} rounds; relative gap {left}"
         elif gap is not None:
             status, proof = Status.OPTIMAL_INACCURATE, None
             msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out['status']}; pricing {how})"
@@ -166,7 +174,9 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
             return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
-        how = f"pattern ascent (exact pricing needs d ≤ enumerate_max={opts['enumerate_max']})"
+        if n <= int(opts["milp_max"]):
+            return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
+        how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
         return LDPAscentPricer(G, n, eps), seed, how
     why = None
     if "rays" in cache:
@@ -256,6 +266,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline) -> dict[str, Any]:
             keys.add(_key(pr.rays[:, j]))
         R = np.hstack([R, pr.rays[:, new]])
         F = np.hstack([F, G.gains(pr.rays[:, new])])
+    R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
     return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
             "status": status, "message": status}  # fmt: skip
 
