@@ -9,7 +9,9 @@ privacy cone is at an extreme ray. Pricers, each on the n rows of the set's supp
   For LIP / PML / ALIP over a prior set the cone is the intersection of the cones of the vertices,
   {q ≥ 0 : lo·P_v·q ≤ q_x ≤ hi·P_v·q for every vertex v and row x}, whose extreme rays come from the
   double description method (:func:`box_cone_rays`, ``solvers.exact.rays.dd_rays``).
-- :class:`LDPAscentPricer`: ε-LDP, mse / histogram above the enumeration limit: a heuristic (no bound).
+- :class:`LDPAscentPricer`: ε-LDP, mse / histogram above ``milp_max``: a heuristic (no bound).
+- :class:`LDPQuotientMilpPricer`: ε-LDP, mse / histogram between the two limits: the ascent, then an
+  exact MILP on f_i = N_i / t_i (its class docstring).
 - :class:`LDPMIMilpPricer`: ε-LDP and mutual information above the enumeration limit. With
   u_i = P_iᵀz, f_i(s) = ε e^ε u_i − t_i log t_i, t_i = 1 + (e^ε − 1) u_i, so
   ρ(z) = −1ᵀμ + Σ_x z_x (ε e^ε Σ_i λ_i P_i(x) − (e^ε − 1) μ_x) + Σ_i λ_i ψ(u_i), ψ(u) = −t log t concave:
@@ -44,7 +46,15 @@ from mechopt import settings
 from mechopt.solvers.exact.pricing.base import _LDPPricerBase
 from mechopt.solvers.exact.rays import bits, dd_rays, subset_sums
 
-__all__ = ["RayPricing", "StoredRays", "LDPSubsetPricer", "LDPMIMilpPricer", "LDPAscentPricer", "box_cone_rays"]
+__all__ = [
+    "RayPricing",
+    "StoredRays",
+    "LDPSubsetPricer",
+    "LDPMIMilpPricer",
+    "LDPAscentPricer",
+    "LDPQuotientMilpPricer",
+    "box_cone_rays",
+]
 
 
 @dataclass
