@@ -77,6 +77,7 @@ BUILTIN_SOLVERS = {
     "anneal": "mechopt.solvers.baselines:AnnealSolver",
     "closed-form": "mechopt.solvers.closed_form:ClosedFormSolver",
     "robust-lp": "mechopt.solvers.robust:RobustLPSolver",
+    "robust-rays": "mechopt.solvers.robust_rays:RobustRaysSolver",
 }
 BUILTIN_PROBLEMS = {
     "design": "mechopt.problems.design:ChannelDesign",

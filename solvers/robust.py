@@ -49,7 +49,7 @@ class RobustLPSolver(Solver):
     forms = ("robust_program",)
 
     def can_solve(self, problem: Any) -> bool:
-        return callable(getattr(problem, "robust_program", None))
+        return callable(getattr(problem, "robust_program", None)) and getattr(problem, "is_linear", True)
 
     def _solve(self, problem: Any, opts: dict[str, Any]) -> Result:
         from scipy.optimize import linprog

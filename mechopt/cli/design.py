@@ -95,8 +95,9 @@ def register(sub: Any) -> None:
     src.add_argument(
         "--prior-set",
         metavar="SET",
-        help='robust design over the hull of priors "p,..;p,.." or a .json list of priors (--utility mae; '
-        "notion ldp, lip, pml, alip): private at every prior, the worst expected loss minimised",
+        help='robust design over the hull of priors "p,..;p,.." or a .json list of priors (--utility mae, mi, '
+        "mse, histogram; notion ldp, lip, pml, alip): private at every prior, the worst vertex optimised "
+        "(mse/histogram: the worst of the vertices given, not of their hull)",
     )
     src.add_argument(
         "--prior-ball",
@@ -114,6 +115,14 @@ def register(sub: Any) -> None:
     )
     src.add_argument("--delta", metavar="D", help="with --prior-counts: the probability in (0, 1) the set misses")
     src.add_argument("--bound", metavar="B", help="with --prior-counts: weissman (L1, default) or hoeffding (Linf)")
+    src.add_argument(
+        "--hull",
+        action="store_const",
+        const=True,
+        default=None,
+        help="with a prior set and --utility mse or histogram: the worst case over the set's hull (an interior "
+        "prior can be worst), certified by adding worst priors to the set until the bounds meet",
+    )
     src.add_argument("--values", metavar="a,b,...", help="input values for mse/mae (default 0,1,...,d-1)")
     src.add_argument(
         "--outputs",
@@ -260,6 +269,7 @@ def build_problem(
             "prior_counts",
             "delta",
             "bound",
+            "hull",
         )
         if getattr(args, k, None) is not None
     }  # (a Namespace built by hand may lack the newer flags)
@@ -314,7 +324,10 @@ def build_problem(
         if {"prior_set", "prior_ball", "prior_free", "prior_counts", "delta", "bound"} & set(flags):
             from mechopt.cli.design_robust import robust_problem
 
-            return robust_problem(flags, notes), solver or "robust-lp", options, tl
+            prob = robust_problem(flags, notes)
+            return prob, solver or ("robust-lp" if prob.is_linear else "robust-rays"), options, tl
+        if "hull" in flags:
+            raise ParamError("--hull goes with a prior set: --prior-set, --prior-ball or --prior-free")
         geo = "coords" in flags  # a design on places (mechopt.problems.geo): the prior defaults to uniform
         if "norm" in flags and not geo:
             raise ParamError("--norm measures the distance between --coords locations: give --coords too")

@@ -42,7 +42,7 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
     missing = [f"--{k}" for k in ("notion", "utility", "eps") if k not in flags]
     if missing:
         raise ParamError(f"missing {', '.join(missing)} for a robust design")
-    allowed = {"notion", "utility", "eps", "values", "outputs", "eps_lower", "prior", *given}
+    allowed = {"notion", "utility", "eps", "values", "outputs", "eps_lower", "prior", "hull", *given}
     bad = sorted(set(flags) - allowed - ({"delta", "bound"} if given[0] == "prior_counts" else set()))
     if bad or ("prior" in flags and given[0] != "prior_ball"):
         extra = bad or ["prior"]
@@ -74,7 +74,7 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
         S = PriorSet.ball(read_prior(flags["prior"])[0], r, kind)
     return RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
                                     values=flags.get("values"), outputs=flags.get("outputs"),
-                                    eps_lower=flags.get("eps_lower"))  # fmt: skip
+                                    eps_lower=flags.get("eps_lower"), hull=bool(flags.get("hull")))  # fmt: skip
 
 
 _FORMULAS = {"weissman": "P(L1 >= r) <= (2^d - 2) exp(-n r^2 / 2)", "hoeffding": "P(Linf >= t) <= 2d exp(-2 n t^2)"}

@@ -1,8 +1,16 @@
-"""Robust (minimax) channel design over a set of priors: privacy at every prior, the worst expected loss minimised.
+"""Robust (minimax) channel design over a set of priors: privacy at every prior, the worst utility optimised.
 
 The program, for a prior set S = hull(P_1..P_k) and a loss L linear in Q:
 
     minimise  max_v Σ_x P_v(x) Σ_y Q[x, y] L[x, y]   s.t.   Q a channel, private at every P in S.
+
+For a sublinear utility (mi, mse, histogram: :mod:`~mechopt.problems.robust.gains`) the worst case
+is taken over the vertices: max_Q min_v I(P_v; Q), or min_Q max_v MSE(P_v, Q). I(P; Q) is concave
+in P, so for mi the worst prior of the hull is a vertex and the vertex problem is the hull's. An
+MMSE is concave in P too, so its worst prior in the hull can be interior: for mse / histogram the
+design is over the finite set of vertices given, and its value is a lower bound on the hull's
+minimax MSE; with ``hull=True`` the worst case is over the hull (the value is the channel's
+certified worst case there, :func:`~mechopt.problems.robust.hull.hull_worst_case`).
 
 Privacy over S reduces to the vertices (:mod:`~mechopt.problems.robust.priorsets`): for LIP, PML
 and ALIP, column q = Q[:, y] must satisfy e^{−ε_l} P·q ≤ q_x ≤ e^{ε_u} P·q, linear in P, for every
@@ -33,6 +41,7 @@ from mechopt.model.channel import validate_channel
 from mechopt.model.problem import Problem
 from mechopt.model.problem_audit import ProblemAudit
 from mechopt.notions import LDP, LIP, PosteriorBox, PrivacyNotion, make_notion
+from mechopt.problems.robust.gains import GAIN_UTILITIES, VertexGains
 from mechopt.problems.robust.priorsets import PriorSet
 from mechopt.results.result import Result
 from mechopt.utilities import Utility, make_utility
@@ -98,20 +107,46 @@ class RobustDesign(Problem):
     prior_set: PriorSet
     notion: PrivacyNotion
     utility: Utility
+    hull: bool = False  # mse / histogram: the worst case over the hull, not only the vertices
 
     id: ClassVar[str] = "robust"
     paper: ClassVar[str] = ""
-    sense: ClassVar[str] = "min"
 
     def __post_init__(self) -> None:
         if not isinstance(self.prior_set, PriorSet):
             raise ProblemError("prior_set must be a PriorSet (see mechopt.problems.robust.PriorSet)")
         box_factors(self.notion)  # a typed error for a notion without a robust form
-        if not isinstance(self.utility, Utility) or self.utility.linear_cost(self.prior_set.vertices[0]) is None:
-            raise ProblemError("robust design takes a utility linear in Q (mae); mse/mi over a prior set are not built")
+        U = self.utility
+        if not isinstance(U, Utility) or (
+            U.linear_cost(self.prior_set.vertices[0]) is None and U.name not in GAIN_UTILITIES
+        ):
+            raise ProblemError(
+                f"robust design takes a utility linear in Q (mae) or one of {', '.join(GAIN_UTILITIES)}, "
+                f"not {getattr(U, 'name', U)!r}"
+            )
         a = getattr(self.utility, "a", None)
         if a is not None and a.size != self.prior_set.d:
             raise ProblemError(f"{a.size} values but the prior set has {self.prior_set.d} symbols")
+
+    @property
+    def sense(self) -> str:  # type: ignore[override]
+        return self.utility.sense
+
+    @property
+    def hull_mse(self) -> bool:
+        """Whether the worst case is taken over the hull for an MSE (an interior prior can be worst)."""
+        return bool(self.hull) and self.utility.name in ("mse", "histogram")
+
+    def hull_bracket(self, Q: Any) -> tuple[float, float, np.ndarray]:
+        """(MSE at the worst prior found, a certified upper bound on Q's worst MSE over the hull, that prior)."""
+        from mechopt.problems.robust.hull import hull_worst_case
+
+        return hull_worst_case(np.asarray(Q, float), self.prior_set.vertices, self.utility)
+
+    @property
+    def is_linear(self) -> bool:
+        """Whether the utility is linear in Q (the one-LP ``robust-lp`` form), else a column gain."""
+        return self.utility.name not in GAIN_UTILITIES
 
     @property
     def objective(self) -> str:  # type: ignore[override]
@@ -132,6 +167,7 @@ class RobustDesign(Problem):
         values: Any = None,
         outputs: Any = None,
         eps_lower: Any = None,
+        hull: bool = False,
     ) -> "RobustDesign":
         """From CLI-style values: ``prior_set`` a :class:`PriorSet`, an
         :class:`~mechopt.problems.robust.EmpiricalPrior` (its set), ``"p,..;p,.."``, a .json file or a list."""
@@ -141,14 +177,16 @@ class RobustDesign(Problem):
             raise ProblemError(f"robust design takes notion {', '.join(NOTIONS)}, not {notion!r}")
         kw = {} if eps_lower is None else {"eps_lower": eps_lower}
         N = make_notion(key, eps, **kw)
-        if str(utility).lower() != "mae":
-            raise ProblemError(f"robust design takes --utility mae (linear in Q), not {utility!r}")
+        ukey = str(utility).lower()
+        if ukey not in ("mae", *GAIN_UTILITIES):
+            raise ProblemError(f"robust design takes --utility mae, {', '.join(GAIN_UTILITIES)}, not {utility!r}")
         from mechopt.problems.design import _numbers
 
         vals = _numbers(values, "values", "one per input symbol")
         outs = _numbers(outputs, "output estimates", "one per output")
-        U = make_utility("mae", values=np.arange(S.d, dtype=float) if vals is None else vals, outputs=outs)
-        return cls(prior_set=S, notion=N, utility=U)
+        if ukey in ("mae", "mse") and vals is None:
+            vals = np.arange(S.d, dtype=float)
+        return cls(prior_set=S, notion=N, utility=make_utility(ukey, values=vals, outputs=outs), hull=bool(hull))
 
     # -- the data a solver reads ---------------------------------------------------
     def loss_matrix(self) -> np.ndarray:
@@ -157,6 +195,8 @@ class RobustDesign(Problem):
 
     def robust_program(self) -> dict[str, Any]:
         """The LP's data: vertices (k × d), loss L (d × m), the rows the set constrains, the box factors."""
+        if not self.is_linear:
+            raise ProblemError(f"utility {self.utility.name} is not linear in Q: use solver 'robust-rays'")
         return {
             "vertices": self.prior_set.vertices,
             "loss": self.loss_matrix(),
@@ -165,15 +205,24 @@ class RobustDesign(Problem):
             "ldp_eps": self.notion.eps if type(self.notion) is LDP else None,
         }
 
+    def vertex_gains(self) -> VertexGains | None:
+        """The column gains at every vertex (the ray LP's data, ``robust-rays``); None for a linear utility."""
+        return None if self.is_linear else VertexGains(self.prior_set.vertices, self.utility)
+
     # -- audit -----------------------------------------------------------------------
     def losses(self, Q: Any) -> np.ndarray:
-        """The expected loss of Q at each vertex."""
+        """The utility's value of Q at each vertex (a linear utility: its expected loss)."""
         M = np.asarray(Q, float)
+        if not self.is_linear:
+            return VertexGains(self.prior_set.vertices, self.utility).values(M)
         return self.prior_set.vertices @ np.sum(M * self.loss_matrix(), axis=1)
 
     def evaluate(self, Q: Any) -> float:
-        """The worst expected loss of Q over the set (the max over its vertices)."""
-        return float(np.max(self.losses(Q)))
+        """The worst value of Q over the vertices (the max of a loss, the min of an information)."""
+        if self.hull_mse:  # the certified upper end of Q's worst case over the hull
+            return self.hull_bracket(Q)[1]
+        vals = self.losses(Q)
+        return float(np.min(vals) if self.sense == "max" else np.max(vals))
 
     def levels(self, Q: Any) -> np.ndarray:
         """The audited ε of Q at each vertex (:func:`robust_levels`)."""
@@ -193,4 +242,5 @@ class RobustDesign(Problem):
         return self.audit_channel(result.Q)
 
     def params(self) -> dict[str, Any]:
-        return {"prior_set": self.prior_set.vertices.tolist(), **self.notion.params(), **self.utility.params()}
+        out = {"prior_set": self.prior_set.vertices.tolist(), **self.notion.params(), **self.utility.params()}
+        return {**out, "hull": True} if self.hull else out

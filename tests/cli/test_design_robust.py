@@ -57,3 +57,29 @@ def test_saved_ldp_minimax_design_passes_the_file_audit(cli, tmp_path):
     )
     r = cli("audit", out)
     assert r.code == 0, r.err
+
+
+@pytest.mark.parametrize("utility", ["mi", "mse", "histogram"])
+def test_prior_set_with_a_gain_utility_is_certified_by_robust_rays(cli, utility):
+    r = cli("design", "--utility", utility, "--json", "--prior-set", "0.2,0.3,0.5;0.5,0.3,0.2", "--notion", "pml",
+            "--eps", "1")  # fmt: skip
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert doc["solver"] == "robust-rays" and doc["status"] == "optimal" and doc["privacy"]["violation"] <= 1e-9
+    assert doc["certificate"]["gap"] <= 1e-7
+
+
+def test_prior_set_with_an_unsupported_utility_exits_2(cli):
+    r = cli("design", "--utility", "freq-var", "--prior-set", "0.2,0.8;0.5,0.5", "--notion", "ldp", "--eps", "1")
+    assert r.code == 2 and "robust design takes" in r.err and "Traceback" not in r.err
+
+
+def test_hull_flag_takes_the_worst_case_over_the_hull(cli):
+    r = cli(
+        "design", "--utility", "histogram", "--json", "--prior-free", "3", "--notion", "ldp", "--eps", "1", "--hull"
+    )
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert doc["status"] == "optimal" and doc["value"] > 0.1  # the vertices alone (point masses) would give 0
+    bad = cli("design", "--utility", "histogram", "--prior", "0.5,0.5", "--notion", "ldp", "--eps", "1", "--hull")
+    assert bad.code == 2 and "--hull goes with a prior set" in bad.err

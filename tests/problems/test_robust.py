@@ -122,7 +122,7 @@ def test_ball_vertices_are_exact(kind):
         (lambda: PriorSet.ball([0.5, 0.5], 2, "tv"), "radius"),
         (lambda: PriorSet.ball(np.full(11, 1 / 11), 0.1, "tv"), "vertices"),
         (lambda: RobustDesign.from_params(prior_set="0.5,0.5", notion="mip", utility="mae", eps=1), "notion"),
-        (lambda: RobustDesign.from_params(prior_set="0.5,0.5", notion="lip", utility="mi", eps=1), "mae"),
+        (lambda: RobustDesign.from_params(prior_set="0.5,0.5", notion="lip", utility="freq-var", eps=1), "mae, mi"),
     ],
 )
 def test_bad_input_is_a_typed_one_line_error(make, words):

@@ -35,6 +35,12 @@ EXPECTED = {
     "spectral": ("global", FISHER, Status.OPTIMAL, "eigenproblem"),
     "closed-form": ("global", BINARY, Status.OPTIMAL, "theorem"),
     "robust-lp": ("global", ("robust", "prior-free ldp on 6 symbols, eps=1"), Status.OPTIMAL, "certificate"),
+    "robust-rays": (
+        "global",
+        ("robust", "pml mi over two priors on 3 symbols, eps=1 (robust-rays)"),
+        Status.OPTIMAL,
+        "certificate",
+    ),
     "sqp": ("local", ("lip-mimo", "p=0.3,0.3,0.4 eps=1 (Theorem 3 region)"), Status.LOCALLY_OPTIMAL, None),
     "gd-penalty": ("local", GAUSS, None, None),  # locally_optimal or feasible: see the test
     "greedy": ("heuristic", GAUSS, Status.FEASIBLE, None),

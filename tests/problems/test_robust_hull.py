@@ -1,0 +1,32 @@
+"""The worst prior of a channel over a hull for an MSE: a bracket, both ends exact statements."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mechopt.problems.robust.hull import hull_worst_case, loss_slopes
+from mechopt.utilities import HistogramMSE, SumMSE
+
+
+@pytest.mark.parametrize("utility", [SumMSE(np.arange(5.0)), HistogramMSE()])
+def test_bracket_holds_and_is_tight(utility):
+    rng = np.random.default_rng(0)
+    Q = rng.dirichlet(np.ones(4), size=5)
+    V = rng.dirichlet(np.ones(5), size=3)
+    lo, hi, P = hull_worst_case(Q, V, utility)
+    sampled = max(utility.value(Q, w @ V) for w in rng.dirichlet(np.ones(3), size=2000))
+    assert sampled <= hi + 1e-12 and lo <= hi and hi - lo <= 1e-9 * hi
+    assert utility.value(Q, P) == pytest.approx(lo, rel=1e-12)
+
+
+@pytest.mark.parametrize("utility", [SumMSE([0.0, 2.0, 5.0]), HistogramMSE()])
+def test_slopes_are_supergradients(utility):
+    """g(P̂)·P ≥ MSE(P, Q) for every P, with equality at P̂ (an MMSE is a minimum over estimators)."""
+    rng = np.random.default_rng(2)
+    Q = rng.dirichlet(np.ones(3), size=3)
+    P0 = rng.dirichlet(np.ones(3))
+    g = loss_slopes(Q, P0, utility)
+    assert g @ P0 == pytest.approx(utility.value(Q, P0), rel=1e-12)
+    for P in rng.dirichlet(np.ones(3), size=300):
+        assert g @ P >= utility.value(Q, P) - 1e-12
