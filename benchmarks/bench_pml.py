@@ -109,19 +109,22 @@ def mae(quick: bool) -> list[dict]:
     return rows
 
 
+def _exact_row(notion, kw, utility, big, small, ref, t_ref, extra=""):
+    """The row of ``exact`` at d = ``big`` against the vertex LP at d = 16 (``small``, its value and time)."""
+    r16 = mechopt.solve(small, solver="exact")
+    prob = _design(notion, kw, utility, big)
+    r, t = _clock(lambda: mechopt.solve(prob, solver="exact"))
+    return _row(f"{notion}-{utility} d={big}", f"exact ({r.extras.get('method')}, {r.status.value}, "
+                f"gap {r.certificate.gap:.1g})", t, "vertex LP, d=16", t_ref,
+                f"value {r.value:.12g}; d=16: exact {r16.value:.12g} vs vertex LP {ref:.12g} "
+                f"(|Δ| {abs(r16.value - ref):.1g})" + (f"; {r.extras.get('pricing')}" if extra else ""))  # fmt: skip
+
+
 def mse(quick: bool) -> list[dict]:
     """Convex gain: exact column generation at d = 64 against the full vertex LP at d = 16."""
     big = 32 if quick else 64
-    rows = []
-    for notion, kw, small, ref, t_ref in _references("mse", vertex_lp):
-        r16 = mechopt.solve(small, solver="exact")
-        prob = _design(notion, kw, "mse", big)
-        r, t = _clock(lambda: mechopt.solve(prob, solver="exact"))
-        rows.append(_row(f"{notion}-mse d={big}", f"exact ({r.extras.get('method')}, {r.status.value}, "
-                         f"gap {r.certificate.gap:.1g})", t, "vertex LP, d=16", t_ref,
-                         f"value {r.value:.12g}; d=16: exact {r16.value:.12g} vs vertex LP {ref:.12g} "
-                         f"(|Δ| {abs(r16.value - ref):.1g})"))  # fmt: skip
-    return rows
+    return [_exact_row(notion, kw, "mse", big, small, ref, t_ref) for notion, kw, small, ref, t_ref in
+            _references("mse", vertex_lp)]  # fmt: skip
 
 
 def separable(quick: bool) -> list[dict]:
@@ -131,13 +134,7 @@ def separable(quick: bool) -> list[dict]:
     for utility in ("histogram",) if quick else ("mi", "histogram"):  # MI d = 64: ~2 min
         small = _design("pml", {}, utility, 16)
         ref, t_ref = _clock(lambda: vertex_lp(small))
-        r16 = mechopt.solve(small, solver="exact")
-        prob = _design("pml", {}, utility, big)
-        r, t = _clock(lambda: mechopt.solve(prob, solver="exact"))
-        rows.append(_row(f"pml-{utility} d={big}", f"exact ({r.extras.get('method')}, {r.status.value}, "
-                         f"gap {r.certificate.gap:.1g})", t, "vertex LP, d=16", t_ref,
-                         f"value {r.value:.12g}; d=16: exact {r16.value:.12g} vs vertex LP {ref:.12g} "
-                         f"(|Δ| {abs(r16.value - ref):.1g}); {r.extras.get('pricing')}"))  # fmt: skip
+        rows.append(_exact_row("pml", {}, utility, big, small, ref, t_ref, extra="pricing"))
     return rows
 
 
