@@ -51,18 +51,21 @@ def _rc(V: np.ndarray, phi, nu: np.ndarray) -> np.ndarray:
     eps=st.floats(0.2, 2.5),
     utility=st.sampled_from(["histogram", "mi"]),
     core=st.integers(2, 9),
+    wide=st.integers(2, 9),
 )
-def test_bound_holds_over_every_vertex_and_columns_are_vertices(d, seed, eps, utility, core):
+def test_bound_holds_over_every_vertex_and_columns_are_vertices(d, seed, eps, utility, core, wide):
     rng = np.random.default_rng(seed)
     P = rng.dirichlet(np.ones(d))
     h = np.minimum(np.exp(eps) * P, 1.0)
     phi = _phi(utility, P)
     V = _vertices(h)
     nu = chord_duals(h, phi) + rng.normal(scale=0.3, size=d) * rng.random()
-    pr = PMLSeparablePricer(P, h, phi, core=core)
+    pr = PMLSeparablePricer(P, h, phi, core=core, wide=wide)
     out = pr.price(nu)
     best = float(_rc(V, phi, nu).max())
     assert out.bound >= best - 1e-12  # a proven bound on every vertex
+    if out.exhaustive and out.rays.shape[1] == 0:  # then no vertex has a reduced cost worth a column
+        assert best <= max(0.25e-10 * abs(float(nu @ P)), 1e-11) + 1e-12  # the B&B target, the rc tolerance
     for p in out.rays.T:  # each column is a vertex of the box with a positive reduced cost
         assert abs(p.sum() - 1.0) <= 1e-12 and np.all(p >= 0) and np.all(p <= h + 1e-15)
         assert np.sum((p > 1e-15) & (p < h - 1e-15)) <= 1
@@ -74,6 +77,28 @@ def test_bound_holds_over_every_vertex_and_columns_are_vertices(d, seed, eps, ut
         out = pr.price(nu)
         assert out.exhaustive and out.bound == pytest.approx(best, abs=1e-11)
         assert float(_rc(out.rays[:, :1].T, phi, nu)[0]) == pytest.approx(best, abs=1e-11)
+
+
+def test_small_faces_fall_back_to_the_exact_branch_and_bound():
+    """Faces of 2 and 3 free coordinates often hold no improving vertex: the B&B over all of B then decides."""
+    rng, fell = np.random.default_rng(0), 0
+    for _ in range(60):
+        d = int(rng.integers(5, 10))
+        P = rng.dirichlet(np.ones(d))
+        h = np.minimum(np.exp(rng.uniform(0.2, 2.5)) * P, 1.0)
+        phi = _phi("histogram", P)
+        nu = chord_duals(h, phi) + rng.normal(scale=0.3, size=d) * rng.random()
+        pr = PMLSeparablePricer(P, h, phi, core=2, wide=3)
+        out = pr.price(nu)
+        best = float(_rc(_vertices(h), phi, nu).max())
+        fell += pr.calls_fallback
+        assert out.bound >= best - 1e-12
+        assert out.exhaustive or out.rays.shape[1] > 0  # the B&B finishes (or stops at columns) at this size
+        if out.rays.shape[1] == 0:  # a finished search: its bound is the maximum (to the B&B's target)
+            assert out.bound <= max(best, 0.25e-10 * abs(float(nu @ P))) + 1e-12
+        if best > 1e-9:
+            assert float(_rc(out.rays[:, :1].T, phi, nu)[0]) > 0
+    assert fell >= 5  # the fallback really ran
 
 
 @settings(max_examples=20, deadline=None)

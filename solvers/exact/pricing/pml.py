@@ -52,11 +52,14 @@ True
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from scipy.special import xlogy
 
 from mechopt import settings
 from mechopt.solvers.exact.pricing.base import Pricing
+from mechopt.solvers.exact.pricing.bnb import separable_bnb
 from mechopt.solvers.exact.pricing.lip import _top_columns
 from mechopt.solvers.exact.pricing.mitm import mitm_max
 
@@ -65,6 +68,8 @@ __all__ = ["PMLSeparablePricer", "CORE_D", "chord_duals", "lagrangian_bound", "s
 #: Free coordinates of the core face searched by meet in the middle (2^14 subsets per half; one
 #: search takes ~0.1-1 s on the shared machine and ~40 MB).
 CORE_D = 28
+#: Seconds of exact branch and bound (all of B) per round when no face has an improving vertex.
+FALLBACK_SECONDS = 5.0
 #: The wider face searched when the first has no improving vertex (~0.1 GB at 32, ~0.5 GB at 36).
 WIDE_D = 32
 
@@ -127,20 +132,24 @@ class PMLSeparablePricer:
         ``phi(p, idx)``: φ_x(p_x) elementwise for inputs ``idx``, convex in p, φ_x(0) = 0.
     batch : int, optional
         Most columns per call (default d).
-    core : int
-        Free coordinates of the face searched for columns (≤ ``MITM_MAX_D``).
+    core, wide : int
+        Free coordinates of the first face searched for columns and of the second, searched when the
+        first has no improving vertex (≤ ``MITM_MAX_D``); then the exact branch and bound for
+        ``FALLBACK_SECONDS``.
     """
 
-    def __init__(self, P: np.ndarray, h: np.ndarray, phi, batch: int | None = None, *, core: int = CORE_D) -> None:
+    def __init__(
+        self, P: np.ndarray, h: np.ndarray, phi, batch: int | None = None, *, core: int = CORE_D, wide: int = WIDE_D
+    ) -> None:
         self.P = np.asarray(P, float)
         self.h = np.asarray(h, float)
         self.phi = phi
         self.batch = int(batch or max(4, self.P.size))
         self.core = int(min(core, self.P.size))
-        self.wide = int(min(WIDE_D, self.P.size))
+        self.wide = int(min(wide, self.P.size))
         self.idx = np.arange(self.P.size)
         self.early = True  # the face searches stop at their first improving vertices
-        self.calls = 0
+        self.calls = self.calls_fallback = 0
         self.nodes = 0
 
     def chord_duals(self) -> np.ndarray:
@@ -207,6 +216,28 @@ class PMLSeparablePricer:
                 bound, whole = min(bound, exact), True
             if whole or np.any(self.rc(points, nu) > tol):
                 break
-        rc = self.rc(points, nu)
-        rays = _top_columns(points, rc, self.batch) if points.size else np.zeros((h.size, 0))
+        if not whole and bound > tol and not np.any(self.rc(points, nu) > tol):
+            points, exact = self._fallback(nu, deadline)
+            if exact is not None:
+                bound, whole = min(bound, exact), True
+        rays = _top_columns(points, self.rc(points, nu), self.batch) if points.size else np.zeros((h.size, 0))
         return Pricing(rays, bound, "PML Lagrangian bound, core-face search", exhaustive=whole or bound <= tol)
+
+    def _fallback(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
+        """The exact branch and bound over all of B for ``FALLBACK_SECONDS`` at most: (vertices, proven max or None).
+
+        As in :class:`~mechopt.solvers.exact.pricing.lip.LIPSeparablePricer`, nodes within a quarter of
+        ``colgen_gap`` (times |νᵀP|) of zero are closed, so a finished search's bound is ≥ the maximum
+        and only that much above it when the maximum is below it.
+        """
+        self.calls_fallback += 1
+        stop = time.perf_counter() + FALLBACK_SECONDS
+        stop = stop if deadline is None else min(stop, deadline)
+        target = 0.25 * settings.tolerance("colgen_gap") * abs(float(nu @ self.P))
+
+        def f(p, which):
+            return self.phi(p, which) - nu[which] * p
+
+        out = separable_bnb(np.zeros(self.h.size), self.h, f, self.batch, stop, target=target, early=True)
+        self.nodes += out.nodes
+        return (np.array(out.points) if out.points else np.zeros((0, self.h.size))), out.bound
