@@ -34,7 +34,14 @@ sorted by |v_x − λ h_x| (what moving x off the greedy fill's side costs in L)
 first ``core`` coordinates are free, the others fixed at their greedy side; the face
 is again a box cut by 1ᵀp = const, scaled to the simplex and searched by the exact
 meet in the middle (:func:`~mechopt.solvers.exact.pricing.mitm.mitm_max`, early stop).
-The best vertices of the face are the round's columns; the round's bound is L.
+The best vertices of the face are the round's columns; the round's bound is L. When the face
+(``core`` free coordinates) has no improving vertex, a wider one (``wide``) is searched, then the
+exact branch and bound over all of B (:func:`~mechopt.solvers.exact.pricing.bnb.separable_bnb`) for
+``FALLBACK_SECONDS``: if it finishes, its bound (the maximum, to a quarter of ``colgen_gap``) replaces
+L and a round without columns is a proof; otherwise the round is marked not exhaustive
+(``Pricing.exhaustive``) and column generation stops with the best proven bound, saying so. (With a
+prior mass above e^{−ε} the chord bound is far from the optimum and the branch and bound does the
+work: d = 40, P(0) > 0.5, ε = 1, histogram: gap 1.3e-9 in 60 s, where the faces alone stalled at 9e-3.)
 
 Examples
 --------
