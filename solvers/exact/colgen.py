@@ -106,6 +106,7 @@ def column_generation(
     smoothing: float = 0.0,
     pool: int | None = None,
     progress: Callable[..., None] | None = None,
+    start: np.ndarray | None = None,
 ) -> ColGenResult:
     """Restricted master + pricing until the proven bound meets the master value.
 
@@ -128,6 +129,11 @@ def column_generation(
     none (a *misprice*) the next round prices at ν itself, so column
     generation ends exactly as without smoothing.
 
+    ``start``, when given, is a dual π⁰ priced once before the first master (e.g. the dual of
+    a relaxation, :meth:`~mechopt.solvers.exact.pricing.pml.PMLSeparablePricer.chord_duals`):
+    by the same argument its proven bound π⁰ᵀP + max_r (μ(r) − π⁰ᵀr) is a certificate, the
+    first of the run, and π⁰ the first smoothing centre.
+
     Unit-free: the rounds run with :data:`GAIN_TOLERANCES` multiplied by the power-of-two
     unit of the seed columns' gains (:func:`gain_units`): a reduced cost of 1e-11 means
     nothing when every gain is 1e-13 (an information at ε = 1e-6).
@@ -136,7 +142,7 @@ def column_generation(
         raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
     mu = gain(R0)
     with gain_units(cost_unit(mu)):
-        return _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, pool, progress)
+        return _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, pool, progress, start)
 
 
 #: Tolerances that are absolute in gain units (a reduced cost, a MIP's absolute gap, a tangent cut's
@@ -149,7 +155,7 @@ def gain_units(unit: float):
     return settings.override(**{k: settings.tolerance(k) * unit for k in GAIN_TOLERANCES})
 
 
-def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, pool, progress) -> ColGenResult:
+def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, pool, progress, start) -> ColGenResult:
     """The rounds of :func:`column_generation` (its arguments; ``mu`` the seed columns' gains)."""
     tol = settings.resolve(tol, "colgen_gap")
     high = POOL_HIGH if pool is None else int(pool)
@@ -160,6 +166,11 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
     centre, misprice = None, False  # ν̂ (smoothing centre) and "price at ν next round"
     best_nu = None  # the duals of the lowest bound so far (the certificate's ν)
+    if start is not None:
+        pr = pricer.price(np.asarray(start, float), deadline)
+        if pr.bound is not None and math.isfinite(pr.bound):
+            centre = best_nu = np.array(start, float)
+            bound = float(best_nu @ P) + pr.bound
     for it in range(1, max_iter + 1):
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
@@ -195,6 +206,10 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
                 timed_out = deadline is not None and time.perf_counter() >= deadline
                 return ColGenResult(
                     "time_limit" if timed_out else "failed", master, R, bound, False, it, notes, nu=best_nu
+                )
+            if not pr.exhaustive:
+                notes.append(
+                    "the pricing's search (not exhaustive) found no improving column: the bound is the best proven"
                 )
             return ColGenResult("optimal", master, R, bound, proven, it, notes, nu=best_nu)
         fresh = [j for j in range(pr.rays.shape[1]) if _key(pr.rays[:, j]) not in keys]

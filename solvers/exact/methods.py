@@ -31,6 +31,7 @@ from mechopt.solvers._advice import or_local
 from mechopt.solvers.exact import rays as _rays
 from mechopt.solvers.exact import sizes as _sizes
 from mechopt.solvers.exact import warm as _warm
+from mechopt.solvers.exact.box import PML_SMOOTHING, box_pricer, chord_start, lip_search
 from mechopt.solvers.exact.colgen import column_generation
 from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
 from mechopt.solvers.exact.orbits import reduction as _symmetry
@@ -44,7 +45,6 @@ from mechopt.solvers.exact.pricing.base import (
 )
 from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
 from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPHistogramPricer, LIPMIPricer, LIPSumPricer
-from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
 from mechopt.solvers.exact.pricing.tree import TreeLDPMIPricer, essential_forest, essential_weights
 
 __all__ = [
@@ -259,7 +259,7 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
         W = cp.notion.pair_weights(P.size)
         return TreeLDPMIPricer(P, eps, W, u.prior, batch), cp.prior[:, None].copy(), "tree branch and bound"
     if kind == "box":
-        return _box_pricer(cp, batch)
+        return box_pricer(cp, batch)
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, SumMSE):
         if P.size > SWEEP_MAX_D:
             n = P.size * (P.size - 1) // 2
@@ -270,24 +270,9 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
             )
         return LIPSumPricer(P, eps, u.centred, batch), cp.prior[:, None].copy(), "LIP parametric sweep"
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, HistogramMSE):
-        return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), _lip_search(P.size)
+        return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), lip_search(P.size)
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, MutualInfo) and u.prior is not None:
-        return LIPMIPricer(P, eps, u.prior, batch), cp.prior[:, None].copy(), _lip_search(P.size)
-    return None
-
-
-def _box_pricer(cp: ColumnProgram, batch: int | None):
-    """The exact pricer of the vertices of an ε-PML or ALIP posterior box (the LIP pricers on that box), or None."""
-    from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
-
-    P, u, box = cp.prior, cp.utility, cp.notion.box(cp.prior)
-    start = cp.prior[:, None].copy()
-    if isinstance(u, SumMSE) and P.size <= SWEEP_MAX_D:
-        return LIPSumPricer(P, 0.0, u.centred, batch, box=box), start, "box parametric sweep"
-    if isinstance(u, HistogramMSE):
-        return LIPHistogramPricer(P, 0.0, batch, box=box), start, _lip_search(P.size)
-    if isinstance(u, MutualInfo) and u.prior is not None:
-        return LIPMIPricer(P, 0.0, u.prior, batch, box=box), start, _lip_search(P.size)
+        return LIPMIPricer(P, eps, u.prior, batch), cp.prior[:, None].copy(), lip_search(P.size)
     return None
 
 
@@ -297,10 +282,6 @@ def _prices_exactly(cp: ColumnProgram, kind: str) -> bool:
         return _structured(cp, kind, None) is not None
     except TooLargeError:
         return False
-
-
-def _lip_search(d: int) -> str:
-    return "LIP meet in the middle" if d <= MITM_MAX_D else "LIP branch and bound"
 
 
 def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
@@ -356,6 +337,7 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         W = _warm.rebuild(_warm.warm_info(opts["warm_start"]), cp.prior, cp.notion.eps, kind)
         R0 = np.hstack([R0, W])
         extras["warm_columns"] = int(W.shape[1])
+    start = chord_start(cp, kind)
     out = column_generation(
         cp.prior,
         cp.gain,
@@ -364,6 +346,8 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         max_iter=int(opts["max_iter"]),
         deadline=deadline,
         progress=reporter(cp, opts, "column generation"),
+        start=start,
+        smoothing=0.0 if start is None else PML_SMOOTHING,
     )
     extras["columns"] = int(out.R.shape[1])
     if kind in ("ldp", "lip") and type(cp.notion) in (LDP, LIP) and cp.notion.eps > 0:

@@ -77,6 +77,7 @@ class Pricing:
     rays: np.ndarray  # new columns (d, k)
     bound: float | None  # proven upper bound on max reduced cost; None if heuristic
     note: str = ""
+    exhaustive: bool = True  # False: finding no ray does not show that none has a positive reduced cost
 
 
 class ShiftedPricer:
