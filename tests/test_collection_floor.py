@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-FLOOR = 3330  # 3378 collected after the checker, euclid and robust merges
+FLOOR = 3650  # 3677 collected after the kernels, pml pricing, robust-rays and empirical-PML merges
 # + the writer, lifeline and time-limit tests of issue 27 (228) + OpenDP export and report card of issue 28 (45)
 # + dominance and the kairouz claims (68)
 

@@ -104,14 +104,12 @@ def register(sub: Any) -> None:
         metavar="R:KIND",
         help="robust design over {P : dist(P, --prior) <= R}, KIND tv or linf (exact vertices, d <= 10)",
     )
-    src.add_argument(
-        "--prior-free", metavar="D", help="minimax design over every prior on D symbols (the simplex; --utility mae)"
-    )
+    src.add_argument("--prior-free", metavar="D", help="minimax design over every prior on D symbols (the simplex)")
     src.add_argument(
         "--prior-counts",
         metavar="N,N,...",
         help="(eps, delta) design from sample counts: private at every prior within the --bound radius of the "
-        "empirical prior, so for the true prior with probability >= 1 - --delta over the samples (--utility mae)",
+        "empirical prior, so for the true prior with probability >= 1 - --delta over the samples",
     )
     src.add_argument("--delta", metavar="D", help="with --prior-counts: the probability in (0, 1) the set misses")
     src.add_argument("--bound", metavar="B", help="with --prior-counts: weissman (L1, default) or hoeffding (Linf)")
