@@ -46,7 +46,7 @@ from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust import _recover
 from mechopt.solvers.robust_pricing import (
     LDPAscentPricer,
-    LDPMIMilpPricer,
+    LDPMIBranchPricer,
     LDPQuotientMilpPricer,
     LDPSubsetPricer,
     StoredRays,
@@ -173,7 +173,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
-            return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
+            return LDPMIBranchPricer(G.vertices, eps), seed, "ascent, then an exact Lagrangian branch and bound"
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
