@@ -88,27 +88,35 @@ class MIBranchBound:
             out[i] = max(li * float(self.psi(t)[0]) - ai * t for t in ts)
         return out
 
-    def _node(self, fix: np.ndarray, lam, c0, c):
-        """(bound, w, relaxed z_F, free mask) of a node; ``fix`` holds −1 (free), 0 or 1."""
+    def _bound(self, fix: np.ndarray, a: np.ndarray, lam, c0, c):
+        """(B(a), w) of a node for multipliers a (any a: a valid bound)."""
         F, O = fix < 0, fix == 1
         VF = self.V[:, F]
         s = self.V[:, O].sum(axis=1)
-        base = c0 + float(c[O].sum())
+        w = c[F] + a @ VF
+        B = c0 + float(c[O].sum()) + float((self._g(a, lam, s, s + VF.sum(axis=1)) + a * s).sum())
+        return B + float(np.clip(w, 0, None).sum()), w
+
+    def _node(self, fix: np.ndarray, lam, c0, c, y0: np.ndarray):
+        """(bound, w, relaxed z (n), multipliers) of a node; ``fix`` holds −1 (free), 0 or 1."""
+        F, O = fix < 0, fix == 1
+        VF = self.V[:, F]
+        s = self.V[:, O].sum(axis=1)
         cF = c[F]
 
         def neg(y):
             val, slope = self.psi(s + VF @ y)
             return -(cF @ y + lam @ val), -(cF + (lam * slope) @ VF)
 
-        y = np.full(int(F.sum()), 0.5)
+        y = np.clip(y0[F], 0.0, 1.0)
         if y.size:
-            y = minimize(neg, y, jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * y.size).x
-        slope = self.psi(s + VF @ y)[1]
-        a = np.where(lam > 0, lam * slope, 0.0)
-        w = cF + a @ VF
-        lo, hi = s, s + VF.sum(axis=1)
-        B = base + float((self._g(a, lam, lo, hi) + a * s).sum()) + float(np.clip(w, 0, None).sum())
-        return B, w, y, F
+            opts = {"ftol": 1e-15, "gtol": 1e-13, "maxiter": 200}
+            y = minimize(neg, y, jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * y.size, options=opts).x
+        a = np.where(lam > 0, lam * self.psi(s + VF @ y)[1], 0.0)
+        B, w = self._bound(fix, a, lam, c0, c)
+        full = fix.astype(float)
+        full[F] = y
+        return B, w, full, a
 
     def solve(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None,
               stop: float = 1.0) -> tuple[np.ndarray, float | None]:  # fmt: skip
@@ -123,18 +131,24 @@ class MIBranchBound:
         closed = -math.inf  # the largest bound of a closed subtree
         found: dict[bytes, tuple[float, np.ndarray]] = {}
         order = itertools.count()
-        heap = [(-math.inf, next(order), np.full(n, -1, np.int8))]
+        heap = [(-math.inf, next(order), np.full(n, -1, np.int8), None, np.full(n, 0.5))]
         count = 0
         while heap:
-            key, _, fix = heapq.heappop(heap)
+            key, _, fix, a0, y0 = heapq.heappop(heap)
             self.nodes += 1
             count += 1
             if count > self.max_nodes or (deadline is not None and time.perf_counter() >= deadline):
                 return self._found(found, best_z), None
             if best > 0 and best >= stop * max(best, closed, -heap[0][0] if heap else -math.inf, -key):
                 return self._found(found, best_z), max(best, closed, -heap[0][0] if heap else -math.inf, -key)
-            B, w, y, F = self._node(fix, lam, c0, c)
-            for cand in self._candidates(fix, F, y, w):
+            if a0 is not None:  # the parent's multipliers first: a valid bound without a solve
+                B0, _ = self._bound(fix, a0, lam, c0, c)
+                if B0 <= max(best, 0.0) + self.tol:
+                    closed = max(closed, B0)
+                    continue
+            B, w, y, a = self._node(fix, lam, c0, c, y0)
+            F = fix < 0
+            for cand in self._candidates(fix, F, y[F], w):
                 val = self.rho(cand, lam, mu)
                 if val > 0:
                     found[cand.tobytes()] = (val, cand)
@@ -162,13 +176,13 @@ class MIBranchBound:
                     best, best_z = val, z
                 continue
             if np.any(sure):  # re-bound the node with its fixings
-                heapq.heappush(heap, (-B, next(order), fix))
+                heapq.heappush(heap, (-B, next(order), fix, a, y))
                 continue
-            x = free[np.argmin(np.abs(y - 0.5))]
+            x = free[np.argmin(np.abs(y[free] - 0.5))]
             for v in (1, 0):
                 child = fix.copy()
                 child[x] = v
-                heapq.heappush(heap, (-B, next(order), child))
+                heapq.heappush(heap, (-B, next(order), child, a, y))
         return self._found(found, best_z), max(best, closed)
 
     @staticmethod
