@@ -17,7 +17,9 @@ privacy cone is at an extreme ray. Pricers, each on the n rows of the set's supp
   ρ(z) = −1ᵀμ + Σ_x z_x (ε e^ε Σ_i λ_i P_i(x) − (e^ε − 1) μ_x) + Σ_i λ_i ψ(u_i), ψ(u) = −t log t concave:
   a MILP (HiGHS) with one epigraph variable per vertex under tangent cuts of ψ, re-solved with new cuts
   until the model is exact at its optimum; the MILP's dual bound is the proven bound (math.md §3 for
-  one prior, here k at once).
+  one prior, here k at once). Kept as ``mi_pricer="milp"``.
+- :class:`LDPMIBranchPricer`: the same problem (the default): its exact step is a branch and bound with
+  Lagrangian bounds (:mod:`mechopt.solvers.robust_bnb`).
 
 ``W`` (the pricer's ``weights``) bounds Σ_r w_r for any feasible combination Σ_r w_r r = 1 of its rays:
 LDP patterns have entries in [1, e^ε], so Σ w ∈ [e^{−ε}, 1]; rays with 1ᵀr = 1 give Σ w = n.
