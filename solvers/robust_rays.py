@@ -37,7 +37,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from mechopt import settings
-from mechopt.errors import TooLargeError
+from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.solver import Solver
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.result import Certificate, Result, Status
@@ -46,6 +46,7 @@ from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust import _recover
 from mechopt.solvers.robust_pricing import (
     LDPAscentPricer,
+    LDPMIBranchPricer,
     LDPMIMilpPricer,
     LDPQuotientMilpPricer,
     LDPSubsetPricer,
@@ -64,6 +65,7 @@ class RobustRaysSolver(Solver):
         "max_iter": 500,
         "enumerate_max": 20,
         "milp_max": 32,
+        "mi_pricer": "branch",
         "cone_max": 10,
         "max_rays": 200_000,
         "hull_rounds": 50,
@@ -173,7 +175,11 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
-            return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
+            if opts["mi_pricer"] not in ("branch", "milp"):
+                raise ParamError(f"mi_pricer={opts['mi_pricer']!r} is not a pricer: use 'branch' (default) or 'milp'")
+            if opts["mi_pricer"] == "milp":
+                return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
+            return LDPMIBranchPricer(G.vertices, eps), seed, "ascent, then an exact Lagrangian branch and bound"
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"

@@ -140,7 +140,7 @@ def test_mse_is_certified_over_the_vertices_only():
 def test_milp_pricing_equals_enumeration():
     V = np.random.default_rng(4).dirichlet(np.ones(9), size=2)
     _, a = _robust(V, "ldp", "mi")
-    _, b = _robust(V, "ldp", "mi", enumerate_max=4)
+    _, b = _robust(V, "ldp", "mi", enumerate_max=4, mi_pricer="milp")
     assert a.status.value == b.status.value == "optimal"
     assert "MILP" in b.extras["pricing"] and b.value == pytest.approx(a.value, rel=1e-9)
 
