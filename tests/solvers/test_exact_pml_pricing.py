@@ -197,7 +197,13 @@ def test_column_generation_with_the_pml_pricer_brackets_the_full_lp(d, eps, lowe
 
 @pytest.mark.parametrize(
     "d,eps,lower,utility",
-    [(8, 1.0, 0.5, "mi"), (9, 1.0, 1.0, "histogram"), (10, 2.0, 1.0, "mi"), (11, 1.0, 0.5, "histogram"), (12, 2.0, 1.0, "mi")],
+    [
+        (8, 1.0, 0.5, "mi"),
+        (9, 1.0, 1.0, "histogram"),
+        (10, 2.0, 1.0, "mi"),
+        (11, 1.0, 0.5, "histogram"),
+        (12, 2.0, 1.0, "mi"),
+    ],
 )
 def test_alip_pricer_certifies_the_full_vertex_lp(d, eps, lower, utility):
     """The ALIP box pricer with its face the whole box (core = d): column generation certifies the LP's optimum."""

@@ -1,4 +1,4 @@
-"""Pricing of posterior-box vertices (ε-PML, ALIP) at large d: a proven Lagrangian bound, columns from a core face, the chord dual.
+"""Pricing of posterior-box vertices (ε-PML, ALIP) at large d: a proven Lagrangian bound, core-face columns, chord dual.
 
 The normalised rays of the ε-PML and ALIP cones are the vertices of the posterior box
 B = {p ∈ Δ : l ≤ p ≤ h}, l = e^{−ε_l} P (0 under PML), h = min(e^{ε_u} P, 1). Substitute
@@ -133,9 +133,7 @@ def _greedy(fl: np.ndarray, fh: np.ndarray, delta: np.ndarray, R: float) -> tupl
     return order, min(int(np.searchsorted(np.cumsum(delta[order]), R, side="left")), delta.size - 1)
 
 
-def lagrangian_bound(
-    fl: np.ndarray, fh: np.ndarray, delta: np.ndarray, R: float = 1.0
-) -> tuple[float, float]:
+def lagrangian_bound(fl: np.ndarray, fh: np.ndarray, delta: np.ndarray, R: float = 1.0) -> tuple[float, float]:
     """(min_λ L(λ), its λ) for f_x with values fl at l_x and fh at h_x = l_x + δ_x, on 1ᵀ(p − l) = R (module docstring).
 
     >>> L, lam = lagrangian_bound(np.zeros(3), np.array([0.3, 0.2, 0.1]), np.array([0.5, 0.5, 0.5]))
