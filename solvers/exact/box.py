@@ -5,7 +5,7 @@
 - ε-PML and ALIP above it, histogram MSE or mutual information: the proven Lagrangian bound with a
   core-face search (:mod:`~mechopt.solvers.exact.pricing.pml`, on the box l ≤ p ≤ h with
   l = e^{−ε_l} P for ALIP, 0 for PML).
-- ε-PML and ALIP with a separable gain: column generation first prices the chord duals ν⁰ (the
+- ε-PML with a separable gain, and ALIP above ``MITM_MAX_D``: column generation first prices the chord duals ν⁰ (the
   chords of φ_x from l_x to h_x), whose bound ν⁰ᵀP is the chord relaxation's value, and smooths the
   master's duals towards the best-bound duals (Wentges, α = ``PML_SMOOTHING``): with many inputs the
   optimum sits within round-off of ν⁰ᵀP, and smoothing cuts the rounds of the tail (PML, d = 64,
@@ -61,9 +61,13 @@ def box_pricer(cp: ColumnProgram, batch: int | None):
 
 
 def chord_start(cp: ColumnProgram, kind: str) -> np.ndarray | None:
-    """ε-PML or ALIP with a separable gain: the chord duals ν⁰ in the program's units (priced first), else None."""
-    phi = separable_phi(cp.utility) if kind == "box" else None
+    """ε-PML (any d) or ALIP (d > ``MITM_MAX_D``) with a separable gain: the chord duals ν⁰ in the program's units.
+
+    None otherwise. ALIP at d ≤ ``MITM_MAX_D`` keeps main's start (d = 32, MI: 8.5 s with ν⁰ vs 6.9 s without).
+    """
+    pml = cp.notion.eps_lower == math.inf
+    phi = separable_phi(cp.utility) if kind == "box" and (pml or cp.prior.size > MITM_MAX_D) else None
     if phi is None:
         return None
     lo, hi = cp.notion.box(cp.prior)
-    return chord_duals(hi, phi, None if cp.notion.eps_lower == math.inf else lo) - cp.shift
+    return chord_duals(hi, phi, None if pml else lo) - cp.shift

@@ -222,7 +222,7 @@ def test_alip_pricer_certifies_the_full_vertex_lp(d, eps, lower, utility):
     "d,eps,lower,utility", [(8, 1.0, 0.5, "mi"), (10, 1.0, 1.0, "histogram"), (12, 2.0, 1.0, "histogram")]
 )
 def test_alip_design_matches_the_full_vertex_lp(d, eps, lower, utility):
-    """``mechopt.solve`` on ALIP (chord start, exact box pricing at this size) against HiGHS over every vertex."""
+    """``mechopt.solve`` on ALIP (exact box pricing at this size) against HiGHS over every vertex."""
     P = np.random.default_rng(500 + d).dirichlet(np.ones(d))
     prob = ChannelDesign.from_params(prior=P, notion="alip", utility=utility, eps=eps, eps_lower=lower)
     r = mechopt.solve(prob, solver="exact")
