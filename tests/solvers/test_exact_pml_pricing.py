@@ -277,3 +277,21 @@ def test_dirichlet_prior_certified_at_large_d(d, utility, eps):
     with mechopt.settings.override(colgen_gap=1e-9):
         r = mechopt.design(prior=P, notion="pml", utility=utility, eps=eps, solver="exact")
     assert r.status.value == "optimal" and r.certificate.gap <= 1e-9 and r.violation <= 1e-12
+
+
+def test_chord_start_is_for_posterior_boxes_only():
+    """PML at any d, ALIP above MITM_MAX_D (its chord duals leave no positive reduced cost), never LIP."""
+    from mechopt.solvers.exact.box import chord_start
+
+    def cp(d, notion, **kw):
+        P = np.random.default_rng(d).dirichlet(np.ones(d))
+        return ChannelDesign.from_params(prior=P, notion=notion, utility="histogram", eps=1.0, **kw).column_program()
+
+    assert chord_start(cp(8, "lip"), "lip") is None
+    assert chord_start(cp(8, "alip", eps_lower=0.5), "box") is None
+    assert chord_start(cp(8, "pml"), "box") is not None
+    big = cp(40, "alip", eps_lower=0.5)
+    nu0 = chord_start(big, "box") + big.shift
+    lo, h = big.notion.box(big.prior)
+    pr = PMLSeparablePricer(big.prior, h, _phi("histogram", big.prior), lo=lo)
+    assert pr.price(nu0).bound <= 1e-14
