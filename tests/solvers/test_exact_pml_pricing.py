@@ -1,5 +1,7 @@
-"""ε-PML pricing at large d (solvers/exact/pricing/pml.py): its bound against brute-force vertex enumeration,
-the chord dual, and certified optima against an independent LP over every vertex (scipy HiGHS)."""
+"""ε-PML and ALIP pricing at large d (solvers/exact/pricing/pml.py): its bound against brute-force vertex
+enumeration, the chord dual, and certified optima against an independent LP over every vertex (scipy HiGHS).
+
+ALIP's box has the lower corner l = e^{−ε_l} P (``lower`` below); PML's is 0 (``lower = None``)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from scipy.special import xlogy
 import mechopt
 from mechopt.problems.design import ChannelDesign
 from mechopt.solvers.exact.colgen import column_generation
-from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals
+from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals, lagrangian_bound
 
 
 def _phi(utility: str, Pu: np.ndarray):
@@ -24,18 +26,25 @@ def _phi(utility: str, Pu: np.ndarray):
     return lambda p, idx: xlogy(p, p) - p * np.log(Pu)[idx]
 
 
-def _vertices(h: np.ndarray) -> np.ndarray:
-    """Every vertex of {p ∈ Δ : 0 ≤ p ≤ h} by brute force (a set S at h, one filler j, the rest 0), as rows."""
+def _box(P: np.ndarray, eps: float, lower: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """(l, h) of the PML (lower None) or (ε, lower)-ALIP posterior box."""
+    lo = np.zeros_like(P) if lower is None else np.exp(-lower) * P
+    return lo, np.minimum(np.exp(eps) * P, 1.0)
+
+
+def _vertices(h: np.ndarray, lo: np.ndarray | None = None) -> np.ndarray:
+    """Every vertex of {p ∈ Δ : lo ≤ p ≤ h} by brute force (a set S at h, one filler j, the rest at lo), as rows."""
     d, out = h.size, []
+    lo = np.zeros_like(h) if lo is None else lo
     for S in itertools.product((0, 1), repeat=d):
-        p = np.where(np.array(S, bool), h, 0.0)
+        p = np.where(np.array(S, bool), h, lo)
         r = 1.0 - p.sum()
         if abs(r) <= 1e-15:
             out.append(p)
         for j in np.flatnonzero(np.array(S) == 0):
-            if 0.0 < r < h[j]:
+            if 0.0 < r < h[j] - lo[j]:
                 q = p.copy()
-                q[j] = r
+                q[j] += r
                 out.append(q)
     return np.unique(np.array(out), axis=0)
 
@@ -52,23 +61,24 @@ def _rc(V: np.ndarray, phi, nu: np.ndarray) -> np.ndarray:
     utility=st.sampled_from(["histogram", "mi"]),
     core=st.integers(2, 9),
     wide=st.integers(2, 9),
+    lower=st.one_of(st.none(), st.floats(0.05, 3.0)),
 )
-def test_bound_holds_over_every_vertex_and_columns_are_vertices(d, seed, eps, utility, core, wide):
+def test_bound_holds_over_every_vertex_and_columns_are_vertices(d, seed, eps, utility, core, wide, lower):
     rng = np.random.default_rng(seed)
     P = rng.dirichlet(np.ones(d))
-    h = np.minimum(np.exp(eps) * P, 1.0)
+    lo, h = _box(P, eps, lower)
     phi = _phi(utility, P)
-    V = _vertices(h)
-    nu = chord_duals(h, phi) + rng.normal(scale=0.3, size=d) * rng.random()
-    pr = PMLSeparablePricer(P, h, phi, core=core, wide=wide)
+    V = _vertices(h, lo)
+    nu = chord_duals(h, phi, lo) + rng.normal(scale=0.3, size=d) * rng.random()
+    pr = PMLSeparablePricer(P, h, phi, core=core, wide=wide, lo=lo)
     out = pr.price(nu)
     best = float(_rc(V, phi, nu).max())
     assert out.bound >= best - 1e-12  # a proven bound on every vertex
     if out.exhaustive and out.rays.shape[1] == 0:  # then no vertex has a reduced cost worth a column
         assert best <= max(0.25e-10 * abs(float(nu @ P)), 1e-11) + 1e-12  # the B&B target, the rc tolerance
     for p in out.rays.T:  # each column is a vertex of the box with a positive reduced cost
-        assert abs(p.sum() - 1.0) <= 1e-12 and np.all(p >= 0) and np.all(p <= h + 1e-15)
-        assert np.sum((p > 1e-15) & (p < h - 1e-15)) <= 1
+        assert abs(p.sum() - 1.0) <= 1e-12 and np.all(p >= lo - 1e-15) and np.all(p <= h + 1e-15)
+        assert np.sum((p > lo + 1e-15) & (p < h - 1e-15)) <= 1
         assert float(_rc(p[None, :], phi, nu)[0]) > 0
     if best > 1e-9:
         assert out.rays.shape[1] >= 1  # the search finds an improving vertex when one exists
@@ -102,21 +112,50 @@ def test_small_faces_fall_back_to_the_exact_branch_and_bound():
 
 
 @settings(max_examples=20, deadline=None)
-@given(d=st.integers(2, 9), seed=st.integers(0, 10**6), eps=st.floats(0.1, 3.0))
-def test_chord_duals_leave_no_positive_reduced_cost(d, seed, eps):
+@given(
+    d=st.integers(2, 9),
+    seed=st.integers(0, 10**6),
+    eps=st.floats(0.1, 3.0),
+    lower=st.one_of(st.none(), st.floats(0.05, 3.0)),
+)
+def test_chord_duals_leave_no_positive_reduced_cost(d, seed, eps, lower):
     P = np.random.default_rng(seed).dirichlet(np.ones(d))
-    h = np.minimum(np.exp(eps) * P, 1.0)
+    lo, h = _box(P, eps, lower)
     for utility in ("histogram", "mi"):
         phi = _phi(utility, P)
-        nu0 = chord_duals(h, phi)
-        assert float(_rc(_vertices(h), phi, nu0).max()) <= 1e-14
-        out = PMLSeparablePricer(P, h, phi).price(nu0)
+        nu0 = chord_duals(h, phi, lo)
+        V = _vertices(h, lo)
+        rc = _rc(V, phi, nu0)
+        assert float(rc.max()) <= 1e-14
+        pure = np.all(np.isclose(V, lo, rtol=0, atol=1e-15) | np.isclose(V, h, rtol=0, atol=1e-15), axis=1)
+        assert np.all(np.abs(rc[pure]) <= 1e-12)  # tight at the vertices without a filler strictly inside
+        out = PMLSeparablePricer(P, h, phi, lo=lo).price(nu0)
         assert out.bound <= 1e-14 and out.rays.shape[1] == 0 and out.exhaustive
 
 
-def _vertex_lp(P: np.ndarray, h: np.ndarray, gain) -> float:
+@settings(max_examples=30, deadline=None)
+@given(d=st.integers(2, 9), seed=st.integers(0, 10**6), eps=st.floats(0.1, 3.0), lower=st.floats(0.05, 3.0))
+def test_lagrangian_bound_is_the_fractional_knapsack_bound(d, seed, eps, lower):
+    """L(λ*) = max of F over the whole box (an LP after relaxing the filler's convexity): above every vertex,
+    and equal to the greedy fill's value of the chord-linearised F (the Dantzig bound)."""
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(d))
+    lo, h = _box(P, eps, lower)
+    fl, fh = rng.normal(size=d), rng.normal(size=d)
+    L, lam = lagrangian_bound(fl, fh, h - lo, 1.0 - lo.sum())
+    lin = linprog(-(fh - fl) / (h - lo), A_eq=np.ones((1, d)), b_eq=[1.0 - lo.sum()], bounds=list(zip(0 * lo, h - lo)))
+    assert res_ok(lin) and L == pytest.approx(fl.sum() - lin.fun, abs=1e-10)
+    for lam2 in lam + np.array([-1.0, -0.1, 0.1, 1.0]):  # λ* minimises L
+        assert lam2 * (1 - lo.sum()) + np.maximum(fl, fh - lam2 * (h - lo)).sum() >= L - 1e-12
+
+
+def res_ok(res) -> bool:
+    return res.status == 0
+
+
+def _vertex_lp(P: np.ndarray, h: np.ndarray, gain, lo: np.ndarray | None = None) -> float:
     """max Σθ gain(v) s.t. Σθ v = P, θ ≥ 0 over every vertex (HiGHS): the exact optimal gain."""
-    V = _vertices(h)
+    V = _vertices(h, lo)
     res = linprog(-gain(V.T), A_eq=V.T, b_eq=P, bounds=(0, None), method="highs")
     assert res.status == 0
     return -float(res.fun)
@@ -141,16 +180,58 @@ def test_certified_optimum_matches_the_full_vertex_lp(d, eps, utility):
     assert r.certificate.gap <= 1e-9
 
 
-@pytest.mark.parametrize("d,eps,utility", [(9, 1.0, "mi"), (10, 2.0, "histogram")])
-def test_column_generation_with_the_pml_pricer_brackets_the_full_lp(d, eps, utility):
+@pytest.mark.parametrize(
+    "d,eps,lower,utility",
+    [(9, 1.0, None, "mi"), (10, 2.0, None, "histogram"), (9, 1.0, 0.5, "mi"), (10, 2.0, 1.0, "histogram")],
+)
+def test_column_generation_with_the_pml_pricer_brackets_the_full_lp(d, eps, lower, utility):
     """With a small core the search is a heuristic but the bound is proven: value ≤ optimum ≤ bound."""
     P = np.random.default_rng(7 * d).dirichlet(np.ones(d))
-    h = np.minimum(np.exp(eps) * P, 1.0)
+    lo, h = _box(P, eps, lower)
     phi = _phi(utility, P)
-    opt = _vertex_lp(P, h, _sep_gain(phi, d))
-    pr = PMLSeparablePricer(P, h, phi, core=4)
-    out = column_generation(P, _sep_gain(phi, d), pr, P[:, None].copy(), start=chord_duals(h, phi))
+    opt = _vertex_lp(P, h, _sep_gain(phi, d), lo)
+    pr = PMLSeparablePricer(P, h, phi, core=4, lo=lo)
+    out = column_generation(P, _sep_gain(phi, d), pr, P[:, None].copy(), start=chord_duals(h, phi, lo))
     assert out.master.value <= opt + 1e-12 and out.bound >= opt - 1e-12
+
+
+@pytest.mark.parametrize(
+    "d,eps,lower,utility",
+    [
+        (8, 1.0, 0.5, "mi"),
+        (9, 1.0, 1.0, "histogram"),
+        (10, 2.0, 1.0, "mi"),
+        (11, 1.0, 0.5, "histogram"),
+        (12, 2.0, 1.0, "mi"),
+    ],
+)
+def test_alip_pricer_certifies_the_full_vertex_lp(d, eps, lower, utility):
+    """The ALIP box pricer with its face the whole box (core = d): column generation certifies the LP's optimum."""
+    P = np.random.default_rng(300 + d).dirichlet(np.ones(d))
+    lo, h = _box(P, eps, lower)
+    phi = _phi(utility, P)
+    opt = _vertex_lp(P, h, _sep_gain(phi, d), lo)
+    pr = PMLSeparablePricer(P, h, phi, core=d, wide=d, lo=lo)
+    out = column_generation(P, _sep_gain(phi, d), pr, P[:, None].copy(), start=chord_duals(h, phi, lo))
+    assert out.status == "optimal" and out.proven
+    assert out.master.value == pytest.approx(opt, rel=1e-9, abs=1e-12)
+    assert out.bound >= opt - 1e-12 and out.bound - out.master.value <= 1e-9 * max(1.0, abs(opt))
+
+
+@pytest.mark.parametrize(
+    "d,eps,lower,utility", [(8, 1.0, 0.5, "mi"), (10, 1.0, 1.0, "histogram"), (12, 2.0, 1.0, "histogram")]
+)
+def test_alip_design_matches_the_full_vertex_lp(d, eps, lower, utility):
+    """``mechopt.solve`` on ALIP (exact box pricing at this size) against HiGHS over every vertex."""
+    P = np.random.default_rng(500 + d).dirichlet(np.ones(d))
+    prob = ChannelDesign.from_params(prior=P, notion="alip", utility=utility, eps=eps, eps_lower=lower)
+    r = mechopt.solve(prob, solver="exact")
+    cp = prob.column_program()
+    lo, h = cp.notion.box(cp.prior)
+    ref = cp.value_of(_vertex_lp(cp.prior, h, cp.gain, lo))
+    assert r.status.value == "optimal" and r.violation <= 1e-12
+    assert r.value == pytest.approx(ref, rel=1e-9, abs=1e-12)
+    assert r.certificate.gap <= 1e-9
 
 
 def test_d40_histogram_certified_above_the_meet_in_the_middle_limit():
@@ -162,6 +243,32 @@ def test_d40_histogram_certified_above_the_meet_in_the_middle_limit():
     assert r.Q.shape[1] <= 40
 
 
+def test_d40_alip_histogram_certified_above_the_meet_in_the_middle_limit():
+    """d = 40 > MITM_MAX_D, (1, 1)-ALIP: the box pricer with lower corner e^{−1} P and the chord start (~10-20 s)."""
+    P = np.random.default_rng(40).dirichlet(np.ones(40))
+    r = mechopt.design(prior=P, notion="alip", utility="histogram", eps=1.0, eps_lower=1.0, solver="exact")
+    assert r.extras["pricing"] == "ALIP Lagrangian bound, core-face search"
+    assert r.status.value == "optimal" and r.certificate.gap <= 1e-9 and r.violation <= 1e-12
+    lo, hi = np.exp(-1.0) * P, np.minimum(np.e * P, 1.0)
+    post = (P[:, None] * r.Q) / (P @ r.Q)  # every output's posterior lies in the ALIP box
+    assert np.all(post >= lo[:, None] * (1 - 1e-9)) and np.all(post <= hi[:, None] * (1 + 1e-9))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "utility,eps,lower,gap", [("histogram", 1.0, 0.5, 1e-10), ("histogram", 1.0, 1.0, 1e-10), ("mi", 1.0, 1.0, 1e-9)]
+)
+def test_alip_dirichlet_prior_certified_at_d64(utility, eps, lower, gap):
+    """d = 64, Dirichlet(1): ALIP's box pricer, histogram ~10 s, MI ~55 s at column-generation gap 1e-9
+    (benchmarks/RESULTS.md has the times and the cases that stop above the gap: histogram (2, 1), MI (1, 0.5)
+    at 3e-9, MI (2, 1) at 3e-7)."""
+    P = np.random.default_rng(64).dirichlet(np.ones(64))
+    with mechopt.settings.override(colgen_gap=gap):
+        r = mechopt.design(prior=P, notion="alip", utility=utility, eps=eps, eps_lower=lower, solver="exact")
+    assert r.extras["pricing"] == "ALIP Lagrangian bound, core-face search"
+    assert r.status.value == "optimal" and r.certificate.gap <= 1e-9 and r.violation <= 1e-12
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("d,utility,eps", [(40, "mi", 1.0), (64, "mi", 0.5), (64, "histogram", 2.0)])
 def test_dirichlet_prior_certified_at_large_d(d, utility, eps):
@@ -170,3 +277,21 @@ def test_dirichlet_prior_certified_at_large_d(d, utility, eps):
     with mechopt.settings.override(colgen_gap=1e-9):
         r = mechopt.design(prior=P, notion="pml", utility=utility, eps=eps, solver="exact")
     assert r.status.value == "optimal" and r.certificate.gap <= 1e-9 and r.violation <= 1e-12
+
+
+def test_chord_start_is_for_posterior_boxes_only():
+    """PML at any d, ALIP above MITM_MAX_D (its chord duals leave no positive reduced cost), never LIP."""
+    from mechopt.solvers.exact.box import chord_start
+
+    def cp(d, notion, **kw):
+        P = np.random.default_rng(d).dirichlet(np.ones(d))
+        return ChannelDesign.from_params(prior=P, notion=notion, utility="histogram", eps=1.0, **kw).column_program()
+
+    assert chord_start(cp(8, "lip"), "lip") is None
+    assert chord_start(cp(8, "alip", eps_lower=0.5), "box") is None
+    assert chord_start(cp(8, "pml"), "box") is not None
+    big = cp(40, "alip", eps_lower=0.5)
+    nu0 = chord_start(big, "box") + big.shift
+    lo, h = big.notion.box(big.prior)
+    pr = PMLSeparablePricer(big.prior, h, _phi("histogram", big.prior), lo=lo)
+    assert pr.price(nu0).bound <= 1e-14

@@ -1,37 +1,43 @@
-"""Pricing of ε-PML vertices at large d: a proven Lagrangian bound, columns from a core face, and the chord dual.
+"""Pricing of posterior-box vertices (ε-PML, ALIP) at large d: a proven Lagrangian bound, core-face columns, chord dual.
 
-The normalised rays of the ε-PML cone are the vertices of the posterior box
-B = {p ∈ Δ : 0 ≤ p ≤ h}, h = min(e^ε P, 1): a set S of coordinates at h, one
-filler j at r = 1 − h(S) ∈ [0, h_j], the rest 0. For a separable convex gain
-μ(p) = Σ_x φ_x(p_x) (histogram MSE φ = p², mutual information φ = p log(p / P_u))
-the reduced cost at duals ν is F(p) = Σ_x f_x(p_x), f_x(p) = φ_x(p) − ν_x p:
-a 0/1 knapsack with weights h_x, values v_x = f_x(h_x) − f_x(0), an exact
-capacity and a convex term for the filler (weakly NP-hard; the exact searches of
-:mod:`~mechopt.solvers.exact.pricing.mitm` are limited to d ≤ ``MITM_MAX_D``).
+The normalised rays of the ε-PML and ALIP cones are the vertices of the posterior box
+B = {p ∈ Δ : l ≤ p ≤ h}, l = e^{−ε_l} P (0 under PML), h = min(e^{ε_u} P, 1). Substitute
+p = l + s: 0 ≤ s_x ≤ δ_x = h_x − l_x, 1ᵀs = R = 1 − 1ᵀl, so a vertex is a set S of coordinates
+at h, one filler j at l_j + r with r = R − δ(S) ∈ [0, δ_j], the rest at l. For a separable convex
+gain μ(p) = Σ_x φ_x(p_x) (histogram MSE φ = p², mutual information φ = p log(p / P_u)) the
+reduced cost at duals ν is F(p) = Σ_x f_x(p_x), f_x(p) = φ_x(p) − ν_x p: a 0/1 knapsack with
+weights δ_x, values v_x = f_x(h_x) − f_x(l_x), the exact capacity R and a convex term for the
+filler (weakly NP-hard; the exact searches of :mod:`~mechopt.solvers.exact.pricing.mitm` are
+limited to d ≤ ``MITM_MAX_D``).
 
-**Bound (proven).** For any λ and p ∈ B, since f_x − λ·id is convex on [0, h_x],
-f_x(p_x) − λ p_x ≤ m_x(λ) = max(f_x(0), f_x(h_x) − λ h_x), so on 1ᵀp = 1
+**Bound (proven).** For any λ and p ∈ B, since f_x − λ·id is convex on [l_x, h_x], its maximum
+is at an end: f_x(p_x) − λ(p_x − l_x) ≤ m_x(λ) = max(f_x(l_x), f_x(h_x) − λ δ_x). Summing, on
+1ᵀ(p − l) = R,
 
-    F(p) = λ + Σ_x (f_x(p_x) − λ p_x) ≤ L(λ) = λ + Σ_x m_x(λ).
+    F(p) = λR + Σ_x (f_x(p_x) − λ(p_x − l_x)) ≤ L(λ) = λR + Σ_x m_x(λ).
 
-L is the fractional-knapsack (Dantzig) bound at λ = the key v_k / h_k of the
-greedy fill's fractional item, which minimises it. It bounds every point of B,
-vertices included, so νᵀP + L is a certificate (math.md §1) whatever the columns.
+L is convex and piecewise linear in λ with slope R − Σ_{x : v_x > λδ_x} δ_x, so it is minimised at
+λ = the key v_k / δ_k of the greedy fill's fractional item k (keys v_x / δ_x descending, capacity
+R): there the slope changes sign. It is the fractional-knapsack (Dantzig) bound. It bounds every
+point of B, vertices included, so νᵀP + L is a certificate (math.md §1) whatever the columns.
+Coordinates with δ_x = 0 (P_x = 0, or ε_u = ε_l = 0) are fixed at l_x = h_x and add f_x(l_x).
 
-**Chord dual.** At ν⁰_x = (φ_x(h_x) − φ_x(0)) / h_x every f_x lies below its chord
-f_x(0)(1 − p/h_x), so with φ_x(0) = 0 (both gains) F ≤ 0 on B: the bound is
-ν⁰ᵀP = Σ_x P_x φ_x(h_x) / h_x, the value of the LP in which every gain is replaced by
-its chord. It is reached exactly when P is a mixture of *pure* vertices (no filler,
-h(S) = 1), and the loss of a vertex with filler r is the chord's excess
-r·φ-chord − φ_j(r) (MI: r log(h_j / r); histogram: r (h_j − r)). With many inputs
-the subset sums h(S) are dense near 1, so the optimum approaches ν⁰ᵀP (measured, Dirichlet(1)
-priors: 1.7e-8 below it at d = 32, ε = 1, where the exact pricing proves the gap; within the
-1e-10 column-generation gap at d = 64, ε ≤ 1). Column generation prices ν⁰ first
-(``column_generation(start=ν⁰)``) and keeps the lower of the bounds.
+**Chord dual.** Let σ_x = (φ_x(h_x) − φ_x(l_x)) / δ_x, the slope of φ_x's chord from the lower
+to the upper corner, and c_x = φ_x(l_x) − σ_x l_x its value at 0. Convexity puts φ_x below its
+chord on [l_x, h_x]: φ_x(p) ≤ c_x + σ_x p. At ν⁰_x = σ_x + Σ_y c_y (a shift along 1, which
+changes every reduced cost by the same constant since 1ᵀp = 1) F(p) ≤ Σ_x c_x + σᵀp − ν⁰ᵀp = 0
+on B: the bound is ν⁰ᵀP = σᵀP + Σ_x c_x, the value of the LP in which every gain is replaced by
+its chord (affine on B). Under PML (l = 0, φ(0) = 0) c = 0 and ν⁰_x = φ_x(h_x) / h_x. The bound
+is reached exactly when P is a mixture of vertices without a filler strictly inside (δ(S) = R),
+and a vertex with filler r loses the chord's excess at r; with many inputs the subset sums δ(S)
+are dense near R, so the optimum approaches ν⁰ᵀP (measured, Dirichlet(1) priors: PML 1.7e-8
+below it at d = 32, ε = 1, where the exact pricing proves the gap; within the 1e-10
+column-generation gap at d = 64, ε ≤ 1; ALIP at d = 64 in ``benchmarks/RESULTS.md``). Column
+generation prices ν⁰ first (``column_generation(start=ν⁰)``) and keeps the lower of the bounds.
 
 **Columns (a search, not a bound).** The vertices are searched on the *core face*:
-sorted by |v_x − λ h_x| (what moving x off the greedy fill's side costs in L), the
-first ``core`` coordinates are free, the others fixed at their greedy side; the face
+sorted by |v_x − λ δ_x| (what moving x off the greedy fill's side costs in L), the
+first ``core`` coordinates are free, the others fixed at their greedy side (h or l); the face
 is again a box cut by 1ᵀp = const, scaled to the simplex and searched by the exact
 meet in the middle (:func:`~mechopt.solvers.exact.pricing.mitm.mitm_max`, early stop).
 The best vertices of the face are the round's columns; the round's bound is L. When the face
@@ -41,7 +47,8 @@ exact branch and bound over all of B (:func:`~mechopt.solvers.exact.pricing.bnb.
 L and a round without columns is a proof; otherwise the round is marked not exhaustive
 (``Pricing.exhaustive``) and column generation stops with the best proven bound, saying so. (With a
 prior mass above e^{−ε} the chord bound is far from the optimum and the branch and bound does the
-work: d = 40, P(0) > 0.5, ε = 1, histogram: gap 1.3e-9 in 60 s, where the faces alone stalled at 9e-3.)
+work: PML, d = 40, P(0) > 0.5, ε = 1, histogram: gap 1.3e-9 in 60 s, where the faces alone stalled
+at 9e-3.)
 
 Examples
 --------
@@ -54,6 +61,9 @@ True
 >>> out = pr.price(np.zeros(40))                      # ν = 0: max Σ p², bounded by L
 >>> p = out.rays[:, 0]
 >>> bool(abs(p.sum() - 1) < 1e-12 and (p * p).sum() <= out.bound + 1e-15)
+True
+>>> alip = PMLSeparablePricer(P, np.minimum(np.e * P, 1.0), lambda p, i: p * p, lo=np.exp(-0.5) * P)
+>>> float(alip.price(alip.chord_duals()).bound) <= 1e-15   # ALIP box, lower corner e^{-1/2} P
 True
 """
 
@@ -98,32 +108,42 @@ def separable_phi(utility):
     return None
 
 
-def chord_duals(h: np.ndarray, phi) -> np.ndarray:
-    """ν⁰_x = (φ_x(h_x) − φ_x(0)) / h_x: every reduced cost ≤ 0 on B when φ(0) = 0, bound ν⁰ᵀP (module docstring).
+def chord_duals(h: np.ndarray, phi, lo: np.ndarray | None = None) -> np.ndarray:
+    """ν⁰ = σ + (Σ_x c_x)·1, φ_x's chords c_x + σ_x p on [lo_x, h_x]: every reduced cost ≤ 0 on B (module docstring).
+
+    ``lo`` defaults to 0 (ε-PML), where ν⁰_x = (φ_x(h_x) − φ_x(0)) / h_x when φ(0) = 0.
 
     >>> chord_duals(np.array([0.5, 0.25]), lambda p, i: p * p).tolist()
     [0.5, 0.25]
+    >>> chord_duals(np.array([0.5, 0.5]), lambda p, i: p * p, lo=np.array([0.25, 0.25])).tolist()  # σ = 0.75, c = −1/8
+    [0.5, 0.5]
     """
-    idx = np.arange(h.size)
-    return (phi(h, idx) - phi(np.zeros_like(h), idx)) / h
+    h = np.asarray(h, float)
+    lo = np.zeros_like(h) if lo is None else np.asarray(lo, float)
+    idx, delta = np.arange(h.size), h - lo
+    fl = phi(lo, idx)
+    sigma = np.divide(phi(h, idx) - fl, delta, out=np.zeros_like(h), where=delta > 0)
+    return sigma + float((fl - sigma * lo).sum())
 
 
-def _greedy(f0: np.ndarray, fh: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, int]:
-    """(the coordinates by descending key (fh − f0)/h, the position of the fill's fractional item)."""
-    order = np.argsort(-(fh - f0) / h, kind="stable")
-    return order, min(int(np.searchsorted(np.cumsum(h[order]), 1.0, side="left")), h.size - 1)
+def _greedy(fl: np.ndarray, fh: np.ndarray, delta: np.ndarray, R: float) -> tuple[np.ndarray, int]:
+    """(the coordinates by descending key (fh − fl)/δ (−∞ where δ = 0), the position of the fill's fractional item)."""
+    key = np.divide(fh - fl, delta, out=np.full_like(delta, -np.inf), where=delta > 0)
+    order = np.argsort(-key, kind="stable")
+    return order, min(int(np.searchsorted(np.cumsum(delta[order]), R, side="left")), delta.size - 1)
 
 
-def lagrangian_bound(f0: np.ndarray, fh: np.ndarray, h: np.ndarray) -> tuple[float, float]:
-    """(min_λ L(λ), its λ) for f_x with values f0 at 0 and fh at h_x (module docstring), on 1ᵀp = 1.
+def lagrangian_bound(fl: np.ndarray, fh: np.ndarray, delta: np.ndarray, R: float = 1.0) -> tuple[float, float]:
+    """(min_λ L(λ), its λ) for f_x with values fl at l_x and fh at h_x = l_x + δ_x, on 1ᵀ(p − l) = R (module docstring).
 
     >>> L, lam = lagrangian_bound(np.zeros(3), np.array([0.3, 0.2, 0.1]), np.array([0.5, 0.5, 0.5]))
     >>> round(L, 12), round(lam, 12)                          # fill 0.5 of item 0 and 0.5 of item 1
     (0.5, 0.4)
     """
-    order, k = _greedy(f0, fh, h)
-    lam = float((fh[order[k]] - f0[order[k]]) / h[order[k]])
-    return lam + float(np.maximum(f0, fh - lam * h).sum()), lam
+    order, k = _greedy(fl, fh, delta, R)
+    dk = delta[order[k]]
+    lam = float((fh[order[k]] - fl[order[k]]) / dk) if dk > 0 else 0.0
+    return lam * R + float(np.maximum(fl, fh - lam * delta).sum()), lam
 
 
 class PMLSeparablePricer:
@@ -134,22 +154,35 @@ class PMLSeparablePricer:
     P : ndarray
         The prior.
     h : ndarray
-        The box's upper corner min(e^ε P, 1) (``PML.box(P)[1]``).
+        The box's upper corner min(e^ε P, 1) (``PML.box(P)[1]``; ALIP: ``ALIP.box(P)[1]``).
     phi : callable
-        ``phi(p, idx)``: φ_x(p_x) elementwise for inputs ``idx``, convex in p, φ_x(0) = 0.
+        ``phi(p, idx)``: φ_x(p_x) elementwise for inputs ``idx``, convex in p.
     batch : int, optional
         Most columns per call (default d).
     core, wide : int
         Free coordinates of the first face searched for columns and of the second, searched when the
         first has no improving vertex (≤ ``MITM_MAX_D``); then the exact branch and bound for
         ``FALLBACK_SECONDS``.
+    lo : ndarray, optional
+        The box's lower corner (ALIP: e^{−ε_l} P, ``ALIP.box(P)[0]``); default 0 (ε-PML).
     """
 
     def __init__(
-        self, P: np.ndarray, h: np.ndarray, phi, batch: int | None = None, *, core: int = CORE_D, wide: int = WIDE_D
+        self,
+        P: np.ndarray,
+        h: np.ndarray,
+        phi,
+        batch: int | None = None,
+        *,
+        core: int = CORE_D,
+        wide: int = WIDE_D,
+        lo: np.ndarray | None = None,
     ) -> None:
         self.P = np.asarray(P, float)
         self.h = np.asarray(h, float)
+        self.lo = np.zeros_like(self.h) if lo is None else np.asarray(lo, float)
+        self.delta = self.h - self.lo
+        self.R = 1.0 - float(self.lo.sum())  # what the coordinates above l carry
         self.phi = phi
         self.batch = int(batch or max(4, self.P.size))
         self.core = int(min(core, self.P.size))
@@ -161,51 +194,53 @@ class PMLSeparablePricer:
 
     def chord_duals(self) -> np.ndarray:
         """ν⁰ (:func:`chord_duals`) of this pricer's box and gain."""
-        return chord_duals(self.h, self.phi)
+        return chord_duals(self.h, self.phi, self.lo)
 
     def rc(self, Pm: np.ndarray, nu: np.ndarray) -> np.ndarray:
         """Reduced costs of posteriors (rows of Pm)."""
         Pm = np.atleast_2d(Pm)
         return self.phi(Pm, np.broadcast_to(self.idx, Pm.shape)).sum(axis=1) - Pm @ nu
 
-    def _face(self, f0: np.ndarray, fh: np.ndarray, lam: float, core: int) -> tuple[np.ndarray, np.ndarray]:
-        """(free, fixed at h) of the core face: the greedy fill's side for the fixed coordinates.
+    def _face(self, fl: np.ndarray, fh: np.ndarray, lam: float, core: int) -> tuple[np.ndarray, np.ndarray]:
+        """(free, fixed at h) of the core face: the greedy fill's side (h or l) for the fixed coordinates.
 
-        Free: the fill's fractional item k and the coordinates with the least |v_x − λ h_x|
+        Free: the fill's fractional item k and the coordinates with the least |v_x − λ δ_x|
         (ties: nearest to k in the fill's order), so 1ᵀp = 1 is feasible on the face.
         """
-        h = self.h
-        order, k = _greedy(f0, fh, h)
+        h, delta = self.h, self.delta
+        order, k = _greedy(fl, fh, delta, self.R)
         rank = np.empty(h.size, np.int64)
         rank[order] = np.arange(h.size)
-        near = np.lexsort((np.abs(rank - k), np.abs(fh - lam * h - f0)))
+        near = np.lexsort((np.abs(rank - k), np.abs(fh - lam * delta - fl)))
         free = np.concatenate([[order[k]], near[near != order[k]][: core - 1]])
         fixed = np.setdiff1d(self.idx, free)
         return free, fixed[rank[fixed] < k]
 
-    def _search(self, nu, f0, fh, lam, core, deadline) -> tuple[np.ndarray, float | None]:
+    def _search(self, nu, fl, fh, lam, core, deadline) -> tuple[np.ndarray, float | None]:
         """(the best vertices (rows) of the core face with ``core`` free coordinates, the face's proven max or None).
 
         The face's proven max (meet in the middle's bound) is returned only when the face is all of B.
         """
-        h = self.h
-        free, high = self._face(f0, fh, lam, core)
-        cap = 1.0 - float(h[high].sum())  # what the free coordinates must carry
-        if not 0.0 < cap <= float(h[free].sum()):
+        h, lo = self.h, self.lo
+        free, high = self._face(fl, fh, lam, core)
+        low = np.setdiff1d(np.setdiff1d(self.idx, free), high)
+        if not 0.0 < self.R - float(self.delta[high].sum()) <= float(self.delta[free].sum()):
             return np.zeros((0, h.size)), None
-        const = float((fh[high] - f0[high]).sum() + f0.sum() - f0[free].sum())
+        tot = 1.0 - float(h[high].sum() + lo[low].sum())  # what the free coordinates carry: 1ᵀp[free]
+        const = float(fh[high].sum() + fl[low].sum())
 
         def f(q, which):  # the face's reduced cost, the fixed coordinates' part as const·1ᵀq = const
-            p = cap * q
+            p = tot * q
             x = free[which]
             return self.phi(p, x) - nu[x] * p + const * q
 
-        out = mitm_max(np.zeros(free.size), h[free] / cap, f, self.batch, deadline, early=self.early)
+        out = mitm_max(lo[free] / tot, h[free] / tot, f, self.batch, deadline, early=self.early)
         self.nodes += out.nodes
         points = np.zeros((len(out.points), h.size))
         points[:, high] = h[high]
+        points[:, low] = lo[low]
         if out.points:
-            points[:, free] = cap * np.array(out.points)
+            points[:, free] = tot * np.array(out.points)
         return points, (out.bound if free.size == h.size else None)
 
     def price(self, nu: np.ndarray, deadline: float | None = None) -> Pricing:
@@ -213,12 +248,12 @@ class PMLSeparablePricer:
         self.calls += 1
         nu = np.asarray(nu, float)
         h, idx = self.h, self.idx
-        f0 = self.phi(np.zeros_like(h), idx)
+        fl = self.phi(self.lo, idx) - nu * self.lo
         fh = self.phi(h, idx) - nu * h
-        bound, lam = lagrangian_bound(f0, fh, h)
+        bound, lam = lagrangian_bound(fl, fh, self.delta, self.R)
         points, tol, whole = np.zeros((0, h.size)), settings.tolerance("reduced_cost"), False
         for core in () if bound <= tol else (self.core, self.wide):  # the wider face if the first has no column
-            points, exact = self._search(nu, f0, fh, lam, core, deadline)
+            points, exact = self._search(nu, fl, fh, lam, core, deadline)
             if exact is not None:
                 bound, whole = min(bound, exact), True
             if whole or np.any(self.rc(points, nu) > tol):
@@ -245,6 +280,6 @@ class PMLSeparablePricer:
         def f(p, which):
             return self.phi(p, which) - nu[which] * p
 
-        out = separable_bnb(np.zeros(self.h.size), self.h, f, self.batch, stop, target=target, early=True)
+        out = separable_bnb(self.lo, self.h, f, self.batch, stop, target=target, early=True)
         self.nodes += out.nodes
         return (np.array(out.points) if out.points else np.zeros((0, self.h.size))), out.bound
