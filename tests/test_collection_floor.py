@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-FLOOR = 3650  # 3677 collected after the kernels, pml pricing, robust-rays and empirical-PML merges
+FLOOR = 3680  # 3694 collected after the kernels, pml pricing, robust-rays, empirical-PML, alip64 and robust64 merges
 # + the writer, lifeline and time-limit tests of issue 27 (228) + OpenDP export and report card of issue 28 (45)
 # + dominance and the kairouz claims (68)
 
