@@ -76,8 +76,8 @@ BUILTIN_SOLVERS = {
     "gd-penalty": "mechopt.solvers.baselines:GDPenaltySolver",
     "anneal": "mechopt.solvers.baselines:AnnealSolver",
     "closed-form": "mechopt.solvers.closed_form:ClosedFormSolver",
-    "robust-lp": "mechopt.solvers.robust:RobustLPSolver",
-    "robust-rays": "mechopt.solvers.robust_rays:RobustRaysSolver",
+    "robust-lp": "mechopt.solvers.robust.lp:RobustLPSolver",
+    "robust-rays": "mechopt.solvers.robust.rays:RobustRaysSolver",
 }
 BUILTIN_PROBLEMS = {
     "design": "mechopt.problems.design:ChannelDesign",

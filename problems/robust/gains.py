@@ -5,7 +5,7 @@ utility's column gain at P_i (convex, positively homogeneous: math.md §1). Writ
 q itself, f_i(q) = μ_i(P_i ∘ q) is convex and positively homogeneous in q for every i at once, so
 splitting a column into extreme rays of the privacy cone (one garbling, the same for every prior)
 never lowers any f_i: the robust design is an LP over the rays of the cone (see
-:mod:`mechopt.solvers.robust_rays`).
+:mod:`mechopt.solvers.robust.rays`).
 
 The robust *score* maximised at vertex i is s_i(Q) = Σ_y f_i(q_y) + const_i, with the utility's
 value at P_i equal to ``sign · s_i`` (mi: s_i = I(P_i; Q), sign +1; mse / histogram:

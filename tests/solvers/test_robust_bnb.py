@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import mechopt
 from mechopt.errors import ParamError
 from mechopt.problems.robust import RobustDesign
-from mechopt.solvers.robust_bnb import MIBranchBound
+from mechopt.solvers.robust.bnb import MIBranchBound
 
 
 def _all_patterns(n: int) -> np.ndarray:

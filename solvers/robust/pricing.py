@@ -19,7 +19,7 @@ privacy cone is at an extreme ray. Pricers, each on the n rows of the set's supp
   until the model is exact at its optimum; the MILP's dual bound is the proven bound (math.md §3 for
   one prior, here k at once). Kept as ``mi_pricer="milp"``.
 - :class:`LDPMIBranchPricer`: the same problem (the default): its exact step is a branch and bound with
-  Lagrangian bounds (:mod:`mechopt.solvers.robust_bnb`).
+  Lagrangian bounds (:mod:`mechopt.solvers.robust.bnb`).
 
 ``W`` (the pricer's ``weights``) bounds Σ_r w_r for any feasible combination Σ_r w_r r = 1 of its rays:
 LDP patterns have entries in [1, e^ε], so Σ w ∈ [e^{−ε}, 1]; rays with 1ᵀr = 1 give Σ w = n.
@@ -235,12 +235,12 @@ class LDPMIMilpPricer(_LDPPricerBase):
 class LDPMIBranchPricer(LDPMIMilpPricer):
     """ε-LDP patterns for mutual information at k priors: the ascent, then an exact branch and bound.
 
-    The exact step is :class:`~mechopt.solvers.robust_bnb.MIBranchBound` (Lagrangian bounds on the
+    The exact step is :class:`~mechopt.solvers.robust.bnb.MIBranchBound` (Lagrangian bounds on the
     concave ψ(P_iᵀz), proof in its module docstring) in place of the tangent-cut MILP.
     """
 
     def __init__(self, V: np.ndarray, eps: float) -> None:
-        from mechopt.solvers.robust_bnb import MIBranchBound
+        from mechopt.solvers.robust.bnb import MIBranchBound
 
         super().__init__(V, eps)
         self.bb = MIBranchBound(self.V, eps, tol=MILP_ABS_GAP * self.unit)

@@ -1,6 +1,6 @@
 """Exact pricing of ε-LDP patterns for robust mutual information by branch and bound with Lagrangian bounds.
 
-The pricing problem of :class:`~mechopt.solvers.robust_pricing.LDPMIMilpPricer` is
+The pricing problem of :class:`~mechopt.solvers.robust.pricing.LDPMIMilpPricer` is
 
     max_{z ∈ {0,1}^n} ρ(z) = c₀ + cᵀz + Σ_i λ_i ψ(t_i),   t_i = V_iᵀz,   ψ(t) = −(1 + E t) log(1 + E t),
 

@@ -9,7 +9,7 @@ privacy cone raises every f_i at once (one garbling serves every prior), so over
 is the robust design max_Q min_i s_i(Q) (s_i the score: I(P_i; Q), or −MSE_i with c_i = −E_i[a²]).
 Column generation: HiGHS's duals give λ ≥ 0 (Σ λ = 1) and μ; for any such λ, μ and any feasible w,
 t ≤ Σ λ_i c_i + 1ᵀμ + Σ_r w_r ρ(r), ρ(r) = Σ_i λ_i f_i(r) − μᵀr, and Σ_r w_r lies in the pricer's
-range W (:mod:`mechopt.solvers.robust_pricing`), so
+range W (:mod:`mechopt.solvers.robust.pricing`), so
 
     bound = λᵀc + 1ᵀμ + W·max_r ρ(r)
 
@@ -43,8 +43,8 @@ from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit
-from mechopt.solvers.robust import _recover
-from mechopt.solvers.robust_pricing import (
+from mechopt.solvers.robust.lp import _recover
+from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
     LDPMIBranchPricer,
     LDPMIMilpPricer,
