@@ -9,14 +9,18 @@ from mechopt.problems.robust.hull import hull_worst_case, loss_slopes
 from mechopt.utilities import HistogramMSE, SumMSE
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("utility", [SumMSE(np.arange(5.0)), HistogramMSE()])
 def test_bracket_holds_and_is_tight(utility):
+    """lo <= every sampled MSE <= hi is the promise (both ends exact); how tight the bracket is depends on
+    SLSQP's converged point, whose last digits vary with the BLAS kernel (Sandybridge: 2e-9 relative), so
+    the tightness asserted is the 1e-7 status tolerance, not one machine's 1e-9."""
     rng = np.random.default_rng(0)
     Q = rng.dirichlet(np.ones(4), size=5)
     V = rng.dirichlet(np.ones(5), size=3)
     lo, hi, P = hull_worst_case(Q, V, utility)
     sampled = max(utility.value(Q, w @ V) for w in rng.dirichlet(np.ones(3), size=2000))
-    assert sampled <= hi + 1e-12 and lo <= hi and hi - lo <= 1e-9 * hi
+    assert sampled <= hi + 1e-12 and lo <= hi and hi - lo <= 1e-7 * hi
     assert utility.value(Q, P) == pytest.approx(lo, rel=1e-12)
 
 
