@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     import mechopt.cli.check as cli_check
     import mechopt.cli.data as cli_data
     import mechopt.cli.design as cli_design
-    import mechopt.cli.design_robust as cli_robust
+    import mechopt.cli.design_problem as cli_problem
     import mechopt.cli.dominates as cli_dominates
     import mechopt.cli.report as cli_report
     import mechopt.cli.run as cli_run
@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     mods = (cli_run, cli_design, cli_audit, cli_dominates, cli_data, cli_report, cli_account, cli_check, cli_sweep)
-    for mod in (*mods, cli_robust):
+    for mod in (*mods, cli_problem):
         mod.register(sub)
     return parser
 

@@ -36,15 +36,14 @@ Examples
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 import warnings
 from typing import Any
 
+from mechopt.cli.design_problem import build_problem, parse_assignments, parse_options
 from mechopt.cli.graph_file import read_graph
-from mechopt.cli.graph_file import resolve_graph as _resolve_graph
-from mechopt.errors import ParamError, ProblemError
+from mechopt.errors import ParamError
 from mechopt.results.result import Status, vocabulary
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
@@ -207,157 +206,6 @@ def utility_help() -> str:
     return f"{', '.join(UTILITIES)} (" + " | ".join(f"{', '.join(names)}: {how}" for how, names in groups.items()) + ")"
 
 
-# -- parsing helpers -------------------------------------------------------------
-def parse_assignments(items: list[str], what: str = "--set") -> dict[str, str]:
-    """``["k=v", ...]`` → ``{"k": "v"}``; a malformed item raises ParamError."""
-    out: dict[str, str] = {}
-    for item in items:
-        key, sep, val = item.partition("=")
-        if not sep or not key.strip():
-            raise ParamError(f"{what} expects KEY=VALUE, got {item!r}")
-        out[key.strip()] = val.strip()
-    return out
-
-
-def parse_options(items: list[str]) -> dict[str, Any]:
-    """Solver options from ``--opt k=v``: JSON values when they parse, else strings.
-
-    Examples
-    --------
-    >>> parse_options(["n_starts=4", "method=SLSQP", "verbose=true"])
-    {'n_starts': 4, 'method': 'SLSQP', 'verbose': True}
-    """
-    out: dict[str, Any] = {}
-    for key, val in parse_assignments(items, "--opt").items():
-        try:
-            out[key] = json.loads(val)
-        except ValueError:
-            out[key] = val
-    return out
-
-
-def build_problem(
-    args: argparse.Namespace, notes: list[str] | None = None
-) -> tuple[Any, str | None, dict[str, Any], float | None]:
-    """(problem, solver, solver options, time limit) from the design arguments.
-
-    With ``--spec`` and ``--solver NAME``, the spec's options that belong to
-    another solver are dropped (:func:`mechopt.registry.split_options`); the
-    one-line note saying so is appended to ``notes`` when a list is given.
-    Options given with ``--opt`` are never dropped.
-    """
-    from mechopt.registry import get_problem
-
-    flags = {
-        k: getattr(args, k, None)
-        for k in (
-            "notion",
-            "utility",
-            "prior",
-            "eps",
-            "values",
-            "graph",
-            "outputs",
-            "coords",
-            "norm",
-            "eps_lower",
-            "prior_set",
-            "prior_ball",
-            "prior_free",
-            "prior_counts",
-            "delta",
-            "bound",
-            "hull",
-        )
-        if getattr(args, k, None) is not None
-    }  # (a Namespace built by hand may lack the newer flags)
-    modes = [m for m, on in (("--problem", args.problem), ("--spec", args.spec), ("flags", flags)) if on]
-    if len(modes) != 1:
-        raise ParamError(
-            "give exactly one of --problem ID, --spec FILE.toml, or --notion/--utility/--prior/--eps"
-            + (f" (got {', '.join(modes)})" if modes else "")
-        )
-    if args.assign and not args.problem:
-        raise ParamError("--set goes with --problem ID")
-    from mechopt.cli._lp_flags import lp_options
-
-    solver, options = lp_options(args, args.solver, parse_options(args.opt))
-    tl = args.time_limit
-    if args.spec:
-        from mechopt.io.catalog import CatalogError, is_seconds, read_toml, resolve_spec
-
-        spec_path = resolve_spec(args.spec)
-        spec = read_toml(spec_path)
-        bad = sorted(set(spec) - {"problem", "solver", "time_limit", "params", "options", "description"})
-        if bad:
-            raise CatalogError(
-                f"{args.spec}: unknown key(s) {bad}; known: problem, solver, time_limit, params, options, description"
-            )
-        if not isinstance(spec.get("params"), dict):
-            raise CatalogError(f"{args.spec}: field 'params' is missing or not a table")
-        if not isinstance(spec.get("options", {}), dict):
-            raise CatalogError(f"{args.spec}: field 'options' must be a table")
-        for key, ok, kind in (
-            ("problem", lambda v: isinstance(v, str), "a problem id string"),
-            ("solver", lambda v: isinstance(v, str), "a solver name string"),
-            ("time_limit", is_seconds, "a finite number of seconds > 0"),
-        ):
-            if key in spec and not ok(spec[key]):
-                raise CatalogError(f"{args.spec}: field {key!r} must be {kind}, got {spec[key]!r}")
-        pid = spec.get("problem", "design")
-        params = _resolve_graph(dict(spec["params"]), spec_path.parent)
-        spec_options = dict(spec.get("options", {}))
-        if solver is not None:
-            from mechopt.registry import dropped_note, split_options
-
-            spec_options, dropped = split_options(solver, spec_options, spec.get("solver"))
-            if dropped and notes is not None:
-                notes.append(dropped_note(solver, dropped, str(args.spec)))
-        solver = solver or spec.get("solver")
-        options = {**spec_options, **options}
-        tl = tl if tl is not None else spec.get("time_limit")
-    elif args.problem:
-        pid, params = args.problem, _resolve_graph(parse_assignments(args.assign))
-    else:
-        if {"prior_set", "prior_ball", "prior_free", "prior_counts", "delta", "bound"} & set(flags):
-            from mechopt.cli.design_robust import robust_problem
-
-            prob = robust_problem(flags, notes)
-            return prob, solver or ("robust-lp" if prob.is_linear else "robust-rays"), options, tl
-        if "hull" in flags:
-            raise ParamError("--hull goes with a prior set: --prior-set, --prior-ball or --prior-free")
-        geo = "coords" in flags  # a design on places (mechopt.problems.geo): the prior defaults to uniform
-        if "norm" in flags and not geo:
-            raise ParamError("--norm measures the distance between --coords locations: give --coords too")
-        needed = ("notion", "utility", "eps") if geo else ("notion", "utility", "prior", "eps")
-        missing = [f"--{k}" for k in needed if k not in flags]
-        if missing:
-            raise ParamError(f"missing {', '.join(missing)} (or use --problem ID / --spec FILE.toml)")
-        pid, params = ("geo" if geo else "design"), _resolve_graph(flags)
-    if _is_scalar(params.get("eps")):  # ε ≤ 0 is bad input at the CLI (notions themselves allow 0)
-        from mechopt.notions import check_eps
-
-        check_eps(params["eps"])
-    cls = get_problem(pid)
-    try:
-        problem = cls.from_params(**params)
-    except TypeError as exc:
-        raise ProblemError(f"bad parameters for problem {pid!r}: {exc}") from None
-    return problem, solver, options, tl
-
-
-def _is_scalar(val: Any) -> bool:
-    if val is None or isinstance(val, bool):
-        return False
-    try:
-        float(val)
-    except (TypeError, ValueError):
-        return False
-    except OverflowError:  # an integer beyond float range: a scalar, and check_eps says it is too large
-        return True
-    return True
-
-
 # -- design ------------------------------------------------------------------------
 def problem_table() -> list[dict[str, Any]]:
     """Every registered problem id with its paper, summary and ``from_params`` parameters.
@@ -400,11 +248,10 @@ def _check_not_input(args: argparse.Namespace) -> None:
         "--set file": files_named(parse_assignments(args.assign).values()),
     }
     if args.spec:
-        from mechopt.io.catalog import read_toml, resolve_spec
+        from mechopt.io.catalog import load_design_spec
 
-        spec_path = resolve_spec(args.spec)
+        spec_path, spec = load_design_spec(args.spec)
         inputs["--spec file"] = spec_path
-        spec = read_toml(spec_path)
         inputs["file named in the spec"] = files_named([spec.get("params", {})], spec_path.parent)
     check_distinct({"--out": args.out, "--plot": args.plot, "--certificate": args.certificate}, inputs)
 

@@ -86,6 +86,7 @@ __all__ = [
     "graph_from_edges",
     "spec_files",
     "resolve_spec",
+    "load_design_spec",
 ]
 
 _REQUIRED = {"problem": str, "name": str, "params": dict}
@@ -340,6 +341,45 @@ def resolve_spec(name: str | Path) -> Path:
     if p.parent == Path(".") and key in builtin:
         return builtin[key]
     raise CatalogError(f"{p}: no such file (built-in specs: {', '.join(builtin) or 'none'})")
+
+
+_DESIGN_SPEC_KEYS = ("problem", "solver", "time_limit", "params", "options", "description")
+
+
+def load_design_spec(name: str | Path) -> tuple[Path, dict[str, Any]]:
+    """A ``mechopt design --spec`` file (or built-in spec name): its path and its checked table.
+
+    The fields are those of :mod:`mechopt.cli.design`'s spec: ``params`` (a table, required),
+    ``problem``, ``solver`` (strings), ``time_limit`` (seconds > 0), ``options`` (a table),
+    ``description``; any other key is refused.
+
+    Examples
+    --------
+    >>> path, spec = load_design_spec("design-metric")
+    >>> path.name, spec["params"]["notion"]
+    ('design-metric.toml', 'metric-ldp')
+    >>> load_design_spec("lip-tradeoff")  # a sweep spec  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mechopt.io.catalog.CatalogError: lip-tradeoff: unknown key(s) ['fixed', 'grid', 'plot', 'solvers']; known: ...
+    """
+    path = resolve_spec(name)
+    spec = read_toml(path)
+    bad = sorted(set(spec) - set(_DESIGN_SPEC_KEYS))
+    if bad:
+        raise CatalogError(f"{name}: unknown key(s) {bad}; known: {', '.join(_DESIGN_SPEC_KEYS)}")
+    if not isinstance(spec.get("params"), dict):
+        raise CatalogError(f"{name}: field 'params' is missing or not a table")
+    if not isinstance(spec.get("options", {}), dict):
+        raise CatalogError(f"{name}: field 'options' must be a table")
+    for key, ok, kind in (
+        ("problem", lambda v: isinstance(v, str), "a problem id string"),
+        ("solver", lambda v: isinstance(v, str), "a solver name string"),
+        ("time_limit", is_seconds, "a finite number of seconds > 0"),
+    ):
+        if key in spec and not ok(spec[key]):
+            raise CatalogError(f"{name}: field {key!r} must be {kind}, got {spec[key]!r}")
+    return path, spec
 
 
 def builtin_catalog(problems: Iterable[str] | None = None) -> list[Instance]:
