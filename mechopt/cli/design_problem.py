@@ -209,9 +209,15 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
         from mechopt.model.priors import read_prior
 
         S = PriorSet.ball(read_prior(flags["prior"])[0], r, kind)
-    return RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
+    prob = RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
                                     values=flags.get("values"), outputs=flags.get("outputs"),
                                     eps_lower=flags.get("eps_lower"), hull=bool(flags.get("hull")))  # fmt: skip
+    if prob.hull and not prob.hull_mse and notes is not None:
+        notes.append(
+            f"--hull changes nothing for {prob.utility.name}: it is linear or concave in the prior, so its worst "
+            "prior over the hull is a vertex and the design over the vertices is the hull's"
+        )
+    return prob
 
 
 _FORMULAS = {"weissman": "P(L1 >= r) <= (2^d - 2) exp(-n r^2 / 2)", "hoeffding": "P(Linf >= t) <= 2d exp(-2 n t^2)"}

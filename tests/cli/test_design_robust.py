@@ -83,3 +83,11 @@ def test_hull_flag_takes_the_worst_case_over_the_hull(cli):
     assert doc["status"] == "optimal" and doc["value"] > 0.1  # the vertices alone (point masses) would give 0
     bad = cli("design", "--utility", "histogram", "--prior", "0.5,0.5", "--notion", "ldp", "--eps", "1", "--hull")
     assert bad.code == 2 and "--hull goes with a prior set" in bad.err
+
+
+def test_hull_flag_with_mi_says_it_changes_nothing(cli):
+    args = ["design", "--utility", "mi", "--json", "--prior-set", "0.2,0.3,0.5;0.4,0.3,0.3", "--notion", "ldp"]
+    plain, hull = cli(*args, "--eps", "1"), cli(*args, "--eps", "1", "--hull")
+    assert plain.code == hull.code == 0, hull.err
+    assert "--hull changes nothing for mi" in hull.err and "--hull" not in plain.err
+    assert hull.json()["value"] == pytest.approx(plain.json()["value"], rel=1e-9)
