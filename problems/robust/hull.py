@@ -55,10 +55,14 @@ def hull_worst_case(Q: np.ndarray, V: np.ndarray, utility: Utility) -> tuple[flo
     """(MSE(P̂, Q), a certified upper bound on max over hull(V) of MSE(P, Q), P̂) — see the module docstring."""
     V = np.asarray(V, float)
     k = len(V)
+    # SLSQP's ftol is absolute: the search runs on the MSE over its size at the centroid (values ×1e-9 or
+    # ×1e9 then take the same steps, so the bracket rescales with them)
+    top = float(np.max(V @ loss_slopes(Q, V.mean(axis=0), utility)))
+    unit = top if np.isfinite(top) and top > 0 else 1.0
 
     def neg(w):
         P = np.clip(w, 0.0, None) @ V
-        return -float(utility.value(Q, P / P.sum())), -(V @ loss_slopes(Q, P / P.sum(), utility))
+        return -float(utility.value(Q, P / P.sum())) / unit, -(V @ loss_slopes(Q, P / P.sum(), utility)) / unit
 
     starts = [np.eye(k)[j] for j in range(k)] + [np.full(k, 1.0 / k)]
     best_w, best = starts[0], -np.inf
@@ -68,7 +72,7 @@ def hull_worst_case(Q: np.ndarray, V: np.ndarray, utility: Utility) -> tuple[flo
                        options={"ftol": 1e-15, "maxiter": 200})  # fmt: skip
         w = np.clip(res.x, 0.0, None)
         w = w / w.sum()
-        val = -neg(w)[0]
+        val = -neg(w)[0] * unit
         if val > best:
             best, best_w = val, w
     P = best_w @ V
