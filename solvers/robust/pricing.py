@@ -172,6 +172,27 @@ class LDPMIMilpPricer(_LDPPricerBase):
     def _rays(self, Z: np.ndarray) -> np.ndarray:
         return 1.0 + self.E1 * np.asarray(Z, float).T
 
+    def start_duals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Duals (λ, μ) whose bound is the prior-free value v* = max_u f(u)/t(u) (λ uniform, μ = v*·λᵀV).
+
+        Every pattern has ρ = Σ_i λ_i (f(u_i) − v* t_i) ≤ 0 there (f(u) = ε e^ε u − t log t, t = 1 + (e^ε − 1)u),
+        so the bound 1ᵀμ = v* holds for every prior: the continuous relaxation of the subset sums u_i, as the
+        chord duals are for ε-PML (``solvers.exact.box``). The pricing pass at them proves it; v* is only a start.
+        """
+        lam = np.full(len(self.V), 1.0 / len(self.V))
+        return lam, self._ratio(self._peak()) * (lam @ self.V)
+
+    def _peak(self) -> float:
+        """u* = argmax of f(u)/t(u) over [0, 1] (bounded Brent)."""
+        from scipy.optimize import minimize_scalar
+
+        res = minimize_scalar(lambda u: -self._ratio(u), bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-12})
+        return float(res.x)
+
+    def _ratio(self, u: float) -> float:
+        t = 1.0 + self.E1 * u
+        return (self.eps * math.exp(self.eps) * u - t * math.log(t)) / t
+
     def _surrogate(self, Z: np.ndarray, lam: np.ndarray, coef: np.ndarray, rounds: int = 4) -> np.ndarray:
         """Patterns best for the tangents of ψ at u = V z (linear in z: a sign test), iterated from Z (a heuristic)."""
         out = []
@@ -233,23 +254,68 @@ class LDPMIMilpPricer(_LDPPricerBase):
 
 
 class LDPMIBranchPricer(LDPMIMilpPricer):
-    """ε-LDP patterns for mutual information at k priors: the ascent, then an exact branch and bound.
+    """ε-LDP patterns for mutual information at k priors: a flip-and-swap search, then an exact branch and bound.
 
-    The exact step is :class:`~mechopt.solvers.robust.bnb.MIBranchBound` (Lagrangian bounds on the
-    concave ψ(P_iᵀz), proof in its module docstring) in place of the tangent-cut MILP.
+    The heuristic step is :func:`~mechopt.solvers.robust.search.pattern_search` from the ascent's
+    patterns and ``starts`` random ones (seeded by the call count); the exact step is
+    :class:`~mechopt.solvers.robust.bnb.MIBranchBound` (Lagrangian bounds on the concave ψ(P_iᵀz),
+    proof in its module docstring) in place of the tangent-cut MILP, its patterns polished by the search.
     """
 
-    def __init__(self, V: np.ndarray, eps: float) -> None:
+    def __init__(self, V: np.ndarray, eps: float, starts: int = 32) -> None:
         from mechopt.solvers.robust.bnb import MIBranchBound
 
         super().__init__(V, eps)
         self.bb = MIBranchBound(self.V, eps, tol=MILP_ABS_GAP * self.unit)
         self.stop = 0.5  # a round ends once a column within half of the bound is found (the bound stays proven)
+        self.starts, self.calls = starts, 0
+        self.density = float(np.clip(self._peak(), 0.05, 0.95))
+
+    def _search(self, lam, mu, Z0, widen: int = 3):
+        """Improving patterns by the search (best first, at most n); when none, up to ``widen`` more passes
+        with 4× the random starts each."""
+        from mechopt.solvers.robust.search import pattern_search
+
+        const, coef = self._lin(lam, mu)
+        Z0 = np.unique(np.asarray(Z0, bool), axis=0)
+        Z0 = Z0[np.argsort(-self.rho(Z0, lam, mu))[: self.starts // 2]]  # the best given patterns start
+        for size in self.starts * 4 ** np.arange(widen + 1):
+            self.calls += 1
+            Z, rc = pattern_search(self.V, lam, const, coef, lambda U: self._psi(U)[0], Z0, starts=int(size),
+                                   density=self.density, seed=self.calls)  # fmt: skip
+            best = np.argsort(-rc)[: self.n]
+            best = best[rc[best] > _rc_tol()]
+            if best.size:
+                break
+        return Z[best]
+
+    def seed_rays(self, count: int) -> np.ndarray:
+        """Patterns of ρ near its maximum 0 at :meth:`start_duals` (every subset sum near u*): seed columns.
+
+        ``count`` random starts of the search (seeded), all local optima kept (n × at most ``count``).
+        """
+        from mechopt.solvers.robust.search import pattern_search
+
+        lam, mu = self.start_duals()
+        const, coef = self._lin(lam, mu)
+        Z, _ = pattern_search(self.V, lam, const, coef, lambda U: self._psi(U)[0], np.zeros((0, self.n), bool),
+                              starts=count, density=self.density, seed=0)  # fmt: skip
+        return self._rays(Z[(Z.sum(axis=1) > 0) & (Z.sum(axis=1) < self.n)])
+
+    def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
+        const, coef = self._lin(lam, mu)
+        keys = [-coef] + [-coef / np.maximum(P, 1e-300) for P in self.V] + [-coef / np.maximum(lam @ self.V, 1e-300)]
+        Z0 = np.vstack([self._threshold_candidates(k) for k in keys])
+        Z = self._search(lam, mu, np.vstack([Z0, self._surrogate(Z0, lam, coef)]))
+        if len(Z):
+            return RayPricing(self._rays(Z), None, "heuristic")
+        return self._price_milp(lam, mu, deadline)
 
     def _price_milp(self, lam, mu, deadline) -> RayPricing:
         Z, ub = self.bb.solve(lam, mu, deadline, stop=self.stop)
         true = self.rho(Z, lam, mu)
-        rays = self._rays(Z[true > _rc_tol()])
+        Z = np.unique(np.vstack([Z[true > _rc_tol()].astype(bool), self._search(lam, mu, Z > 0.5, widen=0)]), axis=0)
+        rays = self._rays(Z)
         if ub is None:
             return RayPricing(rays, None, "branch and bound stopped (deadline or node cap)")
         return RayPricing(rays, max(ub, float(true.max())), "branch and bound")

@@ -51,6 +51,7 @@ from mechopt.solvers.robust.pricing import (
     LDPQuotientMilpPricer,
     LDPSubsetPricer,
     StoredRays,
+    _rc_tol,
     box_cone_rays,
 )
 
@@ -69,6 +70,8 @@ class RobustRaysSolver(Solver):
         "cone_max": 10,
         "max_rays": 200_000,
         "hull_rounds": 50,
+        "smoothing": 0.0,
+        "seed_starts": 256,
     }
     requires = ("scipy",)
     forms = ("vertex_gains",)
@@ -91,7 +94,8 @@ class RobustRaysSolver(Solver):
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
             G = _restricted(VertexGains(priors, problem.utility), rows)
             pricer, seed, how = _pricer(problem, G, cone, opts, cache)
-            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline)
+            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline,
+                         smoothing=float(opts["smoothing"]))
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
             Q = _channel(out, rows, problem)
@@ -179,7 +183,9 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
                 raise ParamError(f"mi_pricer={opts['mi_pricer']!r} is not a pricer: use 'branch' (default) or 'milp'")
             if opts["mi_pricer"] == "milp":
                 return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
-            return LDPMIBranchPricer(G.vertices, eps), seed, "ascent, then an exact Lagrangian branch and bound"
+            pricer = LDPMIBranchPricer(G.vertices, eps)
+            seed = np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))])
+            return pricer, seed, "pattern search, then an exact Lagrangian branch and bound"
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
@@ -225,25 +231,42 @@ def _relative_gap(value: float, bound: float, sign: float) -> float:
     return 0.0 if denom == 0 else max(0.0, sign * (bound - value)) / denom
 
 
-def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float | None = None) -> dict[str, Any]:
+def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float | None = None,
+           smoothing: float = 0.0) -> dict[str, Any]:  # fmt: skip
     """Column generation for max t s.t. t ≤ F_i w + c_i, R w = 1, w ≥ 0; the bound in score units.
+
+    ``smoothing`` = α ∈ [0, 1) is Wentges dual smoothing: once a pricing pass has proven a bound, the
+    pricer is called at π = α·π̂ + (1 − α)·(λ, μ), π̂ the duals of the lowest bound so far. The bound
+    (module docstring) holds for any λ in the simplex and any μ, and a convex combination keeps λ in
+    the simplex, so a bound proven at π is a certificate as at (λ, μ). Only priced columns with a
+    positive reduced cost at the master's own duals are added; when there are none (a misprice) the
+    next round prices at (λ, μ) itself, so the loop ends exactly as without smoothing.
 
     Returns ``w`` and ``R`` (the master's columns), ``bound`` (None without an exact pricing pass),
     ``proven``, ``rounds``, ``status`` and ``message``.
     """
+    if not 0.0 <= smoothing < 1.0:
+        raise ParamError(f"smoothing must be in [0, 1), got {smoothing}: 0 turns it off")
     c = G.constants()
     R, F = seed, G.gains(seed)
     stored = getattr(pricer, "F", F)  # the gains of every ray when the pricer holds them
     scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(stored).ravel(), np.abs(c)])  # a power of two: exact
     with gain_units(scale):  # reduced-cost and MILP tolerances in the gains' unit: unit-free
-        return _rounds(G, pricer, R, F, c, scale, max_iter, deadline)
+        return _rounds(G, pricer, R, F, c, scale, max_iter, deadline, smoothing)
 
 
-def _rounds(G, pricer, R, F, c, scale, max_iter, deadline) -> dict[str, Any]:
-    """The rounds of :func:`ray_lp` (its arguments; F the seed's gains, ``scale`` their unit)."""
+def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, Any]:
+    """The rounds of :func:`ray_lp` (its arguments; F the seed's gains, ``scale`` their unit, α the smoothing)."""
     bound, proven, status, w = math.inf, False, "iteration_limit", None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
-    tol = settings.tolerance("gap") / 100  # the certificate needs ``gap``; closing further costs pricing time
+    tol = settings.tolerance("gap") / 2  # the certificate needs ``gap`` (value and t differ by round-off only)
+    centre, misprice = None, False  # the duals of the lowest bound (λ, μ), and "price at the master's duals next"
+    start = getattr(pricer, "start_duals", lambda: None)()
+    if start is not None:  # a first bound and smoothing centre before any master (the pricer's docstring)
+        pr = pricer.price(start[0], start[1], deadline)
+        if pr.bound is not None and math.isfinite(pr.bound):
+            centre = (start[0], start[1] / scale)
+            bound, proven = _lagrange(pricer, centre[0], centre[1], c / scale, pr.bound / scale), True
     for it in range(1, max_iter + 1):
         if deadline is not None and time.perf_counter() >= deadline:
             status = "time_limit"
@@ -252,18 +275,27 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline) -> dict[str, Any]:
         if m is None:
             return {"w": None, "status": Status.SOLVER_ERROR, "message": "HiGHS failed on the ray master LP"}
         w, t, lam, mu = m
-        pr = pricer.price(lam, mu * scale, deadline)
+        smoothed = alpha > 0 and centre is not None and not misprice
+        plam, pmu = (alpha * centre[0] + (1 - alpha) * lam, alpha * centre[1] + (1 - alpha) * mu) if smoothed else (lam, mu)
+        misprice = False
+        pr = pricer.price(plam, pmu * scale, deadline)
         if pr.bound is not None and math.isfinite(pr.bound):
-            lo, hi = pricer.weights
-            rho = pr.bound / scale
-            b = float(lam @ c / scale + mu.sum() + (hi * rho if rho >= 0 else lo * rho))
-            b += _margin(lam, c / scale, mu, rho, hi)
+            b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale)
+            if b < bound or centre is None:
+                centre = (plam, pmu)
             if b < bound:
                 bound, proven = b, True
         if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):
             status = "optimal"
             break
         new = [j for j in range(pr.rays.shape[1]) if _key(pr.rays[:, j]) not in keys]
+        Fn = G.gains(pr.rays[:, new])
+        if smoothed:  # keep the columns that improve the master at its own duals
+            good = lam @ Fn - (mu * scale) @ pr.rays[:, new] > _rc_tol()
+            new, Fn = [j for j, g in zip(new, good) if g], Fn[:, good]
+            if not new:
+                misprice = True
+                continue
         if not new:
             late = deadline is not None and time.perf_counter() >= deadline
             status = "time_limit" if late else ("optimal" if proven else "failed")
@@ -271,10 +303,17 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline) -> dict[str, Any]:
         for j in new:
             keys.add(_key(pr.rays[:, j]))
         R = np.hstack([R, pr.rays[:, new]])
-        F = np.hstack([F, G.gains(pr.rays[:, new])])
+        F = np.hstack([F, Fn])
     R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
     return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
             "status": status, "message": status}  # fmt: skip
+
+
+def _lagrange(pricer, lam, mu, c, rho) -> float:
+    """The proven bound λᵀc + 1ᵀμ + W·ρ (W the pricer's range of Σ w; every argument in the master's unit)."""
+    lo, hi = pricer.weights
+    b = float(lam @ c + mu.sum() + (hi * rho if rho >= 0 else lo * rho))
+    return b + _margin(lam, c, mu, rho, hi)
 
 
 def _key(col: np.ndarray) -> bytes:
