@@ -38,7 +38,9 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,6 +106,9 @@ class StoredRays:
 #: The pricing MILP's gaps (relative, and absolute in units of ε e^ε): its dual bound is the proof whatever
 #: the gap, so these trade MILP time against rounds; column generation stops at ``gap``/100 relative.
 MILP_REL_GAP, MILP_ABS_GAP = 1e-6, 1e-10
+
+#: Nodes of one branch-and-bound call of :class:`LDPMIBranchPricer` at first, and at most (4× per miss).
+NODE_BUDGET, NODE_CAP = 2_000, 200_000
 
 
 class LDPSubsetPricer:
@@ -266,7 +271,7 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         from mechopt.solvers.robust.bnb import MIBranchBound
 
         super().__init__(V, eps)
-        self.bb = MIBranchBound(self.V, eps, tol=MILP_ABS_GAP * self.unit)
+        self.bb = MIBranchBound(self.V, eps, tol=MILP_ABS_GAP * self.unit, max_nodes=NODE_BUDGET)
         self.stop = 0.5  # a round ends once a column within half of the bound is found (the bound stays proven)
         self.starts, self.calls = starts, 0
         self.density = float(np.clip(self._peak(), 0.05, 0.95))
@@ -303,13 +308,22 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         return self._rays(Z[(Z.sum(axis=1) > 0) & (Z.sum(axis=1) < self.n)])
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
+        """The search; when it finds nothing, the branch and bound under a node budget; when that stops with
+        nothing, a 4× budget and a wider search, until a column, a proven bound, the node cap or the deadline."""
         const, coef = self._lin(lam, mu)
         keys = [-coef] + [-coef / np.maximum(P, 1e-300) for P in self.V] + [-coef / np.maximum(lam @ self.V, 1e-300)]
         Z0 = np.vstack([self._threshold_candidates(k) for k in keys])
-        Z = self._search(lam, mu, np.vstack([Z0, self._surrogate(Z0, lam, coef)]))
-        if len(Z):
-            return RayPricing(self._rays(Z), None, "heuristic")
-        return self._price_milp(lam, mu, deadline)
+        Z0 = np.vstack([Z0, self._surrogate(Z0, lam, coef)])
+        for widen in itertools.count(2):
+            Z = self._search(lam, mu, Z0, widen)
+            if len(Z):
+                return RayPricing(self._rays(Z), None, "heuristic")
+            pr = self._price_milp(lam, mu, deadline)
+            late = deadline is not None and time.perf_counter() >= deadline
+            if pr.bound is not None or pr.rays.shape[1] or late or self.bb.max_nodes >= NODE_CAP:
+                return pr
+            self.bb.max_nodes = min(4 * self.bb.max_nodes, NODE_CAP)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _price_milp(self, lam, mu, deadline) -> RayPricing:
         Z, ub = self.bb.solve(lam, mu, deadline, stop=self.stop)

@@ -71,7 +71,8 @@ class RobustRaysSolver(Solver):
         "max_rays": 200_000,
         "hull_rounds": 50,
         "smoothing": 0.0,
-        "seed_starts": 256,
+        "seed_starts": 1024,
+        "search_starts": 32,
     }
     requires = ("scipy",)
     forms = ("vertex_gains",)
@@ -183,7 +184,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
                 raise ParamError(f"mi_pricer={opts['mi_pricer']!r} is not a pricer: use 'branch' (default) or 'milp'")
             if opts["mi_pricer"] == "milp":
                 return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
-            pricer = LDPMIBranchPricer(G.vertices, eps)
+            pricer = LDPMIBranchPricer(G.vertices, eps, starts=int(opts["search_starts"]))
             seed = np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))])
             return pricer, seed, "pattern search, then an exact Lagrangian branch and bound"
         if n <= int(opts["milp_max"]):
@@ -275,6 +276,8 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         if m is None:
             return {"w": None, "status": Status.SOLVER_ERROR, "message": "HiGHS failed on the ray master LP"}
         w, t, lam, mu = m
+        if w.size > 8 * R.shape[0] + 64:  # drop the columns that are far from entering (the bound needs none)
+            R, F, w, keys = _prune(R, F / scale, w, lam, mu, keys, F)
         smoothed = alpha > 0 and centre is not None and not misprice
         plam, pmu = (alpha * centre[0] + (1 - alpha) * lam, alpha * centre[1] + (1 - alpha) * mu) if smoothed else (lam, mu)
         misprice = False
@@ -307,6 +310,15 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
     R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
     return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
             "status": status, "message": status}  # fmt: skip
+
+
+def _prune(R, Fs, w, lam, mu, keys, F):
+    """Keep the used columns and the 4n of highest reduced cost at (λ, μ): (R, F, w, keys) pruned."""
+    rc = lam @ Fs - mu @ R
+    keep = w > 0
+    keep[np.argsort(-rc)[: 4 * R.shape[0]]] = True
+    gone = {_key(R[:, j]) for j in np.flatnonzero(~keep)}
+    return R[:, keep], F[:, keep], w[keep], keys - gone
 
 
 def _lagrange(pricer, lam, mu, c, rho) -> float:

@@ -32,6 +32,9 @@ import numpy as np
 
 __all__ = ["pattern_search"]
 
+#: Patterns whose swap neighbourhoods (CHUNK × n × n × k numbers) are evaluated at once.
+CHUNK = 64
+
 
 def pattern_search(
     V: np.ndarray,
@@ -61,7 +64,8 @@ def pattern_search(
         if not live.any():
             break
         idx = np.flatnonzero(live)
-        gain, move = _best_moves(V, lam, c0, c, psi, Z[idx], U[idx], val[idx])
+        parts = [_best_moves(V, lam, c0, c, psi, Z[j], U[j], val[j]) for j in np.array_split(idx, -(-idx.size // CHUNK))]
+        gain, move = np.concatenate([g for g, _ in parts]), np.vstack([m for _, m in parts])
         up = gain > 0
         live[idx[~up]] = False
         for i, (a, b) in zip(idx[up], move[up]):
@@ -78,14 +82,14 @@ def _best_moves(V, lam, c0, c, psi, Z, U, val):
     """(gain, (a, b)) of each pattern's best flip (b = −1) or swap (a leaves, b joins)."""
     m, n = Z.shape
     sign = np.where(Z, -1.0, 1.0)  # flipping x adds sign_x·V_x to the sums
-    Uf = U[:, None, :] + sign[:, :, None] * V.T[None]
+    Uf = np.clip(U[:, None, :] + sign[:, :, None] * V.T[None], 0.0, 1.0)  # in [0, 1] but for round-off
     old = val - Z @ c - c0  # Σ λ_i ψ(u_i) now
     flip = sign * c[None] + psi(Uf) @ lam - old[:, None]
     best_flip = flip.argmax(axis=1)
     gain = flip[np.arange(m), best_flip]
     move = np.stack([best_flip, np.full(m, -1)], axis=1)
     # swaps: a ∈ z out, b ∉ z in; the linear part changes by c_b − c_a
-    Us = U[:, None, None, :] - V.T[None, :, None, :] + V.T[None, None, :, :]
+    Us = np.clip(U[:, None, None, :] - V.T[None, :, None, :] + V.T[None, None, :, :], 0.0, 1.0)  # masked below if not a swap
     sw = (c[None, None, :] - c[None, :, None]) + psi(Us) @ lam - old[:, None, None]
     sw = np.where(Z[:, :, None] & ~Z[:, None, :], sw, -np.inf)
     flat = sw.reshape(m, -1).argmax(axis=1)
