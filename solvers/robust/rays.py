@@ -14,7 +14,9 @@ range W (:mod:`mechopt.solvers.robust.pricing`), so
     bound = λᵀc + 1ᵀμ + W·max_r ρ(r)
 
 is a certificate whenever the pricing is exact (``optimal`` only then, and only within the ``gap``
-tolerance). The rows are those of the set's support (rows with mass under no vertex are filled
+tolerance). It holds for *any* λ in the simplex and any μ, so a pricer's ``start_duals`` (priced
+before the first master: a first bound) and Wentges smoothing (option ``smoothing``, :func:`ray_lp`)
+keep it. The rows are those of the set's support (rows with mass under no vertex are filled
 with a copy of a support row: private under every notion here, and worth nothing to any vertex).
 
 Examples
@@ -46,7 +48,6 @@ from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
-    LDPMIBranchPricer,
     LDPMIMilpPricer,
     LDPQuotientMilpPricer,
     LDPSubsetPricer,
@@ -54,6 +55,7 @@ from mechopt.solvers.robust.pricing import (
     _rc_tol,
     box_cone_rays,
 )
+from mechopt.solvers.robust.search import LDPMIBranchPricer
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp"]
 
@@ -95,8 +97,9 @@ class RobustRaysSolver(Solver):
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
             G = _restricted(VertexGains(priors, problem.utility), rows)
             pricer, seed, how = _pricer(problem, G, cone, opts, cache)
-            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline,
-                         smoothing=float(opts["smoothing"]))
+            out = ray_lp(
+                G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline, smoothing=float(opts["smoothing"])
+            )
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
             Q = _channel(out, rows, problem)
@@ -279,7 +282,9 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         if w.size > 8 * R.shape[0] + 64:  # drop the columns that are far from entering (the bound needs none)
             R, F, w, keys = _prune(R, F / scale, w, lam, mu, keys, F)
         smoothed = alpha > 0 and centre is not None and not misprice
-        plam, pmu = (alpha * centre[0] + (1 - alpha) * lam, alpha * centre[1] + (1 - alpha) * mu) if smoothed else (lam, mu)
+        plam, pmu = (
+            (alpha * centre[0] + (1 - alpha) * lam, alpha * centre[1] + (1 - alpha) * mu) if smoothed else (lam, mu)
+        )
         misprice = False
         pr = pricer.price(plam, pmu * scale, deadline)
         if pr.bound is not None and math.isfinite(pr.bound):

@@ -1,4 +1,4 @@
-"""Local search for ε-LDP patterns of high reduced cost in robust MI pricing: flips and swaps, from many starts.
+"""Robust MI pricing above enumeration: a flip-and-swap pattern search, then the exact branch and bound.
 
 The robust MI pricing objective (:mod:`mechopt.solvers.robust.bnb`) is
 
@@ -26,11 +26,20 @@ True
 
 from __future__ import annotations
 
+import itertools
+import time
 from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["pattern_search"]
+from mechopt.solvers.robust.bnb import MIBranchBound
+from mechopt.solvers.robust.pricing import MILP_ABS_GAP, LDPMIMilpPricer, RayPricing, _rc_tol
+
+__all__ = ["pattern_search", "LDPMIBranchPricer", "NODE_BUDGET", "NODE_CAP", "SEARCH_CAP"]
+
+#: Nodes of one branch-and-bound call of :class:`LDPMIBranchPricer` at first, and at most (4× per miss), and
+#: the most random starts of one search pass.
+NODE_BUDGET, NODE_CAP, SEARCH_CAP = 500, 200_000, 4096
 
 #: Patterns whose swap neighbourhoods (CHUNK × n × n × k numbers) are evaluated at once.
 CHUNK = 64
@@ -64,7 +73,9 @@ def pattern_search(
         if not live.any():
             break
         idx = np.flatnonzero(live)
-        parts = [_best_moves(V, lam, c0, c, psi, Z[j], U[j], val[j]) for j in np.array_split(idx, -(-idx.size // CHUNK))]
+        parts = [
+            _best_moves(V, lam, c0, c, psi, Z[j], U[j], val[j]) for j in np.array_split(idx, -(-idx.size // CHUNK))
+        ]
         gain, move = np.concatenate([g for g, _ in parts]), np.vstack([m for _, m in parts])
         up = gain > 0
         live[idx[~up]] = False
@@ -89,7 +100,9 @@ def _best_moves(V, lam, c0, c, psi, Z, U, val):
     gain = flip[np.arange(m), best_flip]
     move = np.stack([best_flip, np.full(m, -1)], axis=1)
     # swaps: a ∈ z out, b ∉ z in; the linear part changes by c_b − c_a
-    Us = np.clip(U[:, None, None, :] - V.T[None, :, None, :] + V.T[None, None, :, :], 0.0, 1.0)  # masked below if not a swap
+    Us = np.clip(
+        U[:, None, None, :] - V.T[None, :, None, :] + V.T[None, None, :, :], 0.0, 1.0
+    )  # masked below if not a swap
     sw = (c[None, None, :] - c[None, :, None]) + psi(Us) @ lam - old[:, None, None]
     sw = np.where(Z[:, :, None] & ~Z[:, None, :], sw, -np.inf)
     flat = sw.reshape(m, -1).argmax(axis=1)
@@ -98,3 +111,76 @@ def _best_moves(V, lam, c0, c, psi, Z, U, val):
     gain = np.where(better, sgain, gain)
     move[better] = np.stack([flat[better] // n, flat[better] % n], axis=1)
     return gain, move
+
+
+class LDPMIBranchPricer(LDPMIMilpPricer):
+    """ε-LDP patterns for mutual information at k priors: a flip-and-swap search, then an exact branch and bound.
+
+    The heuristic step is :func:`~mechopt.solvers.robust.search.pattern_search` from the ascent's
+    patterns and ``starts`` random ones (seeded by the call count); the exact step is
+    :class:`~mechopt.solvers.robust.bnb.MIBranchBound` (Lagrangian bounds on the concave ψ(P_iᵀz),
+    proof in its module docstring) in place of the tangent-cut MILP, its patterns polished by the search.
+    """
+
+    def __init__(self, V: np.ndarray, eps: float, starts: int = 32) -> None:
+        super().__init__(V, eps)
+        self.bb = MIBranchBound(self.V, eps, tol=MILP_ABS_GAP * self.unit, max_nodes=NODE_BUDGET)
+        self.stop = 0.5  # a round ends once a column within half of the bound is found (the bound stays proven)
+        self.starts, self.calls = starts, 0
+        self.density = float(np.clip(self._peak(), 0.05, 0.95))
+
+    def _search(self, lam, mu, Z0, starts: int):
+        """Improving patterns (best first, at most n) of one search pass from the best of Z0 and ``starts`` random."""
+        const, coef = self._lin(lam, mu)
+        Z0 = np.unique(np.asarray(Z0, bool), axis=0)
+        Z0 = Z0[np.argsort(-self.rho(Z0, lam, mu))[: self.starts // 2]]  # the best given patterns start
+        self.calls += 1
+        Z, rc = pattern_search(self.V, lam, const, coef, lambda U: self._psi(U)[0], Z0, starts=int(starts),
+                               density=self.density, seed=self.calls)  # fmt: skip
+        best = np.argsort(-rc)[: self.n]
+        return Z[best[rc[best] > _rc_tol()]]
+
+    def seed_rays(self, count: int) -> np.ndarray:
+        """Patterns of ρ near its maximum 0 at :meth:`start_duals` (every subset sum near u*): seed columns.
+
+        ``count`` random starts of the search (seeded), all local optima kept (n × at most ``count``).
+        """
+        lam, mu = self.start_duals()
+        const, coef = self._lin(lam, mu)
+        Z, _ = pattern_search(self.V, lam, const, coef, lambda U: self._psi(U)[0], np.zeros((0, self.n), bool),
+                              starts=count, density=self.density, seed=0)  # fmt: skip
+        return self._rays(Z[(Z.sum(axis=1) > 0) & (Z.sum(axis=1) < self.n)])
+
+    def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
+        """Search passes of 4× more random starts each (at most ``SEARCH_CAP``); from the third miss on, the
+        branch and bound between passes, its node budget 4× per miss (``NODE_BUDGET`` to ``NODE_CAP``), until
+        a column, a proven bound, the node cap or the deadline."""
+        const, coef = self._lin(lam, mu)
+        keys = [-coef] + [-coef / np.maximum(P, 1e-300) for P in self.V] + [-coef / np.maximum(lam @ self.V, 1e-300)]
+        Z0 = np.vstack([self._threshold_candidates(k) for k in keys])
+        Z0 = np.vstack([Z0, self._surrogate(Z0, lam, coef)])
+        budget = NODE_BUDGET
+        for widen in itertools.count():
+            Z = self._search(lam, mu, Z0, min(self.starts * 4**widen, SEARCH_CAP))
+            if len(Z):
+                return RayPricing(self._rays(Z), None, "heuristic")
+            if widen < 2:
+                continue
+            self.bb.max_nodes = budget
+            pr = self._price_milp(lam, mu, deadline)
+            late = deadline is not None and time.perf_counter() >= deadline
+            if pr.bound is not None or pr.rays.shape[1] or late or budget >= NODE_CAP:
+                return pr
+            budget = min(4 * budget, NODE_CAP)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _price_milp(self, lam, mu, deadline) -> RayPricing:
+        Z, ub = self.bb.solve(lam, mu, deadline, stop=self.stop)
+        true = self.rho(Z, lam, mu)
+        Z = np.unique(
+            np.vstack([Z[true > _rc_tol()].astype(bool), self._search(lam, mu, Z > 0.5, self.starts)]), axis=0
+        )
+        rays = self._rays(Z)
+        if ub is None:
+            return RayPricing(rays, None, "branch and bound stopped (deadline or node cap)")
+        return RayPricing(rays, max(ub, float(true.max())), "branch and bound")

@@ -1,4 +1,4 @@
-"""Robust MI pricing at scale: the flip-and-swap pattern search, the prior-free start duals, and robust-rays with both."""
+"""Robust MI pricing at scale: the flip-and-swap pattern search, the prior-free start duals, robust-rays with both."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import mechopt
 from mechopt.errors import ParamError
 from mechopt.model.info import mutual_information
 from mechopt.problems.robust import RobustDesign
-from mechopt.solvers.robust.pricing import LDPMIBranchPricer
-from mechopt.solvers.robust.search import pattern_search
+from mechopt.solvers.robust.search import LDPMIBranchPricer, pattern_search
 
 
 def _all_patterns(n: int) -> np.ndarray:
