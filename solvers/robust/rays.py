@@ -263,7 +263,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
     """The rounds of :func:`ray_lp` (its arguments; F the seed's gains, ``scale`` their unit, α the smoothing)."""
     bound, proven, status, w = math.inf, False, "iteration_limit", None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
-    tol = settings.tolerance("gap") / 2  # the certificate needs ``gap`` (value and t differ by round-off only)
+    tol = 0.9 * settings.tolerance("gap")  # the certificate needs ``gap`` (value and t differ by round-off only)
     centre, misprice = None, False  # the duals of the lowest bound (λ, μ), and "price at the master's duals next"
     start = getattr(pricer, "start_duals", lambda: None)()
     if start is not None:  # a first bound and smoothing centre before any master (the pricer's docstring)
