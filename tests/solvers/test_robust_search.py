@@ -80,3 +80,17 @@ def test_d64_three_priors_certified_at_the_prior_free_value():
     assert all(s.status.value == "optimal" for s in single)
     assert r.value <= min(s.certificate.bound for s in single)
     assert math.isclose(min(mutual_information(P, r.Q) for P in V), r.value, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("d", [40, 64])
+def test_two_priors_above_enumeration_are_certified_under_every_single_prior_bound(d):
+    """d = 40 / 64, 2 priors (seconds): certified; the value is at most each vertex's certified single-prior
+    bound (the exact solver, independently) and is the worst MI of its channel over the vertices."""
+    V = np.random.default_rng(d).dirichlet(np.ones(d), size=2)
+    prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0)
+    r = mechopt.solve(prob, solver="robust-rays", time_limit=300)
+    assert r.status.value == "optimal" and r.certificate.gap <= 1e-7 and "branch and bound" in r.extras["pricing"]
+    single = [mechopt.design(prior=P, notion="ldp", utility="mi", eps=1.0) for P in V]
+    assert all(s.status.value == "optimal" for s in single)
+    assert r.value <= min(s.certificate.bound for s in single)
+    assert math.isclose(min(mutual_information(P, r.Q) for P in V), r.value, rel_tol=1e-12)
