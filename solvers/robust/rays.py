@@ -247,7 +247,8 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     next round prices at (λ, μ) itself, so the loop ends exactly as without smoothing.
 
     Returns ``w`` and ``R`` (the master's columns), ``bound`` (None without an exact pricing pass),
-    ``proven``, ``rounds``, ``status`` and ``message``.
+    ``proven``, ``rounds``, ``status``, ``message`` and ``duals`` ((λ, μ) where the lowest bound was
+    proven, in the gains' units: with start duals or smoothing not the last master's).
     """
     if not 0.0 <= smoothing < 1.0:
         raise ParamError(f"smoothing must be in [0, 1), got {smoothing}: 0 turns it off")
@@ -313,8 +314,9 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         R = np.hstack([R, pr.rays[:, new]])
         F = np.hstack([F, Fn])
     R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
+    duals = None if centre is None else (centre[0], centre[1] * scale)  # (λ, μ) of the lowest bound, gain units
     return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
-            "status": status, "message": status}  # fmt: skip
+            "status": status, "message": status, "duals": duals}  # fmt: skip
 
 
 def _prune(R, Fs, w, lam, mu, keys, F):
