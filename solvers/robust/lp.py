@@ -6,10 +6,14 @@ pml / alip) the program is, with an epigraph variable t,
     minimise t   s.t.   Σ_x P_v(x) Σ_y Q[x, y] L[x, y] ≤ t  (each vertex v),   Q 1 = 1,   0 ≤ Q ≤ 1,
                         LDP: w_y ≤ Q[x, y] ≤ e^ε w_y;   LIP/PML/ALIP at each v: lo·λ_v ≤ q_x ≤ hi·λ_v, λ_v = P_v·q.
 
+A ball held by its inequalities (:class:`~mechopt.problems.robust.BallDesign`, any d) replaces the
+vertex rows by the LP duals of the min / max over the ball (:mod:`mechopt.solvers.robust.ball`); its
+dual variables are boxed, each variable entering the bound below through its box.
+
 The loss is divided by max |L| (answers are unit-free). The certificate is weak duality recomputed
 from HiGHS's duals: with y_ub ≤ 0 (clipped), y_eq and reduced costs r = c − Aᵀy,
-bound = Σ y_eq + Σ_Q min(0, r) + r_t·t_box (Q ∈ [0, 1] and t in a valid box), rounded outward by
-the arithmetic's error; ``optimal`` only when the relative gap is within the ``gap`` tolerance.
+bound = Σ y_eq + Σ_j min(r_j lo_j, r_j hi_j) + r_t·t_box (each variable in its box, t in a valid one),
+rounded outward by the arithmetic's error; ``optimal`` only when the relative gap is within the ``gap`` tolerance.
 
 Examples
 --------
