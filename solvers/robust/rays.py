@@ -130,9 +130,24 @@ class RobustRaysSolver(Solver):
         }
         if hull:
             extras["hull_rounds"], extras["hull_priors"] = outer, priors[len(problem.prior_set.vertices) :].tolist()
-        cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound))
+        ev = None if bound is None or hull or not out["proven"] else _evidence(problem, Q, G, out, rows)
+        cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert, proof=proof, message=msg,
                       iterations=out["rounds"], extras=extras, **base)  # fmt: skip
+
+
+def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndarray) -> Any:
+    """The certificate file's duals: the weights λ and ν on every row, ν = μ + δ on the support (0 elsewhere) with
+    δ = (bound − λᵀc − 1ᵀμ) / |support|, so that the claim reads max_r (Σ_i λ_i f_i(r) − νᵀr) / 1ᵀr ≤ 0 over the
+    rays r of the cone (summing to the support's size over the columns, as Σ_y Q[x, y] = 1; math.md §1)."""
+    from mechopt.results.certificate_file import RobustEvidence
+
+    lam, mu = out["duals"]
+    nu = np.zeros(problem.prior_set.d)
+    nu[rows] = mu + (out["bound"] - float(lam @ G.constants()) - float(mu.sum())) / int(rows.sum())
+    centre = float(getattr(G.utility, "centre", 0.0))  # the gains' centre (an MSE is shift-invariant)
+    return RobustEvidence(problem, Q, lam, nu, None, method=f"robust-rays (ray LP duals; {out['rounds']} rounds)",
+                          centre=centre)  # fmt: skip
 
 
 def _scope(problem: Any, G, n_priors: int) -> str:
@@ -229,7 +244,8 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     """Column generation for max t s.t. t ≤ F_i w + c_i, R w = 1, w ≥ 0; the bound in score units.
 
     Returns ``w`` and ``R`` (the master's columns), ``bound`` (None without an exact pricing pass),
-    ``proven``, ``rounds``, ``status`` and ``message``.
+    ``proven``, ``duals`` ((λ, μ) of the round that proved ``bound``, μ in score units), ``rounds``, ``status``
+    and ``message``.
     """
     c = G.constants()
     R, F = seed, G.gains(seed)
@@ -241,7 +257,7 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
 
 def _rounds(G, pricer, R, F, c, scale, max_iter, deadline) -> dict[str, Any]:
     """The rounds of :func:`ray_lp` (its arguments; F the seed's gains, ``scale`` their unit)."""
-    bound, proven, status, w = math.inf, False, "iteration_limit", None
+    bound, proven, status, w, duals = math.inf, False, "iteration_limit", None, None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
     tol = settings.tolerance("gap") / 100  # the certificate needs ``gap``; closing further costs pricing time
     for it in range(1, max_iter + 1):
@@ -259,7 +275,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline) -> dict[str, Any]:
             b = float(lam @ c / scale + mu.sum() + (hi * rho if rho >= 0 else lo * rho))
             b += _margin(lam, c / scale, mu, rho, hi)
             if b < bound:
-                bound, proven = b, True
+                bound, proven, duals = b, True, (lam, mu * scale)
         if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):
             status = "optimal"
             break
@@ -274,7 +290,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline) -> dict[str, Any]:
         F = np.hstack([F, G.gains(pr.rays[:, new])])
     R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
     return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
-            "status": status, "message": status}  # fmt: skip
+            "status": status, "message": status, "duals": duals}  # fmt: skip
 
 
 def _key(col: np.ndarray) -> bytes:
