@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechopt.runtime.jit import helper, kernel, next_double, next_uint64
+from mechopt.runtime.bitgen import load_u64, next_double, next_uint64, pcg64_output, pcg64_step, store_u64
+from mechopt.runtime.jit import helper, kernel
 
 __all__ = ["unary_rows", "own_bits_numpy", "grr_shift"]
 
@@ -44,7 +45,8 @@ def unary_rows(
     bits: np.ndarray,
     work: np.ndarray,
 ) -> None:
-    """Packed rows of i.i.d. bits drawn from the BitGenerator ``gen`` (:func:`mechopt.runtime.jit.bitgen_handles`).
+    """Packed rows of i.i.d. bits drawn from a BitGenerator: ``gen`` = its :func:`~mechopt.runtime.bitgen.bitgen_handles`
+    and its :func:`~mechopt.runtime.bitgen.pcg64_address` (0: draw through ``next_uint64``).
 
     ``flat`` is n rows of ``width`` bytes, filled in blocks of ``work.size`` bytes. Per block: one
     64-bit word per 4 bytes (its 16-bit quarters, low first, index ``cells``); then one double per
@@ -56,45 +58,56 @@ def unary_rows(
     path (``raw_uint16`` per block, then ``Generator.random``), in the same order.
 
     >>> import numpy as np
-    >>> from mechopt.runtime.jit import bitgen_handles
+    >>> from mechopt.runtime.bitgen import bitgen_handles
     >>> flat = np.empty(4, dtype=np.uint8)
     >>> cells = np.arange(1 << 16, dtype=np.uint16).astype(np.uint8)  # byte = low 8 bits of the quarter
     >>> bg = np.random.PCG64(0)  # kept alive while its handles are used
-    >>> gen, none, work = bitgen_handles(bg), flat[:0], np.empty(8, np.intp)
+    >>> gen, none, work = (*bitgen_handles(bg), 0), flat[:0], np.empty(8, np.intp)
     >>> unary_rows.python(gen, cells, 1 << 16, np.ones(1), np.zeros(1, np.intp), flat, 2, 0xF0, none, none, work)
     >>> w = np.random.PCG64(0).random_raw()
     >>> flat.tolist() == [w & 0xFF, (w >> 16) & 0xF0, (w >> 32) & 0xFF, (w >> 48) & 0xF0]
     True
     """
-    u64, dbl, state = gen
+    u64, dbl, state, pcg = gen
+    hi = lo_s = inc_hi = inc_lo = np.uint64(0)
     top = tail_cdf.size - 1
+    quads = flat[: flat.size & ~3].view(np.uint32)  # little-endian: byte 4i + k is bits 8k.. of quads[i]
     done = 0  # rows finished (padded, own bit set)
     for lo in range(0, flat.size, work.size):
-        hi = min(lo + work.size, flat.size)
+        hi_b = min(lo + work.size, flat.size)
         t = 0  # tail positions of this block so far
-        for s in range(lo, hi, SUB):  # sub-blocks: finished rows are set while still in L1
-            e = min(s + SUB, hi)
-            full = s + ((e - s) & ~3)  # bytes of whole words (a fixed 4-quarter loop, unrolled)
-            for j in range(s, full, 4):
-                w = next_uint64(u64, state)
-                for k in range(4):
-                    c = np.intp((w >> np.uint64(16 * k)) & np.uint64(0xFFFF))
-                    flat[j + k] = cells[c]
-                    if c >= first:
-                        work[t] = j + k
-                        t += 1
-            if full < e:  # the block's last, partial word: its first (e − full) quarters
-                w = next_uint64(u64, state)
-                for at in range(full, e):
-                    c = np.intp(w & np.uint64(0xFFFF))
-                    w >>= np.uint64(16)
-                    flat[at] = cells[c]
-                    if c >= first:
-                        work[t] = at
-                        t += 1
+        if pcg:  # PCG64 stepped here, its state in registers (stored back before the tail's doubles)
+            lo_s, hi, inc_lo, inc_hi = load_u64(pcg), load_u64(pcg + 8), load_u64(pcg + 16), load_u64(pcg + 24)
+        for s in range(lo, hi_b, SUB):  # sub-blocks: finished rows are set while still in L1
+            e = min(s + SUB, hi_b)
+            for j in range(s, e, 4):
+                if pcg:
+                    hi, lo_s = pcg64_step(hi, lo_s, inc_hi, inc_lo)
+                    w = pcg64_output(hi, lo_s)
+                else:
+                    w = next_uint64(u64, state)
+                if j + 4 <= e:  # a whole word: its 4 bytes stored as one uint32 (whole-row loads forward from it)
+                    v = np.uint32(0)
+                    for k in range(4):
+                        c = np.intp((w >> np.uint64(16 * k)) & np.uint64(0xFFFF))
+                        v |= np.uint32(cells[c]) << np.uint32(8 * k)
+                        if c >= first:
+                            work[t] = j + k
+                            t += 1
+                    quads[j >> 2] = v
+                else:  # the block's last, partial word: its first (e − j) quarters
+                    for k in range(e - j):
+                        c = np.intp((w >> np.uint64(16 * k)) & np.uint64(0xFFFF))
+                        flat[j + k] = cells[c]
+                        if c >= first:
+                            work[t] = j + k
+                            t += 1
             end = e // width
             _finish_rows(flat, width, pad, x, bits, done, end)
             done = end
+        if pcg:
+            store_u64(pcg, lo_s)
+            store_u64(pcg + 8, hi)
         for i in range(t):  # tail bytes: their draw, then the row's pad and own bit again (idempotent)
             p = work[i]
             u = next_double(dbl, state)

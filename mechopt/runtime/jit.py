@@ -8,9 +8,8 @@ installing numba changes how fast a sampler runs, never the numbers it returns.
 Compilation is lazy (first call) and cached on disk by numba (``cache=True``) for
 functions defined in a file. A kernel may call :func:`prefetch` (a no-op in Python,
 one prefetch instruction when compiled) to start loading a table entry it needs later,
-and :func:`next_uint64` / :func:`next_double` to draw from a numpy BitGenerator through
-the C entry points numpy exports (:func:`bitgen_handles`): the same words, in the same
-order, as the Generator's own methods, without a buffer in between.
+the draws of :mod:`mechopt.runtime.bitgen` (a numpy BitGenerator, without a buffer),
+and any function marked :func:`helper`.
 
 Examples
 --------
@@ -28,13 +27,10 @@ Examples
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import importlib.util
 import os
 from typing import Any, Callable
-
-import numpy as np
 
 __all__ = [
     "Kernel",
@@ -43,9 +39,6 @@ __all__ = [
     "available",
     "numpy_and_compiled",
     "prefetch",
-    "bitgen_handles",
-    "next_uint64",
-    "next_double",
 ]
 
 
@@ -79,7 +72,9 @@ class Kernel:
             import numba
 
             _register_prefetch()
-            _register_bitgen()
+            from mechopt.runtime.bitgen import register
+
+            register()
             _register_helpers()
             cache = os.path.isfile(self.python.__code__.co_filename)  # a doctest's function has no file
             self._compiled = numba.njit(cache=cache, nogil=True)(self.python)
@@ -161,74 +156,6 @@ def prefetch(a: Any, i: int) -> None:
     >>> prefetch(np.zeros(3), 1) is None
     True
     """
-
-
-_U64 = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)
-_F64 = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p)
-
-
-def bitgen_handles(bit_generator: Any) -> tuple[int, int, int]:
-    """Addresses (next_uint64, next_double, state) of a numpy BitGenerator, for :func:`next_uint64` / :func:`next_double`.
-
-    ``next_uint64`` is what ``Generator.integers(0, 2**64, dtype=np.uint64)`` draws word by word
-    (and ``bit_generator.random_raw`` for every BitGenerator but MT19937, whose raw words are 32-bit);
-    ``next_double`` is what ``Generator.random`` draws. The caller must hold ``bit_generator.lock``
-    while it draws, and keep ``bit_generator`` alive.
-
-    >>> import numpy as np
-    >>> bg = np.random.PCG64(0)
-    >>> u64, _, state = bitgen_handles(bg)
-    >>> bool(next_uint64(u64, state) == np.random.PCG64(0).random_raw())
-    True
-    """
-    c = bit_generator.ctypes
-    addr = [ctypes.cast(f, ctypes.c_void_p).value for f in (c.next_uint64, c.next_double)]
-    return int(addr[0]), int(addr[1]), int(c.state_address)
-
-
-def next_uint64(fn: int, state: int) -> np.uint64:
-    """One 64-bit word from the BitGenerator at ``state`` (``fn``, ``state``: :func:`bitgen_handles`).
-
-    In Python a ctypes call; compiled, one indirect call (no Python object in between).
-    """
-    return np.uint64(_U64(fn)(state))
-
-
-def next_double(fn: int, state: int) -> float:
-    """One uniform double in [0, 1) from the BitGenerator at ``state`` (as ``Generator.random``)."""
-    return float(_F64(fn)(state))
-
-
-@functools.cache
-def _register_bitgen() -> None:
-    """Teach numba :func:`next_uint64` / :func:`next_double`: an indirect call through the address."""
-    from llvmlite import ir
-    from numba.core import types
-    from numba.extending import intrinsic, overload
-
-    i8p = ir.IntType(8).as_pointer()
-
-    def make(ret_ir: Any, ret_nb: Any) -> Any:
-        @intrinsic
-        def _call(typingctx: Any, fn: Any, state: Any) -> Any:
-            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-                fnty = ir.FunctionType(ret_ir, [i8p])
-                f = builder.inttoptr(args[0], fnty.as_pointer())
-                return builder.call(f, [builder.inttoptr(args[1], i8p)])
-
-            return ret_nb(types.intp, types.intp), codegen
-
-        return _call
-
-    call_u64, call_f64 = make(ir.IntType(64), types.uint64), make(ir.DoubleType(), types.float64)
-
-    @overload(next_uint64)
-    def _u64_overload(fn, state):  # type: ignore[no-untyped-def]  # numba: the same parameters as the function
-        return lambda fn, state: call_u64(fn, state)
-
-    @overload(next_double)
-    def _f64_overload(fn, state):  # type: ignore[no-untyped-def]
-        return lambda fn, state: call_f64(fn, state)
 
 
 @functools.cache

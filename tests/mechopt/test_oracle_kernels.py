@@ -13,7 +13,7 @@ from mechopt.oracles.bits import BRR, OUE
 from mechopt.oracles.frequency import GRR
 from mechopt.oracles.base import raw_uint16
 from mechopt.oracles.packed import ROW_BYTES, _byte_cells, _byte_table, _tail_guide, bernoulli_rows
-from mechopt.runtime import jit
+from mechopt.runtime import bitgen, jit
 
 DS = (2, 7, 8, 9, 16, 255, 1024)
 
@@ -87,7 +87,7 @@ def test_python_references_match_the_numpy_path(monkeypatch):
     cells, first = _byte_cells(q)
     assert np.count_nonzero(raw_uint16(np.random.default_rng(3), want.size) >= first) >= 3
     got, g = np.empty_like(want), np.random.default_rng(3)
-    gen = jit.bitgen_handles(g.bit_generator)
+    gen = (*bitgen.bitgen_handles(g.bit_generator), bitgen.pcg64_address(g.bit_generator))
     work = np.empty(ROW_BYTES, dtype=np.intp)
     tail = _byte_table(q).tail_cdf[0]
     kernels.unary_rows.python(gen, cells, first, tail, _tail_guide(q), got.reshape(-1), 3, 0xF8, x, bits, work)
