@@ -105,7 +105,8 @@ class UnaryEncoding(PureOracle):
     def own_draws(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """The n users' Bern(p) own bits, packed little-endian (bit i of the array is user i's).
 
-        p = 1/2: the first n bits of ⌈n/64⌉ 64-bit words (:func:`~mechopt.oracles.base.raw_words`); else :func:`bernoulli`, packed.
+        p = 1/2: the first n bits of ⌈n/64⌉ 64-bit words (:func:`~mechopt.oracles.base.raw_words`);
+        else :func:`bernoulli`, packed.
 
         >>> OUE(4, 1.0).own_draws(10, np.random.default_rng(0)).shape
         (2,)

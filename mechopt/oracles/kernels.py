@@ -1,9 +1,10 @@
 """Compiled hot loops of the frequency-oracle samplers (OUE/BRR rows and own bits, GRR shifts).
 
-Each function is a :func:`mechopt.runtime.jit.kernel`: a pure transform of
-random words numpy has already drawn from the user's Generator, so the
-compiled loop and the caller's numpy path give bit-identical reports (the
-caller draws the same words in the same order either way). Without numba
+Each function is a :func:`mechopt.runtime.jit.kernel`. :func:`grr_shift` is a pure
+transform of random numbers numpy has already drawn; :func:`unary_rows` draws from
+the user's BitGenerator itself (:mod:`mechopt.runtime.bitgen`: the same words and
+doubles, in the same order, as its numpy twin draws through the Generator), so the
+compiled loop and the caller's numpy path give bit-identical reports. Without numba
 (or with ``MECHOPT_JIT=0``) the callers run their vectorised numpy code
 (:func:`own_bits_numpy` here, the rest beside the callers) and never these
 Python loops, which stay readable references of the transform.
@@ -45,17 +46,20 @@ def unary_rows(
     bits: np.ndarray,
     work: np.ndarray,
 ) -> None:
-    """Packed rows of i.i.d. bits drawn from a BitGenerator: ``gen`` = its :func:`~mechopt.runtime.bitgen.bitgen_handles`
-    and its :func:`~mechopt.runtime.bitgen.pcg64_address` (0: draw through ``next_uint64``).
+    """Packed rows of i.i.d. bits drawn from a BitGenerator inside the kernel (no buffer of words).
 
-    ``flat`` is n rows of ``width`` bytes, filled in blocks of ``work.size`` bytes. Per block: one
-    64-bit word per 4 bytes (its 16-bit quarters, low first, index ``cells``); then one double per
-    byte whose quarter was ``≥ first`` (a tail cell), in position order: the count of ``tail_cdf``
-    entries ≤ it (capped at its last index), found from ``guide[⌊u·G⌋]`` = that count at ⌊u·G⌋/G
-    (``guide = searchsorted(tail_cdf, arange(G) / G, "right")``, G = ``guide.size``). Each finished row's last byte is ANDed with ``pad``
-    and, when ``x`` is not empty, bit ``x[i]`` of row i (big-endian bits) set to bit i of ``bits``
-    (little-endian). The draws are those of :func:`mechopt.oracles.packed.bernoulli_rows`'s numpy
-    path (``raw_uint16`` per block, then ``Generator.random``), in the same order.
+    ``gen`` = the BitGenerator's :func:`~mechopt.runtime.bitgen.bitgen_handles` and its
+    :func:`~mechopt.runtime.bitgen.pcg64_address` (non-zero: PCG64 stepped in registers;
+    0: words through ``next_uint64``). ``flat`` is n rows of ``width`` bytes, filled in
+    blocks of ``work.size`` bytes. Per block: one 64-bit word per 4 bytes (its 16-bit
+    quarters, low first, index ``cells``); then one double per byte whose quarter was
+    ``≥ first`` (a tail cell), in position order: the count of ``tail_cdf`` entries ≤ it
+    (capped at its last index), found from ``guide[⌊u·G⌋]`` = that count at ⌊u·G⌋/G
+    (``guide = searchsorted(tail_cdf, arange(G) / G, "right")``, G = ``guide.size``).
+    Each finished row's last byte is ANDed with ``pad`` and, when ``x`` is not empty,
+    bit ``x[i]`` of row i (big-endian bits) set to bit i of ``bits`` (little-endian).
+    The draws are those of :func:`mechopt.oracles.packed.bernoulli_rows`'s numpy path
+    (``raw_uint16`` per block, then ``Generator.random``), in the same order.
 
     >>> import numpy as np
     >>> from mechopt.runtime.bitgen import bitgen_handles

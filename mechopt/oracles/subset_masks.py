@@ -160,9 +160,7 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
             R = raw_words(rng, (xs.size, pl.words))
             settle(C, R, every[: xs.size], xs, Ws, ls, k, thr_g, d, pl.slot)
         while (rows := np.flatnonzero(left)).size:  # 2F fresh words each, in user order
-            settle(
-                none, raw_words(rng, (rows.size, 2 * pl.words)), rows, xt, Wt, left, k, thr_g, d, pl.slot
-            )
+            settle(none, raw_words(rng, (rows.size, 2 * pl.words)), rows, xt, Wt, left, k, thr_g, d, pl.slot)
     if not np.little_endian:  # pragma: no cover - the layout is the little-endian byte view
         W.byteswap(inplace=True)
     out = W.view(np.uint8)

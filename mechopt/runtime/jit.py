@@ -32,14 +32,7 @@ import importlib.util
 import os
 from typing import Any, Callable
 
-__all__ = [
-    "Kernel",
-    "kernel",
-    "helper",
-    "available",
-    "numpy_and_compiled",
-    "prefetch",
-]
+__all__ = ["Kernel", "kernel", "helper", "available", "numpy_and_compiled", "prefetch"]
 
 
 @functools.cache

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mechopt.oracles import kernels
+from mechopt.oracles.base import raw_uint16
 from mechopt.oracles.bits import BRR, OUE
 from mechopt.oracles.frequency import GRR
-from mechopt.oracles.base import raw_uint16
 from mechopt.oracles.packed import ROW_BYTES, _byte_cells, _byte_table, _tail_guide, bernoulli_rows
 from mechopt.runtime import bitgen, jit
 
@@ -111,7 +111,9 @@ def test_tail_guide_finds_what_searchsorted_finds():
         assert np.array_equal(np.minimum(v, cdf.size - 1), want)
 
 
-@pytest.mark.parametrize("make", [np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64, np.random.MT19937])
+@pytest.mark.parametrize(
+    "make", [np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64, np.random.MT19937]
+)
 def test_every_bit_generator_gives_the_same_reports_and_state(make):
     """The kernel draws through the BitGenerator's C entry points: the same words as the numpy path, for each kind."""
     x = _items(40, 30_001, 2)

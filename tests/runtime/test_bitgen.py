@@ -34,10 +34,14 @@ def test_compiled_draws_are_the_generators_words_and_doubles():
             assert g.random() == after
 
 
-
 @jit.kernel
 def _pcg_words(at, out):
-    lo, hi, inc_lo, inc_hi = bitgen.load_u64(at), bitgen.load_u64(at + 8), bitgen.load_u64(at + 16), bitgen.load_u64(at + 24)
+    lo, hi, inc_lo, inc_hi = (
+        bitgen.load_u64(at),
+        bitgen.load_u64(at + 8),
+        bitgen.load_u64(at + 16),
+        bitgen.load_u64(at + 24),
+    )
     for i in range(out.size):
         hi, lo = bitgen.pcg64_step(hi, lo, inc_hi, inc_lo)
         out[i] = bitgen.pcg64_output(hi, lo)
