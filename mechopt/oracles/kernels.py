@@ -34,7 +34,7 @@ SUB = 4096  # bytes per sub-block of unary_rows (rows are finished while in L1; 
 
 @kernel
 def unary_rows(
-    gen: tuple[int, int, int],
+    gen: tuple[int, int, int, int],
     cells: np.ndarray,
     first: int,
     tail_cdf: np.ndarray,
@@ -74,7 +74,6 @@ def unary_rows(
     """
     u64, dbl, state, pcg = gen
     hi = lo_s = inc_hi = inc_lo = np.uint64(0)
-    top = tail_cdf.size - 1
     quads = flat[: flat.size & ~3].view(np.uint32)  # little-endian: byte 4i + k is bits 8k.. of quads[i]
     done = 0  # rows finished (padded, own bit set)
     for lo in range(0, flat.size, work.size):
@@ -112,17 +111,34 @@ def unary_rows(
         if pcg:
             store_u64(pcg, lo_s)
             store_u64(pcg + 8, hi)
-        for i in range(t):  # tail bytes: their draw, then the row's pad and own bit again (idempotent)
-            p = work[i]
-            u = next_double(dbl, state)
-            v = guide[int(u * guide.size)]  # the count of tail_cdf entries ≤ ⌊u·G⌋/G, then step up to u's
-            while v < top and tail_cdf[v] <= u:
-                v += 1
-            r = p // width
-            b = min(v, top) & (pad if p == r * width + width - 1 else 0xFF)
-            if x.size and r < done and p == r * width + (np.intp(x[r]) >> 3):
-                b = _with_own_bit(b, np.intp(x[r]), bits, r)
-            flat[p] = b
+        _resolve_tails(gen, flat, work[:t], tail_cdf, guide, width, pad, x, bits, done)
+
+
+@helper
+def _resolve_tails(
+    gen: tuple[int, int, int, int],
+    flat: np.ndarray,
+    at: np.ndarray,
+    tail_cdf: np.ndarray,
+    guide: np.ndarray,
+    width: int,
+    pad: int,
+    x: np.ndarray,
+    bits: np.ndarray,
+    done: int,
+) -> None:
+    """Tail bytes at positions ``at``, in order: one double each, then the row's pad and own bit again (idempotent)."""
+    top = tail_cdf.size - 1
+    for p in at:
+        u = next_double(gen[1], gen[2])
+        v = guide[int(u * guide.size)]  # the count of tail_cdf entries ≤ ⌊u·G⌋/G, then step up to u's
+        while v < top and tail_cdf[v] <= u:
+            v += 1
+        r = p // width
+        b = min(v, top) & (pad if p == r * width + width - 1 else 0xFF)
+        if x.size and r < done and p == r * width + (np.intp(x[r]) >> 3):
+            b = _with_own_bit(b, np.intp(x[r]), bits, r)
+        flat[p] = b
 
 
 def own_bits_numpy(out: np.ndarray, x: np.ndarray, bits: np.ndarray) -> None:
