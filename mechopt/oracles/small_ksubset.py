@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.oracles.base import raw_words
 from mechopt.oracles.packed import BLOCK, CHUNK_USERS, POP16
 from mechopt.runtime.jit import kernel
 
@@ -46,7 +47,7 @@ def own_subset_words(
 ) -> np.ndarray:
     """k-subset reports of items x (d ≤ :data:`SMALL_D`) as uint16 words: x is in with probability g, the rest uniform.
 
-    Per user one 32-bit draw (``random_raw`` words, low half first), blocks of
+    Per user one 32-bit draw (:func:`~mechopt.oracles.base.raw_words`, low half first), blocks of
     :data:`CHUNK_USERS` users in order. Its high 16 bits h are the coin against
     the top 16 bits T of ⌊g·2⁶⁴⌋ (h < T: x in; h > T: out; h = T, chance 2⁻¹⁶, a
     tie), its low 16 bits pick a word of the list with or without x (Lemire's
@@ -77,12 +78,12 @@ def own_subset_words(
     bad = np.empty(min(x.size, CHUNK_USERS), dtype=np.int64)
     for lo in range(0, x.size, CHUNK_USERS):
         xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
-        u = rng.bit_generator.random_raw((xs.size + 1) // 2).view(np.uint32)[: xs.size]
+        u = raw_words(rng, (xs.size + 1) // 2).view(np.uint32)[: xs.size]
         b = bad[: pick(u, xs, lists, consts, os_, bad)]  # ties and rejections, in user order
         if b.size:
             tie = (u[b] >> 16) == consts[4]
             inc = (u[b] >> 16) < consts[4]
-            inc[tie] = rng.bit_generator.random_raw(int(tie.sum())) >> np.uint64(16) < np.uint64(thr & (2**48 - 1))
+            inc[tie] = raw_words(rng, int(tie.sum())) >> np.uint64(16) < np.uint64(thr & (2**48 - 1))
             at = rng.integers(0, np.where(inc, c1, c0))
             os_[b] = lists[xs[b], at + inc * c0]
     if not packed:

@@ -18,7 +18,7 @@ is the same without an own item. Per user:
    non-member, so the set stays uniform given its size: the report has exactly
    Q^k(· | x), whatever p is (p only sets the cost: E|m − need| = O(√d) tries).
 
-Random words, in this order (``bit_generator.random_raw``), per superblock of
+Random words, in this order (:func:`~mechopt.oracles.base.raw_words`), per superblock of
 :data:`SUPER` users (= :data:`mechopt.oracles.mechanism.ORACLE_BLOCK`, so chunks
 that are multiples of it reproduce one call), for each of its blocks of
 :attr:`Plan.users` users: t arrays (users, ⌈d/64⌉) of bit words (one per level,
@@ -47,6 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.oracles.base import raw_words
 from mechopt.oracles.packed import POP16
 from mechopt.runtime.jit import kernel
 
@@ -154,14 +155,12 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
         left = np.empty(xt.size, dtype=np.int64)
         for lo in range(0, xt.size, pl.users):
             xs, Ws, ls = xt[lo : lo + pl.users], Wt[lo : lo + pl.users], left[lo : lo + pl.users]
-            _bits([rng.bit_generator.random_raw(Ws.shape) for _ in range(pl.t)], Ws, pl.a, last)
-            C = rng.bit_generator.random_raw(xs.size)
-            R = rng.bit_generator.random_raw((xs.size, pl.words))
+            _bits([raw_words(rng, Ws.shape) for _ in range(pl.t)], Ws, pl.a, last)
+            C = raw_words(rng, xs.size)
+            R = raw_words(rng, (xs.size, pl.words))
             settle(C, R, every[: xs.size], xs, Ws, ls, k, thr_g, d, pl.slot)
         while (rows := np.flatnonzero(left)).size:  # 2F fresh words each, in user order
-            settle(
-                none, rng.bit_generator.random_raw((rows.size, 2 * pl.words)), rows, xt, Wt, left, k, thr_g, d, pl.slot
-            )
+            settle(none, raw_words(rng, (rows.size, 2 * pl.words)), rows, xt, Wt, left, k, thr_g, d, pl.slot)
     if not np.little_endian:  # pragma: no cover - the layout is the little-endian byte view
         W.byteswap(inplace=True)
     out = W.view(np.uint8)
