@@ -196,7 +196,7 @@ def robust(quick: bool) -> list[dict]:
 
 
 def lip(quick: bool):
-    """ε-LIP histogram and MI above d = 36 under a time limit (under main's interpreter: the before rows); yields rows."""
+    """ε-LIP histogram and MI above d = 36 under a time limit (main's interpreter: the before rows); yields rows."""
     import os
 
     limit = 30.0 if quick else 60.0

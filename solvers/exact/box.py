@@ -1,4 +1,4 @@
-"""Column generation's pricing for posterior-box notions (ε-PML, ALIP, ε-LIP above ``MITM_MAX_D``): pricer, chord start, smoothing.
+"""Column generation's pricing for posterior boxes (ε-PML, ALIP; ε-LIP above ``MITM_MAX_D``): pricer, chord start.
 
 - ALIP and ε-PML up to ``MITM_MAX_D`` inputs: the exact LIP pricers on the box
   (:mod:`~mechopt.solvers.exact.pricing.lip`); the MSE of a sum by the parametric sweep.
@@ -71,7 +71,7 @@ def box_pricer(cp: ColumnProgram, batch: int | None):
 
 
 def chord_start(cp: ColumnProgram, kind: str) -> np.ndarray | None:
-    """ε-PML (any d), ALIP or ε-LIP (d > ``MITM_MAX_D``) with a separable gain: the chord duals ν⁰ in the program's units.
+    """ε-PML (any d), ALIP or ε-LIP (d > ``MITM_MAX_D``) with a separable gain: the chord duals ν⁰ in program units.
 
     None otherwise. ALIP at d ≤ ``MITM_MAX_D`` keeps main's start (d = 32, MI: 8.5 s with ν⁰ vs 6.9 s without);
     ε-LIP there keeps its own pricers and start.
