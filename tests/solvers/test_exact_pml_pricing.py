@@ -111,6 +111,29 @@ def test_small_faces_fall_back_to_the_exact_branch_and_bound():
     assert fell >= 5  # the fallback really ran
 
 
+def test_random_faces_hold_vertices_the_ordered_faces_miss():
+    """Seeded random faces (3 free coordinates) return vertices of B, the same ones at the same call, and find
+    improving vertices where the ordered faces (3, then 4 coordinates) have none, near the chord duals."""
+    rng, rescued = np.random.default_rng(1), 0
+    for _ in range(40):
+        d = int(rng.integers(10, 13))
+        P = rng.dirichlet(np.ones(d))
+        lo, h = _box(P, float(rng.uniform(1.0, 2.5)), float(rng.uniform(0.5, 1.5)))
+        phi = _phi("mi", P)
+        nu = chord_duals(h, phi, lo) + rng.normal(scale=1e-2, size=d)
+        pr = PMLSeparablePricer(P, h, phi, core=3, wide=4, lo=lo)
+        fl, fh = phi(lo, pr.idx) - nu * lo, phi(h, pr.idx) - nu * h
+        lam = lagrangian_bound(fl, fh, pr.delta, pr.R)[1]
+        ordered = np.vstack([pr._search(nu, fl, fh, lam, c, None)[0] for c in (3, 4)])
+        pts = pr._random_faces(nu, fl, fh, lam, None, 1e-12)
+        assert np.array_equal(pts, pr._random_faces(nu, fl, fh, lam, None, 1e-12))  # seeded by the call count
+        V = _vertices(h, lo)
+        assert all(np.abs(V - p).max(axis=1).min() <= 1e-12 for p in pts)
+        if len(pts) and _rc(pts, phi, nu).max() > 1e-12 and not (len(ordered) and _rc(ordered, phi, nu).max() > 1e-12):
+            rescued += 1
+    assert rescued >= 4  # 8 of these 40 at the time of writing
+
+
 @settings(max_examples=20, deadline=None)
 @given(
     d=st.integers(2, 9),
