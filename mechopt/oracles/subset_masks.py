@@ -229,7 +229,7 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
                 for i in range(b0, b1):
                     for q in range(nw):
                         W[i, q] = ones if a == 1 else np.uint64(0)
-            for lv in range(t):  # W = L0 op0 (L1 op1 (… L_{t−1})) as (L_{t−1} & A) | B, A and B folded level by level
+            for lv in range(t if t != 2 else 0):  # W = L0 op0 (L1 op1 (… L_{t−1})) as (L_{t−1} & A) | B, folded
                 orbit = (a >> (t - 1 - lv)) & 1
                 for i in range(b0, b1):
                     for q in range(nw):
@@ -244,6 +244,12 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
                         else:
                             W[i, q] = B
                             scratch[i - b0, q] = A & w
+            if t == 2:  # W = L0 | L1 (a = 3) or L0 & L1 (a = 1): no scratch
+                for lv in range(2):
+                    for i in range(b0, b1):
+                        for q in range(nw):
+                            hi, lo, w = _word(gen, hi, lo, ihi, ilo)
+                            W[i, q] = w if lv == 0 else ((W[i, q] | w) if a == 3 else (W[i, q] & w))
             for i in range(b0, b1):
                 W[i, nw - 1] &= last
                 hi, lo, c = _word(gen, hi, lo, ihi, ilo)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import math
 
@@ -72,6 +73,16 @@ def test_bit_identical_across_superblocks_and_fallback_rounds(monkeypatch) -> No
     assert np.all(np.unpackbits(a, axis=1, count=d).sum(axis=1) == k)
 
 
+@pytest.mark.parametrize("a, t", [(0, 0), (1, 0), (1, 1), (1, 2), (3, 2), (5, 3), (11, 4)])
+def test_every_dyadic_start_is_bit_identical(monkeypatch, a: int, t: int) -> None:
+    """Each start p = a/2^t (the kernel folds t = 2 in place, other t through its scratch) on both paths."""
+    d, k = 130, 40
+    monkeypatch.setattr(sm, "plan", lambda d_, k_: sm.Plan(a=a, t=t, words=3, slot=8, users=256))
+    x = np.random.default_rng(t).integers(0, d, 1000)
+    a_, b_ = _paths(monkeypatch, lambda: sm.own_subset_masks(np.random.default_rng(a), x, d, k, 0.4))
+    assert np.array_equal(a_, b_) and np.all(np.unpackbits(a_, axis=1, count=d).sum(axis=1) == k)
+
+
 @pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.SFC64])
 def test_kernel_source_runs_as_python_and_agrees(bit_generator) -> None:
     """The kernel's own Python source (what numba compiles) draws the numpy twin's words and gives its masks.
@@ -118,6 +129,19 @@ def test_the_report_stream_is_unchanged(case) -> None:
 
 
 UNIFORM = "91a0520cd6c9beec923112ca5b3e030855d98cb1414f51b21e6c4ea99a79de11"
+SMALL = {  # d <= 16 (mechopt.oracles.small_ksubset), KSubset(d, 1.0).randomize(packed=True), same commit
+    (16, 1, 200_001): "7f0204573e14dcce6bbe54530bcc9e9bb3c70bbb6a71dbf849b3960dd0864657",
+    (5, 2, 3000): "6394e89d32beb10e8536c059a998ac67245e739412d305e02458fe5c35566302",
+    (9, 3, 70_000): "3424f609154fa15e69157a94c317891c65f60810bbd79292713087ce679de3aa",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SMALL))
+def test_the_small_d_report_stream_is_unchanged(case) -> None:
+    d, seed, n = case
+    x = np.random.default_rng(seed + 50).integers(0, d, n)
+    m = KSubset(d, 1.0).randomize(x, np.random.default_rng(seed), packed=True)
+    assert hashlib.sha256(m.tobytes()).hexdigest() == SMALL[case]
 
 
 def _laws(d: int, k: int, x: int, g: float) -> tuple[np.ndarray, np.ndarray]:
@@ -195,9 +219,17 @@ def test_small_d_ties_and_rejections_take_the_same_words() -> None:
     x = np.array([3, 3, 0, 15])
     res = []
     compiled = jit.numpy_and_compiled(ss._pick.compiled, ss._pick)[1]
+    words = (u[0::2].astype(np.uint64) | (u[1::2].astype(np.uint64) << np.uint64(32))).tolist()
     for fn in (compiled, ss._pick_numpy, ss._pick.python):
-        out, bad = np.zeros(4, dtype=np.uint16), np.zeros(4, dtype=np.int64)
-        res.append((out, bad[: fn(u, x, lists, consts, out, bad)].tolist()))
+        out, bad, badu = np.zeros(4, dtype=np.uint16), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.uint32)
+        if fn is ss._pick_numpy:
+            nb = fn(u, x, lists, consts, out, bad, badu)
+        else:  # the kernel draws its words through next_uint64: here a C callback handing out the crafted ones
+            feed = iter(words)
+            source = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)(lambda _state: next(feed))
+            nb = fn((ctypes.cast(source, ctypes.c_void_p).value, 0, 0, 0), x, lists, consts, out, bad, badu)
+        assert badu[:nb].tolist() == u[bad[:nb]].tolist()
+        res.append((out, bad[:nb].tolist()))
     assert res[0][1] == [0, 1]  # the tie, and index 0 (low product 0 < 2^16 mod C(15, 7)) rejected
     for out, bad in res[1:]:
         assert bad == res[0][1] and np.array_equal(out[2:], res[0][0][2:])
