@@ -25,8 +25,11 @@ that are multiples of it reproduce one call), for each of its blocks of
 digit 1 of a first), one coin word per user, then (users, F) fix-up words (slots
 from the low bits of each word, ⌊64/⌈log2 d⌉⌋ per word). After its blocks, the
 superblock's users still short get, in user order, (short users, 2F) fresh words,
-again until none is left. The compiled kernel (:mod:`mechopt.runtime.jit`) and
-its numpy twin are pure transforms of these words and give bit-identical masks.
+again until none is left. The compiled kernel (:func:`_sample`, one pass per
+block: start, coins and fix-up) draws these words from the generator itself, in this
+order (:mod:`mechopt.runtime.bitgen`: PCG64 stepped in registers, under the
+generator's lock); the numpy path (:func:`_draw_numpy`) draws them into buffers.
+Both give bit-identical masks.
 Item j of a row is bit j ^ 7 of its 64-bit word j // 64, so the words viewed as
 little-endian bytes are the ``packbits`` row.
 
@@ -40,7 +43,6 @@ Examples
 
 from __future__ import annotations
 
-import functools
 import math
 from functools import lru_cache
 from typing import NamedTuple
@@ -57,9 +59,9 @@ from mechopt.runtime.bitgen import (
     pcg64_address,
     pcg64_output,
     pcg64_step,
+    popcount64,
     store_u64,
 )
-from mechopt.runtime.jit import available as _jit_available
 from mechopt.runtime.jit import helper, kernel
 
 __all__ = ["own_subset_masks", "uniform_subsets", "plan", "Plan"]
@@ -159,8 +161,6 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
     nw = -(-d // 64)
     W = np.empty((x.size, nw), dtype=np.uint64)
     last, thr_g = _consts(d, g)
-    if _jit_available():
-        _register_popcount()  # before the kernel's first (lazy) compile
     fast = _sample.compiled()
     if fast is not None:
         W.fill(0)  # first touch in one tight pass: page faults inside the sampling cost more system time
@@ -292,33 +292,6 @@ def _own_and_count(W, i, xi, c, thr_g):
     for q in range(W.shape[1]):
         m += popcount64(W[i, q])
     return m
-
-
-def popcount64(v) -> int:
-    """The number of set bits of the 64-bit word ``v`` (compiled: one ``popcnt``, see :func:`_register_popcount`).
-
-    >>> popcount64(np.uint64(0xF0F0))
-    8
-    """
-    return int(v).bit_count()
-
-
-@functools.cache
-def _register_popcount() -> None:
-    """Teach numba :func:`popcount64` as LLVM's ``ctpop`` (once, before :func:`_sample` compiles)."""
-    from llvmlite import ir
-    from numba.core import types
-    from numba.extending import intrinsic, overload
-
-    @intrinsic
-    def _ctpop(typingctx, v):
-        def codegen(context, builder, signature, args):
-            fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-            return builder.call(fn, [args[0]])
-
-        return types.uint64(types.uint64), codegen
-
-    overload(popcount64)(lambda v: lambda v: np.int64(_ctpop(np.uint64(v))))
 
 
 @helper

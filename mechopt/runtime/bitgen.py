@@ -38,6 +38,7 @@ __all__ = [
     "pcg64_output",
     "load_u64",
     "store_u64",
+    "popcount64",
     "register",
 ]
 
@@ -105,6 +106,15 @@ def pcg64_address(bit_generator: Any) -> int:
     return int(load_u64(bit_generator.ctypes.state_address))
 
 
+def popcount64(v: Any) -> int:
+    """The number of set bits of the 64-bit word ``v`` (compiled: LLVM's ``ctpop``, one ``popcnt``).
+
+    >>> popcount64(np.uint64(0xF0F0))
+    8
+    """
+    return int(v).bit_count()
+
+
 @functools.cache
 def _layout_checked() -> bool:
     """True when the PCG64 state is where :func:`pcg64_address` reads it (numpy's native 128-bit layout)."""
@@ -120,7 +130,7 @@ def _layout_checked() -> bool:
 
 @functools.cache
 def register() -> None:
-    """Teach numba these functions (once, before the first kernel compiles): calls, loads and 128-bit steps."""
+    """Teach numba these functions (once, before the first kernel compiles): calls, loads, 128-bit steps, popcount."""
     from llvmlite import ir
     from numba.core import types
     from numba.extending import intrinsic, overload
@@ -170,6 +180,13 @@ def register() -> None:
         return pair(types.uint64, types.uint64, types.uint64, types.uint64), codegen
 
     @intrinsic
+    def _ctpop(typingctx: Any, v: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.call(builder.module.declare_intrinsic("llvm.ctpop", [i64]), [args[0]])
+
+        return types.uint64(types.uint64), codegen
+
+    @intrinsic
     def _output(typingctx: Any, hi: Any, lo: Any) -> Any:
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             x, r = builder.xor(args[0], args[1]), builder.lshr(args[0], i64(58))
@@ -186,4 +203,5 @@ def register() -> None:
     overload(pcg64_step)(
         lambda hi, lo, inc_hi, inc_lo: lambda hi, lo, inc_hi, inc_lo: _step(u64(hi), u64(lo), u64(inc_hi), u64(inc_lo))
     )
+    overload(popcount64)(lambda v: lambda v: np.int64(_ctpop(u64(v))))
     overload(pcg64_output)(lambda hi, lo: lambda hi, lo: _output(u64(hi), u64(lo)))
