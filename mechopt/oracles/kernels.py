@@ -23,10 +23,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechopt.runtime.bitgen import load_u64, next_double, next_uint64, pcg64_output, pcg64_step, store_u64
+from mechopt.runtime.bitgen import (
+    bitgen_handles,
+    load_u64,
+    next_double,
+    next_uint64,
+    pcg64_address,
+    pcg64_output,
+    pcg64_step,
+    store_u64,
+)
 from mechopt.runtime.jit import helper, kernel
 
-__all__ = ["unary_rows", "own_bits_numpy", "grr_shift"]
+__all__ = ["unary_rows", "own_bits_numpy", "grr_shift", "generator_handles", "state_in", "draw_word", "state_out"]
 
 
 SUB = 4096  # bytes per sub-block of unary_rows (rows are finished while in L1; a multiple of 4)
@@ -195,6 +204,44 @@ def _with_own_bit(byte: int, xr: int, bits: np.ndarray, r: int) -> int:
     """``byte`` with its bit ``xr mod 8`` (big-endian) set to bit r of ``bits`` (little-endian)."""
     sh = 7 - (xr & 7)
     return (np.intp(byte) & ~(1 << sh)) | (((np.intp(bits[r >> 3]) >> (r & 7)) & 1) << sh)
+
+
+def generator_handles(bit_generator) -> tuple[int, int, int, int]:
+    """``gen`` for kernels that draw themselves: :func:`~mechopt.runtime.bitgen.bitgen_handles` and the PCG64 address.
+
+    The caller holds ``bit_generator.lock`` while the kernel runs and keeps the generator alive.
+
+    >>> generator_handles(np.random.SFC64(0))[3]
+    0
+    """
+    return (*bitgen_handles(bit_generator), pcg64_address(bit_generator))
+
+
+@helper
+def state_in(gen):
+    """(hi, lo, inc_hi, inc_lo) of the PCG64 at ``gen[3]``, to step in registers; zeros when ``gen[3]`` is 0."""
+    pcg = gen[3]
+    if pcg:
+        return load_u64(pcg + 8), load_u64(pcg), load_u64(pcg + 24), load_u64(pcg + 16)
+    zero = np.uint64(0)
+    return zero, zero, zero, zero
+
+
+@helper
+def draw_word(gen, hi, lo, ihi, ilo):
+    """(hi, lo, word): the next 64-bit word, from the registers (PCG64, ``gen[3]`` non-zero) or ``next_uint64``."""
+    if gen[3]:
+        hi, lo = pcg64_step(hi, lo, ihi, ilo)
+        return hi, lo, pcg64_output(hi, lo)
+    return hi, lo, next_uint64(gen[0], gen[2])
+
+
+@helper
+def state_out(gen, hi, lo) -> None:
+    """Store the registers' PCG64 state back (nothing when ``gen[3]`` is 0): the generator continues from there."""
+    if gen[3]:
+        store_u64(gen[3], lo)
+        store_u64(gen[3] + 8, hi)
 
 
 @kernel

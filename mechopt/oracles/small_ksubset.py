@@ -22,16 +22,8 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_words
+from mechopt.oracles.kernels import draw_word, generator_handles, state_in, state_out
 from mechopt.oracles.packed import BLOCK, CHUNK_USERS, POP16
-from mechopt.runtime.bitgen import (
-    bitgen_handles,
-    load_u64,
-    next_uint64,
-    pcg64_address,
-    pcg64_output,
-    pcg64_step,
-    store_u64,
-)
 from mechopt.runtime.jit import kernel
 
 __all__ = ["own_subset_words", "SMALL_D"]
@@ -92,7 +84,7 @@ def own_subset_words(
         xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
         if fast is not None:
             with rng.bit_generator.lock:  # the kernel draws from the generator itself: no other thread meanwhile
-                gen = (*bitgen_handles(rng.bit_generator), pcg64_address(rng.bit_generator))
+                gen = generator_handles(rng.bit_generator)
                 nb = fast(gen, xs, lists, consts, os_, bad, badu)
         else:
             u = raw_words(rng, (xs.size + 1) // 2).view(np.uint32)[: xs.size]
@@ -121,8 +113,7 @@ def _pick(gen, x, lists, consts, out, bad, badu):  # pragma: no cover - compiled
     """out[i] = the word of user i from its 32-bit draw; returns how many users (``bad``, draws ``badu``) to redo.
 
     The draws are the low then high halves of (n + 1) // 2 words from the BitGenerator
-    ``gen`` (:func:`~mechopt.runtime.bitgen.bitgen_handles` and
-    :func:`~mechopt.runtime.bitgen.pcg64_address`; non-zero: PCG64 stepped in registers),
+    ``gen`` (:func:`~mechopt.oracles.kernels.generator_handles`; PCG64 stepped in registers when it can be),
     as :func:`~mechopt.oracles.base.raw_words` viewed as uint32 (little-endian).
     """
     c0, c1, t0, t1, top = (
@@ -132,20 +123,14 @@ def _pick(gen, x, lists, consts, out, bad, badu):  # pragma: no cover - compiled
         np.uint32(consts[3]),
         np.uint32(consts[4]),
     )
-    pcg = gen[3]
-    hi = lo = ihi = ilo = w = np.uint64(0)
-    if pcg:
-        lo, hi, ilo, ihi = load_u64(pcg), load_u64(pcg + 8), load_u64(pcg + 16), load_u64(pcg + 24)
+    hi, lo, ihi, ilo = state_in(gen)
+    w = np.uint64(0)
     flat = lists.ravel()
     ncol = lists.shape[1]
     nb = 0
     for i in range(x.size):
         if i & 1 == 0:
-            if pcg:
-                hi, lo = pcg64_step(hi, lo, ihi, ilo)
-                w = pcg64_output(hi, lo)
-            else:
-                w = next_uint64(gen[0], gen[2])
+            hi, lo, w = draw_word(gen, hi, lo, ihi, ilo)
         v = np.uint32((w >> np.uint64(32 * (i & 1))) & np.uint64(0xFFFFFFFF))
         h = v >> np.uint32(16)
         inc = h < top  # selects, not branches (no wrapping arithmetic: the source also runs as Python)
@@ -156,9 +141,7 @@ def _pick(gen, x, lists, consts, out, bad, badu):  # pragma: no cover - compiled
             bad[nb] = i
             badu[nb] = v
             nb += 1
-    if pcg:
-        store_u64(pcg, lo)
-        store_u64(pcg + 8, hi)
+    state_out(gen, hi, lo)
     return nb
 
 

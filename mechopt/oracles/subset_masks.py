@@ -51,17 +51,9 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_words
+from mechopt.oracles.kernels import draw_word, generator_handles, state_in, state_out
 from mechopt.oracles.packed import POP16
-from mechopt.runtime.bitgen import (
-    bitgen_handles,
-    load_u64,
-    next_uint64,
-    pcg64_address,
-    pcg64_output,
-    pcg64_step,
-    popcount64,
-    store_u64,
-)
+from mechopt.runtime.bitgen import popcount64
 from mechopt.runtime.jit import helper, kernel
 
 __all__ = ["own_subset_masks", "uniform_subsets", "plan", "Plan"]
@@ -167,7 +159,7 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
         scratch = np.empty((min(x.size, pl.users), nw), dtype=np.uint64)
         short = np.empty(min(x.size, SUPER), dtype=np.int64)
         with rng.bit_generator.lock:  # the kernel draws from the generator itself: no other thread meanwhile
-            gen = (*bitgen_handles(rng.bit_generator), pcg64_address(rng.bit_generator))
+            gen = generator_handles(rng.bit_generator)
             left = np.empty(x.size, dtype=np.int64)
             fast(gen, x, W, left, pl.a, pl.t, pl.words, pl.users, k, thr_g, d, pl.slot, last, scratch, short)
     else:
@@ -207,18 +199,14 @@ def _consts(d: int, g: float) -> tuple[np.uint64, np.uint64]:
 def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, short):  # pragma: no cover - compiled
     """All of :func:`_draw` in one pass per block, drawing the words from the BitGenerator itself, in its order.
 
-    ``gen`` = :func:`~mechopt.runtime.bitgen.bitgen_handles` and
-    :func:`~mechopt.runtime.bitgen.pcg64_address` (non-zero: PCG64 stepped in registers).
+    ``gen`` = :func:`~mechopt.oracles.kernels.generator_handles` (PCG64 stepped in registers when it can be).
     Per block of ``users`` rows: the t levels (each folded into the row as it is drawn:
     ``scratch`` holds the AND mask of the levels so far, the row their OR part), the coins
     and popcounts, then F fix-up words per row (all F drawn, used or not); per superblock
     the short rows' rounds of 2F words (``short`` lists them). The masks are those of the
     numpy path (:func:`_settle_numpy`) from the same words.
     """
-    pcg = gen[3]
-    hi = lo = ihi = ilo = np.uint64(0)
-    if pcg:
-        lo, hi, ilo, ihi = load_u64(pcg), load_u64(pcg + 8), load_u64(pcg + 16), load_u64(pcg + 24)
+    hi, lo, ihi, ilo = state_in(gen)
     n, nw = W.shape
     ones = ~np.uint64(0)
     for top in range(0, n, SUPER):
@@ -233,7 +221,7 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
                 orbit = (a >> (t - 1 - lv)) & 1
                 for i in range(b0, b1):
                     for q in range(nw):
-                        hi, lo, w = _word(gen, hi, lo, ihi, ilo)
+                        hi, lo, w = draw_word(gen, hi, lo, ihi, ilo)
                         A = ones if lv == 0 else scratch[i - b0, q]
                         B = np.uint64(0) if lv == 0 else W[i, q]
                         if lv == t - 1:
@@ -248,11 +236,11 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
                 for lv in range(2):
                     for i in range(b0, b1):
                         for q in range(nw):
-                            hi, lo, w = _word(gen, hi, lo, ihi, ilo)
+                            hi, lo, w = draw_word(gen, hi, lo, ihi, ilo)
                             W[i, q] = w if lv == 0 else ((W[i, q] | w) if a == 3 else (W[i, q] & w))
             for i in range(b0, b1):
                 W[i, nw - 1] &= last
-                hi, lo, c = _word(gen, hi, lo, ihi, ilo)
+                hi, lo, c = draw_word(gen, hi, lo, ihi, ilo)
                 left[i] = k - _own_and_count(W, i, x[i], c, thr_g)
             for i in range(b0, b1):
                 hi, lo = _fix(gen, hi, lo, ihi, ilo, W, left, i, x[i], F, d, slot)
@@ -266,18 +254,7 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
                 break
             for j in range(ns):
                 hi, lo = _fix(gen, hi, lo, ihi, ilo, W, left, short[j], x[short[j]], 2 * F, d, slot)
-    if pcg:
-        store_u64(pcg, lo)
-        store_u64(pcg + 8, hi)
-
-
-@helper
-def _word(gen, hi, lo, ihi, ilo):
-    """The next 64-bit word: PCG64 stepped in registers (gen[3] non-zero), else through ``next_uint64``."""
-    if gen[3]:
-        hi, lo = pcg64_step(hi, lo, ihi, ilo)
-        return hi, lo, pcg64_output(hi, lo)
-    return hi, lo, next_uint64(gen[0], gen[2])
+    state_out(gen, hi, lo)
 
 
 @helper
@@ -306,7 +283,7 @@ def _fix(gen, hi, lo, ihi, ilo, W, left, i, xi, nwords, d, slot):
     step = 1 if lf < 0 else -1  # the sign of left never changes: only removals or only additions
     want = one if lf < 0 else np.uint64(0)  # remove a member / add a non-member
     for _ in range(nwords):
-        hi, lo, cur = _word(gen, hi, lo, ihi, ilo)
+        hi, lo, cur = draw_word(gen, hi, lo, ihi, ilo)
         if lf == 0:
             continue
         for _ in range(per):  # branch-free try: the only branch taken rarely is the exit
