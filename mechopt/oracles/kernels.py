@@ -24,20 +24,33 @@ from __future__ import annotations
 import numpy as np
 
 from mechopt.runtime.bitgen import (
+    MASK64,
+    PCG_MULT,
     bitgen_handles,
     load_u64,
     next_double,
     next_uint64,
     pcg64_address,
+    pcg64_advance,
     pcg64_output,
     pcg64_step,
     store_u64,
 )
 from mechopt.runtime.jit import helper, kernel
 
-__all__ = ["unary_rows", "own_bits_numpy", "grr_shift", "generator_handles", "state_in", "draw_word", "state_out"]
+__all__ = [
+    "unary_rows",
+    "own_bits_numpy",
+    "grr_shift",
+    "generator_handles",
+    "state_in",
+    "draw_word",
+    "state_out",
+    "jump",
+]
 
 
+_MULT_HI, _MULT_LO = PCG_MULT >> 64, PCG_MULT & MASK64  # PCG64's multiplier in 64-bit halves (numba types them)
 SUB = 4096  # bytes per sub-block of unary_rows (rows are finished while in L1; a multiple of 4)
 
 
@@ -234,6 +247,33 @@ def draw_word(gen, hi, lo, ihi, ilo):
         hi, lo = pcg64_step(hi, lo, ihi, ilo)
         return hi, lo, pcg64_output(hi, lo)
     return hi, lo, next_uint64(gen[0], gen[2])
+
+
+@helper
+def jump(ihi, ilo, delta):
+    """(m_hi, m_lo, c_hi, c_lo): the PCG64 state ``delta`` words on is s·m + c (square and multiply, inc (ihi, ilo)).
+
+    >>> bg = np.random.PCG64(5)
+    >>> hi, lo, ihi, ilo = state_in(generator_handles(bg))
+    >>> hi, lo = pcg64_advance(hi, lo, *jump(ihi, ilo, 9))
+    >>> bool(pcg64_output(hi, lo) == np.random.PCG64(5).random_raw(9)[8])
+    True
+    """
+    zero, one = np.uint64(0), np.uint64(1)
+    m_hi, m_lo, c_hi, c_lo = zero, one, zero, zero  # the identity
+    b_hi, b_lo, d_hi, d_lo = np.uint64(_MULT_HI), np.uint64(_MULT_LO), ihi, ilo  # one step
+    while delta:
+        if delta & 1:  # powers of one map commute: compose in any order
+            m_hi, m_lo, c_hi, c_lo = (
+                *pcg64_advance(m_hi, m_lo, b_hi, b_lo, zero, zero),
+                *pcg64_advance(c_hi, c_lo, b_hi, b_lo, d_hi, d_lo),
+            )
+        b_hi, b_lo, d_hi, d_lo = (
+            *pcg64_advance(b_hi, b_lo, b_hi, b_lo, zero, zero),
+            *pcg64_advance(d_hi, d_lo, b_hi, b_lo, d_hi, d_lo),
+        )
+        delta >>= 1
+    return m_hi, m_lo, c_hi, c_lo
 
 
 @helper

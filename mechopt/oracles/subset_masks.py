@@ -51,9 +51,9 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_words
-from mechopt.oracles.kernels import draw_word, generator_handles, state_in, state_out
+from mechopt.oracles.kernels import draw_word, generator_handles, jump, state_in, state_out
 from mechopt.oracles.packed import POP16
-from mechopt.runtime.bitgen import popcount64
+from mechopt.runtime.bitgen import pcg64_advance, popcount64
 from mechopt.runtime.jit import helper, kernel
 
 __all__ = ["own_subset_masks", "uniform_subsets", "plan", "Plan"]
@@ -213,6 +213,9 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
         end = min(top + SUPER, n)
         for b0 in range(top, end, users):
             b1 = min(b0 + users, end)
+            if gen[3] and t <= 2:  # PCG64: one pass, each stretch of the block's words from its own state
+                hi, lo = _block_pcg(hi, lo, ihi, ilo, gen, x, W, left, b0, b1, a, t, F, k, thr_g, d, slot, last)
+                continue
             if t == 0:
                 for i in range(b0, b1):
                     for q in range(nw):
@@ -255,6 +258,35 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
             for j in range(ns):
                 hi, lo = _fix(gen, hi, lo, ihi, ilo, W, left, short[j], x[short[j]], 2 * F, d, slot)
     state_out(gen, hi, lo)
+
+
+@helper
+def _block_pcg(hi, lo, ihi, ilo, gen, x, W, left, b0, b1, a, t, F, k, thr_g, d, slot, last):
+    """Rows b0..b1−1 (t ≤ 2) in one pass: the level, coin and fix-up words each from a PCG64 state jumped to them.
+
+    The block's words are t·U·nw level words, U coins, U·F fix-up words (U = b1 − b0); four
+    independent states walk them row by row (their 128-bit multiplies overlap) and the row
+    is finished while in cache. Returns the state after the block (the fix-up state's end).
+    """
+    u, nw = b1 - b0, W.shape[1]
+    h1, l1 = pcg64_advance(hi, lo, *jump(ihi, ilo, u * nw))  # level 1
+    hc, lc = pcg64_advance(hi, lo, *jump(ihi, ilo, t * u * nw))  # coins
+    hr, lr = pcg64_advance(hc, lc, *jump(ihi, ilo, u))  # fix-up words
+    for i in range(b0, b1):
+        for q in range(nw):
+            if t == 0:
+                v = ~np.uint64(0) if a == 1 else np.uint64(0)
+            else:
+                hi, lo, v = draw_word(gen, hi, lo, ihi, ilo)
+                if t == 2:
+                    h1, l1, w = draw_word(gen, h1, l1, ihi, ilo)
+                    v = (v | w) if a == 3 else (v & w)
+            W[i, q] = v
+        W[i, nw - 1] &= last
+        hc, lc, c = draw_word(gen, hc, lc, ihi, ilo)
+        left[i] = k - _own_and_count(W, i, x[i], c, thr_g)
+        hr, lr = _fix(gen, hr, lr, ihi, ilo, W, left, i, x[i], F, d, slot)
+    return hr, lr
 
 
 @helper

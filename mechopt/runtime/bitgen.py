@@ -36,6 +36,7 @@ __all__ = [
     "pcg64_address",
     "pcg64_step",
     "pcg64_output",
+    "pcg64_advance",
     "load_u64",
     "store_u64",
     "popcount64",
@@ -83,6 +84,16 @@ def pcg64_step(hi: Any, lo: Any, inc_hi: Any, inc_lo: Any) -> tuple[np.uint64, n
     """
     s = (((int(hi) << 64) | int(lo)) * PCG_MULT + ((int(inc_hi) << 64) | int(inc_lo))) & ((1 << 128) - 1)
     return np.uint64(s >> 64), np.uint64(s & MASK64)
+
+
+def pcg64_advance(hi: Any, lo: Any, m_hi: Any, m_lo: Any, c_hi: Any, c_lo: Any) -> tuple[np.uint64, np.uint64]:
+    """s·m + c (mod 2¹²⁸) on (high, low) halves: affine maps of PCG64 states (jumps, their compositions).
+
+    >>> [int(v) for v in pcg64_advance(0, 1, 0, 3, 0, 4)]
+    [0, 7]
+    """
+    s = ((int(hi) << 64) | int(lo)) * ((int(m_hi) << 64) | int(m_lo)) + ((int(c_hi) << 64) | int(c_lo))
+    return np.uint64((s >> 64) & MASK64), np.uint64(s & MASK64)
 
 
 def pcg64_output(hi: Any, lo: Any) -> np.uint64:
@@ -180,6 +191,17 @@ def register() -> None:
         return pair(types.uint64, types.uint64, types.uint64, types.uint64), codegen
 
     @intrinsic
+    def _advance(typingctx: Any, hi: Any, lo: Any, m_hi: Any, m_lo: Any, c_hi: Any, c_lo: Any) -> Any:
+        pair = types.UniTuple(types.uint64, 2)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            s = builder.add(builder.mul(wide(builder, *args[:2]), wide(builder, *args[2:4])), wide(builder, *args[4:]))
+            halves = [builder.trunc(builder.lshr(s, i128(64)), i64), builder.trunc(s, i64)]
+            return context.make_tuple(builder, pair, halves)
+
+        return pair(*([types.uint64] * 6)), codegen
+
+    @intrinsic
     def _ctpop(typingctx: Any, v: Any) -> Any:
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             return builder.call(builder.module.declare_intrinsic("llvm.ctpop", [i64]), [args[0]])
@@ -202,6 +224,13 @@ def register() -> None:
     overload(store_u64)(lambda addr, value: lambda addr, value: _store(addr, u64(value)))
     overload(pcg64_step)(
         lambda hi, lo, inc_hi, inc_lo: lambda hi, lo, inc_hi, inc_lo: _step(u64(hi), u64(lo), u64(inc_hi), u64(inc_lo))
+    )
+    overload(pcg64_advance)(
+        lambda hi, lo, m_hi, m_lo, c_hi, c_lo: (
+            lambda hi, lo, m_hi, m_lo, c_hi, c_lo: _advance(
+                u64(hi), u64(lo), u64(m_hi), u64(m_lo), u64(c_hi), u64(c_lo)
+            )
+        )
     )
     overload(popcount64)(lambda v: lambda v: np.int64(_ctpop(u64(v))))
     overload(pcg64_output)(lambda hi, lo: lambda hi, lo: _output(u64(hi), u64(lo)))

@@ -73,6 +73,15 @@ def test_bit_identical_across_superblocks_and_fallback_rounds(monkeypatch) -> No
     assert np.all(np.unpackbits(a, axis=1, count=d).sum(axis=1) == k)
 
 
+@pytest.mark.parametrize("bit_generator", [np.random.SFC64, np.random.MT19937, np.random.PCG64DXSM])
+def test_other_bit_generators_are_bit_identical(monkeypatch, bit_generator) -> None:
+    """Generators without the PCG64 registers: the kernel draws through next_uint64, block pass by pass."""
+    d, k = 256, 69
+    x = np.random.default_rng(8).integers(0, d, 3000)
+    a, b = _paths(monkeypatch, lambda: sm.own_subset_masks(np.random.Generator(bit_generator(2)), x, d, k, 0.5))
+    assert np.array_equal(a, b) and np.all(np.unpackbits(a, axis=1).sum(axis=1) == k)
+
+
 @pytest.mark.parametrize("a, t", [(0, 0), (1, 0), (1, 1), (1, 2), (3, 2), (5, 3), (11, 4)])
 def test_every_dyadic_start_is_bit_identical(monkeypatch, a: int, t: int) -> None:
     """Each start p = a/2^t (the kernel folds t = 2 in place, other t through its scratch) on both paths."""
