@@ -23,12 +23,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechopt.runtime.bitgen import load_u64, next_double, next_uint64, pcg64_output, pcg64_step, store_u64
+from mechopt.runtime.bitgen import (
+    MASK64,
+    PCG_MULT,
+    bitgen_handles,
+    load_u64,
+    next_double,
+    next_uint64,
+    pcg64_address,
+    pcg64_advance,
+    pcg64_output,
+    pcg64_step,
+    store_u64,
+)
 from mechopt.runtime.jit import helper, kernel
 
-__all__ = ["unary_rows", "own_bits_numpy", "grr_shift"]
+__all__ = [
+    "unary_rows",
+    "own_bits_numpy",
+    "grr_shift",
+    "generator_handles",
+    "state_in",
+    "draw_word",
+    "state_out",
+    "jump",
+]
 
 
+_MULT_HI, _MULT_LO = PCG_MULT >> 64, PCG_MULT & MASK64  # PCG64's multiplier in 64-bit halves (numba types them)
 SUB = 4096  # bytes per sub-block of unary_rows (rows are finished while in L1; a multiple of 4)
 
 
@@ -195,6 +217,71 @@ def _with_own_bit(byte: int, xr: int, bits: np.ndarray, r: int) -> int:
     """``byte`` with its bit ``xr mod 8`` (big-endian) set to bit r of ``bits`` (little-endian)."""
     sh = 7 - (xr & 7)
     return (np.intp(byte) & ~(1 << sh)) | (((np.intp(bits[r >> 3]) >> (r & 7)) & 1) << sh)
+
+
+def generator_handles(bit_generator) -> tuple[int, int, int, int]:
+    """``gen`` for kernels that draw themselves: :func:`~mechopt.runtime.bitgen.bitgen_handles` and the PCG64 address.
+
+    The caller holds ``bit_generator.lock`` while the kernel runs and keeps the generator alive.
+
+    >>> generator_handles(np.random.SFC64(0))[3]
+    0
+    """
+    return (*bitgen_handles(bit_generator), pcg64_address(bit_generator))
+
+
+@helper
+def state_in(gen):
+    """(hi, lo, inc_hi, inc_lo) of the PCG64 at ``gen[3]``, to step in registers; zeros when ``gen[3]`` is 0."""
+    pcg = gen[3]
+    if pcg:
+        return load_u64(pcg + 8), load_u64(pcg), load_u64(pcg + 24), load_u64(pcg + 16)
+    zero = np.uint64(0)
+    return zero, zero, zero, zero
+
+
+@helper
+def draw_word(gen, hi, lo, ihi, ilo):
+    """(hi, lo, word): the next 64-bit word, from the registers (PCG64, ``gen[3]`` non-zero) or ``next_uint64``."""
+    if gen[3]:
+        hi, lo = pcg64_step(hi, lo, ihi, ilo)
+        return hi, lo, pcg64_output(hi, lo)
+    return hi, lo, next_uint64(gen[0], gen[2])
+
+
+@helper
+def jump(ihi, ilo, delta):
+    """(m_hi, m_lo, c_hi, c_lo): the PCG64 state ``delta`` words on is s·m + c (square and multiply, inc (ihi, ilo)).
+
+    >>> bg = np.random.PCG64(5)
+    >>> hi, lo, ihi, ilo = state_in(generator_handles(bg))
+    >>> hi, lo = pcg64_advance(hi, lo, *jump(ihi, ilo, 9))
+    >>> bool(pcg64_output(hi, lo) == np.random.PCG64(5).random_raw(9)[8])
+    True
+    """
+    zero, one = np.uint64(0), np.uint64(1)
+    m_hi, m_lo, c_hi, c_lo = zero, one, zero, zero  # the identity
+    b_hi, b_lo, d_hi, d_lo = np.uint64(_MULT_HI), np.uint64(_MULT_LO), ihi, ilo  # one step
+    while delta:
+        if delta & 1:  # powers of one map commute: compose in any order
+            m_hi, m_lo, c_hi, c_lo = (
+                *pcg64_advance(m_hi, m_lo, b_hi, b_lo, zero, zero),
+                *pcg64_advance(c_hi, c_lo, b_hi, b_lo, d_hi, d_lo),
+            )
+        b_hi, b_lo, d_hi, d_lo = (
+            *pcg64_advance(b_hi, b_lo, b_hi, b_lo, zero, zero),
+            *pcg64_advance(d_hi, d_lo, b_hi, b_lo, d_hi, d_lo),
+        )
+        delta >>= 1
+    return m_hi, m_lo, c_hi, c_lo
+
+
+@helper
+def state_out(gen, hi, lo) -> None:
+    """Store the registers' PCG64 state back (nothing when ``gen[3]`` is 0): the generator continues from there."""
+    if gen[3]:
+        store_u64(gen[3], lo)
+        store_u64(gen[3] + 8, hi)
 
 
 @kernel

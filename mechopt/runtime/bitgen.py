@@ -36,8 +36,10 @@ __all__ = [
     "pcg64_address",
     "pcg64_step",
     "pcg64_output",
+    "pcg64_advance",
     "load_u64",
     "store_u64",
+    "popcount64",
     "register",
 ]
 
@@ -84,6 +86,16 @@ def pcg64_step(hi: Any, lo: Any, inc_hi: Any, inc_lo: Any) -> tuple[np.uint64, n
     return np.uint64(s >> 64), np.uint64(s & MASK64)
 
 
+def pcg64_advance(hi: Any, lo: Any, m_hi: Any, m_lo: Any, c_hi: Any, c_lo: Any) -> tuple[np.uint64, np.uint64]:
+    """s·m + c (mod 2¹²⁸) on (high, low) halves: affine maps of PCG64 states (jumps, their compositions).
+
+    >>> [int(v) for v in pcg64_advance(0, 1, 0, 3, 0, 4)]
+    [0, 7]
+    """
+    s = ((int(hi) << 64) | int(lo)) * ((int(m_hi) << 64) | int(m_lo)) + ((int(c_hi) << 64) | int(c_lo))
+    return np.uint64((s >> 64) & MASK64), np.uint64(s & MASK64)
+
+
 def pcg64_output(hi: Any, lo: Any) -> np.uint64:
     """PCG64's output of a state (XSL RR): (high ^ low) rotated right by the top 6 bits of the state."""
     x, r = int(hi) ^ int(lo), int(hi) >> 58
@@ -105,6 +117,15 @@ def pcg64_address(bit_generator: Any) -> int:
     return int(load_u64(bit_generator.ctypes.state_address))
 
 
+def popcount64(v: Any) -> int:
+    """The number of set bits of the 64-bit word ``v`` (compiled: LLVM's ``ctpop``, one ``popcnt``).
+
+    >>> popcount64(np.uint64(0xF0F0))
+    8
+    """
+    return int(v).bit_count()
+
+
 @functools.cache
 def _layout_checked() -> bool:
     """True when the PCG64 state is where :func:`pcg64_address` reads it (numpy's native 128-bit layout)."""
@@ -120,7 +141,7 @@ def _layout_checked() -> bool:
 
 @functools.cache
 def register() -> None:
-    """Teach numba these functions (once, before the first kernel compiles): calls, loads and 128-bit steps."""
+    """Teach numba these functions (once, before the first kernel compiles): calls, loads, 128-bit steps, popcount."""
     from llvmlite import ir
     from numba.core import types
     from numba.extending import intrinsic, overload
@@ -170,6 +191,24 @@ def register() -> None:
         return pair(types.uint64, types.uint64, types.uint64, types.uint64), codegen
 
     @intrinsic
+    def _advance(typingctx: Any, hi: Any, lo: Any, m_hi: Any, m_lo: Any, c_hi: Any, c_lo: Any) -> Any:
+        pair = types.UniTuple(types.uint64, 2)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            s = builder.add(builder.mul(wide(builder, *args[:2]), wide(builder, *args[2:4])), wide(builder, *args[4:]))
+            halves = [builder.trunc(builder.lshr(s, i128(64)), i64), builder.trunc(s, i64)]
+            return context.make_tuple(builder, pair, halves)
+
+        return pair(*([types.uint64] * 6)), codegen
+
+    @intrinsic
+    def _ctpop(typingctx: Any, v: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.call(builder.module.declare_intrinsic("llvm.ctpop", [i64]), [args[0]])
+
+        return types.uint64(types.uint64), codegen
+
+    @intrinsic
     def _output(typingctx: Any, hi: Any, lo: Any) -> Any:
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             x, r = builder.xor(args[0], args[1]), builder.lshr(args[0], i64(58))
@@ -186,4 +225,12 @@ def register() -> None:
     overload(pcg64_step)(
         lambda hi, lo, inc_hi, inc_lo: lambda hi, lo, inc_hi, inc_lo: _step(u64(hi), u64(lo), u64(inc_hi), u64(inc_lo))
     )
+    overload(pcg64_advance)(
+        lambda hi, lo, m_hi, m_lo, c_hi, c_lo: (
+            lambda hi, lo, m_hi, m_lo, c_hi, c_lo: _advance(
+                u64(hi), u64(lo), u64(m_hi), u64(m_lo), u64(c_hi), u64(c_lo)
+            )
+        )
+    )
+    overload(popcount64)(lambda v: lambda v: np.int64(_ctpop(u64(v))))
     overload(pcg64_output)(lambda hi, lo: lambda hi, lo: _output(u64(hi), u64(lo)))

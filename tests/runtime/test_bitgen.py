@@ -67,3 +67,20 @@ def test_pcg64_address_only_for_pcg64():
     assert bitgen.pcg64_address(np.random.PCG64(0)) != 0
     for make in (np.random.PCG64DXSM, np.random.Philox, np.random.SFC64, np.random.MT19937):
         assert bitgen.pcg64_address(make(0)) == 0
+
+
+@jit.kernel
+def _popcounts(words, out):
+    for i in range(words.size):
+        out[i] = bitgen.popcount64(words[i])
+
+
+def test_popcount64_counts_the_set_bits_compiled_and_in_python():
+    words = np.random.default_rng(3).bit_generator.random_raw(500)
+    words[:3] = [0, 2**64 - 1, 1 << 63]
+    want = np.unpackbits(words.view(np.uint8)).reshape(-1, 64).sum(axis=1)
+    jit.numpy_and_compiled(lambda: None, _popcounts)
+    for fn in (_popcounts._compiled, _popcounts.python):
+        out = np.empty(words.size, dtype=np.int64)
+        fn(words, out)
+        assert np.array_equal(out, want) and out[:3].tolist() == [0, 64, 1]
