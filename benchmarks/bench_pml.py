@@ -23,7 +23,11 @@ Rows (``ours``: ``mechopt.solve``; ``reference``: a naive LP solved by scipy's H
   mi and a heuristic for mse, whose rows then say "no certificate"), each under a time limit.
   ``robust-<utility> d=12``: robust-rays against the naive LP over all 4095 patterns (one HiGHS call).
 
-Run ``python benchmarks/bench_pml.py [--quick] [mae|mse|separable|robust]`` for a table.
+- ``lip-<utility> d=48/64 ε=0.5/1/2``: ε-LIP (the ALIP box with ε_l = ε_u = ε) with histogram MSE and
+  mutual information, Dirichlet(1) prior (seed d), solver ``exact`` under a 60 s time limit: above d = 36
+  the ALIP box pricer. No reference column: the before rows are this case run under main's interpreter.
+
+Run ``python benchmarks/bench_pml.py [--quick] [mae|mse|separable|robust|lip]`` for a table.
 """
 
 from __future__ import annotations
@@ -191,11 +195,27 @@ def robust(quick: bool) -> list[dict]:
     return rows
 
 
+def lip(quick: bool):
+    """ε-LIP histogram and MI above d = 36 under a time limit (main's interpreter: the before rows); yields rows."""
+    import os
+
+    limit = 30.0 if quick else 60.0
+    for d in (48,) if quick else (48, 64):
+        for utility in ("histogram", "mi"):
+            for eps in (0.5, 1.0, 2.0):
+                prob = ChannelDesign.from_params(prior=_prior(d), notion="lip", utility=utility, eps=eps)
+                r, t = _clock(lambda: mechopt.solve(prob, solver="exact", time_limit=limit))
+                value = "none" if r.value is None else f"{r.value:.12g}"
+                yield _row(f"lip-{utility} d={d} ε={eps:g}", f"exact ({r.status.value}, gap {_gap(r)})", t, "–",
+                           math.nan, f"value {value}; {r.extras.get('pricing')}; time limit {limit:g} s; "
+                           f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
+
+
 def _gap(r) -> str:
     return "none (no certificate)" if r.certificate is None else f"{r.certificate.gap:.1g}"
 
 
-CASES = [mae, mse, separable, robust]
+CASES = [mae, mse, separable, robust, lip]
 
 
 def main(argv: list[str]) -> None:

@@ -18,6 +18,7 @@ import time
 from decimal import ROUND_CEILING, ROUND_FLOOR, Context
 from fractions import Fraction as F
 from functools import lru_cache, reduce
+from itertools import product
 
 TOLERANCES = {"row_sum": 1e-8, "privacy": 1e-7, "gap": 1e-7, "match": 1e-9, "floor": 1e-3}
 NOTIONS, UTILITIES = ("ldp", "lip", "pml", "alip", "graph-ldp", "metric-ldp", "cip"), ("mse", "histogram", "mi")
@@ -97,23 +98,34 @@ def load(path):
 
 
 def load_robust(c, doc):
-    """A robust design (a prior set): its vertices V, loss L, Q and the duals (weights w on V, ν), checked for shape."""
+    """A robust design (a prior set): its vertices V, Q, the duals (weights w on V, ν), the loss L and multipliers μ
+    (robust-lp) or a gain utility (mi, mse, histogram: robust-rays, L None), checked for shape."""
     pr, dual, ut = doc["problem"], doc["dual"], doc["problem"]["utility"]
-    c.update(V=[[*map(num, r)] for r in pr["prior_set"]], L=[[*map(num, r)] for r in pr["loss"]], kind="robust")
+    c.update(V=[[*map(num, r)] for r in pr["prior_set"]], kind="robust", a=[num(v) for v in ut.get("values", [])])
     c.update(Q=[[*map(num, r)] for r in doc["mechanism"]["Q"]], w=[*map(num, dual["weights"])], edges=[])
     c.update(nu=[*map(num, dual["nu"])], bound=num(doc["claim"]["bound"]), P=[F(1)] * len(c["Q"]))  # P: d, for cone()
-    c["mu"] = [[*map(num, r)] for r in dual["mu"]]
-    V, L, Q, w, d = c["V"], c["L"], c["Q"], c["w"], len(c["Q"])
-    if not (c["notion"] in NOTIONS[:4] and pr["sense"] == "min" and 1 <= d <= MAX_D and V and len(w) == len(V)):
-        raise BadFile(f"robust: notions {NOTIONS[:4]}, a minimised loss, 1 ≤ d ≤ {MAX_D}, one weight per vertex")
-    if any(len(r) != d for r in [*V, c["nu"]]) or len(L) != d or any(len(r) != len(Q[0]) for r in L + Q) or not Q[0]:
-        raise BadFile("robust: d entries per vertex and in nu, one row of Q and of the loss per input, one row length")
+    rays = c["utility"] in UTILITIES  # robust-rays: no loss, no cone multipliers
+    c["L"] = None if rays else [[*map(num, r)] for r in pr["loss"]]
+    c["mu"] = None if rays else [[*map(num, r)] for r in dual["mu"]]
+    V, L, Q, w, d = c["V"], c["L"] or [], c["Q"], c["w"], len(c["Q"])
+    sense = ("max" if c["utility"] == "mi" else "min") if rays else "min"
+    if not (c["notion"] in NOTIONS[:4] and pr["sense"] == sense and 1 <= d <= MAX_D and V and len(w) == len(V)):
+        raise BadFile(f"robust: notions {NOTIONS[:4]}, sense {sense}, 1 ≤ d ≤ {MAX_D}, one weight per vertex")
+    if any(len(r) != d for r in [*V, c["nu"]]) or len(L) != d * (not rays) or any(len(r) != len(Q[0]) for r in L + Q):
+        raise BadFile("robust: d entries per vertex and in nu, one row of Q (and of a loss) per input, one row length")
+    if not Q[0] or len(c["a"]) not in (0, d):
+        raise BadFile("robust: Q needs an output, and an mse one value per input")
+    c["a"] = [a - num(ut.get("centre", 0)) for a in c["a"]]
     if any(min(v) < 0 or abs(sum(v) - 1) > F(1, 10**9) for v in V) or min(w) < 0 or not sum(w):
         raise BadFile("robust: the vertices must be priors (≥ 0, summing to 1), the weights ≥ 0 and not all 0")
-    if "values" in ut and L != [[abs(num(a) - num(b)) for b in ut["outputs"]] for a in ut["values"]]:
+    if not rays and "values" in ut and L != [[abs(num(a) - num(b)) for b in ut["outputs"]] for a in ut["values"]]:
         raise BadFile("robust: the loss is not |value − output| of the utility's values and outputs")
     c["V"] = [[p / sum(v) for p in v] for v in V]
     return c
+
+
+def dot(a, b):  # Σ_i a_i b_i
+    return sum(x * y for x, y in zip(a, b))
 
 
 def stats(p):
@@ -138,7 +150,7 @@ def cone(c, eps, side):
     P, d, notion = c["P"], len(c["P"]), c["notion"]
     if notion in ("lip", "cip", "pml", "alip"):
         G = stats(c["p"]) if notion == "cip" else [[F(i == j) for j in range(d)] for i in range(d)]
-        (E, El), ms = factors(c, eps, side), [sum(a * b for a, b in zip(g, P)) for g in G]
+        (E, El), ms = factors(c, eps, side), [dot(g, P) for g in G]
         rows = [] if El is None else [[gx - m / El for gx in g] for g, m in zip(G, ms)]
         rows += [[E * m - gx for gx in g] for g, m in zip(G, ms)]
         return [[a * p for a, p in zip(row, P)] for row in rows]
@@ -202,7 +214,7 @@ def dd(A, d):
     A = [[int(x * math.lcm(*(y.denominator for y in a))) for x in a] for a in A]
     R = [([int(i == j) for j in range(d)], ((1 << d) - 1) ^ (1 << i)) for i in range(d)]
     for k, a in enumerate(A, d):
-        v = [sum(ai * ri for ai, ri in zip(a, r)) for r, _ in R]
+        v = [dot(a, r) for r, _ in R]
         pos, neg, new = [i for i, t in enumerate(v) if t > 0], [i for i, t in enumerate(v) if t < 0], []
         for i, j in ((i, j) for i in pos for j in neg):
             z = R[i][1] & R[j][1]
@@ -263,8 +275,8 @@ def check(c, tol):
     g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0
     for count, f in enumerate(rays(c), 1):
         worst = max(worst, (gain(c, f, True) - f[1]) / f[0])
-    g_bound = sum(n * p for n, p in zip(c["nu"], P)) + worst
-    mean, sq = sum(p * a for p, a in zip(P, c["a"])), sum(p * a * a for p, a in zip(P, c["a"]))
+    g_bound = dot(c["nu"], P) + worst
+    mean, sq = dot(P, c["a"]), dot(P, [a * a for a in c["a"]])
     objectives = {"mse": (sq, sq - mean**2, -1), "histogram": (1, 1 - sum(p * p for p in P), -1), "mi": (0, 0, 1)}
     offset, scale, sign = objectives[u]  # objective = offset + sign Σ μ; scale: its size, unit-free
     value, bound, out = offset + sign * g_value, offset + sign * g_bound, dict(rays=count, inputs=len(P))
@@ -272,16 +284,41 @@ def check(c, tol):
     return verdict(c, tol, value, bound, sign, tol["floor"] * scale, why, dict(out, outputs=len(qs)))
 
 
+def check_rays(c, tol):
+    """Private at every vertex v; per-vertex values off_v + sign Σ_y μ_v(V_v ∘ q_y), their worst the value; the bound
+    Σ_v λ_v off_v + sign (1ᵀν + d max_r (Σ_v λ_v μ_v(V_v ∘ r) − νᵀr) / 1ᵀr), λ = w / Σ w, over every extreme ray r
+    of the cone (rows of Q sum to 1: Σ_y 1ᵀq_y = d; the gains are sublinear, so the rays bound every column)."""
+    V, d, sign, u = c["V"], len(c["P"]), 1 if c["utility"] == "mi" else -1, c["utility"]
+    qs, lam, subs = private(c, tol, robust_rows), [t / sum(c["w"]) for t in c["w"]], [dict(c, P=v) for v in V]
+
+    def gains(q, upper):  # μ_v(V_v ∘ q) for every vertex v (0 where V_v·q = 0)
+        fs = [features(s, [(x, p * t) for x, (p, t) in enumerate(zip(s["P"], q))]) for s in subs]
+        return [gain(s, f, upper) if f[0] else 0 for s, f in zip(subs, fs)]
+
+    off = [0 if u == "mi" else 1 if u == "histogram" else dot(v, [a * a for a in c["a"]]) for v in V]
+    per = [o + sign * sum(g) for o, g in zip(off, zip(*(gains(q, False) for q in qs)))]
+    W = enclose("exp", c["eps"])[1]  # the LDP cone's rays: patterns in {1, W}^d; else double description
+    rays = product((1, W), repeat=d) if c["notion"] == "ldp" else dd(robust_rows(c, c["eps"], 1), d)
+    rho = [(dot(lam, gains(r, True)) - dot(c["nu"], r)) / sum(r) for r in rays]
+    worst, count = max(rho), len(rho)
+    bound = dot(lam, off) + sign * (sum(c["nu"]) + d * worst)
+    why = f"a ray r has (Σ_v λ_v μ_v(r) − νᵀr) / 1ᵀr = {float(worst):.3g}, above the claimed bound's"
+    out = dict(rays=count, inputs=d, outputs=len(qs), vertices=len(V))
+    return verdict(c, tol, min(per) if sign > 0 else max(per), bound, sign, tol["floor"] * (max(off) or 1), why, out)
+
+
 def check_robust(c, tol):
     """Private at every vertex; value max_v Σ_x V_x Σ_y Q[x, y] L[x, y]; bound 1ᵀν + Σ_x min_y R[y][x] with residuals
     R[y] = P_w ∘ L[:, y] − ν − Σ_k μ_yk a_k, P_w = Σ_v w_v V_v / Σ w, a_k the rows of the private cone with e^eps
     bounded above (so a_k·q ≥ 0 on every private column q): every private channel has worst loss ≥ Σ_y (P_w ∘ L_y)·q_y
     = 1ᵀν + Σ_y Σ_k μ_yk a_k·q_y + Σ_x Σ_y R[y][x] Q[x, y] ≥ 1ᵀν + Σ_x min_y R[y][x] (rows of Q sum to 1)."""
+    if c["L"] is None:
+        return check_rays(c, tol)
     V, L, nu, d, A = c["V"], c["L"], c["nu"], len(c["P"]), robust_rows(c, c["eps"], 1)
     qs, mu = private(c, tol, robust_rows), c["mu"]
     if len(mu) != len(qs) or any(len(m) != len(A) or min(m, default=0) < 0 for m in mu):
         raise BadFile(f"dual.mu needs one list of {len(A)} multipliers ≥ 0 (rows of the private cone) per output")
-    value = max(sum(v[x] * sum(q[x] * l for q, l in zip(qs, L[x])) for x in range(d)) for v in V)
+    value = max(sum(v[x] * dot([q[x] for q in qs], L[x]) for x in range(d)) for v in V)
     Pw = [sum(t * v[x] for t, v in zip(c["w"], V)) / sum(c["w"]) for x in range(d)]
     mix = [[sum(t * a[x] for t, a in zip(m, A) if t) for x in range(d)] for m in mu]
     R = [[Pw[x] * L[x][y] - nu[x] - mix[y][x] for x in range(d)] for y in range(len(qs))]

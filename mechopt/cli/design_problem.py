@@ -169,7 +169,8 @@ def _is_scalar(val: Any) -> bool:
 def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any:
     """A :class:`~mechopt.problems.robust.RobustDesign` from the design flags (exactly one set option); for
     ``--prior-counts`` the (ε, δ) guarantee of a design over the set is appended to ``notes``."""
-    from mechopt.problems.robust import EmpiricalPrior, PriorSet, RobustDesign
+    from mechopt.problems.robust import BallSet, EmpiricalPrior, PriorSet, RobustDesign
+    from mechopt.problems.robust.priorsets import MAX_BALL_SYMBOLS
 
     given = [k for k in ("prior_set", "prior_ball", "prior_free", "prior_counts") if k in flags]
     if not given and {"delta", "bound"} & set(flags):
@@ -189,9 +190,11 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
         if "delta" not in flags:
             raise ParamError("--prior-counts needs --delta (the probability in (0, 1) that the set misses the prior)")
         E = EmpiricalPrior.from_counts(flags["prior_counts"], flags["delta"], flags.get("bound", "weissman"))
-        S = E.prior_set()
         if notes is not None:
             notes.append(E.guarantee(str(flags["notion"]), flags["eps"]))
+        if E.d > MAX_BALL_SYMBOLS and str(flags["utility"]).lower() == "mae":  # no vertex list: the ball's LP duals
+            return _ball_design(E, flags)
+        S = E.prior_set()
     elif key == "prior_set":
         S = PriorSet.parse(flags["prior_set"])
     elif key == "prior_free":
@@ -208,7 +211,10 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
             raise ParamError(f"--prior-ball takes R:KIND (e.g. 0.1:tv or 0.05:linf), got {flags['prior_ball']!r}")
         from mechopt.model.priors import read_prior
 
-        S = PriorSet.ball(read_prior(flags["prior"])[0], r, kind)
+        center = read_prior(flags["prior"])[0]
+        if center.size > MAX_BALL_SYMBOLS and str(flags["utility"]).lower() == "mae":  # no vertex list, any d
+            return _ball_design(BallSet(center, r, kind.strip().lower()), flags)
+        S = PriorSet.ball(center, r, kind)
     prob = RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
                                     values=flags.get("values"), outputs=flags.get("outputs"),
                                     eps_lower=flags.get("eps_lower"), hull=bool(flags.get("hull")))  # fmt: skip
@@ -218,6 +224,16 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
             "prior over the hull is a vertex and the design over the vertices is the hull's"
         )
     return prob
+
+
+def _ball_design(ball: Any, flags: dict[str, Any]) -> Any:
+    """A :class:`~mechopt.problems.robust.BallDesign` (a ball by its inequalities: mae at any d) from the flags."""
+    from mechopt.problems.robust import BallDesign
+
+    if flags.get("hull"):
+        raise ParamError("--hull goes with mse or histogram; a ball design takes mae")
+    return BallDesign.from_params(prior_set=ball, notion=flags["notion"], eps=flags["eps"], values=flags.get("values"),
+                                  outputs=flags.get("outputs"), eps_lower=flags.get("eps_lower"))  # fmt: skip
 
 
 _FORMULAS = {"weissman": "P(L1 >= r) <= (2^d - 2) exp(-n r^2 / 2)", "hoeffding": "P(Linf >= t) <= 2d exp(-2 n t^2)"}

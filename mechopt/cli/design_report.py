@@ -70,8 +70,11 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
         }
     elif res.mechanism is not None:
         doc["mechanism"] = mechanism_dict(res.mechanism, prior=getattr(problem, "prior", None))
-        if getattr(problem, "prior_set", None) is not None:  # a robust design: its claim holds at every vertex
-            doc["mechanism"]["prior_set"] = problem.prior_set.vertices.tolist()
+        S = getattr(problem, "prior_set", None)
+        if S is not None and hasattr(S, "vertices"):  # a robust design: its claim holds at every vertex
+            doc["mechanism"]["prior_set"] = S.vertices.tolist()
+        elif S is not None:  # a ball by its inequalities (no vertex list)
+            doc["mechanism"]["prior_ball"] = problem.params()["prior_ball"]
         labels = input_labels(problem, Q)
         if labels is not None and isinstance(doc["mechanism"], dict):
             doc["mechanism"]["inputs"] = jsonable(list(labels))

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from mechopt.errors import MechoptError, ParamError, SolverError
 from mechopt.results.result import Result, Status
+from mechopt.runtime import deadline
 from mechopt.runtime.threads import single_threaded
 
 __all__ = ["Solver", "check_options", "RENAMED_OPTIONS"]
@@ -180,9 +181,10 @@ class Solver(ABC):
             changes["time_s"] = elapsed
         tl = opts.get("time_limit")
         notes = [res.message] if res.message else []
-        if tl is not None and elapsed > tl and res.status.has_solution:
-            notes.append(f"finished after the {tl:g}s time limit")
-        if renamed or len(notes) > 1:
+        if tl is not None and elapsed > tl and res.status.has_solution:  # tl: what the call's deadline left
+            given = deadline.limit() or tl  # the limit the user gave (counted from the call's or process's start)
+            notes.append(f"finished {elapsed - tl:.2g} s past the {given:g} s time limit")
+        if renamed or notes[bool(res.message) :]:  # a note added (it was lost when the solver said nothing)
             changes["message"] = "; ".join(notes + renamed)
         return res.replace(**changes)
 

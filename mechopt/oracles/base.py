@@ -21,7 +21,7 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.notions.base import check_eps as _check_eps
 
-__all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums", "check_eps", "MAX_EPS", "raw_uint16"]
+__all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums", "check_eps", "MAX_EPS", "raw_uint16", "raw_words"]
 
 MAX_EPS = 700.0  # e^ε overflows a double beyond ~709
 
@@ -217,13 +217,29 @@ def bernoulli(rng: np.random.Generator, size: int, prob: float) -> np.ndarray:
     return out
 
 
+def raw_words(rng: np.random.Generator, shape) -> np.ndarray:
+    """Uniform 64-bit words: the BitGenerator's ``next_uint64``, one per word, in order.
+
+    For PCG64, PCG64DXSM, Philox and SFC64 these are ``bit_generator.random_raw``'s words;
+    for MT19937 (whose raw words hold 32 random bits) each is two of its 32-bit outputs.
+    The compiled samplers draw the same words (:func:`mechopt.runtime.jit.next_uint64`).
+
+    Examples
+    --------
+    >>> w = raw_words(np.random.default_rng(0), 3)
+    >>> bool((w == np.random.default_rng(0).bit_generator.random_raw(3)).all())
+    True
+    """
+    return rng.integers(0, 2**64, size=shape, dtype=np.uint64)
+
+
 def _raw_bytes(rng: np.random.Generator, size: int) -> np.ndarray:
-    """``size`` uniform random bytes from the generator's raw 64-bit stream."""
-    return rng.bit_generator.random_raw((size + 7) // 8).view(np.uint8)[:size]
+    """``size`` uniform random bytes from :func:`raw_words`."""
+    return raw_words(rng, (size + 7) // 8).view(np.uint8)[:size]
 
 
 def raw_uint16(rng: np.random.Generator, size: int) -> np.ndarray:
-    """``size`` uniform 16-bit integers from the generator's raw 64-bit stream.
+    """``size`` uniform 16-bit integers: the quarters of :func:`raw_words`, low first.
 
     Examples
     --------
@@ -231,4 +247,4 @@ def raw_uint16(rng: np.random.Generator, size: int) -> np.ndarray:
     >>> u.dtype, u.shape
     (dtype('uint16'), (5,))
     """
-    return rng.bit_generator.random_raw((size + 3) // 4).view(np.uint16)[:size]
+    return raw_words(rng, (size + 3) // 4).view(np.uint16)[:size]

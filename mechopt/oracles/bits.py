@@ -46,6 +46,7 @@ from mechopt.oracles.base import (
     bernoulli,
     check_eps,
     packed_column_sums,
+    raw_words,
 )
 from mechopt.oracles.packed import bernoulli_rows
 
@@ -104,13 +105,14 @@ class UnaryEncoding(PureOracle):
     def own_draws(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """The n users' Bern(p) own bits, packed little-endian (bit i of the array is user i's).
 
-        p = 1/2: the first n bits of ⌈n/64⌉ raw 64-bit draws; else :func:`bernoulli`, packed.
+        p = 1/2: the first n bits of ⌈n/64⌉ 64-bit words (:func:`~mechopt.oracles.base.raw_words`);
+        else :func:`bernoulli`, packed.
 
         >>> OUE(4, 1.0).own_draws(10, np.random.default_rng(0)).shape
         (2,)
         """
         if self.p == 0.5:
-            return rng.bit_generator.random_raw((n + 63) // 64).view(np.uint8)[: (n + 7) // 8]
+            return raw_words(rng, (n + 63) // 64).view(np.uint8)[: (n + 7) // 8]
         return np.packbits(bernoulli(rng, n, self.p), bitorder="little")
 
     def support_counts(self, reports) -> np.ndarray:

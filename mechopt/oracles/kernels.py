@@ -1,9 +1,10 @@
 """Compiled hot loops of the frequency-oracle samplers (OUE/BRR rows and own bits, GRR shifts).
 
-Each function is a :func:`mechopt.runtime.jit.kernel`: a pure transform of
-random words numpy has already drawn from the user's Generator, so the
-compiled loop and the caller's numpy path give bit-identical reports (the
-caller draws the same words in the same order either way). Without numba
+Each function is a :func:`mechopt.runtime.jit.kernel`. :func:`grr_shift` is a pure
+transform of random numbers numpy has already drawn; :func:`unary_rows` draws from
+the user's BitGenerator itself (:mod:`mechopt.runtime.bitgen`: the same words and
+doubles, in the same order, as its numpy twin draws through the Generator), so the
+compiled loop and the caller's numpy path give bit-identical reports. Without numba
 (or with ``MECHOPT_JIT=0``) the callers run their vectorised numpy code
 (:func:`own_bits_numpy` here, the rest beside the callers) and never these
 Python loops, which stay readable references of the transform.
@@ -22,62 +23,148 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechopt.runtime.jit import kernel
+from mechopt.runtime.bitgen import (
+    MASK64,
+    PCG_MULT,
+    bitgen_handles,
+    load_u64,
+    next_double,
+    next_uint64,
+    pcg64_address,
+    pcg64_advance,
+    pcg64_output,
+    pcg64_step,
+    store_u64,
+)
+from mechopt.runtime.jit import helper, kernel
 
-__all__ = ["byte_rows", "tail_bytes", "own_bits", "own_bits_numpy", "grr_shift"]
+__all__ = [
+    "unary_rows",
+    "own_bits_numpy",
+    "grr_shift",
+    "generator_handles",
+    "state_in",
+    "draw_word",
+    "state_out",
+    "jump",
+]
 
 
-@kernel
-def byte_rows(cells: np.ndarray, u: np.ndarray, first: int, dst: np.ndarray, tail: np.ndarray) -> int:
-    """``dst[i] = cells[u[i]]``; the positions i with ``u[i] ≥ first`` (tail cells) go to ``tail`` in order.
-
-    Returns how many tail positions were written (the caller redraws those bytes).
-
-    >>> dst, tail = np.empty(3, dtype=np.uint8), np.empty(3, dtype=np.intp)
-    >>> byte_rows.python(np.array([7, 8, 9], dtype=np.uint8), np.array([2, 0, 1]), 2, dst, tail), dst.tolist()
-    (1, [9, 7, 8])
-    """
-    m = 0
-    for i in range(u.size):
-        c = u[i]
-        dst[i] = cells[c]
-        if c >= first:
-            tail[m] = i
-            m += 1
-    return m
-
-
-@kernel
-def tail_bytes(dst: np.ndarray, tail: np.ndarray, u: np.ndarray, cdf: np.ndarray) -> None:
-    """``dst[tail[i]]`` = the number of entries of ``cdf`` ≤ ``u[i]`` (capped at its last index), i < ``u.size``.
-
-    >>> dst = np.zeros(3, dtype=np.uint8)
-    >>> tail_bytes.python(dst, np.array([0, 2]), np.array([0.2, 0.99]), np.array([0.5, 1.0])); dst.tolist()
-    [0, 0, 1]
-    """
-    top = cdf.size - 1
-    for i in range(u.size):
-        dst[tail[i]] = min(np.searchsorted(cdf, u[i], side="right"), top)
+_MULT_HI, _MULT_LO = PCG_MULT >> 64, PCG_MULT & MASK64  # PCG64's multiplier in 64-bit halves (numba types them)
+SUB = 4096  # bytes per sub-block of unary_rows (rows are finished while in L1; a multiple of 4)
 
 
 @kernel
-def own_bits(flat: np.ndarray, width: int, x: np.ndarray, bits: np.ndarray, r0: int, r1: int) -> None:
-    """For rows i in r0..r1−1: set bit ``x[i]`` of packed row i (``width`` bytes, big-endian bits) to bit i of
-    ``bits`` (little-endian).
+def unary_rows(
+    gen: tuple[int, int, int, int],
+    cells: np.ndarray,
+    first: int,
+    tail_cdf: np.ndarray,
+    guide: np.ndarray,
+    flat: np.ndarray,
+    width: int,
+    pad: int,
+    x: np.ndarray,
+    bits: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    """Packed rows of i.i.d. bits drawn from a BitGenerator inside the kernel (no buffer of words).
 
-    >>> flat = np.zeros(4, dtype=np.uint8)
-    >>> own_bits.python(flat, 2, np.array([0, 9]), np.array([0b10], dtype=np.uint8), 0, 2); flat.tolist()
-    [0, 0, 0, 64]
+    ``gen`` = the BitGenerator's :func:`~mechopt.runtime.bitgen.bitgen_handles` and its
+    :func:`~mechopt.runtime.bitgen.pcg64_address` (non-zero: PCG64 stepped in registers;
+    0: words through ``next_uint64``). ``flat`` is n rows of ``width`` bytes, filled in
+    blocks of ``work.size`` bytes. Per block: one 64-bit word per 4 bytes (its 16-bit
+    quarters, low first, index ``cells``); then one double per byte whose quarter was
+    ``≥ first`` (a tail cell), in position order: the count of ``tail_cdf`` entries ≤ it
+    (capped at its last index), found from ``guide[⌊u·G⌋]`` = that count at ⌊u·G⌋/G
+    (``guide = searchsorted(tail_cdf, arange(G) / G, "right")``, G = ``guide.size``).
+    Each finished row's last byte is ANDed with ``pad`` and, when ``x`` is not empty,
+    bit ``x[i]`` of row i (big-endian bits) set to bit i of ``bits`` (little-endian).
+    The draws are those of :func:`mechopt.oracles.packed.bernoulli_rows`'s numpy path
+    (``raw_uint16`` per block, then ``Generator.random``), in the same order.
+
+    >>> import numpy as np
+    >>> from mechopt.runtime.bitgen import bitgen_handles
+    >>> flat = np.empty(4, dtype=np.uint8)
+    >>> cells = np.arange(1 << 16, dtype=np.uint16).astype(np.uint8)  # byte = low 8 bits of the quarter
+    >>> bg = np.random.PCG64(0)  # kept alive while its handles are used
+    >>> gen, none, work = (*bitgen_handles(bg), 0), flat[:0], np.empty(8, np.intp)
+    >>> unary_rows.python(gen, cells, 1 << 16, np.ones(1), np.zeros(1, np.intp), flat, 2, 0xF0, none, none, work)
+    >>> w = np.random.PCG64(0).random_raw()
+    >>> flat.tolist() == [w & 0xFF, (w >> 16) & 0xF0, (w >> 32) & 0xFF, (w >> 48) & 0xF0]
+    True
     """
-    for i in range(r0, r1):
-        at = i * width + (x[i] >> 3)
-        mask = np.uint8(0x80 >> (x[i] & 7))
-        bit = (bits[i >> 3] >> (i & 7)) & 1
-        flat[at] = (flat[at] & ~mask) | (mask * bit)
+    u64, dbl, state, pcg = gen
+    hi = lo_s = inc_hi = inc_lo = np.uint64(0)
+    quads = flat[: flat.size & ~3].view(np.uint32)  # little-endian: byte 4i + k is bits 8k.. of quads[i]
+    done = 0  # rows finished (padded, own bit set)
+    for lo in range(0, flat.size, work.size):
+        hi_b = min(lo + work.size, flat.size)
+        t = 0  # tail positions of this block so far
+        if pcg:  # PCG64 stepped here, its state in registers (stored back before the tail's doubles)
+            lo_s, hi, inc_lo, inc_hi = load_u64(pcg), load_u64(pcg + 8), load_u64(pcg + 16), load_u64(pcg + 24)
+        for s in range(lo, hi_b, SUB):  # sub-blocks: finished rows are set while still in L1
+            e = min(s + SUB, hi_b)
+            for j in range(s, e, 4):
+                if pcg:
+                    hi, lo_s = pcg64_step(hi, lo_s, inc_hi, inc_lo)
+                    w = pcg64_output(hi, lo_s)
+                else:
+                    w = next_uint64(u64, state)
+                if j + 4 <= e:  # a whole word: its 4 bytes stored as one uint32 (whole-row loads forward from it)
+                    v = np.uint32(0)
+                    for k in range(4):
+                        c = np.intp((w >> np.uint64(16 * k)) & np.uint64(0xFFFF))
+                        v |= np.uint32(cells[c]) << np.uint32(8 * k)
+                        if c >= first:
+                            work[t] = j + k
+                            t += 1
+                    quads[j >> 2] = v
+                else:  # the block's last, partial word: its first (e − j) quarters
+                    for k in range(e - j):
+                        c = np.intp((w >> np.uint64(16 * k)) & np.uint64(0xFFFF))
+                        flat[j + k] = cells[c]
+                        if c >= first:
+                            work[t] = j + k
+                            t += 1
+            end = e // width
+            _finish_rows(flat, width, pad, x, bits, done, end)
+            done = end
+        if pcg:
+            store_u64(pcg, lo_s)
+            store_u64(pcg + 8, hi)
+        _resolve_tails(gen, flat, work[:t], tail_cdf, guide, width, pad, x, bits, done)
+
+
+@helper
+def _resolve_tails(
+    gen: tuple[int, int, int, int],
+    flat: np.ndarray,
+    at: np.ndarray,
+    tail_cdf: np.ndarray,
+    guide: np.ndarray,
+    width: int,
+    pad: int,
+    x: np.ndarray,
+    bits: np.ndarray,
+    done: int,
+) -> None:
+    """Tail bytes at positions ``at``, in order: one double each, then the row's pad and own bit again (idempotent)."""
+    top = tail_cdf.size - 1
+    for p in at:
+        u = next_double(gen[1], gen[2])
+        v = guide[int(u * guide.size)]  # the count of tail_cdf entries ≤ ⌊u·G⌋/G, then step up to u's
+        while v < top and tail_cdf[v] <= u:
+            v += 1
+        r = p // width
+        b = min(v, top) & (pad if p == r * width + width - 1 else 0xFF)
+        if x.size and r < done and p == r * width + (np.intp(x[r]) >> 3):
+            b = _with_own_bit(b, np.intp(x[r]), bits, r)
+        flat[p] = b
 
 
 def own_bits_numpy(out: np.ndarray, x: np.ndarray, bits: np.ndarray) -> None:
-    """The numpy path of :func:`own_bits` on all rows of ``out`` ((n, width) uint8), vectorised.
+    """The numpy path of :func:`unary_rows`'s own bits, on all rows of ``out`` ((n, width) uint8), vectorised.
 
     Rows of one or two bytes are whole words: W ^= (W ^ B) & m_x with B = own bit · all-ones.
 
@@ -102,6 +189,99 @@ def own_bits_numpy(out: np.ndarray, x: np.ndarray, bits: np.ndarray) -> None:
         t ^= w
         t &= masks[x[lo : lo + (1 << 16)]]
         w ^= t
+
+
+@helper
+def _finish_rows(flat: np.ndarray, width: int, pad: int, x: np.ndarray, bits: np.ndarray, r0: int, r1: int) -> None:
+    """Rows r0..r1−1 of ``flat``: last byte ANDed with ``pad``, bit ``x[r]`` set to bit r of ``bits`` (if any x)."""
+    if pad != 0xFF:
+        for r in range(r0, r1):
+            flat[r * width + width - 1] &= pad
+    if x.size == 0:
+        return
+    if width == 2:  # a row is one little-endian uint16: bit x is bit 8·(x >> 3) + 7 − (x mod 8) of it
+        rows = flat.view(np.uint16)
+        for r in range(r0, r1):
+            xr = np.intp(x[r])
+            sh = ((xr >> 3) << 3) + 7 - (xr & 7)
+            rows[r] = (np.intp(rows[r]) & ~(1 << sh)) | (((np.intp(bits[r >> 3]) >> (r & 7)) & 1) << sh)
+        return
+    for r in range(r0, r1):
+        xr = np.intp(x[r])
+        at = r * width + (xr >> 3)
+        flat[at] = _with_own_bit(flat[at], xr, bits, r)
+
+
+@helper
+def _with_own_bit(byte: int, xr: int, bits: np.ndarray, r: int) -> int:
+    """``byte`` with its bit ``xr mod 8`` (big-endian) set to bit r of ``bits`` (little-endian)."""
+    sh = 7 - (xr & 7)
+    return (np.intp(byte) & ~(1 << sh)) | (((np.intp(bits[r >> 3]) >> (r & 7)) & 1) << sh)
+
+
+def generator_handles(bit_generator) -> tuple[int, int, int, int]:
+    """``gen`` for kernels that draw themselves: :func:`~mechopt.runtime.bitgen.bitgen_handles` and the PCG64 address.
+
+    The caller holds ``bit_generator.lock`` while the kernel runs and keeps the generator alive.
+
+    >>> generator_handles(np.random.SFC64(0))[3]
+    0
+    """
+    return (*bitgen_handles(bit_generator), pcg64_address(bit_generator))
+
+
+@helper
+def state_in(gen):
+    """(hi, lo, inc_hi, inc_lo) of the PCG64 at ``gen[3]``, to step in registers; zeros when ``gen[3]`` is 0."""
+    pcg = gen[3]
+    if pcg:
+        return load_u64(pcg + 8), load_u64(pcg), load_u64(pcg + 24), load_u64(pcg + 16)
+    zero = np.uint64(0)
+    return zero, zero, zero, zero
+
+
+@helper
+def draw_word(gen, hi, lo, ihi, ilo):
+    """(hi, lo, word): the next 64-bit word, from the registers (PCG64, ``gen[3]`` non-zero) or ``next_uint64``."""
+    if gen[3]:
+        hi, lo = pcg64_step(hi, lo, ihi, ilo)
+        return hi, lo, pcg64_output(hi, lo)
+    return hi, lo, next_uint64(gen[0], gen[2])
+
+
+@helper
+def jump(ihi, ilo, delta):
+    """(m_hi, m_lo, c_hi, c_lo): the PCG64 state ``delta`` words on is s·m + c (square and multiply, inc (ihi, ilo)).
+
+    >>> bg = np.random.PCG64(5)
+    >>> hi, lo, ihi, ilo = state_in(generator_handles(bg))
+    >>> hi, lo = pcg64_advance(hi, lo, *jump(ihi, ilo, 9))
+    >>> bool(pcg64_output(hi, lo) == np.random.PCG64(5).random_raw(9)[8])
+    True
+    """
+    zero, one = np.uint64(0), np.uint64(1)
+    m_hi, m_lo, c_hi, c_lo = zero, one, zero, zero  # the identity
+    b_hi, b_lo, d_hi, d_lo = np.uint64(_MULT_HI), np.uint64(_MULT_LO), ihi, ilo  # one step
+    while delta:
+        if delta & 1:  # powers of one map commute: compose in any order
+            m_hi, m_lo, c_hi, c_lo = (
+                *pcg64_advance(m_hi, m_lo, b_hi, b_lo, zero, zero),
+                *pcg64_advance(c_hi, c_lo, b_hi, b_lo, d_hi, d_lo),
+            )
+        b_hi, b_lo, d_hi, d_lo = (
+            *pcg64_advance(b_hi, b_lo, b_hi, b_lo, zero, zero),
+            *pcg64_advance(d_hi, d_lo, b_hi, b_lo, d_hi, d_lo),
+        )
+        delta >>= 1
+    return m_hi, m_lo, c_hi, c_lo
+
+
+@helper
+def state_out(gen, hi, lo) -> None:
+    """Store the registers' PCG64 state back (nothing when ``gen[3]`` is 0): the generator continues from there."""
+    if gen[3]:
+        store_u64(gen[3], lo)
+        store_u64(gen[3] + 8, hi)
 
 
 @kernel

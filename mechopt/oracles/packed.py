@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,7 +33,8 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_uint16
-from mechopt.oracles.kernels import byte_rows, own_bits, own_bits_numpy, tail_bytes
+from mechopt.oracles.kernels import own_bits_numpy, unary_rows
+from mechopt.runtime.bitgen import bitgen_handles, pcg64_address
 
 __all__ = ["CellTable", "bernoulli_rows", "POP16"]
 
@@ -110,6 +112,7 @@ class CellTable:
 
 # ---------------------------------------------------------------- i.i.d. bits
 ROW_BYTES = 1 << 18  # output bytes per vectorised block of bernoulli_rows (its buffers stay in L2)
+GUIDE = 1024  # cells of the look-up that starts the compiled tail search (_tail_guide)
 SENTINEL = 0xFF  # byte written in the tail cells of the byte table (a rare byte: q^8 of the law)
 
 
@@ -130,6 +133,13 @@ def _byte_cells(prob: float) -> tuple[np.ndarray, int]:
     return cells, first
 
 
+@lru_cache(maxsize=64)
+def _tail_guide(prob: float) -> np.ndarray:
+    """Where a binary search of the byte table's tail law would start at u = i/G: a look-up for the kernel."""
+    cdf = _byte_table(prob).tail_cdf[0]
+    return np.searchsorted(cdf, np.arange(GUIDE) / GUIDE, side="right").astype(np.intp)
+
+
 def bernoulli_rows(
     rng: np.random.Generator, n: int, d: int, prob: float, own: tuple[np.ndarray, np.ndarray] | None = None
 ) -> np.ndarray:
@@ -142,8 +152,9 @@ def bernoulli_rows(
     remainder law. The draws are consumed in blocks of :data:`ROW_BYTES` output
     bytes in order (per block: the 16-bit draws, then one double per tail byte,
     in position order), so the rows depend only on the stream, n and d. With
-    numba (``mechopt[fast]``) each block is one compiled pass
-    (:func:`mechopt.oracles.kernels.byte_rows`) on the same draws: identical rows.
+    numba (``mechopt[fast]``) one compiled pass (:func:`mechopt.oracles.kernels.unary_rows`)
+    draws the same words and doubles from the generator itself, in the same order
+    (holding ``bit_generator.lock``), with no buffer in between: identical rows.
 
     ``own = (x, bits)`` then sets bit ``x[i]`` of row i to bit i of ``bits`` (drawn
     beforehand): compiled, on each block's finished rows (in cache); else at the end.
@@ -163,33 +174,28 @@ def bernoulli_rows(
     flat = out.reshape(-1)
     cells, first = _byte_cells(float(prob))
     table = _byte_table(float(prob))
-    fast, fill_tail, set_own = byte_rows.compiled(), tail_bytes.compiled(), own_bits.compiled()
-    mask = np.uint8((0xFF << (8 - d % 8)) & 0xFF) if d % 8 else None
-    work = np.empty(min(ROW_BYTES, flat.size), dtype=np.intp if fast else bool)  # tail positions / sentinel flags
-    done = 0  # rows finished (padding cleared, own bit set) by the compiled path
+    pad = (0xFF << (8 - d % 8)) & 0xFF if d % 8 else 0xFF
+    x, bits = own if own is not None else (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint8))
+    fast = unary_rows.compiled()
+    if fast is not None and sys.byteorder == "little":  # the kernel reads quarters low first, as the uint16 view
+        work = np.empty(min(ROW_BYTES, max(flat.size, 1)), dtype=np.intp)  # a block's tail positions
+        flat.fill(0)  # first touch in one tight pass: page faults spread over the sampling cost ~10x the system time
+        with rng.bit_generator.lock:  # the kernel draws from the generator itself: no other thread meanwhile
+            gen = (*bitgen_handles(rng.bit_generator), pcg64_address(rng.bit_generator))
+            fast(gen, cells, first, table.tail_cdf[0], _tail_guide(float(prob)), flat, width, pad, x, bits, work)
+        return out
+    eq = np.empty(min(ROW_BYTES, flat.size), dtype=bool)  # sentinel flags
     for lo in range(0, flat.size, ROW_BYTES):
         m = min(ROW_BYTES, flat.size - lo)
         u = raw_uint16(rng, m)
         dst = flat[lo : lo + m]
-        if fast is None:
-            np.take(cells, u, out=dst, mode="wrap")
-            if first < cells.size:
-                _redraw_tail(dst, u, first, np.equal(dst, SENTINEL, out=work[:m]), table, rng)
-            continue
-        t = fast(cells, u, first, dst, work)  # the same bytes and tail positions (ascending), one pass
-        if t:  # what table.resolve does, on the same doubles
-            fill_tail(dst, work, rng.random(t), table.tail_cdf[0])
-        end = (lo + m) // width
-        if mask is not None:
-            out[done:end, -1] &= mask
-        if own is not None:
-            set_own(flat, width, own[0], own[1], done, end)
-        done = end
-    if fast is None:
-        if mask is not None:
-            out[:, -1] &= mask
-        if own is not None:
-            own_bits_numpy(out, *own)
+        np.take(cells, u, out=dst, mode="wrap")
+        if first < cells.size:
+            _redraw_tail(dst, u, first, np.equal(dst, SENTINEL, out=eq[:m]), table, rng)
+    if pad != 0xFF:
+        out[:, -1] &= np.uint8(pad)
+    if own is not None:
+        own_bits_numpy(out, x, bits)
     return out
 
 

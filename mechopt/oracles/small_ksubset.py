@@ -21,6 +21,8 @@ from functools import lru_cache
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.oracles.base import raw_words
+from mechopt.oracles.kernels import draw_word, generator_handles, state_in, state_out
 from mechopt.oracles.packed import BLOCK, CHUNK_USERS, POP16
 from mechopt.runtime.jit import kernel
 
@@ -46,7 +48,7 @@ def own_subset_words(
 ) -> np.ndarray:
     """k-subset reports of items x (d ≤ :data:`SMALL_D`) as uint16 words: x is in with probability g, the rest uniform.
 
-    Per user one 32-bit draw (``random_raw`` words, low half first), blocks of
+    Per user one 32-bit draw (:func:`~mechopt.oracles.base.raw_words`, low half first), blocks of
     :data:`CHUNK_USERS` users in order. Its high 16 bits h are the coin against
     the top 16 bits T of ⌊g·2⁶⁴⌋ (h < T: x in; h > T: out; h = T, chance 2⁻¹⁶, a
     tie), its low 16 bits pick a word of the list with or without x (Lemire's
@@ -72,17 +74,26 @@ def own_subset_words(
         lists = _swapped_lists(d, k)
     thr = min(int(g * 2.0**64), (1 << 64) - 1)
     consts = np.array([c0, c1, (1 << 16) % c0, (1 << 16) % c1, thr >> 48], dtype=np.int64)
-    pick = _pick.compiled() or _pick_numpy
+    fast = _pick.compiled()
     out = np.empty(x.size, dtype=np.uint16)
     bad = np.empty(min(x.size, CHUNK_USERS), dtype=np.int64)
+    badu = np.empty(bad.size, dtype=np.uint32)
+    if fast is not None:
+        out.fill(0)  # first touch in one tight pass: page faults inside the sampling cost more system time
     for lo in range(0, x.size, CHUNK_USERS):
         xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
-        u = rng.bit_generator.random_raw((xs.size + 1) // 2).view(np.uint32)[: xs.size]
-        b = bad[: pick(u, xs, lists, consts, os_, bad)]  # ties and rejections, in user order
+        if fast is not None:
+            with rng.bit_generator.lock:  # the kernel draws from the generator itself: no other thread meanwhile
+                gen = generator_handles(rng.bit_generator)
+                nb = fast(gen, xs, lists, consts, os_, bad, badu)
+        else:
+            u = raw_words(rng, (xs.size + 1) // 2).view(np.uint32)[: xs.size]
+            nb = _pick_numpy(u, xs, lists, consts, os_, bad, badu)
+        b, ub = bad[:nb], badu[:nb]  # ties and rejections, in user order
         if b.size:
-            tie = (u[b] >> 16) == consts[4]
-            inc = (u[b] >> 16) < consts[4]
-            inc[tie] = rng.bit_generator.random_raw(int(tie.sum())) >> np.uint64(16) < np.uint64(thr & (2**48 - 1))
+            tie = (ub >> 16) == consts[4]
+            inc = (ub >> 16) < consts[4]
+            inc[tie] = raw_words(rng, int(tie.sum())) >> np.uint64(16) < np.uint64(thr & (2**48 - 1))
             at = rng.integers(0, np.where(inc, c1, c0))
             os_[b] = lists[xs[b], at + inc * c0]
     if not packed:
@@ -98,8 +109,13 @@ def _swapped_lists(d: int, k: int) -> np.ndarray:
 
 
 @kernel
-def _pick(u, x, lists, consts, out, bad):  # pragma: no cover - compiled; its numpy twin is _pick_numpy
-    """out[i] = the word of user i from its 32-bit draw u[i]; returns the count of users (listed in ``bad``) to redo."""
+def _pick(gen, x, lists, consts, out, bad, badu):  # pragma: no cover - compiled; its numpy twin is _pick_numpy
+    """out[i] = the word of user i from its 32-bit draw; returns how many users (``bad``, draws ``badu``) to redo.
+
+    The draws are the low then high halves of (n + 1) // 2 words from the BitGenerator
+    ``gen`` (:func:`~mechopt.oracles.kernels.generator_handles`; PCG64 stepped in registers when it can be),
+    as :func:`~mechopt.oracles.base.raw_words` viewed as uint32 (little-endian).
+    """
     c0, c1, t0, t1, top = (
         np.uint32(consts[0]),
         np.uint32(consts[1]),
@@ -107,11 +123,15 @@ def _pick(u, x, lists, consts, out, bad):  # pragma: no cover - compiled; its nu
         np.uint32(consts[3]),
         np.uint32(consts[4]),
     )
+    hi, lo, ihi, ilo = state_in(gen)
+    w = np.uint64(0)
     flat = lists.ravel()
     ncol = lists.shape[1]
     nb = 0
-    for i in range(u.size):
-        v = u[i]
+    for i in range(x.size):
+        if i & 1 == 0:
+            hi, lo, w = draw_word(gen, hi, lo, ihi, ilo)
+        v = np.uint32((w >> np.uint64(32 * (i & 1))) & np.uint64(0xFFFFFFFF))
         h = v >> np.uint32(16)
         inc = h < top  # selects, not branches (no wrapping arithmetic: the source also runs as Python)
         size = c1 if inc else c0
@@ -119,12 +139,14 @@ def _pick(u, x, lists, consts, out, bad):  # pragma: no cover - compiled; its nu
         out[i] = flat[x[i] * ncol + np.int64(prod >> np.uint32(16)) + (np.int64(c0) if inc else 0)]
         if (prod & np.uint32(0xFFFF)) < (t1 if inc else t0) or h == top:
             bad[nb] = i
+            badu[nb] = v
             nb += 1
+    state_out(gen, hi, lo)
     return nb
 
 
-def _pick_numpy(u, x, lists, consts, out, bad) -> int:
-    """:func:`_pick` vectorised (the same integers)."""
+def _pick_numpy(u, x, lists, consts, out, bad, badu) -> int:
+    """:func:`_pick` vectorised on the draws ``u`` (the same integers)."""
     c0, c1, t0, t1, top = (int(v) for v in consts)
     h = (u >> 16).astype(np.int64)
     inc = (h < top).astype(np.int64)
@@ -132,4 +154,5 @@ def _pick_numpy(u, x, lists, consts, out, bad) -> int:
     np.take(lists.ravel(), x * lists.shape[1] + (prod >> 16) + inc * c0, out=out)
     b = np.flatnonzero(((prod & 0xFFFF) < t0 + inc * (t1 - t0)) | (h == top))
     bad[: b.size] = b
+    badu[: b.size] = u[b]
     return b.size

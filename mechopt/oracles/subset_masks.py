@@ -18,15 +18,18 @@ is the same without an own item. Per user:
    non-member, so the set stays uniform given its size: the report has exactly
    Q^k(· | x), whatever p is (p only sets the cost: E|m − need| = O(√d) tries).
 
-Random words, in this order (``bit_generator.random_raw``), per superblock of
+Random words, in this order (:func:`~mechopt.oracles.base.raw_words`), per superblock of
 :data:`SUPER` users (= :data:`mechopt.oracles.mechanism.ORACLE_BLOCK`, so chunks
 that are multiples of it reproduce one call), for each of its blocks of
 :attr:`Plan.users` users: t arrays (users, ⌈d/64⌉) of bit words (one per level,
 digit 1 of a first), one coin word per user, then (users, F) fix-up words (slots
 from the low bits of each word, ⌊64/⌈log2 d⌉⌋ per word). After its blocks, the
 superblock's users still short get, in user order, (short users, 2F) fresh words,
-again until none is left. The compiled kernel (:mod:`mechopt.runtime.jit`) and
-its numpy twin are pure transforms of these words and give bit-identical masks.
+again until none is left. The compiled kernel (:func:`_sample`, one pass per
+block: start, coins and fix-up) draws these words from the generator itself, in this
+order (:mod:`mechopt.runtime.bitgen`: PCG64 stepped in registers, under the
+generator's lock); the numpy path (:func:`_draw_numpy`) draws them into buffers.
+Both give bit-identical masks.
 Item j of a row is bit j ^ 7 of its 64-bit word j // 64, so the words viewed as
 little-endian bytes are the ``packbits`` row.
 
@@ -47,14 +50,18 @@ from typing import NamedTuple
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.oracles.base import raw_words
+from mechopt.oracles.kernels import draw_word, generator_handles, jump, state_in, state_out
 from mechopt.oracles.packed import POP16
-from mechopt.runtime.jit import kernel
+from mechopt.runtime.bitgen import pcg64_advance, popcount64
+from mechopt.runtime.jit import helper, kernel
 
 __all__ = ["own_subset_masks", "uniform_subsets", "plan", "Plan"]
 
 MAX_T = 4  # finest dyadic p = a/16 (each level costs ⌈d/64⌉ words per user)
 TRY_COST = 1.0  # a fix-up try in raw-word units (the time of drawing one 64-bit word), for the plan's cost model
 BLOCK_WORDS = 1 << 16  # random words per block of users (~512 KB: the block stays in L2)
+_PER = np.array([64 // max(s, 1) for s in range(65)], dtype=np.int64)  # fix-up slots per word, by slot bits
 SUPER = 1 << 16  # users per superblock (= mechopt.oracles.mechanism.ORACLE_BLOCK: such chunks reproduce one call)
 
 
@@ -146,7 +153,26 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
     nw = -(-d // 64)
     W = np.empty((x.size, nw), dtype=np.uint64)
     last, thr_g = _consts(d, g)
-    settle = _settle.compiled() or _settle_numpy
+    fast = _sample.compiled()
+    if fast is not None:
+        W.fill(0)  # first touch in one tight pass: page faults inside the sampling cost more system time
+        scratch = np.empty((min(x.size, pl.users), nw), dtype=np.uint64)
+        short = np.empty(min(x.size, SUPER), dtype=np.int64)
+        with rng.bit_generator.lock:  # the kernel draws from the generator itself: no other thread meanwhile
+            gen = generator_handles(rng.bit_generator)
+            left = np.empty(x.size, dtype=np.int64)
+            fast(gen, x, W, left, pl.a, pl.t, pl.words, pl.users, k, thr_g, d, pl.slot, last, scratch, short)
+    else:
+        _draw_numpy(rng, x, W, pl, k, thr_g, d, last)
+    if not np.little_endian:  # pragma: no cover - the layout is the little-endian byte view
+        W.byteswap(inplace=True)
+    out = W.view(np.uint8)
+    width = (d + 7) // 8
+    return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
+
+
+def _draw_numpy(rng: np.random.Generator, x: np.ndarray, W: np.ndarray, pl: Plan, k: int, thr_g, d: int, last) -> None:
+    """:func:`_sample`'s numpy twin: the words drawn in buffers per block, then whole-array operations."""
     none = np.empty(0, dtype=np.uint64)
     every = np.arange(min(x.size, pl.users))
     for top in range(0, x.size, SUPER):  # a superblock: its sub-blocks, then its users still short
@@ -154,19 +180,12 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
         left = np.empty(xt.size, dtype=np.int64)
         for lo in range(0, xt.size, pl.users):
             xs, Ws, ls = xt[lo : lo + pl.users], Wt[lo : lo + pl.users], left[lo : lo + pl.users]
-            _bits([rng.bit_generator.random_raw(Ws.shape) for _ in range(pl.t)], Ws, pl.a, last)
-            C = rng.bit_generator.random_raw(xs.size)
-            R = rng.bit_generator.random_raw((xs.size, pl.words))
-            settle(C, R, every[: xs.size], xs, Ws, ls, k, thr_g, d, pl.slot)
+            _bits([raw_words(rng, Ws.shape) for _ in range(pl.t)], Ws, pl.a, last)
+            C = raw_words(rng, xs.size)
+            R = raw_words(rng, (xs.size, pl.words))
+            _settle_numpy(C, R, every[: xs.size], xs, Ws, ls, k, thr_g, d, pl.slot)
         while (rows := np.flatnonzero(left)).size:  # 2F fresh words each, in user order
-            settle(
-                none, rng.bit_generator.random_raw((rows.size, 2 * pl.words)), rows, xt, Wt, left, k, thr_g, d, pl.slot
-            )
-    if not np.little_endian:  # pragma: no cover - the layout is the little-endian byte view
-        W.byteswap(inplace=True)
-    out = W.view(np.uint8)
-    width = (d + 7) // 8
-    return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
+            _settle_numpy(none, raw_words(rng, (rows.size, 2 * pl.words)), rows, xt, Wt, left, k, thr_g, d, pl.slot)
 
 
 def _consts(d: int, g: float) -> tuple[np.uint64, np.uint64]:
@@ -175,66 +194,147 @@ def _consts(d: int, g: float) -> tuple[np.uint64, np.uint64]:
     return np.uint64(sum(1 << (j ^ 7) for j in range(rem))), np.uint64(min(int(g * 2.0**64), (1 << 64) - 1))
 
 
-# ------------------------------------------------------------------ kernels
+# ------------------------------------------------------------------ kernel
 @kernel
-def _settle(C, R, rows, x, W, left, k, thr_g, d, slot):  # pragma: no cover - compiled; numpy twin _settle_numpy
-    """Fix-up tries on the words R[j] for row rows[j] until ``left`` (need − m) is 0 or the words run out.
+def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, short):  # pragma: no cover - compiled
+    """All of :func:`_draw` in one pass per block, drawing the words from the BitGenerator itself, in its order.
 
-    With coins C (one per row, first pass): first bit x of row i from C[i] < thr_g (no own
-    item when x < 0) and ``left`` from the row's popcount.
+    ``gen`` = :func:`~mechopt.oracles.kernels.generator_handles` (PCG64 stepped in registers when it can be).
+    Per block of ``users`` rows: the t levels (each folded into the row as it is drawn:
+    ``scratch`` holds the AND mask of the levels so far, the row their OR part), the coins
+    and popcounts, then F fix-up words per row (all F drawn, used or not); per superblock
+    the short rows' rounds of 2F words (``short`` lists them). The masks are those of the
+    numpy path (:func:`_settle_numpy`) from the same words.
     """
-    per = 64 // slot
-    mask = np.uint64((1 << slot) - 1)
-    sl = np.uint64(slot)
+    hi, lo, ihi, ilo = state_in(gen)
+    n, nw = W.shape
+    ones = ~np.uint64(0)
+    for top in range(0, n, SUPER):
+        end = min(top + SUPER, n)
+        for b0 in range(top, end, users):
+            b1 = min(b0 + users, end)
+            if gen[3] and t <= 2:  # PCG64: one pass, each stretch of the block's words from its own state
+                hi, lo = _block_pcg(hi, lo, ihi, ilo, gen, x, W, left, b0, b1, a, t, F, k, thr_g, d, slot, last)
+                continue
+            if t == 0:
+                for i in range(b0, b1):
+                    for q in range(nw):
+                        W[i, q] = ones if a == 1 else np.uint64(0)
+            for lv in range(t if t != 2 else 0):  # W = L0 op0 (L1 op1 (… L_{t−1})) as (L_{t−1} & A) | B, folded
+                orbit = (a >> (t - 1 - lv)) & 1
+                for i in range(b0, b1):
+                    for q in range(nw):
+                        hi, lo, w = draw_word(gen, hi, lo, ihi, ilo)
+                        A = ones if lv == 0 else scratch[i - b0, q]
+                        B = np.uint64(0) if lv == 0 else W[i, q]
+                        if lv == t - 1:
+                            W[i, q] = (w & A) | B
+                        elif orbit:
+                            W[i, q] = B | (w & A)
+                            scratch[i - b0, q] = A
+                        else:
+                            W[i, q] = B
+                            scratch[i - b0, q] = A & w
+            if t == 2:  # W = L0 | L1 (a = 3) or L0 & L1 (a = 1): no scratch
+                for lv in range(2):
+                    for i in range(b0, b1):
+                        for q in range(nw):
+                            hi, lo, w = draw_word(gen, hi, lo, ihi, ilo)
+                            W[i, q] = w if lv == 0 else ((W[i, q] | w) if a == 3 else (W[i, q] & w))
+            for i in range(b0, b1):
+                W[i, nw - 1] &= last
+                hi, lo, c = draw_word(gen, hi, lo, ihi, ilo)
+                left[i] = k - _own_and_count(W, i, x[i], c, thr_g)
+            for i in range(b0, b1):
+                hi, lo = _fix(gen, hi, lo, ihi, ilo, W, left, i, x[i], F, d, slot)
+        while True:  # the superblock's short rows, in order, 2F fresh words each, until none is left
+            ns = 0
+            for i in range(top, end):
+                if left[i] != 0:
+                    short[ns] = i
+                    ns += 1
+            if ns == 0:
+                break
+            for j in range(ns):
+                hi, lo = _fix(gen, hi, lo, ihi, ilo, W, left, short[j], x[short[j]], 2 * F, d, slot)
+    state_out(gen, hi, lo)
+
+
+@helper
+def _block_pcg(hi, lo, ihi, ilo, gen, x, W, left, b0, b1, a, t, F, k, thr_g, d, slot, last):
+    """Rows b0..b1−1 (t ≤ 2) in one pass: the level, coin and fix-up words each from a PCG64 state jumped to them.
+
+    The block's words are t·U·nw level words, U coins, U·F fix-up words (U = b1 − b0); four
+    independent states walk them row by row (their 128-bit multiplies overlap) and the row
+    is finished while in cache. Returns the state after the block (the fix-up state's end).
+    """
+    u, nw = b1 - b0, W.shape[1]
+    h1, l1 = pcg64_advance(hi, lo, *jump(ihi, ilo, u * nw))  # level 1
+    hc, lc = pcg64_advance(hi, lo, *jump(ihi, ilo, t * u * nw))  # coins
+    hr, lr = pcg64_advance(hc, lc, *jump(ihi, ilo, u))  # fix-up words
+    for i in range(b0, b1):
+        for q in range(nw):
+            if t == 0:
+                v = ~np.uint64(0) if a == 1 else np.uint64(0)
+            else:
+                hi, lo, v = draw_word(gen, hi, lo, ihi, ilo)
+                if t == 2:
+                    h1, l1, w = draw_word(gen, h1, l1, ihi, ilo)
+                    v = (v | w) if a == 3 else (v & w)
+            W[i, q] = v
+        W[i, nw - 1] &= last
+        hc, lc, c = draw_word(gen, hc, lc, ihi, ilo)
+        left[i] = k - _own_and_count(W, i, x[i], c, thr_g)
+        hr, lr = _fix(gen, hr, lr, ihi, ilo, W, left, i, x[i], F, d, slot)
+    return hr, lr
+
+
+@helper
+def _own_and_count(W, i, xi, c, thr_g):
+    """Row i's bit xi set by the coin c < thr_g (no own item when xi < 0); returns the row's popcount."""
     one = np.uint64(1)
+    if xi >= 0:  # branch-free: the coin is a fair guess for the branch predictor
+        wx = xi >> 6
+        bit = one << np.uint64((xi & 63) ^ 7)
+        W[i, wx] = (W[i, wx] & ~bit) | (bit * np.uint64(c < thr_g))
+    m = 0
+    for q in range(W.shape[1]):
+        m += popcount64(W[i, q])
+    return m
+
+
+@helper
+def _fix(gen, hi, lo, ihi, ilo, W, left, i, xi, nwords, d, slot):
+    """Fix-up tries for row i on its next ``nwords`` words (all drawn: the stream does not depend on the tries)."""
+    one = np.uint64(1)
+    per = _PER[slot]  # 64 // slot, without a division per call
+    mask = (one << np.uint64(slot)) - one
+    sl = np.uint64(slot)
     top = d - 1
-    nw = W.shape[1]
-    for j in range(rows.size):
-        i = rows[j]
-        xi = x[i]
-        if C.size:
-            inc = 0
-            if xi >= 0:  # branch-free: the coin is a fair guess for the branch predictor
-                inc = np.int64(C[i] < thr_g)
-                wx = xi >> 6
-                bit = one << np.uint64((xi & 63) ^ 7)
-                W[i, wx] = (W[i, wx] & ~bit) | (bit * np.uint64(inc))
-            m = 0
-            for q in range(nw):  # SWAR popcount of the row
-                v = W[i, q]
-                v = v - ((v >> one) & np.uint64(0x5555555555555555))
-                v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
-                v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-                v += v >> np.uint64(8)  # byte sums by shifts (no wrapping multiply: the source also runs as Python)
-                v += v >> np.uint64(16)
-                v += v >> np.uint64(32)
-                m += np.int64(v & np.uint64(0x7F))
-            left[i] = k - m  # (k − inc) needed among the others, (m − inc) of them set
-        lf = left[i]
+    lf = left[i]
+    step = 1 if lf < 0 else -1  # the sign of left never changes: only removals or only additions
+    want = one if lf < 0 else np.uint64(0)  # remove a member / add a non-member
+    for _ in range(nwords):
+        hi, lo, cur = draw_word(gen, hi, lo, ihi, ilo)
         if lf == 0:
             continue
-        step = 1 if lf < 0 else -1  # the sign of left never changes: only removals or only additions
-        want = one if lf < 0 else np.uint64(0)  # remove a member / add a non-member
-        c = 0
-        while lf != 0 and c < R.shape[1]:
-            cur = R[j, c]
-            c += 1
-            for _ in range(per):  # branch-free try: the only branch taken rarely is the exit
-                pos = np.int64(cur & mask)
-                cur >>= sl
-                wi = min(pos, top) >> 6  # a position ≥ d is a failed try; clamped to read a real word
-                sh = np.uint64((pos & 63) ^ 7)
-                ok = np.uint64((pos < d) & (pos != xi)) & (((W[i, wi] >> sh) & one) ^ want ^ one)
-                W[i, wi] ^= ok << sh
-                lf += step * np.int64(ok)
-                if lf == 0:
-                    break
-        left[i] = lf
+        for _ in range(per):  # branch-free try: the only branch taken rarely is the exit
+            pos = np.int64(cur & mask)
+            cur >>= sl
+            wi = min(pos, top) >> 6  # a position ≥ d is a failed try; clamped to read a real word
+            sh = np.uint64((pos & 63) ^ 7)
+            ok = np.uint64((pos < d) & (pos != xi)) & (((W[i, wi] >> sh) & one) ^ want ^ one)
+            W[i, wi] ^= ok << sh
+            lf += step * np.int64(ok)
+            if lf == 0:
+                break
+    left[i] = lf
+    return hi, lo
 
 
 # ------------------------------------------------------------ numpy twins
 def _settle_numpy(C, R, rows, x, W, left, k, thr_g, d, slot) -> None:
-    """:func:`_settle` vectorised over the rows (bit-identical): the coins, then one try slot at a time."""
+    """The coins and fix-up tries of :func:`_sample` vectorised over rows (bit-identical), a try slot at a time."""
     if C.size:
         _own_numpy(C, x, W, left, k, thr_g)
     _fixup_numpy(R, rows, x, W, left, d, slot)

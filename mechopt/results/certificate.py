@@ -48,7 +48,9 @@ class Certificate:
             raise CertificateError(
                 "this result carries no dual evidence to write: checkable certificates come from the exact "
                 "solver (notions ldp, lip, pml, alip, graph-ldp, metric-ldp, cip; utilities mse, histogram, mi) and "
-                "the robust-lp solver (a prior set, utility mae; one prior P as --prior-set P)"
+                "the robust solvers (a prior set, one prior P as --prior-set P: robust-lp for mae, robust-rays for "
+                "mi, mse, histogram when priced exactly; none with --hull, whose worst prior may lie inside the "
+                "hull, nor for a ball held by its inequalities beyond 10 symbols: the checker takes vertices)"
             )
         self.evidence.save(path, bound=self.bound, gap=self.gap, status=status, value=value, **provenance)
 

@@ -1,4 +1,4 @@
-"""Certificates anyone can check: the exact and robust-lp solvers' dual evidence written as a versioned JSON file.
+"""Certificates anyone can check: the exact and robust solvers' dual evidence written as a versioned JSON file.
 
 The format (``mechopt-certificate``, version 1) is documented in ``docs/howto/certificates.rst`` and read by the
 standalone checker :mod:`mechopt.certcheck` (``mechopt check FILE``, or ``python certcheck.py FILE`` with only
@@ -89,17 +89,22 @@ class DualEvidence:
 
 @dataclass(frozen=True, eq=False)
 class RobustEvidence:
-    """What the robust LP proved for a design over a prior set: weights w ≥ 0 on the vertices, ν, and per output y
-    multipliers μ_y ≥ 0 of the rows a_k of the private cone with P_w ∘ L[:, y] − ν ≈ Σ_k μ_yk a_k + (≥ 0), so
-    (P_w ∘ L[:, y] − ν)·q ≥ 0 for every private column q (P_w = Σ_v w_v P_v / Σ w) and every private channel has
-    worst loss ≥ Σ_x P_w(x) Σ_y Q[x, y] L[x, y] ≥ 1ᵀν (weak duality; the checker bounds the residual)."""
+    """What a robust solver proved for a design over a prior set: weights w ≥ 0 on the vertices and ν.
+
+    robust-lp (a linear loss L): per output y multipliers ``mu`` μ_y ≥ 0 of the rows a_k of the private cone with
+    P_w ∘ L[:, y] − ν ≈ Σ_k μ_yk a_k + (≥ 0), so (P_w ∘ L[:, y] − ν)·q ≥ 0 for every private column q
+    (P_w = Σ_v w_v P_v / Σ w) and every private channel has worst loss ≥ Σ_x P_w(x) Σ_y Q[x, y] L[x, y] ≥ 1ᵀν
+    (weak duality; the checker bounds the residual). robust-rays (mi, mse, histogram; ``mu`` None): the checker
+    enumerates the rays r of the private cone and proves the bound Σ_v λ_v offset_v + sign·(1ᵀν + d·max_r
+    (Σ_v λ_v μ_v(P_v ∘ r) − νᵀr) / 1ᵀr), λ = w / Σ w, the column gains μ_v of an MSE taken at ``centre``."""
 
     problem: Any
     Q: np.ndarray
     weights: np.ndarray
     nu: np.ndarray
-    mu: np.ndarray
+    mu: np.ndarray | None
     method: str = ""
+    centre: float = 0.0
 
     def save(
         self, path: str, *, bound: float, gap: float, status: str | None = None, value: float | None = None, **prov: Any
@@ -123,18 +128,25 @@ class RobustEvidence:
                 "kind": "robust",
                 "prior_set": [_vector(v) for v in prob.prior_set.vertices],
                 "notion": notion_data(prob.notion),
-                **_loss_data(prob),
-                "sense": "min",
+                **(_loss_data(prob) if self.mu is not None else {"utility": self._gain_data()}),
+                "sense": prob.sense,
                 "objective": prob.objective,
                 "source": prob.prior_set.source,
             },
             "mechanism": {"Q": [_vector(row) for row in np.asarray(self.Q, float)]},
-            "dual": {"weights": _vector(self.weights), "nu": _vector(self.nu), "mu": [_vector(m) for m in self.mu]},
+            "dual": {"weights": _vector(self.weights), "nu": _vector(self.nu)}
+            | ({} if self.mu is None else {"mu": [_vector(m) for m in self.mu]}),
             "claim": {"status": status, "value": exact(value), "bound": exact(bound)},
             "tolerances": {k: settings.tolerance(k) for k in ("row_sum", "privacy", "gap")},
             "provenance": {"mechopt": _version(), "method": self.method, **prov},
         }
         write_text(path, json.dumps(doc, indent=1) + "\n")
+
+    def _gain_data(self) -> dict[str, Any]:
+        """A gain utility (robust-rays) as the checker reads it: mse with its values and the gains' centre."""
+        u = self.problem.utility
+        values = {"values": _vector(u.a), "centre": exact(self.centre)} if u.name == "mse" else {}
+        return {"name": u.name, **values}
 
 
 def _loss_data(prob: Any) -> dict[str, Any]:

@@ -7,7 +7,9 @@ keeps a numpy path that gives bit-identical output from the same random draws, s
 installing numba changes how fast a sampler runs, never the numbers it returns.
 Compilation is lazy (first call) and cached on disk by numba (``cache=True``) for
 functions defined in a file. A kernel may call :func:`prefetch` (a no-op in Python,
-one prefetch instruction when compiled) to start loading a table entry it needs later.
+one prefetch instruction when compiled) to start loading a table entry it needs later,
+the draws of :mod:`mechopt.runtime.bitgen` (a numpy BitGenerator, without a buffer),
+and any function marked :func:`helper`.
 
 Examples
 --------
@@ -30,7 +32,7 @@ import importlib.util
 import os
 from typing import Any, Callable
 
-__all__ = ["Kernel", "kernel", "available", "numpy_and_compiled", "prefetch"]
+__all__ = ["Kernel", "kernel", "helper", "available", "numpy_and_compiled", "prefetch"]
 
 
 @functools.cache
@@ -63,6 +65,10 @@ class Kernel:
             import numba
 
             _register_prefetch()
+            from mechopt.runtime.bitgen import register
+
+            register()
+            _register_helpers()
             cache = os.path.isfile(self.python.__code__.co_filename)  # a doctest's function has no file
             self._compiled = numba.njit(cache=cache, nogil=True)(self.python)
         return self._compiled
@@ -71,6 +77,33 @@ class Kernel:
 def kernel(fn: Callable[..., Any]) -> Kernel:
     """Wrap ``fn`` as a :class:`Kernel` (compiled on first use when numba is installed)."""
     return Kernel(fn)
+
+
+_HELPERS: list[Callable[..., Any]] = []  # functions kernels call (numba compiles them with the kernel)
+_REGISTERED: set[Callable[..., Any]] = set()
+
+
+def helper(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark ``fn`` (in numba's subset) as callable from kernels; it stays the plain function in Python.
+
+    >>> @helper
+    ... def inc(v):
+    ...     return v + 1
+    >>> inc(1)
+    2
+    """
+    _HELPERS.append(fn)
+    return fn
+
+
+def _register_helpers() -> None:
+    """Register the helpers numba has not seen yet (``register_jitable``: compiled into their callers)."""
+    from numba.extending import register_jitable
+
+    for fn in _HELPERS:
+        if fn not in _REGISTERED:
+            register_jitable(fn)
+            _REGISTERED.add(fn)
 
 
 def numpy_and_compiled(draw: Callable[[], Any], kern: Kernel) -> tuple[Any, Any]:

@@ -190,12 +190,28 @@ class EmpiricalPrior:
         if self.d > MAX_BALL_SYMBOLS:
             raise ProblemError(
                 f"an empirical prior set on {self.d} symbols is above {MAX_BALL_SYMBOLS}: the set is held by its "
-                "vertices, which grow as 2^d; merge rare symbols, or give a set by its vertices (--prior-set)"
+                "vertices, which grow as 2^d; use EmpiricalPrior.ball() (BallDesign, utility mae: any d), merge "
+                "rare symbols, or give a set by its vertices (--prior-set)"
             )
         r = min(1.0, self.radius / 2.0 if kind == "tv" else self.radius)
         S = PriorSet.ball(self.p_hat, r, kind)
-        norm = BOUNDS[self.bound][0]
-        return PriorSet(S.vertices, f"empirical:{self.bound}:n={self.n}:delta={self.delta:g}:{norm}<={self.radius:.4g}")
+        return PriorSet(S.vertices, self._source())
+
+    def ball(self) -> Any:
+        """The same set held by its inequalities (:class:`~mechopt.problems.robust.balls.BallSet`): any d.
+
+        >>> B = EmpiricalPrior.from_counts([120, 80, 40], delta=1e-3).ball()
+        >>> B.kind, round(B.radius, 4), B.source
+        ('tv', 0.1346, 'empirical:weissman:n=240:delta=0.001:L1<=0.2693')
+        """
+        from mechopt.problems.robust.balls import BallSet
+
+        kind = BOUNDS[self.bound][1]
+        r = min(1.0, self.radius / 2.0 if kind == "tv" else self.radius)
+        return BallSet(self.p_hat, r, kind, self._source())
+
+    def _source(self) -> str:
+        return f"empirical:{self.bound}:n={self.n}:delta={self.delta:g}:{BOUNDS[self.bound][0]}<={self.radius:.4g}"
 
     def guarantee(self, notion: str, eps: Any) -> str:
         """What a design private at every prior of :meth:`prior_set` earns, in words.

@@ -1,10 +1,12 @@
-"""Column generation's pricing for posterior-box notions (ε-PML, ALIP): which pricer, the chord start, smoothing.
+"""Column generation's pricing for posterior boxes (ε-PML, ALIP; ε-LIP above ``MITM_MAX_D``): pricer, chord start.
 
 - ALIP and ε-PML up to ``MITM_MAX_D`` inputs: the exact LIP pricers on the box
   (:mod:`~mechopt.solvers.exact.pricing.lip`); the MSE of a sum by the parametric sweep.
 - ε-PML and ALIP above it, histogram MSE or mutual information: the proven Lagrangian bound with a
   core-face search (:mod:`~mechopt.solvers.exact.pricing.pml`, on the box l ≤ p ≤ h with
-  l = e^{−ε_l} P for ALIP, 0 for PML).
+  l = e^{−ε_l} P for ALIP, 0 for PML). ε-LIP is the ALIP box with ε_l = ε_u = ε: above ``MITM_MAX_D``
+  its histogram and MI designs take the same pricer and start (LIP's own branch and bound stopped at
+  gap 1.5e-3 at d = 64, histogram); up to it, LIP keeps its exact pricers (``methods._structured``).
 - ε-PML with a separable gain, and ALIP above ``MITM_MAX_D``: column generation first prices the chord duals ν⁰ (the
   chords of φ_x from l_x to h_x), whose bound ν⁰ᵀP is the chord relaxation's value, and smooths the
   master's duals towards the best-bound duals (Wentges, α = ``PML_SMOOTHING``): with many inputs the
@@ -27,11 +29,12 @@ import math
 import numpy as np
 
 from mechopt.model.forms import ColumnProgram
-from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPSeparablePricer, LIPSumPricer
+from mechopt.notions import LIP
+from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPSeparablePricer, LIPSumPricer, lip_box
 from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
 from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals, separable_phi
 
-__all__ = ["box_pricer", "chord_start", "lip_search", "PML_SMOOTHING"]
+__all__ = ["box_pricer", "chord_start", "lip_search", "posterior_box", "PML_SMOOTHING"]
 
 #: Wentges smoothing α of ε-PML column generation started at the chord duals (module docstring).
 PML_SMOOTHING = 0.9
@@ -42,34 +45,41 @@ def lip_search(d: int) -> str:
     return "LIP meet in the middle" if d <= MITM_MAX_D else "LIP branch and bound"
 
 
+def posterior_box(cp: ColumnProgram) -> tuple[np.ndarray, np.ndarray, str]:
+    """(l, h, name) of the program's posterior box: ε-PML, ALIP, or ε-LIP (the ALIP box with ε_l = ε_u = ε)."""
+    if isinstance(cp.notion, LIP):
+        return (*lip_box(cp.prior, cp.notion.eps), "LIP")
+    return (*cp.notion.box(cp.prior), "PML" if cp.notion.eps_lower == math.inf else "ALIP")
+
+
 def box_pricer(cp: ColumnProgram, batch: int | None):
-    """(pricer, seed columns, its name) for the vertices of an ε-PML or ALIP posterior box, or None."""
+    """(pricer, seed columns, its name) for the vertices of an ε-PML, ALIP or ε-LIP posterior box, or None."""
     from mechopt.utilities import SumMSE
 
-    P, u, box = cp.prior, cp.utility, cp.notion.box(cp.prior)
+    P, u = cp.prior, cp.utility
+    lo, hi, name = posterior_box(cp)
     start = cp.prior[:, None].copy()
     if isinstance(u, SumMSE) and P.size <= SWEEP_MAX_D:
-        return LIPSumPricer(P, 0.0, u.centred, batch, box=box), start, "box parametric sweep"
+        return LIPSumPricer(P, 0.0, u.centred, batch, box=(lo, hi)), start, "box parametric sweep"
     phi = separable_phi(u)
     if phi is None:
         return None
     if P.size > MITM_MAX_D:
-        name = "PML" if cp.notion.eps_lower == math.inf else "ALIP"
-        lo = None if cp.notion.eps_lower == math.inf else box[0]
-        return PMLSeparablePricer(P, box[1], phi, batch, lo=lo), start, f"{name} Lagrangian bound, core-face search"
-    return LIPSeparablePricer(P, 0.0, phi, batch, box=box), start, lip_search(P.size)
+        low = None if name == "PML" else lo
+        return PMLSeparablePricer(P, hi, phi, batch, lo=low), start, f"{name} Lagrangian bound, core-face search"
+    return LIPSeparablePricer(P, 0.0, phi, batch, box=(lo, hi)), start, lip_search(P.size)
 
 
 def chord_start(cp: ColumnProgram, kind: str) -> np.ndarray | None:
-    """ε-PML (any d) or ALIP (d > ``MITM_MAX_D``) with a separable gain: the chord duals ν⁰ in the program's units.
+    """ε-PML (any d), ALIP or ε-LIP (d > ``MITM_MAX_D``) with a separable gain: the chord duals ν⁰ in program units.
 
-    None otherwise. ALIP at d ≤ ``MITM_MAX_D`` keeps main's start (d = 32, MI: 8.5 s with ν⁰ vs 6.9 s without).
+    None otherwise. ALIP at d ≤ ``MITM_MAX_D`` keeps main's start (d = 32, MI: 8.5 s with ν⁰ vs 6.9 s without);
+    ε-LIP there keeps its own pricers and start.
     """
-    if kind != "box":
+    if kind not in ("box", "lip") or (kind == "lip" and type(cp.notion) is not LIP):
         return None
-    pml = cp.notion.eps_lower == math.inf
-    phi = separable_phi(cp.utility) if pml or cp.prior.size > MITM_MAX_D else None
+    lo, hi, name = posterior_box(cp)
+    phi = separable_phi(cp.utility) if name == "PML" or cp.prior.size > MITM_MAX_D else None
     if phi is None:
         return None
-    lo, hi = cp.notion.box(cp.prior)
-    return chord_duals(hi, phi, None if pml else lo) - cp.shift
+    return chord_duals(hi, phi, None if name == "PML" else lo) - cp.shift

@@ -45,6 +45,7 @@ from mechopt.solvers.exact.pricing.base import (
 )
 from mechopt.solvers.exact.pricing.knapsack import LDPMIKnapsackPricer
 from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPHistogramPricer, LIPMIPricer, LIPSumPricer
+from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
 from mechopt.solvers.exact.pricing.tree import TreeLDPMIPricer, essential_forest, essential_weights
 
 __all__ = [
@@ -269,6 +270,8 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
                 "use solver='sqp' (local, uncertified) or fewer symbols"
             )
         return LIPSumPricer(P, eps, u.centred, batch), cp.prior[:, None].copy(), "LIP parametric sweep"
+    if kind == "lip" and type(cp.notion) is LIP and P.size > MITM_MAX_D:
+        return box_pricer(cp, batch)  # histogram, MI: the (ε, ε)-ALIP box's Lagrangian bound and core-face search
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, HistogramMSE):
         return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), lip_search(P.size)
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, MutualInfo) and u.prior is not None:

@@ -6,10 +6,14 @@ pml / alip) the program is, with an epigraph variable t,
     minimise t   s.t.   Σ_x P_v(x) Σ_y Q[x, y] L[x, y] ≤ t  (each vertex v),   Q 1 = 1,   0 ≤ Q ≤ 1,
                         LDP: w_y ≤ Q[x, y] ≤ e^ε w_y;   LIP/PML/ALIP at each v: lo·λ_v ≤ q_x ≤ hi·λ_v, λ_v = P_v·q.
 
+A ball held by its inequalities (:class:`~mechopt.problems.robust.BallDesign`, any d) replaces the
+vertex rows by the LP duals of the min / max over the ball (:mod:`mechopt.solvers.robust.ball`); its
+dual variables are boxed, each variable entering the bound below through its box.
+
 The loss is divided by max |L| (answers are unit-free). The certificate is weak duality recomputed
 from HiGHS's duals: with y_ub ≤ 0 (clipped), y_eq and reduced costs r = c − Aᵀy,
-bound = Σ y_eq + Σ_Q min(0, r) + r_t·t_box (Q ∈ [0, 1] and t in a valid box), rounded outward by
-the arithmetic's error; ``optimal`` only when the relative gap is within the ``gap`` tolerance.
+bound = Σ y_eq + Σ_j min(r_j lo_j, r_j hi_j) + r_t·t_box (each variable in its box, t in a valid one),
+rounded outward by the arithmetic's error; ``optimal`` only when the relative gap is within the ``gap`` tolerance.
 
 Examples
 --------
@@ -33,6 +37,7 @@ import scipy.sparse as sp
 from mechopt import settings
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
+from mechopt.solvers.robust.ball import build_ball_lp, ldp_rows
 
 __all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound"]
 
@@ -56,18 +61,23 @@ class RobustLPSolver(Solver):
 
         t0 = time.perf_counter()
         data = problem.robust_program()
-        V, L = np.asarray(data["vertices"], float), np.asarray(data["loss"], float)
+        ball, L = data.get("ball"), np.asarray(data["loss"], float)
+        V = None if ball is not None else np.asarray(data["vertices"], float)
+        k = 0 if V is None else len(V)
         n, m = L.shape
         base = dict(sense="min", objective=problem.objective, solver=self.name)
         s = float(np.max(np.abs(L)))
         if s == 0.0 or not math.isfinite(s):
             Q = np.zeros((n, m))
             Q[:, 0] = 1.0
-            ev = _evidence(problem, Q, None, len(V), 1.0)  # the zero duals prove the bound 0
+            ev = None if V is None else _evidence(problem, Q, None, k, 1.0)  # the zero duals prove the bound 0
             return Result(status=Status.OPTIMAL, value=0.0, mechanism=Q, certificate=Certificate(0.0, 0.0, ev),
                           proof="certificate", message="zero loss: every channel is optimal",
                           extras={"relative_gap": 0.0}, **base)  # fmt: skip
-        lp = build_lp(V, L / s, data["rows"], data["factors"], data["ldp_eps"])
+        if V is None:
+            lp = build_ball_lp(ball, L / s, data["rows"], data["factors"], data["ldp_eps"])
+        else:
+            lp = build_lp(V, L / s, data["rows"], data["factors"], data["ldp_eps"])
         tl = opts.get("time_limit")
         hopts: dict[str, Any] = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
         if tl is not None:
@@ -93,7 +103,7 @@ class RobustLPSolver(Solver):
         extras = {
             "relative_gap": gap,
             "vertex_losses": problem.losses(Q).tolist(),
-            "vertices": int(V.shape[0]),
+            "vertices": k if V is not None else None,
             "prior_set": problem.prior_set.describe(),
             "lp_rows": int(lp["A_ub"].shape[0] + lp["A_eq"].shape[0]),
             "lp_seconds": t_lp,
@@ -101,8 +111,9 @@ class RobustLPSolver(Solver):
         }
         msg = (f"certified: relative gap {gap:.3g} (HiGHS duals, bound recomputed and rounded outward)"
                if status is Status.OPTIMAL else f"relative gap {gap:.3g} above tolerance {tol:.3g}")  # fmt: skip
-        msg += f"; over {problem.prior_set.describe()}, audited at every vertex"
-        cert = Certificate(bound, Result.gap_of(value, bound), evidence=_evidence(problem, Q, res, V.shape[0], s))
+        msg += f"; over {problem.prior_set.describe()}, audited at every " + ("vertex" if k else "prior (worst ones)")
+        ev = None if V is None else _evidence(problem, Q, res, k, s)  # a ball: the checker takes vertices only
+        cert = Certificate(bound, Result.gap_of(value, bound), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert,
                       proof="certificate" if status is Status.OPTIMAL else None, message=msg, extras=extras,
                       **base)  # fmt: skip
@@ -124,7 +135,7 @@ def build_lp(V: np.ndarray, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_e
     aux = m if factors is None else k * m
     loss = sp.csr_matrix((V[:, :, None] * L[None]).reshape(k, N))
     blocks = [sp.hstack([loss, sp.csr_matrix((k, aux)), -sp.csr_matrix(np.ones((k, 1)))])]
-    priv = _ldp_rows(n, m, ldp_eps) if factors is None else _box_rows(V, rows, m, *factors)
+    priv = ldp_rows(n, m, ldp_eps) if factors is None else _box_rows(V, rows, m, *factors)
     blocks.append(sp.hstack([priv, sp.csr_matrix((priv.shape[0], 1))]))
     A_ub = sp.vstack(blocks).tocsr()
     eq = [sp.hstack([sp.kron(sp.eye(n), np.ones((1, m))), sp.csr_matrix((n, aux + 1))])]
@@ -142,20 +153,6 @@ def build_lp(V: np.ndarray, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_e
     t_box = (float(lo.max()), float(hi.max()))  # every optimal t lies here (the max over v of a loss in [lo, hi])
     return {"c": c, "A_ub": A_ub, "b_ub": np.zeros(A_ub.shape[0]), "A_eq": A_eq, "b_eq": np.concatenate(b_eq),
             "bounds": [(0.0, 1.0)] * N + [(None, None)], "t_box": t_box}  # fmt: skip
-
-
-def _ldp_rows(n: int, m: int, eps: float) -> sp.csr_matrix:
-    """With an envelope variable w_y per output: w_y − Q[x, y] ≤ 0 and Q[x, y] − e^ε w_y ≤ 0 (2·n·m rows).
-
-    max_x Q[x, y] ≤ e^ε min_x Q[x, y] holds exactly when some w_y lies between them; columns (Q, w).
-    """
-    r = np.arange(n * m)
-    y = np.tile(np.arange(m), n)
-    low = sp.csr_matrix((np.r_[-np.ones(r.size), np.ones(r.size)], (np.r_[r, r], np.r_[r, n * m + y])),
-                        shape=(r.size, n * m + m))  # fmt: skip
-    up = sp.csr_matrix((np.r_[np.ones(r.size), np.full(r.size, -math.exp(eps))], (np.r_[r, r], np.r_[r, n * m + y])),
-                       shape=(r.size, n * m + m))  # fmt: skip
-    return sp.vstack([low, up]).tocsr()
 
 
 def _box_rows(V: np.ndarray, rows: np.ndarray, m: int, lo: float, hi: float) -> sp.csr_matrix:
@@ -181,18 +178,21 @@ def dual_bound(lp: dict[str, Any], y_ub: Any, y_eq: Any) -> tuple[float, float]:
     """(weak-duality lower bound, its rounding margin) recomputed from HiGHS's duals.
 
     y_ub is clipped to ≤ 0 (dual feasibility of ≤ rows in a minimisation); r = c − A_ubᵀy_ub − A_eqᵀy_eq;
-    each Q (and w) variable contributes min(0, r_j)·1 (both in [0, 1]) and t contributes r_t at the end of its box.
+    each variable but t contributes min(r_j·lo_j, r_j·hi_j) over its box [lo_j, hi_j] (``bounds``; Q and w in
+    [0, 1]) and t contributes r_t at the end of its box ``t_box``.
     """
     yu = np.minimum(np.asarray(y_ub, float), 0.0)
     ye = np.asarray(y_eq, float)
     A_ub, A_eq = lp["A_ub"], lp["A_eq"]
     r = lp["c"] - A_ub.T @ yu - A_eq.T @ ye
     rq, rt = r[:-1], float(r[-1])
+    lo, hi = np.array(lp["bounds"][:-1], float).T
     t_lo, t_hi = lp["t_box"]
-    terms = [float(v) for v in ye * lp["b_eq"]] + [float(v) for v in np.minimum(rq, 0.0)]
+    terms = [float(v) for v in ye * lp["b_eq"]] + [float(v) for v in np.minimum(rq * lo, rq * hi)]
     terms.append(rt * (t_lo if rt > 0 else t_hi))
     lower = math.fsum(terms)
-    scale = abs(A_ub).T @ np.abs(yu) + abs(A_eq).T @ np.abs(ye) + np.abs(lp["c"])
+    big = max(float(np.abs(lo).max(initial=1.0)), float(np.abs(hi).max(initial=1.0)))  # the boxes' reach
+    scale = (abs(A_ub).T @ np.abs(yu) + abs(A_eq).T @ np.abs(ye) + np.abs(lp["c"])) * big
     nnz = int(max((np.diff(A_ub.tocsc().indptr) + np.diff(A_eq.tocsc().indptr)).max(initial=0), 1))  # per column
     margin = (nnz + 2) * float(np.finfo(float).eps) * (float(scale.sum()) + float(np.abs(ye).sum()) * 2
                                                         + abs(rt) * max(abs(t_lo), abs(t_hi)))  # fmt: skip

@@ -138,9 +138,24 @@ class RobustRaysSolver(Solver):
         }
         if hull:
             extras["hull_rounds"], extras["hull_priors"] = outer, priors[len(problem.prior_set.vertices) :].tolist()
-        cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound))
+        ev = None if bound is None or hull or not out["proven"] else _evidence(problem, Q, G, out, rows)
+        cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert, proof=proof, message=msg,
                       iterations=out["rounds"], extras=extras, **base)  # fmt: skip
+
+
+def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndarray) -> Any:
+    """The certificate file's duals: the weights λ and ν on every row, ν = μ + δ on the support (0 elsewhere) with
+    δ = (bound − λᵀc − 1ᵀμ) / |support|, so that the claim reads max_r (Σ_i λ_i f_i(r) − νᵀr) / 1ᵀr ≤ 0 over the
+    rays r of the cone (summing to the support's size over the columns, as Σ_y Q[x, y] = 1; math.md §1)."""
+    from mechopt.results.certificate_file import RobustEvidence
+
+    lam, mu = out["duals"]
+    nu = np.zeros(problem.prior_set.d)
+    nu[rows] = mu + (out["bound"] - float(lam @ G.constants()) - float(mu.sum())) / int(rows.sum())
+    centre = float(getattr(G.utility, "centre", 0.0))  # the gains' centre (an MSE is shift-invariant)
+    return RobustEvidence(problem, Q, lam, nu, None, method=f"robust-rays (ray LP duals; {out['rounds']} rounds)",
+                          centre=centre)  # fmt: skip
 
 
 def _scope(problem: Any, G, n_priors: int) -> str:
@@ -247,8 +262,8 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     next round prices at (λ, μ) itself, so the loop ends exactly as without smoothing.
 
     Returns ``w`` and ``R`` (the master's columns), ``bound`` (None without an exact pricing pass),
-    ``proven``, ``rounds``, ``status``, ``message`` and ``duals`` ((λ, μ) where the lowest bound was
-    proven, in the gains' units: with start duals or smoothing not the last master's).
+    ``proven``, ``duals`` ((λ, μ) where ``bound`` was proven, μ in score units: with start duals or
+    smoothing not the last master's), ``rounds``, ``status`` and ``message``.
     """
     if not 0.0 <= smoothing < 1.0:
         raise ParamError(f"smoothing must be in [0, 1), got {smoothing}: 0 turns it off")
@@ -314,7 +329,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         R = np.hstack([R, pr.rays[:, new]])
         F = np.hstack([F, Fn])
     R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
-    duals = None if centre is None else (centre[0], centre[1] * scale)  # (λ, μ) of the lowest bound, gain units
+    duals = None if centre is None else (centre[0], centre[1] * scale)  # (λ, μ) of the lowest bound, score units
     return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
             "status": status, "message": status, "duals": duals}  # fmt: skip
 

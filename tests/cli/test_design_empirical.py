@@ -104,3 +104,21 @@ def test_audit_checks_a_robust_claim_at_every_vertex_of_the_files_prior_set(cli,
     doc["mechanism"]["prior_set"][0] = [0.5, 0.5]
     out.write_text(json.dumps(doc))
     assert cli("audit", out).code == 2  # a vertex of the wrong length is bad input
+
+
+def test_beyond_ten_symbols_mae_is_designed_over_the_ball_by_its_inequalities(cli, one_line_error):
+    counts = ",".join(str(50 * (16 - i)) for i in range(16))
+    r = cli(*BASE, "--prior-counts", counts, "--delta", "1e-3")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert doc["solver"] == "robust-lp" and doc["status"] == "optimal" and doc["privacy"]["violation"] <= 1e-9
+    assert "tv ball of radius" in doc["message"] and "by its inequalities" in doc["message"]
+    E = EmpiricalPrior.from_counts(counts, 1e-3)
+    assert doc["mechanism"]["prior_ball"]["radius"] == pytest.approx(E.radius / 2, rel=1e-15)
+    Q, rng = np.array(doc["mechanism"]["Q"]), np.random.default_rng(5)
+    for _ in range(200):  # random priors of the ball: (1 − t)·p̂ + t·R has TV t·TV(R, p̂) ≤ t = the radius
+        P = (1 - E.radius / 2) * E.p_hat + E.radius / 2 * rng.dirichlet(np.ones(16) * 0.2)
+        assert PML(1.0).audit(Q, P).eps <= 1 + 1e-9
+    r = cli("design", "--notion", "pml", "--utility", "mi", "--eps", "1", "--prior-counts", counts, "--delta", "0.1")
+    one_line_error(r)
+    assert "above 10" in r.err and "BallDesign, utility mae" in r.err

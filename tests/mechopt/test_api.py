@@ -163,3 +163,16 @@ def test_compare_sweep_verify_are_plain_functions_with_real_signatures():
 
     importlib.import_module("mechopt.jobs.compare")  # importing the module does not rebind the function
     assert isinstance(mechopt.compare, types.FunctionType)
+
+
+def test_a_late_finish_names_the_limit_the_user_gave(liar, prob):
+    """Inside a call's deadline the solver gets what is left; the late note names the user's limit, not that."""
+    from mechopt.runtime import deadline
+
+    Q = np.full((2, 2), 0.5)
+    backend = registry.get_solver("liar")
+    alone = backend.solve(prob, Q=Q, value=prob.evaluate(Q), time_limit=1e-9)
+    assert "past the 1e-09 s time limit" in alone.message
+    with deadline.bounded(30.0):
+        inside = backend.solve(prob, Q=Q, value=prob.evaluate(Q), time_limit=1e-9)
+    assert "past the 30 s time limit" in inside.message

@@ -83,8 +83,10 @@ def test_the_checker_imports_only_numpy_and_the_standard_library():
 def test_the_checker_is_short():
     code = [ln for ln in CHECKER.read_text().splitlines() if ln.strip() and not ln.strip().startswith("#")]
     # non-blank lines, docstrings included (about 200 without them); +4: strict JSON keys; +45: pml, alip and
-    # robust (prior-set) certificates
-    assert len(code) <= 290
+    # robust (prior-set) certificates; +30: robust-rays certificates (mi, mse, histogram over a prior set: the gains
+    # at every vertex and the rays of the cone in q, sharing gain/features/dd/private/verdict), the one proof the
+    # checker could not make before
+    assert len(code) <= 320
 
 
 def test_the_checker_runs_alone_without_site_packages(tmp_path):

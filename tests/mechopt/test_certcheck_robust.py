@@ -4,7 +4,10 @@ A robust certificate carries the prior set's vertices, the loss, Q and the robus
 vertices, ν, and per output multipliers of the rows of the cone of columns private at every vertex); the checker
 re-proves the lower bound 1ᵀν from them (:func:`mechopt.certcheck.check_robust`). Mutations: a raised ν with
 the bound it would claim, weights moved to one vertex, a tampered or negative multiplier, a perturbed Q, a false
-value, a smaller claimed ε or ε_l, a loss that is not |values − outputs|.
+value, a smaller claimed ε or ε_l, a loss that is not |values − outputs|. A robust-rays certificate (mi, mse,
+histogram) carries the weights and ν only: the checker enumerates the rays of the cone itself
+(:func:`mechopt.certcheck.check_rays`); mutations: a moved ν coordinate, weights on one vertex, a bound past the
+value, a column of Q moved, a smaller ε, bad shapes.
 """
 
 from __future__ import annotations
@@ -180,3 +183,119 @@ def test_a_zero_loss_design_has_a_certificate_too(tmp_path):
     res.save_certificate(str(tmp_path / "z.json"))
     code, out = certcheck.run(str(tmp_path / "z.json"))
     assert code == 0 and out["bound"] == out["value"] == 0.0, out
+
+
+# -- robust-rays (mi, mse, histogram over a prior set): the rays of the cone re-enumerated by the checker -------------
+
+RAYS = {
+    "ldp-mi-two": dict(prior_set="0.2,0.3,0.5;0.5,0.3,0.2", notion="ldp", utility="mi", eps=1.0),
+    "lip-mi-two": dict(prior_set="0.2,0.3,0.5;0.5,0.3,0.2", notion="lip", utility="mi", eps=1.0),
+    "pml-mse-empirical": dict(
+        prior_set=EmpiricalPrior.from_counts("40,25,20,15", 1e-3).prior_set(),
+        notion="pml",
+        utility="mse",
+        eps=0.8,
+        values="0,1,3,7",
+    ),  # fmt: skip
+    "alip-histogram-unused-row": dict(
+        prior_set="0.2,0.3,0.5,0;0.5,0.3,0.2,0", notion="alip", utility="histogram", eps=1.0, eps_lower=0.5
+    ),  # fmt: skip
+    "ldp-mse-unused-row": dict(prior_set="0.6,0.4,0;0.1,0.9,0", notion="ldp", utility="mse", eps=0.7, values="1,2,9"),
+}
+
+
+def _write_rays(name: str, path: Path, scale: float = 1.0):
+    kw = dict(RAYS[name])
+    if scale != 1.0 and "values" in kw:
+        kw["values"] = ",".join(str(float(v) * scale) for v in kw["values"].split(","))
+    res = mechopt.solve(RobustDesign.from_params(**kw), solver="robust-rays")
+    assert res.status.value == "optimal" and res.proof == "certificate", res.message
+    res.save_certificate(str(path))
+    return res, json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("name", sorted(RAYS))
+def test_robust_rays_certificates_verify(name, tmp_path):
+    res, doc = _write_rays(name, tmp_path / "c.json")
+    assert doc["problem"]["kind"] == "robust" and "mu" not in doc["dual"] and "loss" not in doc["problem"]
+    assert doc["problem"]["sense"] == res.sense and doc["problem"]["utility"]["name"] == res.objective.split()[-1]
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0, out
+    assert out["gap"] <= 1e-7 and out["vertices"] == len(doc["problem"]["prior_set"]) and out["rays"] >= 3
+    assert out["value"] == pytest.approx(res.value, rel=1e-9)  # max / min over the vertices, recomputed exactly
+    # the checker's bound is its own (rays enumerated with W ≥ e^ε): at least as tight as the solver's claim
+    sign = 1 if res.sense == "max" else -1
+    assert sign * (out["bound"] - res.certificate.bound) <= 1e-9 * abs(res.certificate.bound)
+
+
+def test_robust_rays_mse_certificate_is_unit_free(tmp_path):
+    _, doc = _write_rays("pml-mse-empirical", tmp_path / "a.json")
+    _, big = _write_rays("pml-mse-empirical", tmp_path / "b.json", scale=2.0**40)
+    (ca, a), (cb, b) = certcheck.run(str(tmp_path / "a.json")), certcheck.run(str(tmp_path / "b.json"))
+    assert ca == cb == 0 and b["value"] == pytest.approx(a["value"] * 2.0**80, rel=1e-9)
+    assert b["bound"] == pytest.approx(a["bound"] * 2.0**80, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(RAYS))
+@pytest.mark.parametrize("step", [Fraction(1, 100), Fraction(-1, 100)])
+def test_robust_rays_perturbed_nu_does_not_prove_the_bound(name, step, tmp_path):
+    """ν is a minimiser of the checker's bound (weak duality: any ν proves a bound ≥ the optimum, the claimed one
+    being it to 1e-13); moving one coordinate by 1% of the claim moves the bound off the claim."""
+    _, doc = _write_rays(name, tmp_path / "c.json")
+    nu = [Fraction(v) for v in doc["dual"]["nu"]]
+    x = max(range(len(nu)), key=lambda i: abs(nu[i]))
+    nu[x] += step * abs(Fraction(doc["claim"]["bound"]))
+    doc["dual"]["nu"] = [str(v) for v in nu]
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 1 and "do not prove the claimed bound" in out["reason"], out
+
+
+@pytest.mark.parametrize("name", ["ldp-mi-two", "lip-mi-two", "pml-mse-empirical", "alip-histogram-unused-row"])
+def test_robust_rays_weights_moved_to_one_vertex_do_not_prove_the_bound(name, tmp_path):
+    _, doc = _write_rays(name, tmp_path / "c.json")
+    w = [Fraction(v) for v in doc["dual"]["weights"]]
+    k = min(range(len(w)), key=w.__getitem__)
+    doc["dual"]["weights"] = [str(Fraction(i == k)) for i in range(len(w))]
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 1 and "do not prove the claimed bound" in out["reason"], out
+
+
+@pytest.mark.parametrize("name", sorted(RAYS))
+def test_robust_rays_tightened_claims_and_perturbed_columns_are_rejected(name, tmp_path):
+    _, doc = _write_rays(name, tmp_path / "c.json")
+    forged, value = json.loads(json.dumps(doc)), Fraction(doc["claim"]["value"])
+    sign = 1 if doc["problem"]["sense"] == "max" else -1  # an upper bound below the value (a lower one above it)
+    forged["claim"]["bound"] = str(value - sign * Fraction(1, 10**4) * abs(value))
+    code, out = _check(forged, tmp_path / "b.json")
+    assert code == 1 and "do not prove the claimed bound" in out["reason"], out
+    Q = [[Fraction(v) for v in row] for row in doc["mechanism"]["Q"]]
+    x = max(range(len(Q)), key=lambda i: max(Q[i]))  # move mass between two outputs of one row: a new column pair
+    y, z = max(range(len(Q[x])), key=Q[x].__getitem__), min(range(len(Q[x])), key=Q[x].__getitem__)
+    Q[x][y], Q[x][z] = Q[x][y] - Q[x][y] / 1000, Q[x][z] + Q[x][y] / 1000
+    doc["mechanism"]["Q"] = [[str(v) for v in row] for row in Q]
+    code, out = _check(doc, tmp_path / "q.json")
+    assert code == 1 and ("the value of Q is" in out["reason"] or "not private" in out["reason"]), out
+
+
+def test_robust_rays_smaller_claimed_eps_and_bad_shapes(tmp_path):
+    _, doc = _write_rays("lip-mi-two", tmp_path / "c.json")
+    forged = json.loads(json.dumps(doc))
+    forged["problem"]["notion"]["eps"] = str(Fraction(forged["problem"]["notion"]["eps"]) * Fraction(9, 10))
+    code, out = _check(forged, tmp_path / "e.json")
+    assert code == 1 and out["reason"].startswith("not private: output "), out
+    forged = json.loads(json.dumps(doc))
+    forged["problem"]["sense"] = "min"  # an mi is maximised
+    assert _check(forged, tmp_path / "s.json")[0] == 2
+    _, doc = _write_rays("pml-mse-empirical", tmp_path / "c.json")
+    doc["problem"]["utility"]["values"] = doc["problem"]["utility"]["values"][:-1]
+    code, out = _check(doc, tmp_path / "v.json")
+    assert code == 2 and "one value per input" in out["reason"], out
+
+
+def test_robust_rays_hull_result_says_why_it_has_no_file(tmp_path):
+    prob = RobustDesign.from_params(prior_set="0.2,0.3,0.5;0.5,0.3,0.2", notion="pml", utility="mse", eps=1.0,
+                                    hull=True)  # fmt: skip
+    res = mechopt.solve(prob, solver="robust-rays")
+    with pytest.raises(CertificateError, match="--hull"):
+        res.save_certificate(str(tmp_path / "c.json"))
+    assert not (tmp_path / "c.json").exists()

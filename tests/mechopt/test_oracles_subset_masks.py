@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import hashlib
 import math
 
 import numpy as np
@@ -16,18 +18,19 @@ from mechopt.oracles import subset_masks as sm
 from mechopt.oracles.ksubset import KSubset, subset_rank
 from mechopt.oracles.mechanism import ORACLE_BLOCK
 from mechopt.runtime import jit
+from mechopt.runtime.bitgen import bitgen_handles, pcg64_address
 
 ALPHA = 1e-3  # a seeded chi-square test at this level: fails on a wrong law (see the power check below)
 
 
 def _paths(monkeypatch, draw):
     """``draw()`` with the compiled kernel and again on the numpy path (MECHOPT_JIT=0)."""
-    numpy_path, compiled = jit.numpy_and_compiled(draw, sm._settle)
+    numpy_path, compiled = jit.numpy_and_compiled(draw, sm._sample)
     return compiled, numpy_path
 
 
 def test_the_kernel_compiles_here() -> None:
-    assert jit.numpy_and_compiled(lambda: 0, sm._settle) == (0, 0)  # numba is in [test]: the identity tests compare
+    assert jit.numpy_and_compiled(lambda: 0, sm._sample) == (0, 0)  # numba is in [test]: the identity tests compare
 
 
 @pytest.mark.parametrize("d", [2, 3, 16, 17, 64, 256, 1024])
@@ -70,22 +73,84 @@ def test_bit_identical_across_superblocks_and_fallback_rounds(monkeypatch) -> No
     assert np.all(np.unpackbits(a, axis=1, count=d).sum(axis=1) == k)
 
 
-def test_kernel_source_runs_as_python_and_agrees() -> None:
-    """The kernel's own Python source (what numba compiles) gives the numpy twin's result."""
+@pytest.mark.parametrize("bit_generator", [np.random.SFC64, np.random.MT19937, np.random.PCG64DXSM])
+def test_other_bit_generators_are_bit_identical(monkeypatch, bit_generator) -> None:
+    """Generators without the PCG64 registers: the kernel draws through next_uint64, block pass by pass."""
+    d, k = 256, 69
+    x = np.random.default_rng(8).integers(0, d, 3000)
+    a, b = _paths(monkeypatch, lambda: sm.own_subset_masks(np.random.Generator(bit_generator(2)), x, d, k, 0.5))
+    assert np.array_equal(a, b) and np.all(np.unpackbits(a, axis=1).sum(axis=1) == k)
+
+
+@pytest.mark.parametrize("a, t", [(0, 0), (1, 0), (1, 1), (1, 2), (3, 2), (5, 3), (11, 4)])
+def test_every_dyadic_start_is_bit_identical(monkeypatch, a: int, t: int) -> None:
+    """Each start p = a/2^t (the kernel folds t = 2 in place, other t through its scratch) on both paths."""
+    d, k = 130, 40
+    monkeypatch.setattr(sm, "plan", lambda d_, k_: sm.Plan(a=a, t=t, words=3, slot=8, users=256))
+    x = np.random.default_rng(t).integers(0, d, 1000)
+    a_, b_ = _paths(monkeypatch, lambda: sm.own_subset_masks(np.random.default_rng(a), x, d, k, 0.4))
+    assert np.array_equal(a_, b_) and np.all(np.unpackbits(a_, axis=1, count=d).sum(axis=1) == k)
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.SFC64])
+def test_kernel_source_runs_as_python_and_agrees(bit_generator) -> None:
+    """The kernel's own Python source (what numba compiles) draws the numpy twin's words and gives its masks.
+
+    PCG64 is stepped from its state address, SFC64 drawn through ``next_uint64``; a tight
+    plan (two fix-up words, blocks of 64) sends rows to the superblock's fallback rounds.
+    """
     d, k, n = 40, 11, 300
-    rng = np.random.default_rng(3)
-    x = rng.integers(0, d, n)
+    pl = sm.Plan(a=1, t=2, words=2, slot=6, users=64)
+    x = np.random.default_rng(3).integers(0, d, n)
     last, thr = sm._consts(d, 0.7)
-    W0 = np.empty((n, 1), dtype=np.uint64)
-    sm._bits([rng.bit_generator.random_raw((n, 1)) for _ in range(2)], W0, 1, last)
-    C, R = rng.bit_generator.random_raw(n), rng.bit_generator.random_raw((n, 2))
-    out = []
-    for fn in (sm._settle.python, sm._settle_numpy):
-        W, left = W0.copy(), np.empty(n, dtype=np.int64)
-        fn(C, R, np.arange(n), x, W, left, k, thr, d, 6)
-        out.append((W, left))
-    assert np.array_equal(out[0][0], out[1][0]) and np.array_equal(out[0][1], out[1][1])
-    assert np.any(out[0][1] != 0) and np.any(out[0][1] == 0)  # some rows finished, some wait for more words
+    W0, W1 = np.empty((n, 1), dtype=np.uint64), np.empty((n, 1), dtype=np.uint64)
+    sm._draw_numpy(np.random.Generator(bit_generator(4)), x, W0, pl, k, thr, d, last)
+    bg = bit_generator(4)
+    gen = (*bitgen_handles(bg), pcg64_address(bg))
+    left, scratch, short = np.empty(n, dtype=np.int64), np.empty((64, 1), np.uint64), np.empty(n, np.int64)
+    sm._sample.python(gen, x, W1, left, pl.a, pl.t, pl.words, pl.users, k, thr, d, pl.slot, last, scratch, short)
+    assert np.array_equal(W0, W1) and not left.any()
+    after = np.random.Generator(bit_generator(4))
+    sm._draw_numpy(after, x, W0, pl, k, thr, d, last)
+    assert bg.random_raw() == after.bit_generator.random_raw()  # the kernel left the generator where numpy did
+
+
+# sha256 of the masks from the sampler before the fused kernel (numpy path of commit 404052c, same on both paths)
+STREAM = {
+    (17, 5, 0.6, 3001, 1): "5a7a766ad8c3836732bc4569a0307d4d390752c4bd4c6632ef1a0aac75102be8",
+    (256, 69, 0.5, 70_000, 2): "c06e925e25bdcb4b31dac8345b02eb415916589be8b8d3fe94864f34df5dbc82",
+    (1024, 275, 0.5, 5000, 3): "c47be31f373f3ef4325962e7be49619effbd82ec933cce261a6112e819bb924b",
+    (100, 99, 0.3, 999, 4): "66511cb1c20daf6d2d68fce25a288abbf9f7788f67d6037f2fc5100cfc40b410",
+    (700, 1, 0.9, 2000, 5): "3fddb29245f077a43af5822d447de7882ec3eda2509f67ace6dc998b4d7043c9",
+}
+
+
+@pytest.mark.parametrize("case", sorted(STREAM))
+def test_the_report_stream_is_unchanged(case) -> None:
+    """Same seed, same masks as before the fused kernel, on the path this environment runs (both, in CI)."""
+    d, k, g, n, seed = case
+    x = np.random.default_rng(seed + 50).integers(0, d, n)
+    m = sm.own_subset_masks(np.random.default_rng(seed), x, d, k, g)
+    assert hashlib.sha256(m.tobytes()).hexdigest() == STREAM[case]
+    if case[0] == 700:
+        u = sm.uniform_subsets(np.random.default_rng(9), 3000, 300, 150)
+        assert hashlib.sha256(u.tobytes()).hexdigest() == UNIFORM
+
+
+UNIFORM = "91a0520cd6c9beec923112ca5b3e030855d98cb1414f51b21e6c4ea99a79de11"
+SMALL = {  # d <= 16 (mechopt.oracles.small_ksubset), KSubset(d, 1.0).randomize(packed=True), same commit
+    (16, 1, 200_001): "7f0204573e14dcce6bbe54530bcc9e9bb3c70bbb6a71dbf849b3960dd0864657",
+    (5, 2, 3000): "6394e89d32beb10e8536c059a998ac67245e739412d305e02458fe5c35566302",
+    (9, 3, 70_000): "3424f609154fa15e69157a94c317891c65f60810bbd79292713087ce679de3aa",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SMALL))
+def test_the_small_d_report_stream_is_unchanged(case) -> None:
+    d, seed, n = case
+    x = np.random.default_rng(seed + 50).integers(0, d, n)
+    m = KSubset(d, 1.0).randomize(x, np.random.default_rng(seed), packed=True)
+    assert hashlib.sha256(m.tobytes()).hexdigest() == SMALL[case]
 
 
 def _laws(d: int, k: int, x: int, g: float) -> tuple[np.ndarray, np.ndarray]:
@@ -163,9 +228,17 @@ def test_small_d_ties_and_rejections_take_the_same_words() -> None:
     x = np.array([3, 3, 0, 15])
     res = []
     compiled = jit.numpy_and_compiled(ss._pick.compiled, ss._pick)[1]
+    words = (u[0::2].astype(np.uint64) | (u[1::2].astype(np.uint64) << np.uint64(32))).tolist()
     for fn in (compiled, ss._pick_numpy, ss._pick.python):
-        out, bad = np.zeros(4, dtype=np.uint16), np.zeros(4, dtype=np.int64)
-        res.append((out, bad[: fn(u, x, lists, consts, out, bad)].tolist()))
+        out, bad, badu = np.zeros(4, dtype=np.uint16), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.uint32)
+        if fn is ss._pick_numpy:
+            nb = fn(u, x, lists, consts, out, bad, badu)
+        else:  # the kernel draws its words through next_uint64: here a C callback handing out the crafted ones
+            feed = iter(words)
+            source = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)(lambda _state: next(feed))
+            nb = fn((ctypes.cast(source, ctypes.c_void_p).value, 0, 0, 0), x, lists, consts, out, bad, badu)
+        assert badu[:nb].tolist() == u[bad[:nb]].tolist()
+        res.append((out, bad[:nb].tolist()))
     assert res[0][1] == [0, 1]  # the tie, and index 0 (low product 0 < 2^16 mod C(15, 7)) rejected
     for out, bad in res[1:]:
         assert bad == res[0][1] and np.array_equal(out[2:], res[0][0][2:])

@@ -27,3 +27,22 @@ def test_compiled_twin_gives_the_python_numbers():
     _cumsum_into.python(a, slow)
     assert np.array_equal(fast, slow)
     assert fast[-1] == 2000 * 2001 // 2
+
+
+@jit.helper
+def _twice_plus(v, w):
+    return 2 * v + w
+
+
+@jit.kernel
+def _helper_user(a):
+    for i in range(a.size):
+        a[i] = _twice_plus(a[i], i)
+
+
+def test_helpers_compile_into_kernels():
+    jit.numpy_and_compiled(lambda: None, _helper_user)
+    a, b = np.arange(5), np.arange(5)
+    _helper_user._compiled(a)
+    _helper_user.python(b)
+    assert a.tolist() == b.tolist() == [0, 3, 6, 9, 12]

@@ -111,6 +111,29 @@ def test_small_faces_fall_back_to_the_exact_branch_and_bound():
     assert fell >= 5  # the fallback really ran
 
 
+def test_random_faces_hold_vertices_the_ordered_faces_miss():
+    """Seeded random faces (3 free coordinates) return vertices of B, the same ones at the same call, and find
+    improving vertices where the ordered faces (3, then 4 coordinates) have none, near the chord duals."""
+    rng, rescued = np.random.default_rng(1), 0
+    for _ in range(40):
+        d = int(rng.integers(10, 13))
+        P = rng.dirichlet(np.ones(d))
+        lo, h = _box(P, float(rng.uniform(1.0, 2.5)), float(rng.uniform(0.5, 1.5)))
+        phi = _phi("mi", P)
+        nu = chord_duals(h, phi, lo) + rng.normal(scale=1e-2, size=d)
+        pr = PMLSeparablePricer(P, h, phi, core=3, wide=4, lo=lo)
+        fl, fh = phi(lo, pr.idx) - nu * lo, phi(h, pr.idx) - nu * h
+        lam = lagrangian_bound(fl, fh, pr.delta, pr.R)[1]
+        ordered = np.vstack([pr._search(nu, fl, fh, lam, c, None)[0] for c in (3, 4)])
+        pts = pr._random_faces(nu, fl, fh, lam, None, 1e-12)
+        assert np.array_equal(pts, pr._random_faces(nu, fl, fh, lam, None, 1e-12))  # seeded by the call count
+        V = _vertices(h, lo)
+        assert all(np.abs(V - p).max(axis=1).min() <= 1e-12 for p in pts)
+        if len(pts) and _rc(pts, phi, nu).max() > 1e-12 and not (len(ordered) and _rc(ordered, phi, nu).max() > 1e-12):
+            rescued += 1
+    assert rescued >= 4  # 8 of these 40 at the time of writing
+
+
 @settings(max_examples=20, deadline=None)
 @given(
     d=st.integers(2, 9),
@@ -254,6 +277,44 @@ def test_d40_alip_histogram_certified_above_the_meet_in_the_middle_limit():
     assert np.all(post >= lo[:, None] * (1 - 1e-9)) and np.all(post <= hi[:, None] * (1 + 1e-9))
 
 
+def _lip_and_alip(d: int, utility: str, eps: float, **opts):
+    """(ε-LIP, (ε, ε)-ALIP) designs of one Dirichlet(1) prior on d symbols: the same program, two notions."""
+    P = np.random.default_rng(d).dirichlet(np.ones(d))
+    return [mechopt.design(prior=P, notion=n, utility=utility, eps=eps, solver="exact", **kw, **opts)
+            for n, kw in (("lip", {}), ("alip", {"eps_lower": eps}))]  # fmt: skip
+
+
+@pytest.mark.parametrize("utility", ["histogram", "mi"])
+def test_lip_routes_to_the_alip_box_pricer_above_the_meet_in_the_middle_limit(utility):
+    """ε-LIP at d = 37 prices on the box e^{−ε} P ≤ p ≤ min(e^ε P, 1); at d = 36 it keeps meet in the middle."""
+    from mechopt.solvers.exact.methods import _structured
+
+    def lip(d):
+        P = np.random.default_rng(d).dirichlet(np.ones(d))
+        return ChannelDesign.from_params(prior=P, notion="lip", utility=utility, eps=0.7).column_program()
+
+    assert _structured(lip(36), "lip", None)[2] == "LIP meet in the middle"
+    cp = lip(37)
+    pricer, _, name = _structured(cp, "lip", None)
+    assert name == "LIP Lagrangian bound, core-face search" and isinstance(pricer, PMLSeparablePricer)
+    lo, h = _box(cp.prior, 0.7, 0.7)
+    assert np.allclose(pricer.lo, lo, rtol=1e-15, atol=0) and np.allclose(pricer.h, h, rtol=1e-15, atol=0)
+    assert pricer.price(pricer.chord_duals()).bound <= 1e-14  # the chord start's certificate holds on this box
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d,utility,eps", [(40, "histogram", 1.0), (64, "histogram", 0.5), (64, "mi", 1.0)])
+def test_lip_above_the_meet_in_the_middle_limit_is_the_alip_box(d, utility, eps):
+    """ε-LIP above MITM_MAX_D takes (ε, ε)-ALIP's box pricer: certified, private, and ALIP's optimum
+    (d = 40 histogram ~2 × 8-17 s; d = 64 MI ~2 × 55 s at colgen gap 1e-9; main's LIP branch and bound
+    stopped at gap 1.5e-3 at d = 64)."""
+    with mechopt.settings.override(colgen_gap=1e-9):
+        lip, alip = _lip_and_alip(d, utility, eps)
+    assert lip.extras["pricing"] == "LIP Lagrangian bound, core-face search"
+    assert lip.status.value == "optimal" and lip.certificate.gap <= 1e-9 and lip.violation <= 1e-12
+    assert alip.status.value == "optimal" and lip.value == pytest.approx(alip.value, rel=2e-9)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "utility,eps,lower,gap", [("histogram", 1.0, 0.5, 1e-10), ("histogram", 1.0, 1.0, 1e-10), ("mi", 1.0, 1.0, 1e-9)]
@@ -280,7 +341,7 @@ def test_dirichlet_prior_certified_at_large_d(d, utility, eps):
 
 
 def test_chord_start_is_for_posterior_boxes_only():
-    """PML at any d, ALIP above MITM_MAX_D (its chord duals leave no positive reduced cost), never LIP."""
+    """PML at any d, ALIP and ε-LIP above MITM_MAX_D (its chord duals leave no positive reduced cost), not LIP below."""
     from mechopt.solvers.exact.box import chord_start
 
     def cp(d, notion, **kw):
@@ -288,6 +349,8 @@ def test_chord_start_is_for_posterior_boxes_only():
         return ChannelDesign.from_params(prior=P, notion=notion, utility="histogram", eps=1.0, **kw).column_program()
 
     assert chord_start(cp(8, "lip"), "lip") is None
+    lip40, alip40 = cp(40, "lip"), cp(40, "alip", eps_lower=1.0)  # ε-LIP above MITM_MAX_D: (ε, ε)-ALIP's chords
+    assert np.array_equal(chord_start(lip40, "lip"), chord_start(alip40, "box"))
     assert chord_start(cp(8, "alip", eps_lower=0.5), "box") is None
     assert chord_start(cp(8, "pml"), "box") is not None
     big = cp(40, "alip", eps_lower=0.5)

@@ -41,7 +41,9 @@ first ``core`` coordinates are free, the others fixed at their greedy side (h or
 is again a box cut by 1ᵀp = const, scaled to the simplex and searched by the exact
 meet in the middle (:func:`~mechopt.solvers.exact.pricing.mitm.mitm_max`, early stop).
 The best vertices of the face are the round's columns; the round's bound is L. When the face
-(``core`` free coordinates) has no improving vertex, a wider one (``wide``) is searched, then the
+(``core`` free coordinates) has no improving vertex, a wider one (``wide``) is searched, then up to
+``RANDOM_FACES`` seeded random faces (near the chord duals every key v_x / δ_x agrees to ~1e-4, the order
+that picks the faces is set by residuals, and improving vertices lie outside them), then the
 exact branch and bound over all of B (:func:`~mechopt.solvers.exact.pricing.bnb.separable_bnb`) for
 ``FALLBACK_SECONDS``: if it finishes, its bound (the maximum, to a quarter of ``colgen_gap``) replaces
 L and a round without columns is a proof; otherwise the round is marked not exhaustive
@@ -89,6 +91,11 @@ CORE_D = 28
 FALLBACK_SECONDS = 5.0
 #: The wider face searched when the first has no improving vertex (~0.1 GB at 32, ~0.5 GB at 36).
 WIDE_D = 32
+#: Seeded random faces (``core`` free coordinates) searched when neither face has an improving vertex, before the
+#: branch and bound: near the chord duals every key agrees to ~1e-4 (the order is set by residuals) and improving
+#: vertices lie outside the ordered faces (ALIP MI (2, 1), d = 64: 5-7 of 20-40 random faces held one; RESULTS.md).
+#: At most ``RANDOM_FACES`` faces and ``RANDOM_SECONDS`` per pricing (each face ~0.05-1 s).
+RANDOM_FACES, RANDOM_SECONDS = 32, 3.0
 
 
 def separable_phi(utility):
@@ -201,28 +208,29 @@ class PMLSeparablePricer:
         Pm = np.atleast_2d(Pm)
         return self.phi(Pm, np.broadcast_to(self.idx, Pm.shape)).sum(axis=1) - Pm @ nu
 
-    def _face(self, fl: np.ndarray, fh: np.ndarray, lam: float, core: int) -> tuple[np.ndarray, np.ndarray]:
+    def _face(self, fl, fh, lam: float, core: int, rng=None) -> tuple[np.ndarray, np.ndarray]:
         """(free, fixed at h) of the core face: the greedy fill's side (h or l) for the fixed coordinates.
 
         Free: the fill's fractional item k and the coordinates with the least |v_x − λ δ_x|
-        (ties: nearest to k in the fill's order), so 1ᵀp = 1 is feasible on the face.
+        (ties: nearest to k in the fill's order), so 1ᵀp = 1 is feasible on the face; with ``rng``
+        (a ``numpy.random.Generator``) k and a random sample instead.
         """
         h, delta = self.h, self.delta
         order, k = _greedy(fl, fh, delta, self.R)
         rank = np.empty(h.size, np.int64)
         rank[order] = np.arange(h.size)
-        near = np.lexsort((np.abs(rank - k), np.abs(fh - lam * delta - fl)))
+        near = np.lexsort((np.abs(rank - k), np.abs(fh - lam * delta - fl))) if rng is None else rng.permutation(h.size)
         free = np.concatenate([[order[k]], near[near != order[k]][: core - 1]])
         fixed = np.setdiff1d(self.idx, free)
         return free, fixed[rank[fixed] < k]
 
-    def _search(self, nu, fl, fh, lam, core, deadline) -> tuple[np.ndarray, float | None]:
+    def _search(self, nu, fl, fh, lam, core, deadline, rng=None) -> tuple[np.ndarray, float | None]:
         """(the best vertices (rows) of the core face with ``core`` free coordinates, the face's proven max or None).
 
         The face's proven max (meet in the middle's bound) is returned only when the face is all of B.
         """
         h, lo = self.h, self.lo
-        free, high = self._face(fl, fh, lam, core)
+        free, high = self._face(fl, fh, lam, core, rng)
         low = np.setdiff1d(np.setdiff1d(self.idx, free), high)
         if not 0.0 < self.R - float(self.delta[high].sum()) <= float(self.delta[free].sum()):
             return np.zeros((0, h.size)), None
@@ -258,12 +266,25 @@ class PMLSeparablePricer:
                 bound, whole = min(bound, exact), True
             if whole or np.any(self.rc(points, nu) > tol):
                 break
+        if not whole and bound > tol and self.P.size > self.core and not np.any(self.rc(points, nu) > tol):
+            points = self._random_faces(nu, fl, fh, lam, deadline, tol)
         if not whole and bound > tol and not np.any(self.rc(points, nu) > tol):
             points, exact = self._fallback(nu, deadline)
             if exact is not None:
                 bound, whole = min(bound, exact), True
         rays = _top_columns(points, self.rc(points, nu), self.batch) if points.size else np.zeros((h.size, 0))
         return Pricing(rays, bound, "PML Lagrangian bound, core-face search", exhaustive=whole or bound <= tol)
+
+    def _random_faces(self, nu, fl, fh, lam, deadline, tol) -> np.ndarray:
+        """The vertices of the first of ``RANDOM_FACES`` seeded random faces with an improving one (or the last's)."""
+        rng = np.random.default_rng(self.calls)  # seeded: the same run prices the same faces
+        stop = time.perf_counter() + RANDOM_SECONDS
+        points = np.zeros((0, self.h.size))
+        for _ in range(RANDOM_FACES):
+            points, _ = self._search(nu, fl, fh, lam, self.core, deadline, rng)
+            if np.any(self.rc(points, nu) > tol) or time.perf_counter() > stop:
+                break
+        return points
 
     def _fallback(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
         """The exact branch and bound over all of B for ``FALLBACK_SECONDS`` at most: (vertices, proven max or None).

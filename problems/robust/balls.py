@@ -1,0 +1,171 @@
+"""A prior ball held by its inequalities (no vertices): robust design over a TV or L∞ ball of any size.
+
+The ball {P ∈ Δ : dist(P, c) ≤ r} has up to ~2^d vertices, so :class:`~mechopt.problems.robust.PriorSet`
+stops at d = 10. Every robust constraint here is a linear function of P minimised or maximised over the
+ball, which has a closed form (move mass greedily) for the audit and an LP dual with d + 2 (TV) or 2d + 1
+(L∞) variables for the design (:mod:`mechopt.solvers.robust.ball`): privacy at every prior of the ball
+and the worst expected loss, exactly, at any d. :class:`BallDesign` is the robust design over such a ball
+(utility ``mae``; solver ``robust-lp``); its audit takes the worst prior of the ball for each column.
+
+Examples
+--------
+>>> B = BallSet(np.array([0.5, 0.3, 0.2]), 0.1, "tv")
+>>> P = B.extreme(np.array([1.0, 0.0, 0.5]))    # the prior of the ball minimising P·q: 0.1 moved from 0 to 1
+>>> P.round(12).tolist(), B.describe()
+([0.4, 0.4, 0.2], 'ball: tv ball of radius 0.1 on 3 symbols (by its inequalities)')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mechopt.errors import ProblemError
+from mechopt.model.channel import validate_channel
+from mechopt.model.problem import ProblemAudit
+from mechopt.problems.robust.problems import RobustDesign, box_factors, robust_levels
+
+__all__ = ["BallSet", "BallDesign"]
+
+
+@dataclass(frozen=True, eq=False)
+class BallSet:
+    """{P ∈ Δ : dist(P, ``center``) ≤ ``radius``}, dist the total variation (``"tv"``) or L∞ (``"linf"``)."""
+
+    center: np.ndarray
+    radius: float
+    kind: str = "tv"
+    source: str = "ball"
+
+    def __post_init__(self) -> None:
+        c = np.asarray(self.center, float).ravel()
+        if c.size == 0 or not np.all(np.isfinite(c)) or c.min() < 0 or abs(c.sum() - 1) > 1e-9:
+            raise ProblemError("the ball's center must be a prior (entries >= 0 summing to 1)")
+        try:
+            r = float(self.radius)
+        except (TypeError, ValueError):
+            r = math.nan
+        if not (math.isfinite(r) and r >= 0):
+            raise ProblemError(f"the ball's radius must be a finite number >= 0, got {self.radius!r}")
+        if self.kind not in ("tv", "linf"):
+            raise ProblemError(f"ball kind {self.kind!r}: use 'tv' or 'linf'")
+        object.__setattr__(self, "center", c / c.sum())
+        object.__setattr__(self, "radius", r)
+
+    @property
+    def d(self) -> int:
+        """The number of symbols."""
+        return int(self.center.size)
+
+    @property
+    def box(self) -> tuple[np.ndarray, np.ndarray]:
+        """(l, u): the bounds of each P(x) over the ball (L∞: the box itself, with Σ P = 1)."""
+        return np.maximum(self.center - self.radius, 0.0), np.minimum(self.center + self.radius, 1.0)
+
+    def inner(self) -> np.ndarray:
+        """A prior of the ball with mass on its whole support: (1 − t)·c + t·uniform, t = min(r, 1)."""
+        t = min(self.radius, 1.0)
+        return (1 - t) * self.center + t * self.support / self.support.sum()
+
+    @property
+    def support(self) -> np.ndarray:
+        """The symbols some prior of the ball gives mass (all of them once the radius is positive)."""
+        return np.asarray(self.box[1] > 0)
+
+    def extreme(self, q: np.ndarray) -> np.ndarray:
+        """The prior of the ball minimising P·q (greedy: mass moved onto the cheapest symbols)."""
+        q = np.asarray(q, float)
+        if self.kind == "tv":  # take up to r from the dearest symbols, put it on the cheapest
+            P, budget = self.center.copy(), self.radius
+            for x in np.argsort(-q, kind="stable"):
+                take = min(P[x], budget)
+                P[x] -= take
+                budget -= take
+            P[int(np.argmin(q))] += self.radius - budget
+            return P
+        lo, hi = self.box
+        P, left = lo.copy(), 1.0 - float(lo.sum())
+        for x in np.argsort(q, kind="stable"):
+            add = min(hi[x] - lo[x], max(left, 0.0))
+            P[x] += add
+            left -= add
+        return P
+
+    def describe(self) -> str:
+        """One line: where the ball came from and what it is."""
+        return f"{self.source}: {self.kind} ball of radius {self.radius:.4g} on {self.d} symbols (by its inequalities)"
+
+
+@dataclass(frozen=True, eq=False)
+class BallDesign(RobustDesign):
+    """Minimise the worst expected loss over a :class:`BallSet` under a notion at every prior of the ball."""
+
+    prior_set: BallSet  # type: ignore[assignment]
+    id: ClassVar[str] = "robust-ball"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.prior_set, BallSet):
+            raise ProblemError("prior_set must be a BallSet")
+        box_factors(self.notion)
+        if self.utility.name != "mae":
+            raise ProblemError(f"a design over a ball without vertices takes utility mae, not {self.utility.name}")
+        if self.utility.a.size != self.prior_set.d:
+            raise ProblemError(f"{self.utility.a.size} values but the ball has {self.prior_set.d} symbols")
+
+    @classmethod
+    def from_params(  # type: ignore[override]
+        cls, *, prior_set: Any, notion: str, utility: str = "mae", eps: Any, values: Any = None,
+        outputs: Any = None, eps_lower: Any = None, hull: bool = False,
+    ) -> "BallDesign":  # fmt: skip
+        """As :meth:`RobustDesign.from_params`, ``prior_set`` a :class:`BallSet` or an
+        :class:`~mechopt.problems.robust.EmpiricalPrior` (its :meth:`ball <EmpiricalPrior.ball>`)."""
+        B = prior_set.ball() if callable(getattr(prior_set, "ball", None)) else prior_set
+        if not isinstance(B, BallSet) or hull:
+            raise ProblemError("a ball design takes a BallSet or EmpiricalPrior (and no hull: its loss is linear)")
+        center = B.center.reshape(1, -1)  # the parent's parsing, on one prior of the ball, then the ball
+        R = RobustDesign.from_params(prior_set=center, notion=notion, utility=utility, eps=eps, values=values,
+                                     outputs=outputs, eps_lower=eps_lower)  # fmt: skip
+        return cls(prior_set=B, notion=R.notion, utility=R.utility)
+
+    def robust_program(self) -> dict[str, Any]:
+        """The LP's data: the ball (no vertices), loss L, the rows it constrains, the box factors."""
+        from mechopt.notions import LDP
+
+        ldp_eps = self.notion.eps if type(self.notion) is LDP else None
+        return {"vertices": None, "ball": self.prior_set, "loss": self.loss_matrix(), "rows": self.prior_set.support,
+                "factors": box_factors(self.notion), "ldp_eps": ldp_eps}  # fmt: skip
+
+    def vertex_gains(self) -> None:
+        return None
+
+    def worst_priors(self, Q: Any) -> np.ndarray:
+        """The priors of the ball at which Q is worst: for the loss, and per used column for each privacy side."""
+        M = np.asarray(Q, float)
+        B = self.prior_set
+        rows = [B.extreme(-np.sum(M * self.loss_matrix(), axis=1)), B.inner()]  # inner: every row audited
+        for q in M[:, M.max(axis=0) > 0].T:
+            rows += [B.extreme(q), B.extreme(-q)]
+        return np.array(rows)
+
+    def losses(self, Q: Any) -> np.ndarray:
+        """The expected loss of Q at its worst prior of the ball (one entry)."""
+        P = self.worst_priors(Q)[:1]
+        return P @ np.sum(np.asarray(Q, float) * self.loss_matrix(), axis=1)
+
+    def levels(self, Q: Any) -> np.ndarray:
+        """The audited ε of Q at the priors of the ball where each column is worst (:func:`robust_levels`)."""
+        return robust_levels(self.notion, Q, self.worst_priors(Q))
+
+    def audit_channel(self, Q: Any) -> ProblemAudit:
+        M = validate_channel(Q, n_inputs=self.prior_set.d)
+        eps = float(self.levels(M).max())
+        return ProblemAudit(violation=max(0.0, eps - self.notion.eps), eps_audited=eps, notion=self.notion.name,
+                            eps=self.notion.eps, value=self.evaluate(M))  # fmt: skip
+
+    def params(self) -> dict[str, Any]:
+        B = self.prior_set
+        ball = {"center": B.center.tolist(), "radius": B.radius, "kind": B.kind}
+        return {"prior_ball": ball, **self.notion.params(), **self.utility.params()}
