@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-FLOOR = 3680  # 3694 collected after the kernels, pml pricing, robust-rays, empirical-PML, alip64 and robust64 merges
+FLOOR = 3780  # 3798 collected after the in-kernel samplers, LIP box pricer, robust certificates and d = 64 MI
 # + the writer, lifeline and time-limit tests of issue 27 (228) + OpenDP export and report card of issue 28 (45)
 # + dominance and the kairouz claims (68)
 
