@@ -17,7 +17,8 @@ always checked the same way (:mod:`mechopt.io.privacy_claim`): exit 1 when
 its Q needs a larger ε than it claims (``--json``: ``"claim"``); a LIP or MIP
 claim under the file's own prior, even when ``--prior`` audits another; a LIP or PML claim of a robust
 design's file (``"prior_set"``, as ``design --out`` writes it) at every vertex of its set when no ``--prior``
-is given (``"claim": {..., "prior_set": k}``). A file
+is given (``"claim": {..., "prior_set": k}``), or over the ball of a ball design's file (``"prior_ball"``)
+at the priors where each output is worst (``"prior_set"``: how many). A file
 stored below double precision (a float32 ``.npy``) is judged at its own
 precision. ``--report FILE`` writes
 the privacy report of :mod:`mechopt.results.report` as ``.json``, ``.html`` (one
@@ -108,17 +109,49 @@ def _verdict_line(check: dict[str, Any]) -> str:
 
 
 def _worst_vertex(Q: Any, vertices: Any) -> dict[str, dict[str, Any]]:
-    """The LIP and PML levels of Q over a prior set: the largest at its vertices (each side of either notion is
-    a log of a ratio to λ = P·Q[:, y], linear in P, so its maximum over the hull is at a vertex); None: infinite.
+    """The LIP and PML levels of Q over a prior set: the largest at its vertices, on the rows of the set's
+    support (each side of either notion is a log of a ratio to λ = P·Q[:, y], linear in P, so its maximum over
+    the hull is at a vertex; a vertex with P(x) = 0 still constrains row x, as the hull has priors with
+    P(x) > 0 arbitrarily close to it: :func:`mechopt.problems.robust.problems.robust_levels`); None: infinite.
 
     >>> round(_worst_vertex([[0.75, 0.25], [0.25, 0.75]], [[0.5, 0.5], [0.9, 0.1]])["pml"]["eps"], 6)  # log(.75/.3)
     0.916291
+    >>> round(_worst_vertex([[0.75, 0.25], [0.25, 0.75]], [[1.0, 0.0], [0.0, 1.0]])["pml"]["eps"], 6)  # log(.75/.25)
+    1.098612
     """
-    from mechopt.io.mechfile import audit
+    import math
 
-    per = [audit(Q, v)["notions"] for v in vertices]
-    levels = {k: [p[k]["eps"] for p in per] for k in ("lip", "pml")}
-    return {k: {"eps": None if None in v else max(v)} for k, v in levels.items()}
+    import numpy as np
+
+    from mechopt.notions import make_notion
+    from mechopt.problems.robust.problems import robust_levels
+
+    V = np.asarray(vertices, float)
+    worst = {k: float(np.max(robust_levels(make_notion(k, 1.0), np.asarray(Q, float), V))) for k in ("lip", "pml")}
+    return {k: {"eps": None if math.isinf(v) else v} for k, v in worst.items()}
+
+
+def _ball_priors(Q: Any, ball: Any, source: str) -> Any:
+    """The priors of a file's ``"prior_ball"`` at which each used column of Q is worst on either side (and one
+    with mass on the ball's whole support): over them :func:`_worst_vertex` is the ball's exact worst case."""
+    import numpy as np
+
+    from mechopt.errors import ProblemError
+    from mechopt.problems.robust.balls import BallSet
+
+    if not isinstance(ball, dict) or set(ball) != {"center", "radius", "kind"}:
+        raise ProblemError(f'"prior_ball" in {source!r} must be {{"center": [...], "radius": r, "kind": "tv"|"linf"}}')
+    try:
+        B = BallSet(np.asarray(ball["center"], float), ball["radius"], str(ball["kind"]))
+    except (TypeError, ValueError):
+        raise ProblemError(f'"prior_ball" in {source!r}: the center must be a list of numbers') from None
+    except ProblemError as exc:
+        raise ProblemError(f'"prior_ball" in {source!r}: {exc}') from None
+    M = np.asarray(Q, float)
+    if B.d != M.shape[0]:
+        raise ProblemError(f'"prior_ball" in {source!r} has {B.d} symbols but Q has {M.shape[0]} rows')
+    used = M[:, M.max(axis=0) > 0].T
+    return np.array([B.inner(), *(B.extreme(q) for q in used), *(B.extreme(-q) for q in used)])
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -143,6 +176,8 @@ def run_audit(args: argparse.Namespace) -> int:
     if prior is None and set(wanted) - {"ldp"}:
         raise ProblemError(f"--notion {'/'.join(sorted(set(wanted) - {'ldp'}))} needs the prior: give --prior P")
     claim, vertices = doc.get("claim"), doc.get("prior_set")
+    if vertices is None and doc.get("prior_ball") is not None:  # a ball design: its worst priors for this Q
+        vertices = _ball_priors(doc["Q"], doc["prior_ball"], args.mechanism)
     if claim is not None and claim["notion"] in ("lip", "mip", "pml") and prior is None and vertices is None:
         raise ProblemError(
             f"{args.mechanism!r} claims {claim['notion']} eps = {claim['eps']:g}, which needs the prior to be "
@@ -155,6 +190,8 @@ def run_audit(args: argparse.Namespace) -> int:
     if claim is not None and vertices is not None and args.prior is None and claim["notion"] in ("lip", "pml"):
         verdict = {**check_claim(claim, _worst_vertex(doc["Q"], vertices), precision),
                    "prior": None, "prior_set": len(vertices)}  # fmt: skip
+        if doc.get("prior_set") is None:
+            verdict["prior_ball"] = True
     elif claim is not None:  # a LIP/MIP claim is about the file's own prior, whatever --prior asks
         own = doc.get("prior") is not None and args.prior is not None and claim["notion"] in ("lip", "mip", "pml")
         notions = audit(doc["Q"], doc["prior"])["notions"] if own else report["notions"]

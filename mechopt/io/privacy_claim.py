@@ -114,7 +114,9 @@ def claim_line(verdict: dict[str, Any]) -> str:
     name, eps = verdict["notion"], verdict["eps"]
     if verdict.get("prior"):  # a LIP/MIP claim checked under the file's own prior, not --prior's
         name = f"{name} (under {verdict['prior']} prior)"
-    if verdict.get("prior_set"):  # a robust design's claim, checked at every vertex of the file's prior set
+    if verdict.get("prior_ball"):  # a ball design's claim, at the priors of its ball where each output is worst
+        name = f"{name} (over the file's prior ball: at the {verdict['prior_set']} priors where its outputs are worst)"
+    elif verdict.get("prior_set"):  # a robust design's claim, checked at every vertex of the file's prior set
         name = f"{name} (at each of the file's {verdict['prior_set']} prior-set vertices)"
     if verdict["holds"] is None:
         why = "it needs the prior: give --prior P" if name in CHECKABLE else "audit computes ldp, lip, mip and pml only"

@@ -122,3 +122,38 @@ def test_beyond_ten_symbols_mae_is_designed_over_the_ball_by_its_inequalities(cl
     r = cli("design", "--notion", "pml", "--utility", "mi", "--eps", "1", "--prior-counts", counts, "--delta", "0.1")
     one_line_error(r)
     assert "above 10" in r.err and "BallDesign, utility mae" in r.err
+
+
+def test_audit_of_a_point_mass_vertex_checks_every_row_of_the_set(cli, tmp_path):
+    """A prior-free (simplex) design's vertices are point masses: the hull's priors put mass on every row, so a
+    vertex with P(x) = 0 still constrains row x (the audit said eps = 0 there and passed a leaking Q)."""
+    out = tmp_path / "m.json"
+    r = cli("design", "--notion", "pml", "--utility", "mi", "--eps", "1", "--prior-free", "3", "--out", out)
+    assert r.code == 0, r.err
+    assert cli("audit", out).code == 0
+    doc = json.loads(out.read_text())
+    doc["mechanism"]["Q"] = [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.2, 0.7]]  # pml over the simplex: log(0.7/0.1)
+    out.write_text(json.dumps(doc))
+    a = cli("audit", out, "--json")
+    assert a.code == 1 and a.json()["claim"]["eps_audited"] == pytest.approx(np.log(7.0), rel=1e-12), a.err
+
+
+def test_audit_checks_a_ball_designs_claim_over_its_ball(cli, tmp_path):
+    """Beyond 10 symbols the set is a ball by its inequalities: the audit takes each output's worst prior of it."""
+    out = tmp_path / "m.json"
+    counts = ",".join(str(50 * (16 - i)) for i in range(16))
+    r = cli("design", "--notion", "pml", "--utility", "mae", "--eps", "1", "--prior-counts", counts, "--delta", "1e-3",
+            "--out", out)  # fmt: skip
+    assert r.code == 0, r.err
+    a = cli("audit", out, "--json")
+    assert a.code == 0, a.err
+    assert a.json()["claim"]["holds"] and a.json()["claim"]["eps_audited"] == pytest.approx(1.0, abs=1e-9)
+    assert "over the file's prior ball" in a.err
+    doc = json.loads(out.read_text())
+    doc["mechanism"]["prior_ball"]["radius"] *= 1.5  # a larger ball: the same Q leaks more at its edge
+    out.write_text(json.dumps(doc))
+    assert cli("audit", out).code == 1
+    doc["mechanism"]["prior_ball"] = {"center": [1.0], "radius": 0.1, "kind": "tv"}
+    out.write_text(json.dumps(doc))
+    bad = cli("audit", out)
+    assert bad.code == 2 and "prior_ball" in bad.err and "Traceback" not in bad.err
