@@ -11,6 +11,7 @@ is compared with the claims. Exit status: 0 verified, 1 rejected (the reason is 
 """
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -18,7 +19,6 @@ import time
 from decimal import ROUND_CEILING, ROUND_FLOOR, Context
 from fractions import Fraction as F
 from functools import lru_cache, reduce
-from itertools import product
 
 TOLERANCES = {"row_sum": 1e-8, "privacy": 1e-7, "gap": 1e-7, "match": 1e-9, "floor": 1e-3}
 NOTIONS, UTILITIES = ("ldp", "lip", "pml", "alip", "graph-ldp", "metric-ldp", "cip"), ("mse", "histogram", "mi")
@@ -298,7 +298,7 @@ def check_rays(c, tol):
     off = [0 if u == "mi" else 1 if u == "histogram" else dot(v, [a * a for a in c["a"]]) for v in V]
     per = [o + sign * sum(g) for o, g in zip(off, zip(*(gains(q, False) for q in qs)))]
     W = enclose("exp", c["eps"])[1]  # the LDP cone's rays: patterns in {1, W}^d; else double description
-    rays = product((1, W), repeat=d) if c["notion"] == "ldp" else dd(robust_rows(c, c["eps"], 1), d)
+    rays = itertools.product((1, W), repeat=d) if c["notion"] == "ldp" else dd(robust_rows(c, c["eps"], 1), d)
     rho = [(dot(lam, gains(r, True)) - dot(c["nu"], r)) / sum(r) for r in rays]
     worst, count = max(rho), len(rho)
     bound = dot(lam, off) + sign * (sum(c["nu"]) + d * worst)
