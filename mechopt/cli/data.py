@@ -122,6 +122,7 @@ def _encode(values: Any, names: dict[str, int], start: int, what: str, path: str
 def run_randomize(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_file
     from mechopt.io.tables import ColumnWriter, count_rows, read_column, table_format
+    from mechopt.mechanism.sampling import as_generator
     from mechopt.runtime.progress import Progress
 
     table_format(args.data)
@@ -130,7 +131,7 @@ def run_randomize(args: argparse.Namespace) -> int:
     m = _mechanism(args.mechanism)
     names = _index(m.inputs)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (1 << 63))
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)  # ParamError (exit 2) for a seed numpy refuses (negative)
     total = count_rows(args.data) or 0
     bar = Progress(max(total, 1), f"randomize {args.column}")
     outs = np.array([str(v) for v in m.outputs], dtype=object)

@@ -269,18 +269,20 @@ class AliasSampler:
             return out
         bounds = np.linspace(0, n, nthreads + 1).astype(np.int64) // BLOCK * BLOCK
         bounds[-1] = n
-        gens = []
-        for lo in bounds[:-1]:
-            b = copy.deepcopy(bg)
-            b.advance(int(lo))
-            gens.append(np.random.Generator(b))
-        with ThreadPoolExecutor(max_workers=nthreads) as pool:
-            jobs = [
-                pool.submit(self._run, x, out, g, int(lo), int(hi), draw) for g, lo, hi in zip(gens, bounds, bounds[1:])
-            ]
-            for job in jobs:
-                job.result()
-        _advance(bg, n)  # the caller's generator moves on as if it had drawn the n uniforms itself
+        with bg.lock:  # copy, draw and advance as one step: a concurrent call on ``bg`` must not reuse these draws
+            gens = []
+            for lo in bounds[:-1]:
+                b = copy.deepcopy(bg)
+                b.advance(int(lo))
+                gens.append(np.random.Generator(b))
+            with ThreadPoolExecutor(max_workers=nthreads) as pool:
+                jobs = [
+                    pool.submit(self._run, x, out, g, int(lo), int(hi), draw)
+                    for g, lo, hi in zip(gens, bounds, bounds[1:])
+                ]
+                for job in jobs:
+                    job.result()
+            _advance(bg, n)  # the caller's generator moves on as if it had drawn the n uniforms itself
         return out
 
     def _run(self, x: np.ndarray, out: np.ndarray, gen: np.random.Generator, lo: int, hi: int, draw: Any) -> None:

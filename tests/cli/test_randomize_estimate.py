@@ -83,6 +83,7 @@ def test_a_value_outside_the_inputs_is_refused_with_its_row(cli, designed, tmp_p
         (["randomize", "{mech}", "{data}", "--column", "nope", "--out", "{tmp}/r.csv"], "no column 'nope'"),
         (["randomize", "{mech}", "{data}", "--column", "level", "--out", "{tmp}/r.txt"], ".csv or .parquet"),
         (["randomize", "{mech}", "{tmp}/none.csv", "--column", "level", "--out", "{tmp}/r.csv"], "No such file"),
+        (["randomize", "{mech}", "{data}", "--column", "level", "--seed", "-1", "--out", "{tmp}/r.csv"], "got -1"),
         (["estimate", "{mech}", "{data}", "--column", "level", "--ci", "1.5"], "coverage level"),
         (["estimate", "{mech}", "{data}", "--column", "user"], "not one of the mechanism's outputs"),
     ],

@@ -186,3 +186,32 @@ def test_compiled_alias_identity_property(seed: int, d: int, k: int, n: int) -> 
     x = np.random.default_rng(seed).integers(0, d, n)
     slow, fast = _numpy_then_compiled(lambda: s.sample(x, seed))
     assert np.array_equal(slow, fast)
+
+
+def test_threaded_calls_sharing_one_generator_never_reuse_its_draws() -> None:
+    """Two threads call sample(threads=2) on one Generator at once: together they are one call of 2n, in some order.
+
+    (Each threaded call copied the generator's state unlocked, so both calls drew the same uniforms: identical
+    reports for different users.)
+    """
+    import threading
+
+    Q = np.full((2, 50), 1 / 50)
+    s = AliasSampler(Q)
+    n = 3 * BLOCK
+    x = np.zeros(n, dtype=np.int64)
+    whole = s.sample(np.zeros(2 * n, dtype=np.int64), np.random.default_rng(7))
+    for _ in range(3):
+        g, res, bar = np.random.default_rng(7), [None, None], threading.Barrier(2)
+
+        def run(i: int) -> None:
+            bar.wait()
+            res[i] = s.sample(x, g, threads=2)
+
+        ts = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        pair = sorted((r.tolist() for r in res), key=lambda r: r != whole[:n].tolist())
+        assert pair == [whole[:n].tolist(), whole[n:].tolist()]

@@ -157,3 +157,19 @@ def test_bad_inputs_raise_problem_errors() -> None:
         KSubset(5, 1.0).randomize(np.array([7]), np.random.default_rng(0))
     with pytest.raises(ProblemError, match="eps"):
         OUE(4, -1.0)
+
+
+def test_ksubset_rates_stay_finite_when_k_times_e_eps_overflows() -> None:
+    """eps = 700, k = 25000: k·e^eps overflows; g must still be ~1 (was NaN: the own item was never reported)."""
+    ks = KSubset(50_000, 700.0, k=25_000)
+    assert ks.g == 1.0 and ks.h == pytest.approx(24_999 / 49_999)
+    rows = ks.randomize(np.array([0, 1, 2]), np.random.default_rng(0))
+    assert [int(x in row) for x, row in zip([0, 1, 2], rows)] == [1, 1, 1]
+    bits = np.unpackbits(ks.randomize(np.array([0, 1, 2]), np.random.default_rng(0), packed=True), axis=1)
+    assert bits[[0, 1, 2], [0, 1, 2]].tolist() == [1, 1, 1] and bits.sum(axis=1).tolist() == [25_000] * 3
+
+
+def test_ksubset_refuses_an_eps_whose_exp_rounds_to_one() -> None:
+    """g = h at eps = 1e-300: a typed ProblemError (was ZeroDivisionError choosing k)."""
+    with pytest.raises(ProblemError, match="too small"):
+        KSubset(20, 1e-300)
