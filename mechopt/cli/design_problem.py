@@ -202,6 +202,11 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
             d = int(str(flags["prior_free"]))
         except ValueError:
             raise ParamError(f"--prior-free takes the number of symbols D, got {flags['prior_free']!r}") from None
+        if str(flags["utility"]).lower() in ("mse", "histogram") and not flags.get("hull"):
+            raise ParamError(
+                f"--prior-free with --utility {flags['utility']} needs --hull: its vertices are point masses, "
+                "where every channel's error is 0, so the worst case over them says nothing"
+            )
         S = PriorSet.simplex(d)
     else:
         if "prior" not in flags:

@@ -107,6 +107,9 @@ def empirical_radius(n: int, d: int, delta: float, bound: str = "weissman") -> f
     return math.sqrt(2.0 * a / nv) if key == "weissman" else math.sqrt(a / (2.0 * nv))
 
 
+_EXACT_N = 2.0**52  # above this, n and n + 1 round to one float
+
+
 def sample_size(radius: float, d: int, delta: float, bound: str = "weissman") -> int:
     """The least n with :func:`empirical_radius` (n, d, δ) ≤ ``radius``: the bound solved for n.
 
@@ -127,7 +130,14 @@ def sample_size(radius: float, d: int, delta: float, bound: str = "weissman") ->
     a = _log_numerator(dv, key) - math.log(check_delta(delta))
     if a == -math.inf:
         return 1
-    n = max(1, math.ceil((2.0 * a if key == "weissman" else a / 2.0) / (r * r)))
+    x = (2.0 * a if key == "weissman" else a / 2.0) / r / r
+    if not x < _EXACT_N:
+        # beyond 2^52 float n and n ± 1 are one number: the radius cannot tell them apart
+        raise ProblemError(
+            f"the target radius {radius!r} needs about {x:.3g} samples, beyond {_EXACT_N:.3g} "
+            "(where float radii cannot tell n from n + 1): give a larger radius"
+        )
+    n = max(1, math.ceil(x))
     while empirical_radius(n, dv, delta, key) > r:
         n += 1
     while n > 1 and empirical_radius(n - 1, dv, delta, key) <= r:

@@ -43,6 +43,9 @@ def test_prior_set_file_ball_and_prior_free(cli, tmp_path):
         (["--prior-free", "x", "--notion", "ldp"], "number of symbols"),
         (["--prior-free", "3", "--prior", "0.5,0.5", "--notion", "ldp"], "does not go with"),
         (["--prior-free", "3", "--notion", "mip"], "notion"),
+        # were status optimal, worst-case mse 0 (the point masses' error) for a Q whose worst case is 0.956
+        (["--prior-free", "3", "--notion", "pml", "--utility", "mse"], "needs --hull"),
+        (["--prior-free", "3", "--notion", "ldp", "--utility", "histogram"], "needs --hull"),
     ],
 )
 def test_bad_prior_sets_exit_2_with_one_line(cli, args, words):

@@ -118,6 +118,16 @@ def test_bad_sample_size_arguments():
         empirical_radius(0, 3, 0.1)
 
 
+@pytest.mark.parametrize("bound", ["weissman", "hoeffding"])
+@pytest.mark.parametrize("radius", [1e-12, 7e-13, 1e-200])
+def test_a_radius_needing_more_samples_than_floats_count_is_a_problem_error(bound, radius):
+    # 1e-12 and 7e-13 looped forever (n - 1 == n as floats), 1e-200 divided by r * r == 0
+    with pytest.raises(ProblemError, match="larger radius"):
+        sample_size(radius, 3, 0.05, bound)
+    n = sample_size(1e-6, 3, 0.05, bound)  # ~1e13 samples: still exact
+    assert empirical_radius(n, 3, 0.05, bound) <= 1e-6 < empirical_radius(n - 1, 3, 0.05, bound)
+
+
 def test_more_symbols_than_the_vertex_enumeration_takes_is_a_problem_error():
     E = EmpiricalPrior(np.arange(1, 12), 0.1)
     assert E.radius > 0
