@@ -341,9 +341,11 @@ def run_design(args: argparse.Namespace) -> int:
 
     as_json = args.json or (args.out and not args.out.lower().endswith(".npy"))
     doc = design_document(problem, res, notes) if as_json else None
-    if args.certificate:
-        res.save_certificate(args.certificate)
     failed = res.status is Status.INFEASIBLE_POINT
+    if args.certificate and failed:  # exit 1 below: no file claims a bound for a mechanism that failed its audit
+        print("mechopt: error: no certificate written: the mechanism failed its audit", file=sys.stderr)
+    elif args.certificate:
+        res.save_certificate(args.certificate)
     if args.out and failed and args.out.lower().endswith(".npy"):  # exit 1 below; the report still prints
         from mechopt.cli._common import printable
         from mechopt.cli.design_report import unsafe_npy

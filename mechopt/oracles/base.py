@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +38,8 @@ def check_eps(eps) -> float:
     val = _check_eps(eps)
     if val > MAX_EPS:
         raise ProblemError(f"eps = {val:g} is too large: e^eps overflows double precision; use eps <= {MAX_EPS:g}")
+    if math.exp(val) == 1.0:  # g = h: reports carry no information and every estimator divides by g − h = 0
+        raise ProblemError(f"eps = {val:g} is too small: e^eps rounds to 1 in double precision; use eps >= 1e-15")
     return val
 
 

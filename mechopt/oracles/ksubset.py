@@ -110,10 +110,6 @@ class KSubset(PureOracle):
         d = _check_d(self.d)
         object.__setattr__(self, "d", d)
         object.__setattr__(self, "eps", check_eps(self.eps))
-        if math.exp(self.eps) == 1.0:  # g = h: reports carry no information and the estimator divides by g − h = 0
-            raise ProblemError(
-                f"eps = {self.eps:g} is too small: e^eps rounds to 1 in double precision; use eps >= 1e-15"
-            )
         k = _k_sharp(d, self.eps) if self.k is None else self.k
         if int(k) != k or not 1 <= int(k) <= d - 1:
             raise ProblemError(f"k must be an integer in 1..{d - 1} (k = 0 or d carries no information), got {k!r}")

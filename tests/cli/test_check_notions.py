@@ -43,3 +43,15 @@ def test_a_design_without_evidence_is_one_error_line_naming_what_to_use(cli, one
     )
     one_line_error(run)
     assert "robust-lp" in run.err and "--prior-set" in run.err and not cert.exists()
+
+
+def test_no_certificate_for_a_mechanism_that_failed_its_audit(cli, tmp_path, monkeypatch):
+    """A design whose mechanism fails its audit exits 1 and writes no certificate (one was written before)."""
+    import mechopt.api as api
+    from mechopt.results.result import Status
+
+    real = api.solve
+    monkeypatch.setattr(api, "solve", lambda *a, **k: real(*a, **k).replace(status=Status.INFEASIBLE_POINT))
+    cert = tmp_path / "c.json"
+    r = cli("design", "--notion", "ldp", "--utility", "mi", "--prior", "0.2,0.8", "--eps", "1", "--certificate", cert)
+    assert r.code == 1 and "no certificate written" in r.err and not cert.exists(), r.err

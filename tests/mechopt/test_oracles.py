@@ -169,7 +169,13 @@ def test_ksubset_rates_stay_finite_when_k_times_e_eps_overflows() -> None:
     assert bits[[0, 1, 2], [0, 1, 2]].tolist() == [1, 1, 1] and bits.sum(axis=1).tolist() == [25_000] * 3
 
 
-def test_ksubset_refuses_an_eps_whose_exp_rounds_to_one() -> None:
-    """g = h at eps = 1e-300: a typed ProblemError (was ZeroDivisionError choosing k)."""
+@pytest.mark.parametrize("oracle", ["KSubset", "GRR", "OUE", "BRR"])
+def test_an_eps_whose_exp_rounds_to_one_is_refused(oracle) -> None:
+    """g = h at eps = 1e-300: a typed ProblemError (KSubset raised ZeroDivisionError choosing k; GRR was accepted
+    and its estimate was -inf everywhere); the smallest eps with e^eps > 1 in doubles still works."""
+    import mechopt.oracles as oracles
+
+    cls = getattr(oracles, oracle)
     with pytest.raises(ProblemError, match="too small"):
-        KSubset(20, 1e-300)
+        cls(20, 1e-300)
+    assert cls(20, 1e-15).g > cls(20, 1e-15).h
