@@ -132,8 +132,8 @@ def _worst_vertex(Q: Any, vertices: Any) -> dict[str, dict[str, Any]]:
 
 
 def _ball_priors(Q: Any, ball: Any, source: str) -> Any:
-    """The priors of a file's ``"prior_ball"`` at which each used column of Q is worst on either side (and one
-    with mass on the ball's whole support): over them :func:`_worst_vertex` is the ball's exact worst case."""
+    """The priors of a file's ``"prior_ball"`` where Q is worst (:meth:`BallSet.privacy_priors
+    <mechopt.problems.robust.balls.BallSet.privacy_priors>`): over them :func:`_worst_vertex` is exact."""
     import numpy as np
 
     from mechopt.errors import ProblemError
@@ -147,11 +147,9 @@ def _ball_priors(Q: Any, ball: Any, source: str) -> Any:
         raise ProblemError(f'"prior_ball" in {source!r}: the center must be a list of numbers') from None
     except ProblemError as exc:
         raise ProblemError(f'"prior_ball" in {source!r}: {exc}') from None
-    M = np.asarray(Q, float)
-    if B.d != M.shape[0]:
-        raise ProblemError(f'"prior_ball" in {source!r} has {B.d} symbols but Q has {M.shape[0]} rows')
-    used = M[:, M.max(axis=0) > 0].T
-    return np.array([B.inner(), *(B.extreme(q) for q in used), *(B.extreme(-q) for q in used)])
+    if B.d != np.shape(Q)[0]:
+        raise ProblemError(f'"prior_ball" in {source!r} has {B.d} symbols but Q has {np.shape(Q)[0]} rows')
+    return B.privacy_priors(Q)
 
 
 def run_audit(args: argparse.Namespace) -> int:

@@ -21,6 +21,9 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import numpy as np
 
 from mechopt.runtime.bitgen import (
@@ -43,6 +46,7 @@ __all__ = [
     "own_bits_numpy",
     "grr_shift",
     "generator_handles",
+    "drawing",
     "state_in",
     "draw_word",
     "state_out",
@@ -94,23 +98,18 @@ def unary_rows(
     >>> flat.tolist() == [w & 0xFF, (w >> 16) & 0xF0, (w >> 32) & 0xFF, (w >> 48) & 0xF0]
     True
     """
-    u64, dbl, state, pcg = gen
-    hi = lo_s = inc_hi = inc_lo = np.uint64(0)
+    hi, lo_s, inc_hi, inc_lo = state_in(gen)  # zeros unless PCG64 is stepped here (gen[3])
     quads = flat[: flat.size & ~3].view(np.uint32)  # little-endian: byte 4i + k is bits 8k.. of quads[i]
     done = 0  # rows finished (padded, own bit set)
     for lo in range(0, flat.size, work.size):
         hi_b = min(lo + work.size, flat.size)
         t = 0  # tail positions of this block so far
-        if pcg:  # PCG64 stepped here, its state in registers (stored back before the tail's doubles)
-            lo_s, hi, inc_lo, inc_hi = load_u64(pcg), load_u64(pcg + 8), load_u64(pcg + 16), load_u64(pcg + 24)
+        if gen[3]:  # PCG64 stepped here, its state in registers (stored back before the tail's doubles)
+            hi, lo_s, inc_hi, inc_lo = state_in(gen)
         for s in range(lo, hi_b, SUB):  # sub-blocks: finished rows are set while still in L1
             e = min(s + SUB, hi_b)
             for j in range(s, e, 4):
-                if pcg:
-                    hi, lo_s = pcg64_step(hi, lo_s, inc_hi, inc_lo)
-                    w = pcg64_output(hi, lo_s)
-                else:
-                    w = next_uint64(u64, state)
+                hi, lo_s, w = draw_word(gen, hi, lo_s, inc_hi, inc_lo)
                 if j + 4 <= e:  # a whole word: its 4 bytes stored as one uint32 (whole-row loads forward from it)
                     v = np.uint32(0)
                     for k in range(4):
@@ -130,9 +129,7 @@ def unary_rows(
             end = e // width
             _finish_rows(flat, width, pad, x, bits, done, end)
             done = end
-        if pcg:
-            store_u64(pcg, lo_s)
-            store_u64(pcg + 8, hi)
+        state_out(gen, hi, lo_s)
         _resolve_tails(gen, flat, work[:t], tail_cdf, guide, width, pad, x, bits, done)
 
 
@@ -228,6 +225,24 @@ def generator_handles(bit_generator) -> tuple[int, int, int, int]:
     0
     """
     return (*bitgen_handles(bit_generator), pcg64_address(bit_generator))
+
+
+@contextlib.contextmanager
+def drawing(rng: np.random.Generator) -> Iterator[tuple[int, int, int, int]]:
+    """Inside: ``gen`` (:func:`generator_handles`) for a kernel that draws from ``rng`` itself, with
+    ``bit_generator.lock`` held (no other thread draws meanwhile); ``rng`` stays referenced, so alive.
+
+    >>> rng = np.random.default_rng(0)
+    >>> with drawing(rng) as gen:
+    ...     hi, lo, ihi, ilo = state_in(gen)
+    ...     hi, lo, w = draw_word(gen, hi, lo, ihi, ilo)
+    ...     state_out(gen, hi, lo)
+    >>> fresh = np.random.default_rng(0).bit_generator.random_raw(2)  # the same word, then the state stored back
+    >>> bool(w == fresh[0]), bool(rng.bit_generator.random_raw() == fresh[1])
+    (True, True)
+    """
+    with rng.bit_generator.lock:
+        yield generator_handles(rng.bit_generator)
 
 
 @helper

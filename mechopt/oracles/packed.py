@@ -33,8 +33,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_uint16
-from mechopt.oracles.kernels import own_bits_numpy, unary_rows
-from mechopt.runtime.bitgen import bitgen_handles, pcg64_address
+from mechopt.oracles.kernels import drawing, own_bits_numpy, unary_rows
 
 __all__ = ["CellTable", "bernoulli_rows", "POP16"]
 
@@ -180,8 +179,7 @@ def bernoulli_rows(
     if fast is not None and sys.byteorder == "little":  # the kernel reads quarters low first, as the uint16 view
         work = np.empty(min(ROW_BYTES, max(flat.size, 1)), dtype=np.intp)  # a block's tail positions
         flat.fill(0)  # first touch in one tight pass: page faults spread over the sampling cost ~10x the system time
-        with rng.bit_generator.lock:  # the kernel draws from the generator itself: no other thread meanwhile
-            gen = (*bitgen_handles(rng.bit_generator), pcg64_address(rng.bit_generator))
+        with drawing(rng) as gen:  # the kernel draws from the generator itself, under its lock
             fast(gen, cells, first, table.tail_cdf[0], _tail_guide(float(prob)), flat, width, pad, x, bits, work)
         return out
     eq = np.empty(min(ROW_BYTES, flat.size), dtype=bool)  # sentinel flags

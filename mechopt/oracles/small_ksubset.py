@@ -22,7 +22,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_words
-from mechopt.oracles.kernels import draw_word, generator_handles, state_in, state_out
+from mechopt.oracles.kernels import draw_word, drawing, state_in, state_out
 from mechopt.oracles.packed import BLOCK, CHUNK_USERS, POP16
 from mechopt.runtime.jit import kernel
 
@@ -83,8 +83,7 @@ def own_subset_words(
     for lo in range(0, x.size, CHUNK_USERS):
         xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
         if fast is not None:
-            with rng.bit_generator.lock:  # the kernel draws from the generator itself: no other thread meanwhile
-                gen = generator_handles(rng.bit_generator)
+            with drawing(rng) as gen:  # the kernel draws from the generator itself, under its lock
                 nb = fast(gen, xs, lists, consts, os_, bad, badu)
         else:
             u = raw_words(rng, (xs.size + 1) // 2).view(np.uint32)[: xs.size]

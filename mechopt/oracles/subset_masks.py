@@ -51,7 +51,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import raw_words
-from mechopt.oracles.kernels import draw_word, generator_handles, jump, state_in, state_out
+from mechopt.oracles.kernels import draw_word, drawing, jump, state_in, state_out
 from mechopt.oracles.packed import POP16
 from mechopt.runtime.bitgen import pcg64_advance, popcount64
 from mechopt.runtime.jit import helper, kernel
@@ -158,8 +158,7 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
         W.fill(0)  # first touch in one tight pass: page faults inside the sampling cost more system time
         scratch = np.empty((min(x.size, pl.users), nw), dtype=np.uint64)
         short = np.empty(min(x.size, SUPER), dtype=np.int64)
-        with rng.bit_generator.lock:  # the kernel draws from the generator itself: no other thread meanwhile
-            gen = generator_handles(rng.bit_generator)
+        with drawing(rng) as gen:  # the kernel draws from the generator itself, under its lock
             left = np.empty(x.size, dtype=np.int64)
             fast(gen, x, W, left, pl.a, pl.t, pl.words, pl.users, k, thr_g, d, pl.slot, last, scratch, short)
     else:

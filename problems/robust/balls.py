@@ -94,6 +94,16 @@ class BallSet:
             left -= add
         return P
 
+    def privacy_priors(self, Q: Any) -> np.ndarray:
+        """The priors of the ball at which each used column of ``Q`` is worst on either side (min and max of
+        P·q), after one with mass on the ball's whole support (every row audited): over them
+        :func:`~mechopt.problems.robust.problems.robust_levels` is the ball's exact worst case."""
+        M = np.asarray(Q, float)
+        rows = [self.inner()]
+        for q in M[:, M.max(axis=0) > 0].T:
+            rows += [self.extreme(q), self.extreme(-q)]
+        return np.array(rows)
+
     def describe(self) -> str:
         """One line: where the ball came from and what it is."""
         return f"{self.source}: {self.kind} ball of radius {self.radius:.4g} on {self.d} symbols (by its inequalities)"
@@ -145,10 +155,7 @@ class BallDesign(RobustDesign):
         """The priors of the ball at which Q is worst: for the loss, and per used column for each privacy side."""
         M = np.asarray(Q, float)
         B = self.prior_set
-        rows = [B.extreme(-np.sum(M * self.loss_matrix(), axis=1)), B.inner()]  # inner: every row audited
-        for q in M[:, M.max(axis=0) > 0].T:
-            rows += [B.extreme(q), B.extreme(-q)]
-        return np.array(rows)
+        return np.vstack([B.extreme(-np.sum(M * self.loss_matrix(), axis=1)), B.privacy_priors(M)])
 
     def losses(self, Q: Any) -> np.ndarray:
         """The expected loss of Q at its worst prior of the ball (one entry)."""
