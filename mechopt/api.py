@@ -11,6 +11,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import fields, replace
 from typing import Any
@@ -53,6 +54,7 @@ def audit_result(problem: Problem, result: Result) -> Result:
             eps_audited=aud.eps_audited,
             notion=aud.notion or result.notion,
             eps=aud.eps if aud.eps is not None else result.eps,
+            eps_lower=_eps_lower(problem),
         )
         if aud.violation is not None and aud.violation > settings.tolerance("privacy"):
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: privacy violated by {aud.violation:.3g}")
@@ -73,6 +75,12 @@ def audit_result(problem: Problem, result: Result) -> Result:
         why = f"inputs {list(lone)} have no edge in the policy graph: graph-LDP does not protect them"
         res = res.replace(message=f"{res.message}; {why}" if res.message else why)
     return _proof_status(res)
+
+
+def _eps_lower(problem: Problem) -> float | None:
+    """ALIP's lower level ε_l of the problem's notion, None for every other notion (PML's is ∞: none)."""
+    low = getattr(getattr(problem, "notion", None), "eps_lower", None)
+    return None if low is None or math.isinf(low) else float(low)
 
 
 def _resolved(problem: Problem, res: Result) -> Result:

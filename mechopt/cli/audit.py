@@ -14,8 +14,9 @@ within the privacy tolerance, exit 1 when it does not (one line says which
 notion failed and by how much), exit 2 on bad input. A file's own privacy
 claim (``{"privacy": {"notion", "eps"}}``, as ``design --out`` writes it) is
 always checked the same way (:mod:`mechopt.io.privacy_claim`): exit 1 when
-its Q needs a larger ε than it claims (``--json``: ``"claim"``); a LIP or MIP
-claim under the file's own prior, even when ``--prior`` audits another; a LIP or PML claim of a robust
+its Q needs a larger ε than it claims (``--json``: ``"claim"``); an ALIP claim
+(``"eps"`` the upper level, ``"eps_lower"`` the lower) on both levels; a LIP, MIP, PML or ALIP
+claim under the file's own prior, even when ``--prior`` audits another; a LIP, PML or ALIP claim of a robust
 design's file (``"prior_set"``, as ``design --out`` writes it) at every vertex of its set when no ``--prior``
 is given (``"claim": {..., "prior_set": k}``), or over the ball of a ball design's file (``"prior_ball"``)
 at the priors where each output is worst (``"prior_set"``: how many). A file
@@ -109,10 +110,11 @@ def _verdict_line(check: dict[str, Any]) -> str:
 
 
 def _worst_vertex(Q: Any, vertices: Any) -> dict[str, dict[str, Any]]:
-    """The LIP and PML levels of Q over a prior set: the largest at its vertices, on the rows of the set's
-    support (each side of either notion is a log of a ratio to λ = P·Q[:, y], linear in P, so its maximum over
+    """The LIP, PML and ALIP levels of Q over a prior set: the largest at its vertices, on the rows of the set's
+    support (each side of these notions is a log of a ratio to λ = P·Q[:, y], linear in P, so its maximum over
     the hull is at a vertex; a vertex with P(x) = 0 still constrains row x, as the hull has priors with
-    P(x) > 0 arbitrarily close to it: :func:`mechopt.problems.robust.problems.robust_levels`); None: infinite.
+    P(x) > 0 arbitrarily close to it: :func:`mechopt.problems.robust.problems.robust_sides`); None: infinite.
+    One prior is the set of one vertex.
 
     >>> round(_worst_vertex([[0.75, 0.25], [0.25, 0.75]], [[0.5, 0.5], [0.9, 0.1]])["pml"]["eps"], 6)  # log(.75/.3)
     0.916291
@@ -123,12 +125,18 @@ def _worst_vertex(Q: Any, vertices: Any) -> dict[str, dict[str, Any]]:
 
     import numpy as np
 
-    from mechopt.notions import make_notion
-    from mechopt.problems.robust.problems import robust_levels
+    from mechopt.problems.robust.problems import robust_sides
 
-    V = np.asarray(vertices, float)
-    worst = {k: float(np.max(robust_levels(make_notion(k, 1.0), np.asarray(Q, float), V))) for k in ("lip", "pml")}
-    return {k: {"eps": None if math.isinf(v) else v} for k, v in worst.items()}
+    upper, lower = (float(np.max(side)) for side in robust_sides(np.asarray(Q, float), np.atleast_2d(vertices)))
+
+    def level(v: float) -> float | None:
+        return None if math.isinf(v) else v
+
+    return {
+        "lip": {"eps": level(max(upper, lower))},
+        "pml": {"eps": level(upper)},
+        "alip": {"eps": level(upper), "eps_lower": level(lower)},
+    }
 
 
 def _ball_priors(Q: Any, ball: Any, source: str) -> Any:
@@ -176,7 +184,7 @@ def run_audit(args: argparse.Namespace) -> int:
     claim, vertices = doc.get("claim"), doc.get("prior_set")
     if vertices is None and doc.get("prior_ball") is not None:  # a ball design: its worst priors for this Q
         vertices = _ball_priors(doc["Q"], doc["prior_ball"], args.mechanism)
-    if claim is not None and claim["notion"] in ("lip", "mip", "pml") and prior is None and vertices is None:
+    if claim is not None and claim["notion"] in ("lip", "mip", "pml", "alip") and prior is None and vertices is None:
         raise ProblemError(
             f"{args.mechanism!r} claims {claim['notion']} eps = {claim['eps']:g}, which needs the prior to be "
             "checked: give --prior P"
@@ -185,14 +193,18 @@ def run_audit(args: argparse.Namespace) -> int:
     precision = doc.get("precision", 0.0)
     check = None if target is None else check_eps_levels(report["notions"], target, wanted, precision)
     verdict = None
-    if claim is not None and vertices is not None and args.prior is None and claim["notion"] in ("lip", "pml"):
+    if claim is not None and vertices is not None and args.prior is None and claim["notion"] in ("lip", "pml", "alip"):
         verdict = {**check_claim(claim, _worst_vertex(doc["Q"], vertices), precision),
                    "prior": None, "prior_set": len(vertices)}  # fmt: skip
         if doc.get("prior_set") is None:
             verdict["prior_ball"] = True
     elif claim is not None:  # a LIP/MIP claim is about the file's own prior, whatever --prior asks
-        own = doc.get("prior") is not None and args.prior is not None and claim["notion"] in ("lip", "mip", "pml")
-        notions = audit(doc["Q"], doc["prior"])["notions"] if own else report["notions"]
+        on_prior = claim["notion"] in ("lip", "mip", "pml", "alip")
+        own = doc.get("prior") is not None and args.prior is not None and on_prior
+        about = audit(doc["Q"], doc["prior"]) if own else report
+        notions = about["notions"]
+        if claim["notion"] == "alip":  # both levels, under the prior the claim is about
+            notions = {**notions, "alip": _worst_vertex(doc["Q"], about["prior"])["alip"]}
         verdict = {**check_claim(claim, notions, precision), "prior": "the file's" if own else None}
     if args.report is not None:
         from mechopt.results.report import privacy_report

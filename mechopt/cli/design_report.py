@@ -256,7 +256,9 @@ def describe(problem: Any, res: Result) -> str:
         f"status       {status_line(res, _guarantee(res.solver))}",
         f"value        {fmt(res.value, 10)}{' ' + res.unit if res.unit else ''}  "
         f"({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
-        f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}  audited eps={fmt(res.eps_audited)}"
+        f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}"
+        + ("" if res.eps_lower is None else f"  eps_lower={fmt(res.eps_lower)}")
+        + f"  audited eps={fmt(res.eps_audited)}"
         f"  violation={fmt(res.violation, 3)}",
         "certificate  "
         + (

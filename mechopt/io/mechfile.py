@@ -63,6 +63,7 @@ def write_mechanism(
     prior: Any = None,
     notion: str | None = None,
     eps: float | None = None,
+    eps_lower: float | None = None,
     inputs: Any = None,
     outputs: Any = None,
     **extra: Any,
@@ -77,6 +78,8 @@ def write_mechanism(
     doc: dict[str, Any] = {"mechanism": mech}
     if notion is not None or eps is not None:
         doc["privacy"] = {"notion": notion, "eps": eps}
+        if eps_lower is not None:  # ALIP's lower level (eps is then the upper one)
+            doc["privacy"]["eps_lower"] = eps_lower
     for key, value in extra.items():
         try:
             dumps(value)
@@ -277,7 +280,7 @@ def _flatten(doc: Any) -> Any:
     rest = {k: v for k, v in doc.items() if k not in ("mechanism", "privacy")}
     privacy = doc.get("privacy") if isinstance(doc.get("privacy"), dict) else {}
     flat = {**rest, **doc["mechanism"]}
-    for key in ("notion", "eps"):
+    for key in ("notion", "eps", "eps_lower"):
         if privacy.get(key) is not None:
             flat[key] = privacy[key]
     return flat

@@ -33,11 +33,11 @@ from mechopt.errors import ProblemError
 
 __all__ = ["claim_of", "check_claim", "claim_line", "CHECKABLE", "KNOWN"]
 
-#: Notions whose ε ``mechopt audit`` computes from Q (LIP, MIP and PML with the prior).
-CHECKABLE = ("ldp", "lip", "mip", "pml")
-#: Notions a file may name (the others need data audit does not have: a policy graph, the users' priors,
-#: ALIP's second level).
-KNOWN = (*CHECKABLE, "graph-ldp", "metric-ldp", "cip", "alip")
+#: Notions whose ε ``mechopt audit`` computes from Q (LIP, MIP, PML and ALIP with the prior; ALIP's claim
+#: names both levels, ``eps`` the upper and ``eps_lower`` the lower).
+CHECKABLE = ("ldp", "lip", "mip", "pml", "alip")
+#: Notions a file may name (the others need data audit does not have: a policy graph, the users' priors).
+KNOWN = (*CHECKABLE, "graph-ldp", "metric-ldp", "cip")
 
 
 def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
@@ -48,7 +48,6 @@ def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
     number in [0, 700] raises :class:`ProblemError`.
     """
     from mechopt.notions import REGISTERED
-    from mechopt.notions.base import MAX_EPS
 
     known = (*KNOWN, *REGISTERED)  # notions added with mechopt.registry.register_notion too
 
@@ -62,9 +61,29 @@ def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
         )
     if notion is not None and notion.strip().lower() not in known:
         raise ProblemError(f"the privacy claim of {where} names notion {notion!r}; known: {', '.join(known)}")
+    val = _level(eps, "eps", where)
+    if notion is None:
+        raise ProblemError(
+            f'the privacy claim of {where} gives eps = {eps:g} but no notion: add "notion" ({", ".join(CHECKABLE)})'
+        )
+    name = notion.strip().lower()
+    low = doc.get("eps_lower")
+    if low is not None and name != "alip":
+        raise ProblemError(f"the privacy claim of {where} gives eps_lower, which belongs to notion alip, not {name}")
+    claim: dict[str, Any] = {"notion": name, "eps": val}
+    if name == "alip":  # its lower level; None in a file written before mechopt stored it (then not checked)
+        claim["eps_lower"] = None if low is None else _level(low, "eps_lower", where)
+    return claim
+
+
+def _level(eps: Any, key: str, where: str) -> float:
+    """A privacy level of the claim as a float: a finite JSON number in [0, MAX_EPS], else ProblemError."""
+    from mechopt.notions.base import MAX_EPS
+
     if isinstance(eps, bool) or not isinstance(eps, (int, float)):
         raise ProblemError(
-            f'the privacy claim of {where} has eps {eps!r}, a {type(eps).__name__}: give a number (JSON 1.0, not "1.0")'
+            f"the privacy claim of {where} has {key} {eps!r}, a {type(eps).__name__}: "
+            'give a number (JSON 1.0, not "1.0")'
         )
     try:
         val = float(eps)
@@ -73,13 +92,9 @@ def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
     if not (math.isfinite(val) and 0 <= val <= MAX_EPS):
         shown = repr(eps) if len(repr(eps)) <= 24 else f"{repr(eps)[:12]}… ({len(repr(eps))} digits)"
         raise ProblemError(
-            f"the privacy claim of {where} has eps = {shown}: give a finite number in [0, {MAX_EPS:g}] (nats)"
+            f"the privacy claim of {where} has {key} = {shown}: give a finite number in [0, {MAX_EPS:g}] (nats)"
         )
-    if notion is None:
-        raise ProblemError(
-            f'the privacy claim of {where} gives eps = {eps:g} but no notion: add "notion" ({", ".join(CHECKABLE)})'
-        )
-    return {"notion": notion.strip().lower(), "eps": val}
+    return val
 
 
 def check_claim(claim: dict[str, Any], notions: dict[str, dict[str, Any]], precision: float = 0.0) -> dict[str, Any]:
@@ -89,17 +104,28 @@ def check_claim(claim: dict[str, Any], notions: dict[str, dict[str, Any]], preci
     privacy tolerance, or ``precision`` when the file was stored coarser),
     False when it exceeds it, None when audit cannot compute that notion (no
     prior for LIP/MIP, a policy graph or users' priors it does not have).
+    For ALIP ``notions["alip"]`` gives both audited levels, ``"eps"`` (upper) and ``"eps_lower"``, and the
+    claim holds when each is within tolerance of its claimed level; a claim without ``eps_lower`` (a file
+    written before mechopt stored it) is not checked.
+
+    >>> claim = {"notion": "alip", "eps": 1.0, "eps_lower": 0.5}
+    >>> round(check_claim(claim, {"alip": {"eps": 0.9, "eps_lower": 0.7}})["excess"], 12)  # the lower side breaks
+    0.2
     """
     from mechopt import settings
 
     tol = max(settings.tolerance("privacy"), precision)
     out: dict[str, Any] = {**claim, "eps_audited": None, "tolerance": tol, "holds": None, "excess": None}
     name = claim["notion"]
-    if name not in notions:
+    if name not in notions or (name == "alip" and claim.get("eps_lower") is None):
         return out
     audited = notions[name]["eps"]
     out["eps_audited"] = audited
     excess = math.inf if audited is None else audited - claim["eps"]
+    if name == "alip":  # both levels: the larger excess decides
+        low = notions[name]["eps_lower"]
+        out["eps_lower_audited"] = low
+        excess = max(excess, math.inf if low is None else low - claim["eps_lower"])
     out["holds"] = excess <= tol
     out["excess"] = None if math.isinf(excess) else excess
     return out
@@ -112,23 +138,36 @@ def claim_line(verdict: dict[str, Any]) -> str:
     CLAIM BROKEN: the file claims ldp eps = 0.5, but its Q needs eps = 1.0986 (0.599 nats more)
     """
     name, eps = verdict["notion"], verdict["eps"]
+    label = name
     if verdict.get("prior"):  # a LIP/MIP claim checked under the file's own prior, not --prior's
-        name = f"{name} (under {verdict['prior']} prior)"
+        label = f"{label} (under {verdict['prior']} prior)"
     if verdict.get("prior_ball"):  # a ball design's claim, at the priors of its ball where each output is worst
-        name = f"{name} (over the file's prior ball: at the {verdict['prior_set']} priors where its outputs are worst)"
+        where = f"at the {verdict['prior_set']} priors where its outputs are worst"
+        label = f"{label} (over the file's prior ball: {where})"
     elif verdict.get("prior_set"):  # a robust design's claim, checked at every vertex of the file's prior set
-        name = f"{name} (at each of the file's {verdict['prior_set']} prior-set vertices)"
+        label = f"{label} (at each of the file's {verdict['prior_set']} prior-set vertices)"
+    claimed = f"{label} eps = {eps:g}"
+    if verdict.get("eps_lower") is not None:
+        claimed += f", eps_lower = {verdict['eps_lower']:g}"
     if verdict["holds"] is None:
-        why = "it needs the prior: give --prior P" if name in CHECKABLE else "audit computes ldp, lip, mip and pml only"
-        return f"claim not checked: the file claims {name} eps = {eps:g}, which audit cannot compute ({why})"
+        if name == "alip" and verdict.get("eps_lower") is None:
+            why = 'the file gives no eps_lower, the lower level: add it to "privacy", or design again with --out'
+        elif name in CHECKABLE:
+            why = "it needs the prior: give --prior P"
+        else:
+            why = f"audit computes {', '.join(CHECKABLE)} only"
+        return f"claim not checked: the file claims {claimed}, which audit cannot check ({why})"
+
+    def level(v: float | None) -> str:
+        return "inf" if v is None else f"{v:.6g}"
+
+    needs = level(verdict["eps_audited"])
+    if "eps_lower_audited" in verdict:
+        needs = f"eps = {needs} and eps_lower = {level(verdict['eps_lower_audited'])}"
     if verdict["holds"]:
-        return f"claim holds: the file claims {name} eps = {eps:g}; its Q needs {verdict['eps_audited']:.6g}"
-    if verdict["eps_audited"] is None:
-        return (
-            f"CLAIM BROKEN: the file claims {name} eps = {eps:g}, but its Q needs eps = inf "
-            "(a zero next to a positive entry)"
-        )
-    return (
-        f"CLAIM BROKEN: the file claims {name} eps = {eps:g}, but its Q needs eps = {verdict['eps_audited']:.6g} "
-        f"({verdict['excess']:.3g} nats more)"
-    )
+        return f"claim holds: the file claims {claimed}; its Q needs {needs}"
+    if verdict["excess"] is None:
+        return f"CLAIM BROKEN: the file claims {claimed}, but its Q needs {needs} (a zero next to a positive entry)"
+    if "eps_lower_audited" not in verdict:
+        needs = f"eps = {needs}"
+    return f"CLAIM BROKEN: the file claims {claimed}, but its Q needs {needs} ({verdict['excess']:.3g} nats more)"

@@ -92,7 +92,9 @@ def result_html(res: Any, proofs: Mapping[str, str]) -> str:
         ("certificate", cert),
         (
             "privacy",
-            f"{escape(str(res.notion or '–'))} ε={_num(res.eps)}; audited ε={_num(res.eps_audited)}, "
+            f"{escape(str(res.notion or '–'))} ε={_num(res.eps)}"
+            + ("" if res.eps_lower is None else f", ε_l={_num(res.eps_lower)}")
+            + f"; audited ε={_num(res.eps_audited)}, "
             f"violation {_num(res.violation, 3)}",
         ),
         ("solver", f"{escape(res.solver or '–')} in {res.time_s:.3g} s"),

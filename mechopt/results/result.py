@@ -65,6 +65,8 @@ class Result:
         Smallest ε the mechanism satisfies under the problem's notion.
     notion, eps : str or None, float or None
         The privacy notion and target.
+    eps_lower : float or None
+        ALIP's lower level ε_l (``eps`` is then the upper level ε_u); None for every other notion.
     time_s : float
     iterations : int or None
     message : str
@@ -101,6 +103,7 @@ class Result:
     problem: str | None = None
     proof: str | None = None
     unit: str | None = None
+    eps_lower: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
@@ -284,6 +287,7 @@ class Result:
                 "eps": jsonable(self.eps),
                 "violation": jsonable(self.violation),
                 "eps_audited": jsonable(self.eps_audited),
+                **({} if self.eps_lower is None else {"eps_lower": jsonable(self.eps_lower)}),
             },
             "certificate": None if self.certificate is None else self.certificate.to_dict(),
             "solver": self.solver,

@@ -46,7 +46,7 @@ from mechopt.problems.robust.priorsets import PriorSet
 from mechopt.results.result import Result
 from mechopt.utilities import Utility, make_utility
 
-__all__ = ["RobustDesign", "robust_levels", "box_factors", "NOTIONS"]
+__all__ = ["RobustDesign", "robust_levels", "robust_sides", "box_factors", "NOTIONS"]
 
 NOTIONS = ("ldp", "lip", "pml", "alip")
 
@@ -71,33 +71,41 @@ def robust_levels(notion: PrivacyNotion, Q: Any, vertices: np.ndarray) -> np.nda
 
     For LDP every entry is the channel's LDP level. For LIP/PML/ALIP the level at vertex v is the
     notion's audit with λ = P_v Q on the rows of the set's support (∞ when a used output has
-    λ_y = 0 at v, or a lower bound meets Q[x, y] = 0).
+    λ_y = 0 at v, or a lower bound meets Q[x, y] = 0): from the two sides of :func:`robust_sides`.
+    """
+    if type(notion) is LDP:
+        return np.full(len(vertices), float(notion.epsilon(np.asarray(Q, float), None)))
+    upper, lower = robust_sides(Q, vertices)
+    if type(notion) is LIP:
+        return np.maximum(upper, lower)
+    if notion.eps_lower == math.inf:  # PML: the upper side only
+        return upper
+    return np.maximum(upper, lower + (notion.eps - notion.eps_lower))  # ALIP: PosteriorBox.epsilon's number
+
+
+def robust_sides(Q: Any, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ε_u, ε_l) of ``Q`` at each vertex: max and −min of log Q[x, y] / λ_y, λ = P_v Q, over the rows of the
+    set's support and the used outputs (both ∞ where a used output has λ_y = 0; ε_l ∞ where Q[x, y] = 0).
+
+    >>> up, low = robust_sides([[0.75, 0.25], [0.25, 0.75]], np.array([[1.0, 0.0], [0.5, 0.5]]))
+    >>> np.round(up, 6).tolist(), np.round(low, 6).tolist()  # at (1, 0) λ = (.75, .25): both sides log 3
+    ([1.098612, 0.405465], [1.098612, 0.693147])
     """
     V = np.asarray(vertices, float)
     M = np.asarray(Q, float)
-    if type(notion) is LDP:
-        return np.full(len(V), float(notion.epsilon(M, None)))
-    rows = V.max(axis=0) > 0
-    Mr = M[rows]
-    out = np.empty(len(V))
+    Mr = M[V.max(axis=0) > 0]
+    used = Mr.max(axis=0) > 0
+    hi, lo = Mr[:, used].max(axis=0), Mr[:, used].min(axis=0)
+    upper, lower = np.full(len(V), math.inf), np.full(len(V), math.inf)
     for i, P in enumerate(V):
         lam = P @ M
-        used = Mr.max(axis=0) > 0
         if np.any(lam[used] <= 0):
-            out[i] = math.inf
             continue
         ll = np.log(lam[used])
-        hi, lo = Mr[:, used].max(axis=0), Mr[:, used].min(axis=0)
-        upper = max(0.0, float(np.max(np.log(hi) - ll)))
-        if type(notion) is LIP:
-            lower = math.inf if np.any(lo <= 0) else max(0.0, float(np.max(ll - np.log(lo))))
-            out[i] = max(upper, lower)
-        elif notion.eps_lower == math.inf:  # PML: the upper side only
-            out[i] = upper
-        else:  # ALIP: the single number of PosteriorBox.epsilon
-            lower = math.inf if np.any(lo <= 0) else max(0.0, float(np.max(ll - np.log(lo))))
-            out[i] = max(upper, lower + (notion.eps - notion.eps_lower))
-    return out
+        upper[i] = max(0.0, float(np.max(np.log(hi) - ll)))
+        if not np.any(lo <= 0):
+            lower[i] = max(0.0, float(np.max(ll - np.log(lo))))
+    return upper, lower
 
 
 @dataclass(frozen=True, eq=False)

@@ -42,3 +42,42 @@ def test_design_out_then_audit_checks_the_pml_claim(cli, tmp_path):
     assert doc["claim"]["notion"] == "pml" and doc["claim"]["holds"] is True
     assert abs(doc["notions"]["pml"]["eps"] - 1.0) <= 1e-12 and doc["notions"]["lip"]["eps"] is None  # zeros in Q
     assert cli("audit", out, "--eps", "0.9", "--notion", "pml").code == 1
+
+
+def _edit(path, out, **privacy):
+    import json
+
+    doc = json.loads(path.read_text())
+    doc["privacy"].update(privacy)
+    doc["privacy"] = {k: v for k, v in doc["privacy"].items() if v is not None}
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def test_design_out_then_audit_checks_both_levels_of_an_alip_claim(cli, tmp_path):
+    out = tmp_path / "a.json"
+    assert cli(*BASE[:-1], "--notion", "alip", "--eps", "1", "--eps-lower", "0.5", "--out", out).code == 0
+    r = cli("audit", out, "--json")
+    assert r.code == 0, r.err
+    claim = r.json()["claim"]
+    assert claim["holds"] is True and claim["eps_lower"] == 0.5
+    assert claim["eps_audited"] <= 1 + 1e-9  # the MI optimum is tight on the lower side:
+    assert abs(claim["eps_lower_audited"] - 0.5) <= 1e-9
+    low = cli("audit", _edit(out, tmp_path / "low.json", eps_lower=0.3))  # the lower side is what breaks
+    assert low.code == 1 and "CLAIM BROKEN: the file claims alip eps = 1, eps_lower = 0.3" in low.out, low.out
+    up = cli("audit", _edit(out, tmp_path / "up.json", eps=claim["eps_audited"] - 0.01))
+    assert up.code == 1 and "CLAIM BROKEN" in up.out
+    old = cli("audit", _edit(out, tmp_path / "old.json", eps_lower=None))  # a file from before eps_lower was stored
+    assert old.code == 0 and "claim not checked" in old.out and "no eps_lower" in old.out
+    bad = cli("audit", _edit(out, tmp_path / "pml.json", notion="pml"))
+    assert bad.code == 2 and "belongs to notion alip" in bad.err and "Traceback" not in bad.err
+
+
+def test_audit_checks_an_alip_prior_set_claim_at_every_vertex(cli, tmp_path):
+    out = tmp_path / "s.json"
+    sets = ["--prior-set", "0.2,0.3,0.5;0.5,0.3,0.2"]
+    r = cli("design", "--utility", "mi", *sets, "--notion", "alip", "--eps", "1", "--eps-lower", "0.5", "--out", out)
+    assert r.code == 0, r.err
+    assert cli("audit", out).code == 0
+    broken = cli("audit", _edit(out, tmp_path / "s2.json", eps_lower=0.2))
+    assert broken.code == 1 and "at each of the file's 2 prior-set vertices" in broken.out
