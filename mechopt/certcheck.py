@@ -81,7 +81,7 @@ def load(path):
         c.update(edges=[(int(u), int(v), num(w)) for u, v, w in nt.get("edges", [])], p=[*map(num, nt.get("p", []))])
         c["a"] = [num(v) - num(ut.get("centre", 0)) for v in ut.get("values", [])]  # the MSE is shift-invariant
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-        raise BadFile(f"cannot read {path}: {exc!r}") from None
+        raise BadFile(f"cannot read {path}: " + (f"no {exc} key" if isinstance(exc, KeyError) else repr(exc))) from None
     d, P, Q = len(c["P"]), c["P"], c["Q"]
     if not (1 <= d <= MAX_D and c["notion"] in NOTIONS and c["utility"] in UTILITIES):
         raise BadFile(f"this checker takes 1 ≤ d ≤ {MAX_D}, notions {NOTIONS}, utilities {UTILITIES}; got d = {d}")
@@ -176,17 +176,20 @@ def robust_rows(c, eps, side):
     return rows + ([] if El is None else [[(i == x) - p / El for i, p in enumerate(v)] for v in c["V"] for x in S])
 
 
-def which(c, k, y):
-    """Constraint k of :func:`cone` (or :func:`robust_rows`), in words (for a rejection)."""
+def which(c, k, y, eps):
+    """Constraint k of :func:`cone` (or :func:`robust_rows`) at level eps, in words (for a rejection)."""
     if c.get("kind") == "robust" and c["notion"] != "ldp":
-        return f"row {k} of robust_rows (the posterior bounds at every vertex of the prior set)"
+        return f"row {k} of robust_rows (the posterior bounds at every vertex of the prior set) at eps {float(eps)!r}"
     if c["notion"] in ("lip", "cip", "pml", "alip"):
         n = len(stats(c["p"])) if c["notion"] == "cip" else len(c["P"])
-        return f"posterior bound on statistic {k % n} ({'lower' if k < n and c['notion'] != 'pml' else 'upper'} side)"
+        side, at = "lower" if k < n and c["notion"] != "pml" else "upper", f"eps {float(eps)!r}"
+        if side == "lower" and c["eps_l"] is not None:  # alip: its own lower level
+            at = f"eps_lower {float(c['eps_l'] + eps - c['eps'])!r}"
+        return f"posterior bound on statistic {k % n} ({side} side) at {at}"
     d = len(c["P"])
     ps = [(x, z) for x in range(d) for z in range(d) if x != z] if c["notion"] == "ldp" else None
     x, z = ps[k] if ps else [e for x, z, _ in c["edges"] for e in ((x, z), (z, x))][k]
-    return f"Q[{x}][{y}] <= e^(eps w) Q[{z}][{y}]"
+    return f"Q[{x}][{y}] <= e^(eps w) Q[{z}][{y}] at eps {float(eps)!r}"
 
 
 def feat(c, x, v):
@@ -264,7 +267,7 @@ def private(c, tol, rows):
     # privacy at eps + tolerance: every row of the cone (e^x bounded below), over its nonzero entries
     for k, a in enumerate([(i, t) for i, t in enumerate(a) if t] for a in rows(c, eps, 0)):
         for y in (y for y, q in enumerate(qs) if sum(t * q[i] for i, t in a) < 0):
-            raise Rejected(f"not private: output {y} breaks {c['notion']}: {which(c, k, y)} at eps {float(eps)!r}")
+            raise Rejected(f"not private: output {y} breaks {c['notion']}: {which(c, k, y, eps)}")
     return qs
 
 
@@ -272,13 +275,14 @@ def check(c, tol):
     """The report on a loaded certificate, or Rejected with the first claim that fails."""
     P, u, qs = c["P"], c["utility"], private(c, tol, cone)
     cols = [features(c, enumerate(p * q for p, q in zip(P, col))) for col in qs]
-    g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0
+    g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0  # mi: a lower bound; mi ≥ 0
     for count, f in enumerate(rays(c), 1):
         worst = max(worst, (gain(c, f, True) - f[1]) / f[0])
     g_bound = dot(c["nu"], P) + worst
     mean, sq = dot(P, c["a"]), dot(P, [a * a for a in c["a"]])
     objectives = {"mse": (sq, sq - mean**2, -1), "histogram": (1, 1 - sum(p * p for p in P), -1), "mi": (0, 0, 1)}
-    offset, scale, sign = objectives[u]  # objective = offset + sign Σ μ; scale: its size, unit-free
+    offset, scale, sign = objectives[u]  # objective = offset + sign Σ μ; scale: its size, unit-free (mi: none, and
+    g_value, scale = (max(g_value, 0), F(1, 10**37)) if u == "mi" else (g_value, scale)  # 1e-40 nats: 50 digits)
     value, bound, out = offset + sign * g_value, offset + sign * g_bound, dict(rays=count, inputs=len(P))
     why = f"a ray r has μ(r) − νᵀr = {float(worst):.3g}, above the claimed bound − νᵀP"
     return verdict(c, tol, value, bound, sign, tol["floor"] * scale, why, dict(out, outputs=len(qs)))
@@ -303,7 +307,8 @@ def check_rays(c, tol):
     worst, count = max(rho), len(rho)
     bound = dot(lam, off) + sign * (sum(c["nu"]) + d * worst)
     why = f"a ray r has (Σ_v λ_v μ_v(r) − νᵀr) / 1ᵀr = {float(worst):.3g}, above the claimed bound's"
-    out = dict(rays=count, inputs=d, outputs=len(qs), vertices=len(V))
+    hull = " only (not their hull: a prior inside may be worse)" if u in ("mse", "histogram") else " and their hull"
+    out = dict(rays=count, inputs=d, outputs=len(qs), vertices=len(V), scope=f"the {len(V)} listed priors{hull}")
     return verdict(c, tol, min(per) if sign > 0 else max(per), bound, sign, tol["floor"] * (max(off) or 1), why, out)
 
 
@@ -325,7 +330,8 @@ def check_robust(c, tol):
     worst = sum(min(r[x] for r in R) for x in range(d))
     why = f"the residuals add Σ_x min_y R[y][x] = {float(worst):.3g} to 1ᵀν"
     floor = tol["floor"] * max(abs(t) for row in L for t in row)
-    out = dict(rows=len(A), inputs=d, outputs=len(qs), vertices=len(V))
+    scope = f"the {len(V)} listed priors and their hull"  # a loss linear in the prior: its worst is a vertex
+    out = dict(rows=len(A), inputs=d, outputs=len(qs), vertices=len(V), scope=scope)
     return verdict(c, tol, value, sum(nu) + worst, -1, floor, why, out)
 
 
@@ -368,6 +374,7 @@ def line(out):
         f"x {out['outputs']} outputs; value {out['value']!r}, bound {out['bound']!r} over "
         + (f"{out['rays']} rays, " if "rays" in out else f"{out['vertices']} vertices ({out['rows']} cone rows), ")
         + f"gap {out['gap']:.3g} ({out['time_s']} s)"
+        + (f"; the worst case over {out['scope']}" if "scope" in out else "")
     )
 
 

@@ -85,8 +85,9 @@ def test_the_checker_is_short():
     # non-blank lines, docstrings included (about 200 without them); +4: strict JSON keys; +45: pml, alip and
     # robust (prior-set) certificates; +30: robust-rays certificates (mi, mse, histogram over a prior set: the gains
     # at every vertex and the rays of the cone in q, sharing gain/features/dd/private/verdict), the one proof the
-    # checker could not make before
-    assert len(code) <= 320
+    # checker could not make before; +7: the scope of a prior-set claim (the listed priors, or also their hull),
+    # alip's lower level named in a rejection, mi resolved to 1e-40 nats (a prior entry of 1e-100 was rejected)
+    assert len(code) <= 327
 
 
 def test_the_checker_runs_alone_without_site_packages(tmp_path):
