@@ -145,7 +145,7 @@ def enumerate_rays(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> np.nda
             limit,
             "use method='colgen' (exact pricing for mi, mse, histogram)",
         )
-        return _rays.box_vertices(P, *cp.notion.deviations(P))
+        return _rays.box_vertices(P, *cp.notion.deviations(P), bounds=cp.notion.box(P))
     if d > opts["dd_max_d"] and kind == "cone":
         raise TooLargeError(
             f"vertex enumeration of the {cp.notion.name} cone is limited to d ≤ {opts['dd_max_d']} "
