@@ -158,15 +158,24 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
 
 def time_limit_result(problem: Problem, solver: str | None, exc: BaseException, t0: float) -> Result:
     """The ``time_limit`` result of a call stopped by its deadline (no mechanism), ``t0`` its
-    :func:`time.perf_counter` start."""
+    :func:`time.perf_counter` start; it names the solver that ran and the privacy asked for."""
+    if solver is None:
+        try:
+            solver = registry.default_solver(problem)
+        except MechoptError:
+            solver = None
+    notion = getattr(problem, "notion", None)
     return Result(
         status=Status.TIME_LIMIT,
         value=None,
         sense=problem.sense,
         objective=problem.objective,
         solver=solver or "",
+        notion=getattr(notion, "name", None),
+        eps=getattr(notion, "eps", None),
+        eps_lower=_eps_lower(problem),
         time_s=time.perf_counter() - t0,
-        message=f"{exc} ({time.perf_counter() - t0:.3g} s); no mechanism is returned",
+        message=f"{exc}, {time.perf_counter() - t0:.3g} s into the solve; no mechanism is returned",
         unit=getattr(problem, "unit", None),
     )
 

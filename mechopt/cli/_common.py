@@ -45,8 +45,8 @@ def fmt(value: Any, digits: int = 6) -> str:
 
     Examples
     --------
-    >>> fmt(0.123456789), fmt(float("nan")), fmt(None), fmt(float("inf"))
-    ('0.123457', '-', '-', 'inf')
+    >>> fmt(0.123456789), fmt(float("nan")), fmt(None), fmt(float("inf")), fmt(-0.0)
+    ('0.123457', '-', '-', 'inf', '0')
     """
     if value is None:
         return "-"
@@ -60,7 +60,7 @@ def fmt(value: Any, digits: int = 6) -> str:
             return "inf" if v > 0 else "-inf"
         if isinstance(value, int):
             return str(value)
-        return f"{v:.{digits}g}"
+        return f"{v + 0.0:.{digits}g}"  # + 0.0: a zero prints as 0, never -0
     return str(value)
 
 

@@ -342,6 +342,7 @@ def run_design(args: argparse.Namespace) -> int:
     as_json = args.json or (args.out and not args.out.lower().endswith(".npy"))
     doc = design_document(problem, res, notes) if as_json else None
     failed = res.status is Status.INFEASIBLE_POINT
+    empty = res.mechanism is None and res.value is None and res.extras.get("plan") is None  # nothing returned
     if args.certificate and failed:  # exit 1 below: no file claims a bound for a mechanism that failed its audit
         print("mechopt: error: no certificate written: the mechanism failed its audit", file=sys.stderr)
     elif args.certificate:
@@ -351,6 +352,8 @@ def run_design(args: argparse.Namespace) -> int:
         from mechopt.cli.design_report import unsafe_npy
 
         print(f"mechopt: error: {printable(unsafe_npy(args.out))}", file=sys.stderr)
+    elif args.out and empty:  # exit 1 below: a file with no mechanism would be read as one
+        print(f"mechopt: error: nothing written to {args.out}: the run returned no mechanism", file=sys.stderr)
     elif args.out:
         write_out(args.out, res, doc)
     if args.plot:
@@ -366,4 +369,4 @@ def run_design(args: argparse.Namespace) -> int:
             from mechopt.cli.design_report import baselines_table
 
             print(baselines_table(cmp))
-    return 0 if res.status.has_solution and res.status is not Status.INFEASIBLE_POINT else 1
+    return 0 if res.status.has_solution and not failed and not empty else 1

@@ -207,6 +207,11 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
                 f"--prior-free with --utility {flags['utility']} needs --hull: its vertices are point masses, "
                 "where every channel's error is 0, so the worst case over them says nothing"
             )
+        if str(flags["utility"]).lower() == "mi":  # --hull would not help: mi is concave in the prior
+            raise ParamError(
+                "--prior-free with --utility mi says nothing: at a point mass every channel's information is 0, "
+                "so every channel is optimal; give the priors to cover with --prior-set, or use --utility mae"
+            )
         S = PriorSet.simplex(d)
     else:
         if "prior" not in flags:

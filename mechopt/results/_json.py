@@ -34,7 +34,7 @@ def jsonable(obj: Any) -> Any:
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, (float, np.floating)):
-        val = float(obj)
+        val = float(obj) + 0.0  # a zero is 0.0, never -0.0
         return val if math.isfinite(val) else None
     if isinstance(obj, Enum):
         return obj.value

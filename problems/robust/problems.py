@@ -123,6 +123,8 @@ class RobustDesign(Problem):
     def __post_init__(self) -> None:
         if not isinstance(self.prior_set, PriorSet):
             raise ProblemError("prior_set must be a PriorSet (see mechopt.problems.robust.PriorSet)")
+        if self.prior_set.d < 2:  # as a single prior: there is nothing to hide or estimate
+            raise ProblemError("the prior set has one symbol: a design needs at least 2 input symbols")
         box_factors(self.notion)  # a typed error for a notion without a robust form
         U = self.utility
         if not isinstance(U, Utility) or (

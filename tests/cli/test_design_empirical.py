@@ -128,7 +128,7 @@ def test_audit_of_a_point_mass_vertex_checks_every_row_of_the_set(cli, tmp_path)
     """A prior-free (simplex) design's vertices are point masses: the hull's priors put mass on every row, so a
     vertex with P(x) = 0 still constrains row x (the audit said eps = 0 there and passed a leaking Q)."""
     out = tmp_path / "m.json"
-    r = cli("design", "--notion", "pml", "--utility", "mi", "--eps", "1", "--prior-free", "3", "--out", out)
+    r = cli("design", "--notion", "pml", "--utility", "mae", "--eps", "1", "--prior-free", "3", "--out", out)
     assert r.code == 0, r.err
     assert cli("audit", out).code == 0
     doc = json.loads(out.read_text())

@@ -12,7 +12,7 @@ from mechopt.cli import main
 from mechopt.runtime import deadline
 
 
-def test_backstop_firing_before_the_solve_is_a_time_limit_result(monkeypatch, capsys):
+def test_backstop_firing_before_the_solve_is_a_time_limit_result(monkeypatch, capsys, tmp_path):
     @contextlib.contextmanager
     def late_alarm(grace):
         raise deadline.TimeLimitReached("running (stopped at the deadline)", 1.0)
@@ -20,7 +20,12 @@ def test_backstop_firing_before_the_solve_is_a_time_limit_result(monkeypatch, ca
 
     monkeypatch.setattr(deadline, "alarm", late_alarm)
     argv = ["design", "--prior", "uniform:12", "--notion", "mip", "--utility", "mi", "--eps", "1"]
-    code = main(argv + ["--solver", "sqp", "--time-limit", "1", "--json"])
-    out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["status"] == "time_limit" and "no mechanism is returned" in out["message"]
-    assert out.get("Q") is None
+    dest = tmp_path / "m.json"
+    code = main(argv + ["--solver", "sqp", "--time-limit", "1", "--json", "--out", str(dest)])
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    # no mechanism: exit 1 (scripts must not read it as an answer), no --out file, and the record names
+    # the solver and the privacy asked for (they were blank)
+    assert code == 1 and out["status"] == "time_limit" and "no mechanism is returned" in out["message"]
+    assert out["mechanism"] is None and not dest.exists() and "nothing written to" in captured.err
+    assert out["solver"] == "sqp" and out["privacy"]["notion"] == "mip" and out["privacy"]["eps"] == 1.0

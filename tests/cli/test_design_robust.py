@@ -46,6 +46,9 @@ def test_prior_set_file_ball_and_prior_free(cli, tmp_path):
         # were status optimal, worst-case mse 0 (the point masses' error) for a Q whose worst case is 0.956
         (["--prior-free", "3", "--notion", "pml", "--utility", "mse"], "needs --hull"),
         (["--prior-free", "3", "--notion", "ldp", "--utility", "histogram"], "needs --hull"),
+        # was "optimal, worst-case mi 0": every channel has no information at a point mass
+        (["--prior-free", "3", "--notion", "pml", "--utility", "mi"], "says nothing"),
+        (["--prior-set", "1;1", "--notion", "alip", "--eps-lower", "1"], "at least 2 input symbols"),  # was accepted
     ],
 )
 def test_bad_prior_sets_exit_2_with_one_line(cli, args, words):
