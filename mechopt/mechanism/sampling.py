@@ -45,6 +45,7 @@ import numpy as np
 
 from mechopt.errors import ParamError, ProblemError
 from mechopt.runtime.jit import kernel, prefetch
+from mechopt.runtime.rng import as_generator  # re-exported: callers import it from here too
 
 __all__ = [
     "AliasSampler",
@@ -317,26 +318,6 @@ def _advance(bg: Any, n: int) -> None:
     after = bg.state
     after["has_uint32"], after["uinteger"] = before["has_uint32"], before["uinteger"]
     bg.state = after
-
-
-def as_generator(rng: Any) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from a seed, a ``SeedSequence``, a bit generator, a Generator or None.
-
-    >>> as_generator(3).random() == np.random.default_rng(3).random()
-    True
-    """
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, np.random.BitGenerator):
-        return np.random.Generator(rng)
-    if isinstance(rng, np.random.RandomState):
-        raise ParamError("rng: a legacy RandomState is not supported; pass a seed or numpy.random.default_rng(seed)")
-    try:
-        return np.random.default_rng(rng)
-    except (TypeError, ValueError) as exc:
-        raise ParamError(
-            f"rng must be a seed (int), a SeedSequence, a numpy Generator or None, got {rng!r} ({exc})"
-        ) from None
 
 
 def check_indices(x_idx: Any, d: int) -> np.ndarray:

@@ -39,6 +39,7 @@ import numpy as np
 from mechopt.errors import ParamError, ProblemError
 from mechopt.model.channel import validate_channel
 from mechopt.model.priors import validate_prior
+from mechopt.runtime import rng as _rng
 
 __all__ = [
     "UserGroup",
@@ -54,19 +55,15 @@ __all__ = [
 ]
 
 
-def as_generator(rng: int | np.random.Generator | None) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from a seed (or the generator itself).
+def as_generator(rng: Any) -> np.random.Generator:
+    """A ``numpy.random.Generator`` for a simulation: :func:`mechopt.runtime.rng.as_generator` with a seed required.
 
     Examples
     --------
     >>> int(as_generator(3).integers(10)) == int(as_generator(3).integers(10))
     True
     """
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None:
-        raise ParamError("simulations need a seed or a numpy.random.Generator (rng=...) to be reproducible")
-    return np.random.default_rng(rng)
+    return _rng.as_generator(rng, seeded=True)
 
 
 def _fmat(f: Any, d: int) -> np.ndarray:
