@@ -48,7 +48,9 @@ def register(sub: Any) -> None:
         "audit",
         help="audit a mechanism (JSON, .npy, .csv): ε under LDP/LIP/MIP, pass/fail, report",
         description="Print the smallest ε a mechanism satisfies under each notion (null: infinite). "
-        "With --eps: exit 0 if private, 1 if not, 2 on bad input.",
+        "With --eps: exit 0 if private, 1 if not, 2 on bad input. A file's own privacy claim is always "
+        "checked (exit 1 when broken). Audit checks privacy, not the file's value: a value is proven by "
+        "'mechopt check' on the design's --certificate.",
     )
     a.add_argument(
         "mechanism",
