@@ -217,6 +217,22 @@ def test_small_d_paths_are_bit_identical(monkeypatch, d: int, k: int) -> None:
     assert np.array_equal(a, b)
 
 
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.MT19937, np.random.SFC64])
+@pytest.mark.parametrize("d,k,x", [(16, 4, 11), (12, 5, 0), (7, 3, 6)])
+def test_small_d_alias_law_over_all_subsets_for_each_generator(monkeypatch, bit_generator, d: int, k: int, x: int) -> None:
+    """Chi-square over all C(d, k) subsets (eq. (5) at ε = 1), and the two paths agree, for each BitGenerator."""
+    ks = KSubset(d, 1.0, k)
+    n = max(60_000, 12 * math.comb(d, k))
+    draw = lambda: ks.randomize(np.full(n, x), np.random.Generator(bit_generator(d + k)), packed=True)  # noqa: E731
+    m, other = _paths(monkeypatch, draw)
+    assert np.array_equal(m, other)
+    items = np.nonzero(np.unpackbits(m, axis=1, count=d))[1].reshape(n, k)
+    _, law = _laws(d, k, x, ks.g)
+    counts = np.bincount(subset_rank(items), minlength=law.size)
+    assert chisquare(counts, law * n).pvalue > ALPHA
+    assert chisquare(counts, np.full(law.size, n / law.size)).pvalue < 1e-9  # power: the uniform law is rejected
+
+
 def test_small_d_ties_take_the_same_words() -> None:
     """Crafted half-words: a tie (top bits = the column's threshold bits) and plain draws; kernel and numpy agree."""
     from mechopt.oracles import small_ksubset as ss
