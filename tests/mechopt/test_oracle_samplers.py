@@ -90,7 +90,7 @@ def test_unary_reports_over_many_blocks_have_the_channel_law() -> None:
 
 @pytest.mark.parametrize("d,k,g", [(2, 1, 0.7), (5, 2, 0.3), (16, 4, 0.47536688641867), (16, 12, 0.9), (13, 6, 0.5)])
 def test_alias_tables_hold_eq5_to_2_pow_minus_64_exactly(d: int, k: int, g: float) -> None:
-    """Exact integer arithmetic on the tables: P(x ∈ Z) = ⌊g·2⁶⁴⌋/2⁶⁴ and each subset's mass to one unit of 2^−(64+K)."""
+    """Exact integers: P(x ∈ Z) = ⌊g·2⁶⁴⌋/2⁶⁴ and each subset's mass to one unit of 2^−(64+K)."""
     fast, thr, K = alias_tables(d, k, g)
     G = int(g * 2.0**64)
     words = [int(v) for v in np.arange(1 << d)[POP16[np.arange(1 << d)] == k] << (16 - d)]

@@ -147,7 +147,8 @@ SMALL = {  # d <= 16 (mechopt.oracles.small_ksubset alias tables, fast-samplers)
 
 @pytest.mark.parametrize("case", sorted(SMALL))
 def test_the_small_d_report_stream_is_unchanged(case) -> None:
-    """The alias-table stream (0.1.0, branch fast-samplers; replaced the coin-and-list one of main 2895526): same seed, same reports, both paths."""
+    """The alias-table stream (branch fast-samplers; the coin-and-list one of main 2895526 before): same seed, same
+    reports, on the path this environment runs (both, in CI)."""
     d, seed, n = case
     x = np.random.default_rng(seed + 50).integers(0, d, n)
     m = KSubset(d, 1.0).randomize(x, np.random.default_rng(seed), packed=True)
@@ -219,7 +220,7 @@ def test_small_d_paths_are_bit_identical(monkeypatch, d: int, k: int) -> None:
 
 @pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.MT19937, np.random.SFC64])
 @pytest.mark.parametrize("d,k,x", [(16, 4, 11), (12, 5, 0), (7, 3, 6)])
-def test_small_d_alias_law_over_all_subsets_for_each_generator(monkeypatch, bit_generator, d: int, k: int, x: int) -> None:
+def test_small_d_alias_law_over_all_subsets_per_generator(monkeypatch, bit_generator, d: int, k: int, x: int) -> None:
     """Chi-square over all C(d, k) subsets (eq. (5) at ε = 1), and the two paths agree, for each BitGenerator."""
     ks = KSubset(d, 1.0, k)
     n = max(60_000, 12 * math.comb(d, k))
@@ -255,5 +256,6 @@ def test_small_d_ties_take_the_same_words() -> None:
             nt = fn((ctypes.cast(source, ctypes.c_void_p).value, 0, 0, 0), x, tab, K, out, ties)
         res.append((out.tolist(), ties[:nt].tolist()))
     tied = [i for i in range(4) if int(u[i]) >> K == int(tab[x[i], int(u[i]) & ((1 << K) - 1)]) >> 32]
-    assert res[0][1] == tied and tied[0] == 0 and 1 not in tied and res[0][0][0] == 5  # the tie keeps its column until settled
+    assert res[0][1] == tied and tied[0] == 0 and 1 not in tied
+    assert res[0][0][0] == 5  # the tie keeps its column until settled
     assert res[1] == res[0] and res[2] == res[0]
