@@ -142,8 +142,9 @@ class KSubset(PureOracle):
         (m−1)-subset. For 2k ≤ d−1, m = k and S (or S minus one element, plus
         x) is the report; otherwise m = d−k complements it. Work O(n·min(k, d−k)).
 
-        Packed reports never list items: for d ≤ 16 a report is one 16-bit word, drawn from
-        the words with or without x (:func:`mechopt.oracles.small_ksubset.own_subset_words`);
+        Packed reports never list items: for d ≤ 16 a report is one 16-bit word, one look-up
+        per user in an exact integer alias table of Q^k(· | x) (P(x ∈ Z) = ⌊g·2⁶⁴⌋/2⁶⁴,
+        each subset to 2^−(64+K); :func:`mechopt.oracles.small_ksubset.own_subset_words`);
         larger d start from i.i.d. dyadic Bernoulli bits and fix the count up by rejection
         (:func:`mechopt.oracles.subset_masks.own_subset_masks`, O(n·d/64) words plus
         O(n·√d) tries, compiled kernels when numba is installed, identical numbers without).
@@ -162,7 +163,7 @@ class KSubset(PureOracle):
     def _packed(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Packed reports: one 16-bit word per report for d ≤ 16, else the Bernoulli start and fix-up of
         :func:`mechopt.oracles.subset_masks.own_subset_masks` (x in with probability g_k, the rest uniform)."""
-        if self.d <= SMALL_D:  # one word per report: drawn directly from the lists with and without x
+        if self.d <= SMALL_D:  # one word per report: one look-up in the alias table of x
             return own_subset_words(rng, x, self.k, self.d, self.g, packed=True)
         return own_subset_masks(rng, x, self.d, self.k, self.g)
 

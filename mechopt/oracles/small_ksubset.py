@@ -1,9 +1,28 @@
-"""k-subset reports of at most 16 items, one 16-bit word each, drawn directly from the words with or without x.
+"""k-subset reports of at most 16 items, one 16-bit word each, by one look-up in an exact integer alias table per x.
 
 Used by :meth:`mechopt.oracles.ksubset.KSubset.randomize` (``packed=True``) for
-d ≤ :data:`SMALL_D`; larger d go through the block sampler of
-:mod:`mechopt.oracles.packed`. Item i is bit 15 − i of the word (``packbits``
-order once byte-swapped to big-endian).
+d ≤ :data:`SMALL_D`; larger d go through :mod:`mechopt.oracles.subset_masks`.
+Item i is bit 15 − i of the word (``packbits`` order once byte-swapped to big-endian).
+
+**Law.** For each item x the C(d, k) subsets get integer weights in units of
+2^−(64+K) (2^K ≥ C(d, k) alias columns): the subsets holding x share
+⌊g·2⁶⁴⌋·2^K units, the others (2⁶⁴ − ⌊g·2⁶⁴⌋)·2^K, equally up to one unit
+(the remainder of the division goes one unit each to the first subsets in
+rank order). An alias table is built from these integers with Python integers
+(Vose's pairing, no rounding): column j keeps its primary subset with
+probability T_j/2⁶⁴ (T_j an integer) and its alias otherwise. So P(x ∈ Z) =
+⌊g·2⁶⁴⌋/2⁶⁴ exactly (as :func:`mechopt.oracles.base.bernoulli`), and each
+subset's probability is its eq. (5) value to within 2^−(64+K) — far below
+numpy's own double resolution (2⁻⁵³).
+
+**Stream.** Per block of :data:`CHUNK_USERS` users, in order: ⌈m/2⌉ words
+(:func:`~mechopt.oracles.base.raw_words`); user i of the block takes half i
+(low half first) as a 32-bit v: column j = v mod 2^K, and U's top 32 − K bits
+u = v >> K against the top 32 − K bits t of T_j (u < t: primary; u > t: alias);
+then, in user order, each tie (u = t, chance 2^−(32−K)) takes one fresh word
+whose top 32 + K bits finish the comparison U < T_j. The compiled kernel and
+its numpy twin give the same words. This stream replaced the coin-and-list
+sampler of mechopt 0.1.0 before commit fast-samplers (same law, other reports for a seed).
 
 Examples
 --------
@@ -26,21 +45,79 @@ from mechopt.oracles.kernels import draw_word, drawing, state_in, state_out
 from mechopt.oracles.packed import BLOCK, CHUNK_USERS, POP16
 from mechopt.runtime.jit import kernel
 
-__all__ = ["own_subset_words", "SMALL_D"]
+__all__ = ["own_subset_words", "alias_tables", "SMALL_D"]
 
-SMALL_D = 16  # up to this d a report is one 16-bit word, drawn directly from its list
+SMALL_D = 16  # up to this d a report is one 16-bit word, drawn directly from its table
+ONE = 1 << 64
+
+
+def _subset_words(d: int, k: int) -> np.ndarray:
+    """The C(d, k) k-subsets of 0..d−1 as words (item i at bit 15 − i), increasing."""
+    words = np.arange(1 << d, dtype=np.int64)
+    return words[POP16[words] == k] << (BLOCK - d)
+
+
+def _alias(weights: list[int], cols: int) -> tuple[list[int], list[int], list[int]]:
+    """Vose's alias table on integers: weights sum to cols·2⁶⁴; returns (primary, alias, threshold) per column.
+
+    >>> _alias([ONE // 2, 3 * ONE // 2], 2)[2] == [ONE // 2, ONE]
+    True
+    """
+    w = list(weights) + [0] * (cols - len(weights))  # padding outcomes of weight 0
+    small = [i for i, v in enumerate(w) if v < ONE]
+    large = [i for i, v in enumerate(w) if v >= ONE]
+    prim, alias, thr = [0] * cols, [0] * cols, [0] * cols
+    col = 0
+    while small and large:
+        s, big = small.pop(), large[-1]
+        prim[col], alias[col], thr[col] = s, big, w[s]
+        w[big] -= ONE - w[s]
+        if w[big] < ONE:
+            small.append(large.pop())
+        col += 1
+    for i in large + small:  # what is left has weight exactly 2⁶⁴ (integers: no drift)
+        prim[col], alias[col], thr[col] = i, i, ONE
+        col += 1
+    return prim, alias, thr
 
 
 @lru_cache(maxsize=32)
-def _own_lists(d: int, k: int) -> tuple[np.ndarray, int, int]:
-    """Per item x the k-subset words without x (first C(d−1, k)) and with x (next C(d−1, k−1)), (d, C(d, k)) uint16."""
-    words = np.arange(1 << d, dtype=np.int64)
-    words = words[POP16[words] == k] << (BLOCK - d)  # item i is bit 15 − i of the word
-    lists = np.empty((d, words.size), dtype=np.uint16)
+def alias_tables(d: int, k: int, g: float, swapped: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per item x the exact alias table of Q^k(· | x) (module docstring): (fast, thresholds, K).
+
+    ``fast[x, j]`` packs the primary word (bits 0–15), the alias word (16–31) and
+    the top 32 − K bits of T_j (32–63); ``thresholds[x, j]`` = T_j (2⁶⁴ stored as
+    2⁶⁴ − 1 with primary = alias). ``swapped``: words byte-swapped (``packbits`` bytes).
+
+    >>> fast, thr, K = alias_tables(4, 2, 0.5)
+    >>> fast.shape, K
+    ((4, 8), 3)
+    """
+    words = _subset_words(d, k)
+    if swapped:
+        words = words.astype(np.uint16).byteswap().astype(np.int64)
+    K = max(1, (words.size - 1).bit_length())
+    cols = 1 << K
+    G = min(int(g * 2.0**64), ONE - 1)
+    n_in, n_out = math.comb(d - 1, k - 1), math.comb(d - 1, k)
+    fast = np.empty((d, cols), dtype=np.uint64)
+    thr = np.empty((d, cols), dtype=np.uint64)
+    raw = _subset_words(d, k)  # membership is read from the unswapped words
     for x in range(d):
-        has = (words >> (BLOCK - 1 - x)) & 1 == 1
-        lists[x] = np.concatenate((words[~has], words[has]))
-    return lists, math.comb(d - 1, k), math.comb(d - 1, k - 1)
+        has = ((raw >> (BLOCK - 1 - x)) & 1) == 1
+        weights = [0] * words.size
+        for mask, mass, count in ((has, G * cols, n_in), (~has, (ONE - G) * cols, n_out)):
+            q, r = divmod(mass, count)
+            for rank, i in enumerate(np.flatnonzero(mask).tolist()):
+                weights[i] = q + (rank < r)
+        prim, alias, t = _alias(weights, cols)
+        for j in range(cols):
+            tj = min(t[j], ONE - 1)
+            a = alias[j] if t[j] < ONE else prim[j]
+            pw, aw = int(words[prim[j]]) if prim[j] < words.size else 0, int(words[a]) if a < words.size else 0
+            fast[x, j] = pw | (aw << 16) | ((tj >> (32 + K)) << 32)
+            thr[x, j] = tj
+    return fast, thr, K
 
 
 def own_subset_words(
@@ -48,17 +125,11 @@ def own_subset_words(
 ) -> np.ndarray:
     """k-subset reports of items x (d ≤ :data:`SMALL_D`) as uint16 words: x is in with probability g, the rest uniform.
 
-    Per user one 32-bit draw (:func:`~mechopt.oracles.base.raw_words`, low half first), blocks of
-    :data:`CHUNK_USERS` users in order. Its high 16 bits h are the coin against
-    the top 16 bits T of ⌊g·2⁶⁴⌋ (h < T: x in; h > T: out; h = T, chance 2⁻¹⁶, a
-    tie), its low 16 bits pick a word of the list with or without x (Lemire's
-    multiply-shift; the biased low products are rejected): one look-up in a
-    (d, C(d, k)) table. Then, in user order, a tie gets one fresh word whose top
-    48 bits finish the comparison with ⌊g·2⁶⁴⌋ (so P(x in) = ⌊g·2⁶⁴⌋/2⁶⁴ exactly),
-    and ties and rejections get their index by ``rng.integers`` (exact). The
-    compiled kernel and its numpy twin give the same words. With ``packed=True``
-    the result is the (n, ⌈d/8⌉) ``packbits`` rows instead (the table is
-    byte-swapped once, so the words come out big-endian: no pass over the output).
+    One 32-bit half-word per user and one look-up in the alias table of its x
+    (:func:`alias_tables`; stream and exactness in the module docstring). With
+    ``packed=True`` the result is the (n, ⌈d/8⌉) ``packbits`` rows instead (the
+    table holds byte-swapped words, so the words come out big-endian: no pass
+    over the output).
 
     Examples
     --------
@@ -69,89 +140,75 @@ def own_subset_words(
     """
     if not 0 < k < d <= SMALL_D:
         raise ProblemError(f"own_subset_words needs 0 < k < d <= {SMALL_D}, got d={d}, k={k}")
-    lists, c0, c1 = _own_lists(d, k)
-    if packed and np.little_endian:
-        lists = _swapped_lists(d, k)
-    thr = min(int(g * 2.0**64), (1 << 64) - 1)
-    consts = np.array([c0, c1, (1 << 16) % c0, (1 << 16) % c1, thr >> 48], dtype=np.int64)
-    fast = _pick.compiled()
+    fast_tab, thr, K = alias_tables(d, k, float(g), bool(packed and np.little_endian))
+    kern = _pick.compiled()
     out = np.empty(x.size, dtype=np.uint16)
-    bad = np.empty(min(x.size, CHUNK_USERS), dtype=np.int64)
-    badu = np.empty(bad.size, dtype=np.uint32)
-    if fast is not None:
+    ties = np.empty(min(x.size, CHUNK_USERS), dtype=np.int64)
+    if kern is not None:
         out.fill(0)  # first touch in one tight pass: page faults inside the sampling cost more system time
     for lo in range(0, x.size, CHUNK_USERS):
         xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
-        if fast is not None:
+        if kern is not None:
             with drawing(rng) as gen:  # the kernel draws from the generator itself, under its lock
-                nb = fast(gen, xs, lists, consts, os_, bad, badu)
+                nt = kern(gen, xs, fast_tab, K, os_, ties)
         else:
             u = raw_words(rng, (xs.size + 1) // 2).view(np.uint32)[: xs.size]
-            nb = _pick_numpy(u, xs, lists, consts, os_, bad, badu)
-        b, ub = bad[:nb], badu[:nb]  # ties and rejections, in user order
-        if b.size:
-            tie = (ub >> 16) == consts[4]
-            inc = (ub >> 16) < consts[4]
-            inc[tie] = raw_words(rng, int(tie.sum())) >> np.uint64(16) < np.uint64(thr & (2**48 - 1))
-            at = rng.integers(0, np.where(inc, c1, c0))
-            os_[b] = lists[xs[b], at + inc * c0]
+            nt = _pick_numpy(u, xs, fast_tab, K, os_, ties)
+        if nt:
+            _settle_ties(rng, xs, ties[:nt], fast_tab, thr, K, os_)
     if not packed:
         return out
     rows = out.view(np.uint8).reshape(-1, 2)  # item i → byte i // 8, bit 7 − i % 8
     return rows if d > 8 else np.ascontiguousarray(rows[:, :1])
 
 
-@lru_cache(maxsize=32)
-def _swapped_lists(d: int, k: int) -> np.ndarray:
-    """:func:`_own_lists` with every word byte-swapped (big-endian words are ``packbits`` bytes)."""
-    return _own_lists(d, k)[0].byteswap()
+def _settle_ties(rng, xs, at, fast_tab, thr, K, out) -> None:
+    """Users ``at`` (in order) whose top bits tied T_j's: one fresh word each finishes U < T_j."""
+    v = out[at]  # the column index was kept in the output by the kernel (see _pick)
+    col = v.astype(np.int64)
+    e = fast_tab[xs[at], col]
+    low = raw_words(rng, at.size) >> np.uint64(32 - K)  # U's low 32 + K bits
+    prim = low < (thr[xs[at], col] & np.uint64((1 << (32 + K)) - 1))
+    out[at] = np.where(prim, e & np.uint64(0xFFFF), (e >> np.uint64(16)) & np.uint64(0xFFFF))
 
 
 @kernel
-def _pick(gen, x, lists, consts, out, bad, badu):  # pragma: no cover - compiled; its numpy twin is _pick_numpy
-    """out[i] = the word of user i from its 32-bit draw; returns how many users (``bad``, draws ``badu``) to redo.
+def _pick(gen, x, tab, K, out, ties):  # pragma: no cover - compiled; its numpy twin is _pick_numpy
+    """out[i] = user i's word from its 32-bit half-word; returns the number of ties (listed in ``ties``).
 
-    The draws are the low then high halves of (n + 1) // 2 words from the BitGenerator
-    ``gen`` (:func:`~mechopt.oracles.kernels.generator_handles`; PCG64 stepped in registers when it can be),
-    as :func:`~mechopt.oracles.base.raw_words` viewed as uint32 (little-endian).
+    The half-words are the low then high halves of (n + 1) // 2 words from the BitGenerator
+    ``gen`` (:func:`~mechopt.oracles.kernels.generator_handles`; PCG64 stepped in registers when
+    it can be), as :func:`~mechopt.oracles.base.raw_words` viewed as uint32 (little-endian).
+    A tie's output holds its column index until :func:`_settle_ties`.
     """
-    c0, c1, t0, t1, top = (
-        np.uint32(consts[0]),
-        np.uint32(consts[1]),
-        np.uint32(consts[2]),
-        np.uint32(consts[3]),
-        np.uint32(consts[4]),
-    )
     hi, lo, ihi, ilo = state_in(gen)
+    cols, sh = np.uint32((1 << K) - 1), np.uint32(K)
+    flat = tab.ravel()
+    nt = 0
     w = np.uint64(0)
-    flat = lists.ravel()
-    ncol = lists.shape[1]
-    nb = 0
     for i in range(x.size):
         if i & 1 == 0:
             hi, lo, w = draw_word(gen, hi, lo, ihi, ilo)
         v = np.uint32((w >> np.uint64(32 * (i & 1))) & np.uint64(0xFFFFFFFF))
-        h = v >> np.uint32(16)
-        inc = h < top  # selects, not branches (no wrapping arithmetic: the source also runs as Python)
-        size = c1 if inc else c0
-        prod = (v & np.uint32(0xFFFF)) * size
-        out[i] = flat[x[i] * ncol + np.int64(prod >> np.uint32(16)) + (np.int64(c0) if inc else 0)]
-        if (prod & np.uint32(0xFFFF)) < (t1 if inc else t0) or h == top:
-            bad[nb] = i
-            badu[nb] = v
-            nb += 1
+        j = v & cols
+        e = flat[(np.uint64(x[i]) << np.uint64(sh)) | np.uint64(j)]  # unsigned: no negative-index wrap-around code
+        u, t = v >> sh, np.uint32(e >> np.uint64(32))
+        out[i] = np.uint16(np.uint32(e) if u < t else np.uint32(e >> np.uint64(16)))  # primary, else alias
+        if u == t:  # chance 2^−(32−K): settled after the block with a fresh word (a rare, well-predicted branch)
+            out[i] = np.uint16(j)
+            ties[nt] = i
+            nt += 1
     state_out(gen, hi, lo)
-    return nb
+    return nt
 
 
-def _pick_numpy(u, x, lists, consts, out, bad, badu) -> int:
-    """:func:`_pick` vectorised on the draws ``u`` (the same integers)."""
-    c0, c1, t0, t1, top = (int(v) for v in consts)
-    h = (u >> 16).astype(np.int64)
-    inc = (h < top).astype(np.int64)
-    prod = (u & 0xFFFF).astype(np.int64) * (c0 + inc * (c1 - c0))
-    np.take(lists.ravel(), x * lists.shape[1] + (prod >> 16) + inc * c0, out=out)
-    b = np.flatnonzero(((prod & 0xFFFF) < t0 + inc * (t1 - t0)) | (h == top))
-    bad[: b.size] = b
-    badu[: b.size] = u[b]
-    return b.size
+def _pick_numpy(u, x, tab, K, out, ties) -> int:
+    """:func:`_pick` vectorised on the half-words ``u`` (the same integers)."""
+    j = (u & np.uint32((1 << K) - 1)).astype(np.int64)
+    e = tab[x, j]
+    uu, t = u >> np.uint32(K), (e >> np.uint64(32)).astype(np.uint32)
+    np.copyto(out, np.where(uu < t, e & np.uint64(0xFFFF), (e >> np.uint64(16)) & np.uint64(0xFFFF)), casting="unsafe")
+    tie = np.flatnonzero(uu == t)
+    out[tie] = j[tie]
+    ties[: tie.size] = tie
+    return tie.size

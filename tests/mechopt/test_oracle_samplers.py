@@ -17,7 +17,7 @@ from mechopt.errors import ProblemError
 from mechopt.oracles.bits import BRR, OUE
 from mechopt.oracles.frequency import KSubset, subset_rank
 from mechopt.oracles.packed import CHUNK_USERS, POP16, SENTINEL, _byte_cells, _byte_table, _redraw_tail, bernoulli_rows
-from mechopt.oracles.small_ksubset import _own_lists, own_subset_words
+from mechopt.oracles.small_ksubset import ONE, alias_tables, own_subset_words
 
 ALPHA = 1e-3
 
@@ -88,15 +88,28 @@ def test_unary_reports_over_many_blocks_have_the_channel_law() -> None:
         assert chisquare(obs, Q[r] * obs.sum()).pvalue > ALPHA
 
 
-@pytest.mark.parametrize("d,k", [(2, 1), (5, 2), (16, 4), (16, 12), (13, 6)])
-def test_own_subset_lists_split_by_membership(d: int, k: int) -> None:
-    lists, c0, c1 = _own_lists(d, k)
-    assert (c0, c1) == (math.comb(d - 1, k), math.comb(d - 1, k - 1))
-    assert np.all(POP16[lists] == k)
+@pytest.mark.parametrize("d,k,g", [(2, 1, 0.7), (5, 2, 0.3), (16, 4, 0.47536688641867), (16, 12, 0.9), (13, 6, 0.5)])
+def test_alias_tables_hold_eq5_to_2_pow_minus_64_exactly(d: int, k: int, g: float) -> None:
+    """Exact integers: P(x ∈ Z) = ⌊g·2⁶⁴⌋/2⁶⁴ and each subset's mass to one unit of 2^−(64+K)."""
+    fast, thr, K = alias_tables(d, k, g)
+    G = int(g * 2.0**64)
+    words = [int(v) for v in np.arange(1 << d)[POP16[np.arange(1 << d)] == k] << (16 - d)]
+    n_in, n_out = math.comb(d - 1, k - 1), math.comb(d - 1, k)
     for x in range(d):
-        bit = np.uint16(1 << (15 - x))
-        assert not np.any(lists[x, :c0] & bit) and np.all(lists[x, c0:] & bit)
-        assert np.unique(lists[x]).size == math.comb(d, k)
+        mass = dict.fromkeys(words, 0)
+        for e, t in zip(fast[x].tolist(), thr[x].tolist()):
+            prim, alias = e & 0xFFFF, (e >> 16) & 0xFFFF
+            t = ONE if prim == alias else t  # a full column (stored as 2⁶⁴ − 1 with alias = primary)
+            assert e >> 32 == t >> (32 + K) or t == ONE  # the fast threshold is T's top 32 − K bits
+            for w, m in ((prim, t), (alias, ONE - t)):
+                if m:
+                    mass[w] += m  # a padding word (not a k-subset) never gets mass
+        assert sum(mass.values()) == ONE << K
+        bit = 1 << (15 - x)
+        assert sum(m for w, m in mass.items() if w & bit) == G << K  # P(x ∈ Z) = G / 2⁶⁴ exactly
+        for w, m in mass.items():
+            share = (G << K) / n_in if w & bit else ((ONE - G) << K) / n_out
+            assert abs(m - share) <= 1  # uniform given membership, to one unit of 2^−(64+K)
 
 
 @pytest.mark.parametrize("d,k,eps", [(16, 4, 1.0), (16, 12, 0.5), (7, 3, 2.0), (2, 1, 1.0)])

@@ -138,15 +138,17 @@ def test_the_report_stream_is_unchanged(case) -> None:
 
 
 UNIFORM = "91a0520cd6c9beec923112ca5b3e030855d98cb1414f51b21e6c4ea99a79de11"
-SMALL = {  # d <= 16 (mechopt.oracles.small_ksubset), KSubset(d, 1.0).randomize(packed=True), same commit
-    (16, 1, 200_001): "7f0204573e14dcce6bbe54530bcc9e9bb3c70bbb6a71dbf849b3960dd0864657",
-    (5, 2, 3000): "6394e89d32beb10e8536c059a998ac67245e739412d305e02458fe5c35566302",
-    (9, 3, 70_000): "3424f609154fa15e69157a94c317891c65f60810bbd79292713087ce679de3aa",
+SMALL = {  # d <= 16 (mechopt.oracles.small_ksubset alias tables, fast-samplers), KSubset(d, 1.0).randomize(packed=True)
+    (16, 1, 200_001): "82acf40a781df51f5770ddd4664bedf950616a366ee21563a084b901253e108b",
+    (5, 2, 3000): "e85ecc6e5697697424f34ed4c7a13a7abfbf93e88cc18bba7e1252ce3bc3e425",
+    (9, 3, 70_000): "c6a82beb79a2f0f846743fc543c5d844c8e4fcde3d668a4d7e85af4056ee33c7",
 }
 
 
 @pytest.mark.parametrize("case", sorted(SMALL))
 def test_the_small_d_report_stream_is_unchanged(case) -> None:
+    """The alias-table stream (branch fast-samplers; the coin-and-list one of main 2895526 before): same seed, same
+    reports, on the path this environment runs (both, in CI)."""
     d, seed, n = case
     x = np.random.default_rng(seed + 50).integers(0, d, n)
     m = KSubset(d, 1.0).randomize(x, np.random.default_rng(seed), packed=True)
@@ -216,29 +218,44 @@ def test_small_d_paths_are_bit_identical(monkeypatch, d: int, k: int) -> None:
     assert np.array_equal(a, b)
 
 
-def test_small_d_ties_and_rejections_take_the_same_words() -> None:
-    """Crafted draws: a coin tie (h = top), a Lemire rejection and plain draws; kernel and numpy agree."""
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.MT19937, np.random.SFC64])
+@pytest.mark.parametrize("d,k,x", [(16, 4, 11), (12, 5, 0), (7, 3, 6)])
+def test_small_d_alias_law_over_all_subsets_per_generator(monkeypatch, bit_generator, d: int, k: int, x: int) -> None:
+    """Chi-square over all C(d, k) subsets (eq. (5) at ε = 1), and the two paths agree, for each BitGenerator."""
+    ks = KSubset(d, 1.0, k)
+    n = max(60_000, 12 * math.comb(d, k))
+    draw = lambda: ks.randomize(np.full(n, x), np.random.Generator(bit_generator(d + k)), packed=True)  # noqa: E731
+    m, other = _paths(monkeypatch, draw)
+    assert np.array_equal(m, other)
+    items = np.nonzero(np.unpackbits(m, axis=1, count=d))[1].reshape(n, k)
+    _, law = _laws(d, k, x, ks.g)
+    counts = np.bincount(subset_rank(items), minlength=law.size)
+    assert chisquare(counts, law * n).pvalue > ALPHA
+    assert chisquare(counts, np.full(law.size, n / law.size)).pvalue < 1e-9  # power: the uniform law is rejected
+
+
+def test_small_d_ties_take_the_same_words() -> None:
+    """Crafted half-words: a tie (top bits = the column's threshold bits) and plain draws; kernel and numpy agree."""
     from mechopt.oracles import small_ksubset as ss
 
     d, k, g = 16, 8, 0.4
-    lists, c0, c1 = ss._own_lists(d, k)
-    top = int(g * 2.0**64) >> 48
-    consts = np.array([c0, c1, (1 << 16) % c0, (1 << 16) % c1, top], dtype=np.int64)
-    u = np.array([top << 16 | 5, (top - 1) << 16 | 0, 7 << 16 | 40000, 0xFFFF0000 | 12345], dtype=np.uint32)
+    tab, _, K = ss.alias_tables(d, k, g)
     x = np.array([3, 3, 0, 15])
+    t3 = int(tab[3, 5]) >> 32
+    u = np.array([t3 << K | 5, ((t3 + 1) % (1 << (32 - K))) << K | 5, 7 << K | 40, 0xFFFFFFFF], dtype=np.uint32)
     res = []
     compiled = jit.numpy_and_compiled(ss._pick.compiled, ss._pick)[1]
     words = (u[0::2].astype(np.uint64) | (u[1::2].astype(np.uint64) << np.uint64(32))).tolist()
     for fn in (compiled, ss._pick_numpy, ss._pick.python):
-        out, bad, badu = np.zeros(4, dtype=np.uint16), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.uint32)
+        out, ties = np.zeros(4, dtype=np.uint16), np.zeros(4, dtype=np.int64)
         if fn is ss._pick_numpy:
-            nb = fn(u, x, lists, consts, out, bad, badu)
+            nt = fn(u, x, tab, K, out, ties)
         else:  # the kernel draws its words through next_uint64: here a C callback handing out the crafted ones
             feed = iter(words)
             source = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)(lambda _state: next(feed))
-            nb = fn((ctypes.cast(source, ctypes.c_void_p).value, 0, 0, 0), x, lists, consts, out, bad, badu)
-        assert badu[:nb].tolist() == u[bad[:nb]].tolist()
-        res.append((out, bad[:nb].tolist()))
-    assert res[0][1] == [0, 1]  # the tie, and index 0 (low product 0 < 2^16 mod C(15, 7)) rejected
-    for out, bad in res[1:]:
-        assert bad == res[0][1] and np.array_equal(out[2:], res[0][0][2:])
+            nt = fn((ctypes.cast(source, ctypes.c_void_p).value, 0, 0, 0), x, tab, K, out, ties)
+        res.append((out.tolist(), ties[:nt].tolist()))
+    tied = [i for i in range(4) if int(u[i]) >> K == int(tab[x[i], int(u[i]) & ((1 << K) - 1)]) >> 32]
+    assert res[0][1] == tied and tied[0] == 0 and 1 not in tied
+    assert res[0][0][0] == 5  # the tie keeps its column until settled
+    assert res[1] == res[0] and res[2] == res[0]
