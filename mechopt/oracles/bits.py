@@ -49,6 +49,7 @@ from mechopt.oracles.base import (
     raw_words,
 )
 from mechopt.oracles.packed import bernoulli_rows
+from mechopt.runtime.rng import RngLike, as_generator
 
 __all__ = ["UnaryEncoding", "BRR", "OUE", "MAX_MATERIALISE_BITS", "bernoulli"]
 
@@ -88,7 +89,7 @@ class UnaryEncoding(PureOracle):
     def h(self) -> float:
         return float(self.q)
 
-    def randomize(self, x, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, x, rng: RngLike) -> np.ndarray:
         """Per-user reports: packed rows of d independent bits (bit x ~ Bern(p), others ~ Bern(q)).
 
         First the n own bits are drawn (:meth:`own_draws`: one raw random bit
@@ -98,6 +99,7 @@ class UnaryEncoding(PureOracle):
         the rows and own bits are compiled passes over the same draws: the same
         reports either way.
         """
+        rng = as_generator(rng)  # a seed, bit generator or Generator (mechopt.runtime.rng)
         x = _check_items(x, self.d)
         bits = self.own_draws(x.size, rng)
         return bernoulli_rows(rng, x.size, self.d, self.q, own=(x, bits))
@@ -122,8 +124,9 @@ class UnaryEncoding(PureOracle):
             raise ProblemError(f"reports must be packed bit rows of shape (n, {(self.d + 7) // 8}) uint8")
         return packed_column_sums(z, self.d)
 
-    def simulate_counts(self, hist, rng: np.random.Generator) -> np.ndarray:
+    def simulate_counts(self, hist, rng: RngLike) -> np.ndarray:
         """Exact draw of the support counts: f_j = Bin(n_j, p) + Bin(n − n_j, q), independent over j."""
+        rng = as_generator(rng)  # a seed, bit generator or Generator (mechopt.runtime.rng)
         hist = _check_hist(hist, self.d)
         n = int(hist.sum())
         return (rng.binomial(hist, self.p) + rng.binomial(n - hist, self.q)).astype(np.int64)

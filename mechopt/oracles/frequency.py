@@ -61,6 +61,7 @@ from mechopt.oracles.base import (
 )
 from mechopt.oracles.kernels import grr_shift
 from mechopt.oracles.ksubset import KSubset, hit_rates_ksubset, ksubset_outputs, subset_rank
+from mechopt.runtime.rng import RngLike, as_generator
 
 GRR_BLOCK = 1 << 16  # users per vectorised block of GRR.randomize (changes speed, never reports)
 
@@ -106,7 +107,7 @@ class GRR(PureOracle):
     def h(self) -> float:
         return 1.0 / (math.exp(self.eps) + self.d - 1)
 
-    def randomize(self, x, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, x, rng: RngLike) -> np.ndarray:
         """One item per user: y = x + s mod d with the shift s = 0 w.p. g and s = j w.p. h (j = 1..d−1).
 
         Report i uses exactly the i-th double u_i of ``rng.random`` (as
@@ -118,6 +119,7 @@ class GRR(PureOracle):
         type that holds the items; with numba (``mechopt[fast]``) each block is one
         compiled pass (:func:`mechopt.oracles.kernels.grr_shift`), same reports.
         """
+        rng = as_generator(rng)  # a seed, bit generator or Generator (mechopt.runtime.rng)
         x = _check_items(x, self.d)
         d, n = self.d, x.size
         dt = np.int16 if 2 * d <= 32767 else np.int64  # x + s + 1 < 2d must fit
@@ -144,9 +146,10 @@ class GRR(PureOracle):
     def support_counts(self, reports) -> np.ndarray:
         return np.bincount(np.asarray(reports).ravel(), minlength=self.d).astype(np.int64)
 
-    def simulate_counts(self, hist, rng: np.random.Generator) -> np.ndarray:
+    def simulate_counts(self, hist, rng: RngLike) -> np.ndarray:
         """Exact draw of the report histogram: GRR is the k-subset law with k = 1 (stayers, then movers
         spread over the others by :func:`mechopt.oracles.aggregate.subset_counts`); memory O(d), not O(d²)."""
+        rng = as_generator(rng)  # a seed, bit generator or Generator (mechopt.runtime.rng)
         return subset_counts(_check_hist(hist, self.d), 1, self.g, rng)
 
     def matrix(self) -> np.ndarray:

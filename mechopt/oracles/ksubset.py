@@ -30,6 +30,7 @@ from mechopt.oracles.base import (
 )
 from mechopt.oracles.small_ksubset import SMALL_D, own_subset_words
 from mechopt.oracles.subset_masks import own_subset_masks
+from mechopt.runtime.rng import RngLike, as_generator
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
 
@@ -124,7 +125,7 @@ class KSubset(PureOracle):
         return hit_rates_ksubset(self.d, self.k, self.eps)[1]
 
     # per-user randomizer (Algorithm 1) ------------------------------------
-    def randomize(self, x, rng: np.random.Generator, *, packed: bool = False) -> np.ndarray:
+    def randomize(self, x, rng: RngLike, *, packed: bool = False) -> np.ndarray:
         """Algorithm 1 for every user at once.
 
         Returns an (n, k) array of the k distinct items of each report (in no
@@ -149,6 +150,7 @@ class KSubset(PureOracle):
         (:func:`mechopt.oracles.subset_masks.own_subset_masks`, O(n·d/64) words plus
         O(n·√d) tries, compiled kernels when numba is installed, identical numbers without).
         """
+        rng = as_generator(rng)  # a seed, bit generator or Generator (mechopt.runtime.rng)
         x = _check_items(x, self.d)
         if packed:
             return self._packed(x, rng)
@@ -206,7 +208,7 @@ class KSubset(PureOracle):
         return _bincount(z, self.d)
 
     # aggregate simulation ----------------------------------------------------
-    def simulate_counts(self, hist, rng: np.random.Generator) -> np.ndarray:
+    def simulate_counts(self, hist, rng: RngLike) -> np.ndarray:
         """Draw the support counts of ``hist[x]`` users holding item x, exactly, without drawing reports.
 
         The item range is halved recursively and each group of users splits the
@@ -214,6 +216,7 @@ class KSubset(PureOracle):
         (:func:`mechopt.oracles.aggregate.subset_counts`). Memory O(d + groups), never
         O(d·k): K = 3.3·10⁶ items, k = 22 086, n = 10⁵ users fit in under 1 GB.
         """
+        rng = as_generator(rng)  # a seed, bit generator or Generator (mechopt.runtime.rng)
         hist = _check_hist(hist, self.d)
         return subset_counts(hist, self.k, self.g, rng)
 

@@ -14,13 +14,16 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 
 from mechopt.errors import ParamError
 
-__all__ = ["as_generator"]
+__all__ = ["as_generator", "RngLike"]
+
+#: What an ``rng`` argument may be: a seed, a ``SeedSequence``, a bit generator, a ``Generator``, or None.
+RngLike = Union[int, np.random.SeedSequence, np.random.BitGenerator, np.random.Generator, None]
 
 
 def as_generator(rng: Any, *, seeded: bool = False) -> np.random.Generator:

@@ -147,3 +147,23 @@ def test_items_check_refuses_negatives_and_overflow_in_one_pass() -> None:
         with pytest.raises(ProblemError, match="items must lie in 0..7"):
             orc.randomize(bad, np.random.default_rng(0))
     assert orc.randomize(np.array([0, 7], dtype=np.uint16), np.random.default_rng(0)).shape == (2, 1)
+
+
+@pytest.mark.parametrize(
+    "oracle", [OUE(9, 1.0), BRR(9, 1.0), KSubset(9, 1.0), KSubset(40, 1.0)], ids=["oue", "brr", "ks9", "ks40"]
+)
+def test_randomize_and_simulate_take_every_rng_form_a_mechanism_takes(oracle) -> None:
+    """A seed, a bit generator and a Generator give the same reports; a legacy RandomState is a ParamError
+    (an int seed raised AttributeError: 'int' object has no attribute 'integers')."""
+    from mechopt.errors import ParamError
+    from mechopt.oracles.frequency import GRR
+
+    for o in (oracle, GRR(9, 1.0)):
+        x, hist = np.arange(300) % o.d, np.full(o.d, 30)
+        ref = o.randomize(x, np.random.default_rng(5))
+        for rng in (5, np.random.PCG64(5), np.random.SeedSequence(5)):
+            assert np.array_equal(o.randomize(x, rng), ref)
+        counts = o.simulate_counts(hist, np.random.default_rng(5))
+        assert np.array_equal(o.simulate_counts(hist, 5), counts)
+        with pytest.raises(ParamError, match="RandomState"):
+            o.randomize(x, np.random.RandomState(5))
