@@ -198,6 +198,12 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
+            if opts["mi_pricer"] == "tree":
+                from mechopt.solvers.robust.search import LDPMITreePricer
+
+                pricer = LDPMITreePricer(G.vertices, eps, starts=int(opts["search_starts"]))
+                seed = np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))])
+                return pricer, seed, "block trees (exact)"
             if opts["mi_pricer"] not in ("branch", "milp"):
                 raise ParamError(f"mi_pricer={opts['mi_pricer']!r} is not a pricer: use 'branch' (default) or 'milp'")
             if opts["mi_pricer"] == "milp":
