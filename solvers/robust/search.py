@@ -41,6 +41,9 @@ __all__ = ["pattern_search", "LDPMIBranchPricer", "NODE_BUDGET", "NODE_CAP", "SE
 #: the most random starts of one search pass.
 NODE_BUDGET, NODE_CAP, SEARCH_CAP = 500, 200_000, 4096
 
+#: Tuples of one tree search of :class:`LDPMITreePricer` at first, and at most (4× per miss).
+TREE_BUDGET, TREE_CAP = 50_000, 3_200_000
+
 #: Patterns whose swap neighbourhoods (CHUNK × n × n × k numbers) are evaluated at once.
 CHUNK = 64
 
@@ -198,10 +201,16 @@ class LDPMITreePricer(LDPMIBranchPricer):
         self.tree = SubsetTrees(self.V, eps, block=block, tol=MILP_ABS_GAP * self.unit)
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
-        Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n)
-        true = self.rho(Z, lam, mu)
-        Z = Z[true > _rc_tol()].astype(bool)
-        rays = self._rays(Z)
-        if ub is None:
-            return RayPricing(rays, None, "block trees stopped (deadline or tuple cap)")
-        return RayPricing(rays, max(ub, float(true.max())), "block trees")
+        """The tree search under a tuple budget (``TREE_BUDGET``, 4× per miss up to ``TREE_CAP``) until a column,
+        a proven bound, the cap or the deadline."""
+        budget = TREE_BUDGET
+        while True:
+            Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=budget)
+            true = self.rho(Z, lam, mu)
+            rays = self._rays(Z[true > _rc_tol()].astype(bool))
+            if ub is not None:
+                return RayPricing(rays, max(ub, float(true.max())), "block trees")
+            late = deadline is not None and time.perf_counter() >= deadline
+            if rays.shape[1] or late or budget >= TREE_CAP:
+                return RayPricing(rays, None, "block trees stopped (deadline or tuple budget)")
+            budget = min(4 * budget, TREE_CAP)

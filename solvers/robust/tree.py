@@ -112,9 +112,9 @@ class SubsetTrees:
     """
 
     def __init__(self, V: np.ndarray, eps: float, *, block: int = 16, leaf: int | None = None,
-                 tol: float = 1e-10, max_tuples: int = 2_000_000) -> None:  # fmt: skip
+                 tol: float = 1e-10) -> None:  # fmt: skip
         self.bb = MIBranchBound(V, eps, tol=tol)
-        self.V, self.tol, self.max_tuples = self.bb.V, tol, max_tuples
+        self.V, self.tol = self.bb.V, tol
         n = self.V.shape[1]
         parts = max(1, -(-n // block))
         order = np.argsort(-self.V.sum(axis=0), kind="stable")
@@ -126,16 +126,28 @@ class SubsetTrees:
     def rho(self, z: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> float:
         return self.bb.rho(z, lam, mu)
 
-    def _multipliers(self, lam, c0, c):
-        """(a, t*): a = λ ∘ ψ'(ū) at the continuous relaxation's sums ū (any a is valid), t* the stationary
-        points of h_i(t) = λ_i ψ(t) − a_i t (0 where λ_i = 0: h_i ≡ 0 there)."""
-        n = self.V.shape[1]
-        _, _, _, a = self.bb._node(np.full(n, -1, np.int8), lam, c0, c, np.full(n, 0.5))
+    def _prepare(self, lam, mu, a=None):
+        """(λ, c₀, a, t*, c_bᵀz_b per block, max s_b per node): a defaults to λ ∘ ψ'(ū) at the continuous
+        relaxation's sums ū (any a is valid); t* the stationary points of h_i(t) = λ_i ψ(t) − a_i t
+        (a_i = 0 where λ_i = 0: h_i ≡ 0 there)."""
+        lam = np.maximum(np.asarray(lam, float), 0.0)
+        c0, c = self.bb.coefficients(lam, mu)
+        if a is None:
+            n = self.V.shape[1]
+            a = self.bb._node(np.full(n, -1, np.int8), lam, c0, c, np.full(n, 0.5))[3]
         a = np.where(lam > 0, a, 0.0)
-        E = self.bb.E1
         with np.errstate(divide="ignore", invalid="ignore"):
-            x = np.clip(-a / (lam * E) - 1.0, -700.0, 700.0)
-        return a, np.where(lam > 0, np.expm1(np.where(lam > 0, x, 0.0)) / E, 0.0)
+            x = np.where(lam > 0, np.clip(-a / (lam * self.bb.E1) - 1.0, -700.0, 700.0), 0.0)
+        tstar = np.expm1(x) / self.bb.E1
+        cz = [tr.Z @ c[idx] for tr, idx in zip(self.trees, self.blocks)]
+        smax = [tr.node_reduce(z + tr.U @ a) for tr, z in zip(self.trees, cz)]
+        return lam, c0, a, tstar, cz, smax
+
+    def bounds(self, lam: np.ndarray, mu: np.ndarray, T: np.ndarray, a: np.ndarray | None = None) -> np.ndarray:
+        """Upper bounds on ρ over the patterns of each tuple of nodes (rows of ``T``: one node per block) for the
+        multipliers ``a`` (default: the relaxation's; module docstring: any a is valid)."""
+        lam, c0, a, tstar, _, smax = self._prepare(lam, mu, a)
+        return self._bounds(np.atleast_2d(T), smax, lam, a, tstar, c0)
 
     def _h(self, lo, hi, lam, a, tstar) -> np.ndarray:
         """Σ_i max over [lo_i, hi_i] of h_i (rows of boxes)."""
@@ -148,40 +160,38 @@ class SubsetTrees:
         return c0 + sum(m[T[:, b]] for b, m in enumerate(smax)) + self._h(lo, hi, lam, a, tstar)
 
     def solve(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None, *, stop: float = 1.0,
-              target: float = 0.0, keep: int = 64) -> tuple[np.ndarray, float | None]:  # fmt: skip
+              target: float = 0.0, keep: int = 64, budget: int | None = None) -> tuple[np.ndarray, float | None]:  # fmt: skip
         """(patterns with ρ > ``target`` found, best first (rows; the best pattern seen if none), a proven upper
-        bound on max ρ, or None when stopped by the deadline or ``max_tuples``)."""
-        lam = np.maximum(np.asarray(lam, float), 0.0)
-        c0, c = self.bb.coefficients(lam, mu)
-        a, tstar = self._multipliers(lam, c0, c)
-        cz = [tr.Z @ c[idx] for tr, idx in zip(self.trees, self.blocks)]
-        smax = [tr.node_reduce(z + tr.U @ a) for tr, z in zip(self.trees, cz)]
+        bound on max ρ, or None when stopped by the deadline or after ``budget`` tuples)."""
+        lam, c0, a, tstar, cz, smax = self._prepare(lam, mu)
         T = np.zeros((1, len(self.trees)), np.int64)
         B = self._bounds(T, smax, lam, a, tstar, c0)
-        pool = _Pool(keep, target)
+        pool, spent = _Pool(keep, target), 0
         while B.size:
             top = B.max()
-            if top <= pool.theta:
+            if top <= pool.theta + self.tol:
                 break
             if pool.best > target and pool.best >= stop * top:
                 return pool.patterns(self), max(pool.best, top) + self.tol
+            spent += min(BATCH, B.size)
             self.tuples += min(BATCH, B.size)
-            if (deadline is not None and time.perf_counter() >= deadline) or self.tuples > self.max_tuples:
+            late = deadline is not None and time.perf_counter() >= deadline
+            if late or (budget is not None and spent > budget):
                 return pool.patterns(self), None
             pick = np.argpartition(-B, min(BATCH, B.size) - 1)[:BATCH] if B.size > BATCH else np.arange(B.size)
             rest = np.ones(B.size, bool)
             rest[pick] = False
             Tp, Bp = T[pick], B[pick]
-            Tp = Tp[Bp > pool.theta]
+            Tp = Tp[Bp > pool.theta + self.tol]
             leafy = np.all([tr.left[Tp[:, b]] < 0 for b, tr in enumerate(self.trees)], axis=0)
             if leafy.any():
                 self._evaluate(Tp[leafy], cz, lam, c0, pool)
             kids = self._split(Tp[~leafy], lam)
             Bk = self._bounds(kids, smax, lam, a, tstar, c0)
-            keep_k = Bk > pool.theta
+            keep_k = Bk > pool.theta + self.tol
             T = np.vstack([T[rest], kids[keep_k]])
             B = np.concatenate([B[rest], Bk[keep_k]])
-            live = B > pool.theta
+            live = B > pool.theta + self.tol
             T, B = T[live], B[live]
         return pool.patterns(self), max(pool.best, pool.theta) + self.tol
 
