@@ -126,78 +126,70 @@ class SubsetTrees:
     def rho(self, z: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> float:
         return self.bb.rho(z, lam, mu)
 
-    def _prepare(self, lam, mu, a=None):
-        """(λ, c₀, a, t*, c_bᵀz_b per block, max s_b per node): a defaults to λ ∘ ψ'(ū) at the continuous
-        relaxation's sums ū (any a is valid); t* the stationary points of h_i(t) = λ_i ψ(t) − a_i t
-        (a_i = 0 where λ_i = 0: h_i ≡ 0 there)."""
-        lam = np.maximum(np.asarray(lam, float), 0.0)
-        c0, c = self.bb.coefficients(lam, mu)
+    def _prepare(self, lam, mu, a=None) -> _Scope:
+        """The per-call data: a defaults to λ ∘ ψ'(ū) at the continuous relaxation's sums ū (any a is valid);
+        t* the stationary points of h_i(t) = λ_i ψ(t) − a_i t (a_i = 0 where λ_i = 0: h_i ≡ 0 there)."""
+        sc = _Scope()
+        sc.lam = np.maximum(np.asarray(lam, float), 0.0)
+        sc.c0, c = self.bb.coefficients(sc.lam, mu)
         if a is None:
             n = self.V.shape[1]
-            a = self.bb._node(np.full(n, -1, np.int8), lam, c0, c, np.full(n, 0.5))[3]
-        a = np.where(lam > 0, a, 0.0)
+            a = self.bb._node(np.full(n, -1, np.int8), sc.lam, sc.c0, c, np.full(n, 0.5))[3]
+        sc.a = np.where(sc.lam > 0, a, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            x = np.where(lam > 0, np.clip(-a / (lam * self.bb.E1) - 1.0, -700.0, 700.0), 0.0)
-        tstar = np.expm1(x) / self.bb.E1
-        cz = [tr.Z @ c[idx] for tr, idx in zip(self.trees, self.blocks)]
-        smax = [tr.node_reduce(z + tr.U @ a) for tr, z in zip(self.trees, cz)]
-        return lam, c0, a, tstar, cz, smax
+            x = np.where(sc.lam > 0, np.clip(-sc.a / (sc.lam * self.bb.E1) - 1.0, -700.0, 700.0), 0.0)
+        sc.tstar = np.expm1(x) / self.bb.E1
+        sc.cz = [tr.Z @ c[idx] for tr, idx in zip(self.trees, self.blocks)]
+        sc.smax = [tr.node_reduce(z + tr.U @ sc.a) for tr, z in zip(self.trees, sc.cz)]
+        return sc
 
     def bounds(self, lam: np.ndarray, mu: np.ndarray, T: np.ndarray, a: np.ndarray | None = None) -> np.ndarray:
         """Upper bounds on ρ over the patterns of each tuple of nodes (rows of ``T``: one node per block) for the
         multipliers ``a`` (default: the relaxation's; module docstring: any a is valid)."""
-        lam, c0, a, tstar, _, smax = self._prepare(lam, mu, a)
-        return self._bounds(np.atleast_2d(T), smax, lam, a, tstar, c0)
+        return self._bounds(np.atleast_2d(T), self._prepare(lam, mu, a))
 
-    def _h(self, lo, hi, lam, a, tstar) -> np.ndarray:
-        """Σ_i max over [lo_i, hi_i] of h_i (rows of boxes)."""
-        t = np.clip(tstar, lo, hi)
-        return (lam * self.bb.psi(t)[0] - a * t).sum(axis=-1)
-
-    def _bounds(self, T, smax, lam, a, tstar, c0) -> np.ndarray:
+    def _bounds(self, T: np.ndarray, sc: _Scope) -> np.ndarray:
         lo = sum(tr.lo[T[:, b]] for b, tr in enumerate(self.trees))
         hi = sum(tr.hi[T[:, b]] for b, tr in enumerate(self.trees))
-        return c0 + sum(m[T[:, b]] for b, m in enumerate(smax)) + self._h(lo, hi, lam, a, tstar)
+        t = np.clip(sc.tstar, lo, hi)  # h_i is concave: its maximum over [lo_i, hi_i]
+        h = (sc.lam * self.bb.psi(t)[0] - sc.a * t).sum(axis=-1)
+        return sc.c0 + sum(m[T[:, b]] for b, m in enumerate(sc.smax)) + h
 
     def solve(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None, *, stop: float = 1.0,
               target: float = 0.0, keep: int = 64, budget: int | None = None) -> tuple[np.ndarray, float | None]:  # fmt: skip
         """(patterns with ρ > ``target`` found, best first (rows; the best pattern seen if none), a proven upper
         bound on max ρ, or None when stopped by the deadline or after ``budget`` tuples)."""
-        lam, c0, a, tstar, cz, smax = self._prepare(lam, mu)
+        sc = self._prepare(lam, mu)
         T = np.zeros((1, len(self.trees)), np.int64)
-        B = self._bounds(T, smax, lam, a, tstar, c0)
-        pool, spent = _Pool(keep, target), 0
+        B = self._bounds(T, sc)
+        pool, spent = _Pool(keep, target, self), 0
         while B.size:
             top = B.max()
             if top <= pool.theta + self.tol:
                 break
             if pool.best > target and pool.best >= stop * top:
-                return pool.patterns(self), max(pool.best, top) + self.tol
+                return pool.patterns(), max(pool.best, top) + self.tol
             spent += min(BATCH, B.size)
             self.tuples += min(BATCH, B.size)
             late = deadline is not None and time.perf_counter() >= deadline
             if late or (budget is not None and spent > budget):
-                return pool.patterns(self), None
+                return pool.patterns(), None
             pick = np.argpartition(-B, min(BATCH, B.size) - 1)[:BATCH] if B.size > BATCH else np.arange(B.size)
             rest = np.ones(B.size, bool)
             rest[pick] = False
-            Tp, Bp = T[pick], B[pick]
-            Tp = Tp[Bp > pool.theta + self.tol]
+            Tp = T[pick][B[pick] > pool.theta + self.tol]
             leafy = np.all([tr.left[Tp[:, b]] < 0 for b, tr in enumerate(self.trees)], axis=0)
             if leafy.any():
-                self._evaluate(Tp[leafy], cz, lam, c0, pool)
-            kids = self._split(Tp[~leafy], lam)
-            Bk = self._bounds(kids, smax, lam, a, tstar, c0)
-            keep_k = Bk > pool.theta + self.tol
-            T = np.vstack([T[rest], kids[keep_k]])
-            B = np.concatenate([B[rest], Bk[keep_k]])
+                self._evaluate(Tp[leafy], sc, pool)
+            kids = self._split(Tp[~leafy], sc)
+            T, B = np.vstack([T[rest], kids]), np.concatenate([B[rest], self._bounds(kids, sc)])
             live = B > pool.theta + self.tol
             T, B = T[live], B[live]
-        return pool.patterns(self), max(pool.best, pool.theta) + self.tol
+        return pool.patterns(), max(pool.best, pool.theta) + self.tol
 
-    def _split(self, T: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    def _split(self, T: np.ndarray, sc: _Scope) -> np.ndarray:
         """Each tuple's widest inner node (λ-weighted widths of its box) replaced by its two children."""
-        width = np.stack([np.where(tr.left[T[:, b]] >= 0, (tr.hi[T[:, b]] - tr.lo[T[:, b]]) @ (lam + 1e-3), -1.0)
+        width = np.stack([np.where(tr.left[T[:, b]] >= 0, (tr.hi[T[:, b]] - tr.lo[T[:, b]]) @ (sc.lam + 1e-3), -1.0)
                           for b, tr in enumerate(self.trees)], axis=1)  # fmt: skip
         p = width.argmax(axis=1)
         out = np.repeat(T, 2, axis=0)
@@ -207,50 +199,58 @@ class SubsetTrees:
             out[2 * rows + 1, b] = tr.right[T[rows, b]]
         return out
 
-    def _evaluate(self, T: np.ndarray, cz, lam, c0, pool: _Pool) -> None:
+    def _evaluate(self, T: np.ndarray, sc: _Scope, pool: _Pool) -> None:
         """ρ of every pattern of each tuple of leaves (padded to the largest leaf, the padding at −∞)."""
-        val = np.full((len(T),), c0)
+        val = np.full((len(T),), sc.c0)
         U = np.zeros((len(T), self.V.shape[0]))
         for b, tr in enumerate(self.trees):
             size = int((tr.end - tr.start)[tr.leaves].max())
             idx = tr.start[T[:, b]][:, None] + np.arange(size)
             ok = idx < tr.end[T[:, b]][:, None]
             idx = np.where(ok, idx, tr.start[T[:, b]][:, None])
-            part = np.where(ok, cz[b][idx], -np.inf)  # (m, size)
+            part = np.where(ok, sc.cz[b][idx], -np.inf)  # (m, size)
             val = val[..., None] + part.reshape(part.shape[:1] + (1,) * (val.ndim - 1) + part.shape[1:])
-            shape = U.shape[:-1]
-            U = U[..., None, :] + tr.U[idx].reshape((len(T),) + (1,) * (len(shape) - 1) + (size, U.shape[-1]))
-        rho = val + self.bb.psi(U)[0] @ lam
+            U = U[..., None, :] + tr.U[idx].reshape((len(T),) + (1,) * (U.ndim - 2) + (size, U.shape[-1]))
+        rho = val + self.bb.psi(U)[0] @ sc.lam
         hit = np.argwhere(rho > pool.theta)
-        pool.add(rho[tuple(hit.T)], T[hit[:, 0]], hit[:, 1:], self)
+        pool.add(rho[tuple(hit.T)], T[hit[:, 0]], hit[:, 1:])
+
+
+class _Scope:
+    """One call's data (:meth:`SubsetTrees._prepare`): duals, multipliers, per-block values and node maxima."""
+
+    lam: np.ndarray
+    a: np.ndarray
+    tstar: np.ndarray
+    c0: float
+    cz: list[np.ndarray]
+    smax: list[np.ndarray]
 
 
 class _Pool:
     """The best patterns found (at most ``keep``, ρ > ``target``); θ = max(target, the keep-th best ρ)."""
 
-    def __init__(self, keep: int, target: float) -> None:
-        self.keep, self.target = keep, target
+    def __init__(self, keep: int, target: float, trees: SubsetTrees) -> None:
+        self.keep, self.target, self.trees = keep, target, trees
         self.best, self.theta = -math.inf, target
         self.items: dict[bytes, tuple[float, np.ndarray]] = {}
-        self.first: np.ndarray | None = None
 
-    def add(self, vals: np.ndarray, nodes: np.ndarray, local: np.ndarray, trees: SubsetTrees) -> None:
+    def add(self, vals: np.ndarray, nodes: np.ndarray, local: np.ndarray) -> None:
         if vals.size > self.keep:  # only the best ``keep`` can stay
             top = np.argpartition(-vals, self.keep - 1)[: self.keep]
             vals, nodes, local = vals[top], nodes[top], local[top]
         for v, T, loc in zip(vals, nodes, local):
-            z = np.zeros(trees.V.shape[1])
-            for b, (tr, idx) in enumerate(zip(trees.trees, trees.blocks)):
+            z = np.zeros(self.trees.V.shape[1])
+            for b, (tr, idx) in enumerate(zip(self.trees.trees, self.trees.blocks)):
                 z[idx] = tr.Z[tr.start[T[b]] + loc[b]]
             self.best = max(self.best, float(v))
             self.items[z.tobytes()] = (float(v), z)
         if len(self.items) > self.keep:
-            ranked = sorted(self.items.items(), key=lambda kv: -kv[1][0])[: self.keep]
-            self.items = dict(ranked)
+            self.items = dict(sorted(self.items.items(), key=lambda kv: -kv[1][0])[: self.keep])
         if len(self.items) >= self.keep:
             self.theta = max(self.target, min(v for v, _ in self.items.values()))
 
-    def patterns(self, trees: SubsetTrees) -> np.ndarray:
+    def patterns(self) -> np.ndarray:
         if not self.items:
-            return np.zeros((1, trees.V.shape[1]))
+            return np.zeros((1, self.trees.V.shape[1]))
         return np.vstack([z for _, z in sorted(self.items.values(), key=lambda v: -v[0])])
