@@ -204,7 +204,9 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if isinstance(G.utility, MutualInfo):
             kind = opts["mi_pricer"]
             if kind not in ("auto", "tree", "branch", "milp"):
-                raise ParamError(f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'")
+                raise ParamError(
+                    f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'"
+                )
             if kind == "tree" and n > TREE_LIMIT:
                 raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
                                  "use 'auto' or 'branch'")  # fmt: skip

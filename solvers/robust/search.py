@@ -214,4 +214,3 @@ class LDPMITreePricer(LDPMIBranchPricer):
             if rays.shape[1] or late or budget >= TREE_CAP:
                 return RayPricing(rays, None, "block trees stopped (deadline or tuple budget)")
             budget = min(4 * budget, TREE_CAP)
-

@@ -155,8 +155,17 @@ class SubsetTrees:
         h = (sc.lam * self.bb.psi(t)[0] - sc.a * t).sum(axis=-1)
         return sc.c0 + sum(m[T[:, b]] for b, m in enumerate(sc.smax)) + h
 
-    def solve(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None, *, stop: float = 1.0,
-              target: float = 0.0, keep: int = 64, budget: int | None = None) -> tuple[np.ndarray, float | None]:  # fmt: skip
+    def solve(
+        self,
+        lam: np.ndarray,
+        mu: np.ndarray,
+        deadline: float | None = None,
+        *,
+        stop: float = 1.0,
+        target: float = 0.0,
+        keep: int = 64,
+        budget: int | None = None,
+    ) -> tuple[np.ndarray, float | None]:
         """(patterns with ρ > ``target`` found, best first (rows; the best pattern seen if none), a proven upper
         bound on max ρ, or None when stopped by the deadline or after ``budget`` tuples)."""
         sc = self._prepare(lam, mu)
