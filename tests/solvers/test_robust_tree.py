@@ -136,3 +136,29 @@ def test_every_tuple_bound_covers_its_patterns_for_any_multipliers(seed):
                 best = max(best, tree.rho(z, lam, mu))
             assert best <= b + 1e-12
             assert best >= b - 10.0  # a bound, not a constant: within the scale of ρ
+
+
+def test_a_tree_priced_design_has_a_certificate_mechopt_check_verifies(tmp_path):
+    """d = 9, 3 priors priced by the trees: the certificate file re-proves the bound with the checker's own
+    enumeration of every pattern (certcheck.check_rays), and a ν moved down no longer proves it."""
+    import json
+    from fractions import Fraction
+
+    from mechopt import certcheck
+
+    V = np.random.default_rng(13).dirichlet(np.ones(9), size=3)
+    prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0)
+    r = mechopt.solve(prob, solver="robust-rays", enumerate_max=4, mi_pricer="tree")
+    assert r.status.value == "optimal" and "meet in the middle" in r.extras["pricing"]
+    path = tmp_path / "c.json"
+    r.save_certificate(str(path))
+    code, out = certcheck.run(str(path))
+    assert code == 0, out
+    assert out["gap"] <= 1e-7 and out["value"] == pytest.approx(r.value, rel=1e-9)
+    doc = json.loads(path.read_text())
+    nu = [Fraction(v) for v in doc["dual"]["nu"]]
+    nu[0] -= Fraction(1, 100) * abs(Fraction(doc["claim"]["bound"]))  # 1% of the claim off one coordinate
+    doc["dual"]["nu"] = [str(v) for v in nu]
+    path.write_text(json.dumps(doc))
+    code, out = certcheck.run(str(path))
+    assert code == 1 and "do not prove the claimed bound" in out["reason"], out
