@@ -202,23 +202,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
-            kind = opts["mi_pricer"]
-            if kind not in ("auto", "tree", "branch", "milp"):
-                raise ParamError(
-                    f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'"
-                )
-            if kind == "tree" and n > TREE_LIMIT:
-                raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
-                                 "use 'auto' or 'branch'")  # fmt: skip
-            if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
-                pricer = LDPMITreePricer(G.vertices, eps, starts=int(opts["search_starts"]), block=-(-n // 2))
-                seed = np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))])
-                return pricer, seed, "exact search over two blocks' subset-sum trees (meet in the middle)"
-            if kind == "milp":
-                return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
-            pricer = LDPMIBranchPricer(G.vertices, eps, starts=int(opts["search_starts"]))
-            seed = np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))])
-            return pricer, seed, "pattern search, then an exact Lagrangian branch and bound"
+            return _mi_pricer(G.vertices, n, eps, opts, seed)
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
@@ -241,6 +225,27 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
+
+
+def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
+    """(pricer, seed columns, a word) for ε-LDP mi above enumeration, by ``mi_pricer``: ``auto`` is the trees
+    to ``tree_max`` symbols (at most TREE_LIMIT), the search and branch and bound above."""
+    kind = opts["mi_pricer"]
+    if kind not in ("auto", "tree", "branch", "milp"):
+        raise ParamError(f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'")
+    if kind == "milp":
+        return LDPMIMilpPricer(V, eps), seed, "tangent-cut MILP (exact)"
+    if kind == "tree" and n > TREE_LIMIT:
+        raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
+                         "use 'auto' or 'branch'")  # fmt: skip
+    starts = int(opts["search_starts"])
+    if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
+        pricer = LDPMITreePricer(V, eps, starts=starts, block=-(-n // 2))
+        how = "exact search over two blocks' subset-sum trees (meet in the middle)"
+    else:
+        pricer = LDPMIBranchPricer(V, eps, starts=starts)
+        how = "pattern search, then an exact Lagrangian branch and bound"
+    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))]), how
 
 
 def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:

@@ -191,8 +191,8 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
 
 class LDPMITreePricer(LDPMIBranchPricer):
     """ε-LDP patterns for mutual information at k priors: exact pricing by the block trees of
-    :class:`~mechopt.solvers.robust.tree.SubsetTrees` (meet in the middle over the subset sums) every round,
-    the best patterns found polished by one pass of the search."""
+    :class:`~mechopt.solvers.robust.tree.SubsetTrees` (meet in the middle over the subset sums) every round; the
+    start duals and seed columns are the branch pricer's."""
 
     def __init__(self, V: np.ndarray, eps: float, starts: int = 32, block: int = 16) -> None:
         super().__init__(V, eps, starts=starts)
