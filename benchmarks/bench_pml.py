@@ -22,6 +22,8 @@ Rows (``ours``: ``mechopt.solve``; ``reference``: a naive LP solved by scipy's H
   generation over LDP patterns; exact subset-sum pricing to d = 20, above it the tangent-cut MILP for
   mi and a heuristic for mse, whose rows then say "no certificate"), each under a time limit.
   ``robust-<utility> d=12``: robust-rays against the naive LP over all 4095 patterns (one HiGHS call).
+  ``robust-mi d=32 trees vs branch``: the default meet-in-the-middle tree pricer (to d = 40) against
+  ``mi_pricer="branch"`` (search + branch and bound), same time limit, in one run.
 
 - ``lip-<utility> d=48/64 ε=0.5/1/2``: ε-LIP (the ALIP box with ε_l = ε_u = ε) with histogram MSE and
   mutual information, Dirichlet(1) prior (seed d), solver ``exact`` under a 60 s time limit: above d = 36
@@ -33,6 +35,7 @@ Run ``python benchmarks/bench_pml.py [--quick] [mae|mse|separable|robust|lip]`` 
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 
@@ -185,6 +188,12 @@ def robust(quick: bool) -> list[dict]:
                          "all 4095 patterns, one LP", t_ref,
                          f"value {r.value:.12g} vs naive {ref:.12g} (|Δ| {abs(r.value - ref):.1g}); "
                          f"3 priors, ε={EPS}"))  # fmt: skip
+    r, t = _robust(32, "mi", solver="robust-rays", time_limit=limit)  # the trees (default to d = 40)
+    b, t_b = _robust(32, "mi", solver="robust-rays", time_limit=limit, mi_pricer="branch")
+    rows.append(_row("robust-mi d=32 trees vs branch", f"robust-rays ({r.status.value}, gap {_gap(r)})", t,
+                     f"mi_pricer=branch ({b.status.value}, gap {_gap(b)})", t_b,
+                     f"value {r.value:.12g} vs {b.value:.12g}; 3 priors, ε={EPS}, time limit {limit:g} s; "
+                     f"load {os.getloadavg()[0]:.2f}"))  # fmt: skip
     for d in (16, 32) if quick else (16, 32, 64):
         for utility, solver in (("mae", "robust-lp"), ("mi", "robust-rays"), ("mse", "robust-rays")):
             r, t = _robust(d, utility, solver=solver, time_limit=limit)
@@ -197,8 +206,6 @@ def robust(quick: bool) -> list[dict]:
 
 def lip(quick: bool):
     """ε-LIP histogram and MI above d = 36 under a time limit (main's interpreter: the before rows); yields rows."""
-    import os
-
     limit = 30.0 if quick else 60.0
     for d in (48,) if quick else (48, 64):
         for utility in ("histogram", "mi"):

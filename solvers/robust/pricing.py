@@ -18,7 +18,12 @@ privacy cone is at an extreme ray. Pricers, each on the n rows of the set's supp
   a MILP (HiGHS) with one epigraph variable per vertex under tangent cuts of ψ, re-solved with new cuts
   until the model is exact at its optimum; the MILP's dual bound is the proven bound (math.md §3 for
   one prior, here k at once). Kept as ``mi_pricer="milp"``.
-- :class:`~mechopt.solvers.robust.search.LDPMIBranchPricer`: the same problem (the default): a
+- :class:`~mechopt.solvers.robust.search.LDPMITreePricer`: the same problem, exact every round, to
+  ``tree_max`` = 40 symbols (the default there, ``mi_pricer="auto"``): meet in the middle over two
+  blocks of coordinates, each block's patterns in a k-d tree over their subset sums
+  (:mod:`mechopt.solvers.robust.tree`); d = 32 with 3 priors is certified in seconds.
+- :class:`~mechopt.solvers.robust.search.LDPMIBranchPricer`: the same problem (the default above
+  ``tree_max``; ``mi_pricer="branch"``): a
   flip-and-swap pattern search first, then a branch and bound with Lagrangian bounds
   (:mod:`mechopt.solvers.robust.bnb`) under a node budget that grows 4× per miss. The start duals
   (:meth:`LDPMIMilpPricer.start_duals`: λ uniform, μ = v*·λᵀV, v* = max_u f(u)/t(u)) bound every
@@ -26,8 +31,8 @@ privacy cone is at an extreme ray. Pricers, each on the n rows of the set's supp
   proves it), and its ``seed_rays`` are patterns with every subset sum near u* = argmax f/t. With
   many symbols the robust optimum sits within the ``gap`` tolerance of v* (patterns with all k
   subset sums near u* exist), so that first bound closes the gap once the search has found enough
-  such patterns: d = 64 with 3 priors is certified, d = 32 is not (its optimum is ~1e-6 below v*,
-  and the branch and bound cannot prove the lower bound in minutes).
+  such patterns: d = 64 with 3 priors is certified; d = 32 is not by this pricer (its optimum is ~1e-6
+  below v*, and the branch and bound cannot prove the lower bound in minutes; the trees do).
 
 ``W`` (the pricer's ``weights``) bounds Σ_r w_r for any feasible combination Σ_r w_r r = 1 of its rays:
 LDP patterns have entries in [1, e^ε], so Σ w ∈ [e^{−ε}, 1]; rays with 1ᵀr = 1 give Σ w = n.

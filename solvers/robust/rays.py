@@ -55,9 +55,12 @@ from mechopt.solvers.robust.pricing import (
     _rc_tol,
     box_cone_rays,
 )
-from mechopt.solvers.robust.search import LDPMIBranchPricer
+from mechopt.solvers.robust.search import LDPMIBranchPricer, LDPMITreePricer
 
-__all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp"]
+__all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp", "TREE_LIMIT"]
+
+#: The most symbols the tree pricer takes (two blocks of 2^20 patterns; building them takes ~13 s at 40).
+TREE_LIMIT = 40
 
 
 class RobustRaysSolver(Solver):
@@ -68,7 +71,8 @@ class RobustRaysSolver(Solver):
         "max_iter": 500,
         "enumerate_max": 20,
         "milp_max": 32,
-        "mi_pricer": "branch",
+        "mi_pricer": "auto",
+        "tree_max": 40,
         "cone_max": 10,
         "max_rays": 200_000,
         "hull_rounds": 50,
@@ -198,13 +202,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
-            if opts["mi_pricer"] not in ("branch", "milp"):
-                raise ParamError(f"mi_pricer={opts['mi_pricer']!r} is not a pricer: use 'branch' (default) or 'milp'")
-            if opts["mi_pricer"] == "milp":
-                return LDPMIMilpPricer(G.vertices, eps), seed, "tangent-cut MILP (exact)"
-            pricer = LDPMIBranchPricer(G.vertices, eps, starts=int(opts["search_starts"]))
-            seed = np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))])
-            return pricer, seed, "pattern search, then an exact Lagrangian branch and bound"
+            return _mi_pricer(G.vertices, n, eps, opts, seed)
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
@@ -227,6 +225,27 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
+
+
+def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
+    """(pricer, seed columns, a word) for ε-LDP mi above enumeration, by ``mi_pricer``: ``auto`` is the trees
+    to ``tree_max`` symbols (at most TREE_LIMIT), the search and branch and bound above."""
+    kind = opts["mi_pricer"]
+    if kind not in ("auto", "tree", "branch", "milp"):
+        raise ParamError(f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'")
+    if kind == "milp":
+        return LDPMIMilpPricer(V, eps), seed, "tangent-cut MILP (exact)"
+    if kind == "tree" and n > TREE_LIMIT:
+        raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
+                         "use 'auto' or 'branch'")  # fmt: skip
+    starts = int(opts["search_starts"])
+    if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
+        pricer = LDPMITreePricer(V, eps, starts=starts, block=-(-n // 2))
+        how = "exact search over two blocks' subset-sum trees (meet in the middle)"
+    else:
+        pricer = LDPMIBranchPricer(V, eps, starts=starts)
+        how = "pattern search, then an exact Lagrangian branch and bound"
+    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))]), how
 
 
 def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:

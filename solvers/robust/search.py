@@ -41,6 +41,9 @@ __all__ = ["pattern_search", "LDPMIBranchPricer", "NODE_BUDGET", "NODE_CAP", "SE
 #: the most random starts of one search pass.
 NODE_BUDGET, NODE_CAP, SEARCH_CAP = 500, 200_000, 4096
 
+#: Tuples of one tree search of :class:`LDPMITreePricer` at first, and at most (4× per miss).
+TREE_BUDGET, TREE_CAP = 50_000, 3_200_000
+
 #: Patterns whose swap neighbourhoods (CHUNK × n × n × k numbers) are evaluated at once.
 CHUNK = 64
 
@@ -184,3 +187,30 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         if ub is None:
             return RayPricing(rays, None, "branch and bound stopped (deadline or node cap)")
         return RayPricing(rays, max(ub, float(true.max())), "branch and bound")
+
+
+class LDPMITreePricer(LDPMIBranchPricer):
+    """ε-LDP patterns for mutual information at k priors: exact pricing by the block trees of
+    :class:`~mechopt.solvers.robust.tree.SubsetTrees` (meet in the middle over the subset sums) every round; the
+    start duals and seed columns are the branch pricer's."""
+
+    def __init__(self, V: np.ndarray, eps: float, starts: int = 32, block: int = 16) -> None:
+        super().__init__(V, eps, starts=starts)
+        from mechopt.solvers.robust.tree import SubsetTrees
+
+        self.tree = SubsetTrees(self.V, eps, block=block, tol=MILP_ABS_GAP * self.unit)
+
+    def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
+        """The tree search under a tuple budget (``TREE_BUDGET``, 4× per miss up to ``TREE_CAP``) until a column,
+        a proven bound, the cap or the deadline."""
+        budget = TREE_BUDGET
+        while True:
+            Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=budget)
+            true = self.rho(Z, lam, mu)
+            rays = self._rays(Z[true > _rc_tol()].astype(bool))
+            if ub is not None:
+                return RayPricing(rays, max(ub, float(true.max())), "block trees")
+            late = deadline is not None and time.perf_counter() >= deadline
+            if rays.shape[1] or late or budget >= TREE_CAP:
+                return RayPricing(rays, None, "block trees stopped (deadline or tuple budget)")
+            budget = min(4 * budget, TREE_CAP)

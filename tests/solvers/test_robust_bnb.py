@@ -43,7 +43,7 @@ def test_robust_rays_certifies_the_same_mi_through_branch_and_bound():
     V = np.random.default_rng(9).dirichlet(np.ones(9), size=3)
     prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0)
     ref = mechopt.solve(prob, solver="robust-rays")
-    bnb = mechopt.solve(prob, solver="robust-rays", enumerate_max=4)
+    bnb = mechopt.solve(prob, solver="robust-rays", enumerate_max=4, mi_pricer="branch")
     assert ref.status.value == bnb.status.value == "optimal"
     assert "branch and bound" in bnb.extras["pricing"] and "enumeration" in ref.extras["pricing"]
     assert math.isclose(bnb.value, ref.value, rel_tol=1e-7)

@@ -55,7 +55,7 @@ def test_search_pricing_and_smoothing_certify_the_enumerated_optimum(smoothing):
     V = np.random.default_rng(11).dirichlet(np.ones(10), size=4)
     prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0)
     ref = mechopt.solve(prob, solver="robust-rays")
-    r = mechopt.solve(prob, solver="robust-rays", enumerate_max=4, smoothing=smoothing)
+    r = mechopt.solve(prob, solver="robust-rays", enumerate_max=4, smoothing=smoothing, mi_pricer="branch")
     assert ref.status.value == r.status.value == "optimal" and "branch and bound" in r.extras["pricing"]
     assert math.isclose(r.value, ref.value, rel_tol=1e-7) and r.certificate.gap <= 1e-7
     assert math.isclose(min(mutual_information(P, r.Q) for P in V), r.value, rel_tol=1e-12)
@@ -88,7 +88,7 @@ def test_two_priors_above_enumeration_are_certified_under_every_single_prior_bou
     bound (the exact solver, independently) and is the worst MI of its channel over the vertices."""
     V = np.random.default_rng(d).dirichlet(np.ones(d), size=2)
     prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0)
-    r = mechopt.solve(prob, solver="robust-rays", time_limit=300)
+    r = mechopt.solve(prob, solver="robust-rays", time_limit=300, mi_pricer="branch")
     assert r.status.value == "optimal" and r.certificate.gap <= 1e-7 and "branch and bound" in r.extras["pricing"]
     single = [mechopt.design(prior=P, notion="ldp", utility="mi", eps=1.0) for P in V]
     assert all(s.status.value == "optimal" for s in single)
