@@ -22,7 +22,7 @@ from functools import lru_cache, reduce
 
 TOLERANCES = {"row_sum": 1e-8, "privacy": 1e-7, "gap": 1e-7, "match": 1e-9, "floor": 1e-3}
 NOTIONS, UTILITIES = ("ldp", "lip", "pml", "alip", "graph-ldp", "metric-ldp", "cip"), ("mse", "histogram", "mi")
-MAX_D, MAX_BYTES = 20, 64 << 20
+MAX_D, MAX_BYTES, MAX_EPS = 20, 64 << 20, 700  # MAX_EPS: e^eps a double, as mechopt designs it
 DOWN, UP = Context(prec=50, rounding=ROUND_FLOOR), Context(prec=50, rounding=ROUND_CEILING)
 
 
@@ -72,8 +72,8 @@ def load(path):
         pr, nt, ut, cl = doc["problem"], doc["problem"]["notion"], doc["problem"]["utility"], doc["claim"]
         c = dict(notion=nt["name"], eps=num(nt["eps"]), utility=ut["name"], status=cl["status"], sense=pr["sense"])
         c.update(eps_l=num(nt["eps_lower"]) if nt["name"] == "alip" else None, value=num(cl["value"]))  # pml: none
-        if min(c["eps"], c["eps_l"] or 0) < 0:
-            raise BadFile("eps (and eps_lower) must be ≥ 0")
+        if not 0 <= min(c["eps"], c["eps_l"] or 0) <= max(c["eps"], c["eps_l"] or 0) <= MAX_EPS:
+            raise BadFile(f"eps (and eps_lower) must be in [0, {MAX_EPS}]")
         if pr.get("kind") == "robust":
             return load_robust(c, doc)
         c.update(P=[num(v) for v in pr["prior"]], nu=[num(v) for v in doc["dual"]["nu"]])
@@ -89,8 +89,9 @@ def load(path):
         raise BadFile("need a positive prior summing to 1, one dual and one row of Q per input")
     if any(len(r) != len(Q[0]) for r in Q) or not Q[0] or c["sense"] != ("max" if c["utility"] == "mi" else "min"):
         raise BadFile("rows of Q must have one equal, positive length; mi is maximised, mse and histogram minimised")
-    if (c["utility"] == "mse") != (len(c["a"]) == d) or any(not 0 <= min(e[:2]) <= max(e[:2]) < d for e in c["edges"]):
-        raise BadFile("mse (only) needs one value per input; edges must join inputs 0..d-1")
+    bad_edge = any(not (0 <= min(u, v) <= max(u, v) < d and 0 <= w * c["eps"] <= MAX_EPS) for u, v, w in c["edges"])
+    if (c["utility"] == "mse") != (len(c["a"]) == d) or bad_edge:
+        raise BadFile(f"mse (only) needs one value per input; edges must join inputs 0..d-1, 0 <= eps w <= {MAX_EPS}")
     if c["notion"] == "cip" and len(c["p"]) + 1 != d:
         raise BadFile(f"cip on {len(c['p'])} users needs a prior over {len(c['p']) + 1} values of the sum")
     c["P"] = [p / sum(P) for p in P]

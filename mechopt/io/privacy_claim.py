@@ -44,7 +44,7 @@ def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
     """The file's claim ``{"notion", "eps"}`` (notion lower-case, ε a float), or None when it makes none.
 
     A notion without ε claims nothing and gives None (the notion is not read); ε without a
-    notion, a notion that is not a known name, or an ε that is not a finite
+    notion, ``eps_lower`` without ε, a notion that is not a known name, or an ε that is not a finite
     number in [0, 700] raises :class:`ProblemError`.
     """
     from mechopt.notions import REGISTERED
@@ -52,6 +52,10 @@ def claim_of(doc: dict[str, Any], where: str) -> dict[str, Any] | None:
     known = (*KNOWN, *REGISTERED)  # notions added with mechopt.registry.register_notion too
 
     notion, eps = doc.get("notion"), doc.get("eps")
+    if eps is None and doc.get("eps_lower") is not None:  # half of an alip claim: refused, never dropped unread
+        raise ProblemError(
+            f'the privacy claim of {where} gives eps_lower = {doc["eps_lower"]!r} but no eps: add "eps" (the upper one)'
+        )
     if eps is None:  # a notion alone promises nothing: kept as data, not read
         return None
     if notion is not None and not isinstance(notion, str):

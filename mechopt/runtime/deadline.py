@@ -42,6 +42,8 @@ from typing import Any
 
 __all__ = ["TimeLimitReached", "bounded", "check", "remaining", "limit", "seconds", "process_start", "alarm"]
 
+_MAX_ALARM_S = 1e9  # the longest backstop alarm armed (about 32 years; setitimer's limit is near 9.2e9 s)
+
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("mechopt_deadline", default=None)
 """(deadline as a time.perf_counter() value, the limit in seconds it came from)."""
 
@@ -117,10 +119,16 @@ def process_start() -> float:
 def alarm(grace: float) -> Iterator[None]:
     """Inside (main thread, where ``SIGALRM`` exists): ``grace`` seconds after the current deadline,
     raise :class:`TimeLimitReached` in the main thread whatever stage it is in; a backstop for
-    stages that do not :func:`check`. Elsewhere, or without a deadline, nothing."""
+    stages that do not :func:`check`. Elsewhere, without a deadline, or with one further off than
+    ``_MAX_ALARM_S`` (``setitimer`` overflows near 9.2e9 s), nothing.
+
+    >>> with bounded(1e12), alarm(1.0):  # 31 700 years: no backstop armed, no OverflowError
+    ...     remaining() > 9e11
+    True
+    """
     left = remaining()
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if left is None or not usable:
+    if left is None or not usable or left + grace > _MAX_ALARM_S:
         yield
         return
     lim = limit()

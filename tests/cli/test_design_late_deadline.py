@@ -7,6 +7,7 @@ a result, was entered.
 
 import contextlib
 import json
+import math
 
 from mechopt.cli import main
 from mechopt.runtime import deadline
@@ -29,3 +30,13 @@ def test_backstop_firing_before_the_solve_is_a_time_limit_result(monkeypatch, ca
     assert code == 1 and out["status"] == "time_limit" and "no mechanism is returned" in out["message"]
     assert out["mechanism"] is None and not dest.exists() and "nothing written to" in captured.err
     assert out["solver"] == "sqp" and out["privacy"]["notion"] == "mip" and out["privacy"]["eps"] == 1.0
+
+
+def test_a_time_limit_beyond_the_alarm_range_runs_unbounded(capsys):
+    # --time-limit 1e12 (31 700 years) raised OverflowError from setitimer: "internal error", exit 1
+    argv = ["design", "--prior", "0.5,0.5", "--notion", "lip", "--utility", "mi", "--eps", "1", "--json"]
+    code = main([*argv, "--time-limit", "1e12"])
+    out = json.loads(capsys.readouterr().out)
+    a = 1 - 0.5 * math.exp(-1)  # LIP eps = 1 on a fair bit: the lower posterior bound binds, Q = [[a, 1-a], [1-a, a]]
+    mi = math.log(2) + a * math.log(a) + (1 - a) * math.log(1 - a)
+    assert code == 0 and out["status"] == "optimal" and abs(out["value"] - mi) < 1e-9

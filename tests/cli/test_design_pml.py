@@ -81,3 +81,11 @@ def test_audit_checks_an_alip_prior_set_claim_at_every_vertex(cli, tmp_path):
     assert cli("audit", out).code == 0
     broken = cli("audit", _edit(out, tmp_path / "s2.json", eps_lower=0.2))
     assert broken.code == 1 and "at each of the file's 2 prior-set vertices" in broken.out
+
+
+def test_audit_refuses_an_alip_lower_level_without_its_upper_level(cli, tmp_path):
+    # "eps" removed, "eps_lower" kept: the claim was dropped unread ("claim" null, exit 0), now named and refused
+    out = tmp_path / "a.json"
+    assert cli(*BASE[:-1], "--notion", "alip", "--eps", "1", "--eps-lower", "0.5", "--out", out).code == 0
+    r = cli("audit", _edit(out, tmp_path / "noeps.json", eps=None, eps_lower=0.1))
+    assert r.code == 2 and "eps_lower = 0.1 but no eps" in r.err and "Traceback" not in r.err, (r.out, r.err)

@@ -86,8 +86,9 @@ def test_the_checker_is_short():
     # robust (prior-set) certificates; +30: robust-rays certificates (mi, mse, histogram over a prior set: the gains
     # at every vertex and the rays of the cone in q, sharing gain/features/dd/private/verdict), the one proof the
     # checker could not make before; +7: the scope of a prior-set claim (the listed priors, or also their hull),
-    # alip's lower level named in a rejection, mi resolved to 1e-40 nats (a prior entry of 1e-100 was rejected)
-    assert len(code) <= 327
+    # alip's lower level named in a rejection, mi resolved to 1e-40 nats (a prior entry of 1e-100 was rejected);
+    # +1: eps, eps_lower and eps·w at most 700 (1e30 raised decimal.Overflow: an internal error, exit 1)
+    assert len(code) <= 328
 
 
 def test_the_checker_runs_alone_without_site_packages(tmp_path):
@@ -229,3 +230,21 @@ def test_a_cip_file_whose_users_do_not_match_its_prior_exits_2(tmp_path):
     doc["problem"]["notion"]["p"].pop()  # two users: a sum with 3 values, but the prior has 4
     code, out = _check(doc, tmp_path / "m.json")
     assert code == 2 and "cip on 2 users needs a prior over 3 values" in out["reason"], out
+
+
+@pytest.mark.parametrize(
+    "name, mutate",
+    [
+        ("alip-mi", lambda n: n.update(eps_lower="1e30")),
+        ("lip-mi", lambda n: n.update(eps="1e400")),
+        ("ldp-mi", lambda n: n.update(eps="701")),
+        ("graph-mse", lambda n: n.update(edges=[[0, 1, "1e30"], [1, 2, "1"], [2, 3, "1"]])),
+        ("graph-mse", lambda n: n.update(edges=[[0, 1, "-1"], [1, 2, "1"], [2, 3, "1"]])),
+    ],
+)
+def test_a_level_beyond_700_nats_or_a_negative_weight_is_a_bad_file(name, mutate, tmp_path):
+    """e^eps beyond a double (mechopt never designs one) raised decimal.Overflow: an internal error, exit 1."""
+    doc = _write(name, tmp_path / "c.json")
+    mutate(doc["problem"]["notion"])
+    code, out = _check(doc, tmp_path / "m.json")
+    assert code == 2 and "700" in out["reason"], out
