@@ -15,7 +15,12 @@ means the platform has:
 
 :func:`terminate_like_interrupt` makes SIGTERM (and SIGHUP) raise :class:`Terminated`, a
 :class:`KeyboardInterrupt`, in the main thread, so every ``finally`` runs as for Ctrl-C: sweep
-locks released, temporaries removed, children killed.
+locks released, temporaries removed, children killed. Python runs that handler only when the main
+thread is back in the interpreter: a long solve inside HiGHS or LAPACK would keep a terminated
+process running to its end (a hostile run: ``timeout 100`` on a prior-free design, and the process
+ran 425 s). So the signal also wakes a watchdog thread (``signal.set_wakeup_fd``); when the handler
+has not run :data:`GRACE` seconds later, the watchdog says so on stderr and ends the process with
+status 128 + the signal's number, as the signal's default action would.
 
 Examples
 --------
@@ -116,8 +121,39 @@ def bind_to_parent(parent: int, watch_fd: int | None = None, interval: float = 0
     return "poll"
 
 
+#: Seconds a SIGTERM or SIGHUP waits for the main thread to raise :class:`Terminated` before the watchdog
+#: ends the process without cleanup.
+GRACE = 5.0
+
+_handled = threading.Event()  # set by the handler: the main thread took the signal, the watchdog stands down
+
+
 def _raise_terminated(signum: int, frame: object) -> None:
+    _handled.set()
     raise Terminated(f"terminated by {signal.Signals(signum).name}")
+
+
+def _watchdog(read_fd: int, signums: tuple[int, ...], grace: float, exit: Any = os._exit) -> None:
+    """Read the wakeup pipe; on one of ``signums``, give the main thread ``grace`` seconds to take it, then end
+    the process (``exit(128 + signum)``). Returns at end-of-file (the pipe closed on leaving the context)."""
+    while True:
+        try:
+            data = os.read(read_fd, 64)
+        except OSError:
+            return
+        if not data:
+            os.close(read_fd)
+            return
+        hit = [s for s in data if s in signums]
+        if hit and not _handled.wait(grace):
+            name = signal.Signals(hit[0]).name
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.write(
+                    f"mechopt: {name}: the solver did not return within {grace:g} s; exiting without cleanup\n"
+                )
+                sys.stderr.flush()
+            exit(128 + hit[0])
+            return
 
 
 @contextlib.contextmanager
@@ -132,8 +168,16 @@ def terminate_like_interrupt() -> Iterator[None]:
         if sig is not None:
             with contextlib.suppress(OSError, ValueError):
                 old[sig] = signal.signal(sig, _raise_terminated)
+    _handled.clear()
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    threading.Thread(target=_watchdog, args=(r, tuple(old), GRACE), name="mechopt-sigterm-watchdog",
+                     daemon=True).start()  # fmt: skip
     try:
         yield
     finally:
+        signal.set_wakeup_fd(old_fd)
+        os.close(w)  # the watchdog reads end-of-file, closes r and returns
         for sig, handler in old.items():
             signal.signal(sig, handler)

@@ -27,14 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.errors import ProblemError
+from mechopt.errors import ProblemError, TooLargeError
 from mechopt.model.priors import validate_prior
 
-__all__ = ["PriorSet", "BALL_KINDS", "MAX_BALL_SYMBOLS"]
+__all__ = ["PriorSet", "BALL_KINDS", "MAX_BALL_SYMBOLS", "MAX_SIMPLEX"]
 
 BALL_KINDS = ("tv", "linf")
 #: Largest alphabet of a ball: the TV ball has 2^d sign halfspaces, and Qhull works in d − 1 dimensions.
 MAX_BALL_SYMBOLS = 10
+#: Symbols of the largest prior-free set (the simplex's d vertices, 8·d² bytes; its LPs grow like d² to d³ and
+#: the solvers' own size checks refuse them well before: robust-lp's ``max_memory``).
+MAX_SIMPLEX = 4096
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,6 +78,11 @@ class PriorSet:
         """
         if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 1:
             raise ProblemError(f"a prior-free design needs a number of symbols d >= 1, got {d!r}")
+        if d > MAX_SIMPLEX:
+            raise TooLargeError(
+                f"a prior-free design over {d} symbols lists {d} vertices of {d} entries ({8 * d * d / 1e9:.3g} GB) "
+                f"and solves an LP with about d^3 = {float(d) ** 3:.2g} entries; the limit is {MAX_SIMPLEX} symbols"
+            )
         return cls(np.eye(int(d)), f"simplex:{int(d)}")
 
     @classmethod

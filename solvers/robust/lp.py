@@ -49,7 +49,7 @@ class RobustLPSolver(Solver):
     """min_Q max_v loss_v(Q) under privacy at every vertex: one HiGHS LP and a recomputed dual bound."""
 
     name = "robust-lp"
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"max_memory": 2e9}
     requires = ("scipy",)
     forms = ("robust_program",)
 
@@ -74,6 +74,7 @@ class RobustLPSolver(Solver):
             return Result(status=Status.OPTIMAL, value=0.0, mechanism=Q, certificate=Certificate(0.0, 0.0, ev),
                           proof="certificate", message="zero loss: every channel is optimal",
                           extras={"relative_gap": 0.0}, **base)  # fmt: skip
+        check_size(n, m, k, None if V is None else np.count_nonzero(V), data["factors"] is not None, opts)
         if V is None:
             lp = build_ball_lp(ball, L / s, data["rows"], data["factors"], data["ldp_eps"])
         else:
@@ -119,6 +120,37 @@ class RobustLPSolver(Solver):
                       **base)  # fmt: skip
 
 
+#: Bytes per nonzero of the LP as scipy builds it and HiGHS copies it (COO, CSR, HiGHS's column copy, presolve).
+BYTES_PER_NONZERO = 64
+
+
+def check_size(n: int, m: int, k: int, nnz_v: int | None, box: bool, opts: dict[str, Any]) -> None:
+    """Refuse, before building it, an LP whose nonzeros would need more than ``max_memory`` bytes.
+
+    The count is the LP's own: the loss block nnz(V)·m, the privacy rows (LDP's envelope 4·n·m, the posterior
+    boxes ≤ 4·k·n·m) and the marginals k·m·(n + 1); a ball (nnz_v None) adds its blocks' 2n + 3 per output.
+
+    >>> try:
+    ...     check_size(3000, 3000, 3000, 3000, False, {"max_memory": 2e9})
+    ... except Exception as exc:
+    ...     print(str(exc)[:97])
+    the robust LP for 3000 symbols x 3000 outputs over 3000 priors has about 5.4e+07 nonzeros (3.5 GB
+    """
+    from mechopt.errors import TooLargeError
+
+    if nnz_v is None:
+        nnz = 4 * n * m + m * (2 * n + 3)
+    else:
+        nnz = nnz_v * m + n * m + (4 * k * n * m + k * m * (n + 1) if box else 4 * n * m)
+    need, cap = float(nnz) * BYTES_PER_NONZERO, float(opts.get("max_memory", 2e9))
+    if need > cap:
+        raise TooLargeError(
+            f"the robust LP for {n} symbols x {m} outputs over {k} priors has about {nnz:.2g} nonzeros "
+            f"({need / 1e9:.2g} GB at {BYTES_PER_NONZERO} bytes each), above max_memory = {cap / 1e9:g} GB: "
+            "use fewer symbols, or raise max_memory"
+        )
+
+
 def build_lp(V: np.ndarray, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_eps: Any) -> dict[str, Any]:
     """The LP in scipy's form; variables vec(Q) (row-major, n·m), the auxiliaries, then t; all but t in [0, 1].
 
@@ -133,7 +165,9 @@ def build_lp(V: np.ndarray, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_e
     n, m = L.shape
     N = n * m
     aux = m if factors is None else k * m
-    loss = sp.csr_matrix((V[:, :, None] * L[None]).reshape(k, N))
+    vv, xx = np.nonzero(V)  # row v of the loss block: V[v, x]·L[x, :] at columns x·m + y (nnz(V)·m entries, not k·n·m)
+    cols = (xx[:, None] * m + np.arange(m)).ravel()
+    loss = sp.csr_matrix(((V[vv, xx][:, None] * L[xx]).ravel(), (np.repeat(vv, m), cols)), shape=(k, N))
     blocks = [sp.hstack([loss, sp.csr_matrix((k, aux)), -sp.csr_matrix(np.ones((k, 1)))])]
     priv = ldp_rows(n, m, ldp_eps) if factors is None else _box_rows(V, rows, m, *factors)
     blocks.append(sp.hstack([priv, sp.csr_matrix((priv.shape[0], 1))]))

@@ -146,3 +146,19 @@ def test_answers_are_unit_free():
     assert all(r.status.value == "optimal" for r in rs)
     assert rs[0].value * 1e12 == pytest.approx(rs[1].value, rel=1e-9)
     assert rs[2].value * 1e-12 == pytest.approx(rs[1].value, rel=1e-9)
+
+
+def test_too_large_prior_free_designs_are_refused_before_any_work():
+    """The hostile run: --prior-free 20000 took 15.7 GB (a dense k·n·m loss block) and 10^8 raised MemoryError
+    in np.eye; both are a TooLargeError now, the LP's before it is built (robust-lp's max_memory)."""
+    import mechopt
+    from mechopt.errors import TooLargeError
+    from mechopt.problems.robust import PriorSet, RobustDesign
+    from mechopt.problems.robust.priorsets import MAX_SIMPLEX
+
+    with pytest.raises(TooLargeError, match="limit is"):
+        PriorSet.simplex(MAX_SIMPLEX + 1)
+    prob = RobustDesign.from_params(prior_set=PriorSet.simplex(40), notion="ldp", utility="mae", eps=1.0)
+    with pytest.raises(TooLargeError, match="max_memory"):
+        mechopt.solve(prob, "robust-lp", max_memory=1e5)  # it needs ~6e5 bytes
+    assert mechopt.solve(prob, "robust-lp").status.value == "optimal"  # the default limit lets it through

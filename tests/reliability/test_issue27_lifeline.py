@@ -167,3 +167,48 @@ def test_n5_kill9_sweep_then_resume_is_not_refused(tmp_path) -> None:
         out, err = again.communicate(timeout=120)
         assert again.returncode == 0 and "another sweep" not in err, err
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # the killed run's temporary too
+
+
+def test_sigterm_ends_a_process_stuck_in_c_after_the_grace(tmp_path) -> None:
+    """A hostile run: ``timeout 100`` on a prior-free design, and the process ran 425 s (HiGHS held the main
+    thread; Python runs a signal handler only back in the interpreter). The watchdog of
+    ``terminate_like_interrupt`` ends it GRACE seconds after the signal, status 143, one line on stderr.
+    Here the main thread sleeps 30 s inside libc with SIGTERM blocked, so only the watchdog can act."""
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import ctypes, signal
+            from mechopt.runtime import lifeline
+            lifeline.GRACE = 0.5
+            with lifeline.terminate_like_interrupt():
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # delivered to the watchdog's thread
+                print("ready", flush=True)
+                ctypes.CDLL(None).sleep(30)  # in C, the GIL released, as in a HiGHS solve
+            print("finished")
+            """
+        )
+    )
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=25)
+    assert p.returncode == 128 + signal.SIGTERM and "finished" not in out, (p.returncode, out, err)
+    assert time.monotonic() - t0 < 15 and "SIGTERM: the solver did not return within 0.5 s" in err
+
+
+def test_the_watchdog_stands_down_when_the_main_thread_takes_the_signal() -> None:
+    from mechopt.runtime import lifeline
+
+    for handled, expect in ((False, [128 + signal.SIGTERM]), (True, [])):
+        r, w = os.pipe()
+        exits: list[int] = []
+        lifeline._handled.clear()
+        if handled:
+            lifeline._handled.set()
+        os.write(w, bytes([signal.SIGALRM, signal.SIGTERM]))  # a deadline's alarm byte is not a stop
+        os.close(w)
+        lifeline._watchdog(r, (signal.SIGTERM,), 0.05, exit=exits.append)
+        assert exits == expect
+    lifeline._handled.clear()
