@@ -155,3 +155,13 @@ def test_alip_with_a_far_lower_level_is_certified_and_private(eps_lower):
     up, low = ALIP(1.0, eps_lower).levels(Q, P)
     assert up <= 1.0 + 1e-12 and low <= eps_lower + 1e-12 and np.all(Q > 0)
     assert pml.value - 1e-9 <= alip.value <= pml.value + 1e-12  # the two boxes differ by e^{-30} P at most
+
+
+def test_alip_floor_below_double_range_is_refused_with_the_largest_usable_level():
+    """e^{-700}·1e-100 underflows: the design came back infeasible_point (an exact zero); now a one-line error."""
+    import mechopt
+
+    with pytest.raises(ProblemError, match=r"give eps_lower <= 478\.1"):
+        mechopt.design(prior=[1e-100, 0.3, 0.7], notion="alip", eps=1.0, eps_lower=700.0, utility="mi")
+    res = mechopt.design(prior=[1e-100, 0.3, 0.7], notion="alip", eps=1.0, eps_lower=460.0, utility="mi")
+    assert res.status.value == "optimal" and res.violation <= 1e-12
