@@ -169,6 +169,8 @@ def _is_scalar(val: Any) -> bool:
 def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any:
     """A :class:`~mechopt.problems.robust.RobustDesign` from the design flags (exactly one set option); for
     ``--prior-counts`` the (ε, δ) guarantee of a design over the set is appended to ``notes``."""
+    import numpy as np
+
     from mechopt.problems.robust import BallSet, EmpiricalPrior, PriorSet, RobustDesign
     from mechopt.problems.robust.priorsets import MAX_BALL_SYMBOLS
 
@@ -207,11 +209,6 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
                 f"--prior-free with --utility {flags['utility']} needs --hull: its vertices are point masses, "
                 "where every channel's error is 0, so the worst case over them says nothing"
             )
-        if str(flags["utility"]).lower() == "mi":  # --hull would not help: mi is concave in the prior
-            raise ParamError(
-                "--prior-free with --utility mi says nothing: at a point mass every channel's information is 0, "
-                "so every channel is optimal; give the priors to cover with --prior-set, or use --utility mae"
-            )
         S = PriorSet.simplex(d)
     else:
         if "prior" not in flags:
@@ -228,6 +225,12 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
     prob = RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
                                     values=flags.get("values"), outputs=flags.get("outputs"),
                                     eps_lower=flags.get("eps_lower"), hull=bool(flags.get("hull")))  # fmt: skip
+    if prob.utility.name == "mi" and np.any(np.count_nonzero(prob.prior_set.vertices, axis=1) == 1):
+        raise ParamError(  # true ("optimal, value 0") but void: refused, as --prior-free mse without --hull
+            "a worst case of mutual information over a set with a point mass says nothing: every channel has "
+            "information 0 there, so every channel is optimal; drop the point masses from the set, or use "
+            "--utility mae"
+        )
     if prob.hull and not prob.hull_mse and notes is not None:
         notes.append(
             f"--hull changes nothing for {prob.utility.name}: it is linear or concave in the prior, so its worst "

@@ -48,6 +48,7 @@ def test_prior_set_file_ball_and_prior_free(cli, tmp_path):
         (["--prior-free", "3", "--notion", "ldp", "--utility", "histogram"], "needs --hull"),
         # was "optimal, worst-case mi 0": every channel has no information at a point mass
         (["--prior-free", "3", "--notion", "pml", "--utility", "mi"], "says nothing"),
+        (["--prior-set", "1,0,0;0.2,0.3,0.5", "--notion", "pml", "--utility", "mi"], "says nothing"),  # any point mass
         (["--prior-set", "1;1", "--notion", "alip", "--eps-lower", "1"], "at least 2 input symbols"),  # was accepted
     ],
 )
