@@ -39,6 +39,7 @@ class BallSet:
     radius: float
     kind: str = "tv"
     source: str = "ball"
+    origin: Any = None  # the EmpiricalPrior the ball came from (its counts, δ and bound), if any
 
     def __post_init__(self) -> None:
         c = np.asarray(self.center, float).ravel()
@@ -127,14 +128,21 @@ class BallDesign(RobustDesign):
 
     @classmethod
     def from_params(  # type: ignore[override]
-        cls, *, prior_set: Any, notion: str, utility: str = "mae", eps: Any, values: Any = None,
+        cls, *, notion: str, eps: Any, utility: str = "mae", prior_set: Any = None, prior_ball: Any = None,
+        prior: Any = None, prior_counts: Any = None, delta: Any = None, bound: str = "weissman", values: Any = None,
         outputs: Any = None, eps_lower: Any = None, hull: bool = False,
     ) -> "BallDesign":  # fmt: skip
-        """As :meth:`RobustDesign.from_params`, ``prior_set`` a :class:`BallSet` or an
-        :class:`~mechopt.problems.robust.EmpiricalPrior` (its :meth:`ball <EmpiricalPrior.ball>`)."""
-        B = prior_set.ball() if callable(getattr(prior_set, "ball", None)) else prior_set
-        if not isinstance(B, BallSet) or hull:
-            raise ProblemError("a ball design takes a BallSet or EmpiricalPrior (and no hull: its loss is linear)")
+        """From CLI-style values. The ball is one of: ``prior_set`` a :class:`BallSet` or an
+        :class:`~mechopt.problems.robust.EmpiricalPrior`; ``prior_counts`` (``"120,80,40"``) with ``delta`` (and
+        ``bound``); ``prior_ball`` ``"R:KIND"`` with ``prior`` (its center), or the dict :meth:`params` writes.
+
+        >>> prob = BallDesign.from_params(notion="pml", eps=1.0, prior_ball="0.05:tv", prior="0.5,0.3,0.2")
+        >>> prob.id, prob.prior_set.kind, prob.prior_set.radius
+        ('robust-ball', 'tv', 0.05)
+        """
+        B = _ball_of(prior_set, prior_ball, prior, prior_counts, delta, bound)
+        if hull:
+            raise ProblemError("a ball design takes no hull: its loss (mae) is linear in the prior")
         center = B.center.reshape(1, -1)  # the parent's parsing, on one prior of the ball, then the ball
         R = RobustDesign.from_params(prior_set=center, notion=notion, utility=utility, eps=eps, values=values,
                                      outputs=outputs, eps_lower=eps_lower)  # fmt: skip
@@ -176,3 +184,30 @@ class BallDesign(RobustDesign):
         B = self.prior_set
         ball = {"center": B.center.tolist(), "radius": B.radius, "kind": B.kind}
         return {"prior_ball": ball, **self.notion.params(), **self.utility.params()}
+
+
+def _ball_of(prior_set: Any, prior_ball: Any, prior: Any, counts: Any, delta: Any, bound: str) -> BallSet:
+    """The :class:`BallSet` of :meth:`BallDesign.from_params`'s ball arguments (exactly one way given)."""
+    given = [k for k, v in (("prior_set", prior_set), ("prior_ball", prior_ball), ("prior_counts", counts)) if v is not None]
+    if len(given) != 1:
+        raise ProblemError("a ball design takes one of prior_set (a BallSet), prior_ball (R:KIND with prior) or "
+                           f"prior_counts (with delta); got {', '.join(given) or 'none'}")  # fmt: skip
+    if counts is not None:
+        from mechopt.problems.robust.empirical import EmpiricalPrior
+
+        if delta is None:
+            raise ProblemError("prior_counts needs delta (the probability in (0, 1) that the ball misses the prior)")
+        return EmpiricalPrior.from_counts(counts, delta, bound).ball()
+    if prior_set is not None:
+        B = prior_set.ball() if callable(getattr(prior_set, "ball", None)) else prior_set
+        if not isinstance(B, BallSet):
+            raise ProblemError("a ball design's prior_set is a BallSet or an EmpiricalPrior")
+        return B
+    if isinstance(prior_ball, dict):  # what params() writes
+        return BallSet(np.asarray(prior_ball.get("center"), float), prior_ball.get("radius"), prior_ball.get("kind"))
+    r, sep, kind = str(prior_ball).partition(":")
+    if not sep or prior is None:
+        raise ProblemError(f"prior_ball takes R:KIND (e.g. 0.1:tv) and a prior (its center), got {prior_ball!r}")
+    from mechopt.model.priors import read_prior
+
+    return BallSet(read_prior(prior)[0], r.strip(), kind.strip().lower())

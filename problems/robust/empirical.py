@@ -218,7 +218,7 @@ class EmpiricalPrior:
 
         kind = BOUNDS[self.bound][1]
         r = min(1.0, self.radius / 2.0 if kind == "tv" else self.radius)
-        return BallSet(self.p_hat, r, kind, self._source())
+        return BallSet(self.p_hat, r, kind, self._source(), self)
 
     def _source(self) -> str:
         return f"empirical:{self.bound}:n={self.n}:delta={self.delta:g}:{BOUNDS[self.bound][0]}<={self.radius:.4g}"
