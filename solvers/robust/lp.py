@@ -38,6 +38,7 @@ from mechopt import settings
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.robust.ball import build_ball_lp, ldp_rows
+from mechopt.solvers.robust.witness import ball_witness
 
 __all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound"]
 
@@ -112,7 +113,12 @@ class RobustLPSolver(Solver):
         msg = (f"certified: relative gap {gap:.3g} (HiGHS duals, bound recomputed and rounded outward)"
                if status is Status.OPTIMAL else f"relative gap {gap:.3g} above tolerance {tol:.3g}")  # fmt: skip
         msg += f"; over {problem.prior_set.describe()}, audited at every " + ("vertex" if k else "prior (worst ones)")
-        ev = None if V is None else _evidence(problem, Q, res, k, s)  # a ball: the checker takes vertices only
+        if V is not None:  # (the ball's witness asks for the multipliers only once its bound is close)
+            ev = _evidence(problem, Q, res, k, s) if opts.get("evidence", True) else None
+        elif status is Status.OPTIMAL:  # a ball: priors of the ball whose vertex-form LP proves the bound
+            ev = ball_witness(problem, Q, value, lambda p, e: self._solve(p, {**opts, "evidence": e}), cone_rows)
+        else:
+            ev = None
         cert = Certificate(bound, Result.gap_of(value, bound), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert,
                       proof="certificate" if status is Status.OPTIMAL else None, message=msg, extras=extras,
