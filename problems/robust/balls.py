@@ -28,7 +28,7 @@ from mechopt.model.channel import validate_channel
 from mechopt.model.problem import ProblemAudit
 from mechopt.problems.robust.problems import RobustDesign, box_factors, robust_levels
 
-__all__ = ["BallSet", "BallDesign"]
+__all__ = ["BallSet", "BallDesign", "not_certified"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,7 +122,7 @@ class BallDesign(RobustDesign):
             raise ProblemError("prior_set must be a BallSet")
         box_factors(self.notion)
         if self.utility.name != "mae":
-            raise ProblemError(f"a design over a ball without vertices takes utility mae, not {self.utility.name}")
+            raise ProblemError(not_certified(self.utility.name, self.prior_set.d, self.notion.name))
         if self.utility.a.size != self.prior_set.d:
             raise ProblemError(f"{self.utility.a.size} values but the ball has {self.prior_set.d} symbols")
 
@@ -184,6 +184,27 @@ class BallDesign(RobustDesign):
         B = self.prior_set
         ball = {"center": B.center.tolist(), "radius": B.radius, "kind": B.kind}
         return {"prior_ball": ball, **self.notion.params(), **self.utility.params()}
+
+
+def not_certified(utility: str, d: int, notion: str) -> str:
+    """Why a ball on ``d`` symbols (beyond the vertex form's 10) has no certified design for ``utility``: one line.
+
+    >>> not_certified("mse", 16, "pml").split(":")[0]
+    'mse over a prior ball on 16 symbols is not certified'
+    """
+    head = f"{utility} over a prior ball on {d} symbols is not certified: "
+    if utility in ("mse", "histogram"):
+        why = ("its worst prior over the ball may be interior (a Bayes risk is concave in the prior), and the hull "
+               "search (--hull) needs the ball's vertices, which grow as 2^d beyond 10 symbols")  # fmt: skip
+    elif utility == "mi" and notion == "ldp":
+        why = ("its worst prior is a vertex of the ball, and the ball's vertices are held (Qhull) only up to 10 "
+               "symbols (constraint generation over them is not built)")  # fmt: skip
+    elif utility == "mi":
+        why = (f"its worst prior is a vertex of the ball, but the design's exact pricing needs the extreme rays of "
+               f"the cone of columns {notion}-private at every prior of the ball, enumerated only up to 10 symbols")
+    else:
+        why = "a ball held by its inequalities takes utility mae only"
+    return head + why + "; use --utility mae (any d), or merge rare symbols to 10 or fewer"
 
 
 def _ball_of(prior_set: Any, prior_ball: Any, prior: Any, counts: Any, delta: Any, bound: str) -> BallSet:
