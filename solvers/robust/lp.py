@@ -38,7 +38,7 @@ from mechopt import settings
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.robust.ball import build_ball_lp, ldp_rows
-from mechopt.solvers.robust.witness import ball_witness
+from mechopt.solvers.robust.witness import BallWitness
 
 __all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound"]
 
@@ -115,8 +115,8 @@ class RobustLPSolver(Solver):
         msg += f"; over {problem.prior_set.describe()}, audited at every " + ("vertex" if k else "prior (worst ones)")
         if V is not None:  # (the ball's witness asks for the multipliers only once its bound is close)
             ev = _evidence(problem, Q, res, k, s) if opts.get("evidence", True) else None
-        elif status is Status.OPTIMAL:  # a ball: priors of the ball whose vertex-form LP proves the bound
-            ev = ball_witness(problem, Q, value, lambda p, e: self._solve(p, {**opts, "evidence": e}), cone_rows)
+        elif status is Status.OPTIMAL:  # a ball: priors of the ball whose vertex-form LP proves it (found on save)
+            ev = BallWitness(problem, Q, value, lambda p, e: self._solve(p, {**opts, "evidence": e}), cone_rows)
         else:
             ev = None
         cert = Certificate(bound, Result.gap_of(value, bound), evidence=ev)
@@ -223,9 +223,9 @@ def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:
     K, d = A.shape
     mu = []
     for y in range(L.shape[1]):  # min 1ᵀe  s.t.  Aᵀμ − e ≤ P_w ∘ L[:, y] − ν,  μ, e ≥ 0
-        r = linprog(np.r_[np.zeros(K), np.ones(d)], A_ub=np.c_[A.T, -np.eye(d)], b_ub=Pw * L[:, y] - nu,
-                    bounds=[(0, None)] * (K + d), method="highs")  # fmt: skip
-        mu.append(np.maximum(r.x[:K], 0.0) if r.status == 0 else np.zeros(K))
+        r = linprog(np.r_[np.zeros(K), np.ones(d)], A_ub=np.c_[A.T, -np.eye(d)], b_ub=(Pw * L[:, y] - nu) / s,
+                    bounds=[(0, None)] * (K + d), method="highs")  # fmt: skip  (in the loss's unit s: unit-free)
+        mu.append(s * np.maximum(r.x[:K], 0.0) if r.status == 0 else np.zeros(K))
     return RobustEvidence(problem, Q, w, nu, np.array(mu), method="robust-lp (HiGHS duals; cone multipliers by HiGHS)")
 
 

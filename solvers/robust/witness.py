@@ -17,23 +17,55 @@ Examples
 >>> from mechopt.problems.robust import BallDesign
 >>> prob = BallDesign.from_params(notion="pml", eps=1.0, prior_ball="0.05:tv", prior="0.4,0.3,0.2,0.1")
 >>> r = mechopt.solve(prob, solver="robust-lp")
->>> ev = r.certificate.evidence
+>>> ev = r.certificate.evidence.build()        # found when first asked for (save_certificate asks)
 >>> type(ev).__name__, ev.priors.shape[1], bool(ev.rounds >= 1)
 ('BallEvidence', 4, True)
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
 from mechopt.problems.robust import PriorSet, RobustDesign, box_factors
 
-__all__ = ["ball_witness", "breaking_priors", "proven_bound"]
+__all__ = ["BallWitness", "ball_witness", "breaking_priors", "proven_bound"]
 
 #: Rounds of constraint generation before giving up (no certificate file then; the result's own bound stands).
 MAX_ROUNDS = 25
+
+
+@dataclass(eq=False)
+class BallWitness:
+    """A ball design's certificate evidence, found when first asked for (:meth:`build`: a few vertex-form LPs, so
+    a solve that writes no file pays nothing); :meth:`save` writes it, or raises CertificateError."""
+
+    problem: Any
+    Q: np.ndarray
+    value: float
+    solve: Callable[[Any, bool], Any]
+    rows: Callable[[Any], np.ndarray]
+    _built: list = field(default_factory=list, repr=False)
+
+    def build(self) -> Any:
+        """The :class:`~mechopt.results.ball_certificate.BallEvidence`, or None (:func:`ball_witness`), cached."""
+        if not self._built:
+            self._built.append(ball_witness(self.problem, self.Q, self.value, self.solve, self.rows))
+        return self._built[0]
+
+    def save(self, path: str, **kw: Any) -> None:
+        """Write the certificate file (:meth:`BallEvidence.save <mechopt.results.ball_certificate.BallEvidence.save>`)."""
+        from mechopt.errors import CertificateError
+
+        ev = self.build()
+        if ev is None:
+            raise CertificateError(
+                f"no witness for this ball design's bound in {MAX_ROUNDS} rounds of constraint generation: no "
+                "certificate file is written (the result's own certificate, the ball LP's dual bound, stands)"
+            )
+        ev.save(path, **kw)
 
 
 def ball_witness(problem: Any, Q: np.ndarray, value: float, solve: Callable[[Any], Any], rows: Callable) -> Any:
