@@ -220,7 +220,9 @@ def _ball_of(prior_set: Any, prior_ball: Any, prior: Any, counts: Any, delta: An
             raise ProblemError("prior_counts needs delta (the probability in (0, 1) that the ball misses the prior)")
         return EmpiricalPrior.from_counts(counts, delta, bound).ball()
     if prior_set is not None:
-        B = prior_set.ball() if callable(getattr(prior_set, "ball", None)) else prior_set
+        from mechopt.problems.robust.empirical import EmpiricalPrior
+
+        B = prior_set.ball() if isinstance(prior_set, EmpiricalPrior) else prior_set
         if not isinstance(B, BallSet):
             raise ProblemError("a ball design's prior_set is a BallSet or an EmpiricalPrior")
         return B
