@@ -31,6 +31,8 @@ except ImportError:  # standalone: certcheck.py beside this file (python -I leav
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import certcheck as cc
 
+__all__ = ["BOUNDS", "MAX_D", "check", "extreme", "is_ball", "load", "main", "onto_ball", "read", "run"]
+
 MAX_D = 256
 _SQRT = {0: Context(prec=50, rounding="ROUND_FLOOR"), 1: Context(prec=50, rounding="ROUND_CEILING")}
 

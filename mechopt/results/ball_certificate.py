@@ -64,12 +64,22 @@ class BallEvidence(RobustEvidence):
         doc = {
             "format": FORMAT,
             "version": VERSION,
-            "problem": {"kind": "robust-ball", "ball": ball_data(prob.prior_set), "notion": notion_data(prob.notion),
-                        **_loss_data(prob), "sense": "min", "objective": prob.objective,
-                        "source": prob.prior_set.source},  # fmt: skip
+            "problem": {
+                "kind": "robust-ball",
+                "ball": ball_data(prob.prior_set),
+                "notion": notion_data(prob.notion),
+                **_loss_data(prob),
+                "sense": "min",
+                "objective": prob.objective,
+                "source": prob.prior_set.source,
+            },  # fmt: skip
             "mechanism": {"Q": [_vector(row) for row in np.asarray(self.Q, float)]},
-            "dual": {"priors": [_vector(v) for v in self.priors], "weights": _vector(self.weights),
-                     "nu": _vector(self.nu), "mu": [_vector(m) for m in self.mu]},  # fmt: skip
+            "dual": {
+                "priors": [_vector(v) for v in self.priors],
+                "weights": _vector(self.weights),
+                "nu": _vector(self.nu),
+                "mu": [_vector(m) for m in self.mu],
+            },  # fmt: skip
             "claim": {"status": status, "value": exact(value), "bound": exact(bound)},
             "tolerances": {k: settings.tolerance(k) for k in ("row_sum", "privacy", "gap")},
             "provenance": {"mechopt": _version(), "method": self.method, **prov},

@@ -200,8 +200,10 @@ def not_certified(utility: str, d: int, notion: str) -> str:
         why = ("its worst prior is a vertex of the ball, and the ball's vertices are held (Qhull) only up to 10 "
                "symbols (constraint generation over them is not built)")  # fmt: skip
     elif utility == "mi":
-        why = (f"its worst prior is a vertex of the ball, but the design's exact pricing needs the extreme rays of "
-               f"the cone of columns {notion}-private at every prior of the ball, enumerated only up to 10 symbols")
+        why = (
+            f"its worst prior is a vertex of the ball, but the design's exact pricing needs the extreme rays of "
+            f"the cone of columns {notion}-private at every prior of the ball, enumerated only up to 10 symbols"
+        )
     else:
         why = "a ball held by its inequalities takes utility mae only"
     return head + why + "; use --utility mae (any d), or merge rare symbols to 10 or fewer"
@@ -209,7 +211,9 @@ def not_certified(utility: str, d: int, notion: str) -> str:
 
 def _ball_of(prior_set: Any, prior_ball: Any, prior: Any, counts: Any, delta: Any, bound: str) -> BallSet:
     """The :class:`BallSet` of :meth:`BallDesign.from_params`'s ball arguments (exactly one way given)."""
-    given = [k for k, v in (("prior_set", prior_set), ("prior_ball", prior_ball), ("prior_counts", counts)) if v is not None]
+    given = [
+        k for k, v in (("prior_set", prior_set), ("prior_ball", prior_ball), ("prior_counts", counts)) if v is not None
+    ]
     if len(given) != 1:
         raise ProblemError("a ball design takes one of prior_set (a BallSet), prior_ball (R:KIND with prior) or "
                            f"prior_counts (with delta); got {', '.join(given) or 'none'}")  # fmt: skip

@@ -223,8 +223,13 @@ def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:
     K, d = A.shape
     mu = []
     for y in range(L.shape[1]):  # min 1ᵀe  s.t.  Aᵀμ − e ≤ P_w ∘ L[:, y] − ν,  μ, e ≥ 0
-        r = linprog(np.r_[np.zeros(K), np.ones(d)], A_ub=np.c_[A.T, -np.eye(d)], b_ub=(Pw * L[:, y] - nu) / s,
-                    bounds=[(0, None)] * (K + d), method="highs")  # fmt: skip  (in the loss's unit s: unit-free)
+        r = linprog(
+            np.r_[np.zeros(K), np.ones(d)],
+            A_ub=np.c_[A.T, -np.eye(d)],
+            b_ub=(Pw * L[:, y] - nu) / s,  # in the loss's unit s (HiGHS's tolerances are absolute): unit-free
+            bounds=[(0, None)] * (K + d),
+            method="highs",
+        )
         mu.append(s * np.maximum(r.x[:K], 0.0) if r.status == 0 else np.zeros(K))
     return RobustEvidence(problem, Q, w, nu, np.array(mu), method="robust-lp (HiGHS duals; cone multipliers by HiGHS)")
 

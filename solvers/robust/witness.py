@@ -56,7 +56,7 @@ class BallWitness:
         return self._built[0]
 
     def save(self, path: str, **kw: Any) -> None:
-        """Write the certificate file (:meth:`BallEvidence.save <mechopt.results.ball_certificate.BallEvidence.save>`)."""
+        """Write the file (:meth:`mechopt.results.ball_certificate.BallEvidence.save`), or raise CertificateError."""
         from mechopt.errors import CertificateError
 
         ev = self.build()

@@ -21,8 +21,9 @@ COUNTS = "300,220,180,120,90,40,30,20,0,0,0,0"  # 12 symbols, four never seen: b
 CASES = {
     "pml-counts-tv": dict(prior_counts=COUNTS, delta=1e-3, notion="pml", eps=1.0),
     "lip-counts-linf": dict(prior_counts=COUNTS, delta=1e-2, bound="hoeffding", notion="lip", eps=1.5),
-    "alip-ball": dict(prior_ball="0.04:tv", prior="0.3,0.25,0.2,0.1,0.1,0.05", notion="alip", eps=1.0,
-                      eps_lower=0.6),  # fmt: skip
+    "alip-ball": dict(
+        prior_ball="0.04:tv", prior="0.3,0.25,0.2,0.1,0.1,0.05", notion="alip", eps=1.0, eps_lower=0.6
+    ),  # fmt: skip
     "ldp-ball": dict(prior_ball="0.05:linf", prior="0.3,0.25,0.2,0.1,0.1,0.05", notion="ldp", eps=0.7),
 }
 

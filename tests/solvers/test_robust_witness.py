@@ -17,8 +17,11 @@ def _in_ball(B, P) -> bool:
     return bool(P.min() >= 0 and abs(P.sum() - 1) <= 1e-12 and dist <= B.radius * (1 + 1e-12) + 1e-15)
 
 
-@pytest.mark.parametrize(("bound", "notion", "kw"), [("weissman", "pml", {}), ("hoeffding", "lip", {}),
-                                                      ("weissman", "alip", {"eps_lower": 0.5}), ("hoeffding", "ldp", {})])  # fmt: skip
+CASES = [("weissman", "pml", {}), ("hoeffding", "lip", {}), ("weissman", "alip", {"eps_lower": 0.5}),
+         ("hoeffding", "ldp", {})]  # fmt: skip
+
+
+@pytest.mark.parametrize(("bound", "notion", "kw"), CASES)
 def test_the_witness_priors_lie_in_the_ball_and_give_the_vertex_form_optimum(bound, notion, kw):
     """d = 6: the ball's optimum = the vertex form over every Qhull vertex = the vertex form over the witness's
     priors (each in the ball), to 1e-9; the bound the witness proves is within the gap tolerance of the value."""
