@@ -21,22 +21,13 @@ Examples
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from mechopt.results.certificate_file import (
-    FORMAT,
-    VERSION,
-    RobustEvidence,
-    _loss_data,
-    _vector,
-    _version,
-    exact,
-    notion_data,
-)
+from mechopt.errors import CertificateError
+from mechopt.results.certificate_file import RobustEvidence, _loss_data, _vector, exact, notion_data
 
 __all__ = ["BallEvidence", "ball_data"]
 
@@ -50,41 +41,30 @@ class BallEvidence(RobustEvidence):
     rounds: int = 0
     proven: float = -np.inf  # the bound the witness proves (the file claims the lower of it and the result's)
 
-    def save(
-        self, path: str, *, bound: float, gap: float, status: str | None = None, value: float | None = None, **prov: Any
-    ) -> None:
-        """Write the ``"kind": "robust-ball"`` certificate that :mod:`mechopt.certball` verifies."""
-        from mechopt import settings
-        from mechopt.io.writer import write_text
+    def _check_size(self) -> None:  # certball takes any d up to its MAX_D
+        from mechopt.certball import MAX_D
 
+        if self.problem.prior_set.d > MAX_D:
+            raise CertificateError(f"{self.problem.prior_set.d} inputs: the ball checker takes at most {MAX_D}")
+
+    def _claimable(self, bound: float) -> float:
+        """The lower of the result's bound and the witness's (what the checker can prove from the file)."""
+        return min(bound, self.proven)
+
+    def _problem_doc(self) -> dict[str, Any]:
         prob = self.problem
-        bound = min(bound, self.proven)
-        value = prob.evaluate(self.Q) if value is None else value
-        status = status or ("optimal" if gap <= settings.tolerance("gap") else "optimal_inaccurate")
-        doc = {
-            "format": FORMAT,
-            "version": VERSION,
-            "problem": {
-                "kind": "robust-ball",
-                "ball": ball_data(prob.prior_set),
-                "notion": notion_data(prob.notion),
-                **_loss_data(prob),
-                "sense": "min",
-                "objective": prob.objective,
-                "source": prob.prior_set.source,
-            },  # fmt: skip
-            "mechanism": {"Q": [_vector(row) for row in np.asarray(self.Q, float)]},
-            "dual": {
-                "priors": [_vector(v) for v in self.priors],
-                "weights": _vector(self.weights),
-                "nu": _vector(self.nu),
-                "mu": [_vector(m) for m in self.mu],
-            },  # fmt: skip
-            "claim": {"status": status, "value": exact(value), "bound": exact(bound)},
-            "tolerances": {k: settings.tolerance(k) for k in ("row_sum", "privacy", "gap")},
-            "provenance": {"mechopt": _version(), "method": self.method, **prov},
+        return {
+            "kind": "robust-ball",
+            "ball": ball_data(prob.prior_set),
+            "notion": notion_data(prob.notion),
+            **_loss_data(prob),
+            "sense": "min",
+            "objective": prob.objective,
+            "source": prob.prior_set.source,
         }
-        write_text(path, json.dumps(doc, indent=1) + "\n")
+
+    def _dual_doc(self) -> dict[str, Any]:
+        return {"priors": [_vector(v) for v in self.priors], **super()._dual_doc()}
 
 
 def ball_data(B: Any) -> dict[str, Any]:
