@@ -1,6 +1,6 @@
 """The robust LP over a prior ball held by its inequalities: each min or max over the ball by its LP dual.
 
-For a :class:`~mechopt.problems.robust.balls.BallSet` S and a vector q linear in the LP's variables,
+For a :class:`~mechopt.problems.robust.ballset.BallSet` S and a vector q linear in the LP's variables,
 ``m ≤ min_{P∈S} P·q`` holds exactly when some dual point z (a few variables) satisfies linear
 constraints with ``m ≤ g(q, z)`` (strong LP duality; S is non-empty and bounded):
 
@@ -17,7 +17,7 @@ positive parts of differences of entries): those boxes keep the optimum and let
 
 Examples
 --------
->>> from mechopt.problems.robust.balls import BallSet
+>>> from mechopt.problems.robust.ballset import BallSet
 >>> B = BallSet(np.array([0.5, 0.3, 0.2]), 0.1, "tv")
 >>> lp = build_ball_lp(B, np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]), B.support, (0.0, 2.0), None)
 >>> lp["A_ub"].shape[1] == 3 * 2 + 3 * (3 + 2) + 1, lp["t_box"]
