@@ -70,6 +70,20 @@ class BallSet:
         """The symbols some prior of the ball gives mass (all of them once the radius is positive)."""
         return np.asarray(self.box[1] > 0)
 
+    def contains(self, P: Any, tol: float = 1e-12) -> bool:
+        """Whether ``P`` is a prior of the ball, to ``tol`` (relative to the radius, plus ``tol`` absolute).
+
+        >>> B = BallSet(np.array([0.5, 0.5]), 0.1, "linf")
+        >>> B.contains([0.6, 0.4]), B.contains([0.7, 0.3])
+        (True, False)
+        """
+        P = np.asarray(P, float)
+        if P.shape != self.center.shape or P.min() < -tol or abs(P.sum() - 1) > tol:
+            return False
+        gap = P - self.center
+        dist = 0.5 * float(np.abs(gap).sum()) if self.kind == "tv" else float(np.abs(gap).max())
+        return dist <= self.radius * (1 + tol) + tol
+
     def extreme(self, q: np.ndarray) -> np.ndarray:
         """The prior of the ball minimising P·q (greedy: mass moved onto the cheapest symbols)."""
         q = np.asarray(q, float)

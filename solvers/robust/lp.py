@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from mechopt import settings
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
-from mechopt.solvers.robust.ball import build_ball_lp, ldp_rows
+from mechopt.solvers.robust.ball import build_ball_lp, inner_priors, ldp_rows
 from mechopt.solvers.robust.witness import BallWitness
 
 __all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound"]
@@ -116,7 +116,8 @@ class RobustLPSolver(Solver):
         if V is not None:  # (the ball's witness asks for the multipliers only once its bound is close)
             ev = _evidence(problem, Q, res, k, s) if opts.get("evidence", True) else None
         elif status is Status.OPTIMAL:  # a ball: priors of the ball whose vertex-form LP proves it (found on save)
-            ev = BallWitness(problem, Q, value, lambda p, e: self._solve(p, {**opts, "evidence": e}), cone_rows)
+            start = inner_priors(ball, lp, res.ineqlin.marginals, res.eqlin.marginals)
+            ev = BallWitness(problem, Q, value, lambda p, e: self._solve(p, {**opts, "evidence": e}), cone_rows, start)
         else:
             ev = None
         cert = Certificate(bound, Result.gap_of(value, bound), evidence=ev)

@@ -5,7 +5,8 @@ dual, so its duals speak of dual variables, not of priors, and the standalone ch
 every finite set V of priors of the ball gives a relaxation (privacy and the worst loss at V only) whose optimum
 is a lower bound on the ball's, and LP duality says some finite V (the priors where the optimum's constraints are
 tight) makes it equal. Constraint generation finds one: start from the worst priors of the ball's optimum Q*
-(:meth:`~mechopt.problems.robust.BallDesign.worst_priors`, on the tight sides only), solve the vertex-form LP
+(:meth:`~mechopt.problems.robust.BallDesign.worst_priors`, on the tight sides only) and the inner minimisers the
+ball LP's duals name (:func:`~mechopt.solvers.robust.ball.inner_priors`), solve the vertex-form LP
 over V (``robust-lp``, certified), and add the priors of the ball where its answer breaks privacy or loses more
 than its value, until its certified bound reaches the ball's. Its duals (weights on V, ν, cone multipliers) are
 the certificate file's (:class:`~mechopt.results.ball_certificate.BallEvidence`); the checker verifies each
@@ -47,12 +48,14 @@ class BallWitness:
     value: float
     solve: Callable[[Any, bool], Any]
     rows: Callable[[Any], np.ndarray]
+    start: np.ndarray | None = None  # priors of the ball from the ball LP's duals (its inner minimisers)
     _built: list = field(default_factory=list, repr=False)
 
     def build(self) -> Any:
         """The :class:`~mechopt.results.ball_certificate.BallEvidence`, or None (:func:`ball_witness`), cached."""
         if not self._built:
-            self._built.append(ball_witness(self.problem, self.Q, self.value, self.solve, self.rows))
+            args = (self.problem, self.Q, self.value, self.solve, self.rows)
+            self._built.append(ball_witness(*args, start=self.start))
         return self._built[0]
 
     def save(self, path: str, **kw: Any) -> None:
@@ -68,15 +71,21 @@ class BallWitness:
         ev.save(path, **kw)
 
 
-def ball_witness(problem: Any, Q: np.ndarray, value: float, solve: Callable[[Any], Any], rows: Callable) -> Any:
+def ball_witness(
+    problem: Any, Q: np.ndarray, value: float, solve: Callable[[Any], Any], rows: Callable, start: Any = None
+) -> Any:
     """The :class:`~mechopt.results.ball_certificate.BallEvidence` of ``problem`` (a BallDesign) whose proven bound
     (:func:`proven_bound`) is within half the ``gap`` tolerance of ``value``, or None; ``solve`` runs robust-lp on a
-    vertex-form design, ``rows`` gives its cone rows (:func:`mechopt.solvers.robust.lp.cone_rows`)."""
+    vertex-form design, ``rows`` gives its cone rows (:func:`mechopt.solvers.robust.lp.cone_rows`), ``start`` more
+    priors to begin with (those of the ball among them: :func:`mechopt.solvers.robust.ball.inner_priors`)."""
     from mechopt import settings
     from mechopt.results.ball_certificate import BallEvidence
     from mechopt.results.certificate import relative_gap
 
-    V = breaking_priors(problem, Q, np.inf)
+    B = problem.prior_set
+    inner = [P for P in np.asarray(start if start is not None else [], float).reshape(-1, B.d) if B.contains(P)]
+    # the ball LP's inner minimisers are often the whole witness at once; else the optimum's tight priors
+    V = np.array([B.inner(), *inner]) if inner else breaking_priors(problem, Q, np.inf)
     half = 0.5 * settings.tolerance("gap")
     for rounds in range(1, MAX_ROUNDS + 1):
         sub = RobustDesign(prior_set=PriorSet(V, "priors of the ball"), notion=problem.notion, utility=problem.utility)

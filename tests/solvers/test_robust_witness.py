@@ -51,3 +51,18 @@ def test_breaking_priors_are_tight_priors_of_the_ball():
     ell = np.sum(r.Q * ball.loss_matrix(), axis=1)
     assert Ps[1] @ ell == pytest.approx(r.value, rel=1e-12)  # the loss's worst prior, after the inner one
     assert len(breaking_priors(ball, r.Q, r.value * (1 + 1e-9))) <= len(Ps)  # no loss prior once the value covers it
+
+
+@pytest.mark.parametrize("bound", ["weissman", "hoeffding"])
+def test_the_ball_lps_inner_minimisers_are_priors_of_the_ball_that_prove_its_optimum(bound):
+    """LP duality: the priors the ball LP's duals put behind its blocks lie in the ball, and the vertex form over
+    them (with the ball's inner prior) has the ball's optimum (d = 16, to the gap tolerance)."""
+    E = EmpiricalPrior.from_counts("300,220,180,120,90,40,30,20,10,6,3,1,1,0,0,0", 1e-3, bound)
+    ball = BallDesign.from_params(prior_set=E, notion="pml", eps=1.0)
+    r = mechopt.solve(ball, solver="robust-lp")
+    start = r.certificate.evidence.start
+    assert len(start) >= 2 and all(ball.prior_set.contains(P, 1e-9) for P in start)
+    sub = RobustDesign(prior_set=PriorSet(np.vstack([ball.prior_set.inner(), start])), notion=ball.notion,
+                       utility=ball.utility)  # fmt: skip
+    w = mechopt.solve(sub, solver="robust-lp")
+    assert w.status.value == "optimal" and w.value == pytest.approx(r.value, rel=1e-7)
