@@ -99,6 +99,7 @@ BUILTIN_PROBLEMS = {
     "gauss-dataset1": "mechopt.problems.gauss:GaussDataset1",
     "gauss-dataset2": "mechopt.problems.gauss:GaussDataset2",
     "robust": "mechopt.problems.robust:RobustDesign",
+    "robust-ball": "mechopt.problems.robust:BallDesign",
 }
 _PAPER_MODULES = ("lip", "kss", "fisher", "gauss", "pml", "kairouz")
 

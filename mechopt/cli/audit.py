@@ -143,11 +143,11 @@ def _worst_vertex(Q: Any, vertices: Any) -> dict[str, dict[str, Any]]:
 
 def _ball_priors(Q: Any, ball: Any, source: str) -> Any:
     """The priors of a file's ``"prior_ball"`` where Q is worst (:meth:`BallSet.privacy_priors
-    <mechopt.problems.robust.balls.BallSet.privacy_priors>`): over them :func:`_worst_vertex` is exact."""
+    <mechopt.problems.robust.ballset.BallSet.privacy_priors>`): over them :func:`_worst_vertex` is exact."""
     import numpy as np
 
     from mechopt.errors import ProblemError
-    from mechopt.problems.robust.balls import BallSet
+    from mechopt.problems.robust.ballset import BallSet
 
     if not isinstance(ball, dict) or set(ball) != {"center", "radius", "kind"}:
         raise ProblemError(f'"prior_ball" in {source!r} must be {{"center": [...], "radius": r, "kind": "tv"|"linf"}}')

@@ -1,6 +1,7 @@
 """``mechopt check CERTIFICATE [--json]``: verify a certificate file with the standalone checker.
 
-Runs :mod:`mechopt.certcheck` (the same file an auditor runs without mechopt, ``python certcheck.py FILE``)
+Runs :mod:`mechopt.certcheck` (the same file an auditor runs without mechopt, ``python certcheck.py FILE``), or
+:mod:`mechopt.certball` for a design over a prior ball held by its inequalities (``"kind": "robust-ball"``),
 and follows its exit status: 0 verified, 1 rejected (the reason on stdout), 2 a file that is not a
 certificate (one ``mechopt: error:`` line on stderr). ``--json`` prints the checker's report as one JSON
 document. The tolerances are the checker's own (its ``TOLERANCES``), overridable here as there.
@@ -38,13 +39,15 @@ def register(sub: Any) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from mechopt import certball
     from mechopt.certcheck import MAX_BYTES, TOLERANCES, line, run
     from mechopt.cli._common import emit_json
     from mechopt.errors import InputFileError
     from mechopt.io.files import read_input
 
     read_input(args.certificate, "certificate", MAX_BYTES)  # refuse a directory, FIFO or device up front
-    code, out = run(args.certificate, {k: getattr(args, k) for k in TOLERANCES})
+    checker = certball.run if certball.is_ball(args.certificate) else run  # a prior ball: its own checker
+    code, out = checker(args.certificate, {k: getattr(args, k) for k in TOLERANCES})
     if code == 2:
         raise InputFileError(f"{args.certificate}: {out['reason']}")
     if args.json:

@@ -101,14 +101,17 @@ def register(sub: Any) -> None:
     src.add_argument(
         "--prior-ball",
         metavar="R:KIND",
-        help="robust design over {P : dist(P, --prior) <= R}, KIND tv or linf (exact vertices, d <= 10)",
+        help="robust design over {P : dist(P, --prior) <= R}, KIND tv or linf: exact vertices for d <= 10 (mae, "
+        "mi, mse, histogram); above 10 the ball by its inequalities, --utility mae only (mi, mse, histogram "
+        "refused: not certified there)",
     )
     src.add_argument("--prior-free", metavar="D", help="minimax design over every prior on D symbols (the simplex)")
     src.add_argument(
         "--prior-counts",
         metavar="N,N,...",
         help="(eps, delta) design from sample counts: private at every prior within the --bound radius of the "
-        "empirical prior, so for the true prior with probability >= 1 - --delta over the samples",
+        "empirical prior, so for the true prior with probability >= 1 - --delta over the samples (above 10 "
+        "symbols: --utility mae only, as --prior-ball)",
     )
     src.add_argument("--delta", metavar="D", help="with --prior-counts: the probability in (0, 1) the set misses")
     src.add_argument("--bound", metavar="B", help="with --prior-counts: weissman (L1, default) or hoeffding (Linf)")
@@ -165,7 +168,8 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="write the certificate (problem, Q, dual evidence; docs: howto/certificates) to FILE.json for "
         "'mechopt check FILE' or the standalone certcheck.py (exact solver; ldp, lip, graph-ldp, metric-ldp, "
-        "cip with mse, histogram, mi)",
+        "cip with mse, histogram, mi; robust-lp and robust-rays over a prior set), or certball.py (robust-lp "
+        "over a ball beyond 10 symbols)",
     )
     p.add_argument(
         "--plot",

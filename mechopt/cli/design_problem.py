@@ -194,7 +194,7 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
         E = EmpiricalPrior.from_counts(flags["prior_counts"], flags["delta"], flags.get("bound", "weissman"))
         if notes is not None:
             notes.append(E.guarantee(str(flags["notion"]), flags["eps"]))
-        if E.d > MAX_BALL_SYMBOLS and str(flags["utility"]).lower() == "mae":  # no vertex list: the ball's LP duals
+        if E.d > MAX_BALL_SYMBOLS:  # no vertex list: the ball's LP duals (mae), or why not
             return _ball_design(E, flags)
         S = E.prior_set()
     elif key == "prior_set":
@@ -219,7 +219,7 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
         from mechopt.model.priors import read_prior
 
         center = read_prior(flags["prior"])[0]
-        if center.size > MAX_BALL_SYMBOLS and str(flags["utility"]).lower() == "mae":  # no vertex list, any d
+        if center.size > MAX_BALL_SYMBOLS:  # no vertex list: the ball's LP duals (mae), or why not
             return _ball_design(BallSet(center, r, kind.strip().lower()), flags)
         S = PriorSet.ball(center, r, kind)
     prob = RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
@@ -242,7 +242,11 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
 def _ball_design(ball: Any, flags: dict[str, Any]) -> Any:
     """A :class:`~mechopt.problems.robust.BallDesign` (a ball by its inequalities: mae at any d) from the flags."""
     from mechopt.problems.robust import BallDesign
+    from mechopt.problems.robust.balls import not_certified
 
+    utility = str(flags["utility"]).lower()
+    if utility != "mae":
+        raise ParamError(not_certified(utility, ball.d, str(flags["notion"]).lower()))
     if flags.get("hull"):
         raise ParamError("--hull goes with mse or histogram; a ball design takes mae")
     return BallDesign.from_params(prior_set=ball, notion=flags["notion"], eps=flags["eps"], values=flags.get("values"),

@@ -50,7 +50,7 @@ class Certificate:
                 "solver (notions ldp, lip, pml, alip, graph-ldp, metric-ldp, cip; utilities mse, histogram, mi) and "
                 "the robust solvers (a prior set, one prior P as --prior-set P: robust-lp for mae, robust-rays for "
                 "mi, mse, histogram when priced exactly; none with --hull, whose worst prior may lie inside the "
-                "hull, nor for a ball held by its inequalities beyond 10 symbols: the checker takes vertices)"
+                "hull; robust-lp over a ball held by its inequalities, checked by certball)"
             )
         self.evidence.save(path, bound=self.bound, gap=self.gap, status=status, value=value, **provenance)
 

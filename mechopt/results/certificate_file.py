@@ -113,34 +113,48 @@ class RobustEvidence:
         import json
 
         from mechopt import settings
-        from mechopt.certcheck import MAX_D
         from mechopt.io.writer import write_text
 
-        prob = self.problem
-        if prob.prior_set.d > MAX_D:
-            raise CertificateError(f"{prob.prior_set.d} inputs: the standalone checker takes at most {MAX_D}")
-        value = prob.evaluate(self.Q) if value is None else value
+        self._check_size()
+        value = self.problem.evaluate(self.Q) if value is None else value
         status = status or ("optimal" if gap <= settings.tolerance("gap") else "optimal_inaccurate")
         doc = {
             "format": FORMAT,
             "version": VERSION,
-            "problem": {
-                "kind": "robust",
-                "prior_set": [_vector(v) for v in prob.prior_set.vertices],
-                "notion": notion_data(prob.notion),
-                **(_loss_data(prob) if self.mu is not None else {"utility": self._gain_data()}),
-                "sense": prob.sense,
-                "objective": prob.objective,
-                "source": prob.prior_set.source,
-            },
+            "problem": self._problem_doc(),
             "mechanism": {"Q": [_vector(row) for row in np.asarray(self.Q, float)]},
-            "dual": {"weights": _vector(self.weights), "nu": _vector(self.nu)}
-            | ({} if self.mu is None else {"mu": [_vector(m) for m in self.mu]}),
-            "claim": {"status": status, "value": exact(value), "bound": exact(bound)},
+            "dual": self._dual_doc(),
+            "claim": {"status": status, "value": exact(value), "bound": exact(self._claimable(bound))},
             "tolerances": {k: settings.tolerance(k) for k in ("row_sum", "privacy", "gap")},
             "provenance": {"mechopt": _version(), "method": self.method, **prov},
         }
         write_text(path, json.dumps(doc, indent=1) + "\n")
+
+    def _check_size(self) -> None:
+        from mechopt.certcheck import MAX_D
+
+        if self.problem.prior_set.d > MAX_D:
+            raise CertificateError(f"{self.problem.prior_set.d} inputs: the standalone checker takes at most {MAX_D}")
+
+    def _claimable(self, bound: float) -> float:
+        """The bound the file claims (the result's)."""
+        return bound
+
+    def _problem_doc(self) -> dict[str, Any]:
+        prob = self.problem
+        return {
+            "kind": "robust",
+            "prior_set": [_vector(v) for v in prob.prior_set.vertices],
+            "notion": notion_data(prob.notion),
+            **(_loss_data(prob) if self.mu is not None else {"utility": self._gain_data()}),
+            "sense": prob.sense,
+            "objective": prob.objective,
+            "source": prob.prior_set.source,
+        }
+
+    def _dual_doc(self) -> dict[str, Any]:
+        dual = {"weights": _vector(self.weights), "nu": _vector(self.nu)}
+        return dual | ({} if self.mu is None else {"mu": [_vector(m) for m in self.mu]})
 
     def _gain_data(self) -> dict[str, Any]:
         """A gain utility (robust-rays) as the checker reads it: mse with its values and the gains' centre."""

@@ -1,23 +1,22 @@
-"""A prior ball held by its inequalities (no vertices): robust design over a TV or L∞ ball of any size.
+"""Robust design over a prior ball held by its inequalities (no vertices): a TV or L∞ ball of any size.
 
-The ball {P ∈ Δ : dist(P, c) ≤ r} has up to ~2^d vertices, so :class:`~mechopt.problems.robust.PriorSet`
-stops at d = 10. Every robust constraint here is a linear function of P minimised or maximised over the
-ball, which has a closed form (move mass greedily) for the audit and an LP dual with d + 2 (TV) or 2d + 1
-(L∞) variables for the design (:mod:`mechopt.solvers.robust.ball`): privacy at every prior of the ball
-and the worst expected loss, exactly, at any d. :class:`BallDesign` is the robust design over such a ball
-(utility ``mae``; solver ``robust-lp``); its audit takes the worst prior of the ball for each column.
+The ball (:class:`~mechopt.problems.robust.ballset.BallSet`) has up to ~2^d vertices, so
+:class:`~mechopt.problems.robust.PriorSet` stops at d = 10. Every robust constraint here is a linear function of
+P minimised or maximised over the ball, which has a closed form (move mass greedily) for the audit and an LP dual
+with d + 2 (TV) or 2d + 1 (L∞) variables for the design (:mod:`mechopt.solvers.robust.ball`): privacy at every
+prior of the ball and the worst expected loss, exactly, at any d. :class:`BallDesign` is the robust design over
+such a ball (utility ``mae``; solver ``robust-lp``; problem id ``robust-ball``); its audit takes the worst prior
+of the ball for each column.
 
 Examples
 --------
->>> B = BallSet(np.array([0.5, 0.3, 0.2]), 0.1, "tv")
->>> P = B.extreme(np.array([1.0, 0.0, 0.5]))    # the prior of the ball minimising P·q: 0.1 moved from 0 to 1
->>> P.round(12).tolist(), B.describe()
-([0.4, 0.4, 0.2], 'ball: tv ball of radius 0.1 on 3 symbols (by its inequalities)')
+>>> prob = BallDesign.from_params(notion="pml", eps=1.0, prior_counts="120,80,40,10", delta=1e-3)
+>>> prob.id, prob.prior_set.kind, prob.prior_set.d
+('robust-ball', 'tv', 4)
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -26,87 +25,11 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.model.channel import validate_channel
 from mechopt.model.problem import ProblemAudit
+from mechopt.problems.robust.ballset import BallSet
+from mechopt.problems.robust.empirical import EmpiricalPrior
 from mechopt.problems.robust.problems import RobustDesign, box_factors, robust_levels
 
-__all__ = ["BallSet", "BallDesign"]
-
-
-@dataclass(frozen=True, eq=False)
-class BallSet:
-    """{P ∈ Δ : dist(P, ``center``) ≤ ``radius``}, dist the total variation (``"tv"``) or L∞ (``"linf"``)."""
-
-    center: np.ndarray
-    radius: float
-    kind: str = "tv"
-    source: str = "ball"
-
-    def __post_init__(self) -> None:
-        c = np.asarray(self.center, float).ravel()
-        if c.size == 0 or not np.all(np.isfinite(c)) or c.min() < 0 or abs(c.sum() - 1) > 1e-9:
-            raise ProblemError("the ball's center must be a prior (entries >= 0 summing to 1)")
-        try:
-            r = float(self.radius)
-        except (TypeError, ValueError):
-            r = math.nan
-        if not (math.isfinite(r) and r >= 0):
-            raise ProblemError(f"the ball's radius must be a finite number >= 0, got {self.radius!r}")
-        if self.kind not in ("tv", "linf"):
-            raise ProblemError(f"ball kind {self.kind!r}: use 'tv' or 'linf'")
-        object.__setattr__(self, "center", c / c.sum())
-        object.__setattr__(self, "radius", r)
-
-    @property
-    def d(self) -> int:
-        """The number of symbols."""
-        return int(self.center.size)
-
-    @property
-    def box(self) -> tuple[np.ndarray, np.ndarray]:
-        """(l, u): the bounds of each P(x) over the ball (L∞: the box itself, with Σ P = 1)."""
-        return np.maximum(self.center - self.radius, 0.0), np.minimum(self.center + self.radius, 1.0)
-
-    def inner(self) -> np.ndarray:
-        """A prior of the ball with mass on its whole support: (1 − t)·c + t·uniform, t = min(r, 1)."""
-        t = min(self.radius, 1.0)
-        return (1 - t) * self.center + t * self.support / self.support.sum()
-
-    @property
-    def support(self) -> np.ndarray:
-        """The symbols some prior of the ball gives mass (all of them once the radius is positive)."""
-        return np.asarray(self.box[1] > 0)
-
-    def extreme(self, q: np.ndarray) -> np.ndarray:
-        """The prior of the ball minimising P·q (greedy: mass moved onto the cheapest symbols)."""
-        q = np.asarray(q, float)
-        if self.kind == "tv":  # take up to r from the dearest symbols, put it on the cheapest
-            P, budget = self.center.copy(), self.radius
-            for x in np.argsort(-q, kind="stable"):
-                take = min(P[x], budget)
-                P[x] -= take
-                budget -= take
-            P[int(np.argmin(q))] += self.radius - budget
-            return P
-        lo, hi = self.box
-        P, left = lo.copy(), 1.0 - float(lo.sum())
-        for x in np.argsort(q, kind="stable"):
-            add = min(hi[x] - lo[x], max(left, 0.0))
-            P[x] += add
-            left -= add
-        return P
-
-    def privacy_priors(self, Q: Any) -> np.ndarray:
-        """The priors of the ball at which each used column of ``Q`` is worst on either side (min and max of
-        P·q), after one with mass on the ball's whole support (every row audited): over them
-        :func:`~mechopt.problems.robust.problems.robust_levels` is the ball's exact worst case."""
-        M = np.asarray(Q, float)
-        rows = [self.inner()]
-        for q in M[:, M.max(axis=0) > 0].T:
-            rows += [self.extreme(q), self.extreme(-q)]
-        return np.array(rows)
-
-    def describe(self) -> str:
-        """One line: where the ball came from and what it is."""
-        return f"{self.source}: {self.kind} ball of radius {self.radius:.4g} on {self.d} symbols (by its inequalities)"
+__all__ = ["BallDesign", "not_certified"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,20 +44,27 @@ class BallDesign(RobustDesign):
             raise ProblemError("prior_set must be a BallSet")
         box_factors(self.notion)
         if self.utility.name != "mae":
-            raise ProblemError(f"a design over a ball without vertices takes utility mae, not {self.utility.name}")
+            raise ProblemError(not_certified(self.utility.name, self.prior_set.d, self.notion.name))
         if self.utility.a.size != self.prior_set.d:
             raise ProblemError(f"{self.utility.a.size} values but the ball has {self.prior_set.d} symbols")
 
     @classmethod
     def from_params(  # type: ignore[override]
-        cls, *, prior_set: Any, notion: str, utility: str = "mae", eps: Any, values: Any = None,
+        cls, *, notion: str, eps: Any, utility: str = "mae", prior_set: Any = None, prior_ball: Any = None,
+        prior: Any = None, prior_counts: Any = None, delta: Any = None, bound: str = "weissman", values: Any = None,
         outputs: Any = None, eps_lower: Any = None, hull: bool = False,
     ) -> "BallDesign":  # fmt: skip
-        """As :meth:`RobustDesign.from_params`, ``prior_set`` a :class:`BallSet` or an
-        :class:`~mechopt.problems.robust.EmpiricalPrior` (its :meth:`ball <EmpiricalPrior.ball>`)."""
-        B = prior_set.ball() if callable(getattr(prior_set, "ball", None)) else prior_set
-        if not isinstance(B, BallSet) or hull:
-            raise ProblemError("a ball design takes a BallSet or EmpiricalPrior (and no hull: its loss is linear)")
+        """From CLI-style values. The ball is one of: ``prior_set`` a :class:`BallSet` or an
+        :class:`~mechopt.problems.robust.EmpiricalPrior`; ``prior_counts`` (``"120,80,40"``) with ``delta`` (and
+        ``bound``); ``prior_ball`` ``"R:KIND"`` with ``prior`` (its center), or the dict :meth:`params` writes.
+
+        >>> prob = BallDesign.from_params(notion="pml", eps=1.0, prior_ball="0.05:tv", prior="0.5,0.3,0.2")
+        >>> prob.id, prob.prior_set.kind, prob.prior_set.radius
+        ('robust-ball', 'tv', 0.05)
+        """
+        B = _ball_of(prior_set, prior_ball, prior, prior_counts, delta, bound)
+        if hull:
+            raise ProblemError("a ball design takes no hull: its loss (mae) is linear in the prior")
         center = B.center.reshape(1, -1)  # the parent's parsing, on one prior of the ball, then the ball
         R = RobustDesign.from_params(prior_set=center, notion=notion, utility=utility, eps=eps, values=values,
                                      outputs=outputs, eps_lower=eps_lower)  # fmt: skip
@@ -176,3 +106,53 @@ class BallDesign(RobustDesign):
         B = self.prior_set
         ball = {"center": B.center.tolist(), "radius": B.radius, "kind": B.kind}
         return {"prior_ball": ball, **self.notion.params(), **self.utility.params()}
+
+
+def not_certified(utility: str, d: int, notion: str) -> str:
+    """Why a ball on ``d`` symbols (beyond the vertex form's 10) has no certified design for ``utility``: one line.
+
+    >>> not_certified("mse", 16, "pml").split(":")[0]
+    'mse over a prior ball on 16 symbols is not certified'
+    """
+    head = f"{utility} over a prior ball on {d} symbols is not certified: "
+    if utility in ("mse", "histogram"):
+        why = ("its worst prior over the ball may be interior (a Bayes risk is concave in the prior), and the hull "
+               "search (--hull) needs the ball's vertices, which grow as 2^d beyond 10 symbols")  # fmt: skip
+    elif utility == "mi" and notion == "ldp":
+        why = ("its worst prior is a vertex of the ball, and the ball's vertices are held (Qhull) only up to 10 "
+               "symbols (constraint generation over them is not built)")  # fmt: skip
+    elif utility == "mi":
+        why = (
+            f"its worst prior is a vertex of the ball, but the design's exact pricing needs the extreme rays of "
+            f"the cone of columns {notion}-private at every prior of the ball, enumerated only up to 10 symbols"
+        )
+    else:
+        why = "a ball held by its inequalities takes utility mae only"
+    return head + why + "; use --utility mae (any d), or merge rare symbols to 10 or fewer"
+
+
+def _ball_of(prior_set: Any, prior_ball: Any, prior: Any, counts: Any, delta: Any, bound: str) -> BallSet:
+    """The :class:`BallSet` of :meth:`BallDesign.from_params`'s ball arguments (exactly one way given)."""
+    given = [
+        k for k, v in (("prior_set", prior_set), ("prior_ball", prior_ball), ("prior_counts", counts)) if v is not None
+    ]
+    if len(given) != 1:
+        raise ProblemError("a ball design takes one of prior_set (a BallSet), prior_ball (R:KIND with prior) or "
+                           f"prior_counts (with delta); got {', '.join(given) or 'none'}")  # fmt: skip
+    if counts is not None:
+        if delta is None:
+            raise ProblemError("prior_counts needs delta (the probability in (0, 1) that the ball misses the prior)")
+        return EmpiricalPrior.from_counts(counts, delta, bound).ball()
+    if prior_set is not None:
+        B = prior_set.ball() if isinstance(prior_set, EmpiricalPrior) else prior_set
+        if not isinstance(B, BallSet):
+            raise ProblemError("a ball design's prior_set is a BallSet or an EmpiricalPrior")
+        return B
+    if isinstance(prior_ball, dict):  # what params() writes
+        return BallSet(np.asarray(prior_ball.get("center"), float), prior_ball.get("radius"), prior_ball.get("kind"))
+    r, sep, kind = str(prior_ball).partition(":")
+    if not sep or prior is None:
+        raise ProblemError(f"prior_ball takes R:KIND (e.g. 0.1:tv) and a prior (its center), got {prior_ball!r}")
+    from mechopt.model.priors import read_prior
+
+    return BallSet(read_prior(prior)[0], r.strip(), kind.strip().lower())

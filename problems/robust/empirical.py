@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ProblemError
+from mechopt.problems.robust.ballset import BallSet
 from mechopt.problems.robust.priorsets import MAX_BALL_SYMBOLS, PriorSet
 
 __all__ = ["BOUNDS", "EmpiricalPrior", "empirical_radius", "sample_size"]
@@ -208,17 +209,15 @@ class EmpiricalPrior:
         return PriorSet(S.vertices, self._source())
 
     def ball(self) -> Any:
-        """The same set held by its inequalities (:class:`~mechopt.problems.robust.balls.BallSet`): any d.
+        """The same set held by its inequalities (:class:`~mechopt.problems.robust.ballset.BallSet`): any d.
 
         >>> B = EmpiricalPrior.from_counts([120, 80, 40], delta=1e-3).ball()
         >>> B.kind, round(B.radius, 4), B.source
         ('tv', 0.1346, 'empirical:weissman:n=240:delta=0.001:L1<=0.2693')
         """
-        from mechopt.problems.robust.balls import BallSet
-
         kind = BOUNDS[self.bound][1]
         r = min(1.0, self.radius / 2.0 if kind == "tv" else self.radius)
-        return BallSet(self.p_hat, r, kind, self._source())
+        return BallSet(self.p_hat, r, kind, self._source(), self)
 
     def _source(self) -> str:
         return f"empirical:{self.bound}:n={self.n}:delta={self.delta:g}:{BOUNDS[self.bound][0]}<={self.radius:.4g}"

@@ -1,6 +1,6 @@
 """The robust LP over a prior ball held by its inequalities: each min or max over the ball by its LP dual.
 
-For a :class:`~mechopt.problems.robust.balls.BallSet` S and a vector q linear in the LP's variables,
+For a :class:`~mechopt.problems.robust.ballset.BallSet` S and a vector q linear in the LP's variables,
 ``m ≤ min_{P∈S} P·q`` holds exactly when some dual point z (a few variables) satisfies linear
 constraints with ``m ≤ g(q, z)`` (strong LP duality; S is non-empty and bounded):
 
@@ -17,7 +17,7 @@ positive parts of differences of entries): those boxes keep the optimum and let
 
 Examples
 --------
->>> from mechopt.problems.robust.balls import BallSet
+>>> from mechopt.problems.robust.ballset import BallSet
 >>> B = BallSet(np.array([0.5, 0.3, 0.2]), 0.1, "tv")
 >>> lp = build_ball_lp(B, np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]), B.support, (0.0, 2.0), None)
 >>> lp["A_ub"].shape[1] == 3 * 2 + 3 * (3 + 2) + 1, lp["t_box"]
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["build_ball_lp", "ldp_rows"]
+__all__ = ["build_ball_lp", "inner_priors", "ldp_rows"]
 
 #: The box of each dual variable (see the module docstring): α, then the rest.
 _ALPHA, _REST = (-1.0, 1.0), (0.0, 2.0)
@@ -60,10 +60,13 @@ def build_ball_lp(B: Any, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_eps
             if lo > 0:
                 blocks.append((-qcol[y], ("lower", lo, R, y)))
     blocks.append((-loss, ("loss", 1.0, None, None)))
-    g_rows, specs = [], []
+    g_rows, specs, layout = [], [], []
+    n_ub, n_eq = sum(A.shape[0] for A in ub), n  # rows so far (the row sums are the first equality rows)
     for Aq, spec in blocks:
         start = len(cols)
         u, e, g, bounds = _block(B, Aq, start)
+        layout.append({"ub": n_ub, "eq": n_eq})  # where this block's rows start: TV 2d ≤ rows, L∞ d = rows
+        n_ub, n_eq = n_ub + sum(A.shape[0] for A in u), n_eq + sum(A.shape[0] for A in e)
         ub += u
         eq += e
         cols += bounds
@@ -72,8 +75,10 @@ def build_ball_lp(B: Any, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_eps
     total = len(cols) + 1  # t last
     ub = [_pad(A, total) for A in ub]
     eq = [_pad(A, total) for A in eq]
-    for g, (kind, f, R, y) in zip(g_rows, specs):
+    for g, (kind, f, R, y), at in zip(g_rows, specs, layout):
         g = _pad(g, total)
+        at["use"], at["f"] = (n_ub, 1 if kind == "loss" else R.size), f  # the rows where g enters, times f
+        n_ub += at["use"][1]
         if kind == "loss":  # −g − t ≤ 0
             ub.append(-g - sp.csr_matrix(([1.0], ([0], [total - 1])), shape=(1, total)))
             continue
@@ -87,7 +92,30 @@ def build_ball_lp(B: Any, L: np.ndarray, rows: np.ndarray, factors: Any, ldp_eps
     c[-1] = 1.0
     t_box = (float(L.min(axis=1).min()), float(L.max(axis=1).max()))  # t* = max_P P·ℓ, ℓ_x in [min L_x, max L_x]
     return {"c": c, "A_ub": A_ub, "b_ub": np.zeros(A_ub.shape[0]), "A_eq": A_eq, "b_eq": b_eq,
-            "bounds": cols + [(None, None)], "t_box": t_box}  # fmt: skip
+            "bounds": cols + [(None, None)], "t_box": t_box, "layout": layout}  # fmt: skip
+
+
+def inner_priors(B: Any, lp: dict[str, Any], y_ub: Any, y_eq: Any) -> np.ndarray:
+    """The priors of the ball that the LP's duals put behind each block (the inner minimisers, by LP duality): with
+    θ = Σ |duals of the rows where its g enters| × their factor, TV P = c − a/θ + b/θ (a, b the duals of its two row
+    sets), L∞ P = |duals of its equality rows| / θ. Rounded to the ball's simplex; a block without weight gives none.
+    They are a start for the witness (:mod:`mechopt.solvers.robust.witness`), which checks what they prove."""
+    yu, ye = np.abs(np.asarray(y_ub, float)), np.abs(np.asarray(y_eq, float))
+    d, out = B.d, []
+    for at in lp["layout"]:
+        i, k = at["use"]
+        theta = float(yu[i : i + k].sum()) * at["f"]
+        if not theta > 0:
+            continue
+        if B.kind == "tv":
+            a, b = yu[at["ub"] : at["ub"] + d], yu[at["ub"] + d : at["ub"] + 2 * d]
+            P = B.center - a / theta + b / theta
+        else:
+            P = ye[at["eq"] : at["eq"] + d] / theta
+        P = np.clip(P, 0.0, None)
+        if P.sum() > 0:
+            out.append(P / P.sum())
+    return np.array(out).reshape(-1, d)
 
 
 def _select(n: int, m: int, y: int) -> sp.csr_matrix:

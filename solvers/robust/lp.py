@@ -37,7 +37,8 @@ import scipy.sparse as sp
 from mechopt import settings
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
-from mechopt.solvers.robust.ball import build_ball_lp, ldp_rows
+from mechopt.solvers.robust.ball import build_ball_lp, inner_priors, ldp_rows
+from mechopt.solvers.robust.witness import BallWitness
 
 __all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound"]
 
@@ -113,7 +114,13 @@ class RobustLPSolver(Solver):
         msg = (f"certified: relative gap {gap:.3g} (HiGHS duals, bound recomputed and rounded outward)"
                if status is Status.OPTIMAL else f"relative gap {gap:.3g} above tolerance {tol:.3g}")  # fmt: skip
         msg += f"; over {problem.prior_set.describe()}, audited at every " + ("vertex" if k else "prior (worst ones)")
-        ev = None if V is None else _evidence(problem, Q, res, k, s)  # a ball: the checker takes vertices only
+        if V is not None:  # (the ball's witness asks for the multipliers only once its bound is close)
+            ev = _evidence(problem, Q, res, k, s) if opts.get("evidence", True) else None
+        elif status is Status.OPTIMAL:  # a ball: priors of the ball whose vertex-form LP proves it (found on save)
+            start = inner_priors(ball, lp, res.ineqlin.marginals, res.eqlin.marginals)
+            ev = BallWitness(problem, Q, value, lambda p, e: self._solve(p, {**opts, "evidence": e}), cone_rows, start)
+        else:
+            ev = None
         cert = Certificate(bound, Result.gap_of(value, bound), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert,
                       proof="certificate" if status is Status.OPTIMAL else None, message=msg, extras=extras,
@@ -251,9 +258,14 @@ def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:
     K, d = A.shape
     mu = []
     for y in range(L.shape[1]):  # min 1ᵀe  s.t.  Aᵀμ − e ≤ P_w ∘ L[:, y] − ν,  μ, e ≥ 0
-        r = linprog(np.r_[np.zeros(K), np.ones(d)], A_ub=np.c_[A.T, -np.eye(d)], b_ub=Pw * L[:, y] - nu,
-                    bounds=[(0, None)] * (K + d), method="highs")  # fmt: skip
-        mu.append(np.maximum(r.x[:K], 0.0) if r.status == 0 else np.zeros(K))
+        r = linprog(
+            np.r_[np.zeros(K), np.ones(d)],
+            A_ub=np.c_[A.T, -np.eye(d)],
+            b_ub=(Pw * L[:, y] - nu) / s,  # in the loss's unit s (HiGHS's tolerances are absolute): unit-free
+            bounds=[(0, None)] * (K + d),
+            method="highs",
+        )
+        mu.append(s * np.maximum(r.x[:K], 0.0) if r.status == 0 else np.zeros(K))
     return RobustEvidence(problem, Q, w, nu, np.array(mu), method="robust-lp (HiGHS duals; cone multipliers by HiGHS)")
 
 

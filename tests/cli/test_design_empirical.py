@@ -121,7 +121,7 @@ def test_beyond_ten_symbols_mae_is_designed_over_the_ball_by_its_inequalities(cl
         assert PML(1.0).audit(Q, P).eps <= 1 + 1e-9
     r = cli("design", "--notion", "pml", "--utility", "mi", "--eps", "1", "--prior-counts", counts, "--delta", "0.1")
     one_line_error(r)
-    assert "above 10" in r.err and "BallDesign, utility mae" in r.err
+    assert "mi over a prior ball on 16 symbols is not certified" in r.err and "use --utility mae (any d)" in r.err
 
 
 def test_audit_of_a_point_mass_vertex_checks_every_row_of_the_set(cli, tmp_path):

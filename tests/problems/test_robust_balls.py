@@ -53,8 +53,43 @@ def test_bad_balls_are_problem_errors(kw, words):
 
 def test_a_ball_design_takes_mae_only():
     E = EmpiricalPrior.from_counts(",".join(["10"] * 12), 1e-3)
-    with pytest.raises(ProblemError, match="takes utility mae"):
+    with pytest.raises(ProblemError, match="mi over a prior ball on 12 symbols is not certified"):
         BallDesign.from_params(prior_set=E, notion="pml", utility="mi", eps=1.0)
     with pytest.raises(ProblemError, match="above 10"):
         E.prior_set()  # the vertex form stops at 10 symbols and says where to go
     assert E.ball().d == 12 and E.ball().source.startswith("empirical:weissman:n=120")
+
+
+def test_robust_ball_is_registered_and_its_params_round_trip():
+    """``robust-ball`` is a problem id; from counts, from R:KIND with a center, and from its own params()."""
+    from mechopt import registry
+
+    assert registry.get_problem("robust-ball") is BallDesign and "robust-ball" in registry.problem_ids()
+    counts = "300,220,180,120,90,40,30,20,10,6,3,1"
+    a = BallDesign.from_params(notion="pml", eps=1.0, prior_counts=counts, delta=1e-3)
+    E = EmpiricalPrior.from_counts(counts, 1e-3)
+    assert a.prior_set.origin is not None and a.prior_set.radius == pytest.approx(E.radius / 2, rel=1e-15)
+    b = BallDesign.from_params(**a.params())
+    assert np.array_equal(b.prior_set.center, a.prior_set.center) and b.prior_set.radius == a.prior_set.radius
+    Q = np.full((12, 12), 1 / 12)
+    assert b.evaluate(Q) == a.evaluate(Q) and b.notion.eps == a.notion.eps
+    c = BallDesign.from_params(notion="lip", eps=0.5, prior_ball="0.02:linf", prior=",".join(["0.25"] * 4))
+    assert (c.prior_set.kind, c.prior_set.radius, c.prior_set.d) == ("linf", 0.02, 4)
+
+
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        (dict(prior_counts="3,2,1"), "needs delta"),
+        (dict(prior_counts="3,2,1", delta=0.1, prior_ball="0.1:tv"), "one of prior_set"),
+        (dict(prior_ball="0.1", prior="0.5,0.5"), "R:KIND"),
+        (dict(prior_ball="0.1:tv"), "R:KIND"),
+        (dict(prior_set=PriorSet.simplex(3)), "BallSet or an EmpiricalPrior"),
+        (dict(prior_counts="3,2,1", delta=0.1, utility="mi"), "mi over a prior ball on 3 symbols is not certified"),
+        (dict(prior_counts="3,2,1", delta=0.1, utility="mse"), "may be interior"),
+        (dict(prior_counts="3,2,1", delta=0.1, hull=True), "no hull"),
+    ],
+)
+def test_bad_ball_designs_are_typed_errors(kw, words):
+    with pytest.raises(ProblemError, match=words.replace("(", r"\(")):
+        BallDesign.from_params(notion="pml", eps=1.0, **kw)

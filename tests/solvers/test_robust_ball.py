@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import mechopt
-from mechopt.errors import CertificateError
 from mechopt.problems.robust import BallDesign, BallSet, EmpiricalPrior, RobustDesign
 
 NOTIONS = [("pml", {}), ("lip", {}), ("alip", {"eps_lower": 0.5}), ("ldp", {})]
@@ -51,13 +50,17 @@ def test_beyond_ten_symbols_the_design_is_certified_and_monotone_in_delta(d):
     assert out[0] <= out[1] * (1 + 1e-9) and out[0] < out[1]
 
 
-def test_the_ball_design_is_unit_free_and_has_no_certificate_file(tmp_path):
+def test_the_ball_design_is_unit_free_and_its_certificate_files_verify(tmp_path):
+    """Values ×2^-40: the same design rescaled, and both certificate files (robust-ball) verify exactly."""
+    from mechopt import certball
+
     E = EmpiricalPrior.from_counts(_counts(12), 1e-3, "hoeffding")
     vals = ",".join(str(v) for v in range(12))
     small = ",".join(str(v * 2.0**-40) for v in range(12))
     a = mechopt.solve(BallDesign.from_params(prior_set=E, notion="lip", eps=1.0, values=vals), solver="robust-lp")
     b = mechopt.solve(BallDesign.from_params(prior_set=E, notion="lip", eps=1.0, values=small), solver="robust-lp")
     assert a.status.value == b.status.value == "optimal" and b.value == pytest.approx(a.value * 2.0**-40, rel=1e-9)
-    with pytest.raises(CertificateError, match="inequalities"):
-        a.save_certificate(str(tmp_path / "c.json"))
-    assert not (tmp_path / "c.json").exists()
+    for name, r in (("a", a), ("b", b)):
+        r.save_certificate(str(tmp_path / f"{name}.json"))
+        code, out = certball.run(str(tmp_path / f"{name}.json"))
+        assert code == 0 and out["value"] == pytest.approx(r.value, rel=1e-12), out

@@ -1,0 +1,118 @@
+"""A prior ball held by its inequalities, {P ∈ Δ : dist(P, c) ≤ r} for TV or L∞: its closed-form worst priors.
+
+The ball has up to ~2^d vertices, so :class:`~mechopt.problems.robust.PriorSet` stops at d = 10; a linear function
+of P minimised over the ball has a closed form instead (mass moved greedily), which the ball design's audit
+(:class:`~mechopt.problems.robust.balls.BallDesign`) and the LP duals of :mod:`mechopt.solvers.robust.ball` use.
+
+Examples
+--------
+>>> B = BallSet(np.array([0.5, 0.3, 0.2]), 0.1, "tv")
+>>> P = B.extreme(np.array([1.0, 0.0, 0.5]))    # the prior of the ball minimising P·q: 0.1 moved from 0 to 1
+>>> P.round(12).tolist(), B.describe()
+([0.4, 0.4, 0.2], 'ball: tv ball of radius 0.1 on 3 symbols (by its inequalities)')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mechopt.errors import ProblemError
+
+__all__ = ["BallSet"]
+
+
+@dataclass(frozen=True, eq=False)
+class BallSet:
+    """{P ∈ Δ : dist(P, ``center``) ≤ ``radius``}, dist the total variation (``"tv"``) or L∞ (``"linf"``)."""
+
+    center: np.ndarray
+    radius: float
+    kind: str = "tv"
+    source: str = "ball"
+    origin: Any = None  # the EmpiricalPrior the ball came from (its counts, δ and bound), if any
+
+    def __post_init__(self) -> None:
+        c = np.asarray(self.center, float).ravel()
+        if c.size == 0 or not np.all(np.isfinite(c)) or c.min() < 0 or abs(c.sum() - 1) > 1e-9:
+            raise ProblemError("the ball's center must be a prior (entries >= 0 summing to 1)")
+        try:
+            r = float(self.radius)
+        except (TypeError, ValueError):
+            r = math.nan
+        if not (math.isfinite(r) and r >= 0):
+            raise ProblemError(f"the ball's radius must be a finite number >= 0, got {self.radius!r}")
+        if self.kind not in ("tv", "linf"):
+            raise ProblemError(f"ball kind {self.kind!r}: use 'tv' or 'linf'")
+        object.__setattr__(self, "center", c / c.sum())
+        object.__setattr__(self, "radius", r)
+
+    @property
+    def d(self) -> int:
+        """The number of symbols."""
+        return int(self.center.size)
+
+    @property
+    def box(self) -> tuple[np.ndarray, np.ndarray]:
+        """(l, u): the bounds of each P(x) over the ball (L∞: the box itself, with Σ P = 1)."""
+        return np.maximum(self.center - self.radius, 0.0), np.minimum(self.center + self.radius, 1.0)
+
+    def inner(self) -> np.ndarray:
+        """A prior of the ball with mass on its whole support: (1 − t)·c + t·uniform, t = min(r, 1)."""
+        t = min(self.radius, 1.0)
+        return (1 - t) * self.center + t * self.support / self.support.sum()
+
+    @property
+    def support(self) -> np.ndarray:
+        """The symbols some prior of the ball gives mass (all of them once the radius is positive)."""
+        return np.asarray(self.box[1] > 0)
+
+    def contains(self, P: Any, tol: float = 1e-12) -> bool:
+        """Whether ``P`` is a prior of the ball, to ``tol`` (relative to the radius, plus ``tol`` absolute).
+
+        >>> B = BallSet(np.array([0.5, 0.5]), 0.1, "linf")
+        >>> B.contains([0.6, 0.4]), B.contains([0.7, 0.3])
+        (True, False)
+        """
+        P = np.asarray(P, float)
+        if P.shape != self.center.shape or P.min() < -tol or abs(P.sum() - 1) > tol:
+            return False
+        gap = P - self.center
+        dist = 0.5 * float(np.abs(gap).sum()) if self.kind == "tv" else float(np.abs(gap).max())
+        return dist <= self.radius * (1 + tol) + tol
+
+    def extreme(self, q: np.ndarray) -> np.ndarray:
+        """The prior of the ball minimising P·q (greedy: mass moved onto the cheapest symbols)."""
+        q = np.asarray(q, float)
+        if self.kind == "tv":  # take up to r from the dearest symbols, put it on the cheapest
+            P, budget = self.center.copy(), self.radius
+            for x in np.argsort(-q, kind="stable"):
+                take = min(P[x], budget)
+                P[x] -= take
+                budget -= take
+            P[int(np.argmin(q))] += self.radius - budget
+            return P
+        lo, hi = self.box
+        P, left = lo.copy(), 1.0 - float(lo.sum())
+        for x in np.argsort(q, kind="stable"):
+            add = min(hi[x] - lo[x], max(left, 0.0))
+            P[x] += add
+            left -= add
+        return P
+
+    def privacy_priors(self, Q: Any) -> np.ndarray:
+        """The priors of the ball at which each used column of ``Q`` is worst on either side (min and max of
+        P·q), after one with mass on the ball's whole support (every row audited): over them
+        :func:`~mechopt.problems.robust.problems.robust_levels` is the ball's exact worst case."""
+        M = np.asarray(Q, float)
+        rows = [self.inner()]
+        for q in M[:, M.max(axis=0) > 0].T:
+            rows += [self.extreme(q), self.extreme(-q)]
+        return np.array(rows)
+
+    def describe(self) -> str:
+        """One line: where the ball came from and what it is."""
+        return f"{self.source}: {self.kind} ball of radius {self.radius:.4g} on {self.d} symbols (by its inequalities)"

@@ -1,0 +1,65 @@
+"""``mechopt design`` over a prior ball beyond 10 symbols (``--prior-counts``, ``--prior-ball``, ``--problem
+robust-ball``): certified, its ``--certificate`` file verified by ``mechopt check``; utilities it cannot certify
+refused in one line (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+COUNTS = "300,220,180,120,90,40,30,20,10,6,3,1,0,0"  # 14 symbols
+CENTER = ",".join(["0.0625"] * 16)
+BASE = ["design", "--notion", "pml", "--eps", "1"]
+
+
+def test_counts_design_writes_a_certificate_that_mechopt_check_verifies(cli, tmp_path):
+    cert = tmp_path / "c.json"
+    r = cli(*BASE, "--utility", "mae", "--prior-counts", COUNTS, "--delta", "1e-3", "--json", "--certificate", cert)
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert doc["status"] == "optimal" and doc["privacy"]["violation"] <= 1e-9
+    c = json.loads(cert.read_text())
+    assert c["problem"]["kind"] == "robust-ball" and c["problem"]["ball"]["counts"][0] == "300"
+    got = cli("check", cert, "--json")
+    assert got.code == 0, got.out + got.err
+    out = json.loads(got.out)
+    assert out["verdict"] == "verified" and out["inputs"] == 14 and out["samples"] == 1020
+    assert out["value"] == pytest.approx(doc["value"], rel=1e-12)
+    c["claim"]["value"] = str(Fraction(c["claim"]["value"]) * Fraction(101, 100))  # a raised value: rejected
+    cert.write_text(json.dumps(c))
+    bad = cli("check", cert)
+    assert bad.code == 1 and bad.out.startswith("rejected:") and "not the claimed" in bad.out
+
+
+def test_the_catalog_problem_id_is_the_flag_design(cli):
+    a = cli(*BASE, "--utility", "mae", "--prior-counts", COUNTS, "--delta", "1e-3", "--json")
+    b = cli("design", "--problem", "robust-ball", "--set", f"prior_counts={COUNTS}", "--set", "delta=1e-3",
+            "--set", "notion=pml", "--set", "eps=1", "--json")  # fmt: skip
+    assert a.code == b.code == 0, b.err
+    assert b.json()["value"] == pytest.approx(a.json()["value"], rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--utility", "mi", "--prior", CENTER, "--prior-ball", "0.05:linf"], "mi over a prior ball on 16 symbols"),
+        (["--utility", "mi", "--prior-counts", COUNTS, "--delta", "1e-3"], "cone of columns pml-private"),
+        (["--utility", "mse", "--prior-counts", COUNTS, "--delta", "1e-3"], "may be interior"),
+        (["--utility", "histogram", "--prior", CENTER, "--prior-ball", "0.05:tv"], "may be interior"),
+        (["--utility", "mse", "--prior", CENTER, "--prior-ball", "0.05:tv", "--hull"], "needs the ball's vertices"),
+        (["--utility", "mae", "--prior", CENTER, "--prior-ball", "0.05:tv", "--hull"], "--hull goes with"),
+        (["--utility", "mae", "--prior", CENTER, "--prior-ball", "0.05:l2"], "ball kind"),
+        (["--utility", "mae", "--prior", CENTER, "--prior-ball=-1:tv"], "radius"),
+    ],
+)
+def test_what_a_ball_cannot_certify_exits_2_in_one_line(cli, args, words):
+    r = cli(*BASE, *args)
+    assert r.code == 2 and words in r.err and "Traceback" not in r.err, r.err
+    assert len([ln for ln in r.err.splitlines() if ln.startswith("mechopt: error")]) == 1
+
+
+def test_ldp_mi_over_a_ball_says_the_vertices_are_the_limit(cli):
+    r = cli("design", "--notion", "ldp", "--eps", "1", "--utility", "mi", "--prior", CENTER, "--prior-ball", "0.05:tv")
+    assert r.code == 2 and "constraint generation over them is not built" in r.err
