@@ -138,7 +138,8 @@ def onto_ball(c, P):
 def check(c, tol):
     """The report on a loaded certificate, or Rejected with the first claim that fails."""
     d, ctr, r = len(c["Q"]), c["c"], c["r"]
-    out = dict(inputs=d, outputs=len(c["Q"][0]), vertices=len(c["W"]), ball=c["ball"], radius=float(r))
+    out = dict(inputs=d, outputs=len(c["Q"][0]), vertices=len(c["W"]), ball=c["ball"], radius=float(r),
+               scope=f"the whole {c['ball']} ball of radius {float(r):.4g} ({len(c['W'])} witness priors)")  # fmt: skip
     if c["counts"]:
         kind, lower = BOUNDS[c["conc"]]
         need = lower(d, int(sum(c["counts"])), c["delta"])

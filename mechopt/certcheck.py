@@ -74,6 +74,8 @@ def load(path):
         c.update(eps_l=num(nt["eps_lower"]) if nt["name"] == "alip" else None, value=num(cl["value"]))  # pml: none
         if not 0 <= min(c["eps"], c["eps_l"] or 0) <= max(c["eps"], c["eps_l"] or 0) <= MAX_EPS:
             raise BadFile(f"eps (and eps_lower) must be in [0, {MAX_EPS}]")
+        if pr.get("kind") == "robust-ball":
+            raise BadFile('a prior-ball certificate ("kind": "robust-ball"): check it with certball.py')
         if pr.get("kind") == "robust":
             return load_robust(c, doc)
         c.update(P=[num(v) for v in pr["prior"]], nu=[num(v) for v in doc["dual"]["nu"]])
