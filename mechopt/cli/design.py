@@ -218,8 +218,11 @@ def problem_table() -> list[dict[str, Any]]:
     --------
     >>> [p["params"] for p in problem_table() if p["id"] == "design"][0][:4]
     ['prior', 'notion', 'utility', 'eps']
+    >>> [p["summary"][:53] for p in problem_table() if p["id"] == "robust-ball"]  # the docstring's reST dropped
+    ['Minimise the worst expected loss over a BallSet under']
     """
     import inspect
+    import re
 
     from mechopt.registry import get_problem, problem_ids
 
@@ -232,9 +235,8 @@ def problem_table() -> list[dict[str, Any]]:
         except (TypeError, ValueError):
             params = []
         doc = (inspect.getdoc(cls) or "").strip().splitlines()
-        out.append(
-            {"id": pid, "paper": getattr(cls, "paper", "") or "", "summary": doc[0] if doc else "", "params": params}
-        )
+        summary = re.sub(r":\w+:`~?([^`]+)`", r"\1", doc[0] if doc else "").replace("``", "")  # plain text, no reST
+        out.append({"id": pid, "paper": getattr(cls, "paper", "") or "", "summary": summary, "params": params})
     return out
 
 
