@@ -79,6 +79,7 @@ from scipy.special import xlogy
 from mechopt import settings
 from mechopt.solvers.exact.pricing.base import Pricing
 from mechopt.solvers.exact.pricing.bnb import separable_bnb
+from mechopt.solvers.exact.pricing.flips import flip_max, greedy_fill, lagrangian_bound
 from mechopt.solvers.exact.pricing.lip import _top_columns
 from mechopt.solvers.exact.pricing.mitm import mitm_max
 
@@ -96,6 +97,9 @@ WIDE_D = 32
 #: vertices lie outside the ordered faces (ALIP MI (2, 1), d = 64: 5-7 of 20-40 random faces held one; RESULTS.md).
 #: At most ``RANDOM_FACES`` faces and ``RANDOM_SECONDS`` per pricing (each face ~0.05-1 s).
 RANDOM_FACES, RANDOM_SECONDS = 32, 3.0
+#: Seconds of the exact flip-set search (:mod:`~mechopt.solvers.exact.pricing.flips`) per round when the core face
+#: has no improving vertex.
+FLIP_SECONDS = 30.0
 
 
 def separable_phi(utility):
@@ -131,26 +135,6 @@ def chord_duals(h: np.ndarray, phi, lo: np.ndarray | None = None) -> np.ndarray:
     fl = phi(lo, idx)
     sigma = np.divide(phi(h, idx) - fl, delta, out=np.zeros_like(h), where=delta > 0)
     return sigma + float((fl - sigma * lo).sum())
-
-
-def _greedy(fl: np.ndarray, fh: np.ndarray, delta: np.ndarray, R: float) -> tuple[np.ndarray, int]:
-    """(the coordinates by descending key (fh − fl)/δ (−∞ where δ = 0), the position of the fill's fractional item)."""
-    key = np.divide(fh - fl, delta, out=np.full_like(delta, -np.inf), where=delta > 0)
-    order = np.argsort(-key, kind="stable")
-    return order, min(int(np.searchsorted(np.cumsum(delta[order]), R, side="left")), delta.size - 1)
-
-
-def lagrangian_bound(fl: np.ndarray, fh: np.ndarray, delta: np.ndarray, R: float = 1.0) -> tuple[float, float]:
-    """(min_λ L(λ), its λ) for f_x with values fl at l_x and fh at h_x = l_x + δ_x, on 1ᵀ(p − l) = R (module docstring).
-
-    >>> L, lam = lagrangian_bound(np.zeros(3), np.array([0.3, 0.2, 0.1]), np.array([0.5, 0.5, 0.5]))
-    >>> round(L, 12), round(lam, 12)                          # fill 0.5 of item 0 and 0.5 of item 1
-    (0.5, 0.4)
-    """
-    order, k = _greedy(fl, fh, delta, R)
-    dk = delta[order[k]]
-    lam = float((fh[order[k]] - fl[order[k]]) / dk) if dk > 0 else 0.0
-    return lam * R + float(np.maximum(fl, fh - lam * delta).sum()), lam
 
 
 class PMLSeparablePricer:
@@ -196,7 +180,7 @@ class PMLSeparablePricer:
         self.wide = int(min(wide, self.P.size))
         self.idx = np.arange(self.P.size)
         self.early = True  # the face searches stop at their first improving vertices
-        self.calls = self.calls_fallback = 0
+        self.calls = self.calls_fallback = self.calls_flips = 0
         self.nodes = 0
 
     def chord_duals(self) -> np.ndarray:
@@ -216,7 +200,7 @@ class PMLSeparablePricer:
         (a ``numpy.random.Generator``) k and a random sample instead.
         """
         h, delta = self.h, self.delta
-        order, k = _greedy(fl, fh, delta, self.R)
+        order, k = greedy_fill(fl, fh, delta, self.R)
         rank = np.empty(h.size, np.int64)
         rank[order] = np.arange(h.size)
         near = np.lexsort((np.abs(rank - k), np.abs(fh - lam * delta - fl))) if rng is None else rng.permutation(h.size)
@@ -260,8 +244,12 @@ class PMLSeparablePricer:
         fh = self.phi(h, idx) - nu * h
         bound, lam = lagrangian_bound(fl, fh, self.delta, self.R)
         points, tol, whole = np.zeros((0, h.size)), settings.tolerance("reduced_cost"), False
-        for core in () if bound <= tol else (self.core, self.wide):  # the wider face if the first has no column
-            points, exact = self._search(nu, fl, fh, lam, core, deadline)
+        for core in () if bound <= tol else (self.core, 0, self.wide):  # 0: the flip sets, exact (after the core face)
+            if core == 0:
+                found, exact = self._flips(nu, deadline)
+                points = found if exact is not None else points
+            else:
+                points, exact = self._search(nu, fl, fh, lam, core, deadline)
             if exact is not None:
                 bound, whole = min(bound, exact), True
             if whole or np.any(self.rc(points, nu) > tol):
@@ -286,6 +274,36 @@ class PMLSeparablePricer:
                 break
         return points
 
+    def _target(self, nu: np.ndarray) -> float:
+        """A quarter of ``colgen_gap`` times |νᵀP|: a maximum proven below it certifies column generation's gap."""
+        return 0.25 * settings.tolerance("colgen_gap") * abs(float(nu @ self.P))
+
+    def _f(self, nu: np.ndarray):
+        def f(p, which):
+            return self.phi(p, which) - nu[which] * p
+
+        return f
+
+    def _flips(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
+        """(vertices above the target, the proven max or None): the exact flip-set search for ``FLIP_SECONDS`` at most.
+
+        :func:`~mechopt.solvers.exact.pricing.flips.flip_max`; None when it does not apply or does not finish.
+        """
+        self.calls_flips += 1
+        stop = time.perf_counter() + FLIP_SECONDS
+        out = flip_max(
+            self.lo,
+            self.h,
+            self._f(nu),
+            self._target(nu),
+            self.batch,
+            stop if deadline is None else min(stop, deadline),
+        )
+        if out is None:
+            return np.zeros((0, self.h.size)), None
+        self.nodes += out.nodes
+        return (np.array(out.points) if out.points else np.zeros((0, self.h.size))), out.bound
+
     def _fallback(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
         """The exact branch and bound over all of B for ``FALLBACK_SECONDS`` at most: (vertices, proven max or None).
 
@@ -296,11 +314,6 @@ class PMLSeparablePricer:
         self.calls_fallback += 1
         stop = time.perf_counter() + FALLBACK_SECONDS
         stop = stop if deadline is None else min(stop, deadline)
-        target = 0.25 * settings.tolerance("colgen_gap") * abs(float(nu @ self.P))
-
-        def f(p, which):
-            return self.phi(p, which) - nu[which] * p
-
-        out = separable_bnb(self.lo, self.h, f, self.batch, stop, target=target, early=True)
+        out = separable_bnb(self.lo, self.h, self._f(nu), self.batch, stop, target=self._target(nu), early=True)
         self.nodes += out.nodes
         return (np.array(out.points) if out.points else np.zeros((0, self.h.size))), out.bound

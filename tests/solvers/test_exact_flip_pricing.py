@@ -1,0 +1,128 @@
+"""The flip-set search (solvers/exact/pricing/flips.py) against brute-force vertex enumeration, and the box pricer
+that calls it certifying the full vertex LP's optimum (scipy HiGHS) with a core face too small to find columns."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+from scipy.special import xlogy
+
+from mechopt.solvers.exact.colgen import column_generation
+from mechopt.solvers.exact.pricing.flips import flip_max
+from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals
+
+
+def _phi(utility: str, P: np.ndarray):
+    if utility == "histogram":
+        return lambda p, idx: p * p
+    return lambda p, idx: xlogy(p, p) - p * np.log(P)[idx]
+
+
+def _box(P: np.ndarray, eps: float, lower: float | None) -> tuple[np.ndarray, np.ndarray]:
+    lo = np.zeros_like(P) if lower is None else np.exp(-lower) * P
+    return lo, np.minimum(np.exp(eps) * P, 1.0)
+
+
+def _vertices(lo: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Every vertex of {p ∈ Δ : lo ≤ p ≤ h} (a set S at h, one filler j, the rest at lo), as rows."""
+    out = []
+    for S in itertools.product((False, True), repeat=h.size):
+        p = np.where(S, h, lo)
+        r = 1.0 - p.sum()
+        if abs(r) <= 1e-15:
+            out.append(p)
+        for j in np.flatnonzero(~np.array(S)):
+            if 0.0 < r < h[j] - lo[j]:
+                q = p.copy()
+                q[j] += r
+                out.append(q)
+    return np.unique(np.array(out), axis=0)
+
+
+def _F(V: np.ndarray, phi, nu: np.ndarray) -> np.ndarray:
+    return phi(V, np.broadcast_to(np.arange(V.shape[1]), V.shape)).sum(axis=1) - V @ nu
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    d=st.integers(3, 11),
+    seed=st.integers(0, 10**6),
+    eps=st.floats(0.3, 2.5),
+    utility=st.sampled_from(["histogram", "mi"]),
+    lower=st.one_of(st.none(), st.floats(0.1, 2.0)),
+    scale=st.sampled_from([1e-6, 1e-4, 1e-2]),
+    theta=st.sampled_from([-np.inf, 0.0, 1e-9, 0.5]),
+)
+def test_flip_max_is_the_maximum_over_every_vertex(d, seed, eps, utility, lower, scale, theta):
+    """Near the chord duals: the bound is ≥ every vertex; above θ it is the maximum and the first point attains it."""
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(d))
+    lo, h = _box(P, eps, lower)
+    phi = _phi(utility, P)
+    nu = chord_duals(h, phi, lo) + scale * rng.normal(size=d)
+    V = _vertices(lo, h)
+    Fv = _F(V, phi, nu)
+    best = float(Fv.max())
+    out = flip_max(lo, h, lambda p, i: phi(p, i) - nu[i] * p, theta * abs(best), 2 * d)
+    if out is None:  # κ ≤ 0: the keys are too far apart for the excess bound (never at scale 1e-6)
+        assert scale > 1e-6
+        return
+    th = theta * abs(best)
+    assert out.bound >= best - 1e-12
+    assert out.bound <= max(best, th) + 1e-12
+    for p in out.points:  # vertices of B above the threshold, best first
+        assert np.abs(V - p).max(axis=1).min() <= 1e-12
+        assert float(_F(p[None, :], phi, nu)[0]) > th
+    if best > th + 1e-12 and best > 1e-11:
+        assert out.points and float(_F(out.points[0][None, :], phi, nu)[0]) == pytest.approx(best, abs=1e-12)
+
+
+def test_flip_max_runs_at_the_chord_duals_of_many_boxes():
+    """Seeded: the excess bound applies (κ > 0) near the chord duals, and at ν⁰ itself the maximum is ≤ 0."""
+    rng, ran = np.random.default_rng(3), 0
+    for _ in range(30):
+        d = int(rng.integers(6, 12))
+        P = rng.dirichlet(np.ones(d))
+        lo, h = _box(P, float(rng.uniform(0.5, 2.5)), [None, 1.0][int(rng.integers(2))])
+        phi = _phi("mi", P)
+        nu0 = chord_duals(h, phi, lo)
+        at0 = flip_max(lo, h, lambda p, i: phi(p, i) - nu0[i] * p, 0.0, d)
+        assert at0 is not None and at0.bound <= 1e-13 and not at0.points
+        nu = nu0 + 1e-5 * rng.normal(size=d)
+        out = flip_max(lo, h, lambda p, i: phi(p, i) - nu[i] * p, 0.0, d)
+        ran += out is not None
+        if out is not None:
+            assert out.bound >= float(_F(_vertices(lo, h), phi, nu).max()) - 1e-12
+    assert ran == 30
+
+
+def _vertex_lp(P, lo, h, phi) -> float:
+    V = _vertices(lo, h)
+    res = linprog(-_F(V, phi, np.zeros(P.size)), A_eq=V.T, b_eq=P, bounds=(0, None), method="highs")
+    assert res.status == 0
+    return -float(res.fun)
+
+
+@pytest.mark.parametrize(
+    "d,eps,lower,utility", [(8, 2.0, None, "mi"), (10, 2.0, 1.0, "mi"), (11, 1.0, 0.5, "histogram"), (12, 2.0, None, "mi")]
+)
+def test_pricer_with_flips_certifies_the_full_vertex_lp(d, eps, lower, utility):
+    """A core face of 2 coordinates rarely holds an improving vertex: the flip sets prove the bound or find columns."""
+    P = np.random.default_rng(900 + d).dirichlet(np.ones(d))
+    lo, h = _box(P, eps, lower)
+    phi = _phi(utility, P)
+    opt = _vertex_lp(P, lo, h, phi)
+    pr = PMLSeparablePricer(P, h, phi, core=2, wide=2, lo=lo)
+
+    def gain(R):
+        return _F(R.T, phi, np.zeros(d))
+
+    out = column_generation(P, gain, pr, P[:, None].copy(), start=chord_duals(h, phi, lo), smoothing=0.9)
+    assert out.status == "optimal" and out.proven and pr.calls_flips > 0
+    assert out.master.value == pytest.approx(opt, rel=1e-9, abs=1e-12)
+    assert out.bound >= opt - 1e-12 and out.bound - out.master.value <= 1e-9 * max(1.0, abs(opt))
