@@ -51,10 +51,12 @@ from mechopt import settings
 from mechopt.solvers.exact.pricing.bnb import BnBOut
 from mechopt.solvers.exact.pricing.knapsack import BNB_SLACK
 
-__all__ = ["flip_max", "greedy_fill", "lagrangian_bound", "FLIP_LIST_MAX"]
+__all__ = ["flip_ladder", "flip_max", "greedy_fill", "lagrangian_bound", "FLIP_LIST_MAX", "FLIP_RUNGS"]
 
 #: Most flip sets listed per half (~24 bytes each) before :func:`flip_max` gives up (returns None).
 FLIP_LIST_MAX = 12_000_000
+#: The ladder's budgets before the last: L/2^k for k in ``FLIP_RUNGS`` (:func:`flip_ladder`).
+FLIP_RUNGS = (3, 2, 1)
 _CHUNK = 1 << 16  # sets of the streamed half per numpy batch
 _EPS = 2.0**-52
 
@@ -169,7 +171,8 @@ def flip_max(
     """max_B Σ_x f(p_x, x) if it exceeds ``theta``, else a bound ≤ ``theta`` (module docstring); None if not run.
 
     ``f(p, idx)`` evaluates f_x elementwise (convex in p). Returns the proven bound (max(best, θ) + slack),
-    up to ``batch`` best vertices above the ``reduced_cost`` tolerance (best first) and the pairs evaluated.
+    up to ``batch`` best vertices evaluated above the ``reduced_cost`` tolerance (best first; those at or below θ
+    are a sample, not necessarily the best) and the pairs evaluated.
     """
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
     s = _Flips(lo, hi, f)
@@ -218,7 +221,7 @@ def flip_max(
         T[:, halves[1]] ^= ((mB[b][:, None] >> bitsB) & np.uint64(1)).astype(bool)
         val, P = s.values(T)
         best = max(best, float(val.max()))
-        keep = val > max(cut, theta)
+        keep = val > cut
         found += list(zip(val[keep].tolist(), P[keep]))
         if len(found) > 8 * batch:
             found = sorted(found, key=lambda t: -t[0])[: 2 * batch]
@@ -229,3 +232,43 @@ def flip_max(
             seen.add(k)
             points.append(p)
     return BnBOut(max(best, theta) + s.slack, points, pairs)
+
+
+def flip_ladder(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    f,
+    target: float,
+    batch: int,
+    deadline: float | None = None,
+    *,
+    limit: int = FLIP_LIST_MAX,
+) -> tuple[BnBOut, bool]:
+    """:func:`flip_max` at θ = L − L/2^k (k in ``FLIP_RUNGS``), then at ``target``: (its result, whether exact).
+
+    The budgets grow rung by rung (the lists with them): the first rung with a vertex above its θ returns the
+    best vertices and their exact maximum; a rung with none proves max_B F ≤ θ and the next is tried (its
+    improving vertices below θ are kept as columns). Exact (True) when a rung found a vertex above its θ or the
+    last one finished; otherwise the bound is the last finished rung's θ (or L), still proven.
+
+    >>> lo, hi = np.full(3, 0.1), np.array([0.5, 0.5, 0.6])
+    >>> out, exact = flip_ladder(lo, hi, lambda p, i: p * p - 0.5 * p, -1.0, 3)
+    >>> exact, round(float(out.bound), 6)                         # max Σ p² − 0.5 = 0.46 − 0.5
+    (True, -0.04)
+    """
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    idx = np.arange(lo.size)
+    L = lagrangian_bound(f(lo, idx), f(hi, idx), hi - lo, 1.0 - float(lo.sum()))[0]
+    proven, nodes, carry = L, 0, []
+    for theta in [L - math.ldexp(abs(L), -k) for k in FLIP_RUNGS] + [target]:
+        if theta >= proven:
+            continue
+        out = flip_max(lo, hi, f, theta, batch, deadline, limit=limit)
+        if out is None:
+            return BnBOut(proven, carry, nodes), False
+        nodes += out.nodes
+        top = float(f(out.points[0], idx).sum()) if out.points else -math.inf
+        if top > theta or theta <= target:
+            return BnBOut(min(proven, out.bound), out.points, nodes), True
+        proven, carry = min(proven, out.bound), out.points  # improving vertices below θ: columns all the same
+    return BnBOut(proven, carry, nodes), True

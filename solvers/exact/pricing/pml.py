@@ -79,7 +79,7 @@ from scipy.special import xlogy
 from mechopt import settings
 from mechopt.solvers.exact.pricing.base import Pricing
 from mechopt.solvers.exact.pricing.bnb import separable_bnb
-from mechopt.solvers.exact.pricing.flips import flip_max, greedy_fill, lagrangian_bound
+from mechopt.solvers.exact.pricing.flips import flip_ladder, greedy_fill, lagrangian_bound
 from mechopt.solvers.exact.pricing.lip import _top_columns
 from mechopt.solvers.exact.pricing.mitm import mitm_max
 
@@ -246,8 +246,8 @@ class PMLSeparablePricer:
         points, tol, whole = np.zeros((0, h.size)), settings.tolerance("reduced_cost"), False
         for core in () if bound <= tol else (self.core, 0, self.wide):  # 0: the flip sets, exact (after the core face)
             if core == 0:
-                found, exact = self._flips(nu, deadline)
-                points = found if exact is not None else points
+                points, proven, complete = self._flips(nu, deadline)
+                bound, exact = min(bound, proven), (proven if complete else None)
             else:
                 points, exact = self._search(nu, fl, fh, lam, core, deadline)
             if exact is not None:
@@ -284,25 +284,17 @@ class PMLSeparablePricer:
 
         return f
 
-    def _flips(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
-        """(vertices above the target, the proven max or None): the exact flip-set search for ``FLIP_SECONDS`` at most.
+    def _flips(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float, bool]:
+        """(vertices, proven max, exact): the flip-set ladder for ``FLIP_SECONDS`` at most.
 
-        :func:`~mechopt.solvers.exact.pricing.flips.flip_max`; None when it does not apply or does not finish.
+        :func:`~mechopt.solvers.exact.pricing.flips.flip_ladder`; not exact when a rung did not apply or finish.
         """
         self.calls_flips += 1
         stop = time.perf_counter() + FLIP_SECONDS
-        out = flip_max(
-            self.lo,
-            self.h,
-            self._f(nu),
-            self._target(nu),
-            self.batch,
-            stop if deadline is None else min(stop, deadline),
-        )
-        if out is None:
-            return np.zeros((0, self.h.size)), None
+        stop = stop if deadline is None else min(stop, deadline)
+        out, exact = flip_ladder(self.lo, self.h, self._f(nu), self._target(nu), self.batch, stop)
         self.nodes += out.nodes
-        return (np.array(out.points) if out.points else np.zeros((0, self.h.size))), out.bound
+        return (np.array(out.points) if out.points else np.zeros((0, self.h.size))), out.bound, exact
 
     def _fallback(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
         """The exact branch and bound over all of B for ``FALLBACK_SECONDS`` at most: (vertices, proven max or None).
