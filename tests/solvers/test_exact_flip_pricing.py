@@ -13,7 +13,7 @@ from scipy.optimize import linprog
 from scipy.special import xlogy
 
 from mechopt.solvers.exact.colgen import column_generation
-from mechopt.solvers.exact.pricing.flips import flip_max
+from mechopt.solvers.exact.pricing.flips import flip_ladder, flip_max
 from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals
 
 
@@ -80,6 +80,31 @@ def test_flip_max_is_the_maximum_over_every_vertex(d, seed, eps, utility, lower,
         assert float(_F(p[None, :], phi, nu)[0]) > 0
     if best > th + 1e-12 and best > 1e-11:
         assert out.points and float(_F(out.points[0][None, :], phi, nu)[0]) == pytest.approx(best, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    d=st.integers(3, 11),
+    seed=st.integers(0, 10**6),
+    eps=st.floats(0.3, 2.5),
+    lower=st.one_of(st.none(), st.floats(0.1, 2.0)),
+    limit=st.sampled_from([4, 64, 10**6]),
+)
+def test_flip_ladder_bound_is_proven_at_every_rung(d, seed, eps, lower, limit):
+    """Whatever rung the lists stop at (``limit``), the bound holds over every vertex; exact means the maximum."""
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(d))
+    lo, h = _box(P, eps, lower)
+    phi = _phi("mi", P)
+    nu = chord_duals(h, phi, lo) + 1e-5 * rng.normal(size=d)
+    best = float(_F(_vertices(lo, h), phi, nu).max())
+    out, exact = flip_ladder(lo, h, lambda p, i: phi(p, i) - nu[i] * p, 1e-12, d, limit=limit)
+    assert out.bound >= best - 1e-12
+    if exact:
+        assert out.bound <= max(best, 1e-12) + 1e-12
+    assert all(float(_F(p[None, :], phi, nu)[0]) > 0 for p in out.points)
+    if limit == 10**6:
+        assert exact
 
 
 def test_flip_max_runs_at_the_chord_duals_of_many_boxes():
