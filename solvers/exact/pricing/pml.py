@@ -76,6 +76,7 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -186,6 +187,8 @@ class PMLSeparablePricer:
         self.idx = np.arange(self.P.size)
         self.early = True  # the face searches stop at their first improving vertices
         self.calls = self.calls_fallback = self.calls_flips = 0
+        self._flip_wait = self._flip_fails = 0  # rounds the flip sets wait after failing (``price``)
+        self.flip_bound = math.inf
         self.nodes = 0
 
     def chord_duals(self) -> np.ndarray:
@@ -241,30 +244,41 @@ class PMLSeparablePricer:
         return points, (out.bound if free.size == h.size else None)
 
     def price(self, nu: np.ndarray, deadline: float | None = None) -> Pricing:
-        """The proven bound at ν (L, or the search's when its face is all of B) and the best vertices found."""
+        """The proven bound at ν (L, or the search's when its face is all of B) and the best vertices found.
+
+        The searches in turn until one has an improving vertex or proves the maximum: the core face, the flip
+        sets, the wide face, random faces, then the branch and bound. After a round in which the flip sets
+        neither finished nor found a column they wait 1, 3, 7 or 15 rounds (consecutive failures) while the
+        faces find columns; a round in which nothing else does still runs them before the branch and bound.
+        """
         self.calls += 1
         nu = np.asarray(nu, float)
         h, idx = self.h, self.idx
         fl = self.phi(self.lo, idx) - nu * self.lo
         fh = self.phi(h, idx) - nu * h
         bound, lam = lagrangian_bound(fl, fh, self.delta, self.R)
-        points, tol, whole = np.zeros((0, h.size)), settings.tolerance("reduced_cost"), False
-        for core in () if bound <= tol else (self.core, 0, self.wide):  # 0: the flip sets, exact (after the core face)
-            if core == 0:
-                points, proven, complete = self._flips(nu, deadline)
-                bound, exact = min(bound, proven), (proven if complete else None)
-            else:
-                points, exact = self._search(nu, fl, fh, lam, core, deadline)
+        tol = settings.tolerance("reduced_cost")
+        waiting = self._flip_wait > 0
+        self._flip_wait = max(self._flip_wait - 1, 0)
+        steps = [
+            lambda: self._search(nu, fl, fh, lam, self.core, deadline),
+            lambda: self._flips(nu, deadline) if not waiting else None,
+            lambda: self._search(nu, fl, fh, lam, self.wide, deadline),
+            lambda: (self._random_faces(nu, fl, fh, lam, deadline, tol), None) if self.P.size > self.core else None,
+            lambda: self._flips(nu, deadline) if waiting else None,
+            lambda: self._fallback(nu, deadline),
+        ]
+        points, whole, self.flip_bound = np.zeros((0, h.size)), False, math.inf
+        for step in steps if bound > tol else ():
+            out = step()
+            if out is None:
+                continue
+            points, exact = out
             if exact is not None:
                 bound, whole = min(bound, exact), True
             if whole or np.any(self.rc(points, nu) > tol):
                 break
-        if not whole and bound > tol and self.P.size > self.core and not np.any(self.rc(points, nu) > tol):
-            points = self._random_faces(nu, fl, fh, lam, deadline, tol)
-        if not whole and bound > tol and not np.any(self.rc(points, nu) > tol):
-            points, exact = self._fallback(nu, deadline)
-            if exact is not None:
-                bound, whole = min(bound, exact), True
+        bound = min(bound, self.flip_bound)  # an unfinished ladder's last finished rung: proven all the same
         rays = _top_columns(points, self.rc(points, nu), self.batch) if points.size else np.zeros((h.size, 0))
         return Pricing(rays, bound, "PML Lagrangian bound, core-face search", exhaustive=whole or bound <= tol)
 
@@ -289,17 +303,27 @@ class PMLSeparablePricer:
 
         return f
 
-    def _flips(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float, bool]:
-        """(vertices, proven max, exact): the flip-set ladder for ``FLIP_SECONDS`` at most.
+    def _flips(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
+        """(vertices, proven max or None): the flip-set ladder for ``FLIP_SECONDS`` at most.
 
-        :func:`~mechopt.solvers.exact.pricing.flips.flip_ladder`; not exact when a rung did not apply or finish.
+        :func:`~mechopt.solvers.exact.pricing.flips.flip_ladder`. Its bound is returned only when it is exact
+        (a rung's maximum, or the last rung's proof); ``flip_bound`` keeps the ladder's bound either way (an
+        unfinished ladder's is its last finished rung's θ, proven too). An unfinished ladder without columns sets
+        the wait (``price``).
         """
         self.calls_flips += 1
         stop = time.perf_counter() + FLIP_SECONDS
         stop = stop if deadline is None else min(stop, deadline)
         out, exact = flip_ladder(self.lo, self.h, self._f(nu), self._target(nu), self.batch, stop)
         self.nodes += out.nodes
-        return (np.array(out.points) if out.points else np.zeros((0, self.h.size))), out.bound, exact
+        self.flip_bound = out.bound
+        points = np.array(out.points) if out.points else np.zeros((0, self.h.size))
+        if exact or len(points):
+            self._flip_fails = 0
+        else:
+            self._flip_fails += 1
+            self._flip_wait = 2 ** min(self._flip_fails, 4) - 1
+        return points, (out.bound if exact else None)
 
     def _fallback(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
         """The exact branch and bound over all of B for ``FALLBACK_SECONDS`` at most: (vertices, proven max or None).
