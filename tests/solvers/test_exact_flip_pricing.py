@@ -3,49 +3,15 @@ that calls it certifying the full vertex LP's optimum (scipy HiGHS) with a core 
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linprog
-from scipy.special import xlogy
 
 from mechopt.solvers.exact.colgen import column_generation
 from mechopt.solvers.exact.pricing.flips import flip_ladder, flip_max
 from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals
-
-
-def _phi(utility: str, P: np.ndarray):
-    if utility == "histogram":
-        return lambda p, idx: p * p
-    return lambda p, idx: xlogy(p, p) - p * np.log(P)[idx]
-
-
-def _box(P: np.ndarray, eps: float, lower: float | None) -> tuple[np.ndarray, np.ndarray]:
-    lo = np.zeros_like(P) if lower is None else np.exp(-lower) * P
-    return lo, np.minimum(np.exp(eps) * P, 1.0)
-
-
-def _vertices(lo: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Every vertex of {p ∈ Δ : lo ≤ p ≤ h} (a set S at h, one filler j, the rest at lo), as rows."""
-    out = []
-    for S in itertools.product((False, True), repeat=h.size):
-        p = np.where(S, h, lo)
-        r = 1.0 - p.sum()
-        if abs(r) <= 1e-15:
-            out.append(p)
-        for j in np.flatnonzero(~np.array(S)):
-            if 0.0 < r < h[j] - lo[j]:
-                q = p.copy()
-                q[j] += r
-                out.append(q)
-    return np.unique(np.array(out), axis=0)
-
-
-def _F(V: np.ndarray, phi, nu: np.ndarray) -> np.ndarray:
-    return phi(V, np.broadcast_to(np.arange(V.shape[1]), V.shape)).sum(axis=1) - V @ nu
+from tests.solvers.test_exact_pml_pricing import _box, _phi, _rc, _sep_gain, _vertex_lp, _vertices
 
 
 @settings(max_examples=60, deadline=None)
@@ -65,8 +31,8 @@ def test_flip_max_is_the_maximum_over_every_vertex(d, seed, eps, utility, lower,
     lo, h = _box(P, eps, lower)
     phi = _phi(utility, P)
     nu = chord_duals(h, phi, lo) + scale * rng.normal(size=d)
-    V = _vertices(lo, h)
-    Fv = _F(V, phi, nu)
+    V = _vertices(h, lo)
+    Fv = _rc(V, phi, nu)
     best = float(Fv.max())
     out = flip_max(lo, h, lambda p, i: phi(p, i) - nu[i] * p, theta * abs(best), 2 * d)
     if out is None:  # κ ≤ 0: the keys are too far apart for the excess bound (never at scale 1e-6)
@@ -77,9 +43,9 @@ def test_flip_max_is_the_maximum_over_every_vertex(d, seed, eps, utility, lower,
     assert out.bound <= max(best, th) + 1e-12
     for p in out.points:  # vertices of B with a positive reduced cost, best first
         assert np.abs(V - p).max(axis=1).min() <= 1e-12
-        assert float(_F(p[None, :], phi, nu)[0]) > 0
+        assert float(_rc(p[None, :], phi, nu)[0]) > 0
     if best > th + 1e-12 and best > 1e-11:
-        assert out.points and float(_F(out.points[0][None, :], phi, nu)[0]) == pytest.approx(best, abs=1e-12)
+        assert out.points and float(_rc(out.points[0][None, :], phi, nu)[0]) == pytest.approx(best, abs=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
@@ -97,12 +63,12 @@ def test_flip_ladder_bound_is_proven_at_every_rung(d, seed, eps, lower, limit):
     lo, h = _box(P, eps, lower)
     phi = _phi("mi", P)
     nu = chord_duals(h, phi, lo) + 1e-5 * rng.normal(size=d)
-    best = float(_F(_vertices(lo, h), phi, nu).max())
+    best = float(_rc(_vertices(h, lo), phi, nu).max())
     out, exact = flip_ladder(lo, h, lambda p, i: phi(p, i) - nu[i] * p, 1e-12, d, limit=limit)
     assert out.bound >= best - 1e-12
     if exact:
         assert out.bound <= max(best, 1e-12) + 1e-12
-    assert all(float(_F(p[None, :], phi, nu)[0]) > 0 for p in out.points)
+    assert all(float(_rc(p[None, :], phi, nu)[0]) > 0 for p in out.points)
     if limit == 10**6:
         assert exact
 
@@ -122,15 +88,8 @@ def test_flip_max_runs_at_the_chord_duals_of_many_boxes():
         out = flip_max(lo, h, lambda p, i: phi(p, i) - nu[i] * p, 0.0, d)
         ran += out is not None
         if out is not None:
-            assert out.bound >= float(_F(_vertices(lo, h), phi, nu).max()) - 1e-12
+            assert out.bound >= float(_rc(_vertices(h, lo), phi, nu).max()) - 1e-12
     assert ran == 30
-
-
-def _vertex_lp(P, lo, h, phi) -> float:
-    V = _vertices(lo, h)
-    res = linprog(-_F(V, phi, np.zeros(P.size)), A_eq=V.T, b_eq=P, bounds=(0, None), method="highs")
-    assert res.status == 0
-    return -float(res.fun)
 
 
 @pytest.mark.parametrize(
@@ -142,13 +101,9 @@ def test_pricer_with_flips_certifies_the_full_vertex_lp(d, eps, lower, utility):
     P = np.random.default_rng(900 + d).dirichlet(np.ones(d))
     lo, h = _box(P, eps, lower)
     phi = _phi(utility, P)
-    opt = _vertex_lp(P, lo, h, phi)
+    opt = _vertex_lp(P, h, _sep_gain(phi, d), lo)
     pr = PMLSeparablePricer(P, h, phi, core=2, wide=2, lo=lo)
-
-    def gain(R):
-        return _F(R.T, phi, np.zeros(d))
-
-    out = column_generation(P, gain, pr, P[:, None].copy(), start=chord_duals(h, phi, lo), smoothing=0.9)
+    out = column_generation(P, _sep_gain(phi, d), pr, P[:, None].copy(), start=chord_duals(h, phi, lo), smoothing=0.9)
     assert out.status == "optimal" and out.proven and pr.calls_flips > 0
     assert out.master.value == pytest.approx(opt, rel=1e-9, abs=1e-12)
     assert out.bound >= opt - 1e-12 and out.bound - out.master.value <= 1e-9 * max(1.0, abs(opt))

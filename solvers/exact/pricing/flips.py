@@ -54,7 +54,7 @@ from mechopt.solvers.exact.pricing.knapsack import BNB_SLACK
 __all__ = ["flip_ladder", "flip_max", "greedy_fill", "lagrangian_bound", "FLIP_LIST_MAX", "FLIP_RUNGS"]
 
 #: Most flip sets listed per half (~24 bytes each) before :func:`flip_max` gives up (returns None).
-FLIP_LIST_MAX = 4_000_000
+FLIP_LIST_MAX = 12_000_000
 #: The ladder's budgets before the last: L/2^k for k in ``FLIP_RUNGS`` (:func:`flip_ladder`).
 FLIP_RUNGS = (3, 2, 1)
 _CHUNK = 1 << 16  # sets of the streamed half per numpy batch
