@@ -34,7 +34,10 @@ Rows (``ours``: ``mechopt.solve``; ``reference``: a naive LP solved by scipy's H
   mutual information, Dirichlet(1) prior (seed d), solver ``exact`` under a 60 s time limit: above d = 36
   the ALIP box pricer. No reference column: the before rows are this case run under main's interpreter.
 
-Run ``python benchmarks/bench_pml.py [--quick] [mae|mse|separable|robust|ball|lip]`` for a table.
+- ``tails``: the high-ε tails at d = 64, PML MI ε = 2 and ALIP MI (ε_u, ε_l) = (2, 1), under a 300 s limit
+  (``--quick``: 120 s); ALIP is certified by the flip-set search (:mod:`mechopt.solvers.exact.pricing.flips`).
+
+Run ``python benchmarks/bench_pml.py [--quick] [mae|mse|separable|robust|ball|lip|tails]`` for a table.
 """
 
 from __future__ import annotations
@@ -253,11 +256,25 @@ def ball(quick: bool) -> list[dict]:
     return rows
 
 
+def tails(quick: bool):
+    """The high-ε tails at d = 64 (issue 30 item 5): PML MI ε = 2 and ALIP MI (2, 1) under a time limit; yields rows."""
+    import os
+
+    limit = 120.0 if quick else 300.0
+    for notion, eps, kw in (("alip", 2.0, {"eps_lower": 1.0}), ("pml", 2.0, {})):
+        prob = ChannelDesign.from_params(prior=_prior(64), notion=notion, utility="mi", eps=eps, **kw)
+        r, t = _clock(lambda: mechopt.solve(prob, solver="exact", time_limit=limit))
+        value = "none" if r.value is None else f"{r.value:.12g}"
+        case = f"{notion}-mi d=64 ε={eps:g}" + (" ε_l=1" if kw else "")
+        yield _row(case, f"exact ({r.status.value}, gap {_gap(r)})", t, "–", math.nan,
+                   f"value {value}; time limit {limit:g} s; load {os.getloadavg()[0]:.2f}")  # fmt: skip
+
+
 def _gap(r) -> str:
     return "none (no certificate)" if r.certificate is None else f"{r.certificate.gap:.1g}"
 
 
-CASES = [mae, mse, separable, robust, ball, lip]
+CASES = [mae, mse, separable, robust, ball, lip, tails]
 
 
 def main(argv: list[str]) -> None:

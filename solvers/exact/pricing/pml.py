@@ -46,11 +46,15 @@ The best vertices of the face are the round's columns; the round's bound is L. W
 that picks the faces is set by residuals, and improving vertices lie outside them), then the
 exact branch and bound over all of B (:func:`~mechopt.solvers.exact.pricing.bnb.separable_bnb`) for
 ``FALLBACK_SECONDS``: if it finishes, its bound (the maximum, to a quarter of ``colgen_gap``) replaces
-L and a round without columns is a proof; otherwise the round is marked not exhaustive
-(``Pricing.exhaustive``) and column generation stops with the best proven bound, saying so. (With a
-prior mass above e^{−ε} the chord bound is far from the optimum and the branch and bound does the
-work: PML, d = 40, P(0) > 0.5, ε = 1, histogram: gap 1.3e-9 in 60 s, where the faces alone stalled
-at 9e-3.)
+L and a round without columns is a proof. (With a prior mass above e^{−ε} the chord bound is far from the
+optimum and the branch and bound does the work: PML, d = 40, P(0) > 0.5, ε = 1, histogram: gap 1.3e-9 in
+60 s, where the faces alone stalled at 9e-3.) When it does not finish, the *flip sets* are searched
+(:func:`~mechopt.solvers.exact.pricing.flips.flip_ladder`, at most ``FLIP_SECONDS``): an exact search that
+charges the filler's chord excess, which L cannot (no dual brings L below the chord bound), so near the
+chord duals it proves a bound below L or finds the best vertices (ALIP MI (2, 1), d = 64: certified, gap
+2.5e-11, where the other searches stopped at 2e-7). When its lists outgrow ``FLIP_LIST_MAX`` it keeps the
+bound of its last finished rung, the round is marked not exhaustive (``Pricing.exhaustive``) and column
+generation stops with the best proven bound, saying so.
 
 Examples
 --------
@@ -71,6 +75,7 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -79,6 +84,7 @@ from scipy.special import xlogy
 from mechopt import settings
 from mechopt.solvers.exact.pricing.base import Pricing
 from mechopt.solvers.exact.pricing.bnb import separable_bnb
+from mechopt.solvers.exact.pricing.flips import flip_ladder, greedy_fill, lagrangian_bound
 from mechopt.solvers.exact.pricing.lip import _top_columns
 from mechopt.solvers.exact.pricing.mitm import mitm_max
 
@@ -96,6 +102,9 @@ WIDE_D = 32
 #: vertices lie outside the ordered faces (ALIP MI (2, 1), d = 64: 5-7 of 20-40 random faces held one; RESULTS.md).
 #: At most ``RANDOM_FACES`` faces and ``RANDOM_SECONDS`` per pricing (each face ~0.05-1 s).
 RANDOM_FACES, RANDOM_SECONDS = 32, 3.0
+#: Seconds of the exact flip-set search (:mod:`~mechopt.solvers.exact.pricing.flips`) per round when no face has an
+#: improving vertex and the branch and bound did not finish.
+FLIP_SECONDS = 30.0
 
 
 def separable_phi(utility):
@@ -131,26 +140,6 @@ def chord_duals(h: np.ndarray, phi, lo: np.ndarray | None = None) -> np.ndarray:
     fl = phi(lo, idx)
     sigma = np.divide(phi(h, idx) - fl, delta, out=np.zeros_like(h), where=delta > 0)
     return sigma + float((fl - sigma * lo).sum())
-
-
-def _greedy(fl: np.ndarray, fh: np.ndarray, delta: np.ndarray, R: float) -> tuple[np.ndarray, int]:
-    """(the coordinates by descending key (fh − fl)/δ (−∞ where δ = 0), the position of the fill's fractional item)."""
-    key = np.divide(fh - fl, delta, out=np.full_like(delta, -np.inf), where=delta > 0)
-    order = np.argsort(-key, kind="stable")
-    return order, min(int(np.searchsorted(np.cumsum(delta[order]), R, side="left")), delta.size - 1)
-
-
-def lagrangian_bound(fl: np.ndarray, fh: np.ndarray, delta: np.ndarray, R: float = 1.0) -> tuple[float, float]:
-    """(min_λ L(λ), its λ) for f_x with values fl at l_x and fh at h_x = l_x + δ_x, on 1ᵀ(p − l) = R (module docstring).
-
-    >>> L, lam = lagrangian_bound(np.zeros(3), np.array([0.3, 0.2, 0.1]), np.array([0.5, 0.5, 0.5]))
-    >>> round(L, 12), round(lam, 12)                          # fill 0.5 of item 0 and 0.5 of item 1
-    (0.5, 0.4)
-    """
-    order, k = _greedy(fl, fh, delta, R)
-    dk = delta[order[k]]
-    lam = float((fh[order[k]] - fl[order[k]]) / dk) if dk > 0 else 0.0
-    return lam * R + float(np.maximum(fl, fh - lam * delta).sum()), lam
 
 
 class PMLSeparablePricer:
@@ -196,7 +185,8 @@ class PMLSeparablePricer:
         self.wide = int(min(wide, self.P.size))
         self.idx = np.arange(self.P.size)
         self.early = True  # the face searches stop at their first improving vertices
-        self.calls = self.calls_fallback = 0
+        self.calls = self.calls_fallback = self.calls_flips = 0
+        self.flip_bound = math.inf
         self.nodes = 0
 
     def chord_duals(self) -> np.ndarray:
@@ -216,7 +206,7 @@ class PMLSeparablePricer:
         (a ``numpy.random.Generator``) k and a random sample instead.
         """
         h, delta = self.h, self.delta
-        order, k = _greedy(fl, fh, delta, self.R)
+        order, k = greedy_fill(fl, fh, delta, self.R)
         rank = np.empty(h.size, np.int64)
         rank[order] = np.arange(h.size)
         near = np.lexsort((np.abs(rank - k), np.abs(fh - lam * delta - fl))) if rng is None else rng.permutation(h.size)
@@ -252,26 +242,38 @@ class PMLSeparablePricer:
         return points, (out.bound if free.size == h.size else None)
 
     def price(self, nu: np.ndarray, deadline: float | None = None) -> Pricing:
-        """The proven bound at ν (L, or the search's when its face is all of B) and the best vertices found."""
+        """The proven bound at ν (L, or the search's when its face is all of B) and the best vertices found.
+
+        The searches in turn until one has an improving vertex or proves the maximum: the core face, the wide
+        face, random faces, the branch and bound for ``FALLBACK_SECONDS``, then the flip sets, so a run goes as
+        before them until it would have stopped without a proof (run earlier, they slowed LIP histogram ε = 2,
+        d = 64, from 135 s to a 300 s time limit).
+        """
         self.calls += 1
         nu = np.asarray(nu, float)
         h, idx = self.h, self.idx
         fl = self.phi(self.lo, idx) - nu * self.lo
         fh = self.phi(h, idx) - nu * h
         bound, lam = lagrangian_bound(fl, fh, self.delta, self.R)
-        points, tol, whole = np.zeros((0, h.size)), settings.tolerance("reduced_cost"), False
-        for core in () if bound <= tol else (self.core, self.wide):  # the wider face if the first has no column
-            points, exact = self._search(nu, fl, fh, lam, core, deadline)
+        tol = settings.tolerance("reduced_cost")
+        steps = [
+            lambda: self._search(nu, fl, fh, lam, self.core, deadline),
+            lambda: self._search(nu, fl, fh, lam, self.wide, deadline),
+            lambda: (self._random_faces(nu, fl, fh, lam, deadline, tol), None) if self.P.size > self.core else None,
+            lambda: self._fallback(nu, deadline),
+            lambda: self._flips(nu, deadline),
+        ]
+        points, whole, self.flip_bound = np.zeros((0, h.size)), False, math.inf
+        for step in steps if bound > tol else ():
+            out = step()
+            if out is None:
+                continue
+            points, exact = out
             if exact is not None:
                 bound, whole = min(bound, exact), True
             if whole or np.any(self.rc(points, nu) > tol):
                 break
-        if not whole and bound > tol and self.P.size > self.core and not np.any(self.rc(points, nu) > tol):
-            points = self._random_faces(nu, fl, fh, lam, deadline, tol)
-        if not whole and bound > tol and not np.any(self.rc(points, nu) > tol):
-            points, exact = self._fallback(nu, deadline)
-            if exact is not None:
-                bound, whole = min(bound, exact), True
+        bound = min(bound, self.flip_bound)  # an unfinished ladder's last finished rung: proven all the same
         rays = _top_columns(points, self.rc(points, nu), self.batch) if points.size else np.zeros((h.size, 0))
         return Pricing(rays, bound, "PML Lagrangian bound, core-face search", exhaustive=whole or bound <= tol)
 
@@ -286,6 +288,32 @@ class PMLSeparablePricer:
                 break
         return points
 
+    def _target(self, nu: np.ndarray) -> float:
+        """A quarter of ``colgen_gap`` times |νᵀP|: a maximum proven below it certifies column generation's gap."""
+        return 0.25 * settings.tolerance("colgen_gap") * abs(float(nu @ self.P))
+
+    def _f(self, nu: np.ndarray):
+        def f(p, which):
+            return self.phi(p, which) - nu[which] * p
+
+        return f
+
+    def _flips(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
+        """(vertices, proven max or None): the flip-set ladder for ``FLIP_SECONDS`` at most.
+
+        :func:`~mechopt.solvers.exact.pricing.flips.flip_ladder`. Its bound is returned only when it is exact
+        (a rung's maximum, or the last rung's proof); ``flip_bound`` keeps the ladder's bound either way (an
+        unfinished ladder's is its last finished rung's θ, proven too).
+        """
+        self.calls_flips += 1
+        stop = time.perf_counter() + FLIP_SECONDS
+        stop = stop if deadline is None else min(stop, deadline)
+        out, exact = flip_ladder(self.lo, self.h, self._f(nu), self._target(nu), self.batch, stop)
+        self.nodes += out.nodes
+        self.flip_bound = out.bound
+        points = np.array(out.points) if out.points else np.zeros((0, self.h.size))
+        return points, (out.bound if exact else None)
+
     def _fallback(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
         """The exact branch and bound over all of B for ``FALLBACK_SECONDS`` at most: (vertices, proven max or None).
 
@@ -296,11 +324,6 @@ class PMLSeparablePricer:
         self.calls_fallback += 1
         stop = time.perf_counter() + FALLBACK_SECONDS
         stop = stop if deadline is None else min(stop, deadline)
-        target = 0.25 * settings.tolerance("colgen_gap") * abs(float(nu @ self.P))
-
-        def f(p, which):
-            return self.phi(p, which) - nu[which] * p
-
-        out = separable_bnb(self.lo, self.h, f, self.batch, stop, target=target, early=True)
+        out = separable_bnb(self.lo, self.h, self._f(nu), self.batch, stop, target=self._target(nu), early=True)
         self.nodes += out.nodes
         return (np.array(out.points) if out.points else np.zeros((0, self.h.size))), out.bound
