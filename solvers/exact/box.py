@@ -34,15 +34,14 @@ from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPSeparablePricer, L
 from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
 from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals, separable_phi
 
-__all__ = ["box_pricer", "chord_start", "lip_search", "posterior_box", "PML_SMOOTHING"]
+__all__ = ["box_pricer", "chord_start", "LIP_SEARCH", "posterior_box", "PML_SMOOTHING"]
 
 #: Wentges smoothing α of ε-PML column generation started at the chord duals (module docstring).
 PML_SMOOTHING = 0.9
 
 
-def lip_search(d: int) -> str:
-    """The name of the exact separable LIP search at d inputs."""
-    return "LIP meet in the middle" if d <= MITM_MAX_D else "LIP branch and bound"
+#: The exact separable LIP search's name: up to ``MITM_MAX_D`` inputs (above, LIP takes the box pricer).
+LIP_SEARCH = "LIP meet in the middle"
 
 
 def posterior_box(cp: ColumnProgram) -> tuple[np.ndarray, np.ndarray, str]:
@@ -67,7 +66,7 @@ def box_pricer(cp: ColumnProgram, batch: int | None):
     if P.size > MITM_MAX_D:
         low = None if name == "PML" else lo
         return PMLSeparablePricer(P, hi, phi, batch, lo=low), start, f"{name} Lagrangian bound, core-face search"
-    return LIPSeparablePricer(P, 0.0, phi, batch, box=(lo, hi)), start, lip_search(P.size)
+    return LIPSeparablePricer(P, 0.0, phi, batch, box=(lo, hi)), start, LIP_SEARCH
 
 
 def chord_start(cp: ColumnProgram, kind: str) -> np.ndarray | None:

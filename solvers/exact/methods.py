@@ -31,7 +31,7 @@ from mechopt.solvers._advice import or_local
 from mechopt.solvers.exact import rays as _rays
 from mechopt.solvers.exact import sizes as _sizes
 from mechopt.solvers.exact import warm as _warm
-from mechopt.solvers.exact.box import PML_SMOOTHING, box_pricer, chord_start, lip_search
+from mechopt.solvers.exact.box import LIP_SEARCH, PML_SMOOTHING, box_pricer, chord_start
 from mechopt.solvers.exact.colgen import column_generation
 from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
 from mechopt.solvers.exact.orbits import reduction as _symmetry
@@ -273,9 +273,9 @@ def _structured(cp: ColumnProgram, kind: str, batch: int | None):
     if kind == "lip" and type(cp.notion) is LIP and P.size > MITM_MAX_D:
         return box_pricer(cp, batch)  # histogram, MI: the (ε, ε)-ALIP box's Lagrangian bound and core-face search
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, HistogramMSE):
-        return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), lip_search(P.size)
+        return LIPHistogramPricer(P, eps, batch), cp.prior[:, None].copy(), LIP_SEARCH
     if kind == "lip" and type(cp.notion) is LIP and isinstance(u, MutualInfo) and u.prior is not None:
-        return LIPMIPricer(P, eps, u.prior, batch), cp.prior[:, None].copy(), lip_search(P.size)
+        return LIPMIPricer(P, eps, u.prior, batch), cp.prior[:, None].copy(), LIP_SEARCH
     return None
 
 
