@@ -149,21 +149,18 @@ def solve(problem: Problem, solver: str | None = None, **options: Any) -> Result
             "mechopt.registry.get_problem(id).from_params(...) or use mechopt.design(...)"
         )
     t0 = time.perf_counter()
+    chosen = [solver]  # _solve names the solver it selected here, so a stop after selection can say which
     with deadline.bounded(deadline.seconds(options.get("time_limit")), start=t0):
         try:
-            return _solve(problem, solver, options)
+            return _solve(problem, solver, options, chosen)
         except deadline.TimeLimitReached as exc:  # a stage past the deadline: the whole call is bounded
-            return time_limit_result(problem, solver, exc, t0)
+            return time_limit_result(problem, chosen[0], exc, t0)
 
 
 def time_limit_result(problem: Problem, solver: str | None, exc: BaseException, t0: float) -> Result:
     """The ``time_limit`` result of a call stopped by its deadline (no mechanism), ``t0`` its
-    :func:`time.perf_counter` start; it names the solver that ran and the privacy asked for."""
-    if solver is None:
-        try:
-            solver = registry.default_solver(problem)
-        except MechoptError:
-            solver = None
+    :func:`time.perf_counter` start; it names the solver that ran (blank: stopped while choosing one) and the
+    privacy asked for."""
     notion = getattr(problem, "notion", None)
     return Result(
         status=Status.TIME_LIMIT,
@@ -180,10 +177,10 @@ def time_limit_result(problem: Problem, solver: str | None, exc: BaseException, 
     )
 
 
-def _solve(problem: Problem, solver: str | None, options: dict[str, Any]) -> Result:
-    """:func:`solve` inside its deadline: selection, the backend, the audit."""
+def _solve(problem: Problem, solver: str | None, options: dict[str, Any], chosen: list) -> Result:
+    """:func:`solve` inside its deadline: selection (its name put in ``chosen[0]``), the backend, the audit."""
     if solver is None:
-        solver = registry.default_solver(problem)
+        solver = chosen[0] = registry.default_solver(problem)
         if solver is None:
             raise SolverNotFound(
                 f"no solver applies to {_what(problem)}; registered: "

@@ -339,6 +339,7 @@ def run_design(args: argparse.Namespace) -> int:
     from mechopt.cli.design_report import show_warnings
 
     show_warnings(caught)
+    stopped = res.message or f"status {res.status.value}"  # why, for a run that returned no mechanism
     for note in notes:  # after the solve: a failure stays one error line
         print(f"mechopt: note: {note}", file=sys.stderr)
     if notes:
@@ -358,8 +359,11 @@ def run_design(args: argparse.Namespace) -> int:
         from mechopt.cli.design_report import unsafe_npy
 
         print(f"mechopt: error: {printable(unsafe_npy(args.out))}", file=sys.stderr)
-    elif args.out and empty:  # exit 1 below: a file with no mechanism would be read as one
-        print(f"mechopt: error: nothing written to {args.out}: the run returned no mechanism", file=sys.stderr)
+    elif empty:  # exit 1 below, with one line saying why; a file with no mechanism would be read as one
+        from mechopt.cli._common import printable
+
+        written = f"; nothing written to {args.out}" if args.out else ""
+        print(f"mechopt: error: no mechanism: {printable(stopped)}{written}", file=sys.stderr)
     elif args.out:
         write_out(args.out, res, doc)
     if args.plot:

@@ -173,7 +173,14 @@ class EmpiricalPrior:
                 counts = [float(v) for v in counts.split(",") if v.strip()]
             except ValueError:
                 raise ProblemError(f"prior counts {counts[:60]!r} are not numbers separated by ','") from None
-        return cls(np.asarray(counts, dtype=float) if not isinstance(counts, np.ndarray) else counts, delta, bound)
+        if not isinstance(counts, np.ndarray):
+            try:
+                counts = np.asarray(counts, dtype=float)
+            except (TypeError, ValueError, OverflowError):  # nested, non-numeric or huge
+                raise ProblemError(
+                    f"prior counts {str(counts)[:60]!r} must be a flat list of non-negative numbers"
+                ) from None
+        return cls(counts, delta, bound)
 
     @property
     def n(self) -> int:

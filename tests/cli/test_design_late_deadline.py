@@ -28,7 +28,9 @@ def test_backstop_firing_before_the_solve_is_a_time_limit_result(monkeypatch, ca
     # no mechanism: exit 1 (scripts must not read it as an answer), no --out file, and the record names
     # the solver and the privacy asked for (they were blank)
     assert code == 1 and out["status"] == "time_limit" and "no mechanism is returned" in out["message"]
-    assert out["mechanism"] is None and not dest.exists() and "nothing written to" in captured.err
+    assert out["mechanism"] is None and not dest.exists()
+    assert captured.err.count("\n") == 1 and "mechopt: error: no mechanism: the 1 s time limit passed" in captured.err
+    assert "nothing written to" in captured.err
     assert out["solver"] == "sqp" and out["privacy"]["notion"] == "mip" and out["privacy"]["eps"] == 1.0
 
 

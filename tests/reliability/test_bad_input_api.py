@@ -487,6 +487,15 @@ CASES: list[Case] = [
         "sums to",
     ),
     (
+        "robust-ball",
+        "a negative ball radius",
+        lambda f: P("robust-ball").from_params(
+            prior="0.2,0.8", prior_ball="-0.1:tv", notion="pml", utility="mae", eps=1.0
+        ),  # fmt: skip
+        ProblemError,
+        "radius",
+    ),
+    (
         "robust",
         "prior-set vertices of different lengths",
         lambda f: P("robust").from_params(prior_set="0.2,0.8;0.3,0.3,0.4", notion="pml", utility="mae", eps=1.0),
@@ -835,6 +844,7 @@ def test_catalog_is_large_and_covers_every_entry_point():
         "gauss-dataset2",
         "geo",
         "robust",
+        "robust-ball",
     }
     assert families == set(__import__("mechopt.registry").registry.problem_ids())
     assert families <= entry

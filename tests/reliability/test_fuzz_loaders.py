@@ -362,6 +362,7 @@ VALID_PARAMS: dict[str, dict[str, Any]] = {
     "design": {"prior": "0.3,0.7", "notion": "lip", "utility": "mse", "eps": 1.0, "values": "0,1"},
     "geo": {"coords": "grid:2x3", "eps": 1.0, "prior": "counts:1,2,3,1,1,1", "norm": "euclidean", "power": 1.0},
     "robust": {"prior_set": "0.2,0.8;0.5,0.5", "notion": "lip", "utility": "mae", "eps": 1.0, "values": "0,1"},
+    "robust-ball": {"prior_counts": "40,25,20,15", "delta": 1e-3, "notion": "pml", "utility": "mae", "eps": 1.0},
     "lip-binary": {"p1": 0.3, "eps": 1.0, "notion": "lip"},
     "lip-mimo": {"prior": "0.3,0.7", "eps": 1.0, "values": "0,2", "notion": "ldp"},
     "lip-weighted-sum": {"prior": "0.3,0.7", "eps": 1.0, "weight": 2.0, "offset": 1.0},

@@ -80,7 +80,11 @@ def _one_document(out: subprocess.CompletedProcess) -> dict:
     ],
 )
 def test_design_json_is_the_only_stdout(argv):
-    doc = _one_document(_run(*argv))
+    out = _run(*argv)
+    doc = json.loads(out.stdout)  # raises on any line before or after the document
+    # exit 1 only for a time limit that left no mechanism (sqp's 1 s limit, when imports under load took it)
+    no_mechanism = doc["status"] == "time_limit" and doc["mechanism"] is None
+    assert out.returncode == 0 or (out.returncode == 1 and no_mechanism), out.stderr[-2000:]
     assert doc["status"] in ("optimal", "locally_optimal", "time_limit", "optimal_inaccurate", "feasible")
 
 

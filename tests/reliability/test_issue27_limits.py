@@ -68,8 +68,11 @@ def test_n8_time_limit_bounds_the_whole_cli_call(tmp_path, args, limit) -> None:
         assert doc["status"] == "time_limit" or doc["status"] in ("optimal", "locally_optimal", "feasible"), doc
         if doc["status"] == "time_limit":
             assert "time limit" in doc["message"]
-    elif run.returncode == 1:  # the limit passed while reading the problem: one line
+    elif run.returncode == 1:  # the limit passed before any mechanism (reading the problem, or solving): one line
         assert "time limit passed" in run.stderr and run.stderr.count("\n") == 1, run.stderr
+        if run.stdout.strip():  # the solve's time_limit document, with no mechanism
+            doc = json.loads(run.stdout)
+            assert doc["status"] == "time_limit" and doc["mechanism"] is None, doc
     else:  # refused in time (d = 10^6 LDP-MSE is too large for every method): one line
         assert run.returncode == 2 and "needs ~" in run.stderr and run.stderr.count("\n") == 1, run.stderr
 
