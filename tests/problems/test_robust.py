@@ -162,3 +162,11 @@ def test_too_large_prior_free_designs_are_refused_before_any_work():
     with pytest.raises(TooLargeError, match="max_memory"):
         mechopt.solve(prob, "robust-lp", max_memory=1e5)  # it needs ~6e5 bytes
     assert mechopt.solve(prob, "robust-lp").status.value == "optimal"  # the default limit lets it through
+
+
+def test_a_zero_loss_optimum_is_certified_not_gap_one():
+    """Two equal point-mass vertices: the optimum 0 had a dual bound of -4e-15, so gap 1 (optimal_inaccurate);
+    every expected loss is at least the least loss (0 here), a valid bound that proves it."""
+    prob = RobustDesign.from_params(prior_set="1,0;1,0", notion="ldp", utility="mae", eps=1.0, values="0,1")
+    r = mechopt.solve(prob, "robust-lp")
+    assert r.status.value == "optimal" and r.value == 0.0 and r.certificate.bound == 0.0
