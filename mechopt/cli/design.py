@@ -331,6 +331,11 @@ def run_design(args: argparse.Namespace) -> int:
     check_plot_format(args.plot)  # matplotlib there and able to write it, before the solve
     check_out_file(args.certificate, "--certificate")
     _check_not_input(args)
+    if args.certificate and getattr(args, "hull", False):  # refused before the solve, not after it
+        raise ParamError(
+            "--certificate with --hull: a hull design's worst prior may lie inside the hull, which no certificate "
+            "file proves; drop --certificate (the result's own bound stands) or --hull"
+        )
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:  # printed as one "mechopt: warning:" line each
         warnings.simplefilter("always")

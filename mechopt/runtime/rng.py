@@ -43,6 +43,8 @@ def as_generator(rng: Any, *, seeded: bool = False) -> np.random.Generator:
         return rng
     if isinstance(rng, np.random.BitGenerator):
         return np.random.Generator(rng)
+    if isinstance(rng, (bool, np.bool_)):  # numpy would read True as the seed 1
+        raise ParamError(f"rng: {rng!r} is not a seed; pass an integer seed, a Generator or None")
     if isinstance(rng, np.random.RandomState):
         raise ParamError("rng: a legacy RandomState is not supported; pass a seed or numpy.random.default_rng(seed)")
     if rng is None and seeded:

@@ -50,6 +50,11 @@ def test_prior_set_file_ball_and_prior_free(cli, tmp_path):
         (["--prior-free", "3", "--notion", "pml", "--utility", "mi"], "says nothing"),
         (["--prior-set", "1,0,0;0.2,0.3,0.5", "--notion", "pml", "--utility", "mi"], "says nothing"),  # any point mass
         (["--prior-set", "1;1", "--notion", "alip", "--eps-lower", "1"], "at least 2 input symbols"),  # was accepted
+        # was refused only after the solve
+        (
+            ["--prior-free", "3", "--notion", "ldp", "--utility", "histogram", "--hull", "--certificate", "c.json"],
+            "--certificate with --hull",
+        ),
     ],
 )
 def test_bad_prior_sets_exit_2_with_one_line(cli, args, words):

@@ -146,6 +146,7 @@ def test_bad_indices_are_refused(call, match) -> None:
     ("kwargs", "match"),
     [
         ({"rng": "seed"}, "rng must be a seed"),
+        ({"rng": True}, "True is not a seed"),  # was read as the seed 1
         ({"rng": np.random.RandomState(0)}, "RandomState"),
         ({"rng": 0, "threads": 0}, "threads must be a positive integer"),
         ({"rng": 0, "chunk_size": 0}, "chunk_size must be a positive integer"),
