@@ -16,8 +16,6 @@ Examples
 from __future__ import annotations
 
 import importlib
-import math
-import sys
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -69,14 +67,7 @@ class ChannelDesign(ChannelProblem):
                 "freq-var needs every symbol to have prior mass > 0 (zero-mass symbols are dropped from "
                 "a design, and their rows would leave no unbiased estimator); remove them from the prior"
             )
-        low = getattr(self.notion, "eps_lower", math.inf)
-        p_min = float(self.prior[self.prior > 0].min())
-        tiny = sys.float_info.min  # the smallest normal double, 2.2e-308
-        if math.isfinite(low) and p_min * math.exp(-low) < tiny:  # ALIP's posterior floor e^{−ε_l}·P(x)
-            raise ProblemError(
-                f"alip's lower level eps_lower = {low:g} puts the posterior floor e^-eps_lower * P(x) below the "
-                f"double range for the prior entry {p_min:.3g}: give eps_lower <= {math.log(p_min / tiny):.4g}"
-            )
+        self.notion.check_prior(self.prior)
 
     @classmethod
     def from_params(

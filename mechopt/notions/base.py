@@ -161,6 +161,9 @@ class PrivacyNotion(ABC):
         eps = self.epsilon(M, p)
         return Audit(self.name, eps, self.eps, max(0.0, eps - self.eps))
 
+    def check_prior(self, prior: np.ndarray) -> None:
+        """Raise a ProblemError for a (validated) prior no design under this notion can use; none by default."""
+
     # -- solver forms ---------------------------------------------------
     def cone(self, prior: np.ndarray) -> np.ndarray | None:
         """Matrix A with K = {c ≥ 0 : A c ≥ 0} on joint columns, or None."""

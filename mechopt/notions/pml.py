@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -105,6 +106,27 @@ class PosteriorBox(PrivacyNotion):
         if self.eps_lower == math.inf:
             return upper
         return max(upper, lower + (self.eps - self.eps_lower))
+
+    def check_prior(self, prior: np.ndarray) -> None:
+        """Refuse a prior whose posterior floor e^{−ε_l}·P(x) falls below the double range (ALIP only).
+
+        >>> from mechopt.errors import ProblemError
+        >>> try:
+        ...     ALIP(1.0, eps_lower=700.0).check_prior(np.array([1e-100, 1.0 - 1e-100]))
+        ... except ProblemError as e:
+        ...     print(str(e).split(": ")[-1])
+        give eps_lower <= 478.1
+        """
+        P = np.asarray(prior, float)
+        if self.eps_lower == math.inf or not np.any(P > 0):
+            return
+        p_min, tiny = float(P[P > 0].min()), sys.float_info.min  # the smallest normal double, 2.2e-308
+        if p_min * math.exp(-self.eps_lower) < tiny:
+            raise ProblemError(
+                f"alip's lower level eps_lower = {self.eps_lower:g} puts the posterior floor e^-eps_lower * P(x) "
+                f"below the double range for the prior entry {p_min:.3g}: give eps_lower <= "
+                f"{math.log(p_min / tiny):.4g}"
+            )
 
     # -- solver forms ---------------------------------------------------
     def cone(self, prior: np.ndarray) -> np.ndarray:

@@ -22,7 +22,24 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 
-__all__ = ["BallSet"]
+__all__ = ["BallSet", "ball_radius"]
+
+
+def ball_radius(radius: Any) -> float:
+    """``radius`` as a float in [0, 1] (no two priors are farther apart in TV or L∞), else a ProblemError.
+
+    >>> ball_radius("0.25")
+    0.25
+    """
+    try:
+        r = float(radius)
+    except (TypeError, ValueError, OverflowError):
+        r = math.nan
+    if not 0.0 <= r <= 1.0:  # NaN fails too
+        raise ProblemError(
+            f"a prior ball's radius must be a number in [0, 1] (no two priors are farther apart), got {radius!r}"
+        )
+    return r
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,12 +56,7 @@ class BallSet:
         c = np.asarray(self.center, float).ravel()
         if c.size == 0 or not np.all(np.isfinite(c)) or c.min() < 0 or abs(c.sum() - 1) > 1e-9:
             raise ProblemError("the ball's center must be a prior (entries >= 0 summing to 1)")
-        try:
-            r = float(self.radius)
-        except (TypeError, ValueError):
-            r = math.nan
-        if not (math.isfinite(r) and r >= 0):
-            raise ProblemError(f"the ball's radius must be a finite number >= 0, got {self.radius!r}")
+        r = ball_radius(self.radius)
         if self.kind not in ("tv", "linf"):
             raise ProblemError(f"ball kind {self.kind!r}: use 'tv' or 'linf'")
         object.__setattr__(self, "center", c / c.sum())

@@ -29,6 +29,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError, TooLargeError
 from mechopt.model.priors import validate_prior
+from mechopt.problems.robust.ballset import ball_radius
 
 __all__ = ["PriorSet", "BALL_KINDS", "MAX_BALL_SYMBOLS", "MAX_SIMPLEX"]
 
@@ -96,12 +97,7 @@ class PriorSet:
         key = str(kind).strip().lower()
         if key not in BALL_KINDS:
             raise ProblemError(f"prior-ball kind {kind!r} is not known; use one of {', '.join(BALL_KINDS)}")
-        try:
-            r = float(radius)
-        except (TypeError, ValueError, OverflowError):
-            raise ProblemError(f"prior-ball radius must be a number in [0, 1], got {radius!r}") from None
-        if not (0.0 <= r <= 1.0):
-            raise ProblemError(f"prior-ball radius must be in [0, 1], got {radius!r}")
+        r = ball_radius(radius)
         if c.size > MAX_BALL_SYMBOLS:
             raise ProblemError(
                 f"a prior ball on {c.size} symbols is above {MAX_BALL_SYMBOLS} (its vertices grow as 2^d): "

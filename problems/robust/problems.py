@@ -126,6 +126,8 @@ class RobustDesign(Problem):
         if self.prior_set.d < 2:  # as a single prior: there is nothing to hide or estimate
             raise ProblemError("the prior set has one symbol: a design needs at least 2 input symbols")
         box_factors(self.notion)  # a typed error for a notion without a robust form
+        for V in self.prior_set.vertices:
+            self.notion.check_prior(V)
         U = self.utility
         if not isinstance(U, Utility) or (
             U.linear_cost(self.prior_set.vertices[0]) is None and U.name not in GAIN_UTILITIES

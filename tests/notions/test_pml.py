@@ -165,3 +165,14 @@ def test_alip_floor_below_double_range_is_refused_with_the_largest_usable_level(
         mechopt.design(prior=[1e-100, 0.3, 0.7], notion="alip", eps=1.0, eps_lower=700.0, utility="mi")
     res = mechopt.design(prior=[1e-100, 0.3, 0.7], notion="alip", eps=1.0, eps_lower=460.0, utility="mi")
     assert res.status.value == "optimal" and res.violation <= 1e-12
+
+
+def test_alip_floor_below_double_range_is_refused_over_prior_sets_too():
+    """The floor check lives in the notion: a prior set with a 1e-100 entry at eps_lower = 700 was accepted."""
+    from mechopt.problems.robust import RobustDesign
+
+    sets = "1e-100,0.3,0.7;0.2,0.3,0.5"
+    with pytest.raises(ProblemError, match=r"give eps_lower <= 478\.1"):
+        RobustDesign.from_params(prior_set=sets, notion="alip", utility="mae", eps=1.0, eps_lower=700.0)
+    prob = RobustDesign.from_params(prior_set=sets, notion="alip", utility="mae", eps=1.0, eps_lower=460.0)
+    assert prob.notion.eps_lower == 460.0

@@ -42,7 +42,10 @@ def test_the_ball_audit_equals_the_vertex_audit():
     ("kw", "words"),
     [
         (dict(center=[0.5, 0.6], radius=0.1), "center must be a prior"),
-        (dict(center=[0.5, 0.5], radius="wide"), "radius must be a finite number"),
+        (dict(center=[0.5, 0.5], radius="wide"), r"radius must be a number in \[0, 1\]"),
+        (dict(center=[0.5, 0.5], radius=1.5), r"radius must be a number in \[0, 1\]"),
+        (dict(center=[0.5, 0.5], radius=float("nan")), r"radius must be a number in \[0, 1\]"),
+        (dict(center=[0.5, 0.5], radius=-0.1), r"radius must be a number in \[0, 1\]"),
         (dict(center=[0.5, 0.5], radius=0.1, kind="l2"), "use 'tv' or 'linf'"),
     ],
 )
