@@ -173,18 +173,21 @@ def test_sigterm_ends_a_process_stuck_in_c_after_the_grace(tmp_path) -> None:
     """A hostile run: ``timeout 100`` on a prior-free design, and the process ran 425 s (HiGHS held the main
     thread; Python runs a signal handler only back in the interpreter). The watchdog of
     ``terminate_like_interrupt`` ends it GRACE seconds after the signal, status 143, one line on stderr.
-    Here the main thread sleeps 30 s inside libc with SIGTERM blocked, so only the watchdog can act."""
+    Here the main thread sleeps 30 s inside libc with SIGTERM blocked, so only the watchdog can act. "ready"
+    comes from a thread 1 s after the main thread called sleep: a signal while the main thread was still between
+    bytecodes ran the Python handler there instead (exit 1, seen once under load)."""
     script = tmp_path / "stuck.py"
     script.write_text(
         textwrap.dedent(
             """
-            import ctypes, signal
+            import ctypes, signal, threading, time
             from mechopt.runtime import lifeline
             lifeline.GRACE = 0.5
+            sleep = ctypes.CDLL(None).sleep
             with lifeline.terminate_like_interrupt():
                 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # delivered to the watchdog's thread
-                print("ready", flush=True)
-                ctypes.CDLL(None).sleep(30)  # in C, the GIL released, as in a HiGHS solve
+                threading.Thread(target=lambda: (time.sleep(1.0), print("ready", flush=True)), daemon=True).start()
+                sleep(30)  # in C, the GIL released, as in a HiGHS solve
             print("finished")
             """
         )
