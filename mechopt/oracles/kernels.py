@@ -76,7 +76,9 @@ def unary_rows(
 
     ``gen`` = the BitGenerator's :func:`~mechopt.runtime.bitgen.bitgen_handles` and its
     :func:`~mechopt.runtime.bitgen.pcg64_address` (non-zero: PCG64 stepped in registers;
-    0: words through ``next_uint64``). ``flat`` is n rows of ``width`` bytes, filled in
+    0: words through ``next_uint64``; with PCG64 each whole sub-block's words come from two
+    states half a sub-block apart, whose multiplies overlap: the same words in the same
+    places). ``flat`` is n rows of ``width`` bytes, filled in
     blocks of ``work.size`` bytes. Per block: one 64-bit word per 4 bytes (its 16-bit
     quarters, low first, index ``cells``); then one double per byte whose quarter was
     ``≥ first`` (a tail cell), in position order: the count of ``tail_cdf`` entries ≤ it
