@@ -224,10 +224,12 @@ def _finish_rows(flat: np.ndarray, width: int, pad: int, x: np.ndarray, bits: np
         return
     if width == 2:  # a row is one little-endian uint16: bit x is bit 8·(x >> 3) + 7 − (x mod 8) of it
         rows = flat.view(np.uint16)
-        for r in range(r0, r1):
-            xr = np.intp(x[r])
-            sh = ((xr >> 3) << 3) + 7 - (xr & 7)
-            rows[r] = (np.intp(rows[r]) & ~(1 << sh)) | (((np.intp(bits[r >> 3]) >> (r & 7)) & 1) << sh)
+        one, seven = np.uint64(1), np.uint64(7)
+        for r in range(r0, r1):  # unsigned indices and shifts: no negative-index wrap-around code
+            ur, xr = np.uint64(r), np.uint64(x[r])
+            sh = (xr & ~seven) + seven - (xr & seven)
+            own = (np.uint64(bits[ur >> np.uint64(3)]) >> (ur & seven)) & one
+            rows[ur] = np.uint16((np.uint64(rows[ur]) & ~(one << sh)) | (own << sh))
         return
     for r in range(r0, r1):
         xr = np.intp(x[r])
