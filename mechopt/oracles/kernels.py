@@ -76,7 +76,9 @@ def unary_rows(
 
     ``gen`` = the BitGenerator's :func:`~mechopt.runtime.bitgen.bitgen_handles` and its
     :func:`~mechopt.runtime.bitgen.pcg64_address` (non-zero: PCG64 stepped in registers;
-    0: words through ``next_uint64``). ``flat`` is n rows of ``width`` bytes, filled in
+    0: words through ``next_uint64``; with PCG64 each whole sub-block's words come from two
+    states half a sub-block apart, whose multiplies overlap: the same words in the same
+    places). ``flat`` is n rows of ``width`` bytes, filled in
     blocks of ``work.size`` bytes. Per block: one 64-bit word per 4 bytes (its 16-bit
     quarters, low first, index ``cells``); then one double per byte whose quarter was
     ``≥ first`` (a tail cell), in position order: the count of ``tail_cdf`` entries ≤ it
@@ -101,6 +103,8 @@ def unary_rows(
     hi, lo_s, inc_hi, inc_lo = state_in(gen)  # zeros unless PCG64 is stepped here (gen[3])
     quads = flat[: flat.size & ~3].view(np.uint32)  # little-endian: byte 4i + k is bits 8k.. of quads[i]
     done = 0  # rows finished (padded, own bit set)
+    jh = jump(inc_hi, inc_lo, SUB >> 3)  # half a whole sub-block's words (used when PCG64 is stepped here)
+    spare = np.empty(SUB, dtype=np.intp)  # tail positions of a sub-block's second half
     for lo in range(0, flat.size, work.size):
         hi_b = min(lo + work.size, flat.size)
         t = 0  # tail positions of this block so far
@@ -108,17 +112,25 @@ def unary_rows(
             hi, lo_s, inc_hi, inc_lo = state_in(gen)
         for s in range(lo, hi_b, SUB):  # sub-blocks: finished rows are set while still in L1
             e = min(s + SUB, hi_b)
-            for j in range(s, e, 4):
+            j0 = s
+            half = (e - s) >> 3  # words per half of the sub-block
+            if gen[3] and half:  # two states a half apart: their 128-bit multiplies overlap (the same words)
+                mh, ml, ch, cl = jh if half == SUB >> 3 else jump(inc_hi, inc_lo, half)
+                hb, lb = pcg64_advance(hi, lo_s, mh, ml, ch, cl)
+                tb = 0
+                for m in range(half):
+                    hi, lo_s, w = draw_word(gen, hi, lo_s, inc_hi, inc_lo)
+                    t = _quad(cells, first, w, quads, s + 4 * m, work, t)
+                    hb, lb, w = draw_word(gen, hb, lb, inc_hi, inc_lo)
+                    tb = _quad(cells, first, w, quads, s + 4 * (m + half), spare, tb)
+                work[t : t + tb] = spare[:tb]  # the second half's tails follow the first's: position order
+                t += tb
+                hi, lo_s = hb, lb
+                j0 = s + 8 * half
+            for j in range(j0, e, 4):  # the rest (every word when the generator is called per word)
                 hi, lo_s, w = draw_word(gen, hi, lo_s, inc_hi, inc_lo)
                 if j + 4 <= e:  # a whole word: its 4 bytes stored as one uint32 (whole-row loads forward from it)
-                    v = np.uint32(0)
-                    for k in range(4):
-                        c = np.intp((w >> np.uint64(16 * k)) & np.uint64(0xFFFF))
-                        v |= np.uint32(cells[c]) << np.uint32(8 * k)
-                        if c >= first:
-                            work[t] = j + k
-                            t += 1
-                    quads[j >> 2] = v
+                    t = _quad(cells, first, w, quads, j, work, t)
                 else:  # the block's last, partial word: its first (e − j) quarters
                     for k in range(e - j):
                         c = np.intp((w >> np.uint64(16 * k)) & np.uint64(0xFFFF))
@@ -131,6 +143,20 @@ def unary_rows(
             done = end
         state_out(gen, hi, lo_s)
         _resolve_tails(gen, flat, work[:t], tail_cdf, guide, width, pad, x, bits, done)
+
+
+@helper
+def _quad(cells: np.ndarray, first: int, w, quads: np.ndarray, j: int, work: np.ndarray, t: int) -> int:
+    """Bytes j..j+3 from the word's 16-bit quarters (one uint32 store); tail positions appended to ``work[t:]``."""
+    v = np.uint32(0)
+    for k in range(4):
+        c = np.intp((w >> np.uint64(16 * k)) & np.uint64(0xFFFF))
+        v |= np.uint32(cells[c]) << np.uint32(8 * k)
+        if c >= first:
+            work[t] = j + k
+            t += 1
+    quads[j >> 2] = v
+    return t
 
 
 @helper
@@ -198,10 +224,12 @@ def _finish_rows(flat: np.ndarray, width: int, pad: int, x: np.ndarray, bits: np
         return
     if width == 2:  # a row is one little-endian uint16: bit x is bit 8·(x >> 3) + 7 − (x mod 8) of it
         rows = flat.view(np.uint16)
-        for r in range(r0, r1):
-            xr = np.intp(x[r])
-            sh = ((xr >> 3) << 3) + 7 - (xr & 7)
-            rows[r] = (np.intp(rows[r]) & ~(1 << sh)) | (((np.intp(bits[r >> 3]) >> (r & 7)) & 1) << sh)
+        one, seven = np.uint64(1), np.uint64(7)
+        for r in range(r0, r1):  # unsigned indices and shifts: no negative-index wrap-around code
+            ur, xr = np.uint64(r), np.uint64(x[r])
+            sh = (xr & ~seven) + seven - (xr & seven)
+            own = (np.uint64(bits[ur >> np.uint64(3)]) >> (ur & seven)) & one
+            rows[ur] = np.uint16((np.uint64(rows[ur]) & ~(one << sh)) | (own << sh))
         return
     for r in range(r0, r1):
         xr = np.intp(x[r])

@@ -207,13 +207,14 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
     """
     hi, lo, ihi, ilo = state_in(gen)
     n, nw = W.shape
+    flat = W.reshape(W.size)  # the fix-up's view (C-contiguous rows)
     ones = ~np.uint64(0)
     for top in range(0, n, SUPER):
         end = min(top + SUPER, n)
         for b0 in range(top, end, users):
             b1 = min(b0 + users, end)
             if gen[3] and t <= 2:  # PCG64: one pass, each stretch of the block's words from its own state
-                hi, lo = _block_pcg(hi, lo, ihi, ilo, gen, x, W, left, b0, b1, a, t, F, k, thr_g, d, slot, last)
+                hi, lo = _block_pcg(hi, lo, ihi, ilo, gen, x, W, flat, left, b0, b1, a, t, F, k, thr_g, d, slot, last)
                 continue
             if t == 0:
                 for i in range(b0, b1):
@@ -245,7 +246,7 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
                 hi, lo, c = draw_word(gen, hi, lo, ihi, ilo)
                 left[i] = k - _own_and_count(W, i, x[i], c, thr_g)
             for i in range(b0, b1):
-                hi, lo = _fix(gen, hi, lo, ihi, ilo, W, left, i, x[i], F, d, slot)
+                hi, lo = _fix(gen, hi, lo, ihi, ilo, flat, left, i, x[i], F, d, slot)
         while True:  # the superblock's short rows, in order, 2F fresh words each, until none is left
             ns = 0
             for i in range(top, end):
@@ -255,12 +256,12 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
             if ns == 0:
                 break
             for j in range(ns):
-                hi, lo = _fix(gen, hi, lo, ihi, ilo, W, left, short[j], x[short[j]], 2 * F, d, slot)
+                hi, lo = _fix(gen, hi, lo, ihi, ilo, flat, left, short[j], x[short[j]], 2 * F, d, slot)
     state_out(gen, hi, lo)
 
 
 @helper
-def _block_pcg(hi, lo, ihi, ilo, gen, x, W, left, b0, b1, a, t, F, k, thr_g, d, slot, last):
+def _block_pcg(hi, lo, ihi, ilo, gen, x, W, flat, left, b0, b1, a, t, F, k, thr_g, d, slot, last):
     """Rows b0..b1−1 (t ≤ 2) in one pass: the level, coin and fix-up words each from a PCG64 state jumped to them.
 
     The block's words are t·U·nw level words, U coins, U·F fix-up words (U = b1 − b0); four
@@ -284,7 +285,7 @@ def _block_pcg(hi, lo, ihi, ilo, gen, x, W, left, b0, b1, a, t, F, k, thr_g, d, 
         W[i, nw - 1] &= last
         hc, lc, c = draw_word(gen, hc, lc, ihi, ilo)
         left[i] = k - _own_and_count(W, i, x[i], c, thr_g)
-        hr, lr = _fix(gen, hr, lr, ihi, ilo, W, left, i, x[i], F, d, slot)
+        hr, lr = _fix(gen, hr, lr, ihi, ilo, flat, left, i, x[i], F, d, slot)
     return hr, lr
 
 
@@ -304,12 +305,19 @@ def _own_and_count(W, i, xi, c, thr_g):
 
 @helper
 def _fix(gen, hi, lo, ihi, ilo, W, left, i, xi, nwords, d, slot):
-    """Fix-up tries for row i on its next ``nwords`` words (all drawn: the stream does not depend on the tries)."""
+    """Fix-up tries for row i on its next ``nwords`` words (all drawn: the stream does not depend on the tries).
+
+    ``W`` is the flat (n·nw,) view of the rows; positions and word indices are unsigned
+    (numba then emits no negative-index wrap-around code in the try loop).
+    """
     one = np.uint64(1)
     per = _PER[slot]  # 64 // slot, without a division per call
     mask = (one << np.uint64(slot)) - one
     sl = np.uint64(slot)
-    top = d - 1
+    top, ud = np.uint64(d - 1), np.uint64(d)
+    ux = np.uint64(d if xi < 0 else xi)  # no own item: d, which no valid position equals
+    base = np.uint64(i * (-(-d // 64)))  # row i's first word
+    s6, s7, s63 = np.uint64(6), np.uint64(7), np.uint64(63)
     lf = left[i]
     step = 1 if lf < 0 else -1  # the sign of left never changes: only removals or only additions
     want = one if lf < 0 else np.uint64(0)  # remove a member / add a non-member
@@ -318,12 +326,13 @@ def _fix(gen, hi, lo, ihi, ilo, W, left, i, xi, nwords, d, slot):
         if lf == 0:
             continue
         for _ in range(per):  # branch-free try: the only branch taken rarely is the exit
-            pos = np.int64(cur & mask)
+            pos = cur & mask
             cur >>= sl
-            wi = min(pos, top) >> 6  # a position ≥ d is a failed try; clamped to read a real word
-            sh = np.uint64((pos & 63) ^ 7)
-            ok = np.uint64((pos < d) & (pos != xi)) & (((W[i, wi] >> sh) & one) ^ want ^ one)
-            W[i, wi] ^= ok << sh
+            at = base + (min(pos, top) >> s6)  # a position ≥ d is a failed try; clamped to read a real word
+            sh = (pos & s63) ^ s7
+            v = W[at]
+            ok = np.uint64((pos < ud) & (pos != ux)) & (((v >> sh) & one) ^ want ^ one)
+            W[at] = v ^ (ok << sh)
             lf += step * np.int64(ok)
             if lf == 0:
                 break

@@ -187,6 +187,49 @@ def test_fix_up_from_every_start_is_exact(monkeypatch) -> None:
         assert chisquare(np.bincount(subset_rank(items), minlength=law.size), law * n).pvalue > ALPHA
 
 
+def _modulo_slots(R: np.ndarray, d: int, slot: int) -> np.ndarray:
+    """R with every fix-up slot v ≥ d replaced by v − d: the 'modulo instead of rejection' bug."""
+    out = np.zeros_like(R)
+    for s in range(64 // slot):
+        v = (R >> np.uint64(s * slot)) & np.uint64((1 << slot) - 1)
+        out |= np.where(v >= d, v - np.uint64(d), v) << np.uint64(s * slot)
+    return out
+
+
+def _modulo_mutant(fix):
+    return lambda R, rows, x, W, left, d, slot: fix(_modulo_slots(R, d, slot), rows, x, W, left, d, slot)
+
+
+def _unguarded_mutant(fix):
+    """The fix-up may add or remove the own item (it is told there is none)."""
+    return lambda R, rows, x, W, left, d, slot: fix(R, rows, np.full_like(x, -1), W, left, d, slot)
+
+
+MUTANTS = {"modulo": _modulo_mutant, "own item unguarded": _unguarded_mutant}  # biased fix-ups (numpy twin)
+
+
+@pytest.mark.parametrize("d,k,x,g", [(5, 2, 4, 0.7), (6, 2, 5, 0.45), (7, 3, 6, 0.3)])  # 8 − d slot values ≥ d
+def test_a_million_reports_follow_eq5_and_biased_fix_ups_fail(monkeypatch, d: int, k: int, x: int, g: float) -> None:
+    """10⁶ seeded reports from a start of p = 1/2 (half the rows add, half remove): every subset's count against
+    Q^k(· | x); the same test rejects each mutant of the fix-up (the chi-square has the power to see a bias)."""
+    n, seed = 1_000_000, d * 100 + k
+    monkeypatch.setattr(sm, "plan", lambda d_, k_: sm.Plan(1, 1, 2, 3, 4096))  # p = 1/2, 3-bit slots: 8 − d rejections
+    _, law = _laws(d, k, x, g)
+
+    def pvalue() -> float:
+        m = sm.own_subset_masks(np.random.default_rng(seed), np.full(n, x), d, k, g)
+        items = np.nonzero(np.unpackbits(m, axis=1, count=d))[1].reshape(n, k)
+        return chisquare(np.bincount(subset_rank(items), minlength=law.size), law * n).pvalue
+
+    assert pvalue() > ALPHA
+    monkeypatch.setenv("MECHOPT_JIT", "0")  # the mutants patch the numpy twin of the fix-up
+    assert pvalue() > ALPHA  # the unmutated numpy path: the same reports, so the same verdict
+    fix = sm._fixup_numpy
+    for name, mutate in MUTANTS.items():
+        monkeypatch.setattr(sm, "_fixup_numpy", mutate(fix))
+        assert pvalue() < 1e-9, name
+
+
 def test_reports_do_not_depend_on_superblock_chunks() -> None:
     ks = KSubset(300, 1.0)
     x = np.random.default_rng(0).integers(0, 300, 2 * ORACLE_BLOCK + 9)
