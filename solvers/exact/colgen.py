@@ -178,6 +178,8 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
         master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)
+        if math.isfinite(bound) and bound - master.value <= tol * max(abs(bound), abs(master.value)):
+            return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)  # the start's bound
         if wm is not None and R.shape[1] > high * P.size:
             R, mu = _prune(wm, master, keys)
         smoothed = smoothing > 0 and centre is not None and not misprice

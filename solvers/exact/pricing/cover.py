@@ -1,0 +1,234 @@
+"""ε-PML mutual information: a primal within t of the chord bound ε from a fractional exact cover by prior slices.
+
+**Columns.** For a set S of inputs, the posterior p_S = P·1_S / π(S) (π(S) = Σ_{x∈S} P_x; the output
+"X ∈ S, uniformly in the prior's proportions") obeys ε-PML iff p_S ≤ e^ε P, i.e. iff π(S) ≥ a = e^{−ε}.
+Its information density is KL(p_S ‖ P) = log(1/π(S)) = ε − log(π(S)/a). An input with P_x ≥ a may stand
+alone (S = {x}: p = δ_x, KL = log(1/P_x), which is its chord value φ_x(h_x)/h_x, h_x = 1).
+
+**Cover (proven).** Weights c_S ≥ 0 with Σ_S c_S 1_S = 1 on the support of P (an exact fractional cover) give
+the mixture Σ_S (c_S π(S)) p_S = P, with weights w_S = c_S π(S) summing to 1, so the mechanism
+Q[x, S] = c_S 1_S(x) is row-stochastic and ε-PML, with mutual information Σ_S w_S log(1/π(S)). When every
+set is a *window set*, a ≤ π(S) ≤ a(1 + t), that is at least ε − log(1 + t) ≥ ε − t: within t of the chord
+bound ε (:mod:`~mechopt.solvers.exact.pricing.pml`, MI ≤ ε under ε-PML), so the chord duals certify it. The
+cover of most information over a pool of sets is an LP (HiGHS), solved in the scaled form
+min Σ_S w_S log(π(S)/a) s.t. Σ_S c_S 1_S = 1.
+
+**Obstruction (proven).** Such a cover needs a window set of at most ⌊d a (1 + t)⌋ inputs (d the inputs
+with P_x > 0, no input of mass ≥ a): summing the cover, Σ_S c_S |S| = d, and weighting it by P,
+Σ_S c_S π(S) = 1, so Σ_S c_S ≥ 1 / (a(1 + t)); if every |S| ≥ m + 1 > d a (1 + t) then
+d ≥ (m + 1) Σ_S c_S > d, a contradiction. :func:`cover_obstructed` decides it exactly by meet in the
+middle over the sets of at most m inputs when m ≤ ``OBSTRUCTION_MAX``. At d = 64, ε = 2, Dirichlet(1) prior
+(seed 64) m = 8 and the nearest set of ≤ 8 inputs above a is 4.6e-10 (relative) away: no window cover with
+t < 4.6e-10 exists, so this route cannot certify that case to the 1e-10 column-generation gap
+(``benchmarks/RESULTS.md``).
+
+**Search (not a bound).** Window sets are found by meet in the middle over seeded random restrictions
+(``RESTRICT_D`` inputs, two halves of 2^{RESTRICT_D/2} sums, one sorted, windows by ``searchsorted``); when
+a > half the mass the complements (π ≤ M − a) are searched instead.
+
+Examples
+--------
+>>> import math
+>>> P = np.array([3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 25, 27]) / 128      # many subsets of mass 1/4
+>>> out = window_cover(P, math.log(4) + 1e-12, seed=0)
+>>> bool(abs(out.value - math.log(4)) < 1e-13), bool(np.allclose(out.Q.sum(axis=1), 1.0))
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+from scipy.optimize import linprog
+
+__all__ = ["Cover", "cover_obstructed", "slice_columns", "window_cover", "window_sets", "WINDOW_T"]
+
+#: Relative width t of the window a ≤ π(S) ≤ a(1 + t): the cover is within t of the chord bound.
+WINDOW_T = 2e-11
+#: Relative margin above a (π(S) ≥ a(1 + margin)): the columns stay private after rounding.
+MARGIN = 1e-14
+#: Inputs per random restriction (2^{RESTRICT_D/2} subset sums per half, ~16 MB each at 20).
+RESTRICT_D = 40
+#: Most inputs m of the obstruction's exhaustive search (sets of ≤ m/2 inputs per half: C(64, 4) = 635 376).
+OBSTRUCTION_MAX = 8
+
+
+@dataclass
+class Cover:
+    """A fractional exact cover by window sets: columns (posteriors), their weights, the mechanism, its MI."""
+
+    R: np.ndarray  # d × n posteriors p_S
+    w: np.ndarray  # mixture weights (Σ w R = P)
+    Q: np.ndarray  # the mechanism, Q[x, S] = c_S 1_S(x)
+    value: float  # Σ_S w_S log(1/π(S))
+    sets: int  # window sets in the pool
+
+
+def _mass(P: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """π(S) of each row of the boolean matrix S, summed exactly (``math.fsum``)."""
+    return np.array([math.fsum(P[row]) for row in S])
+
+
+def slice_columns(P: np.ndarray, eps: float, S: np.ndarray, t: float = WINDOW_T) -> np.ndarray:
+    """Which rows of the boolean matrix S are window sets: a(1 + margin) ≤ π(S) ≤ a(1 + t), a = e^{−ε}.
+
+    Singletons {x} with P_x ≥ a are accepted too (module docstring).
+
+    >>> P = np.array([0.25, 0.25, 0.5])
+    >>> a = math.exp(-1.0)
+    >>> slice_columns(P, 1.0, np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1]], bool)).tolist()
+    [False, False, True]
+    """
+    S = np.atleast_2d(np.asarray(S, bool))
+    a = math.exp(-eps)
+    pi = _mass(P, S)
+    window = (pi >= a * (1 + MARGIN)) & (pi <= a * (1 + t))
+    alone = (S.sum(axis=1) == 1) & (pi >= a * (1 + MARGIN))
+    return window | alone
+
+
+def _subset_sums(v: np.ndarray) -> np.ndarray:
+    """All 2^n subset sums of v (bit k of the index = element k)."""
+    s = np.zeros(1)
+    for x in v:
+        s = np.concatenate([s, s + x])
+    return s
+
+
+def _restriction(P, U, lo, hi) -> np.ndarray:
+    """Boolean rows: every subset T of the inputs U with lo ≤ π(T) ≤ hi (meet in the middle)."""
+    A, B = U[0::2], U[1::2]
+    sA, sB = _subset_sums(P[A]), _subset_sums(P[B])
+    order = np.argsort(sB, kind="stable")
+    sB = sB[order]
+    i0, i1 = np.searchsorted(sB, lo - sA, "left"), np.searchsorted(sB, hi - sA, "right")
+    n = i1 - i0
+    ia = np.repeat(np.arange(sA.size), n)
+    ib = order[np.repeat(i0, n) + (np.arange(ia.size) - np.repeat(np.cumsum(n) - n, n))]
+    T = np.zeros((ia.size, P.size), bool)
+    T[:, A] = (ia[:, None] >> np.arange(A.size)) & 1
+    T[:, B] = (ib[:, None] >> np.arange(B.size)) & 1
+    return T
+
+
+def window_sets(
+    P: np.ndarray, eps: float, restrictions: int, rng: np.random.Generator, t: float = WINDOW_T
+) -> np.ndarray:
+    """Window sets (boolean rows, module docstring) found in ``restrictions`` seeded random restrictions."""
+    a = math.exp(-eps)
+    small = np.flatnonzero((P > 0) & (P < a))
+    M = math.fsum(P[small])
+    comp = a > M / 2  # search the complements, π(small ∖ S) ≤ M − a
+    lo, hi = (M - a * (1 + t), M - a * (1 + MARGIN)) if comp else (a * (1 + MARGIN), a * (1 + t))
+    found = [np.zeros((0, P.size), bool)]
+    for _ in range(restrictions):
+        U = rng.permutation(small)[:RESTRICT_D]
+        T = _restriction(P, U, lo, hi)
+        if comp:
+            T = ~T & np.isin(np.arange(P.size), small)
+        found.append(T)
+    S = np.unique(np.vstack(found), axis=0)
+    return S[slice_columns(P, eps, S, t)] if S.size else S
+
+
+def _cover_lp(P: np.ndarray, eps: float, S: np.ndarray) -> Cover | None:
+    """The cover of most information over the rows of S (window sets and big singletons), or None."""
+    a, live = math.exp(-eps), P > 0
+    pi = _mass(P, S)
+    loss = np.log(pi / a)  # ε − KL(p_S ‖ P); big singletons: log(P_x / a) ≥ 0 is their chord's own loss
+    big = np.flatnonzero(P >= a)
+    loss[(S.sum(axis=1) == 1) & np.isin(S.argmax(axis=1), big)] = 0.0
+    A = S[:, live].T.astype(float)
+    scale = 1.0 / max(float(loss.max()), 1e-300)  # costs of order one for HiGHS
+    r = linprog(pi * loss * scale, A_eq=A, b_eq=np.ones(A.shape[0]), bounds=(0, None), method="highs")
+    if r.status != 0:
+        return None
+    c = np.clip(r.x, 0.0, None)
+    used = c > 0
+    S, c, pi = S[used], c[used], pi[used]
+    Q = S.T * c  # Q[x, S] = c_S 1_S(x)
+    Q[live] /= Q[live].sum(axis=1, keepdims=True)
+    w = P @ Q
+    R = (P[:, None] * Q) / w
+    kl = -np.log(pi)
+    return Cover(R, w, Q, float(w @ kl), int(used.size))
+
+
+def window_cover(
+    P: np.ndarray,
+    eps: float,
+    *,
+    seed: int = 0,
+    t: float = WINDOW_T,
+    rounds: int = 8,
+    per_round: int = 8,
+    seconds: float = 60.0,
+) -> Cover | None:
+    """A fractional exact cover by window sets (within t of ε, module docstring), or None if none was found.
+
+    Rounds of ``per_round`` random restrictions, then the cover LP over the pool, until it is feasible
+    (at most ``rounds`` rounds and ``seconds``); None at once when :func:`cover_obstructed` proves no
+    such cover exists.
+    """
+    P = np.asarray(P, float)
+    if cover_obstructed(P, eps, t):
+        return None
+    rng = np.random.default_rng(seed)
+    stop = time.perf_counter() + seconds
+    d = P.size
+    big = np.flatnonzero(P >= math.exp(-eps))
+    pool = np.eye(d, dtype=bool)[big]
+    for _ in range(rounds):
+        pool = np.unique(np.vstack([pool, window_sets(P, eps, per_round, rng, t)]), axis=0)
+        out = _cover_lp(P, eps, pool) if pool.size else None
+        if out is not None:
+            out.sets = int(pool.shape[0])
+            return out
+        if time.perf_counter() > stop:
+            break
+    return None
+
+
+def _small_sets(P: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(π, bit masks) of every set of at most k of the inputs (d ≤ 64), sorted by π."""
+    sums, masks = [np.zeros(1)], [np.zeros(1, np.uint64)]
+    bits = np.uint64(1) << np.arange(P.size, dtype=np.uint64)
+    for j in range(1, k + 1):
+        idx = np.array(list(combinations(range(P.size), j)), dtype=np.intp).reshape(-1, j)
+        sums.append(P[idx].sum(axis=1))
+        masks.append(np.bitwise_or.reduce(bits[idx], axis=1))
+    s, m = np.concatenate(sums), np.concatenate(masks)
+    order = np.argsort(s, kind="stable")
+    return s[order], m[order]
+
+
+def cover_obstructed(P: np.ndarray, eps: float, t: float = WINDOW_T) -> bool:
+    """True when no window cover can exist: no window set has at most ⌊d a (1 + t)⌋ inputs (module docstring).
+
+    Decided exactly by meet in the middle when that size is at most ``OBSTRUCTION_MAX`` and d ≤ 64 (no input
+    of mass ≥ a); False (not decided) otherwise. Sums near the window's ends are rounded outward (a set
+    within 1e-13 of it counts as in it), so True is a proof.
+
+    >>> cover_obstructed(np.full(10, 0.1), math.log(4.0))          # π(S) ∈ {0.1 k}: none in [0.25, 0.25(1 + t)]
+    True
+    """
+    P = np.asarray(P, float)
+    a = math.exp(-eps)
+    live = P[P > 0]
+    m = math.floor(live.size * a * (1 + t))
+    if live.size > 64 or np.any(live >= a) or m > OBSTRUCTION_MAX:
+        return False
+    s, mk = _small_sets(live, (m + 1) // 2)
+    lo, hi = a * (1 - 1e-13), a * (1 + t) * (1 + 1e-13)
+    i0, i1 = np.searchsorted(s, lo - s, "left"), np.searchsorted(s, hi - s, "right")
+    n = i1 - i0
+    ia = np.repeat(np.arange(s.size), n)
+    ib = np.repeat(i0, n) + (np.arange(ia.size) - np.repeat(np.cumsum(n) - n, n))
+    ok = (mk[ia] & mk[ib]) == 0
+    union = mk[ia[ok]] | mk[ib[ok]]
+    sizes = np.array([bin(int(u)).count("1") for u in np.unique(union)], int)
+    return not np.any(sizes <= m)
