@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.optimize import linprog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -97,25 +98,31 @@ def test_seeded_cover_stops_column_generation_at_the_first_master():
     assert 0 <= cg.bound - cg.master.value <= 2e-12 and cg.bound == pytest.approx(eps, abs=1e-14)
 
 
-def _window_sizes(P: np.ndarray, a: float, t: float) -> list[int]:
-    """Sizes of every set with a ≤ π(S) ≤ a(1 + t), by brute force."""
-    out = []
-    for k in range(1, P.size + 1):
-        for S in itertools.combinations(range(P.size), k):
-            if a <= math.fsum(P[list(S)]) <= a * (1 + t):
-                out.append(k)
-    return out
+def _window_family(P: np.ndarray, a: float, t: float) -> np.ndarray:
+    """Every set with a ≤ π(S) ≤ a(1 + t), by brute force (boolean rows)."""
+    rows = [
+        np.isin(np.arange(P.size), S)
+        for k in range(1, P.size + 1)
+        for S in itertools.combinations(range(P.size), k)
+        if a <= math.fsum(P[list(S)]) <= a * (1 + t)
+    ]
+    return np.array(rows, bool).reshape(-1, P.size)
 
 
 @settings(max_examples=40, deadline=None)
 @given(d=st.integers(8, 13), seed=st.integers(0, 10**6), eps=st.floats(1.0, 2.0), t=st.sampled_from([1e-3, 3e-2]))
-def test_obstruction_matches_brute_force(d, seed, eps, t):
-    """cover_obstructed is True exactly when no window set has ≤ ⌊d a (1 + t)⌋ inputs (when it decides)."""
+def test_obstruction_is_sound_against_brute_force(d, seed, eps, t):
+    """Obstructed ⇒ no exact fractional cover by all window sets (brute force + HiGHS); no window set of at
+    most ⌊d a (1 + t)⌋ inputs ⇒ obstructed."""
     P = np.random.default_rng(seed).dirichlet(np.full(d, 4.0))  # both outcomes, few inputs of mass ≥ a
     a = math.exp(-eps)
-    m = math.floor(d * a * (1 + t))
     if np.any(P >= a):
         assert not cover_obstructed(P, eps, t)  # not decided
         return
-    small = [k for k in _window_sizes(P, a, t) if k <= m]
-    assert cover_obstructed(P, eps, t) == (not small)
+    F = _window_family(P, a, t)
+    m = math.floor(d * a * (1 + t))
+    feasible = F.size > 0 and linprog(np.zeros(F.shape[0]), A_eq=F.T.astype(float), b_eq=np.ones(d)).status == 0
+    if cover_obstructed(P, eps, t):
+        assert not feasible
+    if not np.any(F.sum(axis=1) <= m):
+        assert cover_obstructed(P, eps, t)
