@@ -7,6 +7,9 @@
   l = e^{−ε_l} P for ALIP, 0 for PML). ε-LIP is the ALIP box with ε_l = ε_u = ε: above ``MITM_MAX_D``
   its histogram and MI designs take the same pricer and start (LIP's own branch and bound stopped at
   gap 1.5e-3 at d = 64, histogram); up to it, LIP keeps its exact pricers (``methods._structured``).
+- ε-PML mutual information above ``MITM_MAX_D``: the master is seeded with a window cover
+  (:func:`cover_start`, :mod:`~mechopt.solvers.exact.pricing.cover`), within ``WINDOW_T`` of the chord bound ε
+  when one exists (d = 64, ε ≤ 1), so the first master meets the chord start's bound.
 - ε-PML with a separable gain, and ALIP above ``MITM_MAX_D``: column generation first prices the chord duals ν⁰ (the
   chords of φ_x from l_x to h_x), whose bound ν⁰ᵀP is the chord relaxation's value, and smooths the
   master's duals towards the best-bound duals (Wentges, α = ``PML_SMOOTHING``): with many inputs the

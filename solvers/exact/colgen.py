@@ -132,7 +132,9 @@ def column_generation(
     ``start``, when given, is a dual π⁰ priced once before the first master (e.g. the dual of
     a relaxation, :meth:`~mechopt.solvers.exact.pricing.pml.PMLSeparablePricer.chord_duals`):
     by the same argument its proven bound π⁰ᵀP + max_r (μ(r) − π⁰ᵀr) is a certificate, the
-    first of the run, and π⁰ the first smoothing centre.
+    first of the run, and π⁰ the first smoothing centre. A master whose value already meets the best proven
+    bound (within ``tol``) ends the run as ``optimal`` before it is priced (e.g. seeded columns that reach
+    the chord bound, :func:`~mechopt.solvers.exact.box.cover_start`).
 
     Unit-free: the rounds run with :data:`GAIN_TOLERANCES` multiplied by the power-of-two
     unit of the seed columns' gains (:func:`gain_units`): a reduced cost of 1e-11 means

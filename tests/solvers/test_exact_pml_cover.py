@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.optimize import linprog
 
 import mechopt
 from mechopt.problems.design import ChannelDesign
@@ -92,7 +92,7 @@ def test_seeded_cover_stops_column_generation_at_the_first_master():
                 raise AssertionError("priced after the first master")
             return super().price(nu, deadline)
 
-    gain = lambda R: (phi(R.T, np.arange(P.size)).sum(axis=1))  # noqa: E731
+    gain = lambda R: phi(R.T, np.arange(P.size)).sum(axis=1)  # noqa: E731
     cg = column_generation(P, gain, Untouched(P, h, phi), np.hstack([P[:, None], out.R]), start=chord_duals(h, phi))
     assert cg.status == "optimal" and cg.iterations == 1 and cg.proven
     assert 0 <= cg.bound - cg.master.value <= 2e-12 and cg.bound == pytest.approx(eps, abs=1e-14)
