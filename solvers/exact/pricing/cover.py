@@ -188,8 +188,9 @@ def window_cover(
     d = P.size
     big = np.flatnonzero(P >= math.exp(-eps))
     pool = np.eye(d, dtype=bool)[big]
-    for _ in range(rounds):
-        pool = np.unique(np.vstack([pool, window_sets(P, eps, per_round, rng, t)]), axis=0)
+    whole = int(np.count_nonzero((P > 0) & (P < math.exp(-eps)))) <= RESTRICT_D  # one search is exhaustive
+    for _ in range(1 if whole else rounds):
+        pool = np.unique(np.vstack([pool, window_sets(P, eps, 1 if whole else per_round, rng, t)]), axis=0)
         out = _cover_lp(P, eps, pool) if pool.size else None
         if out is not None:
             out.sets = int(pool.shape[0])
