@@ -54,6 +54,8 @@ WINDOW_T = 2e-11
 MARGIN = 1e-14
 #: Inputs per random restriction (2^{RESTRICT_D/2} subset sums per half, ~16 MB each at 20).
 RESTRICT_D = 40
+#: The search gives up after ``GIVE_UP_ROUND`` rounds when more than ``GIVE_UP_MASS`` of the prior is still uncovered.
+GIVE_UP_ROUND, GIVE_UP_MASS = 3, 0.25
 #: Most inputs m of the obstruction's exhaustive search (sets of ≤ m/2 inputs per half: C(64, 4) = 635 376).
 OBSTRUCTION_MAX = 8
 
@@ -178,7 +180,10 @@ def window_cover(
 
     Rounds of ``per_round`` random restrictions, then the cover LP over the pool, until it is feasible
     (at most ``rounds`` rounds and ``seconds``); None at once when :func:`cover_obstructed` proves no
-    such cover exists.
+    such cover exists. A search budget, not a proof: the search also gives up when after
+    ``GIVE_UP_ROUND`` rounds the pool's packing (max Σ_S c_S π(S) s.t. Σ_S c_S 1_S ≤ 1) still leaves more than
+    ``GIVE_UP_MASS`` of the prior uncovered (d = 64: 7 % and 2 % at ε = 0.5 and 1, which then succeed; 44 %
+    at ε = 1.75, which had found no cover after 10 rounds).
     """
     P = np.asarray(P, float)
     if cover_obstructed(P, eps, t):
@@ -189,15 +194,25 @@ def window_cover(
     big = np.flatnonzero(P >= math.exp(-eps))
     pool = np.eye(d, dtype=bool)[big]
     whole = int(np.count_nonzero((P > 0) & (P < math.exp(-eps)))) <= RESTRICT_D  # one search is exhaustive
-    for _ in range(1 if whole else rounds):
+    for k in range(1 if whole else rounds):
         pool = np.unique(np.vstack([pool, window_sets(P, eps, 1 if whole else per_round, rng, t)]), axis=0)
-        out = _cover_lp(P, eps, pool) if pool.size else None
+        packed = _packing(P, pool)
+        out = _cover_lp(P, eps, pool) if packed >= 1 - 1e-9 else None
         if out is not None:
             out.sets = int(pool.shape[0])
             return out
-        if time.perf_counter() > stop:
+        if time.perf_counter() > stop or (k + 1 >= GIVE_UP_ROUND and packed < 1 - GIVE_UP_MASS):
             break
     return None
+
+
+def _packing(P: np.ndarray, S: np.ndarray) -> float:
+    """max Σ_S c_S π(S) s.t. Σ_S c_S 1_S ≤ 1, c ≥ 0 (HiGHS): the prior mass the pool can cover; 1 iff a cover exists."""
+    if not S.size:
+        return 0.0
+    live = P > 0
+    r = linprog(-_mass(P, S), A_ub=S[:, live].T.astype(float), b_ub=np.ones(int(live.sum())), method="highs")
+    return -float(r.fun) if r.status == 0 else 0.0
 
 
 def _small_sets(P: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
