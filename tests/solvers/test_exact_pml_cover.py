@@ -126,3 +126,27 @@ def test_obstruction_is_sound_against_brute_force(d, seed, eps, t):
         assert not feasible
     if not np.any(F.sum(axis=1) <= m):
         assert cover_obstructed(P, eps, t)
+
+
+def _cp(d: int, notion: str, utility: str, eps: float, **kw):
+    P = np.random.default_rng(d).dirichlet(np.ones(d))
+    return ChannelDesign.from_params(prior=P, notion=notion, utility=utility, eps=eps, **kw).column_program()
+
+
+def test_cover_start_seeds_only_pml_mutual_information_above_the_meet_in_the_middle_limit():
+    """PML MI at d = 48, ε = 1: slice columns within WINDOW_T of ε; ε = 2 (obstructed), d = 36, the
+    histogram and ALIP get none."""
+    from mechopt.solvers.exact.box import cover_start
+    from mechopt.solvers.exact.pricing.cover import WINDOW_T
+
+    for cp in (_cp(48, "pml", "mi", 2.0), _cp(36, "pml", "mi", 1.0), _cp(48, "pml", "histogram", 1.0)):
+        assert cover_start(cp, "box", None) is None
+    assert cover_start(_cp(48, "alip", "mi", 1.0, eps_lower=1.0), "box", None) is None
+    cp = _cp(48, "pml", "mi", 1.0)
+    R = cover_start(cp, "box", None)
+    assert R is not None and np.allclose(R.sum(axis=0), 1.0, rtol=0, atol=1e-15)
+    pi = np.array([math.fsum(cp.prior[c > 0]) for c in R.T])
+    assert np.all(pi >= math.exp(-1.0)) and np.all(pi <= math.exp(-1.0) * (1 + WINDOW_T))
+    P = cp.prior[:, None]
+    kl = np.where(R > 0, R * np.log(np.where(R > 0, R, 1.0) / P), 0.0).sum(axis=0)  # = log(1/π(S)) ≥ ε − t
+    assert np.all(kl >= 1.0 - 1.01 * WINDOW_T) and np.all(kl <= 1.0 + 1e-14)
