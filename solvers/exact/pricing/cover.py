@@ -81,8 +81,7 @@ def slice_columns(P: np.ndarray, eps: float, S: np.ndarray, t: float = WINDOW_T)
 
     Singletons {x} with P_x ≥ a are accepted too (module docstring).
 
-    >>> P = np.array([0.25, 0.25, 0.5])
-    >>> a = math.exp(-1.0)
+    >>> P = np.array([0.25, 0.25, 0.5])   # a = e^{-1} ≈ 0.37: no set in the thin window; P_2 ≥ a stands alone
     >>> slice_columns(P, 1.0, np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1]], bool)).tolist()
     [False, False, True]
     """
@@ -126,7 +125,14 @@ def _restriction(P, U, lo, hi) -> np.ndarray:
 def window_sets(
     P: np.ndarray, eps: float, restrictions: int, rng: np.random.Generator, t: float = WINDOW_T
 ) -> np.ndarray:
-    """Window sets (boolean rows, module docstring) found in ``restrictions`` seeded random restrictions."""
+    """Window sets (boolean rows, module docstring) found in ``restrictions`` seeded random restrictions.
+
+    >>> P = np.array([3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 25, 27]) / 128
+    >>> S = window_sets(P, math.log(4) + 1e-12, 1, np.random.default_rng(0))   # π(S) = 1/4 exactly
+    >>> len(S), sorted(  # all 30 subsets of mass 32/128 (12 inputs: one exhaustive search)
+    ... {round(float(P[s].sum()) * 128) for s in S})
+    (30, [32])
+    """
     a = math.exp(-eps)
     small = np.flatnonzero((P > 0) & (P < a))
     M = math.fsum(P[small])
