@@ -7,6 +7,9 @@
   l = e^{−ε_l} P for ALIP, 0 for PML). ε-LIP is the ALIP box with ε_l = ε_u = ε: above ``MITM_MAX_D``
   its histogram and MI designs take the same pricer and start (LIP's own branch and bound stopped at
   gap 1.5e-3 at d = 64, histogram); up to it, LIP keeps its exact pricers (``methods._structured``).
+- ε-PML mutual information above ``MITM_MAX_D``: the master is seeded with a window cover
+  (:func:`cover_start`, :mod:`~mechopt.solvers.exact.pricing.cover`), within ``WINDOW_T`` of the chord bound ε
+  when one exists (d = 64, ε ≤ 1), so the first master meets the chord start's bound.
 - ε-PML with a separable gain, and ALIP above ``MITM_MAX_D``: column generation first prices the chord duals ν⁰ (the
   chords of φ_x from l_x to h_x), whose bound ν⁰ᵀP is the chord relaxation's value, and smooths the
   master's duals towards the best-bound duals (Wentges, α = ``PML_SMOOTHING``): with many inputs the
@@ -25,20 +28,25 @@ Examples
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
 from mechopt.model.forms import ColumnProgram
 from mechopt.notions import LIP
+from mechopt.solvers.exact.pricing.cover import window_cover
 from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPSeparablePricer, LIPSumPricer, lip_box
 from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
 from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals, separable_phi
 
-__all__ = ["box_pricer", "chord_start", "LIP_SEARCH", "posterior_box", "PML_SMOOTHING"]
+__all__ = ["box_pricer", "chord_start", "cover_start", "COVER_SECONDS", "LIP_SEARCH", "posterior_box", "PML_SMOOTHING"]
 
 #: Wentges smoothing α of ε-PML column generation started at the chord duals (module docstring).
 PML_SMOOTHING = 0.9
 
+
+#: Most seconds of the window-cover search (:func:`cover_start`) before column generation.
+COVER_SECONDS = 60.0
 
 #: The exact separable LIP search's name: up to ``MITM_MAX_D`` inputs (above, LIP takes the box pricer).
 LIP_SEARCH = "LIP meet in the middle"
@@ -82,3 +90,24 @@ def chord_start(cp: ColumnProgram, kind: str) -> np.ndarray | None:
     if phi is None:
         return None
     return chord_duals(hi, phi, None if name == "PML" else lo) - cp.shift
+
+
+def cover_start(cp: ColumnProgram, kind: str, deadline: float | None) -> np.ndarray | None:
+    """ε-PML mutual information above ``MITM_MAX_D`` inputs: the columns of a window cover, or None.
+
+    A fractional exact cover by prior slices within ``WINDOW_T`` of the chord bound
+    (:mod:`~mechopt.solvers.exact.pricing.cover`): seeded into the master, its value meets the chord
+    start's bound at the first round (PML, d = 64, ε = 1: 3e-12 below ε). None when the cover is proven
+    impossible (d = 64, ε = 2: no window set of ≤ 8 inputs), not found within ``COVER_SECONDS`` or the
+    deadline, or the program is another.
+    """
+    from mechopt.utilities import MutualInfo
+
+    u = cp.utility
+    if kind != "box" or cp.prior.size <= MITM_MAX_D or not isinstance(u, MutualInfo) or u.prior is None:
+        return None
+    if posterior_box(cp)[2] != "PML" or not np.array_equal(np.asarray(u.prior, float), cp.prior):
+        return None
+    left = COVER_SECONDS if deadline is None else min(COVER_SECONDS, 0.5 * (deadline - time.perf_counter()))
+    out = window_cover(cp.prior, cp.notion.eps, seconds=left) if left > 0 else None
+    return None if out is None else out.R

@@ -132,7 +132,9 @@ def column_generation(
     ``start``, when given, is a dual π⁰ priced once before the first master (e.g. the dual of
     a relaxation, :meth:`~mechopt.solvers.exact.pricing.pml.PMLSeparablePricer.chord_duals`):
     by the same argument its proven bound π⁰ᵀP + max_r (μ(r) − π⁰ᵀr) is a certificate, the
-    first of the run, and π⁰ the first smoothing centre.
+    first of the run, and π⁰ the first smoothing centre. A master whose value already meets the best proven
+    bound (within ``tol``) ends the run as ``optimal`` before it is priced (e.g. seeded columns that reach
+    the chord bound, :func:`~mechopt.solvers.exact.box.cover_start`).
 
     Unit-free: the rounds run with :data:`GAIN_TOLERANCES` multiplied by the power-of-two
     unit of the seed columns' gains (:func:`gain_units`): a reduced cost of 1e-11 means
@@ -178,6 +180,8 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
         master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)
+        if math.isfinite(bound) and bound - master.value <= tol * max(abs(bound), abs(master.value)):
+            return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)  # the start's bound
         if wm is not None and R.shape[1] > high * P.size:
             R, mu = _prune(wm, master, keys)
         smoothed = smoothing > 0 and centre is not None and not misprice

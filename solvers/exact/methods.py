@@ -31,7 +31,7 @@ from mechopt.solvers._advice import or_local
 from mechopt.solvers.exact import rays as _rays
 from mechopt.solvers.exact import sizes as _sizes
 from mechopt.solvers.exact import warm as _warm
-from mechopt.solvers.exact.box import LIP_SEARCH, PML_SMOOTHING, box_pricer, chord_start
+from mechopt.solvers.exact.box import LIP_SEARCH, PML_SMOOTHING, box_pricer, chord_start, cover_start
 from mechopt.solvers.exact.colgen import column_generation
 from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
 from mechopt.solvers.exact.orbits import reduction as _symmetry
@@ -341,6 +341,10 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
         R0 = np.hstack([R0, W])
         extras["warm_columns"] = int(W.shape[1])
     start = chord_start(cp, kind)
+    cover = cover_start(cp, kind, deadline)
+    if cover is not None:
+        R0 = np.hstack([R0, cover])
+        extras["cover_columns"] = int(cover.shape[1])
     out = column_generation(
         cp.prior,
         cp.gain,
