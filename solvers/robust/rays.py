@@ -55,6 +55,7 @@ from mechopt.solvers.robust.pricing import (
     _rc_tol,
     box_cone_rays,
 )
+from mechopt.solvers.robust.ratios import LDPMSERatioPricer
 from mechopt.solvers.robust.search import LDPMIBranchPricer, LDPMITreePricer
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp", "TREE_LIMIT"]
@@ -72,11 +73,12 @@ class RobustRaysSolver(Solver):
         "enumerate_max": 20,
         "milp_max": 32,
         "mi_pricer": "auto",
+        "mse_pricer": "auto",
         "tree_max": 40,
         "cone_max": 10,
         "max_rays": 200_000,
         "hull_rounds": 50,
-        "smoothing": 0.0,
+        "smoothing": None,
         "seed_starts": 1024,
         "search_starts": 32,
     }
@@ -101,9 +103,9 @@ class RobustRaysSolver(Solver):
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
             G = _restricted(VertexGains(priors, problem.utility), rows)
             pricer, seed, how = _pricer(problem, G, cone, opts, cache)
-            out = ray_lp(
-                G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline, smoothing=float(opts["smoothing"])
-            )
+            alpha = opts["smoothing"]
+            alpha = float(getattr(pricer, "smoothing", 0.0) if alpha is None else alpha)  # None: the pricer's
+            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline, smoothing=alpha)
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
             Q = _channel(out, rows, problem)
@@ -192,7 +194,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
     """(pricer, seed columns, a word for the pricing) for the problem's notion and size; ``cone`` the
     vertices whose privacy cones meet (the set's, on its support rows; G may hold more priors)."""
     from mechopt.problems.robust import box_factors
-    from mechopt.utilities import MutualInfo
+    from mechopt.utilities import MutualInfo, SumMSE
 
     n = G.vertices.shape[1]
     factors = box_factors(problem.notion)
@@ -203,6 +205,8 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
             return _mi_pricer(G.vertices, n, eps, opts, seed)
+        if isinstance(G.utility, SumMSE) and _mse_ratios(opts):
+            return LDPMSERatioPricer(G, n, eps), seed, "exact branch and bound over the k ratios N_i/t_i"
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
@@ -225,6 +229,15 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
+
+
+def _mse_ratios(opts: dict[str, Any]) -> bool:
+    """True when ``mse_pricer`` asks for the ratio branch and bound (``auto``), False for the MILP / ascent path."""
+    kind = opts["mse_pricer"]
+    if kind not in ("auto", "milp"):
+        raise ParamError(f"mse_pricer={kind!r} is not a pricer: use 'auto' (default: the exact ratio branch and "
+                         "bound) or 'milp' (ascent, then the MILP to milp_max symbols)")  # fmt: skip
+    return kind == "auto"
 
 
 def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
