@@ -209,7 +209,7 @@ class LDPMSERatioPricer:
     smoothing the duals oscillate: d = 32, 3 priors, 500 rounds left a gap of 7e-4, with 0.5 it closes in 88).
     """
 
-    smoothing = 0.5
+    smoothing = 0.8
 
     def __init__(self, gains, n: int, eps: float, stop: float = 0.5) -> None:
         self.n, self.E1, self.stop = n, math.expm1(eps), stop

@@ -290,8 +290,11 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     pricer is called at π = α·π̂ + (1 − α)·(λ, μ), π̂ the duals of the lowest bound so far. The bound
     (module docstring) holds for any λ in the simplex and any μ, and a convex combination keeps λ in
     the simplex, so a bound proven at π is a certificate as at (λ, μ). Only priced columns with a
-    positive reduced cost at the master's own duals are added; when there are none (a misprice) the
-    next round prices at (λ, μ) itself, so the loop ends exactly as without smoothing.
+    positive reduced cost at the master's own duals are added; after m such misprices in a row the
+    next round prices at α_m = max(0, 1 − (m + 1)(1 − α)) in place of α (in-out separation: Pessoa, Sadykov,
+    Uchoa, Vanderbeck, "Automation and combination of linear-programming based stabilization techniques in
+    column generation", 2018), so within ⌈1/(1 − α)⌉ rounds it prices at (λ, μ) itself and the loop ends
+    exactly as without smoothing.
 
     Returns ``w`` and ``R`` (the master's columns), ``bound`` (None without an exact pricing pass),
     ``proven``, ``duals`` ((λ, μ) where ``bound`` was proven, μ in score units: with start duals or
@@ -312,7 +315,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
     bound, proven, status, w = math.inf, False, "iteration_limit", None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
     tol = 0.9 * settings.tolerance("gap")  # the certificate needs ``gap`` (value and t differ by round-off only)
-    centre, misprice = None, False  # the duals of the lowest bound (λ, μ), and "price at the master's duals next"
+    centre, misprice = None, 0  # the duals of the lowest bound (λ, μ), and the mispricings in a row
     start = getattr(pricer, "start_duals", lambda: None)()
     if start is not None:  # a first bound and smoothing centre before any master (the pricer's docstring)
         pr = pricer.price(start[0], start[1], deadline)
@@ -329,11 +332,9 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         w, t, lam, mu = m
         if w.size > 8 * R.shape[0] + 64:  # drop the columns that are far from entering (the bound needs none)
             R, F, w, keys = _prune(R, F / scale, w, lam, mu, keys, F)
-        smoothed = alpha > 0 and centre is not None and not misprice
-        plam, pmu = (
-            (alpha * centre[0] + (1 - alpha) * lam, alpha * centre[1] + (1 - alpha) * mu) if smoothed else (lam, mu)
-        )
-        misprice = False
+        a = max(0.0, 1.0 - (misprice + 1) * (1.0 - alpha)) if alpha > 0 and centre is not None else 0.0
+        smoothed = a > 0
+        plam, pmu = (a * centre[0] + (1 - a) * lam, a * centre[1] + (1 - a) * mu) if smoothed else (lam, mu)
         pr = pricer.price(plam, pmu * scale, deadline)
         if pr.bound is not None and math.isfinite(pr.bound):
             b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale)
@@ -350,8 +351,9 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             good = lam @ Fn - (mu * scale) @ pr.rays[:, new] > _rc_tol()
             new, Fn = [j for j, g in zip(new, good) if g], Fn[:, good]
             if not new:
-                misprice = True
+                misprice += 1
                 continue
+        misprice = 0
         if not new:
             late = deadline is not None and time.perf_counter() >= deadline
             status = "time_limit" if late else ("optimal" if proven else "failed")
