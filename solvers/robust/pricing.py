@@ -134,6 +134,9 @@ class LDPSubsetPricer:
         self.weights = (math.exp(-eps), 1.0)
         self.batch = 2 * n
         U = gains.utility
+        # the ray LP's default smoothing (every round is exact): mse / histogram oscillate without it (d = 20,
+        # 3 priors, histogram: gap 4e-4 after 500 rounds; with 0.8 optimal in 122 rounds); mi is left unsmoothed
+        self.smoothing = 0.0 if isinstance(U, MutualInfo) else 0.8
         rows = []
         for P in gains.vertices:
             t = 1.0 + self.E1 * subset_sums(P)[:-1]  # the all-ones pattern is a multiple of z = 0
