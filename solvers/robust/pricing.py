@@ -9,7 +9,10 @@ privacy cone is at an extreme ray. Pricers, each on the n rows of the set's supp
   For LIP / PML / ALIP over a prior set the cone is the intersection of the cones of the vertices,
   {q ≥ 0 : lo·P_v·q ≤ q_x ≤ hi·P_v·q for every vertex v and row x}, whose extreme rays come from the
   double description method (:func:`box_cone_rays`, ``solvers.exact.rays.dd_rays``).
-- :class:`LDPAscentPricer`: ε-LDP, mse / histogram above ``milp_max``: a heuristic (no bound).
+- :class:`LDPAscentPricer`: ε-LDP, histogram above ``milp_max`` (mse with ``mse_pricer="milp"``): a heuristic
+  (no bound).
+- :class:`~mechopt.solvers.robust.ratios.LDPMSERatioPricer`: ε-LDP, mse above the enumeration limit (the
+  default): exact every round, a branch and bound over the k ratios N_i/t_i (:mod:`mechopt.solvers.robust.ratios`).
 - :class:`LDPQuotientMilpPricer`: ε-LDP, mse / histogram between the two limits: the ascent, then an
   exact MILP on f_i = N_i / t_i (its class docstring).
 - :class:`LDPMIMilpPricer`: ε-LDP and mutual information above the enumeration limit. With

@@ -41,7 +41,7 @@ Examples
 >>> V = np.array([[0.2, 0.3, 0.5, 0.0], [0.1, 0.2, 0.3, 0.4]])
 >>> bb = RatioBranchBound(V, np.array([-1.5, -0.5, 0.5, 1.5]), 1.0)
 >>> lam, mu = np.array([0.5, 0.5]), np.array([0.2, 0.1, 0.1, 0.3])
->>> Z, ub = bb.solve(lam, mu)
+>>> Z, ub = bb.solve(lam, mu, target=-np.inf)  # target −∞: the bound is max ρ itself (0: the pricing)
 >>> every = bb.rho(np.array(list(np.ndindex(2, 2, 2, 2)), float), lam, mu)
 >>> bool(every.max() <= ub <= every.max() + 1e-9), bool(np.isclose(bb.rho(Z[:1], lam, mu)[0], every.max()))
 (True, True)
