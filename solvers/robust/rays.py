@@ -55,7 +55,7 @@ from mechopt.solvers.robust.pricing import (
     _rc_tol,
     box_cone_rays,
 )
-from mechopt.solvers.robust.ratios import LDPMSERatioPricer
+from mechopt.solvers.robust.ratios import LDPMSERatioPricer, use_ratios
 from mechopt.solvers.robust.search import LDPMIBranchPricer, LDPMITreePricer
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp", "TREE_LIMIT"]
@@ -205,7 +205,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
             return _mi_pricer(G.vertices, n, eps, opts, seed)
-        if isinstance(G.utility, SumMSE) and _mse_ratios(opts):
+        if isinstance(G.utility, SumMSE) and use_ratios(opts["mse_pricer"]):
             return LDPMSERatioPricer(G, n, eps), seed, "exact branch and bound over the k ratios N_i/t_i"
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
@@ -229,15 +229,6 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
-
-
-def _mse_ratios(opts: dict[str, Any]) -> bool:
-    """True when ``mse_pricer`` asks for the ratio branch and bound (``auto``), False for the MILP / ascent path."""
-    kind = opts["mse_pricer"]
-    if kind not in ("auto", "milp"):
-        raise ParamError(f"mse_pricer={kind!r} is not a pricer: use 'auto' (default: the exact ratio branch and "
-                         "bound) or 'milp' (ascent, then the MILP to milp_max symbols)")  # fmt: skip
-    return kind == "auto"
 
 
 def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
