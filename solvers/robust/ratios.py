@@ -89,16 +89,15 @@ class RatioBranchBound:
         return -float(mu.sum()) - self.E * (Z @ mu) + (N * N / t) @ lam
 
     def _phi(self, s: np.ndarray, lam: np.ndarray) -> np.ndarray:
-        """φ_ix(s_i) for boxes' points s (m × k): (m × k × n)."""
-        s = s[:, :, None]
+        """φ_ix(s_i) (m × k × n) for points s (m × k: one per box), or per coordinate (m × k × n)."""
+        s = s[:, :, None] if s.ndim == 2 else s
         return lam[None, :, None] * (2.0 * s * self.beta[None] - s * s * self.EP[None])
 
     def _bounds(self, L: np.ndarray, H: np.ndarray, lam: np.ndarray, mu: np.ndarray):
-        """(bound, sure (m × n), open (m × n), spread per side (m × k)) of boxes [L, H] (m × k)."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            vertex = np.where(self.EP > 0, self.beta / self.EP, 0.0)  # argmax of φ_ix (where E P_ix > 0)
-        v = np.clip(vertex[None], L[:, :, None], H[:, :, None])
-        pl, ph, pv = self._phi(L, lam), self._phi(H, lam), self._phi_at(v, lam)
+        """(bound, sure (m × n), open (m × n), open spread per side (m × k), maximiser s of the sure part (m × k))
+        of boxes [L, H] (m × k)."""
+        v = np.clip(self.a[None, None, :], L[:, :, None], H[:, :, None])  # φ_ix peaks at a_x (φ ≡ 0 if P_ix = 0)
+        pl, ph, pv = self._phi(L, lam), self._phi(H, lam), self._phi(v, lam)
         pmin = np.minimum(pl, ph)
         pmax = np.maximum(pv, np.maximum(pl, ph))
         wmin = pmin.sum(axis=1) - self.E * mu
@@ -114,9 +113,6 @@ class RatioBranchBound:
         spread = np.einsum("mkn,mn->mk", pmax - pmin, open_.astype(float))
         return bound, sure, open_, spread, s
 
-    def _phi_at(self, v: np.ndarray, lam: np.ndarray) -> np.ndarray:
-        return lam[None, :, None] * (2.0 * v * self.beta[None] - v * v * self.EP[None])
-
     def solve(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None, *, stop: float = 1.0,
               target: float = 0.0, keep: int = 64) -> tuple[np.ndarray, float | None]:  # fmt: skip
         """(patterns with ρ > ``target`` found, best first (rows; the best pattern seen if none), a proven upper
@@ -127,7 +123,7 @@ class RatioBranchBound:
         L = np.where(live, self.lo, 0.0)[None]
         H = np.where(live, self.hi, 0.0)[None]
         pool = _Pool(keep, target)
-        B, _, _, spread = self._step(L, H, lam, mu, pool)
+        B, L, H, spread = self._step(L, H, lam, mu, pool)
         spent = 0
         while B.size:
             top = float(B.max())

@@ -72,7 +72,7 @@ def test_a_bound_without_the_open_coordinates_is_caught(monkeypatch):
 
     def broken(self, L, H, lam, mu):
         bound, sure, open_, spread, s = real(self, L, H, lam, mu)
-        wmax = self._phi_at(np.clip(self.a[None, None, :], L[:, :, None], H[:, :, None]), lam).sum(axis=1)
+        wmax = self._phi(np.clip(self.a[None, None, :], L[:, :, None], H[:, :, None]), lam).sum(axis=1)
         wmax = np.maximum(wmax, np.maximum(self._phi(L, lam), self._phi(H, lam)).sum(axis=1)) - self.E * mu
         return bound - np.where(open_, wmax, 0.0).sum(axis=1), sure, open_ & False, spread, s
 
