@@ -103,9 +103,10 @@ class RobustRaysSolver(Solver):
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
             G = _restricted(VertexGains(priors, problem.utility), rows)
             pricer, seed, how = _pricer(problem, G, cone, opts, cache)
-            alpha = opts["smoothing"]
-            alpha = float(getattr(pricer, "smoothing", 0.0) if alpha is None else alpha)  # None: the pricer's
-            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline, smoothing=alpha)
+            alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
+            if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
+                raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
+            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline, smoothing=float(alpha))
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
             Q = _channel(out, rows, problem)

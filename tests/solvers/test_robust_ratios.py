@@ -133,4 +133,7 @@ def test_mse_pricer_milp_keeps_the_former_path_and_a_bad_name_is_refused():
     assert "MILP" in r.extras["pricing"]
     with pytest.raises(mechopt.errors.ParamError, match="mse_pricer"):
         _robust(V, enumerate_max=4, mse_pricer="tree")
+    for bad in ("half", 1.5, True):  # smoothing's default is None (the pricer's): its kind is checked here
+        with pytest.raises(mechopt.errors.ParamError, match="smoothing"):
+            _robust(V, enumerate_max=4, smoothing=bad)
     assert math.isfinite(r.value)
