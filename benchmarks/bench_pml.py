@@ -202,6 +202,12 @@ def robust(quick: bool) -> list[dict]:
                      f"mi_pricer=branch ({b.status.value}, gap {_gap(b)})", t_b,
                      f"value {r.value:.12g} vs {b.value:.12g}; 3 priors, ε={EPS}, time limit {limit:g} s; "
                      f"load {os.getloadavg()[0]:.2f}"))  # fmt: skip
+    r, t = _robust(32, "mse", solver="robust-rays", time_limit=limit)  # the ratio branch and bound
+    b, t_b = _robust(32, "mse", solver="robust-rays", time_limit=limit, mse_pricer="milp")
+    rows.append(_row("robust-mse d=32 ratios vs milp", f"robust-rays ({r.status.value}, gap {_gap(r)})", t,
+                     f"mse_pricer=milp ({b.status.value}, gap {_gap(b)})", t_b,
+                     f"value {r.value:.12g} vs {b.value:.12g}; 3 priors, ε={EPS}, time limit {limit:g} s; "
+                     f"load {os.getloadavg()[0]:.2f}"))  # fmt: skip
     for d in (16, 32) if quick else (16, 32, 64):
         for utility, solver in (("mae", "robust-lp"), ("mi", "robust-rays"), ("mse", "robust-rays")):
             r, t = _robust(d, utility, solver=solver, time_limit=limit)

@@ -9,7 +9,10 @@ privacy cone is at an extreme ray. Pricers, each on the n rows of the set's supp
   For LIP / PML / ALIP over a prior set the cone is the intersection of the cones of the vertices,
   {q ≥ 0 : lo·P_v·q ≤ q_x ≤ hi·P_v·q for every vertex v and row x}, whose extreme rays come from the
   double description method (:func:`box_cone_rays`, ``solvers.exact.rays.dd_rays``).
-- :class:`LDPAscentPricer`: ε-LDP, mse / histogram above ``milp_max``: a heuristic (no bound).
+- :class:`LDPAscentPricer`: ε-LDP, histogram above ``milp_max`` (mse with ``mse_pricer="milp"``): a heuristic
+  (no bound).
+- :class:`~mechopt.solvers.robust.ratios.LDPMSERatioPricer`: ε-LDP, mse above the enumeration limit (the
+  default): exact every round, a branch and bound over the k ratios N_i/t_i (:mod:`mechopt.solvers.robust.ratios`).
 - :class:`LDPQuotientMilpPricer`: ε-LDP, mse / histogram between the two limits: the ascent, then an
   exact MILP on f_i = N_i / t_i (its class docstring).
 - :class:`LDPMIMilpPricer`: ε-LDP and mutual information above the enumeration limit. With
@@ -134,6 +137,9 @@ class LDPSubsetPricer:
         self.weights = (math.exp(-eps), 1.0)
         self.batch = 2 * n
         U = gains.utility
+        # the ray LP's default smoothing (every round is exact): mse / histogram oscillate without it (d = 20,
+        # 3 priors, histogram: gap 4e-4 after 500 rounds; with 0.8 optimal in 122 rounds); mi is left unsmoothed
+        self.smoothing = 0.0 if isinstance(U, MutualInfo) else 0.8
         rows = []
         for P in gains.vertices:
             t = 1.0 + self.E1 * subset_sums(P)[:-1]  # the all-ones pattern is a multiple of z = 0

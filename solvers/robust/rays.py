@@ -55,6 +55,7 @@ from mechopt.solvers.robust.pricing import (
     _rc_tol,
     box_cone_rays,
 )
+from mechopt.solvers.robust.ratios import LDPMSERatioPricer, use_ratios
 from mechopt.solvers.robust.search import LDPMIBranchPricer, LDPMITreePricer
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp", "TREE_LIMIT"]
@@ -72,11 +73,12 @@ class RobustRaysSolver(Solver):
         "enumerate_max": 20,
         "milp_max": 32,
         "mi_pricer": "auto",
+        "mse_pricer": "auto",
         "tree_max": 40,
         "cone_max": 10,
         "max_rays": 200_000,
         "hull_rounds": 50,
-        "smoothing": 0.0,
+        "smoothing": None,
         "seed_starts": 1024,
         "search_starts": 32,
     }
@@ -101,9 +103,10 @@ class RobustRaysSolver(Solver):
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
             G = _restricted(VertexGains(priors, problem.utility), rows)
             pricer, seed, how = _pricer(problem, G, cone, opts, cache)
-            out = ray_lp(
-                G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline, smoothing=float(opts["smoothing"])
-            )
+            alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
+            if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
+                raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
+            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline, smoothing=float(alpha))
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
             Q = _channel(out, rows, problem)
@@ -192,7 +195,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
     """(pricer, seed columns, a word for the pricing) for the problem's notion and size; ``cone`` the
     vertices whose privacy cones meet (the set's, on its support rows; G may hold more priors)."""
     from mechopt.problems.robust import box_factors
-    from mechopt.utilities import MutualInfo
+    from mechopt.utilities import MutualInfo, SumMSE
 
     n = G.vertices.shape[1]
     factors = box_factors(problem.notion)
@@ -203,6 +206,8 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
             return _mi_pricer(G.vertices, n, eps, opts, seed)
+        if isinstance(G.utility, SumMSE) and use_ratios(opts["mse_pricer"]):
+            return LDPMSERatioPricer(G, n, eps), seed, "exact branch and bound over the k ratios N_i/t_i"
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
@@ -277,8 +282,11 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     pricer is called at π = α·π̂ + (1 − α)·(λ, μ), π̂ the duals of the lowest bound so far. The bound
     (module docstring) holds for any λ in the simplex and any μ, and a convex combination keeps λ in
     the simplex, so a bound proven at π is a certificate as at (λ, μ). Only priced columns with a
-    positive reduced cost at the master's own duals are added; when there are none (a misprice) the
-    next round prices at (λ, μ) itself, so the loop ends exactly as without smoothing.
+    positive reduced cost at the master's own duals are added; after m such misprices in a row the
+    next round prices at α_m = max(0, 1 − (m + 1)(1 − α)) in place of α (in-out separation: Pessoa, Sadykov,
+    Uchoa, Vanderbeck, "Automation and combination of linear-programming based stabilization techniques in
+    column generation", 2018), so within ⌈1/(1 − α)⌉ rounds it prices at (λ, μ) itself and the loop ends
+    exactly as without smoothing.
 
     Returns ``w`` and ``R`` (the master's columns), ``bound`` (None without an exact pricing pass),
     ``proven``, ``duals`` ((λ, μ) where ``bound`` was proven, μ in score units: with start duals or
@@ -299,7 +307,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
     bound, proven, status, w = math.inf, False, "iteration_limit", None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
     tol = 0.9 * settings.tolerance("gap")  # the certificate needs ``gap`` (value and t differ by round-off only)
-    centre, misprice = None, False  # the duals of the lowest bound (λ, μ), and "price at the master's duals next"
+    centre, misprice = None, 0  # the duals of the lowest bound (λ, μ), and the mispricings in a row
     start = getattr(pricer, "start_duals", lambda: None)()
     if start is not None:  # a first bound and smoothing centre before any master (the pricer's docstring)
         pr = pricer.price(start[0], start[1], deadline)
@@ -316,11 +324,9 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         w, t, lam, mu = m
         if w.size > 8 * R.shape[0] + 64:  # drop the columns that are far from entering (the bound needs none)
             R, F, w, keys = _prune(R, F / scale, w, lam, mu, keys, F)
-        smoothed = alpha > 0 and centre is not None and not misprice
-        plam, pmu = (
-            (alpha * centre[0] + (1 - alpha) * lam, alpha * centre[1] + (1 - alpha) * mu) if smoothed else (lam, mu)
-        )
-        misprice = False
+        a = max(0.0, 1.0 - (misprice + 1) * (1.0 - alpha)) if alpha > 0 and centre is not None else 0.0
+        smoothed = a > 0
+        plam, pmu = (a * centre[0] + (1 - a) * lam, a * centre[1] + (1 - a) * mu) if smoothed else (lam, mu)
         pr = pricer.price(plam, pmu * scale, deadline)
         if pr.bound is not None and math.isfinite(pr.bound):
             b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale)
@@ -337,8 +343,9 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             good = lam @ Fn - (mu * scale) @ pr.rays[:, new] > _rc_tol()
             new, Fn = [j for j, g in zip(new, good) if g], Fn[:, good]
             if not new:
-                misprice = True
+                misprice += 1
                 continue
+        misprice = 0
         if not new:
             late = deadline is not None and time.perf_counter() >= deadline
             status = "time_limit" if late else ("optimal" if proven else "failed")
