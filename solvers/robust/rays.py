@@ -78,6 +78,7 @@ class RobustRaysSolver(Solver):
         "hull_rounds": 50,
         "smoothing": 0.0,
         "seed_starts": 1024,
+        "seed_near": 16,
         "search_starts": 32,
     }
     requires = ("scipy",)
@@ -245,7 +246,7 @@ def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np
     else:
         pricer = LDPMIBranchPricer(V, eps, starts=starts)
         how = "pattern search, then an exact Lagrangian branch and bound"
-    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))]), how
+    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]), int(opts["seed_near"]))]), how
 
 
 def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:
@@ -321,6 +322,9 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             (alpha * centre[0] + (1 - alpha) * lam, alpha * centre[1] + (1 - alpha) * mu) if smoothed else (lam, mu)
         )
         misprice = False
+        if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):  # a bound proven earlier already closes it
+            status = "optimal"
+            break
         pr = pricer.price(plam, pmu * scale, deadline)
         if pr.bound is not None and math.isfinite(pr.bound):
             b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale)

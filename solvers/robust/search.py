@@ -33,9 +33,10 @@ from collections.abc import Callable
 import numpy as np
 
 from mechopt.solvers.robust.bnb import MIBranchBound
+from mechopt.solvers.robust.near import box_patterns
 from mechopt.solvers.robust.pricing import MILP_ABS_GAP, LDPMIMilpPricer, RayPricing, _rc_tol
 
-__all__ = ["pattern_search", "LDPMIBranchPricer", "NODE_BUDGET", "NODE_CAP", "SEARCH_CAP"]
+__all__ = ["pattern_search", "near_patterns", "LDPMIBranchPricer", "NODE_BUDGET", "NODE_CAP", "SEARCH_CAP"]
 
 #: Nodes of one branch-and-bound call of :class:`LDPMIBranchPricer` at first, and at most (4× per miss), and
 #: the most random starts of one search pass.
@@ -43,6 +44,9 @@ NODE_BUDGET, NODE_CAP, SEARCH_CAP = 500, 200_000, 4096
 
 #: Tuples of one tree search of :class:`LDPMITreePricer` at first, and at most (4× per miss).
 TREE_BUDGET, TREE_CAP = 50_000, 3_200_000
+
+#: Left patterns listed per try of :func:`near_patterns`, and its tries (h doubles each).
+NEAR_BUDGET, NEAR_TRIES = 1 << 20, 6
 
 #: Patterns whose swap neighbourhoods (CHUNK × n × n × k numbers) are evaluated at once.
 CHUNK = 64
@@ -90,6 +94,31 @@ def pattern_search(
         val[idx[up]] = c0 + Z[idx[up]] @ c + psi(U[idx[up]]) @ lam
     Z, first = np.unique(Z, axis=0, return_index=True)
     return Z, val[first]
+
+
+def near_patterns(V: np.ndarray, peak: float, count: int, *, budget: int = NEAR_BUDGET) -> np.ndarray:
+    """About ``count`` patterns (at most 16·``count``) with every subset sum V_i z within h of ``peak``, from
+    cells around the target's share of the left blocks (:func:`~mechopt.solvers.robust.near.box_patterns`);
+    rows of bool, fewer if NEAR_TRIES tries of at most ``budget`` listed left patterns each find fewer.
+
+    A first try lists ``budget``/8 left patterns at h a quarter of the normal approximation's guess (sums of
+    independent fair coins, the priors taken as independent); then h is rescaled by (count / expected)^(1/k)
+    (the count in a box grows as h^k, and with the patterns listed) for the whole budget, and again if short.
+    """
+    k, n = V.shape
+    mean, var = 0.5 * V.sum(axis=1), 0.25 * (V * V).sum(axis=1)  # z uniform on {0,1}^n
+    dens = np.exp(-0.5 * (peak - mean) ** 2 / var) / np.sqrt(2 * np.pi * var)
+    listed = min(float(budget), 2.0 ** (n - n // 2))  # left patterns listed, about (all of them at small n)
+    h = 0.25 * (count / (listed * 2.0 ** (n // 2) * dens.prod())) ** (1.0 / k)
+    Z, part = np.zeros((0, n), bool), 8
+    for _ in range(NEAR_TRIES):
+        Z, done = box_patterns(V, np.full(k, peak), np.full(k, h), budget=budget // part, enough=16 * count)
+        if part == 1 and (len(Z) >= count or (done and h >= 1.0)):
+            break
+        expected = len(Z) * (part if not done else 1)
+        h *= float(np.clip(1.1 * (count / max(expected, 1)) ** (1.0 / k), 0.25, 4.0))
+        part = 1
+    return Z
 
 
 def _best_moves(V, lam, c0, c, psi, Z, U, val):
@@ -143,15 +172,21 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         best = np.argsort(-rc)[: self.n]
         return Z[best[rc[best] > _rc_tol()]]
 
-    def seed_rays(self, count: int) -> np.ndarray:
+    def seed_rays(self, count: int, near: int = 0) -> np.ndarray:
         """Patterns of ρ near its maximum 0 at :meth:`start_duals` (every subset sum near u*): seed columns.
 
-        ``count`` random starts of the search (seeded), all local optima kept (n × at most ``count``).
+        ``count`` random starts of the search (seeded), all local optima kept, and at most 4·``near``·n patterns
+        of least loss among those whose sums all lie within h of u* (:func:`near_patterns`, about ``near``·n
+        asked for; n × at most ``count`` + 4·``near``·n).
         """
         lam, mu = self.start_duals()
         const, coef = self._lin(lam, mu)
         Z, _ = pattern_search(self.V, lam, const, coef, lambda U: self._psi(U)[0], np.zeros((0, self.n), bool),
                               starts=count, density=self.density, seed=0)  # fmt: skip
+        if near > 0:
+            Zn = near_patterns(self.V, self._peak(), near * self.n)
+            Zn = Zn[np.argsort(-self.rho(Zn, lam, mu), kind="stable")[: 4 * near * self.n]]
+            Z = np.unique(np.vstack([Z, Zn]), axis=0)
         return self._rays(Z[(Z.sum(axis=1) > 0) & (Z.sum(axis=1) < self.n)])
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
