@@ -33,6 +33,7 @@ import itertools
 
 import numpy as np
 
+from mechopt.errors import ParamError
 from mechopt.solvers.exact.rays import bits
 
 __all__ = ["box_patterns", "CELL"]
@@ -54,6 +55,9 @@ def box_patterns(V: np.ndarray, target: np.ndarray, half: np.ndarray, *, budget:
     V = np.asarray(V, float)
     k, n = V.shape
     target, half = np.asarray(target, float), np.asarray(half, float)
+    if target.shape != (k,) or half.shape != (k,) or not np.all(half > 0) or not np.all(np.isfinite(target)):
+        raise ParamError(f"box_patterns needs a finite target and half widths > 0, one per row of V ({k}): got "
+                         f"target {target.tolist()}, half {half.tolist()}")  # fmt: skip
     order = np.argsort(-V.sum(axis=0), kind="stable")
     blocks = [np.sort(order[b::4]) for b in range(4)]
     Z = [bits(np.arange(2 ** len(idx)), len(idx)) for idx in blocks]

@@ -239,6 +239,9 @@ def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np
     if kind == "tree" and n > TREE_LIMIT:
         raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
                          "use 'auto' or 'branch'")  # fmt: skip
+    if int(opts["seed_near"]) < 0:
+        raise ParamError(f"seed_near={opts['seed_near']} is negative: it asks for seed_near·d near-u* seed columns "
+                         "(0 turns them off)")  # fmt: skip
     starts = int(opts["search_starts"])
     if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
         pricer = LDPMITreePricer(V, eps, starts=starts, block=-(-n // 2))

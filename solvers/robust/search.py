@@ -96,10 +96,12 @@ def pattern_search(
     return Z, val[first]
 
 
-def near_patterns(V: np.ndarray, peak: float, count: int, *, budget: int = NEAR_BUDGET) -> np.ndarray:
-    """About ``count`` patterns (at most 16·``count``) with every subset sum V_i z within h of ``peak``, from
-    cells around the target's share of the left blocks (:func:`~mechopt.solvers.robust.near.box_patterns`);
-    rows of bool, fewer if NEAR_TRIES tries of at most ``budget`` listed left patterns each find fewer.
+def near_patterns(V: np.ndarray, peak: float, count: int, *,
+                  budget: int = NEAR_BUDGET) -> tuple[np.ndarray, float, bool]:  # fmt: skip
+    """(about ``count`` patterns (at most 16·``count``) with every subset sum V_i z within h of ``peak``, h, and
+    whether they are all such patterns), from cells around the target's share of the left blocks
+    (:func:`~mechopt.solvers.robust.near.box_patterns`); rows of bool, fewer if NEAR_TRIES tries of at most
+    ``budget`` listed left patterns each find fewer.
 
     A first try lists ``budget``/8 left patterns at h a quarter of the normal approximation's guess (sums of
     independent fair coins, the priors taken as independent); then h is rescaled by (count / expected)^(1/k)
@@ -110,7 +112,7 @@ def near_patterns(V: np.ndarray, peak: float, count: int, *, budget: int = NEAR_
     dens = np.exp(-0.5 * (peak - mean) ** 2 / var) / np.sqrt(2 * np.pi * var)
     listed = min(float(budget), 2.0 ** (n - n // 2))  # left patterns listed, about (all of them at small n)
     h = 0.25 * (count / (listed * 2.0 ** (n // 2) * dens.prod())) ** (1.0 / k)
-    Z, part = np.zeros((0, n), bool), 8
+    part = 8
     for _ in range(NEAR_TRIES):
         Z, done = box_patterns(V, np.full(k, peak), np.full(k, h), budget=budget // part, enough=16 * count)
         if part == 1 and (len(Z) >= count or (done and h >= 1.0)):
@@ -118,7 +120,7 @@ def near_patterns(V: np.ndarray, peak: float, count: int, *, budget: int = NEAR_
         expected = len(Z) * (part if not done else 1)
         h *= float(np.clip(1.1 * (count / max(expected, 1)) ** (1.0 / k), 0.25, 4.0))
         part = 1
-    return Z
+    return Z, h, done
 
 
 def _best_moves(V, lam, c0, c, psi, Z, U, val):
@@ -184,7 +186,7 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         Z, _ = pattern_search(self.V, lam, const, coef, lambda U: self._psi(U)[0], np.zeros((0, self.n), bool),
                               starts=count, density=self.density, seed=0)  # fmt: skip
         if near > 0:
-            Zn = near_patterns(self.V, self._peak(), near * self.n)
+            Zn = near_patterns(self.V, self._peak(), near * self.n)[0]
             Zn = Zn[np.argsort(-self.rho(Zn, lam, mu), kind="stable")[: 4 * near * self.n]]
             Z = np.unique(np.vstack([Z, Zn]), axis=0)
         return self._rays(Z[(Z.sum(axis=1) > 0) & (Z.sum(axis=1) < self.n)])
