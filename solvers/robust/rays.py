@@ -62,6 +62,11 @@ __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp", "TREE_LIMIT"]
 #: The most symbols the tree pricer takes (two blocks of 2^20 patterns; building them takes ~13 s at 40).
 TREE_LIMIT = 40
 
+#: Near-u* seed columns asked for per symbol (option ``seed_near`` = None) with the trees, and above them: to d = 40
+#: every pattern near u* is listed (cheap), so the first master holds the optimum's columns and the duals at which
+#: one exact tree pass proves the bound (d = 40, 5 priors); above, fewer and nearer ones (the bound is v*).
+NEAR_TREE, NEAR_BRANCH = 128, 16
+
 
 class RobustRaysSolver(Solver):
     """max_Q min_i score_i(Q) over a prior set's vertices: column generation over extreme rays, certified."""
@@ -78,7 +83,7 @@ class RobustRaysSolver(Solver):
         "hull_rounds": 50,
         "smoothing": 0.0,
         "seed_starts": 1024,
-        "seed_near": 16,
+        "seed_near": None,
         "search_starts": 32,
     }
     requires = ("scipy",)
@@ -239,17 +244,20 @@ def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np
     if kind == "tree" and n > TREE_LIMIT:
         raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
                          "use 'auto' or 'branch'")  # fmt: skip
-    if int(opts["seed_near"]) < 0:
-        raise ParamError(f"seed_near={opts['seed_near']} is negative: it asks for seed_near·d near-u* seed columns "
-                         "(0 turns them off)")  # fmt: skip
+    near = opts["seed_near"]
+    if near is not None and int(near) < 0:
+        raise ParamError(f"seed_near={near} is negative: it asks for seed_near·d near-u* seed columns "
+                         "(0 turns them off; None: the default)")  # fmt: skip
     starts = int(opts["search_starts"])
     if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
         pricer = LDPMITreePricer(V, eps, starts=starts, block=-(-n // 2))
         how = "exact search over two blocks' subset-sum trees (meet in the middle)"
+        near = NEAR_TREE if near is None else near
     else:
         pricer = LDPMIBranchPricer(V, eps, starts=starts)
         how = "pattern search, then an exact Lagrangian branch and bound"
-    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]), int(opts["seed_near"]))]), how
+        near = NEAR_BRANCH if near is None else near
+    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]), int(near))]), how
 
 
 def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:
