@@ -48,24 +48,15 @@ from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
-    LDPMIMilpPricer,
     LDPQuotientMilpPricer,
     LDPSubsetPricer,
     StoredRays,
     _rc_tol,
     box_cone_rays,
 )
-from mechopt.solvers.robust.search import LDPMIBranchPricer, LDPMITreePricer
+from mechopt.solvers.robust.search import TREE_LIMIT, mi_pricer
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp", "TREE_LIMIT"]
-
-#: The most symbols the tree pricer takes (two blocks of 2^20 patterns; building them takes ~13 s at 40).
-TREE_LIMIT = 40
-
-#: Near-u* seed columns asked for per symbol (option ``seed_near`` = None) with the trees, and above them: to d = 40
-#: every pattern near u* is listed (cheap), so the first master holds the optimum's columns and the duals at which
-#: one exact tree pass proves the bound (d = 40, 5 priors); above, fewer and nearer ones (the bound is v*).
-NEAR_TREE, NEAR_BRANCH = 128, 16
 
 
 class RobustRaysSolver(Solver):
@@ -208,7 +199,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
-            return _mi_pricer(G.vertices, n, eps, opts, seed)
+            return mi_pricer(G.vertices, n, eps, opts, seed)
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
@@ -231,33 +222,6 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
-
-
-def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
-    """(pricer, seed columns, a word) for ε-LDP mi above enumeration, by ``mi_pricer``: ``auto`` is the trees
-    to ``tree_max`` symbols (at most TREE_LIMIT), the search and branch and bound above."""
-    kind = opts["mi_pricer"]
-    if kind not in ("auto", "tree", "branch", "milp"):
-        raise ParamError(f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'")
-    if kind == "milp":
-        return LDPMIMilpPricer(V, eps), seed, "tangent-cut MILP (exact)"
-    if kind == "tree" and n > TREE_LIMIT:
-        raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
-                         "use 'auto' or 'branch'")  # fmt: skip
-    near = opts["seed_near"]
-    if near is not None and int(near) < 0:
-        raise ParamError(f"seed_near={near} is negative: it asks for seed_near·d near-u* seed columns "
-                         "(0 turns them off; None: the default)")  # fmt: skip
-    starts = int(opts["search_starts"])
-    if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
-        pricer = LDPMITreePricer(V, eps, starts=starts, block=-(-n // 2))
-        how = "exact search over two blocks' subset-sum trees (meet in the middle)"
-        near = NEAR_TREE if near is None else near
-    else:
-        pricer = LDPMIBranchPricer(V, eps, starts=starts)
-        how = "pattern search, then an exact Lagrangian branch and bound"
-        near = NEAR_BRANCH if near is None else near
-    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]), int(near))]), how
 
 
 def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:

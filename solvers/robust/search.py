@@ -29,14 +29,25 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from mechopt.errors import ParamError
 from mechopt.solvers.robust.bnb import MIBranchBound
 from mechopt.solvers.robust.near import box_patterns
 from mechopt.solvers.robust.pricing import MILP_ABS_GAP, LDPMIMilpPricer, RayPricing, _rc_tol
 
-__all__ = ["pattern_search", "near_patterns", "LDPMIBranchPricer", "NODE_BUDGET", "NODE_CAP", "SEARCH_CAP"]
+__all__ = [
+    "pattern_search",
+    "near_patterns",
+    "mi_pricer",
+    "TREE_LIMIT",
+    "LDPMIBranchPricer",
+    "NODE_BUDGET",
+    "NODE_CAP",
+    "SEARCH_CAP",
+]
 
 #: Nodes of one branch-and-bound call of :class:`LDPMIBranchPricer` at first, and at most (4× per miss), and
 #: the most random starts of one search pass.
@@ -251,3 +262,39 @@ class LDPMITreePricer(LDPMIBranchPricer):
             if rays.shape[1] or late or budget >= TREE_CAP:
                 return RayPricing(rays, None, "block trees stopped (deadline or tuple budget)")
             budget = min(4 * budget, TREE_CAP)
+
+
+#: The most symbols the tree pricer takes (two blocks of 2^20 patterns; building them takes ~13 s at 40).
+TREE_LIMIT = 40
+
+#: Near-u* seed columns asked for per symbol (option ``seed_near`` = None) with the trees, and above them: to d = 40
+#: every pattern near u* is listed (cheap), so the first master holds the optimum's columns and the duals at which
+#: one exact tree pass proves the bound (d = 40, 5 priors); above, fewer and nearer ones (the bound is v*).
+NEAR_TREE, NEAR_BRANCH = 128, 16
+
+
+def mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
+    """(pricer, seed columns, a word) for ε-LDP mi above enumeration, by ``mi_pricer``: ``auto`` is the trees
+    to ``tree_max`` symbols (at most TREE_LIMIT), the search and branch and bound above."""
+    kind = opts["mi_pricer"]
+    if kind not in ("auto", "tree", "branch", "milp"):
+        raise ParamError(f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'")
+    if kind == "milp":
+        return LDPMIMilpPricer(V, eps), seed, "tangent-cut MILP (exact)"
+    if kind == "tree" and n > TREE_LIMIT:
+        raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
+                         "use 'auto' or 'branch'")  # fmt: skip
+    near = opts["seed_near"]
+    if near is not None and int(near) < 0:
+        raise ParamError(f"seed_near={near} is negative: it asks for seed_near·d near-u* seed columns "
+                         "(0 turns them off; None: the default)")  # fmt: skip
+    starts = int(opts["search_starts"])
+    if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
+        pricer = LDPMITreePricer(V, eps, starts=starts, block=-(-n // 2))
+        how = "exact search over two blocks' subset-sum trees (meet in the middle)"
+        near = NEAR_TREE if near is None else near
+    else:
+        pricer = LDPMIBranchPricer(V, eps, starts=starts)
+        how = "pattern search, then an exact Lagrangian branch and bound"
+        near = NEAR_BRANCH if near is None else near
+    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]), int(near))]), how
