@@ -53,7 +53,7 @@ __all__ = [
 #: the most random starts of one search pass.
 NODE_BUDGET, NODE_CAP, SEARCH_CAP = 500, 200_000, 4096
 
-#: Tuples of one tree search of :class:`LDPMITreePricer` at first, and at most (4× per miss).
+#: Tuples of a tree search of :class:`LDPMITreePricer` after which it returns the columns in hand, and at most.
 TREE_BUDGET, TREE_CAP = 50_000, 3_200_000
 
 #: Left patterns listed per try of :func:`near_patterns`, and its tries (h doubles each).
@@ -249,19 +249,14 @@ class LDPMITreePricer(LDPMIBranchPricer):
         self.tree = SubsetTrees(self.V, eps, block=block, tol=MILP_ABS_GAP * self.unit)
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
-        """The tree search under a tuple budget (``TREE_BUDGET``, 4× per miss up to ``TREE_CAP``) until a column,
-        a proven bound, the cap or the deadline."""
-        budget = TREE_BUDGET
-        while True:
-            Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=budget)
-            true = self.rho(Z, lam, mu)
-            rays = self._rays(Z[true > _rc_tol()].astype(bool))
-            if ub is not None:
-                return RayPricing(rays, max(ub, float(true.max())), "block trees")
-            late = deadline is not None and time.perf_counter() >= deadline
-            if rays.shape[1] or late or budget >= TREE_CAP:
-                return RayPricing(rays, None, "block trees stopped (deadline or tuple budget)")
-            budget = min(4 * budget, TREE_CAP)
+        """One tree search until a proven bound, the deadline or ``TREE_CAP`` tuples, returning early (no bound)
+        with the columns in hand once past ``TREE_BUDGET`` tuples (one search: a proof is never restarted)."""
+        Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=TREE_CAP, early=TREE_BUDGET)
+        true = self.rho(Z, lam, mu)
+        rays = self._rays(Z[true > _rc_tol()].astype(bool))
+        if ub is not None:
+            return RayPricing(rays, max(ub, float(true.max())), "block trees")
+        return RayPricing(rays, None, "block trees stopped (columns in hand, deadline or tuple cap)")
 
 
 #: The most symbols the tree pricer takes (two blocks of 2^20 patterns; building them takes ~13 s at 40).
