@@ -253,6 +253,9 @@ class LDPMITreePricer(LDPMIBranchPricer):
         with the columns in hand once past ``TREE_BUDGET`` tuples (one search: a proof is never restarted)."""
         Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=TREE_CAP, early=TREE_BUDGET)
         true = self.rho(Z, lam, mu)
+        if ub is None and not np.any(true > _rc_tol()):  # what it held was under the reduced-cost tolerance
+            Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=TREE_CAP)
+            true = self.rho(Z, lam, mu)
         rays = self._rays(Z[true > _rc_tol()].astype(bool))
         if ub is not None:
             return RayPricing(rays, max(ub, float(true.max())), "block trees")
