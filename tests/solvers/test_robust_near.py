@@ -92,3 +92,20 @@ def test_box_patterns_refuse_a_box_without_width():
     V = np.random.default_rng(2).dirichlet(np.ones(5), size=2)
     with pytest.raises(ParamError, match="half"):
         box_patterns(V, np.full(2, 0.5), np.array([0.1, 0.0]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [64, 40])
+def test_five_priors_certified(d):
+    """d = 64 and 40, 5 Dirichlet(1) priors, ε = 1: certified; the value is each prior's MI of the channel (audited)
+    and at most the prior-free value v*, which d = 40 sits measurably below (its bound is the trees')."""
+    V = np.random.default_rng(d).dirichlet(np.ones(d), size=5)
+    prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0)
+    r = mechopt.solve(prob, solver="robust-rays", time_limit=600)
+    assert r.status.value == "optimal" and r.certificate.gap <= 1e-7
+    assert math.isclose(min(mutual_information(P, r.Q) for P in V), r.value, rel_tol=1e-12)
+    pr = LDPMIBranchPricer(V, 1.0)
+    vstar = pr._ratio(pr._peak())
+    assert r.value <= vstar * (1 + 1e-12) and r.certificate.bound <= vstar + 1e-9  # + the pricing tolerance
+    if d == 40:
+        assert r.certificate.bound < vstar * (1 - 1e-6)
