@@ -109,3 +109,18 @@ def test_five_priors_certified(d):
     assert r.value <= vstar * (1 + 1e-12) and r.certificate.bound <= vstar + 1e-9  # + the pricing tolerance
     if d == 40:
         assert r.certificate.bound < vstar * (1 - 1e-6)
+
+
+@pytest.mark.parametrize("n, k", [(14, 3), (12, 5)])
+def test_tree_pricer_returning_at_once_keeps_the_enumerated_optimum(monkeypatch, n, k):
+    """With no tuple budget before an early return (every tree search returns at its first pattern above tol, or
+    proves), robust-rays still certifies the optimum of the LP over every ray."""
+    import mechopt.solvers.robust.search as search
+
+    monkeypatch.setattr(search, "TREE_BUDGET", 0)
+    V = np.random.default_rng(200 + n).dirichlet(np.ones(n), size=k)
+    prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0)
+    ref = mechopt.solve(prob, solver="robust-rays")
+    r = mechopt.solve(prob, solver="robust-rays", enumerate_max=4, mi_pricer="tree", seed_near=0, seed_starts=0)
+    assert r.status.value == "optimal" and r.certificate.gap <= 1e-7
+    assert math.isclose(r.value, ref.value, rel_tol=1e-7)
