@@ -44,13 +44,17 @@ CELL, SLACK = 1 << 17, 1e-9
 #: The most cells of a join whose ranges are tabulated (else found by binary search); candidate pairs per step.
 TABLE, CHUNK = 1 << 22, 1 << 22
 
+#: The most right patterns, or patterns in the box, one cell may list (more: the search stops, incomplete).
+LIMIT = 1 << 23
+
 
 def box_patterns(V: np.ndarray, target: np.ndarray, half: np.ndarray, *, budget: int | None = None,
                  enough: int | None = None, cell_size: int = CELL) -> tuple[np.ndarray, bool]:  # fmt: skip
     """(patterns z ∈ {0,1}^n with |V z − target| ≤ half in every row of V (rows of a bool array), complete?).
 
     ``budget`` caps the left patterns listed and the search stops after a cell once ``enough`` patterns are found
-    (None: every cell, the answer complete); ``half`` > 0.
+    (None: every cell, the answer complete; a cell needing more than LIMIT right patterns or hits stops it too,
+    incomplete); ``half`` > 0.
     """
     V = np.asarray(V, float)
     k, n = V.shape
@@ -81,11 +85,17 @@ def box_patterns(V: np.ndarray, target: np.ndarray, half: np.ndarray, *, budget:
         listed += la.size
         if la.size == 0:
             continue
-        ra, rb = _join(U[2][:, g], U[3][:, g], target[g] - hi - pad, target[g] - lo + pad)
+        right = _join(U[2][:, g], U[3][:, g], target[g] - hi - pad, target[g] - lo + pad, limit=LIMIT)
+        if right is None:  # a box far wider than the cells: stop (memory), the answer incomplete
+            return _patterns(found, n), False
+        ra, rb = right
         if ra.size == 0:
             continue
-        i, r = _join(U[0][la] + U[1][lb] - target, U[2][ra] + U[3][rb], -half * (1 + SLACK), half * (1 + SLACK),
-                     dims=(list(range(len(g), k)) + g)[:3])  # fmt: skip
+        pairs = _join(U[0][la] + U[1][lb] - target, U[2][ra] + U[3][rb], -half * (1 + SLACK), half * (1 + SLACK),
+                      dims=(list(range(len(g), k)) + g)[:3], limit=LIMIT)  # fmt: skip
+        if pairs is None:
+            return _patterns(found, n), False
+        i, r = pairs
         z = np.zeros((i.size, n), bool)
         for a_idx, part in ((la[i], 0), (lb[i], 1), (ra[r], 2), (rb[r], 3)):
             z[:, blocks[part]] = Z[part][a_idx]
@@ -117,9 +127,11 @@ def _grid(U: list[np.ndarray], target: np.ndarray, half: np.ndarray, g: list[int
     return origin, w, cells[np.argsort(gap.sum(axis=1), kind="stable")]
 
 
-def _join(P: np.ndarray, Q: np.ndarray, lo: np.ndarray, hi: np.ndarray, dims: list[int] | None = None):
+def _join(P: np.ndarray, Q: np.ndarray, lo: np.ndarray, hi: np.ndarray, dims: list[int] | None = None,
+          limit: int | None = None):  # fmt: skip
     """Index pairs (p, q) with lo ≤ P_p + Q_q ≤ hi in every column (a superset by round-off only), Q bucketed on
-    ``dims`` (default all) by cells wider than hi − lo: each p's box meets at most two cells per dimension."""
+    ``dims`` (default all) by cells wider than hi − lo: each p's box meets at most two cells per dimension; None
+    when more than ``limit`` pairs are found (memory)."""
     dims = list(range(P.shape[1])) if dims is None else dims
     width = (hi - lo)[dims] * (1 + 1e-6) + 1e-300
     origin = Q[:, dims].min(0) - width
@@ -146,7 +158,7 @@ def _join(P: np.ndarray, Q: np.ndarray, lo: np.ndarray, hi: np.ndarray, dims: li
         runs.append((start, np.where(ok, stop - start, 0)))
     per_p = sum(cnt for _, cnt in runs)
     cuts = np.searchsorted(np.cumsum(per_p), np.arange(1, -(-int(per_p.sum()) // CHUNK)) * CHUNK)
-    out_p, out_q = [], []
+    out_p, out_q, found = [], [], 0
     for rows in np.split(np.arange(P.shape[0]), cuts):  # about CHUNK candidates at a time: bounded memory
         for start, cnt in runs:
             p = np.repeat(rows, cnt[rows])
@@ -155,4 +167,7 @@ def _join(P: np.ndarray, Q: np.ndarray, lo: np.ndarray, hi: np.ndarray, dims: li
             keep = np.all((s >= lo - SLACK * (hi - lo)) & (s <= hi + SLACK * (hi - lo)), axis=1)
             out_p.append(p[keep])
             out_q.append(q[keep])
+            found += int(keep.sum())
+            if limit is not None and found > limit:
+                return None
     return np.concatenate(out_p), np.concatenate(out_q)

@@ -124,3 +124,15 @@ def test_tree_pricer_returning_at_once_keeps_the_enumerated_optimum(monkeypatch,
     r = mechopt.solve(prob, solver="robust-rays", enumerate_max=4, mi_pricer="tree", seed_near=0, seed_starts=0)
     assert r.status.value == "optimal" and r.certificate.gap <= 1e-7
     assert math.isclose(r.value, ref.value, rel_tol=1e-7)
+
+
+def test_a_cell_over_the_memory_limit_stops_incomplete(monkeypatch):
+    """Past LIMIT right patterns (or hits) in a cell the search stops: flagged incomplete, a subset of the box."""
+    import mechopt.solvers.robust.near as near
+
+    V = np.random.default_rng(4).dirichlet(np.ones(12), size=2)
+    Z = _all_patterns(12)
+    inside = Z[np.all(np.abs(Z @ V.T - 0.5) <= 0.2, axis=1)]
+    monkeypatch.setattr(near, "LIMIT", 3)
+    got, done = box_patterns(V, np.full(2, 0.5), np.full(2, 0.2))
+    assert not done and set(_rows(got)) <= set(_rows(inside)) and len(got) < len(inside)
