@@ -31,7 +31,8 @@ privacy cone is at an extreme ray. Pricers, each on the n rows of the set's supp
   (:mod:`mechopt.solvers.robust.bnb`) under a node budget that grows 4× per miss. The start duals
   (:meth:`LDPMIMilpPricer.start_duals`: λ uniform, μ = v*·λᵀV, v* = max_u f(u)/t(u)) bound every
   pattern by the prior-free value v* (ρ ≤ 0 there for every pattern; the pricing pass at them
-  proves it), and its ``seed_rays`` are patterns with every subset sum near u* = argmax f/t. With
+  proves it), and its ``seed_rays`` are patterns with every subset sum near u* = argmax f/t (a search,
+  and a four-block meet in the middle over the k sums: :mod:`mechopt.solvers.robust.near`). With
   many symbols the robust optimum sits within the ``gap`` tolerance of v* (patterns with all k
   subset sums near u* exist), so that first bound closes the gap once the search has found enough
   such patterns: d = 64 with 3 priors is certified; d = 32 is not by this pricer (its optimum is ~1e-6

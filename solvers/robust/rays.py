@@ -48,7 +48,6 @@ from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
-    LDPMIMilpPricer,
     LDPQuotientMilpPricer,
     LDPSubsetPricer,
     StoredRays,
@@ -56,12 +55,9 @@ from mechopt.solvers.robust.pricing import (
     box_cone_rays,
 )
 from mechopt.solvers.robust.ratios import LDPMSERatioPricer, use_ratios
-from mechopt.solvers.robust.search import LDPMIBranchPricer, LDPMITreePricer
+from mechopt.solvers.robust.search import TREE_LIMIT, mi_pricer
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp", "TREE_LIMIT"]
-
-#: The most symbols the tree pricer takes (two blocks of 2^20 patterns; building them takes ~13 s at 40).
-TREE_LIMIT = 40
 
 
 class RobustRaysSolver(Solver):
@@ -80,6 +76,7 @@ class RobustRaysSolver(Solver):
         "hull_rounds": 50,
         "smoothing": None,
         "seed_starts": 1024,
+        "seed_near": None,
         "search_starts": 32,
     }
     requires = ("scipy",)
@@ -205,7 +202,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
-            return _mi_pricer(G.vertices, n, eps, opts, seed)
+            return mi_pricer(G.vertices, n, eps, opts, seed)
         if isinstance(G.utility, SumMSE) and use_ratios(opts["mse_pricer"]):
             return LDPMSERatioPricer(G, n, eps), seed, "exact branch and bound over the k ratios N_i/t_i"
         if n <= int(opts["milp_max"]):
@@ -230,27 +227,6 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
-
-
-def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
-    """(pricer, seed columns, a word) for ε-LDP mi above enumeration, by ``mi_pricer``: ``auto`` is the trees
-    to ``tree_max`` symbols (at most TREE_LIMIT), the search and branch and bound above."""
-    kind = opts["mi_pricer"]
-    if kind not in ("auto", "tree", "branch", "milp"):
-        raise ParamError(f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'")
-    if kind == "milp":
-        return LDPMIMilpPricer(V, eps), seed, "tangent-cut MILP (exact)"
-    if kind == "tree" and n > TREE_LIMIT:
-        raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
-                         "use 'auto' or 'branch'")  # fmt: skip
-    starts = int(opts["search_starts"])
-    if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
-        pricer = LDPMITreePricer(V, eps, starts=starts, block=-(-n // 2))
-        how = "exact search over two blocks' subset-sum trees (meet in the middle)"
-    else:
-        pricer = LDPMIBranchPricer(V, eps, starts=starts)
-        how = "pattern search, then an exact Lagrangian branch and bound"
-    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]))]), how
 
 
 def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:
@@ -327,6 +303,9 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         a = max(0.0, 1.0 - (misprice + 1) * (1.0 - alpha)) if alpha > 0 and centre is not None else 0.0
         smoothed = a > 0
         plam, pmu = (a * centre[0] + (1 - a) * lam, a * centre[1] + (1 - a) * mu) if smoothed else (lam, mu)
+        if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):  # a bound proven earlier already closes it
+            status = "optimal"
+            break
         pr = pricer.price(plam, pmu * scale, deadline)
         if pr.bound is not None and math.isfinite(pr.bound):
             b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale)

@@ -29,20 +29,35 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from mechopt.errors import ParamError
 from mechopt.solvers.robust.bnb import MIBranchBound
+from mechopt.solvers.robust.near import box_patterns
 from mechopt.solvers.robust.pricing import MILP_ABS_GAP, LDPMIMilpPricer, RayPricing, _rc_tol
 
-__all__ = ["pattern_search", "LDPMIBranchPricer", "NODE_BUDGET", "NODE_CAP", "SEARCH_CAP"]
+__all__ = [
+    "pattern_search",
+    "near_patterns",
+    "mi_pricer",
+    "TREE_LIMIT",
+    "LDPMIBranchPricer",
+    "NODE_BUDGET",
+    "NODE_CAP",
+    "SEARCH_CAP",
+]
 
 #: Nodes of one branch-and-bound call of :class:`LDPMIBranchPricer` at first, and at most (4× per miss), and
 #: the most random starts of one search pass.
 NODE_BUDGET, NODE_CAP, SEARCH_CAP = 500, 200_000, 4096
 
-#: Tuples of one tree search of :class:`LDPMITreePricer` at first, and at most (4× per miss).
+#: Tuples of a tree search of :class:`LDPMITreePricer` after which it returns the columns in hand, and at most.
 TREE_BUDGET, TREE_CAP = 50_000, 3_200_000
+
+#: Left patterns listed per try of :func:`near_patterns`, and its tries (h doubles each).
+NEAR_BUDGET, NEAR_TRIES = 1 << 20, 6
 
 #: Patterns whose swap neighbourhoods (CHUNK × n × n × k numbers) are evaluated at once.
 CHUNK = 64
@@ -90,6 +105,33 @@ def pattern_search(
         val[idx[up]] = c0 + Z[idx[up]] @ c + psi(U[idx[up]]) @ lam
     Z, first = np.unique(Z, axis=0, return_index=True)
     return Z, val[first]
+
+
+def near_patterns(V: np.ndarray, peak: float, count: int, *,
+                  budget: int = NEAR_BUDGET) -> tuple[np.ndarray, float, bool]:  # fmt: skip
+    """(about ``count`` patterns (at most 16·``count``) with every subset sum V_i z within h of ``peak``, h, and
+    whether they are all such patterns), from cells around the target's share of the left blocks
+    (:func:`~mechopt.solvers.robust.near.box_patterns`); rows of bool, fewer if NEAR_TRIES tries of at most
+    ``budget`` listed left patterns each find fewer.
+
+    A first try lists ``budget``/8 left patterns at h a quarter of the normal approximation's guess (sums of
+    independent fair coins, the priors taken as independent); then h is rescaled by (count / expected)^(1/k)
+    (the count in a box grows as h^k, and with the patterns listed) for the whole budget, and again if short.
+    """
+    k, n = V.shape
+    mean, var = 0.5 * V.sum(axis=1), 0.25 * (V * V).sum(axis=1)  # z uniform on {0,1}^n
+    dens = np.exp(-0.5 * (peak - mean) ** 2 / var) / np.sqrt(2 * np.pi * var)
+    listed = min(float(budget), 2.0 ** (n - n // 2))  # left patterns listed, about (all of them at small n)
+    h = 0.25 * (count / (listed * 2.0 ** (n // 2) * dens.prod())) ** (1.0 / k)
+    part = 8
+    for _ in range(NEAR_TRIES):
+        Z, done = box_patterns(V, np.full(k, peak), np.full(k, h), budget=budget // part, enough=16 * count)
+        if part == 1 and (len(Z) >= count or (done and h >= 1.0)):
+            break
+        expected = len(Z) * (part if not done else 1)
+        h *= float(np.clip(1.1 * (count / max(expected, 1)) ** (1.0 / k), 0.25, 4.0))
+        part = 1
+    return Z, h, done
 
 
 def _best_moves(V, lam, c0, c, psi, Z, U, val):
@@ -143,15 +185,21 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         best = np.argsort(-rc)[: self.n]
         return Z[best[rc[best] > _rc_tol()]]
 
-    def seed_rays(self, count: int) -> np.ndarray:
+    def seed_rays(self, count: int, near: int = 0) -> np.ndarray:
         """Patterns of ρ near its maximum 0 at :meth:`start_duals` (every subset sum near u*): seed columns.
 
-        ``count`` random starts of the search (seeded), all local optima kept (n × at most ``count``).
+        ``count`` random starts of the search (seeded), all local optima kept, and at most 4·``near``·n patterns
+        of least loss among those whose sums all lie within h of u* (:func:`near_patterns`, about ``near``·n
+        asked for; n × at most ``count`` + 4·``near``·n).
         """
         lam, mu = self.start_duals()
         const, coef = self._lin(lam, mu)
         Z, _ = pattern_search(self.V, lam, const, coef, lambda U: self._psi(U)[0], np.zeros((0, self.n), bool),
                               starts=count, density=self.density, seed=0)  # fmt: skip
+        if near > 0:
+            Zn = near_patterns(self.V, self._peak(), near * self.n)[0]
+            Zn = Zn[np.argsort(-self.rho(Zn, lam, mu), kind="stable")[: 4 * near * self.n]]
+            Z = np.unique(np.vstack([Z, Zn]), axis=0)
         return self._rays(Z[(Z.sum(axis=1) > 0) & (Z.sum(axis=1) < self.n)])
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
@@ -201,16 +249,50 @@ class LDPMITreePricer(LDPMIBranchPricer):
         self.tree = SubsetTrees(self.V, eps, block=block, tol=MILP_ABS_GAP * self.unit)
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
-        """The tree search under a tuple budget (``TREE_BUDGET``, 4× per miss up to ``TREE_CAP``) until a column,
-        a proven bound, the cap or the deadline."""
-        budget = TREE_BUDGET
-        while True:
-            Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=budget)
+        """One tree search until a proven bound, the deadline or ``TREE_CAP`` tuples, returning early (no bound)
+        with the columns in hand once past ``TREE_BUDGET`` tuples (one search: a proof is never restarted)."""
+        Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=TREE_CAP, early=TREE_BUDGET)
+        true = self.rho(Z, lam, mu)
+        if ub is None and not np.any(true > _rc_tol()):  # what it held was under the reduced-cost tolerance
+            Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=TREE_CAP)
             true = self.rho(Z, lam, mu)
-            rays = self._rays(Z[true > _rc_tol()].astype(bool))
-            if ub is not None:
-                return RayPricing(rays, max(ub, float(true.max())), "block trees")
-            late = deadline is not None and time.perf_counter() >= deadline
-            if rays.shape[1] or late or budget >= TREE_CAP:
-                return RayPricing(rays, None, "block trees stopped (deadline or tuple budget)")
-            budget = min(4 * budget, TREE_CAP)
+        rays = self._rays(Z[true > _rc_tol()].astype(bool))
+        if ub is not None:
+            return RayPricing(rays, max(ub, float(true.max())), "block trees")
+        return RayPricing(rays, None, "block trees stopped (columns in hand, deadline or tuple cap)")
+
+
+#: The most symbols the tree pricer takes (two blocks of 2^20 patterns; building them takes ~13 s at 40).
+TREE_LIMIT = 40
+
+#: Near-u* seed columns asked for per symbol (option ``seed_near`` = None) with the trees, and above them: to d = 40
+#: every pattern near u* is listed (cheap), so the first master holds the optimum's columns and the duals at which
+#: one exact tree pass proves the bound (d = 40, 5 priors); above, fewer and nearer ones (the bound is v*).
+NEAR_TREE, NEAR_BRANCH = 128, 16
+
+
+def mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
+    """(pricer, seed columns, a word) for ε-LDP mi above enumeration, by ``mi_pricer``: ``auto`` is the trees
+    to ``tree_max`` symbols (at most TREE_LIMIT), the search and branch and bound above."""
+    kind = opts["mi_pricer"]
+    if kind not in ("auto", "tree", "branch", "milp"):
+        raise ParamError(f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'")
+    if kind == "milp":
+        return LDPMIMilpPricer(V, eps), seed, "tangent-cut MILP (exact)"
+    if kind == "tree" and n > TREE_LIMIT:
+        raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
+                         "use 'auto' or 'branch'")  # fmt: skip
+    near = opts["seed_near"]
+    if near is not None and int(near) < 0:
+        raise ParamError(f"seed_near={near} is negative: it asks for seed_near·d near-u* seed columns "
+                         "(0 turns them off; None: the default)")  # fmt: skip
+    starts = int(opts["search_starts"])
+    if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
+        pricer = LDPMITreePricer(V, eps, starts=starts, block=-(-n // 2))
+        how = "exact search over two blocks' subset-sum trees (meet in the middle)"
+        near = NEAR_TREE if near is None else near
+    else:
+        pricer = LDPMIBranchPricer(V, eps, starts=starts)
+        how = "pattern search, then an exact Lagrangian branch and bound"
+        near = NEAR_BRANCH if near is None else near
+    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]), int(near))]), how

@@ -165,9 +165,11 @@ class SubsetTrees:
         target: float = 0.0,
         keep: int = 64,
         budget: int | None = None,
+        early: int | None = None,
     ) -> tuple[np.ndarray, float | None]:
         """(patterns with ρ > ``target`` found, best first (rows; the best pattern seen if none), a proven upper
-        bound on max ρ, or None when stopped by the deadline or after ``budget`` tuples)."""
+        bound on max ρ, or None when stopped by the deadline, after ``budget`` tuples, or past ``early`` tuples
+        with a pattern above ``target`` + ``tol`` in hand)."""
         sc = self._prepare(lam, mu)
         T = np.zeros((1, len(self.trees)), np.int64)
         B = self._bounds(T, sc)
@@ -181,7 +183,8 @@ class SubsetTrees:
             spent += min(BATCH, B.size)
             self.tuples += min(BATCH, B.size)
             late = deadline is not None and time.perf_counter() >= deadline
-            if late or (budget is not None and spent > budget):
+            done_early = early is not None and spent > early and pool.best > target + self.tol
+            if late or done_early or (budget is not None and spent > budget):
                 return pool.patterns(), None
             pick = np.argpartition(-B, min(BATCH, B.size) - 1)[:BATCH] if B.size > BATCH else np.arange(B.size)
             rest = np.ones(B.size, bool)
