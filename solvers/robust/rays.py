@@ -74,6 +74,8 @@ class RobustRaysSolver(Solver):
         "mi_pricer": "auto",
         "tree_max": 40,
         "cone_max": 10,
+        "box_max": 64,
+        "cone_pricer": "auto",
         "max_rays": 200_000,
         "hull_rounds": 50,
         "smoothing": 0.0,
@@ -207,11 +209,16 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
         return LDPAscentPricer(G, n, eps), seed, how
+    box = _box_route(problem, G, cone, factors, opts)
+    if box is not None:
+        return box
     why = None
     if "rays" in cache:
         R = cache["rays"]
     elif n > int(opts["cone_max"]):
         why = f"is above cone_max={opts['cone_max']} symbols (its rays are enumerated: d = 10, 3 priors: ~25 s)"
+        if isinstance(G.utility, MutualInfo) and n > int(opts["box_max"]):
+            why = f"is above box_max={opts['box_max']} symbols (mi: the branch and bound over the cone)"
     else:
         try:
             R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
@@ -225,6 +232,23 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
+
+
+def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any]):
+    """(pricer, seed, word) of the posterior-box cone's branch and bound (mi above ``cone_max`` symbols, to
+    ``box_max``; ``cone_pricer="box"`` at any size), or None for the enumerated rays."""
+    from mechopt.solvers.robust.boxprice import BoxMIPricer
+    from mechopt.utilities import MutualInfo
+
+    kind, n = opts["cone_pricer"], cone.shape[1]
+    if kind not in ("auto", "rays", "box"):
+        raise ParamError(f"cone_pricer={kind!r} is not a pricer: use 'auto' (default), 'rays' or 'box'")
+    mi = isinstance(G.utility, MutualInfo) and np.array_equal(G.vertices, cone)
+    if kind == "box" and not mi:
+        raise ParamError(f"cone_pricer='box' prices mutual information only, not {G.utility.name}: use 'auto'")
+    if not mi or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= int(opts["box_max"])):
+        return None
+    return BoxMIPricer(cone, *factors), np.ones((n, 1)), "branch and bound over the cone (chord and tangent LPs)"
 
 
 def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
