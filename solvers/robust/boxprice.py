@@ -210,6 +210,19 @@ class BoxMIPricer:
             q, val = v, new
         return q
 
+    def seed_rays(self) -> np.ndarray:
+        """The column 1 and, for each vertex i, a vertex of the slice with large f_i (t_i at its largest, then the
+        ascent at λ = e_i, μ = 0): gains of the seed's order, so the master's unit is set by them."""
+        h, cols = self._model(), [np.ones(self.n)]
+        for i in range(self.k):
+            c = np.zeros(self.n + 2 * self.k)
+            c[self.n + i] = 1.0
+            out = self._solve(h, c, self.root)
+            if out is not None:
+                lam = np.eye(self.k)[i]
+                cols.append(self._ascend(h, self.into_cone(out[0][: self.n]), lam, np.zeros(self.n)))
+        return np.array(cols).T
+
     def _node(self, h, box, lam, mu):
         """(bound, z, chord excess per x) of a node's LP, cuts added while ψ's overshoot is the largest error;
         bound −inf and z None when HiGHS finds the node empty."""

@@ -248,7 +248,8 @@ def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any])
         raise ParamError(f"cone_pricer='box' prices mutual information only, not {G.utility.name}: use 'auto'")
     if not mi or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= int(opts["box_max"])):
         return None
-    return BoxMIPricer(cone, *factors), np.ones((n, 1)), "branch and bound over the cone (chord and tangent LPs)"
+    pricer = BoxMIPricer(cone, *factors)
+    return pricer, pricer.seed_rays(), "branch and bound over the cone (chord and tangent LPs)"
 
 
 def _mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
