@@ -61,8 +61,9 @@ from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
 __all__ = ["BoxMIPricer", "dual_max", "BOX_SECONDS"]
 
-#: Seconds of branch and bound per pricing call (its bound stays proven when it stops: the largest open node's).
-BOX_SECONDS = 120.0
+#: Seconds of branch and bound per pricing call without a deadline (with one, the search may use all of it); its
+#: bound stays proven when it stops (the largest open node's).
+BOX_SECONDS = 600.0
 #: Initial tangent points of ψ per vertex (geometric on [1/hi, hi]).
 TANGENTS = 9
 
@@ -95,7 +96,7 @@ class BoxMIPricer:
     lo, hi : float
         The box factors (``box_factors``; lo = 0 under PML).
     seconds : float
-        Branch and bound time per pricing call (``BOX_SECONDS``).
+        Branch and bound time per pricing call when the solve has no deadline (``BOX_SECONDS``).
     early : bool
         Stop at the first node with an improving column (column generation); False searches to the proof.
     """
@@ -105,6 +106,7 @@ class BoxMIPricer:
         self.k, self.n = self.V.shape
         self.lo, self.hi = float(lo), float(hi)
         self.Pbar = self.V.mean(axis=0)
+        self.norm = self.Pbar  # the rays' normalisation ωᵀr = 1 (the certificate file's ν, rays._evidence)
         self.weights = (1.0, 1.0)
         self.batch = 2 * self.n
         self.seconds = float(seconds)
@@ -112,6 +114,7 @@ class BoxMIPricer:
         self.more = self.n  # nodes searched for more columns after the first improving one
         self.slack = 0.0  # nodes whose bound is within this of the incumbent are closed (tests: an absolute tolerance)
         self.nodes = 0
+        self.seen: set[bytes] = set()  # the columns returned so far
         k, n = self.k, self.n
         I, T, Z = np.tile(np.eye(n), (k, 1)), np.repeat(np.eye(k), n, axis=0), np.zeros((k * n, k))
         rows = [np.hstack([-self.V, np.eye(k), np.zeros((k, k))]), np.r_[np.zeros(n), np.full(k, 1 / k), np.zeros(k)][None]]
@@ -258,8 +261,7 @@ class BoxMIPricer:
         """The best columns found and the largest bound of any node (proven; module docstring)."""
         lam, mu = np.asarray(lam, float), np.asarray(mu, float)
         h = self._model()
-        stop = time.perf_counter() + self.seconds
-        stop = stop if deadline is None else min(stop, deadline)
+        stop = time.perf_counter() + self.seconds if deadline is None else deadline
         target = max(0.5 * settings.tolerance("gap") * abs(float(mu.sum())), self.slack)
         tol = _rc_tol()
         best, closed, cols, tick, spent = -math.inf, -math.inf, [], 0, 0
@@ -279,7 +281,10 @@ class BoxMIPricer:
             if val > tol:
                 q = self._ascend(h, q, lam, mu)
                 val = float(self.rho(q[:, None], lam, mu)[0])
-                cols.append((val, q))
+                key = np.round(q, 12).tobytes()
+                if key not in self.seen:  # a column returned before (the master holds it): search on
+                    self.seen.add(key)
+                    cols.append((val, q))
             best = max(best, val)
             if bound <= max(best + self.slack, target) or excess.max() <= 1e-15 * max(1.0, abs(bound)):
                 closed = max(closed, bound)
