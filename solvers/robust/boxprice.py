@@ -24,7 +24,7 @@ dropped (its rows are those of the slice and the node box).
 cuts (valid everywhere) when λ_i's overshoot φ*_i − ψ(t*_i) is the largest error; otherwise the
 coordinate of largest chord excess is split at q*_x (its middle when q*_x is at an end), so the point's
 term is exact in both children. A node is closed when its bound is at most the larger of the incumbent
-and ``target`` (a quarter of the certificate's ``gap`` times |1ᵀμ|, the master's value for mi) or when
+and ``target`` (half the certificate's ``gap`` times |1ᵀμ|, the master's value for mi) or when
 its excess is below round-off; the reported bound is the largest bound of a closed or open node and of
 the incumbent, so it is proven even when the search stops early (time, or its first improving column).
 Every LP point is a column of K (mixed with the interior column 1 just enough to satisfy every row when
@@ -113,6 +113,7 @@ class BoxMIPricer:
         self.early = early
         self.more = self.n  # nodes searched for more columns after the first improving one
         self.slack = 0.0  # nodes whose bound is within this of the incumbent are closed (tests: an absolute tolerance)
+        self.target: float | None = None  # nodes bounded by this are closed; None: half the gap tolerance times |1ᵀμ|
         self.nodes = 0
         self.seen: set[bytes] = set()  # the columns returned so far
         k, n = self.k, self.n
@@ -262,13 +263,13 @@ class BoxMIPricer:
         lam, mu = np.asarray(lam, float), np.asarray(mu, float)
         h = self._model()
         stop = time.perf_counter() + self.seconds if deadline is None else deadline
-        target = max(0.5 * settings.tolerance("gap") * abs(float(mu.sum())), self.slack)
+        target = 0.5 * settings.tolerance("gap") * abs(float(mu.sum())) if self.target is None else self.target
         tol = _rc_tol()
         best, closed, cols, tick, spent = -math.inf, -math.inf, [], 0, 0
         heap = [(-math.inf, 0, self.root)]
         while heap:
             neg, _, box = heapq.heappop(heap)
-            if -neg <= max(best, target):
+            if -neg <= max(best + self.slack, target):
                 closed = max(closed, -neg)
                 heap = []
                 break

@@ -220,7 +220,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
     elif n > int(opts["cone_max"]):
         why = f"is above cone_max={opts['cone_max']} symbols (its rays are enumerated: d = 10, 3 priors: ~25 s)"
         if isinstance(G.utility, MutualInfo) and n > int(opts["box_max"]):
-            why = f"is above box_max={opts['box_max']} symbols (mi: the branch and bound over the cone)"
+            why = f"is above box_max={opts['box_max']} symbols (mi's branch and bound over the cone)"
     else:
         try:
             R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
@@ -230,7 +230,8 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         one = " (one prior: ChannelDesign with the exact solver reaches d = 64)" if len(cone) == 1 else ""
         raise TooLargeError(
             f"the {problem.notion.name} cone at {len(cone)} priors on {n} symbols {why}: robust {G.utility.name} "
-            f"under {problem.notion.name} is certified only where the rays can be enumerated{one}; a linear "
+            f"under {problem.notion.name} is certified only where the rays can be enumerated (mi: to box_max "
+            f"symbols){one}; a linear "
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
