@@ -74,8 +74,10 @@ def dual_max(c, lo, hi, A, rlo, rhi, y) -> float:
     cᵀz = (c − Aᵀy)ᵀz + yᵀAz: each term at its best end; y_r clipped to 0 where the side it needs is infinite.
 
     >>> A = np.array([[1.0, 1.0]])
-    >>> dual_max(np.array([1.0, 2.0]), np.zeros(2), np.ones(2), A, np.array([-np.inf]), np.array([1.0]), np.array([2.0]))
-    2.0
+    >>> rows = (np.array([-np.inf]), np.array([1.0]))          # z_0 + z_1 ≤ 1 on [0, 1]²
+    >>> b = dual_max(np.array([1.0, 2.0]), np.zeros(2), np.ones(2), A, *rows, np.array([2.0]))
+    >>> 2.0 <= b <= 2.0 + 1e-12                                  # the maximum 2 (at z = (0, 1)), plus the margin
+    True
     """
     y = np.where(np.isfinite(rhi), np.maximum(y, 0.0), 0.0) + np.where(np.isfinite(rlo), np.minimum(y, 0.0), 0.0)
     r = c - A.T @ y
@@ -116,9 +118,13 @@ class BoxMIPricer:
         self.target: float | None = None  # nodes bounded by this are closed; None: half the gap tolerance times |1ᵀμ|
         self.nodes = 0
         self.seen: set[bytes] = set()  # the columns returned so far
+        self.history: list[np.ndarray] = []  # and themselves, in order (the ascent's starts)
         k, n = self.k, self.n
         I, T, Z = np.tile(np.eye(n), (k, 1)), np.repeat(np.eye(k), n, axis=0), np.zeros((k * n, k))
-        rows = [np.hstack([-self.V, np.eye(k), np.zeros((k, k))]), np.r_[np.zeros(n), np.full(k, 1 / k), np.zeros(k)][None]]
+        rows = [
+            np.hstack([-self.V, np.eye(k), np.zeros((k, k))]),
+            np.r_[np.zeros(n), np.full(k, 1 / k), np.zeros(k)][None],
+        ]
         rows += [np.hstack([I, -self.hi * T, Z]), np.hstack([I, -self.lo * T, Z])]  # q_x − hi·t_i ≤ 0 ≤ q_x − lo·t_i
         m = k * n
         self.A = np.vstack(rows)
@@ -137,7 +143,9 @@ class BoxMIPricer:
     def _bounds(self, box) -> tuple[np.ndarray, np.ndarray]:
         k = self.k
         phi_lo = -self.hi * math.log(self.hi) - 1.0  # below ψ on [1/hi, hi]
-        return np.r_[box[0], np.full(k, 1.0 / self.hi), np.full(k, phi_lo)], np.r_[box[1], np.full(k, self.hi), np.ones(k)]
+        return np.r_[box[0], np.full(k, 1.0 / self.hi), np.full(k, phi_lo)], np.r_[
+            box[1], np.full(k, self.hi), np.ones(k)
+        ]
 
     def _model(self):
         import highspy
@@ -174,7 +182,7 @@ class BoxMIPricer:
         self.rlo, self.rhi = np.r_[self.rlo, -np.inf], np.r_[self.rhi, tau]
 
     def _solve(self, h, c, box):
-        """(z, row duals, column bounds) of max cᵀz over the model in ``box``, or None when HiGHS does not end optimal."""
+        """(z, row duals, column bounds) of max cᵀz over the model in ``box``; None unless HiGHS ends optimal."""
         import highspy
 
         N = c.size
@@ -194,7 +202,10 @@ class BoxMIPricer:
         t = self.V @ q
         g = [(self.hi * t[:, None] - q[None, :]).ravel(), np.full(self.k * self.n, self.hi - 1.0)]
         if self.lo > 0:
-            g = [np.r_[g[0], (q[None, :] - self.lo * t[:, None]).ravel()], np.r_[g[1], np.full(self.k * self.n, 1 - self.lo)]]
+            g = [
+                np.r_[g[0], (q[None, :] - self.lo * t[:, None]).ravel()],
+                np.r_[g[1], np.full(self.k * self.n, 1 - self.lo)],
+            ]
         bad = (g[0] < 0) & (g[1] > g[0])
         if np.any(bad):
             theta = min(1.0, float(np.max(-g[0][bad] / (g[1][bad] - g[0][bad]))) * (1 + 1e-9) + 1e-15)
@@ -238,7 +249,9 @@ class BoxMIPricer:
         a = lam @ self.V
         w = qu - ql
         wide = w > 1e-300
-        sig = np.where(wide, (xlogy(qu, qu) - xlogy(ql, ql)) / np.where(wide, w, 1.0), np.log(np.maximum(ql, 1e-300)) + 1)
+        sig = np.where(
+            wide, (xlogy(qu, qu) - xlogy(ql, ql)) / np.where(wide, w, 1.0), np.log(np.maximum(ql, 1e-300)) + 1
+        )
         const = a * (xlogy(ql, ql) - sig * ql)
         c = np.r_[a * sig - mu, np.zeros(self.k), lam]
         while True:
@@ -247,7 +260,11 @@ class BoxMIPricer:
                 return -math.inf, None, None
             z, y, (lo, hi) = out
             n, k = self.n, self.k
-            bound = dual_max(c, lo, hi, self.A, self.rlo, self.rhi, y) + math.fsum(const) + 1e-15 * float(np.abs(const).sum())
+            bound = (
+                dual_max(c, lo, hi, self.A, self.rlo, self.rhi, y)
+                + math.fsum(const)
+                + 1e-15 * float(np.abs(const).sum())
+            )
             q, t, phi = np.clip(z[:n], ql, qu), z[n : n + k], z[n + k :]
             excess = a * (sig * (q - ql) + xlogy(ql, ql) - xlogy(q, q))
             over = lam * (phi + xlogy(t, t))
@@ -262,6 +279,10 @@ class BoxMIPricer:
         """The best columns found and the largest bound of any node (proven; module docstring)."""
         lam, mu = np.asarray(lam, float), np.asarray(mu, float)
         h = self._model()
+        if self.early and self.history:
+            found = self._hop(h, lam, mu)
+            if found.shape[1]:
+                return RayPricing(found, None, "ascent from earlier columns (heuristic)")
         stop = time.perf_counter() + self.seconds if deadline is None else deadline
         target = 0.5 * settings.tolerance("gap") * abs(float(mu.sum())) if self.target is None else self.target
         tol = _rc_tol()
@@ -285,6 +306,7 @@ class BoxMIPricer:
                 key = np.round(q, 12).tobytes()
                 if key not in self.seen:  # a column returned before (the master holds it): search on
                     self.seen.add(key)
+                    self.history.append(q)
                     cols.append((val, q))
             best = max(best, val)
             if bound <= max(best + self.slack, target) or excess.max() <= 1e-15 * max(1.0, abs(bound)):
@@ -300,6 +322,18 @@ class BoxMIPricer:
         cols.sort(key=lambda c: -c[0])
         R = np.array([q for _, q in cols[: self.batch]]).T if cols else np.zeros((self.n, 0))
         return RayPricing(R, float(bound), "box branch and bound")
+
+    def _hop(self, h, lam, mu) -> np.ndarray:
+        """New improving vertices by the linear ascent from the last 2n columns returned (a heuristic, no bound)."""
+        out, tol = [], _rc_tol()
+        for q in self.history[-2 * self.n :]:
+            v = self._ascend(h, q, lam, mu)
+            key = np.round(v, 12).tobytes()
+            if key not in self.seen and float(self.rho(v[:, None], lam, mu)[0]) > tol:
+                self.seen.add(key)
+                self.history.append(v)
+                out.append(v)
+        return np.array(out).T if out else np.zeros((self.n, 0))
 
     def _split(self, box, z, excess):
         """Two children of ``box``: the coordinate of largest chord excess split at q*_x (else its middle)."""

@@ -144,7 +144,8 @@ class RobustRaysSolver(Solver):
         }
         if hull:
             extras["hull_rounds"], extras["hull_priors"] = outer, priors[len(problem.prior_set.vertices) :].tolist()
-        ev = None if bound is None or hull or not out["proven"] else _evidence(problem, Q, G, out, rows, getattr(pricer, "norm", None))
+        norm = getattr(pricer, "norm", None)
+        ev = None if bound is None or hull or not out["proven"] else _evidence(problem, Q, G, out, rows, norm)
         cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert, proof=proof, message=msg,
                       iterations=out["rounds"], extras=extras, **base)  # fmt: skip
@@ -152,8 +153,9 @@ class RobustRaysSolver(Solver):
 
 def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndarray, norm=None) -> Any:
     """The certificate file's duals: the weights λ and ν on every row, ν = μ + δ on the support (0 elsewhere) with
-    δ = (bound − λᵀc − 1ᵀμ)·ω / 1ᵀω, ω = ``norm`` the pricer's normalisation of its rays (ωᵀr = 1; default 1, so
-    δ = (bound − λᵀc − 1ᵀμ) / |support|; the bound's W is then 1ᵀω), so that the claim reads max_r (Σ_i λ_i f_i(r) − νᵀr) / 1ᵀr ≤ 0 over the
+    δ = (bound − λᵀc − 1ᵀμ)·ω / 1ᵀω, ω = ``norm`` the pricer's normalisation of its rays (ωᵀr = 1; default 1,
+    so δ = (bound − λᵀc − 1ᵀμ) / |support|; the bound's W is then 1ᵀω), so that the claim reads
+    max_r (Σ_i λ_i f_i(r) − νᵀr) / 1ᵀr ≤ 0 over the
     rays r of the cone (summing to the support's size over the columns, as Σ_y Q[x, y] = 1; math.md §1)."""
     from mechopt.results.certificate_file import RobustEvidence
 

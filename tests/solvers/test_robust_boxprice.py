@@ -1,4 +1,4 @@
-"""The posterior-box cone's branch and bound (robust mi over a prior set beyond enumeration): checked against the rays."""
+"""The posterior-box cone's branch and bound (robust mi over a prior set beyond enumeration), against the rays."""
 
 from __future__ import annotations
 
@@ -50,7 +50,9 @@ def test_the_proven_bound_is_the_maximum_over_every_enumerated_ray(notion, d):
             continue
         assert pr.rho(out.rays, lam, mu).max() == pytest.approx(rc.max(), abs=1e-9)
         t = V @ out.rays  # every column is in the cone: lo·t_i ≤ q_x ≤ hi·t_i, normalised P̄·q = 1
-        assert np.all(out.rays <= hi * t.min(axis=0) * (1 + 1e-12)) and np.all(out.rays >= lo * t.max(axis=0) * (1 - 1e-12))
+        assert np.all(out.rays <= hi * t.min(axis=0) * (1 + 1e-12)) and np.all(
+            out.rays >= lo * t.max(axis=0) * (1 - 1e-12)
+        )
         assert np.allclose(V.mean(axis=0) @ out.rays, 1.0)
 
 
