@@ -22,8 +22,8 @@ dropped (its rows are those of the slice and the node box).
 
 **Search.** Best-first branch and bound: at a node's LP point z* the tangent of ψ_i at t*_i joins the
 cuts (valid everywhere) when λ_i's overshoot φ*_i − ψ(t*_i) is the largest error; otherwise the
-coordinate of largest chord excess is split at q*_x (its middle when q*_x is at an end), so the point's
-term is exact in both children. A node is closed when its bound is at most the larger of the incumbent
+coordinate of largest chord excess is split halfway between q*_x and the middle of its range.
+A node is closed when its bound is at most the larger of the incumbent
 and ``target`` (half the certificate's ``gap`` times |1ᵀμ|, the master's value for mi) or when
 its excess is below round-off; the reported bound is the largest bound of a closed or open node and of
 the incumbent, so it is proven even when the search stops early (time, or its first improving column).
@@ -336,13 +336,12 @@ class BoxMIPricer:
         return np.array(out).T if out else np.zeros((self.n, 0))
 
     def _split(self, box, z, excess):
-        """Two children of ``box``: the coordinate of largest chord excess split at q*_x (else its middle)."""
+        """Two children of ``box``: the coordinate of largest chord excess split halfway between q*_x and its
+        range's middle (the range shrinks by at least a quarter; at the last pricing of LIP d = 8 this took 1827
+        nodes where splitting at q*_x took 6333 and at the middle 2518)."""
         ql, qu = box
         x = int(np.argmax(excess))
-        s = float(z[x])
-        w = qu[x] - ql[x]
-        if not ql[x] + 1e-3 * w < s < qu[x] - 1e-3 * w:
-            s = 0.5 * (ql[x] + qu[x])
+        s = 0.5 * (0.5 * (ql[x] + qu[x]) + float(np.clip(z[x], ql[x], qu[x])))
         a, b = qu.copy(), ql.copy()
         a[x], b[x] = s, s
         return [c for c in (self._propagate(ql, a), self._propagate(b, qu)) if c is not None]
