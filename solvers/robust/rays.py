@@ -74,7 +74,7 @@ class RobustRaysSolver(Solver):
         "mi_pricer": "auto",
         "tree_max": 40,
         "cone_max": 10,
-        "box_max": 64,
+        "box_max": 32,
         "cone_pricer": "auto",
         "max_rays": 200_000,
         "hull_rounds": 50,
