@@ -137,3 +137,14 @@ def test_the_certificate_file_in_the_pricers_normalisation_verifies(notion, tmp_
     code, out = certcheck.run(str(tmp_path / "c.json"))
     assert code == 0, out
     assert out["gap"] <= 1e-7 and out["value"] == pytest.approx(r.value, rel=1e-9)
+
+
+def test_the_cli_refuses_above_box_max_in_one_line_with_exit_2(cli, tmp_path):
+    import json
+
+    V = np.random.default_rng(0).dirichlet(np.ones(40), size=3)
+    (tmp_path / "set.json").write_text(json.dumps(V.tolist()))
+    run = cli("design", "--notion", "lip", "--eps", "1", "--utility", "mi", "--prior-set", tmp_path / "set.json",
+              "--solver", "robust-rays")  # fmt: skip
+    assert run.code == 2 and "box_max=32" in run.err and "Traceback" not in run.err
+    assert len(run.err.strip().splitlines()) == 1
