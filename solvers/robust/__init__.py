@@ -5,7 +5,8 @@
 extreme rays of the privacy cone), priced by :mod:`~mechopt.solvers.robust.pricing` and, for mutual
 information above the enumerable sizes, the meet-in-the-middle trees of :mod:`~mechopt.solvers.robust.tree`
 (exact, to 40 symbols), the pattern search of :mod:`~mechopt.solvers.robust.search` and the branch and
-bound of :mod:`~mechopt.solvers.robust.bnb`.
+bound of :mod:`~mechopt.solvers.robust.bnb`; under LIP / PML / ALIP above ``cone_max`` by the branch and bound
+over the cone itself of :mod:`~mechopt.solvers.robust.boxprice`.
 """
 
 from mechopt.solvers.robust.lp import RobustLPSolver

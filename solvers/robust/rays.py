@@ -72,6 +72,8 @@ class RobustRaysSolver(Solver):
         "mse_pricer": "auto",
         "tree_max": 40,
         "cone_max": 10,
+        "box_max": 32,
+        "cone_pricer": "auto",
         "max_rays": 200_000,
         "hull_rounds": 50,
         "smoothing": None,
@@ -142,21 +144,25 @@ class RobustRaysSolver(Solver):
         }
         if hull:
             extras["hull_rounds"], extras["hull_priors"] = outer, priors[len(problem.prior_set.vertices) :].tolist()
-        ev = None if bound is None or hull or not out["proven"] else _evidence(problem, Q, G, out, rows)
+        norm = getattr(pricer, "norm", None)
+        ev = None if bound is None or hull or not out["proven"] else _evidence(problem, Q, G, out, rows, norm)
         cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert, proof=proof, message=msg,
                       iterations=out["rounds"], extras=extras, **base)  # fmt: skip
 
 
-def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndarray) -> Any:
+def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndarray, norm=None) -> Any:
     """The certificate file's duals: the weights λ and ν on every row, ν = μ + δ on the support (0 elsewhere) with
-    δ = (bound − λᵀc − 1ᵀμ) / |support|, so that the claim reads max_r (Σ_i λ_i f_i(r) − νᵀr) / 1ᵀr ≤ 0 over the
+    δ = (bound − λᵀc − 1ᵀμ)·ω / 1ᵀω, ω = ``norm`` the pricer's normalisation of its rays (ωᵀr = 1; default 1,
+    so δ = (bound − λᵀc − 1ᵀμ) / |support|; the bound's W is then 1ᵀω), so that the claim reads
+    max_r (Σ_i λ_i f_i(r) − νᵀr) / 1ᵀr ≤ 0 over the
     rays r of the cone (summing to the support's size over the columns, as Σ_y Q[x, y] = 1; math.md §1)."""
     from mechopt.results.certificate_file import RobustEvidence
 
     lam, mu = out["duals"]
     nu = np.zeros(problem.prior_set.d)
-    nu[rows] = mu + (out["bound"] - float(lam @ G.constants()) - float(mu.sum())) / int(rows.sum())
+    w = np.ones(int(rows.sum())) if norm is None else np.asarray(norm, float)  # a pricer normalising ωᵀr = 1: δ·ω/Σω
+    nu[rows] = mu + (out["bound"] - float(lam @ G.constants()) - float(mu.sum())) * w / w.sum()
     centre = float(getattr(G.utility, "centre", 0.0))  # the gains' centre (an MSE is shift-invariant)
     return RobustEvidence(problem, Q, lam, nu, None, method=f"robust-rays (ray LP duals; {out['rounds']} rounds)",
                           centre=centre)  # fmt: skip
@@ -209,11 +215,16 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
         return LDPAscentPricer(G, n, eps), seed, how
+    box = _box_route(problem, G, cone, factors, opts)
+    if box is not None:
+        return box
     why = None
     if "rays" in cache:
         R = cache["rays"]
     elif n > int(opts["cone_max"]):
         why = f"is above cone_max={opts['cone_max']} symbols (its rays are enumerated: d = 10, 3 priors: ~25 s)"
+        if isinstance(G.utility, MutualInfo) and n > int(opts["box_max"]):
+            why = f"is above box_max={opts['box_max']} symbols (mi's branch and bound over the cone)"
     else:
         try:
             R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
@@ -223,10 +234,29 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         one = " (one prior: ChannelDesign with the exact solver reaches d = 64)" if len(cone) == 1 else ""
         raise TooLargeError(
             f"the {problem.notion.name} cone at {len(cone)} priors on {n} symbols {why}: robust {G.utility.name} "
-            f"under {problem.notion.name} is certified only where the rays can be enumerated{one}; a linear "
+            f"under {problem.notion.name} is certified only where the rays can be enumerated (mi: to box_max "
+            f"symbols){one}; a linear "
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
+
+
+def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any]):
+    """(pricer, seed, word) of the posterior-box cone's branch and bound (mi above ``cone_max`` symbols, to
+    ``box_max``; ``cone_pricer="box"`` at any size), or None for the enumerated rays."""
+    from mechopt.solvers.robust.boxprice import BoxMIPricer
+    from mechopt.utilities import MutualInfo
+
+    kind, n = opts["cone_pricer"], cone.shape[1]
+    if kind not in ("auto", "rays", "box"):
+        raise ParamError(f"cone_pricer={kind!r} is not a pricer: use 'auto' (default), 'rays' or 'box'")
+    mi = isinstance(G.utility, MutualInfo) and np.array_equal(G.vertices, cone)
+    if kind == "box" and not mi:
+        raise ParamError(f"cone_pricer='box' prices mutual information only, not {G.utility.name}: use 'auto'")
+    if not mi or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= int(opts["box_max"])):
+        return None
+    pricer = BoxMIPricer(cone, *factors)
+    return pricer, pricer.seed_rays(), "branch and bound over the cone (chord and tangent LPs)"
 
 
 def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:
