@@ -60,3 +60,33 @@ def test_without_a_limit_every_refinement_runs(monkeypatch):
     monkeypatch.setattr(lp, "best_duals", lambda R, mu, P, theta, nu: nu)
     lp.solve_master(np.array([[0.5, 0.5], [0.5, 0.5]]), np.array([1.0, 0.5]), np.array([0.5, 0.5]))
     assert calls == [None] * (1 + lp.REFINE_ROUNDS)
+
+
+def test_random_faces_stop_at_the_deadline(monkeypatch):
+    """The PML pricer's random faces stop at the run's deadline, not only after ``RANDOM_SECONDS``.
+
+    Found by a hostile pass: PML MI, d = 64 Dirichlet(1) seed 64, ε = 1, ``time_limit=3`` ran 5.9 s, 2.3 s of
+    it in one call of ``_random_faces`` that started near the deadline (its own 3 s budget ignored it).
+    """
+    from mechopt.solvers.exact.pricing import pml
+    from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals, separable_phi
+    from mechopt.utilities import MutualInfo
+
+    P = np.random.default_rng(64).dirichlet(np.ones(40))
+    h = np.minimum(np.e * P, 1.0)
+    phi = separable_phi(MutualInfo(P))
+    pr = PMLSeparablePricer(P, h, phi, core=3, wide=4)
+    searched = []
+
+    def no_improving_face(nu, fl, fh, lam, core, deadline, rng=None):  # instant, nothing improving
+        searched.append(core)
+        return np.zeros((0, P.size)), None
+
+    monkeypatch.setattr(pr, "_search", no_improving_face)
+    nu = chord_duals(h, phi)
+    fl, fh = phi(pr.lo, pr.idx) - nu * pr.lo, phi(h, pr.idx) - nu * h
+    pr._random_faces(nu, fl, fh, 0.0, deadline=pml.time.perf_counter() - 1.0, tol=1e-10)
+    assert len(searched) == 1  # was RANDOM_FACES (32): the deadline had passed before the first face
+    searched.clear()
+    pr._random_faces(nu, fl, fh, 0.0, deadline=None, tol=1e-10)
+    assert len(searched) == pml.RANDOM_FACES  # no deadline: every face (each instant here)
