@@ -90,3 +90,30 @@ def test_random_faces_stop_at_the_deadline(monkeypatch):
     searched.clear()
     pr._random_faces(nu, fl, fh, 0.0, deadline=None, tol=1e-10)
     assert len(searched) == pml.RANDOM_FACES  # no deadline: every face (each instant here)
+
+
+def test_interior_point_attempts_have_an_iteration_cap(monkeypatch):
+    """Every interior-point master attempt carries ``maxiter``; one that reaches it is a failed attempt, not a
+    time limit, and the next attempt runs.
+
+    Found by a hostile pass: ``mechopt design --notion pml --utility mi --eps 1`` on a d = 48 prior with entries
+    1e-300 and 1e-200 and three zeros, no ``--time-limit``: killed after 300 s, HiGHS's IPX without presolve
+    spinning on a 45 x 16 master (323 783 iterations in 8 s, no convergence; 10 000 take 0.44 s).
+    """
+    from scipy.optimize import OptimizeResult
+
+    seen = []
+
+    def fake_highs(R, mu, P, mode, method, opts, cost, sigma):
+        seen.append((method, opts.get("maxiter")))
+        if method == "highs-ipm":  # IPX spinning: stops only at its iteration limit
+            return OptimizeResult(status=1, x=np.array([0.5, 0.5]), nit=opts["maxiter"], message="Iteration limit")
+        return OptimizeResult(status=4, x=None, nit=0, message="HiGHS status not set")  # simplex: no answer
+
+    monkeypatch.setattr(lp, "_highs", fake_highs)
+    R, P = np.array([[0.5, 0.5], [0.5, 0.5]]), np.array([0.5, 0.5])
+    m = lp._solve_costs(R, np.array([1.0, 0.5]), P, None, centred=False)
+    assert all(cap == lp.IPM_MAX_ITER for meth, cap in seen if meth == "highs-ipm")
+    assert all(cap is None for meth, cap in seen if meth == "highs-ds")  # simplex runs as before
+    assert len(seen) == 9  # every attempt tried: the stalled ones did not end the loop
+    assert m.status == "failed"  # no time limit was given: not "time_limit"
