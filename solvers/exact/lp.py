@@ -33,11 +33,15 @@ from mechopt.errors import SolverError
 from mechopt.model.channel import merge_outputs
 from mechopt.solvers.exact import centred as _centred
 
-__all__ = ["Master", "solve_master", "dual_bound", "recover_channel", "cost_unit", "IPM_COLUMNS"]
+__all__ = ["Master", "solve_master", "dual_bound", "recover_channel", "cost_unit", "IPM_COLUMNS", "IPM_MAX_ITER"]
 
 # A speed switch, not a tolerance (both methods return a basic optimal solution): above this many
 # columns the interior point method (+ crossover) is much faster than dual simplex.
 IPM_COLUMNS = 2000
+#: Most HiGHS interior-point iterations of one master attempt (IPX converges in well under 1000 on these LPs).
+#: Without a cap, IPX without presolve spun forever on a 45 x 16 master (PML MI, prior entries 1e-300 and
+#: 1e-200: 323 783 iterations in 8 s, no convergence); an attempt that reaches it counts as failed.
+IPM_MAX_ITER = 10_000
 
 
 @dataclass
@@ -71,17 +75,22 @@ def solve_master(
     # (mutual information at ε = 1e-6) or 1e24 (an MSE of values in 1e12 units) become costs of order one.
     mu = np.asarray(mu, float)
     unit = cost_unit(mu)
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     m = _solve_costs(R, mu / unit, P, time_limit, centred)
     # An optimum far below the largest cost (near-deterministic columns at ε = 50 lose 1e-21 of MSE against
     # costs of order one) is below HiGHS's resolution: re-solve with the costs over the value's own scale.
+    # The re-solves share the one time limit (each had the whole limit again: 4x it in all).
     for _ in range(REFINE_ROUNDS):
         if m.status != "optimal" or _settled(m, R, P, mu / unit) or not math.isfinite(m.value):
+            break
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
             break
         fine = cost_unit(np.array([m.value, dual_bound(m.nu, P, R, mu / unit)]))
         if not fine < REFINE_BELOW:
             break
         capped = np.maximum(mu / unit / fine, -REFINE_CAP)  # a relaxation: its duals still bound the LP
-        cand = _solve_costs(R, capped, P, time_limit, centred)
+        cand = _solve_costs(R, capped, P, left, centred)
         if cand.status != "optimal":
             break
         cand = Master(
@@ -146,15 +155,17 @@ def _solve_costs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, time_limit: float
     if _centred.centres(sigma):  # rays within a factor 1 ± σ of P: rows centred at P first
         attempts.insert(0, ("centred", method, True, COST_SCALE))
     best: Master | None = None
-    res = None
+    res, stalled = None, False
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     for sc, meth, pre, cost in attempts:
         if deadline is not None:  # retries share the one time limit
             if best is not None and time.perf_counter() >= deadline:
                 break
             opts["time_limit"] = max(deadline - time.perf_counter(), 1e-3)
-        res = _highs(R, mu, P, sc, meth, {**opts, "presolve": pre}, cost, sigma)
-        if res.status not in (0, 1) or res.x is None or not np.all(np.isfinite(res.x)):
+        cap = {"maxiter": IPM_MAX_ITER} if meth == "highs-ipm" else {}
+        res = _highs(R, mu, P, sc, meth, {**opts, **cap, "presolve": pre}, cost, sigma)
+        stalled = bool(cap) and res.status == 1 and getattr(res, "nit", 0) >= IPM_MAX_ITER  # not a time limit
+        if stalled or res.status not in (0, 1) or res.x is None or not np.all(np.isfinite(res.x)):
             continue
         theta, nu = _extract(R, P, res, sc, cost, sigma)
         cand = Master(
@@ -168,7 +179,7 @@ def _solve_costs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, time_limit: float
         if res.status == 1 or _settled(best, R, P, mu):
             break
     if best is None:
-        if res is not None and res.status == 1:
+        if res is not None and res.status == 1 and not stalled:
             return Master("time_limit", np.zeros(R.shape[1]), np.zeros(P.size), -np.inf, res.message)
         why = (
             ""
