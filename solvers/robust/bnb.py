@@ -28,7 +28,7 @@ is ≤ θ = max(incumbent, 0) + tol (its bound is recorded) or when every coordi
 ρ is recorded). The returned bound is the maximum of the incumbent and every recorded bound: every z
 lies in exactly one closed subtree, so it is an upper bound on max ρ, within tol of it when max ρ ≥ 0
 (the pricing's question is whether a column with ρ > 0 exists). Floating-point rounding of B is covered
-by the master's margin (``robust_rays._margin``) and tol.
+by the master's margin (``raylp._margin``) and tol.
 
 Examples
 --------

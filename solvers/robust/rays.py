@@ -15,7 +15,7 @@ range W (:mod:`mechopt.solvers.robust.pricing`), so
 
 is a certificate whenever the pricing is exact (``optimal`` only then, and only within the ``gap``
 tolerance). It holds for *any* λ in the simplex and any μ, so a pricer's ``start_duals`` (priced
-before the first master: a first bound) and Wentges smoothing (option ``smoothing``, :func:`ray_lp`)
+before the first master: a first bound) and Wentges smoothing (option ``smoothing``, :func:`~mechopt.solvers.robust.raylp.ray_lp`)
 keep it. The rows are those of the set's support (rows with mass under no vertex are filled
 with a copy of a support row: private under every notion here, and worth nothing to any vertex).
 
@@ -36,28 +36,25 @@ import time
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linprog
 
 from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.solver import Solver
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.result import Certificate, Result, Status
-from mechopt.solvers.exact.colgen import gain_units
-from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
     LDPQuotientMilpPricer,
     LDPSubsetPricer,
     StoredRays,
-    _rc_tol,
     box_cone_rays,
 )
 from mechopt.solvers.robust.ratios import LDPMSERatioPricer, use_ratios
+from mechopt.solvers.robust.raylp import ray_lp
 from mechopt.solvers.robust.search import TREE_LIMIT, mi_pricer
 
-__all__ = ["RobustRaysSolver", "SOLVERS", "ray_lp", "TREE_LIMIT"]
+__all__ = ["RobustRaysSolver", "SOLVERS", "TREE_LIMIT"]
 
 
 class RobustRaysSolver(Solver):
@@ -278,144 +275,6 @@ def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:
 def _relative_gap(value: float, bound: float, sign: float) -> float:
     denom = max(abs(value), abs(bound))
     return 0.0 if denom == 0 else max(0.0, sign * (bound - value)) / denom
-
-
-def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float | None = None,
-           smoothing: float = 0.0) -> dict[str, Any]:  # fmt: skip
-    """Column generation for max t s.t. t ≤ F_i w + c_i, R w = 1, w ≥ 0; the bound in score units.
-
-    ``smoothing`` = α ∈ [0, 1) is Wentges dual smoothing: once a pricing pass has proven a bound, the
-    pricer is called at π = α·π̂ + (1 − α)·(λ, μ), π̂ the duals of the lowest bound so far. The bound
-    (module docstring) holds for any λ in the simplex and any μ, and a convex combination keeps λ in
-    the simplex, so a bound proven at π is a certificate as at (λ, μ). Only priced columns with a
-    positive reduced cost at the master's own duals are added; after m such misprices in a row the
-    next round prices at α_m = max(0, 1 − (m + 1)(1 − α)) in place of α (in-out separation: Pessoa, Sadykov,
-    Uchoa, Vanderbeck, "Automation and combination of linear-programming based stabilization techniques in
-    column generation", 2018), so within ⌈1/(1 − α)⌉ rounds it prices at (λ, μ) itself and the loop ends
-    exactly as without smoothing.
-
-    Returns ``w`` and ``R`` (the master's columns), ``bound`` (None without an exact pricing pass),
-    ``proven``, ``duals`` ((λ, μ) where ``bound`` was proven, μ in score units: with start duals or
-    smoothing not the last master's), ``rounds``, ``status`` and ``message``.
-    """
-    if not 0.0 <= smoothing < 1.0:
-        raise ParamError(f"smoothing must be in [0, 1), got {smoothing}: 0 turns it off")
-    c = G.constants()
-    R, F = seed, G.gains(seed)
-    stored = getattr(pricer, "F", F)  # the gains of every ray when the pricer holds them
-    scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(stored).ravel(), np.abs(c)])  # a power of two: exact
-    with gain_units(scale):  # reduced-cost and MILP tolerances in the gains' unit: unit-free
-        return _rounds(G, pricer, R, F, c, scale, max_iter, deadline, smoothing)
-
-
-def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, Any]:
-    """The rounds of :func:`ray_lp` (its arguments; F the seed's gains, ``scale`` their unit, α the smoothing)."""
-    bound, proven, status, w = math.inf, False, "iteration_limit", None
-    keys = {_key(R[:, j]) for j in range(R.shape[1])}
-    tol = 0.9 * settings.tolerance("gap")  # the certificate needs ``gap`` (value and t differ by round-off only)
-    centre, misprice = None, 0  # the duals of the lowest bound (λ, μ), and the mispricings in a row
-    start = getattr(pricer, "start_duals", lambda: None)()
-    if start is not None:  # a first bound and smoothing centre before any master (the pricer's docstring)
-        pr = pricer.price(start[0], start[1], deadline)
-        if pr.bound is not None and math.isfinite(pr.bound):
-            centre = (start[0], start[1] / scale)
-            bound, proven = _lagrange(pricer, centre[0], centre[1], c / scale, pr.bound / scale), True
-    for it in range(1, max_iter + 1):
-        if deadline is not None and time.perf_counter() >= deadline:
-            status = "time_limit"
-            break
-        m = _master(F / scale, c / scale, R)
-        if m is None:
-            return {"w": None, "status": Status.SOLVER_ERROR, "message": "HiGHS failed on the ray master LP"}
-        w, t, lam, mu = m
-        if w.size > 8 * R.shape[0] + 64:  # drop the columns that are far from entering (the bound needs none)
-            R, F, w, keys = _prune(R, F / scale, w, lam, mu, keys, F)
-        a = max(0.0, 1.0 - (misprice + 1) * (1.0 - alpha)) if alpha > 0 and centre is not None else 0.0
-        smoothed = a > 0
-        plam, pmu = (a * centre[0] + (1 - a) * lam, a * centre[1] + (1 - a) * mu) if smoothed else (lam, mu)
-        if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):  # a bound proven earlier already closes it
-            status = "optimal"
-            break
-        pr = pricer.price(plam, pmu * scale, deadline)
-        if pr.bound is not None and math.isfinite(pr.bound):
-            b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale)
-            if b < bound or centre is None:
-                centre = (plam, pmu)
-            if b < bound:
-                bound, proven = b, True
-        if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):
-            status = "optimal"
-            break
-        new = [j for j in range(pr.rays.shape[1]) if _key(pr.rays[:, j]) not in keys]
-        Fn = G.gains(pr.rays[:, new])
-        if smoothed:  # keep the columns that improve the master at its own duals
-            good = lam @ Fn - (mu * scale) @ pr.rays[:, new] > _rc_tol()
-            new, Fn = [j for j, g in zip(new, good) if g], Fn[:, good]
-            if not new:
-                misprice += 1
-                continue
-        misprice = 0
-        if not new:
-            late = deadline is not None and time.perf_counter() >= deadline
-            status = "time_limit" if late else ("optimal" if proven else "failed")
-            break
-        for j in new:
-            keys.add(_key(pr.rays[:, j]))
-        R = np.hstack([R, pr.rays[:, new]])
-        F = np.hstack([F, Fn])
-    R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
-    duals = None if centre is None else (centre[0], centre[1] * scale)  # (λ, μ) of the lowest bound, score units
-    return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
-            "status": status, "message": status, "duals": duals}  # fmt: skip
-
-
-def _prune(R, Fs, w, lam, mu, keys, F):
-    """Keep the used columns and the 4n of highest reduced cost at (λ, μ): (R, F, w, keys) pruned."""
-    rc = lam @ Fs - mu @ R
-    keep = w > 0
-    keep[np.argsort(-rc)[: 4 * R.shape[0]]] = True
-    gone = {_key(R[:, j]) for j in np.flatnonzero(~keep)}
-    return R[:, keep], F[:, keep], w[keep], keys - gone
-
-
-def _lagrange(pricer, lam, mu, c, rho) -> float:
-    """The proven bound λᵀc + 1ᵀμ + W·ρ (W the pricer's range of Σ w; every argument in the master's unit)."""
-    lo, hi = pricer.weights
-    b = float(lam @ c + mu.sum() + (hi * rho if rho >= 0 else lo * rho))
-    return b + _margin(lam, c, mu, rho, hi)
-
-
-def _key(col: np.ndarray) -> bytes:
-    return np.round(col, 12).tobytes()
-
-
-def _margin(lam, c, mu, rho, hi) -> float:
-    """Rounding allowance of the bound: a few ulp of the magnitudes summed."""
-    mag = float(np.abs(lam * c).sum() + np.abs(mu).sum() + hi * abs(rho))
-    return 64 * float(np.finfo(float).eps) * mag * max(1, mu.size)
-
-
-def _master(F: np.ndarray, c: np.ndarray, R: np.ndarray):
-    """(w, t, λ, μ) of the master LP by HiGHS, or None; λ ≥ 0 normalised to Σ λ = 1, μ the row duals."""
-    k, N = F.shape
-    n = R.shape[0]
-    A_ub = np.hstack([-F, np.ones((k, 1))])  # t − F_i w ≤ c_i
-    A_eq = np.hstack([R, np.zeros((n, 1))])
-    cost = np.zeros(N + 1)
-    cost[-1] = -1.0
-    # tight tolerances first; HiGHS's defaults when those end "unknown" (the bound is recomputed from the duals
-    # whatever the LP's accuracy: a looser solve only loosens it)
-    for tols in ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {}):
-        res = linprog(cost, A_ub=A_ub, b_ub=c, A_eq=A_eq, b_eq=np.ones(n), bounds=[(0, None)] * N + [(None, None)],
-                      method="highs", options=tols)  # fmt: skip
-        if res.status == 0 and res.x is not None:
-            break
-    else:
-        return None
-    lam = np.maximum(-np.asarray(res.ineqlin.marginals, float), 0.0)
-    lam = lam / lam.sum() if lam.sum() > 0 else np.full(k, 1.0 / k)
-    mu = -np.asarray(res.eqlin.marginals, float)
-    return res.x[:N], float(res.x[-1]), lam, mu
 
 
 SOLVERS = {"robust-rays": RobustRaysSolver}
