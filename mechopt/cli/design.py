@@ -273,6 +273,7 @@ def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line
     from mechopt.runtime import deadline
 
     problem, solver, options, tl = build_problem(args, notes)
+    _check_certificate_size(args, problem)
     start = getattr(args, "started", None)  # set by mechopt.cli.main: the process's start, or the call's
     if args.json and options.get("verbose"):  # solver logs (cvxpy, Clarabel, HiGHS) print to stdout
         raise ParamError(
@@ -294,6 +295,15 @@ def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line
         from mechopt.api import time_limit_result
 
         return problem, time_limit_result(problem, solver, exc, t0)
+
+
+def _check_certificate_size(args: argparse.Namespace, problem: Any) -> None:
+    """``--certificate`` for a single-prior design above the standalone checker's size: refused before the solve."""
+    from mechopt.problems.design import ChannelDesign
+    from mechopt.results.certificate_file import check_checker_size
+
+    if args.certificate and isinstance(problem, ChannelDesign):
+        check_checker_size(int((problem.prior > 0).sum()))
 
 
 def _status_line(args: argparse.Namespace) -> Any:

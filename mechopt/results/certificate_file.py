@@ -41,12 +41,27 @@ __all__ = [
     "DualEvidence",
     "RobustEvidence",
     "CertificateError",
+    "check_checker_size",
     "exact",
     "certificate_document",
     "write_certificate",
 ]
 
 FORMAT, VERSION = "mechopt-certificate", 1
+
+
+def check_checker_size(d: int) -> None:
+    """Raise a CertificateError when ``d`` inputs of positive mass are beyond the standalone checker's reach.
+
+    >>> check_checker_size(8)
+    """
+    from mechopt.certcheck import MAX_D
+
+    if d > MAX_D:
+        raise CertificateError(
+            f"{d} inputs of positive mass: the standalone checker enumerates the extreme rays of at most {MAX_D}, "
+            "so no certificate file is written; drop --certificate (the result's own certificate stands)"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,14 +87,9 @@ class DualEvidence:
         is within the ``gap`` tolerance.
         """
         from mechopt import settings
-        from mechopt.certcheck import MAX_D
 
         cp = self.program
-        if cp.d > MAX_D:
-            raise CertificateError(
-                f"{cp.d} inputs of positive mass: the standalone checker enumerates the extreme rays of at most "
-                f"{MAX_D}, so no certificate file is written (the result's own certificate stands)"
-            )
+        check_checker_size(cp.d)
         if value is None:
             value = cp.value_of(float(np.sum(cp.gain(cp.prior[:, None] * self.Q))))
         if status is None:

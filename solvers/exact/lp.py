@@ -219,7 +219,9 @@ def _extract(R: np.ndarray, P: np.ndarray, res, mode, cost: float, sigma: float)
         return polish(R, P, np.clip(res.x, 0.0, None), sigma), -(T.T @ marg) / cost
     rows, c = _scales(R, P, mode)
     theta = polish(R, P, np.clip(res.x, 0.0, None) * c, sigma)
-    return theta, -marg * rows / cost
+    with np.errstate(over="ignore", invalid="ignore"):  # rows = 1/P reach 1e300 for prior entries of 1e-300
+        nu = -marg * rows / cost
+    return theta, np.where(np.isfinite(nu), nu, 0.0)  # any finite ν bounds (dual_bound): an overflow becomes 0
 
 
 def _row_error(R: np.ndarray, P: np.ndarray, theta: np.ndarray) -> float:

@@ -47,3 +47,19 @@ def test_design_refuses_a_certificate_the_solver_cannot_prove_by_rays(cli, one_l
 def test_certificate_and_out_must_be_different_files(cli, one_line_error, tmp_path):
     same = tmp_path / "x.json"
     one_line_error(cli(*DESIGN, "--out", same, "--certificate", same))
+
+
+def test_design_refuses_a_certificate_above_the_checker_before_the_solve(cli, one_line_error, tmp_path, monkeypatch):
+    """Hostile run: PML MI at d = 64 with --certificate solved for 11 s and then refused (the 20-input limit of
+    the standalone checker is known from the prior)."""
+    import mechopt.api
+
+    def no_solve(*a, **k):
+        raise AssertionError("solved before refusing --certificate")
+
+    monkeypatch.setattr(mechopt.api, "solve", no_solve)
+    cert = tmp_path / "cert.json"
+    prior = ",".join(["0.04"] * 25)
+    run = cli("design", "--notion", "pml", "--utility", "mi", "--prior", prior, "--eps", "1", "--certificate", cert)
+    one_line_error(run)
+    assert run.code == 2 and "25 inputs of positive mass" in run.err and not cert.exists(), run.err

@@ -80,3 +80,21 @@ def test_objectives_below_the_gap_floor_are_certified(kw: dict) -> None:
     r = mechopt.solve(prob, solver="exact")
     assert r.status is Status.OPTIMAL and r.proof == "certificate"
     assert abs(r.certificate.bound - r.value) <= 1e-12
+
+
+def test_master_duals_that_overflow_in_mechanism_scale_become_zero_without_a_warning() -> None:
+    """Hostile run: a prior entry of 1e-300 makes the row scale 1/P = 1e300, and HiGHS's marginals times it
+    overflowed (12 raw RuntimeWarnings, inf duals). Any finite ν gives a valid bound, so an overflow is 0."""
+    import warnings
+    from types import SimpleNamespace
+
+    from mechopt.solvers.exact import lp
+
+    P = np.array([1e-300, 0.5, 0.5 - 1e-300])
+    R = np.array([[1e-300, 0.0], [0.25, 0.25], [0.25, 0.25]]) * 2
+    res = SimpleNamespace(x=np.array([0.5, 0.5]), eqlin=SimpleNamespace(marginals=np.array([-1e10, -1.0, -2.0])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, nu = lp._extract(R, P, res, True, 1.0, 0.0)
+    assert np.all(np.isfinite(nu)) and nu[0] == 0.0 and nu[1] == pytest.approx(2.0) and nu[2] == pytest.approx(4.0)
+    assert np.isfinite(lp.dual_bound(nu, P, R, np.array([0.1, 0.2])))
