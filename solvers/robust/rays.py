@@ -16,8 +16,9 @@ range W (:mod:`mechopt.solvers.robust.pricing`), so
 is a certificate whenever the pricing is exact (``optimal`` only then, and only within the ``gap``
 tolerance). It holds for *any* λ in the simplex and any μ, so a pricer's ``start_duals`` (priced
 before the first master: a first bound) and Wentges smoothing (option ``smoothing``,
-:func:`~mechopt.solvers.robust.raylp.ray_lp`) keep it. The rows are those of the set's support (rows with mass under no vertex are filled
-with a copy of a support row: private under every notion here, and worth nothing to any vertex).
+:func:`~mechopt.solvers.robust.raylp.ray_lp`) keep it. The rows are those of the set's support (rows
+with mass under no vertex are filled with a copy of a support row: private under every notion here,
+and worth nothing to any vertex).
 
 Examples
 --------
