@@ -103,7 +103,8 @@ class RobustRaysSolver(Solver):
             alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
             if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
                 raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
-            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline, smoothing=float(alpha))
+            out = _point_mass(G) or ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline,
+                                           smoothing=float(alpha))  # fmt: skip
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
             Q = _channel(out, rows, problem)
@@ -184,6 +185,22 @@ def _channel(out: dict[str, Any], rows: np.ndarray, problem: Any) -> np.ndarray:
     X[~rows] = X[rows][0]
     Q = _recover(X, problem)
     return Q[:, Q.max(axis=0) > 0]
+
+
+def _point_mass(G) -> dict[str, Any] | None:
+    """The ray LP's answer when mi has a point-mass vertex e_x: I(e_x; Q) = 0 for every Q, so the optimum is 0,
+    reached by the column 1 and proven by λ = e_x, μ = 0 (ρ = f_x ≡ 0); None otherwise. (The box route's chord
+    relaxation cannot prove ρ ≤ 0 exactly: it ran to the time limit.)"""
+    from mechopt.utilities import MutualInfo
+
+    V = G.vertices
+    mass = np.flatnonzero((np.count_nonzero(V, axis=1) == 1)) if isinstance(G.utility, MutualInfo) else []
+    if len(mass) == 0:
+        return None
+    n = V.shape[1]
+    lam = np.eye(len(V))[mass[0]]
+    return {"w": np.ones(1), "R": np.ones((n, 1)), "bound": 0.0, "proven": True, "rounds": 0, "status": "optimal",
+            "message": "optimal", "duals": (lam, np.zeros(n))}  # fmt: skip
 
 
 def _restricted(G, rows: np.ndarray):

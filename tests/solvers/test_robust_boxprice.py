@@ -110,6 +110,18 @@ def test_a_large_eps_box_route_equals_the_enumerated_rays_optimum():
     assert box.certificate.bound >= rays.value - 1e-12
 
 
+@pytest.mark.parametrize("pricer", ["box", "rays"])
+def test_a_point_mass_vertex_is_certified_at_mi_zero(pricer):
+    """Hostile pass 2026-11-26: a point-mass vertex has I = 0 for every channel, so the robust mi is 0; the box
+    route could not prove ρ ≤ 0 exactly and ran to the time limit ('time_limit', gap 1; d = 11: 40 s)."""
+    V = np.random.default_rng(7).dirichlet(np.ones(6), size=2)
+    V = np.vstack([V, np.eye(6)[0]])
+    prob = RobustDesign.from_params(prior_set=V, notion="lip", utility="mi", eps=1.0)
+    r = mechopt.solve(prob, solver="robust-rays", cone_pricer=pricer, time_limit=5)
+    assert r.status.value == "optimal" and r.proof == "certificate"
+    assert r.value == 0.0 and r.certificate.bound == 0.0 and r.violation <= 1e-12
+
+
 def test_a_node_highs_cannot_solve_leaves_the_pricing_unproven(monkeypatch):
     """A node whose LP ends neither optimal nor infeasible is not empty: the pricing then proves no bound."""
     import highspy
