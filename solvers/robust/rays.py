@@ -93,6 +93,7 @@ class RobustRaysSolver(Solver):
         rows = problem.prior_set.support
         priors = problem.prior_set.vertices
         hull = getattr(problem, "hull_mse", False)
+        use_ratios(opts["mse_pricer"])  # a bad pricer name is refused whatever the route (ParamError)
         base = dict(sense=problem.sense, objective=problem.objective, solver=self.name)
         tol = settings.tolerance("gap")
         cone = priors[:, rows]
