@@ -58,6 +58,10 @@ from mechopt.solvers.robust.search import TREE_LIMIT, mi_pricer
 __all__ = ["RobustRaysSolver", "SOLVERS", "TREE_LIMIT"]
 
 
+#: The words of the pricer options (checked on every route, not only where they are used).
+WORDS = {"mi_pricer": ("auto", "tree", "branch", "milp"), "cone_pricer": ("auto", "rays", "box")}
+
+
 class RobustRaysSolver(Solver):
     """max_Q min_i score_i(Q) over a prior set's vertices: column generation over extreme rays, certified."""
 
@@ -94,6 +98,9 @@ class RobustRaysSolver(Solver):
         priors = problem.prior_set.vertices
         hull = getattr(problem, "hull_mse", False)
         use_ratios(opts["mse_pricer"])  # a bad pricer name is refused whatever the route (ParamError)
+        for key, words in WORDS.items():
+            if opts[key] not in words:
+                raise ParamError(f"{key}={opts[key]!r} is not a pricer: use one of {', '.join(map(repr, words))}")
         base = dict(sense=problem.sense, objective=problem.objective, solver=self.name)
         tol = settings.tolerance("gap")
         cone = priors[:, rows]

@@ -82,8 +82,14 @@ def test_near_seeds_keep_the_enumerated_optimum(pricer, n, k):
 
 
 @pytest.mark.parametrize(
-    ("key", "val"), [("seed_near", "abc"), ("seed_near", True), ("seed_near", 0.5), ("seed_near", 10**9),
-                     ("seed_starts", -5)],  # fmt: skip
+    ("key", "val"),
+    [
+        ("seed_near", "abc"),
+        ("seed_near", True),
+        ("seed_near", 0.5),
+        ("seed_near", 10**9),
+        ("seed_starts", -5),
+    ],  # fmt: skip
 )
 def test_bad_seed_counts_are_one_line_param_errors(key, val):
     """Hostile pass 2026-11-26: seed_near='abc' and seed_starts=-5 ended as 'solver failed: ValueError', True
