@@ -131,8 +131,12 @@ class BoxMIPricer:
         self.rlo = np.r_[np.zeros(k), 1.0, np.full(m, -np.inf), np.zeros(m)]
         self.rhi = np.r_[np.zeros(k), 1.0, np.zeros(m), np.full(m, np.inf)]
         self.base = self.A.shape[0]
-        self.taus = [list(np.geomspace(1.0 / self.hi, self.hi, TANGENTS)) for _ in range(k)]
-        self.root = (np.full(n, self.lo), np.full(n, self.hi))
+        # on the slice P̄q = 1: q_x ≤ 1/P̄_x and t_i ≤ max_x P_ix/P̄_x (not only hi: at ε = 30, hi = 1e13 left
+        # HiGHS 'unknown' on the nodes)
+        self.tmax = min(self.hi, float((self.V / self.Pbar).max()))
+        self.taus = [list(np.geomspace(1.0 / self.hi, self.tmax, TANGENTS)) for _ in range(k)]
+        self.root = (np.full(n, self.lo), np.minimum(self.hi, 1.0 / self.Pbar))
+        self.unsure = False  # a node's LP ended neither optimal nor infeasible (its part is then unbounded)
 
     def rho(self, Q: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """ρ of columns Q (n × m): Σ_i λ_i f_i(q) − μᵀq."""
@@ -142,9 +146,9 @@ class BoxMIPricer:
 
     def _bounds(self, box) -> tuple[np.ndarray, np.ndarray]:
         k = self.k
-        phi_lo = -self.hi * math.log(self.hi) - 1.0  # below ψ on [1/hi, hi]
+        phi_lo = min(0.0, -self.tmax * math.log(self.tmax)) - 1.0  # below ψ on [1/hi, tmax]
         return np.r_[box[0], np.full(k, 1.0 / self.hi), np.full(k, phi_lo)], np.r_[
-            box[1], np.full(k, self.hi), np.ones(k)
+            box[1], np.full(k, self.tmax), np.ones(k)
         ]
 
     def _model(self):
@@ -182,7 +186,8 @@ class BoxMIPricer:
         self.rlo, self.rhi = np.r_[self.rlo, -np.inf], np.r_[self.rhi, tau]
 
     def _solve(self, h, c, box):
-        """(z, row duals, column bounds) of max cᵀz over the model in ``box``; None unless HiGHS ends optimal."""
+        """(z, row duals, column bounds) of max cᵀz over the model in ``box``; None unless HiGHS ends optimal
+        (``empty`` says whether it ended infeasible: otherwise the box is not known to be empty)."""
         import highspy
 
         N = c.size
@@ -191,7 +196,17 @@ class BoxMIPricer:
         h.changeColsCost(N, idx, -c)
         h.changeColsBounds(N, idx, lo, hi)
         h.run()
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        status = h.getModelStatus()
+        if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible):
+            # HiGHS's default scaling ends 'unknown' on the wide rows of a large ε (PML ε = 30: q_x ≤ e^30·t_i);
+            # scaling by powers of two to the largest entries solves them: retried once, then the default again
+            default = h.getOptionValue("simplex_scale_strategy")[1]
+            h.setOptionValue("simplex_scale_strategy", 4)
+            h.run()
+            status = h.getModelStatus()
+            h.setOptionValue("simplex_scale_strategy", default)
+        if status != highspy.HighsModelStatus.kOptimal:
+            self.empty = status == highspy.HighsModelStatus.kInfeasible
             return None
         sol = h.getSolution()
         return np.array(sol.col_value), -np.array(sol.row_dual), (lo, hi)
@@ -257,6 +272,7 @@ class BoxMIPricer:
         while True:
             out = self._solve(h, c, box)
             if out is None:
+                self.unsure |= not self.empty
                 return -math.inf, None, None
             z, y, (lo, hi) = out
             n, k = self.n, self.k
@@ -287,6 +303,7 @@ class BoxMIPricer:
         target = 0.5 * settings.tolerance("gap") * abs(float(mu.sum())) if self.target is None else self.target
         tol = _rc_tol()
         best, closed, cols, tick, spent = -math.inf, -math.inf, [], 0, 0
+        self.unsure = False
         heap = [(-math.inf, 0, self.root)]
         while heap:
             neg, _, box = heapq.heappop(heap)
@@ -321,6 +338,8 @@ class BoxMIPricer:
         bound = max([best, closed] + [-b for b, _, _ in heap])
         cols.sort(key=lambda c: -c[0])
         R = np.array([q for _, q in cols[: self.batch]]).T if cols else np.zeros((self.n, 0))
+        if self.unsure:  # a node dropped without a proof that it is empty: no bound
+            return RayPricing(R, None, "box branch and bound (a node's LP ended unsolved: no bound)")
         return RayPricing(R, float(bound), "box branch and bound")
 
     def _hop(self, h, lam, mu) -> np.ndarray:

@@ -58,6 +58,10 @@ from mechopt.solvers.robust.search import TREE_LIMIT, mi_pricer
 __all__ = ["RobustRaysSolver", "SOLVERS", "TREE_LIMIT"]
 
 
+#: The words of the pricer options (checked on every route, not only where they are used).
+WORDS = {"mi_pricer": ("auto", "tree", "branch", "milp"), "cone_pricer": ("auto", "rays", "box")}
+
+
 class RobustRaysSolver(Solver):
     """max_Q min_i score_i(Q) over a prior set's vertices: column generation over extreme rays, certified."""
 
@@ -93,6 +97,10 @@ class RobustRaysSolver(Solver):
         rows = problem.prior_set.support
         priors = problem.prior_set.vertices
         hull = getattr(problem, "hull_mse", False)
+        use_ratios(opts["mse_pricer"])  # a bad pricer name is refused whatever the route (ParamError)
+        for key, words in WORDS.items():
+            if opts[key] not in words:
+                raise ParamError(f"{key}={opts[key]!r} is not a pricer: use one of {', '.join(map(repr, words))}")
         base = dict(sense=problem.sense, objective=problem.objective, solver=self.name)
         tol = settings.tolerance("gap")
         cone = priors[:, rows]
@@ -103,7 +111,8 @@ class RobustRaysSolver(Solver):
             alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
             if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
                 raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
-            out = ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline, smoothing=float(alpha))
+            out = _point_mass(G) or ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline,
+                                           smoothing=float(alpha))  # fmt: skip
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
             Q = _channel(out, rows, problem)
@@ -184,6 +193,22 @@ def _channel(out: dict[str, Any], rows: np.ndarray, problem: Any) -> np.ndarray:
     X[~rows] = X[rows][0]
     Q = _recover(X, problem)
     return Q[:, Q.max(axis=0) > 0]
+
+
+def _point_mass(G) -> dict[str, Any] | None:
+    """The ray LP's answer when mi has a point-mass vertex e_x: I(e_x; Q) = 0 for every Q, so the optimum is 0,
+    reached by the column 1 and proven by λ = e_x, μ = 0 (ρ = f_x ≡ 0); None otherwise. (The box route's chord
+    relaxation cannot prove ρ ≤ 0 exactly: it ran to the time limit.)"""
+    from mechopt.utilities import MutualInfo
+
+    V = G.vertices
+    mass = np.flatnonzero((np.count_nonzero(V, axis=1) == 1)) if isinstance(G.utility, MutualInfo) else []
+    if len(mass) == 0:
+        return None
+    n = V.shape[1]
+    lam = np.eye(len(V))[mass[0]]
+    return {"w": np.ones(1), "R": np.ones((n, 1)), "bound": 0.0, "proven": True, "rounds": 0, "status": "optimal",
+            "message": "optimal", "duals": (lam, np.zeros(n))}  # fmt: skip
 
 
 def _restricted(G, rows: np.ndarray):

@@ -270,6 +270,19 @@ TREE_LIMIT = 40
 #: one exact tree pass proves the bound (d = 40, 5 priors); above, fewer and nearer ones (the bound is v*).
 NEAR_TREE, NEAR_BRANCH = 128, 16
 
+#: The most near-u* seed columns per symbol an option may ask for (1024 at d = 40: 15.7 s, at load 2).
+NEAR_MAX = 1024
+
+
+def _count(val: Any, key: str, top: int | None, what: str) -> Any:
+    """``val`` when None or an integer in [0, top] (top None: no cap); else a one-line ParamError."""
+    if val is None:
+        return None
+    if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 0 or (top is not None and val > top):
+        cap = "" if top is None else f" at most {top}"
+        raise ParamError(f"{key}={val!r} is not a count: give an integer >= 0{cap}; it asks for {what}")
+    return int(val)
+
 
 def mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
     """(pricer, seed columns, a word) for ε-LDP mi above enumeration, by ``mi_pricer``: ``auto`` is the trees
@@ -282,10 +295,9 @@ def mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.
     if kind == "tree" and n > TREE_LIMIT:
         raise ParamError(f"mi_pricer='tree' lists every pattern of two halves: d = {n} is above {TREE_LIMIT}; "
                          "use 'auto' or 'branch'")  # fmt: skip
-    near = opts["seed_near"]
-    if near is not None and int(near) < 0:
-        raise ParamError(f"seed_near={near} is negative: it asks for seed_near·d near-u* seed columns "
-                         "(0 turns them off; None: the default)")  # fmt: skip
+    near = _count(opts["seed_near"], "seed_near", NEAR_MAX, "seed_near·d near-u* seed columns (0 turns them "
+                  f"off; None: the default, {NEAR_TREE} with the trees, {NEAR_BRANCH} above)")  # fmt: skip
+    _count(opts["seed_starts"], "seed_starts", None, "seed_starts pattern-search starts for the seed columns")
     starts = int(opts["search_starts"])
     if kind == "tree" or (kind == "auto" and n <= min(int(opts["tree_max"]), TREE_LIMIT)):
         pricer = LDPMITreePricer(V, eps, starts=starts, block=-(-n // 2))

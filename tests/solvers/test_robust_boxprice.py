@@ -97,6 +97,41 @@ def test_the_box_route_equals_the_enumerated_rays_optimum(notion, d):
     assert float(prob.levels(box.Q).max()) <= prob.notion.eps + 1e-9 and box.violation <= 1e-9
 
 
+def test_a_large_eps_box_route_equals_the_enumerated_rays_optimum():
+    """Hostile pass 2026-11-26: at PML ε = 30 (hi = e^30) the root box q_x ≤ hi made HiGHS end 'unknown' on
+    the nodes, which were dropped as empty: the master stopped at the column 1 (mi 0, 'gap 1') where the rays
+    route certifies 1.44039. The slice P̄q = 1 caps q_x at 1/P̄_x, and a node HiGHS cannot solve is no proof."""
+    V = np.random.default_rng(5).dirichlet(np.ones(6), size=3)
+    prob = RobustDesign.from_params(prior_set=V, notion="pml", utility="mi", eps=30.0)
+    rays = mechopt.solve(prob, solver="robust-rays", cone_pricer="rays")
+    box = mechopt.solve(prob, solver="robust-rays", cone_pricer="box", time_limit=60)
+    assert rays.status.value == "optimal" and rays.value == pytest.approx(1.4403916051, rel=1e-9)
+    assert box.status.value == "optimal" and box.value == pytest.approx(rays.value, rel=1e-9)
+    assert box.certificate.bound >= rays.value - 1e-12
+
+
+@pytest.mark.parametrize("pricer", ["box", "rays"])
+def test_a_point_mass_vertex_is_certified_at_mi_zero(pricer):
+    """Hostile pass 2026-11-26: a point-mass vertex has I = 0 for every channel, so the robust mi is 0; the box
+    route could not prove ρ ≤ 0 exactly and ran to the time limit ('time_limit', gap 1; d = 11: 40 s)."""
+    V = np.random.default_rng(7).dirichlet(np.ones(6), size=2)
+    V = np.vstack([V, np.eye(6)[0]])
+    prob = RobustDesign.from_params(prior_set=V, notion="lip", utility="mi", eps=1.0)
+    r = mechopt.solve(prob, solver="robust-rays", cone_pricer=pricer, time_limit=5)
+    assert r.status.value == "optimal" and r.proof == "certificate"
+    assert r.value == 0.0 and r.certificate.bound == 0.0 and r.violation <= 1e-12
+
+
+def test_a_node_highs_cannot_solve_leaves_the_pricing_unproven(monkeypatch):
+    """A node whose LP ends neither optimal nor infeasible is not empty: the pricing then proves no bound."""
+    import highspy
+
+    V, lo, hi, R = _cone("lip", 5, seed=1)
+    monkeypatch.setattr(highspy.Highs, "getModelStatus", lambda self: highspy.HighsModelStatus.kUnknown)
+    lam, mu = _duals(0, len(V), 5)
+    assert BoxMIPricer(V, lo, hi, early=False).price(lam, mu).bound is None
+
+
 @pytest.mark.slow  # ~90 s at load 7 (d = 12, 3 priors)
 def test_pml_beyond_the_ray_enumeration_is_certified():
     V = np.random.default_rng(12).dirichlet(np.ones(12), size=3)

@@ -81,6 +81,25 @@ def test_near_seeds_keep_the_enumerated_optimum(pricer, n, k):
         assert math.isclose(min(mutual_information(P, r.Q) for P in V), r.value, rel_tol=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("key", "val"),
+    [
+        ("seed_near", "abc"),
+        ("seed_near", True),
+        ("seed_near", 0.5),
+        ("seed_near", 10**9),
+        ("seed_starts", -5),
+    ],  # fmt: skip
+)
+def test_bad_seed_counts_are_one_line_param_errors(key, val):
+    """Hostile pass 2026-11-26: seed_near='abc' and seed_starts=-5 ended as 'solver failed: ValueError', True
+    and 0.5 were read as 1 and 0, and seed_near=1e9 ran 23.7 s past a 20 s limit and returned no mechanism."""
+    prob = RobustDesign.from_params(prior_set="0.2,0.3,0.5;0.5,0.3,0.2", notion="ldp", utility="mi", eps=1.0)
+    with pytest.raises(ParamError, match=key) as err:
+        mechopt.solve(prob, solver="robust-rays", enumerate_max=2, **{key: val})
+    assert "\n" not in str(err.value)
+
+
 def test_seed_near_negative_is_a_param_error():
     V = np.random.default_rng(1).dirichlet(np.ones(6), size=2)
     prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mi", eps=1.0)

@@ -137,3 +137,19 @@ def test_mse_pricer_milp_keeps_the_former_path_and_a_bad_name_is_refused():
         with pytest.raises(mechopt.errors.ParamError, match="smoothing"):
             _robust(V, enumerate_max=4, smoothing=bad)
     assert math.isfinite(r.value)
+
+
+@pytest.mark.parametrize(
+    ("utility", "opts"),
+    [
+        ("mi", {"mse_pricer": "foo"}),
+        ("mse", {"mse_pricer": "foo"}),
+        ("mse", {"mi_pricer": "foo"}),
+        ("mi", {"cone_pricer": "foo"}),
+    ],  # fmt: skip
+)
+def test_a_bad_pricer_word_is_refused_on_every_route(utility, opts):
+    """Hostile pass 2026-11-26: mse_pricer / mi_pricer / cone_pricer = 'foo' were accepted silently off their route."""
+    prob = RobustDesign.from_params(prior_set="0.2,0.3,0.5;0.5,0.3,0.2", notion="ldp", utility=utility, eps=1.0)
+    with pytest.raises(mechopt.errors.ParamError, match=next(iter(opts))):
+        mechopt.solve(prob, solver="robust-rays", **opts)
