@@ -54,10 +54,9 @@ import time
 
 import numpy as np
 
-from mechopt.errors import ParamError
 from mechopt.solvers.robust.pricing import MILP_ABS_GAP, RayPricing, _rc_tol
 
-__all__ = ["RatioBranchBound", "LDPMSERatioPricer", "use_ratios"]
+__all__ = ["RatioBranchBound", "LDPMSERatioPricer"]
 
 #: Boxes taken from the open list per step.
 BATCH = 128
@@ -223,16 +222,3 @@ class LDPMSERatioPricer:
         if ub is None:
             return RayPricing(rays, None, "ratio branch and bound stopped (deadline or box cap)")
         return RayPricing(rays, max(ub, float(true.max())), "ratio branch and bound")
-
-
-def use_ratios(kind: str) -> bool:
-    """True when robust-rays' ``mse_pricer`` asks for :class:`LDPMSERatioPricer` (``auto``), False for the former
-    path (``milp``: the ascent, then the MILP to ``milp_max`` symbols).
-
-    >>> use_ratios("auto"), use_ratios("milp")
-    (True, False)
-    """
-    if kind not in ("auto", "milp"):
-        raise ParamError(f"mse_pricer={kind!r} is not a pricer: use 'auto' (default: the exact ratio branch and "
-                         "bound) or 'milp' (ascent, then the MILP to milp_max symbols)")  # fmt: skip
-    return kind == "auto"

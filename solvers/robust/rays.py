@@ -51,7 +51,7 @@ from mechopt.solvers.robust.pricing import (
     StoredRays,
     box_cone_rays,
 )
-from mechopt.solvers.robust.ratios import LDPMSERatioPricer, use_ratios
+from mechopt.solvers.robust.ratios import LDPMSERatioPricer
 from mechopt.solvers.robust.raylp import ray_lp
 from mechopt.solvers.robust.search import TREE_LIMIT, mi_pricer
 
@@ -59,7 +59,11 @@ __all__ = ["RobustRaysSolver", "SOLVERS", "TREE_LIMIT"]
 
 
 #: The words of the pricer options (checked on every route, not only where they are used).
-WORDS = {"mi_pricer": ("auto", "tree", "branch", "milp"), "cone_pricer": ("auto", "rays", "box")}
+WORDS = {
+    "mi_pricer": ("auto", "tree", "branch", "milp"),
+    "mse_pricer": ("auto", "milp"),
+    "cone_pricer": ("auto", "rays", "box"),
+}
 
 
 class RobustRaysSolver(Solver):
@@ -97,8 +101,7 @@ class RobustRaysSolver(Solver):
         rows = problem.prior_set.support
         priors = problem.prior_set.vertices
         hull = getattr(problem, "hull_mse", False)
-        use_ratios(opts["mse_pricer"])  # a bad pricer name is refused whatever the route (ParamError)
-        for key, words in WORDS.items():
+        for key, words in WORDS.items():  # a bad pricer word is refused whatever the route
             if opts[key] not in words:
                 raise ParamError(f"{key}={opts[key]!r} is not a pricer: use one of {', '.join(map(repr, words))}")
         base = dict(sense=problem.sense, objective=problem.objective, solver=self.name)
@@ -232,7 +235,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
             return mi_pricer(G.vertices, n, eps, opts, seed)
-        if isinstance(G.utility, SumMSE) and use_ratios(opts["mse_pricer"]):
+        if isinstance(G.utility, SumMSE) and opts["mse_pricer"] == "auto":
             return LDPMSERatioPricer(G, n, eps), seed, "exact branch and bound over the k ratios N_i/t_i"
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
@@ -270,9 +273,7 @@ def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any])
     from mechopt.solvers.robust.boxprice import BoxMIPricer
     from mechopt.utilities import MutualInfo
 
-    kind, n = opts["cone_pricer"], cone.shape[1]
-    if kind not in ("auto", "rays", "box"):
-        raise ParamError(f"cone_pricer={kind!r} is not a pricer: use 'auto' (default), 'rays' or 'box'")
+    kind, n = opts["cone_pricer"], cone.shape[1]  # one of WORDS["cone_pricer"] (checked in _solve)
     mi = isinstance(G.utility, MutualInfo) and np.array_equal(G.vertices, cone)
     if kind == "box" and not mi:
         raise ParamError(f"cone_pricer='box' prices mutual information only, not {G.utility.name}: use 'auto'")

@@ -287,9 +287,7 @@ def _count(val: Any, key: str, top: int | None, what: str) -> Any:
 def mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
     """(pricer, seed columns, a word) for ε-LDP mi above enumeration, by ``mi_pricer``: ``auto`` is the trees
     to ``tree_max`` symbols (at most TREE_LIMIT), the search and branch and bound above."""
-    kind = opts["mi_pricer"]
-    if kind not in ("auto", "tree", "branch", "milp"):
-        raise ParamError(f"mi_pricer={kind!r} is not a pricer: use 'auto' (default), 'tree', 'branch' or 'milp'")
+    kind = opts["mi_pricer"]  # one of the words robust-rays checks (rays.WORDS)
     if kind == "milp":
         return LDPMIMilpPricer(V, eps), seed, "tangent-cut MILP (exact)"
     if kind == "tree" and n > TREE_LIMIT:
