@@ -146,9 +146,8 @@ def own_subset_words(
     ties = np.empty(min(x.size, CHUNK_USERS), dtype=np.int64)
     if kern is not None:
         out.fill(0)  # first touch in one tight pass: page faults inside the sampling cost more system time
-        with drawing(
-            rng
-        ) as gen:  # once for all blocks (~15 µs each): the kernels draw from the generator, under its lock
+        # the lock and handles once for all blocks (~15 µs each); the kernels draw from the generator themselves
+        with drawing(rng) as gen:
             for lo in range(0, x.size, CHUNK_USERS):
                 xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
                 nt = kern(gen, xs, fast_tab, K, os_, ties)
