@@ -224,6 +224,14 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
     if res == 0:
         note = "" if how == "solved" else "R is the LP's solution rounded to rationals, and exactly a garbling"
         return Dominance(True, "garbling", R=R, residual=res, tolerance=tol, note=note)
+    if not (_has_floats(Q1) or _has_floats(Q2)):  # exact entries: an exact separating gain decides
+        sep = _separating_gain(A, B, pi, 0.0)
+        if sep is not None:
+            note = (
+                f"Q2 is within {float(res):.3g} of a garbling of Q1 (below the garbling tolerance {tol:g}), "
+                "but the entries are exact and this gain separates them exactly"
+            )
+            return Dominance(False, "separated", gain=sep[0], prior=pi, v1=sep[1], v2=sep[2], tolerance=tol, note=note)
     if res <= tol:
         why = (
             "a row of Q1 and the same row of Q2 have different exact sums, so no exact garbling exists"
@@ -240,6 +248,13 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
         f"rational garbling misses Q2 by {float(res):.3g}; the channels are at the edge of dominance "
         "at this tolerance (pass tol= to decide)"
     )
+
+
+def _has_floats(Q: Any) -> bool:
+    """Whether ``Q`` holds binary floats (then a yes within tolerance stands; exact entries get exact verdicts)."""
+    if isinstance(Q, np.ndarray):
+        return Q.dtype.kind in "fc" or (Q.dtype.kind == "O" and any(isinstance(v, float) for v in Q.ravel()))
+    return any(_has_floats(row) if isinstance(row, (list, tuple, np.ndarray)) else isinstance(row, float) for row in Q)
 
 
 def _channels(Q1: Any, Q2: Any) -> tuple[Matrix, Matrix]:
