@@ -112,8 +112,9 @@ def _encode(values: Any, names: dict[str, int], start: int, what: str, path: str
         value = list(values)[int(bad[0])]
         shown = "an empty value" if value is None else repr(value)
         known = ", ".join(list(names)[:8]) + (", ..." if len(names) > 8 else "")
+        where = f" (line {row + 2})" if str(path).lower().endswith(".csv") else ""  # a Parquet file has no lines
         raise ProblemError(
-            f"{path}: row {row + 1} (line {row + 2}) holds {shown}, which is not one of the mechanism's {what} "
+            f"{path}: row {row + 1}{where} holds {shown}, which is not one of the mechanism's {what} "
             f"({known}); {bad.size} such row(s) in this chunk"
         )
     return idx
@@ -121,6 +122,7 @@ def _encode(values: Any, names: dict[str, int], start: int, what: str, path: str
 
 def run_randomize(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_file
+    from mechopt.io.files import check_distinct
     from mechopt.io.tables import ColumnWriter, count_rows, read_column, table_format
     from mechopt.mechanism.sampling import as_generator
     from mechopt.runtime.progress import Progress
@@ -128,6 +130,7 @@ def run_randomize(args: argparse.Namespace) -> int:
     table_format(args.data)
     table_format(args.out)
     check_out_file(args.out)
+    check_distinct({"--out": args.out}, {"data": args.data, "mechanism file": args.mechanism})
     m = _mechanism(args.mechanism)
     names = _index(m.inputs)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (1 << 63))
