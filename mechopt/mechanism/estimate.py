@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.errors import ParamError
+from mechopt.errors import ParamError, ProblemError
 from mechopt.mechanism import estimators as E
 from mechopt.mechanism.consistency import make_consistent
 from mechopt.results._json import jsonable
@@ -153,6 +153,13 @@ def estimate_counts(
     make_consistent([1.0], consistency)  # an unknown name fails before any work
     Q = np.asarray(Q, dtype=float)
     c, n = E.check_counts(counts, Q.shape[1])
+    frac = np.abs(c - np.round(c))
+    if np.any(frac > 1e-6) or n < 1:  # standard errors need whole reports (0.3 would round n to 0 or 1)
+        y = int(np.argmax(frac if np.any(frac > 1e-6) else c))
+        raise ProblemError(
+            f"counts must be whole numbers of reports, one per output; output {y} has {c[y]:g}: pass counts, "
+            "not frequencies (multiply the frequencies by the number of reports)"
+        )
     f = c / c.sum()
     notes: list[str] = []
     iterations = None

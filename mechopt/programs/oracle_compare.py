@@ -61,9 +61,11 @@ def _best_ksubset(d: int, eps: float, P: np.ndarray) -> Any:
 def _em_limit_error(Q: np.ndarray, P: np.ndarray) -> tuple[float, str]:
     from mechopt.mechanism import Mechanism
 
+    from mechopt.mechanism.estimators import em
+
     m = Mechanism(Q)
-    est = m.estimate_counts((P @ Q) * 1e9, method="em")
-    return float(np.sum((est.frequencies - P) ** 2)), m._confounded_text()
+    theta = em(Q, P @ Q).theta  # EM on the exact output distribution (the limit of infinitely many reports)
+    return float(np.sum((theta - P) ** 2)), m._confounded_text()
 
 
 def frequency_rows(Q: np.ndarray, prior: np.ndarray, eps: float) -> list[dict[str, Any]]:

@@ -189,3 +189,16 @@ def test_an_em_start_that_cannot_produce_a_report_is_refused() -> None:
 def test_bad_counts_are_refused(counts, match) -> None:
     with pytest.raises(ProblemError, match=match):
         Mechanism(Q34).estimate_counts(counts)
+
+
+@pytest.mark.parametrize("counts", [[0.3, 0.5, 0.2], [3e-10, 5e-10, 2e-10]])
+def test_counts_of_less_than_one_report_are_refused_not_given_an_infinite_stderr(counts) -> None:
+    # frequencies (or counts in the wrong unit) passed as counts rounded n to 0 or 1: stderr inf, interval [0, 0]
+    from mechopt import Mechanism
+    from mechopt.errors import ProblemError
+
+    m = Mechanism([[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]])
+    with pytest.raises(ProblemError, match="not frequencies"):
+        m.estimate_counts(counts, method="linear", ci=0.95)
+    est = m.estimate_counts(np.array([3, 5, 2]) * 1e9, method="linear", ci=0.95)
+    assert np.all(np.isfinite(est.stderr)) and est.n == 10**10
