@@ -176,8 +176,14 @@ def estimate_counts(
                 "(settings em_iterations, em)"
             )
         var = E.em_covariance(Q, c, theta, full=False) if not confounded else None
-        var = None if var is None else np.maximum(var, 0.0)
-        if confounded:
+        negative = var is not None and bool(np.any(var < -1e-9 * np.abs(var).max() - 1e-15))
+        var = None if var is None or negative else np.maximum(var, 0.0)  # floored: rounding only
+        if negative:  # the delta method does not hold here; a 0 floor would print a zero-width interval
+            notes.append(
+                "no standard error: the delta method gives a negative variance (the EM fit is on the boundary "
+                "of the simplex and the reports do not fit the model closely); more reports or a bootstrap"
+            )
+        elif confounded:
             notes.append(
                 f"Q does not identify the distribution (confounded inputs: {confounded}): the EM fit is one of "
                 "many maximum-likelihood points (it depends on the start) and has no standard error"
