@@ -126,6 +126,11 @@ def _level(ci: float | None) -> float | None:
     return float(ci)
 
 
+def _negative(var: np.ndarray | None) -> bool:
+    """Whether a variance estimate is negative beyond rounding (then no standard error is given)."""
+    return var is not None and bool(np.any(var < -1e-9 * np.abs(var).max() - 1e-15))
+
+
 def estimate_counts(
     Q: np.ndarray,
     counts: Any,
@@ -166,7 +171,10 @@ def estimate_counts(
     if method == "linear":
         R = E.linear_operator(Q, f" (confounded inputs: {confounded})" if confounded else "") if R is None else R
         theta = R @ f
-        var: np.ndarray | None = E.linear_variance(R, f, theta, n)
+        var: np.ndarray | None = E.linear_variance(R, f, theta, n, floor=False)
+        if _negative(var):  # a 0 floor would print a zero-width interval
+            var = None
+            notes.append("no standard error: the unbiased variance estimate is negative (too few reports)")
     elif method == "em":
         fit = E.em(Q, c, start=prior)
         theta, iterations = fit.theta, fit.iterations
@@ -176,9 +184,8 @@ def estimate_counts(
                 "(settings em_iterations, em)"
             )
         var = E.em_covariance(Q, c, theta, full=False) if not confounded else None
-        negative = var is not None and bool(np.any(var < -1e-9 * np.abs(var).max() - 1e-15))
-        var = None if var is None or negative else np.maximum(var, 0.0)  # floored: rounding only
-        if negative:  # the delta method does not hold here; a 0 floor would print a zero-width interval
+        if _negative(var):  # the delta method does not hold here; a 0 floor would print a zero-width interval
+            var = None
             notes.append(
                 "no standard error: the delta method gives a negative variance (the EM fit is on the boundary "
                 "of the simplex and the reports do not fit the model closely); more reports or a bootstrap"
@@ -198,7 +205,7 @@ def estimate_counts(
             )
         theta, var = E.posterior_estimate(Q, c, design_prior)
         notes.append("biased toward the design prior by construction: a standard error, no interval")
-    stderr = None if var is None else np.sqrt(var)
+    stderr = None if var is None else np.sqrt(np.maximum(var, 0.0))  # floored: rounding only (_negative)
     low = high = None
     if level is not None and stderr is not None and method != "posterior":
         from scipy.special import ndtri  # the normal quantile (scipy.stats costs a second to import)

@@ -222,3 +222,22 @@ def test_em_never_gives_a_zero_width_interval_from_a_negative_delta_method_varia
         assert est.ci_low is None and "no standard error" in est.note
     else:
         assert np.all(est.stderr > 0.05) and np.all(est.ci_high - est.ci_low > 0.1)
+
+
+def test_linear_never_gives_a_zero_width_interval_from_a_negative_variance_estimate() -> None:
+    # 30 reports: the unbiased variance estimate (Σ R² f − θ̂)/n of the third input is negative; floored at 0
+    # it printed stderr 0 and the interval [0.977, 0.977]
+    Q = np.array(
+        [
+            [8.11160864e-01, 1.71284526e-01, 3.43026770e-05, 1.75203068e-02, 0.0],
+            [4.90090195e-05, 1.30745522e-01, 8.67748152e-01, 1.45731741e-03, 0.0],
+            [9.24064662e-01, 3.55306100e-03, 2.10034240e-06, 7.23801763e-02, 0.0],
+        ]
+    )
+    Q = Q / Q.sum(axis=1, keepdims=True)
+    est = Mechanism(Q).estimate_counts([26, 0, 3, 1, 0], method="linear", ci=0.95)
+    assert est.frequencies[2] == pytest.approx(0.977, abs=1e-3)
+    if est.stderr is None:
+        assert est.ci_low is None and "no standard error" in est.note
+    else:
+        assert np.all(est.stderr > 0) and np.all(est.ci_high > est.ci_low)
