@@ -55,3 +55,16 @@ def test_a_missing_value_in_a_parquet_integer_column_is_named_at_its_row(cli, me
     full = tmp_path / "f.parquet"
     pd.DataFrame({"x": pd.Series([0, 1, 2, 1], dtype="Int64")}).to_parquet(full)
     assert cli("randomize", mech, full, "--column", "x", "--seed", "1", "--out", tmp_path / "r.csv").code == 0
+
+
+def test_labels_that_read_the_same_in_a_data_file_are_refused_not_merged(cli, tmp_path) -> None:
+    from mechopt import Mechanism
+
+    mech = tmp_path / "m.json"
+    Mechanism(Q3, inputs=[1, "1", 2]).save(mech)  # distinct labels, one text: a CSV "1" could be either
+    data = tmp_path / "d.csv"
+    data.write_text("x\n1\n2\n")
+    run = cli("randomize", mech, data, "--column", "x", "--seed", "1", "--out", tmp_path / "r.csv")
+    assert_one_line_error(run)
+    assert "'1'" in run.err and "same text" in run.err
+    assert not (tmp_path / "r.csv").exists()
