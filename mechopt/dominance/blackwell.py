@@ -224,7 +224,7 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
     if res == 0:
         note = "" if how == "solved" else "R is the LP's solution rounded to rationals, and exactly a garbling"
         return Dominance(True, "garbling", R=R, residual=res, tolerance=tol, note=note)
-    if not (_has_floats(Q1) or _has_floats(Q2)):  # exact entries: an exact separating gain decides
+    if _exactly_stochastic(Q1, A) and _exactly_stochastic(Q2, B):  # exact entries: an exact separating gain decides
         sep = _separating_gain(A, B, pi, 0.0)
         if sep is not None:
             note = (
@@ -232,26 +232,36 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
                 "but the entries are exact and this gain separates them exactly"
             )
             return Dominance(False, "separated", gain=sep[0], prior=pi, v1=sep[1], v2=sep[2], tolerance=tol, note=note)
+    if how == "inconsistent":  # rows accepted as stochastic within the row-sum tolerance: no finer residual exists
+        tol = max(tol, settings.tolerance("row_sum"))
     if res <= tol:
         why = (
             "a row of Q1 and the same row of Q2 have different exact sums, so no exact garbling exists"
             if how == "inconsistent"
             else "Q1·R = Q2 has no exact solution on the LP's support, or it was too large to re-solve"
         )
-        note = (
-            f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (R rounded from the LP: {why}); with "
-            "floats, give the channels exactly (fractions or decimal strings) for an exact verdict"
+        fix = (
+            "give rows that sum to exactly 1"
+            if how == "inconsistent"
+            else "with floats, give the channels exactly (fractions or decimal strings)"
         )
+        note = f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (R rounded from the LP: {why}); {fix} for an exact verdict"
         return Dominance(True, "garbling-within-tolerance", R=R, residual=res, tolerance=tol, note=note)
     raise SolverError(
         f"neither witness verified: the gain LP found no separating gain above {tol:g} but the best "
         f"rational garbling misses Q2 by {float(res):.3g}; the channels are at the edge of dominance "
-        "at this tolerance (pass tol= to decide)"
+        "at this tolerance (mechopt.dominates(..., tol=...) decides; or give the channels exactly)"
     )
 
 
+def _exactly_stochastic(Q: Any, M: Matrix) -> bool:
+    """Exact entries (no binary floats) whose rows sum to exactly 1: then exact verdicts apply (rows off by the
+    row-sum tolerance would let a gain "prefer" their excess mass, which is no information)."""
+    return not _has_floats(Q) and all(sum(row, Fraction(0)) == 1 for row in M)
+
+
 def _has_floats(Q: Any) -> bool:
-    """Whether ``Q`` holds binary floats (then a yes within tolerance stands; exact entries get exact verdicts)."""
+    """Whether ``Q`` holds binary floats (then a yes within tolerance stands)."""
     if isinstance(Q, np.ndarray):
         return Q.dtype.kind in "fc" or (Q.dtype.kind == "O" and any(isinstance(v, float) for v in Q.ravel()))
     return any(_has_floats(row) if isinstance(row, (list, tuple, np.ndarray)) else isinstance(row, float) for row in Q)

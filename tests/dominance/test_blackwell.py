@@ -220,3 +220,13 @@ def test_exact_entries_a_hair_more_informative_are_not_dominated(eps: str) -> No
     assert bayes_gain(Q2, r.gain, r.prior) - bayes_gain(Q1, r.gain, r.prior) == r.margin > 0
     assert "below the garbling tolerance" in r.note
     assert dominates(Q2, Q1).dominates  # the other way round Q1 is a garbling of Q2
+
+
+def test_rows_that_sum_to_one_only_within_tolerance_are_not_separated_by_their_excess_mass() -> None:
+    # Q2's first row sums to 1 + 5e-9 (inside the row-sum tolerance 1e-8): a constant gain "prefers" it by its
+    # extra mass alone, which says nothing about information; the answer stays a yes within tolerance
+    Q2 = [["0.5", "0.500000005"], ["0.5", "0.5"]]
+    for Q1 in ([["0.5", "0.5"], ["0.5", "0.5"]], [[1, 0], [0, 1]]):  # the identity dominates every channel
+        r = dominates(Q1, Q2)  # was "separated" (margin 2.5e-9), then "neither witness verified" (exit 2)
+        assert r.dominates and r.verdict == "garbling-within-tolerance", r.note
+        assert "different exact sums" in r.note and r.tolerance == 1e-8
