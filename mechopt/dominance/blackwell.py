@@ -245,7 +245,10 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
             if how == "inconsistent"
             else "with floats, give the channels exactly (fractions or decimal strings)"
         )
-        note = f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (R rounded from the LP: {why}); {fix} for an exact verdict"
+        note = (
+            f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (R rounded from the LP: {why}); "
+            f"{fix} for an exact verdict"
+        )
         return Dominance(True, "garbling-within-tolerance", R=R, residual=res, tolerance=tol, note=note)
     raise SolverError(
         f"neither witness verified: the gain LP found no separating gain above {tol:g} but the best "

@@ -87,7 +87,9 @@ def read_column(path: str | os.PathLike, column: str, rows: int) -> Iterator[tup
     try:
         header = pd.read_csv(path, nrows=0).columns
     except pd.errors.EmptyDataError:
-        raise ProblemError(f"{str(path)!r} is empty: a CSV data file starts with a header line naming its columns") from None
+        raise ProblemError(
+            f"{str(path)!r} is empty: a CSV data file starts with a header line naming its columns"
+        ) from None
     if column not in header:
         raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(map(str, header))}")
     start = 0

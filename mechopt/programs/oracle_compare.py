@@ -61,7 +61,6 @@ def _best_ksubset(d: int, eps: float, P: np.ndarray) -> Any:
 
 def _em_limit_error(Q: np.ndarray, P: np.ndarray) -> tuple[float, str]:
     from mechopt.mechanism import Mechanism
-
     from mechopt.mechanism.estimators import em
 
     m = Mechanism(Q)

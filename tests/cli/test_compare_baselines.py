@@ -56,8 +56,7 @@ def test_cli_table_and_json(cli) -> None:
 
 
 @pytest.mark.parametrize(
-    ("notion", "says"),
-    [("pml", "which implies no LDP level"), ("lip", "which implies 1-LDP only")],
+    ("notion", "says"), [("pml", "which implies no LDP level"), ("lip", "which implies 1-LDP only")]
 )
 def test_a_design_under_a_weaker_notion_is_not_called_best_without_saying_so(notion, says) -> None:
     # an eps-PML (or eps-LIP) design against eps-LDP baselines: "best: designed" compared unlike guarantees
