@@ -126,6 +126,19 @@ def _level(ci: float | None) -> float | None:
     return float(ci)
 
 
+def _check_possible(Q: np.ndarray, c: np.ndarray, outputs: tuple[Any, ...]) -> None:
+    """Refuse reports of an output no input can produce (a zero column of Q): they are not from this mechanism."""
+    bad = (c > 0) & ~np.any(Q > 0, axis=0)
+    if np.any(bad):
+        y = int(np.argmax(bad))
+        name = outputs[y] if outputs else y
+        times = f"{c[y]:g} time{'s' if c[y] != 1 else ''}"
+        raise ProblemError(
+            f"output {name!r} was reported {times}, but no input can produce it (its column of Q is 0): "
+            "these reports do not come from this mechanism"
+        )
+
+
 def _negative(var: np.ndarray | None) -> bool:
     """Whether a variance estimate is negative beyond rounding (then no standard error is given)."""
     return var is not None and bool(np.any(var < -1e-9 * np.abs(var).max() - 1e-15))
@@ -141,6 +154,7 @@ def estimate_counts(
     prior: Any = None,
     design_prior: Any = None,
     inputs: tuple[Any, ...] = (),
+    outputs: tuple[Any, ...] = (),
     confounded: str = "",
     R: np.ndarray | None = None,
 ) -> Estimate:
@@ -148,7 +162,8 @@ def estimate_counts(
 
     ``prior`` starts EM (``em`` only); ``design_prior`` is the prior of the
     ``posterior`` estimate; ``confounded`` names the confounded inputs in
-    refusals and notes; ``R`` is the linear operator (Qᵀ)⁺ when already known.
+    refusals and notes; ``R`` is the linear operator (Qᵀ)⁺ when already known. Reports of an
+    output that no input can produce (a zero column of Q) are refused, naming it by ``outputs``.
     """
     if method not in METHODS:
         raise ParamError(f"unknown estimation method {method!r}; known: {', '.join(METHODS)}")
@@ -165,6 +180,7 @@ def estimate_counts(
             f"counts must be whole numbers of reports, one per output; output {y} has {c[y]:g}: pass counts, "
             "not frequencies (multiply the frequencies by the number of reports)"
         )
+    _check_possible(Q, c, outputs)
     f = c / c.sum()
     notes: list[str] = []
     iterations = None

@@ -233,3 +233,13 @@ def test_no_zero_width_interval_from_a_negative_variance(Q, counts, method, x, v
         assert est.ci_low is None and "no standard error" in est.note
     else:
         assert np.all(est.stderr > 0.05) and np.all(est.ci_high - est.ci_low > 0.1)
+
+
+@pytest.mark.parametrize("method", ["linear", "em", "posterior"])
+def test_a_report_no_input_can_produce_is_refused_by_every_method(method) -> None:
+    # the linear estimate took it silently (frequencies summing to 0.909); em asked for a start "positive on
+    # every input that can produce it" (there is none) and posterior said "use method='em'" (which failed too)
+    m = Mechanism([[0.7, 0.3, 0.0], [0.3, 0.7, 0.0]], outputs=["a", "b", "never"], prior=[0.5, 0.5])
+    with pytest.raises(ProblemError, match="'never' was reported 1 time.* no input can produce it"):
+        m.estimate_counts([5, 5, 1], method=method)
+    assert m.estimate_counts([5, 5, 0], method=method).frequencies.sum() == pytest.approx(1.0)
