@@ -50,6 +50,7 @@ from mechopt.dominance.rational import (
     Matrix,
     as_floats,
     exact_matrix,
+    exactly_stochastic,
     integer_form,
     matmul,
     max_abs_diff,
@@ -224,7 +225,7 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
     if res == 0:
         note = "" if how == "solved" else "R is the LP's solution rounded to rationals, and exactly a garbling"
         return Dominance(True, "garbling", R=R, residual=res, tolerance=tol, note=note)
-    if _exactly_stochastic(Q1, A) and _exactly_stochastic(Q2, B):  # exact entries: an exact separating gain decides
+    if exactly_stochastic(Q1, A) and exactly_stochastic(Q2, B):  # exact entries: an exact separating gain decides
         sep = _separating_gain(A, B, pi, 0.0)
         if sep is not None:
             note = (
@@ -255,19 +256,6 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
         f"rational garbling misses Q2 by {float(res):.3g}; the channels are at the edge of dominance "
         "at this tolerance (mechopt.dominates(..., tol=...) decides; or give the channels exactly)"
     )
-
-
-def _exactly_stochastic(Q: Any, M: Matrix) -> bool:
-    """Exact entries (no binary floats) whose rows sum to exactly 1: then exact verdicts apply (rows off by the
-    row-sum tolerance would let a gain "prefer" their excess mass, which is no information)."""
-    return not _has_floats(Q) and all(sum(row, Fraction(0)) == 1 for row in M)
-
-
-def _has_floats(Q: Any) -> bool:
-    """Whether ``Q`` holds binary floats (then a yes within tolerance stands)."""
-    if isinstance(Q, np.ndarray):
-        return Q.dtype.kind in "fc" or (Q.dtype.kind == "O" and any(isinstance(v, float) for v in Q.ravel()))
-    return any(_has_floats(row) if isinstance(row, (list, tuple, np.ndarray)) else isinstance(row, float) for row in Q)
 
 
 def _channels(Q1: Any, Q2: Any) -> tuple[Matrix, Matrix]:
