@@ -353,14 +353,16 @@ def baselines_table(cmp: dict[str, Any]) -> str:
 
     rows = []
     for r in cmp["rows"]:
-        var = fmt(r["freq_variance"]) if r["freq_variance"] is not None else f"EM error {fmt(r['em_limit_sq_error'])}"
+        var = fmt(r["freq_variance"]) if r["freq_variance"] is not None else f"EM bias² {fmt(r['em_limit_sq_error'])}"
         obj = "n/a" if r["objective"] is None else fmt(r["objective"])
         rows.append([r["mechanism"], str(r["outputs"]), var, obj, r["estimator"]])
     head = ["mechanism", "outputs", "freq variance (n=1)", f"{cmp['objective']} ({cmp['sense']})", "estimator"]
+    biased = any(r["freq_variance"] is None for r in cmp["rows"])
     lines = [
         table(head, rows),
         f"best frequency variance: {cmp['best_freq_variance']}; best {cmp['objective']}: "
-        f"{cmp['best_objective']}  (variance at n reports per user: divide by n)",
+        f"{cmp['best_objective']}  (variance at n reports per user: divide by n"
+        + ("; an EM bias² does not shrink with n: the distribution is not identifiable)" if biased else ")"),
     ]
     if cmp["note"]:
         lines.append(f"note: {cmp['note']}")

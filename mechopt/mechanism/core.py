@@ -316,6 +316,7 @@ class Mechanism:
             prior=prior,
             design_prior=self._prior,
             inputs=self.inputs,
+            outputs=self.outputs,
             confounded="" if self.identifiable else self._confounded_text(),
             R=self._linear_operator() if method == "linear" and self.identifiable else None,
         )

@@ -70,7 +70,15 @@ def provenance_now(source: str) -> dict[str, str]:
 
 
 def _label(v: Any) -> Any:
-    return v if isinstance(v, (str, int, float)) and not isinstance(v, bool) else str(v)
+    """A label as JSON: numbers, strings, booleans and null as they are, a tuple as a list (read back as a
+    tuple: a list cannot be a label), anything else as its text."""
+    if v is None or isinstance(v, (str, int, float)):
+        return v
+    return [_label(u) for u in v] if isinstance(v, tuple) else str(v)
+
+
+def _unlabel(v: Any) -> Any:
+    return tuple(_unlabel(u) for u in v) if isinstance(v, list) else v
 
 
 def write(path: str | os.PathLike, mech: dict[str, Any]) -> None:
@@ -153,7 +161,7 @@ def _own_document(p: Path) -> dict[str, Any] | None:
 
 
 def _labels(v: Any) -> tuple[Any, ...] | None:
-    return None if v is None else tuple(v)
+    return None if v is None else tuple(_unlabel(u) for u in v)
 
 
 def _claim(flat: dict[str, Any]) -> dict[str, Any] | None:

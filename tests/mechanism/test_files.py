@@ -95,3 +95,20 @@ def test_a_bad_file_is_refused_with_its_name(tmp_path) -> None:
         Mechanism.load(tmp_path / "bad.json")
     with pytest.raises(ProblemError, match="missing.json"):
         Mechanism.load(tmp_path / "missing.json")
+
+
+def test_tuple_and_bool_labels_survive_save_and_load(tmp_path) -> None:
+    # a built-in k-subset mechanism has tuple outputs; they came back as the strings '(0, 2)', so the loaded
+    # mechanism refused the reports of the one it was saved from ("values must be one-dimensional")
+    from mechopt.oracles.ksubset import KSubset
+
+    m = KSubset(5, 1.0, 2).mechanism(inputs=list("abcde"))
+    reports = m.randomize(list("abcde") * 40, rng=1)
+    m.save(tmp_path / "k.json")
+    back = Mechanism.load(tmp_path / "k.json")
+    assert back.outputs == m.outputs and isinstance(back.outputs[0], tuple)
+    assert np.array_equal(back.estimate(reports).frequencies, m.estimate(reports).frequencies)
+    b = Mechanism(np.eye(2), inputs=[False, True], outputs=[None, "y"])
+    b.save(tmp_path / "b.json")
+    assert Mechanism.load(tmp_path / "b.json").inputs == (False, True)
+    assert Mechanism.load(tmp_path / "b.json").outputs == (None, "y")
