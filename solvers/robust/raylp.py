@@ -57,9 +57,9 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     if not 0.0 <= smoothing < 1.0:
         raise ParamError(f"smoothing must be in [0, 1), got {smoothing}: 0 turns it off")
     c = G.constants()
-    R, F = seed, G.gains(seed)
-    stored = getattr(pricer, "F", F)  # the gains of every ray when the pricer holds them
-    scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(stored).ravel(), np.abs(c)])  # a power of two: exact
+    R = unit_columns(seed)
+    F = G.gains(R)
+    scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(c)])  # a power of two: exact
     with gain_units(scale):  # reduced-cost and MILP tolerances in the gains' unit: unit-free
         return _rounds(G, pricer, R, F, c, scale, max_iter, deadline, smoothing)
 
@@ -102,10 +102,11 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):
             status = "optimal"
             break
-        new = [j for j in range(pr.rays.shape[1]) if _key(pr.rays[:, j]) not in keys]
-        Fn = G.gains(pr.rays[:, new])
+        rays = unit_columns(pr.rays)  # the master's columns: each scaled so that its largest entry is in [1, 2)
+        new = [j for j in range(rays.shape[1]) if _key(rays[:, j]) not in keys]
+        Fn = G.gains(rays[:, new])
         if smoothed:  # keep the columns that improve the master at its own duals
-            good = lam @ Fn - (mu * scale) @ pr.rays[:, new] > _rc_tol()
+            good = lam @ Fn - (mu * scale) @ rays[:, new] > _rc_tol()
             new, Fn = [j for j, g in zip(new, good) if g], Fn[:, good]
             if not new:
                 misprice += 1
@@ -116,13 +117,31 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             status = "time_limit" if late else ("optimal" if proven else "failed")
             break
         for j in new:
-            keys.add(_key(pr.rays[:, j]))
-        R = np.hstack([R, pr.rays[:, new]])
+            keys.add(_key(rays[:, j]))
+        R = np.hstack([R, rays[:, new]])
         F = np.hstack([F, Fn])
     R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
     duals = None if centre is None else (centre[0], centre[1] * scale)  # (λ, μ) of the lowest bound, score units
     return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
             "status": status, "message": status, "duals": duals}  # fmt: skip
+
+
+def unit_columns(R: np.ndarray) -> np.ndarray:
+    """R with each column divided by a power of two near its largest entry (exact; the entries end in (0, 2)).
+
+    The master's duals and the pricer's bound do not depend on the columns' lengths (the gains are positively
+    homogeneous), but HiGHS does: ε-LDP patterns 1 + (e^ε − 1)z have entries up to e^ε (1.1e13 at ε = 30), and
+    their gains up to ε·e^ε, so at one scale the scores (≈ 1) fell below the LP's tolerances.
+
+    >>> unit_columns(np.array([[1.0, 3.0], [1e13, 0.5]])).tolist()
+    [[2.2737367544323206e-13, 0.75], [2.2737367544323206, 0.125]]
+    """
+    R = np.asarray(R, float)
+    if R.size == 0:
+        return R
+    top = np.max(np.abs(R), axis=0)
+    exp = np.frexp(np.where(top > 0, top, 1.0))[1] - 1
+    return np.ldexp(R, -exp[None, :])
 
 
 def _prune(R, Fs, w, lam, mu, keys, F):
