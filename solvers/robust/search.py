@@ -36,7 +36,7 @@ import numpy as np
 from mechopt.errors import ParamError
 from mechopt.solvers.robust.bnb import MIBranchBound
 from mechopt.solvers.robust.near import box_patterns
-from mechopt.solvers.robust.pricing import MILP_ABS_GAP, LDPMIMilpPricer, RayPricing, _rc_tol
+from mechopt.solvers.robust.pricing import LDPMIMilpPricer, RayPricing, _rc_tol, certified_tol
 
 __all__ = [
     "pattern_search",
@@ -169,7 +169,7 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
 
     def __init__(self, V: np.ndarray, eps: float, starts: int = 32) -> None:
         super().__init__(V, eps)
-        self.bb = MIBranchBound(self.V, eps, tol=MILP_ABS_GAP * self.unit, max_nodes=NODE_BUDGET)
+        self.bb = MIBranchBound(self.V, eps, max_nodes=NODE_BUDGET)  # its tol is set per pricing (_price_milp)
         self.stop = 0.5  # a round ends once a column within half of the bound is found (the bound stays proven)
         self.starts, self.calls = starts, 0
         self.density = float(np.clip(self._peak(), 0.05, 0.95))
@@ -226,6 +226,7 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _price_milp(self, lam, mu, deadline) -> RayPricing:
+        self.bb.tol = certified_tol(lam, mu, np.zeros(len(lam)))  # relative to the mi certified (1ᵀμ)
         Z, ub = self.bb.solve(lam, mu, deadline, stop=self.stop)
         true = self.rho(Z, lam, mu)
         Z = np.unique(
@@ -246,11 +247,12 @@ class LDPMITreePricer(LDPMIBranchPricer):
         super().__init__(V, eps, starts=starts)
         from mechopt.solvers.robust.tree import SubsetTrees
 
-        self.tree = SubsetTrees(self.V, eps, block=block, tol=MILP_ABS_GAP * self.unit)
+        self.tree = SubsetTrees(self.V, eps, block=block)  # its tol is set per pricing (price)
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
         """One tree search until a proven bound, the deadline or ``TREE_CAP`` tuples, returning early (no bound)
         with the columns in hand once past ``TREE_BUDGET`` tuples (one search: a proof is never restarted)."""
+        self.tree.tol = self.tree.bb.tol = certified_tol(lam, mu, np.zeros(len(lam)))  # relative to the mi (1ᵀμ)
         Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=TREE_CAP, early=TREE_BUDGET)
         true = self.rho(Z, lam, mu)
         if ub is None and not np.any(true > _rc_tol()):  # what it held was under the reduced-cost tolerance
