@@ -59,7 +59,8 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     c = G.constants()
     R = unit_columns(seed)
     F = G.gains(R)
-    scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(c)])  # a power of two: exact
+    probe = G.gains(np.eye(R.shape[0]))  # the size of a unit column's gains (the seed's may all be 0: mi of 1)
+    scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(probe).ravel(), np.abs(c)])  # a power of two: exact
     with gain_units(scale):  # reduced-cost and MILP tolerances in the gains' unit: unit-free
         return _rounds(G, pricer, R, F, c, scale, max_iter, deadline, smoothing)
 
