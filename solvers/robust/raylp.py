@@ -50,7 +50,8 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     column generation", 2018), so within ⌈1/(1 − α)⌉ rounds it prices at (λ, μ) itself and the loop ends
     exactly as without smoothing.
 
-    Returns ``w`` and ``R`` (the master's columns), ``bound`` (None without an exact pricing pass),
+    Returns ``w`` and ``R`` (the master's columns; when the deadline comes before the first master, the
+    constant channel: R = 1, w = 1, ``note`` saying so), ``bound`` (None without an exact pricing pass),
     ``proven``, ``duals`` ((λ, μ) where ``bound`` was proven, μ in score units: with start duals or
     smoothing not the last master's), ``rounds``, ``status`` and ``message``.
     """
@@ -121,10 +122,13 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             keys.add(_key(rays[:, j]))
         R = np.hstack([R, rays[:, new]])
         F = np.hstack([F, Fn])
-    R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
+    note = None
+    if w is None:  # no master solved (the deadline came first): the constant channel, private under every notion
+        R, w, it, note = np.ones((R.shape[0], 1)), np.ones(1), 0, "no master LP solved: the constant channel"
+    R = R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
     duals = None if centre is None else (centre[0], centre[1] * scale)  # (λ, μ) of the lowest bound, score units
     return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
-            "status": status, "message": status, "duals": duals}  # fmt: skip
+            "status": status, "message": status, "duals": duals, "note": note}  # fmt: skip
 
 
 def unit_columns(R: np.ndarray) -> np.ndarray:

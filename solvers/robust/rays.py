@@ -110,7 +110,7 @@ class RobustRaysSolver(Solver):
         cache: dict[str, np.ndarray] = {}  # the cone's rays, enumerated once for every hull round
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
             G = _restricted(VertexGains(priors, problem.utility), rows)
-            pricer, seed, how = _pricer(problem, G, cone, opts, cache)
+            pricer, seed, how = _pricer(problem, G, cone, opts, cache, deadline)
             alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
             if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
                 raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
@@ -135,6 +135,7 @@ class RobustRaysSolver(Solver):
             status, proof = Status(out["status"]), None
             left = "unknown" if gap is None else f"{gap:.3g}"
             msg = f"{out['status'].replace('_', ' ')} after {out['rounds']} rounds; relative gap {left}"
+            msg += f" ({out['note']}, audited)" if out.get("note") else ""
         elif gap is not None:
             status, proof = Status.OPTIMAL_INACCURATE, None
             msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out['status']}; pricing {how})"
@@ -220,7 +221,8 @@ def _restricted(G, rows: np.ndarray):
     return VertexGains(G.vertices[:, rows], U)
 
 
-def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray]):
+def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray],
+            deadline: float | None = None):  # fmt: skip
     """(pricer, seed columns, a word for the pricing) for the problem's notion and size; ``cone`` the
     vertices whose privacy cones meet (the set's, on its support rows; G may hold more priors)."""
     from mechopt.problems.robust import box_factors
@@ -234,7 +236,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
-            return mi_pricer(G.vertices, n, eps, opts, seed)
+            return mi_pricer(G.vertices, n, eps, opts, seed, deadline)
         if isinstance(G.utility, SumMSE) and opts["mse_pricer"] == "auto":
             return LDPMSERatioPricer(G, n, eps), seed, "exact branch and bound over the k ratios N_i/t_i"
         if n <= int(opts["milp_max"]):

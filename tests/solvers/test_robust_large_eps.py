@@ -68,3 +68,42 @@ def test_ldp_mse_ratio_pricer_certifies_a_small_mse(scale, tmp_path):
     r.save_certificate(str(tmp_path / "c.json"))
     code, out = certcheck.run(str(tmp_path / "c.json"))
     assert code == 0, out
+
+
+def test_near_patterns_stay_around_a_peak_at_the_edge():
+    """At ε = 30 the prior-free peak u* is 2.9e-12: the normal guess of the window (h = 6.4) held every one of the
+    2^21 patterns (61 s of seeding before the first master, past any time limit). The window now stays within
+    [0, 2u*]: no nonzero pattern of these priors lies there, so no near-u* seed is listed."""
+    from mechopt.solvers.robust.search import LDPMITreePricer, near_patterns
+
+    V = np.random.default_rng(5).dirichlet(np.ones(21), size=3)
+    peak = LDPMITreePricer(V, 30.0, block=11)._peak()
+    Z, h, _ = near_patterns(V, peak, 128 * 21)
+    assert 0 < peak < 1e-11 and h <= peak
+    assert np.all(np.abs(Z @ V.T - peak) <= h) and not np.any(Z.sum(axis=1) > 0)
+
+
+def test_ldp_mi_d21_three_priors_at_eps_30_is_certified():
+    """The hostile run's e30.py case (d = 21, 3 priors): time_limit with no mechanism (seeding) on main; without a
+    time limit the first master of 8059 columns with entries up to 1e13 failed in HiGHS."""
+    V = np.random.default_rng(5).dirichlet(np.ones(21), size=3)
+    r = _robust(V, "mi", 30.0, time_limit=120)
+    least = min(_entropy(P) for P in V)
+    assert r.status.value == "optimal" and least - 1e-9 <= r.value <= r.certificate.bound <= least * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("utility", ["mi", "mse"])
+def test_a_deadline_before_the_first_master_returns_the_constant_channel(utility):
+    """d = 40 with 3 priors and a 1 s limit: main returned time_limit with no mechanism 14–52 s later (seeding and
+    the block trees ignored the deadline). The constant channel (one output) is private under every notion: it is
+    returned, audited (mi 0; mse the largest prior variance of the values), with the limit's status."""
+    from mechopt import registry
+    from mechopt.api import audit_result
+
+    V = np.random.default_rng(5).dirichlet(np.ones(40), size=3)
+    prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility=utility, eps=1.0)
+    r = audit_result(prob, registry.get_solver("robust-rays").solve(prob, time_limit=1e-9))
+    a = np.arange(40.0)
+    worst = 0.0 if utility == "mi" else max(float(P @ a**2 - (P @ a) ** 2) for P in V)
+    assert r.status.value == "time_limit" and "constant channel" in r.message and r.Q.shape == (40, 1)
+    assert r.violation == 0.0 and r.value == pytest.approx(worst, rel=1e-12, abs=1e-300)
