@@ -151,7 +151,7 @@ class LDPSubsetPricer:
         from mechopt.utilities import MutualInfo, SumMSE
 
         self.n, self.eps, self.E1 = n, eps, math.expm1(eps)
-        self.weights = (math.exp(-eps), 1.0)
+        self.weights, self.top = (math.exp(-eps), 1.0), math.exp(eps)
         self.batch = 2 * n
         U = gains.utility
         # the ray LP's default smoothing (every round is exact): mse / histogram oscillate without it (d = 20,
@@ -185,7 +185,7 @@ class LDPMIMilpPricer(_LDPPricerBase):
         super().__init__(V[0], eps)
         self.V = np.asarray(V, float)
         self.n = self.V.shape[1]
-        self.weights = (math.exp(-eps), 1.0)
+        self.weights, self.top = (math.exp(-eps), 1.0), math.exp(eps)
         self.cuts = [list(np.linspace(0.0, 1.0, 9)) for _ in self.V]
         self.unit = max(1.0, eps * math.exp(eps))  # the size of a pattern's gain
         self.cut_tol = MILP_ABS_GAP * self.unit
@@ -297,7 +297,7 @@ class LDPAscentPricer(_LDPPricerBase):
     def __init__(self, gains, n: int, eps: float) -> None:
         super().__init__(np.full(n, 1.0 / n), eps)
         self.gains, self.n = gains, n
-        self.weights = (math.exp(-eps), 1.0)
+        self.weights, self.top = (math.exp(-eps), 1.0), math.exp(eps)
 
     def _rays(self, Z: np.ndarray) -> np.ndarray:
         return 1.0 + self.E1 * np.asarray(Z, float).T

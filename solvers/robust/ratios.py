@@ -209,7 +209,7 @@ class LDPMSERatioPricer:
 
     def __init__(self, gains, n: int, eps: float, stop: float = 0.5) -> None:
         self.n, self.E1, self.stop = n, math.expm1(eps), stop
-        self.weights = (math.exp(-eps), 1.0)
+        self.weights, self.top = (math.exp(-eps), 1.0), math.exp(eps)
         self.const = gains.constants()  # −E_i[ã²]: the score λᵀc + 1ᵀμ is −MSE, the tolerance's unit (price)
         self.bb = RatioBranchBound(gains.vertices, gains.utility.centred, eps)
 

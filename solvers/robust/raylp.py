@@ -72,12 +72,13 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
     tol = 0.9 * settings.tolerance("gap")  # the certificate needs ``gap`` (value and t differ by round-off only)
     centre, misprice = None, 0  # the duals of the lowest bound (λ, μ), and the mispricings in a row
+    one = G.gains(np.ones((R.shape[0], 1)))[:, 0] / scale  # the all-ones column's gains (_lagrange)
     start = getattr(pricer, "start_duals", lambda: None)()
     if start is not None:  # a first bound and smoothing centre before any master (the pricer's docstring)
         pr = pricer.price(start[0], start[1], deadline)
         if pr.bound is not None and math.isfinite(pr.bound):
             centre = (start[0], start[1] / scale)
-            bound, proven = _lagrange(pricer, centre[0], centre[1], c / scale, pr.bound / scale), True
+            bound, proven = _lagrange(pricer, centre[0], centre[1], c / scale, pr.bound / scale, one), True
     for it in range(1, max_iter + 1):
         if deadline is not None and time.perf_counter() >= deadline:
             status = "time_limit"
@@ -96,7 +97,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             break
         pr = pricer.price(plam, pmu * scale, deadline)
         if pr.bound is not None and math.isfinite(pr.bound):
-            b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale)
+            b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale, one)
             if b < bound or centre is None:
                 centre = (plam, pmu)
             if b < bound:
@@ -158,11 +159,23 @@ def _prune(R, Fs, w, lam, mu, keys, F):
     return R[:, keep], F[:, keep], w[keep], keys - gone
 
 
-def _lagrange(pricer, lam, mu, c, rho) -> float:
-    """The proven bound λᵀc + 1ᵀμ + W·ρ (W the pricer's range of Σ w; every argument in the master's unit)."""
+def _lagrange(pricer, lam, mu, c, rho, one=None) -> float:
+    """The proven bound λᵀc + 1ᵀμ + W·ρ (W the pricer's range of Σ w; every argument in the master's unit).
+
+    A pricer of ε-LDP patterns (``top`` = e^ε, the largest entry of every pattern but the all-ones one, whose
+    gains are ``one``) gives a second bound, the lower one is returned: over the patterns scaled to a largest
+    entry 1, max ρ ≤ max(ρ(1), ρ/e^ε) and W ∈ [1, min(n, e^ε)] (each entry ≤ 1, and a pattern sums to at least
+    n·e^{−ε} times its largest entry). With W = [e^{−ε}, 1] on the patterns themselves a rounding-size ρ > 0
+    of patterns of size e^ε was a gap floor (ε = 15, d = 21, mse: 6e-2).
+    """
     lo, hi = pricer.weights
-    b = float(lam @ c + mu.sum() + (hi * rho if rho >= 0 else lo * rho))
-    return b + _margin(lam, c, mu, rho, hi)
+    b = float(lam @ c + mu.sum() + (hi * rho if rho >= 0 else lo * rho)) + _margin(lam, c, mu, rho, hi)
+    top = getattr(pricer, "top", None)
+    if top is None or one is None:
+        return b
+    r1 = max(float(lam @ one - mu.sum()), rho / top)
+    w = min(float(mu.size), top)
+    return min(b, float(lam @ c + mu.sum() + (w * r1 if r1 >= 0 else r1)) + _margin(lam, c, mu, r1, w))
 
 
 def _key(col: np.ndarray) -> bytes:
