@@ -123,15 +123,10 @@ MILP_REL_GAP, MILP_ABS_GAP = 1e-6, 1e-10
 
 
 def certified_tol(lam: np.ndarray, mu: np.ndarray, const: np.ndarray) -> float:
-    """An exact pricer's absolute tolerance at duals (λ, μ): ``MILP_ABS_GAP`` times the quantity certified.
+    """An exact pricer's absolute tolerance at duals (λ, μ): ``MILP_ABS_GAP`` times the quantity certified, the
+    score λᵀc + 1ᵀμ (the master's t at its duals: mi, or −MSE). In units of E[a²] or of a pattern's gain (ε·e^ε) it
+    was a gap floor (mse at ε = 10: 1e-10·E[a²] against an MSE of 1e-3·E[a²]; mi at ε = 20: ~1 against 2.6).
 
-    That quantity is the score λᵀc + 1ᵀμ (the master's own t at its duals; the bound exceeds it by W·max ρ):
-    I(P; Q) for mi, −MSE for an MSE. A tolerance in units of E[a²] or of a pattern's gain (up to ε·e^ε) was a
-    gap floor where the MSE is small (ε = 10: 1e-10·E[a²] against an MSE of 1e-3·E[a²]) or the patterns large
-    (mi at ε = 20: ~1 against a score of ~2.6). Unit-free: it scales with the gains.
-
-    >>> certified_tol(np.array([0.5, 0.5]), np.array([1.0, 2.0]), np.array([-2.0, -4.0]))
-    0.0
     >>> certified_tol(np.array([1.0]), np.array([0.25, 0.25]), np.zeros(1)) == MILP_ABS_GAP / 2
     True
     """

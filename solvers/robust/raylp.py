@@ -140,7 +140,7 @@ def unit_columns(R: np.ndarray) -> np.ndarray:
     their gains up to ε·e^ε, so at one scale the scores (≈ 1) fell below the LP's tolerances.
 
     >>> unit_columns(np.array([[1.0, 3.0], [1e13, 0.5]])).tolist()
-    [[2.2737367544323206e-13, 0.75], [2.2737367544323206, 0.125]]
+    [[1.1368683772161603e-13, 1.5], [1.1368683772161603, 0.25]]
     """
     R = np.asarray(R, float)
     if R.size == 0:
