@@ -33,7 +33,7 @@ from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust.pricing import _rc_tol
 
-__all__ = ["ray_lp"]
+__all__ = ["ray_lp", "constant_outcome", "unit_columns"]
 
 
 def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float | None = None,
@@ -123,13 +123,20 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             keys.add(_key(rays[:, j]))
         R = np.hstack([R, rays[:, new]])
         F = np.hstack([F, Fn])
-    note = None
-    if w is None:  # no master solved (the deadline came first): the constant channel, private under every notion
-        R, w, it, note = np.ones((R.shape[0], 1)), np.ones(1), 0, "no master LP solved: the constant channel"
-    R = R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
     duals = None if centre is None else (centre[0], centre[1] * scale)  # (λ, μ) of the lowest bound, score units
-    return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
-            "status": status, "message": status, "duals": duals, "note": note}  # fmt: skip
+    if w is None:
+        out = constant_outcome(R.shape[0], status)
+    else:  # R: the columns of the last master solved (later ones are unpriced)
+        out = {"w": w, "R": R[:, : w.size], "rounds": it, "status": status, "message": status}
+    return {**out, "bound": None if not proven else bound * scale, "proven": proven, "duals": duals}
+
+
+def constant_outcome(n: int, status: str) -> dict[str, Any]:
+    """The ray LP's outcome when no master was solved (the deadline came first): the constant channel (R = 1,
+    w = 1; every input the same output law, private under every notion), no bound."""
+    note = "no master LP solved: the constant channel"
+    return {"w": np.ones(1), "R": np.ones((n, 1)), "rounds": 0, "status": status, "message": status,
+            "bound": None, "proven": False, "duals": None, "note": note}  # fmt: skip
 
 
 def unit_columns(R: np.ndarray) -> np.ndarray:

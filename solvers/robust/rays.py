@@ -43,6 +43,7 @@ from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.solver import Solver
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.result import Certificate, Result, Status
+from mechopt.runtime.deadline import TimeLimitReached
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
@@ -52,7 +53,7 @@ from mechopt.solvers.robust.pricing import (
     box_cone_rays,
 )
 from mechopt.solvers.robust.ratios import LDPMSERatioPricer
-from mechopt.solvers.robust.raylp import ray_lp
+from mechopt.solvers.robust.raylp import constant_outcome, ray_lp
 from mechopt.solvers.robust.search import TREE_LIMIT, mi_pricer
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "TREE_LIMIT"]
@@ -110,12 +111,7 @@ class RobustRaysSolver(Solver):
         cache: dict[str, np.ndarray] = {}  # the cone's rays, enumerated once for every hull round
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
             G = _restricted(VertexGains(priors, problem.utility), rows)
-            pricer, seed, how = _pricer(problem, G, cone, opts, cache, deadline)
-            alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
-            if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
-                raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
-            out = _point_mass(G) or ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline,
-                                           smoothing=float(alpha))  # fmt: skip
+            pricer, how, out = _run(problem, G, cone, opts, cache, deadline)
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
             Q = _channel(out, rows, problem)
@@ -163,6 +159,22 @@ class RobustRaysSolver(Solver):
                       iterations=out["rounds"], extras=extras, **base)  # fmt: skip
 
 
+def _run(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray], deadline):
+    """(pricer, word, the ray LP's outcome). A backstop alarm (the CLI's SIGALRM, ``TimeLimitReached``) in a stage
+    that does not check the deadline (d = 40: the pattern search seeding, a block tree) ends in the constant
+    channel (:func:`~mechopt.solvers.robust.raylp.constant_outcome`), not in a result without a mechanism."""
+    try:
+        pricer, seed, how = _pricer(problem, G, cone, opts, cache, deadline)
+        alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
+            raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
+        out = _point_mass(G) or ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline,
+                                       smoothing=float(alpha))  # fmt: skip
+    except TimeLimitReached:
+        return None, "none (stopped at the deadline)", constant_outcome(cone.shape[1], "time_limit")
+    return pricer, how, out
+
+
 def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndarray, norm=None) -> Any:
     """The certificate file's duals: the weights λ and ν on every row, ν = μ + δ on the support (0 elsewhere) with
     δ = (bound − λᵀc − 1ᵀμ)·ω / 1ᵀω, ω = ``norm`` the pricer's normalisation of its rays (ωᵀr = 1; default 1,
@@ -189,8 +201,10 @@ def _resolution(G, value: float, gap: float) -> str:
     floor = 64 * float(np.finfo(float).eps) * G.vertices.shape[1] * 2 * big / value
     if gap > 100 * floor:
         return ""
-    return (f"; the MSE is {value / big:.2g} of E[a²] = {big:.3g}, and the score E[a²] − Σ gains holds it only to a "
-            f"rounding allowance of ~{floor:.2g} relative (double precision): not certifiable at this ε")
+    return (
+        f"; the MSE is {value / big:.2g} of E[a²] = {big:.3g}, and the score E[a²] − Σ gains holds it only to a "
+        f"rounding allowance of ~{floor:.2g} relative (double precision): not certifiable at this ε"
+    )
 
 
 def _scope(problem: Any, G, n_priors: int) -> str:

@@ -37,7 +37,7 @@ def test_ldp_mi_at_a_large_eps_is_certified_below_the_least_entropy(eps, tmp_pat
 
 
 @pytest.mark.parametrize("pricer", ["tree", "branch", "milp"])
-def test_ldp_mi_pricers_certify_at_eps_30(pricer):
+def test_ldp_mi_pricers_certify_at_eps_30(pricer, tmp_path):
     """The exact mi pricers above the enumeration (forced at d = 10): their tolerance was 1e-10·ε·e^ε (3e4 at
     ε = 30: bounds 32061 / 25.8 / 25.6 against an mi of 1.84); now 1e-10 times the mi certified."""
     V = np.random.default_rng(7).dirichlet(np.ones(10), size=2)
@@ -45,6 +45,9 @@ def test_ldp_mi_pricers_certify_at_eps_30(pricer):
     least = min(_entropy(P) for P in V)
     assert r.status.value == "optimal" and pricer[:4] in r.extras["pricing"].replace("block", "tree").lower()
     assert least - 1e-9 <= r.value <= r.certificate.bound <= least * (1 + 1e-9)
+    r.save_certificate(str(tmp_path / "c.json"))  # the standalone checker enumerates every pattern itself
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0, out
 
 
 def _mse_case():
@@ -129,3 +132,20 @@ def test_ldp_mse_at_eps_30_says_why_it_is_not_certified():
     r = _robust(V, "mse", 30.0)
     assert r.status.value == "optimal_inaccurate" and "not certifiable at this ε" in r.message
     assert 0.0 < r.certificate.bound <= r.value < 1e-11
+
+
+def test_the_backstop_alarm_in_seeding_also_returns_the_constant_channel(monkeypatch):
+    """The CLI's SIGALRM backstop raises TimeLimitReached in whatever stage runs (d = 40, --time-limit 3: in the
+    seeding's pattern search, 1.05 s in): the result had no mechanism (exit 1); now the constant channel."""
+    from mechopt.runtime.deadline import TimeLimitReached
+    from mechopt.solvers.robust import rays
+
+    def late(*args, **kwargs):
+        raise TimeLimitReached("running (stopped at the deadline)", 3.0)
+
+    monkeypatch.setattr(rays, "_pricer", late)
+    V = np.random.default_rng(5).dirichlet(np.ones(12), size=3)
+    r = _robust(V, "mse", 1.0)
+    worst = max(float(P @ np.arange(12.0) ** 2 - (P @ np.arange(12.0)) ** 2) for P in V)
+    assert r.status.value == "time_limit" and "constant channel" in r.message and r.Q.shape == (12, 1)
+    assert r.violation == 0.0 and r.value == pytest.approx(worst, rel=1e-12)
