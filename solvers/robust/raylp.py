@@ -33,7 +33,11 @@ from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust.pricing import _rc_tol
 
-__all__ = ["ray_lp", "constant_outcome", "unit_columns"]
+__all__ = ["ray_lp", "constant_outcome", "unit_columns", "MASTER_TOL"]
+
+#: HiGHS's feasibility tolerances on the master, in the gains' unit (about E[a²] for an MSE: its duals, hence the
+#: bound, are no closer than that to a score E[a²] − Σ gains; an MSE near it is not certifiable in this frame).
+MASTER_TOL = 1e-10
 
 
 def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float | None = None,
@@ -205,7 +209,7 @@ def _master(F: np.ndarray, c: np.ndarray, R: np.ndarray):
     cost[-1] = -1.0
     # tight tolerances first; HiGHS's defaults when those end "unknown" (the bound is recomputed from the duals
     # whatever the LP's accuracy: a looser solve only loosens it)
-    for tols in ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {}):
+    for tols in ({"primal_feasibility_tolerance": MASTER_TOL, "dual_feasibility_tolerance": MASTER_TOL}, {}):
         res = linprog(cost, A_ub=A_ub, b_ub=c, A_eq=A_eq, b_eq=np.ones(n), bounds=[(0, None)] * N + [(None, None)],
                       method="highs", options=tols)  # fmt: skip
         if res.status == 0 and res.x is not None:
