@@ -75,10 +75,12 @@ def pattern_search(
     density: float = 0.5,
     seed: int = 0,
     max_moves: int = 200,
+    deadline: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(distinct local optima, rows of bool patterns; their ρ), from ``Z0`` and ``starts`` random patterns.
 
-    ``psi`` maps subset sums (any shape, the prior last) to ψ; ``V`` holds the priors as rows (k × n).
+    ``psi`` maps subset sums (any shape, the prior last) to ψ; ``V`` holds the priors as rows (k × n). A
+    ``deadline`` (``time.perf_counter()`` seconds) stops the moves: the patterns reached so far are returned.
     """
     n = V.shape[1]
     rng = np.random.default_rng(seed)
@@ -88,7 +90,7 @@ def pattern_search(
     val = c0 + Z @ c + psi(U) @ lam
     live = np.ones(len(Z), bool)
     for _ in range(max_moves):
-        if not live.any():
+        if not live.any() or (deadline is not None and time.perf_counter() >= deadline):
             break
         idx = np.flatnonzero(live)
         parts = [
@@ -204,7 +206,7 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         lam, mu = self.start_duals()
         const, coef = self._lin(lam, mu)
         Z, _ = pattern_search(self.V, lam, const, coef, lambda U: self._psi(U)[0], np.zeros((0, self.n), bool),
-                              starts=count, density=self.density, seed=0)  # fmt: skip
+                              starts=count, density=self.density, seed=0, deadline=deadline)  # fmt: skip
         if near > 0:
             Zn = near_patterns(self.V, self._peak(), near * self.n, deadline=deadline)[0]
             Zn = Zn[np.argsort(-self.rho(Zn, lam, mu), kind="stable")[: 4 * near * self.n]]
