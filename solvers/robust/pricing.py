@@ -87,7 +87,8 @@ def _rc_tol() -> float:
     return settings.tolerance("reduced_cost")
 
 
-def box_cone_rays(V: np.ndarray, lo: float, hi: float, max_rays: int = 200_000) -> np.ndarray:
+def box_cone_rays(V: np.ndarray, lo: float, hi: float, max_rays: int = 200_000,
+                  deadline: float | None = None) -> np.ndarray:  # fmt: skip
     """Extreme rays (1ᵀr = 1) of {q ≥ 0 : lo·P_v·q ≤ q_x ≤ hi·P_v·q, every vertex v and row x}.
 
     >>> box_cone_rays(np.array([[0.5, 0.5]]), 0.5, 1.5).round(4).T.tolist()
@@ -97,7 +98,7 @@ def box_cone_rays(V: np.ndarray, lo: float, hi: float, max_rays: int = 200_000) 
     rows = [hi * P - np.eye(n) for P in V]  # hi·P·q − q_x ≥ 0
     if lo > 0:
         rows += [np.eye(n) - lo * P for P in V]
-    return dd_rays(np.vstack(rows), max_rays=max_rays)
+    return dd_rays(np.vstack(rows), max_rays=max_rays, deadline=deadline)
 
 
 class StoredRays:
@@ -123,9 +124,8 @@ MILP_REL_GAP, MILP_ABS_GAP = 1e-6, 1e-10
 
 
 def certified_tol(lam: np.ndarray, mu: np.ndarray, const: np.ndarray) -> float:
-    """An exact pricer's absolute tolerance at duals (λ, μ): ``MILP_ABS_GAP`` times the quantity certified, the
-    score λᵀc + 1ᵀμ (the master's t at its duals: mi, or −MSE). In units of E[a²] or of a pattern's gain (ε·e^ε) it
-    was a gap floor (mse at ε = 10: 1e-10·E[a²] against an MSE of 1e-3·E[a²]; mi at ε = 20: ~1 against 2.6).
+    """An exact pricer's absolute tolerance at duals (λ, μ): ``MILP_ABS_GAP`` times the score certified, λᵀc + 1ᵀμ
+    (mi, or −MSE); in units of E[a²] or ε·e^ε it was a gap floor (mse, ε = 10; mi, ε = 20: ~1 against 2.6).
 
     >>> certified_tol(np.array([1.0]), np.array([0.25, 0.25]), np.zeros(1)) == MILP_ABS_GAP / 2
     True

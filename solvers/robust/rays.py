@@ -285,7 +285,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             why = f"is above box_max={opts['box_max']} symbols (mi's branch and bound over the cone)"
     else:
         try:
-            R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
+            R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]), deadline=deadline)
         except TooLargeError:
             why = f"has more than max_rays={opts['max_rays']} extreme rays"
     if why is not None:

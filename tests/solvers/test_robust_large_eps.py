@@ -149,3 +149,21 @@ def test_the_backstop_alarm_in_seeding_also_returns_the_constant_channel(monkeyp
     worst = max(float(P @ np.arange(12.0) ** 2 - (P @ np.arange(12.0)) ** 2) for P in V)
     assert r.status.value == "time_limit" and "constant channel" in r.message and r.Q.shape == (12, 1)
     assert r.violation == 0.0 and r.value == pytest.approx(worst, rel=1e-12)
+
+
+def test_the_cone_enumeration_stops_at_the_deadline():
+    """LIP mse on 10 symbols enumerates the cone's rays (double description): with a 0.5 s limit it ran 24 s and
+    returned no mechanism; the enumeration now stops at the deadline (a partial ray set would price wrongly) and
+    the constant channel comes back, audited."""
+    from mechopt import registry
+    from mechopt.api import audit_result
+    from mechopt.runtime.deadline import TimeLimitReached
+    from mechopt.solvers.exact.rays import dd_rays
+
+    with pytest.raises(TimeLimitReached):
+        dd_rays(np.array([[2.0, -1.0], [-1.0, 2.0]]), deadline=0.0)
+    V = np.random.default_rng(5).dirichlet(np.ones(10), size=3)
+    prob = RobustDesign.from_params(prior_set=V, notion="lip", utility="mse", eps=1.0)
+    r = audit_result(prob, registry.get_solver("robust-rays").solve(prob, time_limit=1e-9))
+    worst = max(float(P @ np.arange(10.0) ** 2 - (P @ np.arange(10.0)) ** 2) for P in V)
+    assert r.status.value == "time_limit" and r.Q.shape == (10, 1) and r.value == pytest.approx(worst, rel=1e-12)
