@@ -2,7 +2,8 @@
 
 The design document (:func:`design_document`) is the one JSON layout of a
 design: ``--json`` prints it and ``--out FILE`` writes it, so the mechanism
-object (``{"Q", "inputs", "outputs", "prior"}``) is the same in both.
+object (``{"Q", "inputs", "outputs", "prior"}``, plus ``"values"`` for an
+``mse``/``mae`` design) is the same in both.
 
 Examples
 --------
@@ -45,7 +46,8 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
     """The one design document: printed by ``--json`` and written by ``--out``.
 
     :meth:`Result.to_dict` with the problem's prior in ``mechanism`` (a
-    channel: ``{"Q", "inputs", "outputs", "prior"}``) and the ``notes``. A
+    channel: ``{"Q", "inputs", "outputs", "prior"}``, and ``"values"``, the
+    numbers a_x of an ``mse``/``mae`` design) and the ``notes``. A
     channel of more than :data:`JSON_MAX_ENTRIES` entries is replaced by
     ``{"Q": null, "shape": [n, m], "omitted": why}``.
 
@@ -69,7 +71,7 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
             "carries: write it with --out FILE.npy",
         }
     elif res.mechanism is not None:
-        doc["mechanism"] = mechanism_dict(res.mechanism, prior=getattr(problem, "prior", None))
+        doc["mechanism"] = mechanism_dict(res.mechanism, prior=getattr(problem, "prior", None), values=res.values)
         S = getattr(problem, "prior_set", None)
         if S is not None and hasattr(S, "vertices"):  # a robust design: its claim holds at every vertex
             doc["mechanism"]["prior_set"] = S.vertices.tolist()

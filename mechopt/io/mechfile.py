@@ -4,12 +4,16 @@ A mechanism file, written by ``mechopt design --out`` and read by ``mechopt
 audit``, is one JSON object carrying the mechanism in the same layout as
 ``mechopt design --json`` (:func:`mechopt.results.result.mechanism_dict`)::
 
-    {"mechanism": {"Q": [[...], ...], "inputs": [...], "outputs": [...], "prior": [...]},
+    {"mechanism": {"Q": [[...], ...], "inputs": [...], "outputs": [...], "prior": [...], "values": [...]},
      "privacy": {"notion": "ldp", "eps": 1.0, ...}, "value": ..., "unit": ..., ...}
 
 (``design --out`` writes the whole design document). ``Q`` is a list of
-rows, rows are inputs; ``inputs``, ``outputs``, ``prior`` and ``privacy`` are
-optional, further keys are kept but not interpreted. The older flat layout
+rows, rows are inputs; ``inputs``, ``outputs``, ``prior``, ``values`` and
+``privacy`` are optional, further keys are kept but not interpreted.
+``values`` (since mechopt 0.1 of 2026-11-26) are the numbers a_x of the inputs
+an ``mse``/``mae`` design was solved for, one finite number per row of Q; a
+file without them (written earlier) is read as before, its estimates then in
+the units of the input labels. The older flat layout
 ``{"Q": ..., "prior": ..., "notion": ..., "eps": ...}`` is still read. :func:`read_mechanism` also reads a bare JSON
 matrix, a ``.npy`` array and a ``.csv`` matrix.
 
@@ -53,7 +57,7 @@ MAX_MECHANISM_BYTES = 64 * 1024 * 1024
 MAX_NPY_BYTES = 1024 * 1024 * 1024
 _TOO_BIG = "save a large mechanism as .npy (mechopt design --out Q.npy; .npy files up to 1 GiB are read)"
 
-__all__ = ["read_mechanism", "read_exact_entries", "write_mechanism", "audit", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
+__all__ = ["read_mechanism", "check_values", "read_exact_entries", "write_mechanism", "audit", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
 
 
 def write_mechanism(
@@ -143,6 +147,8 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
         if not isinstance(vs, list) or not vs or not all(isinstance(v, list) and len(v) == len(out["Q"]) for v in vs):
             raise ProblemError(f'"prior_set" in {str(p)!r} must be a list of priors with one entry per row of Q')
         out["prior_set"] = [validate_prior(v, name=f"prior-set vertex {i} in {p.name}") for i, v in enumerate(vs)]
+    if out.get("values") is not None:
+        out["values"] = check_values(out["values"], out["Q"].shape[0], p)
     if out.get("prior") is not None:
         if isinstance(out["prior"], (str, bool)):
             raise ProblemError(f'"prior" in {str(p)!r} must be a list of numbers, got {out["prior"]!r}')
@@ -153,6 +159,20 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
                 f"{out['Q'].shape[0]} rows: one prior entry per row (input)"
             )
     return out
+
+
+def check_values(values: Any, d: int, p: Path) -> Any:
+    """A file's ``values``: d finite numbers (one per row of Q) as a float array, else ProblemError."""
+    import numpy as np
+
+    ok = isinstance(values, list) and len(values) == d
+    ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
+    if not ok:
+        raise ProblemError(
+            f'"values" in {str(p)!r} must be a list of {d} finite numbers, one per row of Q (the numbers a_x '
+            "of the inputs an mse/mae design was solved for)"
+        )
+    return np.asarray(values, dtype=float)
 
 
 def read_exact_entries(path: str | os.PathLike) -> list[list[Any]]:
