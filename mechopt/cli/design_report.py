@@ -92,7 +92,8 @@ def input_labels(problem: Any, Q: np.ndarray | None) -> tuple[Any, ...] | None:
 
 
 def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
-    """Write the design document ``doc`` to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
+    """Write the design document ``doc`` to ``path`` (JSON, with ``"provenance"``: the mechopt version, the
+    date and the solver that wrote it), or only the channel Q for a ``.npy`` path."""
     from mechopt.io.writer import write_bytes, write_text
     from mechopt.results._json import dumps
     from mechopt.results.result import Status
@@ -120,7 +121,10 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
             f"--out {path!r}: Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON design "
             "document carries; write it to a .npy file"
         )
-    write_text(path, dumps(doc) + "\n")
+    from mechopt.mechanism.files import provenance_now
+
+    prov = provenance_now(f"mechopt design: solver {res.solver}, objective {res.objective}")
+    write_text(path, dumps(doc if doc is None else {**doc, "provenance": prov}) + "\n")
     if Q is None:
         print(
             f"mechopt: note: {printable(path)} holds {_no_matrix(res, short=True)}; mechopt audit reads channels only",

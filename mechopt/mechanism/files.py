@@ -156,9 +156,7 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
         "values": flat.get("values"),
         "claim": claim,
         "certificate": doc.get("certificate") if head is not None else _certificate(flat),
-        "provenance": doc.get("provenance")
-        if head is not None
-        else {"source": f"{p.name} ({flat.get('format', 'file')})"},
+        "provenance": doc.get("provenance") if head is not None else _provenance(flat, p),
     }
 
 
@@ -186,9 +184,18 @@ def _claim(flat: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _certificate(flat: dict[str, Any]) -> dict[str, Any] | None:
-    """What a design document proved: its certificate with the status, proof, objective and value."""
+    """What a design document proved: its certificate with the status, proof, objective and value; a design
+    without a certificate (``locally_optimal``, ``feasible``) keeps its status, objective and value."""
     cert = flat.get("certificate")
-    if not isinstance(cert, dict):
+    if not isinstance(cert, dict) and not isinstance(flat.get("status"), str):
         return None
     keys = ("status", "proof", "objective", "value", "unit", "solver")
-    return {**cert, **{k: flat[k] for k in keys if flat.get(k) is not None}}
+    return {**(cert if isinstance(cert, dict) else {}), **{k: flat[k] for k in keys if flat.get(k) is not None}}
+
+
+def _provenance(flat: dict[str, Any], p: Path) -> dict[str, Any]:
+    """Where a file that is not ours came from: its name and form, and the mechopt version and date a
+    ``design --out`` document records (``provenance``; earlier documents have none)."""
+    prov = flat.get("provenance") if isinstance(flat.get("provenance"), dict) else {}
+    kept = {k: prov[k] for k in ("mechopt", "date") if isinstance(prov.get(k), str)}
+    return {**kept, "source": f"{p.name} ({flat.get('format', 'file')})"}
