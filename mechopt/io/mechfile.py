@@ -57,7 +57,15 @@ MAX_MECHANISM_BYTES = 64 * 1024 * 1024
 MAX_NPY_BYTES = 1024 * 1024 * 1024
 _TOO_BIG = "save a large mechanism as .npy (mechopt design --out Q.npy; .npy files up to 1 GiB are read)"
 
-__all__ = ["read_mechanism", "check_values", "read_exact_entries", "write_mechanism", "audit", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
+__all__ = [
+    "read_mechanism",
+    "check_values",
+    "read_exact_entries",
+    "write_mechanism",
+    "audit",
+    "MAX_MECHANISM_BYTES",
+    "MAX_NPY_BYTES",
+]
 
 
 def write_mechanism(
