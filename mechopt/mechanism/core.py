@@ -5,7 +5,7 @@ A Mechanism is what a user carries from a design to data: ``Q[x, y] = P(Y=y | X=
 claim it was designed for, its certificate and its provenance. It randomizes
 values (:meth:`Mechanism.randomize`, seeded, chunk- and thread-independent:
 :mod:`mechopt.mechanism.sampling`) and estimates the input distribution from
-reports (:meth:`Mechanism.estimate`: :mod:`mechopt.mechanism.estimators`); what it
+reports (:meth:`~mechopt.mechanism.inference.Inference.estimate`: :mod:`mechopt.mechanism.estimators`); what it
 tells from reports (identifiability, estimates, posterior means in the unit of
 the design's values) is its base class :class:`~mechopt.mechanism.inference.Inference`.
 
@@ -61,6 +61,14 @@ class Mechanism(Inference):
         What the design proved (``bound``, ``gap``, ``status``, ...).
     provenance : dict, optional
         Where it came from; default ``{"mechopt": version, "date": now, "source": "Mechanism(Q)"}``.
+
+    Notes
+    -----
+    What it tells from reports is inherited from
+    :class:`~mechopt.mechanism.inference.Inference` (documented there):
+    ``values``, ``rank``, ``identifiable``, ``confounded``, ``counts``,
+    ``estimate``, ``estimate_counts``, ``per_report_values``, ``posterior`` and
+    ``posterior_means``.
 
     Examples
     --------
@@ -288,9 +296,9 @@ class Mechanism(Inference):
         """The mechanism of a design's :class:`~mechopt.results.result.Result` (its Q, claim, certificate, values).
 
         The values a_x of an ``mse``/``mae`` design come with it (``result.values``), so
-        :meth:`posterior_means` gives the design's own estimates. A Result does not hold the prior it was designed for: pass ``prior`` to
-        keep it (posterior estimates, LIP/MIP audits). Raises NoChannelError when
-        the result has no channel matrix.
+        :meth:`posterior_means` gives the design's own estimates. A Result does not hold
+        the prior it was designed for: pass ``prior`` to keep it (posterior estimates,
+        LIP/MIP audits). Raises NoChannelError when the result has no channel matrix.
 
         >>> import mechopt
         >>> r = mechopt.design(prior="0.2,0.8", notion="ldp", utility="histogram", eps=1.0, solver="exact")

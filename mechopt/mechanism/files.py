@@ -13,7 +13,7 @@ reads it too::
 
 Version 2 (2026-11-26) added ``values``: the numbers a_x of the inputs
 (an ``mse``/``mae`` design's, one per row), from which
-:meth:`~mechopt.mechanism.core.Mechanism.posterior_means` computes the
+:meth:`~mechopt.mechanism.inference.Inference.posterior_means` computes the
 estimates. A version-1 file (no ``values``) is read as before: its posterior
 means take the input labels as the values, with a warning when the mechanism
 is an ``mse``/``mae`` design. A file of a newer version is refused.
