@@ -23,12 +23,12 @@ Examples
 >>> from mechopt.io.mechfile import write_mechanism, read_mechanism, audit
 >>> Q = np.array([[0.75, 0.25], [0.25, 0.75]])
 >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
->>> write_mechanism(path, Q, prior=[0.5, 0.5], notion="ldp", eps=1.1)
+>>> write_mechanism(path, Q, prior=[0.5, 0.5], notion="ldp", eps=1.1, values=[0.0, 1e-9])
 >>> doc = read_mechanism(path)
->>> doc["Q"].shape, doc["notion"]
-((2, 2), 'ldp')
+>>> doc["Q"].shape, doc["notion"], doc["values"].tolist()
+((2, 2), 'ldp', [0.0, 1e-09])
 >>> sorted(json.load(open(path))["mechanism"])
-['Q', 'inputs', 'outputs', 'prior']
+['Q', 'inputs', 'outputs', 'prior', 'values']
 >>> round(audit(doc["Q"], [0.5, 0.5])["notions"]["ldp"]["eps"], 6)   # ln 3
 1.098612
 """
@@ -78,11 +78,20 @@ def write_mechanism(
     eps_lower: float | None = None,
     inputs: Any = None,
     outputs: Any = None,
+    values: Any = None,
     **extra: Any,
 ) -> None:
-    """Write a mechanism file with :func:`mechopt.io.writer.write_text` (format: the module docstring)."""
+    """Write a mechanism file with :func:`mechopt.io.writer.write_text` (format: the module docstring).
+
+    ``values`` (the numbers a_x of the inputs, one per row of Q) are checked as :func:`read_mechanism`
+    checks them."""
     M = validate_channel(Q)
-    mech = mechanism_dict(M, prior=None if prior is None else validate_prior(prior))
+    if values is not None:
+        import numpy as np
+
+        plain = values if isinstance(values, str) else np.asarray(values, dtype=object).tolist()
+        values = check_values(plain, M.shape[0], Path(path))
+    mech = mechanism_dict(M, prior=None if prior is None else validate_prior(prior), values=values)
     if inputs is not None:
         mech["inputs"] = list(inputs)
     if outputs is not None:
