@@ -12,7 +12,7 @@ written to a temporary file and renamed at the end: never half-written.
 ``mechopt estimate MECH REPORTS --column COL --method linear|em|posterior
 [--consistency clip|norm-sub|project] [--ci 0.95] [--json]`` counts the
 reports per output and prints the estimated input distribution
-(:meth:`mechopt.Mechanism.estimate_counts`), with standard errors and
+(:meth:`mechopt.mechanism.inference.Inference.estimate_counts`), with standard errors and
 intervals when asked.
 
 MECH is a mechanism file: ``mechopt design --out`` (JSON with ``Q``,

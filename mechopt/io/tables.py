@@ -84,14 +84,20 @@ def read_column(path: str | os.PathLike, column: str, rows: int) -> Iterator[tup
             yield start, values
             start += len(values)
         return
-    try:
-        header = pd.read_csv(path, nrows=0).columns
+    try:  # the header line as written: pandas renames a repeated name ("x", "x" -> "x", "x.1")
+        header = [str(h) for h in pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False).iloc[0]]
     except pd.errors.EmptyDataError:
         raise ProblemError(
             f"{str(path)!r} is empty: a CSV data file starts with a header line naming its columns"
         ) from None
     if column not in header:
-        raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(map(str, header))}")
+        raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(header)}")
+    if header.count(column) > 1:
+        where = ", ".join(str(i + 1) for i, h in enumerate(header) if h == column)
+        raise ProblemError(
+            f"{str(path)!r} has {header.count(column)} columns named {column!r} (columns {where}): "
+            "rename them so that each name is used once"
+        )
     start = 0
     for chunk in pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False, chunksize=rows):
         values = chunk[column]

@@ -6,7 +6,7 @@ Two numbers per mechanism, at n = 1 report per user (divide by n for n users):
   estimate of the input distribution when X ~ P,
   V = E‖θ̂ − e_X‖²-style total variance tr Cov(θ̂) (:func:`mechopt.programs.frequency.freq_var`).
   For a designed Q of full row rank the estimator is the linear one,
-  θ̂ = (QQᵀ)⁻¹Q e_y (:meth:`mechopt.Mechanism.estimate`, ``linear``). For the
+  θ̂ = (QQᵀ)⁻¹Q e_y (:meth:`mechopt.mechanism.inference.Inference.estimate`, ``linear``). For the
   oracles it is the remapping estimator θ̂_j = (1[j ∈ y] − h)/(g − h), whose
   total variance is Σ_j [P_j g(1−g) + (1−P_j) h(1−h)]/(g−h)² + 1 − ‖P‖².
   A Q that confounds inputs has no unbiased estimator: its row gives the

@@ -68,3 +68,21 @@ def test_labels_that_read_the_same_in_a_data_file_are_refused_not_merged(cli, tm
     assert_one_line_error(run)
     assert "'1'" in run.err and "same text" in run.err
     assert not (tmp_path / "r.csv").exists()
+
+
+@pytest.mark.parametrize("verb", ["randomize", "estimate"])
+def test_a_column_name_used_twice_is_refused_naming_it(cli, mech, tmp_path, verb) -> None:
+    data = tmp_path / "dup.csv"
+    data.write_text("x,x\n0,2\n2,0\n1,1\n")
+    out = tmp_path / "r.csv"
+    extra = ["--seed", "1", "--out", out] if verb == "randomize" else []
+    run = cli(verb, mech, data, "--column", "x", *extra)
+    assert_one_line_error(run)
+    assert "2 columns named 'x' (columns 1, 2)" in run.err
+    assert not out.exists()
+    run = cli(verb, mech, data, "--column", "x.1", *extra)  # pandas' name for the second: not in the file
+    assert_one_line_error(run)
+    assert "no column 'x.1'; columns: x, x" in run.err
+    data.write_text("x,y,y\n0,2,2\n2,0,0\n")  # another name repeated: the asked column is still one column
+    run = cli(verb, mech, data, "--column", "x", *extra)
+    assert run.code == 0, run.err

@@ -135,7 +135,7 @@ def test_posterior_means_are_what_an_mse_design_reports() -> None:
 def test_repr_and_dict() -> None:
     m = Mechanism(np.eye(3), claim=("ldp", 2.5))
     assert repr(m) == "Mechanism(3 inputs x 3 outputs, claim=ldp eps=2.5)"
-    assert set(m.to_dict()) == {"Q", "inputs", "outputs", "prior", "claim", "certificate", "provenance"}
+    assert set(m.to_dict()) == {"Q", "inputs", "outputs", "prior", "values", "claim", "certificate", "provenance"}
 
 
 @pytest.mark.parametrize(
