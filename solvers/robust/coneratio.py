@@ -13,9 +13,10 @@ w_x(s) = Σ_i λ_i P_ix (2 s_i a_x − s_i²) − μ_x, and the maximiser s_i = 
 with P_ix > 0: s lies in the box of those ranges.
 
 **The bound (proven).** For a box S = Π [l_i, h_i] of ratios, every q of the slice with N_i/T_i ∈ S
-(the window rows l_i T_i ≤ N_i ≤ h_i T_i: linear in q) has ρ(q) = Σ_x q_x w_x(s(q)) ≤ w̄(S)ᵀq,
-w̄_x(S) = Σ_i λ_i P_ix max_{v ∈ [l_i, h_i]} (2 v a_x − v²) − μ_x (the vertex a_x clipped), q ≥ 0. So the LP
-"max w̄(S)ᵀq over the slice and the windows" bounds ρ on the part of the slice whose ratios lie in S; its
+(the window rows l_i T_i ≤ N_i ≤ h_i T_i: linear in q) has N_i²/T_i = s_i² T_i ≤ (l_i + h_i) N_i − l_i h_i T_i
+((s − l)(s − h) ≤ 0: the chord of s², exact at the window's ends, at most (h − l)² T / 4 above). So the LP
+"max Σ_i λ_i ((l_i + h_i) N_i − l_i h_i T_i) − μᵀq over the slice and the windows" bounds ρ on the part of the
+slice whose ratios lie in S; its
 value is taken from any row multipliers by weak duality (:func:`~mechopt.solvers.robust.boxprice.dual_max`,
 every variable boxed, a rounding margin), not from HiGHS, and a box HiGHS proves empty is dropped (a box
 HiGHS leaves unsolved leaves the pricing without a bound). Every q lies in some box of a partition of the
@@ -23,12 +24,12 @@ root box, so the largest box bound bounds max ρ.
 
 **Search.** Best-first over boxes; each LP point (mixed with the interior column 1 just enough to lie in K)
 is priced exactly, and an improving one is pushed up by alternation (s = N/T of the point, then the LP at
-w(s) over the whole slice: ρ never drops, as ρ(q') ≥ Σ q'_x w_x(s) ≥ Σ q_x w_x(s) = ρ(q)). A box is split
-at the side i whose excess λ_i Σ_x q*_x P_ix (max_v (2 v a_x − v²) − (2 s_i a_x − s_i²)) at the LP point is
-largest, halfway between s_i = N_i/T_i and the side's middle. A box is closed when its bound is at most
+w(s) over the whole slice, the chord at l = h = s: ρ never drops, as ρ(q') ≥ Σ q'_x w_x(s) ≥ Σ q_x w_x(s) = ρ(q)). A box is split
+at the side i whose chord error λ_i T_i (s_i − l_i)(h_i − s_i) at the LP point is largest, halfway between
+s_i = N_i/T_i and the side's middle. A box is closed when its bound is at most
 the larger of the incumbent and ``target`` (half the gap tolerance times the master's value
 |λᵀc + 1ᵀμ|); the search stops early once an improving column reaches ``stop`` times the largest open bound.
-As the boxes shrink to a point s the bound tends to max{ρ(q) : N/T = s}, so the search ends.
+The chord's error shrinks with the square of the box's width, so the search ends.
 
 Examples
 --------
@@ -129,18 +130,17 @@ class ConeMSEPricer:
                 h.changeCoeff(r, self.Tcol + i, -float(v))
                 self.A[r, self.Tcol + i] = -float(v)
 
-    def _wbar(self, L, H, lam, mu) -> np.ndarray:
-        """w̄_x over the box [L, H] (module docstring)."""
-        v = np.clip(self.a[None, :], L[:, None], H[:, None])
-        return (lam[:, None] * self.V * (2 * v * self.a[None, :] - v * v)).sum(axis=0) - mu
+    def _chord(self, L, H, lam, mu) -> np.ndarray:
+        """The LP's costs on (q, t_j, N_i, T_i): λ_i ((l_i + h_i) N_i − l_i h_i T_i) − μᵀq, the chord of N_i²/T_i
+        over the window l_i ≤ N_i/T_i ≤ h_i (module docstring)."""
+        return np.r_[-mu, np.zeros(self.box.k), lam * (L + H), -lam * L * H]
 
-    def _lp(self, h, cq, L, H):
-        """(bound, q) of max cqᵀq over the slice with ratios in [L, H]; (−inf, None) when HiGHS proves it empty,
+    def _lp(self, h, c, L, H):
+        """(bound, q) of max cᵀz over the slice with ratios in [L, H]; (−inf, None) when HiGHS proves it empty,
         None when HiGHS leaves it unsolved."""
         import highspy
 
         self._window(h, L, H)
-        c = np.r_[cq, np.zeros(self.A.shape[1] - self.n)]
         idx = np.arange(c.size, dtype=np.int32)
         h.changeColsCost(c.size, idx, -c)
         status = run_lp(h)
@@ -157,7 +157,7 @@ class ConeMSEPricer:
         val = float(self.rho(q[:, None], lam, mu)[0])
         for _ in range(8):
             s = ((self.V * self.a) @ q) / (self.V @ q)
-            out = self._lp(h, self._wbar(s, s, lam, mu), self.smin, self.smax)
+            out = self._lp(h, self._chord(s, s, lam, mu), self.smin, self.smax)
             if out is None or out[1] is None:
                 break
             v = self.box.into_cone(out[1])
@@ -188,7 +188,7 @@ class ConeMSEPricer:
                 tick += 1
                 heapq.heappush(heap, (neg, tick, (L, H)))  # still open: its bound stays in the answer
                 break
-            out = self._lp(h, self._wbar(L, H, lam, mu), L, H)
+            out = self._lp(h, self._chord(L, H, lam, mu), L, H)
             self.nodes += 1
             if out is None:
                 unsure = True
@@ -216,13 +216,12 @@ class ConeMSEPricer:
         return RayPricing(R, float(bound), "ratio branch and bound over the cone")
 
     def _split(self, L, H, z, lam):
-        """Two boxes: the side of largest excess at the LP point, cut halfway between its ratio and its middle."""
+        """Two boxes: the side of largest chord error λ_i T_i (s_i − l_i)(h_i − s_i) at the LP point, cut halfway
+        between its ratio s_i and its middle."""
         q = np.maximum(z, 0.0)
-        s = np.clip(((self.V * self.a) @ q) / np.maximum(self.V @ q, 1e-300), L, H)
-        v = np.clip(self.a[None, :], L[:, None], H[:, None])
-        gain = lambda u: 2 * u * self.a[None, :] - u * u  # noqa: E731
-        excess = lam * ((self.V * (gain(v) - gain(s[:, None]))) @ q)
-        excess = np.where(H > L, excess + 1e-300 * (H - L), -1.0)
+        T = self.V @ q
+        s = np.clip(((self.V * self.a) @ q) / np.maximum(T, 1e-300), L, H)
+        excess = np.where(H > L, lam * T * (s - L) * (H - s) + 1e-300 * (H - L), -1.0)
         i = int(np.argmax(excess))
         cut = 0.5 * (0.5 * (L[i] + H[i]) + s[i])
         H1, L2 = H.copy(), L.copy()

@@ -63,14 +63,14 @@ def test_the_proven_bound_is_the_maximum_over_every_enumerated_ray(notion, d):
         assert np.allclose(V.mean(axis=0) @ out.rays, 1.0)
 
 
-def test_a_box_bound_without_its_window_rows_is_caught(monkeypatch):
-    """Mutation: the ratio box's upper bound w̄ taken at the box's lower ends only (not the maximum over the box);
+def test_a_box_bound_below_its_chord_is_caught(monkeypatch):
+    """Mutation: the chord of s² over a box taken from its lower end alone (the tangent there, below s² on the box);
     the 'bound' then falls below the best ray for some duals, which the check above would catch."""
     V, lo, hi, R = _cone("lip", 5, seed=1)
     G = VertexGains(V, SumMSE(np.arange(5.0)))
     F = G.gains(R)
-    wbar = ConeMSEPricer._wbar
-    monkeypatch.setattr(ConeMSEPricer, "_wbar", lambda self, L, H, lam, mu: wbar(self, L, L, lam, mu))
+    chord = ConeMSEPricer._chord
+    monkeypatch.setattr(ConeMSEPricer, "_chord", lambda self, L, H, lam, mu: chord(self, L, L, lam, mu))
     misses = []
     for s in range(4):
         lam, mu = _duals(s, 3, 5, R, F)
