@@ -80,7 +80,9 @@ class ConeMSEPricer:
     def __init__(self, gains, cone: np.ndarray, lo: float, hi: float, seconds: float = BOX_SECONDS) -> None:
         self.box = BoxMIPricer(cone, lo, hi, seconds)  # the slice: its bounds, its rows, into_cone
         self.V = np.asarray(gains.vertices, float)
-        self.a = np.asarray(gains.utility.centred, float)
+        a = np.asarray(gains.utility.centred, float)
+        self.sig = float(np.abs(a).max(initial=0.0)) or 1.0  # the ratios are kept in units of max |a| (unit-free)
+        self.a = a / self.sig
         self.k, self.n = self.V.shape
         self.norm = self.box.norm
         self.weights = (1.0, 1.0)
@@ -121,7 +123,7 @@ class ConeMSEPricer:
         """ρ of columns Q (n × m): Σ_i λ_i N_i² / T_i − μᵀq."""
         Q = np.asarray(Q, float)
         N, T = (self.V * self.a) @ Q, self.V @ Q
-        return lam @ (N * N / T) - mu @ Q
+        return self.sig**2 * (lam @ (N * N / T)) - mu @ Q
 
     def _window(self, h, L: np.ndarray, H: np.ndarray) -> None:
         """Set the window rows to the box [L, H] (in HiGHS and in ``A``)."""
@@ -133,6 +135,7 @@ class ConeMSEPricer:
     def _chord(self, L, H, lam, mu) -> np.ndarray:
         """The LP's costs on (q, t_j, N_i, T_i): λ_i ((l_i + h_i) N_i − l_i h_i T_i) − μᵀq, the chord of N_i²/T_i
         over the window l_i ≤ N_i/T_i ≤ h_i (module docstring)."""
+        lam = lam * self.sig**2
         return np.r_[-mu, np.zeros(self.box.k), lam * (L + H), -lam * L * H]
 
     def _lp(self, h, c, L, H):
@@ -141,6 +144,8 @@ class ConeMSEPricer:
         import highspy
 
         self._window(h, L, H)
+        unit = float(np.abs(c).max()) or 1.0  # HiGHS's tolerances are absolute: costs of order 1 (the bound rescaled)
+        c = c / unit
         idx = np.arange(c.size, dtype=np.int32)
         h.changeColsCost(c.size, idx, -c)
         status = run_lp(h)
@@ -149,7 +154,7 @@ class ConeMSEPricer:
         if status != highspy.HighsModelStatus.kOptimal:
             return None
         sol = h.getSolution()
-        bound = dual_max(c, self.lo, self.hi, self.A, self.rlo, self.rhi, -np.array(sol.row_dual))
+        bound = unit * dual_max(c, self.lo, self.hi, self.A, self.rlo, self.rhi, -np.array(sol.row_dual))
         return bound, np.array(sol.col_value)[: self.n]
 
     def _ascend(self, h, q, lam, mu):
