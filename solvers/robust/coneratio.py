@@ -24,9 +24,9 @@ root box, so the largest box bound bounds max ρ.
 
 **Search.** Best-first over boxes; each LP point (mixed with the interior column 1 just enough to lie in K)
 is priced exactly, and an improving one is pushed up by alternation (s = N/T of the point, then the LP at
-w(s) over the whole slice, the chord at l = h = s: ρ never drops, as ρ(q') ≥ Σ q'_x w_x(s) ≥ Σ q_x w_x(s) = ρ(q)). A box is split
-at the side i whose chord error λ_i T_i (s_i − l_i)(h_i − s_i) at the LP point is largest, halfway between
-s_i = N_i/T_i and the side's middle. A box is closed when its bound is at most
+w(s) over the whole slice, the chord at l = h = s: ρ never drops, as ρ(q') ≥ Σ q'_x w_x(s) ≥ Σ q_x w_x(s)
+= ρ(q)). A box is split at the side i whose chord error λ_i T_i (s_i − l_i)(h_i − s_i) at the LP point is
+largest, halfway between s_i = N_i/T_i and the side's middle. A box is closed when its bound is at most
 the larger of the incumbent and ``target`` (half the gap tolerance times the master's value
 |λᵀc + 1ᵀμ|); the search stops early once an improving column reaches ``stop`` times the largest open bound.
 The chord's error shrinks with the square of the box's width, so the search ends.

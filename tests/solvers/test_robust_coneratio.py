@@ -1,4 +1,4 @@
-"""The ratio branch and bound over the cone (robust mse under LIP / PML / ALIP beyond ray enumeration), against the rays."""
+"""The ratio branch and bound over the cone (robust mse under LIP / PML / ALIP past the rays), against the rays."""
 
 from __future__ import annotations
 
@@ -9,21 +9,11 @@ import pytest
 
 import mechopt
 from mechopt.errors import ParamError, TooLargeError
-from mechopt.problems.robust import RobustDesign, box_factors
+from mechopt.problems.robust import RobustDesign
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.solvers.robust.coneratio import ConeMSEPricer
-from mechopt.solvers.robust.pricing import box_cone_rays
 from mechopt.utilities import SumMSE
-
-NOTIONS = {"lip": {}, "pml": {}, "alip": {"eps_lower": 0.5}}
-
-
-def _cone(notion, d, seed, k=3):
-    V = np.random.default_rng(seed).dirichlet(np.ones(d), size=k)
-    prob = RobustDesign.from_params(prior_set=V, notion=notion, utility="mse", eps=1.0, **NOTIONS[notion])
-    lo, hi = box_factors(prob.notion)
-    R = box_cone_rays(V, lo, hi)
-    return V, lo, hi, R / (V.mean(axis=0) @ R)  # the pricer's normalisation P̄·r = 1
+from tests.solvers.test_robust_boxprice import NOTIONS, _cone  # the cone's rays, normalised P̄·r = 1
 
 
 def _exhaustive(pr: ConeMSEPricer) -> ConeMSEPricer:
