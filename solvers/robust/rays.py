@@ -80,6 +80,7 @@ class RobustRaysSolver(Solver):
         "tree_max": 40,
         "cone_max": 10,
         "box_max": 32,
+        "mse_box_max": 64,
         "cone_pricer": "auto",
         "max_rays": 200_000,
         "hull_rounds": 50,
@@ -281,8 +282,10 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         R = cache["rays"]
     elif n > int(opts["cone_max"]):
         why = f"is above cone_max={opts['cone_max']} symbols (its rays are enumerated: d = 10, 3 priors: ~25 s)"
-        if isinstance(G.utility, (MutualInfo, SumMSE)) and n > int(opts["box_max"]):
-            why = f"is above box_max={opts['box_max']} symbols (the branch and bound over the cone of mi and mse)"
+        if isinstance(G.utility, MutualInfo) and n > int(opts["box_max"]):
+            why = f"is above box_max={opts['box_max']} symbols (mi's branch and bound over the cone)"
+        if isinstance(G.utility, SumMSE) and n > int(opts["mse_box_max"]):
+            why = f"is above mse_box_max={opts['mse_box_max']} symbols (mse's branch and bound over the cone)"
     else:
         try:
             R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]), deadline=deadline)
@@ -292,8 +295,8 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         one = " (one prior: ChannelDesign with the exact solver reaches d = 64)" if len(cone) == 1 else ""
         raise TooLargeError(
             f"the {problem.notion.name} cone at {len(cone)} priors on {n} symbols {why}: robust {G.utility.name} "
-            f"under {problem.notion.name} is certified only where the rays can be enumerated (mi and mse: to "
-            f"box_max={opts['box_max']} symbols by branch and bound){one}; a linear "
+            f"under {problem.notion.name} is certified only where the rays can be enumerated (by branch and bound: mi "
+            f"to box_max={opts['box_max']}, mse to mse_box_max={opts['mse_box_max']} symbols){one}; a linear "
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
@@ -301,7 +304,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
 
 def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any]):
     """(pricer, seed, word) of the posterior-box cone's branch and bound (mi and mse above ``cone_max`` symbols,
-    to ``box_max``; ``cone_pricer="box"`` at any size), or None for the enumerated rays."""
+    to ``box_max`` / ``mse_box_max``; ``cone_pricer="box"`` at any size), or None for the enumerated rays."""
     from mechopt.solvers.robust.boxprice import BoxMIPricer
     from mechopt.solvers.robust.coneratio import ConeMSEPricer
     from mechopt.utilities import MutualInfo, SumMSE
@@ -312,7 +315,8 @@ def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any])
     if kind == "box" and not (mi or mse):
         raise ParamError(f"cone_pricer='box' prices mutual information and mse only, not {G.utility.name}: use "
                          "'auto'")  # fmt: skip
-    if not (mi or mse) or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= int(opts["box_max"])):
+    top = int(opts["mse_box_max"] if mse else opts["box_max"])
+    if not (mi or mse) or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= top):
         return None
     if mse:
         return ConeMSEPricer(G, cone, *factors), np.ones((n, 1)), "ratio branch and bound over the cone (LPs)"

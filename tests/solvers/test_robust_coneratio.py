@@ -99,9 +99,47 @@ def test_histogram_keeps_the_rays_and_its_refusal_names_the_limits():
     hist = RobustDesign.from_params(prior_set=V, notion="lip", utility="histogram", eps=1.0)
     with pytest.raises(TooLargeError, match="cone_max=4") as err:
         mechopt.solve(hist, solver="robust-rays", cone_max=4)
-    assert "\n" not in str(err.value) and "mi and mse: to box_max=32" in str(err.value)
+    assert "\n" not in str(err.value) and "mi to box_max=32, mse to mse_box_max=64" in str(err.value)
     with pytest.raises(ParamError, match="mutual information and mse only, not histogram"):
         mechopt.solve(hist, solver="robust-rays", cone_pricer="box")
     mse = RobustDesign.from_params(prior_set=V, notion="lip", utility="mse", eps=1.0)
-    with pytest.raises(TooLargeError, match="box_max=6"):
-        mechopt.solve(mse, solver="robust-rays", cone_max=4, box_max=6)
+    with pytest.raises(TooLargeError, match="mse_box_max=6"):
+        mechopt.solve(mse, solver="robust-rays", cone_max=4, mse_box_max=6)
+
+
+@pytest.mark.parametrize("notion", ["lip", "pml"])
+def test_the_certificate_file_of_the_cone_route_verifies(notion, tmp_path):
+    """ν = μ + ρ·P̄ (rays normalised P̄·r = 1): the standalone checker re-enumerates the cone's rays and agrees."""
+    from mechopt import certcheck
+
+    V = np.random.default_rng(2).dirichlet(np.ones(4), size=2)
+    prob = RobustDesign.from_params(prior_set=V, notion=notion, utility="mse", eps=1.0, values=[0.0, 1.0, 3.0, 2.0])
+    r = mechopt.solve(prob, solver="robust-rays", cone_pricer="box")
+    assert r.status.value == "optimal" and "ratio branch and bound over the cone" in r.message
+    r.save_certificate(str(tmp_path / "c.json"))
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0, out
+    assert out["value"] == pytest.approx(r.value, rel=1e-9)
+
+
+def test_the_hull_rounds_price_priors_inside_the_cone():
+    """With ``hull=True`` the worst prior of each design joins the gains (not the cone): the cone route prices
+    them and ends at the enumerated rays' hull value."""
+    V = np.random.default_rng(6).dirichlet(np.ones(5), size=3)
+    prob = RobustDesign.from_params(prior_set=V, notion="lip", utility="mse", eps=1.0, values=np.arange(5.0), hull=True)
+    rays = mechopt.solve(prob, solver="robust-rays", cone_pricer="rays")
+    box = mechopt.solve(prob, solver="robust-rays", cone_pricer="box")
+    assert box.status.value == rays.status.value == "optimal" and box.extras["hull_rounds"] >= 2
+    assert box.extras["hull_priors"]  # priors of the gains that are not vertices of the cone
+    assert box.value == pytest.approx(rays.value, rel=1e-6)
+
+
+def test_the_cli_refuses_histogram_above_cone_max_in_one_line_with_exit_2(cli, tmp_path):
+    import json
+
+    V = np.random.default_rng(0).dirichlet(np.ones(12), size=3)
+    (tmp_path / "set.json").write_text(json.dumps(V.tolist()))
+    run = cli("design", "--notion", "pml", "--eps", "1", "--utility", "histogram", "--prior-set",
+              tmp_path / "set.json", "--solver", "robust-rays")  # fmt: skip
+    assert run.code == 2 and "cone_max=10" in run.err and "mse_box_max=64" in run.err and "Traceback" not in run.err
+    assert len(run.err.strip().splitlines()) == 1
