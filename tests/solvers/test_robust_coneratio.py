@@ -143,3 +143,17 @@ def test_the_cli_refuses_histogram_above_cone_max_in_one_line_with_exit_2(cli, t
               tmp_path / "set.json", "--solver", "robust-rays")  # fmt: skip
     assert run.code == 2 and "cone_max=10" in run.err and "mse_box_max=64" in run.err and "Traceback" not in run.err
     assert len(run.err.strip().splitlines()) == 1
+
+
+def test_a_tiny_mse_ends_with_its_honest_gap_not_at_the_time_limit():
+    """PML ε = 5: the MSE is 1e-5 of E[a²], below what the LPs' tolerances resolve in the score; boxes whose chord
+    error is under their LP's slack are closed (the bound stays proven), so the solve ends with its true gap (it
+    ran to its time limit before) and the value is the enumerated rays' one."""
+    V = np.random.default_rng(5).dirichlet(np.ones(6), size=3)
+    vals = np.random.default_rng(1).normal(size=6)
+    prob = RobustDesign.from_params(prior_set=V, notion="pml", utility="mse", eps=5.0, values=vals)
+    rays = mechopt.solve(prob, solver="robust-rays", cone_pricer="rays")
+    box = mechopt.solve(prob, solver="robust-rays", cone_pricer="box", time_limit=300)
+    assert box.status.value in ("optimal", "optimal_inaccurate")
+    assert (box.status.value == "optimal") == (box.extras["relative_gap"] <= 1e-7)
+    assert box.value == pytest.approx(rays.value, rel=1e-6) and box.certificate.bound <= rays.value * (1 + 1e-9)
