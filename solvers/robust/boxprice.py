@@ -59,7 +59,7 @@ from mechopt import settings
 from mechopt.solvers._quiet import quiet_stdout
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
-__all__ = ["BoxMIPricer", "dual_max", "BOX_SECONDS"]
+__all__ = ["BoxMIPricer", "dual_max", "lp_model", "run_lp", "BOX_SECONDS"]
 
 #: Seconds of branch and bound per pricing call without a deadline (with one, the search may use all of it); its
 #: bound stays proven when it stops (the largest open node's).
@@ -86,6 +86,41 @@ def dual_max(c, lo, hi, A, rlo, rhi, y) -> float:
     big = np.maximum(np.abs(lo), np.abs(hi))
     mag = float(np.abs(A).T @ np.abs(y) @ big + np.abs(terms).sum() + np.abs(c) @ big)
     return math.fsum(terms) + 64 * float(np.finfo(float).eps) * mag * max(1, A.shape[1])
+
+
+def run_lp(h):
+    """Run the HiGHS model ``h``; its model status. HiGHS's default scaling ends 'unknown' on the wide rows of a
+    large ε (PML ε = 30: q_x ≤ e^30·t_i); scaling by powers of two to the largest entries solves them: retried
+    once, then the default again."""
+    import highspy
+
+    h.run()
+    status = h.getModelStatus()
+    if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible):
+        default = h.getOptionValue("simplex_scale_strategy")[1]
+        h.setOptionValue("simplex_scale_strategy", 4)
+        h.run()
+        status = h.getModelStatus()
+        h.setOptionValue("simplex_scale_strategy", default)
+    return status
+
+
+def lp_model(A, rlo, rhi, lo, hi):
+    """A quiet HiGHS simplex model (presolve off: it is re-solved at new costs) of the rows rlo ≤ Az ≤ rhi and
+    the columns lo ≤ z ≤ hi, at zero cost."""
+    import highspy
+
+    with quiet_stdout():
+        h = highspy.Highs()
+    tol = settings.tolerance("lp_feasibility")  # tight duals: the recomputed bound is only that much above the LP's
+    for key, val in (("output_flag", False), ("presolve", "off"), ("solver", "simplex"),
+                     ("primal_feasibility_tolerance", tol), ("dual_feasibility_tolerance", tol)):  # fmt: skip
+        h.setOptionValue(key, val)
+    N = A.shape[1]
+    h.addCols(N, np.zeros(N), lo, hi, 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+    for r in range(A.shape[0]):
+        BoxMIPricer._row(h, A[r], rlo[r], rhi[r])
+    return h
 
 
 class BoxMIPricer:
@@ -152,20 +187,8 @@ class BoxMIPricer:
         ]
 
     def _model(self):
-        import highspy
-
-        with quiet_stdout():
-            h = highspy.Highs()
-        tol = settings.tolerance("lp_feasibility")  # tight duals: the recomputed bound is only that much above the LP's
-        for key, val in (("output_flag", False), ("presolve", "off"), ("solver", "simplex"),
-                         ("primal_feasibility_tolerance", tol), ("dual_feasibility_tolerance", tol)):  # fmt: skip
-            h.setOptionValue(key, val)
         self.A, self.rlo, self.rhi = self.A[: self.base], self.rlo[: self.base], self.rhi[: self.base]
-        lo, hi = self._bounds(self.root)
-        N = self.A.shape[1]
-        h.addCols(N, np.zeros(N), lo, hi, 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
-        for r in range(self.base):
-            self._row(h, self.A[r], self.rlo[r], self.rhi[r])
+        h = lp_model(self.A, self.rlo, self.rhi, *self._bounds(self.root))
         for i, taus in enumerate(self.taus):
             for tau in taus:
                 self._cut(h, i, tau)
@@ -195,16 +218,7 @@ class BoxMIPricer:
         lo, hi = self._bounds(box)
         h.changeColsCost(N, idx, -c)
         h.changeColsBounds(N, idx, lo, hi)
-        h.run()
-        status = h.getModelStatus()
-        if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible):
-            # HiGHS's default scaling ends 'unknown' on the wide rows of a large ε (PML ε = 30: q_x ≤ e^30·t_i);
-            # scaling by powers of two to the largest entries solves them: retried once, then the default again
-            default = h.getOptionValue("simplex_scale_strategy")[1]
-            h.setOptionValue("simplex_scale_strategy", 4)
-            h.run()
-            status = h.getModelStatus()
-            h.setOptionValue("simplex_scale_strategy", default)
+        status = run_lp(h)
         if status != highspy.HighsModelStatus.kOptimal:
             self.empty = status == highspy.HighsModelStatus.kInfeasible
             return None

@@ -80,6 +80,7 @@ class RobustRaysSolver(Solver):
         "tree_max": 40,
         "cone_max": 10,
         "box_max": 32,
+        "mse_box_max": 64,
         "cone_pricer": "auto",
         "max_rays": 200_000,
         "hull_rounds": 50,
@@ -283,6 +284,8 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         why = f"is above cone_max={opts['cone_max']} symbols (its rays are enumerated: d = 10, 3 priors: ~25 s)"
         if isinstance(G.utility, MutualInfo) and n > int(opts["box_max"]):
             why = f"is above box_max={opts['box_max']} symbols (mi's branch and bound over the cone)"
+        if isinstance(G.utility, SumMSE) and n > int(opts["mse_box_max"]):
+            why = f"is above mse_box_max={opts['mse_box_max']} symbols (mse's branch and bound over the cone)"
     else:
         try:
             R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]), deadline=deadline)
@@ -292,25 +295,31 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         one = " (one prior: ChannelDesign with the exact solver reaches d = 64)" if len(cone) == 1 else ""
         raise TooLargeError(
             f"the {problem.notion.name} cone at {len(cone)} priors on {n} symbols {why}: robust {G.utility.name} "
-            f"under {problem.notion.name} is certified only where the rays can be enumerated (mi: to box_max "
-            f"symbols){one}; a linear "
+            f"under {problem.notion.name} is certified only where the rays can be enumerated (by branch and bound: mi "
+            f"to box_max={opts['box_max']}, mse to mse_box_max={opts['mse_box_max']} symbols){one}; a linear "
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
 
 
 def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any]):
-    """(pricer, seed, word) of the posterior-box cone's branch and bound (mi above ``cone_max`` symbols, to
-    ``box_max``; ``cone_pricer="box"`` at any size), or None for the enumerated rays."""
+    """(pricer, seed, word) of the posterior-box cone's branch and bound (mi and mse above ``cone_max`` symbols,
+    to ``box_max`` / ``mse_box_max``; ``cone_pricer="box"`` at any size), or None for the enumerated rays."""
     from mechopt.solvers.robust.boxprice import BoxMIPricer
-    from mechopt.utilities import MutualInfo
+    from mechopt.solvers.robust.coneratio import ConeMSEPricer
+    from mechopt.utilities import MutualInfo, SumMSE
 
     kind, n = opts["cone_pricer"], cone.shape[1]  # one of WORDS["cone_pricer"] (checked in _solve)
     mi = isinstance(G.utility, MutualInfo) and np.array_equal(G.vertices, cone)
-    if kind == "box" and not mi:
-        raise ParamError(f"cone_pricer='box' prices mutual information only, not {G.utility.name}: use 'auto'")
-    if not mi or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= int(opts["box_max"])):
+    mse = isinstance(G.utility, SumMSE)
+    if kind == "box" and not (mi or mse):
+        raise ParamError(f"cone_pricer='box' prices mutual information and mse only, not {G.utility.name}: use "
+                         "'auto'")  # fmt: skip
+    top = int(opts["mse_box_max"] if mse else opts["box_max"])
+    if not (mi or mse) or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= top):
         return None
+    if mse:
+        return ConeMSEPricer(G, cone, *factors), np.ones((n, 1)), "ratio branch and bound over the cone (LPs)"
     pricer = BoxMIPricer(cone, *factors)
     return pricer, pricer.seed_rays(), "branch and bound over the cone (chord and tangent LPs)"
 
