@@ -173,6 +173,7 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
         if pr.bound is not None and math.isfinite(pr.bound):
             centre = best_nu = np.array(start, float)
             bound = float(best_nu @ P) + pr.bound
+    dual_bound = getattr(pricer, "dual_bound", None)
     for it in range(1, max_iter + 1):
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
@@ -180,8 +181,12 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
         master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)
+        if dual_bound is not None and not (bound - master.value <= tol * max(abs(bound), abs(master.value))):
+            own = dual_bound(deadline)  # a pricer's own proven (bound, duals), e.g. the PML strata's cutting planes
+            if own is not None and own[0] < bound:
+                bound, best_nu = float(own[0]), np.array(own[1], float)
         if math.isfinite(bound) and bound - master.value <= tol * max(abs(bound), abs(master.value)):
-            return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)  # the start's bound
+            return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)  # a proven bound met
         if wm is not None and R.shape[1] > high * P.size:
             R, mu = _prune(wm, master, keys)
         smoothed = smoothing > 0 and centre is not None and not misprice
