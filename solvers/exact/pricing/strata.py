@@ -60,7 +60,7 @@ STRATA_K_MAX = 10
 STRATA_MAX_D = 64
 #: Most candidate pairs of one pricing's meet in the middle (~40 bytes each); above it the pricing is not exact.
 STRATA_MAX_PAIRS = 20_000_000
-#: Widest window (h(T) within 1 ± this) for which the set tables are built and searched.
+#: When the window holds more than ``STRATA_MAX_PAIRS`` pairs, the listing (columns only) is cut to 1 ± this / 4, / 16, ...
 STRATA_MAX_WINDOW = 1e-6
 _EPS = np.finfo(float).eps
 
@@ -208,13 +208,13 @@ class StrataPricer:
         r1, r2 = excess_window(lambda r: self.excess(r, self.idx), h, delta)
         margin = 64 * _EPS
         lo, hi = 1.0 - float(r1.max()) - margin, 1.0 + float((h - r2).max()) + margin
-        width = STRATA_MAX_WINDOW
-        while True:  # the window, or (not exhaustive) a narrower one about 1, halved until it can be listed
+        width = math.inf
+        while True:  # the window, or (not exhaustive) a narrower one about 1, quartered until it can be listed
             a, b = max(lo, 1.0 - width), min(hi, 1.0 + width)
             T = self._window_sets(a, b)
             if T is not None or width < 1e-12:
                 break
-            width /= 4
+            width = min(width, STRATA_MAX_WINDOW) / 4
         if T is None:
             return StrataOut(L, -math.inf, none, False, large, (lo, hi), -1)
         best, points = self._evaluate(T, y, yh, batch or d)
