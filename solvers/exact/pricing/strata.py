@@ -37,7 +37,9 @@ Examples
 >>> st = StrataPricer(h, phi, K=4)
 >>> nu0 = st.nu0 - 1e-4 * (1.0 - 1.0 / (10 * P))   # near the chord duals
 >>> out = st.price(nu0, tau=1e-12)
->>> out.whole, bool(out.bound >= out.best)
+>>> V = out.points                                   # the best listed vertices, their reduced costs below the bound
+>>> rc = phi(V, np.broadcast_to(np.arange(10), V.shape)).sum(axis=1) - V @ nu0
+>>> out.whole, bool(rc.max() <= out.bound)
 (True, True)
 """
 
@@ -221,7 +223,7 @@ class StrataPricer:
         if (a, b) != (lo, hi):  # columns only: vertices outside the listed window were not seen
             return StrataOut(L, best, points, False, large, (a, b), -1)
         bound = min(L, max(best, large, tau))
-        return StrataOut(bound, best, points, large <= tau, large, (lo, hi), int(T.size))
+        return StrataOut(bound, best, points, bool(large <= tau), large, (lo, hi), int(T.size))
 
     def _window_sets(self, lo: float, hi: float) -> np.ndarray | None:
         """Masks of every set T of at most K inputs with lo ≤ h(T) ≤ hi, each once; None above ``max_pairs``."""
