@@ -62,7 +62,7 @@ STRATA_K_MAX = 10
 STRATA_MAX_D = 64
 #: Most candidate pairs of one pricing's meet in the middle (~40 bytes each); above it the pricing is not exact.
 STRATA_MAX_PAIRS = 20_000_000
-#: When the window holds more than ``STRATA_MAX_PAIRS`` pairs, the listing (columns only) is cut to 1 ± this / 4, / 16, ...
+#: Above ``STRATA_MAX_PAIRS`` pairs the listing (columns only) is cut to 1 ± this / 4, / 16, ...
 STRATA_MAX_WINDOW = 1e-6
 _EPS = np.finfo(float).eps
 
@@ -81,7 +81,7 @@ class StrataOut:
 
 
 def strata_k(h: np.ndarray) -> int | None:
-    """The stratum K = ⌊d / Σ_x h_x⌋ + 2 (⌊d e^{−ε}⌋ + 2 under ε-PML without clipped inputs), or None above ``STRATA_K_MAX``.
+    """The stratum K = ⌊d / Σ_x h_x⌋ + 2 (⌊d e^{−ε}⌋ + 2 under ε-PML, no input clipped), None above ``STRATA_K_MAX``.
 
     A set of mass e^{−ε} (h(T) = 1) has about d e^{−ε} inputs on average; the duals near the optimum charge the
     larger sets (module docstring). One more than the first size above the average: at d = 64, ε = 2 the large
