@@ -162,3 +162,19 @@ def test_column_generation_with_strata_certifies_the_full_vertex_lp(d, seed):
     assert out.status == "optimal" and out.proven
     assert out.master.value <= opt + 1e-12 and out.bound >= opt - 1e-12
     assert out.bound - out.master.value <= 1e-10 * abs(opt)
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_seed_columns_are_private_posteriors(big):
+    """The master's seeds (cutting-plane vertices and prior slices) lie in the PML box, also with an input of mass
+    above e^{−ε} (clipped at h = 1, so Σ h < e^ε: the slices' threshold must still be e^{−ε})."""
+    P = np.random.default_rng(24).dirichlet(np.full(24, 20.0))  # every mass near 1/24 < e^{-2}
+    if big:
+        P = np.concatenate([[0.3], 0.7 * P[1:] / P[1:].sum()])
+    h = np.minimum(np.exp(2.0) * P, 1.0)
+    assert (h == 1.0).any() == big
+    pr = PMLSeparablePricer(P, h, _phi(P), strata=True)
+    R = pr.seed_columns()
+    assert R.shape[1] >= 1
+    assert np.allclose(R.sum(axis=0), 1.0, atol=1e-12) and np.all(R >= 0)
+    assert np.all(R <= h[:, None] * (1 + 1e-12))

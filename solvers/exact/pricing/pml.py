@@ -348,7 +348,8 @@ class PMLSeparablePricer:
         if self.strata is None:
             return np.zeros((self.P.size, 0))
         self.dual_bound(deadline)
-        eps = math.log(float(self.h.sum()))  # Σ h = e^ε when no input is clipped (the strata's K needs that)
+        live = self.P > 0
+        eps = math.log(float(np.max(self.h[live] / self.P[live])))  # h = min(e^ε P, 1): e^ε at any unclipped input
         W = window_sets(self.P, eps, SEED_RESTRICTIONS, np.random.default_rng(0), t=SEED_T)
         slices = (self.P[None, :] * W) / np.array([math.fsum(self.P[w]) for w in W])[:, None]
         return np.hstack([self._sb.pool.T, slices.T])
