@@ -56,7 +56,8 @@ chord duals it proves a bound below L or finds the best vertices (ALIP MI (2, 1)
 bound of its last finished rung, the round is marked not exhaustive (``Pricing.exhaustive``) and column
 generation stops with the best proven bound, saying so.
 
-**Strata (ε-PML mutual information, d ≤ 64).** With ``strata=True`` (PML MI, when K = ⌊d e^{−ε}⌋ + 2 ≤ 10) the
+**Strata (ε-PML mutual information, d ≤ 64).** With ``strata=True`` (PML MI, every P_x < e^{−ε} and
+K = ⌊d e^{−ε}⌋ + 2 ≤ 10; d = 40, ε = 2 with larger masses: gap 7.9e-7 against 3.4e-7 without, at 120 s) the
 first step is the stratified exact pricing (:mod:`~mechopt.solvers.exact.pricing.strata`), and
 :meth:`PMLSeparablePricer.dual_bound` gives column generation a bound at duals of its own, chosen by the
 cutting-plane LP (:mod:`~mechopt.solvers.exact.pricing.strata_bound`); :meth:`PMLSeparablePricer.seed_columns`
@@ -203,7 +204,8 @@ class PMLSeparablePricer:
         self.calls = self.calls_fallback = self.calls_flips = self.calls_strata = 0
         self.flip_bound = math.inf
         self.nodes = 0
-        K = strata_k(self.h) if strata and lo is None and self.P.size <= STRATA_MAX_D else None
+        unclipped = bool(np.all(self.h < 1.0))  # every P_x < e^{−ε}: the strata's size argument (else B&B, flips)
+        K = strata_k(self.h) if strata and unclipped and lo is None and self.P.size <= STRATA_MAX_D else None
         self.strata = None if K is None else StrataPricer(self.h, phi, K)
         self.strata_bound = math.inf
         self._sb = None  # the cutting-plane bound over the strata (dual_bound)
