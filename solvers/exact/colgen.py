@@ -136,6 +136,10 @@ def column_generation(
     bound (within ``tol``) ends the run as ``optimal`` before it is priced (e.g. seeded columns that reach
     the chord bound, :func:`~mechopt.solvers.exact.box.cover_start`).
 
+    A pricer with a ``dual_bound(deadline)`` method (the ε-PML strata,
+    :meth:`~mechopt.solvers.exact.pricing.pml.PMLSeparablePricer.dual_bound`) is asked each round, until the gap
+    is met, for a proven (bound, duals) of its own: any duals give a certificate, so the lower bound is kept.
+
     Unit-free: the rounds run with :data:`GAIN_TOLERANCES` multiplied by the power-of-two
     unit of the seed columns' gains (:func:`gain_units`): a reduced cost of 1e-11 means
     nothing when every gain is 1e-13 (an information at ε = 1e-6).
