@@ -53,11 +53,24 @@ from scipy.optimize import linprog
 
 from mechopt.solvers.exact.pricing.flips import lagrangian_bound
 
-__all__ = ["StrataPricer", "StrataOut", "STRATA_K_MAX", "STRATA_MAX_D", "STRATA_MAX_PAIRS", "excess_window", "strata_k"]
+__all__ = [
+    "StrataPricer",
+    "StrataOut",
+    "STRATA_EXTRA",
+    "STRATA_K_MAX",
+    "STRATA_MAX_D",
+    "STRATA_MAX_PAIRS",
+    "excess_window",
+    "strata_k",
+]
 
 #: Largest stratum K: sets of fewer full inputs are listed (meet in the middle, ⌊K/2⌋ + ⌈K/2⌉ inputs per half:
-#: 8.3 M sets of at most 5 of 64 inputs, ~7 s and ~0.2 GB once per pricer), larger ones bounded.
+#: 8.3 M sets of at most 5 of 64 inputs, ~7 s and ~0.2 GB once per pricer), larger ones bounded. K = 11 (sets of
+#: at most 6: 8.3e7, 80 s and 6.5 GB peak) certified d = 64, ε = 2, seed 64 to gap 7.9e-11 (benchmarks/RESULTS.md),
+#: too heavy a default for a shared machine.
 STRATA_K_MAX = 10
+#: K = ⌊d / Σ h⌋ + ``STRATA_EXTRA`` (:func:`strata_k`); with ``STRATA_K_MAX = 11`` and 3, d = 64 at ε = 2 takes K = 11.
+STRATA_EXTRA = 2
 #: Most inputs (sets are 64-bit masks).
 STRATA_MAX_D = 64
 #: Most candidate pairs of one pricing's meet in the middle (~40 bytes each); above it the pricing is not exact.
@@ -81,7 +94,7 @@ class StrataOut:
 
 
 def strata_k(h: np.ndarray) -> int | None:
-    """The stratum K = ⌊d / Σ_x h_x⌋ + 2 (⌊d e^{−ε}⌋ + 2 under ε-PML, no input clipped), None above ``STRATA_K_MAX``.
+    """The stratum K = ⌊d / Σ_x h_x⌋ + ``STRATA_EXTRA`` (⌊d e^{−ε}⌋ + 2 under ε-PML), None above ``STRATA_K_MAX``.
 
     A set of mass e^{−ε} (h(T) = 1) has about d e^{−ε} inputs on average; the duals near the optimum charge the
     larger sets (module docstring). One more than the first size above the average: at d = 64, ε = 2 the large
@@ -90,7 +103,7 @@ def strata_k(h: np.ndarray) -> int | None:
     >>> strata_k(np.full(64, math.exp(2) / 64)), strata_k(np.full(64, math.e / 64))
     (10, None)
     """
-    K = int(math.floor(h.size / float(h.sum()))) + 2
+    K = int(math.floor(h.size / float(h.sum()))) + STRATA_EXTRA
     return K if K <= STRATA_K_MAX else None
 
 
