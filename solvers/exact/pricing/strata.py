@@ -64,13 +64,13 @@ __all__ = [
     "strata_k",
 ]
 
-#: Largest stratum K: sets of fewer full inputs are listed (meet in the middle, ⌊K/2⌋ + ⌈K/2⌉ inputs per half:
-#: 8.3 M sets of at most 5 of 64 inputs, ~7 s and ~0.2 GB once per pricer), larger ones bounded. K = 11 (sets of
-#: at most 6: 8.3e7, 80 s and 6.5 GB peak) certified d = 64, ε = 2, seed 64 to gap 7.9e-11 (benchmarks/RESULTS.md),
-#: too heavy a default for a shared machine.
-STRATA_K_MAX = 10
-#: K = ⌊d / Σ h⌋ + ``STRATA_EXTRA`` (:func:`strata_k`); with ``STRATA_K_MAX = 11`` and 3, d = 64 at ε = 2 takes K = 11.
-STRATA_EXTRA = 2
+#: Largest stratum K: sets of fewer full inputs are listed (meet in the middle, ⌊K/2⌋ + ⌈K/2⌉ inputs per half),
+#: larger ones bounded. At d = 64: K = 10 needs the 8.3e6 sets of at most 5 inputs (~7 s, ~0.2 GB, once per run);
+#: K = 11 the 8.3e7 of at most 6 (80-130 s, 3.4 GB peak). With K = 10, d = 64 at ε = 2 stops at gaps 1.5e-10 to
+#: 2.8e-10; with K = 11 seeds 64 and 65 reach 7.9e-11 and 9.9e-11 (benchmarks/RESULTS.md).
+STRATA_K_MAX = 11
+#: K = ⌊d / Σ h⌋ + ``STRATA_EXTRA`` (:func:`strata_k`): d = 64 at ε = 2 takes K = 11.
+STRATA_EXTRA = 3
 #: Most inputs (sets are 64-bit masks).
 STRATA_MAX_D = 64
 #: Most candidate pairs of one pricing's meet in the middle (~40 bytes each); above it the pricing is not exact.
@@ -94,14 +94,14 @@ class StrataOut:
 
 
 def strata_k(h: np.ndarray) -> int | None:
-    """The stratum K = ⌊d / Σ_x h_x⌋ + ``STRATA_EXTRA`` (⌊d e^{−ε}⌋ + 2 under ε-PML), None above ``STRATA_K_MAX``.
+    """The stratum K = ⌊d / Σ_x h_x⌋ + ``STRATA_EXTRA`` (⌊d e^{−ε}⌋ + 3 under ε-PML), None above ``STRATA_K_MAX``.
 
     A set of mass e^{−ε} (h(T) = 1) has about d e^{−ε} inputs on average; the duals near the optimum charge the
-    larger sets (module docstring). One more than the first size above the average: at d = 64, ε = 2 the large
-    sets' relaxation with K = 9 proves only 8.4e-11 below ε, with K = 10 3.7e-10 (seed 64).
+    larger sets (module docstring). Two more than the first size above the average: at d = 64, ε = 2 (seed 64) the
+    large sets' relaxation proves 8.4e-11 below ε with K = 9, 3.7e-10 with K = 10 and 5.4e-10 with K = 11.
 
     >>> strata_k(np.full(64, math.exp(2) / 64)), strata_k(np.full(64, math.e / 64))
-    (10, None)
+    (11, None)
     """
     K = int(math.floor(h.size / float(h.sum()))) + STRATA_EXTRA
     return K if K <= STRATA_K_MAX else None
@@ -138,21 +138,33 @@ def excess_window(e, h: np.ndarray, delta: float, iters: int = 200) -> tuple[np.
 
 
 def _subsets(h: np.ndarray, k: int):
-    """(sums, masks, lowest input, highest input, size) of every set of at most k inputs, sorted by sum."""
+    """(sums, masks, lowest input, highest input, size) of every set of at most k inputs, sorted by sum.
+
+    Built level by level (each set extended by a higher input), then sorted one field at a time, so the peak is
+    about twice the table (d = 64, k = 6: 8.3e7 sets, 1.75 GB).
+    """
     d = h.size
     bits = np.uint64(1) << np.arange(d, dtype=np.uint64)
-    cols = [(np.zeros(1), np.zeros(1, np.uint64), np.full(1, d, np.int16), np.full(1, -1, np.int16))]
-    s, m, lo, last = cols[0]
+    levels = [[np.zeros(1), np.zeros(1, np.uint64), np.full(1, d, np.int16), np.full(1, -1, np.int16)]]
     for _ in range(k):
-        n = np.maximum(d - 1 - last.astype(np.int64), 0)
-        rep = np.repeat(np.arange(s.size), n)
-        j = (np.arange(rep.size) - np.repeat(np.cumsum(n) - n, n) + last[rep] + 1).astype(np.int16)
-        s, m, lo, last = s[rep] + h[j], m[rep] | bits[j], np.minimum(lo[rep], j), j
-        cols.append((s, m, lo, last))
-    size = np.concatenate([np.full(c[0].size, i, np.int8) for i, c in enumerate(cols)])
-    s, m, lo, last = (np.concatenate([c[i] for c in cols]) for i in range(4))
-    order = np.argsort(s, kind="stable")
-    return s[order], m[order], lo[order], last[order], size[order]
+        s, m, lo, last = levels[-1]
+        n = np.maximum(d - 1 - last.astype(np.int32), 0)
+        rep = np.repeat(np.arange(s.size, dtype=np.int32), n)
+        j = np.arange(rep.size, dtype=np.int32)
+        j -= np.repeat((np.cumsum(n) - n).astype(np.int32), n)
+        j = (j + last[rep] + 1).astype(np.int16)
+        levels.append([s[rep] + h[j], m[rep] | bits[j], np.minimum(lo[rep], j), j])
+        del rep
+    sizes = [lv[0].size for lv in levels]
+    order = np.argsort(np.concatenate([lv[0] for lv in levels]), kind="stable")
+    out = []
+    for i in range(4):
+        field = np.concatenate([lv[i] for lv in levels])
+        for lv in levels:
+            lv[i] = None
+        out.append(field[order])
+        del field
+    return (*out, np.repeat(np.arange(k + 1, dtype=np.int8), sizes)[order])
 
 
 class StrataPricer:
