@@ -57,12 +57,12 @@ bound of its last finished rung, the round is marked not exhaustive (``Pricing.e
 generation stops with the best proven bound, saying so.
 
 **Strata (ε-PML mutual information, d ≤ 64).** With ``strata=True`` (PML MI, every P_x < e^{−ε} and
-K = ⌊d e^{−ε}⌋ + 2 ≤ 10; d = 40, ε = 2 with larger masses: gap 7.9e-7 against 3.4e-7 without, at 120 s) the
+K = ⌊d e^{−ε}⌋ + 3 ≤ 11; d = 40, ε = 2 with larger masses: gap 7.9e-7 against 3.4e-7 without, at 120 s) the
 first step is the stratified exact pricing (:mod:`~mechopt.solvers.exact.pricing.strata`), and
 :meth:`PMLSeparablePricer.dual_bound` gives column generation a bound at duals of its own, chosen by the
 cutting-plane LP (:mod:`~mechopt.solvers.exact.pricing.strata_bound`); :meth:`PMLSeparablePricer.seed_columns`
-seeds the master when no window cover exists (d = 64, ε = 2: gaps 1.5e-10 to 2.8e-10, where the chord bound
-left 1.25e-9 to 3.5e-9).
+seeds the master when no window cover exists (d = 64, ε = 2, K = 11: gaps 7.9e-11 to 1.1e-10, where the
+chord bound left 1.25e-9 to 3.5e-9).
 
 Examples
 --------

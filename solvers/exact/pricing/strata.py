@@ -24,8 +24,10 @@ in {s ∈ [0, 1]^d : hᵀs = 1, 1ᵀs ≥ K}, so for any α and γ ≥ 0
 with (α, γ) from the LP dual of that relaxation (HiGHS, scaled to order one, then evaluated exactly here). Near
 ε-PML mutual information's optimum the duals charge each input about 1/(d P_x) (a set of mass e^{−ε} and k
 inputs gains about 1 − k/(d e^{−ε})), so the large sets' relaxation is negative: the bound is
-max(best listed, B_K, τ), exact to τ when B_K ≤ τ. (d = 64, ε = 2: K = 9 is the cardinality of
-:func:`~mechopt.solvers.exact.pricing.cover.cover_obstructed`, ⌊d e^{−ε}⌋ + 1.)
+max(best listed, B_K, τ), exact to τ when B_K ≤ τ. In practice the relaxation is positive at column generation's
+duals; :mod:`~mechopt.solvers.exact.pricing.strata_bound` chooses duals where it is not. (d = 64, ε = 2:
+:func:`~mechopt.solvers.exact.pricing.cover.cover_obstructed`'s cardinality is ⌊d e^{−ε}⌋ + 1 = 9, and
+:func:`strata_k` takes K = 11.)
 
 Examples
 --------
