@@ -61,7 +61,7 @@ K = ⌊d e^{−ε}⌋ + 3 ≤ 11; d = 40, ε = 2 with larger masses: gap 7.9e-7 
 first step is the stratified exact pricing (:mod:`~mechopt.solvers.exact.pricing.strata`), and
 :meth:`PMLSeparablePricer.dual_bound` gives column generation a bound at duals of its own, chosen by the
 cutting-plane LP (:mod:`~mechopt.solvers.exact.pricing.strata_bound`); :meth:`PMLSeparablePricer.seed_columns`
-seeds the master when no window cover exists (d = 64, ε = 2, K = 11: gaps 7.9e-11 to 1.1e-10, where the
+seeds the master when no window cover exists (d = 64, ε = 2, K = 11: gaps 7.9e-11 to 9.9e-11, where the
 chord bound left 1.25e-9 to 3.5e-9).
 
 Examples
