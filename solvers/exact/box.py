@@ -61,7 +61,7 @@ def posterior_box(cp: ColumnProgram) -> tuple[np.ndarray, np.ndarray, str]:
 
 def box_pricer(cp: ColumnProgram, batch: int | None):
     """(pricer, seed columns, its name) for the vertices of an ε-PML, ALIP or ε-LIP posterior box, or None."""
-    from mechopt.utilities import SumMSE
+    from mechopt.utilities import MutualInfo, SumMSE
 
     P, u = cp.prior, cp.utility
     lo, hi, name = posterior_box(cp)
@@ -73,7 +73,9 @@ def box_pricer(cp: ColumnProgram, batch: int | None):
         return None
     if P.size > MITM_MAX_D:
         low = None if name == "PML" else lo
-        return PMLSeparablePricer(P, hi, phi, batch, lo=low), start, f"{name} Lagrangian bound, core-face search"
+        strata = name == "PML" and isinstance(u, MutualInfo)
+        pr = PMLSeparablePricer(P, hi, phi, batch, lo=low, strata=strata)
+        return pr, start, f"{name} Lagrangian bound, core-face search" + (", stratified" if pr.strata else "")
     return LIPSeparablePricer(P, 0.0, phi, batch, box=(lo, hi)), start, LIP_SEARCH
 
 

@@ -136,6 +136,10 @@ def column_generation(
     bound (within ``tol``) ends the run as ``optimal`` before it is priced (e.g. seeded columns that reach
     the chord bound, :func:`~mechopt.solvers.exact.box.cover_start`).
 
+    A pricer with a ``dual_bound(deadline)`` method (the ε-PML strata,
+    :meth:`~mechopt.solvers.exact.pricing.pml.PMLSeparablePricer.dual_bound`) is asked each round, until the gap
+    is met, for a proven (bound, duals) of its own: any duals give a certificate, so the lower bound is kept.
+
     Unit-free: the rounds run with :data:`GAIN_TOLERANCES` multiplied by the power-of-two
     unit of the seed columns' gains (:func:`gain_units`): a reduced cost of 1e-11 means
     nothing when every gain is 1e-13 (an information at ε = 1e-6).
@@ -173,6 +177,7 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
         if pr.bound is not None and math.isfinite(pr.bound):
             centre = best_nu = np.array(start, float)
             bound = float(best_nu @ P) + pr.bound
+    dual_bound = getattr(pricer, "dual_bound", None)
     for it in range(1, max_iter + 1):
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
@@ -180,8 +185,12 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
         master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)
+        if dual_bound is not None and not (bound - master.value <= tol * max(abs(bound), abs(master.value))):
+            own = dual_bound(deadline)  # a pricer's own proven (bound, duals), e.g. the PML strata's cutting planes
+            if own is not None and own[0] < bound:
+                bound, best_nu = float(own[0]), np.array(own[1], float)
         if math.isfinite(bound) and bound - master.value <= tol * max(abs(bound), abs(master.value)):
-            return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)  # the start's bound
+            return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)  # a proven bound met
         if wm is not None and R.shape[1] > high * P.size:
             R, mu = _prune(wm, master, keys)
         smoothed = smoothing > 0 and centre is not None and not misprice

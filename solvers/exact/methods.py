@@ -345,6 +345,10 @@ def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: f
     if cover is not None:
         R0 = np.hstack([R0, cover])
         extras["cover_columns"] = int(cover.shape[1])
+    elif getattr(pricer, "strata", None) is not None:  # no window cover: the strata bound's pool and slices
+        seeds = pricer.seed_columns(deadline)
+        R0 = np.hstack([R0, seeds])
+        extras["seed_columns"] = int(seeds.shape[1])
     out = column_generation(
         cp.prior,
         cp.gain,

@@ -94,6 +94,12 @@ class ShiftedPricer:
     def price(self, nu: np.ndarray, deadline: float | None = None) -> "Pricing":
         return self.inner.price(np.asarray(nu, float) + self.shift, deadline)
 
+    def dual_bound(self, deadline: float | None = None):
+        """The inner pricer's (bound on Σ μ, duals) in the program's units: (bound − shiftᵀP, ν − shift)."""
+        inner = getattr(self.inner, "dual_bound", None)
+        out = None if inner is None else inner(deadline)
+        return None if out is None else (out[0] - float(self.shift @ self.inner.P), out[1] - self.shift)
+
     def __getattr__(self, name: str):
         return getattr(self.__dict__["inner"], name)
 

@@ -21,7 +21,8 @@ middle over the sets of at most m inputs when m ≤ ``OBSTRUCTION_MAX``, with an
 weight those few small sets can carry (the function's docstring). At d = 64, ε = 2, Dirichlet(1) priors (seeds
 64, 65, 66) m = 8 and no window cover with t ≤ 4e-10 exists (the nearest set of ≤ 8 inputs above a is 4.6e-10,
 1.5e-11 and 3.9e-10 away, relative, and one or a few such sets cannot carry the weight), so this route cannot
-certify those cases to the 1e-10 column-generation gap (``benchmarks/RESULTS.md``).
+certify those cases to the 1e-10 column-generation gap (``benchmarks/RESULTS.md``); the stratified pricing
+(:mod:`~mechopt.solvers.exact.pricing.strata`) bounds them instead.
 
 **Search (not a bound).** Window sets are found by meet in the middle over seeded random restrictions
 (``RESTRICT_D`` inputs, two halves of 2^{RESTRICT_D/2} sums, one sorted, windows by ``searchsorted``); when
