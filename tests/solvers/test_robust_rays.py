@@ -245,3 +245,41 @@ def test_a_time_limit_returns_the_last_master_channel():
     prob, r = _robust(V, "ldp", "mi", enumerate_max=4, max_iter=3, seed_near=0)  # stops after columns were added
     assert r.status.value == "iteration_limit" and r.violation <= 1e-9 and "iteration limit after 3" in r.message
     _audit(prob, r)
+
+
+def test_a_pricer_returning_only_master_columns_does_not_end_optimal(monkeypatch):
+    """PML d = 32, 3 priors: the box pricer returned one column the master held (reduced cost 1.1e-11) and the
+    ray LP ended "optimal" with its proven bound 1.7e-2 above the master (result optimal_inaccurate, stopped early).
+    A pricer that only ever returns master columns must end the loop ``stalled``, never ``optimal``."""
+    import mechopt.solvers.robust.rays as rays_mod
+    from mechopt.solvers.robust import raylp
+    from mechopt.solvers.robust.pricing import RayPricing
+
+    real = rays_mod._pricer
+
+    class Repeats:  # the real pricer's proven bound, but only the seed's columns as "new" ones
+        def __init__(self, inner, seed):
+            self.inner, self.seed, self.calls = inner, seed, 0
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def price(self, lam, mu, deadline=None):
+            self.calls += 1
+            pr = self.inner.price(lam, mu, deadline)
+            return RayPricing(self.seed[:, :1], pr.bound, "repeats")
+
+    seen = {}
+
+    def stubborn(problem, G, cone, opts, cache, deadline):
+        pricer, seed, how = real(problem, G, cone, opts, cache, deadline)
+        seen["p"] = Repeats(pricer, seed)
+        return seen["p"], seed[:, :2], how
+
+    monkeypatch.setattr(rays_mod, "_pricer", stubborn)
+    V = np.random.default_rng(6).dirichlet(np.ones(6), size=3)
+    prob, r = _robust(V, "lip", "mi")
+    assert r.status.value != "optimal"
+    assert "stalled" in r.message
+    assert seen["p"].calls > raylp.STALL_RETRIES  # it searched on before giving up
+    _audit(prob, r)
