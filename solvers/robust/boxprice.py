@@ -58,6 +58,7 @@ from scipy.special import xlogy
 from mechopt import settings
 from mechopt.solvers._quiet import quiet_stdout
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
+from mechopt.solvers.robust.vertices import vertex_search
 
 __all__ = ["BoxMIPricer", "dual_max", "BOX_SECONDS"]
 
@@ -66,12 +67,18 @@ __all__ = ["BoxMIPricer", "dual_max", "BOX_SECONDS"]
 BOX_SECONDS = 600.0
 #: Initial tangent points of ψ per vertex (geometric on [1/hi, hi]).
 TANGENTS = 9
+#: Node LPs re-solved after a reduced-cost tightening (:meth:`BoxMIPricer._tighten`) that cut at least SHRINK of a
+#: coordinate's range (its chord is then tighter).
+TIGHTEN, SHRINK = 3, 0.2
+ASCEND_ALL = False
 
 
-def dual_max(c, lo, hi, A, rlo, rhi, y) -> float:
+def dual_max(c, lo, hi, A, rlo, rhi, y, reduced: bool = False):
     """A proven upper bound on max cᵀz s.t. rlo ≤ Az ≤ rhi, lo ≤ z ≤ hi (finite), from any row multipliers y.
 
     cᵀz = (c − Aᵀy)ᵀz + yᵀAz: each term at its best end; y_r clipped to 0 where the side it needs is infinite.
+    ``reduced``: (bound, r) with r = c − Aᵀy, so that z_j kept in [l, s] ⊂ [lo_j, hi_j] lowers the bound by
+    max(r_j lo_j, r_j hi_j) − max(r_j l, r_j s) (the reduced-cost tightening of :class:`BoxMIPricer`).
 
     >>> A = np.array([[1.0, 1.0]])
     >>> rows = (np.array([-np.inf]), np.array([1.0]))          # z_0 + z_1 ≤ 1 on [0, 1]²
@@ -85,7 +92,8 @@ def dual_max(c, lo, hi, A, rlo, rhi, y) -> float:
     terms = np.r_[np.maximum(r * lo, r * hi), y * side]
     big = np.maximum(np.abs(lo), np.abs(hi))
     mag = float(np.abs(A).T @ np.abs(y) @ big + np.abs(terms).sum() + np.abs(c) @ big)
-    return math.fsum(terms) + 64 * float(np.finfo(float).eps) * mag * max(1, A.shape[1])
+    bound = math.fsum(terms) + 64 * float(np.finfo(float).eps) * mag * max(1, A.shape[1])
+    return (bound, r) if reduced else bound
 
 
 class BoxMIPricer:
@@ -259,7 +267,7 @@ class BoxMIPricer:
 
     def _node(self, h, box, lam, mu):
         """(bound, z, chord excess per x) of a node's LP, cuts added while ψ's overshoot is the largest error;
-        bound −inf and z None when HiGHS finds the node empty."""
+        bound −inf and z None when HiGHS finds the node empty; then the reduced costs of q (:func:`dual_max`)."""
         ql, qu = box
         a = lam @ self.V
         w = qu - ql
@@ -273,14 +281,11 @@ class BoxMIPricer:
             out = self._solve(h, c, box)
             if out is None:
                 self.unsure |= not self.empty
-                return -math.inf, None, None
+                return -math.inf, None, None, None
             z, y, (lo, hi) = out
             n, k = self.n, self.k
-            bound = (
-                dual_max(c, lo, hi, self.A, self.rlo, self.rhi, y)
-                + math.fsum(const)
-                + 1e-15 * float(np.abs(const).sum())
-            )
+            bound, r = dual_max(c, lo, hi, self.A, self.rlo, self.rhi, y, reduced=True)
+            bound += math.fsum(const) + 1e-15 * float(np.abs(const).sum())
             q, t, phi = np.clip(z[:n], ql, qu), z[n : n + k], z[n + k :]
             excess = a * (sig * (q - ql) + xlogy(ql, ql) - xlogy(q, q))
             over = lam * (phi + xlogy(t, t))
@@ -289,7 +294,7 @@ class BoxMIPricer:
                 self.taus[i].append(float(t[i]))
                 self._cut(h, i, float(t[i]))
                 continue
-            return bound, z, excess
+            return bound, z, excess, r[:n]
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
         """The best columns found and the largest bound of any node (proven; module docstring)."""
@@ -299,6 +304,9 @@ class BoxMIPricer:
             found = self._hop(h, lam, mu)
             if found.shape[1]:
                 return RayPricing(found, None, "ascent from earlier columns (heuristic)")
+            found = self._climb(lam, mu)
+            if found.shape[1]:
+                return RayPricing(found, None, "two-level vertex search (heuristic)")
         stop = time.perf_counter() + self.seconds if deadline is None else deadline
         target = 0.5 * settings.tolerance("gap") * abs(float(mu.sum())) if self.target is None else self.target
         tol = _rc_tol()
@@ -311,15 +319,27 @@ class BoxMIPricer:
                 closed = max(closed, -neg)
                 heap = []
                 break
-            bound, z, excess = self._node(h, box, lam, mu)
+            bound, z, excess, r = self._node(h, box, lam, mu)
             self.nodes += 1
-            if z is None:
+            for _ in range(TIGHTEN if z is not None else 0):
+                theta = max(best + self.slack, target)
+                if bound <= theta:
+                    break
+                box, cut = self._tighten(box, r, bound, theta)
+                if box is None or cut:
+                    closed = max(closed, theta)  # the parts cut off are bounded by θ (_tighten)
+                if box is None or cut < SHRINK:
+                    break
+                bound, z, excess, r = self._node(h, box, lam, mu)  # tighter chords on the smaller box
+                self.nodes += 1
+            if z is None or box is None:
                 continue
             q = self.into_cone(z[: self.n])
             val = float(self.rho(q[:, None], lam, mu)[0])
-            if val > tol:
+            if val > tol or (ASCEND_ALL and self.early and not cols):
                 q = self._ascend(h, q, lam, mu)
                 val = float(self.rho(q[:, None], lam, mu)[0])
+            if val > tol:
                 key = np.round(q, 12).tobytes()
                 if key not in self.seen:  # a column returned before (the master holds it): search on
                     self.seen.add(key)
@@ -352,6 +372,41 @@ class BoxMIPricer:
                 self.seen.add(key)
                 self.history.append(v)
                 out.append(v)
+        return np.array(out).T if out else np.zeros((self.n, 0))
+
+    def _tighten(self, box, r, bound: float, theta: float):
+        """(the node's box without the parts where its bound is at most θ, the largest share of a range cut).
+
+        By :func:`dual_max`, keeping q_x in [ql_x, s] lowers the bound by r_x (qu_x − s) when r_x > 0 (in
+        [s, qu_x] by −r_x (s − ql_x) when r_x < 0), so the points with q_x below qu_x − (bound − θ)/r_x (above
+        ql_x + (bound − θ)/|r_x|) have a bound below θ: cut (with a relative 1e-9 to spare, and propagated).
+        """
+        ql, qu = box
+        w = qu - ql
+        with np.errstate(divide="ignore"):
+            reach = (bound - theta) / np.abs(r) * (1 + 1e-9)
+        nl = np.where(r > 0, np.maximum(ql, qu - reach), ql)
+        nu = np.where(r < 0, np.minimum(qu, ql + reach), qu)
+        cut = float(np.max(np.where(w > 0, (w - (nu - nl)) / np.where(w > 0, w, 1.0), 0.0)))
+        if cut <= 0:
+            return box, 0.0
+        return self._propagate(nl, nu), cut
+
+    def _climb(self, lam, mu) -> np.ndarray:
+        """New improving columns by :func:`~mechopt.solvers.robust.vertices.vertex_search` from the n earlier
+        columns of largest ρ and the n last ones (a heuristic, no bound); at most ``batch``, best first."""
+        H = np.array(self.history).T
+        top = np.argsort(-self.rho(H, lam, mu), kind="stable")[: self.n]
+        last = np.arange(max(0, H.shape[1] - self.n), H.shape[1])
+        Q = vertex_search(self.V, self.lo, self.hi, lam, mu, H[:, np.unique(np.r_[top, last])])
+        val = self.rho(Q, lam, mu)
+        out, tol = [], _rc_tol()
+        for j in np.argsort(-val, kind="stable"):
+            key = np.round(Q[:, j], 12).tobytes()
+            if val[j] > tol and key not in self.seen and len(out) < self.batch:
+                self.seen.add(key)
+                self.history.append(Q[:, j])
+                out.append(Q[:, j])
         return np.array(out).T if out else np.zeros((self.n, 0))
 
     def _split(self, box, z, excess):
