@@ -67,10 +67,6 @@ __all__ = ["BoxMIPricer", "dual_max", "BOX_SECONDS"]
 BOX_SECONDS = 600.0
 #: Initial tangent points of ψ per vertex (geometric on [1/hi, hi]).
 TANGENTS = 9
-#: Node LPs re-solved after a reduced-cost tightening (:meth:`BoxMIPricer._tighten`) that cut at least SHRINK of a
-#: coordinate's range (its chord is then tighter).
-TIGHTEN, SHRINK = 3, 0.2
-ASCEND_ALL = False
 
 
 def dual_max(c, lo, hi, A, rlo, rhi, y, reduced: bool = False):
@@ -321,25 +317,20 @@ class BoxMIPricer:
                 break
             bound, z, excess, r = self._node(h, box, lam, mu)
             self.nodes += 1
-            for _ in range(TIGHTEN if z is not None else 0):
-                theta = max(best + self.slack, target)
-                if bound <= theta:
-                    break
-                box, cut = self._tighten(box, r, bound, theta)
-                if box is None or cut:
-                    closed = max(closed, theta)  # the parts cut off are bounded by θ (_tighten)
-                if box is None or cut < SHRINK:
-                    break
-                bound, z, excess, r = self._node(h, box, lam, mu)  # tighter chords on the smaller box
-                self.nodes += 1
-            if z is None or box is None:
+            if z is None:
                 continue
+            theta = max(best + self.slack, target)
+            if bound > theta:  # the children inherit the box without its parts bounded by θ (their chords tighter)
+                box, cut = self._tighten(box, r, bound, theta)
+                if cut:
+                    closed = max(closed, theta)
+                if box is None:
+                    continue
             q = self.into_cone(z[: self.n])
             val = float(self.rho(q[:, None], lam, mu)[0])
-            if val > tol or (ASCEND_ALL and self.early and not cols):
+            if val > tol:
                 q = self._ascend(h, q, lam, mu)
                 val = float(self.rho(q[:, None], lam, mu)[0])
-            if val > tol:
                 key = np.round(q, 12).tobytes()
                 if key not in self.seen:  # a column returned before (the master holds it): search on
                     self.seen.add(key)

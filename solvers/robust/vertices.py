@@ -98,7 +98,7 @@ def vertex_search(V: np.ndarray, lo: float, hi: float, lam: np.ndarray, mu: np.n
     moves of the module docstring; a start that is not two-level is first rounded to its nearest state."""
     V = np.asarray(V, float)
     k, n = V.shape
-    pairs = np.array([(a, b) for a in range(k) for b in range(k)])
+    pairs = np.array([(a, b) for a in range(k) for b in (range(k) if lo > 0 else [0])])  # PML: no j (L = 0)
     out = []
     for q0 in np.asarray(starts, float).T:
         A, f, i, j = _state(V, lo, hi, q0)
