@@ -16,13 +16,19 @@ LP "maximise Σ_x chord_x(q_x) + Σ_i λ_i φ_i over the node's part of the slic
 bounds ρ at every point of the node. Its value is not taken from HiGHS: for any multipliers y on its
 rows (HiGHS's row duals), weak duality gives max cᵀz ≤ Σ_j max(r_j l_j, r_j u_j) + Σ_rows max(y·L, y·U),
 r = c − Aᵀy, every variable boxed (q as above, t_i ∈ [1/hi, hi], φ_i ∈ [−hi log hi − 1, 1]), each
-row's multiplier clipped to the sign its finite sides allow, plus a rounding margin (:func:`dual_max`).
+row's multiplier clipped to the sign its finite sides allow, plus a rounding margin
+(:func:`~mechopt.solvers.robust.lp.dual_max`).
 Any y gives a bound, so HiGHS's accuracy only moves how tight it is; a node HiGHS reports empty is
 dropped (its rows are those of the slice and the node box).
 
 **Search.** Best-first branch and bound: at a node's LP point z* the tangent of ψ_i at t*_i joins the
 cuts (valid everywhere) when λ_i's overshoot φ*_i − ψ(t*_i) is the largest error; otherwise the
 coordinate of largest chord excess is split halfway between q*_x and the middle of its range.
+A node whose bound B is above θ (the larger of the incumbent and ``target`` below) hands its children a
+smaller box: by weak duality with the LP's reduced costs r (:func:`~mechopt.solvers.robust.lp.dual_max`),
+the points with q_x below qu_x − (B − θ)/r_x (r_x > 0; above ql_x + (B − θ)/|r_x| when r_x < 0) have a
+bound at most θ, so that part of the range is dropped (and θ enters the closed nodes' bound): the
+children's chords are tighter (the last proof at PML d = 16: 3859 → 2631 nodes; LIP d = 16: 8049 → 7545).
 A node is closed when its bound is at most the larger of the incumbent
 and ``target`` (half the certificate's ``gap`` times |1ᵀμ|, the master's value for mi) or when
 its excess is below round-off; the reported bound is the largest bound of a closed or open node and of
@@ -30,6 +36,9 @@ the incumbent, so it is proven even when the search stops early (time, or its fi
 Every LP point is a column of K (mixed with the interior column 1 just enough to satisfy every row when
 HiGHS's tolerances left it a few ulp outside); an improving one is pushed to a vertex by linear ascent
 (LPs over the slice at the gradient of ρ: a vertex v with ρ(v) ≥ ρ(q) + ∇ρ(q)(v − q) ≥ ρ(q), ρ convex).
+In column generation (``early``) two heuristics run before the tree, and their columns come with no bound:
+that ascent from the last 2n columns returned, then the local search over two-level columns
+(:mod:`mechopt.solvers.robust.vertices`) from the n earlier columns of largest ρ and the n last ones.
 
 (A relaxation by perspectives, f_i = Σ_x P_i(x) t_i φ(q_x / t_i) with chords of φ over boxes of the
 ratios q_x / t_i, is exact at a ratio's ends only for the vertex i that binds row x, so every other
@@ -57,39 +66,17 @@ from scipy.special import xlogy
 
 from mechopt import settings
 from mechopt.solvers._quiet import quiet_stdout
+from mechopt.solvers.robust.lp import dual_max
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 from mechopt.solvers.robust.vertices import vertex_search
 
-__all__ = ["BoxMIPricer", "dual_max", "BOX_SECONDS"]
+__all__ = ["BoxMIPricer", "BOX_SECONDS"]
 
 #: Seconds of branch and bound per pricing call without a deadline (with one, the search may use all of it); its
 #: bound stays proven when it stops (the largest open node's).
 BOX_SECONDS = 600.0
 #: Initial tangent points of ψ per vertex (geometric on [1/hi, hi]).
 TANGENTS = 9
-
-
-def dual_max(c, lo, hi, A, rlo, rhi, y, reduced: bool = False):
-    """A proven upper bound on max cᵀz s.t. rlo ≤ Az ≤ rhi, lo ≤ z ≤ hi (finite), from any row multipliers y.
-
-    cᵀz = (c − Aᵀy)ᵀz + yᵀAz: each term at its best end; y_r clipped to 0 where the side it needs is infinite.
-    ``reduced``: (bound, r) with r = c − Aᵀy, so that z_j kept in [l, s] ⊂ [lo_j, hi_j] lowers the bound by
-    max(r_j lo_j, r_j hi_j) − max(r_j l, r_j s) (the reduced-cost tightening of :class:`BoxMIPricer`).
-
-    >>> A = np.array([[1.0, 1.0]])
-    >>> rows = (np.array([-np.inf]), np.array([1.0]))          # z_0 + z_1 ≤ 1 on [0, 1]²
-    >>> b = dual_max(np.array([1.0, 2.0]), np.zeros(2), np.ones(2), A, *rows, np.array([2.0]))
-    >>> 2.0 <= b <= 2.0 + 1e-12                                  # the maximum 2 (at z = (0, 1)), plus the margin
-    True
-    """
-    y = np.where(np.isfinite(rhi), np.maximum(y, 0.0), 0.0) + np.where(np.isfinite(rlo), np.minimum(y, 0.0), 0.0)
-    r = c - A.T @ y
-    side = np.where(y > 0, np.where(np.isfinite(rhi), rhi, 0.0), np.where(np.isfinite(rlo), rlo, 0.0))
-    terms = np.r_[np.maximum(r * lo, r * hi), y * side]
-    big = np.maximum(np.abs(lo), np.abs(hi))
-    mag = float(np.abs(A).T @ np.abs(y) @ big + np.abs(terms).sum() + np.abs(c) @ big)
-    bound = math.fsum(terms) + 64 * float(np.finfo(float).eps) * mag * max(1, A.shape[1])
-    return (bound, r) if reduced else bound
 
 
 class BoxMIPricer:
@@ -263,7 +250,8 @@ class BoxMIPricer:
 
     def _node(self, h, box, lam, mu):
         """(bound, z, chord excess per x) of a node's LP, cuts added while ψ's overshoot is the largest error;
-        bound −inf and z None when HiGHS finds the node empty; then the reduced costs of q (:func:`dual_max`)."""
+        bound −inf and z None when HiGHS finds the node empty; then the reduced costs of q
+        (:func:`~mechopt.solvers.robust.lp.dual_max`)."""
         ql, qu = box
         a = lam @ self.V
         w = qu - ql
@@ -368,9 +356,10 @@ class BoxMIPricer:
     def _tighten(self, box, r, bound: float, theta: float):
         """(the node's box without the parts where its bound is at most θ, the largest share of a range cut).
 
-        By :func:`dual_max`, keeping q_x in [ql_x, s] lowers the bound by r_x (qu_x − s) when r_x > 0 (in
-        [s, qu_x] by −r_x (s − ql_x) when r_x < 0), so the points with q_x below qu_x − (bound − θ)/r_x (above
-        ql_x + (bound − θ)/|r_x|) have a bound below θ: cut (with a relative 1e-9 to spare, and propagated).
+        By :func:`~mechopt.solvers.robust.lp.dual_max`, keeping q_x in [ql_x, s] lowers the bound by
+        r_x (qu_x − s) when r_x > 0 (in [s, qu_x] by −r_x (s − ql_x) when r_x < 0), so the points with q_x below
+        qu_x − (bound − θ)/r_x (above ql_x + (bound − θ)/|r_x|) have a bound below θ: cut (with a relative 1e-9
+        to spare, and propagated).
         """
         ql, qu = box
         w = qu - ql

@@ -40,7 +40,7 @@ from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.robust.ball import build_ball_lp, inner_priors, ldp_rows
 from mechopt.solvers.robust.witness import BallWitness
 
-__all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound"]
+__all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound", "dual_max"]
 
 #: A column of the LP's answer whose largest entry is at most this is HiGHS's feasibility dust: set to 0.
 _DUST = 1e-9
@@ -239,6 +239,30 @@ def dual_bound(lp: dict[str, Any], y_ub: Any, y_eq: Any) -> tuple[float, float]:
     margin = (nnz + 2) * float(np.finfo(float).eps) * (float(scale.sum()) + float(np.abs(ye).sum()) * 2
                                                         + abs(rt) * max(abs(t_lo), abs(t_hi)))  # fmt: skip
     return lower, margin
+
+
+def dual_max(c, lo, hi, A, rlo, rhi, y, reduced: bool = False):
+    """A proven upper bound on max cᵀz s.t. rlo ≤ Az ≤ rhi, lo ≤ z ≤ hi (finite), from any row multipliers y.
+
+    cᵀz = (c − Aᵀy)ᵀz + yᵀAz: each term at its best end; y_r clipped to 0 where the side it needs is infinite.
+    ``reduced``: (bound, r) with r = c − Aᵀy, so that z_j kept in [l, s] ⊂ [lo_j, hi_j] lowers the bound by
+    max(r_j lo_j, r_j hi_j) − max(r_j l, r_j s) (the reduced-cost tightening of
+    :class:`~mechopt.solvers.robust.boxprice.BoxMIPricer`).
+
+    >>> A = np.array([[1.0, 1.0]])
+    >>> rows = (np.array([-np.inf]), np.array([1.0]))          # z_0 + z_1 ≤ 1 on [0, 1]²
+    >>> b = dual_max(np.array([1.0, 2.0]), np.zeros(2), np.ones(2), A, *rows, np.array([2.0]))
+    >>> 2.0 <= b <= 2.0 + 1e-12                                  # the maximum 2 (at z = (0, 1)), plus the margin
+    True
+    """
+    y = np.where(np.isfinite(rhi), np.maximum(y, 0.0), 0.0) + np.where(np.isfinite(rlo), np.minimum(y, 0.0), 0.0)
+    r = c - A.T @ y
+    side = np.where(y > 0, np.where(np.isfinite(rhi), rhi, 0.0), np.where(np.isfinite(rlo), rlo, 0.0))
+    terms = np.r_[np.maximum(r * lo, r * hi), y * side]
+    big = np.maximum(np.abs(lo), np.abs(hi))
+    mag = float(np.abs(A).T @ np.abs(y) @ big + np.abs(terms).sum() + np.abs(c) @ big)
+    bound = math.fsum(terms) + 64 * float(np.finfo(float).eps) * mag * max(1, A.shape[1])
+    return (bound, r) if reduced else bound
 
 
 def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:
