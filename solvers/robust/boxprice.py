@@ -337,6 +337,8 @@ class BoxMIPricer:
         bound = max([best, closed] + [-b for b, _, _ in heap])
         cols.sort(key=lambda c: -c[0])
         R = np.array([q for _, q in cols[: self.batch]]).T if cols else np.zeros((self.n, 0))
+        if self.early and cols:  # more columns around the tree's (cheap): fewer rounds
+            R = np.hstack([R, self._climb(lam, mu, R)])[:, : self.batch]
         if self.unsure:  # a node dropped without a proof that it is empty: no bound
             return RayPricing(R, None, "box branch and bound (a node's LP ended unsolved: no bound)")
         return RayPricing(R, float(bound), "box branch and bound")
@@ -372,13 +374,15 @@ class BoxMIPricer:
             return box, 0.0
         return self._propagate(nl, nu), cut
 
-    def _climb(self, lam, mu) -> np.ndarray:
-        """New improving columns by :func:`~mechopt.solvers.robust.vertices.vertex_search` from the n earlier
-        columns of largest ρ and the n last ones (a heuristic, no bound); at most ``batch``, best first."""
-        H = np.array(self.history).T
-        top = np.argsort(-self.rho(H, lam, mu), kind="stable")[: self.n]
-        last = np.arange(max(0, H.shape[1] - self.n), H.shape[1])
-        Q = vertex_search(self.V, self.lo, self.hi, lam, mu, H[:, np.unique(np.r_[top, last])])
+    def _climb(self, lam, mu, starts: np.ndarray | None = None) -> np.ndarray:
+        """New improving columns by :func:`~mechopt.solvers.robust.vertices.vertex_search` from ``starts`` (default:
+        the n earlier columns of largest ρ and the n last ones); a heuristic, no bound; at most ``batch``, best
+        first."""
+        if starts is None:
+            H = np.array(self.history).T
+            top = np.argsort(-self.rho(H, lam, mu), kind="stable")[: self.n]
+            starts = H[:, np.unique(np.r_[top, np.arange(max(0, H.shape[1] - self.n), H.shape[1])])]
+        Q = vertex_search(self.V, self.lo, self.hi, lam, mu, starts)
         val = self.rho(Q, lam, mu)
         out, tol = [], _rc_tol()
         for j in np.argsort(-val, kind="stable"):
