@@ -38,7 +38,9 @@ HiGHS's tolerances left it a few ulp outside); an improving one is pushed to a v
 (LPs over the slice at the gradient of ρ: a vertex v with ρ(v) ≥ ρ(q) + ∇ρ(q)(v − q) ≥ ρ(q), ρ convex).
 In column generation (``early``) two heuristics run before the tree, and their columns come with no bound:
 that ascent from the last 2n columns returned, then the local search over two-level columns
-(:mod:`mechopt.solvers.robust.vertices`) from the n earlier columns of largest ρ and the n last ones.
+(:mod:`mechopt.solvers.robust.vertices`) from the n earlier columns of largest ρ and the n last ones; in
+the tree, until a first column is found, that search also climbs from every node's LP point, and from the
+tree's columns at the end (more columns per round).
 
 (A relaxation by perspectives, f_i = Σ_x P_i(x) t_i φ(q_x / t_i) with chords of φ over boxes of the
 ratios q_x / t_i, is exact at a ratio's ends only for the vertex i that binds row x, so every other
@@ -77,6 +79,9 @@ __all__ = ["BoxMIPricer", "BOX_SECONDS"]
 BOX_SECONDS = 600.0
 #: Initial tangent points of ψ per vertex (geometric on [1/hi, hi]).
 TANGENTS = 9
+#: Moves of the vertex search from each node's LP point until a first column is found (column generation only;
+#: LIP d = 24, three mid-run calls: 26–36 nodes where the tree alone took 139–259, in about the same time).
+NODE_STEPS = 16
 
 
 class BoxMIPricer:
@@ -316,6 +321,11 @@ class BoxMIPricer:
                     continue
             q = self.into_cone(z[: self.n])
             val = float(self.rho(q[:, None], lam, mu)[0])
+            if self.early and not cols and val <= tol:  # until a first column: climb from each node's point
+                v = vertex_search(self.V, self.lo, self.hi, lam, mu, q[:, None], steps=NODE_STEPS)
+                better = float(self.rho(v, lam, mu).max(initial=-math.inf))
+                if better > val:
+                    q, val = v[:, 0], better
             if val > tol:
                 q = self._ascend(h, q, lam, mu)
                 val = float(self.rho(q[:, None], lam, mu)[0])
