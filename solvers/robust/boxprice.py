@@ -39,7 +39,7 @@ HiGHS's tolerances left it a few ulp outside); an improving one is pushed to a v
 In column generation (``early``) two heuristics run before the tree, and their columns come with no bound:
 that ascent from the last 2n columns returned, then the local search over two-level columns
 (:mod:`mechopt.solvers.robust.vertices`) from the n earlier columns of largest ρ and the n last ones; in
-the tree, until a first column is found, that search also climbs from every node's LP point, and from the
+the tree, until a first column is found, that search also climbs from the LP points of its first 64 nodes, and from the
 tree's columns at the end (more columns per round).
 
 (A relaxation by perspectives, f_i = Σ_x P_i(x) t_i φ(q_x / t_i) with chords of φ over boxes of the
@@ -79,9 +79,11 @@ __all__ = ["BoxMIPricer", "BOX_SECONDS"]
 BOX_SECONDS = 600.0
 #: Initial tangent points of ψ per vertex (geometric on [1/hi, hi]).
 TANGENTS = 9
-#: Moves of the vertex search from each node's LP point until a first column is found (column generation only;
-#: LIP d = 24, three mid-run calls: 26–36 nodes where the tree alone took 139–259, in about the same time).
-NODE_STEPS = 16
+#: Moves of the vertex search from each node's LP point until a first column is found, in the first NODE_CLIMBS
+#: nodes of a call (column generation only; LIP d = 24, three mid-run calls: 26–36 nodes where the tree alone took
+#: 139–259, in about the same time; a call that finds no column is the proof, and climbing at all its nodes
+#: doubled their cost: PML d = 16, 11 ms a node against 5).
+NODE_STEPS, NODE_CLIMBS = 16, 64
 
 
 class BoxMIPricer:
@@ -301,7 +303,7 @@ class BoxMIPricer:
         tol = _rc_tol()
         best, closed, cols, tick, spent = -math.inf, -math.inf, [], 0, 0
         self.unsure = False
-        heap = [(-math.inf, 0, self.root)]
+        heap, start = [(-math.inf, 0, self.root)], self.nodes
         while heap:
             neg, _, box = heapq.heappop(heap)
             if -neg <= max(best + self.slack, target):
@@ -321,7 +323,7 @@ class BoxMIPricer:
                     continue
             q = self.into_cone(z[: self.n])
             val = float(self.rho(q[:, None], lam, mu)[0])
-            if self.early and not cols and val <= tol:  # until a first column: climb from each node's point
+            if self.early and not cols and val <= tol and self.nodes - start <= NODE_CLIMBS:  # climb from it
                 v = vertex_search(self.V, self.lo, self.hi, lam, mu, q[:, None], steps=NODE_STEPS)
                 better = float(self.rho(v, lam, mu).max(initial=-math.inf))
                 if better > val:
