@@ -5,21 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechopt.problems.robust import RobustDesign, box_factors
 from mechopt.solvers.robust import vertices
 from mechopt.solvers.robust.boxprice import BoxMIPricer
-from mechopt.solvers.robust.pricing import box_cone_rays
 from mechopt.solvers.robust.vertices import _state, rho, two_level, vertex_search
-
-NOTIONS = {"lip": {}, "pml": {}, "alip": {"eps_lower": 0.5}}
-
-
-def _cone(notion, d, seed, k=3):
-    V = np.random.default_rng(seed).dirichlet(np.ones(d), size=k)
-    prob = RobustDesign.from_params(prior_set=V, notion=notion, utility="mi", eps=1.0, **NOTIONS[notion])
-    lo, hi = box_factors(prob.notion)
-    R = box_cone_rays(V, lo, hi)
-    return V, lo, hi, R / (V.mean(axis=0) @ R)  # the pricer's normalisation P̄·r = 1
+from tests.solvers.test_robust_boxprice import NOTIONS, _cone
 
 
 def _in_cone(V, lo, hi, Q):
