@@ -212,7 +212,26 @@ def _solve(problem: Problem, solver: str | None, options: dict[str, Any], chosen
         if left is None or left > 0:  # a note only: not past the time limit (a rank of Q at d = 10⁴ takes seconds)
             res = _identifiability(problem, res)
     unit = getattr(problem, "unit", None)
-    return res if res.unit is not None or unit is None else res.replace(unit=unit)
+    res = res if res.unit is not None or unit is None else res.replace(unit=unit)
+    return _with_values(problem, res)
+
+
+def _with_values(problem: Problem, res: Result) -> Result:
+    """The result with the problem's input values a_x (an ``mse``/``mae`` utility's ``a``) in ``values``,
+    when it has them and they fit Q's rows: the numbers the design's estimates are made of travel with it."""
+    import numpy as np
+
+    from mechopt.model._mechanism import _channel_matrix
+
+    a = getattr(getattr(problem, "utility", None), "a", None)
+    if res.values is not None or a is None or np.ndim(a) != 1:
+        return res
+    Q = _channel_matrix(res.mechanism)
+    if Q is not None and Q.shape[0] != np.size(a):
+        return res
+    values = np.array(a, dtype=float)
+    values.flags.writeable = False
+    return res.replace(values=values)
 
 
 def _raise_form_error(problem: Problem) -> None:

@@ -12,7 +12,7 @@ written to a temporary file and renamed at the end: never half-written.
 ``mechopt estimate MECH REPORTS --column COL --method linear|em|posterior
 [--consistency clip|norm-sub|project] [--ci 0.95] [--json]`` counts the
 reports per output and prints the estimated input distribution
-(:meth:`mechopt.Mechanism.estimate_counts`), with standard errors and
+(:meth:`mechopt.mechanism.inference.Inference.estimate_counts`), with standard errors and
 intervals when asked.
 
 MECH is a mechanism file: ``mechopt design --out`` (JSON with ``Q``,
@@ -96,9 +96,20 @@ def _mechanism(path: str) -> Any:
     return Mechanism.load(path)
 
 
-def _index(labels: tuple[Any, ...]) -> dict[str, int]:
-    """Label name → index (labels are matched by their text, as a data file holds them)."""
-    return {str(v): i for i, v in enumerate(labels)}
+def _index(labels: tuple[Any, ...], what: str) -> dict[str, int]:
+    """Label name → index (labels are matched by their text, as a data file holds them); two labels with
+    one text (1 and "1") are refused: a data file could not tell them apart."""
+    from mechopt.errors import ProblemError
+
+    names: dict[str, int] = {}
+    for i, v in enumerate(labels):
+        if str(v) in names:
+            raise ProblemError(
+                f"the mechanism's {what} {labels[names[str(v)]]!r} and {v!r} have the same text {str(v)!r}: "
+                "a data file cannot tell them apart; relabel one of them"
+            )
+        names[str(v)] = i
+    return names
 
 
 def _encode(values: Any, names: dict[str, int], start: int, what: str, path: str) -> np.ndarray:
@@ -112,8 +123,9 @@ def _encode(values: Any, names: dict[str, int], start: int, what: str, path: str
         value = list(values)[int(bad[0])]
         shown = "an empty value" if value is None else repr(value)
         known = ", ".join(list(names)[:8]) + (", ..." if len(names) > 8 else "")
+        where = f" (line {row + 2})" if str(path).lower().endswith(".csv") else ""  # a Parquet file has no lines
         raise ProblemError(
-            f"{path}: row {row + 1} (line {row + 2}) holds {shown}, which is not one of the mechanism's {what} "
+            f"{path}: row {row + 1}{where} holds {shown}, which is not one of the mechanism's {what} "
             f"({known}); {bad.size} such row(s) in this chunk"
         )
     return idx
@@ -121,6 +133,7 @@ def _encode(values: Any, names: dict[str, int], start: int, what: str, path: str
 
 def run_randomize(args: argparse.Namespace) -> int:
     from mechopt.cli._common import check_out_file
+    from mechopt.io.files import check_distinct
     from mechopt.io.tables import ColumnWriter, count_rows, read_column, table_format
     from mechopt.mechanism.sampling import as_generator
     from mechopt.runtime.progress import Progress
@@ -128,8 +141,9 @@ def run_randomize(args: argparse.Namespace) -> int:
     table_format(args.data)
     table_format(args.out)
     check_out_file(args.out)
+    check_distinct({"--out": args.out}, {"data": args.data, "mechanism file": args.mechanism})
     m = _mechanism(args.mechanism)
-    names = _index(m.inputs)
+    names = _index(m.inputs, "inputs")
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (1 << 63))
     rng = as_generator(seed)  # ParamError (exit 2) for a seed numpy refuses (negative)
     total = count_rows(args.data) or 0
@@ -152,7 +166,7 @@ def run_estimate(args: argparse.Namespace) -> int:
 
     table_format(args.reports)
     m = _mechanism(args.mechanism)
-    names = _index(m.outputs)
+    names = _index(m.outputs, "outputs")
     counts = np.zeros(m.shape[1], dtype=np.int64)
     for start, values in read_column(args.reports, args.column, args.chunk_rows):
         counts += np.bincount(_encode(values, names, start, "outputs", args.reports), minlength=m.shape[1])

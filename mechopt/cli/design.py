@@ -180,7 +180,8 @@ def register(sub: Any) -> None:
         "--compare-baselines",
         action="store_true",
         help="compare the design with GRR, OUE and the best k-subset at the same eps on this prior: the variance "
-        "of each one's unbiased frequency estimate (or EM's error where none is unbiased) and the design's objective",
+        "of each one's unbiased frequency estimate (or EM's squared bias, which no n removes, where none is "
+        "unbiased) and the design's objective",
     )
     add_lp_flags(p)
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")

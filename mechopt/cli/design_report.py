@@ -2,7 +2,8 @@
 
 The design document (:func:`design_document`) is the one JSON layout of a
 design: ``--json`` prints it and ``--out FILE`` writes it, so the mechanism
-object (``{"Q", "inputs", "outputs", "prior"}``) is the same in both.
+object (``{"Q", "inputs", "outputs", "prior"}``, plus ``"values"`` for an
+``mse``/``mae`` design) is the same in both.
 
 Examples
 --------
@@ -45,7 +46,8 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
     """The one design document: printed by ``--json`` and written by ``--out``.
 
     :meth:`Result.to_dict` with the problem's prior in ``mechanism`` (a
-    channel: ``{"Q", "inputs", "outputs", "prior"}``) and the ``notes``. A
+    channel: ``{"Q", "inputs", "outputs", "prior"}``, and ``"values"``, the
+    numbers a_x of an ``mse``/``mae`` design) and the ``notes``. A
     channel of more than :data:`JSON_MAX_ENTRIES` entries is replaced by
     ``{"Q": null, "shape": [n, m], "omitted": why}``.
 
@@ -69,7 +71,7 @@ def design_document(problem: Any, res: Result, notes: list[str] | None = None) -
             "carries: write it with --out FILE.npy",
         }
     elif res.mechanism is not None:
-        doc["mechanism"] = mechanism_dict(res.mechanism, prior=getattr(problem, "prior", None))
+        doc["mechanism"] = mechanism_dict(res.mechanism, prior=getattr(problem, "prior", None), values=res.values)
         S = getattr(problem, "prior_set", None)
         if S is not None and hasattr(S, "vertices"):  # a robust design: its claim holds at every vertex
             doc["mechanism"]["prior_set"] = S.vertices.tolist()
@@ -90,7 +92,8 @@ def input_labels(problem: Any, Q: np.ndarray | None) -> tuple[Any, ...] | None:
 
 
 def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
-    """Write the design document ``doc`` to ``path`` (JSON), or only the channel Q for a ``.npy`` path."""
+    """Write the design document ``doc`` to ``path`` (JSON, with ``"provenance"``: the mechopt version, the
+    date and the solver that wrote it), or only the channel Q for a ``.npy`` path."""
     from mechopt.io.writer import write_bytes, write_text
     from mechopt.results._json import dumps
     from mechopt.results.result import Status
@@ -118,7 +121,10 @@ def write_out(path: str, res: Result, doc: dict[str, Any] | None) -> None:
             f"--out {path!r}: Q has {Q.size} entries, more than the {JSON_MAX_ENTRIES} a JSON design "
             "document carries; write it to a .npy file"
         )
-    write_text(path, dumps(doc) + "\n")
+    from mechopt.mechanism.files import provenance_now
+
+    prov = provenance_now(f"mechopt design: solver {res.solver}, objective {res.objective}")
+    write_text(path, dumps(doc if doc is None else {**doc, "provenance": prov}) + "\n")
     if Q is None:
         print(
             f"mechopt: note: {printable(path)} holds {_no_matrix(res, short=True)}; mechopt audit reads channels only",
@@ -353,14 +359,16 @@ def baselines_table(cmp: dict[str, Any]) -> str:
 
     rows = []
     for r in cmp["rows"]:
-        var = fmt(r["freq_variance"]) if r["freq_variance"] is not None else f"EM error {fmt(r['em_limit_sq_error'])}"
+        var = fmt(r["freq_variance"]) if r["freq_variance"] is not None else f"EM bias² {fmt(r['em_limit_sq_error'])}"
         obj = "n/a" if r["objective"] is None else fmt(r["objective"])
         rows.append([r["mechanism"], str(r["outputs"]), var, obj, r["estimator"]])
     head = ["mechanism", "outputs", "freq variance (n=1)", f"{cmp['objective']} ({cmp['sense']})", "estimator"]
+    biased = any(r["freq_variance"] is None for r in cmp["rows"])
     lines = [
         table(head, rows),
         f"best frequency variance: {cmp['best_freq_variance']}; best {cmp['objective']}: "
-        f"{cmp['best_objective']}  (variance at n reports per user: divide by n)",
+        f"{cmp['best_objective']}  (variance at n reports per user: divide by n"
+        + ("; an EM bias² does not shrink with n: the distribution is not identifiable)" if biased else ")"),
     ]
     if cmp["note"]:
         lines.append(f"note: {cmp['note']}")

@@ -90,7 +90,7 @@ def _lines(r: Any) -> list[str]:
     else:
         out = [
             "Q1 does not dominate Q2: under the gain G below Q2 is strictly better "
-            f"(Bayes expected gain {float(r.v2):.6g} > {float(r.v1):.6g}, margin {float(r.margin):.3g}, exact)"
+            f"(Bayes expected gain {float(r.v2)} > {float(r.v1)}, margin {float(r.margin):.3g}, exact)"
         ]
         M, caption = r.gain, "G ({} x {}), rows: inputs, columns: actions (values in [0, 1]):"
     if len(M) <= PRINT_MAX and len(M[0]) <= PRINT_MAX:

@@ -169,7 +169,7 @@ def certificate_section(card: Card) -> Section:
     if claim is not None and claim.get("eps") is not None:  # under the design prior, as `mechopt audit` checks it
         prior, source = (m.prior, "the design prior") if m.prior is not None else (None, card.report["prior_source"])
         verdict = m.audit(prior=card.report["prior"] if prior is None else prior).get("claim")
-        if verdict is not None:
+        if verdict is not None and verdict["holds"] is not None:  # None: not checkable here (no verdict shown)
             audited, holds = verdict["eps_audited"], verdict["holds"]
             audit = {"notion": claim["notion"], "claimed": claim["eps"], "audited": audited, "holds": holds}
             audit["prior"] = source

@@ -50,6 +50,7 @@ from mechopt.dominance.rational import (
     Matrix,
     as_floats,
     exact_matrix,
+    exactly_stochastic,
     integer_form,
     matmul,
     max_abs_diff,
@@ -224,21 +225,36 @@ def dominates(Q1: Any, Q2: Any, *, prior: Any = None, tol: float | None = None) 
     if res == 0:
         note = "" if how == "solved" else "R is the LP's solution rounded to rationals, and exactly a garbling"
         return Dominance(True, "garbling", R=R, residual=res, tolerance=tol, note=note)
+    if exactly_stochastic(Q1, A) and exactly_stochastic(Q2, B):  # exact entries: an exact separating gain decides
+        sep = _separating_gain(A, B, pi, 0.0)
+        if sep is not None:
+            note = (
+                f"Q2 is within {float(res):.3g} of a garbling of Q1 (below the garbling tolerance {tol:g}), "
+                "but the entries are exact and this gain separates them exactly"
+            )
+            return Dominance(False, "separated", gain=sep[0], prior=pi, v1=sep[1], v2=sep[2], tolerance=tol, note=note)
+    if how == "inconsistent":  # rows accepted as stochastic within the row-sum tolerance: no finer residual exists
+        tol = max(tol, settings.tolerance("row_sum"))
     if res <= tol:
         why = (
             "a row of Q1 and the same row of Q2 have different exact sums, so no exact garbling exists"
             if how == "inconsistent"
             else "Q1·R = Q2 has no exact solution on the LP's support, or it was too large to re-solve"
         )
+        fix = (
+            "give rows that sum to exactly 1"
+            if how == "inconsistent"
+            else "with floats, give the channels exactly (fractions or decimal strings)"
+        )
         note = (
-            f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (R rounded from the LP: {why}); with "
-            "floats, give the channels exactly (fractions or decimal strings) for an exact verdict"
+            f"Q1·R equals Q2 only to {float(res):.3g} in exact arithmetic (R rounded from the LP: {why}); "
+            f"{fix} for an exact verdict"
         )
         return Dominance(True, "garbling-within-tolerance", R=R, residual=res, tolerance=tol, note=note)
     raise SolverError(
         f"neither witness verified: the gain LP found no separating gain above {tol:g} but the best "
         f"rational garbling misses Q2 by {float(res):.3g}; the channels are at the edge of dominance "
-        "at this tolerance (pass tol= to decide)"
+        "at this tolerance (mechopt.dominates(..., tol=...) decides; or give the channels exactly)"
     )
 
 

@@ -45,6 +45,8 @@ __all__ = [
     "stochastic_rows",
     "text",
     "as_floats",
+    "has_floats",
+    "exactly_stochastic",
 ]
 
 _RATIONAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?(/[0-9]+)?")
@@ -198,3 +200,25 @@ def text(v: Fraction) -> str:
 def as_floats(M: Matrix) -> np.ndarray:
     """The nearest floats of an exact matrix."""
     return np.array([[float(v) for v in row] for row in M], dtype=float)
+
+
+def exactly_stochastic(Q: Any, M: Matrix) -> bool:
+    """Whether ``Q`` (read as ``M``) has exact entries (no binary floats) and rows summing to exactly 1.
+
+    >>> exactly_stochastic([["1/3", "2/3"]], exact_matrix([["1/3", "2/3"]]))
+    True
+    >>> exactly_stochastic([[0.5, 0.5]], exact_matrix([[0.5, 0.5]]))   # floats: exact verdicts do not apply
+    False
+    """
+    return not has_floats(Q) and all(sum(row, Fraction(0)) == 1 for row in M)
+
+
+def has_floats(Q: Any) -> bool:
+    """Whether ``Q`` (nested sequences or an array) holds binary floats.
+
+    >>> has_floats([[1, "0.5"]]), has_floats(np.eye(2))
+    (False, True)
+    """
+    if isinstance(Q, np.ndarray):
+        return Q.dtype.kind in "fc" or (Q.dtype.kind == "O" and any(isinstance(v, float) for v in Q.ravel()))
+    return any(has_floats(row) if isinstance(row, (list, tuple, np.ndarray)) else isinstance(row, float) for row in Q)

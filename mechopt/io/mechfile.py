@@ -4,12 +4,16 @@ A mechanism file, written by ``mechopt design --out`` and read by ``mechopt
 audit``, is one JSON object carrying the mechanism in the same layout as
 ``mechopt design --json`` (:func:`mechopt.results.result.mechanism_dict`)::
 
-    {"mechanism": {"Q": [[...], ...], "inputs": [...], "outputs": [...], "prior": [...]},
+    {"mechanism": {"Q": [[...], ...], "inputs": [...], "outputs": [...], "prior": [...], "values": [...]},
      "privacy": {"notion": "ldp", "eps": 1.0, ...}, "value": ..., "unit": ..., ...}
 
 (``design --out`` writes the whole design document). ``Q`` is a list of
-rows, rows are inputs; ``inputs``, ``outputs``, ``prior`` and ``privacy`` are
-optional, further keys are kept but not interpreted. The older flat layout
+rows, rows are inputs; ``inputs``, ``outputs``, ``prior``, ``values`` and
+``privacy`` are optional, further keys are kept but not interpreted.
+``values`` (since mechopt 0.1 of 2026-11-26) are the numbers a_x of the inputs
+an ``mse``/``mae`` design was solved for, one finite number per row of Q; a
+file without them (written earlier) is read as before, its estimates then in
+the units of the input labels. The older flat layout
 ``{"Q": ..., "prior": ..., "notion": ..., "eps": ...}`` is still read. :func:`read_mechanism` also reads a bare JSON
 matrix, a ``.npy`` array and a ``.csv`` matrix.
 
@@ -19,12 +23,12 @@ Examples
 >>> from mechopt.io.mechfile import write_mechanism, read_mechanism, audit
 >>> Q = np.array([[0.75, 0.25], [0.25, 0.75]])
 >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
->>> write_mechanism(path, Q, prior=[0.5, 0.5], notion="ldp", eps=1.1)
+>>> write_mechanism(path, Q, prior=[0.5, 0.5], notion="ldp", eps=1.1, values=[0.0, 1e-9])
 >>> doc = read_mechanism(path)
->>> doc["Q"].shape, doc["notion"]
-((2, 2), 'ldp')
+>>> doc["Q"].shape, doc["notion"], doc["values"].tolist()
+((2, 2), 'ldp', [0.0, 1e-09])
 >>> sorted(json.load(open(path))["mechanism"])
-['Q', 'inputs', 'outputs', 'prior']
+['Q', 'inputs', 'outputs', 'prior', 'values']
 >>> round(audit(doc["Q"], [0.5, 0.5])["notions"]["ldp"]["eps"], 6)   # ln 3
 1.098612
 """
@@ -53,7 +57,15 @@ MAX_MECHANISM_BYTES = 64 * 1024 * 1024
 MAX_NPY_BYTES = 1024 * 1024 * 1024
 _TOO_BIG = "save a large mechanism as .npy (mechopt design --out Q.npy; .npy files up to 1 GiB are read)"
 
-__all__ = ["read_mechanism", "read_exact_entries", "write_mechanism", "audit", "MAX_MECHANISM_BYTES", "MAX_NPY_BYTES"]
+__all__ = [
+    "read_mechanism",
+    "check_values",
+    "read_exact_entries",
+    "write_mechanism",
+    "audit",
+    "MAX_MECHANISM_BYTES",
+    "MAX_NPY_BYTES",
+]
 
 
 def write_mechanism(
@@ -66,11 +78,20 @@ def write_mechanism(
     eps_lower: float | None = None,
     inputs: Any = None,
     outputs: Any = None,
+    values: Any = None,
     **extra: Any,
 ) -> None:
-    """Write a mechanism file with :func:`mechopt.io.writer.write_text` (format: the module docstring)."""
+    """Write a mechanism file with :func:`mechopt.io.writer.write_text` (format: the module docstring).
+
+    ``values`` (the numbers a_x of the inputs, one per row of Q) are checked as :func:`read_mechanism`
+    checks them."""
     M = validate_channel(Q)
-    mech = mechanism_dict(M, prior=None if prior is None else validate_prior(prior))
+    if values is not None:
+        import numpy as np
+
+        plain = values if isinstance(values, str) else np.asarray(values, dtype=object).tolist()
+        values = check_values(plain, M.shape[0], Path(path))
+    mech = mechanism_dict(M, prior=None if prior is None else validate_prior(prior), values=values)
     if inputs is not None:
         mech["inputs"] = list(inputs)
     if outputs is not None:
@@ -143,6 +164,8 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
         if not isinstance(vs, list) or not vs or not all(isinstance(v, list) and len(v) == len(out["Q"]) for v in vs):
             raise ProblemError(f'"prior_set" in {str(p)!r} must be a list of priors with one entry per row of Q')
         out["prior_set"] = [validate_prior(v, name=f"prior-set vertex {i} in {p.name}") for i, v in enumerate(vs)]
+    if out.get("values") is not None:
+        out["values"] = check_values(out["values"], out["Q"].shape[0], p)
     if out.get("prior") is not None:
         if isinstance(out["prior"], (str, bool)):
             raise ProblemError(f'"prior" in {str(p)!r} must be a list of numbers, got {out["prior"]!r}')
@@ -153,6 +176,20 @@ def read_mechanism(path: str | os.PathLike) -> dict[str, Any]:
                 f"{out['Q'].shape[0]} rows: one prior entry per row (input)"
             )
     return out
+
+
+def check_values(values: Any, d: int, p: Path) -> Any:
+    """A file's ``values``: d finite numbers (one per row of Q) as a float array, else ProblemError."""
+    import numpy as np
+
+    ok = isinstance(values, list) and len(values) == d
+    ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
+    if not ok:
+        raise ProblemError(
+            f'"values" in {str(p)!r} must be a list of {d} finite numbers, one per row of Q (the numbers a_x '
+            "of the inputs an mse/mae design was solved for)"
+        )
+    return np.asarray(values, dtype=float)
 
 
 def read_exact_entries(path: str | os.PathLike) -> list[list[Any]]:

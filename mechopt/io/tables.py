@@ -79,13 +79,25 @@ def read_column(path: str | os.PathLike, column: str, rows: int) -> Iterator[tup
             raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(pf.schema_arrow.names)}")
         start = 0
         for batch in pf.iter_batches(batch_size=rows, columns=[column]):
-            values = batch.column(0).to_pandas()
-            yield start, values.astype(object).where(values.notna(), None).map(lambda v: v if v is None else str(v))
+            # Python values: an integer beside a null stays "1" (pandas would make it "1.0"), a null is None
+            values = [None if v is None or v != v else str(v) for v in batch.column(0).to_pylist()]
+            yield start, values
             start += len(values)
         return
-    header = pd.read_csv(path, nrows=0).columns
+    try:  # the header line as written: pandas renames a repeated name ("x", "x" -> "x", "x.1")
+        header = [str(h) for h in pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False).iloc[0]]
+    except pd.errors.EmptyDataError:
+        raise ProblemError(
+            f"{str(path)!r} is empty: a CSV data file starts with a header line naming its columns"
+        ) from None
     if column not in header:
-        raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(map(str, header))}")
+        raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(header)}")
+    if header.count(column) > 1:
+        where = ", ".join(str(i + 1) for i, h in enumerate(header) if h == column)
+        raise ProblemError(
+            f"{str(path)!r} has {header.count(column)} columns named {column!r} (columns {where}): "
+            "rename them so that each name is used once"
+        )
     start = 0
     for chunk in pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False, chunksize=rows):
         values = chunk[column]

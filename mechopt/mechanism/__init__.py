@@ -1,7 +1,8 @@
 """Using a mechanism: randomize data with a channel Q and estimate the input distribution from the reports.
 
-The one object is :class:`Mechanism` (:mod:`mechopt.mechanism.core`); its
-sampler (:mod:`~mechopt.mechanism.sampling`), estimators
+The one object is :class:`Mechanism` (:mod:`mechopt.mechanism.core`; what it tells
+from reports, with the posterior means of an ``mse`` design in the unit of its values, is
+:mod:`mechopt.mechanism.inference`); its sampler (:mod:`~mechopt.mechanism.sampling`), estimators
 (:mod:`~mechopt.mechanism.estimators`, :mod:`~mechopt.mechanism.estimate`),
 consistency maps (:mod:`~mechopt.mechanism.consistency`), identifiability
 (:mod:`~mechopt.mechanism.identify`) and file (:mod:`~mechopt.mechanism.files`)

@@ -54,7 +54,7 @@ def claim(claim: Any) -> dict[str, Any] | None:
 
 
 def from_result(result: Any, *, prior: Any = None, inputs: Any = None, outputs: Any = None) -> dict[str, Any]:
-    """The Mechanism fields of a design's Result: Q, labels, claim, certificate (with status, proof,
+    """The Mechanism fields of a design's Result: Q, labels, values, claim, certificate (with status, proof,
     objective, value, unit) and provenance; ``result.Q`` raises NoChannelError when it has no channel."""
     Q = result.Q
     mech = result.mechanism
@@ -70,6 +70,7 @@ def from_result(result: Any, *, prior: Any = None, inputs: Any = None, outputs: 
         "inputs": inputs if inputs is not None else getattr(mech, "inputs", None),
         "outputs": outputs if outputs is not None else getattr(mech, "outputs", None),
         "prior": prior,
+        "values": getattr(result, "values", None),
         "claim": None if result.notion is None else {"notion": result.notion, "eps": result.eps},
         "certificate": cert,
         "provenance": provenance_now(f"mechopt design: solver {result.solver}, objective {result.objective}"),
@@ -78,7 +79,8 @@ def from_result(result: Any, *, prior: Any = None, inputs: Any = None, outputs: 
 
 def audit(Q: np.ndarray, prior: Any, claimed: dict[str, Any] | None, notion: str | None) -> dict[str, Any]:
     """The audit document of :func:`mechopt.io.mechfile.audit`, restricted to ``notion`` if given, with
-    ``"claim"`` (audited ε ≤ claimed ε + the ``privacy`` tolerance?) when the claim's notion was audited.
+    ``"claim"`` (audited ε ≤ claimed ε + the ``privacy`` tolerance?) when the claim's notion was audited,
+    else ``"claim"`` with ``holds`` None, ``checked`` False and ``why`` (never a silent omission).
 
     >>> audit(np.array([[0.75, 0.25], [0.25, 0.75]]), None, {"notion": "ldp", "eps": 1.0}, "ldp")["claim"]["holds"]
     False
@@ -95,7 +97,14 @@ def audit(Q: np.ndarray, prior: Any, claimed: dict[str, Any] | None, notion: str
     if claimed is not None and claimed.get("notion") in doc["notions"] and claimed.get("eps") is not None:
         eps = doc["notions"][claimed["notion"]]["eps"]
         holds = eps is not None and eps <= claimed["eps"] + settings.tolerance("privacy")
-        doc["claim"] = {**claimed, "eps_audited": eps, "holds": bool(holds)}
+        doc["claim"] = {**claimed, "eps_audited": eps, "holds": bool(holds), "checked": True}
+    elif claimed is not None and claimed.get("eps") is not None and notion in (None, claimed.get("notion")):
+        why = (
+            f"{claimed.get('notion')} needs a prior: pass prior= or build the Mechanism with one"
+            if claimed.get("notion") in ("lip", "mip", "pml") and prior is None
+            else f"{claimed.get('notion')!r} is not audited here (audited: {', '.join(doc['notions'])})"
+        )
+        doc["claim"] = {**claimed, "eps_audited": None, "holds": None, "checked": False, "why": f"not checked: {why}"}
     return doc
 
 

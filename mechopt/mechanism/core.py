@@ -5,7 +5,9 @@ A Mechanism is what a user carries from a design to data: ``Q[x, y] = P(Y=y | X=
 claim it was designed for, its certificate and its provenance. It randomizes
 values (:meth:`Mechanism.randomize`, seeded, chunk- and thread-independent:
 :mod:`mechopt.mechanism.sampling`) and estimates the input distribution from
-reports (:meth:`Mechanism.estimate`: :mod:`mechopt.mechanism.estimators`).
+reports (:meth:`~mechopt.mechanism.inference.Inference.estimate`: :mod:`mechopt.mechanism.estimators`); what it
+tells from reports (identifiability, estimates, posterior means in the unit of
+the design's values) is its base class :class:`~mechopt.mechanism.inference.Inference`.
 
 Examples
 --------
@@ -29,18 +31,16 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.mechanism import convert, files, identify
-from mechopt.mechanism.estimate import Estimate, estimate_counts
+from mechopt.mechanism import convert, files
+from mechopt.mechanism.inference import Inference
 from mechopt.mechanism.labels import Container, Labels, clean_labels
 from mechopt.mechanism.sampling import AliasSampler
-from mechopt.model._matrix import posterior_matrix
 from mechopt.model.priors import validate_prior
-from mechopt.runtime.threads import single_threaded
 
 __all__ = ["Mechanism"]
 
 
-class Mechanism:
+class Mechanism(Inference):
     """A channel with labelled inputs and outputs, ready for data.
 
     Parameters
@@ -51,12 +51,24 @@ class Mechanism:
         Distinct labels; default ``range(d)``, ``range(k)`` (or the Channel's).
     prior : array_like, optional
         The prior the mechanism was designed for (posterior estimate, LIP/MIP audits).
+    values : array_like, optional
+        The numbers a_x of the inputs, one per row (an ``mse``/``mae`` design's
+        ``values``): what :meth:`posterior_means` averages. Default None (the
+        input labels, when they are numbers).
     claim : dict or (notion, eps), optional
         The privacy claim, e.g. ``{"notion": "ldp", "eps": 1.0}``.
     certificate : dict, optional
         What the design proved (``bound``, ``gap``, ``status``, ...).
     provenance : dict, optional
         Where it came from; default ``{"mechopt": version, "date": now, "source": "Mechanism(Q)"}``.
+
+    Notes
+    -----
+    What it tells from reports is inherited from
+    :class:`~mechopt.mechanism.inference.Inference` (documented there):
+    ``values``, ``rank``, ``identifiable``, ``confounded``, ``counts``,
+    ``estimate``, ``estimate_counts``, ``per_report_values``, ``posterior`` and
+    ``posterior_means``.
 
     Examples
     --------
@@ -74,6 +86,7 @@ class Mechanism:
         claim: Any = None,
         certificate: Any = None,
         provenance: dict[str, Any] | None = None,
+        values: Any = None,
     ) -> None:
         M, ins, outs = convert.matrix_and_labels(Q)
         M = np.array(M, dtype=np.float64)  # our own copy, read-only
@@ -85,6 +98,9 @@ class Mechanism:
         self._prior = None if prior is None else validate_prior(prior)
         if self._prior is not None and self._prior.size != d:
             raise ProblemError(f"prior has {self._prior.size} symbols but Q has {d} rows (inputs)")
+        self._values = None if values is None else np.array(convert.values_for(values, self._in.labels))
+        if self._values is not None:  # our own copy, read-only
+            self._values.flags.writeable = False
         self._claim = convert.claim(claim)
         cert = certificate.to_dict() if hasattr(certificate, "to_dict") else certificate
         self._certificate = None if cert is None else dict(cert)
@@ -133,36 +149,6 @@ class Mechanism:
             f", claim={self._claim['notion']} eps={self._claim['eps']:g}" if self._claim and self._claim["eps"] else ""
         )
         return f"Mechanism({self.shape[0]} inputs x {self.shape[1]} outputs{claim})"
-
-    # -- identifiability --------------------------------------------------------------------------------------
-    @property
-    def rank(self) -> int:
-        """The numerical rank of Q (``rank`` tolerance)."""
-        if self._rank is None:
-            self._rank = identify.rank(self._Q)
-        return self._rank
-
-    @property
-    def identifiable(self) -> bool:
-        """Whether Q has full row rank: the input distribution is determined by the output distribution.
-
-        >>> Mechanism([[0.6, 0.4], [0.6, 0.4]]).identifiable
-        False
-        """
-        return self.rank == self.shape[0]
-
-    def confounded(self) -> list[list[Any]]:
-        """Groups of input labels that the reports cannot tell apart (see :mod:`mechopt.mechanism.identify`).
-
-        >>> Mechanism([[0.6, 0.4], [0.6, 0.4], [0.1, 0.9]], inputs=["a", "b", "c"]).confounded()
-        [['a', 'b']]
-        """
-        if self._groups is None:
-            self._groups = [] if self.identifiable else identify.confounded_groups(self._Q)
-        return [[self.inputs[i] for i in g] for g in self._groups]
-
-    def _confounded_text(self) -> str:
-        return "; ".join("{" + ", ".join(map(str, g)) + "}" for g in self.confounded())
 
     # -- randomize --------------------------------------------------------------------------------------------
     def randomize_indices(self, x_idx: np.ndarray, rng: Any = None, *, threads: int | None = None) -> np.ndarray:
@@ -227,7 +213,7 @@ class Mechanism:
         y = parts[0] if len(parts) == 1 else np.concatenate(parts)
         return self._out.decode(y, Container(kind.name, values if kind.name == "series" else None))
 
-    # -- estimate ---------------------------------------------------------------------------------------------
+    # -- labels and indices ------------------------------------------------------------------------------------
     def input_indices(self, values: Any, start: int = 0) -> np.ndarray:
         """Row indices of input labels (for :meth:`randomize_indices` on chunks of a stream).
 
@@ -245,117 +231,6 @@ class Mechanism:
         ['Y', 'Y', 'N']
         """
         return self._out.decode(np.asarray(indices), Container("numpy"))
-
-    def counts(self, reports: Any, start: int = 0) -> np.ndarray:
-        """How many times each output was reported (int64, over ``outputs``); errors name position ``start + i``.
-
-        >>> Mechanism(np.eye(2), outputs=["n", "y"]).counts(["y", "y", "n"]).tolist()
-        [1, 2]
-        """
-        y, _ = self._out.encode(reports, offset=start)
-        return np.bincount(y, minlength=self.shape[1]).astype(np.int64)
-
-    def estimate(
-        self,
-        reports: Any,
-        method: str = "linear",
-        consistency: str | None = None,
-        ci: float | None = None,
-        prior: Any = None,
-    ) -> Estimate:
-        """Estimate the distribution of the inputs from the reports.
-
-        Parameters
-        ----------
-        reports : array, list or Series of output labels
-        method : {"linear", "em", "posterior"}
-            ``linear``: unbiased θ̂ = (Qᵀ)⁺ f, needs Q of full row rank (else
-            ProblemError naming the confounded inputs). ``em``: maximum
-            likelihood by EM, any Q. ``posterior``: the average posterior under
-            the design prior (what ``histogram``/``mse`` designs assume; biased).
-            Formulas: :mod:`mechopt.mechanism.estimators`.
-        consistency : {None, "clip", "norm-sub", "project"}
-            Map the estimate onto the simplex (:mod:`mechopt.mechanism.consistency`).
-        ci : float, optional
-            Coverage level of normal intervals (e.g. 0.95).
-        prior : array_like, optional
-            EM's start (``em`` only); default uniform.
-
-        Examples
-        --------
-        >>> m = Mechanism([[0.75, 0.25], [0.25, 0.75]])
-        >>> m.estimate(np.array([0] * 600 + [1] * 400)).frequencies.round(6).tolist()
-        [0.7, 0.3]
-        """
-        return self.estimate_counts(self.counts(reports), method, consistency, ci, prior)
-
-    def estimate_counts(
-        self,
-        counts: Any,
-        method: str = "linear",
-        consistency: str | None = None,
-        ci: float | None = None,
-        prior: Any = None,
-    ) -> Estimate:
-        """:meth:`estimate` from output counts (one per output; e.g. summed over chunks of reports).
-
-        >>> m = Mechanism([[0.75, 0.25], [0.25, 0.75]])
-        >>> m.estimate_counts([600, 400], method="em").frequencies.round(6).tolist()
-        [0.7, 0.3]
-        """
-        with single_threaded():  # the same numbers under any BLAS thread count and machine load
-            return self._estimate_counts(counts, method, consistency, ci, prior)
-
-    def _estimate_counts(self, counts: Any, method: str, consistency: str | None, ci: Any, prior: Any) -> Estimate:
-        return estimate_counts(
-            self._Q,
-            counts,
-            method=method,
-            consistency=consistency,
-            ci=ci,
-            prior=prior,
-            design_prior=self._prior,
-            inputs=self.inputs,
-            confounded="" if self.identifiable else self._confounded_text(),
-            R=self._linear_operator() if method == "linear" and self.identifiable else None,
-        )
-
-    def per_report_values(self, reports: Any) -> np.ndarray:
-        """Unbiased per-report estimates of the input indicator: row i is R[:, y_i], E = e_{x_i} (n × d).
-
-        R = (Qᵀ)⁺ as in the linear estimator; their mean is the linear estimate.
-        Refused (ProblemError naming the confounded inputs) when Q is not identifiable.
-
-        >>> Mechanism([[0.75, 0.25], [0.25, 0.75]]).per_report_values([0, 1]).round(12).tolist()
-        [[1.5, -0.5], [-0.5, 1.5]]
-        """
-        y, _ = self._out.encode(reports)
-        return self._linear_operator()[:, y].T
-
-    def _linear_operator(self) -> np.ndarray:
-        if self._R is None:
-            from mechopt.mechanism.estimators import linear_operator
-
-            why = "" if self.identifiable else f" (confounded inputs: {self._confounded_text()})"
-            with single_threaded():
-                self._R = linear_operator(self._Q, why)
-        return self._R
-
-    def posterior(self, prior: Any = None) -> np.ndarray:
-        """P(X = x | Y = y) under ``prior`` (default the design prior), d × k; unreachable outputs are zero columns.
-
-        >>> Mechanism([[0.75, 0.25], [0.25, 0.75]], prior=[0.5, 0.5]).posterior()[:, 0].tolist()
-        [0.75, 0.25]
-        """
-        return posterior_matrix(self._Q, convert.prior_for(prior, self._prior, self.shape[0]))
-
-    def posterior_means(self, values: Any = None, prior: Any = None) -> np.ndarray:
-        """E[a_X | Y = y] for each output (the estimate an ``mse`` design reports); ``values`` default to the inputs.
-
-        >>> Mechanism([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]], prior=[0.25, 0.5, 0.25]).posterior_means()
-        array([0.5, 1.5])
-        """
-        return convert.values_for(values, self.inputs) @ self.posterior(prior)
 
     # -- privacy ----------------------------------------------------------------------------------------------
     def audit(self, notion: str | None = None, prior: Any = None) -> dict[str, Any]:
@@ -393,6 +268,7 @@ class Mechanism:
             "inputs": self.inputs,
             "outputs": self.outputs,
             "prior": self._prior,
+            "values": self._values,
             "claim": self.claim,
             "certificate": self.certificate,
             "provenance": self.provenance,
@@ -417,11 +293,12 @@ class Mechanism:
 
     @classmethod
     def from_result(cls, result: Any, *, prior: Any = None, inputs: Any = None, outputs: Any = None) -> "Mechanism":
-        """The mechanism of a design's :class:`~mechopt.results.result.Result` (its Q, claim, certificate).
+        """The mechanism of a design's :class:`~mechopt.results.result.Result` (its Q, claim, certificate, values).
 
-        A Result does not hold the prior it was designed for: pass ``prior`` to
-        keep it (posterior estimates, LIP/MIP audits). Raises NoChannelError when
-        the result has no channel matrix.
+        The values a_x of an ``mse``/``mae`` design come with it (``result.values``), so
+        :meth:`posterior_means` gives the design's own estimates. A Result does not hold
+        the prior it was designed for: pass ``prior`` to keep it (posterior estimates,
+        LIP/MIP audits). Raises NoChannelError when the result has no channel matrix.
 
         >>> import mechopt
         >>> r = mechopt.design(prior="0.2,0.8", notion="ldp", utility="histogram", eps=1.0, solver="exact")

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from mechopt.errors import ParamError
+from mechopt.errors import ParamError, ProblemError
 from mechopt.mechanism import estimators as E
 from mechopt.mechanism.consistency import make_consistent
 from mechopt.results._json import jsonable
@@ -126,6 +126,24 @@ def _level(ci: float | None) -> float | None:
     return float(ci)
 
 
+def _check_possible(Q: np.ndarray, c: np.ndarray, outputs: tuple[Any, ...]) -> None:
+    """Refuse reports of an output no input can produce (a zero column of Q): they are not from this mechanism."""
+    bad = (c > 0) & ~np.any(Q > 0, axis=0)
+    if np.any(bad):
+        y = int(np.argmax(bad))
+        name = outputs[y] if outputs else y
+        times = f"{c[y]:g} time{'s' if c[y] != 1 else ''}"
+        raise ProblemError(
+            f"output {name!r} was reported {times}, but no input can produce it (its column of Q is 0): "
+            "these reports do not come from this mechanism"
+        )
+
+
+def _negative(var: np.ndarray | None) -> bool:
+    """Whether a variance estimate is negative beyond rounding (then no standard error is given)."""
+    return var is not None and bool(np.any(var < -1e-9 * np.abs(var).max() - 1e-15))
+
+
 def estimate_counts(
     Q: np.ndarray,
     counts: Any,
@@ -136,6 +154,7 @@ def estimate_counts(
     prior: Any = None,
     design_prior: Any = None,
     inputs: tuple[Any, ...] = (),
+    outputs: tuple[Any, ...] = (),
     confounded: str = "",
     R: np.ndarray | None = None,
 ) -> Estimate:
@@ -143,7 +162,8 @@ def estimate_counts(
 
     ``prior`` starts EM (``em`` only); ``design_prior`` is the prior of the
     ``posterior`` estimate; ``confounded`` names the confounded inputs in
-    refusals and notes; ``R`` is the linear operator (Qᵀ)⁺ when already known.
+    refusals and notes; ``R`` is the linear operator (Qᵀ)⁺ when already known. Reports of an
+    output that no input can produce (a zero column of Q) are refused, naming it by ``outputs``.
     """
     if method not in METHODS:
         raise ParamError(f"unknown estimation method {method!r}; known: {', '.join(METHODS)}")
@@ -153,13 +173,24 @@ def estimate_counts(
     make_consistent([1.0], consistency)  # an unknown name fails before any work
     Q = np.asarray(Q, dtype=float)
     c, n = E.check_counts(counts, Q.shape[1])
+    frac = np.abs(c - np.round(c))
+    if np.any(frac > 1e-6) or n < 1:  # standard errors need whole reports (0.3 would round n to 0 or 1)
+        y = int(np.argmax(frac if np.any(frac > 1e-6) else c))
+        raise ProblemError(
+            f"counts must be whole numbers of reports, one per output; output {y} has {c[y]:g}: pass counts, "
+            "not frequencies (multiply the frequencies by the number of reports)"
+        )
+    _check_possible(Q, c, outputs)
     f = c / c.sum()
     notes: list[str] = []
     iterations = None
     if method == "linear":
         R = E.linear_operator(Q, f" (confounded inputs: {confounded})" if confounded else "") if R is None else R
         theta = R @ f
-        var: np.ndarray | None = E.linear_variance(R, f, theta, n)
+        var: np.ndarray | None = E.linear_variance(R, f, theta, n, floor=False)
+        if _negative(var):  # a 0 floor would print a zero-width interval
+            var = None
+            notes.append("no standard error: the unbiased variance estimate is negative (too few reports)")
     elif method == "em":
         fit = E.em(Q, c, start=prior)
         theta, iterations = fit.theta, fit.iterations
@@ -169,8 +200,13 @@ def estimate_counts(
                 "(settings em_iterations, em)"
             )
         var = E.em_covariance(Q, c, theta, full=False) if not confounded else None
-        var = None if var is None else np.maximum(var, 0.0)
-        if confounded:
+        if _negative(var):  # the delta method does not hold here; a 0 floor would print a zero-width interval
+            var = None
+            notes.append(
+                "no standard error: the delta method gives a negative variance (the EM fit is on the boundary "
+                "of the simplex and the reports do not fit the model closely); more reports or a bootstrap"
+            )
+        elif confounded:
             notes.append(
                 f"Q does not identify the distribution (confounded inputs: {confounded}): the EM fit is one of "
                 "many maximum-likelihood points (it depends on the start) and has no standard error"
@@ -185,7 +221,7 @@ def estimate_counts(
             )
         theta, var = E.posterior_estimate(Q, c, design_prior)
         notes.append("biased toward the design prior by construction: a standard error, no interval")
-    stderr = None if var is None else np.sqrt(var)
+    stderr = None if var is None else np.sqrt(np.maximum(var, 0.0))  # floored: rounding only (_negative)
     low = high = None
     if level is not None and stderr is not None and method != "posterior":
         from scipy.special import ndtri  # the normal quantile (scipy.stats costs a second to import)

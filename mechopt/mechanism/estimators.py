@@ -128,13 +128,17 @@ def linear_covariance(Q: np.ndarray, theta: Any, n: int, R: np.ndarray | None = 
     return ((R * lam) @ R.T - np.diag(th)) / n
 
 
-def linear_variance(R: np.ndarray, f: np.ndarray, theta_hat: np.ndarray, n: int) -> np.ndarray:
-    """The unbiased estimate (Σ_y R[x, y]² f_y − θ̂_x)/n of each Var θ̂_x (floored at 0).
+def linear_variance(R: np.ndarray, f: np.ndarray, theta_hat: np.ndarray, n: int, floor: bool = True) -> np.ndarray:
+    """The unbiased estimate (Σ_y R[x, y]² f_y − θ̂_x)/n of each Var θ̂_x (floored at 0 unless ``floor=False``).
+
+    With few reports the estimate can be negative (:func:`mechopt.mechanism.estimate.estimate_counts`
+    then gives no standard error rather than a zero-width interval).
 
     >>> linear_variance(np.eye(2), np.array([0.5, 0.5]), np.array([0.5, 0.5]), 10).tolist()
     [0.0, 0.0]
     """
-    return np.maximum(((R**2) @ f - theta_hat) / n, 0.0)
+    var = ((R**2) @ f - theta_hat) / n
+    return np.maximum(var, 0.0) if floor else var
 
 
 @dataclass(frozen=True)

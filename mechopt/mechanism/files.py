@@ -4,11 +4,19 @@ The document (format ``mechopt.mechanism``, version :data:`VERSION`) is a
 mechanism file in the sense of :mod:`mechopt.io.mechfile`, so ``mechopt audit``
 reads it too::
 
-    {"format": "mechopt.mechanism", "version": 1,
-     "mechanism": {"Q": [[...], ...], "inputs": [...], "outputs": [...], "prior": [...] or null},
+    {"format": "mechopt.mechanism", "version": 2,
+     "mechanism": {"Q": [[...], ...], "inputs": [...], "outputs": [...], "prior": [...] or null,
+                   "values": [...] or null},
      "privacy": {"notion": "ldp", "eps": 1.0} or null,
      "certificate": {"bound": ..., "gap": ..., "status": ..., ...} or null,
      "provenance": {"mechopt": "0.1.0", "date": "2026-11-25T10:00:00+00:00", "source": "..."}}
+
+Version 2 (2026-11-26) added ``values``: the numbers a_x of the inputs
+(an ``mse``/``mae`` design's, one per row), from which
+:meth:`~mechopt.mechanism.inference.Inference.posterior_means` computes the
+estimates. A version-1 file (no ``values``) is read as before: its posterior
+means take the input labels as the values, with a warning when the mechanism
+is an ``mse``/``mae`` design. A file of a newer version is refused.
 
 A Q of more than :data:`JSON_MAX_ENTRIES` entries is written beside the JSON
 as ``<name>.Q.npy`` (``"Q": null, "Q_file": "<name>.Q.npy"``). Labels that are
@@ -41,7 +49,7 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.io.files import read_input_text
 from mechopt.io.jsontext import loads_strict
-from mechopt.io.mechfile import MAX_MECHANISM_BYTES, read_mechanism
+from mechopt.io.mechfile import MAX_MECHANISM_BYTES, check_values, read_mechanism
 from mechopt.io.privacy_claim import claim_of
 from mechopt.io.writer import write_bytes, write_text
 from mechopt.results._json import dumps, jsonable
@@ -49,7 +57,7 @@ from mechopt.results._json import dumps, jsonable
 __all__ = ["write", "read", "FORMAT", "VERSION", "JSON_MAX_ENTRIES", "provenance_now"]
 
 FORMAT = "mechopt.mechanism"
-VERSION = 1
+VERSION = 2
 #: Largest Q (entries) written inside the JSON; a larger one goes to a .npy file beside it.
 JSON_MAX_ENTRIES = 1_000_000
 
@@ -70,11 +78,20 @@ def provenance_now(source: str) -> dict[str, str]:
 
 
 def _label(v: Any) -> Any:
-    return v if isinstance(v, (str, int, float)) and not isinstance(v, bool) else str(v)
+    """A label as JSON: numbers, strings, booleans and null as they are, a tuple as a list (read back as a
+    tuple: a list cannot be a label), anything else as its text."""
+    if v is None or isinstance(v, (str, int, float)):
+        return v
+    return [_label(u) for u in v] if isinstance(v, tuple) else str(v)
+
+
+def _unlabel(v: Any) -> Any:
+    return tuple(_unlabel(u) for u in v) if isinstance(v, list) else v
 
 
 def write(path: str | os.PathLike, mech: dict[str, Any]) -> None:
-    """Write the document of ``mech`` (keys Q, inputs, outputs, prior, claim, certificate, provenance)."""
+    """Write the document of ``mech`` (keys Q, inputs, outputs, prior, claim, certificate, provenance; values
+    optional)."""
     p = Path(path)
     Q = np.asarray(mech["Q"], dtype=float)
     body: dict[str, Any] = {
@@ -82,6 +99,7 @@ def write(path: str | os.PathLike, mech: dict[str, Any]) -> None:
         "inputs": [_label(v) for v in mech["inputs"]],
         "outputs": [_label(v) for v in mech["outputs"]],
         "prior": None if mech["prior"] is None else jsonable(np.asarray(mech["prior"], dtype=float)),
+        "values": None if mech.get("values") is None else jsonable(np.asarray(mech["values"], dtype=float)),
     }
     if Q.size > JSON_MAX_ENTRIES:
         npy = p.with_name(p.stem + ".Q.npy")
@@ -103,15 +121,19 @@ def write(path: str | os.PathLike, mech: dict[str, Any]) -> None:
 
 
 def read(path: str | os.PathLike) -> dict[str, Any]:
-    """The fields of a Mechanism from a file: Q, inputs, outputs, prior, claim, certificate, provenance."""
+    """The fields of a Mechanism from a file: Q, inputs, outputs, prior, values, claim, certificate, provenance.
+
+    ``values`` is None for a file without them (a version-1 file, a design document written before
+    2026-11-26, a bare matrix)."""
     p = Path(path)
     head = _own_document(p)
     if head is not None and head["mechanism"].get("Q_file"):
         doc = head
         npy = p.with_name(str(head["mechanism"]["Q_file"]))
         Q = read_mechanism(npy)["Q"]
-        prior = doc["mechanism"].get("prior")
+        prior, values = doc["mechanism"].get("prior"), doc["mechanism"].get("values")
         flat = {"Q": Q, "prior": None if prior is None else np.asarray(prior, dtype=float)}
+        flat["values"] = None if values is None else check_values(values, Q.shape[0], p)
     else:
         flat = read_mechanism(p)  # validates, with errors naming the file
         doc = head if head is not None else {}
@@ -131,11 +153,10 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
         "inputs": _labels(mech.get("inputs")),
         "outputs": _labels(mech.get("outputs")),
         "prior": flat.get("prior"),
+        "values": flat.get("values"),
         "claim": claim,
         "certificate": doc.get("certificate") if head is not None else _certificate(flat),
-        "provenance": doc.get("provenance")
-        if head is not None
-        else {"source": f"{p.name} ({flat.get('format', 'file')})"},
+        "provenance": doc.get("provenance") if head is not None else _provenance(flat, p),
     }
 
 
@@ -153,7 +174,7 @@ def _own_document(p: Path) -> dict[str, Any] | None:
 
 
 def _labels(v: Any) -> tuple[Any, ...] | None:
-    return None if v is None else tuple(v)
+    return None if v is None else tuple(_unlabel(u) for u in v)
 
 
 def _claim(flat: dict[str, Any]) -> dict[str, Any] | None:
@@ -163,9 +184,18 @@ def _claim(flat: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _certificate(flat: dict[str, Any]) -> dict[str, Any] | None:
-    """What a design document proved: its certificate with the status, proof, objective and value."""
+    """What a design document proved: its certificate with the status, proof, objective and value; a design
+    without a certificate (``locally_optimal``, ``feasible``) keeps its status, objective and value."""
     cert = flat.get("certificate")
-    if not isinstance(cert, dict):
+    if not isinstance(cert, dict) and not isinstance(flat.get("status"), str):
         return None
     keys = ("status", "proof", "objective", "value", "unit", "solver")
-    return {**cert, **{k: flat[k] for k in keys if flat.get(k) is not None}}
+    return {**(cert if isinstance(cert, dict) else {}), **{k: flat[k] for k in keys if flat.get(k) is not None}}
+
+
+def _provenance(flat: dict[str, Any], p: Path) -> dict[str, Any]:
+    """Where a file that is not ours came from: its name and form, and the mechopt version and date a
+    ``design --out`` document records (``provenance``; earlier documents have none)."""
+    prov = flat.get("provenance") if isinstance(flat.get("provenance"), dict) else {}
+    kept = {k: prov[k] for k in ("mechopt", "date") if isinstance(prov.get(k), str)}
+    return {**kept, "source": f"{p.name} ({flat.get('format', 'file')})"}

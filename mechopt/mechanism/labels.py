@@ -166,9 +166,12 @@ class Labels:
         i = int(where[0])
         at = f"position {i + self._offset}" + (f" (index {index[i]!r})" if index is not None else "")
         shown = ", ".join(repr(v) for v in self.labels[:6]) + (", ..." if len(self.labels) > 6 else "")
+        v = _plain(values[i])
+        missing = v is None or (isinstance(v, float) and v != v and not any(lab != lab for lab in self.labels))
         raise ProblemError(
-            f"value {_plain(values[i])!r} at {at} is not one of the {len(self.labels)} {self.what} ({shown}): "
-            f"map it to an input label or drop it ({where.size} such value{'s' if where.size > 1 else ''})"
+            f"{'a missing value' if missing else f'value {v!r}'} at {at} is not one of the {len(self.labels)} "
+            f"{self.what} ({shown}): map it to an {self.what[:-1]} label or drop it "
+            f"({where.size} such value{'s' if where.size > 1 else ''})"
         )
 
     def decode(self, idx: np.ndarray, container: Container) -> Any:

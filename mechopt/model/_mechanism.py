@@ -37,11 +37,12 @@ def _channel_matrix(mech: Any) -> np.ndarray | None:
     return M if M.ndim == 2 and M.size else None
 
 
-def mechanism_dict(mech: Any, prior: Any = None) -> Any:
+def mechanism_dict(mech: Any, prior: Any = None, values: Any = None) -> Any:
     """The one JSON layout of a mechanism (design ``--json``, ``design --out``, ``Result.to_dict``).
 
     A channel becomes ``{"Q": rows, "inputs": labels, "outputs": labels}``
-    plus ``"prior"`` when given; anything else (a density, a covariance, a
+    plus ``"prior"`` and ``"values"`` (the numbers a_x of an ``mse``/``mae``
+    design, one per input) when given; anything else (a density, a covariance, a
     structured plan) its own JSON form; no mechanism ``None``.
 
     Examples
@@ -66,4 +67,6 @@ def mechanism_dict(mech: Any, prior: Any = None) -> Any:
     }
     if prior is not None and np.ndim(prior) == 1 and np.size(prior) == Q.shape[0]:
         doc["prior"] = jsonable(np.asarray(prior, dtype=float))
+    if values is not None and np.ndim(values) == 1 and np.size(values) == Q.shape[0]:
+        doc["values"] = jsonable(np.asarray(values, dtype=float))
     return doc

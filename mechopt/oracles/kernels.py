@@ -222,19 +222,33 @@ def _finish_rows(flat: np.ndarray, width: int, pad: int, x: np.ndarray, bits: np
             flat[r * width + width - 1] &= pad
     if x.size == 0:
         return
-    if width == 2:  # a row is one little-endian uint16: bit x is bit 8·(x >> 3) + 7 − (x mod 8) of it
+    if width == 2:  # a row is one little-endian uint16: bit x is bit 8·(x >> 3) + 7 − (x mod 8) = x ^ 7 of it
         rows = flat.view(np.uint16)
-        one, seven = np.uint64(1), np.uint64(7)
-        for r in range(r0, r1):  # unsigned indices and shifts: no negative-index wrap-around code
-            ur, xr = np.uint64(r), np.uint64(x[r])
-            sh = (xr & ~seven) + seven - (xr & seven)
-            own = (np.uint64(bits[ur >> np.uint64(3)]) >> (ur & seven)) & one
-            rows[ur] = np.uint16((np.uint64(rows[ur]) & ~(one << sh)) | (own << sh))
+        r = r0
+        while r < r1 and r & 7:  # single rows up to a multiple of 8
+            _own_row(rows, r, x, np.uint64(bits[r >> 3]) >> np.uint64(r & 7))
+            r += 1
+        while r + 8 <= r1:  # 8 rows per byte of own bits: one load of it (unsigned: no wrap-around code)
+            b = np.uint64(bits[r >> 3])
+            for j in range(8):
+                _own_row(rows, r + j, x, b >> np.uint64(j))
+            r += 8
+        while r < r1:  # the last rows
+            _own_row(rows, r, x, np.uint64(bits[r >> 3]) >> np.uint64(r & 7))
+            r += 1
         return
     for r in range(r0, r1):
         xr = np.intp(x[r])
         at = r * width + (xr >> 3)
         flat[at] = _with_own_bit(flat[at], xr, bits, r)
+
+
+@helper
+def _own_row(rows: np.ndarray, r: int, x: np.ndarray, own) -> None:
+    """Row r (one little-endian uint16) with its bit x[r] ^ 7 set to the low bit of ``own``."""
+    ur, one = np.uint64(r), np.uint64(1)
+    sh = np.uint64(x[ur]) ^ np.uint64(7)
+    rows[ur] = np.uint16((np.uint64(rows[ur]) & ~(one << sh)) | ((own & one) << sh))
 
 
 @helper

@@ -141,25 +141,49 @@ def own_subset_words(
     if not 0 < k < d <= SMALL_D:
         raise ProblemError(f"own_subset_words needs 0 < k < d <= {SMALL_D}, got d={d}, k={k}")
     fast_tab, thr, K = alias_tables(d, k, float(g), bool(packed and np.little_endian))
-    kern = _pick.compiled()
+    kern, settle = _pick.compiled(), _settle.compiled()
     out = np.empty(x.size, dtype=np.uint16)
     ties = np.empty(min(x.size, CHUNK_USERS), dtype=np.int64)
     if kern is not None:
         out.fill(0)  # first touch in one tight pass: page faults inside the sampling cost more system time
+        # the lock and handles once for all blocks (~15 µs each); the kernels draw from the generator themselves
+        with drawing(rng) as gen:
+            for lo in range(0, x.size, CHUNK_USERS):
+                xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
+                nt = kern(gen, xs, fast_tab, K, os_, ties)
+                if nt:  # the same fresh words as _settle_ties, drawn in the kernel (the lock is held)
+                    settle(gen, xs, ties[:nt], fast_tab, thr, K, os_)
+        return _finish(out, packed, d)
     for lo in range(0, x.size, CHUNK_USERS):
         xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
-        if kern is not None:
-            with drawing(rng) as gen:  # the kernel draws from the generator itself, under its lock
-                nt = kern(gen, xs, fast_tab, K, os_, ties)
-        else:
-            u = raw_words(rng, (xs.size + 1) // 2).view(np.uint32)[: xs.size]
-            nt = _pick_numpy(u, xs, fast_tab, K, os_, ties)
+        u = raw_words(rng, (xs.size + 1) // 2).view(np.uint32)[: xs.size]
+        nt = _pick_numpy(u, xs, fast_tab, K, os_, ties)
         if nt:
             _settle_ties(rng, xs, ties[:nt], fast_tab, thr, K, os_)
+    return _finish(out, packed, d)
+
+
+def _finish(out: np.ndarray, packed: bool, d: int) -> np.ndarray:
+    """The words, or with ``packed`` their (n, ⌈d/8⌉) ``packbits`` rows (a view; copied for d ≤ 8)."""
     if not packed:
         return out
     rows = out.view(np.uint8).reshape(-1, 2)  # item i → byte i // 8, bit 7 − i % 8
     return rows if d > 8 else np.ascontiguousarray(rows[:, :1])
+
+
+@kernel
+def _settle(gen, xs, at, fast_tab, thr, K, out):  # pragma: no cover - compiled; its numpy twin is _settle_ties
+    """:func:`_settle_ties` drawing its words from the BitGenerator ``gen`` itself (the same words, in order)."""
+    hi, lo, ihi, ilo = state_in(gen)
+    low, shift = np.uint64((1 << (32 + K)) - 1), np.uint64(32 - K)
+    for r in range(at.size):
+        hi, lo, w = draw_word(gen, hi, lo, ihi, ilo)
+        i = at[r]
+        col = np.intp(out[i])  # the column index, kept in the output by _pick
+        e = fast_tab[xs[i], col]
+        keep = (w >> shift) < (thr[xs[i], col] & low)  # U's low 32 + K bits against T_j's
+        out[i] = np.uint16(e & np.uint64(0xFFFF)) if keep else np.uint16((e >> np.uint64(16)) & np.uint64(0xFFFF))
+    state_out(gen, hi, lo)
 
 
 def _settle_ties(rng, xs, at, fast_tab, thr, K, out) -> None:

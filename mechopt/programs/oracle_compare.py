@@ -6,7 +6,7 @@ Two numbers per mechanism, at n = 1 report per user (divide by n for n users):
   estimate of the input distribution when X ~ P,
   V = E‖θ̂ − e_X‖²-style total variance tr Cov(θ̂) (:func:`mechopt.programs.frequency.freq_var`).
   For a designed Q of full row rank the estimator is the linear one,
-  θ̂ = (QQᵀ)⁻¹Q e_y (:meth:`mechopt.Mechanism.estimate`, ``linear``). For the
+  θ̂ = (QQᵀ)⁻¹Q e_y (:meth:`mechopt.mechanism.inference.Inference.estimate`, ``linear``). For the
   oracles it is the remapping estimator θ̂_j = (1[j ∈ y] − h)/(g − h), whose
   total variance is Σ_j [P_j g(1−g) + (1−P_j) h(1−h)]/(g−h)² + 1 − ‖P‖².
   A Q that confounds inputs has no unbiased estimator: its row gives the
@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from mechopt.errors import MechoptError
 from mechopt.programs.frequency import freq_var
 
 __all__ = ["frequency_rows", "compare_baselines", "oracle_variance", "MAX_LISTED_OUTPUTS"]
@@ -60,10 +61,11 @@ def _best_ksubset(d: int, eps: float, P: np.ndarray) -> Any:
 
 def _em_limit_error(Q: np.ndarray, P: np.ndarray) -> tuple[float, str]:
     from mechopt.mechanism import Mechanism
+    from mechopt.mechanism.estimators import em
 
     m = Mechanism(Q)
-    est = m.estimate_counts((P @ Q) * 1e9, method="em")
-    return float(np.sum((est.frequencies - P) ** 2)), m._confounded_text()
+    theta = em(Q, P @ Q).theta  # EM on the exact output distribution (the limit of infinitely many reports)
+    return float(np.sum((theta - P) ** 2)), m._confounded_text()
 
 
 def frequency_rows(Q: np.ndarray, prior: np.ndarray, eps: float) -> list[dict[str, Any]]:
@@ -104,6 +106,31 @@ def _oracle_row(name: str, orc: Any, P: np.ndarray, outputs: int) -> dict[str, A
     }
 
 
+def _notion_note(notion: Any, eps: float) -> str:
+    """What a non-LDP design's ε guarantees next to the ε-LDP baselines ("" for LDP): unlike guarantees."""
+    from mechopt.notions.relations import implied_levels
+
+    name = str(notion.name).lower()
+    if name == "ldp":
+        return ""
+    low = getattr(notion, "eps_lower", None)
+    try:
+        ldp = implied_levels(name, eps, eps_lower=low)["ldp"]
+    except MechoptError:  # a notion outside the implication graph
+        ldp = None
+    implied = (
+        "which implies no LDP level"
+        if ldp is not None and math.isinf(ldp)
+        else f"which implies {ldp:g}-LDP only"
+        if ldp is not None
+        else "a different guarantee"
+    )
+    return (
+        f"the baselines are {eps:g}-LDP; the design is {eps:g}-{notion.name}, {implied}: "
+        "'best' compares unlike guarantees"
+    )
+
+
 def compare_baselines(problem: Any, Q: np.ndarray) -> dict[str, Any]:
     """The comparison document of a design ``problem`` whose channel is ``Q``: rows, the best on each metric.
 
@@ -131,11 +158,7 @@ def compare_baselines(problem: Any, Q: np.ndarray) -> dict[str, Any]:
     scored = [r for r in rows if r["objective"] is not None]
     pick = max if problem.sense == "max" else min
     best_o = pick(scored, key=lambda r: r["objective"])["mechanism"] if scored else None
-    note = (
-        ""
-        if str(problem.notion.name).lower() == "ldp"
-        else (f"the baselines are {eps:g}-LDP; the design is under {problem.notion.name} at the same ε")
-    )
+    note = _notion_note(problem.notion, eps)
     return {
         "metric": "frequency variance: tr Cov of the unbiased estimate of the input distribution, one report "
         "per user (divide by n)",

@@ -83,6 +83,12 @@ class Result:
         objective's definition (``Utility.unit`` / ``Problem.unit``): ``"nats"``
         for a mutual information, ``"squared units of the values"`` for an MSE,
         ``"1/units²"`` for a Fisher trace. ``solve`` fills it from the problem.
+    values : numpy.ndarray or None
+        The numbers a_x of the inputs an ``mse`` or ``mae`` design was solved for
+        (one per row of Q, in the unit of the values); None for other objectives.
+        ``solve`` fills it from the problem's utility; :meth:`to_dict` writes it
+        as ``mechanism.values``, and :meth:`Mechanism.from_result
+        <mechopt.mechanism.core.Mechanism.from_result>` takes its posterior means from it.
     """
 
     status: Status
@@ -104,6 +110,7 @@ class Result:
     proof: str | None = None
     unit: str | None = None
     eps_lower: float | None = None
+    values: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
@@ -281,7 +288,7 @@ class Result:
             "unit": self.unit,
             "objective": self.objective,
             "sense": self.sense,
-            "mechanism": mechanism_dict(self.mechanism),
+            "mechanism": mechanism_dict(self.mechanism, values=self.values),
             "privacy": {
                 "notion": self.notion,
                 "eps": jsonable(self.eps),

@@ -15,6 +15,7 @@ Examples
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,11 @@ def ball_radius(radius: Any) -> float:
     if not 0.0 <= r <= 1.0:  # NaN fails too
         raise ProblemError(
             f"a prior ball's radius must be a number in [0, 1] (no two priors are farther apart), got {radius!r}"
+        )
+    if 0.0 < r < sys.float_info.min:  # subnormal: 1e-320 is held as 9.99989e-321 (the set named a radius not given)
+        raise ProblemError(
+            f"a prior ball's radius {radius!r} is below {sys.float_info.min:.3g} (a subnormal float, not held to "
+            "full precision): give 0 for the center alone, or a radius of at least that"
         )
     return r
 

@@ -160,6 +160,11 @@ class EmpiricalPrior:
             raise ProblemError("prior counts must be whole numbers >= 0 (how often each symbol was seen)")
         if c.sum() < 1:
             raise ProblemError("prior counts must have at least one sample (their sum is 0)")
+        if not c.sum() < _EXACT_N:  # 1e300 printed n as the 301 digits of the float sum, not the count given
+            raise ProblemError(
+                f"prior counts sum to {c.sum():.3g} samples, beyond {_EXACT_N:.3g}, where counts are no longer exact "
+                "integers (n and n + 1 are one float): give the empirical prior itself with --prior"
+            )
         c.flags.writeable = False
         object.__setattr__(self, "counts", c)
         object.__setattr__(self, "delta", check_delta(self.delta))

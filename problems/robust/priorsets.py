@@ -169,6 +169,10 @@ def _ball_vertices(c: np.ndarray, r: float, kind: str) -> np.ndarray:
     # substitute P_{d-1} = 1 - Σ_{i<d-1} P_i: rows A' z <= b'
     Ar = A[:, :-1] - A[:, -1:]
     br = b - A[:, -1]
+    # z = c' + r·y: the ball in units of its radius about its center (c' = c[:-1]: feasible, b − A c ≥ 0), so the
+    # LP and Qhull see a set of size ~1 (their tolerances are absolute: a 1e-10 ball at a center with a 0 entry
+    # failed, "feasible point is not clearly inside halfspace")
+    br = (br - Ar @ c[:-1]) / r
     norms = np.linalg.norm(Ar, axis=1)
     keep = norms > 0
     Ar, br, norms = Ar[keep], br[keep], norms[keep]
@@ -182,11 +186,12 @@ def _ball_vertices(c: np.ndarray, r: float, kind: str) -> np.ndarray:
         Z = np.array([[np.max(br[a < 0] / a[a < 0])], [np.min(br[a > 0] / a[a > 0])]])
     else:
         Z = HalfspaceIntersection(np.c_[Ar, -br], res.x[:-1]).intersections
+    Z = c[:-1] + r * Z
     V = np.c_[Z, 1.0 - Z.sum(axis=1)]
     V = np.where(np.abs(V) < 1e-14, 0.0, V)
     V = V / V.sum(axis=1, keepdims=True)
     viol = float(np.max(A @ V.T - b[:, None]))
-    if viol > 1e-9:
+    if viol > 1e-9 * r + 1e-15:  # relative to the ball (an absolute 1e-9 was 10 radii of a 1e-10 ball)
         raise ProblemError(f"prior-ball vertex enumeration is off by {viol:.3g}: give the vertices instead")
     return np.unique(np.round(V, 15), axis=0)
 

@@ -26,11 +26,13 @@ array([[0.667, 0.333],
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
 from mechopt import settings
 from mechopt.errors import TooLargeError
+from mechopt.runtime.deadline import TimeLimitReached
 
 __all__ = [
     "lip_deviations",
@@ -267,7 +269,8 @@ def dedupe(R: np.ndarray, tol: float | None = None) -> np.ndarray:
     return R[:, np.sort(first)]
 
 
-def dd_rays(A: np.ndarray, *, tol: float | None = None, max_rays: int = 200_000) -> np.ndarray:
+def dd_rays(A: np.ndarray, *, tol: float | None = None, max_rays: int = 200_000,
+            deadline: float | None = None) -> np.ndarray:  # fmt: skip
     """Extreme rays of K = {c ≥ 0 : A c ≥ 0} by the double description method.
 
     Starts from the orthant's rays e_x and adds the rows of A one at a time:
@@ -275,7 +278,9 @@ def dd_rays(A: np.ndarray, *, tol: float | None = None, max_rays: int = 200_000)
     pair gives a new ray on the hyperplane. Adjacency is the combinatorial
     test: no third ray is tight on every constraint tight at both. Rays are
     returned normalised (1ᵀr = 1) as columns. Raises TooLargeError when an
-    intermediate ray set exceeds ``max_rays``.
+    intermediate ray set exceeds ``max_rays``, and ``TimeLimitReached`` when the
+    ``deadline`` (``time.perf_counter()`` seconds) passes between rows (a partial
+    ray set would price wrongly).
 
     Examples
     --------
@@ -290,6 +295,8 @@ def dd_rays(A: np.ndarray, *, tol: float | None = None, max_rays: int = 200_000)
     R = np.eye(d)  # rays as rows
     Z = ~np.eye(d, dtype=bool)  # Z[r, i]: constraint i tight at ray r
     for a in A:
+        if deadline is not None and time.perf_counter() >= deadline:
+            raise TimeLimitReached("enumerating the cone's extreme rays")
         scale = tol * max(1.0, float(np.abs(a).max()))
         v = R @ a
         pos, neg = np.flatnonzero(v > scale), np.flatnonzero(v < -scale)

@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 
@@ -49,12 +50,13 @@ LIMIT = 1 << 23
 
 
 def box_patterns(V: np.ndarray, target: np.ndarray, half: np.ndarray, *, budget: int | None = None,
-                 enough: int | None = None, cell_size: int = CELL) -> tuple[np.ndarray, bool]:  # fmt: skip
+                 enough: int | None = None, cell_size: int = CELL,
+                 deadline: float | None = None) -> tuple[np.ndarray, bool]:  # fmt: skip
     """(patterns z ∈ {0,1}^n with |V z − target| ≤ half in every row of V (rows of a bool array), complete?).
 
     ``budget`` caps the left patterns listed and the search stops after a cell once ``enough`` patterns are found
     (None: every cell, the answer complete; a cell needing more than LIMIT right patterns or hits stops it too,
-    incomplete); ``half`` > 0.
+    incomplete, as does the ``deadline`` (``time.perf_counter()`` seconds), checked between cells); ``half`` > 0.
     """
     V = np.asarray(V, float)
     k, n = V.shape
@@ -75,7 +77,8 @@ def box_patterns(V: np.ndarray, target: np.ndarray, half: np.ndarray, *, budget:
     for cell in cells:
         if listed >= total:
             break
-        if (budget is not None and listed >= budget) or (enough is not None and hits >= enough):
+        late = deadline is not None and time.perf_counter() >= deadline
+        if late or (budget is not None and listed >= budget) or (enough is not None and hits >= enough):
             return _patterns(found, n), False
         lo, hi = origin + cell * w, origin + (cell + 1) * w
         la, lb = _join(U[0][:, g], U[1][:, g], lo - w * SLACK, hi + w * SLACK)

@@ -54,7 +54,7 @@ import time
 
 import numpy as np
 
-from mechopt.solvers.robust.pricing import MILP_ABS_GAP, RayPricing, _rc_tol
+from mechopt.solvers.robust.pricing import RayPricing, _rc_tol, certified_tol
 
 __all__ = ["RatioBranchBound", "LDPMSERatioPricer"]
 
@@ -209,13 +209,12 @@ class LDPMSERatioPricer:
 
     def __init__(self, gains, n: int, eps: float, stop: float = 0.5) -> None:
         self.n, self.E1, self.stop = n, math.expm1(eps), stop
-        self.weights = (math.exp(-eps), 1.0)
-        # the scale of the scores: E_i[ã²] (no channel's gains sum above it); the largest pattern gain can be e^ε
-        # times more (ε = 6, d = 64: 34157 against 414), which made the tolerance a gap floor of 1.7e-7
-        self.unit = float(np.abs(gains.constants()).max(initial=0.0)) or 1.0
-        self.bb = RatioBranchBound(gains.vertices, gains.utility.centred, eps, tol=MILP_ABS_GAP * self.unit)
+        self.weights, self.top = (math.exp(-eps), 1.0), math.exp(eps)
+        self.const = gains.constants()  # −E_i[ã²]: the score λᵀc + 1ᵀμ is −MSE, the tolerance's unit (price)
+        self.bb = RatioBranchBound(gains.vertices, gains.utility.centred, eps)
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
+        self.bb.tol = certified_tol(lam, mu, self.const)  # relative to the MSE certified, not to E[a²]
         Z, ub = self.bb.solve(lam, mu, deadline, stop=self.stop, keep=self.n)
         true = self.bb.rho(Z, lam, mu)
         rays = 1.0 + self.E1 * Z[true > _rc_tol()].T

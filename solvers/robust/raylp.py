@@ -33,7 +33,11 @@ from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust.pricing import _rc_tol
 
-__all__ = ["ray_lp"]
+__all__ = ["ray_lp", "constant_outcome", "unit_columns", "MASTER_TOL"]
+
+#: HiGHS's feasibility tolerances on the master, in the gains' unit (about E[a²] for an MSE: its duals, hence the
+#: bound, are no closer than that to a score E[a²] − Σ gains; an MSE near it is not certifiable in this frame).
+MASTER_TOL = 1e-10
 
 
 def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float | None = None,
@@ -50,16 +54,18 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     column generation", 2018), so within ⌈1/(1 − α)⌉ rounds it prices at (λ, μ) itself and the loop ends
     exactly as without smoothing.
 
-    Returns ``w`` and ``R`` (the master's columns), ``bound`` (None without an exact pricing pass),
+    Returns ``w`` and ``R`` (the master's columns; when the deadline comes before the first master, the
+    constant channel: R = 1, w = 1, ``note`` saying so), ``bound`` (None without an exact pricing pass),
     ``proven``, ``duals`` ((λ, μ) where ``bound`` was proven, μ in score units: with start duals or
     smoothing not the last master's), ``rounds``, ``status`` and ``message``.
     """
     if not 0.0 <= smoothing < 1.0:
         raise ParamError(f"smoothing must be in [0, 1), got {smoothing}: 0 turns it off")
     c = G.constants()
-    R, F = seed, G.gains(seed)
-    stored = getattr(pricer, "F", F)  # the gains of every ray when the pricer holds them
-    scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(stored).ravel(), np.abs(c)])  # a power of two: exact
+    R = unit_columns(seed)
+    F = G.gains(R)
+    probe = G.gains(np.eye(R.shape[0]))  # the size of a unit column's gains (the seed's may all be 0: mi of 1)
+    scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(probe).ravel(), np.abs(c)])  # a power of two: exact
     with gain_units(scale):  # reduced-cost and MILP tolerances in the gains' unit: unit-free
         return _rounds(G, pricer, R, F, c, scale, max_iter, deadline, smoothing)
 
@@ -70,12 +76,13 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
     tol = 0.9 * settings.tolerance("gap")  # the certificate needs ``gap`` (value and t differ by round-off only)
     centre, misprice = None, 0  # the duals of the lowest bound (λ, μ), and the mispricings in a row
+    one = G.gains(np.ones((R.shape[0], 1)))[:, 0] / scale  # the all-ones column's gains (_lagrange)
     start = getattr(pricer, "start_duals", lambda: None)()
     if start is not None:  # a first bound and smoothing centre before any master (the pricer's docstring)
         pr = pricer.price(start[0], start[1], deadline)
         if pr.bound is not None and math.isfinite(pr.bound):
             centre = (start[0], start[1] / scale)
-            bound, proven = _lagrange(pricer, centre[0], centre[1], c / scale, pr.bound / scale), True
+            bound, proven = _lagrange(pricer, centre[0], centre[1], c / scale, pr.bound / scale, one), True
     for it in range(1, max_iter + 1):
         if deadline is not None and time.perf_counter() >= deadline:
             status = "time_limit"
@@ -94,7 +101,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             break
         pr = pricer.price(plam, pmu * scale, deadline)
         if pr.bound is not None and math.isfinite(pr.bound):
-            b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale)
+            b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale, one)
             if b < bound or centre is None:
                 centre = (plam, pmu)
             if b < bound:
@@ -102,10 +109,11 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):
             status = "optimal"
             break
-        new = [j for j in range(pr.rays.shape[1]) if _key(pr.rays[:, j]) not in keys]
-        Fn = G.gains(pr.rays[:, new])
+        rays = unit_columns(pr.rays)  # the master's columns: each scaled so that its largest entry is in [1, 2)
+        new = [j for j in range(rays.shape[1]) if _key(rays[:, j]) not in keys]
+        Fn = G.gains(rays[:, new])
         if smoothed:  # keep the columns that improve the master at its own duals
-            good = lam @ Fn - (mu * scale) @ pr.rays[:, new] > _rc_tol()
+            good = lam @ Fn - (mu * scale) @ rays[:, new] > _rc_tol()
             new, Fn = [j for j, g in zip(new, good) if g], Fn[:, good]
             if not new:
                 misprice += 1
@@ -116,13 +124,41 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             status = "time_limit" if late else ("optimal" if proven else "failed")
             break
         for j in new:
-            keys.add(_key(pr.rays[:, j]))
-        R = np.hstack([R, pr.rays[:, new]])
+            keys.add(_key(rays[:, j]))
+        R = np.hstack([R, rays[:, new]])
         F = np.hstack([F, Fn])
-    R = R if w is None else R[:, : w.size]  # the columns of the last master solved (later ones are unpriced)
     duals = None if centre is None else (centre[0], centre[1] * scale)  # (λ, μ) of the lowest bound, score units
-    return {"w": w, "R": R, "bound": None if not proven else bound * scale, "proven": proven, "rounds": it,
-            "status": status, "message": status, "duals": duals}  # fmt: skip
+    if w is None:
+        out = constant_outcome(R.shape[0], status)
+    else:  # R: the columns of the last master solved (later ones are unpriced)
+        out = {"w": w, "R": R[:, : w.size], "rounds": it, "status": status, "message": status}
+    return {**out, "bound": None if not proven else bound * scale, "proven": proven, "duals": duals}
+
+
+def constant_outcome(n: int, status: str) -> dict[str, Any]:
+    """The ray LP's outcome when no master was solved (the deadline came first): the constant channel (R = 1,
+    w = 1; every input the same output law, private under every notion), no bound."""
+    note = "no master LP solved: the constant channel"
+    return {"w": np.ones(1), "R": np.ones((n, 1)), "rounds": 0, "status": status, "message": status,
+            "bound": None, "proven": False, "duals": None, "note": note}  # fmt: skip
+
+
+def unit_columns(R: np.ndarray) -> np.ndarray:
+    """R with each column divided by a power of two near its largest entry (exact; the entries end in (0, 2)).
+
+    The master's duals and the pricer's bound do not depend on the columns' lengths (the gains are positively
+    homogeneous), but HiGHS does: ε-LDP patterns 1 + (e^ε − 1)z have entries up to e^ε (1.1e13 at ε = 30), and
+    their gains up to ε·e^ε, so at one scale the scores (≈ 1) fell below the LP's tolerances.
+
+    >>> unit_columns(np.array([[1.0, 3.0], [1e13, 0.5]])).tolist()
+    [[1.1368683772161603e-13, 1.5], [1.1368683772161603, 0.25]]
+    """
+    R = np.asarray(R, float)
+    if R.size == 0:
+        return R
+    top = np.max(np.abs(R), axis=0)
+    exp = np.frexp(np.where(top > 0, top, 1.0))[1] - 1
+    return np.ldexp(R, -exp[None, :])
 
 
 def _prune(R, Fs, w, lam, mu, keys, F):
@@ -134,11 +170,23 @@ def _prune(R, Fs, w, lam, mu, keys, F):
     return R[:, keep], F[:, keep], w[keep], keys - gone
 
 
-def _lagrange(pricer, lam, mu, c, rho) -> float:
-    """The proven bound λᵀc + 1ᵀμ + W·ρ (W the pricer's range of Σ w; every argument in the master's unit)."""
+def _lagrange(pricer, lam, mu, c, rho, one=None) -> float:
+    """The proven bound λᵀc + 1ᵀμ + W·ρ (W the pricer's range of Σ w; every argument in the master's unit).
+
+    A pricer of ε-LDP patterns (``top`` = e^ε, the largest entry of every pattern but the all-ones one, whose
+    gains are ``one``) gives a second bound, the lower one is returned: over the patterns scaled to a largest
+    entry 1, max ρ ≤ max(ρ(1), ρ/e^ε) and W ∈ [1, min(n, e^ε)] (each entry ≤ 1, and a pattern sums to at least
+    n·e^{−ε} times its largest entry). With W = [e^{−ε}, 1] on the patterns themselves a rounding-size ρ > 0
+    of patterns of size e^ε was a gap floor (ε = 15, d = 21, mse: 6e-2).
+    """
     lo, hi = pricer.weights
-    b = float(lam @ c + mu.sum() + (hi * rho if rho >= 0 else lo * rho))
-    return b + _margin(lam, c, mu, rho, hi)
+    b = float(lam @ c + mu.sum() + (hi * rho if rho >= 0 else lo * rho)) + _margin(lam, c, mu, rho, hi)
+    top = getattr(pricer, "top", None)
+    if top is None or one is None:
+        return b
+    r1 = max(float(lam @ one - mu.sum()), rho / top)
+    w = min(float(mu.size), top)
+    return min(b, float(lam @ c + mu.sum() + (w * r1 if r1 >= 0 else r1)) + _margin(lam, c, mu, r1, w))
 
 
 def _key(col: np.ndarray) -> bytes:
@@ -161,7 +209,7 @@ def _master(F: np.ndarray, c: np.ndarray, R: np.ndarray):
     cost[-1] = -1.0
     # tight tolerances first; HiGHS's defaults when those end "unknown" (the bound is recomputed from the duals
     # whatever the LP's accuracy: a looser solve only loosens it)
-    for tols in ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {}):
+    for tols in ({"primal_feasibility_tolerance": MASTER_TOL, "dual_feasibility_tolerance": MASTER_TOL}, {}):
         res = linprog(cost, A_ub=A_ub, b_ub=c, A_eq=A_eq, b_eq=np.ones(n), bounds=[(0, None)] * N + [(None, None)],
                       method="highs", options=tols)  # fmt: skip
         if res.status == 0 and res.x is not None:

@@ -43,6 +43,7 @@ from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.solver import Solver
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.result import Certificate, Result, Status
+from mechopt.runtime.deadline import TimeLimitReached
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
@@ -52,7 +53,7 @@ from mechopt.solvers.robust.pricing import (
     box_cone_rays,
 )
 from mechopt.solvers.robust.ratios import LDPMSERatioPricer
-from mechopt.solvers.robust.raylp import ray_lp
+from mechopt.solvers.robust.raylp import MASTER_TOL, constant_outcome, ray_lp
 from mechopt.solvers.robust.search import TREE_LIMIT, mi_pricer
 
 __all__ = ["RobustRaysSolver", "SOLVERS", "TREE_LIMIT"]
@@ -110,12 +111,7 @@ class RobustRaysSolver(Solver):
         cache: dict[str, np.ndarray] = {}  # the cone's rays, enumerated once for every hull round
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
             G = _restricted(VertexGains(priors, problem.utility), rows)
-            pricer, seed, how = _pricer(problem, G, cone, opts, cache)
-            alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
-            if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
-                raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
-            out = _point_mass(G) or ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline,
-                                           smoothing=float(alpha))  # fmt: skip
+            pricer, how, out = _run(problem, G, cone, opts, cache, deadline)
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
             Q = _channel(out, rows, problem)
@@ -135,9 +131,11 @@ class RobustRaysSolver(Solver):
             status, proof = Status(out["status"]), None
             left = "unknown" if gap is None else f"{gap:.3g}"
             msg = f"{out['status'].replace('_', ' ')} after {out['rounds']} rounds; relative gap {left}"
+            msg += f" ({out['note']}, audited)" if out.get("note") else ""
         elif gap is not None:
             status, proof = Status.OPTIMAL_INACCURATE, None
             msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out['status']}; pricing {how})"
+            msg += _resolution(G, value, gap)
         else:
             status, proof = Status.FEASIBLE, None
             msg = f"no certificate: pricing by {how} is a heuristic (audited, not proven optimal)"
@@ -161,6 +159,22 @@ class RobustRaysSolver(Solver):
                       iterations=out["rounds"], extras=extras, **base)  # fmt: skip
 
 
+def _run(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray], deadline):
+    """(pricer, word, the ray LP's outcome). A backstop alarm (the CLI's SIGALRM, ``TimeLimitReached``) in a stage
+    that does not check the deadline (d = 40: the pattern search seeding, a block tree) ends in the constant
+    channel (:func:`~mechopt.solvers.robust.raylp.constant_outcome`), not in a result without a mechanism."""
+    try:
+        pricer, seed, how = _pricer(problem, G, cone, opts, cache, deadline)
+        alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
+            raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
+        out = _point_mass(G) or ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline,
+                                       smoothing=float(alpha))  # fmt: skip
+    except TimeLimitReached:
+        return None, "none (stopped at the deadline)", constant_outcome(cone.shape[1], "time_limit")
+    return pricer, how, out
+
+
 def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndarray, norm=None) -> Any:
     """The certificate file's duals: the weights λ and ν on every row, ν = μ + δ on the support (0 elsewhere) with
     δ = (bound − λᵀc − 1ᵀμ)·ω / 1ᵀω, ω = ``norm`` the pricer's normalisation of its rays (ωᵀr = 1; default 1,
@@ -176,6 +190,23 @@ def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndar
     centre = float(getattr(G.utility, "centre", 0.0))  # the gains' centre (an MSE is shift-invariant)
     return RobustEvidence(problem, Q, lam, nu, None, method=f"robust-rays (ray LP duals; {out['rounds']} rounds)",
                           centre=centre)  # fmt: skip
+
+
+def _resolution(G, value: float, gap: float) -> str:
+    """Why an MSE far below E[a²] is not certified: the ray LP's score is E[a²] − Σ gains, so its bound carries a
+    rounding allowance of ~64·n ulp of E[a²] (``raylp._margin``) and the master's duals are accurate to
+    ``MASTER_TOL``·E[a²]; a note when these explain the gap, else ""."""
+    if G.sign > 0 or not value > 0:
+        return ""
+    big = float(np.abs(G.constants()).max(initial=0.0))
+    rounding = 64 * float(np.finfo(float).eps) * G.vertices.shape[1] * 2 * big / value
+    if gap > 100 * max(rounding, MASTER_TOL * big / value):
+        return ""
+    return (
+        f"; the MSE is {value / big:.2g} of E[a²] = {big:.3g}: in the score E[a²] − Σ gains the bound's rounding "
+        f"allowance is ~{rounding:.2g} and the master LP's tolerance up to ~{MASTER_TOL * big / value:.2g} relative "
+        "to it (double precision; not certifiable at this ε)"
+    )
 
 
 def _scope(problem: Any, G, n_priors: int) -> str:
@@ -220,7 +251,8 @@ def _restricted(G, rows: np.ndarray):
     return VertexGains(G.vertices[:, rows], U)
 
 
-def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray]):
+def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray],
+            deadline: float | None = None):  # fmt: skip
     """(pricer, seed columns, a word for the pricing) for the problem's notion and size; ``cone`` the
     vertices whose privacy cones meet (the set's, on its support rows; G may hold more priors)."""
     from mechopt.problems.robust import box_factors
@@ -234,7 +266,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         if n <= int(opts["enumerate_max"]):
             return LDPSubsetPricer(G, n, eps), seed, f"enumeration of {2**n - 1} patterns"
         if isinstance(G.utility, MutualInfo):
-            return mi_pricer(G.vertices, n, eps, opts, seed)
+            return mi_pricer(G.vertices, n, eps, opts, seed, deadline)
         if isinstance(G.utility, SumMSE) and opts["mse_pricer"] == "auto":
             return LDPMSERatioPricer(G, n, eps), seed, "exact branch and bound over the k ratios N_i/t_i"
         if n <= int(opts["milp_max"]):
@@ -253,7 +285,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             why = f"is above box_max={opts['box_max']} symbols (mi's branch and bound over the cone)"
     else:
         try:
-            R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]))
+            R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]), deadline=deadline)
         except TooLargeError:
             why = f"has more than max_rays={opts['max_rays']} extreme rays"
     if why is not None:

@@ -36,7 +36,7 @@ import numpy as np
 from mechopt.errors import ParamError
 from mechopt.solvers.robust.bnb import MIBranchBound
 from mechopt.solvers.robust.near import box_patterns
-from mechopt.solvers.robust.pricing import MILP_ABS_GAP, LDPMIMilpPricer, RayPricing, _rc_tol
+from mechopt.solvers.robust.pricing import LDPMIMilpPricer, RayPricing, _rc_tol, certified_tol
 
 __all__ = [
     "pattern_search",
@@ -75,10 +75,12 @@ def pattern_search(
     density: float = 0.5,
     seed: int = 0,
     max_moves: int = 200,
+    deadline: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(distinct local optima, rows of bool patterns; their ρ), from ``Z0`` and ``starts`` random patterns.
 
-    ``psi`` maps subset sums (any shape, the prior last) to ψ; ``V`` holds the priors as rows (k × n).
+    ``psi`` maps subset sums (any shape, the prior last) to ψ; ``V`` holds the priors as rows (k × n). A
+    ``deadline`` (``time.perf_counter()`` seconds) stops the moves: the patterns reached so far are returned.
     """
     n = V.shape[1]
     rng = np.random.default_rng(seed)
@@ -88,7 +90,7 @@ def pattern_search(
     val = c0 + Z @ c + psi(U) @ lam
     live = np.ones(len(Z), bool)
     for _ in range(max_moves):
-        if not live.any():
+        if not live.any() or (deadline is not None and time.perf_counter() >= deadline):
             break
         idx = np.flatnonzero(live)
         parts = [
@@ -107,12 +109,12 @@ def pattern_search(
     return Z, val[first]
 
 
-def near_patterns(V: np.ndarray, peak: float, count: int, *,
-                  budget: int = NEAR_BUDGET) -> tuple[np.ndarray, float, bool]:  # fmt: skip
+def near_patterns(V: np.ndarray, peak: float, count: int, *, budget: int = NEAR_BUDGET,
+                  deadline: float | None = None) -> tuple[np.ndarray, float, bool]:  # fmt: skip
     """(about ``count`` patterns (at most 16·``count``) with every subset sum V_i z within h of ``peak``, h, and
     whether they are all such patterns), from cells around the target's share of the left blocks
     (:func:`~mechopt.solvers.robust.near.box_patterns`); rows of bool, fewer if NEAR_TRIES tries of at most
-    ``budget`` listed left patterns each find fewer.
+    ``budget`` listed left patterns each find fewer, or the ``deadline`` stops them (incomplete).
 
     A first try lists ``budget``/8 left patterns at h a quarter of the normal approximation's guess (sums of
     independent fair coins, the priors taken as independent); then h is rescaled by (count / expected)^(1/k)
@@ -123,13 +125,19 @@ def near_patterns(V: np.ndarray, peak: float, count: int, *,
     dens = np.exp(-0.5 * (peak - mean) ** 2 / var) / np.sqrt(2 * np.pi * var)
     listed = min(float(budget), 2.0 ** (n - n // 2))  # left patterns listed, about (all of them at small n)
     h = 0.25 * (count / (listed * 2.0 ** (n // 2) * dens.prod())) ** (1.0 / k)
+    top = min(peak, 1.0 - peak)  # a box reaching past 0 or 1 is no longer around the peak (ε = 30: u* = 2.9e-12,
+    h = min(h, top)  # the normal guess h = 6.4 listed all 2^21 patterns of d = 21 for 61 s before the first master)
+    if not h > 0:
+        return np.zeros((0, n), bool), 0.0, True
     part = 8
     for _ in range(NEAR_TRIES):
-        Z, done = box_patterns(V, np.full(k, peak), np.full(k, h), budget=budget // part, enough=16 * count)
-        if part == 1 and (len(Z) >= count or (done and h >= 1.0)):
+        Z, done = box_patterns(V, np.full(k, peak), np.full(k, h), budget=budget // part, enough=16 * count,
+                               deadline=deadline)  # fmt: skip
+        late = deadline is not None and time.perf_counter() >= deadline
+        if late or (part == 1 and (len(Z) >= count or (done and h >= top))):
             break
         expected = len(Z) * (part if not done else 1)
-        h *= float(np.clip(1.1 * (count / max(expected, 1)) ** (1.0 / k), 0.25, 4.0))
+        h = min(top, h * float(np.clip(1.1 * (count / max(expected, 1)) ** (1.0 / k), 0.25, 4.0)))
         part = 1
     return Z, h, done
 
@@ -169,7 +177,7 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
 
     def __init__(self, V: np.ndarray, eps: float, starts: int = 32) -> None:
         super().__init__(V, eps)
-        self.bb = MIBranchBound(self.V, eps, tol=MILP_ABS_GAP * self.unit, max_nodes=NODE_BUDGET)
+        self.bb = MIBranchBound(self.V, eps, max_nodes=NODE_BUDGET)  # its tol is set per pricing (_price_milp)
         self.stop = 0.5  # a round ends once a column within half of the bound is found (the bound stays proven)
         self.starts, self.calls = starts, 0
         self.density = float(np.clip(self._peak(), 0.05, 0.95))
@@ -185,19 +193,22 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         best = np.argsort(-rc)[: self.n]
         return Z[best[rc[best] > _rc_tol()]]
 
-    def seed_rays(self, count: int, near: int = 0) -> np.ndarray:
+    def seed_rays(self, count: int, near: int = 0, deadline: float | None = None) -> np.ndarray:
         """Patterns of ρ near its maximum 0 at :meth:`start_duals` (every subset sum near u*): seed columns.
 
         ``count`` random starts of the search (seeded), all local optima kept, and at most 4·``near``·n patterns
         of least loss among those whose sums all lie within h of u* (:func:`near_patterns`, about ``near``·n
-        asked for; n × at most ``count`` + 4·``near``·n).
+        asked for; n × at most ``count`` + 4·``near``·n). None once the ``deadline`` has passed (the ray LP then
+        returns the constant channel), fewer near-u* ones if it passes during their search.
         """
+        if deadline is not None and time.perf_counter() >= deadline:
+            return np.zeros((self.n, 0))
         lam, mu = self.start_duals()
         const, coef = self._lin(lam, mu)
         Z, _ = pattern_search(self.V, lam, const, coef, lambda U: self._psi(U)[0], np.zeros((0, self.n), bool),
-                              starts=count, density=self.density, seed=0)  # fmt: skip
+                              starts=count, density=self.density, seed=0, deadline=deadline)  # fmt: skip
         if near > 0:
-            Zn = near_patterns(self.V, self._peak(), near * self.n)[0]
+            Zn = near_patterns(self.V, self._peak(), near * self.n, deadline=deadline)[0]
             Zn = Zn[np.argsort(-self.rho(Zn, lam, mu), kind="stable")[: 4 * near * self.n]]
             Z = np.unique(np.vstack([Z, Zn]), axis=0)
         return self._rays(Z[(Z.sum(axis=1) > 0) & (Z.sum(axis=1) < self.n)])
@@ -226,6 +237,7 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _price_milp(self, lam, mu, deadline) -> RayPricing:
+        self.bb.tol = certified_tol(lam, mu, np.zeros(len(lam)))  # relative to the mi certified (1ᵀμ)
         Z, ub = self.bb.solve(lam, mu, deadline, stop=self.stop)
         true = self.rho(Z, lam, mu)
         Z = np.unique(
@@ -246,11 +258,12 @@ class LDPMITreePricer(LDPMIBranchPricer):
         super().__init__(V, eps, starts=starts)
         from mechopt.solvers.robust.tree import SubsetTrees
 
-        self.tree = SubsetTrees(self.V, eps, block=block, tol=MILP_ABS_GAP * self.unit)
+        self.tree = SubsetTrees(self.V, eps, block=block)  # its tol is set per pricing (price)
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
         """One tree search until a proven bound, the deadline or ``TREE_CAP`` tuples, returning early (no bound)
         with the columns in hand once past ``TREE_BUDGET`` tuples (one search: a proof is never restarted)."""
+        self.tree.tol = self.tree.bb.tol = certified_tol(lam, mu, np.zeros(len(lam)))  # relative to the mi (1ᵀμ)
         Z, ub = self.tree.solve(lam, mu, deadline, stop=self.stop, keep=self.n, budget=TREE_CAP, early=TREE_BUDGET)
         true = self.rho(Z, lam, mu)
         if ub is None and not np.any(true > _rc_tol()):  # what it held was under the reduced-cost tolerance
@@ -284,7 +297,8 @@ def _count(val: Any, key: str, top: int | None, what: str) -> Any:
     return int(val)
 
 
-def mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray):
+def mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.ndarray,
+              deadline: float | None = None):  # fmt: skip
     """(pricer, seed columns, a word) for ε-LDP mi above enumeration, by ``mi_pricer``: ``auto`` is the trees
     to ``tree_max`` symbols (at most TREE_LIMIT), the search and branch and bound above."""
     kind = opts["mi_pricer"]  # one of the words robust-rays checks (rays.WORDS)
@@ -305,4 +319,4 @@ def mi_pricer(V: np.ndarray, n: int, eps: float, opts: dict[str, Any], seed: np.
         pricer = LDPMIBranchPricer(V, eps, starts=starts)
         how = "pattern search, then an exact Lagrangian branch and bound"
         near = NEAR_BRANCH if near is None else near
-    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]), int(near))]), how
+    return pricer, np.hstack([seed, pricer.seed_rays(int(opts["seed_starts"]), int(near), deadline)]), how

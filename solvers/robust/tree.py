@@ -119,9 +119,23 @@ class SubsetTrees:
         parts = max(1, -(-n // block))
         order = np.argsort(-self.V.sum(axis=0), kind="stable")
         self.blocks = [np.sort(order[b::parts]) for b in range(parts)]
-        leaf = leaf or max(2, round(LEAF_WORK ** (1.0 / parts)))
-        self.trees = [BlockTree(self.V[:, idx], leaf) for idx in self.blocks]
+        self.leaf = leaf or max(2, round(LEAF_WORK ** (1.0 / parts)))
+        self._trees: list[BlockTree] = []  # built on first use (d = 40: two trees of 2^20 patterns, ~8 s each)
         self.tuples = 0  # tuples expanded or evaluated, over every call
+
+    @property
+    def trees(self) -> list[BlockTree]:
+        """The block trees (built now if they are not yet)."""
+        self._grow(None)
+        return self._trees
+
+    def _grow(self, deadline: float | None) -> bool:
+        """Build the block trees not yet built, each only before the deadline; whether all are built."""
+        while len(self._trees) < len(self.blocks):
+            if deadline is not None and time.perf_counter() >= deadline:
+                return False
+            self._trees.append(BlockTree(self.V[:, self.blocks[len(self._trees)]], self.leaf))
+        return True
 
     def rho(self, z: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> float:
         return self.bb.rho(z, lam, mu)
@@ -169,7 +183,10 @@ class SubsetTrees:
     ) -> tuple[np.ndarray, float | None]:
         """(patterns with ρ > ``target`` found, best first (rows; the best pattern seen if none), a proven upper
         bound on max ρ, or None when stopped by the deadline, after ``budget`` tuples, or past ``early`` tuples
-        with a pattern above ``target`` + ``tol`` in hand)."""
+        with a pattern above ``target`` + ``tol`` in hand). The block trees are built here once, each only
+        before the deadline."""
+        if not self._grow(deadline):
+            return np.zeros((1, self.V.shape[1])), None
         sc = self._prepare(lam, mu)
         T = np.zeros((1, len(self.trees)), np.int64)
         B = self._bounds(T, sc)

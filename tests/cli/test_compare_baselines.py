@@ -7,7 +7,7 @@ import pytest
 
 from mechopt.oracles import GRR, OUE, KSubset
 from mechopt.programs.frequency import freq_var
-from mechopt.programs.oracle_compare import frequency_rows, oracle_variance
+from mechopt.programs.oracle_compare import compare_baselines, frequency_rows, oracle_variance
 
 PRIOR12 = "0.3,0.18,0.12,0.09,0.07,0.06,0.05,0.04,0.03,0.03,0.02,0.01"
 
@@ -41,7 +41,9 @@ def test_a_confounding_design_gets_the_em_error_not_a_variance() -> None:
 def test_cli_table_and_json(cli) -> None:
     run = cli("design", "--notion", "ldp", "--utility", "mi", "--prior", PRIOR12, "--eps", "1", "--compare-baselines")
     assert run.code == 0
-    assert "best frequency variance: k-subset (k=3)" in run.out and "EM error" in run.out
+    assert "best frequency variance: k-subset (k=3)" in run.out
+    # the confounding design's EM number is a bias that no n removes, not a variance to divide by n
+    assert "EM bias² " in run.out and "an EM bias² does not shrink with n" in run.out
     doc = cli("design", "--notion", "ldp", "--utility", "mi", "--prior", PRIOR12, "--eps", "1", "--compare-baselines",
               "--json").json()["baselines"]  # fmt: skip
     names = [r["mechanism"] for r in doc["rows"]]
@@ -51,3 +53,15 @@ def test_cli_table_and_json(cli) -> None:
     grr = next(r for r in doc["rows"] if r["mechanism"] == "GRR")
     P = np.array([float(v) for v in PRIOR12.split(",")])
     assert grr["freq_variance"] == pytest.approx(oracle_variance(GRR(12, 1.0), P))
+
+
+@pytest.mark.parametrize(
+    ("notion", "says"), [("pml", "which implies no LDP level"), ("lip", "which implies 1-LDP only")]
+)
+def test_a_design_under_a_weaker_notion_is_not_called_best_without_saying_so(notion, says) -> None:
+    # an eps-PML (or eps-LIP) design against eps-LDP baselines: "best: designed" compared unlike guarantees
+    from mechopt.problems.design import ChannelDesign
+
+    prob = ChannelDesign.from_params(prior="0.5,0.3,0.2", notion=notion, utility="mi", eps=0.5)
+    doc = compare_baselines(prob, np.array([[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]]))
+    assert says in doc["note"] and "unlike guarantees" in doc["note"]

@@ -8,6 +8,8 @@ import matplotlib
 import numpy as np
 import pytest
 
+import mechopt
+
 MI = ["design", "--notion", "ldp", "--utility", "mi", "--prior", "0.2,0.3,0.5", "--eps", "1", "--solver", "exact"]
 
 
@@ -65,7 +67,9 @@ def test_json_and_out_carry_the_same_mechanism(cli, tmp_path):
     out = tmp_path / "m.json"
     doc = cli(*MI, "--json", "--out", out).json()
     saved = json.loads(out.read_text())
-    assert saved == doc  # the file is the --json document
+    prov = saved.pop("provenance")  # the file records which mechopt wrote it, and when
+    assert set(prov) == {"mechopt", "date", "source"} and prov["mechopt"] == mechopt.__version__
+    assert saved == doc  # the file is otherwise the --json document
     mech = doc["mechanism"]
     assert set(mech) == {"Q", "inputs", "outputs", "prior"} and mech["prior"] == pytest.approx([0.2, 0.3, 0.5])
     assert np.allclose(np.sum(mech["Q"], axis=1), 1.0)

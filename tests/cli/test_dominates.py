@@ -71,3 +71,13 @@ def test_unreadable_or_non_stochastic_exit_2(cli, tmp_path, one_line_error) -> N
     one_line_error(
         cli("dominates", _write(tmp_path, "a.json", GRR3), _write(tmp_path, "b.json", GRR2), "--prior", "1,0,0")
     )
+
+
+def test_decimal_json_a_hair_better_is_no_exit_1_not_a_yes_within_tolerance(cli, tmp_path) -> None:
+    a = tmp_path / "a.json"
+    b = tmp_path / "b.json"
+    a.write_text('{"Q": [[0.75, 0.25], [0.25, 0.75]]}')
+    b.write_text('{"Q": [[0.7500000001, 0.2499999999], [0.25, 0.75]]}')  # exactly more informative than a
+    run = cli("dominates", str(a), str(b))
+    assert run.code == 1, run.out
+    assert "does not dominate" in run.out and "below the garbling tolerance" in run.out

@@ -206,3 +206,27 @@ def test_the_garbling_tolerance_is_read_at_call_time() -> None:
 def test_public_front_door() -> None:
     assert mechopt.dominates is dominates
     assert mechopt.dominates(np.eye(3), np.full((3, 2), 0.5)).verdict == "garbling"
+
+
+@pytest.mark.parametrize("eps", ["1e-10", "1e-12", "1e-15"])
+def test_exact_entries_a_hair_more_informative_are_not_dominated(eps: str) -> None:
+    # Q2's first row is 0.75 + eps: no garbling of Q1 (whose entries are 1/4 and 3/4) reaches it,
+    # and the 0-1 gain separates exactly. Exact entries get the exact verdict, not a yes within tolerance.
+    e = F(eps)
+    Q1 = [["0.75", "0.25"], ["0.25", "0.75"]]
+    Q2 = [[F(3, 4) + e, F(1, 4) - e], [F(1, 4), F(3, 4)]]
+    r = dominates(Q1, Q2)
+    assert not r.dominates and r.verdict == "separated"
+    assert bayes_gain(Q2, r.gain, r.prior) - bayes_gain(Q1, r.gain, r.prior) == r.margin > 0
+    assert "below the garbling tolerance" in r.note
+    assert dominates(Q2, Q1).dominates  # the other way round Q1 is a garbling of Q2
+
+
+def test_rows_that_sum_to_one_only_within_tolerance_are_not_separated_by_their_excess_mass() -> None:
+    # Q2's first row sums to 1 + 5e-9 (inside the row-sum tolerance 1e-8): a constant gain "prefers" it by its
+    # extra mass alone, which says nothing about information; the answer stays a yes within tolerance
+    Q2 = [["0.5", "0.500000005"], ["0.5", "0.5"]]
+    for Q1 in ([["0.5", "0.5"], ["0.5", "0.5"]], [[1, 0], [0, 1]]):  # the identity dominates every channel
+        r = dominates(Q1, Q2)  # was "separated" (margin 2.5e-9), then "neither witness verified" (exit 2)
+        assert r.dominates and r.verdict == "garbling-within-tolerance", r.note
+        assert "different exact sums" in r.note and r.tolerance == 1e-8

@@ -135,4 +135,16 @@ def test_posterior_means_are_what_an_mse_design_reports() -> None:
 def test_repr_and_dict() -> None:
     m = Mechanism(np.eye(3), claim=("ldp", 2.5))
     assert repr(m) == "Mechanism(3 inputs x 3 outputs, claim=ldp eps=2.5)"
-    assert set(m.to_dict()) == {"Q", "inputs", "outputs", "prior", "claim", "certificate", "provenance"}
+    assert set(m.to_dict()) == {"Q", "inputs", "outputs", "prior", "values", "claim", "certificate", "provenance"}
+
+
+@pytest.mark.parametrize(
+    ("claim", "prior", "why"),
+    [(("lip", 0.1), None, "needs a prior"), (("alip", 0.5), [0.5, 0.3, 0.2], "not audited here")],
+)
+def test_a_claim_the_audit_cannot_check_says_so_instead_of_vanishing(claim, prior, why) -> None:
+    # a false 0.1-LIP claim (audited LIP 0.76 at [0.5, 0.3, 0.2]) got no "claim" entry at all: silence
+    Q = [[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]]
+    doc = Mechanism(Q, prior=prior, claim=claim).audit()
+    assert doc["claim"]["holds"] is None and doc["claim"]["checked"] is False and why in doc["claim"]["why"]
+    assert Mechanism(Q, prior=[0.5, 0.3, 0.2], claim=("lip", 0.1)).audit()["claim"]["holds"] is False

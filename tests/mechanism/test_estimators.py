@@ -189,3 +189,57 @@ def test_an_em_start_that_cannot_produce_a_report_is_refused() -> None:
 def test_bad_counts_are_refused(counts, match) -> None:
     with pytest.raises(ProblemError, match=match):
         Mechanism(Q34).estimate_counts(counts)
+
+
+@pytest.mark.parametrize("counts", [[0.3, 0.5, 0.2], [3e-10, 5e-10, 2e-10]])
+def test_counts_of_less_than_one_report_are_refused_not_given_an_infinite_stderr(counts) -> None:
+    # frequencies (or counts in the wrong unit) passed as counts rounded n to 0 or 1: stderr inf, interval [0, 0]
+    from mechopt import Mechanism
+    from mechopt.errors import ProblemError
+
+    m = Mechanism([[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]])
+    with pytest.raises(ProblemError, match="not frequencies"):
+        m.estimate_counts(counts, method="linear", ci=0.95)
+    est = m.estimate_counts(np.array([3, 5, 2]) * 1e9, method="linear", ci=0.95)
+    assert np.all(np.isfinite(est.stderr)) and est.n == 10**10
+
+
+#: EM: 1000 reports over 2 of 5 outputs; the fit sits on the simplex's boundary and the delta-method variances
+#: come out negative (-139): floored at 0 they gave stderr 0 and the 95% interval [0.392, 0.392], though EM's
+#: spread over repeated samples is about 0.15 (seeded Monte Carlo, 300 draws).
+Q_EM_BOUNDARY = [
+    [2.65346072e-04, 9.38001380e-01, 6.16552371e-02, 7.80363534e-05, 0.0],
+    [1.10811123e-02, 6.76060051e-01, 3.11377843e-01, 1.48099364e-03, 0.0],
+    [1.52533402e-06, 9.92385395e-01, 7.61223624e-03, 8.43571990e-07, 0.0],
+]
+#: linear: 30 reports; the unbiased variance estimate (Σ R² f − θ̂)/n of the third input is negative: floored
+#: at 0 it printed stderr 0 and the interval [0.977, 0.977].
+Q_FEW_REPORTS = [
+    [8.11160864e-01, 1.71284526e-01, 3.43026770e-05, 1.75203068e-02, 0.0],
+    [4.90090195e-05, 1.30745522e-01, 8.67748152e-01, 1.45731741e-03, 0.0],
+    [9.24064662e-01, 3.55306100e-03, 2.10034240e-06, 7.23801763e-02, 0.0],
+]
+
+
+@pytest.mark.parametrize(
+    ("Q", "counts", "method", "x", "value"),
+    [(Q_EM_BOUNDARY, [0, 971, 29, 0, 0], "em", 0, 0.3924), (Q_FEW_REPORTS, [26, 0, 3, 1, 0], "linear", 2, 0.977)],
+)
+def test_no_zero_width_interval_from_a_negative_variance(Q, counts, method, x, value) -> None:
+    Q = np.array(Q) / np.sum(Q, axis=1, keepdims=True)
+    est = Mechanism(Q).estimate_counts(counts, method=method, ci=0.95)
+    assert est.frequencies[x] == pytest.approx(value, abs=1e-3)
+    if est.stderr is None:
+        assert est.ci_low is None and "no standard error" in est.note
+    else:
+        assert np.all(est.stderr > 0.05) and np.all(est.ci_high - est.ci_low > 0.1)
+
+
+@pytest.mark.parametrize("method", ["linear", "em", "posterior"])
+def test_a_report_no_input_can_produce_is_refused_by_every_method(method) -> None:
+    # the linear estimate took it silently (frequencies summing to 0.909); em asked for a start "positive on
+    # every input that can produce it" (there is none) and posterior said "use method='em'" (which failed too)
+    m = Mechanism([[0.7, 0.3, 0.0], [0.3, 0.7, 0.0]], outputs=["a", "b", "never"], prior=[0.5, 0.5])
+    with pytest.raises(ProblemError, match="'never' was reported 1 time.* no input can produce it"):
+        m.estimate_counts([5, 5, 1], method=method)
+    assert m.estimate_counts([5, 5, 0], method=method).frequencies.sum() == pytest.approx(1.0)

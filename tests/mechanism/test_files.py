@@ -95,3 +95,52 @@ def test_a_bad_file_is_refused_with_its_name(tmp_path) -> None:
         Mechanism.load(tmp_path / "bad.json")
     with pytest.raises(ProblemError, match="missing.json"):
         Mechanism.load(tmp_path / "missing.json")
+
+
+def test_tuple_and_bool_labels_survive_save_and_load(tmp_path) -> None:
+    # a built-in k-subset mechanism has tuple outputs; they came back as the strings '(0, 2)', so the loaded
+    # mechanism refused the reports of the one it was saved from ("values must be one-dimensional")
+    from mechopt.oracles.ksubset import KSubset
+
+    m = KSubset(5, 1.0, 2).mechanism(inputs=list("abcde"))
+    reports = m.randomize(list("abcde") * 40, rng=1)
+    m.save(tmp_path / "k.json")
+    back = Mechanism.load(tmp_path / "k.json")
+    assert back.outputs == m.outputs and isinstance(back.outputs[0], tuple)
+    assert np.array_equal(back.estimate(reports).frequencies, m.estimate(reports).frequencies)
+    b = Mechanism(np.eye(2), inputs=[False, True], outputs=[None, "y"])
+    b.save(tmp_path / "b.json")
+    assert Mechanism.load(tmp_path / "b.json").inputs == (False, True)
+    assert Mechanism.load(tmp_path / "b.json").outputs == (None, "y")
+
+
+def test_a_design_document_records_its_provenance_and_a_local_status(tmp_path, cli) -> None:
+    out = tmp_path / "h.json"
+    args = ["design", "--notion", "ldp", "--utility", "mse", "--prior", "0.5,0.3,0.2", "--values", "0,1,4"]
+    run = cli(*args, "--eps", "1", "--solver", "sqp", "--out", str(out))
+    assert run.code == 0, run.err
+    m = Mechanism.load(out)
+    assert m.provenance["mechopt"] == mechopt.__version__ and m.provenance["date"].startswith("20")
+    assert m.provenance["source"] == "h.json (json)"
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "locally_optimal" and doc["certificate"] is None
+    cert = m.certificate  # no certificate, but the status (and what was optimised) is kept
+    assert (cert["status"], cert["objective"], cert["solver"]) == ("locally_optimal", "mse", "sqp")
+    assert cert["value"] == doc["value"] and "bound" not in cert
+    del doc["provenance"]  # a document written before provenance was recorded
+    out.write_text(json.dumps(doc))
+    assert Mechanism.load(out).provenance == {"source": "h.json (json)"}
+
+
+def test_values_travel_with_a_q_beside_the_json(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(files, "JSON_MAX_ENTRIES", 4)
+    m = Mechanism([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]], prior=[0.5, 0.5], values=[1e9, 3e9])
+    m.save(tmp_path / "big.json")
+    back = Mechanism.load(tmp_path / "big.json")
+    assert back.values.tolist() == [1e9, 3e9]
+    np.testing.assert_allclose(back.posterior_means(), [1e9, 2e9, 3e9], rtol=1e-15)
+    doc = json.loads((tmp_path / "big.json").read_text())
+    doc["mechanism"]["values"] = [1.0]
+    (tmp_path / "big.json").write_text(json.dumps(doc))
+    with pytest.raises(ProblemError, match='"values" in .*big.json.* 2 finite numbers'):
+        Mechanism.load(tmp_path / "big.json")

@@ -75,9 +75,9 @@ def test_numeric_and_mixed_labels() -> None:
             np.array(["low", "mid", "MID", "x"]),
             r"value 'MID' at position 2 is not one of the 3 inputs .* \(2 such values\)",
         ),
-        (["low", None], "value None at position 1"),
+        (["low", None], "a missing value at position 1"),
         (pd.Series(["low", "bad"], index=["r1", "r2"]), r"value 'bad' at position 1 \(index 'r2'\)"),
-        (pd.Series(pd.Categorical(["low", None])), "value nan at position 1|value None at position 1"),
+        (pd.Series(pd.Categorical(["low", None])), "a missing value at position 1"),
         (pd.Series(pd.Categorical(["low", "zzz"])), "value 'zzz' at position 1"),
         (np.array([["low"], ["mid"]]), "one-dimensional"),
         ("low", "sequence"),
@@ -130,3 +130,16 @@ def test_stream_helpers_map_chunks_with_global_positions() -> None:
     with pytest.raises(ProblemError, match="value 'x' at position 42 is not one of the 3 outputs"):
         m.counts(["x"], start=42)
     assert m.randomize([], rng=0) == [] and m.randomize(np.array([], dtype=str), rng=0, chunk_size=5).size == 0
+
+
+def test_refusals_name_the_right_kind_of_label_and_call_a_missing_value_missing() -> None:
+    from mechopt import Mechanism
+    from mechopt.errors import ProblemError
+
+    m = Mechanism(np.eye(2), inputs=["a", "b"], outputs=["n", "y"])
+    with pytest.raises(ProblemError, match="map it to an output label") as err:
+        m.counts(["n", "z"])  # a report that is not an output: "map it to an input label" was wrong
+    assert "input label" not in str(err.value)
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ProblemError, match="a missing value at position 1"):
+        m.randomize(pd.Series(["a", None, "b"]), rng=0)  # was "value nan at position 1"

@@ -104,3 +104,13 @@ def test_old_flat_layout_still_read(tmp_path):
     a, b = read_mechanism(old), read_mechanism(new)
     assert np.array_equal(a["Q"], b["Q"]) and np.array_equal(a["prior"], b["prior"])
     assert (a["notion"], a["eps"], a["solver"]) == (b["notion"], b["eps"], b["solver"]) == ("ldp", 1.1, "x")
+
+
+def test_values_are_written_checked_and_read(tmp_path) -> None:
+    path = tmp_path / "m.json"
+    write_mechanism(path, [[0.75, 0.25], [0.25, 0.75]], values=np.array([0, 3]))
+    assert read_mechanism(path)["values"].tolist() == [0.0, 3.0]
+    for bad in ([1.0], [1.0, "x"], [1.0, float("nan")], [True, 1.0]):
+        with pytest.raises(ProblemError, match='"values" in .* 2 finite numbers, one per row of Q'):
+            write_mechanism(tmp_path / "bad.json", [[0.75, 0.25], [0.25, 0.75]], values=bad)
+    assert not (tmp_path / "bad.json").exists()

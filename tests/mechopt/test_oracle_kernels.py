@@ -159,3 +159,32 @@ def test_kernels_are_off_without_numba_switch(monkeypatch):
     monkeypatch.setenv("MECHOPT_JIT", "0")
     assert not jit.available()
     assert all(k.compiled() is None for k in (kernels.unary_rows, kernels.grr_shift))
+
+
+@pytest.mark.parametrize("r0,r1", [(0, 0), (0, 8), (3, 5), (5, 37), (8, 64), (13, 200), (0, 203)])
+def test_two_byte_own_bits_on_any_row_range_match_numpy(r0, r1):
+    """Rows r0..r1−1 of 2-byte rows (d = 9..16), unaligned to the 8 rows per own-bit byte: the compiled pass,
+    its Python reference and :func:`own_bits_numpy` set the same bits and leave the other rows alone."""
+    rng = np.random.default_rng(r0 * 1000 + r1)
+    n = 203
+    x, bits = rng.integers(0, 16, n), rng.integers(0, 256, (n + 7) // 8).astype(np.uint8)
+    rows = rng.integers(0, 256, (n, 2)).astype(np.uint8)
+    want = rows.copy()
+    sub = want[r0:r1]
+    kernels.own_bits_numpy(sub, x[r0:r1], np.packbits(np.unpackbits(bits, bitorder="little")[r0:r1], bitorder="little"))
+    for fn in (kernels._finish_rows, _compiled_finish()):
+        got = rows.copy()
+        fn(got.reshape(-1), 2, 0xFF, x, bits, r0, r1)
+        assert np.array_equal(got, want), fn
+
+
+@jit.kernel
+def _finish(flat, x, bits, r0, r1):
+    kernels._finish_rows(flat, 2, 0xFF, x, bits, r0, r1)
+
+
+def _compiled_finish():
+    fn = _finish.compiled()
+    if fn is None:  # pragma: no cover - numba is in [test]
+        pytest.skip("numba missing")
+    return lambda flat, width, pad, x, bits, r0, r1: fn(flat, x, bits, r0, r1)

@@ -302,3 +302,32 @@ def test_small_d_ties_take_the_same_words() -> None:
     assert res[0][1] == tied and tied[0] == 0 and 1 not in tied
     assert res[0][0][0] == 5  # the tie keeps its column until settled
     assert res[1] == res[0] and res[2] == res[0]
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.MT19937])
+def test_small_d_ties_settled_in_the_kernel_take_the_numpy_words(bit_generator) -> None:
+    """Ties settled by the compiled :func:`_settle` (the generator's lock held for all blocks) get the reports and
+    leave the generator where :func:`_settle_ties` (numpy) does, on ties at every column with both outcomes."""
+    from mechopt.oracles import small_ksubset as ss
+    from mechopt.oracles.kernels import drawing
+
+    d, k, g = 16, 4, 0.3
+    tab, thr, K = ss.alias_tables(d, k, g)
+    cols = 1 << K
+    x = np.arange(600) % d
+    at = np.arange(0, 600, 3)
+    res = []
+    for kern in (True, False):
+        out = np.zeros(600, dtype=np.uint16)
+        out[at] = (at * 7) % cols  # the tie's column, as _pick leaves it
+        rng = np.random.Generator(bit_generator(4))
+        if kern:
+            settle = jit.numpy_and_compiled(ss._settle.compiled, ss._settle)[1]
+            with drawing(rng) as gen:
+                settle(gen, x, at, tab, thr, K, out)
+        else:
+            ss._settle_ties(rng, x, at, tab, thr, K, out)
+        res.append((out, rng.bit_generator.random_raw()))
+    assert np.array_equal(res[0][0], res[1][0]) and res[0][1] == res[1][1]
+    prim = res[0][0][at] == (tab[x[at], (at * 7) % cols] & np.uint64(0xFFFF))
+    assert 0 < prim.sum() < at.size  # both outcomes occur: the comparison is exercised

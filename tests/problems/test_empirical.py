@@ -99,6 +99,8 @@ def test_the_set_is_the_exact_ball():
         ([3, -1, 2], 0.1, "weissman", "whole numbers >= 0"),
         ([3, 1.5, 2], 0.1, "weissman", "whole numbers >= 0"),
         ([0, 0, 0], 0.1, "weissman", "at least one sample"),
+        ([1e300, 1e300], 0.1, "weissman", "no longer exact integers"),  # n was printed as 301 digits
+        ([2.0**51, 2.0**51, 0], 0.1, "hoeffding", "no longer exact integers"),
         ([3, 1, 2], 0.0, "weissman", "delta must be in (0, 1)"),
         ([3, 1, 2], 1.0, "weissman", "delta must be in (0, 1)"),
         ([3, 1, 2], "x", "weissman", "delta must be a number"),
@@ -108,6 +110,11 @@ def test_the_set_is_the_exact_ball():
 def test_bad_counts_delta_and_bound_are_problem_errors(counts, delta, bound, words):
     with pytest.raises(ProblemError, match=words.replace("(", r"\(").replace(")", r"\)")):
         EmpiricalPrior(counts, delta, bound)
+
+
+def test_counts_just_below_the_exact_limit_are_taken_whole():
+    E = EmpiricalPrior([2.0**51, 2.0**51 - 1, 0], 0.1)
+    assert E.n == 2**52 - 1 and str(E.n) in E.prior_set().describe()
 
 
 def test_bad_sample_size_arguments():

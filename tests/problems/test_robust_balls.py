@@ -46,6 +46,8 @@ def test_the_ball_audit_equals_the_vertex_audit():
         (dict(center=[0.5, 0.5], radius=1.5), r"radius must be a number in \[0, 1\]"),
         (dict(center=[0.5, 0.5], radius=float("nan")), r"radius must be a number in \[0, 1\]"),
         (dict(center=[0.5, 0.5], radius=-0.1), r"radius must be a number in \[0, 1\]"),
+        (dict(center=[0.5, 0.5], radius=1e-320), "subnormal"),  # held as 9.99989e-321 (and named so)
+        (dict(center=[0.5, 0.5], radius="4e-324", kind="linf"), "subnormal"),
         (dict(center=[0.5, 0.5], radius=0.1, kind="l2"), "use 'tv' or 'linf'"),
     ],
 )
@@ -96,3 +98,16 @@ def test_robust_ball_is_registered_and_its_params_round_trip():
 def test_bad_ball_designs_are_typed_errors(kw, words):
     with pytest.raises(ProblemError, match=words.replace("(", r"\(")):
         BallDesign.from_params(notion="pml", eps=1.0, **kw)
+
+
+@pytest.mark.parametrize("r", [1e-10, 4.264e-8, 0.1])
+def test_a_tiny_ball_at_a_center_with_a_zero_entry_has_the_mass_moves_as_vertices(r):
+    """TV ball ∩ simplex about (0.5, 0.5, 0): the vertices move mass r from a positive entry to another entry. At
+    r = 1e-10 (or the weissman radius of 2^52 samples) Qhull failed on the unscaled set ("feasible point is not
+    clearly inside halfspace", an internal error in the CLI)."""
+    c = np.array([0.5, 0.5, 0.0])
+    V = PriorSet.ball(c, r, "tv").vertices
+    moves = [c + r * (np.eye(3)[j] - np.eye(3)[i]) for i in (0, 1) for j in range(3) if j != i]
+    assert len(V) == 4
+    for m in moves:
+        assert np.min(np.abs(V - m).max(axis=1)) <= 1e-16 + 1e-9 * r

@@ -1,0 +1,169 @@
+"""robust-rays at a large ε: certified where double precision can prove it, honestly uncertified where it cannot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mechopt
+from mechopt import certcheck
+from mechopt.problems.robust import RobustDesign
+
+
+def _robust(V, utility, eps, **opts):
+    prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility=utility, eps=eps)
+    return mechopt.solve(prob, solver="robust-rays", **opts)
+
+
+def _entropy(P):
+    P = P[P > 0]
+    return float(-(P * np.log(P)).sum())
+
+
+@pytest.mark.parametrize("eps", [20.0, 30.0])
+def test_ldp_mi_at_a_large_eps_is_certified_below_the_least_entropy(eps, tmp_path):
+    """I(P; Q) ≤ H(P) for every Q, and the identity (ε = ∞) reaches min_i H(P_i): at ε = 30 the robust optimum is
+    within 1e-9 of it. Before the master's columns were scaled, ε = 30 ended with a bound of 7.5e10."""
+    V = np.random.default_rng(7).dirichlet(np.ones(8), size=2)
+    r = _robust(V, "mi", eps)
+    least = min(_entropy(P) for P in V)
+    assert r.status.value == "optimal" and r.extras["relative_gap"] <= 1e-7
+    assert least - 1e-6 <= r.value <= r.certificate.bound <= least * (1 + 1e-9)
+    if eps == 30.0:
+        assert r.value >= least - 1e-9
+    r.save_certificate(str(tmp_path / "c.json"))
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("pricer", ["tree", "branch", "milp"])
+def test_ldp_mi_pricers_certify_at_eps_30(pricer, tmp_path):
+    """The exact mi pricers above the enumeration (forced at d = 10): their tolerance was 1e-10·ε·e^ε (3e4 at
+    ε = 30: bounds 32061 / 25.8 / 25.6 against an mi of 1.84); now 1e-10 times the mi certified."""
+    V = np.random.default_rng(7).dirichlet(np.ones(10), size=2)
+    r = _robust(V, "mi", 30.0, enumerate_max=4, mi_pricer=pricer)
+    least = min(_entropy(P) for P in V)
+    assert r.status.value == "optimal" and pricer[:4] in r.extras["pricing"].replace("block", "tree").lower()
+    assert least - 1e-9 <= r.value <= r.certificate.bound <= least * (1 + 1e-9)
+    r.save_certificate(str(tmp_path / "c.json"))  # the standalone checker enumerates every pattern itself
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0, out
+
+
+def _mse_case():
+    """The hostile run's case (notes-hostile-robust/one.py): 2 Dirichlet(1) priors on 6 symbols, ε = 10."""
+    return np.random.default_rng(2).dirichlet(np.ones(6), size=2)
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1.0, 1e9])
+def test_ldp_mse_ratio_pricer_certifies_a_small_mse(scale, tmp_path):
+    """MSE ≈ 1.6e-3·E[a²] at ε = 10: the ratio pricer's tolerance 1e-10·E[a²] left a gap of 1.96e-7
+    (optimal_inaccurate); relative to the MSE certified it closes, equal to the enumeration of all 63 patterns, and
+    unit-free (values × 1e-9 / × 1e9: the MSE × 1e-18 / × 1e18)."""
+    V = _mse_case()
+    values = ",".join(repr(float(v) * scale) for v in range(6))
+    prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility="mse", eps=10.0, values=values)
+    r = mechopt.solve(prob, solver="robust-rays", enumerate_max=0, milp_max=0)
+    ref = _robust(V, "mse", 10.0)
+    assert ref.status.value == "optimal" and "enumeration" in ref.extras["pricing"]
+    assert r.status.value == "optimal" and "ratios" in r.extras["pricing"] and r.extras["relative_gap"] <= 1e-7
+    assert r.value / scale**2 == pytest.approx(ref.value, rel=1e-7)
+    r.save_certificate(str(tmp_path / "c.json"))
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0, out
+
+
+def test_near_patterns_stay_around_a_peak_at_the_edge():
+    """At ε = 30 the prior-free peak u* is 2.9e-12: the normal guess of the window (h = 6.4) held every one of the
+    2^21 patterns (61 s of seeding before the first master, past any time limit). The window now stays within
+    [0, 2u*]: no nonzero pattern of these priors lies there, so no near-u* seed is listed."""
+    from mechopt.solvers.robust.search import LDPMITreePricer, near_patterns
+
+    V = np.random.default_rng(5).dirichlet(np.ones(21), size=3)
+    peak = LDPMITreePricer(V, 30.0, block=11)._peak()
+    Z, h, _ = near_patterns(V, peak, 128 * 21)
+    assert 0 < peak < 1e-11 and h <= peak
+    assert np.all(np.abs(Z @ V.T - peak) <= h) and not np.any(Z.sum(axis=1) > 0)
+
+
+def test_ldp_mi_d21_three_priors_at_eps_30_is_certified():
+    """The hostile run's e30.py case (d = 21, 3 priors): time_limit with no mechanism (seeding) on main; without a
+    time limit the first master of 8059 columns with entries up to 1e13 failed in HiGHS."""
+    V = np.random.default_rng(5).dirichlet(np.ones(21), size=3)
+    r = _robust(V, "mi", 30.0, time_limit=120)
+    least = min(_entropy(P) for P in V)
+    assert r.status.value == "optimal" and least - 1e-9 <= r.value <= r.certificate.bound <= least * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("utility", ["mi", "mse"])
+def test_a_deadline_before_the_first_master_returns_the_constant_channel(utility):
+    """d = 40 with 3 priors and a 1 s limit: main returned time_limit with no mechanism 14–52 s later (seeding and
+    the block trees ignored the deadline). The constant channel (one output) is private under every notion: it is
+    returned, audited (mi 0; mse the largest prior variance of the values), with the limit's status."""
+    from mechopt import registry
+    from mechopt.api import audit_result
+
+    V = np.random.default_rng(5).dirichlet(np.ones(40), size=3)
+    prob = RobustDesign.from_params(prior_set=V, notion="ldp", utility=utility, eps=1.0)
+    r = audit_result(prob, registry.get_solver("robust-rays").solve(prob, time_limit=1e-9))
+    a = np.arange(40.0)
+    worst = 0.0 if utility == "mi" else max(float(P @ a**2 - (P @ a) ** 2) for P in V)
+    assert r.status.value == "time_limit" and "constant channel" in r.message and r.Q.shape == (40, 1)
+    assert r.violation == 0.0 and r.value == pytest.approx(worst, rel=1e-12, abs=1e-300)
+
+
+def test_ldp_mse_at_eps_15_is_certified_and_the_checker_agrees(tmp_path):
+    """d = 8, 2 priors, ε = 15 (MSE 2.8e-5): gap 3.4e-5 on main. The bound over patterns 1 + (e^ε − 1)z took
+    W ≤ 1 times a rounding-size ρ > 0 of patterns of size e^ε; over the patterns scaled to a largest entry 1 it is
+    W ≤ min(n, e^ε) times ρ/e^ε."""
+    V = np.random.default_rng(7).dirichlet(np.ones(8), size=2)
+    r = _robust(V, "mse", 15.0)
+    assert r.status.value == "optimal" and r.certificate.bound <= r.value
+    assert r.extras["relative_gap"] <= 1e-7
+    r.save_certificate(str(tmp_path / "c.json"))
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0, out
+
+
+def test_ldp_mse_at_eps_30_says_why_it_is_not_certified():
+    """MSE 8.5e-12 against E[ã²] = 6.1: the score E[ã²] − Σ gains cannot resolve it in double precision. Main said
+    optimal_inaccurate with a bound of 0 and no reason; now a valid lower bound (0 < bound ≤ value) and the reason."""
+    V = np.random.default_rng(7).dirichlet(np.ones(8), size=2)
+    r = _robust(V, "mse", 30.0)
+    assert r.status.value == "optimal_inaccurate" and "not certifiable at this ε" in r.message
+    assert 0.0 < r.certificate.bound <= r.value < 1e-11
+
+
+def test_the_backstop_alarm_in_seeding_also_returns_the_constant_channel(monkeypatch):
+    """The CLI's SIGALRM backstop raises TimeLimitReached in whatever stage runs (d = 40, --time-limit 3: in the
+    seeding's pattern search, 1.05 s in): the result had no mechanism (exit 1); now the constant channel."""
+    from mechopt.runtime.deadline import TimeLimitReached
+    from mechopt.solvers.robust import rays
+
+    def late(*args, **kwargs):
+        raise TimeLimitReached("running (stopped at the deadline)", 3.0)
+
+    monkeypatch.setattr(rays, "_pricer", late)
+    V = np.random.default_rng(5).dirichlet(np.ones(12), size=3)
+    r = _robust(V, "mse", 1.0)
+    worst = max(float(P @ np.arange(12.0) ** 2 - (P @ np.arange(12.0)) ** 2) for P in V)
+    assert r.status.value == "time_limit" and "constant channel" in r.message and r.Q.shape == (12, 1)
+    assert r.violation == 0.0 and r.value == pytest.approx(worst, rel=1e-12)
+
+
+def test_the_cone_enumeration_stops_at_the_deadline():
+    """LIP mse on 10 symbols enumerates the cone's rays (double description): with a 0.5 s limit it ran 24 s and
+    returned no mechanism; the enumeration now stops at the deadline (a partial ray set would price wrongly) and
+    the constant channel comes back, audited."""
+    from mechopt import registry
+    from mechopt.api import audit_result
+    from mechopt.runtime.deadline import TimeLimitReached
+    from mechopt.solvers.exact.rays import dd_rays
+
+    with pytest.raises(TimeLimitReached):
+        dd_rays(np.array([[2.0, -1.0], [-1.0, 2.0]]), deadline=0.0)
+    V = np.random.default_rng(5).dirichlet(np.ones(10), size=3)
+    prob = RobustDesign.from_params(prior_set=V, notion="lip", utility="mse", eps=1.0)
+    r = audit_result(prob, registry.get_solver("robust-rays").solve(prob, time_limit=1e-9))
+    worst = max(float(P @ np.arange(10.0) ** 2 - (P @ np.arange(10.0)) ** 2) for P in V)
+    assert r.status.value == "time_limit" and r.Q.shape == (10, 1) and r.value == pytest.approx(worst, rel=1e-12)
