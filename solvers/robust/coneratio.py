@@ -59,7 +59,8 @@ import time
 import numpy as np
 
 from mechopt import settings
-from mechopt.solvers.robust.boxprice import BOX_SECONDS, BoxMIPricer, dual_max, lp_model, run_lp
+from mechopt.solvers.robust.boxprice import BOX_SECONDS, BoxMIPricer
+from mechopt.solvers.robust.lp import dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
 __all__ = ["ConeMSEPricer"]

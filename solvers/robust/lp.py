@@ -37,10 +37,13 @@ import scipy.sparse as sp
 from mechopt import settings
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
+from mechopt.solvers._quiet import quiet_stdout
 from mechopt.solvers.robust.ball import build_ball_lp, inner_priors, ldp_rows
 from mechopt.solvers.robust.witness import BallWitness
 
-__all__ = ["RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound"]
+__all__ = [
+    "RobustLPSolver", "SOLVERS", "build_lp", "cone_rows", "dual_bound", "dual_max", "lp_model", "run_lp", "add_row",
+]  # fmt: skip
 
 #: A column of the LP's answer whose largest entry is at most this is HiGHS's feasibility dust: set to 0.
 _DUST = 1e-9
@@ -241,6 +244,30 @@ def dual_bound(lp: dict[str, Any], y_ub: Any, y_eq: Any) -> tuple[float, float]:
     return lower, margin
 
 
+def dual_max(c, lo, hi, A, rlo, rhi, y, reduced: bool = False):
+    """A proven upper bound on max cᵀz s.t. rlo ≤ Az ≤ rhi, lo ≤ z ≤ hi (finite), from any row multipliers y.
+
+    cᵀz = (c − Aᵀy)ᵀz + yᵀAz: each term at its best end; y_r clipped to 0 where the side it needs is infinite.
+    ``reduced``: (bound, r) with r = c − Aᵀy, so that z_j kept in [l, s] ⊂ [lo_j, hi_j] lowers the bound by
+    max(r_j lo_j, r_j hi_j) − max(r_j l, r_j s) (the reduced-cost tightening of
+    :class:`~mechopt.solvers.robust.boxprice.BoxMIPricer`).
+
+    >>> A = np.array([[1.0, 1.0]])
+    >>> rows = (np.array([-np.inf]), np.array([1.0]))          # z_0 + z_1 ≤ 1 on [0, 1]²
+    >>> b = dual_max(np.array([1.0, 2.0]), np.zeros(2), np.ones(2), A, *rows, np.array([2.0]))
+    >>> 2.0 <= b <= 2.0 + 1e-12                                  # the maximum 2 (at z = (0, 1)), plus the margin
+    True
+    """
+    y = np.where(np.isfinite(rhi), np.maximum(y, 0.0), 0.0) + np.where(np.isfinite(rlo), np.minimum(y, 0.0), 0.0)
+    r = c - A.T @ y
+    side = np.where(y > 0, np.where(np.isfinite(rhi), rhi, 0.0), np.where(np.isfinite(rlo), rlo, 0.0))
+    terms = np.r_[np.maximum(r * lo, r * hi), y * side]
+    big = np.maximum(np.abs(lo), np.abs(hi))
+    mag = float(np.abs(A).T @ np.abs(y) @ big + np.abs(terms).sum() + np.abs(c) @ big)
+    bound = math.fsum(terms) + 64 * float(np.finfo(float).eps) * mag * max(1, A.shape[1])
+    return (bound, r) if reduced else bound
+
+
 def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:
     """The duals a certificate file carries: the loss rows' weights w = −y_ub[:k] ≥ 0, ν = s·y_eq[:n] (row sums),
     and per output y multipliers μ_y ≥ 0 of the private cone's rows a_k (:func:`cone_rows`) with
@@ -313,3 +340,44 @@ def _recover(X: np.ndarray, problem: Any) -> np.ndarray:
 
 
 SOLVERS = {"robust-lp": RobustLPSolver}
+
+
+def run_lp(h):
+    """Run the HiGHS model ``h``; its model status. HiGHS's default scaling ends 'unknown' on the wide rows of a
+    large ε (PML ε = 30: q_x ≤ e^30·t_i); scaling by powers of two to the largest entries solves them: retried
+    once, then the default again."""
+    import highspy
+
+    h.run()
+    status = h.getModelStatus()
+    if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible):
+        default = h.getOptionValue("simplex_scale_strategy")[1]
+        h.setOptionValue("simplex_scale_strategy", 4)
+        h.run()
+        status = h.getModelStatus()
+        h.setOptionValue("simplex_scale_strategy", default)
+    return status
+
+
+def lp_model(A, rlo, rhi, lo, hi):
+    """A quiet HiGHS simplex model (presolve off: it is re-solved at new costs) of the rows rlo ≤ Az ≤ rhi and
+    the columns lo ≤ z ≤ hi, at zero cost."""
+    import highspy
+
+    with quiet_stdout():
+        h = highspy.Highs()
+    tol = settings.tolerance("lp_feasibility")  # tight duals: the recomputed bound is only that much above the LP's
+    for key, val in (("output_flag", False), ("presolve", "off"), ("solver", "simplex"),
+                     ("primal_feasibility_tolerance", tol), ("dual_feasibility_tolerance", tol)):  # fmt: skip
+        h.setOptionValue(key, val)
+    N = A.shape[1]
+    h.addCols(N, np.zeros(N), lo, hi, 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+    for r in range(A.shape[0]):
+        add_row(h, A[r], rlo[r], rhi[r])
+    return h
+
+
+def add_row(h, row, lo, hi) -> None:
+    """Add the row lo ≤ rowᵀz ≤ hi (its nonzeros) to the HiGHS model ``h``."""
+    nz = np.flatnonzero(row)
+    h.addRow(float(lo), float(hi), nz.size, nz.astype(np.int32), row[nz])
