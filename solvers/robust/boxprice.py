@@ -59,7 +59,7 @@ from mechopt import settings
 from mechopt.solvers._quiet import quiet_stdout
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
-__all__ = ["BoxMIPricer", "dual_max", "lp_model", "run_lp", "BOX_NODES"]
+__all__ = ["BoxMIPricer", "deadline_passed", "dual_max", "lp_model", "run_lp", "BOX_NODES"]
 
 #: Nodes (LPs, ~1 ms each) of branch and bound per pricing call: a work budget, the same stop on every machine (was
 #: 600 s of wall clock; LIP MI, 3 priors, d = 16 takes at most a few hundred); its bound stays proven when it stops
