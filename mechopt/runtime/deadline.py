@@ -40,7 +40,9 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["TimeLimitReached", "bounded", "check", "remaining", "limit", "seconds", "process_start", "alarm"]
+__all__ = [
+    "TimeLimitReached", "bounded", "check", "remaining", "limit", "seconds", "process_start", "alarm", "passed",
+]  # fmt: skip
 
 _MAX_ALARM_S = 1e9  # the longest backstop alarm armed (about 32 years; setitimer's limit is near 9.2e9 s)
 
@@ -64,6 +66,15 @@ def seconds(limit: Any) -> float | None:
     """
     ok = isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0 and math.isfinite(limit)
     return float(limit) if ok else None
+
+
+def passed(deadline: float | None) -> bool:
+    """Whether a solver's deadline (a ``time.perf_counter()`` value; None: none) has passed.
+
+    >>> passed(None), passed(time.perf_counter() - 1.0)
+    (False, True)
+    """
+    return deadline is not None and time.perf_counter() >= deadline
 
 
 def remaining() -> float | None:

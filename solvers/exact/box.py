@@ -39,14 +39,11 @@ from mechopt.solvers.exact.pricing.lip import SWEEP_MAX_D, LIPSeparablePricer, L
 from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D
 from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals, separable_phi
 
-__all__ = ["box_pricer", "chord_start", "cover_start", "COVER_SECONDS", "LIP_SEARCH", "posterior_box", "PML_SMOOTHING"]
+__all__ = ["box_pricer", "chord_start", "cover_start", "LIP_SEARCH", "posterior_box", "PML_SMOOTHING"]
 
 #: Wentges smoothing α of ε-PML column generation started at the chord duals (module docstring).
 PML_SMOOTHING = 0.9
 
-
-#: Most seconds of the window-cover search (:func:`cover_start`) before column generation.
-COVER_SECONDS = 60.0
 
 #: The exact separable LIP search's name: up to ``MITM_MAX_D`` inputs (above, LIP takes the box pricer).
 LIP_SEARCH = "LIP meet in the middle"
@@ -100,8 +97,8 @@ def cover_start(cp: ColumnProgram, kind: str, deadline: float | None) -> np.ndar
     A fractional exact cover by prior slices within ``WINDOW_T`` of the chord bound
     (:mod:`~mechopt.solvers.exact.pricing.cover`): seeded into the master, its value meets the chord
     start's bound at the first round (PML, d = 64, ε = 1: 3e-12 below ε). None when the cover is proven
-    impossible (d = 64, ε = 2: no window set of ≤ 8 inputs), not found within ``COVER_SECONDS`` or the
-    deadline, or the program is another.
+    impossible (d = 64, ε = 2: no window set of ≤ 8 inputs), not found within the search's rounds (a work
+    budget, the same on every machine) or half the time left to the deadline, or the program is another.
     """
     from mechopt.utilities import MutualInfo
 
@@ -110,6 +107,7 @@ def cover_start(cp: ColumnProgram, kind: str, deadline: float | None) -> np.ndar
         return None
     if posterior_box(cp)[2] != "PML" or not np.array_equal(np.asarray(u.prior, float), cp.prior):
         return None
-    left = COVER_SECONDS if deadline is None else min(COVER_SECONDS, 0.5 * (deadline - time.perf_counter()))
-    out = window_cover(cp.prior, cp.notion.eps, seconds=left) if left > 0 else None
+    now = time.perf_counter()
+    stop = None if deadline is None else now + 0.5 * (deadline - now)
+    out = window_cover(cp.prior, cp.notion.eps, deadline=stop) if stop is None or stop > now else None
     return None if out is None else out.R

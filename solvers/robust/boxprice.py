@@ -61,21 +61,22 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 
 import numpy as np
 from scipy.special import xlogy
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.robust.lp import add_row, dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 from mechopt.solvers.robust.vertices import vertex_search
 
-__all__ = ["BoxMIPricer", "BOX_SECONDS"]
+__all__ = ["BoxMIPricer", "BOX_NODES"]
 
-#: Seconds of branch and bound per pricing call without a deadline (with one, the search may use all of it); its
-#: bound stays proven when it stops (the largest open node's).
-BOX_SECONDS = 600.0
+#: Nodes (LPs, ~1 ms each) of branch and bound per pricing call: a work budget, the same stop on every machine (was
+#: 600 s of wall clock; LIP MI, 3 priors, d = 16 takes at most a few hundred); its bound stays proven when it stops
+#: (the largest open node's). The run's deadline stops the search too.
+BOX_NODES = 200_000
 #: Initial tangent points of ψ per vertex (geometric on [1/hi, hi]).
 TANGENTS = 9
 #: Moves of the vertex search from each node's LP point until a first column is found, in the first NODE_CLIMBS
@@ -94,13 +95,14 @@ class BoxMIPricer:
         The vertices on the set's support rows (k × n); also the priors of the gains.
     lo, hi : float
         The box factors (``box_factors``; lo = 0 under PML).
-    seconds : float
-        Branch and bound time per pricing call when the solve has no deadline (``BOX_SECONDS``).
+    max_nodes : int
+        Branch and bound nodes (LPs) per pricing call (``BOX_NODES``): a work budget, so a run stops at the same node
+        on every machine; the bound of the open nodes stays proven. The run's deadline stops it too.
     early : bool
         Stop at the first node with an improving column (column generation); False searches to the proof.
     """
 
-    def __init__(self, V: np.ndarray, lo: float, hi: float, seconds: float = BOX_SECONDS, early: bool = True) -> None:
+    def __init__(self, V: np.ndarray, lo: float, hi: float, max_nodes: int = BOX_NODES, early: bool = True) -> None:
         self.V = np.asarray(V, float)
         self.k, self.n = self.V.shape
         self.lo, self.hi = float(lo), float(hi)
@@ -108,7 +110,7 @@ class BoxMIPricer:
         self.norm = self.Pbar  # the rays' normalisation ωᵀr = 1 (the certificate file's ν, rays._evidence)
         self.weights = (1.0, 1.0)
         self.batch = 2 * self.n
-        self.seconds = float(seconds)
+        self.max_nodes = int(max_nodes)
         self.early = early
         self.more = self.n  # nodes searched for more columns after the first improving one
         self.slack = 0.0  # nodes whose bound is within this of the incumbent are closed (tests: an absolute tolerance)
@@ -271,7 +273,7 @@ class BoxMIPricer:
             found = self._climb(lam, mu)
             if found.shape[1]:
                 return RayPricing(found, None, "two-level vertex search (heuristic)")
-        stop = time.perf_counter() + self.seconds if deadline is None else deadline
+        last = self.nodes + self.max_nodes
         target = 0.5 * settings.tolerance("gap") * abs(float(mu.sum())) if self.target is None else self.target
         tol = _rc_tol()
         best, closed, cols, tick, spent = -math.inf, -math.inf, [], 0, 0
@@ -317,7 +319,7 @@ class BoxMIPricer:
                     tick += 1
                     heapq.heappush(heap, (-bound, tick, child))
             spent = spent + 1 if cols else 0  # nodes searched since the first improving column
-            if (self.early and spent > self.more) or time.perf_counter() >= stop:
+            if (self.early and spent > self.more) or self.nodes >= last or passed(deadline):
                 break
         bound = max([best, closed] + [-b for b, _, _ in heap])
         cols.sort(key=lambda c: -c[0])

@@ -54,12 +54,12 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 
 import numpy as np
 
 from mechopt import settings
-from mechopt.solvers.robust.boxprice import BOX_SECONDS, BoxMIPricer
+from mechopt.runtime.deadline import passed
+from mechopt.solvers.robust.boxprice import BOX_NODES, BoxMIPricer
 from mechopt.solvers.robust.lp import dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
@@ -77,14 +77,15 @@ class ConeMSEPricer:
         The set's vertices on its support rows (k × n): the cone's priors.
     lo, hi : float
         The box factors (``box_factors``; lo = 0 under PML).
-    seconds : float
-        Branch and bound time per pricing call without a deadline (its bound stays proven when it stops).
+    max_nodes : int
+        Branch and bound nodes (LPs) per pricing call: a work budget, the same stop on every machine (its bound stays
+        proven when it stops); the run's deadline stops it too.
     """
 
     smoothing = 0.8  # every round prices exactly (a bound each round); the duals oscillate without it
 
-    def __init__(self, gains, cone: np.ndarray, lo: float, hi: float, seconds: float = BOX_SECONDS) -> None:
-        self.box = BoxMIPricer(cone, lo, hi, seconds)  # the slice: its bounds, its rows, into_cone
+    def __init__(self, gains, cone: np.ndarray, lo: float, hi: float, max_nodes: int = BOX_NODES) -> None:
+        self.box = BoxMIPricer(cone, lo, hi, max_nodes)  # the slice: its bounds, its rows, into_cone
         self.V = np.asarray(gains.vertices, float)
         a = np.asarray(gains.utility.centred, float)
         self.sig = float(np.abs(a).max(initial=0.0)) or 1.0  # the ratios are kept in units of max |a| (unit-free)
@@ -93,7 +94,7 @@ class ConeMSEPricer:
         self.norm = self.box.norm
         self.weights = (1.0, 1.0)
         self.batch = 2 * self.n
-        self.seconds = float(seconds)
+        self.max_nodes = int(max_nodes)
         self.c = gains.constants()
         self.target: float | None = None  # None: half the gap tolerance times the master's value
         self.stop = 0.5
@@ -185,7 +186,7 @@ class ConeMSEPricer:
         """The best columns found and the largest bound of any box (proven; module docstring)."""
         lam, mu = np.maximum(np.asarray(lam, float), 0.0), np.asarray(mu, float)
         h = self._model()
-        stop_at = time.perf_counter() + self.seconds if deadline is None else deadline
+        last = self.nodes + self.max_nodes
         gap = settings.tolerance("gap")
         target = 0.5 * gap * abs(float(lam @ self.c + mu.sum())) if self.target is None else self.target
         root = (self.smin.copy(), self.smax.copy())
@@ -198,7 +199,7 @@ class ConeMSEPricer:
                 closed = max(closed, -neg)
                 heap = []
                 break
-            if (cols and best >= self.stop * -neg and best > tol) or time.perf_counter() >= stop_at:
+            if (cols and best >= self.stop * -neg and best > tol) or self.nodes >= last or passed(deadline):
                 tick += 1
                 heapq.heappush(heap, (neg, tick, (L, H)))  # still open: its bound stays in the answer
                 break

@@ -63,7 +63,7 @@ def test_without_a_limit_every_refinement_runs(monkeypatch):
 
 
 def test_random_faces_stop_at_the_deadline(monkeypatch):
-    """The PML pricer's random faces stop at the run's deadline, not only after ``RANDOM_SECONDS``.
+    """The PML pricer's random faces stop at the run's deadline, not only after ``RANDOM_FACES``.
 
     Found by a hostile pass: PML MI, d = 64 Dirichlet(1) seed 64, ε = 1, ``time_limit=3`` ran 5.9 s, 2.3 s of
     it in one call of ``_random_faces`` that started near the deadline (its own 3 s budget ignored it).

@@ -106,7 +106,7 @@ def test_pricer_with_flips_brackets_or_certifies_the_full_vertex_lp(d, eps, lowe
     """Faces of 2 coordinates rarely hold an improving vertex and the branch and bound gets no time, so the flip sets
     find the columns or prove the bound: value ≤ the full vertex LP ≤ bound, and the optimum when certified. Alone
     they certify d = 8 only: far from the chord duals κ ≤ 0 and they do not apply (the branch and bound's rounds)."""
-    monkeypatch.setattr(pml, "FALLBACK_SECONDS", 0.0)
+    monkeypatch.setattr(pml, "FALLBACK_NODES", 0)
     P = np.random.default_rng(900 + d).dirichlet(np.ones(d))
     lo, h = _box(P, eps, lower)
     phi = _phi(utility, P)

@@ -189,6 +189,7 @@ def separable_bnb(
     *,
     target: float = -math.inf,
     early: bool | float = False,
+    max_nodes: int | None = None,
 ) -> BnBOut:
     """Exact max of Σ_x f(p_x, x) over the vertices of {lo ≤ p ≤ hi, 1ᵀp = 1} (module docstring).
 
@@ -199,7 +200,8 @@ def separable_bnb(
     ``reduced_cost`` tolerance are found (or one, after 8d nodes), and the bound
     is the largest bound of the open nodes; ``early`` = ρ ∈ (0, 1] (a float)
     also waits until the best vertex is at least ρ times that bound. Returns the bound (None when the
-    deadline interrupted the search), up to ``batch`` best vertices found (best first) and the node count.
+    deadline or ``max_nodes`` (a work budget: the same stop on every machine) interrupted the search), up to
+    ``batch`` best vertices found (best first) and the node count.
     """
     s = _Search(np.asarray(lo, float), np.asarray(hi, float), f, batch, target)
     stack = []
@@ -208,7 +210,9 @@ def separable_bnb(
         st[j] = _FREE
         stack.append((math.inf, st, j))
     while stack:
-        if deadline is not None and time.perf_counter() > deadline:
+        if (deadline is not None and time.perf_counter() > deadline) or (
+            max_nodes is not None and s.nodes >= max_nodes
+        ):
             return BnBOut(None, _best(s, batch), s.nodes)
         if early and (len(s.cands) >= batch or (s.cands and s.nodes >= 8 * s.d)):
             top = max(u for u, _, _ in stack)

@@ -181,12 +181,13 @@ def window_cover(
     t: float = WINDOW_T,
     rounds: int = 16,
     per_round: int = 4,
-    seconds: float = 60.0,
+    deadline: float | None = None,
 ) -> Cover | None:
     """A fractional exact cover by window sets (within t of ε, module docstring), or None if none was found.
 
     Rounds of ``per_round`` random restrictions, then the cover LP over the pool, until it is feasible
-    (at most ``rounds`` rounds and ``seconds``); None at once when :func:`cover_obstructed` proves no
+    (at most ``rounds`` rounds, a work budget: the same search on every machine, or until the run's ``deadline``,
+    ``time.perf_counter()`` seconds); None at once when :func:`cover_obstructed` proves no
     such cover exists. A search budget, not a proof: the search also gives up when after
     ``GIVE_UP_ROUND`` rounds the pool's packing (max Σ_S c_S π(S) s.t. Σ_S c_S 1_S ≤ 1) still leaves more than
     ``GIVE_UP_MASS`` of the prior uncovered (d = 64: 7 % and 2 % at ε = 0.5 and 1, which then succeed; 44 %
@@ -196,7 +197,6 @@ def window_cover(
     if cover_obstructed(P, eps, t):
         return None
     rng = np.random.default_rng(seed)
-    stop = time.perf_counter() + seconds
     d = P.size
     big = np.flatnonzero(P >= math.exp(-eps))
     pool = np.eye(d, dtype=bool)[big]
@@ -208,7 +208,9 @@ def window_cover(
         if out is not None:
             out.sets = int(pool.shape[0])
             return out
-        if time.perf_counter() > stop or (k + 1 >= GIVE_UP_ROUND and packed < 1 - GIVE_UP_MASS):
+        if (deadline is not None and time.perf_counter() > deadline) or (
+            k + 1 >= GIVE_UP_ROUND and packed < 1 - GIVE_UP_MASS
+        ):
             break
     return None
 

@@ -167,12 +167,14 @@ def flip_max(
     deadline: float | None = None,
     *,
     limit: int = FLIP_LIST_MAX,
+    max_pairs: int | None = None,
 ) -> BnBOut | None:
     """max_B Σ_x f(p_x, x) if it exceeds ``theta``, else a bound ≤ ``theta`` (module docstring); None if not run.
 
     ``f(p, idx)`` evaluates f_x elementwise (convex in p). Returns the proven bound (max(best, θ) + slack),
     up to ``batch`` best vertices evaluated above the ``reduced_cost`` tolerance (best first; those at or below θ
-    are a sample, not necessarily the best) and the pairs evaluated.
+    are a sample, not necessarily the best) and the pairs evaluated; None also once more than ``max_pairs`` were
+    evaluated (a work budget: the same stop on every machine).
     """
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
     s = _Flips(lo, hi, f)
@@ -202,7 +204,7 @@ def flip_max(
     cut = settings.tolerance("reduced_cost")
     bitsA, bitsB = np.arange(halves[0].size, dtype=np.uint64), np.arange(halves[1].size, dtype=np.uint64)
     for a0 in range(0, cA.size, _CHUNK):
-        if deadline is not None and time.perf_counter() > deadline:
+        if (deadline is not None and time.perf_counter() > deadline) or (max_pairs is not None and pairs > max_pairs):
             return None
         ca, ga, ma = cA[a0 : a0 + _CHUNK], gA[a0 : a0 + _CHUNK], mA[a0 : a0 + _CHUNK]
         hw = (budget - ca) / kap + wtol
@@ -243,13 +245,15 @@ def flip_ladder(
     deadline: float | None = None,
     *,
     limit: int = FLIP_LIST_MAX,
+    max_pairs: int | None = None,
 ) -> tuple[BnBOut, bool]:
     """:func:`flip_max` at θ = L − L/2^k (k in ``FLIP_RUNGS``), then at ``target``: (its result, whether exact).
 
     The budgets grow rung by rung (the lists with them): the first rung with a vertex above its θ returns the
     best vertices and their exact maximum; a rung with none proves max_B F ≤ θ and the next is tried (its
     improving vertices below θ are kept as columns). Exact (True) when a rung found a vertex above its θ or the
-    last one finished; otherwise the bound is the last finished rung's θ (or L), still proven.
+    last one finished; otherwise the bound is the last finished rung's θ (or L), still proven. ``max_pairs``
+    bounds the pairs evaluated over all rungs (a search budget, not part of any proof).
 
     >>> lo, hi = np.full(3, 0.1), np.array([0.5, 0.5, 0.6])
     >>> out, exact = flip_ladder(lo, hi, lambda p, i: p * p - 0.5 * p, -1.0, 3)
@@ -263,7 +267,8 @@ def flip_ladder(
     for theta in [L - math.ldexp(abs(L), -k) for k in FLIP_RUNGS] + [target]:
         if theta >= proven:
             continue
-        out = flip_max(lo, hi, f, theta, batch, deadline, limit=limit)
+        left = None if max_pairs is None else max_pairs - nodes
+        out = flip_max(lo, hi, f, theta, batch, deadline, limit=limit, max_pairs=left)
         if out is None:
             return BnBOut(proven, carry, nodes), False
         nodes += out.nodes

@@ -45,11 +45,11 @@ The best vertices of the face are the round's columns; the round's bound is L. W
 ``RANDOM_FACES`` seeded random faces (near the chord duals every key v_x / δ_x agrees to ~1e-4, the order
 that picks the faces is set by residuals, and improving vertices lie outside them), then the
 exact branch and bound over all of B (:func:`~mechopt.solvers.exact.pricing.bnb.separable_bnb`) for
-``FALLBACK_SECONDS``: if it finishes, its bound (the maximum, to a quarter of ``colgen_gap``) replaces
+``FALLBACK_NODES`` nodes: if it finishes, its bound (the maximum, to a quarter of ``colgen_gap``) replaces
 L and a round without columns is a proof. (With a prior mass above e^{−ε} the chord bound is far from the
 optimum and the branch and bound does the work: PML, d = 40, P(0) > 0.5, ε = 1, histogram: gap 1.3e-9 in
 60 s, where the faces alone stalled at 9e-3.) When it does not finish, the *flip sets* are searched
-(:func:`~mechopt.solvers.exact.pricing.flips.flip_ladder`, at most ``FLIP_SECONDS``): an exact search that
+(:func:`~mechopt.solvers.exact.pricing.flips.flip_ladder`, at most ``FLIP_PAIRS`` pairs): an exact search that
 charges the filler's chord excess, which L cannot (no dual brings L below the chord bound), so near the
 chord duals it proves a bound below L or finds the best vertices (ALIP MI (2, 1), d = 64: certified, gap
 2.5e-11, where the other searches stopped at 2e-7). When its lists outgrow ``FLIP_LIST_MAX`` it keeps the
@@ -104,20 +104,22 @@ __all__ = ["PMLSeparablePricer", "CORE_D", "chord_duals", "lagrangian_bound", "s
 #: Free coordinates of the core face searched by meet in the middle (2^14 subsets per half; one
 #: search takes ~0.1-1 s on the shared machine and ~40 MB).
 CORE_D = 28
-#: Seconds of exact branch and bound (all of B) per round when no face has an improving vertex.
-FALLBACK_SECONDS = 5.0
+#: Nodes of exact branch and bound (all of B) per round when no face has an improving vertex: a work budget of
+#: the search (no proof depends on it), the same on every machine (was 5 s of wall clock).
+FALLBACK_NODES = 120_000  # ~5 s at ~24 k nodes/s (PML MI d = 38-40, ε = 1.5-2, load ~1.7)
 #: The wider face searched when the first has no improving vertex (~0.1 GB at 32, ~0.5 GB at 36).
 WIDE_D = 32
 #: Seeded random faces (``core`` free coordinates) searched when neither face has an improving vertex, before the
 #: branch and bound: near the chord duals every key agrees to ~1e-4 (the order is set by residuals) and improving
 #: vertices lie outside the ordered faces (ALIP MI (2, 1), d = 64: 5-7 of 20-40 random faces held one; RESULTS.md).
-#: At most ``RANDOM_FACES`` faces and ``RANDOM_SECONDS`` per pricing (each face ~0.05-1 s).
-RANDOM_FACES, RANDOM_SECONDS = 32, 3.0
-#: Seconds of the exact flip-set search (:mod:`~mechopt.solvers.exact.pricing.flips`) per round when no face has an
-#: improving vertex and the branch and bound did not finish.
-FLIP_SECONDS = 30.0
-#: Seconds and rounds per call of the strata's cutting-plane bound (:meth:`PMLSeparablePricer.dual_bound`).
-BOUND_SECONDS, BOUND_ROUNDS = 30.0, 20
+#: At most ``RANDOM_FACES`` faces and ``RANDOM_NODES`` search nodes per pricing (~3 M nodes/s: ~3 s, the wall-clock
+#: budget it replaces): a work budget, the same faces on every machine; no proof depends on it.
+RANDOM_FACES, RANDOM_NODES = 32, 8_000_000
+#: Pairs evaluated by the exact flip-set search (:mod:`~mechopt.solvers.exact.pricing.flips`) per round when no face
+#: has an improving vertex and the branch and bound did not finish: a work budget (its unfinished bound stays proven).
+FLIP_PAIRS = 4_000_000  # ~30 s at ~0.12 M pairs/s (flip_max, PML MI d = 56, ε = 2, load ~2.1), the old budget
+#: Rounds per call of the strata's cutting-plane bound (:meth:`PMLSeparablePricer.dual_bound`): a work budget.
+BOUND_ROUNDS = 20
 #: Window width and seeded restrictions of the slices seeded into the master (:meth:`PMLSeparablePricer.seed_columns`).
 SEED_T, SEED_RESTRICTIONS = 1e-8, 60
 
@@ -173,7 +175,7 @@ class PMLSeparablePricer:
     core, wide : int
         Free coordinates of the first face searched for columns and of the second, searched when the
         first has no improving vertex (≤ ``MITM_MAX_D``); then the exact branch and bound for
-        ``FALLBACK_SECONDS``.
+        ``FALLBACK_NODES``.
     lo : ndarray, optional
         The box's lower corner (ALIP: e^{−ε_l} P, ``ALIP.box(P)[0]``); default 0 (ε-PML).
     """
@@ -266,7 +268,7 @@ class PMLSeparablePricer:
         """The proven bound at ν (L, or the search's when its face is all of B) and the best vertices found.
 
         The searches in turn until one has an improving vertex or proves the maximum: the core face, the wide
-        face, random faces, the branch and bound for ``FALLBACK_SECONDS``, then the flip sets, so a run goes as
+        face, random faces, the branch and bound for ``FALLBACK_NODES``, then the flip sets, so a run goes as
         before them until it would have stopped without a proof (run earlier, they slowed LIP histogram ε = 2,
         d = 64, from 135 s to a 300 s time limit).
         """
@@ -302,12 +304,14 @@ class PMLSeparablePricer:
     def _random_faces(self, nu, fl, fh, lam, deadline, tol) -> np.ndarray:
         """The vertices of the first of ``RANDOM_FACES`` seeded random faces with an improving one (or the last's)."""
         rng = np.random.default_rng(self.calls)  # seeded: the same run prices the same faces
-        stop = time.perf_counter() + RANDOM_SECONDS
-        stop = stop if deadline is None else min(stop, deadline)  # the run's deadline too (was 2.3 s past it)
-        points = np.zeros((0, self.h.size))
+        points, last = np.zeros((0, self.h.size)), self.nodes + RANDOM_NODES
         for _ in range(RANDOM_FACES):
             points, _ = self._search(nu, fl, fh, lam, self.core, deadline, rng)
-            if np.any(self.rc(points, nu) > tol) or time.perf_counter() > stop:
+            if (
+                np.any(self.rc(points, nu) > tol)
+                or self.nodes >= last
+                or (deadline is not None and time.perf_counter() > deadline)
+            ):
                 break
         return points
 
@@ -327,7 +331,7 @@ class PMLSeparablePricer:
     def dual_bound(self, deadline: float | None = None) -> tuple[float, np.ndarray] | None:
         """(a proven bound on max Σ μ, its duals ν) from the duals best against the stratified pricing, or None.
 
-        :class:`~mechopt.solvers.exact.pricing.strata_bound.StrataBound` for at most ``BOUND_SECONDS`` per call (its
+        :class:`~mechopt.solvers.exact.pricing.strata_bound.StrataBound` for at most ``BOUND_ROUNDS`` per call (its
         pool is kept); None without the stratified pricing. Column generation keeps the lower of this and its own.
         """
         if self.strata is None:
@@ -335,9 +339,8 @@ class PMLSeparablePricer:
         if self._sb is None:
             self._sb = StrataBound(self.strata, self.P)
             self._sb.seed()
-        stop = time.perf_counter() + BOUND_SECONDS
         tau = 0.1 * self._target(self.strata.nu0)
-        b, nu = self._sb.run(rounds=BOUND_ROUNDS, deadline=stop if deadline is None else min(stop, deadline), tau=tau)
+        b, nu = self._sb.run(rounds=BOUND_ROUNDS, deadline=deadline, tau=tau)
         return None if nu is None else (b, nu)
 
     def seed_columns(self, deadline: float | None = None) -> np.ndarray:
@@ -367,31 +370,31 @@ class PMLSeparablePricer:
         return f
 
     def _flips(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
-        """(vertices, proven max or None): the flip-set ladder for ``FLIP_SECONDS`` at most.
+        """(vertices, proven max or None): the flip-set ladder for ``FLIP_PAIRS`` pairs at most.
 
         :func:`~mechopt.solvers.exact.pricing.flips.flip_ladder`. Its bound is returned only when it is exact
         (a rung's maximum, or the last rung's proof); ``flip_bound`` keeps the ladder's bound either way (an
         unfinished ladder's is its last finished rung's θ, proven too).
         """
         self.calls_flips += 1
-        stop = time.perf_counter() + FLIP_SECONDS
-        stop = stop if deadline is None else min(stop, deadline)
-        out, exact = flip_ladder(self.lo, self.h, self._f(nu), self._target(nu), self.batch, stop)
+        f, target = self._f(nu), self._target(nu)
+        out, exact = flip_ladder(self.lo, self.h, f, target, self.batch, deadline, max_pairs=FLIP_PAIRS)
         self.nodes += out.nodes
         self.flip_bound = out.bound
         points = np.array(out.points) if out.points else np.zeros((0, self.h.size))
         return points, (out.bound if exact else None)
 
     def _fallback(self, nu: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float | None]:
-        """The exact branch and bound over all of B for ``FALLBACK_SECONDS`` at most: (vertices, proven max or None).
+        """The exact branch and bound over all of B for ``FALLBACK_NODES`` at most: (vertices, proven max or None).
 
         As in :class:`~mechopt.solvers.exact.pricing.lip.LIPSeparablePricer`, nodes within a quarter of
         ``colgen_gap`` (times |νᵀP|) of zero are closed, so a finished search's bound is ≥ the maximum
         and only that much above it when the maximum is below it.
         """
         self.calls_fallback += 1
-        stop = time.perf_counter() + FALLBACK_SECONDS
-        stop = stop if deadline is None else min(stop, deadline)
-        out = separable_bnb(self.lo, self.h, self._f(nu), self.batch, stop, target=self._target(nu), early=True)
+        f, target = self._f(nu), self._target(nu)
+        out = separable_bnb(
+            self.lo, self.h, f, self.batch, deadline, target=target, early=True, max_nodes=FALLBACK_NODES
+        )
         self.nodes += out.nodes
         return (np.array(out.points) if out.points else np.zeros((0, self.h.size))), out.bound
