@@ -48,6 +48,7 @@ from scipy.optimize import minimize
 
 from mechopt import settings
 from mechopt.errors import MechoptError
+from mechopt.runtime.deadline import passed
 
 __all__ = ["Best", "run_multistart", "feasible", "scorer", "LOCAL", "REPAIRED", "BASELINE"]
 
@@ -93,10 +94,6 @@ class Best:
 
 class _Deadline(Exception):
     """Raised inside an evaluation or a callback once the time limit has passed."""
-
-
-def _past(deadline: float | None) -> bool:
-    return deadline is not None and time.perf_counter() > deadline
 
 
 def _bounded(fn: Any, deadline: float | None) -> Any:
@@ -203,7 +200,7 @@ def _loop(
     fun, jac = _bounded(form.fun, deadline), _bounded(form.jac, deadline)
     cons = _bounded_constraints(form.constraints, deadline)
     for k, x0 in enumerate(starts):
-        if _past(deadline):
+        if passed(deadline):
             best.stopped = True
             break
         seen: dict[str, Any] = {"x": None, "fun": np.inf, "raw": np.inf, "halted": False}
@@ -218,7 +215,7 @@ def _loop(
 
         def callback(intermediate_result: Any) -> None:
             consider(intermediate_result.x, float(intermediate_result.fun))
-            if _past(deadline):
+            if passed(deadline):
                 seen["halted"] = True
                 raise StopIteration  # scipy stops at this iteration boundary and returns the iterate
 

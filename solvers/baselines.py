@@ -52,6 +52,7 @@ import numpy as np
 from mechopt.errors import ParamError
 from mechopt.model.solver import Solver
 from mechopt.results.result import Result, Status
+from mechopt.runtime.deadline import passed
 
 __all__ = ["GDPenaltySolver", "AnnealSolver", "SOLVERS"]
 
@@ -132,7 +133,7 @@ class GDPenaltySolver(Solver):
         for _ in range(int(opts["rounds"])):
             stop = "max_iter"
             for _ in range(int(opts["max_iter"])):
-                if deadline is not None and time.perf_counter() > deadline:
+                if passed(deadline):
                     stop = "time_limit"
                     break
                 iters += 1
@@ -221,7 +222,7 @@ class AnnealSolver(Solver):
         best_s, best_p = s.copy(), p if feas else math.inf
         T, it = float(opts["T0"]), 0
         for it in range(1, n_iter + 1):
-            if deadline is not None and time.perf_counter() > deadline:
+            if passed(deadline):
                 break
             cand = s.copy()
             i = int(rng.integers(form.n))

@@ -52,6 +52,7 @@ import numpy as np
 from mechopt.errors import ParamError
 from mechopt.model.solver import Solver
 from mechopt.results.result import Result, Status
+from mechopt.runtime.deadline import passed
 
 __all__ = ["GreedySolver", "greedy_path", "SOLVERS"]
 
@@ -102,7 +103,7 @@ def greedy_path(
     v = np.zeros(form.n)
     dtheta, it, commits, halvings, stop = float(dtheta0), 0, 0, 0, "max_iter"
     while it < max_iter:
-        if deadline is not None and time.perf_counter() > deadline:
+        if passed(deadline):
             stop = "time_limit"
             break
         it += 1

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.lp import Master, cost_unit, solve_master
 from mechopt.solvers.exact.master import WarmMaster
 
@@ -216,7 +217,7 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
             continue
         if pr.rays.shape[1] == 0:
             if not proven:
-                timed_out = deadline is not None and time.perf_counter() >= deadline
+                timed_out = passed(deadline)
                 return ColGenResult(
                     "time_limit" if timed_out else "failed", master, R, bound, False, it, notes, nu=best_nu
                 )

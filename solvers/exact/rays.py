@@ -26,13 +26,12 @@ array([[0.667, 0.333],
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
 from mechopt import settings
 from mechopt.errors import TooLargeError
-from mechopt.runtime.deadline import TimeLimitReached
+from mechopt.runtime.deadline import TimeLimitReached, passed
 
 __all__ = [
     "lip_deviations",
@@ -295,7 +294,7 @@ def dd_rays(A: np.ndarray, *, tol: float | None = None, max_rays: int = 200_000,
     R = np.eye(d)  # rays as rows
     Z = ~np.eye(d, dtype=bool)  # Z[r, i]: constraint i tight at ray r
     for a in A:
-        if deadline is not None and time.perf_counter() >= deadline:
+        if passed(deadline):
             raise TimeLimitReached("enumerating the cone's extreme rays")
         scale = tol * max(1.0, float(np.abs(a).max()))
         v = R @ a

@@ -32,7 +32,6 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,7 @@ from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.channel import merge_outputs
 from mechopt.model.forms import ColumnProgram
 from mechopt.results.result import Status
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.lp import dual_bound, solve_master
 from mechopt.solvers.exact.methods import Outcome, _classes, _left, orbit_count, reporter
 from mechopt.solvers.exact.orbits import pricing as _orbit_price
@@ -192,7 +192,7 @@ def input_duals(cl, class_nu: np.ndarray) -> np.ndarray:
 
 
 def _left_or_stop(deadline: float | None) -> None:
-    if deadline is not None and time.perf_counter() >= deadline:
+    if passed(deadline):
         raise PlanTimeLimit("the time limit passed before the dense mechanism was built")
 
 

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import SolverError
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.lp.cones import _highs, _optimal
 
 __all__ = ["column_generation", "Outcome"]
@@ -178,7 +179,7 @@ def column_generation(
             if max_passes is not None and passes >= max_passes:
                 status = "stalled"  # the caller's cue to another method (lp: the full LP)
                 break
-        if deadline is not None and time.perf_counter() > deadline:
+        if passed(deadline):
             status = "time_limit"
             break
         if new_q:

@@ -35,6 +35,7 @@ from mechopt import settings
 from mechopt.model.solver import Solver
 from mechopt.notions import LDP, LIP, GraphLDP, MetricLDP, PosteriorBox
 from mechopt.results.result import Certificate, Result, Status
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.lp.colgen import Outcome, column_generation
 from mechopt.solvers.lp.cones import LDPCone, LIPCone, MetricCone, metric_closure
 from mechopt.solvers.lp.full import FULL_MEMORY, STALL_PASSES, choose, solve_full
@@ -169,7 +170,7 @@ def _run(Cn: np.ndarray, cone: Any, radii: tuple, note: str, opts: dict, deadlin
     out = None if method == "full" else colgen(deadline, STALL_PASSES if method == "stall" else None)
     if out is not None and out.status != "stalled":
         return out, "colgen", note
-    if deadline is not None and time.perf_counter() > deadline:
+    if passed(deadline):
         out = out or colgen(deadline)  # no time left for the full LP: column generation's answer, not certified
         out.status = "time_limit"
         return out, "colgen", note

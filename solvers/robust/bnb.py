@@ -47,10 +47,11 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-import time
 
 import numpy as np
 from scipy.optimize import minimize
+
+from mechopt.runtime.deadline import passed
 
 __all__ = ["MIBranchBound"]
 
@@ -139,7 +140,7 @@ class MIBranchBound:
             key, _, fix, a0, y0 = heapq.heappop(heap)
             self.nodes += 1
             count += 1
-            if count > self.max_nodes or (deadline is not None and time.perf_counter() >= deadline):
+            if count > self.max_nodes or passed(deadline):
                 return self._found(found, best_z), None
             if best > 0 and best >= stop * max(best, closed, -heap[0][0] if heap else -math.inf, -key):
                 return self._found(found, best_z), max(best, closed, -heap[0][0] if heap else -math.inf, -key)

@@ -30,11 +30,11 @@ Examples
 from __future__ import annotations
 
 import itertools
-import time
 
 import numpy as np
 
 from mechopt.errors import ParamError
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.rays import bits
 
 __all__ = ["box_patterns", "CELL"]
@@ -77,7 +77,7 @@ def box_patterns(V: np.ndarray, target: np.ndarray, half: np.ndarray, *, budget:
     for cell in cells:
         if listed >= total:
             break
-        late = deadline is not None and time.perf_counter() >= deadline
+        late = passed(deadline)
         if late or (budget is not None and listed >= budget) or (enough is not None and hits >= enough):
             return _patterns(found, n), False
         lo, hi = origin + cell * w, origin + (cell + 1) * w

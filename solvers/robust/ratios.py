@@ -50,10 +50,10 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol, certified_tol
 
 __all__ = ["RatioBranchBound", "LDPMSERatioPricer"]
@@ -130,7 +130,7 @@ class RatioBranchBound:
                 break
             if pool.best > target and pool.best >= stop * top:
                 return pool.patterns(self.V.shape[1]), max(pool.best, top) + self.tol
-            late = deadline is not None and time.perf_counter() >= deadline
+            late = passed(deadline)
             if late or spent > self.max_boxes:
                 return pool.patterns(self.V.shape[1]), None
             m = min(BATCH, B.size)

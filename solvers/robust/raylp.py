@@ -20,7 +20,6 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from scipy.optimize import linprog
 from mechopt import settings
 from mechopt.errors import ParamError
 from mechopt.results.result import Status
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit
 from mechopt.solvers.robust.pricing import _rc_tol
@@ -90,7 +90,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             centre = (start[0], start[1] / scale)
             bound, proven = _lagrange(pricer, centre[0], centre[1], c / scale, pr.bound / scale, one), True
     for it in range(1, max_iter + 1):
-        if deadline is not None and time.perf_counter() >= deadline:
+        if passed(deadline):
             status = "time_limit"
             break
         m = _master(F / scale, c / scale, R)
@@ -132,7 +132,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             stalls += 1
             if stalls <= STALL_RETRIES:  # a pricer that remembers what it returned searches on
                 continue
-            late = deadline is not None and time.perf_counter() >= deadline
+            late = passed(deadline)
             status = "time_limit" if late else "stalled"  # not "optimal": bound − t is above the tolerance
             break
         stalls = 0

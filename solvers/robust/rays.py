@@ -43,7 +43,7 @@ from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.solver import Solver
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.result import Certificate, Result, Status
-from mechopt.runtime.deadline import TimeLimitReached
+from mechopt.runtime.deadline import TimeLimitReached, passed
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
@@ -121,7 +121,7 @@ class RobustRaysSolver(Solver):
             if bound is not None and G.sign < 0:
                 bound = max(bound, 0.0)  # an MSE is never negative
             gap = None if bound is None else _relative_gap(value, bound, G.sign)
-            late = deadline is not None and time.perf_counter() >= deadline
+            late = passed(deadline)
             if not hull or gap is None or gap <= tol or out["status"] != "optimal" or late:
                 break
             priors = np.vstack([priors, problem.hull_bracket(Q)[2]])  # the worst prior of Q joins the set

@@ -27,13 +27,13 @@ True
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from mechopt.errors import ParamError
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.robust.bnb import MIBranchBound
 from mechopt.solvers.robust.near import box_patterns
 from mechopt.solvers.robust.pricing import LDPMIMilpPricer, RayPricing, _rc_tol, certified_tol
@@ -90,7 +90,7 @@ def pattern_search(
     val = c0 + Z @ c + psi(U) @ lam
     live = np.ones(len(Z), bool)
     for _ in range(max_moves):
-        if not live.any() or (deadline is not None and time.perf_counter() >= deadline):
+        if not live.any() or passed(deadline):
             break
         idx = np.flatnonzero(live)
         parts = [
@@ -133,7 +133,7 @@ def near_patterns(V: np.ndarray, peak: float, count: int, *, budget: int = NEAR_
     for _ in range(NEAR_TRIES):
         Z, done = box_patterns(V, np.full(k, peak), np.full(k, h), budget=budget // part, enough=16 * count,
                                deadline=deadline)  # fmt: skip
-        late = deadline is not None and time.perf_counter() >= deadline
+        late = passed(deadline)
         if late or (part == 1 and (len(Z) >= count or (done and h >= top))):
             break
         expected = len(Z) * (part if not done else 1)
@@ -201,7 +201,7 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
         asked for; n × at most ``count`` + 4·``near``·n). None once the ``deadline`` has passed (the ray LP then
         returns the constant channel), fewer near-u* ones if it passes during their search.
         """
-        if deadline is not None and time.perf_counter() >= deadline:
+        if passed(deadline):
             return np.zeros((self.n, 0))
         lam, mu = self.start_duals()
         const, coef = self._lin(lam, mu)
@@ -230,7 +230,7 @@ class LDPMIBranchPricer(LDPMIMilpPricer):
                 continue
             self.bb.max_nodes = budget
             pr = self._price_milp(lam, mu, deadline)
-            late = deadline is not None and time.perf_counter() >= deadline
+            late = passed(deadline)
             if pr.bound is not None or pr.rays.shape[1] or late or budget >= NODE_CAP:
                 return pr
             budget = min(4 * budget, NODE_CAP)

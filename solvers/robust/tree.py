@@ -43,10 +43,10 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.rays import bits
 from mechopt.solvers.robust.bnb import MIBranchBound
 
@@ -132,7 +132,7 @@ class SubsetTrees:
     def _grow(self, deadline: float | None) -> bool:
         """Build the block trees not yet built, each only before the deadline; whether all are built."""
         while len(self._trees) < len(self.blocks):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if passed(deadline):
                 return False
             self._trees.append(BlockTree(self.V[:, self.blocks[len(self._trees)]], self.leaf))
         return True
@@ -199,7 +199,7 @@ class SubsetTrees:
                 return pool.patterns(), max(pool.best, top) + self.tol
             spent += min(BATCH, B.size)
             self.tuples += min(BATCH, B.size)
-            late = deadline is not None and time.perf_counter() >= deadline
+            late = passed(deadline)
             done_early = early is not None and spent > early and pool.best > target + self.tol
             if late or done_early or (budget is not None and spent > budget):
                 return pool.patterns(), None

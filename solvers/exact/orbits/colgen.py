@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit, solve_master
 from mechopt.solvers.exact.orbits.pricing import maximise, pieces
@@ -88,10 +89,6 @@ def orbits_from_counts(cl, kind: str, eps: float, keys: list[tuple]) -> Orbits:
             V[2 * g + key[0], c] = p[key[0]] - (k * dhi + (m - k - one) * dlo).sum()
     V = V / (M * V).sum(axis=0)
     return Orbits(V, M, np.tile(np.arange(g), rows), cl)
-
-
-def _past(deadline: float | None) -> bool:
-    return deadline is not None and time.perf_counter() > deadline
 
 
 def _start(cl, kind: str) -> list[tuple]:
@@ -143,7 +140,7 @@ def _orbit_rounds(cl, kind: str, utility, eps: float, max_iter: int, deadline, p
         new, ub = [], -math.inf
         target = 0.25 * gap * abs(float(m.nu @ T))  # reduced costs below it cannot matter (relative: unit-free)
         for pc in pieces(cl, kind, utility, eps, m.nu + shift):  # pieces price μ: at ν + shift (class_shift)
-            if _past(deadline):  # a piece left unpriced: this round proves no bound
+            if passed(deadline):  # a piece left unpriced: this round proves no bound
                 ub = math.inf
                 break
             top, u = maximise(pc, tol, deadline=deadline, enough=ENOUGH * tol, target=target)
@@ -158,7 +155,7 @@ def _orbit_rounds(cl, kind: str, utility, eps: float, max_iter: int, deadline, p
         if ub <= tol or (not fresh and ub < math.inf) or close:
             status = "optimal"  # proven, or nothing new to add, or proven within colgen_gap: the gap says how well
             break
-        if _past(deadline):
+        if passed(deadline):
             status = "time_limit"
             break
         keys += fresh

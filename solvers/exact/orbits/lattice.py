@@ -39,9 +39,10 @@ True
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
+
+from mechopt.runtime.deadline import passed
 
 __all__ = ["lattice_max", "search", "threshold", "applies", "MAX_EVALS"]
 
@@ -245,11 +246,7 @@ def search(
             if U[s] <= thr():  # sorted: every node left here is closed
                 state["closed"] = max(state["closed"], float(U[s]))
                 return
-            if (
-                state["best"] >= enough
-                or state["evals"] > max_evals
-                or (deadline is not None and time.perf_counter() > deadline)
-            ):
+            if state["best"] >= enough or state["evals"] > max_evals or passed(deadline):
                 raise _Stop(float(U[s]))
             Bs = (B[s : s + step, None] + piece.beta[j] * vals[None, :]).ravel()
             Zs = (Z[s : s + step, None] + piece.ell[j] * vals[None, :]).ravel()

@@ -57,6 +57,7 @@ from scipy.sparse.linalg import lsqr
 
 from mechopt.errors import SolverError
 from mechopt.model._matrix import column_block
+from mechopt.runtime.deadline import passed
 
 __all__ = ["Plan", "PlanTimeLimit", "build_plan", "class_pattern"]
 
@@ -227,7 +228,7 @@ def _basic(A, b: np.ndarray, opts: dict, deadline: float | None, m: int) -> tupl
     left = _remaining(deadline)
     opts = dict(opts) if left is None else {**opts, "time_limit": left}
     res = linprog(np.zeros(A.shape[1]), A_eq=A, b_eq=b, bounds=(0, None), method="highs-ds", options=opts)
-    if res.status == 1 and deadline is not None and time.perf_counter() >= deadline:
+    if res.status == 1 and passed(deadline):
         raise PlanTimeLimit(f"the time limit passed in the rotation-weight LP of a class of {m} inputs")
     if res.status != 0:
         raise SolverError(f"rotation-weight LP failed: {res.message}")

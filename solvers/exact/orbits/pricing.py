@@ -56,6 +56,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.special import rel_entr
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers._quiet import quiet_stdout
 from mechopt.solvers.exact.orbits import lattice as _orbit_lattice
 from mechopt.solvers.exact.orbits import lip_lattice as _orbit_lattice_lip
@@ -341,7 +342,7 @@ def _search(piece, tol, deadline, max_nodes, keep, enough, loose, target=-math.i
     visit(za, zb)
     nodes = 1
     while heap:
-        if deadline is not None and time.perf_counter() > deadline:
+        if passed(deadline):
             break  # every open node's bound is still on the heap
         negub, a, b = heapq.heappop(heap)
         best = max(found.values(), default=-math.inf)

@@ -41,12 +41,12 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.pricing.knapsack import BNB_SLACK
 
 __all__ = ["separable_bnb", "BnBOut"]
@@ -210,9 +210,7 @@ def separable_bnb(
         st[j] = _FREE
         stack.append((math.inf, st, j))
     while stack:
-        if (deadline is not None and time.perf_counter() > deadline) or (
-            max_nodes is not None and s.nodes >= max_nodes
-        ):
+        if passed(deadline) or (max_nodes is not None and s.nodes >= max_nodes):
             return BnBOut(None, _best(s, batch), s.nodes)
         if early and (len(s.cands) >= batch or (s.cands and s.nodes >= 8 * s.d)):
             top = max(u for u, _, _ in stack)

@@ -40,12 +40,13 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 from scipy.optimize import linprog
+
+from mechopt.runtime.deadline import passed
 
 __all__ = ["Cover", "cover_obstructed", "slice_columns", "window_cover", "window_sets", "WINDOW_T"]
 
@@ -208,9 +209,7 @@ def window_cover(
         if out is not None:
             out.sets = int(pool.shape[0])
             return out
-        if (deadline is not None and time.perf_counter() > deadline) or (
-            k + 1 >= GIVE_UP_ROUND and packed < 1 - GIVE_UP_MASS
-        ):
+        if passed(deadline) or (k + 1 >= GIVE_UP_ROUND and packed < 1 - GIVE_UP_MASS):
             break
     return None
 

@@ -43,11 +43,11 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.pricing.bnb import BnBOut
 from mechopt.solvers.exact.pricing.knapsack import BNB_SLACK
 
@@ -107,7 +107,7 @@ def _half_sets(cost, change, budget, limit, deadline):
         c = np.concatenate([c, c[keep] + cx])
         g = np.concatenate([g, g[keep] + gx])
         m = np.concatenate([m, m[keep] | np.uint64(1 << bit)])
-        if c.size > limit or (deadline is not None and time.perf_counter() > deadline):
+        if c.size > limit or passed(deadline):
             return None
     return c, g, m
 
@@ -204,7 +204,7 @@ def flip_max(
     cut = settings.tolerance("reduced_cost")
     bitsA, bitsB = np.arange(halves[0].size, dtype=np.uint64), np.arange(halves[1].size, dtype=np.uint64)
     for a0 in range(0, cA.size, _CHUNK):
-        if (deadline is not None and time.perf_counter() > deadline) or (max_pairs is not None and pairs > max_pairs):
+        if passed(deadline) or (max_pairs is not None and pairs > max_pairs):
             return None
         ca, ga, ma = cA[a0 : a0 + _CHUNK], gA[a0 : a0 + _CHUNK], mA[a0 : a0 + _CHUNK]
         hw = (budget - ca) / kap + wtol

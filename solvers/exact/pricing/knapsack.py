@@ -48,11 +48,11 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.pricing.base import Pricing, pattern_rays
 
 __all__ = ["LDPMIKnapsackPricer", "BNB_SLACK"]
@@ -154,7 +154,7 @@ class LDPMIKnapsackPricer:
         s_ub = np.array([math.inf])
         idx = np.arange(d)
         while s_ub.size:
-            if deadline is not None and time.perf_counter() > deadline:
+            if passed(deadline):
                 return self._result(cands, order, None, "branch-and-bound interrupted by the time limit")
             if self.early and len(cands) >= self.batch:  # enough columns: bound from the open nodes
                 return self._result(

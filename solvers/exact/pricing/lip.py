@@ -33,12 +33,12 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from scipy.special import xlogy
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.pricing.base import Pricing
 from mechopt.solvers.exact.pricing.bnb import separable_bnb
 from mechopt.solvers.exact.pricing.mitm import MITM_MAX_D, mitm_max
@@ -135,7 +135,7 @@ class LIPSumPricer:
             samples = np.concatenate([[s[0] - width], 0.5 * (s[1:] + s[:-1]), [s[-1] + width]])
         best_rc, keep_P, keep_rc = -math.inf, np.zeros((0, a.size)), np.zeros(0)
         for lo_k in range(0, samples.size, 4096):
-            if deadline is not None and time.perf_counter() > deadline:
+            if passed(deadline):
                 return Pricing(
                     _top_columns(keep_P, keep_rc, self.batch), None, "parametric sweep interrupted by the time limit"
                 )

@@ -48,11 +48,11 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.pricing.bnb import BnBOut
 from mechopt.solvers.exact.pricing.knapsack import BNB_SLACK
 
@@ -290,7 +290,7 @@ def mitm_max(
         ]
     first = len(stack)
     while stack:
-        if deadline is not None and time.perf_counter() > deadline:
+        if passed(deadline):
             return BnBOut(None, s.points(halves), s.nodes)
         if early and first <= 0 and s.best > max(s.target, s.cut) + s.slack:  # a column worth a round
             top = max(u for u, *_ in stack)

@@ -84,12 +84,12 @@ True
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from scipy.special import xlogy
 
 from mechopt import settings
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.pricing.base import Pricing
 from mechopt.solvers.exact.pricing.bnb import separable_bnb
 from mechopt.solvers.exact.pricing.cover import window_sets
@@ -307,11 +307,7 @@ class PMLSeparablePricer:
         points, last = np.zeros((0, self.h.size)), self.nodes + RANDOM_NODES
         for _ in range(RANDOM_FACES):
             points, _ = self._search(nu, fl, fh, lam, self.core, deadline, rng)
-            if (
-                np.any(self.rc(points, nu) > tol)
-                or self.nodes >= last
-                or (deadline is not None and time.perf_counter() > deadline)
-            ):
+            if np.any(self.rc(points, nu) > tol) or self.nodes >= last or passed(deadline):
                 break
         return points
 

@@ -33,10 +33,11 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from scipy.optimize import linprog
+
+from mechopt.runtime.deadline import passed
 
 __all__ = ["StrataBound", "POOL_ROUND"]
 
@@ -123,7 +124,7 @@ class StrataBound:
         if self.done:
             return self.best, self.nu
         for _ in range(rounds):
-            if deadline is not None and time.perf_counter() > deadline:
+            if passed(deadline):
                 break
             y = self._solve()
             if y is None:

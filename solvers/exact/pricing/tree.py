@@ -52,12 +52,12 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 
 import numpy as np
 
 from mechopt import settings
 from mechopt.errors import TooLargeError
+from mechopt.runtime.deadline import passed
 from mechopt.solvers._advice import or_local
 from mechopt.solvers.exact.pricing.base import Pricing
 from mechopt.solvers.exact.pricing.rooting import Rooting, backtrack, dp_pass, envelope, rooting
@@ -332,14 +332,14 @@ class TreeLDPMIPricer:
                 heapq.heappush(heap, (-ub, tick, ri, lo, hi, cl, br))
 
         for ri, r in enumerate(self.roots):  # every peak's root bound
-            if deadline is not None and time.perf_counter() > deadline:
+            if passed(deadline):
                 return self._result(cands, None, "tree branch-and-bound interrupted by the time limit")
             nvs.append([z * (h + g[x]) for z, h, x in zip(r.z, r.H, r.nodes)])
             visit(ri, np.zeros(len(r.H), int), np.array([h.size - 1 for h in r.H]), lam0)
             if self.early and len(cands) >= self.batch and ri < len(self.roots) - 1:
                 return self._result(cands, None, "tree branch-and-bound (stopped early, no bound)")
         while heap:  # best first over all peaks
-            if deadline is not None and time.perf_counter() > deadline:
+            if passed(deadline):
                 return self._result(cands, None, "tree branch-and-bound interrupted by the time limit")
             if self.early and len(cands) >= self.batch:
                 return self._result(
