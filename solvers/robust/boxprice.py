@@ -69,7 +69,7 @@ from mechopt import settings
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.robust.lp import add_row, dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
-from mechopt.solvers.robust.vertices import vertex_search
+from mechopt.solvers.robust.vertices import rho, vertex_search
 
 __all__ = ["BoxMIPricer", "BOX_NODES"]
 
@@ -138,10 +138,8 @@ class BoxMIPricer:
         self.unsure = False  # a node's LP ended neither optimal nor infeasible (its part is then unbounded)
 
     def rho(self, Q: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """ρ of columns Q (n × m): Σ_i λ_i f_i(q) − μᵀq."""
-        Q = np.asarray(Q, float)
-        T = self.V @ Q
-        return (lam @ self.V) @ xlogy(Q, Q) - mu @ Q - lam @ xlogy(T, T)
+        """ρ of columns Q (n × m): Σ_i λ_i f_i(q) − μᵀq (:func:`~mechopt.solvers.robust.vertices.rho`)."""
+        return rho(self.V, lam, mu, np.asarray(Q, float))
 
     def _bounds(self, box) -> tuple[np.ndarray, np.ndarray]:
         k = self.k
