@@ -6,7 +6,7 @@ extreme rays of the privacy cone), priced by :mod:`~mechopt.solvers.robust.prici
 information above the enumerable sizes, the meet-in-the-middle trees of :mod:`~mechopt.solvers.robust.tree`
 (exact, to 40 symbols), the pattern search of :mod:`~mechopt.solvers.robust.search` and the branch and
 bound of :mod:`~mechopt.solvers.robust.bnb`; under LIP / PML / ALIP above ``cone_max`` by the branch and bound
-over the cone itself of :mod:`~mechopt.solvers.robust.boxprice`.
+over the cone itself of :mod:`~mechopt.solvers.robust.cone`.
 """
 
 from mechopt.solvers.robust.lp import RobustLPSolver

@@ -250,7 +250,7 @@ def dual_max(c, lo, hi, A, rlo, rhi, y, reduced: bool = False):
     cᵀz = (c − Aᵀy)ᵀz + yᵀAz: each term at its best end; y_r clipped to 0 where the side it needs is infinite.
     ``reduced``: (bound, r) with r = c − Aᵀy, so that z_j kept in [l, s] ⊂ [lo_j, hi_j] lowers the bound by
     max(r_j lo_j, r_j hi_j) − max(r_j l, r_j s) (the reduced-cost tightening of
-    :class:`~mechopt.solvers.robust.boxprice.BoxMIPricer`).
+    :class:`~mechopt.solvers.robust.cone.box.BoxMIPricer`).
 
     >>> A = np.array([[1.0, 1.0]])
     >>> rows = (np.array([-np.inf]), np.array([1.0]))          # z_0 + z_1 ≤ 1 on [0, 1]²

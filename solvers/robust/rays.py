@@ -305,8 +305,8 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
 def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any]):
     """(pricer, seed, word) of the posterior-box cone's branch and bound (mi and mse above ``cone_max`` symbols,
     to ``box_max`` / ``mse_box_max``; ``cone_pricer="box"`` at any size), or None for the enumerated rays."""
-    from mechopt.solvers.robust.boxprice import BoxMIPricer
-    from mechopt.solvers.robust.coneratio import ConeMSEPricer
+    from mechopt.solvers.robust.cone.box import BoxMIPricer
+    from mechopt.solvers.robust.cone.ratio import ConeMSEPricer
     from mechopt.utilities import MutualInfo, SumMSE
 
     kind, n = opts["cone_pricer"], cone.shape[1]  # one of WORDS["cone_pricer"] (checked in _solve)

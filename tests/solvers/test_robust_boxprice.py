@@ -12,7 +12,7 @@ import mechopt
 from mechopt.errors import TooLargeError
 from mechopt.problems.robust import RobustDesign, box_factors
 from mechopt.problems.robust.gains import VertexGains
-from mechopt.solvers.robust.boxprice import BoxMIPricer
+from mechopt.solvers.robust.cone.box import BoxMIPricer
 from mechopt.solvers.robust.lp import dual_max
 from mechopt.solvers.robust.pricing import box_cone_rays
 from mechopt.utilities import MutualInfo

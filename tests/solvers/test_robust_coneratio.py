@@ -11,7 +11,7 @@ import mechopt
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.problems.robust import RobustDesign
 from mechopt.problems.robust.gains import VertexGains
-from mechopt.solvers.robust.coneratio import ConeMSEPricer
+from mechopt.solvers.robust.cone.ratio import ConeMSEPricer
 from mechopt.utilities import SumMSE
 from tests.solvers.test_robust_boxprice import NOTIONS, _cone  # the cone's rays, normalised P̄·r = 1
 

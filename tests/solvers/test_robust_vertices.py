@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechopt.solvers.robust import vertices
-from mechopt.solvers.robust.boxprice import BoxMIPricer
-from mechopt.solvers.robust.vertices import _state, rho, two_level, vertex_search
+from mechopt.solvers.robust.cone import vertices
+from mechopt.solvers.robust.cone.box import BoxMIPricer
+from mechopt.solvers.robust.cone.vertices import _state, rho, two_level, vertex_search
 from tests.solvers.test_robust_boxprice import NOTIONS, _cone
 
 

@@ -16,7 +16,8 @@ from mechopt.solvers.exact import box as exact_box
 from mechopt.solvers.exact.colgen import column_generation
 from mechopt.solvers.exact.pricing import bnb, cover, flips, mitm, pml, strata_bound
 from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals
-from mechopt.solvers.robust import boxprice, coneratio
+from mechopt.solvers.robust.cone import box as boxprice
+from mechopt.solvers.robust.cone import ratio as coneratio
 from tests.solvers.test_exact_pml_pricing import _box, _phi, _sep_gain
 
 BUDGETED = (pml, bnb, flips, mitm, strata_bound, cover, exact_box, boxprice, coneratio)

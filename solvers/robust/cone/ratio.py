@@ -1,7 +1,7 @@
 """Exact robust-mse pricing over the cone of columns private at every prior of a set (LIP, PML, ALIP).
 
 The cone is K = {q ≥ 0 : lo·t_j ≤ q_x ≤ hi·t_j, t_j = P_j·q, every vertex j of the set and row x}
-(:mod:`mechopt.solvers.robust.boxprice`: the slice P̄·q = 1, its bounds and its LP). For the mse of a sum
+(:mod:`mechopt.solvers.robust.cone.box`: the slice P̄·q = 1, its bounds and its LP). For the mse of a sum
 with centred values a a column q has at prior P_i the gain f_i = N_i² / T_i, N_i = Σ_x P_ix a_x q_x,
 T_i = P_i·q (the priors of the gains may be more than the set's vertices: the hull rounds), so at duals
 (λ ≥ 0, μ) the pricing problem is max over the slice of ρ(q) = Σ_i λ_i N_i² / T_i − μᵀq: a convex function,
@@ -17,7 +17,7 @@ with P_ix > 0: s lies in the box of those ranges.
 ((s − l)(s − h) ≤ 0: the chord of s², exact at the window's ends, at most (h − l)² T / 4 above). So the LP
 "max Σ_i λ_i ((l_i + h_i) N_i − l_i h_i T_i) − μᵀq over the slice and the windows" bounds ρ on the part of the
 slice whose ratios lie in S; its
-value is taken from any row multipliers by weak duality (:func:`~mechopt.solvers.robust.boxprice.dual_max`,
+value is taken from any row multipliers by weak duality (:func:`~mechopt.solvers.robust.cone.box.dual_max`,
 every variable boxed, a rounding margin), not from HiGHS, and a box HiGHS proves empty is dropped (a box
 HiGHS leaves unsolved leaves the pricing without a bound). Every q lies in some box of a partition of the
 root box, so the largest box bound bounds max ρ.
@@ -59,7 +59,7 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.runtime.deadline import passed
-from mechopt.solvers.robust.boxprice import BOX_NODES, BoxMIPricer
+from mechopt.solvers.robust.cone.box import BOX_NODES, BoxMIPricer
 from mechopt.solvers.robust.lp import dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 

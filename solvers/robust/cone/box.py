@@ -38,7 +38,7 @@ HiGHS's tolerances left it a few ulp outside); an improving one is pushed to a v
 (LPs over the slice at the gradient of ρ: a vertex v with ρ(v) ≥ ρ(q) + ∇ρ(q)(v − q) ≥ ρ(q), ρ convex).
 In column generation (``early``) two heuristics run before the tree, and their columns come with no bound:
 that ascent from the last 2n columns returned, then the local search over two-level columns
-(:mod:`mechopt.solvers.robust.vertices`) from the n earlier columns of largest ρ and the n last ones; in
+(:mod:`mechopt.solvers.robust.cone.vertices`) from the n earlier columns of largest ρ and the n last ones; in
 the tree, until a first column is found, that search also climbs from the LP points of its first 64 nodes, and from the
 tree's columns at the end (more columns per round).
 
@@ -67,9 +67,9 @@ from scipy.special import xlogy
 
 from mechopt import settings
 from mechopt.runtime.deadline import passed
+from mechopt.solvers.robust.cone.vertices import rho, vertex_search
 from mechopt.solvers.robust.lp import add_row, dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
-from mechopt.solvers.robust.vertices import rho, vertex_search
 
 __all__ = ["BoxMIPricer", "BOX_NODES"]
 
@@ -138,7 +138,7 @@ class BoxMIPricer:
         self.unsure = False  # a node's LP ended neither optimal nor infeasible (its part is then unbounded)
 
     def rho(self, Q: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """ρ of columns Q (n × m): Σ_i λ_i f_i(q) − μᵀq (:func:`~mechopt.solvers.robust.vertices.rho`)."""
+        """ρ of columns Q (n × m): Σ_i λ_i f_i(q) − μᵀq (:func:`~mechopt.solvers.robust.cone.vertices.rho`)."""
         return rho(self.V, lam, mu, np.asarray(Q, float))
 
     def _bounds(self, box) -> tuple[np.ndarray, np.ndarray]:
@@ -360,9 +360,9 @@ class BoxMIPricer:
         return self._propagate(nl, nu), cut
 
     def _climb(self, lam, mu, starts: np.ndarray | None = None) -> np.ndarray:
-        """New improving columns by :func:`~mechopt.solvers.robust.vertices.vertex_search` from ``starts`` (default:
-        the n earlier columns of largest ρ and the n last ones); a heuristic, no bound; at most ``batch``, best
-        first."""
+        """New improving columns by :func:`~mechopt.solvers.robust.cone.vertices.vertex_search` from
+        ``starts`` (default: the n earlier columns of largest ρ and the n last ones); a heuristic, no bound; at
+        most ``batch``, best first."""
         if starts is None:
             H = np.array(self.history).T
             top = np.argsort(-self.rho(H, lam, mu), kind="stable")[: self.n]

@@ -1,0 +1,7 @@
+"""Pricing over the privacy cone itself (LIP, PML, ALIP) for designs over a set of priors.
+
+:mod:`~mechopt.solvers.robust.cone.box` prices mutual information by a branch and bound over the
+cone's posterior boxes, with the two-level vertex search of :mod:`~mechopt.solvers.robust.cone.vertices`
+as its heuristic; :mod:`~mechopt.solvers.robust.cone.ratio` prices the mean squared error by a branch
+and bound over the ratios N_i/T_i. All three serve :mod:`~mechopt.solvers.robust.rays` above ``cone_max``.
+"""
