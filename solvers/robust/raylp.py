@@ -27,6 +27,7 @@ from scipy.optimize import linprog
 
 from mechopt import settings
 from mechopt.errors import ParamError
+from mechopt.problems.robust.gains import ErrorGains
 from mechopt.results.result import Status
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.colgen import gain_units
@@ -38,6 +39,9 @@ __all__ = ["ray_lp", "constant_outcome", "unit_columns", "MASTER_TOL"]
 #: HiGHS's feasibility tolerances on the master, in the gains' unit (about E[a²] for an MSE: its duals, hence the
 #: bound, are no closer than that to a score E[a²] − Σ gains; an MSE near it is not certifiable in this frame).
 MASTER_TOL = 1e-10
+
+#: Times the master is solved again in the unit of the MSE it reached (:func:`_rescaled`).
+RESCALES = 3
 
 #: Pricings in a row that may return only columns the master holds before the loop ends ``stalled`` (PML d = 32,
 #: 3 priors: a column of reduced cost 1.1e-11 already in the master ended the loop as "optimal" at gap 1.7e-2).
@@ -73,7 +77,46 @@ def ray_lp(G, pricer, seed: np.ndarray, *, max_iter: int = 500, deadline: float 
     probe = G.gains(np.eye(R.shape[0]))  # the size of a unit column's gains (the seed's may all be 0: mi of 1)
     scale = cost_unit(np.r_[np.abs(F).ravel(), np.abs(probe).ravel(), np.abs(c)])  # a power of two: exact
     with gain_units(scale):  # reduced-cost and MILP tolerances in the gains' unit: unit-free
-        return _rounds(G, pricer, R, F, c, scale, max_iter, deadline, smoothing)
+        out = _rounds(G, pricer, R, F, c, scale, max_iter, deadline, smoothing)
+    for _ in range(RESCALES if isinstance(G, ErrorGains) else 0):  # an MSE far below the seed's errors
+        again = _rescaled(G, out)
+        if again is None:
+            break
+        R, F, scale = again
+        left = max_iter - out["rounds"]
+        if left <= 0 or passed(deadline):
+            break
+        with gain_units(scale):
+            nxt = _rounds(G, pricer, R, F, c, scale, left, deadline, smoothing)
+        out = _merged(out, nxt)
+    return out
+
+
+def _rescaled(G, out: dict[str, Any]):
+    """(columns, their gains, a new unit) to solve the master again in the unit of the MSE reached, or None.
+
+    The master's unit is the seed's largest error (the all-ones column: Var(a)); HiGHS's tolerances are absolute in
+    it, so an MSE 2^-12 of it and below (LDP at ε ≥ 25: 1e-10 of it) is resolved only to that tolerance. Columns
+    with an error above 2^30 MSE are left out (they are far from entering; the bound needs no column); the used
+    ones stay (the master stays feasible)."""
+    if out.get("w") is None or out.get("note"):
+        return None
+    R, w = out["R"], out["w"]
+    F = G.gains(R)
+    t = float(np.max(-(F @ w)))
+    unit = cost_unit(np.array([t]))
+    if not t > 0 or unit >= 2.0**-12 * cost_unit(np.abs(F).ravel()):
+        return None
+    keep = (w > 0) | (np.max(np.abs(F), axis=0) <= 2.0**30 * t)
+    return R[:, keep], F[:, keep], unit
+
+
+def _merged(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """The second solve's outcome, its rounds counted after the first's; the first's bound when it is lower."""
+    out = {**second, "rounds": first["rounds"] + second["rounds"]}
+    if first["proven"] and (not second["proven"] or first["bound"] < second["bound"]):
+        out.update(bound=first["bound"], proven=True, duals=first["duals"])
+    return out
 
 
 def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, Any]:

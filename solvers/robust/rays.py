@@ -41,7 +41,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.solver import Solver
-from mechopt.problems.robust.gains import VertexGains
+from mechopt.problems.robust.gains import ErrorGains, error_gains
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.runtime.deadline import TimeLimitReached, passed
 from mechopt.solvers.robust.lp import _recover
@@ -111,7 +111,7 @@ class RobustRaysSolver(Solver):
         cone = priors[:, rows]
         cache: dict[str, np.ndarray] = {}  # the cone's rays, enumerated once for every hull round
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
-            G = _restricted(VertexGains(priors, problem.utility), rows)
+            G = _restricted(error_gains(priors, problem.utility), rows)
             pricer, how, out = _run(problem, G, cone, opts, cache, deadline)
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
@@ -189,8 +189,26 @@ def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndar
     w = np.ones(int(rows.sum())) if norm is None else np.asarray(norm, float)  # a pricer normalising ωᵀr = 1: δ·ω/Σω
     nu[rows] = mu + (out["bound"] - float(lam @ G.constants()) - float(mu.sum())) * w / w.sum()
     centre = float(getattr(G.utility, "centre", 0.0))  # the gains' centre (an MSE is shift-invariant)
+    if isinstance(G, ErrorGains):  # the checker's gains are f = g + shift·q: ν + λᵀshift, exactly (Fractions)
+        nu = _exact_shift(nu, lam, G, rows)
     return RobustEvidence(problem, Q, lam, nu, None, method=f"robust-rays (ray LP duals; {out['rounds']} rounds)",
                           centre=centre)  # fmt: skip
+
+
+def _exact_shift(nu: np.ndarray, lam: np.ndarray, G, rows: np.ndarray) -> np.ndarray:
+    """ν_x + Σ_i λ_i P_ix (a_x − centre)² in exact rationals (λ = w / Σ w as the checker reads the weights): rounded
+    to doubles, this E[a²]-sized shift would move the checker's bound by ulps of E[a²], more than an MSE of 1e-12 of
+    it (LDP ε = 30)."""
+    from fractions import Fraction
+
+    lam_q = [Fraction(float(t)) for t in lam]
+    lam_q = [t / sum(lam_q) for t in lam_q]
+    out = np.array([Fraction(float(v)) for v in nu], dtype=object)
+    centre = Fraction(float(G.utility.centre))
+    for j, x in enumerate(np.flatnonzero(rows)):
+        sq = (Fraction(float(G.utility.a[j])) - centre) ** 2
+        out[x] += sum(t * Fraction(float(P[j])) for t, P in zip(lam_q, G.vertices)) * sq
+    return out
 
 
 def _resolution(G, value: float, gap: float) -> str:
@@ -249,7 +267,7 @@ def _point_mass(G) -> dict[str, Any] | None:
 def _restricted(G, rows: np.ndarray):
     """The gains on the support rows (vertices and MSE values restricted)."""
     U = G.utility.restrict(np.flatnonzero(rows)) if hasattr(G.utility, "a") else G.utility
-    return VertexGains(G.vertices[:, rows], U)
+    return type(G)(G.vertices[:, rows], U)
 
 
 def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray],
