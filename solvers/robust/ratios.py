@@ -56,6 +56,7 @@ import math
 import numpy as np
 
 from mechopt.model.gains import _offsets, mse_loss
+from mechopt.problems.robust.gains import error_duals
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol, certified_tol
 
@@ -220,11 +221,12 @@ class LDPMSERatioPricer:
     def __init__(self, gains, n: int, eps: float, stop: float = 0.5) -> None:
         self.n, self.E1, self.stop = n, math.expm1(eps), stop
         self.weights, self.top = (math.exp(-eps), 1.0), math.exp(eps)
-        self.const = gains.constants()  # 0 (ErrorGains): the score λᵀc + 1ᵀμ = 1ᵀμ is −MSE, the tolerance's unit
+        self.gains, self.const = gains, gains.constants()  # 0 (ErrorGains): the score λᵀc + 1ᵀμ = 1ᵀμ is −MSE, the tolerance's unit
         self.bb = RatioBranchBound(gains.vertices, gains.utility.centred, eps)
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
         self.bb.tol = certified_tol(lam, mu, self.const)  # relative to the MSE certified, not to E[a²]
+        mu = error_duals(self.gains, lam, mu)  # the branch and bound prices errors (ErrorGains: μ itself)
         Z, ub = self.bb.solve(lam, mu, deadline, stop=self.stop, keep=self.n)
         true = self.bb.rho(Z, lam, mu)
         rays = 1.0 + self.E1 * Z[true > _rc_tol()].T
