@@ -124,7 +124,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
     bound, proven, status, w = math.inf, False, "iteration_limit", None
     keys = {_key(R[:, j]) for j in range(R.shape[1])}
     tol = 0.9 * settings.tolerance("gap")  # the certificate needs ``gap`` (value and t differ by round-off only)
-    centre, misprice, stalls = None, 0, 0  # the duals of the lowest bound (λ, μ); mispricings, stalls in a row
+    centre, misprice, stalls, why = None, 0, 0, ""  # duals of the lowest bound; mispricings, stalls in a row
     one = G.gains(np.ones((R.shape[0], 1)))[:, 0] / scale  # the all-ones column's gains (_lagrange)
     start = getattr(pricer, "start_duals", lambda: None)()
     if start is not None:  # a first bound and smoothing centre before any master (the pricer's docstring)
@@ -149,6 +149,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
             status = "optimal"
             break
         pr = pricer.price(plam, pmu * scale, deadline)
+        why = why if pr.bound is not None else pr.note  # the last pricing without a bound says why
         if pr.bound is not None and math.isfinite(pr.bound):
             b = _lagrange(pricer, plam, pmu, c / scale, pr.bound / scale, one)
             if b < bound or centre is None:
@@ -188,7 +189,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         out = constant_outcome(R.shape[0], status)
     else:  # R: the columns of the last master solved (later ones are unpriced)
         out = {"w": w, "R": R[:, : w.size], "rounds": it, "status": status, "message": status}
-    return {**out, "bound": None if not proven else bound * scale, "proven": proven, "duals": duals}
+    return {**out, "bound": None if not proven else bound * scale, "proven": proven, "duals": duals, "unpriced": why}
 
 
 def constant_outcome(n: int, status: str) -> dict[str, Any]:

@@ -136,6 +136,7 @@ class RobustRaysSolver(Solver):
         elif gap is not None:
             status, proof = Status.OPTIMAL_INACCURATE, None
             msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out['status']}; pricing {how})"
+            msg += f"; the last pricing proved no bound: {out['unpriced']}" if out.get("unpriced") else ""
             msg += _resolution(G, value, gap)
         else:
             status, proof = Status.FEASIBLE, None
@@ -212,9 +213,10 @@ def _exact_shift(nu: np.ndarray, lam: np.ndarray, G, rows: np.ndarray) -> np.nda
 
 
 def _resolution(G, value: float, gap: float) -> str:
-    """Why an MSE far below E[a²] is not certified: the ray LP's score is E[a²] − Σ gains, so its bound carries a
-    rounding allowance of ~64·n ulp of E[a²] (``raylp._margin``) and the master's duals are accurate to
-    ``MASTER_TOL``·E[a²]; a note when these explain the gap, else ""."""
+    """Why a histogram MSE far below its offset is not certified: its ray LP's score is offset − Σ gains (the mse of a
+    sum is priced in its errors, :class:`~mechopt.problems.robust.gains.ErrorGains`, constants 0: no such note), so
+    its bound carries a rounding allowance of ~64·n ulp of the offset (``raylp._margin``) and the master's duals are
+    accurate to ``MASTER_TOL`` times it; a note when these explain the gap, else ""."""
     if G.sign > 0 or not value > 0:
         return ""
     big = float(np.abs(G.constants()).max(initial=0.0))
@@ -222,7 +224,7 @@ def _resolution(G, value: float, gap: float) -> str:
     if gap > 100 * max(rounding, MASTER_TOL * big / value):
         return ""
     return (
-        f"; the MSE is {value / big:.2g} of E[a²] = {big:.3g}: in the score E[a²] − Σ gains the bound's rounding "
+        f"; the MSE is {value / big:.2g} of its offset {big:.3g}: in the score offset − Σ gains the bound's rounding "
         f"allowance is ~{rounding:.2g} and the master LP's tolerance up to ~{MASTER_TOL * big / value:.2g} relative "
         "to it (double precision; not certifiable at this ε)"
     )

@@ -171,9 +171,6 @@ class ConeMSEPricer:
         sol = h.getSolution()
         z = np.array(sol.col_value)
         bound = unit * dual_max(c, self.lo, self.hi, self.A, self.rlo, self.rhi, -np.array(sol.row_dual))
-        y = _basis_duals(h, self.A, c)  # HiGHS's duals are dual feasible to 1e-10 of the costs: ~1e-7 of a tiny MSE
-        if y is not None:
-            bound = min(bound, unit * dual_max(c, self.lo, self.hi, self.A, self.rlo, self.rhi, y))
         self.slack_lp = max(0.0, bound - unit * float(c @ z))  # the LP's numerical slack at this box
         return bound, z[: self.n]
 
@@ -256,24 +253,3 @@ class ConeMSEPricer:
         H1[i], L2[i] = cut, cut
         return [(L, H1), (L2, H)], float(err.sum())
 
-
-def _basis_duals(h, A: np.ndarray, c: np.ndarray) -> np.ndarray | None:
-    """Row multipliers y of max cᵀz solved again from HiGHS's optimal basis in double precision: Aᵀy = c on the basic
-    columns, y = 0 on the basic rows (one step of iterative refinement; None when the basis is not square or is
-    singular). Any y gives a proven bound (:func:`~mechopt.solvers.robust.lp.dual_max`); these are dual feasible to a
-    few ulp of the costs where HiGHS's are to its 1e-10 tolerance (the cone's mse at PML ε = 5, an MSE 1e-5 of
-    E[a²]: LP slack 5e-12, a relative gap of 4.3e-7, under a pricing bound that no split reduces)."""
-    import highspy
-
-    basis = h.getBasis()
-    basic = highspy.HighsBasisStatus.kBasic
-    cols = np.array([st == basic for st in basis.col_status])
-    rows = np.array([st != basic for st in basis.row_status])
-    if not basis.valid or cols.sum() != rows.sum():
-        return None
-    y = np.zeros(A.shape[0])
-    try:
-        y[rows] = np.linalg.solve(A[np.ix_(rows, cols)].T, c[cols])
-    except np.linalg.LinAlgError:
-        return None
-    return y if np.all(np.isfinite(y)) else None
