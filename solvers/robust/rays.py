@@ -197,18 +197,21 @@ def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndar
 
 
 def _exact_shift(nu: np.ndarray, lam: np.ndarray, G, rows: np.ndarray) -> np.ndarray:
-    """ν_x + Σ_i λ_i P_ix (a_x − centre)² in exact rationals (λ = w / Σ w as the checker reads the weights): rounded
-    to doubles, this E[a²]-sized shift would move the checker's bound by ulps of E[a²], more than an MSE of 1e-12 of
-    it (LDP ε = 30)."""
+    """ν_x + Σ_i λ_i P_ix (a_x − centre)² in exact rationals, λ = w / Σ w and P_i / 1ᵀP_i as the checker reads the
+    weights and the vertices: rounded to doubles (or at the unnormalised vertices) this E[a²]-sized shift moves the
+    checker's ρ by ulps of E[a²] per unit mass, 1e-4 of an MSE of 1e-12 of E[a²] (LDP ε = 30: a pattern at
+    ρ/1ᵀr = 5e-16 in the checker, the bound proven only to 3e-4 with a floor at the MSE's scale)."""
     from fractions import Fraction
 
     lam_q = [Fraction(float(t)) for t in lam]
     lam_q = [t / sum(lam_q) for t in lam_q]
+    V = [[Fraction(float(p)) for p in P] for P in G.vertices]
+    V = [[p / sum(P) for p in P] for P in V]  # as the checker reads a vertex (summing to 1 exactly)
     out = np.array([Fraction(float(v)) for v in nu], dtype=object)
     centre = Fraction(float(G.utility.centre))
     for j, x in enumerate(np.flatnonzero(rows)):
         sq = (Fraction(float(G.utility.a[j])) - centre) ** 2
-        out[x] += sum(t * Fraction(float(P[j])) for t, P in zip(lam_q, G.vertices)) * sq
+        out[x] += sum(t * P[j] for t, P in zip(lam_q, V)) * sq
     return out
 
 
