@@ -150,7 +150,8 @@ def error_duals(gains: VertexGains, lam: np.ndarray, mu: np.ndarray) -> np.ndarr
     >>> import numpy as np
     >>> from mechopt.utilities import SumMSE
     >>> V, lam, mu = np.array([[0.5, 0.5]]), np.ones(1), np.array([0.3, 0.2])
-    >>> error_duals(VertexGains(V, SumMSE([-1.0, 1.0])), lam, mu).tolist(), error_duals(ErrorGains(V, SumMSE([-1.0, 1.0])), lam, mu).tolist()
+    >>> u = SumMSE([-1.0, 1.0])
+    >>> error_duals(VertexGains(V, u), lam, mu).tolist(), error_duals(ErrorGains(V, u), lam, mu).tolist()
     ([-0.2, -0.3], [0.3, 0.2])
     """
     if isinstance(gains, ErrorGains):

@@ -68,8 +68,10 @@ BATCH = 128
 #: Why a search stopped at the values' resolution. At a large ε a pattern's best ratio is within ~e^{−ε/2}·max|a|
 #: of a value a_x, so the boxes must shrink that far (d = 21, 3 priors: certified to ε = 60; at ε = 100 the search
 #: spent its 2·10⁶ boxes four times over, 237 s, before this stop).
-FINE = ("a box of ratios narrower than 64 ulp of max|a| would need splitting: ε is too large for the ratio branch and "
-        "bound, whose boxes shrink like e^{−ε/2}; enumeration, d ≤ enumerate_max, has no such limit")
+FINE = (
+    "a box of ratios narrower than 64 ulp of max|a| would need splitting: ε is too large for the ratio branch and "
+    "bound, whose boxes shrink like e^{−ε/2}; enumeration, d ≤ enumerate_max, has no such limit"
+)
 
 
 class RatioBranchBound:
@@ -232,7 +234,8 @@ class LDPMSERatioPricer:
     def __init__(self, gains, n: int, eps: float, stop: float = 0.5) -> None:
         self.n, self.E1, self.stop = n, math.expm1(eps), stop
         self.weights, self.top = (math.exp(-eps), 1.0), math.exp(eps)
-        self.gains, self.const = gains, gains.constants()  # 0 (ErrorGains): the score λᵀc + 1ᵀμ = 1ᵀμ is −MSE, the tolerance's unit
+        # const 0 (ErrorGains): the score λᵀc + 1ᵀμ = 1ᵀμ is −MSE, the unit of the pricing's tolerance
+        self.gains, self.const = gains, gains.constants()
         self.bb = RatioBranchBound(gains.vertices, gains.utility.centred, eps)
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:

@@ -3,6 +3,10 @@
 For gains F_i (one row per prior vertex) of the columns R, constants c and a pricer over the privacy cone,
 :func:`ray_lp` maximises t s.t. t ≤ F_i w + c_i, R w = 1, w ≥ 0, adding the pricer's columns each round; the
 bound λᵀc + 1ᵀμ + W·max_r ρ(r) holds for any λ in the simplex and any μ (proof: :mod:`mechopt.solvers.robust.rays`).
+For the mse of a sum (:class:`~mechopt.problems.robust.gains.ErrorGains`, c = 0: the score is −MSE itself) the
+first pass solves the master in the score frame E[a²] − Σ gains and prices in the errors; when the MSE reached is
+far below the columns' errors the master is solved again in the errors, in the MSE's unit (:func:`_rescaled`),
+so that HiGHS's absolute tolerances and the bound's rounding allowance are relative to the MSE, not to E[a²].
 
 Examples
 --------

@@ -6,7 +6,9 @@ privacy cone raises every f_i at once (one garbling serves every prior), so over
 
     maximise t   s.t.   t ≤ Σ_r w_r f_i(r) + c_i  (each vertex i),   Σ_r w_r r = 1,   w ≥ 0
 
-is the robust design max_Q min_i s_i(Q) (s_i the score: I(P_i; Q), or −MSE_i with c_i = −E_i[a²]).
+is the robust design max_Q min_i s_i(Q) (s_i the score: I(P_i; Q); or −MSE_i, with c_i = 0 for the mse of a
+sum, whose gains are its columns' errors −Σ_x P_ix r_x (a_x − m_i)² (:class:`~mechopt.problems.robust.gains.ErrorGains`:
+no E[a²] − Σ gains), and c_i = −offset_i for the histogram's).
 Column generation: HiGHS's duals give λ ≥ 0 (Σ λ = 1) and μ; for any such λ, μ and any feasible w,
 t ≤ Σ λ_i c_i + 1ᵀμ + Σ_r w_r ρ(r), ρ(r) = Σ_i λ_i f_i(r) − μᵀr, and Σ_r w_r lies in the pricer's
 range W (:mod:`mechopt.solvers.robust.pricing`), so

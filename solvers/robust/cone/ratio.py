@@ -3,22 +3,25 @@
 The cone is K = {q ≥ 0 : lo·t_j ≤ q_x ≤ hi·t_j, t_j = P_j·q, every vertex j of the set and row x}
 (:mod:`mechopt.solvers.robust.cone.box`: the slice P̄·q = 1, its bounds and its LP). For the mse of a sum
 with centred values a a column q has at prior P_i the gain f_i = N_i² / T_i, N_i = Σ_x P_ix a_x q_x,
-T_i = P_i·q (the priors of the gains may be more than the set's vertices: the hull rounds), so at duals
-(λ ≥ 0, μ) the pricing problem is max over the slice of ρ(q) = Σ_i λ_i N_i² / T_i − μᵀq: a convex function,
-largest at a vertex of the slice (an extreme ray).
+T_i = P_i·q (the priors of the gains may be more than the set's vertices: the hull rounds). The ray LP prices
+it relative to the identity's gain Σ_x P_ix a_x² q_x (:class:`~mechopt.problems.robust.gains.ErrorGains`; duals
+of plain gains are moved there by :func:`~mechopt.problems.robust.gains.error_duals`): the error
+e_i(q) = Σ_x P_ix q_x (a_x − N_i/T_i)², so at duals (λ ≥ 0, μ) the pricing problem is max over the slice of
+ρ(q) = −Σ_i λ_i e_i(q) − μᵀq: a convex function, largest at a vertex of the slice (an extreme ray).
 
 **The representation (proof).** N²/T = max_s (2sN − s²T) for T > 0, attained at s = N/T (as in
 :mod:`mechopt.solvers.robust.ratios`), so ρ(q) = max_{s ∈ R^k} Σ_x q_x w_x(s) with
-w_x(s) = Σ_i λ_i P_ix (2 s_i a_x − s_i²) − μ_x, and the maximiser s_i = N_i/T_i is a mean of the a_x
+w_x(s) = −Σ_i λ_i P_ix (a_x − s_i)² − μ_x, and the maximiser s_i = N_i/T_i is a mean of the a_x
 with P_ix > 0: s lies in the box of those ranges.
 
 **The bound (proven).** For a box S = Π [l_i, h_i] of ratios, every q of the slice with N_i/T_i ∈ S
 (the window rows l_i T_i ≤ N_i ≤ h_i T_i: linear in q) has N_i²/T_i = s_i² T_i ≤ (l_i + h_i) N_i − l_i h_i T_i
-((s − l)(s − h) ≤ 0: the chord of s², exact at the window's ends, at most (h − l)² T / 4 above). So the LP
-"max Σ_i λ_i ((l_i + h_i) N_i − l_i h_i T_i) − μᵀq over the slice and the windows" bounds ρ on the part of the
-slice whose ratios lie in S; its
-value is taken from any row multipliers by weak duality (:func:`~mechopt.solvers.robust.cone.box.dual_max`,
-every variable boxed, a rounding margin), not from HiGHS, and a box HiGHS proves empty is dropped (a box
+((s − l)(s − h) ≤ 0: the chord of s², exact at the window's ends, at most (h − l)² T / 4 above); less the
+identity's gain it reads −Σ_x P_ix q_x (a_x − l_i)(a_x − h_i), products of differences (no E[a²] − Σ gains). So
+the LP "max −Σ_x q_x (Σ_i λ_i P_ix (a_x − l_i)(a_x − h_i) + μ_x) over the slice and the windows" bounds ρ on the
+part of the slice whose ratios lie in S; its value is taken from any row multipliers by weak duality
+(:func:`~mechopt.solvers.robust.lp.dual_max`, every variable boxed, a rounding allowance per column that scales
+with the bound, not with the costs), not from HiGHS, and a box HiGHS proves empty is dropped (a box
 HiGHS leaves unsolved leaves the pricing without a bound). Every q lies in some box of a partition of the
 root box, so the largest box bound bounds max ρ.
 
@@ -27,13 +30,13 @@ is priced exactly, and an improving one is pushed up by alternation (s = N/T of 
 w(s) over the whole slice, the chord at l = h = s: ρ never drops, as ρ(q') ≥ Σ q'_x w_x(s) ≥ Σ q_x w_x(s)
 = ρ(q)). A box is split at the side i whose chord error λ_i T_i (s_i − l_i)(h_i − s_i) at the LP point is
 largest, halfway between s_i = N_i/T_i and the side's middle. A box is closed when its bound is at most
-the larger of the incumbent and ``target`` (half the gap tolerance times the master's value
-|λᵀc + 1ᵀμ|), or when the chord's error at its LP point is below the LP's own slack (its recomputed
-bound less the LP point's value: HiGHS's tolerances, which no split reduces; the bound stays proven, only
-looser: at PML ε = 5, an MSE 1e-5 of E[a²], the search otherwise ran to its time limit, and now ends
-``optimal_inaccurate`` at gap 2e-6 in 0.2 s). The search stops early once an improving column reaches
-``stop`` times the largest open bound. The chord's error shrinks with the square of the box's width, so the
-search ends.
+the larger of the incumbent and ``target`` (half the gap tolerance times the master's value |1ᵀμ|, the
+MSE), or when the chord's error at its LP point is below the LP's own slack (its recomputed bound less the LP
+point's value: HiGHS's tolerances, which no split reduces; the bound stays proven, only looser). PML ε = 5,
+d = 6, an MSE 1.3e-5 of E[a²]: priced as E[a²] − Σ gains it ended ``optimal_inaccurate`` at gap 2e-6; in the
+errors, with the allowance per column, it is certified at 2.9e-8. The search stops early once an improving
+column reaches ``stop`` times the largest open bound. The chord's error shrinks with the square of the box's
+width, so the search ends.
 
 Examples
 --------
@@ -136,7 +139,7 @@ class ConeMSEPricer:
         """ρ at duals μ of the error frame (:func:`~mechopt.problems.robust.gains.error_duals`)."""
         Q = np.asarray(Q, float)
         e = np.vstack([mse_loss(self.a, P[:, None] * Q) for P in self.V])
-        return -self.sig**2 * (lam @ e) - mu @ Q
+        return -(self.sig**2) * (lam @ e) - mu @ Q
 
     def _window(self, h, L: np.ndarray, H: np.ndarray) -> None:
         """Set the window rows to the box [L, H] (in HiGHS and in ``A``)."""
@@ -252,4 +255,3 @@ class ConeMSEPricer:
         H1, L2 = H.copy(), L.copy()
         H1[i], L2[i] = cut, cut
         return [(L, H1), (L2, H)], float(err.sum())
-
