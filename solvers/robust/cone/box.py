@@ -67,7 +67,8 @@ from scipy.special import xlogy
 
 from mechopt import settings
 from mechopt.runtime.deadline import passed
-from mechopt.solvers.robust.cone.vertices import rho, vertex_search
+from mechopt.solvers.robust.cone.pool import ColumnPool
+from mechopt.solvers.robust.cone.vertices import neighbours, rho, vertex_search
 from mechopt.solvers.robust.lp import add_row, dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
@@ -84,6 +85,8 @@ TANGENTS = 9
 #: 139–259, in about the same time; a call that finds no column is the proof, and climbing at all its nodes
 #: doubled their cost: PML d = 16, 11 ms a node against 5).
 NODE_STEPS, NODE_CLIMBS = 16, 64
+#: Local maxima of a climb whose neighbours join the column pool (:mod:`~mechopt.solvers.robust.cone.pool`).
+POOL_FROM = 8
 
 
 class BoxMIPricer:
@@ -118,6 +121,7 @@ class BoxMIPricer:
         self.nodes = 0
         self.seen: set[bytes] = set()  # the columns returned so far
         self.history: list[np.ndarray] = []  # and themselves, in order (the ascent's starts)
+        self.pool = ColumnPool(self.V)  # the neighbours of the vertex search's local maxima (priced each round)
         k, n = self.k, self.n
         I, T, Z = np.tile(np.eye(n), (k, 1)), np.repeat(np.eye(k), n, axis=0), np.zeros((k * n, k))
         rows = [
@@ -265,6 +269,9 @@ class BoxMIPricer:
         lam, mu = np.asarray(lam, float), np.asarray(mu, float)
         h = self._model()
         if self.early and self.history:
+            found = self._take(self.pool.best(lam, mu, self.seen, self.batch, _rc_tol()))
+            if found.shape[1]:
+                return RayPricing(found, None, "column pool (heuristic)")
             found = self._hop(h, lam, mu)
             if found.shape[1]:
                 return RayPricing(found, None, "ascent from earlier columns (heuristic)")
@@ -369,13 +376,23 @@ class BoxMIPricer:
             starts = H[:, np.unique(np.r_[top, np.arange(max(0, H.shape[1] - self.n), H.shape[1])])]
         Q = vertex_search(self.V, self.lo, self.hi, lam, mu, starts)
         val = self.rho(Q, lam, mu)
-        out, tol = [], _rc_tol()
-        for j in np.argsort(-val, kind="stable"):
-            key = np.round(Q[:, j], 12).tobytes()
-            if val[j] > tol and key not in self.seen and len(out) < self.batch:
+        tops = [j for j in np.argsort(-val, kind="stable")[:POOL_FROM] if val[j] > _rc_tol()]
+        if tops:  # the local maxima's neighbours join the pool, and the best new ones the batch
+            self.pool.add(neighbours(self.V, self.lo, self.hi, Q[:, tops]))
+        Q = np.hstack([Q, self.pool.best(lam, mu, self.seen, self.batch, _rc_tol())])
+        val = self.rho(Q, lam, mu)
+        order = [j for j in np.argsort(-val, kind="stable") if val[j] > _rc_tol()]
+        return self._take(Q[:, order])
+
+    def _take(self, Q: np.ndarray) -> np.ndarray:
+        """The columns of Q never returned before (at most ``batch``, in order), now recorded as returned."""
+        out = []
+        for q in Q.T:
+            key = np.round(q, 12).tobytes()
+            if key not in self.seen and len(out) < self.batch:
                 self.seen.add(key)
-                self.history.append(Q[:, j])
-                out.append(Q[:, j])
+                self.history.append(q)
+                out.append(q)
         return np.array(out).T if out else np.zeros((self.n, 0))
 
     def _split(self, box, z, excess):
