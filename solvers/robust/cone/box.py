@@ -67,8 +67,9 @@ from scipy.special import xlogy
 
 from mechopt import settings
 from mechopt.runtime.deadline import passed
+from mechopt.solvers.robust.cone.heuristics import HeuristicStage
 from mechopt.solvers.robust.cone.pool import ColumnPool
-from mechopt.solvers.robust.cone.vertices import neighbours, rho, vertex_search
+from mechopt.solvers.robust.cone.vertices import rho, vertex_search
 from mechopt.solvers.robust.lp import add_row, dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
@@ -85,11 +86,9 @@ TANGENTS = 9
 #: 139–259, in about the same time; a call that finds no column is the proof, and climbing at all its nodes
 #: doubled their cost: PML d = 16, 11 ms a node against 5).
 NODE_STEPS, NODE_CLIMBS = 16, 64
-#: Local maxima of a climb whose neighbours join the column pool (:mod:`~mechopt.solvers.robust.cone.pool`).
-POOL_FROM = 8
 
 
-class BoxMIPricer:
+class BoxMIPricer(HeuristicStage):
     """max ρ over the slice P̄·q = 1 of the posterior-box cone of the rows of V (module docstring), proven.
 
     Parameters
@@ -269,15 +268,9 @@ class BoxMIPricer:
         lam, mu = np.asarray(lam, float), np.asarray(mu, float)
         h = self._model()
         if self.early and self.history:
-            found = self._take(self.pool.best(lam, mu, self.seen, self.batch, _rc_tol()))
-            if found.shape[1]:
-                return RayPricing(found, None, "column pool (heuristic)")
-            found = self._hop(h, lam, mu)
-            if found.shape[1]:
-                return RayPricing(found, None, "ascent from earlier columns (heuristic)")
-            found = self._climb(lam, mu)
-            if found.shape[1]:
-                return RayPricing(found, None, "two-level vertex search (heuristic)")
+            found = self.heuristics(h, lam, mu)
+            if found is not None:
+                return found
         last = self.nodes + self.max_nodes
         target = 0.5 * settings.tolerance("gap") * abs(float(mu.sum())) if self.target is None else self.target
         tol = _rc_tol()
@@ -335,18 +328,6 @@ class BoxMIPricer:
             return RayPricing(R, None, "box branch and bound (a node's LP ended unsolved: no bound)")
         return RayPricing(R, float(bound), "box branch and bound")
 
-    def _hop(self, h, lam, mu) -> np.ndarray:
-        """New improving vertices by the linear ascent from the last 2n columns returned (a heuristic, no bound)."""
-        out, tol = [], _rc_tol()
-        for q in self.history[-2 * self.n :]:
-            v = self._ascend(h, q, lam, mu)
-            key = np.round(v, 12).tobytes()
-            if key not in self.seen and float(self.rho(v[:, None], lam, mu)[0]) > tol:
-                self.seen.add(key)
-                self.history.append(v)
-                out.append(v)
-        return np.array(out).T if out else np.zeros((self.n, 0))
-
     def _tighten(self, box, r, bound: float, theta: float):
         """(the node's box without the parts where its bound is at most θ, the largest share of a range cut).
 
@@ -365,35 +346,6 @@ class BoxMIPricer:
         if cut <= 0:
             return box, 0.0
         return self._propagate(nl, nu), cut
-
-    def _climb(self, lam, mu, starts: np.ndarray | None = None) -> np.ndarray:
-        """New improving columns by :func:`~mechopt.solvers.robust.cone.vertices.vertex_search` from
-        ``starts`` (default: the n earlier columns of largest ρ and the n last ones); a heuristic, no bound; at
-        most ``batch``, best first."""
-        if starts is None:
-            H = np.array(self.history).T
-            top = np.argsort(-self.rho(H, lam, mu), kind="stable")[: self.n]
-            starts = H[:, np.unique(np.r_[top, np.arange(max(0, H.shape[1] - self.n), H.shape[1])])]
-        Q = vertex_search(self.V, self.lo, self.hi, lam, mu, starts)
-        val = self.rho(Q, lam, mu)
-        tops = [j for j in np.argsort(-val, kind="stable")[:POOL_FROM] if val[j] > _rc_tol()]
-        if tops:  # the local maxima's neighbours join the pool, and the best new ones the batch
-            self.pool.add(neighbours(self.V, self.lo, self.hi, Q[:, tops]))
-        Q = np.hstack([Q, self.pool.best(lam, mu, self.seen, self.batch, _rc_tol())])
-        val = self.rho(Q, lam, mu)
-        order = [j for j in np.argsort(-val, kind="stable") if val[j] > _rc_tol()]
-        return self._take(Q[:, order])
-
-    def _take(self, Q: np.ndarray) -> np.ndarray:
-        """The columns of Q never returned before (at most ``batch``, in order), now recorded as returned."""
-        out = []
-        for q in Q.T:
-            key = np.round(q, 12).tobytes()
-            if key not in self.seen and len(out) < self.batch:
-                self.seen.add(key)
-                self.history.append(q)
-                out.append(q)
-        return np.array(out).T if out else np.zeros((self.n, 0))
 
     def _split(self, box, z, excess):
         """Two children of ``box``: the coordinate of largest chord excess split halfway between q*_x and its

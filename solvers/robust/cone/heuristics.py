@@ -1,0 +1,86 @@
+"""The heuristic stage of the cone's branch and bound: columns of positive reduced cost found before any tree (no bound).
+
+:class:`~mechopt.solvers.robust.cone.box.BoxMIPricer` in column generation first tries, in order, until one gives
+columns: the column pool (:mod:`~mechopt.solvers.robust.cone.pool`: the neighbours of earlier local maxima, priced
+at once), the linear ascent from the last 2n columns returned, the two-level vertex search
+(:mod:`~mechopt.solvers.robust.cone.vertices`) from the n earlier columns of largest ρ and the n last ones (whose
+local maxima's neighbours then join the pool), and the multi-level search
+(:mod:`~mechopt.solvers.robust.cone.faces`: several priors tied at an extreme) from those same starts. Every column
+returned is a column of the cone, recorded so that none is returned twice; none comes with a bound (the proof is
+the tree's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mechopt.solvers.robust.cone.faces import face_search
+from mechopt.solvers.robust.cone.vertices import neighbours, vertex_search
+from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
+
+__all__ = ["HeuristicStage", "POOL_FROM"]
+
+#: Local maxima of a climb whose neighbours join the column pool (:mod:`~mechopt.solvers.robust.cone.pool`).
+POOL_FROM = 8
+
+
+class HeuristicStage:
+    """The heuristic stage (module docstring), mixed into the pricer that holds ``V``, ``lo``, ``hi``, ``n``,
+    ``batch``, ``seen``, ``history``, ``pool``, ``rho`` and ``_ascend``."""
+
+    def heuristics(self, h, lam: np.ndarray, mu: np.ndarray) -> RayPricing | None:
+        """The first stage's columns as a pricing without a bound, or None when none improves."""
+        found = self._take(self.pool.best(lam, mu, self.seen, self.batch, _rc_tol()))
+        if found.shape[1]:
+            return RayPricing(found, None, "column pool (heuristic)")
+        found = self._hop(h, lam, mu)
+        if found.shape[1]:
+            return RayPricing(found, None, "ascent from earlier columns (heuristic)")
+        found = self._climb(lam, mu)
+        if found.shape[1]:
+            return RayPricing(found, None, "two-level vertex search (heuristic)")
+        found = self._take(self._improving(face_search(self.V, self.lo, self.hi, lam, mu, self._starts(lam, mu)),
+                                           lam, mu))  # fmt: skip
+        if found.shape[1]:
+            return RayPricing(found, None, "multi-level vertex search (heuristic)")
+        return None
+
+    def _starts(self, lam, mu) -> np.ndarray:
+        """The n earlier columns of largest ρ and the n last ones."""
+        H = np.array(self.history).T
+        top = np.argsort(-self.rho(H, lam, mu), kind="stable")[: self.n]
+        return H[:, np.unique(np.r_[top, np.arange(max(0, H.shape[1] - self.n), H.shape[1])])]
+
+    def _improving(self, Q: np.ndarray, lam, mu) -> np.ndarray:
+        """The columns of Q of ρ above the reduced-cost tolerance, best first."""
+        val = self.rho(Q, lam, mu)
+        return Q[:, [j for j in np.argsort(-val, kind="stable") if val[j] > _rc_tol()]]
+
+    def _hop(self, h, lam, mu) -> np.ndarray:
+        """New improving vertices by the linear ascent from the last 2n columns returned (a heuristic, no bound)."""
+        return self._take(self._improving(np.array([self._ascend(h, q, lam, mu) for q in self.history[-2 * self.n :]]).T,
+                                          lam, mu))  # fmt: skip
+
+    def _climb(self, lam, mu, starts: np.ndarray | None = None) -> np.ndarray:
+        """New improving columns by :func:`~mechopt.solvers.robust.cone.vertices.vertex_search` from
+        ``starts`` (default: the n earlier columns of largest ρ and the n last ones); a heuristic, no bound; at
+        most ``batch``, best first."""
+        starts = self._starts(lam, mu) if starts is None else starts
+        Q = vertex_search(self.V, self.lo, self.hi, lam, mu, starts)
+        val = self.rho(Q, lam, mu)
+        tops = [j for j in np.argsort(-val, kind="stable")[:POOL_FROM] if val[j] > _rc_tol()]
+        if tops:  # the local maxima's neighbours join the pool, and the best new ones the batch
+            self.pool.add(neighbours(self.V, self.lo, self.hi, Q[:, tops]))
+        return self._take(self._improving(np.hstack([Q, self.pool.best(lam, mu, self.seen, self.batch, _rc_tol())]),
+                                          lam, mu))  # fmt: skip
+
+    def _take(self, Q: np.ndarray) -> np.ndarray:
+        """The columns of Q never returned before (at most ``batch``, in order), now recorded as returned."""
+        out = []
+        for q in Q.T:
+            key = np.round(q, 12).tobytes()
+            if key not in self.seen and len(out) < self.batch:
+                self.seen.add(key)
+                self.history.append(q)
+                out.append(q)
+        return np.array(out).T if out else np.zeros((self.n, 0))
