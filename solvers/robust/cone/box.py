@@ -36,11 +36,11 @@ the incumbent, so it is proven even when the search stops early (time, or its fi
 Every LP point is a column of K (mixed with the interior column 1 just enough to satisfy every row when
 HiGHS's tolerances left it a few ulp outside); an improving one is pushed to a vertex by linear ascent
 (LPs over the slice at the gradient of ρ: a vertex v with ρ(v) ≥ ρ(q) + ∇ρ(q)(v − q) ≥ ρ(q), ρ convex).
-In column generation (``early``) two heuristics run before the tree, and their columns come with no bound:
-that ascent from the last 2n columns returned, then the local search over two-level columns
-(:mod:`mechopt.solvers.robust.cone.vertices`) from the n earlier columns of largest ρ and the n last ones; in
-the tree, until a first column is found, that search also climbs from the LP points of its first 64 nodes, and from the
-tree's columns at the end (more columns per round).
+In column generation (``early``) a heuristic stage runs before the tree
+(:mod:`~mechopt.solvers.robust.cone.heuristics`: the column pool, that ascent from the last 2n columns returned,
+the two-level and the multi-level vertex searches); its columns come with no bound. In the tree, until a first
+column is found, the two-level search also climbs from the LP points of its first 64 nodes, and from the tree's
+columns at the end (more columns per round).
 
 (A relaxation by perspectives, f_i = Σ_x P_i(x) t_i φ(q_x / t_i) with chords of φ over boxes of the
 ratios q_x / t_i, is exact at a ratio's ends only for the vertex i that binds row x, so every other
