@@ -8,9 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mechopt.solvers.robust.cone import faces
+from mechopt.solvers.robust.cone.box import BoxMIPricer
 from mechopt.solvers.robust.cone.faces import face_search, solve_states
-from mechopt.solvers.robust.cone.vertices import rho, two_level
-from tests.solvers.test_robust_boxprice import NOTIONS, _cone
+from mechopt.solvers.robust.cone.vertices import rho, two_level, vertex_search
+from tests.solvers.test_robust_boxprice import NOTIONS, _cone, _duals
 from tests.solvers.test_robust_vertices import _in_cone
 
 
@@ -88,3 +89,39 @@ def test_a_solve_without_the_cone_check_is_caught(monkeypatch):
     monkeypatch.setattr(faces, "admissible", lambda V, lo, hi, Q: np.ones(Q.shape[1], bool))
     Q, ok = solve_states(V, lo, hi, states)
     assert not np.all(_in_cone(V, lo, hi, Q[:, ok]))
+
+
+def _run_pricer(V, lo, hi, rounds=6):
+    """Columns a pricer returns over a few rounds at the same random duals (its heuristic stage first)."""
+    pr = BoxMIPricer(V, lo, hi)
+    pr.history = list(pr.seed_rays().T)
+    lam, mu = _duals(0, V.shape[0], V.shape[1])
+    return np.hstack([pr.price(lam, mu).rays for _ in range(rounds)])
+
+
+def test_a_pricer_that_forgets_what_it_returned_is_caught(monkeypatch):
+    """The pricer returns no column twice over rounds (ascent, both searches and tree together); mutation: the
+    columns found are taken without the record of those returned."""
+    V, lo, hi, _ = _cone("lip", 7, seed=1)
+    got = _run_pricer(V, lo, hi)
+    keys = {np.round(q, 12).tobytes() for q in got.T}
+    assert got.shape[1] > 1 and len(keys) == got.shape[1] and np.all(_in_cone(V, lo, hi, got))
+    monkeypatch.setattr(BoxMIPricer, "_take", lambda self, Q: Q[:, : self.batch])
+    got = _run_pricer(V, lo, hi)
+    assert len({np.round(q, 12).tobytes() for q in got.T}) < got.shape[1]
+
+
+def test_the_stage_finds_a_tied_column_where_the_two_level_search_finds_none():
+    """Late-round duals (random, μ shifted so that the best enumerated ray is just above ρ = 0): from the same starts
+    the multi-level search often finds an improving column where the two-level one ends below 0 (20 of 40 here)."""
+    V, lo, hi, R = _cone("lip", 8, seed=5)
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(40):
+        lam, mu = rng.dirichlet(np.ones(3)), rng.normal(0.0, 0.3, 8)
+        mu += rho(V, lam, mu, R).max() * 0.999 * V.mean(axis=0)  # the best ray just above 0: a late round
+        starts = R[:, rng.choice(R.shape[1], 6, replace=False)]
+        two = rho(V, lam, mu, vertex_search(V, lo, hi, lam, mu, starts)).max()
+        multi = rho(V, lam, mu, face_search(V, lo, hi, lam, mu, starts)).max()
+        hits += two <= 0 < multi
+    assert hits >= 10

@@ -37,7 +37,7 @@ Every LP point is a column of K (mixed with the interior column 1 just enough to
 HiGHS's tolerances left it a few ulp outside); an improving one is pushed to a vertex by linear ascent
 (LPs over the slice at the gradient of ρ: a vertex v with ρ(v) ≥ ρ(q) + ∇ρ(q)(v − q) ≥ ρ(q), ρ convex).
 In column generation (``early``) a heuristic stage runs before the tree
-(:mod:`~mechopt.solvers.robust.cone.heuristics`: the column pool, that ascent from the last 2n columns returned,
+(:mod:`~mechopt.solvers.robust.cone.heuristics`: that ascent from the last 2n columns returned,
 the two-level and the multi-level vertex searches); its columns come with no bound. In the tree, until a first
 column is found, the two-level search also climbs from the LP points of its first 64 nodes, and from the tree's
 columns at the end (more columns per round).
@@ -68,7 +68,6 @@ from scipy.special import xlogy
 from mechopt import settings
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.robust.cone.heuristics import HeuristicStage
-from mechopt.solvers.robust.cone.pool import ColumnPool
 from mechopt.solvers.robust.cone.vertices import rho, vertex_search
 from mechopt.solvers.robust.lp import add_row, dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
@@ -120,7 +119,6 @@ class BoxMIPricer(HeuristicStage):
         self.nodes = 0
         self.seen: set[bytes] = set()  # the columns returned so far
         self.history: list[np.ndarray] = []  # and themselves, in order (the ascent's starts)
-        self.pool = ColumnPool(self.V)  # the neighbours of the vertex search's local maxima (priced each round)
         k, n = self.k, self.n
         I, T, Z = np.tile(np.eye(n), (k, 1)), np.repeat(np.eye(k), n, axis=0), np.zeros((k * n, k))
         rows = [

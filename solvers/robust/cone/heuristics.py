@@ -1,10 +1,9 @@
 """The heuristic stage of the cone's branch and bound: columns of positive reduced cost found before any tree (no bound).
 
 :class:`~mechopt.solvers.robust.cone.box.BoxMIPricer` in column generation first tries, in order, until one gives
-columns: the column pool (:mod:`~mechopt.solvers.robust.cone.pool`: the neighbours of earlier local maxima, priced
-at once), the linear ascent from the last 2n columns returned, the two-level vertex search
-(:mod:`~mechopt.solvers.robust.cone.vertices`) from the n earlier columns of largest ρ and the n last ones (whose
-local maxima's neighbours then join the pool), and the multi-level search
+columns: the linear ascent from the last 2n columns returned, the two-level vertex search
+(:mod:`~mechopt.solvers.robust.cone.vertices`) from the n earlier columns of largest ρ and the n last ones, and the
+multi-level search
 (:mod:`~mechopt.solvers.robust.cone.faces`: several priors tied at an extreme) from those same starts. Every column
 returned is a column of the cone, recorded so that none is returned twice; none comes with a bound (the proof is
 the tree's).
@@ -15,24 +14,18 @@ from __future__ import annotations
 import numpy as np
 
 from mechopt.solvers.robust.cone.faces import face_search
-from mechopt.solvers.robust.cone.vertices import neighbours, vertex_search
+from mechopt.solvers.robust.cone.vertices import vertex_search
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
-__all__ = ["HeuristicStage", "POOL_FROM"]
-
-#: Local maxima of a climb whose neighbours join the column pool (:mod:`~mechopt.solvers.robust.cone.pool`).
-POOL_FROM = 8
+__all__ = ["HeuristicStage"]
 
 
 class HeuristicStage:
     """The heuristic stage (module docstring), mixed into the pricer that holds ``V``, ``lo``, ``hi``, ``n``,
-    ``batch``, ``seen``, ``history``, ``pool``, ``rho`` and ``_ascend``."""
+    ``batch``, ``seen``, ``history``, ``rho`` and ``_ascend``."""
 
     def heuristics(self, h, lam: np.ndarray, mu: np.ndarray) -> RayPricing | None:
         """The first stage's columns as a pricing without a bound, or None when none improves."""
-        found = self._take(self.pool.best(lam, mu, self.seen, self.batch, _rc_tol()))
-        if found.shape[1]:
-            return RayPricing(found, None, "column pool (heuristic)")
         found = self._hop(h, lam, mu)
         if found.shape[1]:
             return RayPricing(found, None, "ascent from earlier columns (heuristic)")
@@ -67,12 +60,7 @@ class HeuristicStage:
         most ``batch``, best first."""
         starts = self._starts(lam, mu) if starts is None else starts
         Q = vertex_search(self.V, self.lo, self.hi, lam, mu, starts)
-        val = self.rho(Q, lam, mu)
-        tops = [j for j in np.argsort(-val, kind="stable")[:POOL_FROM] if val[j] > _rc_tol()]
-        if tops:  # the local maxima's neighbours join the pool, and the best new ones the batch
-            self.pool.add(neighbours(self.V, self.lo, self.hi, Q[:, tops]))
-        return self._take(self._improving(np.hstack([Q, self.pool.best(lam, mu, self.seen, self.batch, _rc_tol())]),
-                                          lam, mu))  # fmt: skip
+        return self._take(self._improving(Q, lam, mu))
 
     def _take(self, Q: np.ndarray) -> np.ndarray:
         """The columns of Q never returned before (at most ``batch``, in order), now recorded as returned."""

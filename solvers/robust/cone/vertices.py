@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import xlogy
 
-__all__ = ["vertex_search", "neighbours", "two_level", "admissible", "rho"]
+__all__ = ["vertex_search", "two_level", "admissible", "rho"]
 
 #: Rounds of moves per start (each takes the best improving move).
 STEPS = 64
@@ -112,25 +112,6 @@ def _moves(A: np.ndarray, f: int, pairs: np.ndarray):
     cA = np.repeat(np.array([c[0] for c in cand]), len(pairs), axis=0)
     cf = np.repeat(np.array([c[1] for c in cand]), len(pairs))
     return cA, cf, np.tile(pairs[:, 0], len(cand)), np.tile(pairs[:, 1], len(cand))
-
-
-def neighbours(V: np.ndarray, lo: float, hi: float, Q: np.ndarray) -> np.ndarray:
-    """Every column of K one move from the two-level state of a column of Q (n × m): (n × ≤ m·2n·k²), for the
-    batches of :class:`~mechopt.solvers.robust.cone.box.BoxMIPricer` (columns of K, no bound).
-
-    >>> V = np.random.default_rng(0).dirichlet(np.ones(6), size=3)
-    >>> N = neighbours(V, np.exp(-1.0), np.e, vertex_search(V, np.exp(-1.0), np.e, np.full(3, 1 / 3), np.zeros(6),
-    ...                                                     np.ones((6, 1))))
-    >>> bool(N.shape[1] > 6 and np.all(admissible(V, np.exp(-1.0), np.e, N)))
-    True
-    """
-    V = np.asarray(V, float)
-    pairs, out = _pairs(V.shape[0], lo), []
-    for q in np.asarray(Q, float).T:
-        A, f, _, _ = _state(V, lo, hi, q)
-        N, ok = two_level(V, lo, hi, *_moves(A, f, pairs))
-        out.append(N[:, ok])
-    return np.hstack(out) if out else np.zeros((V.shape[1], 0))
 
 
 def vertex_search(V: np.ndarray, lo: float, hi: float, lam: np.ndarray, mu: np.ndarray, starts: np.ndarray,
