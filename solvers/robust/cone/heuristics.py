@@ -1,4 +1,4 @@
-"""The heuristic stage of the cone's branch and bound: columns of positive reduced cost found before any tree (no bound).
+"""The heuristic stage of the cone's branch and bound: improving columns found before any tree (no bound).
 
 :class:`~mechopt.solvers.robust.cone.box.BoxMIPricer` in column generation first tries, in order, until one gives
 columns: the linear ascent from the last 2n columns returned, the two-level vertex search
@@ -32,8 +32,8 @@ class HeuristicStage:
         found = self._climb(lam, mu)
         if found.shape[1]:
             return RayPricing(found, None, "two-level vertex search (heuristic)")
-        found = self._take(self._improving(face_search(self.V, self.lo, self.hi, lam, mu, self._starts(lam, mu)),
-                                           lam, mu))  # fmt: skip
+        Q = face_search(self.V, self.lo, self.hi, lam, mu, self._starts(lam, mu))
+        found = self._take(self._improving(Q, lam, mu))
         if found.shape[1]:
             return RayPricing(found, None, "multi-level vertex search (heuristic)")
         return None
@@ -51,8 +51,8 @@ class HeuristicStage:
 
     def _hop(self, h, lam, mu) -> np.ndarray:
         """New improving vertices by the linear ascent from the last 2n columns returned (a heuristic, no bound)."""
-        return self._take(self._improving(np.array([self._ascend(h, q, lam, mu) for q in self.history[-2 * self.n :]]).T,
-                                          lam, mu))  # fmt: skip
+        Q = np.array([self._ascend(h, q, lam, mu) for q in self.history[-2 * self.n :]]).T
+        return self._take(self._improving(Q, lam, mu))
 
     def _climb(self, lam, mu, starts: np.ndarray | None = None) -> np.ndarray:
         """New improving columns by :func:`~mechopt.solvers.robust.cone.vertices.vertex_search` from
