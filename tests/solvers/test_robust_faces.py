@@ -7,6 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import mechopt
+from mechopt.errors import ParamError
+from mechopt.problems.robust import RobustDesign
 from mechopt.solvers.robust.cone import faces
 from mechopt.solvers.robust.cone.box import BoxMIPricer
 from mechopt.solvers.robust.cone.faces import face_search, solve_states
@@ -93,7 +96,7 @@ def test_a_solve_without_the_cone_check_is_caught(monkeypatch):
 
 def _run_pricer(V, lo, hi, rounds=6):
     """Columns a pricer returns over a few rounds at the same random duals (its heuristic stage first)."""
-    pr = BoxMIPricer(V, lo, hi)
+    pr = BoxMIPricer(V, lo, hi, multi_level=True)
     pr.history = list(pr.seed_rays().T)
     lam, mu = _duals(0, V.shape[0], V.shape[1])
     return np.hstack([pr.price(lam, mu).rays for _ in range(rounds)])
@@ -125,3 +128,20 @@ def test_the_stage_finds_a_tied_column_where_the_two_level_search_finds_none():
         multi = rho(V, lam, mu, face_search(V, lo, hi, lam, mu, starts)).max()
         hits += two <= 0 < multi
     assert hits >= 10
+
+
+@pytest.mark.parametrize(("notion", "d"), [("lip", 8), ("alip", 7)])
+def test_the_box_route_with_the_multi_level_search_equals_the_enumerated_rays(notion, d):
+    V = np.random.default_rng(d).dirichlet(np.ones(d), size=3)
+    prob = RobustDesign.from_params(prior_set=V, notion=notion, utility="mi", eps=1.0, **NOTIONS[notion])
+    rays = mechopt.solve(prob, solver="robust-rays", cone_pricer="rays")
+    box = mechopt.solve(prob, solver="robust-rays", cone_pricer="box", multi_level=True)
+    assert rays.status.value == box.status.value == "optimal" and box.proof == "certificate"
+    assert box.value == pytest.approx(rays.value, rel=1e-8) and box.violation <= 1e-9
+
+
+def test_a_multi_level_word_that_is_not_a_bool_is_refused():
+    prob = RobustDesign.from_params(prior_set=np.random.default_rng(0).dirichlet(np.ones(12), size=3), notion="lip",
+                                    utility="mi", eps=1.0)  # fmt: skip
+    with pytest.raises(ParamError, match="multi_level.*must be true or false"):
+        mechopt.solve(prob, solver="robust-rays", multi_level="yes")

@@ -2,8 +2,8 @@
 
 :class:`~mechopt.solvers.robust.cone.box.BoxMIPricer` in column generation first tries, in order, until one gives
 columns: the linear ascent from the last 2n columns returned, the two-level vertex search
-(:mod:`~mechopt.solvers.robust.cone.vertices`) from the n earlier columns of largest ρ and the n last ones, and the
-multi-level search
+(:mod:`~mechopt.solvers.robust.cone.vertices`) from the n earlier columns of largest ρ and the n last ones, and, when
+the pricer's ``multi_level`` is set (robust-rays option ``multi_level``), the multi-level search
 (:mod:`~mechopt.solvers.robust.cone.faces`: several priors tied at an extreme) from those same starts. Every column
 returned is a column of the cone, recorded so that none is returned twice; none comes with a bound (the proof is
 the tree's).
@@ -22,7 +22,7 @@ __all__ = ["HeuristicStage"]
 
 class HeuristicStage:
     """The heuristic stage (module docstring), mixed into the pricer that holds ``V``, ``lo``, ``hi``, ``n``,
-    ``batch``, ``seen``, ``history``, ``rho`` and ``_ascend``."""
+    ``batch``, ``seen``, ``history``, ``multi_level``, ``rho`` and ``_ascend``."""
 
     def heuristics(self, h, lam: np.ndarray, mu: np.ndarray) -> RayPricing | None:
         """The first stage's columns as a pricing without a bound, or None when none improves."""
@@ -32,6 +32,8 @@ class HeuristicStage:
         found = self._climb(lam, mu)
         if found.shape[1]:
             return RayPricing(found, None, "two-level vertex search (heuristic)")
+        if not self.multi_level:
+            return None
         Q = face_search(self.V, self.lo, self.hi, lam, mu, self._starts(lam, mu))
         found = self._take(self._improving(Q, lam, mu))
         if found.shape[1]:
@@ -52,7 +54,7 @@ class HeuristicStage:
     def _hop(self, h, lam, mu) -> np.ndarray:
         """New improving vertices by the linear ascent from the last 2n columns returned (a heuristic, no bound)."""
         Q = np.array([self._ascend(h, q, lam, mu) for q in self.history[-2 * self.n :]]).T
-        return self._take(self._improving(Q, lam, mu))
+        return self._take(Q[:, self.rho(Q, lam, mu) > _rc_tol()])  # in the order of their starts
 
     def _climb(self, lam, mu, starts: np.ndarray | None = None) -> np.ndarray:
         """New improving columns by :func:`~mechopt.solvers.robust.cone.vertices.vertex_search` from
