@@ -7,6 +7,16 @@ the pricer's ``multi_level`` is set (robust-rays option ``multi_level``), the mu
 (:mod:`~mechopt.solvers.robust.cone.faces`: several priors tied at an extreme) from those same starts. Every column
 returned is a column of the cone, recorded so that none is returned twice; none comes with a bound (the proof is
 the tree's).
+
+Examples
+--------
+>>> from mechopt.solvers.robust.cone.box import BoxMIPricer
+>>> V = np.random.default_rng(0).dirichlet(np.ones(6), size=3)
+>>> pr = BoxMIPricer(V, np.exp(-1.0), np.e, multi_level=True)
+>>> pr.history = list(pr.seed_rays().T)
+>>> out = pr.heuristics(pr._model(), np.full(3, 1 / 3), np.zeros(6))   # μ = 0: the seeds are improvable
+>>> out.bound is None, out.rays.shape[1] >= 1
+(True, True)
 """
 
 from __future__ import annotations
