@@ -90,6 +90,7 @@ class RobustRaysSolver(Solver):
         "seed_starts": 1024,
         "seed_near": None,
         "search_starts": 32,
+        "multi_level": False,
     }
     requires = ("scipy",)
     forms = ("vertex_gains",)
@@ -345,7 +346,7 @@ def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any])
         return None
     if mse:
         return ConeMSEPricer(G, cone, *factors), np.ones((n, 1)), "ratio branch and bound over the cone (LPs)"
-    pricer = BoxMIPricer(cone, *factors)
+    pricer = BoxMIPricer(cone, *factors, multi_level=opts["multi_level"])
     return pricer, pricer.seed_rays(), "branch and bound over the cone (chord and tangent LPs)"
 
 
