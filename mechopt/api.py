@@ -217,21 +217,25 @@ def _solve(problem: Problem, solver: str | None, options: dict[str, Any], chosen
 
 
 def _with_values(problem: Problem, res: Result) -> Result:
-    """The result with the problem's input values a_x (an ``mse``/``mae`` utility's ``a``) in ``values``,
-    when it has them and they fit Q's rows: the numbers the design's estimates are made of travel with it."""
+    """The result with what its rows mean: the problem's input values a_x (an ``mse``/``mae`` utility's ``a``)
+    in ``values`` and its single prior in ``prior``, each when the problem has it and it fits Q's rows (a
+    robust design has a set of priors, not one: no ``prior``). The numbers a design was made for travel with it."""
     import numpy as np
 
     from mechopt.model._mechanism import _channel_matrix
 
-    a = getattr(getattr(problem, "utility", None), "a", None)
-    if res.values is not None or a is None or np.ndim(a) != 1:
-        return res
     Q = _channel_matrix(res.mechanism)
-    if Q is not None and Q.shape[0] != np.size(a):
-        return res
-    values = np.array(a, dtype=float)
-    values.flags.writeable = False
-    return res.replace(values=values)
+    carried = {}
+    for name, given in (("values", getattr(getattr(problem, "utility", None), "a", None)),
+                        ("prior", getattr(problem, "prior", None))):  # fmt: skip
+        if getattr(res, name) is not None or given is None or np.ndim(given) != 1:
+            continue
+        if Q is not None and Q.shape[0] != np.size(given):
+            continue
+        vector = np.array(given, dtype=float)
+        vector.flags.writeable = False
+        carried[name] = vector
+    return res.replace(**carried) if carried else res
 
 
 def _raise_form_error(problem: Problem) -> None:
