@@ -194,8 +194,8 @@ class Result:
     def to_mechanism(self, **kwargs: Any) -> Any:
         """The designed channel as a :class:`mechopt.Mechanism`, ready to randomize data and estimate.
 
-        Keyword arguments go to :meth:`mechopt.Mechanism.from_result` (``prior``,
-        ``inputs``, ``outputs``: a Result does not hold the prior it was designed for).
+        Keyword arguments go to :meth:`mechopt.Mechanism.from_result` (``inputs``,
+        ``outputs``; ``prior`` replaces the design's own, :attr:`prior`).
 
         >>> r = Result(status="optimal", value=0.5, sense="min", objective="mse", mechanism=[[1, 0], [0, 1]],
         ...            notion="ldp", eps=40.0, proof="theorem")
