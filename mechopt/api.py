@@ -114,7 +114,14 @@ def _proof_status(res: Result) -> Result:
         gap = Result.gap_of(value, bound)
         if abs(gap - cert.gap) > 1e-12:
             res = res.replace(certificate=replace(cert, gap=gap))
-        if gap > settings.tolerance("gap"):
+        if gap >= 1 and value != 0:  # the bound is 0 or of the other sign: it proves nothing about this value
+            res = res.demote(
+                Status.FEASIBLE,
+                f"certificate gap {gap:.3g}: a bound of {bound:.3g} proves nothing about a value of {value:.3g} "
+                "(unproven, not optimal to any tolerance)",
+                only=(Status.OPTIMAL, Status.OPTIMAL_INACCURATE),
+            )
+        elif gap > settings.tolerance("gap"):
             res = res.downgrade(
                 f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "
                 f"(|bound - value| = {abs(bound - value):.3g}, relative to max(|bound|, |value|))"
