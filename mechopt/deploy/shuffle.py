@@ -173,6 +173,8 @@ def _check(n: Any, delta: Any, bound: str) -> tuple[int, float]:
         d = math.nan
     if not 0.0 < d < 1.0:
         raise ProblemError(f"delta must be a number in (0, 1), e.g. 1e-6; got {delta!r}")
+    if d < 1e-300:  # the binomial windows' tail (1e-6 δ) would underflow to 0
+        raise ProblemError(f"delta {d:g} is below 1e-300, where doubles cannot follow it; give delta >= 1e-300")
     if bound not in BOUNDS:
         raise ParamError(f"unknown amplification bound {bound!r}; known: {', '.join(BOUNDS)}")
     return int(n), d
