@@ -203,6 +203,20 @@ def test_a_file_that_is_not_a_certificate_exits_2(mutate, why, tmp_path):
     assert certcheck.run(str(tmp_path / "missing.json"))[0] == 2
 
 
+@pytest.mark.parametrize("cut", ["empty", "half", "bom"])
+def test_a_file_that_is_not_json_says_so_and_which_file_to_give(cut, tmp_path):
+    """Hostile-five: an empty, truncated or BOM-prefixed certificate said "cannot read c.json:
+    JSONDecodeError('Expecting value: line 1 column 563 (char 562)')" (a Python repr, no fix)."""
+    text = json.dumps(_write("lip-hist", tmp_path / "c.json"))
+    bad = tmp_path / "bad.json"
+    data = {"empty": b"", "half": text[: len(text) // 2].encode(), "bom": b"\xef\xbb\xbf" + text.encode()}
+    bad.write_bytes(data[cut])
+    code, out = certcheck.run(str(bad))
+    reason = out["reason"]
+    assert code == 2 and "is not JSON (" in reason and "mechopt design --certificate FILE" in reason, reason
+    assert "JSONDecodeError(" not in reason
+
+
 def test_main_prints_one_line_and_the_tolerances_are_options(tmp_path, capsys):
     doc = _write("lip-hist", tmp_path / "c.json")
     assert certcheck.main([str(tmp_path / "c.json")]) == 0
