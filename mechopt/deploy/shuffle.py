@@ -166,7 +166,8 @@ def _check(n: Any, delta: Any, bound: str) -> tuple[int, float]:
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ProblemError(f"n (the number of shuffled users) must be an integer >= 1, got {n!r}")
     if n > MAX_USERS:
-        raise TooLargeError(f"n={n} users is more than this accountant handles; pass n <= {MAX_USERS:.0e}")
+        say = n if n < 10**12 else f"~1e{len(str(n)) - 1}"  # not hundreds of digits
+        raise TooLargeError(f"n={say} users is more than this accountant handles; pass n <= {MAX_USERS:.0e}")
     try:
         d = float(delta)
     except (TypeError, ValueError):
