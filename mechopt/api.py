@@ -114,7 +114,14 @@ def _proof_status(res: Result) -> Result:
         gap = Result.gap_of(value, bound)
         if abs(gap - cert.gap) > 1e-12:
             res = res.replace(certificate=replace(cert, gap=gap))
-        if gap > settings.tolerance("gap"):
+        if gap >= 1 and value != 0:  # the bound is 0 or of the other sign: it proves nothing about this value
+            res = res.demote(
+                Status.FEASIBLE,
+                f"certificate gap {gap:.3g}: a bound of {bound:.3g} proves nothing about a value of {value:.3g} "
+                "(unproven, not optimal to any tolerance)",
+                only=(Status.OPTIMAL, Status.OPTIMAL_INACCURATE),
+            )
+        elif gap > settings.tolerance("gap"):
             res = res.downgrade(
                 f"certificate gap {gap:.3g} above tolerance {settings.tolerance('gap'):.3g} "
                 f"(|bound - value| = {abs(bound - value):.3g}, relative to max(|bound|, |value|))"
@@ -217,21 +224,25 @@ def _solve(problem: Problem, solver: str | None, options: dict[str, Any], chosen
 
 
 def _with_values(problem: Problem, res: Result) -> Result:
-    """The result with the problem's input values a_x (an ``mse``/``mae`` utility's ``a``) in ``values``,
-    when it has them and they fit Q's rows: the numbers the design's estimates are made of travel with it."""
+    """The result with what its rows mean: the problem's input values a_x (an ``mse``/``mae`` utility's ``a``)
+    in ``values`` and its single prior in ``prior``, each when the problem has it and it fits Q's rows (a
+    robust design has a set of priors, not one: no ``prior``). The numbers a design was made for travel with it."""
     import numpy as np
 
     from mechopt.model._mechanism import _channel_matrix
 
-    a = getattr(getattr(problem, "utility", None), "a", None)
-    if res.values is not None or a is None or np.ndim(a) != 1:
-        return res
     Q = _channel_matrix(res.mechanism)
-    if Q is not None and Q.shape[0] != np.size(a):
-        return res
-    values = np.array(a, dtype=float)
-    values.flags.writeable = False
-    return res.replace(values=values)
+    carried = {}
+    for name, given in (("values", getattr(getattr(problem, "utility", None), "a", None)),
+                        ("prior", getattr(problem, "prior", None))):  # fmt: skip
+        if getattr(res, name) is not None or given is None or np.ndim(given) != 1:
+            continue
+        if Q is not None and Q.shape[0] != np.size(given):
+            continue
+        vector = np.array(given, dtype=float)
+        vector.flags.writeable = False
+        carried[name] = vector
+    return res.replace(**carried) if carried else res
 
 
 def _raise_form_error(problem: Problem) -> None:

@@ -83,7 +83,8 @@ def load(path):
         c.update(edges=[(int(u), int(v), num(w)) for u, v, w in nt.get("edges", [])], p=[*map(num, nt.get("p", []))])
         c["a"] = [num(v) - num(ut.get("centre", 0)) for v in ut.get("values", [])]  # the MSE is shift-invariant
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-        raise BadFile(f"cannot read {path}: " + (f"no {exc} key" if isinstance(exc, KeyError) else repr(exc))) from None
+        why = {KeyError: f"no {exc} key", json.JSONDecodeError: f"not JSON ({exc}): use what design --certificate made"}
+        raise BadFile(f"cannot read {path}: {why.get(type(exc), repr(exc))}") from None  # empty, cut short, a BOM
     d, P, Q = len(c["P"]), c["P"], c["Q"]
     if not (1 <= d <= MAX_D and c["notion"] in NOTIONS and c["utility"] in UTILITIES):
         raise BadFile(f"this checker takes 1 ≤ d ≤ {MAX_D}, notions {NOTIONS}, utilities {UTILITIES}; got d = {d}")

@@ -45,6 +45,9 @@ __all__ = [
 ]
 
 
+_SQRT_TINY = float(np.sqrt(np.finfo(float).tiny))  # 1.49e-154: a smaller number's square is not a normal double
+
+
 def _finite(x, what: str, fix: str) -> None:
     """A non-finite intermediate is an error, never clamped to a number."""
     if not np.all(np.isfinite(x)):
@@ -87,6 +90,12 @@ class SumMSE(Utility):
             self.centred = a - self.centre
             _finite(
                 self.centred**2, "the squared values (after centring)", "the values span more than 1e154; rescale them"
+            )
+        half = float(np.max(np.abs(self.centred)))
+        if 0 < half < _SQRT_TINY:  # squares below the normal doubles: an MSE of 0 or of a few bits, "certified"
+            raise ProblemError(
+                f"the values span {hi - lo:.3g}, less than 1e-154: their squares underflow double precision (an MSE "
+                "would print as 0); rescale them (multiply by a power of 10; the MSE scales by its square)"
             )
 
     def _check(self, prior: np.ndarray) -> None:

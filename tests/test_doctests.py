@@ -12,7 +12,7 @@ import mechopt
 
 
 def _modules() -> list[str]:
-    names = ["mechopt"]
+    names = ["mechopt", "_mechopt_entry"]  # the console script's entry module sits beside the package
     for info in pkgutil.walk_packages(mechopt.__path__, "mechopt."):
         names.append(info.name)
     for sub in ("mechopt.solvers", "mechopt.problems"):

@@ -26,11 +26,15 @@ machine)::
 Exit codes: 0 success; 1 the command ran but produced no answer (a design
 without a solution or whose mechanism fails its audit, ``infeasible_point``;
 a figure that failed; ``dominates``: Q1 does not dominate Q2); 2 bad input or any
-:class:`~mechopt.errors.MechoptError`, an unreadable file, bad TOML/JSON or an
-interrupt — always ONE line ``mechopt: error: ...`` on stderr and no
+:class:`~mechopt.errors.MechoptError`, an unreadable file, bad TOML/JSON; 128 + the
+signal's number for an interrupt (130 Ctrl-C/SIGINT, 143 SIGTERM, 129 SIGHUP, as a shell
+reports a process killed by it) — always ONE line ``mechopt: error: ...`` on stderr and no
 traceback (``--traceback`` shows it for debugging). SIGTERM and SIGHUP are interrupts
-too: locks released, temporaries removed, child processes ended. ``--json`` prints exactly
-one JSON document on stdout; NaN and infinities are printed as ``null``.
+too: locks released, temporaries removed, child processes ended. An output file is either
+complete or untouched: when the interrupt comes after an output was renamed into place, the
+line says so (``interrupted; 'out.json' was already written in full``), and the status is still
+the interrupt's. ``--json`` prints exactly one JSON document on stdout; NaN and infinities are
+printed as ``null``.
 
 Examples
 --------
@@ -63,7 +67,7 @@ from mechopt.cli._common import (  # noqa: F401  (re-exported)
 from mechopt.errors import MechoptError
 from mechopt.results.result import vocabulary
 
-__all__ = ["main", "build_parser", "emit_json", "fmt", "CLIError", "check_out_file", "check_out_dir"]
+__all__ = ["main", "build_parser", "interrupted", "emit_json", "fmt", "CLIError", "check_out_file", "check_out_dir"]
 
 PROG = "mechopt"
 EPILOG = """examples:
@@ -77,7 +81,7 @@ EPILOG = """examples:
   mechopt verify --paper lip --json                 # the theorems, checked numerically
   mechopt sweep lip-tradeoff --out lip.jsonl --plot lip.png
 exit codes: 0 ok; 1 no answer (no solution, a mechanism that fails its audit, a failed figure);
-  2 bad input (one line on stderr)
+  2 bad input (one line on stderr); 130 interrupted (143 SIGTERM, 129 SIGHUP)
 "optimal" is said only with a proof (see docs/status.rst):
 """ + vocabulary()
 
@@ -124,6 +128,22 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
+def interrupted(exc: BaseException) -> str:
+    """The line for an interrupt: the signal, and the outputs already written in full before it.
+
+    >>> interrupted(KeyboardInterrupt())
+    'interrupted'
+    """
+    from mechopt.io.writer import published
+
+    done = published()
+    said = str(exc) or "interrupted"
+    if not done:
+        return said
+    names = ", ".join(repr(name) for name in done)
+    return f"{said}; {names} {'was' if len(done) == 1 else 'were'} already written in full"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it).
 
@@ -136,8 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from mechopt.io.writer import published
     from mechopt.runtime.deadline import process_start
 
+    published().clear()  # this run's outputs only (tests and embedders call main more than once)
     # a time limit counts from the start of the process when this is the program (the console script,
     # python -m mechopt), from this call when a caller passes the arguments (tests, embedding)
     started = process_start() if argv is None else time.perf_counter()
@@ -158,7 +180,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help / --version
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (Terminated: "terminated by SIGTERM")
-        return _fail(str(exc) if str(exc) else "interrupted")
+        from mechopt.runtime.lifeline import interrupt_status
+
+        return _fail(interrupted(exc), interrupt_status(exc))
     except BrokenPipeError:  # `mechopt ... | head`
         return 0
     except CLIError as exc:  # a usage error: its traceback is argparse's, never useful

@@ -55,27 +55,32 @@ def _one_direction(eps: float, n: int, p: float, alpha: float, r0: float, r1: fl
     s = 1.0 - r0 - r1  # another user's weight outside states {0, 1}
     rate, rho = r0 + r1, r0 / (r0 + r1)
     k_a = (alpha * p - e * alpha) / r0 + (e * alpha * p - alpha) / r1  # coefficient of a: > 0 for ε < log p
+    if not math.isfinite(k_a):  # masses near 1e-300: the pair's numbers overflow; δ ≤ 1 is all that is claimed
+        return 1.0
     if k_a <= 0:
         return 0.0
     lo, hi = _window(n - 1, rate, tail)
     c = np.arange(lo, hi + 1, dtype=np.float64)
 
-    def threshold(m: np.ndarray) -> np.ndarray:  # P₀ > e^ε P₁  ⟺  a > t(m) on the line a + b = m
+    def floor_threshold(m: np.ndarray) -> np.ndarray:  # P₀ > e^ε P₁  ⟺  a > t(m) on the line a + b = m
         blanket = (n - m) * w * (e - 1.0) / s if w > 0 else 0.0
-        return (m * (e * alpha * p - alpha) / r1 + blanket) / k_a
+        t = (m * (e * alpha * p - alpha) / r1 + blanket) / k_a
+        u = (m * (alpha * p - e * alpha) / r0 - blanket) / k_a  # m − t, without m's rounding: when t is within
+        return np.where(u < t, m - np.ceil(u), np.floor(t))  # 1e-16·m of m, ⌊t⌋ computed as m is one too many
 
-    t1 = np.floor(threshold(c + 1.0))  # the victim in state 0 or 1: m = c + 1
+    t1 = floor_threshold(c + 1.0)  # the victim in state 0 or 1: m = c + 1
     pmf_c = stats.binom.pmf(c, n - 1, rate)
     at = stats.binom.pmf(t1, c, rho)  # P(A = ⌊t⌋), the victim's state-0 report tips A over
     above = stats.binom.sf(t1, c, rho)  # P(A > t)
     pos = (alpha * p - e * alpha) * at
     neg = (e - 1.0) * alpha * (1.0 + p) * above
     if w > 0:
-        neg = neg + (e - 1.0) * w * stats.binom.sf(np.floor(threshold(c)), c, rho)
+        neg = neg + (e - 1.0) * w * stats.binom.sf(floor_threshold(c), c, rho)
     terms = pmf_c * (pos - neg)
     outside = stats.binom.cdf(lo - 1, n - 1, rate) + stats.binom.sf(hi, n - 1, rate)
     slack = FLOAT_SLACK * float(np.sum(pmf_c * (pos + neg)))
-    return max(0.0, float(np.sum(terms))) + float(outside) + slack
+    total = float(np.sum(terms)) + float(outside) + slack
+    return max(0.0, total) if math.isfinite(total) else 1.0  # overflow (masses near 1e-300): δ ≤ 1, nothing claimed
 
 
 def hockey_stick(eps: float, *, n: int, p: float, alpha: float, r0: float, r1: float, tail: float = 1e-18) -> float:

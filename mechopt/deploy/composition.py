@@ -213,7 +213,8 @@ def compose(
         ``exact``: the multinomial sum of :func:`~mechopt.deploy.privacy_loss.exact_delta`, at most
         ``limit`` terms per pair (C(k + m − 1, m − 1) for m distinct losses: k ≤ 999 999 for RR,
         k ≤ 1412 for GRR), else :class:`~mechopt.errors.TooLargeError`. ``accountant``: dp_accounting's
-        PLD with losses rounded up to ``discretization`` (the ``accounting`` extra). ``auto``: each pair
+        PLD with losses rounded up to ``discretization`` (the ``accounting`` extra; a pair's loss span over
+        ``discretization`` at most ``ACCOUNTANT_MAX_POINTS``, else TooLargeError). ``auto``: each pair
         exact when within the limit, through the accountant above it (``method`` then names both).
 
     Returns

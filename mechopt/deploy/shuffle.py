@@ -166,13 +166,16 @@ def _check(n: Any, delta: Any, bound: str) -> tuple[int, float]:
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ProblemError(f"n (the number of shuffled users) must be an integer >= 1, got {n!r}")
     if n > MAX_USERS:
-        raise TooLargeError(f"n={n} users is more than this accountant handles; pass n <= {MAX_USERS:.0e}")
+        say = n if n < 10**12 else f"~1e{len(str(n)) - 1}"  # not hundreds of digits
+        raise TooLargeError(f"n={say} users is more than this accountant handles; pass n <= {MAX_USERS:.0e}")
     try:
         d = float(delta)
     except (TypeError, ValueError):
         d = math.nan
     if not 0.0 < d < 1.0:
         raise ProblemError(f"delta must be a number in (0, 1), e.g. 1e-6; got {delta!r}")
+    if d < 1e-300:  # the binomial windows' tail (1e-6 δ) would underflow to 0
+        raise ProblemError(f"delta {d:g} is below 1e-300, where doubles cannot follow it; give delta >= 1e-300")
     if bound not in BOUNDS:
         raise ParamError(f"unknown amplification bound {bound!r}; known: {', '.join(BOUNDS)}")
     return int(n), d

@@ -66,6 +66,24 @@ def count_rows(path: str | os.PathLike) -> int | None:
     return max(lines + (last != b"\n") - 1, 0)
 
 
+def _check_column(path: str | os.PathLike, column: str, names: Sequence[str]) -> None:
+    """Refuse a ``column`` missing from the file's column ``names`` or named more than once in them.
+
+    >>> _check_column("d.parquet", "x", ["x", "y", "x"])
+    Traceback (most recent call last):
+    ...
+    mechopt.errors.ProblemError: 'd.parquet' has 2 columns named 'x' (columns 1, 3): rename them ...ed once
+    """
+    if column not in names:
+        raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(names)}")
+    if names.count(column) > 1:
+        where = ", ".join(str(i + 1) for i, h in enumerate(names) if h == column)
+        raise ProblemError(
+            f"{str(path)!r} has {names.count(column)} columns named {column!r} (columns {where}): "
+            "rename them so that each name is used once"
+        )
+
+
 def read_column(path: str | os.PathLike, column: str, rows: int) -> Iterator[tuple[int, Any]]:
     """(first row number, values as str with None for missing) for each chunk of ``rows`` rows of ``column``."""
     pd = _pandas()
@@ -75,8 +93,7 @@ def read_column(path: str | os.PathLike, column: str, rows: int) -> Iterator[tup
         import pyarrow.parquet as pq
 
         pf = pq.ParquetFile(path)
-        if column not in pf.schema_arrow.names:
-            raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(pf.schema_arrow.names)}")
+        _check_column(path, column, pf.schema_arrow.names)
         start = 0
         for batch in pf.iter_batches(batch_size=rows, columns=[column]):
             # Python values: an integer beside a null stays "1" (pandas would make it "1.0"), a null is None
@@ -90,14 +107,7 @@ def read_column(path: str | os.PathLike, column: str, rows: int) -> Iterator[tup
         raise ProblemError(
             f"{str(path)!r} is empty: a CSV data file starts with a header line naming its columns"
         ) from None
-    if column not in header:
-        raise ProblemError(f"{str(path)!r} has no column {column!r}; columns: {', '.join(header)}")
-    if header.count(column) > 1:
-        where = ", ".join(str(i + 1) for i, h in enumerate(header) if h == column)
-        raise ProblemError(
-            f"{str(path)!r} has {header.count(column)} columns named {column!r} (columns {where}): "
-            "rename them so that each name is used once"
-        )
+    _check_column(path, column, header)
     start = 0
     for chunk in pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False, chunksize=rows):
         values = chunk[column]

@@ -60,11 +60,20 @@ __all__ = [
     "check_writable",
     "clean_stale",
     "pid_alive",
+    "published",
 ]
 
 _NAME_KEEP = 80  # characters of the target's name kept in a temporary's name (NAME_MAX is 255 bytes)
 _PART = re.compile(r"\.(?P<name>.*)\.(?P<pid>[0-9]+)\.[a-z0-9_]{8}\.part")
 _LIVE: dict[int, Any] = {}  # id -> Output open in this process (closed in a forked child)
+_PUBLISHED: list[str] = []  # the files this process has finished, as the user named them
+
+
+def published() -> list[str]:
+    """The files this process has finished (published and closed, complete), in order; the list itself:
+    clear it to start afresh. An interrupt's message names them (:func:`mechopt.cli.interrupted`); a
+    sweep's file, published at its first line, counts only once the sweep has closed it."""
+    return _PUBLISHED
 
 
 @dataclass(frozen=True)
@@ -265,6 +274,8 @@ class Output:
         try:
             if publish:
                 self.publish()
+                if self.target.kind == "replace":  # the block ended normally: the file is complete
+                    _PUBLISHED.append(self.target.given)
         finally:
             fd, self.fd = self.fd, None
             _LIVE.pop(id(self), None)
@@ -341,6 +352,7 @@ def place(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
         os.replace(src, t.path)
     except OSError as exc:
         raise _error(t.given, exc) from None
+    _PUBLISHED.append(t.given)
     return Path(t.given)
 
 

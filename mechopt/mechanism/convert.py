@@ -54,8 +54,9 @@ def claim(claim: Any) -> dict[str, Any] | None:
 
 
 def from_result(result: Any, *, prior: Any = None, inputs: Any = None, outputs: Any = None) -> dict[str, Any]:
-    """The Mechanism fields of a design's Result: Q, labels, values, claim, certificate (with status, proof,
-    objective, value, unit) and provenance; ``result.Q`` raises NoChannelError when it has no channel."""
+    """The Mechanism fields of a design's Result: Q, labels, prior (``prior`` given, else the design's), values,
+    claim, certificate (with status, proof, objective, value, unit) and provenance; ``result.Q`` raises
+    NoChannelError when it has no channel."""
     Q = result.Q
     mech = result.mechanism
     cert = None
@@ -69,7 +70,7 @@ def from_result(result: Any, *, prior: Any = None, inputs: Any = None, outputs: 
         "Q": Q,
         "inputs": inputs if inputs is not None else getattr(mech, "inputs", None),
         "outputs": outputs if outputs is not None else getattr(mech, "outputs", None),
-        "prior": prior,
+        "prior": prior if prior is not None else getattr(result, "prior", None),
         "values": getattr(result, "values", None),
         "claim": None if result.notion is None else {"notion": result.notion, "eps": result.eps},
         "certificate": cert,

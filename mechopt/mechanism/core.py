@@ -296,14 +296,15 @@ class Mechanism(Inference):
         """The mechanism of a design's :class:`~mechopt.results.result.Result` (its Q, claim, certificate, values).
 
         The values a_x of an ``mse``/``mae`` design come with it (``result.values``), so
-        :meth:`posterior_means` gives the design's own estimates. A Result does not hold
-        the prior it was designed for: pass ``prior`` to keep it (posterior estimates,
-        LIP/MIP audits). Raises NoChannelError when the result has no channel matrix.
+        :meth:`posterior_means` gives the design's own estimates, and so does the prior it
+        was designed for (``result.prior``: posterior estimates, LIP/MIP audits); ``prior``
+        replaces it (a robust design, over a set of priors, has none of its own). Raises
+        NoChannelError when the result has no channel matrix.
 
         >>> import mechopt
         >>> r = mechopt.design(prior="0.2,0.8", notion="ldp", utility="histogram", eps=1.0, solver="exact")
-        >>> m = Mechanism.from_result(r, prior=[0.2, 0.8])
-        >>> m.claim, m.certificate["status"], m.provenance["source"]
-        ({'notion': 'ldp', 'eps': 1.0}, 'optimal', 'mechopt design: solver exact, objective histogram')
+        >>> m = Mechanism.from_result(r)
+        >>> m.claim, m.certificate["status"], m.provenance["source"], m.prior.tolist()
+        ({'notion': 'ldp', 'eps': 1.0}, 'optimal', 'mechopt design: solver exact, objective histogram', [0.2, 0.8])
         """
         return cls(**convert.from_result(result, prior=prior, inputs=inputs, outputs=outputs))

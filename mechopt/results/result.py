@@ -89,6 +89,11 @@ class Result:
         ``solve`` fills it from the problem's utility; :meth:`to_dict` writes it
         as ``mechanism.values``, and :meth:`Mechanism.from_result
         <mechopt.mechanism.core.Mechanism.from_result>` takes its posterior means from it.
+    prior : numpy.ndarray or None
+        The prior the design was solved for (one entry per row of Q); None when the problem
+        has no single prior (a robust design over a set of priors) or the result was built by
+        hand. ``solve`` fills it; :meth:`to_dict` writes it as ``mechanism.prior``, and
+        :meth:`Mechanism.from_result <mechopt.mechanism.core.Mechanism.from_result>` keeps it.
     """
 
     status: Status
@@ -111,6 +116,7 @@ class Result:
     unit: str | None = None
     eps_lower: float | None = None
     values: Any = None
+    prior: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
@@ -188,8 +194,8 @@ class Result:
     def to_mechanism(self, **kwargs: Any) -> Any:
         """The designed channel as a :class:`mechopt.Mechanism`, ready to randomize data and estimate.
 
-        Keyword arguments go to :meth:`mechopt.Mechanism.from_result` (``prior``,
-        ``inputs``, ``outputs``: a Result does not hold the prior it was designed for).
+        Keyword arguments go to :meth:`mechopt.Mechanism.from_result` (``inputs``,
+        ``outputs``; ``prior`` replaces the design's own, :attr:`prior`).
 
         >>> r = Result(status="optimal", value=0.5, sense="min", objective="mse", mechanism=[[1, 0], [0, 1]],
         ...            notion="ldp", eps=40.0, proof="theorem")
@@ -288,7 +294,7 @@ class Result:
             "unit": self.unit,
             "objective": self.objective,
             "sense": self.sense,
-            "mechanism": mechanism_dict(self.mechanism, values=self.values),
+            "mechanism": mechanism_dict(self.mechanism, prior=self.prior, values=self.values),
             "privacy": {
                 "notion": self.notion,
                 "eps": jsonable(self.eps),

@@ -49,13 +49,34 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["bind_to_parent", "lifeline", "parent_death_signal", "Terminated", "terminate_like_interrupt"]
+__all__ = [
+    "bind_to_parent",
+    "interrupt_status",
+    "lifeline",
+    "parent_death_signal",
+    "Terminated",
+    "terminate_like_interrupt",
+]
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, raised in the main thread like Ctrl-C's KeyboardInterrupt."""
+    """SIGTERM or SIGHUP, raised in the main thread like Ctrl-C's KeyboardInterrupt; ``signum`` is the signal."""
+
+    def __init__(self, message: str, signum: int = signal.SIGTERM) -> None:
+        super().__init__(message)
+        self.signum = int(signum)
+
+
+def interrupt_status(exc: BaseException) -> int:
+    """The exit status of an interrupt, as a shell reports a process killed by its signal: 128 + the
+    signal's number (``Terminated.signum``; SIGINT for a plain :class:`KeyboardInterrupt`).
+
+    >>> interrupt_status(KeyboardInterrupt()), interrupt_status(Terminated("terminated by SIGHUP", signal.SIGHUP))
+    (130, 129)
+    """
+    return 128 + int(getattr(exc, "signum", signal.SIGINT))
 
 
 @functools.cache
@@ -130,7 +151,7 @@ _handled = threading.Event()  # set by the handler: the main thread took the sig
 
 def _raise_terminated(signum: int, frame: object) -> None:
     _handled.set()
-    raise Terminated(f"terminated by {signal.Signals(signum).name}")
+    raise Terminated(f"terminated by {signal.Signals(signum).name}", signum)
 
 
 def _watchdog(read_fd: int, signums: tuple[int, ...], grace: float, exit: Any = os._exit) -> None:

@@ -134,9 +134,11 @@ def sample_size(radius: float, d: int, delta: float, bound: str = "weissman") ->
     x = (2.0 * a if key == "weissman" else a / 2.0) / r / r
     if not x < _EXACT_N:
         # beyond 2^52 float n and n ± 1 are one number: the radius cannot tell them apart
+        about = f"about {x:.3g}" if math.isfinite(x) else "more than 1.8e+308"  # never "about inf"
+        symbols = dv if dv < 10**9 else f"~1e{len(str(dv)) - 1}"
         raise ProblemError(
-            f"the target radius {radius!r} needs about {x:.3g} samples, beyond {_EXACT_N:.3g} "
-            "(where float radii cannot tell n from n + 1): give a larger radius"
+            f"the target radius {radius!r} needs {about} samples on {symbols} symbols, beyond {_EXACT_N:.3g} "
+            "(where float radii cannot tell n from n + 1): give a larger radius or fewer symbols"
         )
     n = max(1, math.ceil(x))
     while empirical_radius(n, dv, delta, key) > r:

@@ -86,3 +86,22 @@ def test_a_column_name_used_twice_is_refused_naming_it(cli, mech, tmp_path, verb
     data.write_text("x,y,y\n0,2,2\n2,0,0\n")  # another name repeated: the asked column is still one column
     run = cli(verb, mech, data, "--column", "x", *extra)
     assert run.code == 0, run.err
+
+
+@pytest.mark.parametrize("verb", ["randomize", "estimate"])
+def test_a_parquet_column_name_used_twice_is_refused_naming_it(cli, mech, tmp_path, verb) -> None:
+    """A Parquet file may repeat a column name (pyarrow writes it); the CSV check did not reach Parquet, and
+    ``--column x`` read the first of the two in silence (exit 0, estimates of the wrong column)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data, out = tmp_path / "dup.parquet", tmp_path / "r.csv"
+    first, second = pa.array(["0", "1", "2"]), pa.array(["2", "2", "2"])
+    pq.write_table(pa.Table.from_arrays([first, pa.array(["1", "0", "1"]), second], names=["x", "y", "x"]), data)
+    extra = ["--seed", "1", "--out", out] if verb == "randomize" else []
+    run = cli(verb, mech, data, "--column", "x", *extra)
+    assert_one_line_error(run)
+    assert "'x' (columns 1, 3)" in run.err and "rename them" in run.err
+    assert not out.exists()
+    run = cli(verb, mech, data, "--column", "y", *extra)  # another name repeated: the asked column is one column
+    assert run.code == 0, run.err

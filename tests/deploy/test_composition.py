@@ -241,3 +241,21 @@ def test_auto_is_exact_for_the_pairs_within_the_limit() -> None:
     assert mixed.method == ("dp_accounting pessimistic + exact",) and mixed.discretization == 1e-4
     exact = compose(Q, uses=6, eps=grid)
     assert np.all(mixed.delta >= exact.delta) and np.all(mixed.delta <= exact.delta + 1e-3)
+
+
+def test_an_accountant_grid_too_fine_to_compute_is_refused_at_once() -> None:
+    """Hostile-five: ``account g2.json --uses 10 --eps 3 --method accountant --discretization 1e-12`` ran past 240 s
+    (a grid of 2.2e12 points); a channel with masses 1e-300 (losses ±691 nats) took 180 s at the default 1e-4."""
+    pytest.importorskip("dp_accounting")
+    from mechopt.deploy.privacy_loss import ACCOUNTANT_MAX_POINTS
+
+    Q = [[0.75, 0.25], [0.25, 0.75]]
+    with pytest.raises(TooLargeError, match=r"2\.2e\+12 points .* discretization >= 1\.1e-06 or method 'exact'"):
+        compose(Q, uses=10, eps=3.0, method="accountant", discretization=1e-12)
+    tiny = [[1 - 1e-300, 1e-300], [1e-300, 1 - 1e-300]]
+    with pytest.raises(TooLargeError, match="1.38e\\+07 points"):
+        compose(tiny, uses=10, eps=3.0, method="accountant")
+    assert compose(tiny, uses=10, eps=3.0, method="exact").delta[0, 0] == pytest.approx(1.0)
+    fine = 2 * np.log(3) / ACCOUNTANT_MAX_POINTS * 1.01  # just inside the limit: computed, never below exact
+    ok = compose(Q, uses=2, eps=0.5, method="accountant", discretization=fine).delta[0, 0]
+    assert ok >= compose(Q, uses=2, eps=0.5, method="exact").delta[0, 0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -103,6 +105,35 @@ def test_from_result_carries_claim_certificate_and_refuses_a_result_without_q() 
     bad = mechopt.Result(status="infeasible", value=None, sense="min", objective="mse")
     with pytest.raises(NoChannelError):
         bad.to_mechanism()
+
+
+def test_from_result_keeps_the_design_prior_through_save_and_load(tmp_path) -> None:
+    """A Result did not carry its prior: ``Mechanism.from_result(r)`` of a 1-LIP design had prior None, so its
+    claim was "not checked: lip needs a prior" and a file saved from ``r.to_dict()`` lost it too."""
+    P = [0.2, 0.3, 0.5]
+    r = mechopt.design(prior=P, notion="lip", utility="histogram", eps=1.0, solver="exact")
+    assert r.prior.tolist() == P and not r.prior.flags.writeable
+    m = Mechanism.from_result(r)
+    assert m.prior.tolist() == P
+    claim = m.audit()["claim"]
+    assert claim["checked"] and claim["holds"] and claim["eps_audited"] == pytest.approx(1.0, abs=1e-7)
+    assert Mechanism.from_result(r, prior=[0.5, 0.3, 0.2]).prior.tolist() == [0.5, 0.3, 0.2]  # given: it wins
+    (tmp_path / "r.json").write_text(json.dumps(r.to_dict()))  # the design document (Result.to_dict)
+    assert Mechanism.load(tmp_path / "r.json").prior.tolist() == P
+    m.save(tmp_path / "m.json")  # our own file
+    assert Mechanism.load(tmp_path / "m.json").prior.tolist() == P
+    old = r.to_dict()
+    del old["mechanism"]["prior"]  # a document written before the prior was carried still loads, without one
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    assert Mechanism.load(tmp_path / "old.json").prior is None
+
+
+def test_a_robust_design_carries_no_single_prior() -> None:
+    from mechopt.problems.robust import RobustDesign
+
+    prob = RobustDesign.from_params(prior_set=[[0.2, 0.8], [0.6, 0.4]], notion="ldp", utility="mi", eps=1.0)
+    r = mechopt.solve(prob)
+    assert r.Q.shape[0] == 2 and r.prior is None and Mechanism.from_result(r).prior is None
 
 
 def test_audit_checks_the_claim_and_uses_the_design_prior() -> None:

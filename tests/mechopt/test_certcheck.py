@@ -88,8 +88,9 @@ def test_the_checker_is_short():
     # checker could not make before; +7: the scope of a prior-set claim (the listed priors, or also their hull),
     # alip's lower level named in a rejection, mi resolved to 1e-40 nats (a prior entry of 1e-100 was rejected);
     # +1: eps, eps_lower and eps·w at most 700 (1e30 raised decimal.Overflow: an internal error, exit 1);
-    # +2: a prior-ball file points to certball.py (it read "cannot read …: no 'prior' key")
-    assert len(code) <= 330
+    # +2: a prior-ball file points to certball.py (it read "cannot read …: no 'prior' key"); +1: a file that is not
+    # JSON says so and which file to give (it read "JSONDecodeError('Expecting value: ...')")
+    assert len(code) <= 331
 
 
 def test_the_checker_runs_alone_without_site_packages(tmp_path):
@@ -201,6 +202,20 @@ def test_a_file_that_is_not_a_certificate_exits_2(mutate, why, tmp_path):
     code, out = _check(doc, tmp_path / "m.json")
     assert code == 2 and why in out["reason"], out
     assert certcheck.run(str(tmp_path / "missing.json"))[0] == 2
+
+
+@pytest.mark.parametrize("cut", ["empty", "half", "bom"])
+def test_a_file_that_is_not_json_says_so_and_which_file_to_give(cut, tmp_path):
+    """Hostile-five: an empty, truncated or BOM-prefixed certificate said "cannot read c.json:
+    JSONDecodeError('Expecting value: line 1 column 563 (char 562)')" (a Python repr, no fix)."""
+    text = json.dumps(_write("lip-hist", tmp_path / "c.json"))
+    bad = tmp_path / "bad.json"
+    data = {"empty": b"", "half": text[: len(text) // 2].encode(), "bom": b"\xef\xbb\xbf" + text.encode()}
+    bad.write_bytes(data[cut])
+    code, out = certcheck.run(str(bad))
+    reason = out["reason"]
+    assert code == 2 and "not JSON (" in reason and "use what design --certificate made" in reason, reason
+    assert "JSONDecodeError(" not in reason
 
 
 def test_main_prints_one_line_and_the_tolerances_are_options(tmp_path, capsys):

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from scipy.stats import entropy as sp_entropy
 
+import mechopt
 from mechopt.errors import ProblemError
 from mechopt.model.info import (
     entropy,
@@ -114,3 +115,22 @@ def test_make_utility():
         make_utility("nope")
     with pytest.raises(ProblemError, match="values"):
         SumMSE([np.nan])
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 5e-324])
+def test_values_whose_squares_underflow_are_refused_not_certified_as_a_zero_mse(scale) -> None:
+    """Hostile-five: values 0, 1e-300, 2e-300 (lip, ε = 1, prior .2,.3,.5) were "optimal (gap 0), value 0" with exact
+    and with robust-rays (the rescaled answer is 0.4337e-600, not 0; robust-rays returned a constant channel);
+    at 1e-160 "optimal_inaccurate ..., gap 0". Values below 1e-154 in span are refused like those above 1e154."""
+    with pytest.raises(ProblemError, match="less than 1e-154: their squares underflow"):
+        SumMSE(np.array([0.0, 1.0, 2.0]) * scale)
+    with pytest.raises(ProblemError, match="underflow"):
+        mechopt.design(prior=[0.2, 0.3, 0.5], notion="lip", utility="mse", values=[0, scale, 2 * scale], eps=1.0)
+
+
+def test_values_just_above_the_underflow_limit_give_the_rescaled_certified_answer() -> None:
+    base = mechopt.design(prior=[0.2, 0.3, 0.5], notion="lip", utility="mse", values=[0, 1, 2], eps=1.0)
+    small = mechopt.design(prior=[0.2, 0.3, 0.5], notion="lip", utility="mse", values=[0, 1e-150, 2e-150], eps=1.0)
+    assert base.status.value == small.status.value == "optimal"
+    assert small.value == pytest.approx(base.value * 1e-300, rel=1e-9)
+    assert SumMSE([3.0, 3.0, 3.0]).centred.tolist() == [0.0, 0.0, 0.0]  # equal values (MSE 0) stay valid

@@ -147,3 +147,12 @@ def test_robust_design_takes_the_empirical_prior_itself():
     a = RobustDesign.from_params(prior_set=E, notion="pml", utility="mae", eps=0.5)
     b = RobustDesign.from_params(prior_set=E.prior_set(), notion="pml", utility="mae", eps=0.5)
     assert np.array_equal(a.prior_set.vertices, b.prior_set.vertices) and a.prior_set.source == b.prior_set.source
+
+
+@pytest.mark.parametrize(("d", "radius"), [(3, 1e-300), (10**300, 0.1)])
+def test_a_sample_size_beyond_floats_never_reads_about_inf(d, radius) -> None:
+    """Hostile-five: ``sample-size --symbols 3 --radius 1e-300`` (and ``--symbols 1e308``) said "needs about inf
+    samples ... give a larger radius" (no radius helps 1e308 symbols)."""
+    with pytest.raises(ProblemError, match=r"needs (more than 1\.8e\+308|about [0-9.e+]+) samples") as info:
+        sample_size(radius, d, 0.05)
+    assert "inf" not in str(info.value).replace("float", "") and "fewer symbols" in str(info.value)

@@ -139,14 +139,14 @@ def _sweep(tmp_path: Path, *more: str) -> subprocess.Popen:
 
 
 def test_n5_sigterm_to_a_sweep_releases_its_lock_and_ends_the_child(tmp_path) -> None:
-    """SIGTERM to ``mechopt sweep`` while sqp's child runs: one line "terminated by SIGTERM", exit 2,
+    """SIGTERM to ``mechopt sweep`` while sqp's child runs: one line "terminated by SIGTERM", exit 143,
     the child gone, no lock and no temporary left; ``--resume`` then runs."""
     proc = _sweep(tmp_path)
     child = _wait_child(proc.pid)
     time.sleep(0.5)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and err.strip() == "mechopt: error: terminated by SIGTERM", err
+    assert proc.returncode == 143 and err.strip() == "mechopt: error: terminated by SIGTERM", err
     assert _wait_gone(child, 3.0)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
     again = _sweep(tmp_path, "--resume", "--time-limit", "1")

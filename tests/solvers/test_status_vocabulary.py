@@ -203,3 +203,31 @@ def test_the_safety_nets_never_let_an_unproven_optimal_through(status, proof, ga
         assert out.certificate is None or out.certificate.gap <= 1e-7
     else:
         assert out.proof is None
+
+
+@pytest.mark.parametrize("status", [Status.OPTIMAL, Status.OPTIMAL_INACCURATE])
+@pytest.mark.parametrize(("value", "bound"), [(9e-12, 0.0), (2.0, -1e-3), (-1e-15, 3e-16)])
+def test_a_bound_that_proves_nothing_is_not_called_a_looser_proof(status, value, bound) -> None:
+    """Hostile-five: robust-lp, ldp mae over {(.2,.3,.5), (.5,.3,.2)}, values 0,1,2, ε = 30 said "optimal_inaccurate:
+    proven only to a looser tolerance, gap 1" with value 9e-12 and bound 0 (the optimum is ≥ 2.5e-13, the
+    single-prior LP's certified value): a bound of 0 or of the other sign proves nothing; the answer is feasible."""
+    res = Result(status=status, value=value, sense="min", objective="mae", certificate=Certificate(bound, 1.0))
+    out = _proof_status(res)
+    assert out.certificate.gap >= 1 and out.status is Status.FEASIBLE and out.proof is None
+    assert "proves nothing" in out.message
+    near = _proof_status(res.replace(certificate=Certificate(value * 0.7, 0.3)))  # a weak but real bound
+    assert near.status is Status.OPTIMAL_INACCURATE
+
+
+def test_robust_mae_at_a_large_eps_claims_no_proof_its_bound_lacks() -> None:
+    from mechopt.problems.robust import RobustDesign
+
+    prob = RobustDesign.from_params(
+        prior_set=[[0.2, 0.3, 0.5], [0.5, 0.3, 0.2]], notion="ldp", utility="mae", eps=30.0, values=[0, 1, 2]
+    )
+    r = mechopt.solve(prob)
+    assert r.violation is not None and r.violation <= 1e-7
+    if r.status in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE):
+        assert r.certificate.gap < 1, r
+    else:
+        assert r.status is Status.FEASIBLE
