@@ -11,19 +11,22 @@ is the same without an own item. Per user:
    a coin u < ⌊g·2⁶⁴⌋ on one more word (exact to 2⁻⁶⁴, as
    :func:`mechopt.oracles.base.bernoulli`). Given their number m, the set bits
    among the others are a uniform m-subset (the bits are i.i.d.).
-2. **Fix-up.** While m ≠ need (k − 1 with x in, k without), a position is read
-   from the next ⌈log2 d⌉-bit slot of the user's words (a value ≥ d, or x, is a
-   failed try) and is cleared if m > need and it is set, or set if m < need and
-   it is clear. Each success removes a uniform member or adds a uniform
-   non-member, so the set stays uniform given its size: the report has exactly
-   Q^k(· | x), whatever p is (p only sets the cost: E|m − need| = O(√d) tries).
+2. **Fix-up.** While m ≠ need (k − 1 with x in, k without), the next
+   max(3, ⌈log2 d⌉)-bit slot v of the user's words names bit v mod 64 of the
+   row's word v // 64 (item v ^ 7; words past the row when 2^slot > 64⌈d/64⌉),
+   which is cleared if m > need and it is set, or set if m < need and it is clear.
+   Bit x, the padding bits (items ≥ d) and the words past the row are preset
+   full for additions and empty for removals, so a try on them fails (the
+   rejection), and restored after. Each success removes a uniform member or adds
+   a uniform non-member, so the set stays uniform given its size: the report has
+   exactly Q^k(· | x), whatever p is (p only sets the cost: E|m − need| = O(√d) tries).
 
 Random words, in this order (:func:`~mechopt.oracles.base.raw_words`), per superblock of
 :data:`SUPER` users (= :data:`mechopt.oracles.mechanism.ORACLE_BLOCK`, so chunks
 that are multiples of it reproduce one call), for each of its blocks of
 :attr:`Plan.users` users: t arrays (users, ⌈d/64⌉) of bit words (one per level,
 digit 1 of a first), one coin word per user, then (users, F) fix-up words (slots
-from the low bits of each word, ⌊64/⌈log2 d⌉⌋ per word). After its blocks, the
+from the low bits of each word, ⌊64/slot⌋ per word). After its blocks, the
 superblock's users still short get, in user order, (short users, 2F) fresh words,
 again until none is left. The compiled kernel (:func:`_sample`, one pass per
 block: start, coins and fix-up) draws these words from the generator itself, in this
@@ -71,7 +74,7 @@ class Plan(NamedTuple):
     a: int
     t: int
     words: int  # F
-    slot: int  # bits per fix-up try: ⌈log2 d⌉ (a value ≥ d is a failed try)
+    slot: int  # bits per fix-up try: max(3, ⌈log2 d⌉) (a value naming no valid item is a failed try)
     users: int
 
 
@@ -123,8 +126,9 @@ def own_subset_masks(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g:
     --------
     >>> import numpy as np
     >>> m = own_subset_masks(np.random.default_rng(1), np.array([0, 5]), 9, 2, 1.0)
-    >>> np.unpackbits(m, axis=1, count=9)[:, [0, 5]].tolist()
-    [[1, 0], [0, 1]]
+    >>> bits = np.unpackbits(m, axis=1, count=9)
+    >>> bits[[0, 1], [0, 5]].tolist(), bits.sum(axis=1).tolist()   # g = 1: each holds its own item, and one more
+    ([1, 1], [2, 2])
     """
     if not 1 <= k <= d - 1:
         raise ProblemError(f"k must lie in 1..{d - 1}, got {k}")
@@ -248,16 +252,20 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, slot, last, scratch, shor
                 left[i] = k - _own_and_count(W, i, x[i], c, thr_g)
             for i in range(b0, b1):
                 hi, lo = _fix_ext(gen, hi, lo, ihi, ilo, W, ext, left, i, x[i], F, slot, last)
-        while True:  # the superblock's short rows, in order, 2F fresh words each, until none is left
-            ns = 0
-            for i in range(top, end):
-                if left[i] != 0:
-                    short[ns] = i
-                    ns += 1
-            if ns == 0:
-                break
+        ns = 0
+        for i in range(top, end):  # the superblock's short rows, in order
+            if left[i] != 0:
+                short[ns] = i
+                ns += 1
+        while ns:  # 2F fresh words each, until none is left; the list kept in order, never rescanned
             for j in range(ns):
                 hi, lo = _fix_ext(gen, hi, lo, ihi, ilo, W, ext, left, short[j], x[short[j]], 2 * F, slot, last)
+            m = 0
+            for j in range(ns):
+                if left[short[j]] != 0:
+                    short[m] = short[j]
+                    m += 1
+            ns = m
     state_out(gen, hi, lo)
 
 
@@ -309,21 +317,10 @@ def _own_and_count(W, i, xi, c, thr_g):
 
 @helper
 def _fix(gen, hi, lo, ihi, ilo, A, base, left, i, xi, nwords, slot, last, nw):
-    """Fix-up tries for row i, words ``A[base:base+nw]``, on its next ``nwords`` words (all drawn: the stream does
-    not depend on the tries).
-
-    A slot value v names bit v mod 64 of the row's word v // 64 (item v ^ 7): no bit-order
-    shuffle, no range check. The bits no try may change (x's, the last word's padding and
-    the words past the row up to 2^slot bits, which :func:`_fix_ext` presets) are preset
-    full for additions and empty for removals, so a try on them fails by itself; x's bit and
-    the padding are restored after.
-    """
+    """Fix-up tries (module docstring, step 2) for row i = ``A[base:base+nw]`` on its next ``nwords`` words, all
+    drawn; bit x and the padding preset here (the words past the row by :func:`_fix_ext`), so a try needs no check."""
     one, zero = np.uint64(1), np.uint64(0)
     lf = left[i]
-    if lf == 0:
-        for _ in range(nwords):
-            hi, lo, cur = draw_word(gen, hi, lo, ihi, ilo)
-        return hi, lo
     fill = ~zero if lf > 0 else zero  # additions: the untouchable bits look full; removals: empty
     flip = ~fill  # a try sets its bit (additions) or clears it (removals): (v | bit) ^ (bit & flip)
     xw = base + np.uint64(max(xi, 0) >> 6)
@@ -337,9 +334,7 @@ def _fix(gen, hi, lo, ihi, ilo, A, base, left, i, xi, nwords, slot, last, nw):
     per = _PER[slot]  # 64 // slot, without a division per call
     for _ in range(nwords):
         hi, lo, cur = draw_word(gen, hi, lo, ihi, ilo)
-        if r == 0:
-            continue
-        for _ in range(per):  # branch-free try: the only branch taken rarely is the exit
+        for _ in range(per if r else 0):  # branch-free try: the only branch taken rarely is the exit
             pos = cur & mask
             cur >>= sl
             at = base + (pos >> np.uint64(6))
