@@ -110,7 +110,7 @@ def plan(d: int, k: int) -> Plan:
 
     cands = [(0, 0), (1, 0)] + [(a, t) for t in range(1, MAX_T + 1) for a in range(1, 1 << t, 2)]
     a, t = min(cands, key=cost)
-    slots = (2 * _tries(d, k, a / (1 << t)) + 24) / accept  # ~all users finish on their own words (fallback rows cost more)
+    slots = (2 * _tries(d, k, a / (1 << t)) + 24) / accept  # ~all users finish on their words (fallback rows cost more)
     words = math.ceil(slots / per)
     per_user = t * nw + 1 + words
     users = 1 << max(0, min(16, (BLOCK_WORDS // per_user).bit_length() - 1))  # divides SUPER
