@@ -11,19 +11,22 @@ is the same without an own item. Per user:
    a coin u < ⌊g·2⁶⁴⌋ on one more word (exact to 2⁻⁶⁴, as
    :func:`mechopt.oracles.base.bernoulli`). Given their number m, the set bits
    among the others are a uniform m-subset (the bits are i.i.d.).
-2. **Fix-up.** While m ≠ need (k − 1 with x in, k without), a position is read
-   from the next ⌈log2 d⌉-bit slot of the user's words (a value ≥ d, or x, is a
-   failed try) and is cleared if m > need and it is set, or set if m < need and
-   it is clear. Each success removes a uniform member or adds a uniform
-   non-member, so the set stays uniform given its size: the report has exactly
-   Q^k(· | x), whatever p is (p only sets the cost: E|m − need| = O(√d) tries).
+2. **Fix-up.** While m ≠ need (k − 1 with x in, k without), the next
+   max(3, ⌈log2 d⌉)-bit slot v of the user's words names bit v mod 64 of the
+   row's word v // 64 (item v ^ 7; words past the row when 2^slot > 64⌈d/64⌉),
+   which is cleared if m > need and it is set, or set if m < need and it is clear.
+   Bit x, the padding bits (items ≥ d) and the words past the row are preset
+   full for additions and empty for removals, so a try on them fails (the
+   rejection), and restored after. Each success removes a uniform member or adds
+   a uniform non-member, so the set stays uniform given its size: the report has
+   exactly Q^k(· | x), whatever p is (p only sets the cost: E|m − need| = O(√d) tries).
 
 Random words, in this order (:func:`~mechopt.oracles.base.raw_words`), per superblock of
 :data:`SUPER` users (= :data:`mechopt.oracles.mechanism.ORACLE_BLOCK`, so chunks
 that are multiples of it reproduce one call), for each of its blocks of
 :attr:`Plan.users` users: t arrays (users, ⌈d/64⌉) of bit words (one per level,
 digit 1 of a first), one coin word per user, then (users, F) fix-up words (slots
-from the low bits of each word, ⌊64/⌈log2 d⌉⌋ per word). After its blocks, the
+from the low bits of each word, ⌊64/slot⌋ per word). After its blocks, the
 superblock's users still short get, in user order, (short users, 2F) fresh words,
 again until none is left. The compiled kernel (:func:`_sample`, one pass per
 block: start, coins and fix-up) draws these words from the generator itself, in this
@@ -71,7 +74,7 @@ class Plan(NamedTuple):
     a: int
     t: int
     words: int  # F
-    slot: int  # bits per fix-up try: ⌈log2 d⌉ (a value ≥ d is a failed try)
+    slot: int  # bits per fix-up try: max(3, ⌈log2 d⌉) (a value naming no valid item is a failed try)
     users: int
 
 
@@ -99,7 +102,7 @@ def plan(d: int, k: int) -> Plan:
     ((1, 2), (0, 0), (1, 0))
     """
     nw = -(-d // 64)
-    slot = max(1, (d - 1).bit_length())
+    slot = max(3, (d - 1).bit_length())  # a slot value names a bit of the row (item v ^ 7): at least a byte
     per, accept = 64 // slot, d / (1 << slot)
 
     def cost(c: tuple[int, int]) -> float:
@@ -107,7 +110,7 @@ def plan(d: int, k: int) -> Plan:
 
     cands = [(0, 0), (1, 0)] + [(a, t) for t in range(1, MAX_T + 1) for a in range(1, 1 << t, 2)]
     a, t = min(cands, key=cost)
-    slots = (1.5 * _tries(d, k, a / (1 << t)) + 10) / accept  # most users finish on their own words
+    slots = (2 * _tries(d, k, a / (1 << t)) + 24) / accept  # ~all users finish on their words (fallback rows cost more)
     words = math.ceil(slots / per)
     per_user = t * nw + 1 + words
     users = 1 << max(0, min(16, (BLOCK_WORDS // per_user).bit_length() - 1))  # divides SUPER
@@ -123,8 +126,9 @@ def own_subset_masks(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g:
     --------
     >>> import numpy as np
     >>> m = own_subset_masks(np.random.default_rng(1), np.array([0, 5]), 9, 2, 1.0)
-    >>> np.unpackbits(m, axis=1, count=9)[:, [0, 5]].tolist()
-    [[1, 0], [0, 1]]
+    >>> bits = np.unpackbits(m, axis=1, count=9)
+    >>> bits[[0, 1], [0, 5]].tolist(), bits.sum(axis=1).tolist()   # g = 1: each holds its own item, and one more
+    ([1, 1], [2, 2])
     """
     if not 1 <= k <= d - 1:
         raise ProblemError(f"k must lie in 1..{d - 1}, got {k}")
@@ -160,7 +164,8 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
         short = np.empty(min(x.size, SUPER), dtype=np.int64)
         with drawing(rng) as gen:  # the kernel draws from the generator itself, under its lock
             left = np.empty(x.size, dtype=np.int64)
-            fast(gen, x, W, left, pl.a, pl.t, pl.words, pl.users, k, thr_g, d, pl.slot, last, scratch, short)
+            ext = np.empty(max(nw, (1 << pl.slot) >> 6), dtype=np.uint64)  # a row up to 2^slot bits
+            fast(gen, x, W, left, pl.a, pl.t, pl.words, pl.users, k, thr_g, pl.slot, last, scratch, short, ext)
     else:
         _draw_numpy(rng, x, W, pl, k, thr_g, d, last)
     if not np.little_endian:  # pragma: no cover - the layout is the little-endian byte view
@@ -195,7 +200,7 @@ def _consts(d: int, g: float) -> tuple[np.uint64, np.uint64]:
 
 # ------------------------------------------------------------------ kernel
 @kernel
-def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, short):  # pragma: no cover - compiled
+def _sample(gen, x, W, left, a, t, F, users, k, thr_g, slot, last, scratch, short, ext):  # pragma: no cover - compiled
     """All of :func:`_draw` in one pass per block, drawing the words from the BitGenerator itself, in its order.
 
     ``gen`` = :func:`~mechopt.oracles.kernels.generator_handles` (PCG64 stepped in registers when it can be).
@@ -214,7 +219,7 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
         for b0 in range(top, end, users):
             b1 = min(b0 + users, end)
             if gen[3] and t <= 2:  # PCG64: one pass, each stretch of the block's words from its own state
-                hi, lo = _block_pcg(hi, lo, ihi, ilo, gen, x, W, flat, left, b0, b1, a, t, F, k, thr_g, d, slot, last)
+                hi, lo = _block_pcg(hi, lo, ihi, ilo, gen, x, W, flat, ext, left, b0, b1, a, t, F, k, thr_g, slot, last)
                 continue
             if t == 0:
                 for i in range(b0, b1):
@@ -246,22 +251,26 @@ def _sample(gen, x, W, left, a, t, F, users, k, thr_g, d, slot, last, scratch, s
                 hi, lo, c = draw_word(gen, hi, lo, ihi, ilo)
                 left[i] = k - _own_and_count(W, i, x[i], c, thr_g)
             for i in range(b0, b1):
-                hi, lo = _fix(gen, hi, lo, ihi, ilo, flat, left, i, x[i], F, d, slot)
-        while True:  # the superblock's short rows, in order, 2F fresh words each, until none is left
-            ns = 0
-            for i in range(top, end):
-                if left[i] != 0:
-                    short[ns] = i
-                    ns += 1
-            if ns == 0:
-                break
+                hi, lo = _fix_ext(gen, hi, lo, ihi, ilo, W, ext, left, i, x[i], F, slot, last)
+        ns = 0
+        for i in range(top, end):  # the superblock's short rows, in order
+            if left[i] != 0:
+                short[ns] = i
+                ns += 1
+        while ns:  # 2F fresh words each, until none is left; the list kept in order, never rescanned
             for j in range(ns):
-                hi, lo = _fix(gen, hi, lo, ihi, ilo, flat, left, short[j], x[short[j]], 2 * F, d, slot)
+                hi, lo = _fix_ext(gen, hi, lo, ihi, ilo, W, ext, left, short[j], x[short[j]], 2 * F, slot, last)
+            m = 0
+            for j in range(ns):
+                if left[short[j]] != 0:
+                    short[m] = short[j]
+                    m += 1
+            ns = m
     state_out(gen, hi, lo)
 
 
 @helper
-def _block_pcg(hi, lo, ihi, ilo, gen, x, W, flat, left, b0, b1, a, t, F, k, thr_g, d, slot, last):
+def _block_pcg(hi, lo, ihi, ilo, gen, x, W, flat, ext, left, b0, b1, a, t, F, k, thr_g, slot, last):
     """Rows b0..b1−1 (t ≤ 2) in one pass: the level, coin and fix-up words each from a PCG64 state jumped to them.
 
     The block's words are t·U·nw level words, U coins, U·F fix-up words (U = b1 − b0); four
@@ -285,7 +294,10 @@ def _block_pcg(hi, lo, ihi, ilo, gen, x, W, flat, left, b0, b1, a, t, F, k, thr_
         W[i, nw - 1] &= last
         hc, lc, c = draw_word(gen, hc, lc, ihi, ilo)
         left[i] = k - _own_and_count(W, i, x[i], c, thr_g)
-        hr, lr = _fix(gen, hr, lr, ihi, ilo, flat, left, i, x[i], F, d, slot)
+        if ext.size == nw:
+            hr, lr = _fix(gen, hr, lr, ihi, ilo, flat, np.uint64(i * nw), left, i, x[i], F, slot, last, nw)
+        else:
+            hr, lr = _fix_ext(gen, hr, lr, ihi, ilo, W, ext, left, i, x[i], F, slot, last)
     return hr, lr
 
 
@@ -304,39 +316,51 @@ def _own_and_count(W, i, xi, c, thr_g):
 
 
 @helper
-def _fix(gen, hi, lo, ihi, ilo, W, left, i, xi, nwords, d, slot):
-    """Fix-up tries for row i on its next ``nwords`` words (all drawn: the stream does not depend on the tries).
-
-    ``W`` is the flat (n·nw,) view of the rows; positions and word indices are unsigned
-    (numba then emits no negative-index wrap-around code in the try loop).
-    """
-    one = np.uint64(1)
-    per = _PER[slot]  # 64 // slot, without a division per call
-    mask = (one << np.uint64(slot)) - one
-    sl = np.uint64(slot)
-    top, ud = np.uint64(d - 1), np.uint64(d)
-    ux = np.uint64(d if xi < 0 else xi)  # no own item: d, which no valid position equals
-    base = np.uint64(i * (-(-d // 64)))  # row i's first word
-    s6, s7, s63 = np.uint64(6), np.uint64(7), np.uint64(63)
+def _fix(gen, hi, lo, ihi, ilo, A, base, left, i, xi, nwords, slot, last, nw):
+    """Fix-up tries (module docstring, step 2) for row i = ``A[base:base+nw]`` on its next ``nwords`` words, all
+    drawn; bit x and the padding preset here (the words past the row by :func:`_fix_ext`), so a try needs no check."""
+    one, zero = np.uint64(1), np.uint64(0)
     lf = left[i]
-    step = 1 if lf < 0 else -1  # the sign of left never changes: only removals or only additions
-    want = one if lf < 0 else np.uint64(0)  # remove a member / add a non-member
+    fill = ~zero if lf > 0 else zero  # additions: the untouchable bits look full; removals: empty
+    flip = ~fill  # a try sets its bit (additions) or clears it (removals): (v | bit) ^ (bit & flip)
+    xw = base + np.uint64(max(xi, 0) >> 6)
+    xb = one << np.uint64((xi & 63) ^ 7) if xi >= 0 else zero
+    own = A[xw] & xb
+    A[xw] = (A[xw] & ~xb) | (xb & fill)
+    end = base + np.uint64(nw - 1)
+    A[end] = (A[end] & last) | (~last & fill)
+    r = abs(lf)
+    mask, sl, s63 = (one << np.uint64(slot)) - one, np.uint64(slot), np.uint64(63)
+    per = _PER[slot]  # 64 // slot, without a division per call
     for _ in range(nwords):
         hi, lo, cur = draw_word(gen, hi, lo, ihi, ilo)
-        if lf == 0:
-            continue
-        for _ in range(per):  # branch-free try: the only branch taken rarely is the exit
+        for _ in range(per if r else 0):  # branch-free try: the only branch taken rarely is the exit
             pos = cur & mask
             cur >>= sl
-            at = base + (min(pos, top) >> s6)  # a position ≥ d is a failed try; clamped to read a real word
-            sh = (pos & s63) ^ s7
-            v = W[at]
-            ok = np.uint64((pos < ud) & (pos != ux)) & (((v >> sh) & one) ^ want ^ one)
-            W[at] = v ^ (ok << sh)
-            lf += step * np.int64(ok)
-            if lf == 0:
+            at = base + (pos >> np.uint64(6))
+            bit = one << (pos & s63)
+            v = A[at]
+            nv = (v | bit) ^ (bit & flip)
+            A[at] = nv
+            r -= np.int64(nv != v)
+            if r == 0:
                 break
-    left[i] = lf
+    A[xw] = (A[xw] & ~xb) | own
+    A[end] &= last
+    left[i] = r if lf > 0 else -r
+    return hi, lo
+
+
+@helper
+def _fix_ext(gen, hi, lo, ihi, ilo, W, ext, left, i, xi, nwords, slot, last):
+    """:func:`_fix` on row i of W, through ``ext`` (the row and the words past it up to 2^slot bits) if it has such."""
+    nw = W.shape[1]
+    if ext.size == nw:
+        return _fix(gen, hi, lo, ihi, ilo, W.reshape(W.size), np.uint64(i * nw), left, i, xi, nwords, slot, last, nw)
+    ext[:nw] = W[i]
+    ext[nw:] = ~np.uint64(0) if left[i] > 0 else np.uint64(0)  # full for additions, empty for removals
+    hi, lo = _fix(gen, hi, lo, ihi, ilo, ext, np.uint64(0), left, i, xi, nwords, slot, last, nw)
+    W[i] = ext[:nw]
     return hi, lo
 
 
@@ -359,22 +383,36 @@ def _own_numpy(C, x, W, left, k, thr_g) -> None:
 
 
 def _fixup_numpy(R, rows, x, W, left, d, slot) -> None:
-    per = 64 // slot
-    mask = np.uint64((1 << slot) - 1)
-    j = np.arange(rows.size)
+    """:func:`_fix` on ``rows`` (row j of R holds their words), vectorised: one try slot of every live row at a time."""
+    per, nw = 64 // slot, W.shape[1]
+    live = np.flatnonzero(left[rows])
+    i, R = rows[live], R[live]
+    lf = left[i]
+    fill = np.where(lf > 0, ~np.uint64(0), np.uint64(0))
+    E = np.empty((i.size, max(nw, (1 << slot) >> 6)), dtype=np.uint64)  # the rows, and words up to 2^slot bits
+    E[:, :nw], E[:, nw:] = W[i], fill[:, None]
+    j = np.arange(i.size)
+    xw, xb = np.maximum(x[i], 0) >> 6, np.where(x[i] >= 0, np.uint64(1) << ((x[i] & 63) ^ 7).astype(np.uint64), 0)
+    own = E[j, xw] & xb
+    E[j, xw] = (E[j, xw] & ~xb) | (xb & fill)
+    last = _consts(d, 0.0)[0]
+    E[:, nw - 1] = (E[:, nw - 1] & last) | (~last & fill)
+    r = np.abs(lf)
     for s in range(R.shape[1] * per):
-        j = j[left[rows[j]] != 0]
+        j = j[r[j] != 0]
         if not j.size:
-            return
-        i = rows[j]
-        pos = ((R[j, s // per] >> np.uint64((s % per) * slot)) & mask).astype(np.int64)
-        sh = ((pos & 63) ^ 7).astype(np.uint64)
-        lf = left[i]
-        inside = pos < d
-        isset = (W[i, np.where(inside, pos >> 6, 0)] >> sh) & np.uint64(1)
-        ok = inside & (pos != x[i]) & (isset == (lf < 0))
-        W[i[ok], pos[ok] >> 6] ^= np.uint64(1) << sh[ok]
-        left[i[ok]] += np.where(lf[ok] < 0, 1, -1)
+            break
+        pos = (R[j, s // per] >> np.uint64((s % per) * slot)) & np.uint64((1 << slot) - 1)
+        at, bit = (pos >> np.uint64(6)).astype(np.intp), np.uint64(1) << (pos & np.uint64(63))
+        v = E[j, at]
+        nv = (v | bit) ^ (bit & ~fill[j])
+        E[j, at] = nv
+        r[j] -= nv != v
+    j = np.arange(i.size)
+    E[j, xw] = (E[j, xw] & ~xb) | own
+    E[:, nw - 1] &= last
+    W[i] = E[:, :nw]
+    left[i] = np.where(lf > 0, r, -r)
 
 
 def _bits(levels: list[np.ndarray], W: np.ndarray, a: int, last: np.uint64) -> None:
