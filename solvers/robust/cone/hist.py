@@ -298,6 +298,7 @@ class HistBoxPricer:
                 heap = []
                 break
             if (cols and best >= self.stop * -neg and best > tol) or self.nodes >= last or passed(deadline):
+                tick += 1
                 heapq.heappush(heap, (neg, tick, node))  # still open: its bound stays in the answer
                 break
             out = self._node(node, lam, mu, live)
