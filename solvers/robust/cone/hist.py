@@ -189,6 +189,7 @@ class HistBoxPricer:
         self.target: float | None = None  # None: half the gap tolerance times the master's score
         self.stop = 0.5
         self.nodes = 0
+        self._h = None  # the HiGHS model of the current pricing call
 
     def rho(self, Q: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """ρ of columns Q (n × m): Σ_i λ_i Σ_x P_ix² q_x² / t_i − μᵀq."""
@@ -199,50 +200,74 @@ class HistBoxPricer:
         t, S = self.V @ q, self.P2 @ (q * q)
         return 2 * q * ((lam / t) @ self.P2) - (lam * S / (t * t)) @ self.V - mu
 
-    def _node(self, node, lam, mu, live):
-        """(bound, q, t, error per live pair) of a node's LP; (−inf, None, ...) when HiGHS proves it empty, None
-        when it leaves it unsolved."""
-        import highspy
-
+    def _rows(self, node, live):
+        """(A, rlo, rhi, lo, hi) of a node's LP on the columns (q, t, w): D's rows, then per live pair (i, x) the two
+        faces of the roof of q_x²/t_i and (under LIP) the chord of the ratio q_x/t_i (module docstring)."""
         ql, qu, tl, tu = node
         n, k = self.n, self.k
         ii, xx = live
         m = ii.size
         (f1, f2), top = roof(ql[xx], qu[xx], tl[ii], tu[ii])
-        base = self.D.A
-        A = np.zeros((base.shape[0] + 2 * m, n + k + m))
-        A[: base.shape[0], : n + k] = base
-        rhs = []
-        for j, (g0, gq, gt, q0, t0) in enumerate((f1, f2)):  # w − gq·q − gt·t ≤ g0 − gq·q0 − gt·t0
-            r = base.shape[0] + j * m + np.arange(m)
-            A[r, xx], A[r, n + ii], A[r, n + k + np.arange(m)] = -gq, -gt, 1.0
-            rhs.append(g0 - gq * q0 - gt * t0 + ROOF_ULP * (top + np.abs(gq * q0) + np.abs(gt * t0)))
+        faces = [(-gq, -gt, g0 - gq * q0 - gt * t0 + ROOF_ULP * (top + np.abs(gq * q0) + np.abs(gt * t0)))
+                 for g0, gq, gt, q0, t0 in (f1, f2)]  # w − gq·q − gt·t ≤ g0 − gq·q0 − gt·t0  # fmt: skip
         ratio = self.D.ratios(node)
         if ratio is not None:  # q_x/t_i in [a, b] on the node: q_x²/t_i ≤ (a + b) q_x − ab·t_i (the chord of v²)
             a, b = ratio[0][ii, xx], ratio[1][ii, xx]
-            R = np.zeros((m, A.shape[1]))
-            R[np.arange(m), xx], R[np.arange(m), n + ii], R[np.arange(m), n + k + np.arange(m)] = -(a + b), a * b, 1.0
-            A = np.vstack([A, R])
-            rhs.append(ROOF_ULP * (top + (a + b) * qu[xx] + a * b * tu[ii]))
-        rlo = np.r_[self.D.rlo, np.full(A.shape[0] - base.shape[0], -np.inf)]
-        rhi = np.r_[self.D.rhi, np.concatenate(rhs)]
-        lo, hi = np.r_[ql, tl, np.zeros(m)], np.r_[qu, tu, top * (1 + ROOF_ULP)]
+            faces.append((-(a + b), a * b, ROOF_ULP * (top + (a + b) * qu[xx] + a * b * tu[ii])))
+        base = self.D.A
+        A = np.zeros((base.shape[0] + len(faces) * m, n + k + m))
+        A[: base.shape[0], : n + k] = base
+        for j, (cq, ct, _) in enumerate(faces):
+            r = base.shape[0] + j * m + np.arange(m)
+            A[r, xx], A[r, n + ii], A[r, n + k + np.arange(m)] = cq, ct, 1.0
+        rlo = np.r_[self.D.rlo, np.full(len(faces) * m, -np.inf)]
+        rhi = np.r_[self.D.rhi, np.concatenate([f[2] for f in faces])]
+        return A, rlo, rhi, np.r_[ql, tl, np.zeros(m)], np.r_[qu, tu, top * (1 + ROOF_ULP)]
+
+    def _load(self, A, rlo, rhi, lo, hi, live, basis):
+        """The HiGHS model of these rows and columns: built once per pricing call, then only the faces' entries, the
+        row and column bounds changed (and the parent node's basis set: a warm start)."""
+        N, M = A.shape[1], A.shape[0]
+        if self._h is None:
+            self._h = lp_model(A, rlo, rhi, lo, hi)
+            return self._h
+        h, n, nb = self._h, self.n, self.D.A.shape[0]
+        ii, xx = live
+        cols = (xx, n + ii)
+        for r in range(nb, M):
+            j = (r - nb) % ii.size
+            for col in (cols[0][j], cols[1][j]):
+                h.changeCoeff(r, int(col), float(A[r, col]))
+        h.changeRowsBounds(M - nb, np.arange(nb, M, dtype=np.int32), rlo[nb:], rhi[nb:])
+        h.changeColsBounds(N, np.arange(N, dtype=np.int32), lo, hi)
+        if basis is not None:
+            h.setBasis(basis)
+        return h
+
+    def _node(self, node, lam, mu, live, basis=None):
+        """(bound, q, t, error per live pair, the LP's slack, its basis) of a node's LP; bound −inf and q None when
+        HiGHS proves it empty, None when it leaves it unsolved."""
+        import highspy
+
+        n, k = self.n, self.k
+        ii, xx = live
+        A, rlo, rhi, lo, hi = self._rows(node, live)
         c = np.r_[-mu, np.zeros(k), lam[ii] * self.P2[ii, xx]]
         unit = float(np.abs(c).max()) or 1.0  # HiGHS's tolerances are absolute: costs of order 1 (bound rescaled)
-        h = lp_model(A, rlo, rhi, lo, hi)
+        h = self._load(A, rlo, rhi, lo, hi, live, basis)
         h.changeColsCost(c.size, np.arange(c.size, dtype=np.int32), -c / unit)
         status = run_lp(h)
         if status == highspy.HighsModelStatus.kInfeasible:
-            return -math.inf, None, None, None, 0.0
+            return -math.inf, None, None, None, 0.0, None
         if status != highspy.HighsModelStatus.kOptimal:
             return None
         sol = h.getSolution()
         z = np.array(sol.col_value)
         bound = unit * dual_max(c / unit, lo, hi, A, rlo, rhi, -np.array(sol.row_dual))
         slack = max(0.0, bound - float(c @ z))  # the LP's numerical slack here (no split reduces it)
-        q, t, w = np.clip(z[:n], ql, qu), np.clip(z[n : n + k], tl, tu), z[n + k :]
+        q, t, w = np.clip(z[:n], node[0], node[1]), np.clip(z[n : n + k], node[2], node[3]), z[n + k :]
         err = lam[ii] * self.P2[ii, xx] * np.maximum(w - q[xx] ** 2 / t[ii], 0.0)
-        return bound, q, t, err, slack
+        return bound, q, t, err, slack, h.getBasis()
 
     def _ascend(self, q, lam, mu):
         """(q, ρ(q)) after linear ascent from q: vertices of D at ∇ρ while ρ rises (module docstring)."""
@@ -290,23 +315,24 @@ class HistBoxPricer:
         last = self.nodes + self.max_nodes
         tol, best, closed, cols, tick, unsure = _rc_tol(), -math.inf, -math.inf, {}, 0, False
         root = self.D.propagate(*self.D.root)
-        heap = [(-math.inf, 0, root)] if root is not None else []
+        heap = [(-math.inf, 0, root, None)] if root is not None else []
+        self._h = None
         while heap:
-            neg, _, node = heapq.heappop(heap)
+            neg, _, node, basis = heapq.heappop(heap)
             if -neg <= max(best, target):
                 closed = max(closed, -neg)
                 heap = []
                 break
             if (cols and best >= self.stop * -neg and best > tol) or self.nodes >= last or passed(deadline):
                 tick += 1
-                heapq.heappush(heap, (neg, tick, node))  # still open: its bound stays in the answer
+                heapq.heappush(heap, (neg, tick, node, basis))  # still open: its bound stays in the answer
                 break
-            out = self._node(node, lam, mu, live)
+            out = self._node(node, lam, mu, live, basis)
             self.nodes += 1
             if out is None:
                 unsure = True
                 continue
-            bound, q, t, err, slack = out
+            bound, q, t, err, slack, basis = out
             if q is None:
                 continue
             self.lamP2 = lam[live[0]] * self.P2[live]
@@ -321,8 +347,8 @@ class HistBoxPricer:
                 continue
             for kid in self._split(node, q, t, err, live):
                 tick += 1
-                heapq.heappush(heap, (-bound, tick, kid))
-        bound = max([best, closed] + [-b for b, _, _ in heap])
+                heapq.heappush(heap, (-bound, tick, kid, basis))
+        bound = max([best, closed] + [-b for b, *_ in heap])
         good = sorted((c for c in cols.values() if c[0] > tol), key=lambda c: -c[0])[: self.batch]
         R = np.array([q for _, q in good]).T if good else np.zeros((self.n, 0))
         if unsure:
