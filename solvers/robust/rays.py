@@ -323,8 +323,8 @@ def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any])
     mse = isinstance(G.utility, SumMSE)
     hist = isinstance(G.utility, HistogramMSE) and same
     if kind == "box" and not (mi or mse or hist):
-        raise ParamError(f"cone_pricer='box' prices mutual information, mse and histogram only, not "
-                         f"{G.utility.name}: use 'auto'")  # fmt: skip
+        raise ParamError(f"cone_pricer='box' prices mse, and mi and histogram at the set's own vertices: not "
+                         f"{G.utility.name} over the priors of a hull round; use 'auto'")  # fmt: skip
     top = int(opts["mse_box_max"] if mse else opts["hist_box_max"] if hist else opts["box_max"])
     if not (mi or mse or hist) or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= top):
         return None

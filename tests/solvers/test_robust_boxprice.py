@@ -154,8 +154,8 @@ def test_above_box_max_is_one_line_naming_the_limit():
     assert "\n" not in str(err.value)
     with pytest.raises(mechopt.errors.ParamError, match="cone_pricer"):
         mechopt.solve(prob, solver="robust-rays", cone_pricer="nope")
-    hist = RobustDesign.from_params(prior_set=V, notion="lip", utility="histogram", eps=1.0)
-    with pytest.raises(mechopt.errors.ParamError, match="mutual information and mse only"):
+    hist = RobustDesign.from_params(prior_set=V, notion="lip", utility="histogram", eps=1.0, hull=True)
+    with pytest.raises(mechopt.errors.ParamError, match="at the set's own vertices"):
         mechopt.solve(hist, solver="robust-rays", cone_pricer="box")
     assert math.isfinite(mechopt.solve(prob, solver="robust-rays", cone_max=4).value)  # 7 ≤ box_max: solved
 

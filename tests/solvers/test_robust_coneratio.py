@@ -94,14 +94,15 @@ def test_the_cone_route_is_unit_free():
     assert out[1] == pytest.approx(out[0], rel=1e-6) and out[2] == pytest.approx(out[0], rel=1e-6)
 
 
-def test_histogram_keeps_the_rays_and_its_refusal_names_the_limits():
+def test_the_refusal_names_the_limits_and_a_hull_histogram_keeps_the_rays():
     V = np.random.default_rng(0).dirichlet(np.ones(7), size=2)
     hist = RobustDesign.from_params(prior_set=V, notion="lip", utility="histogram", eps=1.0)
-    with pytest.raises(TooLargeError, match="cone_max=4") as err:
-        mechopt.solve(hist, solver="robust-rays", cone_max=4)
+    with pytest.raises(TooLargeError, match="hist_box_max=6") as err:
+        mechopt.solve(hist, solver="robust-rays", cone_max=4, hist_box_max=6)
     assert "\n" not in str(err.value) and "mi to box_max=32, mse to mse_box_max=64" in str(err.value)
-    with pytest.raises(ParamError, match="mutual information and mse only, not histogram"):
-        mechopt.solve(hist, solver="robust-rays", cone_pricer="box")
+    hull = RobustDesign.from_params(prior_set=V, notion="lip", utility="histogram", eps=1.0, hull=True)
+    with pytest.raises(ParamError, match="not histogram over the priors of a hull round"):
+        mechopt.solve(hull, solver="robust-rays", cone_pricer="box")
     mse = RobustDesign.from_params(prior_set=V, notion="lip", utility="mse", eps=1.0)
     with pytest.raises(TooLargeError, match="mse_box_max=6"):
         mechopt.solve(mse, solver="robust-rays", cone_max=4, mse_box_max=6)
@@ -134,14 +135,14 @@ def test_the_hull_rounds_price_priors_inside_the_cone():
     assert box.value == pytest.approx(rays.value, rel=1e-6)
 
 
-def test_the_cli_refuses_histogram_above_cone_max_in_one_line_with_exit_2(cli, tmp_path):
+def test_the_cli_refuses_histogram_above_hist_box_max_in_one_line_with_exit_2(cli, tmp_path):
     import json
 
-    V = np.random.default_rng(0).dirichlet(np.ones(12), size=3)
+    V = np.random.default_rng(0).dirichlet(np.ones(40), size=3)
     (tmp_path / "set.json").write_text(json.dumps(V.tolist()))
     run = cli("design", "--notion", "pml", "--eps", "1", "--utility", "histogram", "--prior-set",
               tmp_path / "set.json", "--solver", "robust-rays")  # fmt: skip
-    assert run.code == 2 and "cone_max=10" in run.err and "mse_box_max=64" in run.err and "Traceback" not in run.err
+    assert run.code == 2 and "hist_box_max=32" in run.err and "mse_box_max=64" in run.err and "Traceback" not in run.err
     assert len(run.err.strip().splitlines()) == 1
 
 
