@@ -62,6 +62,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.robust.cone.box import BOX_NODES, BoxMIPricer
+from mechopt.solvers.robust.cone.vertices import vertex_search
 from mechopt.solvers.robust.lp import dual_max, lp_model, run_lp
 from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
@@ -103,6 +104,10 @@ class ConeSlice:
         self.norm, self.weights, self.top = b.Pbar, (1.0, 1.0), None  # P̄·r = 1: Σ w = 1
         self.into = b.into_cone
         self._lp = None
+
+    def climb(self, starts: np.ndarray, score) -> np.ndarray:
+        """Columns of D reached from ``starts`` by the two-level vertex search (a heuristic)."""
+        return vertex_search(self.V, self.lo, self.hi, np.zeros(self.k), np.zeros(self.n), starts, score=score)
 
     def ratios(self, node):
         """(a, b) (k × n) with a ≤ q_x/t_i ≤ b on the node: lo·t_j ≤ q_x ≤ hi·t_j for every j (j = i: [lo, hi])."""
@@ -157,6 +162,23 @@ class PatternBox:
     def into(self, q: np.ndarray) -> np.ndarray:
         return np.clip(q, self.root[0], self.root[1])
 
+    def climb(self, starts: np.ndarray, score) -> np.ndarray:
+        """Patterns reached from ``starts`` (rounded) by best single flips while ρ rises (a heuristic)."""
+        lo, hi = self.root[0], self.root[1]
+        out = []
+        for q in np.asarray(starts, float).T:
+            q = np.where(q - lo > hi - q, hi, lo)
+            val = float(score(q[:, None])[0])
+            for _ in range(2 * self.n):
+                flips = np.where(np.eye(self.n, dtype=bool), (lo + hi - q)[:, None], q[:, None])
+                r = score(flips)
+                b = int(np.argmax(r))
+                if r[b] <= val + 1e-15 * max(1.0, abs(val)):
+                    break
+                q, val = flips[:, b], float(r[b])
+            out.append(q)
+        return np.array(out).T if out else np.zeros((self.n, 0))
+
     def vertex(self, grad: np.ndarray) -> np.ndarray:
         return np.where(grad > 0, self.root[1], self.root[0])
 
@@ -190,11 +212,15 @@ class HistBoxPricer:
         self.stop = 0.5
         self.nodes = 0
         self._h = None  # the HiGHS model of the current pricing call
+        self.early = True  # column generation: the heuristic climb first, the tree only when it finds nothing
+        self.seen: set[bytes] = set()  # the columns returned so far
+        self.history: list[np.ndarray] = []  # and themselves, in order (the climb's starts)
 
     def rho(self, Q: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """ρ of columns Q (n × m): Σ_i λ_i Σ_x P_ix² q_x² / t_i − μᵀq."""
         Q = np.asarray(Q, float)
-        return lam @ ((self.P2 @ (Q * Q)) / (self.V @ Q)) - mu @ Q
+        with np.errstate(divide="ignore", invalid="ignore"):  # (the climb's unsolved states are zero columns)
+            return lam @ ((self.P2 @ (Q * Q)) / (self.V @ Q)) - mu @ Q
 
     def _grad(self, q, lam, mu):
         t, S = self.V @ q, self.P2 @ (q * q)
@@ -282,6 +308,28 @@ class HistBoxPricer:
             q, val = v, new
         return q, val
 
+    def _keep(self, cols) -> np.ndarray:
+        """The columns (n × j) not returned before, now remembered."""
+        new = []
+        for q in cols:
+            key = np.round(q, 12).tobytes()
+            if key not in self.seen:
+                self.seen.add(key)
+                self.history.append(q)
+                new.append(q)
+        return np.array(new).T if new else np.zeros((self.n, 0))
+
+    def _climb(self, lam, mu) -> np.ndarray:
+        """New improving columns by the domain's climb from the n earlier columns of largest ρ and the n last ones
+        (a heuristic, no bound), best first, at most ``batch``."""
+        H = np.array(self.history).T
+        top = np.argsort(-self.rho(H, lam, mu), kind="stable")[: self.n]
+        starts = H[:, np.unique(np.r_[top, np.arange(max(0, H.shape[1] - self.n), H.shape[1])])]
+        Q = self.D.climb(starts, lambda X: self.rho(X, lam, mu))
+        val = self.rho(Q, lam, mu)
+        order = [j for j in np.argsort(-val, kind="stable") if val[j] > _rc_tol()]
+        return self._keep([Q[:, j] for j in order])[:, : self.batch]
+
     def _split(self, node, q, t, err, live):
         """Two children: the largest error charge (a coordinate inside its range: q_x; else t_i) split halfway
         between the LP point and the range's middle (module docstring)."""
@@ -309,6 +357,10 @@ class HistBoxPricer:
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
         """The best columns found and the largest bound of any node (proven; module docstring)."""
         lam, mu = np.maximum(np.asarray(lam, float), 0.0), np.asarray(mu, float)
+        if self.early and self.history:
+            found = self._climb(lam, mu)
+            if found.shape[1]:
+                return RayPricing(found, None, "vertex search from earlier columns (heuristic)")
         live = np.nonzero((lam[:, None] > 0) & (self.V > 0))
         gap = settings.tolerance("gap")
         target = 0.5 * gap * abs(float(lam @ self.c + mu.sum())) if self.target is None else self.target
@@ -350,6 +402,7 @@ class HistBoxPricer:
                 heapq.heappush(heap, (-bound, tick, kid, basis))
         bound = max([best, closed] + [-b for b, *_ in heap])
         good = sorted((c for c in cols.values() if c[0] > tol), key=lambda c: -c[0])[: self.batch]
+        self._keep([q for _, q in good])  # remembered (the climb's starts), returned even if returned before
         R = np.array([q for _, q in good]).T if good else np.zeros((self.n, 0))
         if unsure:
             return RayPricing(R, None, "histogram box branch and bound (a node's LP ended unsolved: no bound)")
