@@ -44,6 +44,7 @@ from mechopt.model.solver import Solver
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.runtime.deadline import TimeLimitReached, passed
+from mechopt.solvers.robust.cone.hist import ConeSlice, HistBoxPricer, PatternBox
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
@@ -52,7 +53,6 @@ from mechopt.solvers.robust.pricing import (
     StoredRays,
     box_cone_rays,
 )
-from mechopt.solvers.robust.cone.hist import ConeSlice, HistBoxPricer, PatternBox
 from mechopt.solvers.robust.ratios import LDPMSERatioPricer
 from mechopt.solvers.robust.raylp import MASTER_TOL, constant_outcome, ray_lp
 from mechopt.solvers.robust.search import TREE_LIMIT, mi_pricer
@@ -272,7 +272,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             return mi_pricer(G.vertices, n, eps, opts, seed, deadline)
         if isinstance(G.utility, SumMSE) and opts["mse_pricer"] == "auto":
             return LDPMSERatioPricer(G, n, eps), seed, "exact branch and bound over the k ratios N_i/t_i"
-        if isinstance(G.utility, HistogramMSE) and opts["mse_pricer"] == "auto" and n <= int(opts["hist_box_max"]):
+        if isinstance(G.utility, HistogramMSE) and opts["mse_pricer"] == "auto" and n <= int(opts["milp_max"]):
             pricer = HistBoxPricer(G, PatternBox(G.vertices, eps))
             return pricer, seed, "exact branch and bound over boxes of the pattern and its masses (LPs)"
         if n <= int(opts["milp_max"]):

@@ -22,20 +22,24 @@ leaves unsolved leaves the pricing without a bound. Every point of D lies in a n
 so the largest node bound bounds max ρ.
 
 **Exactness.** The roof is exact on the edges q_x ∈ {a, b} up to the chord of 1/t over [c, e] (error
-q²(t − c)(e − t)/(c e t): quadratic in the width of t), so at a vertex of an LDP box (every q_x at an end)
-only t needs narrowing; a coordinate inside its range (a vertex of the node but not of D: at most ~2k of
-them) is split. At the LP point the error λ_i P_ix² (w_ix − q_x²/t_i) of a coordinate inside its range
-(more than ``INSIDE`` of its width from both ends) is charged to q_x, the others' to t_i; the largest
-charge is split halfway between the point and the range's middle. The box widths shrink, so the errors do
-and the search ends. Under LIP the levels lo·max t, hi·min t move with t, so the node's q ranges
-(propagated: lo·max tl ≤ q_x ≤ hi·min tu, P_i·ql ≤ t_i ≤ P_i·qu) follow the t box.
+q²(t − c)(e − t)/(c e t): quadratic in t's width), so at a pattern (every q_x at an end of [1, e^ε]) only t
+needs narrowing; a coordinate inside its range (at most ~2k at a vertex of the node's LP) is split. Under
+LIP the levels lo·max t and hi·min t move with t: each pair also gets the chord of v² over the range
+[a_ix, b_ix] of v = q_x/t_i that the cone's rows give on the node (lo·t_j ≤ q_x ≤ hi·t_j: exact at the
+level the prior binds), and the node's ranges are propagated (lo·max tl ≤ q_x ≤ hi·min tu,
+P_i·ql ≤ t_i ≤ P_i·qu). The LP point's error is charged to q_x and t_i by what remains were the other exact;
+the largest charge is split halfway between the point and the range's middle. The widths shrink, so do
+the errors, and the search ends.
 
-**Search.** Best-first; a node is closed when its bound is at most the larger of the incumbent and
-``target`` (half the gap tolerance times the master's score |λᵀc + 1ᵀμ|), or when its LP point's error is
-below the LP's own slack (HiGHS's tolerances, which no split reduces; the bound stays proven, only
-looser). Each LP point (moved into D) is priced exactly; an improving one is pushed to a vertex by linear
-ascent (the maximum of ∇ρ(q) over D: ρ(v) ≥ ρ(q) + ∇ρ(q)(v − q) ≥ ρ(q)). The search stops early once an
-improving column reaches ``stop`` times the largest open bound (its bound stays proven).
+**Search.** Best-first, one HiGHS model per call (the faces' entries and bounds changed per node, the parent's
+basis set); a node is closed when its bound is at most the larger of the incumbent and ``target`` (half the
+gap tolerance times the master's score |λᵀc + 1ᵀμ|), or when its point's error is below the LP's own slack
+(HiGHS's tolerances; the bound stays proven, only looser). Each LP point (moved into D) is priced exactly
+and pushed to a vertex by linear ascent (ρ(v) ≥ ρ(q) + ∇ρ(q)(v − q) ≥ ρ(q)); the search stops once a
+column reaches ``stop`` times the largest open bound (the open bounds stay in the answer). In column
+generation (``early``) a heuristic climb from earlier columns runs first (LIP: the two-level vertex search
+of :mod:`~mechopt.solvers.robust.cone.vertices`; LDP: single flips) and its columns come with no bound;
+the tree runs when it finds nothing.
 
 Examples
 --------
@@ -80,7 +84,7 @@ def roof(ql, qu, tl, tu):
 
     >>> (p1, p2), top = roof(np.array([1.0]), np.array([2.0]), np.array([1.0]), np.array([2.0]))
     >>> q, t = 1.5, 1.3                                    # inside: q²/t lies under both planes
-    >>> all(float(g0 + gq * (q - q0) + gt * (t - t0)) >= q * q / t for g0, gq, gt, q0, t0 in (p1, p2))
+    >>> all(bool(g0 + gq * (q - q0) + gt * (t - t0) >= q * q / t) for g0, gq, gt, q0, t0 in (p1, p2))
     True
     """
     f00, f01, f10, f11 = ql * ql / tl, ql * ql / tu, qu * qu / tl, qu * qu / tu
@@ -149,7 +153,12 @@ class PatternBox:
         E = math.exp(eps)
         self.A = np.hstack([-self.V, np.eye(self.k)])
         self.rlo = self.rhi = np.zeros(self.k)
-        self.root = (np.ones(self.n), np.full(self.n, E), self.V @ np.ones(self.n) * _DOWN, self.V @ np.full(self.n, E) * _UP)
+        self.root = (
+            np.ones(self.n),
+            np.full(self.n, E),
+            self.V @ np.ones(self.n) * _DOWN,
+            self.V @ np.full(self.n, E) * _UP,
+        )
         self.norm, self.weights, self.top = None, (1.0 / E, 1.0), E  # entries in [1, e^ε]: Σ w in [e^−ε, 1]
 
     def ratios(self, node) -> None:
