@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mechopt
-from mechopt.errors import TooLargeError
 from mechopt.problems.robust import RobustDesign
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.solvers.robust.cone import hist
@@ -112,14 +111,6 @@ def test_the_ldp_route_equals_the_enumerated_patterns_optimum(d):
     assert every.status.value == box.status.value == "optimal" and box.proof == "certificate"
     assert "enumeration" in every.message and "boxes of the pattern" in box.message
     assert box.value == pytest.approx(every.value, rel=1e-9) and box.certificate.bound <= every.value * (1 + 1e-12)
-
-
-def test_the_refusal_names_hist_box_max():
-    V = np.random.default_rng(0).dirichlet(np.ones(7), size=2)
-    prob = RobustDesign.from_params(prior_set=V, notion="lip", utility="histogram", eps=1.0)
-    with pytest.raises(TooLargeError, match="hist_box_max=6") as err:
-        mechopt.solve(prob, solver="robust-rays", cone_max=4, hist_box_max=6)
-    assert "\n" not in str(err.value) and "histogram to hist_box_max=6" in str(err.value)
 
 
 @pytest.mark.slow
