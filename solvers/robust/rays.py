@@ -311,8 +311,9 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
 
 
 def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any]):
-    """(pricer, seed, word) of the posterior-box cone's branch and bound (mi and mse above ``cone_max`` symbols,
-    to ``box_max`` / ``mse_box_max``; ``cone_pricer="box"`` at any size), or None for the enumerated rays."""
+    """(pricer, seed, word) of the posterior-box cone's branch and bound (mi, mse and histogram above ``cone_max``
+    symbols, to ``box_max`` / ``mse_box_max`` / ``hist_box_max``; ``cone_pricer="box"`` at any size), or None for the
+    enumerated rays."""
     from mechopt.solvers.robust.cone.box import BoxMIPricer
     from mechopt.solvers.robust.cone.ratio import ConeMSEPricer
     from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
