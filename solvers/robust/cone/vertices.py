@@ -92,6 +92,28 @@ def _state(V: np.ndarray, lo: float, hi: float, q: np.ndarray):
     return np.abs(q - U) < np.abs(q - L), int(np.argmax(off)), i, j
 
 
+def _pairs(k: int, lo: float) -> np.ndarray:
+    """The (i, j) pairs of priors at the minimum and maximum (PML, lo = 0: j is moot, one pair per i)."""
+    return np.array([(a, b) for a in range(k) for b in (range(k) if lo > 0 else [0])])
+
+
+def _moves(A: np.ndarray, f: int, pairs: np.ndarray):
+    """The states one move from (A, f) (module docstring), each with every pair: (A, f, i, j) arrays."""
+    n = A.size
+    cand = []
+    for x in range(n):  # x changes level; x becomes free (f takes x's level)
+        a = A.copy()
+        a[x] = ~a[x]
+        cand.append((a, f))
+        if x != f:
+            a = A.copy()
+            a[f] = A[x]
+            cand.append((a, x))
+    cA = np.repeat(np.array([c[0] for c in cand]), len(pairs), axis=0)
+    cf = np.repeat(np.array([c[1] for c in cand]), len(pairs))
+    return cA, cf, np.tile(pairs[:, 0], len(cand)), np.tile(pairs[:, 1], len(cand))
+
+
 def vertex_search(V: np.ndarray, lo: float, hi: float, lam: np.ndarray, mu: np.ndarray, starts: np.ndarray,
                   steps: int = STEPS, score=None) -> np.ndarray:  # fmt: skip
     """The local maxima of ρ (columns of K, normalised P̄·q = 1) reached from each start column (n × s) by the
@@ -101,25 +123,14 @@ def vertex_search(V: np.ndarray, lo: float, hi: float, lam: np.ndarray, mu: np.n
     if score is None:
         score = lambda Q: rho(V, lam, mu, Q)  # noqa: E731
     k, n = V.shape
-    pairs = np.array([(a, b) for a in range(k) for b in (range(k) if lo > 0 else [0])])  # PML: no j (L = 0)
+    pairs = _pairs(k, lo)
     out = []
     for q0 in np.asarray(starts, float).T:
         A, f, i, j = _state(V, lo, hi, q0)
         Q, ok = two_level(V, lo, hi, A[None], np.array([f]), np.array([i]), np.array([j]))
         val = float(score(Q)[0]) if ok[0] else -np.inf
         for _ in range(steps):
-            cand = []
-            for x in range(n):  # x changes level; x becomes free (f takes x's level)
-                a = A.copy()
-                a[x] = ~a[x]
-                cand.append((a, f))
-                if x != f:
-                    a = A.copy()
-                    a[f] = A[x]
-                    cand.append((a, x))
-            cA = np.repeat(np.array([c[0] for c in cand]), len(pairs), axis=0)
-            cf = np.repeat(np.array([c[1] for c in cand]), len(pairs))
-            ci, cj = np.tile(pairs[:, 0], len(cand)), np.tile(pairs[:, 1], len(cand))
+            cA, cf, ci, cj = _moves(A, f, pairs)
             Q, ok = two_level(V, lo, hi, cA, cf, ci, cj)
             r = np.where(ok, score(Q), -np.inf)
             b = int(np.argmax(r))
