@@ -383,8 +383,11 @@ def lp_model(A, rlo, rhi, lo, hi):
         h.setOptionValue(key, val)
     N = A.shape[1]
     h.addCols(N, np.zeros(N), lo, hi, 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
-    for r in range(A.shape[0]):
-        add_row(h, A[r], rlo[r], rhi[r])
+    if A.shape[0]:  # every row in one call (its nonzeros, row-wise)
+        rows, cols = np.nonzero(A)
+        starts = np.searchsorted(rows, np.arange(A.shape[0])).astype(np.int32)
+        h.addRows(A.shape[0], np.asarray(rlo, float), np.asarray(rhi, float), rows.size, starts,
+                  cols.astype(np.int32), np.asarray(A[rows, cols], float))  # fmt: skip
     return h
 
 

@@ -13,8 +13,9 @@ privacy cone is at an extreme ray. Pricers, each on the n rows of the set's supp
   (no bound).
 - :class:`~mechopt.solvers.robust.ratios.LDPMSERatioPricer`: ε-LDP, mse above the enumeration limit (the
   default): exact every round, a branch and bound over the k ratios N_i/t_i (:mod:`mechopt.solvers.robust.ratios`).
-- :class:`LDPQuotientMilpPricer`: ε-LDP, mse / histogram between the two limits: the ascent, then an
-  exact MILP on f_i = N_i / t_i (its class docstring).
+- :class:`LDPQuotientMilpPricer`: ε-LDP, mse / histogram between the two limits with ``mse_pricer="milp"``: the
+  ascent, then an exact MILP on f_i = N_i / t_i (its class docstring). The default for histogram there is the
+  branch and bound of :class:`~mechopt.solvers.robust.cone.hist.HistBoxPricer` over [1, e^ε]^n.
 - :class:`LDPMIMilpPricer`: ε-LDP and mutual information above the enumeration limit. With
   u_i = P_iᵀz, f_i(s) = ε e^ε u_i − t_i log t_i, t_i = 1 + (e^ε − 1) u_i, so
   ρ(z) = −1ᵀμ + Σ_x z_x (ε e^ε Σ_i λ_i P_i(x) − (e^ε − 1) μ_x) + Σ_i λ_i ψ(u_i), ψ(u) = −t log t concave:

@@ -46,6 +46,7 @@ from mechopt.model.solver import Solver
 from mechopt.problems.robust.gains import ErrorGains, error_gains
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.runtime.deadline import TimeLimitReached, passed
+from mechopt.solvers.robust.cone.hist import ConeSlice, HistBoxPricer, PatternBox
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,
@@ -83,6 +84,7 @@ class RobustRaysSolver(Solver):
         "cone_max": 10,
         "box_max": 32,
         "mse_box_max": 64,
+        "hist_box_max": 16,
         "cone_pricer": "auto",
         "max_rays": 200_000,
         "hull_rounds": 50,
@@ -283,7 +285,7 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
     """(pricer, seed columns, a word for the pricing) for the problem's notion and size; ``cone`` the
     vertices whose privacy cones meet (the set's, on its support rows; G may hold more priors)."""
     from mechopt.problems.robust import box_factors
-    from mechopt.utilities import MutualInfo, SumMSE
+    from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
     n = G.vertices.shape[1]
     factors = box_factors(problem.notion)
@@ -296,6 +298,9 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             return mi_pricer(G.vertices, n, eps, opts, seed, deadline)
         if isinstance(G.utility, SumMSE) and opts["mse_pricer"] == "auto":
             return LDPMSERatioPricer(G, n, eps), seed, "exact branch and bound over the k ratios N_i/t_i"
+        if isinstance(G.utility, HistogramMSE) and opts["mse_pricer"] == "auto" and n <= int(opts["milp_max"]):
+            pricer = HistBoxPricer(G, PatternBox(G.vertices, eps))
+            return pricer, seed, "exact branch and bound over boxes of the pattern and its masses (LPs)"
         if n <= int(opts["milp_max"]):
             return LDPQuotientMilpPricer(G, n, eps), seed, "ascent, then an exact MILP"
         how = f"pattern ascent (exact pricing needs d ≤ milp_max={opts['milp_max']})"
@@ -312,6 +317,8 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
             why = f"is above box_max={opts['box_max']} symbols (mi's branch and bound over the cone)"
         if isinstance(G.utility, SumMSE) and n > int(opts["mse_box_max"]):
             why = f"is above mse_box_max={opts['mse_box_max']} symbols (mse's branch and bound over the cone)"
+        if isinstance(G.utility, HistogramMSE) and n > int(opts["hist_box_max"]):
+            why = f"is above hist_box_max={opts['hist_box_max']} symbols (histogram's branch and bound over the cone)"
     else:
         try:
             R = cache["rays"] = box_cone_rays(cone, *factors, max_rays=int(opts["max_rays"]), deadline=deadline)
@@ -322,28 +329,35 @@ def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict
         raise TooLargeError(
             f"the {problem.notion.name} cone at {len(cone)} priors on {n} symbols {why}: robust {G.utility.name} "
             f"under {problem.notion.name} is certified only where the rays can be enumerated (by branch and bound: mi "
-            f"to box_max={opts['box_max']}, mse to mse_box_max={opts['mse_box_max']} symbols){one}; a linear "
+            f"to box_max={opts['box_max']}, mse to mse_box_max={opts['mse_box_max']}, histogram to "
+            f"hist_box_max={opts['hist_box_max']} symbols){one}; a linear "
             "utility (mae) scales further with robust-lp"
         )
     return StoredRays(R, None, G, (float(n), float(n))), np.full((n, 1), 1.0 / n), f"{R.shape[1]} enumerated rays"
 
 
 def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any]):
-    """(pricer, seed, word) of the posterior-box cone's branch and bound (mi and mse above ``cone_max`` symbols,
-    to ``box_max`` / ``mse_box_max``; ``cone_pricer="box"`` at any size), or None for the enumerated rays."""
+    """(pricer, seed, word) of the posterior-box cone's branch and bound (mi, mse and histogram above ``cone_max``
+    symbols, to ``box_max`` / ``mse_box_max`` / ``hist_box_max``; ``cone_pricer="box"`` at any size), or None for the
+    enumerated rays."""
     from mechopt.solvers.robust.cone.box import BoxMIPricer
     from mechopt.solvers.robust.cone.ratio import ConeMSEPricer
-    from mechopt.utilities import MutualInfo, SumMSE
+    from mechopt.utilities import HistogramMSE, MutualInfo, SumMSE
 
     kind, n = opts["cone_pricer"], cone.shape[1]  # one of WORDS["cone_pricer"] (checked in _solve)
-    mi = isinstance(G.utility, MutualInfo) and np.array_equal(G.vertices, cone)
+    same = np.array_equal(G.vertices, cone)
+    mi = isinstance(G.utility, MutualInfo) and same
     mse = isinstance(G.utility, SumMSE)
-    if kind == "box" and not (mi or mse):
-        raise ParamError(f"cone_pricer='box' prices mutual information and mse only, not {G.utility.name}: use "
-                         "'auto'")  # fmt: skip
-    top = int(opts["mse_box_max"] if mse else opts["box_max"])
-    if not (mi or mse) or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= top):
+    hist = isinstance(G.utility, HistogramMSE) and same
+    if kind == "box" and not (mi or mse or hist):
+        raise ParamError(f"cone_pricer='box' prices mse, and mi and histogram at the set's own vertices: not "
+                         f"{G.utility.name} over the priors of a hull round; use 'auto'")  # fmt: skip
+    top = int(opts["mse_box_max"] if mse else opts["hist_box_max"] if hist else opts["box_max"])
+    if not (mi or mse or hist) or kind == "rays" or (kind == "auto" and not int(opts["cone_max"]) < n <= top):
         return None
+    if hist:
+        pricer = HistBoxPricer(G, ConeSlice(cone, *factors))
+        return pricer, np.ones((n, 1)), "histogram branch and bound over boxes of the column and its masses (LPs)"
     if mse:
         return ConeMSEPricer(G, cone, *factors), np.ones((n, 1)), "ratio branch and bound over the cone (LPs)"
     pricer = BoxMIPricer(cone, *factors, multi_level=opts["multi_level"])

@@ -13,7 +13,7 @@ from mechopt.problems.robust import RobustDesign
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.solvers.robust.cone.ratio import ConeMSEPricer
 from mechopt.utilities import SumMSE
-from tests.solvers.test_robust_boxprice import NOTIONS, _cone  # the cone's rays, normalised P̄·r = 1
+from tests.solvers.test_robust_boxprice import NOTIONS, _cone, rays_and_box  # _cone: rays normalised P̄·r = 1
 
 
 def _exhaustive(pr: ConeMSEPricer) -> ConeMSEPricer:
@@ -70,15 +70,9 @@ def test_a_box_bound_below_its_chord_is_caught(monkeypatch):
 
 @pytest.mark.parametrize(("notion", "d"), [("lip", 5), ("pml", 6), ("alip", 5)])
 def test_the_cone_route_equals_the_enumerated_rays_optimum(notion, d):
-    V = np.random.default_rng(d).dirichlet(np.ones(d), size=3)
-    vals = np.random.default_rng(1).normal(size=d)
-    prob = RobustDesign.from_params(prior_set=V, notion=notion, utility="mse", eps=1.0, values=vals, **NOTIONS[notion])
-    rays = mechopt.solve(prob, solver="robust-rays", cone_pricer="rays")
-    box = mechopt.solve(prob, solver="robust-rays", cone_pricer="box")
-    assert rays.status.value == box.status.value == "optimal" and box.proof == "certificate"
+    prob, rays, box = rays_and_box(notion, d, "mse", values=np.random.default_rng(1).normal(size=d))
     assert box.value == pytest.approx(rays.value, rel=1e-7) and "ratio branch and bound over the cone" in box.message
-    assert box.certificate.bound <= rays.value + 1e-12 and box.violation <= 1e-9  # an MSE: the bound is below
-    assert float(np.max(prob.levels(box.Q))) <= prob.notion.eps + 1e-9
+    assert box.certificate.bound <= rays.value + 1e-12  # an MSE: the bound is below
 
 
 def test_the_cone_route_is_unit_free():
@@ -94,28 +88,31 @@ def test_the_cone_route_is_unit_free():
     assert out[1] == pytest.approx(out[0], rel=1e-6) and out[2] == pytest.approx(out[0], rel=1e-6)
 
 
-def test_histogram_keeps_the_rays_and_its_refusal_names_the_limits():
+def test_the_refusal_names_the_limits_and_a_hull_histogram_keeps_the_rays():
     V = np.random.default_rng(0).dirichlet(np.ones(7), size=2)
     hist = RobustDesign.from_params(prior_set=V, notion="lip", utility="histogram", eps=1.0)
-    with pytest.raises(TooLargeError, match="cone_max=4") as err:
-        mechopt.solve(hist, solver="robust-rays", cone_max=4)
+    with pytest.raises(TooLargeError, match="hist_box_max=6") as err:
+        mechopt.solve(hist, solver="robust-rays", cone_max=4, hist_box_max=6)
     assert "\n" not in str(err.value) and "mi to box_max=32, mse to mse_box_max=64" in str(err.value)
-    with pytest.raises(ParamError, match="mutual information and mse only, not histogram"):
-        mechopt.solve(hist, solver="robust-rays", cone_pricer="box")
+    hull = RobustDesign.from_params(prior_set=V, notion="lip", utility="histogram", eps=1.0, hull=True)
+    with pytest.raises(ParamError, match="not histogram over the priors of a hull round"):
+        mechopt.solve(hull, solver="robust-rays", cone_pricer="box")
     mse = RobustDesign.from_params(prior_set=V, notion="lip", utility="mse", eps=1.0)
     with pytest.raises(TooLargeError, match="mse_box_max=6"):
         mechopt.solve(mse, solver="robust-rays", cone_max=4, mse_box_max=6)
 
 
-@pytest.mark.parametrize("notion", ["lip", "pml"])
-def test_the_certificate_file_of_the_cone_route_verifies(notion, tmp_path):
-    """ν = μ + ρ·P̄ (rays normalised P̄·r = 1): the standalone checker re-enumerates the cone's rays and agrees."""
+@pytest.mark.parametrize(("notion", "utility"), [("lip", "mse"), ("pml", "mse"), ("lip", "histogram")])
+def test_the_certificate_file_of_the_cone_route_verifies(notion, utility, tmp_path):
+    """ν = μ + ρ·P̄ (rays normalised P̄·r = 1): the standalone checker re-enumerates the cone's rays and agrees (mse:
+    the ratio branch and bound; histogram: :mod:`mechopt.solvers.robust.cone.hist`)."""
     from mechopt import certcheck
 
     V = np.random.default_rng(2).dirichlet(np.ones(4), size=2)
-    prob = RobustDesign.from_params(prior_set=V, notion=notion, utility="mse", eps=1.0, values=[0.0, 1.0, 3.0, 2.0])
+    vals = [0.0, 1.0, 3.0, 2.0] if utility == "mse" else None
+    prob = RobustDesign.from_params(prior_set=V, notion=notion, utility=utility, eps=1.0, values=vals)
     r = mechopt.solve(prob, solver="robust-rays", cone_pricer="box")
-    assert r.status.value == "optimal" and "ratio branch and bound over the cone" in r.message
+    assert r.status.value == "optimal" and "branch and bound over" in r.message
     r.save_certificate(str(tmp_path / "c.json"))
     code, out = certcheck.run(str(tmp_path / "c.json"))
     assert code == 0, out
@@ -134,14 +131,14 @@ def test_the_hull_rounds_price_priors_inside_the_cone():
     assert box.value == pytest.approx(rays.value, rel=1e-6)
 
 
-def test_the_cli_refuses_histogram_above_cone_max_in_one_line_with_exit_2(cli, tmp_path):
+def test_the_cli_refuses_histogram_above_hist_box_max_in_one_line_with_exit_2(cli, tmp_path):
     import json
 
-    V = np.random.default_rng(0).dirichlet(np.ones(12), size=3)
+    V = np.random.default_rng(0).dirichlet(np.ones(40), size=3)
     (tmp_path / "set.json").write_text(json.dumps(V.tolist()))
     run = cli("design", "--notion", "pml", "--eps", "1", "--utility", "histogram", "--prior-set",
               tmp_path / "set.json", "--solver", "robust-rays")  # fmt: skip
-    assert run.code == 2 and "cone_max=10" in run.err and "mse_box_max=64" in run.err and "Traceback" not in run.err
+    assert run.code == 2 and "hist_box_max=16" in run.err and "mse_box_max=64" in run.err and "Traceback" not in run.err
     assert len(run.err.strip().splitlines()) == 1
 
 

@@ -178,8 +178,8 @@ def test_too_many_rays_and_wrong_solver_are_typed_errors():
     V = np.random.default_rng(0).dirichlet(np.ones(5), size=3)
     with pytest.raises(TooLargeError, match="extreme rays"):
         _robust(V, "lip", "mi", max_rays=5)
-    with pytest.raises(TooLargeError, match="cone_max=4"):
-        _robust(V, "pml", "histogram", cone_max=4)
+    with pytest.raises(TooLargeError, match="hist_box_max=4"):
+        _robust(V, "pml", "histogram", cone_max=4, hist_box_max=4)
     prob = RobustDesign.from_params(prior_set=V, notion="lip", utility="mi", eps=1.0)
     with pytest.raises(MechoptError):
         mechopt.solve(prob, solver="robust-lp")

@@ -1,0 +1,418 @@
+"""Exact robust-histogram pricing: a branch and bound over boxes of the columns q and the masses t_i = P_i·q.
+
+The histogram gain of a column q at prior P_i is f_i(q) = Σ_x P_ix² q_x² / t_i, t_i = P_i·q
+(:class:`~mechopt.utilities.HistogramMSE`: μ(c) = Σ_x c_x² / 1ᵀc at c = P_i ∘ q), a sum of
+quadratic-over-linear terms q_x²/t_i, each convex in (q_x, t_i). At duals (λ ≥ 0, μ) the pricing problem
+is max ρ(q) = Σ_i λ_i f_i(q) − μᵀq over a polytope D of columns, ρ convex, so the maximum sits at a vertex:
+
+- LIP / PML / ALIP over a set (:class:`ConeSlice`): D is the slice P̄·q = 1 of the cone
+  {q ≥ 0 : lo·t_j ≤ q_x ≤ hi·t_j, every vertex j} (:mod:`mechopt.solvers.robust.cone.box`);
+- ε-LDP (:class:`PatternBox`): D is the box [1, e^ε]^n, whose vertices are the patterns 1 + (e^ε − 1)z
+  (every ray of the LDP cone, scaled to least entry 1, lies in it).
+
+**The bound (proven).** A node is a box ql ≤ q ≤ qu, tl ≤ t ≤ tu. On a rectangle [a, b] × [c, e] the
+concave envelope of the convex g(q, t) = q²/t is the roof through its four corner values, whose two
+faces are the planes through the corners (a, c), (a, e), (b, c) and (b, e), (b, c), (a, e) (the diagonal
+(a, e)–(b, c) is the upper one: g(a,c) + g(b,e) − g(a,e) − g(b,c) = (a² − b²)(1/c − 1/e) ≤ 0), so
+g ≤ both planes on the rectangle. The LP "maximise Σ_i λ_i Σ_x P_ix² w_ix − μᵀq over D and the node,
+w_ix under both planes of (q_x, t_i)" therefore bounds ρ on the node's part of D. Its value is taken
+from HiGHS's row multipliers by weak duality (:func:`~mechopt.solvers.robust.lp.dual_max`, every
+variable boxed), plus a rounding allowance of the planes; a node HiGHS proves empty is dropped, one it
+leaves unsolved leaves the pricing without a bound. Every point of D lies in a node of the partition,
+so the largest node bound bounds max ρ.
+
+**Exactness.** The roof is exact on the edges q_x ∈ {a, b} up to the chord of 1/t over [c, e] (error
+q²(t − c)(e − t)/(c e t): quadratic in t's width), so at a pattern (every q_x at an end of [1, e^ε]) only t
+needs narrowing; a coordinate inside its range (at most ~2k at a vertex of the node's LP) is split. Under
+LIP the levels lo·max t and hi·min t move with t: each pair also gets the chord of v² over the range
+[a_ix, b_ix] of v = q_x/t_i that the cone's rows give on the node (lo·t_j ≤ q_x ≤ hi·t_j: exact at the
+level the prior binds), and the node's ranges are propagated (lo·max tl ≤ q_x ≤ hi·min tu,
+P_i·ql ≤ t_i ≤ P_i·qu). The LP point's error is charged to q_x and t_i by what remains were the other exact;
+the largest charge is split halfway between the point and the range's middle. The widths shrink, so do
+the errors, and the search ends.
+
+**Search.** Best-first, one HiGHS model per call (the faces' entries and bounds changed per node, the parent's
+basis set); a node is closed when its bound is at most the larger of the incumbent and ``target`` (half the
+gap tolerance times the master's score |λᵀc + 1ᵀμ|), or when its point's error is below the LP's own slack
+(HiGHS's tolerances; the bound stays proven, only looser). Each LP point (moved into D) is priced exactly
+and pushed to a vertex by linear ascent (ρ(v) ≥ ρ(q) + ∇ρ(q)(v − q) ≥ ρ(q)); the search stops once a
+column reaches ``stop`` times the largest open bound (the open bounds stay in the answer). In column
+generation (``early``) a heuristic climb from earlier columns runs first (LIP: the two-level vertex search
+of :mod:`~mechopt.solvers.robust.cone.vertices`; LDP: single flips) and its columns come with no bound;
+the tree runs when it finds nothing.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechopt.problems.robust.gains import VertexGains
+>>> from mechopt.utilities import HistogramMSE
+>>> V = np.random.default_rng(0).dirichlet(np.ones(5), size=3)
+>>> G = VertexGains(V, HistogramMSE())
+>>> pr = HistBoxPricer(G, ConeSlice(V, np.exp(-1.0), np.e))
+>>> pr.target, pr.stop = -np.inf, 1.0                       # search to the maximum itself
+>>> lam, mu = np.full(3, 1 / 3), np.zeros(5)
+>>> out = pr.price(lam, mu)
+>>> bool(0 <= out.bound - pr.rho(out.rays, lam, mu).max() <= 1e-8 * out.bound)
+True
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+
+from mechopt import settings
+from mechopt.runtime.deadline import passed
+from mechopt.solvers.robust.cone.box import BOX_NODES, BoxMIPricer
+from mechopt.solvers.robust.cone.vertices import vertex_search
+from mechopt.solvers.robust.lp import dual_max, lp_model, run_lp
+from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
+
+__all__ = ["HistBoxPricer", "ConeSlice", "PatternBox", "roof"]
+
+#: Rounding allowance of a roof plane, relative to the largest corner value (ulp of a few operations).
+ROOF_ULP = 64 * float(np.finfo(float).eps)
+_UP, _DOWN = 1.0 + 8 * float(np.finfo(float).eps), 1.0 - 8 * float(np.finfo(float).eps)
+
+
+def roof(ql, qu, tl, tu):
+    """The two planes w ≤ g0 + gq·(q − q0) + gt·(t − t0) over the rectangles [ql, qu] × [tl, tu] (arrays of one
+    shape) whose minimum is the concave envelope of q²/t there: ((g0, gq, gt, q0, t0) of each face, the largest
+    corner value).
+
+    >>> (p1, p2), top = roof(np.array([1.0]), np.array([2.0]), np.array([1.0]), np.array([2.0]))
+    >>> q, t = 1.5, 1.3                                    # inside: q²/t lies under both planes
+    >>> all(bool(g0 + gq * (q - q0) + gt * (t - t0) >= q * q / t) for g0, gq, gt, q0, t0 in (p1, p2))
+    True
+    """
+    f00, f01, f10, f11 = ql * ql / tl, ql * ql / tu, qu * qu / tl, qu * qu / tu
+    dq, dt = qu - ql, tu - tl
+    wq, wt = np.where(dq > 0, dq, 1.0), np.where(dt > 0, dt, 1.0)
+    face1 = (f00, np.where(dq > 0, (f10 - f00) / wq, 0.0), np.where(dt > 0, (f01 - f00) / wt, 0.0), ql, tl)
+    face2 = (f11, np.where(dq > 0, (f11 - f01) / wq, 0.0), np.where(dt > 0, (f11 - f10) / wt, 0.0), qu, tu)
+    return (face1, face2), np.maximum(f10, f01)
+
+
+class ConeSlice:
+    """D for LIP / PML / ALIP over a set: the slice P̄·q = 1 of the posterior-box cone of the rows of V (the
+    rows of :class:`~mechopt.solvers.robust.cone.box.BoxMIPricer` on the columns q and t)."""
+
+    def __init__(self, V: np.ndarray, lo: float, hi: float) -> None:
+        b = BoxMIPricer(V, lo, hi, early=False)
+        self.V, self.lo, self.hi, self.k, self.n = b.V, b.lo, b.hi, b.k, b.n
+        self.A = b.A[: b.base, : self.n + self.k]
+        self.rlo, self.rhi = b.rlo[: b.base], b.rhi[: b.base]
+        self.root = (b.root[0], b.root[1], np.full(self.k, 1.0 / b.hi), np.full(self.k, b.tmax))
+        self.norm, self.weights, self.top = b.Pbar, (1.0, 1.0), None  # P̄·r = 1: Σ w = 1
+        self.into = b.into_cone
+        self._lp = None
+
+    def climb(self, starts: np.ndarray, score) -> np.ndarray:
+        """Columns of D reached from ``starts`` by the two-level vertex search (a heuristic)."""
+        return vertex_search(self.V, self.lo, self.hi, np.zeros(self.k), np.zeros(self.n), starts, score=score)
+
+    def ratios(self, node):
+        """(a, b) (k × n) with a ≤ q_x/t_i ≤ b on the node: lo·t_j ≤ q_x ≤ hi·t_j for every j (j = i: [lo, hi])."""
+        ql, qu, tl, tu = node
+        a = np.maximum(np.maximum(self.lo, self.lo * float(tl.max()) / tu)[:, None], ql[None, :] / tu[:, None])
+        b = np.minimum(np.minimum(self.hi, self.hi * float(tu.min()) / tl)[:, None], qu[None, :] / tl[:, None])
+        return a * _DOWN, b * _UP
+
+    def propagate(self, ql, qu, tl, tu, passes: int = 3):
+        """The node with t_i in [P_i·ql, P_i·qu] and lo·max tl ≤ q_x ≤ hi·min tu imposed (rounded outward); None when
+        empty."""
+        for _ in range(passes):
+            tl, tu = np.maximum(tl, (self.V @ ql) * _DOWN), np.minimum(tu, (self.V @ qu) * _UP)
+            ql = np.maximum(ql, self.lo * float(tl.max()) * _DOWN)
+            qu = np.minimum(qu, self.hi * float(tu.min()) * _UP)
+        return None if np.any(ql > qu) or np.any(tl > tu) else (ql, qu, tl, tu)
+
+    def vertex(self, grad: np.ndarray) -> np.ndarray | None:
+        """A vertex of D maximising gradᵀq (an LP over the slice), or None when HiGHS does not solve it."""
+        import highspy
+
+        if self._lp is None:
+            self._lp = lp_model(self.A, self.rlo, self.rhi, np.r_[self.root[0], self.root[2]],
+                                np.r_[self.root[1], self.root[3]])  # fmt: skip
+        h, N = self._lp, self.n + self.k
+        g = np.r_[grad, np.zeros(self.k)]
+        h.changeColsCost(N, np.arange(N, dtype=np.int32), -g / (float(np.abs(g).max()) or 1.0))
+        if run_lp(h) != highspy.HighsModelStatus.kOptimal:
+            return None
+        return self.into(np.array(h.getSolution().col_value)[: self.n])
+
+
+class PatternBox:
+    """D for ε-LDP: the box [1, e^ε]^n (its vertices are the patterns; rows only define t = Vq)."""
+
+    def __init__(self, V: np.ndarray, eps: float) -> None:
+        self.V = np.asarray(V, float)
+        self.k, self.n = self.V.shape
+        E = math.exp(eps)
+        self.A = np.hstack([-self.V, np.eye(self.k)])
+        self.rlo = self.rhi = np.zeros(self.k)
+        self.root = (
+            np.ones(self.n),
+            np.full(self.n, E),
+            self.V @ np.ones(self.n) * _DOWN,
+            self.V @ np.full(self.n, E) * _UP,
+        )
+        self.norm, self.weights, self.top = None, (1.0 / E, 1.0), E  # entries in [1, e^ε]: Σ w in [e^−ε, 1]
+
+    def ratios(self, node) -> None:
+        return None  # the roof is exact at the box's ends already
+
+    def propagate(self, ql, qu, tl, tu):
+        tl, tu = np.maximum(tl, (self.V @ ql) * _DOWN), np.minimum(tu, (self.V @ qu) * _UP)
+        return None if np.any(ql > qu) or np.any(tl > tu) else (ql, qu, tl, tu)
+
+    def into(self, q: np.ndarray) -> np.ndarray:
+        return np.clip(q, self.root[0], self.root[1])
+
+    def climb(self, starts: np.ndarray, score) -> np.ndarray:
+        """Patterns reached from ``starts`` (rounded) by best single flips while ρ rises (a heuristic)."""
+        lo, hi = self.root[0], self.root[1]
+        out = []
+        for q in np.asarray(starts, float).T:
+            q = np.where(q - lo > hi - q, hi, lo)
+            val = float(score(q[:, None])[0])
+            for _ in range(2 * self.n):
+                flips = np.where(np.eye(self.n, dtype=bool), (lo + hi - q)[:, None], q[:, None])
+                r = score(flips)
+                b = int(np.argmax(r))
+                if r[b] <= val + 1e-15 * max(1.0, abs(val)):
+                    break
+                q, val = flips[:, b], float(r[b])
+            out.append(q)
+        return np.array(out).T if out else np.zeros((self.n, 0))
+
+    def vertex(self, grad: np.ndarray) -> np.ndarray:
+        return np.where(grad > 0, self.root[1], self.root[0])
+
+
+class HistBoxPricer:
+    """max ρ over D (a :class:`ConeSlice` or :class:`PatternBox`) for the histogram gains ``gains``, proven.
+
+    Parameters
+    ----------
+    gains : VertexGains
+        The histogram gains on the set's support rows (the priors of the t_i: under LIP those of D).
+    domain : ConeSlice or PatternBox
+        The columns priced (module docstring).
+    max_nodes : int
+        Branch and bound nodes (LPs) per pricing call: a work budget, the same stop on every machine (the bound
+        stays proven when it stops: the open nodes' bounds are in it); the run's deadline stops it too.
+    """
+
+    smoothing = 0.8  # every round prices exactly (a bound each round); the duals oscillate without it
+
+    def __init__(self, gains, domain, max_nodes: int = BOX_NODES) -> None:
+        self.V = np.asarray(gains.vertices, float)
+        self.k, self.n = self.V.shape
+        self.D = domain
+        self.P2 = self.V * self.V
+        self.c = gains.constants()
+        self.norm, self.weights, self.top = domain.norm, domain.weights, domain.top
+        self.batch = 2 * self.n
+        self.max_nodes = int(max_nodes)
+        self.target: float | None = None  # None: half the gap tolerance times the master's score
+        self.stop = 0.5
+        self.nodes = 0
+        self._h = None  # the HiGHS model of the current pricing call
+        self.early = True  # column generation: the heuristic climb first, the tree only when it finds nothing
+        self.seen: set[bytes] = set()  # the columns returned so far
+        self.history: list[np.ndarray] = []  # and themselves, in order (the climb's starts)
+
+    def rho(self, Q: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """ρ of columns Q (n × m): Σ_i λ_i Σ_x P_ix² q_x² / t_i − μᵀq."""
+        Q = np.asarray(Q, float)
+        with np.errstate(divide="ignore", invalid="ignore"):  # (the climb's unsolved states are zero columns)
+            return lam @ ((self.P2 @ (Q * Q)) / (self.V @ Q)) - mu @ Q
+
+    def _grad(self, q, lam, mu):
+        t, S = self.V @ q, self.P2 @ (q * q)
+        return 2 * q * ((lam / t) @ self.P2) - (lam * S / (t * t)) @ self.V - mu
+
+    def _rows(self, node, live):
+        """(A, rlo, rhi, lo, hi) of a node's LP on the columns (q, t, w): D's rows, then per live pair (i, x) the two
+        faces of the roof of q_x²/t_i and (under LIP) the chord of the ratio q_x/t_i (module docstring)."""
+        ql, qu, tl, tu = node
+        n, k = self.n, self.k
+        ii, xx = live
+        m = ii.size
+        (f1, f2), top = roof(ql[xx], qu[xx], tl[ii], tu[ii])
+        faces = [(-gq, -gt, g0 - gq * q0 - gt * t0 + ROOF_ULP * (top + np.abs(gq * q0) + np.abs(gt * t0)))
+                 for g0, gq, gt, q0, t0 in (f1, f2)]  # w − gq·q − gt·t ≤ g0 − gq·q0 − gt·t0  # fmt: skip
+        ratio = self.D.ratios(node)
+        if ratio is not None:  # q_x/t_i in [a, b] on the node: q_x²/t_i ≤ (a + b) q_x − ab·t_i (the chord of v²)
+            a, b = ratio[0][ii, xx], ratio[1][ii, xx]
+            faces.append((-(a + b), a * b, ROOF_ULP * (top + (a + b) * qu[xx] + a * b * tu[ii])))
+        base = self.D.A
+        A = np.zeros((base.shape[0] + len(faces) * m, n + k + m))
+        A[: base.shape[0], : n + k] = base
+        for j, (cq, ct, _) in enumerate(faces):
+            r = base.shape[0] + j * m + np.arange(m)
+            A[r, xx], A[r, n + ii], A[r, n + k + np.arange(m)] = cq, ct, 1.0
+        rlo = np.r_[self.D.rlo, np.full(len(faces) * m, -np.inf)]
+        rhi = np.r_[self.D.rhi, np.concatenate([f[2] for f in faces])]
+        return A, rlo, rhi, np.r_[ql, tl, np.zeros(m)], np.r_[qu, tu, top * (1 + ROOF_ULP)]
+
+    def _load(self, A, rlo, rhi, lo, hi, live, basis):
+        """The HiGHS model of these rows and columns: built once per pricing call, then only the faces' entries, the
+        row and column bounds changed (and the parent node's basis set: a warm start)."""
+        N, M = A.shape[1], A.shape[0]
+        if self._h is None:
+            self._h = lp_model(A, rlo, rhi, lo, hi)
+            return self._h
+        h, n, nb = self._h, self.n, self.D.A.shape[0]
+        ii, xx = live
+        cols = (xx, n + ii)
+        for r in range(nb, M):
+            j = (r - nb) % ii.size
+            for col in (cols[0][j], cols[1][j]):
+                h.changeCoeff(r, int(col), float(A[r, col]))
+        h.changeRowsBounds(M - nb, np.arange(nb, M, dtype=np.int32), rlo[nb:], rhi[nb:])
+        h.changeColsBounds(N, np.arange(N, dtype=np.int32), lo, hi)
+        if basis is not None:
+            h.setBasis(basis)
+        return h
+
+    def _node(self, node, lam, mu, live, basis=None):
+        """(bound, q, t, error per live pair, the LP's slack, its basis) of a node's LP; bound −inf and q None when
+        HiGHS proves it empty, None when it leaves it unsolved."""
+        import highspy
+
+        n, k = self.n, self.k
+        ii, xx = live
+        A, rlo, rhi, lo, hi = self._rows(node, live)
+        c = np.r_[-mu, np.zeros(k), lam[ii] * self.P2[ii, xx]]
+        unit = float(np.abs(c).max()) or 1.0  # HiGHS's tolerances are absolute: costs of order 1 (bound rescaled)
+        h = self._load(A, rlo, rhi, lo, hi, live, basis)
+        h.changeColsCost(c.size, np.arange(c.size, dtype=np.int32), -c / unit)
+        status = run_lp(h)
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return -math.inf, None, None, None, 0.0, None
+        if status != highspy.HighsModelStatus.kOptimal:
+            return None
+        sol = h.getSolution()
+        z = np.array(sol.col_value)
+        bound = unit * dual_max(c / unit, lo, hi, A, rlo, rhi, -np.array(sol.row_dual))
+        slack = max(0.0, bound - float(c @ z))  # the LP's numerical slack here (no split reduces it)
+        q, t, w = np.clip(z[:n], node[0], node[1]), np.clip(z[n : n + k], node[2], node[3]), z[n + k :]
+        err = lam[ii] * self.P2[ii, xx] * np.maximum(w - q[xx] ** 2 / t[ii], 0.0)
+        return bound, q, t, err, slack, h.getBasis()
+
+    def _ascend(self, q, lam, mu):
+        """(q, ρ(q)) after linear ascent from q: vertices of D at ∇ρ while ρ rises (module docstring)."""
+        val = float(self.rho(q[:, None], lam, mu)[0])
+        for _ in range(8):
+            v = self.D.vertex(self._grad(q, lam, mu))
+            if v is None:
+                break
+            new = float(self.rho(v[:, None], lam, mu)[0])
+            if new <= val + 1e-15 * max(1.0, abs(val)):
+                break
+            q, val = v, new
+        return q, val
+
+    def _keep(self, cols) -> np.ndarray:
+        """The columns (n × j) not returned before, now remembered."""
+        new = []
+        for q in cols:
+            key = np.round(q, 12).tobytes()
+            if key not in self.seen:
+                self.seen.add(key)
+                self.history.append(q)
+                new.append(q)
+        return np.array(new).T if new else np.zeros((self.n, 0))
+
+    def _climb(self, lam, mu) -> np.ndarray:
+        """New improving columns by the domain's climb from the n earlier columns of largest ρ and the n last ones
+        (a heuristic, no bound), best first, at most ``batch``."""
+        H = np.array(self.history).T
+        top = np.argsort(-self.rho(H, lam, mu), kind="stable")[: self.n]
+        starts = H[:, np.unique(np.r_[top, np.arange(max(0, H.shape[1] - self.n), H.shape[1])])]
+        Q = self.D.climb(starts, lambda X: self.rho(X, lam, mu))
+        val = self.rho(Q, lam, mu)
+        order = [j for j in np.argsort(-val, kind="stable") if val[j] > _rc_tol()]
+        return self._keep([Q[:, j] for j in order])[:, : self.batch]
+
+    def _split(self, node, q, t, err, live):
+        """Two children: the largest error charge (a coordinate inside its range: q_x; else t_i) split halfway
+        between the LP point and the range's middle (module docstring)."""
+        ql, qu, tl, tu = node
+        ii, xx = live
+        wq = self.lamP2 * (q[xx] - ql[xx]) * (qu[xx] - q[xx]) / t[ii]  # the roof's error were t_i exact
+        qq = q[xx] ** 2
+        wt = self.lamP2 * qq * (t[ii] - tl[ii]) * (tu[ii] - t[ii]) / (tl[ii] * tu[ii] * t[ii])  # were q_x exact
+        cq = np.bincount(xx, np.minimum(wq, err), minlength=self.n)
+        ct = np.bincount(ii, np.minimum(wt, err), minlength=self.k)
+        if cq.max() >= ct.max():
+            x = int(np.argmax(cq))
+            cut = 0.5 * (0.5 * (ql[x] + qu[x]) + q[x])
+            a, b = qu.copy(), ql.copy()
+            a[x], b[x] = cut, cut
+            kids = [(ql, a, tl, tu), (b, qu, tl, tu)]
+        else:
+            i = int(np.argmax(ct))
+            cut = 0.5 * (0.5 * (tl[i] + tu[i]) + t[i])
+            a, b = tu.copy(), tl.copy()
+            a[i], b[i] = cut, cut
+            kids = [(ql, qu, tl, a), (ql, qu, b, tu)]
+        return [kid for kid in (self.D.propagate(*c) for c in kids) if kid is not None]
+
+    def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
+        """The best columns found and the largest bound of any node (proven; module docstring)."""
+        lam, mu = np.maximum(np.asarray(lam, float), 0.0), np.asarray(mu, float)
+        if self.early and self.history:
+            found = self._climb(lam, mu)
+            if found.shape[1]:
+                return RayPricing(found, None, "vertex search from earlier columns (heuristic)")
+        live = np.nonzero((lam[:, None] > 0) & (self.V > 0))
+        gap = settings.tolerance("gap")
+        target = 0.5 * gap * abs(float(lam @ self.c + mu.sum())) if self.target is None else self.target
+        last = self.nodes + self.max_nodes
+        tol, best, closed, cols, tick, unsure = _rc_tol(), -math.inf, -math.inf, {}, 0, False
+        root = self.D.propagate(*self.D.root)
+        heap = [(-math.inf, 0, root, None)] if root is not None else []
+        self._h = None
+        while heap:
+            neg, _, node, basis = heapq.heappop(heap)
+            if -neg <= max(best, target):
+                closed = max(closed, -neg)
+                heap = []
+                break
+            if (cols and best >= self.stop * -neg and best > tol) or self.nodes >= last or passed(deadline):
+                tick += 1
+                heapq.heappush(heap, (neg, tick, node, basis))  # still open: its bound stays in the answer
+                break
+            out = self._node(node, lam, mu, live, basis)
+            self.nodes += 1
+            if out is None:
+                unsure = True
+                continue
+            bound, q, t, err, slack, basis = out
+            if q is None:
+                continue
+            self.lamP2 = lam[live[0]] * self.P2[live]
+            v = self.D.into(q)
+            val = float(self.rho(v[:, None], lam, mu)[0])
+            if val > tol:
+                v, val = self._ascend(v, lam, mu)
+                cols.setdefault(np.round(v, 12).tobytes(), (val, v))
+            best = max(best, val)
+            if bound <= max(best, target) or err.sum() <= slack:
+                closed = max(closed, bound)
+                continue
+            for kid in self._split(node, q, t, err, live):
+                tick += 1
+                heapq.heappush(heap, (-bound, tick, kid, basis))
+        bound = max([best, closed] + [-b for b, *_ in heap])
+        good = sorted((c for c in cols.values() if c[0] > tol), key=lambda c: -c[0])[: self.batch]
+        self._keep([q for _, q in good])  # remembered (the climb's starts), returned even if returned before
+        R = np.array([q for _, q in good]).T if good else np.zeros((self.n, 0))
+        if unsure:
+            return RayPricing(R, None, "histogram box branch and bound (a node's LP ended unsolved: no bound)")
+        return RayPricing(R, float(bound), "histogram box branch and bound")
