@@ -23,7 +23,10 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 
-__all__ = ["BallSet", "ball_radius"]
+__all__ = ["BallSet", "ball_radius", "MAX_VERTICES"]
+
+#: Vertices of a TV ball enumerated at most (:meth:`BallSet.vertices`; 8·d bytes each).
+MAX_VERTICES = 200_000
 
 
 def ball_radius(radius: Any) -> float:
@@ -121,6 +124,49 @@ class BallSet:
             left -= add
         return P
 
+    def vertices(self, limit: int = MAX_VERTICES) -> np.ndarray:
+        """Every vertex of the TV ball (k × d), enumerated in closed form (no Qhull), or a TooLargeError above ``limit``.
+
+        A vertex moves the radius r onto one symbol u (P_u = c_u + r) from a set Z emptied (P_Z = 0, c(Z) ≤ r) and
+        one symbol i that gives the rest (P_i = c_i − (r − c(Z)) ≥ 0), the others at c; or it is a point mass e_u
+        when 1 − c_u ≤ r. The list holds every vertex (and may hold a few points of the ball that are not vertices,
+        where such sums tie): a minimum of a concave function over the ball is a minimum over this list.
+
+        >>> B = BallSet(np.array([0.5, 0.3, 0.2]), 0.1, "tv")
+        >>> len(B.vertices()), bool(all(B.contains(P) for P in B.vertices()))
+        (6, True)
+        """
+        from mechopt.errors import TooLargeError
+
+        if self.kind != "tv":
+            raise ProblemError("the vertices of an L∞ ball are not enumerated in closed form: use a TV ball")
+        c, r, d = self.center, self.radius, self.d
+        if r == 0.0 or d == 1:
+            return c[None, :].copy()
+        out = [np.eye(d)[u] for u in range(d) if 1.0 - c[u] <= r]
+        pos = [int(x) for x in np.argsort(c, kind="stable") if c[x] > 0]
+        count = 0
+        for Z in _subsets(c, pos, r):
+            rest = r - float(c[Z].sum()) if Z else r
+            base = c.copy()
+            base[Z] = 0.0
+            for i in pos:
+                if i in Z or c[i] < rest * (1 - 1e-12):
+                    continue
+                P = base.copy()
+                P[i] = max(0.0, c[i] - rest)
+                us = [u for u in range(d) if u != i and u not in Z]
+                count += len(us)
+                if count > limit:
+                    raise TooLargeError(
+                        f"the TV ball of radius {r:.4g} on {d} symbols has more than {limit} vertices (the subsets "
+                        "of symbols its radius can empty): merge rare symbols, or take more samples"
+                    )
+                for u in us:
+                    out.append(P.copy())
+                    out[-1][u] += r
+        return np.unique(np.array(out), axis=0)
+
     def privacy_priors(self, Q: Any) -> np.ndarray:
         """The priors of the ball at which each used column of ``Q`` is worst on either side (min and max of
         P·q), after one with mass on the ball's whole support (every row audited): over them
@@ -134,3 +180,19 @@ class BallSet:
     def describe(self) -> str:
         """One line: where the ball came from and what it is."""
         return f"{self.source}: {self.kind} ball of radius {self.radius:.4g} on {self.d} symbols (by its inequalities)"
+
+
+def _subsets(c: np.ndarray, pos: list[int], r: float) -> list[list[int]]:
+    """Every set Z of the symbols ``pos`` (sorted by mass, ascending) with c(Z) ≤ r, the empty one first."""
+    out: list[list[int]] = []
+
+    def grow(Z: list[int], mass: float, start: int) -> None:
+        out.append(Z)
+        for k in range(start, len(pos)):
+            m = mass + float(c[pos[k]])
+            if m > r * (1 + 1e-12):
+                break  # ascending masses: every later symbol overshoots too
+            grow(Z + [pos[k]], m, k + 1)
+
+    grow([], 0.0, 0)
+    return out
