@@ -87,11 +87,11 @@ class BallDesign(RobustDesign):
         return None
 
     def ball_vertices(self) -> np.ndarray:
-        """Every vertex of the ball (:meth:`BallSet.vertices <mechopt.problems.robust.ballset.BallSet.vertices>`),
+        """Every vertex of the ball (:meth:`BallSet.all_vertices <mechopt.problems.robust.ballset.BallSet.all_vertices>`),
         enumerated once: mutual information is concave in the prior, so its worst prior is one of them."""
         got = self.__dict__.get("_vertices")
         if got is None:
-            got = self.prior_set.vertices()
+            got = self.prior_set.all_vertices()
             got.flags.writeable = False
             object.__setattr__(self, "_vertices", got)
         return got

@@ -25,7 +25,7 @@ from mechopt.errors import ProblemError
 
 __all__ = ["BallSet", "ball_radius", "MAX_VERTICES"]
 
-#: Vertices of a TV ball enumerated at most (:meth:`BallSet.vertices`; 8·d bytes each).
+#: Vertices of a TV ball enumerated at most (:meth:`BallSet.all_vertices`; 8·d bytes each).
 MAX_VERTICES = 200_000
 
 
@@ -124,7 +124,7 @@ class BallSet:
             left -= add
         return P
 
-    def vertices(self, limit: int = MAX_VERTICES) -> np.ndarray:
+    def all_vertices(self, limit: int = MAX_VERTICES) -> np.ndarray:
         """Every vertex of the TV ball (k × d), enumerated in closed form (no Qhull), or a TooLargeError above ``limit``.
 
         A vertex moves the radius r onto one symbol u (P_u = c_u + r) from a set Z emptied (P_Z = 0, c(Z) ≤ r) and
@@ -133,7 +133,7 @@ class BallSet:
         where such sums tie): a minimum of a concave function over the ball is a minimum over this list.
 
         >>> B = BallSet(np.array([0.5, 0.3, 0.2]), 0.1, "tv")
-        >>> len(B.vertices()), bool(all(B.contains(P) for P in B.vertices()))
+        >>> len(B.all_vertices()), bool(all(B.contains(P) for P in B.all_vertices()))
         (6, True)
         """
         from mechopt.errors import TooLargeError

@@ -1,6 +1,6 @@
 """Mutual information over a TV prior ball by vertex generation: ray LPs over a few of its vertices, proven at all.
 
-The ball's polytope has many vertices (:meth:`~mechopt.problems.robust.ballset.BallSet.vertices`: 126 at d = 8,
+The ball's polytope has many vertices (:meth:`~mechopt.problems.robust.ballset.BallSet.all_vertices`: 126 at d = 8,
 1328 at d = 16 for the counts 50·(d − i), δ = 10⁻³), and the vertex form's ray LP (``robust-rays`` over the whole
 list) carries one score row and one block of cone rows per vertex: at d = 8 it did not certify in 120 s. But a
 design over a subset W of the ball's priors is a relaxation of the ball's (privacy at fewer priors, the worst
