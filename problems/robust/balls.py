@@ -5,8 +5,9 @@ The ball (:class:`~mechopt.problems.robust.ballset.BallSet`) has up to ~2^d vert
 P minimised or maximised over the ball, which has a closed form (move mass greedily) for the audit and an LP dual
 with d + 2 (TV) or 2d + 1 (L∞) variables for the design (:mod:`mechopt.solvers.robust.ball`): privacy at every
 prior of the ball and the worst expected loss, exactly, at any d. :class:`BallDesign` is the robust design over
-such a ball (utility ``mae``; solver ``robust-lp``; problem id ``robust-ball``); its audit takes the worst prior
-of the ball for each column.
+such a ball (utility ``mae``, solver ``robust-lp``; or ``mi`` over a TV ball, solver ``robust-rays`` by vertex
+generation, :mod:`mechopt.solvers.robust.ballrays`; problem id ``robust-ball``); its audit takes the worst prior
+of the ball for each column (and for mi the vertex of least information, over every vertex of the ball).
 
 Examples
 --------
@@ -35,7 +36,8 @@ __all__ = ["BallDesign", "not_certified"]
 
 @dataclass(frozen=True, eq=False)
 class BallDesign(RobustDesign):
-    """Minimise the worst expected loss over a :class:`BallSet` under a notion at every prior of the ball."""
+    """The worst expected loss (mae) or information (mi) over a :class:`BallSet`, optimised under a notion at every
+    prior of the ball."""
 
     prior_set: BallSet  # type: ignore[assignment]
     id: ClassVar[str] = "robust-ball"
@@ -87,8 +89,8 @@ class BallDesign(RobustDesign):
         return None
 
     def ball_vertices(self) -> np.ndarray:
-        """Every vertex of the ball (:meth:`BallSet.all_vertices <mechopt.problems.robust.ballset.BallSet.all_vertices>`),
-        enumerated once: mutual information is concave in the prior, so its worst prior is one of them."""
+        """Every vertex of the ball (:meth:`~mechopt.problems.robust.ballset.BallSet.all_vertices`), enumerated
+        once: mutual information is concave in the prior, so its worst prior is one of them."""
         got = self.__dict__.get("_vertices")
         if got is None:
             got = self.prior_set.all_vertices()

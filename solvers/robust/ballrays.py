@@ -30,6 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from mechopt import settings
+from mechopt.errors import ParamError
 from mechopt.problems.robust import PriorSet, RobustDesign, box_factors
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.certificate import relative_gap
@@ -49,7 +50,9 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
     base = dict(sense=problem.sense, objective=problem.objective, solver="robust-rays")
     V = np.unique(np.array([B.inner(), B.center]), axis=0)
     tl = opts.get("time_limit")
-    batch = max(1, int(opts["ball_batch"]))
+    batch = opts["ball_batch"]
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not 1 <= batch <= 10**6:
+        raise ParamError(f"ball_batch must be a whole number of vertices per round in [1, 1e6], got {batch!r}")
     r: Result | None = None
     for outer in range(1, MAX_OUTER + 1):
         left = None if tl is None else float(tl) - (time.perf_counter() - t0)
@@ -60,6 +63,7 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
         if r.mechanism is None or r.certificate is None or r.status is not Status.OPTIMAL:
             break
         new = new_priors(problem, r.Q, float(r.certificate.bound), batch)
+        new = new[[not np.any(np.all(P == V, axis=1)) for P in new]]  # W's own priors: within the LP's gap already
         if len(new) == 0:
             break
         V = np.unique(np.vstack([V, new]), axis=0)

@@ -92,7 +92,10 @@ def test_robust_ball_is_registered_and_its_params_round_trip():
         (dict(prior_ball="0.1", prior="0.5,0.5"), "R:KIND"),
         (dict(prior_ball="0.1:tv"), "R:KIND"),
         (dict(prior_set=PriorSet.simplex(3)), "BallSet or an EmpiricalPrior"),
-        (dict(prior_counts="3,2,1", delta=0.1, utility="mi", bound="hoeffding"), "mi over a prior ball on 3 symbols is not certified"),
+        (
+            dict(prior_counts="3,2,1", delta=0.1, utility="mi", bound="hoeffding"),
+            "mi over a prior ball on 3 symbols is not certified",
+        ),
         (dict(prior_counts="3,2,1", delta=0.1, utility="mse"), "may be interior"),
         (dict(prior_counts="3,2,1", delta=0.1, hull=True), "no hull"),
     ],

@@ -76,6 +76,15 @@ def test_a_mutant_that_skips_the_whole_ball_check_is_not_optimal(monkeypatch):
     assert r.extras["priors_generated"] == 2 and r.extras["eps_audited"] > 1.0 + 1e-6
 
 
+@pytest.mark.parametrize("batch", ["abc", True, 0, 2.5])
+def test_a_bad_ball_batch_is_a_param_error(batch):
+    from mechopt.errors import ParamError
+
+    prob = BallDesign.from_params(notion="pml", utility="mi", eps=1.0, prior_counts="120,80,40,20", delta=1e-3)
+    with pytest.raises(ParamError, match="ball_batch"):
+        mechopt.solve(prob, solver="robust-rays", ball_batch=batch)
+
+
 def test_the_same_input_gives_the_same_numbers():
     prob = BallDesign.from_params(notion="pml", utility="mi", eps=1.0, prior_counts="120,80,40,20", delta=1e-3)
     a, b = mechopt.solve(prob, solver="robust-rays"), mechopt.solve(prob, solver="robust-rays")
