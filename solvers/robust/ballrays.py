@@ -54,9 +54,11 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not 1 <= batch <= 10**6:
         raise ParamError(f"ball_batch must be a whole number of vertices per round in [1, 1e6], got {batch!r}")
     r: Result | None = None
+    late = False
     for outer in range(1, MAX_OUTER + 1):
         left = None if tl is None else float(tl) - (time.perf_counter() - t0)
         if left is not None and left <= 0:
+            late = True
             break
         sub = RobustDesign(prior_set=PriorSet(V, "priors of the ball"), notion=problem.notion, utility=problem.utility)
         r = inner(sub, {**opts, "time_limit": left})
@@ -70,10 +72,11 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
     if r is None or r.mechanism is None:
         msg = "no channel: the time limit ended the first ray LP" if r is None else r.message
         return Result(status=Status.TIME_LIMIT if r is None else r.status, value=None, message=msg, **base)
-    return _verdict(problem, r, V, outer, base, tol)
+    return _verdict(problem, r, V, outer, base, tol, late)
 
 
-def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str, Any], tol: float) -> Result:
+def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str, Any], tol: float,
+             late: bool = False) -> Result:  # fmt: skip
     """The result: Q audited over the whole ball (privacy in closed form, information at every vertex), the bound
     of the last ray LP over the priors W; ``optimal`` only when all three hold (module docstring)."""
     Q = r.Q
@@ -91,6 +94,7 @@ def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str
     else:
         proof = None
         status = r.status if r.status in (Status.TIME_LIMIT, Status.ITERATION_LIMIT) else Status.OPTIMAL_INACCURATE
+        status = Status.TIME_LIMIT if late else status
         status = status if private else Status.INFEASIBLE_POINT
         left = "unknown" if gap is None else f"{gap:.3g}"
         msg = (f"not certified: relative gap {left} over the whole ball, privacy violation {audit.violation:.3g} "

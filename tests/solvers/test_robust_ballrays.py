@@ -85,6 +85,13 @@ def test_a_bad_ball_batch_is_a_param_error(batch):
         mechopt.solve(prob, solver="robust-rays", ball_batch=batch)
 
 
+def test_a_time_limit_ends_time_limit_not_optimal():
+    prob = BallDesign.from_params(notion="pml", utility="mi", eps=1.0, prior_counts=_counts(8), delta=1e-3)
+    r = mechopt.solve(prob, solver="robust-rays", time_limit=2)
+    assert r.status.value == "time_limit" and r.proof is None and "not certified" in r.message
+    assert prob.audit_channel(r.Q).violation <= 1e-9
+
+
 def test_the_same_input_gives_the_same_numbers():
     prob = BallDesign.from_params(notion="pml", utility="mi", eps=1.0, prior_counts="120,80,40,20", delta=1e-3)
     a, b = mechopt.solve(prob, solver="robust-rays"), mechopt.solve(prob, solver="robust-rays")
