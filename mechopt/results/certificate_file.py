@@ -185,17 +185,19 @@ def _loss_data(prob: Any) -> dict[str, Any]:
     return {"utility": {"name": u.name}, "loss": [_vector(r) for r in prob.loss_matrix()]}
 
 
-def exact(x: float) -> str:
-    """The exact rational value of a binary64 number, as ``"p/q"`` (or an integer).
+def exact(x: float | Fraction) -> str:
+    """The exact rational value of a binary64 number (or of a ``Fraction``), as ``"p/q"`` (or an integer).
 
-    >>> exact(0.1), exact(2.0), exact(-0.75)
-    ('3602879701896397/36028797018963968', '2', '-3/4')
+    >>> exact(0.1), exact(2.0), exact(-0.75), exact(Fraction(1, 3))
+    ('3602879701896397/36028797018963968', '2', '-3/4', '1/3')
     """
-    return str(Fraction(float(x)))
+    return str(x if isinstance(x, Fraction) else Fraction(float(x)))
 
 
 def _vector(v: Any) -> list[str]:
-    return [exact(x) for x in np.ravel(np.asarray(v, dtype=float))]
+    """Exact rationals of the entries (an object array of ``Fraction`` is written as it is, not rounded)."""
+    v = np.asarray(v)
+    return [exact(x) for x in np.ravel(v if v.dtype == object else v.astype(float))]
 
 
 def notion_data(notion: Any) -> dict[str, Any]:

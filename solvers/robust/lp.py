@@ -262,10 +262,21 @@ def dual_max(c, lo, hi, A, rlo, rhi, y, reduced: bool = False):
     r = c - A.T @ y
     side = np.where(y > 0, np.where(np.isfinite(rhi), rhi, 0.0), np.where(np.isfinite(rlo), rlo, 0.0))
     terms = np.r_[np.maximum(r * lo, r * hi), y * side]
-    big = np.maximum(np.abs(lo), np.abs(hi))
-    mag = float(np.abs(A).T @ np.abs(y) @ big + np.abs(terms).sum() + np.abs(c) @ big)
-    bound = math.fsum(terms) + 64 * float(np.finfo(float).eps) * mag * max(1, A.shape[1])
+    bound = math.fsum(terms) + _rounding(c, lo, hi, A, y, r, terms)
     return (bound, r) if reduced else bound
+
+
+def _rounding(c, lo, hi, A, y, r, terms) -> float:
+    """A bound on the rounding error of :func:`dual_max`'s sum: each r_j = c_j − (Aᵀy)_j is within
+    e_j = γ (|c_j| + (|A|ᵀ|y|)_j) of its exact value (γ = (rows + 2) ulp, with a safety factor), and its term
+    max(r_j lo_j, r_j hi_j) moves by e_j times its slope on [r_j − e_j, r_j + e_j] (|lo_j| where r_j stays
+    negative: 0 for a column at a lower bound 0, however large |r_j| is; |hi_j| where it stays positive); the products
+    and the exact sum (fsum) add an ulp of each term. Relative to the bound's terms, not to the costs: a pricing bound
+    of 1e-12 against costs of order 1 (the cone's mse at an MSE 1e-5 of E[a²]) is not swamped by the costs' ulps."""
+    ulp = float(np.finfo(float).eps)
+    e = 1.01 * (A.shape[0] + 2) * ulp * (np.abs(c) + np.abs(A).T @ np.abs(y))
+    slope = np.where(r + e <= 0, np.abs(lo), np.where(r - e >= 0, np.abs(hi), np.maximum(np.abs(lo), np.abs(hi))))
+    return float(e @ slope) + 4 * ulp * float(np.abs(terms).sum())
 
 
 def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:

@@ -62,6 +62,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint
 
 from mechopt import settings
+from mechopt.problems.robust.gains import ErrorGains, pattern_errors
 from mechopt.solvers.exact.pricing.base import _LDPPricerBase
 from mechopt.solvers.exact.rays import bits, dd_rays, subset_sums
 
@@ -157,6 +158,8 @@ class LDPSubsetPricer:
             t = 1.0 + self.E1 * subset_sums(P)[:-1]  # the all-ones pattern is a multiple of z = 0
             if isinstance(U, MutualInfo):
                 rows.append(eps * math.exp(eps) * (t - 1.0) / self.E1 - t * np.log(t))
+            elif isinstance(gains, ErrorGains):  # the mse relative to the identity: −e(s), no cancellation
+                rows.append(-pattern_errors(P, U.centred, eps))
             elif isinstance(U, SumMSE):
                 a = U.centred
                 rows.append((float(P @ a) + self.E1 * subset_sums(P * a)[:-1]) ** 2 / t)
@@ -381,10 +384,11 @@ class LDPQuotientMilpPricer(LDPAscentPricer):
                 r[zi + x], r[zi + y], r[yi + p] = 1.0, 1.0, -1.0
                 rows.append(r)
                 ub.append(1.0)
+        mf = mu + lam @ self.gains.shift if isinstance(self.gains, ErrorGains) else mu  # f = g + shift·q
         cost = np.zeros(N)
-        cost[zi : zi + n] = -self.E1 * mu
+        cost[zi : zi + n] = -self.E1 * mf
         cost[hi_ : hi_ + k] = lam
-        cost[-1] = -float(mu.sum())
+        cost[-1] = -float(mf.sum())
         box = Bounds(np.zeros(N), np.r_[np.ones(nz + ny), H, np.repeat(H, n), 1.0])
         box.lb[-1] = 1.0
         integ = np.r_[np.ones(nz), np.zeros(N - nz)]

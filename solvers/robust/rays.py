@@ -6,7 +6,9 @@ privacy cone raises every f_i at once (one garbling serves every prior), so over
 
     maximise t   s.t.   t ≤ Σ_r w_r f_i(r) + c_i  (each vertex i),   Σ_r w_r r = 1,   w ≥ 0
 
-is the robust design max_Q min_i s_i(Q) (s_i the score: I(P_i; Q), or −MSE_i with c_i = −E_i[a²]).
+is the robust design max_Q min_i s_i(Q) (s_i the score: I(P_i; Q); or −MSE_i, with c_i = 0 for the mse of a
+sum, whose gains are its columns' errors −Σ_x P_ix r_x (a_x − m_i)² (:class:`~mechopt.problems.robust.gains.ErrorGains`:
+no E[a²] − Σ gains), and c_i = −offset_i for the histogram's).
 Column generation: HiGHS's duals give λ ≥ 0 (Σ λ = 1) and μ; for any such λ, μ and any feasible w,
 t ≤ Σ λ_i c_i + 1ᵀμ + Σ_r w_r ρ(r), ρ(r) = Σ_i λ_i f_i(r) − μᵀr, and Σ_r w_r lies in the pricer's
 range W (:mod:`mechopt.solvers.robust.pricing`), so
@@ -41,7 +43,7 @@ import numpy as np
 from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.solver import Solver
-from mechopt.problems.robust.gains import VertexGains
+from mechopt.problems.robust.gains import ErrorGains, error_gains
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.runtime.deadline import TimeLimitReached, passed
 from mechopt.solvers.robust.lp import _recover
@@ -116,7 +118,7 @@ class RobustRaysSolver(Solver):
         cone = priors[:, rows]
         cache: dict[str, np.ndarray] = {}  # the cone's rays, enumerated once for every hull round
         for outer in range(1, (int(opts["hull_rounds"]) if hull else 1) + 1):
-            G = _restricted(VertexGains(priors, problem.utility), rows)
+            G = _restricted(error_gains(priors, problem.utility), rows)
             pricer, how, out = _run(problem, G, cone, opts, cache, deadline)
             if out["w"] is None:
                 return Result(status=out["status"], value=None, message=out["message"], **base)
@@ -141,6 +143,7 @@ class RobustRaysSolver(Solver):
         elif gap is not None:
             status, proof = Status.OPTIMAL_INACCURATE, None
             msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out['status']}; pricing {how})"
+            msg += f"; the last pricing proved no bound: {out['unpriced']}" if out.get("unpriced") else ""
             msg += _resolution(G, value, gap)
         else:
             status, proof = Status.FEASIBLE, None
@@ -199,14 +202,36 @@ def _evidence(problem: Any, Q: np.ndarray, G, out: dict[str, Any], rows: np.ndar
     w = np.ones(int(rows.sum())) if norm is None else np.asarray(norm, float)  # a pricer normalising ωᵀr = 1: δ·ω/Σω
     nu[rows] = mu + (out["bound"] - float(lam @ G.constants()) - float(mu.sum())) * w / w.sum()
     centre = float(getattr(G.utility, "centre", 0.0))  # the gains' centre (an MSE is shift-invariant)
+    if isinstance(G, ErrorGains):  # the checker's gains are f = g + shift·q: ν + λᵀshift, exactly (Fractions)
+        nu = _exact_shift(nu, lam, G, rows)
     return RobustEvidence(problem, Q, lam, nu, None, method=f"robust-rays (ray LP duals; {out['rounds']} rounds)",
                           centre=centre)  # fmt: skip
 
 
+def _exact_shift(nu: np.ndarray, lam: np.ndarray, G, rows: np.ndarray) -> np.ndarray:
+    """ν_x + Σ_i λ_i P_ix (a_x − centre)² in exact rationals, λ = w / Σ w and P_i / 1ᵀP_i as the checker reads the
+    weights and the vertices: rounded to doubles (or at the unnormalised vertices) this E[a²]-sized shift moves the
+    checker's ρ by ulps of E[a²] per unit mass, 1e-4 of an MSE of 1e-12 of E[a²] (LDP ε = 30: a pattern at
+    ρ/1ᵀr = 5e-16 in the checker, the bound proven only to 3e-4 with a floor at the MSE's scale)."""
+    from fractions import Fraction
+
+    lam_q = [Fraction(float(t)) for t in lam]
+    lam_q = [t / sum(lam_q) for t in lam_q]
+    V = [[Fraction(float(p)) for p in P] for P in G.vertices]
+    V = [[p / sum(P) for p in P] for P in V]  # as the checker reads a vertex (summing to 1 exactly)
+    out = np.array([Fraction(float(v)) for v in nu], dtype=object)
+    centre = Fraction(float(G.utility.centre))
+    for j, x in enumerate(np.flatnonzero(rows)):
+        sq = (Fraction(float(G.utility.a[j])) - centre) ** 2
+        out[x] += sum(t * P[j] for t, P in zip(lam_q, V)) * sq
+    return out
+
+
 def _resolution(G, value: float, gap: float) -> str:
-    """Why an MSE far below E[a²] is not certified: the ray LP's score is E[a²] − Σ gains, so its bound carries a
-    rounding allowance of ~64·n ulp of E[a²] (``raylp._margin``) and the master's duals are accurate to
-    ``MASTER_TOL``·E[a²]; a note when these explain the gap, else ""."""
+    """Why a histogram MSE far below its offset is not certified: its ray LP's score is offset − Σ gains (the mse of a
+    sum is priced in its errors, :class:`~mechopt.problems.robust.gains.ErrorGains`, constants 0: no such note), so
+    its bound carries a rounding allowance of ~64·n ulp of the offset (``raylp._margin``) and the master's duals are
+    accurate to ``MASTER_TOL`` times it; a note when these explain the gap, else ""."""
     if G.sign > 0 or not value > 0:
         return ""
     big = float(np.abs(G.constants()).max(initial=0.0))
@@ -214,7 +239,7 @@ def _resolution(G, value: float, gap: float) -> str:
     if gap > 100 * max(rounding, MASTER_TOL * big / value):
         return ""
     return (
-        f"; the MSE is {value / big:.2g} of E[a²] = {big:.3g}: in the score E[a²] − Σ gains the bound's rounding "
+        f"; the MSE is {value / big:.2g} of its offset {big:.3g}: in the score offset − Σ gains the bound's rounding "
         f"allowance is ~{rounding:.2g} and the master LP's tolerance up to ~{MASTER_TOL * big / value:.2g} relative "
         "to it (double precision; not certifiable at this ε)"
     )
@@ -259,7 +284,7 @@ def _point_mass(G) -> dict[str, Any] | None:
 def _restricted(G, rows: np.ndarray):
     """The gains on the support rows (vertices and MSE values restricted)."""
     U = G.utility.restrict(np.flatnonzero(rows)) if hasattr(G.utility, "a") else G.utility
-    return VertexGains(G.vertices[:, rows], U)
+    return type(G)(G.vertices[:, rows], U)
 
 
 def _pricer(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray],

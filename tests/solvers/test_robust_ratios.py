@@ -82,7 +82,8 @@ def test_a_bound_without_the_open_coordinates_is_caught(monkeypatch):
 
 
 def test_the_box_bound_covers_every_point_of_the_box():
-    """For random boxes, the bound is at least Φ(s) = max_z L(z, s) at random points s of the box."""
+    """For random boxes, the bound is at least Φ(s) = max_z L(z, s) at random points s of the box (g(s) = −1ᵀμ −
+    Σ_i λ_i Σ_x P_ix (a_x − s_i)²: the errors' frame)."""
     bb, lam, mu, _ = _case(7, 9, 3)
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -90,7 +91,7 @@ def test_the_box_bound_covers_every_point_of_the_box():
         B, *_ = bb._bounds(L[:1], L[1:], lam, mu)
         s = rng.uniform(L[0], L[1], size=(50, 3))
         w = bb._phi(s, lam).sum(axis=1) - bb.E * mu
-        g = -mu.sum() + (lam * (2 * s * bb.alpha - s * s)).sum(axis=1)
+        g = -mu.sum() - (lam * ((bb.a[None, None, :] - s[:, :, None]) ** 2 * bb.V[None]).sum(axis=2)).sum(axis=1)
         assert np.all(g + np.clip(w, 0, None).sum(axis=1) <= B[0] + 1e-12)
 
 

@@ -3,22 +3,25 @@
 The cone is K = {q ≥ 0 : lo·t_j ≤ q_x ≤ hi·t_j, t_j = P_j·q, every vertex j of the set and row x}
 (:mod:`mechopt.solvers.robust.cone.box`: the slice P̄·q = 1, its bounds and its LP). For the mse of a sum
 with centred values a a column q has at prior P_i the gain f_i = N_i² / T_i, N_i = Σ_x P_ix a_x q_x,
-T_i = P_i·q (the priors of the gains may be more than the set's vertices: the hull rounds), so at duals
-(λ ≥ 0, μ) the pricing problem is max over the slice of ρ(q) = Σ_i λ_i N_i² / T_i − μᵀq: a convex function,
-largest at a vertex of the slice (an extreme ray).
+T_i = P_i·q (the priors of the gains may be more than the set's vertices: the hull rounds). The ray LP prices
+it relative to the identity's gain Σ_x P_ix a_x² q_x (:class:`~mechopt.problems.robust.gains.ErrorGains`; duals
+of plain gains are moved there by :func:`~mechopt.problems.robust.gains.error_duals`): the error
+e_i(q) = Σ_x P_ix q_x (a_x − N_i/T_i)², so at duals (λ ≥ 0, μ) the pricing problem is max over the slice of
+ρ(q) = −Σ_i λ_i e_i(q) − μᵀq: a convex function, largest at a vertex of the slice (an extreme ray).
 
 **The representation (proof).** N²/T = max_s (2sN − s²T) for T > 0, attained at s = N/T (as in
 :mod:`mechopt.solvers.robust.ratios`), so ρ(q) = max_{s ∈ R^k} Σ_x q_x w_x(s) with
-w_x(s) = Σ_i λ_i P_ix (2 s_i a_x − s_i²) − μ_x, and the maximiser s_i = N_i/T_i is a mean of the a_x
+w_x(s) = −Σ_i λ_i P_ix (a_x − s_i)² − μ_x, and the maximiser s_i = N_i/T_i is a mean of the a_x
 with P_ix > 0: s lies in the box of those ranges.
 
 **The bound (proven).** For a box S = Π [l_i, h_i] of ratios, every q of the slice with N_i/T_i ∈ S
 (the window rows l_i T_i ≤ N_i ≤ h_i T_i: linear in q) has N_i²/T_i = s_i² T_i ≤ (l_i + h_i) N_i − l_i h_i T_i
-((s − l)(s − h) ≤ 0: the chord of s², exact at the window's ends, at most (h − l)² T / 4 above). So the LP
-"max Σ_i λ_i ((l_i + h_i) N_i − l_i h_i T_i) − μᵀq over the slice and the windows" bounds ρ on the part of the
-slice whose ratios lie in S; its
-value is taken from any row multipliers by weak duality (:func:`~mechopt.solvers.robust.cone.box.dual_max`,
-every variable boxed, a rounding margin), not from HiGHS, and a box HiGHS proves empty is dropped (a box
+((s − l)(s − h) ≤ 0: the chord of s², exact at the window's ends, at most (h − l)² T / 4 above); less the
+identity's gain it reads −Σ_x P_ix q_x (a_x − l_i)(a_x − h_i), products of differences (no E[a²] − Σ gains). So
+the LP "max −Σ_x q_x (Σ_i λ_i P_ix (a_x − l_i)(a_x − h_i) + μ_x) over the slice and the windows" bounds ρ on the
+part of the slice whose ratios lie in S; its value is taken from any row multipliers by weak duality
+(:func:`~mechopt.solvers.robust.lp.dual_max`, every variable boxed, a rounding allowance per column that scales
+with the bound, not with the costs), not from HiGHS, and a box HiGHS proves empty is dropped (a box
 HiGHS leaves unsolved leaves the pricing without a bound). Every q lies in some box of a partition of the
 root box, so the largest box bound bounds max ρ.
 
@@ -27,13 +30,13 @@ is priced exactly, and an improving one is pushed up by alternation (s = N/T of 
 w(s) over the whole slice, the chord at l = h = s: ρ never drops, as ρ(q') ≥ Σ q'_x w_x(s) ≥ Σ q_x w_x(s)
 = ρ(q)). A box is split at the side i whose chord error λ_i T_i (s_i − l_i)(h_i − s_i) at the LP point is
 largest, halfway between s_i = N_i/T_i and the side's middle. A box is closed when its bound is at most
-the larger of the incumbent and ``target`` (half the gap tolerance times the master's value
-|λᵀc + 1ᵀμ|), or when the chord's error at its LP point is below the LP's own slack (its recomputed
-bound less the LP point's value: HiGHS's tolerances, which no split reduces; the bound stays proven, only
-looser: at PML ε = 5, an MSE 1e-5 of E[a²], the search otherwise ran to its time limit, and now ends
-``optimal_inaccurate`` at gap 2e-6 in 0.2 s). The search stops early once an improving column reaches
-``stop`` times the largest open bound. The chord's error shrinks with the square of the box's width, so the
-search ends.
+the larger of the incumbent and ``target`` (half the gap tolerance times the master's value |1ᵀμ|, the
+MSE), or when the chord's error at its LP point is below the LP's own slack (its recomputed bound less the LP
+point's value: HiGHS's tolerances, which no split reduces; the bound stays proven, only looser). PML ε = 5,
+d = 6, an MSE 1.3e-5 of E[a²]: priced as E[a²] − Σ gains it ended ``optimal_inaccurate`` at gap 2e-6; in the
+errors, with the allowance per column, it is certified at 2.9e-8. The search stops early once an improving
+column reaches ``stop`` times the largest open bound. The chord's error shrinks with the square of the box's
+width, so the search ends.
 
 Examples
 --------
@@ -58,6 +61,8 @@ import math
 import numpy as np
 
 from mechopt import settings
+from mechopt.model.gains import mse_loss
+from mechopt.problems.robust.gains import error_duals
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.robust.cone.box import BOX_NODES, BoxMIPricer
 from mechopt.solvers.robust.lp import dual_max, lp_model, run_lp
@@ -86,7 +91,7 @@ class ConeMSEPricer:
 
     def __init__(self, gains, cone: np.ndarray, lo: float, hi: float, max_nodes: int = BOX_NODES) -> None:
         self.box = BoxMIPricer(cone, lo, hi, max_nodes)  # the slice: its bounds, its rows, into_cone
-        self.V = np.asarray(gains.vertices, float)
+        self.V, self.gains = np.asarray(gains.vertices, float), gains
         a = np.asarray(gains.utility.centred, float)
         self.sig = float(np.abs(a).max(initial=0.0)) or 1.0  # the ratios are kept in units of max |a| (unit-free)
         self.a = a / self.sig
@@ -95,7 +100,6 @@ class ConeMSEPricer:
         self.weights = (1.0, 1.0)
         self.batch = 2 * self.n
         self.max_nodes = int(max_nodes)
-        self.c = gains.constants()
         self.target: float | None = None  # None: half the gap tolerance times the master's value
         self.stop = 0.5
         self.slack = 0.0  # boxes bounded within this of the incumbent are closed (tests: an absolute tolerance)
@@ -128,10 +132,14 @@ class ConeMSEPricer:
         return lp_model(self.A, self.rlo, self.rhi, self.lo, self.hi)
 
     def rho(self, Q: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """ρ of columns Q (n × m): Σ_i λ_i N_i² / T_i − μᵀq."""
+        """ρ of columns Q (n × m): −Σ_i λ_i e_i(q) − μᵀq, e_i = Σ_x P_ix q_x (a_x − N_i/T_i)² summed from its terms."""
+        return self._rho(Q, lam, error_duals(self.gains, lam, mu))
+
+    def _rho(self, Q: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """ρ at duals μ of the error frame (:func:`~mechopt.problems.robust.gains.error_duals`)."""
         Q = np.asarray(Q, float)
-        N, T = (self.V * self.a) @ Q, self.V @ Q
-        return self.sig**2 * (lam @ (N * N / T)) - mu @ Q
+        e = np.vstack([mse_loss(self.a, P[:, None] * Q) for P in self.V])
+        return -(self.sig**2) * (lam @ e) - mu @ Q
 
     def _window(self, h, L: np.ndarray, H: np.ndarray) -> None:
         """Set the window rows to the box [L, H] (in HiGHS and in ``A``)."""
@@ -141,10 +149,12 @@ class ConeMSEPricer:
                 self.A[r, self.Tcol + i] = -float(v)
 
     def _chord(self, L, H, lam, mu) -> np.ndarray:
-        """The LP's costs on (q, t_j, N_i, T_i): λ_i ((l_i + h_i) N_i − l_i h_i T_i) − μᵀq, the chord of N_i²/T_i
-        over the window l_i ≤ N_i/T_i ≤ h_i (module docstring)."""
+        """The LP's costs on (q, t_j, N_i, T_i): −Σ_i λ_i P_ix (a_x − l_i)(a_x − h_i) − μ_x on q_x, 0 on the rest: the
+        chord of N_i²/T_i over the window l_i ≤ N_i/T_i ≤ h_i, less the identity's Σ_x P_ix a_x² q_x (module
+        docstring), written as products of differences (no E[a²] − Σ gains)."""
         lam = lam * self.sig**2
-        return np.r_[-mu, np.zeros(self.box.k), lam * (L + H), -lam * L * H]
+        cost = -np.einsum("i,ix,ix->x", lam, self.V, (self.a[None, :] - L[:, None]) * (self.a[None, :] - H[:, None]))
+        return np.r_[cost - mu, np.zeros(self.box.k + 2 * self.k)]
 
     def _lp(self, h, c, L, H):
         """(bound, q) of max cᵀz over the slice with ratios in [L, H]; (−inf, None) when HiGHS proves it empty,
@@ -169,14 +179,14 @@ class ConeMSEPricer:
 
     def _ascend(self, h, q, lam, mu):
         """(q, ρ(q)) after alternation from q: s = N/T, then the LP at w(s) over the whole slice (ρ never drops)."""
-        val = float(self.rho(q[:, None], lam, mu)[0])
+        val = float(self._rho(q[:, None], lam, mu)[0])
         for _ in range(8):
             s = ((self.V * self.a) @ q) / (self.V @ q)
             out = self._lp(h, self._chord(s, s, lam, mu), self.smin, self.smax)
             if out is None or out[1] is None:
                 break
             v = self.box.into_cone(out[1])
-            new = float(self.rho(v[:, None], lam, mu)[0])
+            new = float(self._rho(v[:, None], lam, mu)[0])
             if new <= val + 1e-15 * max(1.0, abs(val)):
                 break
             q, val = v, new
@@ -184,11 +194,12 @@ class ConeMSEPricer:
 
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
         """The best columns found and the largest bound of any box (proven; module docstring)."""
-        lam, mu = np.maximum(np.asarray(lam, float), 0.0), np.asarray(mu, float)
+        lam = np.maximum(np.asarray(lam, float), 0.0)
+        mu = error_duals(self.gains, lam, mu)  # gains relative to the identity's: ρ = −Σ λ_i e_i(q) − μᵀq
         h = self._model()
         last = self.nodes + self.max_nodes
         gap = settings.tolerance("gap")
-        target = 0.5 * gap * abs(float(lam @ self.c + mu.sum())) if self.target is None else self.target
+        target = 0.5 * gap * abs(float(mu.sum())) if self.target is None else self.target
         root = (self.smin.copy(), self.smax.copy())
         tol, best, closed, cols, tick = _rc_tol(), -math.inf, -math.inf, {}, 0
         heap = [(-math.inf, 0, root)]
@@ -212,7 +223,7 @@ class ConeMSEPricer:
             if z is None:
                 continue
             q = self.box.into_cone(z)
-            val = float(self.rho(q[:, None], lam, mu)[0])
+            val = float(self._rho(q[:, None], lam, mu)[0])
             if val > tol:
                 q, val = self._ascend(h, q, lam, mu)
                 cols.setdefault(np.round(q, 12).tobytes(), (val, q))
