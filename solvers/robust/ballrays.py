@@ -116,19 +116,19 @@ def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str
 
 def new_priors(problem: Any, Q: np.ndarray, bound: float, batch: int) -> np.ndarray:
     """The priors of the ball that cut ``Q`` off: for each used column breaking privacy (beyond a relative 1e-9),
-    its extreme priors (:func:`~mechopt.solvers.robust.witness._extremes`, both tie-breaks), and the ``batch``
-    vertices of least information below ``bound`` less half the ``gap`` tolerance; none when Q is proven."""
-    from mechopt.solvers.robust.witness import _extremes
-
+    its extreme prior (the closed form; both tie-breaks, as the witness takes, made 46 priors at d = 8 where one
+    makes 35), and the ``batch`` vertices of least information below ``bound`` less half the ``gap`` tolerance;
+    none when Q is proven."""
     B, M = problem.prior_set, np.asarray(Q, float)
     rows: list[np.ndarray] = []
     f = box_factors(problem.notion)
     for q in M[:, M.max(axis=0) > 0].T if f is not None else []:
         lo, hi = f
-        if q.max() > hi * (B.extreme(q) @ q) * (1 + 1e-9):
-            rows += _extremes(B, q)
-        if lo > 0 and q.min() < lo * (B.extreme(-q) @ q) * (1 - 1e-9):
-            rows += _extremes(B, -q)
+        low, high = B.extreme(q), B.extreme(-q)
+        if q.max() > hi * (low @ q) * (1 + 1e-9):
+            rows.append(low)
+        if lo > 0 and q.min() < lo * (high @ q) * (1 - 1e-9):
+            rows.append(high)
     Vall = problem.ball_vertices()
     vals = VertexGains(Vall, problem.utility).values(M)
     cut = bound - 0.5 * settings.tolerance("gap") * abs(bound)
