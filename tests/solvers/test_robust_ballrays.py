@@ -100,8 +100,8 @@ def test_the_same_input_gives_the_same_numbers():
 
 @pytest.mark.slow
 def test_pml_mi_over_the_ball_at_d_8_is_certified():
-    """d = 8 (126 vertices): the full-vertex route did not certify in 120 s; vertex generation does (~100 s, 46
-    priors at load 6)."""
+    """d = 8 (126 vertices): the full-vertex route did not certify in 120 s; vertex generation does (87–91 s, 35
+    priors, at load 6–7)."""
     prob = BallDesign.from_params(notion="pml", utility="mi", eps=1.0, prior_counts=_counts(8), delta=1e-3)
     r = mechopt.solve(prob, solver="robust-rays")
     assert r.status.value == "optimal" and r.extras["relative_gap"] <= 1e-7 and r.extras["ball_vertices"] == 126
