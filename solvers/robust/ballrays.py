@@ -54,7 +54,7 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not 1 <= batch <= 10**6:
         raise ParamError(f"ball_batch must be a whole number of vertices per round in [1, 1e6], got {batch!r}")
     r: Result | None = None
-    late = False
+    late, best = False, np.inf  # best: the least bound proven so far (every W's bound bounds the ball's optimum)
     for outer in range(1, MAX_OUTER + 1):
         left = None if tl is None else float(tl) - (time.perf_counter() - t0)
         if left is not None and left <= 0:
@@ -62,6 +62,8 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
             break
         sub = RobustDesign(prior_set=PriorSet(V, "priors of the ball"), notion=problem.notion, utility=problem.utility)
         r = inner(sub, {**opts, "time_limit": left})
+        if r.certificate is not None:
+            best = min(best, float(r.certificate.bound))
         if r.mechanism is None or r.certificate is None or r.status is not Status.OPTIMAL:
             break
         new = new_priors(problem, r.Q, float(r.certificate.bound), batch)
@@ -72,17 +74,17 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
     if r is None or r.mechanism is None:
         msg = "no channel: the time limit ended the first ray LP" if r is None else r.message
         return Result(status=Status.TIME_LIMIT if r is None else r.status, value=None, message=msg, **base)
-    return _verdict(problem, r, V, outer, base, tol, late)
+    return _verdict(problem, r, V, outer, base, tol, late, best)
 
 
 def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str, Any], tol: float,
-             late: bool = False) -> Result:  # fmt: skip
+             late: bool = False, best: float = np.inf) -> Result:  # fmt: skip
     """The result: Q audited over the whole ball (privacy in closed form, information at every vertex), the bound
     of the last ray LP over the priors W; ``optimal`` only when all three hold (module docstring)."""
     Q = r.Q
     audit = problem.audit_channel(Q)
     value = float(audit.value)
-    bound = None if r.certificate is None else float(r.certificate.bound)
+    bound = None if not np.isfinite(best) else best  # a time-limited last round may prove less than an earlier one
     gap = None if bound is None else relative_gap(value, bound)
     private = audit.violation <= 1e-9 * max(1.0, problem.notion.eps)
     n_all = len(problem.ball_vertices())
