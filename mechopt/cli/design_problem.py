@@ -130,7 +130,7 @@ def build_problem(
         pid, params = args.problem, _resolve_graph(parse_assignments(args.assign))
     else:
         if {"prior_set", "prior_ball", "prior_free", "prior_counts", "delta", "bound"} & set(flags):
-            prob = robust_problem(flags, notes)
+            prob = robust_problem(flags, notes, certificate=bool(getattr(args, "certificate", None)))
             return prob, solver or ("robust-lp" if prob.is_linear else "robust-rays"), options, tl
         if "hull" in flags:
             raise ParamError("--hull goes with a prior set: --prior-set, --prior-ball or --prior-free")
@@ -166,9 +166,11 @@ def _is_scalar(val: Any) -> bool:
     return True
 
 
-def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any:
+def robust_problem(flags: dict[str, Any], notes: list[str] | None = None, certificate: bool = False) -> Any:
     """A :class:`~mechopt.problems.robust.RobustDesign` from the design flags (exactly one set option); for
-    ``--prior-counts`` the (ε, δ) guarantee of a design over the set is appended to ``notes``."""
+    ``--prior-counts`` the (ε, δ) guarantee of a design over the set is appended to ``notes``. mi over a TV ball
+    is a :class:`~mechopt.problems.robust.BallDesign` (vertex generation), but with ``certificate`` up to 10
+    symbols the vertex form (its certificate file is checked by certcheck; vertex generation writes none)."""
     import numpy as np
 
     from mechopt.problems.robust import BallSet, EmpiricalPrior, PriorSet, RobustDesign
@@ -194,7 +196,7 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
         E = EmpiricalPrior.from_counts(flags["prior_counts"], flags["delta"], flags.get("bound", "weissman"))
         if notes is not None:
             notes.append(E.guarantee(str(flags["notion"]), flags["eps"]))
-        if E.d > MAX_BALL_SYMBOLS:  # no vertex list: the ball's LP duals (mae), or why not
+        if E.d > MAX_BALL_SYMBOLS or (_generated(flags, E.ball().kind) and not certificate):  # by its inequalities
             return _ball_design(E, flags)
         S = E.prior_set()
     elif key == "prior_set":
@@ -219,7 +221,7 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
         from mechopt.model.priors import read_prior
 
         center = read_prior(flags["prior"])[0]
-        if center.size > MAX_BALL_SYMBOLS:  # no vertex list: the ball's LP duals (mae), or why not
+        if center.size > MAX_BALL_SYMBOLS or (_generated(flags, kind.strip().lower()) and not certificate):
             return _ball_design(BallSet(center, r, kind.strip().lower()), flags)
         S = PriorSet.ball(center, r, kind)
     prob = RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],
@@ -239,18 +241,33 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any
     return prob
 
 
+def _generated(flags: dict[str, Any], kind: str) -> bool:
+    """Whether mi over a TV ball: designed by vertex generation at any d (:mod:`mechopt.solvers.robust.ballrays`;
+    the vertex form over all of the ball's vertices did not certify d = 8 in 120 s)."""
+    return str(flags["utility"]).lower() == "mi" and kind == "tv"
+
+
 def _ball_design(ball: Any, flags: dict[str, Any]) -> Any:
-    """A :class:`~mechopt.problems.robust.BallDesign` (a ball by its inequalities: mae at any d) from the flags."""
+    """A :class:`~mechopt.problems.robust.BallDesign` (a ball by its inequalities: mae at any d, mi over a TV ball)
+    from the flags."""
     from mechopt.problems.robust import BallDesign
     from mechopt.problems.robust.balls import not_certified
 
     utility = str(flags["utility"]).lower()
-    if utility != "mae":
-        raise ParamError(not_certified(utility, ball.d, str(flags["notion"]).lower()))
+    kind = ball.ball().kind if callable(getattr(ball, "ball", None)) else ball.kind
+    if utility != "mae" and not (utility == "mi" and kind == "tv"):
+        raise ParamError(not_certified(utility, ball.d, str(flags["notion"]).lower(), kind))
     if flags.get("hull"):
-        raise ParamError("--hull goes with mse or histogram; a ball design takes mae")
-    return BallDesign.from_params(prior_set=ball, notion=flags["notion"], eps=flags["eps"], values=flags.get("values"),
-                                  outputs=flags.get("outputs"), eps_lower=flags.get("eps_lower"))  # fmt: skip
+        raise ParamError("--hull goes with mse or histogram; a ball design takes mae or mi")
+    B = ball.ball() if callable(getattr(ball, "ball", None)) else ball
+    if utility == "mi" and float((1.0 - B.center).min()) <= B.radius:
+        raise ParamError(  # true ("optimal, value 0") but void, as for a set of vertices with a point mass
+            "a worst case of mutual information over a ball holding a point mass says nothing: every channel has "
+            "information 0 there; take more samples (a smaller radius), or use --utility mae"
+        )
+    return BallDesign.from_params(prior_set=ball, notion=flags["notion"], eps=flags["eps"], utility=utility,
+                                  values=flags.get("values"), outputs=flags.get("outputs"),
+                                  eps_lower=flags.get("eps_lower"))  # fmt: skip
 
 
 _FORMULAS = {"weissman": "P(L1 >= r) <= (2^d - 2) exp(-n r^2 / 2)", "hoeffding": "P(Linf >= t) <= 2d exp(-2 n t^2)"}

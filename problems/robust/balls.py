@@ -5,8 +5,9 @@ The ball (:class:`~mechopt.problems.robust.ballset.BallSet`) has up to ~2^d vert
 P minimised or maximised over the ball, which has a closed form (move mass greedily) for the audit and an LP dual
 with d + 2 (TV) or 2d + 1 (L∞) variables for the design (:mod:`mechopt.solvers.robust.ball`): privacy at every
 prior of the ball and the worst expected loss, exactly, at any d. :class:`BallDesign` is the robust design over
-such a ball (utility ``mae``; solver ``robust-lp``; problem id ``robust-ball``); its audit takes the worst prior
-of the ball for each column.
+such a ball (utility ``mae``, solver ``robust-lp``; or ``mi`` over a TV ball, solver ``robust-rays`` by vertex
+generation, :mod:`mechopt.solvers.robust.ballrays`; problem id ``robust-ball``); its audit takes the worst prior
+of the ball for each column (and for mi the vertex of least information, over every vertex of the ball).
 
 Examples
 --------
@@ -27,6 +28,7 @@ from mechopt.model.channel import validate_channel
 from mechopt.model.problem import ProblemAudit
 from mechopt.problems.robust.ballset import BallSet
 from mechopt.problems.robust.empirical import EmpiricalPrior
+from mechopt.problems.robust.gains import VertexGains
 from mechopt.problems.robust.problems import RobustDesign, box_factors, robust_levels
 
 __all__ = ["BallDesign", "not_certified"]
@@ -34,7 +36,8 @@ __all__ = ["BallDesign", "not_certified"]
 
 @dataclass(frozen=True, eq=False)
 class BallDesign(RobustDesign):
-    """Minimise the worst expected loss over a :class:`BallSet` under a notion at every prior of the ball."""
+    """The worst expected loss (mae) or information (mi) over a :class:`BallSet`, optimised under a notion at every
+    prior of the ball."""
 
     prior_set: BallSet  # type: ignore[assignment]
     id: ClassVar[str] = "robust-ball"
@@ -43,9 +46,10 @@ class BallDesign(RobustDesign):
         if not isinstance(self.prior_set, BallSet):
             raise ProblemError("prior_set must be a BallSet")
         box_factors(self.notion)
-        if self.utility.name != "mae":
-            raise ProblemError(not_certified(self.utility.name, self.prior_set.d, self.notion.name))
-        if self.utility.a.size != self.prior_set.d:
+        name = self.utility.name
+        if name != "mae" and not (name == "mi" and self.prior_set.kind == "tv"):
+            raise ProblemError(not_certified(name, self.prior_set.d, self.notion.name, self.prior_set.kind))
+        if name == "mae" and self.utility.a.size != self.prior_set.d:
             raise ProblemError(f"{self.utility.a.size} values but the ball has {self.prior_set.d} symbols")
 
     @classmethod
@@ -74,6 +78,9 @@ class BallDesign(RobustDesign):
         """The LP's data: the ball (no vertices), loss L, the rows it constrains, the box factors."""
         from mechopt.notions import LDP
 
+        if not self.is_linear:
+            raise ProblemError(f"utility {self.utility.name} over a ball is not linear in Q: use solver 'robust-rays'")
+
         ldp_eps = self.notion.eps if type(self.notion) is LDP else None
         return {"vertices": None, "ball": self.prior_set, "loss": self.loss_matrix(), "rows": self.prior_set.support,
                 "factors": box_factors(self.notion), "ldp_eps": ldp_eps}  # fmt: skip
@@ -81,15 +88,33 @@ class BallDesign(RobustDesign):
     def vertex_gains(self) -> None:
         return None
 
+    def ball_vertices(self) -> np.ndarray:
+        """Every vertex of the ball (:meth:`~mechopt.problems.robust.ballset.BallSet.all_vertices`), enumerated
+        once: mutual information is concave in the prior, so its worst prior is one of them."""
+        got = self.__dict__.get("_vertices")
+        if got is None:
+            got = self.prior_set.all_vertices()
+            got.flags.writeable = False
+            object.__setattr__(self, "_vertices", got)
+        return got
+
     def worst_priors(self, Q: Any) -> np.ndarray:
-        """The priors of the ball at which Q is worst: for the loss, and per used column for each privacy side."""
+        """The priors of the ball at which Q is worst: for the utility (mae: the loss's closed form; mi: the vertex
+        of least information, over all of them), and per used column for each privacy side."""
         M = np.asarray(Q, float)
         B = self.prior_set
-        return np.vstack([B.extreme(-np.sum(M * self.loss_matrix(), axis=1)), B.privacy_priors(M)])
+        if self.is_linear:
+            worst = B.extreme(-np.sum(M * self.loss_matrix(), axis=1))
+        else:
+            V = self.ball_vertices()
+            worst = V[int(np.argmin(VertexGains(V, self.utility).values(M)))]
+        return np.vstack([worst, B.privacy_priors(M)])
 
     def losses(self, Q: Any) -> np.ndarray:
-        """The expected loss of Q at its worst prior of the ball (one entry)."""
+        """The utility of Q at its worst prior of the ball (one entry: an expected loss, or an information)."""
         P = self.worst_priors(Q)[:1]
+        if not self.is_linear:
+            return VertexGains(P, self.utility).values(np.asarray(Q, float))
         return P @ np.sum(np.asarray(Q, float) * self.loss_matrix(), axis=1)
 
     def levels(self, Q: Any) -> np.ndarray:
@@ -108,24 +133,20 @@ class BallDesign(RobustDesign):
         return {"prior_ball": ball, **self.notion.params(), **self.utility.params()}
 
 
-def not_certified(utility: str, d: int, notion: str) -> str:
+def not_certified(utility: str, d: int, notion: str, kind: str = "tv") -> str:
     """Why a ball on ``d`` symbols (beyond the vertex form's 10) has no certified design for ``utility``: one line.
 
     >>> not_certified("mse", 16, "pml").split(":")[0]
     'mse over a prior ball on 16 symbols is not certified'
     """
     head = f"{utility} over a prior ball on {d} symbols is not certified: "
+    if utility == "mi" and kind != "tv":
+        why = ("its worst prior is a vertex of the ball, and only a TV ball's vertices are enumerated in closed form "
+               "(an L∞ ball's, up to d·2^(d−1), are not)")  # fmt: skip
+        return head + why + "; use the weissman bound (a TV ball), --utility mae, or merge rare symbols to 10 or fewer"
     if utility in ("mse", "histogram"):
         why = ("its worst prior over the ball may be interior (a Bayes risk is concave in the prior), and the hull "
                "search (--hull) needs the ball's vertices, which grow as 2^d beyond 10 symbols")  # fmt: skip
-    elif utility == "mi" and notion == "ldp":
-        why = ("its worst prior is a vertex of the ball, and the ball's vertices are held (Qhull) only up to 10 "
-               "symbols (constraint generation over them is not built)")  # fmt: skip
-    elif utility == "mi":
-        why = (
-            f"its worst prior is a vertex of the ball, but the design's exact pricing needs the extreme rays of "
-            f"the cone of columns {notion}-private at every prior of the ball, enumerated only up to 10 symbols"
-        )
     else:
         why = "a ball held by its inequalities takes utility mae only"
     return head + why + "; use --utility mae (any d), or merge rare symbols to 10 or fewer"

@@ -93,15 +93,20 @@ class RobustRaysSolver(Solver):
         "seed_near": None,
         "search_starts": 32,
         "multi_level": False,
+        "ball_batch": 4,
     }
     requires = ("scipy",)
     forms = ("vertex_gains",)
 
     def can_solve(self, problem: Any) -> bool:
         fn = getattr(problem, "vertex_gains", None)
-        return callable(fn) and fn() is not None
+        return (callable(fn) and fn() is not None) or _ball_gains(problem)
 
     def _solve(self, problem: Any, opts: dict[str, Any]) -> Result:
+        if _ball_gains(problem):  # a ball by its inequalities: vertex generation over its priors
+            from mechopt.solvers.robust.ballrays import solve_ball
+
+            return solve_ball(problem, opts, self._solve)
         t0 = time.perf_counter()
         tl = opts.get("time_limit")
         deadline = None if tl is None else t0 + float(tl)
@@ -164,6 +169,11 @@ class RobustRaysSolver(Solver):
         cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert, proof=proof, message=msg,
                       iterations=out["rounds"], extras=extras, **base)  # fmt: skip
+
+
+def _ball_gains(problem: Any) -> bool:
+    """Whether ``problem`` is a ball held by its inequalities with a gain utility (mi: ``ballrays``)."""
+    return callable(getattr(problem, "ball_vertices", None)) and not getattr(problem, "is_linear", True)
 
 
 def _run(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[str, np.ndarray], deadline):

@@ -45,7 +45,8 @@ def test_the_catalog_problem_id_is_the_flag_design(cli):
     "args, words",
     [
         (["--utility", "mi", "--prior", CENTER, "--prior-ball", "0.05:linf"], "mi over a prior ball on 16 symbols"),
-        (["--utility", "mi", "--prior-counts", COUNTS, "--delta", "1e-3"], "cone of columns pml-private"),
+        (["--utility", "mi", "--prior-counts", COUNTS, "--delta", "1e-3", "--bound", "hoeffding"], "only a TV ball's"),
+        (["--utility", "mi", "--prior-counts", "5,1", "--delta", "1e-3"], "holding a point mass says nothing"),
         (["--utility", "mse", "--prior-counts", COUNTS, "--delta", "1e-3"], "may be interior"),
         (["--utility", "histogram", "--prior", CENTER, "--prior-ball", "0.05:tv"], "may be interior"),
         (["--utility", "mse", "--prior", CENTER, "--prior-ball", "0.05:tv", "--hull"], "needs the ball's vertices"),
@@ -60,6 +61,26 @@ def test_what_a_ball_cannot_certify_exits_2_in_one_line(cli, args, words):
     assert len([ln for ln in r.err.splitlines() if ln.startswith("mechopt: error")]) == 1
 
 
-def test_ldp_mi_over_a_ball_says_the_vertices_are_the_limit(cli):
-    r = cli("design", "--notion", "ldp", "--eps", "1", "--utility", "mi", "--prior", CENTER, "--prior-ball", "0.05:tv")
-    assert r.code == 2 and "constraint generation over them is not built" in r.err
+def test_mi_over_a_tv_ball_is_designed_by_vertex_generation(cli):
+    """mi over a TV ball goes to the ball by its inequalities at any d (vertex generation), certified; LDP too."""
+    for notion in ("pml", "ldp"):
+        r = cli("design", "--notion", notion, "--eps", "1", "--utility", "mi", "--prior-counts", "120,80,40,20",
+                "--delta", "1e-3", "--json")  # fmt: skip
+        assert r.code == 0, r.err
+        doc = r.json()
+        assert doc["status"] == "optimal" and doc["solver"] == "robust-rays" and doc["privacy"]["violation"] <= 1e-9
+        assert "worst information over all 15 vertices of the ball" in doc["message"]
+
+
+def test_mi_over_a_tv_ball_with_a_certificate_file_takes_the_vertex_form(cli, tmp_path):
+    """Vertex generation writes no certificate file, so --certificate (d ≤ 10) takes the vertex form, whose file
+    mechopt check verifies; both routes give one value."""
+    cert, args = tmp_path / "c.json", [*BASE, "--utility", "mi", "--prior-counts", "120,80,40,20", "--delta", "1e-3"]
+    a = cli(*args, "--json", "--certificate", cert)
+    b = cli(*args, "--json")
+    assert a.code == b.code == 0, a.err + b.err
+    assert (
+        "worst information over all" not in a.json()["message"] and "worst information over all" in b.json()["message"]
+    )
+    assert a.json()["value"] == pytest.approx(b.json()["value"], rel=1e-9)
+    assert cli("check", cert).out.startswith("verified")

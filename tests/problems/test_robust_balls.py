@@ -56,10 +56,12 @@ def test_bad_balls_are_problem_errors(kw, words):
         BallSet(np.asarray(kw.pop("center")), **kw)
 
 
-def test_a_ball_design_takes_mae_only():
+def test_a_ball_design_takes_mae_or_mi_over_a_tv_ball():
     E = EmpiricalPrior.from_counts(",".join(["10"] * 12), 1e-3)
+    assert BallDesign.from_params(prior_set=E, notion="pml", utility="mi", eps=1.0).utility.name == "mi"
+    H = EmpiricalPrior.from_counts(",".join(["10"] * 12), 1e-3, "hoeffding")  # an L∞ ball: vertices not enumerated
     with pytest.raises(ProblemError, match="mi over a prior ball on 12 symbols is not certified"):
-        BallDesign.from_params(prior_set=E, notion="pml", utility="mi", eps=1.0)
+        BallDesign.from_params(prior_set=H, notion="pml", utility="mi", eps=1.0)
     with pytest.raises(ProblemError, match="above 10"):
         E.prior_set()  # the vertex form stops at 10 symbols and says where to go
     assert E.ball().d == 12 and E.ball().source.startswith("empirical:weissman:n=120")
@@ -90,7 +92,10 @@ def test_robust_ball_is_registered_and_its_params_round_trip():
         (dict(prior_ball="0.1", prior="0.5,0.5"), "R:KIND"),
         (dict(prior_ball="0.1:tv"), "R:KIND"),
         (dict(prior_set=PriorSet.simplex(3)), "BallSet or an EmpiricalPrior"),
-        (dict(prior_counts="3,2,1", delta=0.1, utility="mi"), "mi over a prior ball on 3 symbols is not certified"),
+        (
+            dict(prior_counts="3,2,1", delta=0.1, utility="mi", bound="hoeffding"),
+            "mi over a prior ball on 3 symbols is not certified",
+        ),
         (dict(prior_counts="3,2,1", delta=0.1, utility="mse"), "may be interior"),
         (dict(prior_counts="3,2,1", delta=0.1, hull=True), "no hull"),
     ],
