@@ -340,19 +340,25 @@ def check_robust(c, tol):
 
 
 def verdict(c, tol, value, bound, sign, floor, why, out):
-    """The report once the value and the bound (sign −1: a lower bound on a minimum) match the claims."""
+    """The report once the value and the bound (sign −1: a lower bound on a minimum) match the claims. Gaps are
+    relative to the certified value's own size |value| (as mechopt's are), so a tiny optimum is judged at its own
+    scale; floor (``floor`` times the objective's scale) is the denominator only for a value of exactly 0."""
+    size = abs(value) or floor
 
-    def rel(x, ref):  # the gap: |x − ref| / max(|ref|, floor · the objective's scale)
-        den = max(abs(ref), floor)
+    def rel(x, ref):  # |x − ref| / max(|x|, |ref|, size): relative at every magnitude
+        den = max(abs(x), abs(ref), size)
         return float(abs(x - ref) / den) if den else float(0 if x == ref else "inf")
 
     if rel(c["value"], value) > tol["match"]:
         raise Rejected(f"the value of Q is {float(value)!r}, not the claimed {float(c['value'])!r}")
-    if sign * (bound - c["bound"]) > tol["match"] * max(abs(c["bound"]), floor):
+    if sign * (bound - c["bound"]) > tol["match"] * max(abs(c["bound"]), size):
         raise Rejected(f"the duals do not prove the claimed bound {float(c['bound'])!r}, only {float(bound)!r}: {why}")
-    out = dict(value=float(value), bound=float(bound), gap=rel(value, bound), **out)
-    if c["status"] == "optimal" and out["gap"] > tol["gap"]:
-        raise Rejected(f"not optimal: value {out['value']!r}, bound {out['bound']!r}, gap {out['gap']:.3g}")
+    of = "the value" if value else "floor x the objective's scale (the value is 0)"
+    out = dict(value=float(value), bound=float(bound), gap=rel(value, bound), gap_of=of, **out)
+    gap = max(out["gap"], rel(value, c["bound"]))  # optimal at the bound proved and at the bound claimed
+    if c["status"] == "optimal" and gap > tol["gap"]:
+        at = f"the claimed bound {float(c['bound'])!r}" if gap > out["gap"] else f"the bound {out['bound']!r}"
+        raise Rejected(f"not optimal: value {out['value']!r}, {at}, gap {gap:.3g} of {out['gap_of']}")
     return out
 
 
@@ -377,7 +383,7 @@ def line(out):
         f"verified: {out['file']}: {out['notion']} eps = {out['eps']:g}, {out['utility']}, {out['inputs']} inputs "
         f"x {out['outputs']} outputs; value {out['value']!r}, bound {out['bound']!r} over "
         + (f"{out['rays']} rays, " if "rays" in out else f"{out['vertices']} vertices ({out['rows']} cone rows), ")
-        + f"gap {out['gap']:.3g} ({out['time_s']} s)"
+        + f"gap {out['gap']:.3g} of {out['gap_of']} ({out['time_s']} s)"
         + (f"; the worst case over {out['scope']}" if "scope" in out else "")
     )
 
