@@ -340,25 +340,23 @@ def check_robust(c, tol):
 
 
 def verdict(c, tol, value, bound, sign, floor, why, out):
-    """The report once the value and the bound (sign −1: a lower bound on a minimum) match the claims. Gaps are
-    relative to the certified value's own size |value| (as mechopt's are), so a tiny optimum is judged at its own
-    scale; floor (``floor`` times the objective's scale) is the denominator only for a value of exactly 0."""
-    size = abs(value) or floor
+    """The report once the value and the bound (sign −1: a lower bound on a minimum) match the claims; gaps relative to
+    the value's own size (as mechopt's), floor (· the objective's scale) their denominator only for a value of 0."""
 
-    def rel(x, ref):  # |x − ref| / max(|x|, |ref|, size): relative at every magnitude
-        den = max(abs(x), abs(ref), size)
+    def rel(x, ref):  # |x − ref| / max(|x|, |ref|, |value| or floor): relative at every magnitude
+        den = max(abs(x), abs(ref), abs(value) or floor)
         return float(abs(x - ref) / den) if den else float(0 if x == ref else "inf")
 
     if rel(c["value"], value) > tol["match"]:
         raise Rejected(f"the value of Q is {float(value)!r}, not the claimed {float(c['value'])!r}")
-    if sign * (bound - c["bound"]) > tol["match"] * max(abs(c["bound"]), size):
+    if sign * (bound - c["bound"]) > tol["match"] * max(abs(c["bound"]), abs(value) or floor):
         raise Rejected(f"the duals do not prove the claimed bound {float(c['bound'])!r}, only {float(bound)!r}: {why}")
     of = "the value" if value else "floor x the objective's scale (the value is 0)"
     out = dict(value=float(value), bound=float(bound), gap=rel(value, bound), gap_of=of, **out)
     gap = max(out["gap"], rel(value, c["bound"]))  # optimal at the bound proved and at the bound claimed
     if c["status"] == "optimal" and gap > tol["gap"]:
-        at = f"the claimed bound {float(c['bound'])!r}" if gap > out["gap"] else f"the bound {out['bound']!r}"
-        raise Rejected(f"not optimal: value {out['value']!r}, {at}, gap {gap:.3g} of {out['gap_of']}")
+        at = f"bound {out['bound']!r}" if gap == out["gap"] else f"claimed bound {float(c['bound'])!r}"
+        raise Rejected(f"not optimal: value {out['value']!r}, {at}, gap {gap:.3g} of {of}")
     return out
 
 
