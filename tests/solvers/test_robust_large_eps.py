@@ -202,6 +202,7 @@ def _mutate(doc, claim, dual=None):
         (lambda v, b: 0, _trivial_duals, False),  # duals proving 8.3e-10 only: gap 0.46 (old default: 8.2e-8)
         (lambda v, b: Fraction(8, 10**10), _trivial_duals, False),  # the same, claiming what they prove
     ],
+    ids=["as-written", "10x-own-gap", "claim-0", "claim-1e-6-off", "trivial-duals-claim-0", "trivial-duals"],
 )
 def test_the_checker_judges_a_tiny_mse_at_its_own_scale(mse25, claim, dual, verified, tmp_path):
     """With default tolerances the checker tells the tight ε = 25 certificate from a loose one: a floor of
