@@ -160,8 +160,8 @@ def _ldp(eps: float, utility: str = "mse", notion: str = "ldp") -> ChannelDesign
 
 
 def test_a_tiny_exact_optimum_is_verified_at_its_own_scale(tmp_path):
-    """ε = 20: the MSE is 3.1e-8 of a variance of 1.3; the gap is relative to the MSE (measured 1.0e-9), where a
-    floor of 1e-3 times the variance had let any bound within 1.3e-10 of it (a 0.4% gap) pass."""
+    """ε = 20: the MSE is 3.1e-8 of a variance of 0.73; the gap is relative to the MSE (measured 1.0e-9), where a
+    floor of 1e-3 times the variance had let any bound within 7.3e-11 of it (a 0.24% gap) pass."""
     code, out = certify(_ldp(20.0), tmp_path / "c.json")
     assert (code, out["gap_of"]) == (0, "the value") and 0 < out["gap"] <= 1e-7 and out["value"] < 1e-7, out
 
