@@ -157,8 +157,64 @@ def test_ldp_mse_at_a_large_eps_is_certified_relative_to_the_mse(eps, tmp_path):
     assert abs(Fraction(r.value) - exact) <= Fraction(1, 10**12) * exact
     assert 0 < r.certificate.bound <= r.value
     r.save_certificate(str(tmp_path / "c.json"))
-    code, out = certcheck.run(str(tmp_path / "c.json"), {"floor": 1e-15})
-    assert code == 0 and out["gap"] <= 1e-9, out
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0 and out["gap"] <= 1e-9 and out["gap_of"] == "the value", out
+
+
+@pytest.fixture(scope="module")
+def mse25(tmp_path_factory):
+    """The ε = 25 design above (MSE 1.52e-9 of E[ã²] = 8.5) and its certificate, as a JSON document."""
+    import json
+
+    V = np.random.default_rng(7).dirichlet(np.ones(8), size=3)
+    r = _robust(V, "mse", 25.0)
+    path = tmp_path_factory.mktemp("mse25") / "c.json"
+    r.save_certificate(str(path))
+    return json.loads(path.read_text())
+
+
+def _trivial_duals(doc):
+    """ν_x = Σ_v λ_v V_v(x) ã_x²: by Cauchy–Schwarz every ray's gains are at most νᵀr, so these duals prove a bound
+    near 0 (8.3e-10 here, against the MSE 1.52e-9), true and useless."""
+    V = [[Fraction(p) for p in v] for v in doc["problem"]["prior_set"]]
+    w = [Fraction(t) for t in doc["dual"]["weights"]]
+    a = [
+        Fraction(t) - Fraction(doc["problem"]["utility"].get("centre", "0"))
+        for t in doc["problem"]["utility"]["values"]
+    ]
+    nu = [sum(t * v[x] / sum(v) for t, v in zip(w, V)) / sum(w) * a[x] ** 2 for x in range(len(a))]
+    return {"nu": [str(t) for t in nu]}
+
+
+def _mutate(doc, claim, dual=None):
+    value = Fraction(doc["claim"]["value"])
+    out = dict(doc, claim=dict(doc["claim"], bound=str(claim(value, Fraction(doc["claim"]["bound"])))))
+    return dict(out, dual=dict(doc["dual"], **dual(doc))) if dual else out
+
+
+@pytest.mark.parametrize(
+    "claim, dual, verified",
+    [
+        (lambda v, b: b, None, True),  # as written: gap 6.4e-12 of the MSE
+        (lambda v, b: v - 10 * (v - b), None, True),  # 10x its own gap: 6.4e-11, still within 1e-7
+        (lambda v, b: 0, None, False),  # a bound of 0 claimed optimal (the old default floor passed it: gap 1.1e-18)
+        (lambda v, b: v * (1 - Fraction(10**-6)), None, False),  # 10x the gap tolerance
+        (lambda v, b: 0, _trivial_duals, False),  # duals proving 8.3e-10 only: gap 0.46 (old default: 8.2e-8)
+        (lambda v, b: Fraction(8, 10**10), _trivial_duals, False),  # the same, claiming what they prove
+    ],
+    ids=["as-written", "10x-own-gap", "claim-0", "claim-1e-6-off", "trivial-duals-claim-0", "trivial-duals"],
+)
+def test_the_checker_judges_a_tiny_mse_at_its_own_scale(mse25, claim, dual, verified, tmp_path):
+    """With default tolerances the checker tells the tight ε = 25 certificate from a loose one: a floor of
+    1e-3·E[ã²] (8.5e-3, above the MSE 1.5e-9) let a bound of 0 pass; the gap is now relative to the MSE."""
+    import json
+
+    (tmp_path / "m.json").write_text(json.dumps(_mutate(mse25, claim, dual)))
+    code, out = certcheck.run(str(tmp_path / "m.json"))
+    assert (code, out["verdict"]) == ((0, "verified") if verified else (1, "rejected")), out
+    assert (
+        verified or out["reason"].startswith("not optimal: value 1.52492735673675") and "of the value" in out["reason"]
+    )
 
 
 def _cancelling(monkeypatch):
