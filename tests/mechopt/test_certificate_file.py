@@ -166,13 +166,16 @@ def test_a_tiny_exact_optimum_is_verified_at_its_own_scale(tmp_path):
     assert (code, out["gap_of"]) == (0, "the value") and 0 < out["gap"] <= 1e-7 and out["value"] < 1e-7, out
 
 
-@pytest.mark.xfail(strict=True, reason="the exact solver's bound cancels at ε ≥ 24: claimed optimal, proven 9e-5")
-def test_an_exact_optimum_at_eps_30_is_certified_at_its_own_scale(tmp_path):
-    """ε = 30 (MSE 1.4e-12): mechopt's gap says 1e-14, the duals prove the bound within 9.1e-5 of the MSE only
-    (2.4e-7 at ε = 24): E[a²] − Σ gains rounds at E[a²]. The default checker now says so (a floor of 1e-3·E[ã²]
-    passed it); this test passes once the exact solver prices the errors as robust-rays does."""
-    code, out = certify(_ldp(30.0), tmp_path / "c.json")
-    assert code == 0, out
+@pytest.mark.parametrize("utility", ["mse", "histogram"])
+@pytest.mark.parametrize("notion", ["ldp", "lip"])
+@pytest.mark.parametrize("eps", [24.0, 30.0])
+def test_an_exact_optimum_at_large_eps_is_certified_at_its_own_scale(tmp_path, eps, notion, utility):
+    """ε = 30 (ldp mse: an MSE of 1.4e-12): the file's duals are scale·(ν + shift), the shift of size E[ã²]; added
+    in doubles it rounded at ulps of E[ã²] and the duals proved the MSE only to 9.1e-5 of it (2.4e-7 at ε = 24),
+    where the solver's own bound holds to 1e-14. Added in exact rationals (certificate_file._exact_duals) the file
+    proves what the solver proved: measured gaps ≤ 3.8e-14 of the value."""
+    code, out = certify(_ldp(eps, utility=utility, notion=notion), tmp_path / "c.json")
+    assert (code, out["gap_of"]) == (0, "the value") and out["gap"] <= 1e-12, out
 
 
 def test_a_zero_optimum_is_judged_against_the_floor(tmp_path):
