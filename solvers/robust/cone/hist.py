@@ -65,10 +65,10 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.runtime.deadline import passed
+from mechopt.solvers.robust.answer import RayPricing, _rc_tol
 from mechopt.solvers.robust.cone.box import BOX_NODES
 from mechopt.solvers.robust.cone.domains import ConeSlice, PatternBox
 from mechopt.solvers.robust.lp import dual_max, lp_model, run_lp
-from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
 __all__ = ["HistBoxPricer", "ConeSlice", "PatternBox", "roof"]
 
