@@ -26,24 +26,6 @@ __all__ = ["ConeSlice", "PatternBox"]
 _UP, _DOWN = 1.0 + 8 * float(np.finfo(float).eps), 1.0 - 8 * float(np.finfo(float).eps)
 
 
-def roof(ql, qu, tl, tu):
-    """The two planes w ≤ g0 + gq·(q − q0) + gt·(t − t0) over the rectangles [ql, qu] × [tl, tu] (arrays of one
-    shape) whose minimum is the concave envelope of q²/t there: ((g0, gq, gt, q0, t0) of each face, the largest
-    corner value).
-
-    >>> (p1, p2), top = roof(np.array([1.0]), np.array([2.0]), np.array([1.0]), np.array([2.0]))
-    >>> q, t = 1.5, 1.3                                    # inside: q²/t lies under both planes
-    >>> all(bool(g0 + gq * (q - q0) + gt * (t - t0) >= q * q / t) for g0, gq, gt, q0, t0 in (p1, p2))
-    True
-    """
-    f00, f01, f10, f11 = ql * ql / tl, ql * ql / tu, qu * qu / tl, qu * qu / tu
-    dq, dt = qu - ql, tu - tl
-    wq, wt = np.where(dq > 0, dq, 1.0), np.where(dt > 0, dt, 1.0)
-    face1 = (f00, np.where(dq > 0, (f10 - f00) / wq, 0.0), np.where(dt > 0, (f01 - f00) / wt, 0.0), ql, tl)
-    face2 = (f11, np.where(dq > 0, (f11 - f01) / wq, 0.0), np.where(dt > 0, (f11 - f10) / wt, 0.0), qu, tu)
-    return (face1, face2), np.maximum(f10, f01)
-
-
 class ConeSlice:
     """D for LIP / PML / ALIP over a set: the slice P̄·q = 1 of the posterior-box cone of the rows of V (the
     rows of :class:`~mechopt.solvers.robust.cone.box.BoxMIPricer` on the columns q and t)."""
