@@ -3,7 +3,7 @@
 Every file mechopt writes (``design --out``/``--plot``, ``sweep --out`` and its lock, ``reproduce``,
 ``compare --plot``, ``bench --out``, privacy reports, figures, datasets) goes through this module.
 
-* The target is classified first (:func:`target`). A missing or regular file is **replaced**: the
+* The target is classified first (:func:`~mechopt.io.target.target`). A missing or regular file is **replaced**: the
   bytes go to a private temporary made by :func:`tempfile.mkstemp` (``O_EXCL | O_NOFOLLOW``, a
   random name, mode 0600) in the target's own folder, are fsync-ed, and the temporary is renamed
   over the target. A character device or a FIFO is **written through**: opened and written, never
@@ -33,20 +33,18 @@ True
 from __future__ import annotations
 
 import contextlib
-import errno
 import io
 import os
 import re
 import stat
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from mechopt.errors import OutputFileError
-from mechopt.io.files import kind_name
+from mechopt.io.target import Target, _error, target
 
 __all__ = [
     "Target",
@@ -74,65 +72,6 @@ def published() -> list[str]:
     clear it to start afresh. An interrupt's message names them (:func:`mechopt.cli.interrupted`); a
     sweep's file, published at its first line, counts only once the sweep has closed it."""
     return _PUBLISHED
-
-
-@dataclass(frozen=True)
-class Target:
-    """What an output path is: ``given`` as the user wrote it, ``path`` the file written (links
-    followed), ``kind`` ``"replace"`` (missing or regular) or ``"direct"`` (character device or FIFO),
-    ``st`` the status of the existing file (None when missing)."""
-
-    given: str
-    path: Path
-    kind: str
-    st: os.stat_result | None
-
-
-def _error(given: str, exc: OSError) -> OutputFileError:
-    why = "no process is reading the FIFO" if exc.errno == errno.ENXIO else (exc.strerror or str(exc))
-    return OutputFileError(f"cannot write {given!r}: {why}")
-
-
-def target(path: str | os.PathLike) -> Target:
-    """Classify an output path (see the module docstring); refuses what is never written.
-
-    Examples
-    --------
-    >>> target(os.devnull).kind, target("/nonexistent-dir-xyz/out.json").kind
-    ('direct', 'replace')
-    >>> target("/")
-    Traceback (most recent call last):
-    ...
-    mechopt.errors.OutputFileError: cannot write '/': it is a directory; give a file name inside it
-    """
-    given = os.fspath(path)
-    try:
-        st = os.lstat(given)
-    except FileNotFoundError:
-        return Target(given, Path(given), "replace", None)
-    except OSError as exc:
-        raise _error(given, exc) from None
-    real = given
-    if stat.S_ISLNK(st.st_mode):
-        real = os.path.realpath(given)
-        try:
-            st = os.stat(real)
-        except FileNotFoundError:
-            raise OutputFileError(
-                f"cannot write {given!r}: it is a symbolic link to {real!r}, which does not exist; give the file itself"
-            ) from None
-        except OSError as exc:  # a loop of links
-            raise _error(given, exc) from None
-    if stat.S_ISREG(st.st_mode):
-        return Target(given, Path(real), "replace", st)
-    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
-        return Target(given, Path(real), "direct", st)
-    if stat.S_ISDIR(st.st_mode):
-        raise OutputFileError(f"cannot write {given!r}: it is a directory; give a file name inside it")
-    raise OutputFileError(
-        f"cannot write {given!r}: it is {kind_name(st.st_mode)}; mechopt writes only regular files, "
-        "character devices and FIFOs; give a file name"
-    )
 
 
 #: Flags of every open of an output or a lock: never through a link, never waiting on a FIFO, no

@@ -57,7 +57,6 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint
@@ -66,6 +65,7 @@ from mechopt import settings
 from mechopt.problems.robust.gains import ErrorGains, pattern_errors
 from mechopt.solvers.exact.pricing.base import _LDPPricerBase
 from mechopt.solvers.exact.rays import bits, dd_rays, subset_sums
+from mechopt.solvers.robust.answer import MILP_ABS_GAP, MILP_REL_GAP, RayPricing, _rc_tol
 
 __all__ = [
     "RayPricing",
@@ -76,17 +76,6 @@ __all__ = [
     "LDPQuotientMilpPricer",
     "box_cone_rays",
 ]
-
-
-@dataclass
-class RayPricing:
-    rays: np.ndarray  # new columns (n × j)
-    bound: float | None  # proven upper bound on max ρ over every ray of the pricer's normalisation; None: heuristic
-    note: str = ""
-
-
-def _rc_tol() -> float:
-    return settings.tolerance("reduced_cost")
 
 
 def box_cone_rays(V: np.ndarray, lo: float, hi: float, max_rays: int = 200_000,
@@ -118,21 +107,6 @@ class StoredRays:
         top = np.argpartition(-rc, k - 1)[:k]
         top = top[rc[top] > _rc_tol()]
         return RayPricing(self.R[:, top], float(rc.max()), "enumeration")
-
-
-#: The pricing MILP's gaps (relative, and absolute in units of ε e^ε): its dual bound is the proof whatever
-#: the gap, so these trade MILP time against rounds; column generation stops at ``gap``/100 relative.
-MILP_REL_GAP, MILP_ABS_GAP = 1e-6, 1e-10
-
-
-def certified_tol(lam: np.ndarray, mu: np.ndarray, const: np.ndarray) -> float:
-    """An exact pricer's absolute tolerance at duals (λ, μ): ``MILP_ABS_GAP`` times the score certified, λᵀc + 1ᵀμ
-    (mi, or −MSE); in units of E[a²] or ε·e^ε it was a gap floor (mse, ε = 10; mi, ε = 20: ~1 against 2.6).
-
-    >>> certified_tol(np.array([1.0]), np.array([0.25, 0.25]), np.zeros(1)) == MILP_ABS_GAP / 2
-    True
-    """
-    return MILP_ABS_GAP * abs(float(np.asarray(lam) @ np.asarray(const)) + float(np.sum(mu)))
 
 
 class LDPSubsetPricer:

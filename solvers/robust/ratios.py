@@ -58,7 +58,7 @@ import numpy as np
 from mechopt.model.gains import _offsets, mse_loss
 from mechopt.problems.robust.gains import error_duals
 from mechopt.runtime.deadline import passed
-from mechopt.solvers.robust.pricing import RayPricing, _rc_tol, certified_tol
+from mechopt.solvers.robust.answer import RayPricing, _rc_tol, certified_tol
 
 __all__ = ["RatioBranchBound", "LDPMSERatioPricer"]
 

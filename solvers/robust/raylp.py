@@ -36,7 +36,7 @@ from mechopt.results.result import Status
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.colgen import gain_units
 from mechopt.solvers.exact.lp import cost_unit
-from mechopt.solvers.robust.pricing import _rc_tol
+from mechopt.solvers.robust.answer import _rc_tol
 
 __all__ = ["ray_lp", "constant_outcome", "unit_columns", "MASTER_TOL"]
 

@@ -46,7 +46,8 @@ from mechopt.model.solver import Solver
 from mechopt.problems.robust.gains import ErrorGains, error_gains
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.runtime.deadline import TimeLimitReached, passed
-from mechopt.solvers.robust.cone.hist import ConeSlice, HistBoxPricer, PatternBox
+from mechopt.solvers.robust.cone.domains import ConeSlice, PatternBox
+from mechopt.solvers.robust.cone.hist import HistBoxPricer
 from mechopt.solvers.robust.lp import _recover
 from mechopt.solvers.robust.pricing import (
     LDPAscentPricer,

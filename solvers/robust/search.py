@@ -34,9 +34,10 @@ import numpy as np
 
 from mechopt.errors import ParamError
 from mechopt.runtime.deadline import passed
+from mechopt.solvers.robust.answer import RayPricing, _rc_tol, certified_tol
 from mechopt.solvers.robust.bnb import MIBranchBound
 from mechopt.solvers.robust.near import box_patterns
-from mechopt.solvers.robust.pricing import LDPMIMilpPricer, RayPricing, _rc_tol, certified_tol
+from mechopt.solvers.robust.pricing import LDPMIMilpPricer
 
 __all__ = [
     "pattern_search",

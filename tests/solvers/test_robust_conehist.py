@@ -14,7 +14,8 @@ import mechopt
 from mechopt.problems.robust import RobustDesign
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.solvers.robust.cone import hist
-from mechopt.solvers.robust.cone.hist import ConeSlice, HistBoxPricer, PatternBox
+from mechopt.solvers.robust.cone.domains import ConeSlice, PatternBox
+from mechopt.solvers.robust.cone.hist import HistBoxPricer
 from mechopt.utilities import HistogramMSE
 from tests.solvers.test_robust_boxprice import _cone, rays_and_box  # _cone: rays normalised P̄·r = 1
 

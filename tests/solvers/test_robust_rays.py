@@ -253,7 +253,7 @@ def test_a_pricer_returning_only_master_columns_does_not_end_optimal(monkeypatch
     A pricer that only ever returns master columns must end the loop ``stalled``, never ``optimal``."""
     import mechopt.solvers.robust.rays as rays_mod
     from mechopt.solvers.robust import raylp
-    from mechopt.solvers.robust.pricing import RayPricing
+    from mechopt.solvers.robust.answer import RayPricing
 
     real = rays_mod._pricer
 

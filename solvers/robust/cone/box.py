@@ -67,10 +67,10 @@ from scipy.special import xlogy
 
 from mechopt import settings
 from mechopt.runtime.deadline import passed
+from mechopt.solvers.robust.answer import RayPricing, _rc_tol
 from mechopt.solvers.robust.cone.heuristics import HeuristicStage
 from mechopt.solvers.robust.cone.vertices import rho, vertex_search
 from mechopt.solvers.robust.lp import add_row, dual_max, lp_model, run_lp
-from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
 __all__ = ["BoxMIPricer", "BOX_NODES"]
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from mechopt.solvers.robust.answer import RayPricing, _rc_tol
 from mechopt.solvers.robust.cone.faces import face_search
 from mechopt.solvers.robust.cone.vertices import vertex_search
-from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
 __all__ = ["HeuristicStage"]
 

@@ -64,9 +64,9 @@ from mechopt import settings
 from mechopt.model.gains import mse_loss
 from mechopt.problems.robust.gains import error_duals
 from mechopt.runtime.deadline import passed
+from mechopt.solvers.robust.answer import RayPricing, _rc_tol
 from mechopt.solvers.robust.cone.box import BOX_NODES, BoxMIPricer
 from mechopt.solvers.robust.lp import dual_max, lp_model, run_lp
-from mechopt.solvers.robust.pricing import RayPricing, _rc_tol
 
 __all__ = ["ConeMSEPricer"]
 
