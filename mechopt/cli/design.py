@@ -219,8 +219,8 @@ def problem_table() -> list[dict[str, Any]]:
     --------
     >>> [p["params"] for p in problem_table() if p["id"] == "design"][0][:4]
     ['prior', 'notion', 'utility', 'eps']
-    >>> [p["summary"][:53] for p in problem_table() if p["id"] == "robust-ball"]  # the docstring's reST dropped
-    ['Minimise the worst expected loss over a BallSet under']
+    >>> [p["summary"][:75] for p in problem_table() if p["id"] == "robust-ball"]  # the docstring's reST dropped
+    ['The worst expected loss (mae) or information (mi) over a BallSet, optimised']
     """
     import inspect
     import re
