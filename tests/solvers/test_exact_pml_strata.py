@@ -16,8 +16,8 @@ from scipy.optimize import linprog
 from scipy.special import xlogy
 
 from mechopt.solvers.exact.colgen import column_generation
-from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals
 from mechopt.solvers.exact.pricing import strata
+from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals
 from mechopt.solvers.exact.pricing.strata import StrataPricer, excess_window, strata_k
 from mechopt.solvers.exact.pricing.strata_bound import StrataBound
 

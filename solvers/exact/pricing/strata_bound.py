@@ -90,7 +90,8 @@ class StrataBound:
 
     def seed(self, width: float = 1e-9, least: int | None = None, deadline: float | None = None) -> None:
         """Pool every vertex of the pure sets T (fewer than K + 1 inputs) with |h(T) − 1| ≤ width, the width
-        growing ×4 until at least ``least`` sets (default 4d) are found or it passes 1e-4 (nothing past ``deadline``)."""
+        growing ×4 until at least ``least`` sets (default 4d) are found or it passes 1e-4 (none when ``deadline``
+        passes while the set tables are built)."""
         least = 4 * self.P.size if least is None else least
         while True:
             T = self.st._window_sets(1.0 - width, 1.0 + width, deadline)
