@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import time
 
 import numpy as np
 import pytest
@@ -249,7 +250,8 @@ def test_a_deadline_between_pieces_stops_the_build_and_proves_only_the_knapsack_
     monkeypatch.setattr(strata, "passed", clock)
     st_ = StrataPricer(h, phi, strata_k(h) or 4)
     nu = _near_chord(P, h, phi, np.random.default_rng(1), 1e-3)
-    out = st_.price(nu, 1e-12, deadline=1.0)
+    later = time.perf_counter() + 1e6  # only the stand-in clock passes it (the projection never does)
+    out = st_.price(nu, 1e-12, deadline=later)
     assert clock.calls == after + 1 and st_._tables is None
     assert not out.whole and out.sets == -1 and out.points.shape[0] == 0
     V, _ = _vertices(h)
@@ -258,8 +260,25 @@ def test_a_deadline_between_pieces_stops_the_build_and_proves_only_the_knapsack_
     assert full.sets >= 0 and st_._tables is not None and out.bound >= full.bound - 1e-15
     sb = StrataBound(StrataPricer(h, phi, strata_k(h) or 4), P)
     clock.calls = 0
-    sb.seed(deadline=1.0)
-    assert sb.run(rounds=5, deadline=1.0) == (math.inf, None) and sb.pool.shape[0] == 0 and not sb.done
+    sb.seed(deadline=later)
+    assert sb.pool.shape[0] == 0 and clock.calls == after + 1
+    assert sb.run(rounds=5, deadline=1.0) == (math.inf, None) and not sb.done  # a past deadline: no round
+
+
+def test_a_build_projected_past_the_deadline_is_given_up_once(monkeypatch):
+    """Projected (from its first twentieth) to end past the deadline, the build stops early and later calls with
+    that deadline answer None without building; without a deadline the tables are built."""
+    h = np.full(16, 0.1)
+    monkeypatch.setattr(strata, "PIECE", 8)
+    monkeypatch.setattr(strata, "BUILD_FACTOR", 1e15)
+    st_ = StrataPricer(h, lambda p, idx: p * p, 6)
+    deadline = time.perf_counter() + 3600.0
+    assert st_.tables(deadline) is None
+    builds = []
+    real = strata._subsets
+    monkeypatch.setattr(strata, "_subsets", lambda *a: builds.append(a) or real(*a))
+    assert st_.tables(deadline) is None and st_.tables(deadline - 1.0) is None and not builds
+    assert st_.tables() is not None and len(builds) == 1
 
 
 def test_time_limited_d64_ends_near_the_limit_with_an_audited_mechanism():

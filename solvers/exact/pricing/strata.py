@@ -30,8 +30,8 @@ duals; :mod:`~mechopt.solvers.exact.pricing.strata_bound` chooses duals where it
 :func:`strata_k` takes K = 11.)
 
 **Time limits.** The tables (d = 64, K = 11: 8.3e7 sets, ~50-130 s) are built in pieces of ``PIECE`` sets with the
-solver's deadline checked between them (:func:`_subsets`; the same order and sums as one stable sort). A build the
-deadline stops keeps nothing, and that pricing proves only the fractional-knapsack bound L (``whole`` False).
+solver's deadline checked between them (:func:`_subsets`; the same order and sums as one stable sort), and given
+up once projected to end past it. A build given up keeps nothing; the pricing proves only L (``whole`` False).
 
 Examples
 --------
@@ -52,6 +52,7 @@ Examples
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -148,11 +149,9 @@ def _subsets(h: np.ndarray, k: int, deadline: float | None = None):
     """(sums, masks, lowest input, highest input, size) of every set of at most k inputs, sorted by sum; None when
     ``deadline`` (a ``time.perf_counter()`` value) passes first.
 
-    Built in pieces of about ``PIECE`` sets, the deadline checked between them: the levels (each set extended by
-    a higher input) a block of parents at a time; the stable order by sum (ties: level, then build order) one
-    range of sums at a time; each field gathered a block at a time. The pieces give the one-shot stable
-    ``argsort`` of the sums exactly (same order, same sums). The peak is about twice the table (d = 64, k = 6:
-    8.3e7 sets, 1.75 GB).
+    In pieces of ``PIECE`` sets, the deadline checked between them: the levels (each set extended by a higher
+    input) by blocks of parents, the stable order by sum one range of sums at a time, the fields' gathers by blocks:
+    exactly the one-shot stable ``argsort``. Peak about twice the table (d = 64, k = 6: 8.3e7 sets, 1.75 GB).
     """
     levels = _levels(h, k, deadline)
     if levels is None:
@@ -175,11 +174,16 @@ def _subsets(h: np.ndarray, k: int, deadline: float | None = None):
 
 #: Sets per piece of :func:`_subsets` (its deadline is checked between pieces; ~0.1-0.5 s each).
 PIECE = 1 << 22
+#: The whole build over its levels' part, for the projection that gives up early (:func:`_levels`): d = 64, k = 6
+#: spent 7.2 s of ~55 s on the levels (load 4.5); the projection is checked once a twentieth of the sets is built.
+BUILD_FACTOR = 8.0
 
 
 def _levels(h: np.ndarray, k: int, deadline: float | None) -> list | None:
-    """Levels 0..k of the sets (each [sums, masks, lowest, highest] as lists of pieces, build order), or None."""
+    """Levels 0..k of the sets (each [sums, masks, lowest, highest] as lists of pieces, build order), or None when
+    the deadline passes or the build, projected from its first twentieth (× ``BUILD_FACTOR``), would pass it."""
     d = h.size
+    total, done, t0 = sum(math.comb(d, i) for i in range(k + 1)), 0, time.perf_counter()
     bits = np.uint64(1) << np.arange(d, dtype=np.uint64)
     levels = [[[np.zeros(1)], [np.zeros(1, np.uint64)], [np.full(1, d, np.int16)], [np.full(1, -1, np.int16)]]]
     for _ in range(k):
@@ -190,14 +194,23 @@ def _levels(h: np.ndarray, k: int, deadline: float | None) -> list | None:
             a = 0
             while a < s.size:  # a block of parents with about PIECE children
                 b = max(a + 1, int(np.searchsorted(ends, ends[a] - n[a] + PIECE, "right")))
-                if passed(deadline):
+                if passed(deadline) or _will_pass(deadline, t0, done / total):
                     return None
                 piece = _children(s[a:b], m[a:b], lo[a:b], last[a:b], n[a:b], h, bits)
+                done += piece[0].size
                 for f, part in zip(nxt, piece):
                     f.append(part)
                 a = b
         levels.append(nxt)
     return levels
+
+
+def _will_pass(deadline: float | None, t0: float, frac: float) -> bool:
+    """Whether a build started at ``t0``, ``frac`` of its levels done, is projected to end past the deadline."""
+    if deadline is None or frac < 0.05:
+        return False
+    now = time.perf_counter()
+    return now + (now - t0) * (BUILD_FACTOR / frac - 1.0) > deadline
 
 
 def _children(s, m, lo, last, n, h, bits) -> list[np.ndarray]:
@@ -264,6 +277,7 @@ class StrataPricer:
         self.idx = np.arange(self.h.size)
         self.nu0 = np.divide(phi(self.h, self.idx), self.h, out=np.zeros_like(self.h), where=self.h > 0)
         self._tables = None
+        self._gave_up = -math.inf  # the deadline of a build given up (tables() answers None up to it)
 
     def excess(self, r: np.ndarray, j: np.ndarray) -> np.ndarray:
         """e_j(r) = ν⁰_j r − φ_j(r), clipped at 0 (it is ≥ 0 by convexity; rounding only)."""
@@ -272,10 +286,13 @@ class StrataPricer:
     def tables(self, deadline: float | None = None):
         """The halves' sorted sums: sets of at most ⌈K/2⌉ inputs (the ⌊K/2⌋ half is the same table, filtered).
 
-        None when ``deadline`` passes during the build (nothing kept; a later call builds it again).
+        None when ``deadline`` passes during the build or it would (nothing kept): later calls with that deadline
+        (or an earlier one) answer None at once, a later deadline or none builds again.
         """
-        if self._tables is None:
+        if self._tables is None and not (deadline is not None and deadline <= self._gave_up):
             self._tables = _subsets(self.h, (self.K + 1) // 2, deadline)
+            if self._tables is None:
+                self._gave_up = deadline
         return self._tables
 
     def large_bound(self, yh: np.ndarray) -> float:
