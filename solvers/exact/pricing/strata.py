@@ -174,8 +174,8 @@ def _subsets(h: np.ndarray, k: int, deadline: float | None = None):
 
 #: Sets per piece of :func:`_subsets` (its deadline is checked between pieces; ~0.1-0.5 s each).
 PIECE = 1 << 22
-#: The whole build over its levels' part, for the projection that gives up early (:func:`_levels`): d = 64, k = 6
-#: spent 7.2 s of ~55 s on the levels (load 4.5); the projection is checked once a twentieth of the sets is built.
+#: The whole build over its levels' part, for the projection that gives up early (:func:`_levels`), checked once a
+#: twentieth of the sets is built. d = 64, k = 6 (load ~4.5): levels 7.2 s (profiled), whole build 52-57 s.
 BUILD_FACTOR = 8.0
 
 
