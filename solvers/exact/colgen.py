@@ -223,7 +223,7 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
             misprice = True  # nothing to add at π: price at ν next round
             continue
         if pr.rays.shape[1] == 0:
-            if not proven:
+            if not proven or (not pr.exhaustive and passed(deadline)):  # a search the deadline cut: not a proof
                 timed_out = passed(deadline)
                 return ColGenResult(
                     "time_limit" if timed_out else "failed", master, R, bound, False, it, notes, nu=best_nu
