@@ -155,6 +155,9 @@ def column_generation(
 #: Tolerances that are absolute in gain units (a reduced cost, a MIP's absolute gap, a tangent cut's
 #: excess): column generation runs with them multiplied by the gains' power-of-two unit (:func:`gain_units`).
 GAIN_TOLERANCES = ("reduced_cost", "mip_abs_gap", "tangent_cut")
+#: Seconds the first master LP may take when the deadline passed before it (the seeding or the first pricing
+#: ran to the deadline): its channel is returned, status ``time_limit``, rather than none.
+FIRST_MASTER_GRACE = 2.0
 
 
 def gain_units(unit: float):
@@ -182,7 +185,9 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
     for it in range(1, max_iter + 1):
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
-            return ColGenResult("time_limit", master, R, bound, False, it - 1, notes, nu=best_nu)
+            if master is not None:
+                return ColGenResult("time_limit", master, R, bound, False, it - 1, notes, nu=best_nu)
+            left = FIRST_MASTER_GRACE  # the seed columns' master, so a time limit still returns a mechanism
         master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)
@@ -192,6 +197,8 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
                 bound, best_nu = float(own[0]), np.array(own[1], float)
         if math.isfinite(bound) and bound - master.value <= tol * max(abs(bound), abs(master.value)):
             return ColGenResult("optimal", master, R, bound, True, it, notes, nu=best_nu)  # a proven bound met
+        if passed(deadline):  # e.g. the first master, solved in FIRST_MASTER_GRACE
+            return ColGenResult("time_limit", master, R, bound, False, it, notes, nu=best_nu)
         if wm is not None and R.shape[1] > high * P.size:
             R, mu = _prune(wm, master, keys)
         smoothed = smoothing > 0 and centre is not None and not misprice
@@ -216,7 +223,7 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
             misprice = True  # nothing to add at π: price at ν next round
             continue
         if pr.rays.shape[1] == 0:
-            if not proven:
+            if not proven or (not pr.exhaustive and passed(deadline)):  # a search the deadline cut: not a proof
                 timed_out = passed(deadline)
                 return ColGenResult(
                     "time_limit" if timed_out else "failed", master, R, bound, False, it, notes, nu=best_nu

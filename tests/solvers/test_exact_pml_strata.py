@@ -4,8 +4,10 @@ LP over every vertex (scipy HiGHS)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import time
 
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ from scipy.optimize import linprog
 from scipy.special import xlogy
 
 from mechopt.solvers.exact.colgen import column_generation
+from mechopt.solvers.exact.pricing import strata
 from mechopt.solvers.exact.pricing.pml import PMLSeparablePricer, chord_duals
 from mechopt.solvers.exact.pricing.strata import StrataPricer, excess_window, strata_k
 from mechopt.solvers.exact.pricing.strata_bound import StrataBound
@@ -193,3 +196,98 @@ def test_d64_eps2_certified_below_the_chord_bound():
     assert r.extras["pricing"].endswith("stratified") and r.extras["seed_columns"] > 0
     assert r.status.value == "optimal" and r.certificate.gap <= 1e-9 and r.violation <= 1e-12
     assert r.certificate.bound <= 2.0 - 2e-10  # proven below the chord bound (K = 9 alone reaches only 8.4e-11)
+
+
+def _one_shot_tables(h: np.ndarray, k: int):
+    """The strata tables by their definition: every set of at most k inputs, in level then lexicographic order,
+    summed input by input from 0, then ``argsort(kind="stable")`` by sum once."""
+    sets = [c for n in range(k + 1) for c in itertools.combinations(range(h.size), n)]
+    sums = np.array([functools.reduce(lambda a, x: a + h[x], c, 0.0) for c in sets])
+    order = np.argsort(sums, kind="stable")
+    masks = np.array([sum(1 << x for x in c) for c in sets], np.uint64)
+    low = np.array([min(c, default=h.size) for c in sets], np.int16)
+    high = np.array([max(c, default=-1) for c in sets], np.int16)
+    size = np.array([len(c) for c in sets], np.int8)
+    return sums[order], masks[order], low[order], high[order], size[order]
+
+
+@settings(max_examples=40, deadline=None)
+@given(d=st.integers(1, 12), k=st.integers(0, 4), piece=st.integers(1, 40), seed=st.integers(0, 10**6))
+def test_piecewise_tables_equal_the_one_shot_build(d, k, piece, seed):
+    """Built in pieces of any size (levels, sort ranges, gathers), the tables are the one-shot stable sort exactly:
+    same order (ties included: repeated masses) and the same floating sums."""
+    rng = np.random.default_rng(seed)
+    h = rng.choice([0.05, 0.1, 0.125, 0.3], size=d) if seed % 2 else rng.dirichlet(np.ones(d)) * 3.0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(strata, "PIECE", piece)
+        got = strata._subsets(h, min(k, d))
+    want = _one_shot_tables(h, min(k, d))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
+
+
+class _Clock:
+    """A stand-in for ``strata.passed``: the deadline passes at its ``after``-th check."""
+
+    def __init__(self, after: int) -> None:
+        self.after, self.calls = after, 0
+
+    def __call__(self, deadline) -> bool:
+        self.calls += 1
+        return deadline is not None and self.calls > self.after
+
+
+@pytest.mark.parametrize("after", [0, 1, 3, 6, 12, 30])
+def test_a_deadline_between_pieces_stops_the_build_and_proves_only_the_knapsack_bound(after, monkeypatch):
+    """The deadline passing at any piece: no tables (none kept), and the pricing proves only L (not whole, nothing
+    listed), a bound at or above every vertex's reduced cost; without the deadline the next build is whole."""
+    d, eps = 12, 2.0
+    P = np.random.default_rng(7).dirichlet(np.full(d, 10.0))
+    h = np.minimum(np.exp(eps) * P, 1.0)
+    phi = _phi(P)
+    monkeypatch.setattr(strata, "PIECE", 4)
+    clock = _Clock(after)
+    monkeypatch.setattr(strata, "passed", clock)
+    st_ = StrataPricer(h, phi, strata_k(h) or 4)
+    nu = _near_chord(P, h, phi, np.random.default_rng(1), 1e-3)
+    later = time.perf_counter() + 1e6  # only the stand-in clock passes it (the projection never does)
+    out = st_.price(nu, 1e-12, deadline=later)
+    assert clock.calls == after + 1 and st_._tables is None
+    assert not out.whole and out.sets == -1 and out.points.shape[0] == 0
+    V, _ = _vertices(h)
+    assert out.bound >= _rc(V, phi, nu).max() - 1e-15
+    full = st_.price(nu, 1e-12)  # no deadline: built whole
+    assert full.sets >= 0 and st_._tables is not None and out.bound >= full.bound - 1e-15
+    sb = StrataBound(StrataPricer(h, phi, strata_k(h) or 4), P)
+    clock.calls = 0
+    sb.seed(deadline=later)
+    assert sb.pool.shape[0] == 0 and clock.calls == after + 1
+    assert sb.run(rounds=5, deadline=1.0) == (math.inf, None) and not sb.done  # a past deadline: no round
+
+
+def test_a_build_projected_past_the_deadline_is_given_up_once(monkeypatch):
+    """Projected (from its first twentieth) to end past the deadline, the build stops early and later calls with
+    that deadline answer None without building; without a deadline the tables are built."""
+    h = np.full(16, 0.1)
+    monkeypatch.setattr(strata, "PIECE", 8)
+    monkeypatch.setattr(strata, "BUILD_FACTOR", 1e15)
+    st_ = StrataPricer(h, lambda p, idx: p * p, 6)
+    deadline = time.perf_counter() + 3600.0
+    assert st_.tables(deadline) is None
+    builds = []
+    real = strata._subsets
+    monkeypatch.setattr(strata, "_subsets", lambda *a: builds.append(a) or real(*a))
+    assert st_.tables(deadline) is None and st_.tables(deadline - 1.0) is None and not builds
+    assert st_.tables() is not None and len(builds) == 1
+
+
+def test_time_limited_d64_ends_near_the_limit_with_an_audited_mechanism():
+    """d = 64, ε = 2 (seed 64): the strata's tables take ~80 s; with a 2 s limit the build stops, the first master
+    over the seeded slices is solved, and the answer is an audited private mechanism, status time_limit."""
+    import mechopt
+
+    P = np.random.default_rng(64).dirichlet(np.ones(64))
+    r = mechopt.design(prior=P, notion="pml", utility="mi", eps=2.0, solver="exact", time_limit=2.0)
+    assert r.status.value == "time_limit" and r.mechanism is not None
+    assert r.violation is not None and r.violation <= 1e-12 and r.eps_audited <= 2.0 + 1e-9
+    assert r.value is not None and 0.0 <= r.value <= r.certificate.bound

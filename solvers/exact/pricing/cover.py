@@ -125,9 +125,15 @@ def _restriction(P, U, lo, hi) -> np.ndarray:
 
 
 def window_sets(
-    P: np.ndarray, eps: float, restrictions: int, rng: np.random.Generator, t: float = WINDOW_T
+    P: np.ndarray,
+    eps: float,
+    restrictions: int,
+    rng: np.random.Generator,
+    t: float = WINDOW_T,
+    deadline: float | None = None,
 ) -> np.ndarray:
-    """Window sets (boolean rows, module docstring) found in ``restrictions`` seeded random restrictions.
+    """Window sets (boolean rows, module docstring) found in ``restrictions`` seeded random restrictions (fewer
+    when ``deadline``, a ``time.perf_counter()`` value, passes: the first, and those searched by then).
 
     >>> P = np.array([3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 25, 27]) / 128
     >>> S = window_sets(P, math.log(4) + 1e-12, 1, np.random.default_rng(0))   # π(S) = 1/4 exactly
@@ -142,6 +148,8 @@ def window_sets(
     lo, hi = (M - a * (1 + t), M - a * (1 + MARGIN)) if comp else (a * (1 + MARGIN), a * (1 + t))
     found = [np.zeros((0, P.size), bool)]
     for _ in range(restrictions):
+        if len(found) > 1 and passed(deadline):
+            break
         U = rng.permutation(small)[:RESTRICT_D]
         T = _restriction(P, U, lo, hi)
         if comp:

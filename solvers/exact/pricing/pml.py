@@ -280,7 +280,7 @@ class PMLSeparablePricer:
         bound, lam = lagrangian_bound(fl, fh, self.delta, self.R)
         tol = settings.tolerance("reduced_cost")
         steps = [
-            lambda: self._stratified(nu) if self.strata is not None else None,
+            lambda: self._stratified(nu, deadline) if self.strata is not None else None,
             lambda: self._search(nu, fl, fh, lam, self.core, deadline),
             lambda: self._search(nu, fl, fh, lam, self.wide, deadline),
             lambda: (self._random_faces(nu, fl, fh, lam, deadline, tol), None) if self.P.size > self.core else None,
@@ -311,13 +311,14 @@ class PMLSeparablePricer:
                 break
         return points
 
-    def _stratified(self, nu: np.ndarray) -> tuple[np.ndarray, float | None] | None:
+    def _stratified(self, nu: np.ndarray, deadline: float | None = None) -> tuple[np.ndarray, float | None] | None:
         """(vertices, proven max or None) of the stratified exact pricing (module ``strata``).
 
-        None when its window is too wide to list (early rounds, far from the chord duals): the other searches run.
+        None when its window is too wide to list (early rounds, far from the chord duals) or the set tables were not
+        built before ``deadline``: the other searches run.
         Its bound is kept (``strata_bound``) even when the large sets' bound is above the target.
         """
-        out = self.strata.price(nu, self._target(nu), self.batch)
+        out = self.strata.price(nu, self._target(nu), self.batch, deadline)
         if out.sets < 0:
             return (out.points, None) if out.points.size else None
         self.strata_bound = out.bound
@@ -334,7 +335,7 @@ class PMLSeparablePricer:
             return None
         if self._sb is None:
             self._sb = StrataBound(self.strata, self.P)
-            self._sb.seed()
+            self._sb.seed(deadline=deadline)
         tau = 0.1 * self._target(self.strata.nu0)
         b, nu = self._sb.run(rounds=BOUND_ROUNDS, deadline=deadline, tau=tau)
         return None if nu is None else (b, nu)
@@ -348,11 +349,13 @@ class PMLSeparablePricer:
         """
         if self.strata is None:
             return np.zeros((self.P.size, 0))
-        self.dual_bound(deadline)
         live = self.P > 0
         eps = math.log(float(np.max(self.h[live] / self.P[live])))  # h = min(e^ε P, 1): e^ε at any unclipped input
-        W = window_sets(self.P, eps, SEED_RESTRICTIONS, np.random.default_rng(0), t=SEED_T)
+        # the slices first: under a time limit they are the master's feasible columns (the strata's tables may not
+        # be built in time; d = 64, ε = 2 takes ~80 s for them and ~13 s for the slices)
+        W = window_sets(self.P, eps, SEED_RESTRICTIONS, np.random.default_rng(0), t=SEED_T, deadline=deadline)
         slices = (self.P[None, :] * W) / np.array([math.fsum(self.P[w]) for w in W])[:, None]
+        self.dual_bound(deadline)
         return np.hstack([self._sb.pool.T, slices.T])
 
     def _target(self, nu: np.ndarray) -> float:

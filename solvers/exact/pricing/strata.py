@@ -29,6 +29,10 @@ duals; :mod:`~mechopt.solvers.exact.pricing.strata_bound` chooses duals where it
 :func:`~mechopt.solvers.exact.pricing.cover.cover_obstructed`'s cardinality is ⌊d e^{−ε}⌋ + 1 = 9, and
 :func:`strata_k` takes K = 11.)
 
+**Time limits.** The tables (d = 64, K = 11: 8.3e7 sets, ~50-130 s) are built in pieces of ``PIECE`` sets with the
+solver's deadline checked between them (:func:`_subsets`; the same order and sums as one stable sort), and given
+up once projected to end past it. A build given up keeps nothing; the pricing proves only L (``whole`` False).
+
 Examples
 --------
 >>> import math
@@ -48,11 +52,13 @@ Examples
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import linprog
 
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.pricing.flips import lagrangian_bound
 
 __all__ = [
@@ -139,34 +145,115 @@ def excess_window(e, h: np.ndarray, delta: float, iters: int = 200) -> tuple[np.
     return np.where(over, b, h), np.where(over, u, 0.0)
 
 
-def _subsets(h: np.ndarray, k: int):
-    """(sums, masks, lowest input, highest input, size) of every set of at most k inputs, sorted by sum.
+def _subsets(h: np.ndarray, k: int, deadline: float | None = None):
+    """(sums, masks, lowest input, highest input, size) of every set of at most k inputs, sorted by sum; None when
+    ``deadline`` (a ``time.perf_counter()`` value) passes first.
 
-    Built level by level (each set extended by a higher input), then sorted one field at a time, so the peak is
-    about twice the table (d = 64, k = 6: 8.3e7 sets, 1.75 GB).
+    In pieces of ``PIECE`` sets, the deadline checked between them: the levels (each set extended by a higher
+    input) by blocks of parents, the stable order by sum one range of sums at a time, the fields' gathers by blocks:
+    exactly the one-shot stable ``argsort``. Peak about twice the table (d = 64, k = 6: 8.3e7 sets, 1.75 GB).
     """
-    d = h.size
-    bits = np.uint64(1) << np.arange(d, dtype=np.uint64)
-    levels = [[np.zeros(1), np.zeros(1, np.uint64), np.full(1, d, np.int16), np.full(1, -1, np.int16)]]
-    for _ in range(k):
-        s, m, lo, last = levels[-1]
-        n = np.maximum(d - 1 - last.astype(np.int32), 0)
-        rep = np.repeat(np.arange(s.size, dtype=np.int32), n)
-        j = np.arange(rep.size, dtype=np.int32)
-        j -= np.repeat((np.cumsum(n) - n).astype(np.int32), n)
-        j = (j + last[rep] + 1).astype(np.int16)
-        levels.append([s[rep] + h[j], m[rep] | bits[j], np.minimum(lo[rep], j), j])
-        del rep
-    sizes = [lv[0].size for lv in levels]
-    order = np.argsort(np.concatenate([lv[0] for lv in levels]), kind="stable")
+    levels = _levels(h, k, deadline)
+    if levels is None:
+        return None
+    sizes = [sum(piece.size for piece in lv[0]) for lv in levels]
+    order = _stable_order(np.concatenate([piece for lv in levels for piece in lv[0]]), deadline)
+    if order is None:
+        return None
     out = []
     for i in range(4):
-        field = np.concatenate([lv[i] for lv in levels])
+        field = np.concatenate([piece for lv in levels for piece in lv[i]])
         for lv in levels:
             lv[i] = None
-        out.append(field[order])
+        out.append(_gather(field, order, deadline))
         del field
-    return (*out, np.repeat(np.arange(k + 1, dtype=np.int8), sizes)[order])
+        if out[-1] is None:
+            return None
+    return (*out, _gather(np.repeat(np.arange(k + 1, dtype=np.int8), sizes), order, deadline))
+
+
+#: Sets per piece of :func:`_subsets` (its deadline is checked between pieces; ~0.1-0.5 s each).
+PIECE = 1 << 22
+#: The whole build over its levels' part, for the projection that gives up early (:func:`_levels`), checked once a
+#: twentieth of the sets is built. d = 64, k = 6 (load ~4.5): levels 7.2 s (profiled), whole build 52-57 s.
+BUILD_FACTOR = 8.0
+
+
+def _levels(h: np.ndarray, k: int, deadline: float | None) -> list | None:
+    """Levels 0..k of the sets (each [sums, masks, lowest, highest] as lists of pieces, build order), or None when
+    the deadline passes or the build, projected from its first twentieth (× ``BUILD_FACTOR``), would pass it."""
+    d = h.size
+    total, done, t0 = sum(math.comb(d, i) for i in range(k + 1)), 0, time.perf_counter()
+    bits = np.uint64(1) << np.arange(d, dtype=np.uint64)
+    levels = [[[np.zeros(1)], [np.zeros(1, np.uint64)], [np.full(1, d, np.int16)], [np.full(1, -1, np.int16)]]]
+    for _ in range(k):
+        nxt: list[list[np.ndarray]] = [[], [], [], []]
+        for s, m, lo, last in zip(*levels[-1]):
+            n = np.maximum(d - 1 - last.astype(np.int32), 0)
+            ends = np.cumsum(n)
+            a = 0
+            while a < s.size:  # a block of parents with about PIECE children
+                b = max(a + 1, int(np.searchsorted(ends, ends[a] - n[a] + PIECE, "right")))
+                if passed(deadline) or _will_pass(deadline, t0, done / total):
+                    return None
+                piece = _children(s[a:b], m[a:b], lo[a:b], last[a:b], n[a:b], h, bits)
+                done += piece[0].size
+                for f, part in zip(nxt, piece):
+                    f.append(part)
+                a = b
+        levels.append(nxt)
+    return levels
+
+
+def _will_pass(deadline: float | None, t0: float, frac: float) -> bool:
+    """Whether a build started at ``t0``, ``frac`` of its levels done, is projected to end past the deadline."""
+    if deadline is None or frac < 0.05:
+        return False
+    now = time.perf_counter()
+    return now + (now - t0) * (BUILD_FACTOR / frac - 1.0) > deadline
+
+
+def _children(s, m, lo, last, n, h, bits) -> list[np.ndarray]:
+    """Each parent set extended by each higher input, parents in order: [sums, masks, lowest, highest]."""
+    rep = np.repeat(np.arange(s.size, dtype=np.int32), n)
+    j = np.arange(rep.size, dtype=np.int32)
+    j -= np.repeat((np.cumsum(n) - n).astype(np.int32), n)
+    j = (j + last[rep] + 1).astype(np.int16)
+    return [s[rep] + h[j], m[rep] | bits[j], np.minimum(lo[rep], j), j]
+
+
+def _stable_order(s: np.ndarray, deadline: float | None) -> np.ndarray | None:
+    """``np.argsort(s, kind="stable")`` (s without NaN) built one range of values at a time, or None.
+
+    The ranges' splitters are quantiles of a regular sample; a range's entries, taken in index order and sorted
+    stably, keep the one-shot order's tie-breaks, and the ranges follow each other in value.
+    """
+    pieces = -(-s.size // PIECE)
+    sample = np.sort(s[:: max(1, s.size // (64 * pieces))])
+    cuts = np.unique(sample[(np.arange(1, pieces) * sample.size) // pieces])
+    which = np.empty(s.size, np.int16)
+    for a in range(0, s.size, PIECE):
+        if passed(deadline):
+            return None
+        which[a : a + PIECE] = np.searchsorted(cuts, s[a : a + PIECE], "right")
+    order, at = np.empty(s.size, np.int64), 0
+    for b in range(cuts.size + 1):
+        if passed(deadline):
+            return None
+        idx = np.flatnonzero(which == b)
+        order[at : at + idx.size] = idx[np.argsort(s[idx], kind="stable")]
+        at += idx.size
+    return order
+
+
+def _gather(field: np.ndarray, order: np.ndarray, deadline: float | None) -> np.ndarray | None:
+    """``field[order]`` a block at a time, or None when the deadline passes first."""
+    out = np.empty(order.size, field.dtype)
+    for a in range(0, order.size, PIECE):
+        if passed(deadline):
+            return None
+        out[a : a + PIECE] = field[order[a : a + PIECE]]
+    return out
 
 
 class StrataPricer:
@@ -190,15 +277,22 @@ class StrataPricer:
         self.idx = np.arange(self.h.size)
         self.nu0 = np.divide(phi(self.h, self.idx), self.h, out=np.zeros_like(self.h), where=self.h > 0)
         self._tables = None
+        self._gave_up = -math.inf  # the deadline of a build given up (tables() answers None up to it)
 
     def excess(self, r: np.ndarray, j: np.ndarray) -> np.ndarray:
         """e_j(r) = ν⁰_j r − φ_j(r), clipped at 0 (it is ≥ 0 by convexity; rounding only)."""
         return np.maximum(self.nu0[j] * r - self.phi(r, j), 0.0)
 
-    def tables(self):
-        """The halves' sorted sums: sets of at most ⌈K/2⌉ inputs (the ⌊K/2⌋ half is the same table, filtered)."""
-        if self._tables is None:
-            self._tables = _subsets(self.h, (self.K + 1) // 2)
+    def tables(self, deadline: float | None = None):
+        """The halves' sorted sums: sets of at most ⌈K/2⌉ inputs (the ⌊K/2⌋ half is the same table, filtered).
+
+        None when ``deadline`` passes during the build or it would (nothing kept): later calls with that deadline
+        (or an earlier one) answer None at once, a later deadline or none builds again.
+        """
+        if self._tables is None and not (deadline is not None and deadline <= self._gave_up):
+            self._tables = _subsets(self.h, (self.K + 1) // 2, deadline)
+            if self._tables is None:
+                self._gave_up = deadline
         return self._tables
 
     def large_bound(self, yh: np.ndarray) -> float:
@@ -222,8 +316,12 @@ class StrataPricer:
         err = 8 * _EPS * (abs(alpha) + gamma * K + float(np.abs(terms).sum()) + float(np.abs(alpha * h).sum()))
         return val + err
 
-    def price(self, nu: np.ndarray, tau: float, batch: int | None = None) -> StrataOut:
-        """The proven bound on max_B F at duals ν, exact to τ when the large sets' bound is ≤ τ; the best vertices."""
+    def price(self, nu: np.ndarray, tau: float, batch: int | None = None, deadline: float | None = None) -> StrataOut:
+        """The proven bound on max_B F at duals ν, exact to τ when the large sets' bound is ≤ τ; the best vertices.
+
+        When ``deadline`` passes while the set tables are built, only the fractional-knapsack bound L is proven
+        (``whole`` False, ``sets`` −1, nothing listed).
+        """
         h, d = self.h, self.h.size
         y = self.nu0 - np.asarray(nu, float)
         yh = y * h
@@ -232,6 +330,8 @@ class StrataPricer:
         none = np.zeros((0, d))
         if L <= tau:
             return StrataOut(L, -math.inf, none, True, -math.inf, (1.0, 1.0), 0)
+        if self.tables(deadline) is None:
+            return StrataOut(L, -math.inf, none, False, math.inf, (1.0, 1.0), -1)
         large = self.large_bound(yh)
         delta = L - tau
         r1, r2 = excess_window(lambda r: self.excess(r, self.idx), h, delta)
@@ -252,9 +352,13 @@ class StrataPricer:
         bound = min(L, max(best, large, tau))
         return StrataOut(bound, best, points, bool(large <= tau), large, (lo, hi), int(T.size))
 
-    def _window_sets(self, lo: float, hi: float) -> np.ndarray | None:
-        """Masks of every set T of at most K inputs with lo ≤ h(T) ≤ hi, each once; None above ``max_pairs``."""
-        s, m, low, last, size = self.tables()
+    def _window_sets(self, lo: float, hi: float, deadline: float | None = None) -> np.ndarray | None:
+        """Masks of every set T of at most K inputs with lo ≤ h(T) ≤ hi, each once; None above ``max_pairs`` or
+        when ``deadline`` passes while the tables are built."""
+        tables = self.tables(deadline)
+        if tables is None:
+            return None
+        s, m, low, last, size = tables
         ka = self.K // 2
         # T with |T| ≤ ka: alone (B empty); else A = its ka lowest inputs, B the rest (min B > max A)
         alone = m[(s >= lo) & (s <= hi) & (size <= ka)]

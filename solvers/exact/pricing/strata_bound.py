@@ -88,12 +88,13 @@ class StrataBound:
             self.loss = np.concatenate([self.loss, self.st.excess(new, idx).sum(axis=1)])
         return len(new)
 
-    def seed(self, width: float = 1e-9, least: int | None = None) -> None:
+    def seed(self, width: float = 1e-9, least: int | None = None, deadline: float | None = None) -> None:
         """Pool every vertex of the pure sets T (fewer than K + 1 inputs) with |h(T) − 1| ≤ width, the width
-        growing ×4 until at least ``least`` sets (default 4d) are found or it passes 1e-4."""
+        growing ×4 until at least ``least`` sets (default 4d) are found or it passes 1e-4 (none when ``deadline``
+        passes while the set tables are built)."""
         least = 4 * self.P.size if least is None else least
         while True:
-            T = self.st._window_sets(1.0 - width, 1.0 + width)
+            T = self.st._window_sets(1.0 - width, 1.0 + width, deadline)
             if T is None or T.size >= least or width > 1e-4:
                 break
             width *= 4
@@ -132,7 +133,9 @@ class StrataBound:
                 break
             self.rounds += 1
             nu = self.st.nu0 - y
-            out = self.st.price(nu, tau, batch=POOL_ROUND)
+            out = self.st.price(nu, tau, batch=POOL_ROUND, deadline=deadline)
+            if out.sets < 0 and passed(deadline):
+                break  # the tables were not built in time: no bound from this round
             if out.sets >= 0:
                 bound = float(nu @ self.P) + out.bound + 8 * np.finfo(float).eps * float(np.abs(nu) @ self.P)
                 if bound < self.best:
