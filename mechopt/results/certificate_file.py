@@ -43,6 +43,7 @@ __all__ = [
     "CertificateError",
     "check_checker_size",
     "exact",
+    "centred_squares",
     "certificate_document",
     "write_certificate",
 ]
@@ -277,8 +278,7 @@ def _exact_duals(cp: Any, P: np.ndarray, nu: np.ndarray, gain_bound: float) -> t
     utility, _, _ = cp.problem_duals(nu, gain_bound)
     S, sign = Fraction(float(cp.scale)), int(cp.utility.sign)
     if utility.name == "mse":
-        centre = Fraction(float(utility.centre))
-        shift = [-sign * (Fraction(float(a)) - centre) ** 2 for a in utility.a]
+        shift = [-sign * t for t in centred_squares(utility)]
     else:
         shift = [S * Fraction(float(t)) for t in cp.shift]
     Pq = [Fraction(float(p)) for p in P]
@@ -286,6 +286,17 @@ def _exact_duals(cp: Any, P: np.ndarray, nu: np.ndarray, gain_bound: float) -> t
     bound = S * Fraction(float(gain_bound)) + sum(t * p for t, p in zip(shift, Pq))
     move = (bound - sum(v * p for v, p in zip(out, Pq))) / sum(Pq)
     return utility, np.array([v + move for v in out], dtype=object), bound
+
+
+def centred_squares(utility: Any) -> list[Fraction]:
+    """(a_x − centre)² of an mse utility in exact rationals, the values and the centre as the checker reads them.
+
+    >>> from mechopt.utilities import SumMSE
+    >>> [str(t) for t in centred_squares(SumMSE([0.0, 1.0, 4.0]))]
+    ['4', '1', '4']
+    """
+    centre = Fraction(float(utility.centre))
+    return [(Fraction(float(a)) - centre) ** 2 for a in utility.a]
 
 
 def _version() -> str:

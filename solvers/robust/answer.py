@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechopt import settings
+from mechopt.solvers.exact.pricing.base import _rc_tol as _rc_tol  # re-exported: one reduced-cost threshold
 
 __all__ = ["RayPricing", "certified_tol", "MILP_REL_GAP", "MILP_ABS_GAP"]
 
@@ -27,10 +27,6 @@ class RayPricing:
     rays: np.ndarray  # new columns (n × j)
     bound: float | None  # proven upper bound on max ρ over every ray of the pricer's normalisation; None: heuristic
     note: str = ""
-
-
-def _rc_tol() -> float:
-    return settings.tolerance("reduced_cost")
 
 
 #: The pricing MILP's gaps (relative, and absolute in units of ε e^ε): its dual bound is the proof whatever

@@ -219,14 +219,14 @@ def _exact_shift(nu: np.ndarray, lam: np.ndarray, G, rows: np.ndarray) -> np.nda
     ρ/1ᵀr = 5e-16 in the checker, the bound proven only to 3e-4 with a floor at the MSE's scale)."""
     from fractions import Fraction
 
+    from mechopt.results.certificate_file import centred_squares
+
     lam_q = [Fraction(float(t)) for t in lam]
     lam_q = [t / sum(lam_q) for t in lam_q]
     V = [[Fraction(float(p)) for p in P] for P in G.vertices]
     V = [[p / sum(P) for p in P] for P in V]  # as the checker reads a vertex (summing to 1 exactly)
     out = np.array([Fraction(float(v)) for v in nu], dtype=object)
-    centre = Fraction(float(G.utility.centre))
-    for j, x in enumerate(np.flatnonzero(rows)):
-        sq = (Fraction(float(G.utility.a[j])) - centre) ** 2
+    for j, (x, sq) in enumerate(zip(np.flatnonzero(rows), centred_squares(G.utility))):
         out[x] += sum(t * P[j] for t, P in zip(lam_q, V)) * sq
     return out
 
