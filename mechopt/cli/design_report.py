@@ -372,4 +372,29 @@ def baselines_table(cmp: dict[str, Any]) -> str:
     ]
     if cmp["note"]:
         lines.append(f"note: {cmp['note']}")
+    beaten = _beaten_by(cmp)
+    if beaten:
+        lines.append(f"note: {beaten}")
     return "\n".join(lines)
+
+
+def _beaten_by(cmp: dict[str, Any]) -> str:
+    """A baseline better than the design on the design's own objective: why it can be, and how to deploy it.
+
+    >>> rows = [{"mechanism": "designed", "outputs": 6, "objective": 16.7}, {"mechanism": "GRR", "outputs": 6,
+    ...         "objective": 15.6}]
+    >>> _beaten_by({"rows": rows, "objective": "freq-var", "best_objective": "GRR"})[:50]
+    'GRR beats the design on its own objective (freq-var'
+    """
+    from mechopt.cli._common import fmt
+
+    rows, best = {r["mechanism"]: r for r in cmp["rows"]}, cmp.get("best_objective")
+    if best in (None, "designed") or "designed" not in rows or best not in rows:
+        return ""
+    k, kb = rows["designed"]["outputs"], rows[best]["outputs"]
+    why = f"; it has {kb} outputs, the design {k}: the design searched {k}-output mechanisms only" if kb != k else ""
+    return (
+        f"{best} beats the design on its own objective ({cmp['objective']} {fmt(rows[best]['objective'])} against "
+        f"{fmt(rows['designed']['objective'])}){why}; to deploy it, save it from mechopt.oracles "
+        "(e.g. KSubset(d, eps, k).mechanism(inputs=...).save(FILE))"
+    )
