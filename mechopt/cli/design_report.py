@@ -383,7 +383,7 @@ def _beaten_by(cmp: dict[str, Any]) -> str:
 
     >>> rows = [{"mechanism": "designed", "outputs": 6, "objective": 16.7}, {"mechanism": "GRR", "outputs": 6,
     ...         "objective": 15.6}]
-    >>> _beaten_by({"rows": rows, "objective": "freq-var", "best_objective": "GRR"})[:50]
+    >>> _beaten_by({"rows": rows, "objective": "freq-var", "best_objective": "GRR"})[:51]
     'GRR beats the design on its own objective (freq-var'
     """
     from mechopt.cli._common import fmt
