@@ -256,15 +256,16 @@ def describe(problem: Any, res: Result) -> str:
     from mechopt.results.words import status_line
 
     cert = res.certificate
+    level = "delta" if res.notion == "delta-gamma" else "eps"  # the Gauss paper's level is δ (information lost)
     lines = [
         f"problem      {getattr(problem, 'id', type(problem).__name__)}",
         f"solver       {res.solver}",
         f"status       {status_line(res, _guarantee(res.solver))}",
         f"value        {fmt(res.value, 10)}{' ' + res.unit if res.unit else ''}  "
         f"({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
-        f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}"
+        f"privacy      {res.notion or '-'}  {level}={fmt(res.eps)}"
         + ("" if res.eps_lower is None else f"  eps_lower={fmt(res.eps_lower)}")
-        + f"  audited eps={fmt(res.eps_audited)}"
+        + f"  audited {level}={fmt(res.eps_audited)}"
         f"  violation={fmt(res.violation, 3)}",
         "certificate  "
         + (
@@ -372,9 +373,7 @@ def baselines_table(cmp: dict[str, Any]) -> str:
     ]
     if cmp["note"]:
         lines.append(f"note: {cmp['note']}")
-    beaten = _beaten_by(cmp)
-    if beaten:
-        lines.append(f"note: {beaten}")
+    lines += [f"note: {b}" for b in [_beaten_by(cmp)] if b]  # a baseline better on the design's own objective
     return "\n".join(lines)
 
 
@@ -395,6 +394,6 @@ def _beaten_by(cmp: dict[str, Any]) -> str:
     why = f"; it has {kb} outputs, the design {k}: the design searched {k}-output mechanisms only" if kb != k else ""
     return (
         f"{best} beats the design on its own objective ({cmp['objective']} {fmt(rows[best]['objective'])} against "
-        f"{fmt(rows['designed']['objective'])}){why}; to deploy it, save it from mechopt.oracles "
-        "(e.g. KSubset(d, eps, k).mechanism(inputs=...).save(FILE))"
+        f"{fmt(rows['designed']['objective'])}){why}; to deploy it, save it from mechopt.oracles (e.g. "
+        "KSubset(d, eps, k).mechanism(inputs=...).save(FILE))"
     )
