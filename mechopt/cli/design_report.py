@@ -256,15 +256,16 @@ def describe(problem: Any, res: Result) -> str:
     from mechopt.results.words import status_line
 
     cert = res.certificate
+    level = "delta" if res.notion == "delta-gamma" else "eps"  # the Gauss paper's level is δ (information lost)
     lines = [
         f"problem      {getattr(problem, 'id', type(problem).__name__)}",
         f"solver       {res.solver}",
         f"status       {status_line(res, _guarantee(res.solver))}",
         f"value        {fmt(res.value, 10)}{' ' + res.unit if res.unit else ''}  "
         f"({res.objective}, {'minimised' if res.sense == 'min' else 'maximised'})",
-        f"privacy      {res.notion or '-'}  eps={fmt(res.eps)}"
+        f"privacy      {res.notion or '-'}  {level}={fmt(res.eps)}"
         + ("" if res.eps_lower is None else f"  eps_lower={fmt(res.eps_lower)}")
-        + f"  audited eps={fmt(res.eps_audited)}"
+        + f"  audited {level}={fmt(res.eps_audited)}"
         f"  violation={fmt(res.violation, 3)}",
         "certificate  "
         + (
@@ -372,4 +373,27 @@ def baselines_table(cmp: dict[str, Any]) -> str:
     ]
     if cmp["note"]:
         lines.append(f"note: {cmp['note']}")
+    lines += [f"note: {b}" for b in [_beaten_by(cmp)] if b]  # a baseline better on the design's own objective
     return "\n".join(lines)
+
+
+def _beaten_by(cmp: dict[str, Any]) -> str:
+    """A baseline better than the design on the design's own objective: why it can be, and how to deploy it.
+
+    >>> rows = [{"mechanism": "designed", "outputs": 6, "objective": 16.7}, {"mechanism": "GRR", "outputs": 6,
+    ...         "objective": 15.6}]
+    >>> _beaten_by({"rows": rows, "objective": "freq-var", "best_objective": "GRR"})[:51]
+    'GRR beats the design on its own objective (freq-var'
+    """
+    from mechopt.cli._common import fmt
+
+    rows, best = {r["mechanism"]: r for r in cmp["rows"]}, cmp.get("best_objective")
+    if best in (None, "designed") or "designed" not in rows or best not in rows:
+        return ""
+    k, kb = rows["designed"]["outputs"], rows[best]["outputs"]
+    why = f"; it has {kb} outputs, the design {k}: the design searched {k}-output mechanisms only" if kb != k else ""
+    return (
+        f"{best} beats the design on its own objective ({cmp['objective']} {fmt(rows[best]['objective'])} against "
+        f"{fmt(rows['designed']['objective'])}){why}; to deploy it, save it from mechopt.oracles (e.g. "
+        "KSubset(d, eps, k).mechanism(inputs=...).save(FILE))"
+    )

@@ -44,7 +44,10 @@ def read_graph(path: str | Path, d: int | None = None) -> Any:
 
     p = Path(path)
     if not p.exists():
-        raise ProblemError(f"graph file {str(p)!r} does not exist")
+        raise ProblemError(
+            f"graph file {str(p)!r} does not exist: give an edge list (one 'u v' pair of input indices per line, "
+            "e.g. printf '0 1\\n1 2\\n' > edges.txt), or a .graphml, .gml or node-link .json file"
+        )
     if p.is_dir():
         raise ProblemError(f"graph file {str(p)!r} is a directory: give an edge list, .graphml, .gml or .json file")
     from mechopt.io.files import read_input_text

@@ -73,6 +73,8 @@ def run_report(args: argparse.Namespace) -> int:
     doc = sections_json(sections)
     if args.json:
         emit_json(doc)
+    else:  # --html alone: say where the page went (stdout stays the JSON document's with --json)
+        print(f"report card of {mech!r} written to {args.html} ({len(doc['sections'])} sections)")
     audit = doc["sections"]["certificate"]["audit"]
     if audit is not None and not audit["holds"]:
         needs = "no finite ε" if audit["audited"] is None else f"ε = {audit['audited']:.6g}"

@@ -361,7 +361,8 @@ def run_verify(args: argparse.Namespace) -> int:
     from mechopt.jobs.verify import VERDICTS
 
     counts = {v: sum(r["verdict"] == v for r in reports) for v in VERDICTS}
-    print(f"\n{len(reports)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    noun = "claim" if len(reports) == 1 else "claims"
+    print(f"\n{len(reports)} {noun}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
     return 0
 
 

@@ -228,6 +228,15 @@ def estimate_counts(
 
         z = float(ndtri(0.5 + level / 2))
         low, high = np.clip(theta - z * stderr, 0.0, 1.0), np.clip(theta + z * stderr, 0.0, 1.0)
+        outside = np.flatnonzero((theta + z * stderr < 0.0) | (theta - z * stderr > 1.0))
+        if outside.size:  # the clipped interval is one point that excludes the estimate: say so
+            names = ", ".join(str(inputs[i]) if len(inputs) else str(i) for i in outside[:5])
+            more = f" and {outside.size - 5} more" if outside.size > 5 else ""
+            notes.append(
+                f"the {level:g} interval of {names}{more} lies wholly outside [0, 1] and is clipped to one point: "
+                "the reports disagree with this mechanism beyond sampling error (the wrong mechanism file, or reports "
+                "not drawn independently of the data?)"
+            )
     out = make_consistent(theta, consistency)
     if consistency is not None and stderr is not None:
         notes.append(f"stderr and intervals are those of the {method} estimate before {consistency}")

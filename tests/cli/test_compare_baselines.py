@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import mechopt
 from mechopt.oracles import GRR, OUE, KSubset
 from mechopt.programs.frequency import freq_var
 from mechopt.programs.oracle_compare import compare_baselines, frequency_rows, oracle_variance
@@ -65,3 +66,25 @@ def test_a_design_under_a_weaker_notion_is_not_called_best_without_saying_so(not
     prob = ChannelDesign.from_params(prior="0.5,0.3,0.2", notion=notion, utility="mi", eps=0.5)
     doc = compare_baselines(prob, np.array([[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]]))
     assert says in doc["note"] and "unlike guarantees" in doc["note"]
+
+
+def test_a_baseline_that_beats_the_design_is_said_with_why_and_what_to_deploy() -> None:
+    """On 6 symbols at ε = 1, freq-var's sqp returns GRR (6 outputs); the 2-subset (15 outputs) has less variance.
+
+    The table said only "best freq-var: k-subset (k=2)"; the note says the design was confined to 6 outputs and
+    how to save the better mechanism. Here the design is GRR itself, so the comparison is the closed forms'."""
+    from mechopt.cli.design_report import baselines_table
+    from mechopt.problems.design import ChannelDesign
+
+    prior = [0.45, 0.2, 0.12, 0.1, 0.08, 0.05]
+    prob = ChannelDesign.from_params(prior=prior, notion="ldp", utility="freq-var", eps=1.0)
+    cmp = compare_baselines(prob, GRR(6, 1.0).mechanism().Q)
+    assert cmp["best_objective"] == "k-subset (k=2)"
+    assert oracle_variance(KSubset(6, 1.0, 2), np.array(prior)) < oracle_variance(GRR(6, 1.0), np.array(prior))
+    text = baselines_table(cmp)
+    assert "note: k-subset (k=2) beats the design on its own objective (freq-var " in text
+    assert "it has 15 outputs, the design 6: the design searched 6-output mechanisms only" in text
+    assert "KSubset(d, eps, k).mechanism(inputs=...).save(FILE)" in text
+    mi = ChannelDesign.from_params(prior=prior, notion="ldp", utility="mi", eps=1.0)
+    best = compare_baselines(mi, mechopt.solve(mi, solver="exact").Q)  # certified: no baseline beats it on MI
+    assert best["best_objective"] == "designed" and "beats the design" not in baselines_table(best)

@@ -211,3 +211,15 @@ def test_design_list_problems(cli):
     doc = cli("design", "--list", "--json").json()
     ids = {p["id"]: p for p in doc["problems"]}
     assert "design" in ids and {"prior", "notion", "utility", "eps"} <= set(ids["design"]["params"])
+
+
+def test_a_missing_graph_file_says_what_file_to_give(cli, one_line_error, tmp_path, monkeypatch):
+    """The Getting Started variation ``--graph edges.txt`` run as shown: one line that says what an edge list is."""
+    monkeypatch.chdir(tmp_path)
+    run = cli("design", "--notion", "graph-ldp", "--graph", "edges.txt", "--utility", "mi", "--prior", "uniform:4",
+              "--eps", "1")  # fmt: skip
+    one_line_error(run)
+    assert "'edges.txt' does not exist" in run.err and "'u v' pair" in run.err and ".graphml" in run.err
+    (tmp_path / "edges.txt").write_text("0 1\n1 2\n")  # the file the message shows how to make
+    assert cli("design", "--notion", "graph-ldp", "--graph", "edges.txt", "--utility", "mi", "--prior", "uniform:4",
+               "--eps", "1").code == 0  # fmt: skip

@@ -43,6 +43,9 @@ def test_heuristic_says_feasible(cli, solver, start):
     run = cli("design", "--problem", "gauss-dataset1", "--set", "delta=0.3", "--solver", solver)
     assert run.code == 0, run.err
     assert _status(run) == start
+    # the Gauss paper's level is delta (information the utility may lose), not an eps: the line names it so
+    privacy = next(line for line in run.out.splitlines() if line.startswith("privacy"))
+    assert "delta=0.3  audited delta=" in privacy and "eps" not in privacy
 
 
 def test_closed_form_outside_its_region_says_not_private(cli):

@@ -119,3 +119,19 @@ def test_an_oracle_mechanism_file_round_trips(cli, tmp_path) -> None:
     doc = cli("estimate", mech, out, "--column", "c", "--consistency", "project", "--json").json()
     assert doc["inputs"] == list("abcd") and abs(sum(doc["frequencies"]) - 1) < 1e-12
     assert min(doc["frequencies"]) >= 0
+
+
+def test_an_interval_wholly_outside_the_simplex_is_said_not_shown_as_a_silent_point(cli, tmp_path) -> None:
+    """Reports no input mix of Q explains: the linear estimate is (−0.5, 1.5); its clipped intervals [0, 0] and
+    [1, 1] exclude it, and the table says why instead of printing two bare points."""
+    mech = tmp_path / "m.json"
+    mech.write_text(json.dumps({"Q": [[0.75, 0.25], [0.25, 0.75]], "inputs": ["a", "b"]}))
+    rep = tmp_path / "r.csv"
+    pd.DataFrame({"y": [1] * 1000}).to_csv(rep, index=False)
+    run = cli("estimate", mech, rep, "--column", "y", "--ci", "0.95")
+    assert run.code == 0
+    assert "interval of a, b lies wholly outside [0, 1]" in run.out and "disagree with this mechanism" in run.out
+    doc = cli("estimate", mech, rep, "--column", "y", "--ci", "0.95", "--json").json()
+    assert doc["frequencies"] == pytest.approx([-0.5, 1.5]) and doc["ci"]["low"] == [0.0, 1.0]
+    ok = cli("estimate", mech, rep, "--column", "y")  # no --ci: no interval, no such note
+    assert "wholly outside" not in ok.out

@@ -28,6 +28,17 @@ def test_json_and_html(tmp_path, cli) -> None:
     assert out.read_text().startswith("<!DOCTYPE html>")
 
 
+def test_html_alone_says_where_the_card_went(tmp_path, cli) -> None:
+    """``mechopt report mech.json --html card.html`` (docs/howto/deploy) printed nothing at all on success."""
+    out = tmp_path / "card.html"
+    run = cli("report", _saved(tmp_path), "--html", out)
+    assert run.code == 0 and run.err == "" and out.read_text().startswith("<!DOCTYPE html>")
+    assert (
+        run.out.startswith("report card of Mechanism(2 inputs x 2 outputs")
+        and f"written to {out} (6 sections)" in run.out
+    )
+
+
 def test_prior_overrides_the_file(tmp_path, cli) -> None:
     run = cli("report", _saved(tmp_path), "--json", "--prior", "0.5,0.5")
     assert run.code == 0

@@ -57,6 +57,8 @@ def test_verify_filters_and_table(cli, fake_claims):
     human = cli("verify")
     assert human.code == 0 and "lip.demo_fails" in human.out and "counterexample" in human.out
     assert "1 holds" in human.out and "2 fails" in human.out
+    one = cli("verify", "--claim", "lip.demo_fails")  # one claim: the total line says "1 claim", not "1 claims"
+    assert "\n1 claim: " in one.out and "1 claims" not in one.out
 
 
 def _figure(fid, crash=False):
