@@ -7,7 +7,7 @@ Examples
 --------
 >>> from hypothesis import given, settings as hsettings
 >>> from mechopt.testing import priors
->>> @hsettings(max_examples=5)
+>>> @hsettings(max_examples=5, deadline=None)
 ... @given(priors(min_size=2, max_size=4))
 ... def check(p):
 ...     assert abs(p.sum() - 1) < 1e-12 and (p > 0).all()

@@ -13,8 +13,11 @@ import pytest
 from hypothesis import settings as _hypothesis_settings
 
 # Property tests draw the same examples on every run and machine (a CI result is reproducible); set
-# MECHOPT_HYPOTHESIS_RANDOM=1 to explore new ones (the `-m slow` twins always do).
-_hypothesis_settings.register_profile("mechopt-default", derandomize=not os.environ.get("MECHOPT_HYPOTHESIS_RANDOM"))
+# MECHOPT_HYPOTHESIS_RANDOM=1 to explore new ones (the `-m slow` twins always do). No per-example deadline: a
+# loaded machine must not fail a property (speed is measured in benchmarks/, never asserted by a test).
+_hypothesis_settings.register_profile(
+    "mechopt-default", derandomize=not os.environ.get("MECHOPT_HYPOTHESIS_RANDOM"), deadline=None
+)
 _hypothesis_settings.load_profile("mechopt-default")
 
 _SWEEP = """
