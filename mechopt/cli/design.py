@@ -299,12 +299,39 @@ def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line
 
 
 def _check_certificate_size(args: argparse.Namespace, problem: Any) -> None:
-    """``--certificate`` for a single-prior design above the standalone checker's size: refused before the solve."""
+    """``--certificate`` for a design whose file cannot be written, refused before the solve (not after a design
+    of minutes): a prior above a checker's size, or mi over a ball held by its inequalities (vertex generation)."""
+    from mechopt.errors import CertificateError
     from mechopt.problems.design import ChannelDesign
+    from mechopt.problems.robust import BallDesign, RobustDesign
     from mechopt.results.certificate_file import check_checker_size
 
-    if args.certificate and isinstance(problem, ChannelDesign):
+    if not args.certificate:
+        return
+    if isinstance(problem, ChannelDesign):
         check_checker_size(int((problem.prior > 0).sum()))
+    elif isinstance(problem, BallDesign):
+        from mechopt.certball import MAX_D
+        from mechopt.problems.robust.priorsets import MAX_BALL_SYMBOLS
+
+        d = problem.prior_set.d
+        if not problem.is_linear:
+            raise CertificateError(
+                f"--certificate with --utility {problem.utility.name} over a ball of {d} symbols: above "
+                f"{MAX_BALL_SYMBOLS} it is designed by vertex generation, whose bound no certificate file carries; "
+                f"drop --certificate (the result's own bound stands), or use --utility mae or at most "
+                f"{MAX_BALL_SYMBOLS} symbols"
+            )
+        if d > MAX_D:
+            raise CertificateError(f"--certificate over a ball of {d} symbols: certball.py checks at most {MAX_D}; "
+                                   "drop --certificate (the result's own bound stands)")  # fmt: skip
+    elif isinstance(problem, RobustDesign):
+        from mechopt.certcheck import MAX_D
+
+        d = problem.prior_set.d
+        if d > MAX_D:
+            why = f"--certificate over a prior set on {d} symbols: certcheck.py checks at most {MAX_D}"
+            raise CertificateError(why + "; drop --certificate (the result's own bound stands)")
 
 
 def _status_line(args: argparse.Namespace) -> Any:
