@@ -45,6 +45,7 @@ from mechopt.cli.design_problem import build_problem, parse_assignments, parse_o
 from mechopt.cli.graph_file import read_graph
 from mechopt.errors import ParamError
 from mechopt.results.result import Status, vocabulary
+from mechopt.runtime.deadline import LATE_GRACE_S
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
@@ -263,8 +264,11 @@ def _check_not_input(args: argparse.Namespace) -> None:
     check_distinct({"--out": args.out, "--plot": args.plot, "--certificate": args.certificate}, inputs)
 
 
-#: Seconds after the deadline at which the command line stops a stage that did not check it (SIGALRM).
-ALARM_GRACE_S = 0.15
+#: Seconds after the deadline at which the command line stops a stage that did not check it (SIGALRM): after the
+#: grace a solver has to return what it has (:data:`~mechopt.runtime.deadline.LATE_GRACE_S`, the first master
+#: LP), plus a moment (it fired 0.15 s after the deadline, inside that grace: PML mi d = 64 at --time-limit 2
+#: returned no mechanism).
+ALARM_GRACE_S = LATE_GRACE_S + 0.15
 
 
 def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line: Any) -> tuple[Any, Any]:
@@ -291,11 +295,23 @@ def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line
     t0 = time.perf_counter()
     try:
         with deadline.bounded(tl, start=start), deadline.alarm(ALARM_GRACE_S):
-            return problem, solve(problem, solver=solver, **options)
+            res = solve(problem, solver=solver, **options)
     except deadline.TimeLimitReached as exc:  # the backstop fired outside solve (the process was late already)
         from mechopt.api import time_limit_result
 
-        return problem, time_limit_result(problem, solver, exc, t0)
+        res = time_limit_result(problem, solver, exc, t0)
+    return problem, _wall_note(res, tl, t0 if start is None else start)
+
+
+def _wall_note(res: Any, tl: float, start: float) -> Any:
+    """A result past its time limit says how long the whole run took (its ``time_s`` is the solve's: --time-limit 2
+    printed 1.74 s where the run took 3.5 s, reading the inputs and the first master's grace included)."""
+    total = time.perf_counter() - start
+    if total <= tl:
+        return res
+    note = f"the run took {total:.3g} s in all, counted from its start (the solve {res.time_s or 0.0:.3g} s)"
+    msg = f"{res.message}; {note}" if res.message else note
+    return res.replace(message=msg, extras={**res.extras, "wall_s": total})
 
 
 def _check_certificate_size(args: argparse.Namespace, problem: Any) -> None:
