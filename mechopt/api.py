@@ -18,7 +18,7 @@ from typing import Any
 
 from mechopt import registry, settings
 from mechopt.errors import MechoptError, ProblemError, SolverNotFound
-from mechopt.model.problem import Problem
+from mechopt.model.problem import Problem, value_gap
 from mechopt.results.result import PROOFS, Result, Status
 from mechopt.runtime import deadline
 from mechopt.runtime.threads import single_threaded
@@ -74,7 +74,7 @@ def audit_result(problem: Problem, result: Result) -> Result:
     if lone and res.status.has_solution:
         why = f"inputs {list(lone)} have no edge in the policy graph: graph-LDP does not protect them"
         res = res.replace(message=f"{res.message}; {why}" if res.message else why)
-    return _proof_status(res)
+    return _proof_status(res, problem)
 
 
 def _eps_lower(problem: Problem) -> float | None:
@@ -106,12 +106,13 @@ def _resolved(problem: Problem, res: Result) -> Result:
     )
 
 
-def _proof_status(res: Result) -> Result:
-    """``optimal`` only with a proof: a certificate within tolerance or a named proof."""
+def _proof_status(res: Result, problem: Problem | None = None) -> Result:
+    """``optimal`` only with a proof: a certificate within tolerance (:func:`~mechopt.model.problem.value_gap`: a
+    value of 0 against the floor of the objective's size) or a named proof."""
     cert = res.certificate
     bound, value = (cert.bound if cert is not None else None), res.value
     if cert is not None and bound is not None and value is not None:
-        gap = Result.gap_of(value, bound)
+        gap = value_gap(problem, res.mechanism if res.mechanism is not None else None, value, bound)
         if abs(gap - cert.gap) > 1e-12:
             res = res.replace(certificate=replace(cert, gap=gap))
         if gap >= 1 and value != 0:  # the bound is 0 or of the other sign: it proves nothing about this value

@@ -45,6 +45,7 @@ from mechopt.cli.design_problem import build_problem, parse_assignments, parse_o
 from mechopt.cli.graph_file import read_graph
 from mechopt.errors import ParamError
 from mechopt.results.result import Status, vocabulary
+from mechopt.runtime.deadline import LATE_GRACE_S
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
@@ -263,8 +264,11 @@ def _check_not_input(args: argparse.Namespace) -> None:
     check_distinct({"--out": args.out, "--plot": args.plot, "--certificate": args.certificate}, inputs)
 
 
-#: Seconds after the deadline at which the command line stops a stage that did not check it (SIGALRM).
-ALARM_GRACE_S = 0.15
+#: Seconds after the deadline at which the command line stops a stage that did not check it (SIGALRM): after the
+#: grace a solver has to return what it has (:data:`~mechopt.runtime.deadline.LATE_GRACE_S`, the first master
+#: LP), plus a moment (it fired 0.15 s after the deadline, inside that grace: PML mi d = 64 at --time-limit 2
+#: returned no mechanism).
+ALARM_GRACE_S = LATE_GRACE_S + 0.15
 
 
 def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line: Any) -> tuple[Any, Any]:
@@ -291,20 +295,59 @@ def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line
     t0 = time.perf_counter()
     try:
         with deadline.bounded(tl, start=start), deadline.alarm(ALARM_GRACE_S):
-            return problem, solve(problem, solver=solver, **options)
+            res = solve(problem, solver=solver, **options)
     except deadline.TimeLimitReached as exc:  # the backstop fired outside solve (the process was late already)
         from mechopt.api import time_limit_result
 
-        return problem, time_limit_result(problem, solver, exc, t0)
+        res = time_limit_result(problem, solver, exc, t0)
+    return problem, _wall_note(res, tl, t0 if start is None else start)
+
+
+def _wall_note(res: Any, tl: float, start: float) -> Any:
+    """A result past its time limit says how long the whole run took (its ``time_s`` is the solve's: --time-limit 2
+    printed 1.74 s where the run took 3.5 s, reading the inputs and the first master's grace included)."""
+    total = time.perf_counter() - start
+    if total <= tl:
+        return res
+    note = f"the run took {total:.3g} s in all, counted from its start (the solve {res.time_s or 0.0:.3g} s)"
+    msg = f"{res.message}; {note}" if res.message else note
+    return res.replace(message=msg, extras={**res.extras, "wall_s": total})
 
 
 def _check_certificate_size(args: argparse.Namespace, problem: Any) -> None:
-    """``--certificate`` for a single-prior design above the standalone checker's size: refused before the solve."""
+    """``--certificate`` for a design whose file cannot be written, refused before the solve (not after a design
+    of minutes): a prior above a checker's size, or mi over a ball held by its inequalities (vertex generation)."""
+    from mechopt.errors import CertificateError
     from mechopt.problems.design import ChannelDesign
+    from mechopt.problems.robust import BallDesign, RobustDesign
     from mechopt.results.certificate_file import check_checker_size
 
-    if args.certificate and isinstance(problem, ChannelDesign):
+    if not args.certificate:
+        return
+    if isinstance(problem, ChannelDesign):
         check_checker_size(int((problem.prior > 0).sum()))
+    elif isinstance(problem, BallDesign):
+        from mechopt.certball import MAX_D
+        from mechopt.problems.robust.priorsets import MAX_BALL_SYMBOLS
+
+        d = problem.prior_set.d
+        if not problem.is_linear:
+            raise CertificateError(
+                f"--certificate with --utility {problem.utility.name} over a ball of {d} symbols: above "
+                f"{MAX_BALL_SYMBOLS} it is designed by vertex generation, whose bound no certificate file carries; "
+                f"drop --certificate (the result's own bound stands), or use --utility mae or at most "
+                f"{MAX_BALL_SYMBOLS} symbols"
+            )
+        if d > MAX_D:
+            raise CertificateError(f"--certificate over a ball of {d} symbols: certball.py checks at most {MAX_D}; "
+                                   "drop --certificate (the result's own bound stands)")  # fmt: skip
+    elif isinstance(problem, RobustDesign):
+        from mechopt.certcheck import MAX_D
+
+        d = problem.prior_set.d
+        if d > MAX_D:
+            why = f"--certificate over a prior set on {d} symbols: certcheck.py checks at most {MAX_D}"
+            raise CertificateError(why + "; drop --certificate (the result's own bound stands)")
 
 
 def _status_line(args: argparse.Namespace) -> Any:

@@ -235,7 +235,11 @@ def compose(
     Q, labels = _matrix(mech)
     groups = pair_losses(Q)
     if not groups:
-        raise ProblemError("a channel with one input has no pair to protect: composition needs d >= 2 inputs")
+        raise ProblemError(
+            f"the mechanism has one input (Q is {Q.shape[0]} x {Q.shape[1]}): privacy compares what two inputs reveal, "
+            "so there is nothing to account or report; Q needs one row per input value, at least 2 (rows are inputs, "
+            "Q[x][y] = P(y | x)): write every row, or transpose a Q written with outputs as rows"
+        )
     eps_ldp = max(g[0].max_loss for g in groups)
     delta = np.empty((len(ks), e.size))
     worst: list[tuple[tuple[Any, ...] | None, ...]] = []

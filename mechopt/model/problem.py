@@ -31,7 +31,7 @@ from mechopt.notions import LDP, LIP, MIP, PosteriorBox, PrivacyNotion
 from mechopt.results.result import Result
 from mechopt.utilities import FrequencyVariance, Utility
 
-__all__ = ["Problem", "ChannelProblem", "ProblemAudit"]
+__all__ = ["Problem", "ChannelProblem", "ProblemAudit", "value_gap"]
 
 
 class Problem:
@@ -210,3 +210,24 @@ class ChannelProblem(Problem):
 
     def params(self) -> dict[str, Any]:
         return {"prior": self.prior.tolist(), **self.notion.params(), **self.utility.params()}
+
+
+def value_gap(problem: Any, Q: Any, value: float, bound: float) -> float:
+    """The certificate gap of ``value`` against ``bound`` (:meth:`Result.gap_of`); a value of exactly 0 is judged
+    against the floor of the objective's size: the largest |value| of the channels of Q's shape that tell nothing
+    (one output) or all (the identity), e.g. Var(a) for an mse, H(P) for mi (as the standalone checker judges it).
+
+    >>> from mechopt.problems.design import ChannelDesign
+    >>> prob = ChannelDesign.from_params(prior="0.5,0.5", notion="ldp", utility="mi", eps=1.0)
+    >>> value_gap(prob, np.full((2, 1), 1.0), 0.0, 2.5e-33) < 1e-29, value_gap(prob, np.eye(2), 0.5, 0.6) > 0.1
+    (True, True)
+    """
+    scale = 0.0
+    if value == 0 and bound != 0 and np.ndim(Q) == 2 and callable(getattr(problem, "evaluate", None)):
+        d, m = np.shape(Q)
+        for C in [np.eye(d), np.eye(d, m), np.ones((d, 1)), *(np.eye(m)[np.full(d, j)] for j in range(min(m, 8)))]:
+            try:
+                scale = max(scale, abs(float(problem.evaluate(C))))
+            except (ProblemError, ValueError, TypeError, IndexError):  # not a channel of this problem's shape
+                continue
+    return Result.gap_of(value, bound, scale)

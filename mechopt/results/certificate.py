@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Certificate", "relative_gap"]
+__all__ = ["Certificate", "ZERO_FLOOR", "relative_gap"]
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,21 @@ class Certificate:
         self.evidence.save(path, bound=self.bound, gap=self.gap, status=status, value=value, **provenance)
 
 
-def relative_gap(value: float, bound: float) -> float:
-    """|bound − value| / max(|bound|, |value|), 0 when they are equal: relative at every magnitude, no floor.
+#: A value of exactly 0 has no size of its own: its gap is relative to ``ZERO_FLOOR`` × the objective's scale,
+#: the standalone checker's ``floor`` (:mod:`mechopt.certcheck`, whose gaps follow this same rule).
+ZERO_FLOOR = 1e-3
+
+
+def relative_gap(value: float, bound: float, scale: float = 0.0) -> float:
+    """|bound − value| / max(|bound|, |value|), 0 when they are equal: relative at every magnitude; a value of
+    exactly 0 is judged against max(|bound|, ``ZERO_FLOOR`` · ``scale``) (``scale``: the objective's size).
 
     >>> relative_gap(1.36e-9, 1.41e-10) > 1e-7, relative_gap(4.1e-24, 4.1e-24 * (1 - 1e-9)) < 1e-7
     (True, True)
+    >>> relative_gap(0.0, 2.5e-33), relative_gap(0.0, 2.5e-33, scale=1.4) < 1e-29   # 0 and a rounding-sized bound
+    (1.0, True)
     """
     if bound == value:
         return 0.0
-    return abs(bound - value) / max(abs(bound), abs(value))
+    den = max(abs(bound), abs(value)) if value != 0 else max(abs(bound), ZERO_FLOOR * abs(scale))
+    return abs(bound - value) / den

@@ -42,8 +42,13 @@ from typing import Any
 
 __all__ = [
     "TimeLimitReached", "bounded", "check", "remaining", "limit", "seconds", "process_start", "alarm", "passed",
+    "LATE_GRACE_S",
 ]  # fmt: skip
 
+#: Seconds a solver may run past the deadline to return what it has: column generation's first master LP when the
+#: deadline passed before it (so a time limit returns the seed columns' audited channel, not none). The command
+#: line's SIGALRM backstop (:func:`alarm`) fires only after them: one grace, not two that disagree.
+LATE_GRACE_S = 2.0
 _MAX_ALARM_S = 1e9  # the longest backstop alarm armed (about 32 years; setitimer's limit is near 9.2e9 s)
 
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("mechopt_deadline", default=None)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt import settings
-from mechopt.runtime.deadline import passed
+from mechopt.runtime.deadline import LATE_GRACE_S, passed
 from mechopt.solvers.exact.lp import Master, cost_unit, solve_master
 from mechopt.solvers.exact.master import WarmMaster
 
@@ -156,8 +156,9 @@ def column_generation(
 #: excess): column generation runs with them multiplied by the gains' power-of-two unit (:func:`gain_units`).
 GAIN_TOLERANCES = ("reduced_cost", "mip_abs_gap", "tangent_cut")
 #: Seconds the first master LP may take when the deadline passed before it (the seeding or the first pricing
-#: ran to the deadline): its channel is returned, status ``time_limit``, rather than none.
-FIRST_MASTER_GRACE = 2.0
+#: ran to the deadline): its channel is returned, status ``time_limit``, rather than none. The deadline module's
+#: grace, which the command line's backstop alarm waits out too.
+FIRST_MASTER_GRACE = LATE_GRACE_S
 
 
 def gain_units(unit: float):
@@ -184,10 +185,10 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
     dual_bound = getattr(pricer, "dual_bound", None)
     for it in range(1, max_iter + 1):
         left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0:
-            if master is not None:
-                return ColGenResult("time_limit", master, R, bound, False, it - 1, notes, nu=best_nu)
-            left = FIRST_MASTER_GRACE  # the seed columns' master, so a time limit still returns a mechanism
+        if left is not None and left <= 0 and master is not None:
+            return ColGenResult("time_limit", master, R, bound, False, it - 1, notes, nu=best_nu)
+        if left is not None and master is None:  # the seed columns' master, so a time limit still returns a mechanism
+            left = max(left, FIRST_MASTER_GRACE)  # (with 0.01 s left it stopped at its first basis: the trivial Q)
         master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)

@@ -280,32 +280,39 @@ def _rounding(c, lo, hi, A, y, r, terms) -> float:
 
 
 def _evidence(problem: Any, Q: np.ndarray, res: Any, k: int, s: float) -> Any:
-    """The duals a certificate file carries: the loss rows' weights w = −y_ub[:k] ≥ 0, ν = s·y_eq[:n] (row sums),
-    and per output y multipliers μ_y ≥ 0 of the private cone's rows a_k (:func:`cone_rows`) with
-    Σ_k μ_yk a_k ≤ P_w ∘ L[:, y] − ν as nearly as HiGHS finds (min Σ of the excess; the checker bounds what is left)."""
-    from scipy.optimize import linprog
-
+    """A certificate file's duals, HiGHS's own × s: weights w = −y_ub[:k] ≥ 0, ν = s·y_eq[:n], and μ_y ≥ 0 on the
+    cone's rows (:func:`cone_rows`) read off the privacy rows' duals (:func:`_cone_multipliers`): the checker's
+    residuals are the LP's reduced costs (an LP for μ in the loss's unit proved 0 for an MAE of 1e-8 at ε = 20)."""
     from mechopt.results.certificate_file import RobustEvidence
 
     n = Q.shape[0]
     w = np.zeros(k) if res is None else np.maximum(-np.asarray(res.ineqlin.marginals[:k], float), 0.0)
     w = w if w.sum() > 0 else np.ones(k)  # (the LP's weights sum to 1; none: any weights prove 1ᵀν)
     nu = np.zeros(n) if res is None else s * np.asarray(res.eqlin.marginals[:n], float)
-    V, L = problem.prior_set.vertices, problem.loss_matrix()
-    Pw = (w / w.sum()) @ V
-    A = cone_rows(problem)
-    K, d = A.shape
-    mu = []
-    for y in range(L.shape[1]):  # min 1ᵀe  s.t.  Aᵀμ − e ≤ P_w ∘ L[:, y] − ν,  μ, e ≥ 0
-        r = linprog(
-            np.r_[np.zeros(K), np.ones(d)],
-            A_ub=np.c_[A.T, -np.eye(d)],
-            b_ub=(Pw * L[:, y] - nu) / s,  # in the loss's unit s (HiGHS's tolerances are absolute): unit-free
-            bounds=[(0, None)] * (K + d),
-            method="highs",
-        )
-        mu.append(s * np.maximum(r.x[:K], 0.0) if r.status == 0 else np.zeros(K))
-    return RobustEvidence(problem, Q, w, nu, np.array(mu), method="robust-lp (HiGHS duals; cone multipliers by HiGHS)")
+    m, K = Q.shape[1], cone_rows(problem).shape[0]
+    mu = np.zeros((m, K)) if res is None else s * _cone_multipliers(problem, res.ineqlin.marginals[k:], n, m)
+    return RobustEvidence(problem, Q, w, nu, mu, method="robust-lp (HiGHS duals, cone multipliers of its privacy rows)")
+
+
+def _cone_multipliers(problem: Any, y_priv: Any, n: int, m: int) -> np.ndarray:
+    """μ (m × K, the order of :func:`cone_rows`) from the duals of the LP's privacy rows (≤ rows: −y ≥ 0).
+
+    Posterior boxes: the row q_x − hi·λ_vy ≤ 0 with λ_vy = v·q is the cone row hi·v·q − q_x ≥ 0 itself (and the
+    lower side likewise). LDP's envelope w_y ≤ q_x (β_x) and q_x ≤ e^ε w_y (α_x): with Σβ = e^ε Σα (w's reduced cost
+    0), Σ_x α_x (e^ε w − q_x) + Σ_z β_z (q_z − w) = Σ_{x,z} α_x β_z / Σβ · (e^ε q_z − q_x), so μ_xz = α_x β_z / Σβ
+    (the pairs x = z it drops only raise the residuals)."""
+    from mechopt.problems.robust import box_factors
+
+    a = -np.minimum(np.asarray(y_priv, float), 0.0)
+    f = box_factors(problem.notion)
+    if f is None:
+        beta, alpha = a[: n * m].reshape(n, m), a[n * m :].reshape(n, m)
+        tot = beta.sum(axis=0)
+        xs, zs = np.array([(x, z) for x in range(n) for z in range(n) if x != z]).reshape(-1, 2).T
+        return (alpha[xs] * np.divide(beta[zs], tot, out=np.zeros_like(beta[zs]), where=tot > 0)).T
+    k, nS = problem.prior_set.vertices.shape[0], int(np.count_nonzero(problem.prior_set.support))
+    sides = a.reshape(k, 2 if f[0] > 0 else 1, nS, m)  # per vertex: the hi rows (x, y), then the lo rows
+    return np.concatenate([sides[:, j].reshape(k * nS, m) for j in range(sides.shape[1])]).T
 
 
 def cone_rows(problem: Any) -> np.ndarray:

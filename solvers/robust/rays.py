@@ -42,6 +42,7 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
+from mechopt.model.problem import value_gap
 from mechopt.model.solver import Solver
 from mechopt.problems.robust.gains import ErrorGains, error_gains
 from mechopt.results.result import Certificate, Result, Status
@@ -131,7 +132,7 @@ class RobustRaysSolver(Solver):
             bound = None if out["bound"] is None else G.sign * out["bound"] + 0.0
             if bound is not None and G.sign < 0:
                 bound = max(bound, 0.0)  # an MSE is never negative
-            gap = None if bound is None else _relative_gap(value, bound, G.sign)
+            gap = None if bound is None else _relative_gap(problem, Q, value, bound, G.sign)
             late = passed(deadline)
             if not hull or gap is None or gap <= tol or out["status"] != "optimal" or late:
                 break
@@ -167,7 +168,7 @@ class RobustRaysSolver(Solver):
             extras["hull_rounds"], extras["hull_priors"] = outer, priors[len(problem.prior_set.vertices) :].tolist()
         norm = getattr(pricer, "norm", None)
         ev = None if bound is None or hull or not out["proven"] else _evidence(problem, Q, G, out, rows, norm)
-        cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound), evidence=ev)
+        cert = None if bound is None else Certificate(bound, value_gap(problem, Q, value, bound), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert, proof=proof, message=msg,
                       iterations=out["rounds"], extras=extras, **base)  # fmt: skip
 
@@ -391,9 +392,9 @@ def _ldp_level(factors, cone: np.ndarray, problem: Any) -> float | None:
     return math.log(hi if lo == 0 else min(hi, 1.0 / lo))
 
 
-def _relative_gap(value: float, bound: float, sign: float) -> float:
-    denom = max(abs(value), abs(bound))
-    return 0.0 if denom == 0 else max(0.0, sign * (bound - value)) / denom
+def _relative_gap(problem: Any, Q: np.ndarray, value: float, bound: float, sign: float) -> float:
+    """:func:`~mechopt.model.problem.value_gap`, 0 for a bound on the far side of the value (rounding)."""
+    return 0.0 if sign * (bound - value) <= 0 else value_gap(problem, Q, value, bound)
 
 
 SOLVERS = {"robust-rays": RobustRaysSolver}

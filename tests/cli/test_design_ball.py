@@ -84,3 +84,29 @@ def test_mi_over_a_tv_ball_with_a_certificate_file_takes_the_vertex_form(cli, tm
     )
     assert a.json()["value"] == pytest.approx(b.json()["value"], rel=1e-9)
     assert cli("check", cert).out.startswith("verified")
+
+
+SET21 = ",".join(["0.05"] * 20 + ["0"]) + ";" + ",".join(["0.04"] * 20 + ["0.2"])  # 21 symbols
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [  # mi over a TV ball above 10: vertex generation, no file (it designed for 10 s, then refused)
+        (["--notion", "ldp", "--eps", "0.5", "--utility", "mi", "--prior", "uniform:11", "--prior-ball", "0.02:tv"],
+         "above 10 it is designed by vertex generation"),
+        (["--notion", "ldp", "--eps", "1", "--utility", "mae", "--prior-set", SET21],
+         "checks at most 20"),
+    ],
+)  # fmt: skip
+def test_a_certificate_that_cannot_be_written_is_refused_before_the_design(cli, one_line_error, monkeypatch, tmp_path,
+                                                                          args, words):  # fmt: skip
+    import mechopt.api
+
+    def no_solve(*a, **k):
+        raise AssertionError("solved before refusing --certificate")
+
+    monkeypatch.setattr(mechopt.api, "solve", no_solve)
+    r = cli("design", *args, "--certificate", tmp_path / "c.json")
+    one_line_error(r)
+    assert words in r.err and "drop --certificate" in r.err
+    assert not (tmp_path / "c.json").exists()

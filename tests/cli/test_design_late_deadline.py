@@ -42,3 +42,35 @@ def test_a_time_limit_beyond_the_alarm_range_runs_unbounded(capsys):
     a = 1 - 0.5 * math.exp(-1)  # LIP eps = 1 on a fair bit: the lower posterior bound binds, Q = [[a, 1-a], [1-a, a]]
     mi = math.log(2) + a * math.log(a) + (1 - a) * math.log(1 - a)
     assert code == 0 and out["status"] == "optimal" and abs(out["value"] - mi) < 1e-9
+
+
+def test_the_backstop_waits_out_the_solvers_grace(monkeypatch, capsys):
+    """The SIGALRM backstop fired 0.15 s after the deadline while column generation allows its first master 2 s
+    past it: one grace (``deadline.LATE_GRACE_S``) for both, the alarm after it."""
+    from mechopt.solvers.exact.colgen import FIRST_MASTER_GRACE
+
+    armed = []
+    real = deadline.alarm
+
+    def spy(grace):
+        armed.append(grace)
+        return real(grace)
+
+    monkeypatch.setattr(deadline, "alarm", spy)
+    main(["design", "--prior", "0.5,0.5", "--notion", "lip", "--utility", "mi", "--eps", "1", "--time-limit", "60"])
+    capsys.readouterr()
+    assert FIRST_MASTER_GRACE == deadline.LATE_GRACE_S and armed and armed[0] > deadline.LATE_GRACE_S
+
+
+def test_a_short_limit_returns_the_seeded_masters_audited_channel(capsys):
+    """PML mi on 64 inputs (Dirichlet(1), seed 64), --time-limit 0.3: the deadline passes while the seed columns are
+    built; the first master is still solved (it returned no mechanism: the alarm stopped it), its channel audited,
+    and the message says how long the whole run took."""
+    import numpy as np
+
+    P = np.random.default_rng(64).dirichlet(np.ones(64))
+    argv = ["design", "--prior", ",".join(map(repr, P.tolist())), "--notion", "pml", "--utility", "mi", "--eps", "2"]
+    code = main([*argv, "--time-limit", "0.3", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["status"] == "time_limit" and out["mechanism"] is not None
+    assert out["privacy"]["violation"] <= 1e-9 and "the run took" in out["message"]

@@ -140,9 +140,9 @@ def test_an_interrupt_before_out_is_in_place_leaves_nothing_and_names_no_file(mo
 SIGINT_ON_IMPORT = """
 import os, signal, sys
 
-class InterruptOnImport:  # Ctrl-C while the package imports its heavy parts
+class InterruptOnImport:  # Ctrl-C while the package imports its heavy parts (numpy: also for --version)
     def find_spec(self, name, path=None, target=None):
-        if name == "mechopt.api":
+        if name == "numpy":
             os.kill(os.getpid(), signal.SIGINT)
         return None
 
@@ -153,11 +153,23 @@ sys.meta_path.insert(0, InterruptOnImport())
 def test_ctrl_c_while_the_console_script_imports_the_package_is_one_line_exit_130(tmp_path) -> None:
     """Hostile-four U2: the console script imported ``mechopt.cli`` before any handler existed, so Ctrl-C in
     its first ~0.5 s printed a KeyboardInterrupt traceback (SIGINT at 0.1-0.3 s: 5 of 5). The signal is sent
-    here from an import hook (sitecustomize) when ``mechopt.api`` starts importing: the same moment, every time."""
+    here from an import hook (sitecustomize) when numpy starts importing: the same moment, every time."""
     (tmp_path / "sitecustomize.py").write_text(SIGINT_ON_IMPORT)
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     run = subprocess.run(_console() + ["--version"], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
     assert (run.returncode, run.stderr, run.stdout) == (130, "mechopt: error: interrupted\n", "")
     env.pop("PYTHONPATH")
     again = subprocess.run(_console() + ["--version"], capture_output=True, text=True, timeout=120, env=env)
+    assert again.returncode == 0 and again.stdout.startswith("mechopt ")
+
+
+def test_ctrl_c_while_python_m_mechopt_imports_the_package_is_one_line_exit_130(tmp_path) -> None:
+    """``python -m mechopt`` imported the package (numpy, scipy, the solvers: ``mechopt.api``) before any handler,
+    so the same Ctrl-C printed a KeyboardInterrupt traceback; it now goes through the console script's entry."""
+    (tmp_path / "sitecustomize.py").write_text(SIGINT_ON_IMPORT)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    argv = [sys.executable, "-m", "mechopt", "--version"]
+    run = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert (run.returncode, run.stderr, run.stdout) == (130, "mechopt: error: interrupted\n", "")
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert again.returncode == 0 and again.stdout.startswith("mechopt ")

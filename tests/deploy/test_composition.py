@@ -186,7 +186,7 @@ def test_table_dict_and_plot() -> None:
     ("kwargs", "error", "match"),
     [
         ({"mech": [[0.5, 0.6], [0.5, 0.5]]}, ProblemError, "row"),
-        ({"mech": [[1.0]]}, ProblemError, "d >= 2"),
+        ({"mech": [[1.0]]}, ProblemError, "one row per input value, at least 2"),
         ({"uses": 0}, ParamError, "uses must be integers >= 1"),
         ({"uses": -3}, ParamError, "uses must be"),
         ({"uses": 2.5}, ParamError, "uses must be"),

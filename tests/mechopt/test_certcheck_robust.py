@@ -299,3 +299,38 @@ def test_robust_rays_hull_result_says_why_it_has_no_file(tmp_path):
     with pytest.raises(CertificateError, match="--hull"):
         res.save_certificate(str(tmp_path / "c.json"))
     assert not (tmp_path / "c.json").exists()
+
+
+LARGE_EPS_SET = "0.1,0.2,0.3,0.4;0.4,0.3,0.2,0.1;0.25,0.25,0.25,0.25"
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e-9, 1e9])
+@pytest.mark.parametrize("notion,eps", [("ldp", 20), ("ldp", 25), ("ldp", 30), ("lip", 20), ("lip", 30)])
+def test_robust_lp_mae_files_prove_their_claim_at_large_eps(notion, eps, unit, tmp_path):
+    """The file's cone multipliers are the LP's own duals: at ε = 20 the MAE is 1e-8 of the loss's unit, and
+    multipliers found by a second LP in that unit left residuals of its size (the file proved 0, claimed 1.03e-8)."""
+    values = ",".join(repr(unit * i) for i in range(4))
+    prob = RobustDesign.from_params(prior_set=LARGE_EPS_SET, notion=notion, utility="mae", eps=eps, values=values)
+    res = mechopt.solve(prob, solver="robust-lp")
+    res.save_certificate(str(tmp_path / "c.json"))
+    doc = json.loads((tmp_path / "c.json").read_text())
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0, out
+    assert Fraction(doc["claim"]["bound"]) == Fraction(res.certificate.bound)  # the result's bound, proven
+    assert out["bound"] >= res.certificate.bound
+
+
+def test_a_robust_lp_file_claims_only_what_its_duals_prove(tmp_path):
+    """Multipliers that prove less than the result's bound (here none): the file claims what they prove, not
+    optimal, and verifies (it claimed the result's bound and was rejected)."""
+    from dataclasses import replace
+
+    prob = RobustDesign.from_params(prior_set=LARGE_EPS_SET, notion="ldp", utility="mae", eps=1.0)
+    res = mechopt.solve(prob, solver="robust-lp")
+    ev, cert = res.certificate.evidence, res.certificate
+    replace(ev, mu=0 * ev.mu).save(str(tmp_path / "c.json"), bound=cert.bound, gap=cert.gap, status="optimal")
+    doc = json.loads((tmp_path / "c.json").read_text())
+    code, out = certcheck.run(str(tmp_path / "c.json"))
+    assert code == 0, out
+    assert Fraction(doc["claim"]["bound"]) < Fraction(res.certificate.bound) * Fraction(1, 2)
+    assert doc["claim"]["status"] == "optimal_inaccurate"

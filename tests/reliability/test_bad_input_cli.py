@@ -31,6 +31,7 @@ SPEC_PARAMS = '[params]\nprior = "0.3,0.7"\nnotion = "lip"\nutility = "histogram
 def _files(tmp: Path) -> dict[str, str]:
     texts = {
         "good_q": json.dumps({"Q": [[0.75, 0.25], [0.25, 0.75]]}),
+        "one_input": json.dumps({"Q": [[0.5, 0.5]]}),  # one row: read "composition needs d >= 2 inputs"
         "nan_q": '{"Q": [[NaN, 0.5], [0.5, 0.5]]}',
         "inf_q": '{"Q": [[Infinity, 0.5], [0.5, 0.5]]}',
         "rows": json.dumps({"Q": [[0.6, 0.6], [0.5, 0.5]]}),
@@ -362,6 +363,8 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("design", "--out is a directory", FLAGS + OK + ["--out", "{dir}"], "is a directory"),
     # ---- audit ----------------------------------------------------------------------------------------------
     ("audit", "missing file", ["audit", "{dir}/none.json", "--prior", "0.5,0.5"], "does not exist"),
+    ("report", "one input", ["report", "{one_input}", "--json"], "one row per input value, at least 2"),
+    ("account", "one input", ["account", "{one_input}", "--uses", "2", "--eps", "1"], "the mechanism has one input"),
     ("audit", "invalid JSON", ["audit", "{badjson}", "--prior", "0.5,0.5"], "is not valid JSON"),
     ("audit", "binary file", ["audit", "{binary}", "--prior", "0.5,0.5"], "cannot read mechanism file"),
     ("audit", "NaN in Q", ["audit", "{nan_q}", "--prior", "0.5,0.5"], "NaN is not a number"),

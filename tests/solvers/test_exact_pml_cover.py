@@ -150,3 +150,18 @@ def test_cover_start_seeds_only_pml_mutual_information_above_the_meet_in_the_mid
     P = cp.prior[:, None]
     kl = np.where(R > 0, R * np.log(np.where(R > 0, R, 1.0) / P), 0.0).sum(axis=0)  # = log(1/π(S)) ≥ ε − t
     assert np.all(kl >= 1.0 - 1.01 * WINDOW_T) and np.all(kl <= 1.0 + 1e-14)
+
+
+def test_the_cover_obstruction_enumerates_sets_with_the_strata_table():
+    """The window cover's small sets were a second enumeration (``cover._small_sets``) of what the strata pricer's
+    ``_subsets`` builds: one serves both, and it lists every set of at most k inputs by sum, as combinations do."""
+    from mechopt.solvers.exact.pricing import cover, strata
+
+    assert cover._subsets is strata._subsets and not hasattr(cover, "_small_sets")
+    P = np.random.default_rng(3).dirichlet(np.ones(12))
+    sums, masks = strata._subsets(P, 3)[:2]
+    want = sorted(
+        (sum(P[list(c)]), sum(1 << x for x in c)) for k in range(4) for c in itertools.combinations(range(12), k)
+    )
+    assert np.allclose(sums, [s for s, _ in want], rtol=0, atol=1e-15)
+    assert sorted(masks.tolist()) == sorted(m for _, m in want)

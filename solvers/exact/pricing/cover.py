@@ -41,12 +41,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 from scipy.optimize import linprog
 
 from mechopt.runtime.deadline import passed
+from mechopt.solvers.exact.pricing.strata import _subsets
 
 __all__ = ["Cover", "cover_obstructed", "slice_columns", "window_cover", "window_sets", "WINDOW_T"]
 
@@ -231,19 +231,6 @@ def _packing(P: np.ndarray, S: np.ndarray) -> float:
     return -float(r.fun) if r.status == 0 else 0.0
 
 
-def _small_sets(P: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(π, bit masks) of every set of at most k of the inputs (d ≤ 64), sorted by π."""
-    sums, masks = [np.zeros(1)], [np.zeros(1, np.uint64)]
-    bits = np.uint64(1) << np.arange(P.size, dtype=np.uint64)
-    for j in range(1, k + 1):
-        idx = np.array(list(combinations(range(P.size), j)), dtype=np.intp).reshape(-1, j)
-        sums.append(P[idx].sum(axis=1))
-        masks.append(np.bitwise_or.reduce(bits[idx], axis=1))
-    s, m = np.concatenate(sums), np.concatenate(masks)
-    order = np.argsort(s, kind="stable")
-    return s[order], m[order]
-
-
 def cover_obstructed(P: np.ndarray, eps: float, t: float = WINDOW_T) -> bool:
     """True when no window cover can exist (the cardinality obstruction of the module docstring, LP form).
 
@@ -270,7 +257,7 @@ def cover_obstructed(P: np.ndarray, eps: float, t: float = WINDOW_T) -> bool:
     m = math.floor(kappa)
     if d > 64 or np.any(live >= a) or m > OBSTRUCTION_MAX:
         return False
-    s, mk = _small_sets(live, (m + 1) // 2)
+    s, mk = _subsets(live, (m + 1) // 2)[:2]  # (π, bit masks) of every set of at most (m + 1) // 2 inputs
     lo, hi = a * (1 - 1e-13), a * (1 + t) * (1 + 1e-13)
     i0, i1 = np.searchsorted(s, lo - s, "left"), np.searchsorted(s, hi - s, "right")
     n = i1 - i0
