@@ -10,7 +10,9 @@ the priors where a column breaks privacy (the closed-form extreme prior of each 
 :meth:`~mechopt.problems.robust.ballset.BallSet.extreme`) and the vertices where Q's information is below the
 bound (evaluated at every vertex), until neither is left. The answer is ``optimal`` only when Q is audited
 private at every prior of the ball (closed form), its worst information over **every** vertex of the ball is
-within the ``gap`` tolerance of W's bound, and W's bound is itself proven.
+within the ``gap`` tolerance of W's bound, and W's bound is itself proven. Its certificate file carries W, λ
+and ν of the round with the least bound (:func:`_evidence`; :mod:`mechopt.certball` re-proves it). Each round
+starts from the last one's columns still private at the new W and its pricer's cut points (:class:`WarmStart`).
 
 Examples
 --------
