@@ -14,7 +14,16 @@ tolerance, as the design's float radius may lie an ulp under it). Then, with no 
   so every channel private over B is private at them and loses at least its loss at their mixture P_w ∈ B; the
   duals then prove 1ᵀν + Σ_x min_y R[y][x] as in :func:`mechopt.certcheck.check_robust`.
 
-Exit status: 0 verified, 1 rejected (the reason is printed), 2 unreadable file.
+Mutual information (``"utility": {"name": "mi"}``, maximised; a TV ball; vertex generation) has no loss and no
+multipliers: privacy as above; the value min_{P∈B} I(P; Q) over every vertex of the ball (I is concave in P;
+the vertices in closed form, :func:`vertices`), each I enclosed below exactly; the bound of the priors W of
+``dual.priors`` (moved onto B as above; a design private over B is private at W and its worst information is at
+most that at W) as :func:`mechopt.certcheck.check_rays` proves it, over every extreme ray of W's privacy cone by
+double description (:func:`mechopt.certcheck.dd`) — up to ``rays_max_d`` inputs. Above that the rays are not
+enumerated: the report is ``partial`` (exit 3), privacy and the value verified, the bound **not** verified.
+
+Exit status: 0 verified, 1 rejected (the reason is printed), 2 unreadable file, 3 partially verified (mi above
+``rays_max_d``: the bound is not checked).
 """
 
 import argparse
@@ -31,9 +40,12 @@ except ImportError:  # standalone: certcheck.py beside this file (python -I leav
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import certcheck as cc
 
-__all__ = ["BOUNDS", "MAX_D", "check", "extreme", "is_ball", "load", "main", "onto_ball", "read", "run"]
+__all__ = ["BOUNDS", "MAX_D", "RAYS_MAX_D", "check", "extreme", "is_ball", "load", "main", "onto_ball", "read",
+           "run", "vertices"]  # fmt: skip
 
-MAX_D = 256
+MAX_D, MAX_VERTICES = 256, 200_000
+#: Inputs up to which the rays of the witness priors' cone are enumerated for mi (d = 8, 35 priors: 5110 rays).
+RAYS_MAX_D = 10
 _SQRT = {0: Context(prec=50, rounding="ROUND_FLOOR"), 1: Context(prec=50, rounding="ROUND_CEILING")}
 
 
@@ -60,21 +72,30 @@ def load(path):
         c = dict(notion=nt["name"], eps=num(nt["eps"]), utility=ut["name"], status=cl["status"], sense=pr["sense"],
                  eps_l=num(nt["eps_lower"]) if nt["name"] == "alip" else None, value=num(cl["value"]),
                  bound=num(cl["bound"]), kind="robust", edges=[], ball=ball["kind"], r=num(ball["radius"]))  # fmt: skip
-        c.update(Q=[[*map(num, r)] for r in doc["mechanism"]["Q"]], L=[[*map(num, r)] for r in pr["loss"]])
+        mi = ut["name"] == "mi"  # vertex generation: no loss, no multipliers
+        c.update(
+            Q=[[*map(num, r)] for r in doc["mechanism"]["Q"]], L=None if mi else [[*map(num, r)] for r in pr["loss"]]
+        )
         c.update(W=[[*map(num, r)] for r in dual["priors"]], w=[*map(num, dual["weights"])])
-        c.update(nu=[*map(num, dual["nu"])], mu=[[*map(num, r)] for r in dual["mu"]])
+        c.update(nu=[*map(num, dual["nu"])], mu=None if mi else [[*map(num, r)] for r in dual["mu"]])
         c.update(center=[*map(num, ball["center"])], counts=[*map(num, ball.get("counts", []))])
         c.update(delta=num(ball["delta"]) if c["counts"] else None, conc=ball.get("bound"))
         values, outputs = [*map(num, ut.get("values", []))], [*map(num, ut.get("outputs", []))]
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise cc.BadFile(f"cannot read {path}: {exc!r}") from None
-    Q, d = c["Q"], len(c["Q"])
-    if not (c["notion"] in cc.NOTIONS[:4] and c["utility"] == "mae" and c["sense"] == "min" and 1 <= d <= MAX_D):
-        raise cc.BadFile(f"robust-ball: notions {cc.NOTIONS[:4]}, utility mae (minimised), 1 ≤ d ≤ {MAX_D}")
+    Q, d, L = c["Q"], len(c["Q"]), c["L"] or []
+    if not (c["notion"] in cc.NOTIONS[:4] and (c["utility"], c["sense"]) in (("mae", "min"), ("mi", "max"))
+            and 1 <= d <= MAX_D and (c["utility"] == "mae" or c["ball"] == "tv")):  # fmt: skip
+        raise cc.BadFile(f"robust-ball: notions {cc.NOTIONS[:4]}, utility mae (minimised) or mi (maximised, a tv "
+                         f"ball), 1 ≤ d ≤ {MAX_D}")  # fmt: skip
     if c["ball"] not in ("tv", "linf") or c["r"] < 0 or min(c["eps"], c["eps_l"] or 0) < 0:
         raise cc.BadFile("robust-ball: a tv or linf ball of radius ≥ 0, eps (and eps_lower) ≥ 0")
     shapes = [*c["W"], c["nu"], c["center"]] + ([c["counts"]] if c["counts"] else [])
-    if any(len(v) != d for v in shapes) or len(c["L"]) != d or any(len(r) != len(Q[0]) for r in c["L"] + Q):
+    if (
+        any(len(v) != d for v in shapes)
+        or len(L) != d * (c["L"] is not None)
+        or any(len(r) != len(Q[0]) for r in L + Q)
+    ):
         raise cc.BadFile("robust-ball: d entries per witness prior, in nu, the center and the counts; Q and L d rows")
     if not Q[0] or not c["W"] or len(c["w"]) != len(c["W"]) or min(c["w"]) < 0 or not sum(c["w"]):
         raise cc.BadFile("robust-ball: Q needs an output; one weight ≥ 0 per witness prior, not all 0")
@@ -135,9 +156,10 @@ def onto_ball(c, P):
     return [v + t * g for v, g in zip(ctr, gaps)]
 
 
-def check(c, tol):
+def check(c, tol, rays_max_d=RAYS_MAX_D):
     """The report on a loaded certificate, or Rejected with the first claim that fails."""
     d, ctr, r = len(c["Q"]), c["c"], c["r"]
+    c["rays_max_d"] = rays_max_d
     out = dict(inputs=d, outputs=len(c["Q"][0]), vertices=len(c["W"]), ball=c["ball"], radius=float(r),
                scope=f"the whole {c['ball']} ball of radius {float(r):.4g} ({len(c['W'])} witness priors)")  # fmt: skip
     if c["counts"]:
@@ -162,6 +184,8 @@ def check(c, tol):
         if bad:
             raise cc.Rejected(f"not private: output {y} breaks {c['notion']} at a prior of the ball at eps "
                               f"{float(c['eps'] + tol['privacy'])!r}")  # fmt: skip
+    if c["utility"] == "mi":
+        return check_mi(c, tol, qs, out)
     ell = [sum(q[x] * c["L"][x][y] for y, q in enumerate(qs)) for x in range(d)]
     value = cc.dot(extreme(c, [-t for t in ell]), ell)  # max_P P·ℓ
     c["V"], c["P"] = [onto_ball(c, P) for P in c["W"]], [F(1)] * d
@@ -181,17 +205,82 @@ def check(c, tol):
     return cc.verdict(c, tol, value, sum(c["nu"]) + worst, -1, floor, why, dict(out, rows=len(A)))
 
 
-def run(path, tol=None):
-    """(exit status, report) for the certificate at ``path``: 0 verified, 1 rejected, 2 unreadable."""
+def vertices(c):
+    """Every vertex of B = {P ∈ Δ : ‖P − c‖₁ ≤ 2r}, exactly (a TooLargeError-like BadFile above MAX_VERTICES).
+
+    At a vertex d independent constraints are tight among 1ᵀe = 0, the ℓ1 bound (linear on a sign pattern of
+    e = P − c) and e_x ∈ {0, −c_x}, so at most two coordinates are free: with the ℓ1 bound slack P is a point mass
+    e_u (1 − c_u ≤ r); with it tight, a set Z is emptied (c(Z) ≤ r), r is put on one symbol u and r − c(Z) taken
+    from one symbol i ∉ Z (c_i ≥ r − c(Z); two free coordinates of one sign make the two equations dependent).
+    """
+    ctr, r, d = c["c"], c["r"], len(c["c"])
+    if r == 0:
+        return [ctr]
+    out = [[F(x == u) for x in range(d)] for u in range(d) if 1 - ctr[u] <= r]
+    pos = sorted((x for x in range(d) if ctr[x] > 0), key=lambda x: ctr[x])
+    todo = [(0, [], F(0))]  # (next index into pos, Z, c(Z)): every Z ⊆ pos with c(Z) ≤ r, ascending masses
+    while todo:
+        k, Z, mass = todo.pop()
+        todo += [(j + 1, Z + [pos[j]], mass + ctr[pos[j]]) for j in range(k, len(pos)) if mass + ctr[pos[j]] <= r]
+        for i in (i for i in pos if i not in Z and ctr[i] >= r - mass):
+            for u in (u for u in range(d) if u != i and u not in Z):
+                P = [F(0) if x in Z else v for x, v in enumerate(ctr)]
+                P[i], P[u] = P[i] - (r - mass), P[u] + r
+                out.append(P)
+        if len(out) > MAX_VERTICES:
+            raise cc.BadFile(f"the ball has more than {MAX_VERTICES} vertices: too many to check the value over")
+    return out
+
+
+def _info(mix, q, side):
+    """Σ_v t_v μ(P_v ∘ q) for ``mix`` = [(t_v, P_v)], t_v ≥ 0, enclosed below (side 0) or above (side 1): with
+    ln(c_x / P_x) = ln q_x for c = P ∘ q, μ = Σ_x (Σ_v t_v P_vx) q_x ln q_x − Σ_v t_v S_v ln S_v, S_v = P_v·q."""
+    a = [sum(t * P[x] for t, P in mix) for x in range(len(q))]
+    first = sum(ax * qx * cc.enclose("ln", qx)[side] for ax, qx in zip(a, q) if ax and qx)
+    return first - sum(t * S * cc.enclose("ln", S)[1 - side] for t, S in ((t, cc.dot(P, q)) for t, P in mix) if S)
+
+
+def check_mi(c, tol, qs, out):
+    """The value min over the ball's vertices of I(P; Q) (enclosed below) and the bound over the extreme rays of the
+    witness priors' cone (:func:`mechopt.certcheck.check_rays`, λ = w / Σ w): 1ᵀν + d max_r (Σ_v λ_v μ_v(r) − νᵀr)
+    / 1ᵀr; above ``rays_max_d`` inputs a :class:`Partial` once the value is checked."""
+    d, V = len(c["Q"]), vertices(c)
+    value = min(sum(_info([(1, P)], q, 0) for q in qs) for P in V)
+    out = dict(out, vertices=len(V), scope=f"the whole tv ball of radius {float(c['r']):.4g} ({len(V)} vertices)")
+    if d > c["rays_max_d"]:
+        out = cc.verdict(c, tol, value, c["bound"], 1, F(1, 10**37), "", out)  # the value, the claimed gap only
+        raise Partial(f"private over the whole ball and the value {float(value)!r} verified; the bound "
+                      f"{float(c['bound'])!r} NOT verified: the {len(c['W'])} witness priors' cone is not "
+                      f"enumerated above rays_max_d = {c['rays_max_d']} inputs (d = {d})", out)  # fmt: skip
+    c["V"], c["P"] = [onto_ball(c, P) for P in c["W"]], [F(1)] * d
+    mix = [(t / sum(c["w"]), v) for t, v in zip(c["w"], c["V"]) if t]
+    rho = [(_info(mix, r, 1) - cc.dot(c["nu"], r)) / sum(r) for r in cc.dd(cc.robust_rows(c, c["eps"], 1), d)]
+    why = f"a ray r has (Σ_v λ_v μ_v(r) − νᵀr) / 1ᵀr = {float(max(rho)):.3g}, above the claimed bound's"
+    out.update(rays=len(rho), priors=len(c["W"]))
+    return cc.verdict(c, tol, value, sum(c["nu"]) + d * max(rho), 1, F(1, 10**37), why, out)
+
+
+class Partial(Exception):
+    """What the checker verified (its report) and what it did not (the message): exit 3, never "verified"."""
+
+    def __init__(self, why, out):
+        super().__init__(why)
+        self.out = out
+
+
+def run(path, tol=None, rays_max_d=RAYS_MAX_D):
+    """(exit status, report) for the certificate at ``path``: 0 verified, 1 rejected, 2 unreadable, 3 partial."""
     tol, t0, out = {k: F(v) for k, v in {**cc.TOLERANCES, **(tol or {})}.items()}, time.perf_counter(), {"file": path}
     try:
         c = load(path)
         out.update(notion=c["notion"], utility=c["utility"], eps=float(c["eps"]), status=c["status"])
-        out.update(check(c, tol), verdict="verified")
+        out.update(check(c, tol, rays_max_d), verdict="verified")
+    except Partial as exc:
+        out.update(exc.out, verdict="partial", reason=str(exc), bound_verified=False)
     except (cc.Rejected, cc.BadFile) as exc:
         out.update(verdict="rejected" if isinstance(exc, cc.Rejected) else "bad file", reason=str(exc))
     out.update(time_s=round(time.perf_counter() - t0, 3), tolerances={k: float(v) for k, v in tol.items()})
-    return {"verified": 0, "rejected": 1}.get(out["verdict"], 2), out
+    return {"verified": 0, "rejected": 1, "partial": 3}.get(out["verdict"], 2), out
 
 
 def is_ball(path):
@@ -209,8 +298,10 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true", help="print the report as one JSON document")
     for name, val in cc.TOLERANCES.items():
         ap.add_argument("--" + name.replace("_", "-"), type=float, default=val, dest=name, help=f"default {val:g}")
+    ap.add_argument("--rays-max-d", type=int, default=RAYS_MAX_D, help=f"mi: enumerate the cone's rays up to this d "
+                    f"(default {RAYS_MAX_D}; above it the bound is not verified, exit 3)")  # fmt: skip
     args = ap.parse_args(argv)
-    code, out = run(args.file, {k: getattr(args, k) for k in cc.TOLERANCES})
+    code, out = run(args.file, {k: getattr(args, k) for k in cc.TOLERANCES}, args.rays_max_d)
     print(json.dumps(out) if args.json else cc.line(out))
     return code
 

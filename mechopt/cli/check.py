@@ -3,8 +3,10 @@
 Runs :mod:`mechopt.certcheck` (the same file an auditor runs without mechopt, ``python certcheck.py FILE``), or
 :mod:`mechopt.certball` for a design over a prior ball held by its inequalities (``"kind": "robust-ball"``),
 and follows its exit status: 0 verified, 1 rejected (the reason on stdout), 2 a file that is not a
-certificate (one ``mechopt: error:`` line on stderr). ``--json`` prints the checker's report as one JSON
-document. The tolerances are the checker's own (its ``TOLERANCES``), overridable here as there.
+certificate (one ``mechopt: error:`` line on stderr), 3 partially verified (a prior-ball mi file above
+``certball.RAYS_MAX_D`` inputs: privacy and the value verified, the bound not; the line says so).
+``--json`` prints the checker's report as one JSON document. The tolerances are the checker's own (its
+``TOLERANCES``), overridable here as there.
 
 Examples
 --------
@@ -29,7 +31,8 @@ def register(sub: Any) -> None:
         help="verify a certificate file (written by design --certificate) in exact arithmetic",
         description="Verify a mechopt certificate with the standalone checker (mechopt/certcheck.py, standard "
         "library only): Q is a private channel, its value is as claimed, and the duals prove the bound over "
-        "every extreme ray. Exit 0 verified, 1 rejected, 2 not a certificate.",
+        "every extreme ray. Exit 0 verified, 1 rejected, 2 not a certificate, 3 partially verified (the bound "
+        "not checked: a prior-ball mi file above certball.RAYS_MAX_D inputs).",
     )
     c.add_argument("certificate", metavar="CERTIFICATE", help="a .json certificate (docs: howto/certificates)")
     c.add_argument("--json", action="store_true", help="print the checker's report as one JSON document")

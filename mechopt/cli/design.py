@@ -316,7 +316,7 @@ def _wall_note(res: Any, tl: float, start: float) -> Any:
 
 def _check_certificate_size(args: argparse.Namespace, problem: Any) -> None:
     """``--certificate`` for a design whose file cannot be written, refused before the solve (not after a design
-    of minutes): a prior above a checker's size, or mi over a ball held by its inequalities (vertex generation)."""
+    of minutes): a prior above a checker's size."""
     from mechopt.errors import CertificateError
     from mechopt.problems.design import ChannelDesign
     from mechopt.problems.robust import BallDesign, RobustDesign
@@ -328,16 +328,7 @@ def _check_certificate_size(args: argparse.Namespace, problem: Any) -> None:
         check_checker_size(int((problem.prior > 0).sum()))
     elif isinstance(problem, BallDesign):
         from mechopt.certball import MAX_D
-        from mechopt.problems.robust.priorsets import MAX_BALL_SYMBOLS
-
-        d = problem.prior_set.d
-        if not problem.is_linear:
-            raise CertificateError(
-                f"--certificate with --utility {problem.utility.name} over a ball of {d} symbols: above "
-                f"{MAX_BALL_SYMBOLS} it is designed by vertex generation, whose bound no certificate file carries; "
-                f"drop --certificate (the result's own bound stands), or use --utility mae or at most "
-                f"{MAX_BALL_SYMBOLS} symbols"
-            )
+        d = problem.prior_set.d  # mi by vertex generation writes a file at any d (its bound checked to 10)
         if d > MAX_D:
             raise CertificateError(f"--certificate over a ball of {d} symbols: certball.py checks at most {MAX_D}; "
                                    "drop --certificate (the result's own bound stands)")  # fmt: skip

@@ -130,7 +130,7 @@ def build_problem(
         pid, params = args.problem, _resolve_graph(parse_assignments(args.assign))
     else:
         if {"prior_set", "prior_ball", "prior_free", "prior_counts", "delta", "bound"} & set(flags):
-            prob = robust_problem(flags, notes, certificate=bool(getattr(args, "certificate", None)))
+            prob = robust_problem(flags, notes)
             return prob, solver or ("robust-lp" if prob.is_linear else "robust-rays"), options, tl
         if "hull" in flags:
             raise ParamError("--hull goes with a prior set: --prior-set, --prior-ball or --prior-free")
@@ -166,11 +166,11 @@ def _is_scalar(val: Any) -> bool:
     return True
 
 
-def robust_problem(flags: dict[str, Any], notes: list[str] | None = None, certificate: bool = False) -> Any:
+def robust_problem(flags: dict[str, Any], notes: list[str] | None = None) -> Any:
     """A :class:`~mechopt.problems.robust.RobustDesign` from the design flags (exactly one set option); for
     ``--prior-counts`` the (ε, δ) guarantee of a design over the set is appended to ``notes``. mi over a TV ball
-    is a :class:`~mechopt.problems.robust.BallDesign` (vertex generation), but with ``certificate`` up to 10
-    symbols the vertex form (its certificate file is checked by certcheck; vertex generation writes none)."""
+    is a :class:`~mechopt.problems.robust.BallDesign` (vertex generation; its certificate file is checked by
+    certball: fully up to its ``RAYS_MAX_D`` symbols, partially above)."""
     import numpy as np
 
     from mechopt.problems.robust import BallSet, EmpiricalPrior, PriorSet, RobustDesign
@@ -196,7 +196,7 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None, certif
         E = EmpiricalPrior.from_counts(flags["prior_counts"], flags["delta"], flags.get("bound", "weissman"))
         if notes is not None:
             notes.append(E.guarantee(str(flags["notion"]), flags["eps"]))
-        if E.d > MAX_BALL_SYMBOLS or (_generated(flags, E.ball().kind) and not certificate):  # by its inequalities
+        if E.d > MAX_BALL_SYMBOLS or _generated(flags, E.ball().kind):  # by its inequalities
             return _ball_design(E, flags)
         S = E.prior_set()
     elif key == "prior_set":
@@ -221,7 +221,7 @@ def robust_problem(flags: dict[str, Any], notes: list[str] | None = None, certif
         from mechopt.model.priors import read_prior
 
         center = read_prior(flags["prior"])[0]
-        if center.size > MAX_BALL_SYMBOLS or (_generated(flags, kind.strip().lower()) and not certificate):
+        if center.size > MAX_BALL_SYMBOLS or _generated(flags, kind.strip().lower()):
             return _ball_design(BallSet(center, r, kind.strip().lower()), flags)
         S = PriorSet.ball(center, r, kind)
     prob = RobustDesign.from_params(prior_set=S, notion=flags["notion"], utility=flags["utility"], eps=flags["eps"],

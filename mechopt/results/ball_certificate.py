@@ -4,7 +4,9 @@ It carries the ball (center, radius, kind; the sample counts, δ and bound when 
 Q, and the witness of :mod:`mechopt.solvers.robust.witness`: finitely many priors of the ball with the
 vertex-form LP's weights, ν and cone multipliers. :mod:`mechopt.certball` re-proves it in exact arithmetic:
 privacy and the worst loss over the whole ball (its extreme priors, exactly), the radius from the counts, each
-witness prior inside the ball, and the bound from the duals.
+witness prior inside the ball, and the bound from the duals. For mutual information (vertex generation,
+:mod:`mechopt.solvers.robust.ballrays`) the witness is the generated priors W with the ray LP's weights λ and ν
+(no loss, no multipliers): the bound is proven over the extreme rays of W's privacy cone (:mod:`mechopt.certball`).
 
 Examples
 --------
@@ -29,7 +31,7 @@ import numpy as np
 from mechopt.errors import CertificateError
 from mechopt.results.certificate_file import RobustEvidence, _loss_data, _vector, exact, notion_data
 
-__all__ = ["BallEvidence", "ball_data"]
+__all__ = ["BallEvidence", "ball_data", "MI_PROOF"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,14 +59,25 @@ class BallEvidence(RobustEvidence):
             "kind": "robust-ball",
             "ball": ball_data(prob.prior_set),
             "notion": notion_data(prob.notion),
-            **_loss_data(prob),
-            "sense": "min",
+            **(_loss_data(prob) if self.mu is not None else {"utility": self._gain_data()}),
+            "sense": prob.sense,
             "objective": prob.objective,
             "source": prob.prior_set.source,
         }
 
     def _dual_doc(self) -> dict[str, Any]:
-        return {"priors": [_vector(v) for v in self.priors], **super()._dual_doc()}
+        proof = {} if self.mu is not None else {"proof": MI_PROOF}
+        return {"priors": [_vector(v) for v in self.priors], **super()._dual_doc(), **proof}
+
+
+#: What a mutual-information ball file proves, in its ``dual`` (the checker re-proves it; it does not read this).
+MI_PROOF = (
+    "privacy over the whole ball (the extreme prior of each column) and the value min over every vertex of the "
+    "ball of I(P; Q) are checkable exactly from this file; the bound is 1'nu + d max_r (sum_v lambda_v mu_v(r) - "
+    "nu'r) / 1'r over the extreme rays r of the privacy cone at `priors` (moved onto the ball), lambda = weights / "
+    "sum: the solver's pricing of those rays is not in this file, so a checker must enumerate them (certball: up "
+    "to its RAYS_MAX_D inputs, else it reports 'partial': the bound not verified)"
+)
 
 
 def ball_data(B: Any) -> dict[str, Any]:

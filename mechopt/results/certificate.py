@@ -50,7 +50,8 @@ class Certificate:
                 "solver (notions ldp, lip, pml, alip, graph-ldp, metric-ldp, cip; utilities mse, histogram, mi) and "
                 "the robust solvers (a prior set, one prior P as --prior-set P: robust-lp for mae, robust-rays for "
                 "mi, mse, histogram when priced exactly; none with --hull, whose worst prior may lie inside the "
-                "hull; robust-lp over a ball held by its inequalities, checked by certball)"
+                "hull; over a ball held by its inequalities robust-lp for mae and robust-rays for mi over a TV ball, "
+                "checked by certball)"
             )
         self.evidence.save(path, bound=self.bound, gap=self.gap, status=status, value=value, **provenance)
 

@@ -10,7 +10,9 @@ the priors where a column breaks privacy (the closed-form extreme prior of each 
 :meth:`~mechopt.problems.robust.ballset.BallSet.extreme`) and the vertices where Q's information is below the
 bound (evaluated at every vertex), until neither is left. The answer is ``optimal`` only when Q is audited
 private at every prior of the ball (closed form), its worst information over **every** vertex of the ball is
-within the ``gap`` tolerance of W's bound, and W's bound is itself proven.
+within the ``gap`` tolerance of W's bound, and W's bound is itself proven. Its certificate file carries W, λ
+and ν of the round with the least bound (:func:`_evidence`; :mod:`mechopt.certball` re-proves it). Each round
+starts from the last one's columns still private at the new W and its pricer's cut points (:class:`WarmStart`).
 
 Examples
 --------
@@ -36,7 +38,7 @@ from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.certificate import relative_gap
 from mechopt.results.result import Certificate, Result, Status
 
-__all__ = ["solve_ball", "new_priors", "MAX_OUTER"]
+__all__ = ["solve_ball", "new_priors", "MAX_OUTER", "WarmStart"]
 
 #: Rounds of vertex generation (each a certified ray LP over the priors so far) before giving up.
 MAX_OUTER = 200
@@ -53,17 +55,26 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
     batch = opts["ball_batch"]
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not 1 <= batch <= 10**6:
         raise ParamError(f"ball_batch must be a whole number of vertices per round in [1, 1e6], got {batch!r}")
+    if not isinstance(opts["ball_warm"], bool):
+        raise ParamError(
+            f"ball_warm must be True or False (carry each round's columns to the next), got {opts['ball_warm']!r}"
+        )
     r: Result | None = None
+    warm = WarmStart(box_factors(problem.notion)) if opts["ball_warm"] else None
     late, best = False, np.inf  # best: the least bound proven so far (every W's bound bounds the ball's optimum)
+    witness: Any = None  # (bound, evidence: W, λ, ν) of the least bound a round wrote duals for
     for outer in range(1, MAX_OUTER + 1):
         left = None if tl is None else float(tl) - (time.perf_counter() - t0)
         if left is not None and left <= 0:
             late = True
             break
         sub = RobustDesign(prior_set=PriorSet(V, "priors of the ball"), notion=problem.notion, utility=problem.utility)
-        r = inner(sub, {**opts, "time_limit": left})
+        r = inner(sub, {**opts, "time_limit": left, "_warm": warm})
         if r.certificate is not None:
             best = min(best, float(r.certificate.bound))
+            ev = r.certificate.evidence
+            if ev is not None and (witness is None or float(r.certificate.bound) < witness[0]):
+                witness = (float(r.certificate.bound), ev)
         if r.mechanism is None or r.certificate is None or r.status is not Status.OPTIMAL:
             break
         new = new_priors(problem, r.Q, float(r.certificate.bound), batch)
@@ -74,13 +85,14 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
     if r is None or r.mechanism is None:
         msg = "no channel: the time limit ended the first ray LP" if r is None else r.message
         return Result(status=Status.TIME_LIMIT if r is None else r.status, value=None, message=msg, **base)
-    return _verdict(problem, r, V, outer, base, tol, late, best)
+    return _verdict(problem, r, V, outer, base, tol, late, best, witness)
 
 
 def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str, Any], tol: float,
-             late: bool = False, best: float = np.inf) -> Result:  # fmt: skip
+             late: bool = False, best: float = np.inf, witness: Any = None) -> Result:  # fmt: skip
     """The result: Q audited over the whole ball (privacy in closed form, information at every vertex), the bound
-    of the last ray LP over the priors W; ``optimal`` only when all three hold (module docstring)."""
+    of the last ray LP over the priors W; ``optimal`` only when all three hold (module docstring). ``witness``:
+    (bound, evidence) of the round with the least bound that wrote duals, for the certificate file."""
     Q = r.Q
     audit = problem.audit_channel(Q)
     value = float(audit.value)
@@ -111,9 +123,65 @@ def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str
         "eps_audited": audit.eps_audited,
         "method": "vertex generation over the ball's priors; LP over extreme rays at each (HiGHS)",
     }
-    cert = None if bound is None else Certificate(bound, Result.gap_of(value, bound))
+    cert = (
+        None
+        if bound is None
+        else Certificate(bound, Result.gap_of(value, bound), evidence=_evidence(problem, Q, witness))
+    )
     return Result(status=status, value=value, mechanism=Q, certificate=cert, proof=proof, message=msg,
                   iterations=rounds, extras=extras, **base)  # fmt: skip
+
+
+class WarmStart:
+    """What one round of vertex generation hands the next (option ``ball_warm``): the ray LP's columns and, for the
+    box pricer, its tangent cut points of each prior still in W and the columns it returned (its ascents' starts).
+
+    W only grows, so its privacy cone only shrinks: a column of the last round joins the next round's seed only when
+    it is private at every prior of the new W (to a relative 1e-12: the audit of Q allows 1e-9); the seed's own
+    columns stay. The cut points are tangents of ψ(t) = −t log t, valid anywhere, so carrying them loses nothing;
+    the bound of each round is proven as before (the pricing is the same branch and bound).
+    """
+
+    def __init__(self, factors: Any) -> None:
+        self.factors, self.R, self.pricer = factors, None, None
+
+    def seed(self, seed: np.ndarray, pricer: Any, cone: np.ndarray) -> np.ndarray:
+        """``seed`` with the last round's columns private over ``cone`` (the new W on its support rows) appended,
+        and the last pricer's state moved into ``pricer`` where both are box pricers over the same rows."""
+        old = self.pricer
+        if old is not None and type(old) is type(pricer) and hasattr(pricer, "taus") and old.n == pricer.n:
+            where = {row.tobytes(): i for i, row in enumerate(old.V)}
+            for i, row in enumerate(pricer.V):
+                if row.tobytes() in where:
+                    pricer.taus[i] = list(old.taus[where[row.tobytes()]])
+            pricer.history = list(old.history)
+        if self.R is None or self.R.shape[0] != seed.shape[0]:
+            return seed
+        R, keep = self.R, np.ones(self.R.shape[1], bool)
+        if self.factors is not None:  # q_x ≤ hi·P·q and q_x ≥ lo·P·q at every prior P of the new W
+            lo, hi = self.factors
+            t = cone @ R
+            keep = R.max(axis=0) <= hi * t.min(axis=0) * (1 + 1e-12)
+            keep &= (lo == 0) | (R.min(axis=0) >= lo * t.max(axis=0) * (1 - 1e-12))
+        return np.hstack([seed, R[:, keep]])
+
+    def keep(self, out: dict[str, Any], pricer: Any) -> None:
+        """Remember the ray LP's columns and its pricer for the next round."""
+        self.R, self.pricer = out.get("R"), pricer
+
+
+def _evidence(problem: Any, Q: np.ndarray, witness: Any) -> Any:
+    """The certificate file's evidence: the priors W of the round with the least bound that wrote duals, its
+    weights λ and ν (:func:`mechopt.solvers.robust.rays._evidence`); :mod:`mechopt.certball` proves the bound over
+    the extreme rays of W's privacy cone and re-checks privacy and the value over the whole ball."""
+    from mechopt.results.ball_certificate import BallEvidence
+
+    if witness is None:
+        return None
+    bound, ev = witness
+    W = ev.problem.prior_set.vertices
+    how = f"robust-rays by vertex generation (the ray LP over {len(W)} priors of the ball)"
+    return BallEvidence(problem, Q, ev.weights, ev.nu, None, priors=W, proven=bound, method=how)
 
 
 def new_priors(problem: Any, Q: np.ndarray, bound: float, batch: int) -> np.ndarray:

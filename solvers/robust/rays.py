@@ -96,6 +96,7 @@ class RobustRaysSolver(Solver):
         "search_starts": 32,
         "multi_level": False,
         "ball_batch": 4,
+        "ball_warm": True,
     }
     requires = ("scipy",)
     forms = ("vertex_gains",)
@@ -184,11 +185,15 @@ def _run(problem: Any, G, cone: np.ndarray, opts: dict[str, Any], cache: dict[st
     channel (:func:`~mechopt.solvers.robust.raylp.constant_outcome`), not in a result without a mechanism."""
     try:
         pricer, seed, how = _pricer(problem, G, cone, opts, cache, deadline)
+        warm = opts.get("_warm")  # vertex generation's last round (ballrays.WarmStart): its columns, cut points
+        seed = seed if warm is None else warm.seed(seed, pricer, cone)
         alpha = getattr(pricer, "smoothing", 0.0) if opts["smoothing"] is None else opts["smoothing"]
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):  # None (default): the pricer's
             raise ParamError(f"smoothing must be a number in [0, 1), got {alpha!r}: 0 turns it off")
         out = _point_mass(G) or ray_lp(G, pricer, seed, max_iter=int(opts["max_iter"]), deadline=deadline,
                                        smoothing=float(alpha))  # fmt: skip
+        if warm is not None:
+            warm.keep(out, pricer)
     except TimeLimitReached:
         return None, "none (stopped at the deadline)", constant_outcome(cone.shape[1], "time_limit")
     return pricer, how, out

@@ -72,18 +72,31 @@ def test_mi_over_a_tv_ball_is_designed_by_vertex_generation(cli):
         assert "worst information over all 15 vertices of the ball" in doc["message"]
 
 
-def test_mi_over_a_tv_ball_with_a_certificate_file_takes_the_vertex_form(cli, tmp_path):
-    """Vertex generation writes no certificate file, so --certificate (d ≤ 10) takes the vertex form, whose file
-    mechopt check verifies; both routes give one value."""
+def test_mi_over_a_tv_ball_with_a_certificate_file_keeps_vertex_generation(cli, tmp_path):
+    """Vertex generation writes a prior-ball certificate file (the generated priors and the ray LP's duals), which
+    mechopt check verifies exactly (the bound over the rays of their cone up to d = 10); one value either way."""
     cert, args = tmp_path / "c.json", [*BASE, "--utility", "mi", "--prior-counts", "120,80,40,20", "--delta", "1e-3"]
     a = cli(*args, "--json", "--certificate", cert)
     b = cli(*args, "--json")
     assert a.code == b.code == 0, a.err + b.err
-    assert (
-        "worst information over all" not in a.json()["message"] and "worst information over all" in b.json()["message"]
-    )
+    assert "worst information over all" in a.json()["message"] and "worst information over all" in b.json()["message"]
     assert a.json()["value"] == pytest.approx(b.json()["value"], rel=1e-9)
+    assert json.loads(cert.read_text())["problem"]["kind"] == "robust-ball"
     assert cli("check", cert).out.startswith("verified")
+
+
+def test_mi_over_a_ball_above_10_symbols_goes_on_to_the_design_with_a_certificate(cli, monkeypatch, tmp_path):
+    """Vertex generation writes a certificate file at any d (its bound checked to d = 10, partial above): the flag is
+    not refused before the design (it was while that route wrote no file)."""
+    import mechopt.api
+
+    def no_solve(*a, **k):
+        raise AssertionError("reached the solve")
+
+    monkeypatch.setattr(mechopt.api, "solve", no_solve)
+    r = cli("design", "--notion", "ldp", "--eps", "0.5", "--utility", "mi", "--prior", "uniform:11", "--prior-ball",
+            "0.02:tv", "--certificate", tmp_path / "c.json")  # fmt: skip
+    assert "reached the solve" in r.err, r.err
 
 
 SET21 = ",".join(["0.05"] * 20 + ["0"]) + ";" + ",".join(["0.04"] * 20 + ["0.2"])  # 21 symbols
@@ -91,9 +104,7 @@ SET21 = ",".join(["0.05"] * 20 + ["0"]) + ";" + ",".join(["0.04"] * 20 + ["0.2"]
 
 @pytest.mark.parametrize(
     "args, words",
-    [  # mi over a TV ball above 10: vertex generation, no file (it designed for 10 s, then refused)
-        (["--notion", "ldp", "--eps", "0.5", "--utility", "mi", "--prior", "uniform:11", "--prior-ball", "0.02:tv"],
-         "above 10 it is designed by vertex generation"),
+    [
         (["--notion", "ldp", "--eps", "1", "--utility", "mae", "--prior-set", SET21],
          "checks at most 20"),
     ],
