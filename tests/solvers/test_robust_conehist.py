@@ -125,3 +125,93 @@ def test_lip_histogram_at_d16_is_certified_past_cone_max():
     assert r.extras["relative_gap"] <= 1e-7 and r.violation <= 1e-9
     assert max(r.extras["vertex_values"]) == pytest.approx(r.value, rel=1e-12)
     assert r.certificate.bound <= r.value and r.value == pytest.approx(0.8101885118085, rel=1e-8)
+
+
+_POS = st.floats(0.05, 20.0, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(q=st.tuples(_POS, _POS), t=st.tuples(_POS, _POS), s=st.tuples(st.floats(0, 1), st.floats(0, 1)))
+def test_the_roof_is_the_concave_envelope_of_q2_over_t_on_random_boxes(q, t, s):
+    """Both faces lie above q²/t on the whole rectangle (an over-estimator: the bound is proven), and their minimum
+    meets it at the four corners (the concave envelope of a convex function on a box: nothing tighter is valid)."""
+    (ql, qu), (tl, tu) = sorted(q), sorted(t)
+    faces, top = hist.roof(*(np.array([v]) for v in (ql, qu, tl, tu)))
+
+    def env(x, y):
+        return min(float(g0[0] + gq[0] * (x - q0[0]) + gt[0] * (y - t0[0])) for g0, gq, gt, q0, t0 in faces)
+
+    x, y = ql + s[0] * (qu - ql), tl + s[1] * (tu - tl)
+    scale = qu * qu / tl
+    assert env(x, y) >= x * x / y - 1e-12 * scale
+    for a in (ql, qu):
+        for b in (tl, tu):
+            assert env(a, b) == pytest.approx(a * a / b, rel=1e-12, abs=1e-12 * scale)
+    assert float(top[0]) == pytest.approx(max(qu * qu / tl, ql * ql / tu))
+
+
+def test_the_roof_on_the_other_diagonal_is_not_an_over_estimator():
+    """Mutation at the envelope's level: the two planes through the diagonal (ql, tl)–(qu, tu) (each triangle's
+    interpolation is above the convex q²/t, but the LP keeps the smaller plane everywhere) cut under q²/t at the
+    corner (qu, tl): the property above would reject them."""
+    ql, qu, tl, tu = 1.0, 2.0, 1.0, 2.0
+    f00, f01, f10, f11 = ql * ql / tl, ql * ql / tu, qu * qu / tl, qu * qu / tu
+    upper = f10  # the plane through (ql, tl), (qu, tl), (qu, tu) at (qu, tl): exact
+    lower = f00 + (f11 - f01) + (f01 - f00)  # the plane through (ql, tl), (ql, tu), (qu, tu), extended to (qu, tl)
+    assert min(upper, lower) < qu * qu / tl - 1.0
+    (p1, p2), _ = hist.roof(*(np.array([v]) for v in (ql, qu, tl, tu)))
+    assert min(float(g0[0] + gq[0] * (qu - q0[0]) + gt[0] * (tl - t0[0])) for g0, gq, gt, q0, t0 in (p1, p2)) == 4.0
+
+
+def _sequence(notion, d, seed, calls=4):
+    """(pricer, [(λ, μ, the best enumerated ρ, the gains' scale)]): duals of a few consecutive pricing calls."""
+    V, D, R = _domain(notion, d, seed)
+    G = VertexGains(V, HistogramMSE())
+    F = G.gains(R)
+    norm = np.ones(d) / d if D.norm is None else D.norm
+    out = []
+    for s in range(calls):
+        lam, mu = _duals(seed + s, R, F, norm)
+        out.append((lam, mu, float((lam @ F - mu @ R).max()), float(np.abs(F).max())))
+    pr = _exhaustive(HistBoxPricer(G, D, max_nodes=20_000))
+    pr.early = False  # every call by the tree (no climb from the columns of earlier calls)
+    return pr, out
+
+
+@settings(max_examples=8, deadline=None)
+@given(notion=st.sampled_from(["lip", "pml", "alip", "ldp"]), d=st.integers(3, 5), seed=st.integers(0, 2**16))
+def test_a_partition_reused_across_calls_bounds_every_call(notion, d, seed):
+    """One pricer, four calls at other duals: each starts from the last call's leaves, their bounds refreshed by
+    weak duality at multipliers of other duals; every bound is still the maximum over the enumerated rays (to 1e-8),
+    searched to it (target −∞) or only to a target above it."""
+    pr, calls = _sequence(notion, d, seed)
+    for j, (lam, mu, top, scale) in enumerate(calls):
+        if j % 2:
+            pr.target = top + 0.01 * scale  # prove ρ ≤ target only: leaves close on their refreshed bounds
+        before, leaves = pr.refreshed, len(pr.leaves)
+        out = pr.price(lam, mu)
+        assert top - 1e-12 * scale <= out.bound <= max(top + 1e-8 * scale, pr.target)
+        assert j == 0 or leaves > pr.max_leaves or pr.refreshed > before  # the partition was reused (unless too large)
+        pr.target = -math.inf
+
+
+def test_a_partition_refreshed_at_the_old_duals_is_caught(monkeypatch):
+    """Mutation: the leaves keep the bounds of the call that built them (refreshed at its duals, not the new ones):
+    a leaf holding the new maximum is closed on a stale bound, and some call's 'bound' falls below the best ray."""
+    first = {}
+    refresh = HistBoxPricer._refresh
+
+    def stale(self, node, lam, mu, live, y):
+        first.setdefault("duals", (lam, mu))
+        return refresh(self, node, *first["duals"], live, y)
+
+    misses = []
+    for seed in range(3):
+        pr, calls = _sequence("lip", 5, seed, calls=5)
+        first.clear()
+        monkeypatch.setattr(HistBoxPricer, "_refresh", stale)
+        for lam, mu, top, scale in calls:
+            misses.append((top - pr.price(lam, mu).bound) / scale)
+            first.setdefault("duals", (lam, mu))
+        monkeypatch.undo()
+    assert max(misses) > 1e-6

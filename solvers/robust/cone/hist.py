@@ -41,6 +41,14 @@ generation (``early``) a heuristic climb from earlier columns runs first (LIP: t
 of :mod:`~mechopt.solvers.robust.cone.vertices`; LDP: single flips) and its columns come with no bound;
 the tree runs when it finds nothing.
 
+**Reuse.** A tree call that directly follows another (the same live pairs) starts from that call's partition of D
+(its closed leaves and open nodes, with their LP's row multipliers y) instead of the root: by weak duality any y
+bounds a node's LP at the new costs (:func:`~mechopt.solvers.robust.lp.dual_max`, no LP), so a leaf whose refreshed
+bound is at most ``target`` stays closed and the others enter the heap at that bound (a node without y at ∞). The
+leaves cover D (a node is dropped only when it is empty, which does not depend on the duals), so the bound stays
+proven. Only consecutive tree calls reuse (between them the climb's rounds move the duals far: at LIP d = 24 a
+partition carried over those rounds cost twice the LPs per call); above ``max_leaves`` leaves the next call restarts.
+
 Examples
 --------
 >>> import numpy as np
@@ -123,6 +131,12 @@ class HistBoxPricer:
         self.stop = 0.5
         self.nodes = 0
         self._h = None  # the HiGHS model of the current pricing call
+        self.reuse = True  # start from the last call's leaves (their bounds refreshed) instead of the root
+        self.leaves: list = []  # that partition of D: (node, row multipliers or None, basis)
+        self._key = None  # the live pairs it was built for, and the call that built it (reused by the next one only)
+        self.calls = 0
+        self.refreshed = 0
+        self.max_leaves = 20_000  # a larger partition is dropped (the next call starts from the root)
         self.early = True  # column generation: the heuristic climb first, the tree only when it finds nothing
         self.seen: set[bytes] = set()  # the columns returned so far
         self.history: list[np.ndarray] = []  # and themselves, in order (the climb's starts)
@@ -157,54 +171,73 @@ class HistBoxPricer:
         for j, (cq, ct, _) in enumerate(faces):
             r = base.shape[0] + j * m + np.arange(m)
             A[r, xx], A[r, n + ii], A[r, n + k + np.arange(m)] = cq, ct, 1.0
-        rlo = np.r_[self.D.rlo, np.full(len(faces) * m, -np.inf)]
-        rhi = np.r_[self.D.rhi, np.concatenate([f[2] for f in faces])]
-        return A, rlo, rhi, np.r_[ql, tl, np.zeros(m)], np.r_[qu, tu, top * (1 + ROOF_ULP)]
+        rlo = np.concatenate([self.D.rlo, np.full(len(faces) * m, -np.inf)])
+        rhi = np.concatenate([self.D.rhi] + [f[2] for f in faces])
+        lo = np.concatenate([ql, tl, np.zeros(m)])
+        return A, rlo, rhi, lo, np.concatenate([qu, tu, top * (1 + ROOF_ULP)])
 
     def _load(self, A, rlo, rhi, lo, hi, live, basis):
-        """The HiGHS model of these rows and columns: built once per pricing call, then only the faces' entries, the
-        row and column bounds changed (and the parent node's basis set: a warm start)."""
+        """The HiGHS model of these rows and columns: built once per pricing call, then the faces' rows replaced (one
+        delete, one add: their entries change), the column bounds changed (and the parent node's basis set: a warm
+        start)."""
         N, M = A.shape[1], A.shape[0]
         if self._h is None:
             self._h = lp_model(A, rlo, rhi, lo, hi)
             return self._h
         h, n, nb = self._h, self.n, self.D.A.shape[0]
         ii, xx = live
-        cols = (xx, n + ii)
-        for r in range(nb, M):
-            j = (r - nb) % ii.size
-            for col in (cols[0][j], cols[1][j]):
-                h.changeCoeff(r, int(col), float(A[r, col]))
-        h.changeRowsBounds(M - nb, np.arange(nb, M, dtype=np.int32), rlo[nb:], rhi[nb:])
+        m, F = ii.size, M - nb
+        j = np.arange(F) % m
+        idx = np.stack([xx[j], n + ii[j], n + self.k + j], axis=1)  # each face row: q_x, t_i, w_ix (ascending)
+        val = A[nb + np.arange(F)[:, None], idx]
+        h.deleteRows(F, np.arange(nb, M, dtype=np.int32))
+        h.addRows(F, rlo[nb:], rhi[nb:], 3 * F, np.arange(0, 3 * F, 3, dtype=np.int32), idx.ravel().astype(np.int32),
+                  val.ravel())  # fmt: skip
         h.changeColsBounds(N, np.arange(N, dtype=np.int32), lo, hi)
         if basis is not None:
             h.setBasis(basis)
         return h
 
+    def _costs(self, lam, mu, live):
+        """The node LP's costs on (q, t, w) and their unit (HiGHS's tolerances are absolute: costs of order 1)."""
+        ii, xx = live
+        c = np.concatenate([-mu, np.zeros(self.k), lam[ii] * self.P2[ii, xx]])
+        return c, float(np.abs(c).max()) or 1.0
+
+    def _refresh(self, node, lam, mu, live, y) -> float:
+        """A proven bound of a node at new duals without an LP: :func:`~mechopt.solvers.robust.lp.dual_max` at row
+        multipliers y found at other duals (any y bounds the LP; ∞ without one)."""
+        if y is None:
+            return math.inf
+        A, rlo, rhi, lo, hi = self._rows(node, live)
+        c, unit = self._costs(lam, mu, live)
+        self.refreshed += 1
+        return unit * dual_max(c / unit, lo, hi, A, rlo, rhi, y / unit)
+
     def _node(self, node, lam, mu, live, basis=None):
-        """(bound, q, t, error per live pair, the LP's slack, its basis) of a node's LP; bound −inf and q None when
-        HiGHS proves it empty, None when it leaves it unsolved."""
+        """(bound, q, t, error per live pair, the LP's slack, its basis, its row multipliers in the costs' units) of a
+        node's LP; bound −inf and q None when HiGHS proves it empty, None when it leaves it unsolved."""
         import highspy
 
         n, k = self.n, self.k
         ii, xx = live
         A, rlo, rhi, lo, hi = self._rows(node, live)
-        c = np.r_[-mu, np.zeros(k), lam[ii] * self.P2[ii, xx]]
-        unit = float(np.abs(c).max()) or 1.0  # HiGHS's tolerances are absolute: costs of order 1 (bound rescaled)
+        c, unit = self._costs(lam, mu, live)
         h = self._load(A, rlo, rhi, lo, hi, live, basis)
         h.changeColsCost(c.size, np.arange(c.size, dtype=np.int32), -c / unit)
         status = run_lp(h)
         if status == highspy.HighsModelStatus.kInfeasible:
-            return -math.inf, None, None, None, 0.0, None
+            return -math.inf, None, None, None, 0.0, None, None
         if status != highspy.HighsModelStatus.kOptimal:
             return None
         sol = h.getSolution()
         z = np.array(sol.col_value)
-        bound = unit * dual_max(c / unit, lo, hi, A, rlo, rhi, -np.array(sol.row_dual))
+        y = -np.array(sol.row_dual)
+        bound = unit * dual_max(c / unit, lo, hi, A, rlo, rhi, y)
         slack = max(0.0, bound - float(c @ z))  # the LP's numerical slack here (no split reduces it)
         q, t, w = np.clip(z[:n], node[0], node[1]), np.clip(z[n : n + k], node[2], node[3]), z[n + k :]
         err = lam[ii] * self.P2[ii, xx] * np.maximum(w - q[xx] ** 2 / t[ii], 0.0)
-        return bound, q, t, err, slack, h.getBasis()
+        return bound, q, t, err, slack, h.getBasis(), unit * y
 
     def _ascend(self, q, lam, mu):
         """(q, ρ(q)) after linear ascent from q: vertices of D at ∇ρ while ρ rises (module docstring)."""
@@ -268,6 +301,7 @@ class HistBoxPricer:
     def price(self, lam: np.ndarray, mu: np.ndarray, deadline: float | None = None) -> RayPricing:
         """The best columns found and the largest bound of any node (proven; module docstring)."""
         lam, mu = np.maximum(np.asarray(lam, float), 0.0), np.asarray(mu, float)
+        self.calls += 1
         if self.early and self.history:
             found = self._climb(lam, mu)
             if found.shape[1]:
@@ -277,25 +311,40 @@ class HistBoxPricer:
         target = 0.5 * gap * abs(float(lam @ self.c + mu.sum())) if self.target is None else self.target
         last = self.nodes + self.max_nodes
         tol, best, closed, cols, tick, unsure = _rc_tol(), -math.inf, -math.inf, {}, 0, False
-        root = self.D.propagate(*self.D.root)
-        heap = [(-math.inf, 0, root, None)] if root is not None else []
+        key = (live[0].tobytes(), live[1].tobytes())
+        if not (
+            self.reuse and self.leaves and self._key == (key, self.calls - 1) and len(self.leaves) <= self.max_leaves
+        ):
+            root = self.D.propagate(*self.D.root)
+            self.leaves = [] if root is None else [(root, None, None)]
+        self._key, start, self.leaves, heap = (key, self.calls), self.leaves, [], []
+        for node, y, basis in start:  # the last call's partition of D, its bounds refreshed at these duals
+            b = math.inf if passed(deadline) else self._refresh(node, lam, mu, live, y)
+            if b <= target:
+                closed = max(closed, b)
+                self.leaves.append((node, y, basis))
+            else:
+                tick += 1
+                heap.append((-b, tick, node, basis, y))
+        heapq.heapify(heap)
         self._h = None
         while heap:
-            neg, _, node, basis = heapq.heappop(heap)
+            neg, _, node, basis, y = heapq.heappop(heap)
             if -neg <= max(best, target):
                 closed = max(closed, -neg)
-                heap = []
+                heap.append((neg, 0, node, basis, y))
                 break
             if (cols and best >= self.stop * -neg and best > tol) or self.nodes >= last or passed(deadline):
                 tick += 1
-                heapq.heappush(heap, (neg, tick, node, basis))  # still open: its bound stays in the answer
+                heapq.heappush(heap, (neg, tick, node, basis, y))  # still open: its bound stays in the answer
                 break
             out = self._node(node, lam, mu, live, basis)
             self.nodes += 1
             if out is None:
                 unsure = True
+                self.leaves.append((node, None, None))
                 continue
-            bound, q, t, err, slack, basis = out
+            bound, q, t, err, slack, basis, y = out
             if q is None:
                 continue
             self.lamP2 = lam[live[0]] * self.P2[live]
@@ -307,10 +356,12 @@ class HistBoxPricer:
             best = max(best, val)
             if bound <= max(best, target) or err.sum() <= slack:
                 closed = max(closed, bound)
+                self.leaves.append((node, y, basis))
                 continue
             for kid in self._split(node, q, t, err, live):
                 tick += 1
-                heapq.heappush(heap, (-bound, tick, kid, basis))
+                heapq.heappush(heap, (-bound, tick, kid, basis, y))
+        self.leaves += [(node, y, basis) for _, _, node, basis, y in heap]  # the partition the next call starts from
         bound = max([best, closed] + [-b for b, *_ in heap])
         good = sorted((c for c in cols.values() if c[0] > tol), key=lambda c: -c[0])[: self.batch]
         self._keep([q for _, q in good])  # remembered (the climb's starts), returned even if returned before
