@@ -143,7 +143,10 @@ def node(v):  # an input index of an edge: a JSON integer (int(1.5) = 1, int(Inf
 
 def tolerance(text):
     """A tolerance from the command line: a number in [0, 1] (nan, inf or 1e300 are not tolerances)."""
-    t = float(text)
+    try:
+        t = float(text)
+    except (TypeError, ValueError):
+        t = math.nan
     if not 0 <= t <= 1:
         raise argparse.ArgumentTypeError(f"a tolerance is a number in [0, 1], got {text!r}")
     return t
