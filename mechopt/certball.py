@@ -43,7 +43,7 @@ def read(path):
         raise cc.BadFile(f"{path} is not a regular file of at most {cc.MAX_BYTES >> 20} MiB")
     with open(path, encoding="utf-8") as fh:
         doc = json.load(fh, object_pairs_hook=cc._unique)
-    if doc.get("format") != "mechopt-certificate" or doc.get("version") != 1:
+    if doc.get("format") != "mechopt-certificate" or type(doc.get("version")) is not int or doc["version"] != 1:
         raise cc.BadFile('not a certificate of "format": "mechopt-certificate", "version": 1')
     if doc["problem"].get("kind") != "robust-ball":
         raise cc.BadFile('not a prior-ball certificate ("kind": "robust-ball"): check it with certcheck.py')
@@ -69,6 +69,8 @@ def load(path):
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise cc.BadFile(f"cannot read {path}: {exc!r}") from None
     Q, d = c["Q"], len(c["Q"])
+    if type(c["status"]) is not str:
+        raise cc.BadFile(f'the claim\'s status must be a string ("optimal", ...), got {c["status"]!r}')
     if not (c["notion"] in cc.NOTIONS[:4] and c["utility"] == "mae" and c["sense"] == "min" and 1 <= d <= MAX_D):
         raise cc.BadFile(f"robust-ball: notions {cc.NOTIONS[:4]}, utility mae (minimised), 1 ≤ d ≤ {MAX_D}")
     if c["ball"] not in ("tv", "linf") or c["r"] < 0 or min(c["eps"], c["eps_l"] or 0) < 0:

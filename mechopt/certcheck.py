@@ -79,6 +79,8 @@ def load(path):
         c.update(eps_l=num(nt["eps_lower"]) if nt["name"] == "alip" else None, value=num(cl["value"]))  # pml: none
         if not 0 <= min(c["eps"], c["eps_l"] or 0) <= max(c["eps"], c["eps_l"] or 0) <= MAX_EPS:
             raise BadFile(f"eps (and eps_lower) must be in [0, {MAX_EPS}]")
+        if type(c["status"]) is not str:  # ["optimal"] skipped the optimality test, yet read "verified"
+            raise BadFile(f'the claim\'s status must be a string ("optimal", ...), got {c["status"]!r}')
         if pr.get("kind") == "robust-ball":
             raise BadFile('a prior-ball certificate ("kind": "robust-ball"): check it with certball.py')
         if pr.get("kind") == "robust":
@@ -93,8 +95,6 @@ def load(path):
     d, P, Q = len(c["P"]), c["P"], c["Q"]
     if not (1 <= d <= MAX_D and c["notion"] in NOTIONS and c["utility"] in UTILITIES):
         raise BadFile(f"this checker takes 1 ≤ d ≤ {MAX_D}, notions {NOTIONS}, utilities {UTILITIES}; got d = {d}")
-    if type(c["status"]) is not str:
-        raise BadFile(f'the claim\'s status must be a string ("optimal", ...), got {c["status"]!r}')
     if min(P) <= 0 or abs(sum(P) - 1) > F(1, 10**9) or len(c["nu"]) != d or len(Q) != d:
         raise BadFile("need a positive prior summing to 1, one dual and one row of Q per input")
     if any(len(r) != len(Q[0]) for r in Q) or not Q[0] or c["sense"] != ("max" if c["utility"] == "mi" else "min"):

@@ -19,7 +19,7 @@ import mechopt
 from mechopt import certball, certcheck
 from mechopt.cli import main
 from mechopt.problems.design import ChannelDesign
-from mechopt.problems.robust import BallDesign
+from mechopt.problems.robust import BallDesign, RobustDesign
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +95,18 @@ def test_numbers_within_the_range_still_read():
 def test_out_of_range_or_mistyped_fields_are_bad_files(where, value, words, cert, tmp_path):
     code, out = _run(_set(cert, where, value), tmp_path / "m.json")
     assert code == 2 and words in out["reason"], out
+
+
+@pytest.mark.parametrize("where, value", [(("claim", "status"), ["optimal"]), (("version",), True)])
+def test_a_robust_or_ball_file_with_a_mistyped_status_or_version_is_a_bad_file(where, value, ball, tmp_path):
+    """The prior-set and ball readers return before the generic checks: ["optimal"] read "verified" there."""
+    code, out = _run(_set(ball, where, value), tmp_path / "m.json", certball.run)
+    assert code == 2 and ("status" in out["reason"] or "version" in out["reason"]), out
+    prob = RobustDesign.from_params(prior_set="0.1,0.2,0.3,0.4;0.4,0.3,0.2,0.1", notion="lip", utility="mse", eps=1.0)
+    path = tmp_path / "r.json"
+    mechopt.solve(prob, solver="robust-rays").save_certificate(str(path))
+    code, out = _run(_set(json.loads(path.read_text()), where, value), tmp_path / "rm.json")
+    assert code == 2 and ("status" in out["reason"] or "version" in out["reason"]), out
 
 
 def test_values_whose_squares_overflow_a_double_are_a_bad_file_not_an_internal_error(cert, tmp_path):
