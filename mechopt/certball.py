@@ -55,7 +55,7 @@ def read(path):
         raise cc.BadFile(f"{path} is not a regular file of at most {cc.MAX_BYTES >> 20} MiB")
     with open(path, encoding="utf-8") as fh:
         doc = json.load(fh, object_pairs_hook=cc._unique)
-    if doc.get("format") != "mechopt-certificate" or doc.get("version") != 1:
+    if doc.get("format") != "mechopt-certificate" or type(doc.get("version")) is not int or doc["version"] != 1:
         raise cc.BadFile('not a certificate of "format": "mechopt-certificate", "version": 1')
     if doc["problem"].get("kind") != "robust-ball":
         raise cc.BadFile('not a prior-ball certificate ("kind": "robust-ball"): check it with certcheck.py')
@@ -84,6 +84,8 @@ def load(path):
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise cc.BadFile(f"cannot read {path}: {exc!r}") from None
     Q, d, L = c["Q"], len(c["Q"]), c["L"] or []
+    if type(c["status"]) is not str:
+        raise cc.BadFile(f'the claim\'s status must be a string ("optimal", ...), got {c["status"]!r}')
     if not (c["notion"] in cc.NOTIONS[:4] and (c["utility"], c["sense"]) in (("mae", "min"), ("mi", "max"))
             and 1 <= d <= MAX_D and (c["utility"] == "mae" or c["ball"] == "tv")):  # fmt: skip
         raise cc.BadFile(f"robust-ball: notions {cc.NOTIONS[:4]}, utility mae (minimised) or mi (maximised, a tv "
@@ -103,9 +105,11 @@ def load(path):
         raise cc.BadFile("robust-ball: the witness priors and the center must be ≥ 0 and not all 0")
     if values and c["L"] != [[abs(a - b) for b in outputs] for a in values]:
         raise cc.BadFile("robust-ball: the loss is not |value − output| of the utility's values and outputs")
-    base = c["counts"] or c["center"]
+    base, delta = c["counts"] or c["center"], c["delta"] if c["counts"] else F(1, 2)
     if c["counts"] and (min(base) < 0 or any(v.denominator != 1 for v in base) or c["conc"] not in BOUNDS):
         raise cc.BadFile(f"robust-ball: counts are whole numbers ≥ 0 and the bound one of {sorted(BOUNDS)}")
+    if not sum(base) or not 0 < delta < 1:
+        raise cc.BadFile("robust-ball: the counts must not all be 0, and delta must lie in (0, 1)")
     c["c"] = [v / sum(base) for v in base]
     return c
 
@@ -169,10 +173,7 @@ def check(c, tol, rays_max_d=RAYS_MAX_D):
             raise cc.Rejected(f"the {c['ball']} radius {float(r)!r} does not cover the {c['conc']} bound's "
                               f"{kind} radius {float(need)!r} at these counts and delta")  # fmt: skip
         out.update(samples=int(sum(c["counts"])), delta=float(c["delta"]))
-    for x, row in enumerate(c["Q"]):
-        if min(row) < 0 or abs(sum(row) - 1) > tol["row_sum"]:
-            raise cc.Rejected(f"row {x} of Q is not a probability vector (sum {float(sum(row))!r})")
-    qs = list(zip(*[[q / sum(row) for q in row] for row in c["Q"]]))
+    qs = cc.columns(c["Q"], tol)
     E, El = cc.factors(c, c["eps"] + tol["privacy"], 0)  # e^eps (e^eps_l) + tolerance, bounded below
     S = [x for x in range(d) if ctr[x] + r > 0]  # the rows some prior of the ball gives mass
     for y, q in enumerate(qs):
@@ -270,7 +271,7 @@ class Partial(Exception):
 
 def run(path, tol=None, rays_max_d=RAYS_MAX_D):
     """(exit status, report) for the certificate at ``path``: 0 verified, 1 rejected, 2 unreadable, 3 partial."""
-    tol, t0, out = {k: F(v) for k, v in {**cc.TOLERANCES, **(tol or {})}.items()}, time.perf_counter(), {"file": path}
+    tol, t0, out = cc.tolerances(tol), time.perf_counter(), {"file": path}
     try:
         c = load(path)
         out.update(notion=c["notion"], utility=c["utility"], eps=float(c["eps"]), status=c["status"])
@@ -279,6 +280,8 @@ def run(path, tol=None, rays_max_d=RAYS_MAX_D):
         out.update(exc.out, verdict="partial", reason=str(exc), bound_verified=False)
     except (cc.Rejected, cc.BadFile) as exc:
         out.update(verdict="rejected" if isinstance(exc, cc.Rejected) else "bad file", reason=str(exc))
+    except ArithmeticError as exc:  # as certcheck.run: numbers beyond a double's range
+        out.update(verdict="bad file", reason=f"numbers out of range ({type(exc).__name__}: {exc}): {cc.USE}")
     out.update(time_s=round(time.perf_counter() - t0, 3), tolerances={k: float(v) for k, v in tol.items()})
     return {"verified": 0, "rejected": 1, "partial": 3}.get(out["verdict"], 2), out
 
@@ -297,7 +300,7 @@ def main(argv=None):
     ap.add_argument("file")
     ap.add_argument("--json", action="store_true", help="print the report as one JSON document")
     for name, val in cc.TOLERANCES.items():
-        ap.add_argument("--" + name.replace("_", "-"), type=float, default=val, dest=name, help=f"default {val:g}")
+        ap.add_argument("--" + name.replace("_", "-"), type=cc.tolerance, default=val, dest=name, help=f"default {val}")
     ap.add_argument("--rays-max-d", type=int, default=RAYS_MAX_D, help=f"mi: enumerate the cone's rays up to this d "
                     f"(default {RAYS_MAX_D}; above it the bound is not verified, exit 3)")  # fmt: skip
     args = ap.parse_args(argv)

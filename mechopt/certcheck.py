@@ -23,6 +23,7 @@ from functools import lru_cache, reduce
 TOLERANCES = {"row_sum": 1e-8, "privacy": 1e-7, "gap": 1e-7, "match": 1e-9, "floor": 1e-3}
 NOTIONS, UTILITIES = ("ldp", "lip", "pml", "alip", "graph-ldp", "metric-ldp", "cip"), ("mse", "histogram", "mi")
 MAX_D, MAX_BYTES, MAX_EPS = 20, 64 << 20, 700  # MAX_EPS: e^eps a double, as mechopt designs it
+USE = "use what design --certificate made"
 DOWN, UP = Context(prec=50, rounding=ROUND_FLOOR), Context(prec=50, rounding=ROUND_CEILING)
 
 
@@ -41,11 +42,15 @@ class Rejected(Exception):
 
 
 def num(v):
-    """An exact rational from a JSON integer or string ("1/3", "0.25", "-7")."""
+    """An exact rational from a JSON integer or string ("1/3", "0.25", "-7"), of magnitude below 2^1024 (a double's
+    range); an exponent beyond ±400 is refused before it is expanded (F("1e-100000000") computes 10^100000000)."""
     if isinstance(v, bool) or not isinstance(v, (int, str)) or isinstance(v, str) and (not v.isascii() or "_" in v):
         raise BadFile(f"number {v!r}: write numbers as strings (exact rationals, ASCII digits, no '_') or integers")
+    exp = v.lower().partition("e")[2].strip().lstrip("+-") if isinstance(v, str) else ""
     try:
-        return F(v)
+        if exp.isdigit() and (len(exp) > 4 or int(exp) > 400) or not abs(x := F(v)) < 2**1024:
+            raise BadFile(f"{str(v)[:40]!r}: a number beyond the double range (exponent above 400 or |x| ≥ 2^1024)")
+        return x
     except (ValueError, ZeroDivisionError):
         raise BadFile(f"{v!r} is not a rational number") from None
 
@@ -67,23 +72,25 @@ def load(path):
             raise BadFile(f"{path} is not a regular file of at most {MAX_BYTES >> 20} MiB")
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh, object_pairs_hook=_unique)  # NaN/Infinity: floats, which num() refuses
-        if doc.get("format") != "mechopt-certificate" or doc.get("version") != 1:
+        if doc.get("format") != "mechopt-certificate" or type(doc.get("version")) is not int or doc["version"] != 1:
             raise BadFile('not a certificate of "format": "mechopt-certificate", "version": 1')
         pr, nt, ut, cl = doc["problem"], doc["problem"]["notion"], doc["problem"]["utility"], doc["claim"]
         c = dict(notion=nt["name"], eps=num(nt["eps"]), utility=ut["name"], status=cl["status"], sense=pr["sense"])
         c.update(eps_l=num(nt["eps_lower"]) if nt["name"] == "alip" else None, value=num(cl["value"]))  # pml: none
         if not 0 <= min(c["eps"], c["eps_l"] or 0) <= max(c["eps"], c["eps_l"] or 0) <= MAX_EPS:
             raise BadFile(f"eps (and eps_lower) must be in [0, {MAX_EPS}]")
+        if type(c["status"]) is not str:  # ["optimal"] skipped the optimality test, yet read "verified"
+            raise BadFile(f'the claim\'s status must be a string ("optimal", ...), got {c["status"]!r}')
         if pr.get("kind") == "robust-ball":
             raise BadFile('a prior-ball certificate ("kind": "robust-ball"): check it with certball.py')
         if pr.get("kind") == "robust":
             return load_robust(c, doc)
         c.update(P=[num(v) for v in pr["prior"]], nu=[num(v) for v in doc["dual"]["nu"]])
         c.update(Q=[[num(v) for v in row] for row in doc["mechanism"]["Q"]], bound=num(cl["bound"]))
-        c.update(edges=[(int(u), int(v), num(w)) for u, v, w in nt.get("edges", [])], p=[*map(num, nt.get("p", []))])
+        c.update(edges=[(node(u), node(v), num(w)) for u, v, w in nt.get("edges", [])], p=[*map(num, nt.get("p", []))])
         c["a"] = [num(v) - num(ut.get("centre", 0)) for v in ut.get("values", [])]  # the MSE is shift-invariant
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-        why = {KeyError: f"no {exc} key", json.JSONDecodeError: f"not JSON ({exc}): use what design --certificate made"}
+        why = {KeyError: f"no {exc} key", json.JSONDecodeError: f"not JSON ({exc}): {USE}"}
         raise BadFile(f"cannot read {path}: {why.get(type(exc), repr(exc))}") from None  # empty, cut short, a BOM
     d, P, Q = len(c["P"]), c["P"], c["Q"]
     if not (1 <= d <= MAX_D and c["notion"] in NOTIONS and c["utility"] in UTILITIES):
@@ -126,6 +133,23 @@ def load_robust(c, doc):
         raise BadFile("robust: the loss is not |value − output| of the utility's values and outputs")
     c["V"] = [[p / sum(v) for p in v] for v in V]
     return c
+
+
+def node(v):  # an input index of an edge: a JSON integer (int(1.5) = 1, int(Infinity) an OverflowError)
+    if type(v) is not int:
+        raise BadFile(f"edge end {v!r}: inputs are named by JSON integers 0..d-1")
+    return v
+
+
+def tolerance(text):
+    """A tolerance from the command line: a number in [0, 1] (nan, inf or 1e300 are not tolerances)."""
+    try:
+        t = float(text)
+    except (TypeError, ValueError):
+        t = math.nan
+    if not 0 <= t <= 1:
+        raise argparse.ArgumentTypeError(f"a tolerance is a number in [0, 1], got {text!r}")
+    return t
 
 
 def dot(a, b):  # Σ_i a_i b_i
@@ -261,13 +285,19 @@ def rays(c):
     return (features(c, enumerate(r)) for r in dd(A, d))  # graph-, metric-ldp and cip
 
 
+def columns(Q, tol):
+    """Q's columns, its rows normalised exactly, once each row is a probability vector (each sum taken once: a row of
+    20 000 entries summed again for each entry took more than 300 s)."""
+    sums = [sum(row) for row in Q]
+    for x, (row, s) in enumerate(zip(Q, sums)):
+        if min(row) < 0 or abs(s - 1) > tol["row_sum"]:
+            raise Rejected(f"row {x} of Q is not a probability vector (sum {float(s)!r})")
+    return list(zip(*[[q / s for q in row] for row, s in zip(Q, sums)]))
+
+
 def private(c, tol, rows):
     """Q's columns, rows normalised exactly, once Q is a channel that satisfies ``rows`` at eps + tolerance."""
-    Q, eps = c["Q"], c["eps"] + tol["privacy"]
-    for x, row in enumerate(Q):
-        if min(row) < 0 or abs(sum(row) - 1) > tol["row_sum"]:
-            raise Rejected(f"row {x} of Q is not a probability vector (sum {float(sum(row))!r})")
-    qs = list(zip(*[[q / sum(row) for q in row] for row in Q]))
+    qs, eps = columns(c["Q"], tol), c["eps"] + tol["privacy"]
     # privacy at eps + tolerance: every row of the cone (e^x bounded below), over its nonzero entries
     for k, a in enumerate([(i, t) for i, t in enumerate(a) if t] for a in rows(c, eps, 0)):
         for y in (y for y, q in enumerate(qs) if sum(t * q[i] for i, t in a) < 0):
@@ -361,15 +391,22 @@ def verdict(c, tol, value, bound, sign, floor, why, out):
     return out
 
 
+def tolerances(tol):
+    """The checker's tolerances, defaults overridden by ``tol``, as rationals (each in [0, 1])."""
+    return {k: F(tolerance(v)) for k, v in {**TOLERANCES, **(tol or {})}.items()}
+
+
 def run(path, tol=None):
     """(exit status, report) for the certificate at ``path``: 0 verified, 1 rejected, 2 unreadable."""
-    tol, t0, out = {k: F(v) for k, v in {**TOLERANCES, **(tol or {})}.items()}, time.perf_counter(), {"file": path}
+    tol, t0, out = tolerances(tol), time.perf_counter(), {"file": path}
     try:
         c = load(path)
         out.update(notion=c["notion"], utility=c["utility"], eps=float(c["eps"]), status=c["status"])
         out.update((check_robust if c.get("kind") == "robust" else check)(c, tol), verdict="verified")
     except (Rejected, BadFile) as exc:
         out.update(verdict="rejected" if isinstance(exc, Rejected) else "bad file", reason=str(exc))
+    except ArithmeticError as exc:  # a number too large for a double (a value 1e300 squared), a zero sum
+        out.update(verdict="bad file", reason=f"numbers out of range ({type(exc).__name__}: {exc}): {USE}")
     out.update(time_s=round(time.perf_counter() - t0, 3), tolerances={k: float(v) for k, v in tol.items()})
     return {"verified": 0, "rejected": 1}.get(out["verdict"], 2), out
 
@@ -392,7 +429,7 @@ def main(argv=None):
     ap.add_argument("file")
     ap.add_argument("--json", action="store_true", help="print the report as one JSON document")
     for name, val in TOLERANCES.items():
-        ap.add_argument("--" + name.replace("_", "-"), type=float, default=val, dest=name, help=f"default {val:g}")
+        ap.add_argument("--" + name.replace("_", "-"), type=tolerance, default=val, dest=name, help=f"default {val:g}")
     args = ap.parse_args(argv)
     code, out = run(args.file, {k: getattr(args, k) for k in TOLERANCES})
     print(json.dumps(out) if args.json else line(out))

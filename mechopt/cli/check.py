@@ -24,7 +24,7 @@ __all__ = ["register", "run_check"]
 
 
 def register(sub: Any) -> None:
-    from mechopt.certcheck import TOLERANCES
+    from mechopt.certcheck import TOLERANCES, tolerance
 
     c = sub.add_parser(
         "check",
@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
     c.add_argument("certificate", metavar="CERTIFICATE", help="a .json certificate (docs: howto/certificates)")
     c.add_argument("--json", action="store_true", help="print the checker's report as one JSON document")
     for name, val in TOLERANCES.items():
-        c.add_argument("--" + name.replace("_", "-"), type=float, default=val, dest=name, help=f"default {val:g}")
+        c.add_argument("--" + name.replace("_", "-"), type=tolerance, default=val, dest=name, help=f"default {val:g}")
     c.set_defaults(handler=run_check)
 
 

@@ -465,7 +465,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("check", "a directory", ["check", "{dir}"], "is a directory"),
     ("check", "invalid JSON", ["check", "{badjson}"], "cannot read"),
     ("check", "a mechanism file, not a certificate", ["check", "{good_q}"], '"format": "mechopt-certificate"'),
-    ("check", "bad tolerance", ["check", "{good_q}", "--gap", "x"], "invalid float value"),
+    ("check", "bad tolerance", ["check", "{good_q}", "--gap", "x"], "a tolerance is a number in [0, 1], got 'x'"),
     ("design", "--certificate is a directory", FLAGS + OK + ["--certificate", "{dir}"], "is a directory"),
     ("design", "--certificate for a local solver", FLAGS + OK + ["--certificate", "{dir}/c.json"], "no certificate"),
 ]
