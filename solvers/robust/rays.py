@@ -86,7 +86,7 @@ class RobustRaysSolver(Solver):
         "cone_max": 10,
         "box_max": 32,
         "mse_box_max": 64,
-        "hist_box_max": 16,
+        "hist_box_max": 20,
         "cone_pricer": "auto",
         "max_rays": 200_000,
         "hull_rounds": 50,

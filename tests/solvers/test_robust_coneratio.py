@@ -138,7 +138,7 @@ def test_the_cli_refuses_histogram_above_hist_box_max_in_one_line_with_exit_2(cl
     (tmp_path / "set.json").write_text(json.dumps(V.tolist()))
     run = cli("design", "--notion", "pml", "--eps", "1", "--utility", "histogram", "--prior-set",
               tmp_path / "set.json", "--solver", "robust-rays")  # fmt: skip
-    assert run.code == 2 and "hist_box_max=16" in run.err and "mse_box_max=64" in run.err and "Traceback" not in run.err
+    assert run.code == 2 and "hist_box_max=20" in run.err and "mse_box_max=64" in run.err and "Traceback" not in run.err
     assert len(run.err.strip().splitlines()) == 1
 
 
