@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mechopt.errors import ProblemError
+from mechopt.errors import ProblemError, TooLargeError
 from mechopt.oracles.aggregate import subset_counts
 from mechopt.oracles.base import (
     CHUNK,
@@ -31,6 +31,8 @@ from mechopt.oracles.base import (
 from mechopt.oracles.small_ksubset import SMALL_D, own_subset_words
 from mechopt.oracles.subset_masks import own_subset_masks
 from mechopt.runtime.rng import RngLike, as_generator
+
+ITEMS_BITMAP_MAX = 1 << 32  # bytes of one block's membership bitmap in item reports (d = 3.3e6: 3.4 GB)
 
 __all__ = ["KSubset", "hit_rates_ksubset", "ksubset_outputs", "subset_rank"]
 
@@ -112,7 +114,7 @@ class KSubset(PureOracle):
         object.__setattr__(self, "d", d)
         object.__setattr__(self, "eps", check_eps(self.eps))
         k = _k_sharp(d, self.eps) if self.k is None else self.k
-        if int(k) != k or not 1 <= int(k) <= d - 1:
+        if isinstance(k, bool) or int(k) != k or not 1 <= int(k) <= d - 1:
             raise ProblemError(f"k must be an integer in 1..{d - 1} (k = 0 or d carries no information), got {k!r}")
         object.__setattr__(self, "k", int(k))
 
@@ -155,8 +157,14 @@ class KSubset(PureOracle):
         if packed:
             return self._packed(x, rng)
         dt = np.int32 if self.d > 32767 else np.int16
-        out = np.empty((self.k, x.size), dtype=dt)  # filled item-major, returned as its (n, k) view
         step = max(1024, min(CHUNK, (1 << 21) // self.d))  # keep the block's bitmap cache-sized (~2 MB)
+        if step * self.d > ITEMS_BITMAP_MAX:  # Floyd's membership bitmap of a block: step x (d - 1) bytes
+            raise TooLargeError(
+                f"k-subset item reports at d = {self.d} need a {step} x {self.d} membership bitmap "
+                f"({step * self.d / 2**30:.3g} GiB) per block of users, above {ITEMS_BITMAP_MAX / 2**30:.0f} GiB: "
+                "draw the aggregate counts with simulate_counts (bounded memory), or use fewer categories"
+            )
+        out = np.empty((self.k, x.size), dtype=dt)  # filled item-major, returned as its (n, k) view
         for lo in range(0, x.size, step):
             xs = x[lo : lo + step]
             out[:, lo : lo + xs.size] = self._chunk_items(xs, rng)  # (k, n)

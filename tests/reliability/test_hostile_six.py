@@ -165,3 +165,26 @@ def test_each_row_of_q_is_summed_once_not_once_per_entry():
     cols = certcheck.columns(Q, certcheck.tolerances(None))
     assert len(cols) == n and all(sum(c) == Fraction(3, n) for c in cols)
     assert _Row.reads <= 3 * len(Q), _Row.reads
+
+
+def test_ksubset_with_a_boolean_k_is_refused():
+    """k = True read as k = 1 before (hostile-six, left alone there)."""
+    from mechopt.errors import ProblemError
+    from mechopt.oracles import KSubset
+
+    with pytest.raises(ProblemError, match="k must be an integer"):
+        KSubset(256, 1.0, True)
+    assert KSubset(256, 1.0, 1).k == 1
+
+
+def test_ksubset_item_reports_beyond_memory_are_a_too_large_error_not_a_raw_memory_error():
+    """d = 2^40 asked numpy for a 2 TiB bitmap (a bare MemoryError); now a TooLargeError naming the way out."""
+    import numpy as np
+
+    from mechopt.errors import TooLargeError
+    from mechopt.oracles import KSubset
+
+    with pytest.raises(TooLargeError, match="simulate_counts"):
+        KSubset(2**40, 1.0, 3).randomize(np.array([0, 5]), 1)
+    rep = KSubset(2**12, 1.0, 3).randomize(np.array([0, 5]), 1)  # below the limit: reports as before
+    assert rep.shape == (2, 3) and all(len(set(r)) == 3 for r in rep.tolist())
