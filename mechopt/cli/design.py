@@ -328,6 +328,7 @@ def _check_certificate_size(args: argparse.Namespace, problem: Any) -> None:
         check_checker_size(int((problem.prior > 0).sum()))
     elif isinstance(problem, BallDesign):
         from mechopt.certball import MAX_D
+
         d = problem.prior_set.d  # mi by vertex generation writes a file at any d (its bound checked to 10)
         if d > MAX_D:
             raise CertificateError(f"--certificate over a ball of {d} symbols: certball.py checks at most {MAX_D}; "
