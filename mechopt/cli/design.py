@@ -45,7 +45,6 @@ from mechopt.cli.design_problem import build_problem, parse_assignments, parse_o
 from mechopt.cli.graph_file import read_graph
 from mechopt.errors import ParamError
 from mechopt.results.result import Status, vocabulary
-from mechopt.runtime.deadline import LATE_GRACE_S
 
 __all__ = ["register", "parse_assignments", "parse_options", "read_graph", "build_problem"]
 
@@ -155,7 +154,9 @@ def register(sub: Any) -> None:
         "--time-limit",
         type=positive_float,
         metavar="SECONDS",
-        help="wall-clock limit (default none: the solver stops on its own iteration cap)",
+        help="wall-clock limit on the whole call, counted from the start of the process: reading the inputs, "
+        "solving and auditing (default none: the solver stops on its own iteration cap); writing the answer "
+        "comes after it (the --json of a structured 10^7-output mechanism is ~470 MB)",
     )
     p.add_argument(
         "--out",
@@ -264,13 +265,6 @@ def _check_not_input(args: argparse.Namespace) -> None:
     check_distinct({"--out": args.out, "--plot": args.plot, "--certificate": args.certificate}, inputs)
 
 
-#: Seconds after the deadline at which the command line stops a stage that did not check it (SIGALRM): after the
-#: grace a solver has to return what it has (:data:`~mechopt.runtime.deadline.LATE_GRACE_S`, the first master
-#: LP), plus a moment (it fired 0.15 s after the deadline, inside that grace: PML mi d = 64 at --time-limit 2
-#: returned no mechanism).
-ALARM_GRACE_S = LATE_GRACE_S + 0.15
-
-
 def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line: Any) -> tuple[Any, Any]:
     """Build, then solve within the time limit counted from the start of the process (or of the call,
     for a caller of :func:`mechopt.cli.main` with arguments; :mod:`mechopt.runtime.deadline`): reading
@@ -294,7 +288,7 @@ def _bounded_design(args: argparse.Namespace, notes: list[str], solve: Any, line
     # result with the status time_limit (the SIGALRM backstop included), never in an error line
     t0 = time.perf_counter()
     try:
-        with deadline.bounded(tl, start=start), deadline.alarm(ALARM_GRACE_S):
+        with deadline.bounded(tl, start=start), deadline.alarm(deadline.ALARM_MARGIN_S):
             res = solve(problem, solver=solver, **options)
     except deadline.TimeLimitReached as exc:  # the backstop fired outside solve (the process was late already)
         from mechopt.api import time_limit_result

@@ -42,13 +42,18 @@ from typing import Any
 
 __all__ = [
     "TimeLimitReached", "bounded", "check", "remaining", "limit", "seconds", "process_start", "alarm", "passed",
-    "LATE_GRACE_S",
+    "LATE_GRACE_S", "ALARM_MARGIN_S", "late",
 ]  # fmt: skip
 
 #: Seconds a solver may run past the deadline to return what it has: column generation's first master LP when the
 #: deadline passed before it (so a time limit returns the seed columns' audited channel, not none). The command
 #: line's SIGALRM backstop (:func:`alarm`) fires only after them: one grace, not two that disagree.
 LATE_GRACE_S = 2.0
+#: Seconds after the deadline (or after a stage's :func:`late` grace) at which the backstop alarm fires: a stage that
+#: does not :func:`check` (an FFT of 10⁷ points, a coupling) ends the call this soon after it, not a grace later
+#: (uniform:10⁷ --time-limit 3 ended 1.03 s late when every stage waited out the first master's 2 s grace).
+ALARM_MARGIN_S = 0.2
+_BACKSTOP: list[float] = []  # the main thread's armed alarm: when it fires (a perf_counter time), while armed
 _MAX_ALARM_S = 1e9  # the longest backstop alarm armed (about 32 years; setitimer's limit is near 9.2e9 s)
 
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("mechopt_deadline", default=None)
@@ -133,10 +138,11 @@ def process_start() -> float:
 
 @contextlib.contextmanager
 def alarm(grace: float) -> Iterator[None]:
-    """Inside (main thread, where ``SIGALRM`` exists): ``grace`` seconds after the current deadline,
-    raise :class:`TimeLimitReached` in the main thread whatever stage it is in; a backstop for
-    stages that do not :func:`check`. Elsewhere, without a deadline, or with one further off than
-    ``_MAX_ALARM_S`` (``setitimer`` overflows near 9.2e9 s), nothing.
+    """Inside (main thread, where ``SIGALRM`` exists): ``grace`` seconds after the current deadline (or
+    after now, when it passed already), raise :class:`TimeLimitReached` in the main thread whatever stage
+    it is in; a backstop for stages that do not :func:`check`. A stage allowed past the deadline moves it
+    later (:func:`late`). Elsewhere, without a deadline, or with one further off than ``_MAX_ALARM_S``
+    (``setitimer`` overflows near 9.2e9 s), nothing.
 
     >>> with bounded(1e12), alarm(1.0):  # 31 700 years: no backstop armed, no OverflowError
     ...     remaining() > 9e11
@@ -153,9 +159,28 @@ def alarm(grace: float) -> Iterator[None]:
         raise TimeLimitReached("running (stopped at the deadline)", lim)
 
     old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, max(left + grace, 1e-3))
+    wait = max(left, 0.0) + grace  # never sooner than the grace: a solve entered late still reaches its solver
+    signal.setitimer(signal.ITIMER_REAL, wait)
+    _BACKSTOP[:] = [time.perf_counter() + wait]
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        _BACKSTOP.clear()
+
+
+def late(seconds: float) -> None:
+    """A stage that may run past the deadline by up to ``seconds`` from now (column generation's first master LP, the
+    audit of the small mechanism it returns): the armed backstop (:func:`alarm`) is moved to fire no sooner than
+    ``seconds`` + :data:`ALARM_MARGIN_S` from now, and stays there. Without an armed backstop (another thread, no
+    deadline, the library's own calls), nothing.
+
+    >>> late(1.0)  # no alarm armed: nothing happens
+    """
+    if not _BACKSTOP or threading.current_thread() is not threading.main_thread():
+        return
+    fire_at = time.perf_counter() + seconds + ALARM_MARGIN_S
+    if fire_at > _BACKSTOP[0]:
+        signal.setitimer(signal.ITIMER_REAL, fire_at - time.perf_counter())
+        _BACKSTOP[0] = fire_at

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mechopt import settings
-from mechopt.runtime.deadline import LATE_GRACE_S, passed
+from mechopt.runtime.deadline import LATE_GRACE_S, late, passed
 from mechopt.solvers.exact.lp import Master, cost_unit, solve_master
 from mechopt.solvers.exact.master import WarmMaster
 
@@ -188,7 +188,9 @@ def _rounds(P, gain, pricer, R0, mu, max_iter, deadline, tol, warm, smoothing, p
         if left is not None and left <= 0 and master is not None:
             return ColGenResult("time_limit", master, R, bound, False, it - 1, notes, nu=best_nu)
         if left is not None and master is None:  # the seed columns' master, so a time limit still returns a mechanism
-            left = max(left, FIRST_MASTER_GRACE)  # (with 0.01 s left it stopped at its first basis: the trivial Q)
+            if left < FIRST_MASTER_GRACE:  # (with 0.01 s left it stopped at its first basis: the trivial Q)
+                late(FIRST_MASTER_GRACE)  # the command line's backstop alarm waits for it, and the audit after it
+            left = max(left, FIRST_MASTER_GRACE)
         master = wm.solve(time_limit=left) if wm is not None else solve_master(R, mu, P, time_limit=left, centred=False)
         if master.status != "optimal":
             return ColGenResult(master.status, master, R, bound, False, it, notes + [master.message], nu=best_nu)

@@ -27,12 +27,13 @@ from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.forms import ColumnProgram
 from mechopt.notions import LDP, LIP, GraphLDP, PosteriorStatNotion
 from mechopt.results.result import Result, Status
+from mechopt.runtime.deadline import late
 from mechopt.solvers._advice import or_local
 from mechopt.solvers.exact import rays as _rays
 from mechopt.solvers.exact import sizes as _sizes
 from mechopt.solvers.exact import warm as _warm
 from mechopt.solvers.exact.box import LIP_SEARCH, PML_SMOOTHING, box_pricer, chord_start, cover_start
-from mechopt.solvers.exact.colgen import column_generation
+from mechopt.solvers.exact.colgen import FIRST_MASTER_GRACE, column_generation
 from mechopt.solvers.exact.lp import dual_bound, recover_channel, solve_master
 from mechopt.solvers.exact.orbits import reduction as _symmetry
 from mechopt.solvers.exact.pricing.base import (
@@ -332,6 +333,8 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
 
 def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: float | None) -> Outcome:
     """Restricted master + exact pricing; honest about heuristic or interrupted pricing."""
+    if deadline is not None:  # the seeds and their first master are solved even past the deadline (a mechanism,
+        late(FIRST_MASTER_GRACE)  # status time_limit): the command line's backstop alarm waits for them
     pricer, R0, how = _pricer(cp, kind, opts)
     extras: dict[str, Any] = {"pricing": how}
     if opts.get("warm_start") is not None:

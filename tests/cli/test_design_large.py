@@ -99,6 +99,19 @@ def test_dumps_writes_large_matrices_compactly_and_parses_to_the_same_document()
     assert len(rows) == 300  # one line per row of Q, not one per entry
 
 
+def test_dumps_writes_long_lists_on_one_line_and_keeps_strings_intact() -> None:
+    """A structured plan's 10⁷ weights were written one number per line by the indenting encoder (100 s for a
+    uniform:10^7 design's --json); a long flat list is now one line, and a matrix of strings holding "], [" keeps it."""
+    w = np.linspace(0.0, 1.0, BIG + 1)
+    labels = [[f"a], [{i}", "b"] for i in range(BIG)]
+    doc = {"plan": {"weight": w, "rotation": np.arange(2 * BIG).reshape(-1, 1)}, "labels": labels}
+    text = dumps(doc)
+    back = json.loads(text)
+    assert back == jsonable(doc) and back["labels"][7] == ["a], [7", "b"]
+    assert sum(1 for ln in text.splitlines() if ln.count(",") >= BIG) == 1  # the weights: one line
+    assert jsonable(back["plan"]["rotation"]) == back["plan"]["rotation"]  # JSON values are kept as they are
+
+
 def test_jsonable_arrays_keep_their_values_exactly() -> None:
     a = np.array([[0.1, np.inf], [-np.inf, 1e-300]])
     assert jsonable(a) == [[0.1, None], [None, 1e-300]]

@@ -180,13 +180,14 @@ class Plan:
         return C
 
     def to_dict(self) -> dict:
-        """JSON form: per output its orbit, rotation per class and weight (the orbits are in ``extras``)."""
+        """JSON form: per output its orbit, rotation per class and weight (the orbits are in ``extras``); arrays, which
+        :func:`mechopt.results.result.jsonable` turns into lists at C speed."""
         return {
             "outputs": self.n_outputs,
-            "orbit": self.orbit.tolist(),
-            "rotation": self.rot.tolist(),
-            "weight": self.w.tolist(),
-            "classes": [mb.tolist() for mb in self.members],
+            "orbit": self.orbit,
+            "rotation": self.rot,
+            "weight": self.w,
+            "classes": list(self.members),
         }
 
     def row(self, x: int, P: np.ndarray) -> np.ndarray:
