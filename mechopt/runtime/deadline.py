@@ -53,7 +53,8 @@ LATE_GRACE_S = 2.0
 #: does not :func:`check` (an FFT of 10⁷ points, a coupling) ends the call this soon after it, not a grace later
 #: (uniform:10⁷ --time-limit 3 ended 1.03 s late when every stage waited out the first master's 2 s grace).
 ALARM_MARGIN_S = 0.2
-_BACKSTOP: list[float] = []  # the main thread's armed alarm: when it fires (a perf_counter time), while armed
+_BACKSTOP: list[float] = []  # the main thread's armed alarm: [when it fires (a perf_counter time)], while armed;
+# a second entry once :func:`late` moved it (one grace a call)
 _MAX_ALARM_S = 1e9  # the longest backstop alarm armed (about 32 years; setitimer's limit is near 9.2e9 s)
 
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("mechopt_deadline", default=None)
@@ -79,12 +80,17 @@ def seconds(limit: Any) -> float | None:
 
 
 def passed(deadline: float | None) -> bool:
-    """Whether a solver's deadline (a ``time.perf_counter()`` value; None: none) has passed.
+    """Whether a solver's deadline (a ``time.perf_counter()`` value; None: none) has passed. A solver that
+    sees it has passed returns what it has: the command line's backstop waits :data:`LATE_GRACE_S` for that
+    (:func:`late`).
 
     >>> passed(None), passed(time.perf_counter() - 1.0)
     (False, True)
     """
-    return deadline is not None and time.perf_counter() >= deadline
+    if deadline is None or time.perf_counter() < deadline:
+        return False
+    late(LATE_GRACE_S)
+    return True
 
 
 def remaining() -> float | None:
@@ -171,16 +177,17 @@ def alarm(grace: float) -> Iterator[None]:
 
 
 def late(seconds: float) -> None:
-    """A stage that may run past the deadline by up to ``seconds`` from now (column generation's first master LP, the
-    audit of the small mechanism it returns): the armed backstop (:func:`alarm`) is moved to fire no sooner than
-    ``seconds`` + :data:`ALARM_MARGIN_S` from now, and stays there. Without an armed backstop (another thread, no
-    deadline, the library's own calls), nothing.
+    """The call runs past its deadline by up to ``seconds`` from now to return what it has (a solver that saw the
+    deadline pass, column generation's seeds and first master LP, the audit of a small mechanism returned late): the
+    armed backstop (:func:`alarm`) is moved to fire no sooner than ``seconds`` + :data:`ALARM_MARGIN_S` from now.
+    Once a call: the first move stands (a loop that keeps asking cannot keep the alarm off). Without an armed backstop
+    (another thread, no deadline, the library's own calls), nothing.
 
     >>> late(1.0)  # no alarm armed: nothing happens
     """
-    if not _BACKSTOP or threading.current_thread() is not threading.main_thread():
+    if len(_BACKSTOP) != 1 or threading.current_thread() is not threading.main_thread():
         return
     fire_at = time.perf_counter() + seconds + ALARM_MARGIN_S
     if fire_at > _BACKSTOP[0]:
         signal.setitimer(signal.ITIMER_REAL, fire_at - time.perf_counter())
-        _BACKSTOP[0] = fire_at
+        _BACKSTOP[:] = [fire_at, 1.0]

@@ -334,7 +334,7 @@ def _pricer(cp: ColumnProgram, kind: str, opts: dict[str, Any]):
 def solve_colgen(cp: ColumnProgram, kind: str, opts: dict[str, Any], deadline: float | None) -> Outcome:
     """Restricted master + exact pricing; honest about heuristic or interrupted pricing."""
     if deadline is not None:  # the seeds and their first master are solved even past the deadline (a mechanism,
-        late(FIRST_MASTER_GRACE)  # status time_limit): the command line's backstop alarm waits for them
+        late(FIRST_MASTER_GRACE)  # status time_limit): the backstop waits for them (moved only if it came sooner)
     pricer, R0, how = _pricer(cp, kind, opts)
     extras: dict[str, Any] = {"pricing": how}
     if opts.get("warm_start") is not None:

@@ -73,6 +73,14 @@ def test_late_moves_the_armed_backstop_and_only_later():
             stopped = exc
     assert "stopped at the deadline" in str(stopped)
     deadline.late(1.0)  # no alarm armed: nothing
+    with deadline.bounded(0.05), deadline.alarm(deadline.ALARM_MARGIN_S):
+        deadline.late(0.3)  # the one move of this call: 0.5 s from here
+        deadline.late(5.0)  # a second is not taken (a loop that keeps asking cannot keep the alarm off)
+        try:
+            time.sleep(3.0)
+        except deadline.TimeLimitReached:
+            stopped = None
+    assert stopped is None
 
 
 def test_a_short_limit_returns_the_seeded_masters_audited_channel(capsys):
