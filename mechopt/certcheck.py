@@ -358,15 +358,20 @@ def check_robust(c, tol):
     if len(mu) != len(qs) or any(len(m) != len(A) or min(m, default=0) < 0 for m in mu):
         raise BadFile(f"dual.mu needs one list of {len(A)} multipliers ≥ 0 (rows of the private cone) per output")
     value = max(sum(v[x] * dot([q[x] for q in qs], L[x]) for x in range(d)) for v in V)
-    Pw = [sum(t * v[x] for t, v in zip(c["w"], V)) / sum(c["w"]) for x in range(d)]
-    mix = [[sum(t * a[x] for t, a in zip(m, A) if t) for x in range(d)] for m in mu]
-    R = [[Pw[x] * L[x][y] - nu[x] - mix[y][x] for x in range(d)] for y in range(len(qs))]
-    worst = sum(min(r[x] for r in R) for x in range(d))
+    bound, worst = loss_bound(V, c["w"], L, nu, mu, A)
     why = f"the residuals add Σ_x min_y R[y][x] = {float(worst):.3g} to 1ᵀν"
     floor = tol["floor"] * max(abs(t) for row in L for t in row)
     scope = f"the {len(V)} listed priors and their hull"  # a loss linear in the prior: its worst is a vertex
     out = dict(rows=len(A), inputs=d, outputs=len(qs), vertices=len(V), scope=scope)
-    return verdict(c, tol, value, sum(nu) + worst, -1, floor, why, out)
+    return verdict(c, tol, value, bound, -1, floor, why, out)
+
+
+def loss_bound(V, w, L, nu, mu, A):
+    """(1ᵀν + Σ_x min_y R[y][x], Σ_x min_y R[y][x]) of :func:`check_robust`, in the exact numbers given."""
+    Pw = [sum(t * v[x] for t, v in zip(w, V)) / sum(w) for x in range(len(nu))]
+    mix = [[sum(t * a[x] for t, a in zip(m, A) if t) for x in range(len(nu))] for m in mu]  # Σ_k μ_yk a_k
+    worst = sum(min(Pw[x] * L[x][y] - nu[x] - r[x] for y, r in enumerate(mix)) for x in range(len(nu)))
+    return sum(nu) + worst, worst
 
 
 def verdict(c, tol, value, bound, sign, floor, why, out):

@@ -199,16 +199,10 @@ def proven_loss_bound(problem: Any, weights: Any, nu: Any, mu: Any) -> float:
     c = {"notion": notion["name"], "eps": Fraction(notion["eps"]), "P": [Fraction(1)] * len(V[0]), "edges": []}
     c.update(V=[[p / sum(v) for p in v] for v in V], eps_l=Fraction(notion.get("eps_lower", 0)))
     c["eps_l"] = c["eps_l"] if "eps_lower" in notion else None
-    A = cc.robust_rows(c, c["eps"], 1)
-    w = [Fraction(float(t)) for t in weights]
-    Pw = [sum(t * v[x] for t, v in zip(w, c["V"])) / sum(w) for x in range(len(V[0]))]
     L = [[Fraction(t) for t in row] for row in _loss_data(problem)["loss"]]
-    nus = [Fraction(float(t)) for t in nu]
-    worst = Fraction(0)
-    for x in range(len(Pw)):
-        worst += min(Pw[x] * L[x][y] - nus[x] - sum(Fraction(float(t)) * a[x] for t, a in zip(my, A) if t and a[x])
-                     for y, my in enumerate(np.asarray(mu, float)))  # fmt: skip
-    bound = sum(nus) + worst
+    mu = [[Fraction(float(t)) for t in row] for row in np.asarray(mu, float)]
+    bound = cc.loss_bound(c["V"], [Fraction(float(t)) for t in weights], L, [Fraction(float(t)) for t in nu], mu,
+                          cc.robust_rows(c, c["eps"], 1))[0]  # fmt: skip
     return math.nextafter(float(bound), -math.inf) if Fraction(float(bound)) > bound else float(bound)
 
 

@@ -94,7 +94,8 @@ def test_the_checker_is_short():
     # proving 8.3e-10 passed under a floor of 1e-3·E[a²]: gap 8.2e-8); +29 (hostile-six): numbers beyond a double's
     # range refused before they are expanded ("1e-100000000" hung), edge ends JSON integers, tolerances in [0, 1],
     # an overflow a bad file (all were internal errors), each row of Q summed once (quadratic: 20 000 outputs > 300 s)
-    assert len(code) <= 365
+    # +3: the robust loss bound is one function that the certificate writer calls too (it kept a twin of the formula)
+    assert len(code) <= 368
 
 
 def test_the_checker_runs_alone_without_site_packages(tmp_path):
