@@ -100,9 +100,14 @@ class UnaryEncoding(PureOracle):
         reports either way.
         """
         rng = as_generator(rng)  # a seed, bit generator or Generator (mechopt.runtime.rng)
-        x = _check_items(x, self.d)
+        x = _check_items(x, self.d, values=False)  # the range: by bernoulli_rows (compiled: per block, x read once)
+        before = rng.bit_generator.state
         bits = self.own_draws(x.size, rng)
-        return bernoulli_rows(rng, x.size, self.d, self.q, own=(x, bits))
+        try:
+            return bernoulli_rows(rng, x.size, self.d, self.q, own=(x, bits))
+        except ProblemError:  # an item out of range: the generator as it was, the own bits' draws undone
+            rng.bit_generator.state = before
+            raise
 
     def own_draws(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """The n users' Bern(p) own bits, packed little-endian (bit i of the array is user i's).
