@@ -149,18 +149,19 @@ def own_subset_words(
     ties = np.empty(min(x.size, CHUNK_USERS), dtype=np.int64)
     if kern is not None:
         out.fill(0)  # first touch in one tight pass: page faults inside the sampling cost more system time
-        before, nt = rng.bit_generator.state, 0
+        nt = 0
         # the lock and handles once for all blocks (~15 µs each); the kernels draw from the generator themselves
         with drawing(rng) as gen:
+            before = rng.bit_generator.state  # under the lock: no other thread's draws can come between
             for lo in range(0, x.size, CHUNK_USERS):
                 xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
                 nt = kern(gen, xs, fast_tab, K, os_, ties)
                 if nt < 0:  # an item out of range in this block (checked before its first draw)
+                    rng.bit_generator.state = before  # the earlier blocks' draws undone, still under the lock
                     break
                 if nt:  # the same fresh words as _settle_ties, drawn in the kernel (the lock is held)
                     settle(gen, xs, ties[:nt], fast_tab, thr, K, os_)
         if nt < 0:
-            rng.bit_generator.state = before  # the earlier blocks' draws undone: the generator as it was
             raise item_range_error(x, d)
         return _finish(out, packed, d)
     if not items_in_range(x, d):

@@ -216,9 +216,10 @@ def test_small_ksubset_items_of_any_integer_dtype_give_the_int64_reports(dtype) 
 
 @pytest.mark.parametrize("make,d", [(OUE, 16), (BRR, 12), (OUE, 40)])
 @pytest.mark.parametrize("at", [0, 300_000])  # in the first rows, or after whole blocks were drawn
-def test_unary_range_check_in_the_kernel_leaves_the_generator_untouched(make, d: int, at: int) -> None:
+def test_unary_range_check_in_the_kernel_undoes_the_rows_draws(make, d: int, at: int) -> None:
     """OUE/BRR check the items where the own bits are set (compiled: per sub-block, x read once): an item out of
-    range raises the items error on both paths, nothing is written out of bounds, the generator is as it was."""
+    range raises the items error on both paths, nothing is written out of bounds, and the generator has advanced
+    past the own bits' draws only (the rows' draws undone)."""
     from mechopt.oracles import kernels
 
     orc = make(d, 1.0)
@@ -235,7 +236,9 @@ def test_unary_range_check_in_the_kernel_leaves_the_generator_untouched(make, d:
             return 0
 
         jit.numpy_and_compiled(draw, kernels.unary_rows)
-    assert after == [int(np.random.default_rng(4).bit_generator.random_raw())] * 4
+    rng = np.random.default_rng(4)
+    orc.own_draws(x.size, rng)
+    assert after == [int(rng.bit_generator.random_raw())] * 4
     x[at] = 0  # and a valid x still gives the same reports on both paths
     slow, fast = jit.numpy_and_compiled(lambda: orc.randomize(x, np.random.default_rng(5)), kernels.unary_rows)
     assert np.array_equal(slow, fast)
