@@ -22,7 +22,18 @@ import numpy as np
 from mechopt.errors import ProblemError
 from mechopt.notions.base import check_eps as _check_eps
 
-__all__ = ["PureOracle", "CHUNK", "bernoulli", "packed_column_sums", "check_eps", "MAX_EPS", "raw_uint16", "raw_words"]
+__all__ = [
+    "PureOracle",
+    "CHUNK",
+    "bernoulli",
+    "packed_column_sums",
+    "check_eps",
+    "MAX_EPS",
+    "raw_uint16",
+    "raw_words",
+    "item_range_error",
+    "items_in_range",
+]
 
 MAX_EPS = 700.0  # e^ε overflows a double beyond ~709
 
@@ -56,15 +67,36 @@ def _check_d(d) -> int:
     return val
 
 
-def _check_items(x, d: int) -> np.ndarray:
+def _check_items(x, d: int, *, values: bool = True) -> np.ndarray:
+    """x as a 1-D int64 array; ``values=False`` leaves the range check to the caller (a kernel that
+    checks each block before reading it, so the items are read from memory once: :func:`item_range_error`)."""
     arr = np.asarray(x)
     if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
         raise ProblemError("x must be a 1-D integer array of items in 0..d-1")
-    if arr.size:  # one pass: as unsigned, a negative item is larger than any d
-        top = arr.view(arr.dtype.str.replace("i", "u")).max() if arr.dtype.kind == "i" else arr.max()
-        if top >= d:
-            raise ProblemError(f"items must lie in 0..{d - 1}; got range [{arr.min()}, {arr.max()}]")
+    if values and not items_in_range(arr, d):
+        raise item_range_error(arr, d)
     return arr.astype(np.int64, copy=False)
+
+
+def items_in_range(x: np.ndarray, d: int) -> bool:
+    """Whether every item of the integer array x lies in 0..d−1: one pass (as unsigned, a negative
+    item is larger than any d).
+
+    >>> items_in_range(np.array([0, 3]), 4), items_in_range(np.array([0, -1]), 4)
+    (True, False)
+    """
+    if not x.size:
+        return True
+    return bool((x.view(x.dtype.str.replace("i", "u")) if x.dtype.kind == "i" else x).max() < d)
+
+
+def item_range_error(x: np.ndarray, d: int) -> ProblemError:
+    """The error for items outside 0..d−1 (its message names the range found).
+
+    >>> str(item_range_error(np.array([0, 9]), 4))
+    'items must lie in 0..3; got range [0, 9]'
+    """
+    return ProblemError(f"items must lie in 0..{d - 1}; got range [{x.min()}, {x.max()}]")
 
 
 def _check_hist(hist, d: int) -> np.ndarray:

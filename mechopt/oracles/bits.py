@@ -97,10 +97,13 @@ class UnaryEncoding(PureOracle):
         the rows i.i.d. Bern(q) (:func:`bernoulli_rows`), whose bit x of each row
         is then replaced by the user's own bit. With numba (``mechopt[fast]``)
         the rows and own bits are compiled passes over the same draws: the same
-        reports either way.
+        reports either way. An item outside 0..d−1 raises
+        :class:`~mechopt.errors.ProblemError` once the own bits are drawn (the items are
+        checked where the own bits are set, so they are read from memory once): the
+        generator has then advanced past the own bits' draws only, on either path.
         """
         rng = as_generator(rng)  # a seed, bit generator or Generator (mechopt.runtime.rng)
-        x = _check_items(x, self.d)
+        x = _check_items(x, self.d, values=False)  # the range: by bernoulli_rows (compiled: per block, x read once)
         bits = self.own_draws(x.size, rng)
         return bernoulli_rows(rng, x.size, self.d, self.q, own=(x, bits))
 

@@ -71,7 +71,8 @@ def unary_rows(
     x: np.ndarray,
     bits: np.ndarray,
     work: np.ndarray,
-) -> None:
+    top: int,
+) -> int:
     """Packed rows of i.i.d. bits drawn from a BitGenerator inside the kernel (no buffer of words).
 
     ``gen`` = the BitGenerator's :func:`~mechopt.runtime.bitgen.bitgen_handles` and its
@@ -85,7 +86,10 @@ def unary_rows(
     (capped at its last index), found from ``guide[⌊u·G⌋]`` = that count at ⌊u·G⌋/G
     (``guide = searchsorted(tail_cdf, arange(G) / G, "right")``, G = ``guide.size``).
     Each finished row's last byte is ANDed with ``pad`` and, when ``x`` is not empty,
-    bit ``x[i]`` of row i (big-endian bits) set to bit i of ``bits`` (little-endian).
+    bit ``x[i]`` of row i (big-endian bits) set to bit i of ``bits`` (little-endian), after
+    the items of those rows are checked to lie in 0..``top``−1 (in cache, just before their own
+    bits are set: x is read from memory once); one outside returns −1 at once (the generator
+    then stands anywhere: the caller restores it), else 0.
     The draws are those of :func:`mechopt.oracles.packed.bernoulli_rows`'s numpy path
     (``raw_uint16`` per block, then ``Generator.random``), in the same order.
 
@@ -95,7 +99,8 @@ def unary_rows(
     >>> cells = np.arange(1 << 16, dtype=np.uint16).astype(np.uint8)  # byte = low 8 bits of the quarter
     >>> bg = np.random.PCG64(0)  # kept alive while its handles are used
     >>> gen, none, work = (*bitgen_handles(bg), 0), flat[:0], np.empty(8, np.intp)
-    >>> unary_rows.python(gen, cells, 1 << 16, np.ones(1), np.zeros(1, np.intp), flat, 2, 0xF0, none, none, work)
+    >>> unary_rows.python(gen, cells, 1 << 16, np.ones(1), np.zeros(1, np.intp), flat, 2, 0xF0, none, none, work, 0)
+    0
     >>> w = np.random.PCG64(0).random_raw()
     >>> flat.tolist() == [w & 0xFF, (w >> 16) & 0xF0, (w >> 32) & 0xFF, (w >> 48) & 0xF0]
     True
@@ -103,6 +108,7 @@ def unary_rows(
     hi, lo_s, inc_hi, inc_lo = state_in(gen)  # zeros unless PCG64 is stepped here (gen[3])
     quads = flat[: flat.size & ~3].view(np.uint32)  # little-endian: byte 4i + k is bits 8k.. of quads[i]
     done = 0  # rows finished (padded, own bit set)
+    ok = True  # the items so far lie in 0..top−1
     jh = jump(inc_hi, inc_lo, SUB >> 3)  # half a whole sub-block's words (used when PCG64 is stepped here)
     spare = np.empty(SUB, dtype=np.intp)  # tail positions of a sub-block's second half
     for lo in range(0, flat.size, work.size):
@@ -139,10 +145,27 @@ def unary_rows(
                             work[t] = j + k
                             t += 1
             end = e // width
-            _finish_rows(flat, width, pad, x, bits, done, end)
+            ok = ok and _items_below(x, done, end, top)  # no early exit: the loop keeps its registers
+            if ok:
+                _finish_rows(flat, width, pad, x, bits, done, end)
             done = end
         state_out(gen, hi, lo_s)
+        if not ok:
+            return -1
         _resolve_tails(gen, flat, work[:t], tail_cdf, guide, width, pad, x, bits, done)
+    return 0
+
+
+@helper
+def _items_below(x: np.ndarray, r0: int, r1: int, top: int) -> bool:
+    """Whether x[r0:r1] all lie in 0..top−1 (as unsigned, a negative item is larger than any top)."""
+    if x.size == 0:
+        return True
+    xs = x[r0:r1]
+    m = np.uint64(0)
+    for i in range(xs.size):  # indices from 0 up: no negative-index code, a vectorised maximum
+        m = max(m, np.uint64(xs[i]))
+    return m < np.uint64(top)
 
 
 @helper

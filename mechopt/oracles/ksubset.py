@@ -153,7 +153,8 @@ class KSubset(PureOracle):
         O(n·√d) tries, compiled kernels when numba is installed, identical numbers without).
         """
         rng = as_generator(rng)  # a seed, bit generator or Generator (mechopt.runtime.rng)
-        x = _check_items(x, self.d)
+        # packed d ≤ 16: own_subset_words checks the range itself (compiled: per block, x read once)
+        x = _check_items(x, self.d, values=not (packed and self.d <= SMALL_D))
         if packed:
             return self._packed(x, rng)
         dt = np.int32 if self.d > 32767 else np.int16

@@ -32,7 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.oracles.base import raw_uint16
+from mechopt.oracles.base import item_range_error, items_in_range, raw_uint16
 from mechopt.oracles.kernels import drawing, own_bits_numpy, unary_rows
 
 __all__ = ["CellTable", "bernoulli_rows", "POP16"]
@@ -156,7 +156,9 @@ def bernoulli_rows(
     (holding ``bit_generator.lock``), with no buffer in between: identical rows.
 
     ``own = (x, bits)`` then sets bit ``x[i]`` of row i to bit i of ``bits`` (drawn
-    beforehand): compiled, on each block's finished rows (in cache); else at the end.
+    beforehand): compiled, on each block's finished rows (in cache, their items checked
+    there: x is read from memory once); else at the end, x checked first. An item outside
+    0..d−1 raises :class:`~mechopt.errors.ProblemError`, the generator where it was at the call.
 
     Examples
     --------
@@ -179,9 +181,17 @@ def bernoulli_rows(
     if fast is not None and sys.byteorder == "little":  # the kernel reads quarters low first, as the uint16 view
         work = np.empty(min(ROW_BYTES, max(flat.size, 1)), dtype=np.intp)  # a block's tail positions
         flat.fill(0)  # first touch in one tight pass: page faults spread over the sampling cost ~10x the system time
+        guide = _tail_guide(float(prob))
         with drawing(rng) as gen:  # the kernel draws from the generator itself, under its lock
-            fast(gen, cells, first, table.tail_cdf[0], _tail_guide(float(prob)), flat, width, pad, x, bits, work)
+            before = rng.bit_generator.state  # under the lock: no other thread's draws can come between
+            ok = fast(gen, cells, first, table.tail_cdf[0], guide, flat, width, pad, x, bits, work, d)
+            if ok < 0:  # an item out of range (checked in the kernel, block by block): the rows' draws undone
+                rng.bit_generator.state = before
+        if ok < 0:
+            raise item_range_error(x, d)
         return out
+    if not items_in_range(x, d):
+        raise item_range_error(x, d)
     eq = np.empty(min(ROW_BYTES, flat.size), dtype=bool)  # sentinel flags
     for lo in range(0, flat.size, ROW_BYTES):
         m = min(ROW_BYTES, flat.size - lo)

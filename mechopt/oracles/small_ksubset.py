@@ -40,7 +40,7 @@ from functools import lru_cache
 import numpy as np
 
 from mechopt.errors import ProblemError
-from mechopt.oracles.base import raw_words
+from mechopt.oracles.base import item_range_error, items_in_range, raw_words
 from mechopt.oracles.kernels import draw_word, drawing, state_in, state_out
 from mechopt.oracles.packed import BLOCK, CHUNK_USERS, POP16
 from mechopt.runtime.jit import kernel
@@ -126,7 +126,10 @@ def own_subset_words(
     """k-subset reports of items x (d ≤ :data:`SMALL_D`) as uint16 words: x is in with probability g, the rest uniform.
 
     One 32-bit half-word per user and one look-up in the alias table of its x
-    (:func:`alias_tables`; stream and exactness in the module docstring). With
+    (:func:`alias_tables`; stream and exactness in the module docstring). Items outside
+    0..d−1 raise :class:`~mechopt.errors.ProblemError` with the generator untouched; the
+    compiled kernel checks each block's items just before sampling them (so they are read
+    from memory once, not in a separate pass over all of x). With
     ``packed=True`` the result is the (n, ⌈d/8⌉) ``packbits`` rows instead (the
     table holds byte-swapped words, so the words come out big-endian: no pass
     over the output).
@@ -146,14 +149,23 @@ def own_subset_words(
     ties = np.empty(min(x.size, CHUNK_USERS), dtype=np.int64)
     if kern is not None:
         out.fill(0)  # first touch in one tight pass: page faults inside the sampling cost more system time
+        nt = 0
         # the lock and handles once for all blocks (~15 µs each); the kernels draw from the generator themselves
         with drawing(rng) as gen:
+            before = rng.bit_generator.state  # under the lock: no other thread's draws can come between
             for lo in range(0, x.size, CHUNK_USERS):
                 xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
                 nt = kern(gen, xs, fast_tab, K, os_, ties)
+                if nt < 0:  # an item out of range in this block (checked before its first draw)
+                    rng.bit_generator.state = before  # the earlier blocks' draws undone, still under the lock
+                    break
                 if nt:  # the same fresh words as _settle_ties, drawn in the kernel (the lock is held)
                     settle(gen, xs, ties[:nt], fast_tab, thr, K, os_)
+        if nt < 0:
+            raise item_range_error(x, d)
         return _finish(out, packed, d)
+    if not items_in_range(x, d):
+        raise item_range_error(x, d)
     for lo in range(0, x.size, CHUNK_USERS):
         xs, os_ = x[lo : lo + CHUNK_USERS], out[lo : lo + CHUNK_USERS]
         u = raw_words(rng, (xs.size + 1) // 2).view(np.uint32)[: xs.size]
@@ -203,8 +215,15 @@ def _pick(gen, x, tab, K, out, ties):  # pragma: no cover - compiled; its numpy 
     The half-words are the low then high halves of (n + 1) // 2 words from the BitGenerator
     ``gen`` (:func:`~mechopt.oracles.kernels.generator_handles`; PCG64 stepped in registers when
     it can be), as :func:`~mechopt.oracles.base.raw_words` viewed as uint32 (little-endian).
-    A tie's output holds its column index until :func:`_settle_ties`.
+    A tie's output holds its column index until :func:`_settle_ties`. First the block's
+    items are checked (their unsigned maximum, one vectorised pass that leaves them in cache for
+    the sampling loop): one outside 0..d−1 (d = ``tab.shape[0]``) returns −1 before any draw.
     """
+    top = np.uint64(0)
+    for i in range(x.size):  # as unsigned, a negative item is larger than any d
+        top = max(top, np.uint64(x[i]))
+    if top >= np.uint64(tab.shape[0]):
+        return -1
     hi, lo, ihi, ilo = state_in(gen)
     cols, sh = np.uint32((1 << K) - 1), np.uint32(K)
     flat = tab.ravel()

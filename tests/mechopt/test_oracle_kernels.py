@@ -90,7 +90,7 @@ def test_python_references_match_the_numpy_path(monkeypatch):
     gen = (*bitgen.bitgen_handles(g.bit_generator), bitgen.pcg64_address(g.bit_generator))
     work = np.empty(ROW_BYTES, dtype=np.intp)
     tail = _byte_table(q).tail_cdf[0]
-    kernels.unary_rows.python(gen, cells, first, tail, _tail_guide(q), got.reshape(-1), 3, 0xF8, x, bits, work)
+    kernels.unary_rows.python(gen, cells, first, tail, _tail_guide(q), got.reshape(-1), 3, 0xF8, x, bits, work, d)
     assert np.array_equal(got, want)
     y, uu = np.empty(n, dtype=np.int16), rng.random(n)
     kernels.grr_shift.python(x, uu, math.e + d - 1, d, y)

@@ -17,7 +17,8 @@ from mechopt.errors import ProblemError
 from mechopt.oracles.bits import BRR, OUE
 from mechopt.oracles.frequency import KSubset, subset_rank
 from mechopt.oracles.packed import CHUNK_USERS, POP16, SENTINEL, _byte_cells, _byte_table, _redraw_tail, bernoulli_rows
-from mechopt.oracles.small_ksubset import ONE, alias_tables, own_subset_words
+from mechopt.oracles.small_ksubset import ONE, _pick, alias_tables, own_subset_words
+from mechopt.runtime import jit
 
 ALPHA = 1e-3
 
@@ -167,3 +168,77 @@ def test_randomize_and_simulate_take_every_rng_form_a_mechanism_takes(oracle) ->
         assert np.array_equal(o.simulate_counts(hist, 5), counts)
         with pytest.raises(ParamError, match="RandomState"):
             o.randomize(x, np.random.RandomState(5))
+
+
+@pytest.mark.parametrize("bad", [-1, 16, 2**40])
+@pytest.mark.parametrize("at", [0, CHUNK_USERS + 5])  # in the first block, or after a block was drawn
+def test_small_ksubset_range_check_per_block_leaves_the_generator_untouched(bad: int, at: int) -> None:
+    """Packed d ≤ 16 checks the items block by block inside the kernel (x read once): an item out of range
+    raises the items error on both paths, and the generator is where it was (a later draw is unchanged)."""
+    ks = KSubset(16, 1.0)
+    x = np.random.default_rng(3).integers(0, 16, 2 * CHUNK_USERS)
+    x[at] = bad
+    after = []
+
+    def draw() -> int:
+        rng = np.random.default_rng(4)
+        with pytest.raises(ProblemError, match=r"items must lie in 0\.\.15; got range \["):
+            ks.randomize(x, rng, packed=True)
+        after.append(int(rng.bit_generator.random_raw()))
+        return 0
+
+    jit.numpy_and_compiled(draw, _pick)
+    assert after == [int(np.random.default_rng(4).bit_generator.random_raw())] * 2
+
+
+def test_own_subset_words_refuses_items_out_of_range_on_both_paths() -> None:
+    """The public sampler itself refuses them (before: the kernel read past its table)."""
+
+    def draw() -> list[int]:
+        out = []
+        for x in (np.array([0, 5], dtype=np.int32), np.array([7, -3]), np.array([1, 2, 5, 3], dtype=np.uint8)):
+            with pytest.raises(ProblemError, match=r"items must lie in 0\.\.4"):
+                own_subset_words(np.random.default_rng(0), x, 2, 5, 0.5)
+            out.append(x.size)
+        return out
+
+    assert jit.numpy_and_compiled(draw, _pick) == ([2, 2, 4], [2, 2, 4])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64])
+def test_small_ksubset_items_of_any_integer_dtype_give_the_int64_reports(dtype) -> None:
+    """The range is checked in the kernel (no int64 pass first): narrow dtypes give the int64 items' reports."""
+    ks = KSubset(12, 0.7)
+    x = np.random.default_rng(8).integers(0, 12, 5000)
+    want = ks.randomize(x, np.random.default_rng(9), packed=True)
+    assert np.array_equal(ks.randomize(x.astype(dtype), np.random.default_rng(9), packed=True), want)
+
+
+@pytest.mark.parametrize("make,d", [(OUE, 16), (BRR, 12), (OUE, 40)])
+@pytest.mark.parametrize("at", [0, 300_000])  # in the first rows, or after whole blocks were drawn
+def test_unary_range_check_in_the_kernel_undoes_the_rows_draws(make, d: int, at: int) -> None:
+    """OUE/BRR check the items where the own bits are set (compiled: per sub-block, x read once): an item out of
+    range raises the items error on both paths, nothing is written out of bounds, and the generator has advanced
+    past the own bits' draws only (the rows' draws undone)."""
+    from mechopt.oracles import kernels
+
+    orc = make(d, 1.0)
+    x = np.random.default_rng(3).integers(0, d, 300_001)
+    after = []
+    for bad in (-2, d):
+        x[at] = bad
+
+        def draw() -> int:
+            rng = np.random.default_rng(4)
+            with pytest.raises(ProblemError, match=rf"items must lie in 0\.\.{d - 1}; got range \["):
+                orc.randomize(x, rng)
+            after.append(int(rng.bit_generator.random_raw()))
+            return 0
+
+        jit.numpy_and_compiled(draw, kernels.unary_rows)
+    rng = np.random.default_rng(4)
+    orc.own_draws(x.size, rng)
+    assert after == [int(rng.bit_generator.random_raw())] * 4
+    x[at] = 0  # and a valid x still gives the same reports on both paths
+    slow, fast = jit.numpy_and_compiled(lambda: orc.randomize(x, np.random.default_rng(5)), kernels.unary_rows)
+    assert np.array_equal(slow, fast)
