@@ -102,7 +102,7 @@ def _bounded(fn: Any, deadline: float | None) -> Any:
         return fn
 
     def wrapped(*args: Any) -> Any:
-        if time.perf_counter() > deadline:
+        if passed(deadline):
             raise _Deadline
         return fn(*args)
 
@@ -371,7 +371,7 @@ def _forked(run: Callable[[Callable[[Best], None]], Best], n: int, deadline: flo
             done, code = os.waitpid(pid, os.WNOHANG)
             if done:
                 break
-            if time.perf_counter() > deadline:
+            if passed(deadline):
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
                 killed = True

@@ -44,6 +44,7 @@ from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
+from mechopt.runtime.deadline import passed
 
 __all__ = ["SearchSolver", "SOLVERS"]
 
@@ -158,7 +159,7 @@ class SearchSolver(Solver):
                     active.append((lb, lo, hi))
             if not active:
                 break
-            if len(cache.data) >= int(opts["max_evals"]) or (deadline and time.perf_counter() > deadline):
+            if len(cache.data) >= int(opts["max_evals"]) or passed(deadline):
                 stop = "max_evals" if len(cache.data) >= int(opts["max_evals"]) else "time_limit"
                 closed_lb = min(closed_lb, min(a[0] for a in active))
                 break

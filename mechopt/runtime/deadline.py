@@ -53,8 +53,9 @@ LATE_GRACE_S = 2.0
 #: does not :func:`check` (an FFT of 10⁷ points, a coupling) ends the call this soon after it, not a grace later
 #: (uniform:10⁷ --time-limit 3 ended 1.03 s late when every stage waited out the first master's 2 s grace).
 ALARM_MARGIN_S = 0.2
-_BACKSTOP: list[float] = []  # the main thread's armed alarm: [when it fires (a perf_counter time)], while armed;
-# a second entry once :func:`late` moved it (one grace a call)
+_BACKSTOP: list[float] = []  # the main thread's armed alarm, while armed: [when it fires (a perf_counter time), the
+# process it is armed in (a forked child has no timer: its copy is not its own)], and a third entry once :func:`late`
+# moved it (one grace a call)
 _MAX_ALARM_S = 1e9  # the longest backstop alarm armed (about 32 years; setitimer's limit is near 9.2e9 s)
 
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("mechopt_deadline", default=None)
@@ -167,7 +168,7 @@ def alarm(grace: float) -> Iterator[None]:
     old = signal.signal(signal.SIGALRM, fire)
     wait = max(left, 0.0) + grace  # never sooner than the grace: a solve entered late still reaches its solver
     signal.setitimer(signal.ITIMER_REAL, wait)
-    _BACKSTOP[:] = [time.perf_counter() + wait]
+    _BACKSTOP[:] = [time.perf_counter() + wait, os.getpid()]
     try:
         yield
     finally:
@@ -185,9 +186,9 @@ def late(seconds: float) -> None:
 
     >>> late(1.0)  # no alarm armed: nothing happens
     """
-    if len(_BACKSTOP) != 1 or threading.current_thread() is not threading.main_thread():
+    if len(_BACKSTOP) != 2 or _BACKSTOP[1] != os.getpid() or threading.current_thread() is not threading.main_thread():
         return
     fire_at = time.perf_counter() + seconds + ALARM_MARGIN_S
     if fire_at > _BACKSTOP[0]:
         signal.setitimer(signal.ITIMER_REAL, fire_at - time.perf_counter())
-        _BACKSTOP[:] = [fire_at, 1.0]
+        _BACKSTOP[:] = [fire_at, _BACKSTOP[1], 1.0]

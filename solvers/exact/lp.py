@@ -31,6 +31,7 @@ from scipy.optimize import linprog
 from mechopt import settings
 from mechopt.errors import SolverError
 from mechopt.model.channel import merge_outputs
+from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact import centred as _centred
 
 __all__ = ["Master", "solve_master", "dual_bound", "recover_channel", "cost_unit", "IPM_COLUMNS", "IPM_MAX_ITER"]
@@ -159,7 +160,7 @@ def _solve_costs(R: np.ndarray, mu: np.ndarray, P: np.ndarray, time_limit: float
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     for sc, meth, pre, cost in attempts:
         if deadline is not None:  # retries share the one time limit
-            if best is not None and time.perf_counter() >= deadline:
+            if best is not None and passed(deadline):
                 break
             opts["time_limit"] = max(deadline - time.perf_counter(), 1e-3)
         cap = {"maxiter": IPM_MAX_ITER} if meth == "highs-ipm" else {}
