@@ -19,7 +19,9 @@ multipliers: privacy as above; the value min_{P∈B} I(P; Q) over every vertex o
 the vertices in closed form, :func:`vertices`), each I enclosed below exactly; the bound of the priors W of
 ``dual.priors`` (moved onto B as above; a design private over B is private at W and its worst information is at
 most that at W) as :func:`mechopt.certcheck.check_rays` proves it, over every extreme ray of W's privacy cone by
-double description (:func:`mechopt.certcheck.dd`) — up to ``rays_max_d`` inputs. Above that the rays are not
+double description (:func:`mechopt.certcheck.dd`) — up to ``rays_max_d`` inputs; with ``"cone": "ball"`` in
+``dual`` (the pricer held the ball itself, W only the information priors) over every extreme ray of the ball's own
+privacy cone, its rows at every vertex of the ball. Above that the rays are not
 enumerated: the report is ``partial`` (exit 3), privacy and the value verified, the bound **not** verified.
 
 Exit status: 0 verified, 1 rejected (the reason is printed), 2 unreadable file, 3 partially verified (mi above
@@ -77,6 +79,7 @@ def load(path):
             Q=[[*map(num, r)] for r in doc["mechanism"]["Q"]], L=None if mi else [[*map(num, r)] for r in pr["loss"]]
         )
         c.update(W=[[*map(num, r)] for r in dual["priors"]], w=[*map(num, dual["weights"])])
+        c.update(cone=dual.get("cone", "priors"))  # "ball": the bound is over the ball's own privacy cone
         c.update(nu=[*map(num, dual["nu"])], mu=None if mi else [[*map(num, r)] for r in dual["mu"]])
         c.update(center=[*map(num, ball["center"])], counts=[*map(num, ball.get("counts", []))])
         c.update(delta=num(ball["delta"]) if c["counts"] else None, conc=ball.get("bound"))
@@ -90,6 +93,8 @@ def load(path):
             and 1 <= d <= MAX_D and (c["utility"] == "mae" or c["ball"] == "tv")):  # fmt: skip
         raise cc.BadFile(f"robust-ball: notions {cc.NOTIONS[:4]}, utility mae (minimised) or mi (maximised, a tv "
                          f"ball), 1 ≤ d ≤ {MAX_D}")  # fmt: skip
+    if c["cone"] not in ("priors", "ball") or (c["cone"] == "ball" and c["utility"] != "mi"):
+        raise cc.BadFile(f'robust-ball: dual.cone is "priors" (the default) or "ball" (mi), got {c["cone"]!r}')
     if c["ball"] not in ("tv", "linf") or c["r"] < 0 or min(c["eps"], c["eps_l"] or 0) < 0:
         raise cc.BadFile("robust-ball: a tv or linf ball of radius ≥ 0, eps (and eps_lower) ≥ 0")
     shapes = [*c["W"], c["nu"], c["center"]] + ([c["counts"]] if c["counts"] else [])
@@ -248,13 +253,17 @@ def check_mi(c, tol, qs, out):
     d, V = len(c["Q"]), vertices(c)
     value = min(sum(_info([(1, P)], q, 0) for q in qs) for P in V)
     out = dict(out, vertices=len(V), scope=f"the whole tv ball of radius {float(c['r']):.4g} ({len(V)} vertices)")
+    ball = c["cone"] == "ball"
+    cone = f"ball's privacy cone (at its {len(V)} vertices)" if ball else f"{len(c['W'])} witness priors' cone"
     if d > c["rays_max_d"]:
         out = cc.verdict(c, tol, value, c["bound"], 1, F(1, 10**37), "", out)  # the value, the claimed gap only
         raise Partial(f"private over the whole ball and the value {float(value)!r} verified; the bound "
-                      f"{float(c['bound'])!r} NOT verified: the {len(c['W'])} witness priors' cone is not "
+                      f"{float(c['bound'])!r} NOT verified: the {cone} is not "
                       f"enumerated above rays_max_d = {c['rays_max_d']} inputs (d = {d})", out)  # fmt: skip
     c["V"], c["P"] = [onto_ball(c, P) for P in c["W"]], [F(1)] * d
     mix = [(t / sum(c["w"]), v) for t, v in zip(c["w"], c["V"]) if t]
+    if ball:  # private over the ball = private at each of its vertices: the cone's rows at every vertex
+        c["V"] = V
     rho = [(_info(mix, r, 1) - cc.dot(c["nu"], r)) / sum(r) for r in cc.dd(cc.robust_rows(c, c["eps"], 1), d)]
     why = f"a ray r has (Σ_v λ_v μ_v(r) − νᵀr) / 1ᵀr = {float(max(rho)):.3g}, above the claimed bound's"
     out.update(rays=len(rho), priors=len(c["W"]))

@@ -31,7 +31,7 @@ import numpy as np
 from mechopt.errors import CertificateError
 from mechopt.results.certificate_file import RobustEvidence, _loss_data, _vector, exact, notion_data
 
-__all__ = ["BallEvidence", "ball_data", "MI_PROOF"]
+__all__ = ["BallEvidence", "ball_data", "MI_PROOF", "MI_BALL_PROOF"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +42,7 @@ class BallEvidence(RobustEvidence):
     priors: np.ndarray | None = None
     rounds: int = 0
     proven: float = -np.inf  # the bound the witness proves (the file claims the lower of it and the result's)
+    cone: str = "priors"  # mi: "ball" when the bound is over the ball's own privacy cone (W the information priors)
 
     def _check_size(self) -> None:  # certball takes any d up to its MAX_D
         from mechopt.certball import MAX_D
@@ -67,6 +68,8 @@ class BallEvidence(RobustEvidence):
 
     def _dual_doc(self) -> dict[str, Any]:
         proof = {} if self.mu is not None else {"proof": MI_PROOF}
+        if self.mu is None and self.cone == "ball":
+            proof = {"cone": "ball", "proof": MI_BALL_PROOF}
         return {"priors": [_vector(v) for v in self.priors], **super()._dual_doc(), **proof}
 
 
@@ -77,6 +80,13 @@ MI_PROOF = (
     "nu'r) / 1'r over the extreme rays r of the privacy cone at `priors` (moved onto the ball), lambda = weights / "
     "sum: the solver's pricing of those rays is not in this file, so a checker must enumerate them (certball: up "
     "to its RAYS_MAX_D inputs, else it reports 'partial': the bound not verified)"
+)
+
+
+#: The same for a bound over the ball's own privacy cone (``"cone": "ball"``: the pricer held the ball exactly).
+MI_BALL_PROOF = MI_PROOF.replace(
+    "the privacy cone at `priors` (moved onto the ball)",
+    "the ball's own privacy cone (`cone`: its rows at every vertex of the ball; `priors` carry only the weights)",
 )
 
 

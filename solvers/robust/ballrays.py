@@ -14,6 +14,13 @@ within the ``gap`` tolerance of W's bound, and W's bound is itself proven. Its c
 and ν of the round with the least bound (:func:`_evidence`; :mod:`mechopt.certball` re-proves it). Each round
 starts from the last one's columns still private at the new W and its pricer's cut points (:class:`WarmStart`).
 
+Option ``ball_exact`` (``"auto"``: where the box pricer runs, above ``cone_max`` symbols; ``"always"``; ``"never"``)
+puts the ball itself in the pricer (:class:`~mechopt.solvers.robust.cone.ballbox.BallMIPricer`, the ball's LP dual
+rows in place of W's cone rows): every column is then private over the whole ball, W holds only the
+information-worst vertices, and the bound is over the ball's own privacy cone (the file says ``"cone": "ball"``;
+certball enumerates that cone's rays, its rows at every vertex of the ball). No round ends ``infeasible_point``
+then: a round stopped by the time limit still has a channel private over the ball.
+
 Examples
 --------
 >>> import mechopt
@@ -37,6 +44,7 @@ from mechopt.problems.robust import PriorSet, RobustDesign, box_factors
 from mechopt.problems.robust.gains import VertexGains
 from mechopt.results.certificate import relative_gap
 from mechopt.results.result import Certificate, Result, Status
+from mechopt.solvers.robust.cone.ballbox import BALL_WORD
 
 __all__ = ["solve_ball", "new_priors", "MAX_OUTER", "WarmStart"]
 
@@ -59,6 +67,15 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
         raise ParamError(
             f"ball_warm must be True or False (carry each round's columns to the next), got {opts['ball_warm']!r}"
         )
+    exact = opts["ball_exact"]
+    if exact not in ("auto", "always", "never"):
+        raise ParamError(f"ball_exact must be 'auto', 'always' or 'never' (the ball's own privacy cone in the box "
+                         f"pricer: above cone_max symbols, at any size, or not at all), got {exact!r}")  # fmt: skip
+    inner_opts = dict(opts)
+    if exact != "never" and bool(B.support.all()):  # 'auto': where the box pricer runs (above cone_max symbols)
+        inner_opts["_ball"] = B
+        if exact == "always":
+            inner_opts["cone_pricer"] = "box"
     r: Result | None = None
     warm = WarmStart(box_factors(problem.notion)) if opts["ball_warm"] else None
     late, best = False, np.inf  # best: the least bound proven so far (every W's bound bounds the ball's optimum)
@@ -69,16 +86,15 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
             late = True
             break
         sub = RobustDesign(prior_set=PriorSet(V, "priors of the ball"), notion=problem.notion, utility=problem.utility)
-        r = inner(sub, {**opts, "time_limit": left, "_warm": warm})
+        r = inner(sub, {**inner_opts, "time_limit": left, "_warm": warm})
         if r.certificate is not None:
             best = min(best, float(r.certificate.bound))
             ev = r.certificate.evidence
             if ev is not None and (witness is None or float(r.certificate.bound) < witness[0]):
-                witness = (float(r.certificate.bound), ev)
+                witness = (float(r.certificate.bound), ev, r.extras.get("pricing") == BALL_WORD)
         if r.mechanism is None or r.certificate is None or r.status is not Status.OPTIMAL:
             break
-        new = new_priors(problem, r.Q, float(r.certificate.bound), batch)
-        new = new[[not np.any(np.all(P == V, axis=1)) for P in new]]  # W's own priors: within the LP's gap already
+        new = _fresh(new_priors(problem, r.Q, float(r.certificate.bound), batch), V)
         if len(new) == 0:
             break
         V = np.unique(np.vstack([V, new]), axis=0)
@@ -86,6 +102,11 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
         msg = "no channel: the time limit ended the first ray LP" if r is None else r.message
         return Result(status=Status.TIME_LIMIT if r is None else r.status, value=None, message=msg, **base)
     return _verdict(problem, r, V, outer, base, tol, late, best, witness)
+
+
+def _fresh(new: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """The priors of ``new`` not in W = ``V`` (W's own priors are within the ray LP's gap already)."""
+    return new[[not np.any(np.all(P == V, axis=1)) for P in new]].reshape(-1, V.shape[1])
 
 
 def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str, Any], tol: float,
@@ -178,10 +199,12 @@ def _evidence(problem: Any, Q: np.ndarray, witness: Any) -> Any:
 
     if witness is None:
         return None
-    bound, ev = witness
+    bound, ev, ball = witness
     W = ev.problem.prior_set.vertices
     how = f"robust-rays by vertex generation (the ray LP over {len(W)} priors of the ball)"
-    return BallEvidence(problem, Q, ev.weights, ev.nu, None, priors=W, proven=bound, method=how)
+    how += "; priced over the ball's own privacy cone" if ball else ""
+    return BallEvidence(problem, Q, ev.weights, ev.nu, None, priors=W, proven=bound, method=how,
+                        cone="ball" if ball else "priors")  # fmt: skip
 
 
 def new_priors(problem: Any, Q: np.ndarray, bound: float, batch: int) -> np.ndarray:

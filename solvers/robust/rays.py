@@ -97,6 +97,7 @@ class RobustRaysSolver(Solver):
         "multi_level": False,
         "ball_batch": 4,
         "ball_warm": True,
+        "ball_exact": "auto",
     }
     requires = ("scipy",)
     forms = ("vertex_gains",)
@@ -377,6 +378,11 @@ def _box_route(problem: Any, G, cone: np.ndarray, factors, opts: dict[str, Any])
         return pricer, np.ones((n, 1)), "histogram branch and bound over boxes of the column and its masses (LPs)"
     if mse:
         return ConeMSEPricer(G, cone, *factors), np.ones((n, 1)), "ratio branch and bound over the cone (LPs)"
+    if opts.get("_ball") is not None:  # vertex generation over a TV ball: the ball itself in the pricer
+        from mechopt.solvers.robust.cone.ballbox import BALL_WORD, BallMIPricer
+
+        pricer = BallMIPricer(cone, opts["_ball"], *factors, multi_level=opts["multi_level"])
+        return pricer, pricer.seed_rays(), BALL_WORD
     pricer = BoxMIPricer(cone, *factors, multi_level=opts["multi_level"])
     return pricer, pricer.seed_rays(), "branch and bound over the cone (chord and tangent LPs)"
 

@@ -31,9 +31,10 @@ def _q(x) -> str:
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, dict]:
     out = {}
-    for name, (d, notion) in {"pml-5": (5, "pml"), "lip-4": (4, "lip")}.items():
+    runs = {"pml-5": (5, "pml", "auto"), "lip-4": (4, "lip", "auto"), "pml-5-ball": (5, "pml", "always")}
+    for name, (d, notion, exact) in runs.items():
         prob = BallDesign.from_params(notion=notion, eps=1.0, utility="mi", prior_counts=_counts(d), delta=1e-3)
-        r = mechopt.solve(prob, solver="robust-rays")
+        r = mechopt.solve(prob, solver="robust-rays", ball_exact=exact)
         assert r.status.value == "optimal", r.message
         path = tmp_path_factory.mktemp(name) / "c.json"
         r.save_certificate(str(path))
@@ -46,7 +47,7 @@ def _run(doc: dict, path, **kw) -> tuple[int, dict]:
     return certball.run(str(path), **kw)
 
 
-@pytest.mark.parametrize("name", ["pml-5", "lip-4"])
+@pytest.mark.parametrize("name", ["pml-5", "lip-4", "pml-5-ball"])
 def test_the_ball_mi_certificate_verifies(name, files, tmp_path):
     doc = files[name]
     assert doc["problem"]["kind"] == "robust-ball" and doc["problem"]["utility"] == {"name": "mi"}
@@ -96,6 +97,23 @@ MUTATIONS = ["nu lowered", "bound lowered", "value raised", "eps lowered", "weig
 def test_a_perturbed_ball_mi_certificate_is_rejected(how, files, tmp_path):
     code, out = _run(_mutate(files["pml-5"], how), tmp_path / "m.json")
     assert code == 1 and out["verdict"] == "rejected" and out["reason"], (how, out)
+
+
+def test_a_bound_over_the_balls_own_cone_is_checked_over_its_rays(files, tmp_path):
+    """With the ball in the pricer (``ball_exact``) the file says ``"cone": "ball"`` and its priors are only the
+    information priors: certball proves the bound over the rays of the ball's own privacy cone (rows at every vertex
+    of the ball); a perturbed file is rejected and an unknown cone word is a bad file."""
+    doc = files["pml-5-ball"]
+    assert doc["dual"]["cone"] == "ball" and "ball's own privacy cone" in doc["dual"]["proof"]
+    assert len(doc["dual"]["priors"]) < len(files["pml-5"]["dual"]["priors"])  # no privacy prior generated
+    for how in ("nu lowered", "bound lowered", "value raised", "eps lowered"):
+        assert _run(_mutate(doc, how), tmp_path / "m.json")[0] == 1, how
+    bad = json.loads(json.dumps(doc))
+    bad["dual"]["cone"] = "hull"
+    code, out = _run(bad, tmp_path / "m.json")
+    assert code == 2 and "dual.cone" in out["reason"]
+    code, out = _run(doc, tmp_path / "c.json", rays_max_d=4)
+    assert code == 3 and "ball's privacy cone" in out["reason"]
 
 
 def test_above_rays_max_d_the_report_is_partial_never_verified(files, tmp_path, capsys):

@@ -143,6 +143,7 @@ class BoxMIPricer(HeuristicStage):
         self.taus = [list(np.geomspace(1.0 / self.hi, self.tmax, TANGENTS)) for _ in range(k)]
         self.root = (np.full(n, self.lo), np.minimum(self.hi, 1.0 / self.Pbar))
         self.unsure = False  # a node's LP ended neither optimal nor infeasible (its part is then unbounded)
+        self.extra = 0  # variables after (q, t, φ) (the ball's dual point in :mod:`~.ballbox`), cost 0
 
     def rho(self, Q: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """ρ of columns Q (n × m): Σ_i λ_i f_i(q) − μᵀq (:func:`~mechopt.solvers.robust.cone.vertices.rho`)."""
@@ -212,7 +213,7 @@ class BoxMIPricer(HeuristicStage):
         for _ in range(8):
             t = self.V @ q
             grad = a * (np.log(np.maximum(q, 1e-300)) + 1.0) - mu - (lam * (np.log(t) + 1.0)) @ self.V
-            out = self._solve(h, np.r_[grad, np.zeros(2 * self.k)], self.root)
+            out = self._solve(h, np.r_[grad, np.zeros(2 * self.k + self.extra)], self.root)
             if out is None:
                 break
             v = self.into_cone(out[0][: self.n])
@@ -227,7 +228,7 @@ class BoxMIPricer(HeuristicStage):
         ascent at λ = e_i, μ = 0): gains of the seed's order, so the master's unit is set by them."""
         h, cols = self._model(), [np.ones(self.n)]
         for i in range(self.k):
-            c = np.zeros(self.n + 2 * self.k)
+            c = np.zeros(self.n + 2 * self.k + self.extra)
             c[self.n + i] = 1.0
             out = self._solve(h, c, self.root)
             if out is not None:
@@ -247,7 +248,7 @@ class BoxMIPricer(HeuristicStage):
             wide, (xlogy(qu, qu) - xlogy(ql, ql)) / np.where(wide, w, 1.0), np.log(np.maximum(ql, 1e-300)) + 1
         )
         const = a * (xlogy(ql, ql) - sig * ql)
-        c = np.r_[a * sig - mu, np.zeros(self.k), lam]
+        c = np.r_[a * sig - mu, np.zeros(self.k), lam, np.zeros(self.extra)]
         while True:
             out = self._solve(h, c, box)
             if out is None:
@@ -257,7 +258,7 @@ class BoxMIPricer(HeuristicStage):
             n, k = self.n, self.k
             bound, r = dual_max(c, lo, hi, self.A, self.rlo, self.rhi, y, reduced=True)
             bound += math.fsum(const) + 1e-15 * float(np.abs(const).sum())
-            q, t, phi = np.clip(z[:n], ql, qu), z[n : n + k], z[n + k :]
+            q, t, phi = np.clip(z[:n], ql, qu), z[n : n + k], z[n + k : n + 2 * k]
             excess = a * (sig * (q - ql) + xlogy(ql, ql) - xlogy(q, q))
             over = lam * (phi + xlogy(t, t))
             i = int(np.argmax(over))
@@ -301,7 +302,7 @@ class BoxMIPricer(HeuristicStage):
             q = self.into_cone(z[: self.n])
             val = float(self.rho(q[:, None], lam, mu)[0])
             if self.early and not cols and val <= tol and self.nodes - start <= NODE_CLIMBS:  # climb from it
-                v = vertex_search(self.V, self.lo, self.hi, lam, mu, q[:, None], steps=NODE_STEPS)
+                v = self._project(vertex_search(self.V, self.lo, self.hi, lam, mu, q[:, None], steps=NODE_STEPS))
                 better = float(self.rho(v, lam, mu).max(initial=-math.inf))
                 if better > val:
                     q, val = v[:, 0], better

@@ -44,11 +44,16 @@ class HeuristicStage:
             return RayPricing(found, None, "two-level vertex search (heuristic)")
         if not self.multi_level:
             return None
-        Q = face_search(self.V, self.lo, self.hi, lam, mu, self._starts(lam, mu))
+        Q = self._project(face_search(self.V, self.lo, self.hi, lam, mu, self._starts(lam, mu)))
         found = self._take(self._improving(Q, lam, mu))
         if found.shape[1]:
             return RayPricing(found, None, "multi-level vertex search (heuristic)")
         return None
+
+    def _project(self, Q: np.ndarray) -> np.ndarray:
+        """Columns of the searches (private at the rows of ``V``) as columns of the pricer's cone: themselves here;
+        the ball's pricer (:mod:`~mechopt.solvers.robust.cone.ballbox`) mixes each into its smaller cone."""
+        return Q
 
     def _starts(self, lam, mu) -> np.ndarray:
         """The n earlier columns of largest ρ and the n last ones."""
@@ -71,7 +76,7 @@ class HeuristicStage:
         ``starts`` (default: the n earlier columns of largest ρ and the n last ones); a heuristic, no bound; at
         most ``batch``, best first."""
         starts = self._starts(lam, mu) if starts is None else starts
-        Q = vertex_search(self.V, self.lo, self.hi, lam, mu, starts)
+        Q = self._project(vertex_search(self.V, self.lo, self.hi, lam, mu, starts))
         return self._take(self._improving(Q, lam, mu))
 
     def _take(self, Q: np.ndarray) -> np.ndarray:
