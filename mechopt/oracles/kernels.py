@@ -43,6 +43,7 @@ from mechopt.runtime.jit import helper, kernel
 
 __all__ = [
     "unary_rows",
+    "items_below",
     "own_bits_numpy",
     "grr_shift",
     "generator_handles",
@@ -145,7 +146,7 @@ def unary_rows(
                             work[t] = j + k
                             t += 1
             end = e // width
-            ok = ok and _items_below(x, done, end, top)  # no early exit: the loop keeps its registers
+            ok = ok and items_below(x, done, end, top)  # no early exit: the loop keeps its registers
             if ok:
                 _finish_rows(flat, width, pad, x, bits, done, end)
             done = end
@@ -157,7 +158,7 @@ def unary_rows(
 
 
 @helper
-def _items_below(x: np.ndarray, r0: int, r1: int, top: int) -> bool:
+def items_below(x: np.ndarray, r0: int, r1: int, top: int) -> bool:
     """Whether x[r0:r1] all lie in 0..top−1 (as unsigned, a negative item is larger than any top)."""
     if x.size == 0:
         return True

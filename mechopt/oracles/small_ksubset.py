@@ -41,7 +41,7 @@ import numpy as np
 
 from mechopt.errors import ProblemError
 from mechopt.oracles.base import item_range_error, items_in_range, raw_words
-from mechopt.oracles.kernels import draw_word, drawing, state_in, state_out
+from mechopt.oracles.kernels import draw_word, drawing, items_below, state_in, state_out
 from mechopt.oracles.packed import BLOCK, CHUNK_USERS, POP16
 from mechopt.runtime.jit import kernel
 
@@ -219,10 +219,7 @@ def _pick(gen, x, tab, K, out, ties):  # pragma: no cover - compiled; its numpy 
     items are checked (their unsigned maximum, one vectorised pass that leaves them in cache for
     the sampling loop): one outside 0..d−1 (d = ``tab.shape[0]``) returns −1 before any draw.
     """
-    top = np.uint64(0)
-    for i in range(x.size):  # as unsigned, a negative item is larger than any d
-        top = max(top, np.uint64(x[i]))
-    if top >= np.uint64(tab.shape[0]):
+    if not items_below(x, 0, x.size, tab.shape[0]):
         return -1
     hi, lo, ihi, ilo = state_in(gen)
     cols, sh = np.uint32((1 << K) - 1), np.uint32(K)
