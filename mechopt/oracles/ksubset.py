@@ -187,7 +187,7 @@ class KSubset(PureOracle):
                 raise TooLargeError(
                     f"k-subset item reports at d = {self.d} read {min(x.size, ITEMS_BLOCK)} d-bit masks "
                     f"({width / 2**30:.3g} GiB) per block of users, above {ITEMS_BITMAP_MAX / 2**30:.0f} GiB: "
-                    f"randomize fewer than {ITEMS_BITMAP_MAX // (width // min(x.size, ITEMS_BLOCK))} users "
+                    f"randomize at most {ITEMS_BITMAP_MAX // (width // min(x.size, ITEMS_BLOCK))} users "
                     "per call, draw the aggregate counts with simulate_counts, or use fewer categories"
                 )
             return own_subset_items(rng, x, self.d, self.k, self.g)
