@@ -11,7 +11,8 @@ with E‖θ̂ − θ‖² = Σ_j [θ_j g(1−g) + (1−θ_j) h(1−h)] / (n (g�
 dataset with empirical distribution θ.
 
 - :class:`KSubset` — the k-subset mechanism (Definition 2.1, eq. (5)); its
-  per-user randomizer is Algorithm 1, vectorised over users (Floyd's sampling
+  per-user randomizer is Algorithm 1, vectorised over users (item reports: the
+  set bits of the packed reports for d ≤ 16 384 or k ≥ d/16, else Floyd's sampling
   done column-wise with a per-chunk bitmap, O(n·min(k, d−k)) work).
 - :class:`GRR` — multivariate / generalised randomized response (eq. (6)).
 - BRR and OUE (unary encodings) live in :mod:`mechopt.oracles.bits`.

@@ -56,7 +56,7 @@ from mechopt.oracles.packed import POP16
 from mechopt.runtime.bitgen import pcg64_advance, popcount64
 from mechopt.runtime.jit import helper, kernel
 
-__all__ = ["own_subset_masks", "uniform_subsets", "plan", "Plan"]
+__all__ = ["own_subset_masks", "own_subset_rows", "uniform_subsets", "plan", "Plan"]
 
 _PER = np.array([64 // max(s, 1) for s in range(65)], dtype=np.int64)  # fix-up slots per word, by slot bits
 SUPER = 1 << 16  # users per superblock (= mechopt.oracles.mechanism.ORACLE_BLOCK: such chunks reproduce one call)
@@ -98,6 +98,25 @@ def uniform_subsets(rng: np.random.Generator, n: int, d: int, k: int) -> np.ndar
 
 def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> np.ndarray:
     """The masks of users ``x`` (−1: no own item), drawing the words in the order of the module docstring."""
+    W = own_subset_rows(rng, x, d, k, g)
+    if not np.little_endian:  # pragma: no cover - the layout is the little-endian byte view
+        W.byteswap(inplace=True)
+    out = W.view(np.uint8)
+    width = (d + 7) // 8
+    return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
+
+
+def own_subset_rows(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> np.ndarray:
+    """:func:`own_subset_masks` before its byte view: (n, ⌈d/64⌉) uint64 words, item j at bit (j mod 64) ^ 7 of
+    word j // 64 (``x`` int64, −1: no own item; unchecked).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = own_subset_rows(np.random.default_rng(0), np.array([3, 3, 40]), 50, 7, 0.9)
+    >>> W.shape, [sum(int(w).bit_count() for w in row) for row in W]
+    ((3, 1), [7, 7, 7])
+    """
     pl = plan(d, k)
     nw = -(-d // 64)
     W = np.empty((x.size, nw), dtype=np.uint64)
@@ -113,11 +132,7 @@ def _draw(rng: np.random.Generator, x: np.ndarray, d: int, k: int, g: float) -> 
             fast(gen, x, W, left, pl.a, pl.t, pl.words, pl.users, k, thr_g, pl.slot, last, scratch, short, ext)
     else:
         _draw_numpy(rng, x, W, pl, k, thr_g, d, last)
-    if not np.little_endian:  # pragma: no cover - the layout is the little-endian byte view
-        W.byteswap(inplace=True)
-    out = W.view(np.uint8)
-    width = (d + 7) // 8
-    return out if out.shape[1] == width else np.ascontiguousarray(out[:, :width])
+    return W
 
 
 def _draw_numpy(rng: np.random.Generator, x: np.ndarray, W: np.ndarray, pl: Plan, k: int, thr_g, d: int, last) -> None:

@@ -40,6 +40,8 @@ __all__ = [
     "load_u64",
     "store_u64",
     "popcount64",
+    "ctlz64",
+    "bswap64",
     "register",
 ]
 
@@ -126,6 +128,24 @@ def popcount64(v: Any) -> int:
     return int(v).bit_count()
 
 
+def ctlz64(v: Any) -> int:
+    """The number of leading zero bits of the 64-bit word ``v`` (64 for 0; compiled: LLVM's ``ctlz``, one ``lzcnt``).
+
+    >>> ctlz64(np.uint64(1)), ctlz64(np.uint64(1 << 63)), ctlz64(np.uint64(0))
+    (63, 0, 64)
+    """
+    return 64 - int(v).bit_length()
+
+
+def bswap64(v: Any) -> np.uint64:
+    """The 64-bit word ``v`` with its 8 bytes reversed (compiled: LLVM's ``bswap``, one instruction).
+
+    >>> hex(int(bswap64(np.uint64(0x0102030405060708))))
+    '0x807060504030201'
+    """
+    return np.uint64(int.from_bytes(int(v).to_bytes(8, "little"), "big"))
+
+
 @functools.cache
 def _layout_checked() -> bool:
     """True when the PCG64 state is where :func:`pcg64_address` reads it (numpy's native 128-bit layout)."""
@@ -141,7 +161,7 @@ def _layout_checked() -> bool:
 
 @functools.cache
 def register() -> None:
-    """Teach numba these functions (once, before the first kernel compiles): calls, loads, 128-bit steps, popcount."""
+    """Teach numba these functions (once, before the first kernel compiles): calls, loads, 128-bit steps, bit counts."""
     from llvmlite import ir
     from numba.core import types
     from numba.extending import intrinsic, overload
@@ -209,6 +229,21 @@ def register() -> None:
         return types.uint64(types.uint64), codegen
 
     @intrinsic
+    def _ctlz(typingctx: Any, v: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            fn = builder.module.declare_intrinsic("llvm.ctlz", [i64, ir.IntType(1)])
+            return builder.call(fn, [args[0], ir.IntType(1)(0)])  # defined at 0: 64
+
+        return types.uint64(types.uint64), codegen
+
+    @intrinsic
+    def _bswap(typingctx: Any, v: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.call(builder.module.declare_intrinsic("llvm.bswap", [i64]), [args[0]])
+
+        return types.uint64(types.uint64), codegen
+
+    @intrinsic
     def _output(typingctx: Any, hi: Any, lo: Any) -> Any:
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             x, r = builder.xor(args[0], args[1]), builder.lshr(args[0], i64(58))
@@ -233,4 +268,6 @@ def register() -> None:
         )
     )
     overload(popcount64)(lambda v: lambda v: np.int64(_ctpop(u64(v))))
+    overload(ctlz64)(lambda v: lambda v: np.int64(_ctlz(u64(v))))
+    overload(bswap64)(lambda v: lambda v: _bswap(u64(v)))
     overload(pcg64_output)(lambda hi, lo: lambda hi, lo: _output(u64(hi), u64(lo)))

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from mechopt.errors import ProblemError
+from mechopt.oracles import ksubset
 from mechopt.oracles.bits import BRR, OUE, bernoulli
 from mechopt.oracles.frequency import GRR, KSubset, ksubset_outputs, project_simplex, regression_estimator, subset_rank
 from mechopt.problems.kss import formulas as F
@@ -24,8 +25,11 @@ def _chi2_p(idx: np.ndarray, row: np.ndarray) -> float:
     return chisquare(obs, row * idx.size).pvalue
 
 
-@pytest.mark.parametrize("d,k", [(6, 1), (6, 2), (6, 3), (6, 4), (6, 5), (7, 3), (2, 1)])
-def test_ksubset_randomizer_matches_eq5(d: int, k: int) -> None:
+@pytest.mark.parametrize("route", ["masks", "floyd"])
+@pytest.mark.parametrize("d,k", [(6, 1), (6, 2), (6, 3), (6, 4), (6, 5), (7, 3), (2, 1), (19, 2), (19, 16)])
+def test_ksubset_randomizer_matches_eq5(monkeypatch, d: int, k: int, route: str) -> None:
+    """Item reports by both routes (set bits of the packed reports; Floyd's sampler, kept for d ≫ k)."""
+    monkeypatch.setattr(ksubset, "items_from_masks", lambda d_, k_: route == "masks")
     ks = KSubset(d, 0.8, k)
     Q = ks.matrix()
     rng = np.random.default_rng(100 + 10 * d + k)
