@@ -92,15 +92,15 @@ def old_symmetric(prob: ChannelDesign, limit: float):
 
 def old_lip_separable(prob: ChannelDesign, limit: float):
     """LIP histogram before issue 16: the chord branch and bound at every d."""
-    from mechopt.solvers.exact import methods as _exact_methods
+    from mechopt.solvers.exact import columns as _exact_columns
     from mechopt.solvers.exact.pricing import lip as _lip_pricing
 
     keep = _lip_pricing.MITM_MAX_D
-    _lip_pricing.MITM_MAX_D = _exact_methods.MITM_MAX_D = 0
+    _lip_pricing.MITM_MAX_D = _exact_columns.MITM_MAX_D = 0
     try:
         return mechopt.solve(prob, solver="exact", method="colgen", time_limit=limit)
     finally:
-        _lip_pricing.MITM_MAX_D = _exact_methods.MITM_MAX_D = keep
+        _lip_pricing.MITM_MAX_D = _exact_columns.MITM_MAX_D = keep
 
 
 def old(prob: ChannelDesign, family: str, limit: float, symmetric: bool = False):

@@ -1,16 +1,11 @@
 """String-keyed registries of solvers, problems, theorem claims and figures.
 
-Solvers and problems are ``importlib.metadata`` entry points, groups
-``mechopt.solvers`` and ``mechopt.problems`` (``name = "module:Class"``): this
-package declares its own in ``pyproject.toml``, and a third-party package adds a
-solver by declaring one and being installed. Nothing is imported until asked
-for: :func:`solver_names` and :func:`problem_ids` read metadata only,
-:func:`get_solver` imports one module, and :func:`solvers_for` asks a solver
-class for its cheap class-level pre-check (:meth:`mechopt.model.solver.Solver.may_apply`)
-before building any form. Preference order is deterministic: the built-ins in
-the order below, then third-party entry points sorted by name (a third-party
-name that is already taken is ignored), then :func:`register_solver` /
-:func:`register_problem` (in-process; they replace a name in place).
+Solvers and problems are installed entry points (:mod:`mechopt.entry_points`: the built-ins, then
+third-party packages), followed by what :func:`register_solver` / :func:`register_problem` add in
+this process (they replace a name in place). Nothing is imported until asked for:
+:func:`solver_names` and :func:`problem_ids` read metadata only, :func:`get_solver` imports one
+module, and :func:`solvers_for` asks a solver class for its cheap class-level pre-check
+(:meth:`mechopt.model.solver.Solver.may_apply`) before building any form.
 
 Examples
 --------
@@ -29,12 +24,11 @@ mechopt.errors.SolverNotFound: unknown solver 'nope'; available: ...
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import warnings
 from collections.abc import Callable, Iterator
-from functools import cache
 from typing import Any
 
+from mechopt.entry_points import BUILTIN_PROBLEMS, BUILTIN_SOLVERS, PROBLEM_GROUP, SOLVER_GROUP, load, ordered, refresh
 from mechopt.errors import ProblemError, SolverNotFound
 
 __all__ = [
@@ -60,52 +54,10 @@ __all__ = [
     "BUILTIN_PROBLEMS",
 ]
 
-SOLVER_GROUP = "mechopt.solvers"
-PROBLEM_GROUP = "mechopt.problems"
-# The built-ins, in order of preference (the first installed solver that can_solve is the default).
-# pyproject.toml declares the same entry points (a test keeps them equal); these targets are used
-# when the installed metadata predates them (a checkout pulled without reinstalling).
-BUILTIN_SOLVERS = {
-    "exact": "mechopt.solvers.exact:ExactSolver",
-    "spectral": "mechopt.solvers.spectral:SpectralSolver",
-    "lp": "mechopt.solvers.lp:LPSolver",
-    "conic": "mechopt.solvers.conic:ConicSolver",
-    "greedy": "mechopt.solvers.greedy:GreedySolver",
-    "sqp": "mechopt.solvers.sqp:SQPSolver",
-    "search": "mechopt.solvers.search:SearchSolver",
-    "gd-penalty": "mechopt.solvers.baselines:GDPenaltySolver",
-    "anneal": "mechopt.solvers.baselines:AnnealSolver",
-    "closed-form": "mechopt.solvers.closed_form:ClosedFormSolver",
-    "robust-lp": "mechopt.solvers.robust.lp:RobustLPSolver",
-    "robust-rays": "mechopt.solvers.robust.rays:RobustRaysSolver",
-}
-BUILTIN_PROBLEMS = {
-    "design": "mechopt.problems.design:ChannelDesign",
-    "geo": "mechopt.problems.geo:GeoDesign",
-    "lip-binary": "mechopt.problems.lip:LIPBinary",
-    "lip-mimo": "mechopt.problems.lip:LIPMimo",
-    "lip-weighted-sum": "mechopt.problems.lip:LIPWeightedSum",
-    "lip-histogram": "mechopt.problems.lip:LIPHistogram",
-    "cip-binomial": "mechopt.problems.lip:CIPBinomial",
-    "kss-mi": "mechopt.problems.kss:KssMI",
-    "kss-l2": "mechopt.problems.kss:KssL2",
-    "fisher-interval": "mechopt.problems.fisher:FisherInterval",
-    "fisher-box": "mechopt.problems.fisher:FisherBox",
-    "fisher-output": "mechopt.problems.fisher:FisherOutput",
-    "fisher-weighted": "mechopt.problems.fisher:FisherWeighted",
-    "fisher-gaussian": "mechopt.problems.fisher:FisherGaussian",
-    "fisher-lti": "mechopt.problems.fisher:FisherLTI",
-    "gauss-tradeoff": "mechopt.problems.gauss:GaussProblem",
-    "gauss-dataset1": "mechopt.problems.gauss:GaussDataset1",
-    "gauss-dataset2": "mechopt.problems.gauss:GaussDataset2",
-    "robust": "mechopt.problems.robust:RobustDesign",
-    "robust-ball": "mechopt.problems.robust:BallDesign",
-}
 _PAPER_MODULES = ("lip", "kss", "fisher", "gauss", "pml", "kairouz")
 
 _extra_solvers: dict[str, Any] = {}  # register_solver (in-process; tests patch these dicts)
 _extra_problems: dict[str, Any] = {}
-_loaded: dict[str, Any] = {}  # "module:attr" -> the loaded object
 
 
 def _optional(module: str) -> Any | None:
@@ -127,65 +79,15 @@ def _collect(package: str, names: tuple[str, ...], attr: str) -> dict[str, Any]:
     return out
 
 
-# -- entry points ----------------------------------------------------------------
-@cache
-def _entries(group: str) -> dict[str, tuple[str, str]]:
-    """``{name: (target, distribution)}`` of a group: built-ins in order, then third parties by name.
-
-    Reads installed metadata only (no plugin is imported); cached, :func:`refresh` re-reads.
-    """
-    builtin = BUILTIN_SOLVERS if group == SOLVER_GROUP else BUILTIN_PROBLEMS
-    ours: dict[str, str] = {}
-    theirs: dict[str, tuple[str, str]] = {}
-    for ep in importlib.metadata.entry_points(group=group):
-        dist = getattr(getattr(ep, "dist", None), "name", None) or "?"
-        if dist.lower() == "mechopt":
-            ours.setdefault(ep.name, ep.value)
-        elif ep.name not in builtin:
-            theirs.setdefault(ep.name, (ep.value, dist))
-    out = {name: (ours.get(name, target), "mechopt") for name, target in builtin.items()}
-    out.update({name: theirs[name] for name in sorted(theirs)})
-    return out
-
-
-def refresh() -> None:
-    """Forget the cached entry points (after installing a plugin into the running interpreter)."""
-    _entries.cache_clear()
-
-
-def _load(group: str, name: str) -> Any:
-    """The class an entry point names, imported on first use."""
-    target, dist = _entries(group)[name]
-    if target not in _loaded:
-        module, _, attr = target.partition(":")
-        try:
-            obj = importlib.import_module(module)
-            for part in filter(None, attr.split(".")):
-                obj = getattr(obj, part)
-        except (ImportError, AttributeError) as exc:
-            kind, error = ("solver", SolverNotFound) if group == SOLVER_GROUP else ("problem", ProblemError)
-            raise error(
-                f"{kind} {name!r} ({target}, from the package {dist}) failed to load: "
-                f"{type(exc).__name__}: {exc}; reinstall or uninstall {dist}"
-            ) from exc
-        _loaded[target] = obj
-    return _loaded[target]
-
-
-def _table(group: str, extra: dict[str, Any]) -> dict[str, Any]:
-    """Names in order of preference mapped to None (not loaded) or to a class registered in-process."""
-    return {**dict.fromkeys(_entries(group)), **extra}
-
-
 def _classes() -> Iterator[tuple[str, Any]]:
     """(name, class) of every solver in order, importing as it goes.
 
     A plugin that fails to load is skipped with a warning.
     """
-    for name, cls in _table(SOLVER_GROUP, _extra_solvers).items():
+    for name, cls in ordered(SOLVER_GROUP, _extra_solvers).items():
         if cls is None:
             try:
-                cls = _load(SOLVER_GROUP, name)
+                cls = load(SOLVER_GROUP, name)
             except SolverNotFound as exc:
                 warnings.warn(str(exc), stacklevel=3)
                 continue
@@ -199,15 +101,15 @@ def _solvers() -> dict[str, Any]:
 
 
 def _solver_class(name: str) -> Any:
-    table = _table(SOLVER_GROUP, _extra_solvers)
+    table = ordered(SOLVER_GROUP, _extra_solvers)
     if name not in table:
         raise SolverNotFound(f"unknown solver {name!r}; available: {', '.join(table)}")
-    return table[name] if table[name] is not None else _load(SOLVER_GROUP, name)
+    return table[name] if table[name] is not None else load(SOLVER_GROUP, name)
 
 
 def solver_names() -> list[str]:
     """Names of the registered solvers, in order of preference (reads metadata; imports nothing)."""
-    return list(_table(SOLVER_GROUP, _extra_solvers))
+    return list(ordered(SOLVER_GROUP, _extra_solvers))
 
 
 def get_solver(name: str) -> Any:
@@ -368,15 +270,15 @@ def dropped_note(solver: str, dropped: dict[str, list[str]], where: str = "the s
 # -- problems -----------------------------------------------------------------
 def problem_ids() -> list[str]:
     """Catalog ids of the registered problems, in registry order (reads metadata; imports nothing)."""
-    return list(_table(PROBLEM_GROUP, _extra_problems))
+    return list(ordered(PROBLEM_GROUP, _extra_problems))
 
 
 def get_problem(pid: str) -> Any:
     """The problem class registered under the catalog id ``pid`` (imports its module only)."""
-    table = _table(PROBLEM_GROUP, _extra_problems)
+    table = ordered(PROBLEM_GROUP, _extra_problems)
     if pid not in table:
         raise ProblemError(f"unknown problem {pid!r}; known: {', '.join(table)}")
-    return table[pid] if table[pid] is not None else _load(PROBLEM_GROUP, pid)
+    return table[pid] if table[pid] is not None else load(PROBLEM_GROUP, pid)
 
 
 def _problems() -> dict[str, Any]:

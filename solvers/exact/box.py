@@ -6,7 +6,7 @@
   core-face search (:mod:`~mechopt.solvers.exact.pricing.pml`, on the box l ≤ p ≤ h with
   l = e^{−ε_l} P for ALIP, 0 for PML). ε-LIP is the ALIP box with ε_l = ε_u = ε: above ``MITM_MAX_D``
   its histogram and MI designs take the same pricer and start (LIP's own branch and bound stopped at
-  gap 1.5e-3 at d = 64, histogram); up to it, LIP keeps its exact pricers (``methods._structured``).
+  gap 1.5e-3 at d = 64, histogram); up to it, LIP keeps its exact pricers (``columns._structured``).
 - ε-PML mutual information above ``MITM_MAX_D``: the master is seeded with a window cover
   (:func:`cover_start`, :mod:`~mechopt.solvers.exact.pricing.cover`), within ``WINDOW_T`` of the chord bound ε
   when one exists (d = 64, ε ≤ 1), so the first master meets the chord start's bound.

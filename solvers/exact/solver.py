@@ -58,10 +58,12 @@ from mechopt.model.solver import Solver
 from mechopt.notions import LDP, LIP, GraphLDP, PosteriorBox, PosteriorStatNotion
 from mechopt.results.certificate_file import DualEvidence
 from mechopt.results.result import Certificate, Result, Status
+from mechopt.solvers.exact import columns as C
 from mechopt.solvers.exact import methods as M
 from mechopt.solvers.exact import symmetry as S
 from mechopt.solvers.exact.orbits import pricing as _price
 from mechopt.solvers.exact.orbits import reduction as _sym
+from mechopt.solvers.exact.orbits.classes import _classes, class_count, orbit_count
 
 __all__ = ["ExactSolver", "SOLVERS"]
 
@@ -213,11 +215,11 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
     if kind in ("ldp", "lip"):
         # each class at least doubles the orbit count: past log2(max_orbits) classes (and the few that
         # count pricing takes) symmetry cannot win, and the classes themselves are not built
-        g = M.class_count(cp)
+        g = class_count(cp)
         few = g is not None and g <= max(SYMMETRY_MAX_CLASSES, math.log2(opts["max_orbits"]) + 1)
-        count = M.orbit_count(cp, kind) if few else None
+        count = orbit_count(cp, kind) if few else None
         if count is not None:
-            cl = M._classes(cp)
+            cl = _classes(cp)
             if cl.g <= SYMMETRY_MAX_CLASSES and cp.notion.eps > 0 and _price.supports(kind, cp.utility):
                 return "symmetry"
             log2_full = d if kind == "ldp" else math.log2(d) + d - 1
@@ -229,8 +231,8 @@ def choose_method(cp: ColumnProgram, kind: str, opts: dict[str, Any]) -> str:
                 return "symmetry"
         return "enumerate" if d <= 10 else "colgen"
     if kind == "box":  # no orbit machinery for asymmetric boxes: the vertices, or exact box pricing
-        return "enumerate" if d <= 10 or not M._prices_exactly(cp, kind) else "colgen"
-    if kind == "cone" and d > M.TREE_ENUM_MAX_D and M.tree_pricing_applies(cp):
+        return "enumerate" if d <= 10 or not C._prices_exactly(cp, kind) else "colgen"
+    if kind == "cone" and d > C.TREE_ENUM_MAX_D and C.tree_pricing_applies(cp):
         return "colgen"  # policy graph with a forest of essential edges: exact tree pricing
     return "enumerate"
 

@@ -42,9 +42,10 @@ from mechopt.model.forms import ColumnProgram
 from mechopt.results.result import Status
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.lp import dual_bound, solve_master
-from mechopt.solvers.exact.methods import Outcome, _classes, _left, orbit_count, reporter
+from mechopt.solvers.exact.methods import Outcome, _left, reporter
 from mechopt.solvers.exact.orbits import pricing as _orbit_price
 from mechopt.solvers.exact.orbits import reduction as _symmetry
+from mechopt.solvers.exact.orbits.classes import _classes, orbit_count
 from mechopt.solvers.exact.orbits.colgen import orbit_colgen
 from mechopt.solvers.exact.orbits.mechanism import PlanTimeLimit, build_plan
 

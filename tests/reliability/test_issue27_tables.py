@@ -144,7 +144,7 @@ def _zipf(d: int) -> list[float]:
 def test_default_progress_is_on_for_a_terminal_without_json(monkeypatch):
     from argparse import Namespace
 
-    from mechopt.cli.design import PROGRESS_DELAY, _status_line
+    from mechopt.cli.design.command import PROGRESS_DELAY, _status_line
 
     class Tty(io.StringIO):
         def isatty(self):

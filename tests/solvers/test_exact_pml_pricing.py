@@ -287,7 +287,7 @@ def _lip_and_alip(d: int, utility: str, eps: float, **opts):
 @pytest.mark.parametrize("utility", ["histogram", "mi"])
 def test_lip_routes_to_the_alip_box_pricer_above_the_meet_in_the_middle_limit(utility):
     """ε-LIP at d = 37 prices on the box e^{−ε} P ≤ p ≤ min(e^ε P, 1); at d = 36 it keeps meet in the middle."""
-    from mechopt.solvers.exact.methods import _structured
+    from mechopt.solvers.exact.columns import _structured
 
     def lip(d):
         P = np.random.default_rng(d).dirichlet(np.ones(d))

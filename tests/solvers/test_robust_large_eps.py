@@ -275,7 +275,7 @@ def test_the_backstop_alarm_in_seeding_also_returns_the_constant_channel(monkeyp
     def late(*args, **kwargs):
         raise TimeLimitReached("running (stopped at the deadline)", 3.0)
 
-    monkeypatch.setattr(rays, "_pricer", late)
+    monkeypatch.setattr(rays, "choose_pricer", late)
     V = np.random.default_rng(5).dirichlet(np.ones(12), size=3)
     r = _robust(V, "mse", 1.0)
     worst = max(float(P @ np.arange(12.0) ** 2 - (P @ np.arange(12.0)) ** 2) for P in V)

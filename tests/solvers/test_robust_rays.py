@@ -255,7 +255,7 @@ def test_a_pricer_returning_only_master_columns_does_not_end_optimal(monkeypatch
     from mechopt.solvers.robust import raylp
     from mechopt.solvers.robust.answer import RayPricing
 
-    real = rays_mod._pricer
+    real = rays_mod.choose_pricer
 
     class Repeats:  # the real pricer's proven bound, but only the seed's columns as "new" ones
         def __init__(self, inner, seed):
@@ -276,7 +276,7 @@ def test_a_pricer_returning_only_master_columns_does_not_end_optimal(monkeypatch
         seen["p"] = Repeats(pricer, seed)
         return seen["p"], seed[:, :2], how
 
-    monkeypatch.setattr(rays_mod, "_pricer", stubborn)
+    monkeypatch.setattr(rays_mod, "choose_pricer", stubborn)
     V = np.random.default_rng(6).dirichlet(np.ones(6), size=3)
     prob, r = _robust(V, "lip", "mi")
     assert r.status.value != "optimal"
