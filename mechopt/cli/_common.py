@@ -28,6 +28,7 @@ __all__ = [
     "positive_int",
     "check_out_file",
     "check_out_dir",
+    "short",
 ]
 
 
@@ -238,3 +239,13 @@ def check_out_dir(path: str | None, flag: str = "--out") -> None:
         from mechopt.io.writer import check_writable
 
         check_writable(path, flag)
+
+
+def short(text: str, n: int) -> str:
+    """``text`` on one line, cut to ``n`` characters with an ellipsis.
+
+    >>> short("a  b\\nc", 10), short("abcdef", 4)
+    ('a b c', 'abc…')
+    """
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -1,10 +1,8 @@
-"""``mechopt compare``, ``mechopt verify`` and ``mechopt reproduce``.
+"""``mechopt compare``, ``mechopt verify`` and ``mechopt reproduce``: their flags, and compare and reproduce.
 
-``verify`` runs every registered claim (:func:`mechopt.registry.claims`). A
-claim whose check raises is still reported, never a crash: its ``verdict`` is
-``"fails"`` (the vocabulary stays closed), ``checked`` is 0, ``note`` starts
-with ``"check crashed: "`` and the ``error`` field holds the exception (it is
-``null`` for every claim that ran). The exit code is 0 whatever the verdicts.
+``verify`` runs every registered claim (:func:`mechopt.registry.claims`) through
+:mod:`mechopt.cli.claims`, which says how a crashed check is reported (a ``fails``
+verdict, never a crash).
 
 Examples
 --------
@@ -22,32 +20,13 @@ import argparse
 import sys
 import textwrap
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mechopt.results.result import jsonable
+from mechopt.cli.claims import CLAIM_FIELDS, run_claims, run_verify
 
-__all__ = ["register", "run_claims", "CLAIM_FIELDS"]
+__all__ = ["register", "run_claims", "CLAIM_FIELDS"]  # run_claims, CLAIM_FIELDS: mechopt.cli.claims
 
-CLAIM_FIELDS = (
-    "id",
-    "paper",
-    "statement",
-    "domain",
-    "verdict",
-    "checked",
-    "worst_deviation",
-    "counterexample",
-    "region",
-    "section",
-    "kind",
-    "by_construction",
-    "assumptions",
-    "region_kind",
-    "correction",
-    "power",
-)
 CERTIFIED_NOTE = (
     "* certified = status optimal with a machine-checked proof (a certificate within the gap "
     "tolerance, a convex program solved to its tolerances, or a global eigenproblem); a closed "
@@ -57,11 +36,6 @@ COMPARE_LEGEND = (
     "value: the objective in its unit, minimised (sense min: an MSE, a Fisher trace) or maximised (max: "
     "a mutual information); violation: nats of eps by which the audited mechanism exceeds the privacy "
     "level (0 = private); gap: relative gap between the value and the certificate's bound (- = no certificate)"
-)
-VERIFY_LEGEND = (
-    "worst dev: the largest deviation found, in each claim's own unit (its domain says which: a "
-    "difference of values, a count of outputs, units of the solver's tolerance); for holds-after-correction, "
-    "of the statement as printed; --json gives each claim's note"
 )
 COMPARE_EPILOG = textwrap.fill(
     f"output: one row per (instance, solver); {CERTIFIED_NOTE}. A discretised row (a grid) is compared "
@@ -156,7 +130,7 @@ def register(sub: Any) -> None:
 
 # -- compare -------------------------------------------------------------------------
 def run_compare(args: argparse.Namespace) -> int:
-    from mechopt.cli._common import check_out_dir, emit_json, fmt, table
+    from mechopt.cli._common import check_out_dir, emit_json, fmt, short, table
     from mechopt.io.catalog import load_catalog
     from mechopt.jobs.compare import DEFAULT_TIME_LIMIT, ROW_FIELDS, can_isolate, compare, plot_compare
     from mechopt.jobs.flags import summary_lines
@@ -190,7 +164,7 @@ def run_compare(args: argparse.Namespace) -> int:
                         [
                             i["problem"],
                             i["instance"],
-                            _short(", ".join(f"{k}={v}" for k, v in i["params"].items()), 70),
+                            short(", ".join(f"{k}={v}" for k, v in i["params"].items()), 70),
                             i["source"],
                         ]
                         for i in items
@@ -263,112 +237,6 @@ def run_compare(args: argparse.Namespace) -> int:
         if r["status"] == "solver_error" or r["flag"] == "error":
             print(f"  error {r['problem']}/{r['instance']}/{r['solver']}: {r['message']}")
     return 0
-
-
-# -- verify ----------------------------------------------------------------------------
-def run_claims(claims: Sequence[Any], progress: bool | None = False) -> list[dict[str, Any]]:
-    """Run claims, turning a crashed check into a ``fails`` report with ``error`` set."""
-    from mechopt.runtime.progress import Progress
-
-    out = []
-    with Progress(len(claims), "verify", enabled=progress) as bar:
-        for claim in claims:
-            t0 = time.perf_counter()
-            try:
-                rep = claim.run().to_dict()
-                rep["error"] = None
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except Exception as exc:  # a crashed check is a reported finding, not a CLI crash
-                msg = f"{type(exc).__name__}: {exc}"
-                rep = {
-                    "id": claim.id,
-                    "paper": claim.paper,
-                    "statement": claim.statement,
-                    "domain": claim.domain,
-                    "verdict": "fails",
-                    "checked": 0,
-                    "worst_deviation": None,
-                    "counterexample": None,
-                    "region": None,
-                    "note": f"check crashed: {msg}",
-                    "section": getattr(claim, "section", ""),
-                    "kind": getattr(claim, "kind", "theorem"),
-                    "by_construction": getattr(claim, "by_construction", False),
-                    "assumptions": getattr(claim, "assumptions", ""),
-                    "region_kind": None,
-                    "correction": None,
-                    "power": None,
-                    "time_s": time.perf_counter() - t0,
-                    "error": msg,
-                }
-            out.append(jsonable(rep))
-            bar.advance(claim.id)
-    return out
-
-
-def run_verify(args: argparse.Namespace) -> int:
-    from mechopt.cli._common import emit_json, fmt, table, terminal_width
-    from mechopt.errors import ParamError
-    from mechopt.registry import claims
-
-    selected = claims(args.paper)
-    if args.claim:
-        ids = {c.id for c in selected}
-        unknown = sorted(set(args.claim) - ids)
-        if unknown:
-            raise ParamError(f"unknown claim id(s) {unknown}; known: {', '.join(sorted(ids)) or 'none registered'}")
-        selected = [c for c in selected if c.id in set(args.claim)]
-    reports = run_claims(selected, progress=args.progress)
-    if args.json:
-        emit_json({"claims": reports})
-        return 0
-    if not reports:
-        print("no claims registered" + (f" for paper {args.paper}" if args.paper else ""))
-        return 0
-    rows = [
-        [
-            r["id"],
-            r["verdict"],
-            r["checked"],
-            fmt(r["worst_deviation"], 3),
-            _short(r["region"] or "", 200),
-            _short(r["statement"], 400),
-        ]
-        for r in reports
-    ]
-    width = terminal_width()
-    print(table(["id", "verdict", "checked", "worst dev", "region", "statement"], rows, width=width))
-    print(textwrap.fill(VERIFY_LEGEND, width=width) if width else VERIFY_LEGEND)
-    for r in reports:
-        if r["verdict"] != "holds":
-            extra = f" counterexample: {r['counterexample']}" if r["counterexample"] else ""
-            note = f"{r['id']}: {r['note'] or r['verdict']}{extra}"
-            print(
-                textwrap.fill(note, width=width, initial_indent="  ", subsequent_indent="    ", break_long_words=True)
-                if width
-                else "  " + note
-            )
-            if r.get("correction"):
-                corr = f"correction: {r['correction']}"
-                print(
-                    textwrap.fill(
-                        corr, width=width, initial_indent="    ", subsequent_indent="      ", break_long_words=True
-                    )
-                    if width
-                    else "    " + corr
-                )
-    from mechopt.jobs.verify import VERDICTS
-
-    counts = {v: sum(r["verdict"] == v for r in reports) for v in VERDICTS}
-    noun = "claim" if len(reports) == 1 else "claims"
-    print(f"\n{len(reports)} {noun}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
-    return 0
-
-
-def _short(text: str, n: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 # -- reproduce ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from mechopt.claims.fisher import theorems as fisher
 from mechopt.claims.gauss import theorems as gauss
 from mechopt.claims.kss import theorems as kss
 from mechopt.claims.lip import theorems as lip
-from mechopt.cli.run import CLAIM_FIELDS, run_claims
+from mechopt.cli.claims import CLAIM_FIELDS, run_claims
 from mechopt.figures.kss.table1 import cell_test, holm
 from mechopt.jobs.verify import KINDS, REGION_KINDS, VERDICTS, Claim, Verdict, corrected, render_rst
 

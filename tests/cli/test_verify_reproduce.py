@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mechopt import registry
-from mechopt.cli.run import CLAIM_FIELDS
+from mechopt.cli.claims import CLAIM_FIELDS
 from mechopt.figures import Figure, FigureOutput
 from mechopt.jobs.verify import Claim, Verdict
 
