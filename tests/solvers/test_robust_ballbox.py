@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import mechopt
 from mechopt.errors import ParamError
 from mechopt.problems.robust import BallDesign, BallSet
-from mechopt.solvers.robust.cone.ballbox import BallMIPricer, ball_min
+from mechopt.solvers.robust.cone.ballbox import BallMIPricer
 
 
 def _counts(d: int) -> str:
@@ -22,12 +22,13 @@ def _counts(d: int) -> str:
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 7), st.floats(1e-4, 0.9), st.integers(0, 2**31 - 1))
-def test_ball_min_is_the_minimum_over_the_vertices(d, r, seed):
-    """The closed form min_{P∈B} P·q equals the brute-force minimum over every vertex of the ball."""
+def test_the_pricers_m_and_M_are_the_min_and_max_over_the_vertices(d, r, seed):
+    """m(q) and M(q) of the pricer (the ball's extreme priors) equal the brute-force min and max over every vertex."""
     rng = np.random.default_rng(seed)
     B = BallSet(rng.dirichlet(np.ones(d)), r, "tv")
-    q = rng.normal(size=d)
-    assert ball_min(B.center, B.radius, q) == pytest.approx((B.all_vertices() @ q).min(), abs=1e-12)
+    pr, q, V = BallMIPricer(B.center[None, :], B, 0.0, np.e, early=False), rng.normal(size=d), B.all_vertices()
+    assert pr.low(q) == pytest.approx((V @ q).min(), abs=1e-12)
+    assert pr.high(q) == pytest.approx((V @ q).max(), abs=1e-12)
 
 
 @settings(max_examples=12, deadline=None)
