@@ -65,6 +65,30 @@ def test_the_exact_ball_gives_the_generated_priors_value_with_fewer_priors(d, no
     assert prob.audit_channel(ball.Q).violation <= 1e-9
 
 
+@pytest.mark.parametrize(
+    ("d", "exact", "pricer", "want"),
+    [
+        (8, "auto", "auto", (True, "auto")),  # d ≤ 8: the enumerated rays of W's cone (the ball unused below cone_max)
+        (9, "auto", "auto", (True, "box")),  # 9 ≤ d ≤ cone_max: the ball in the box pricer
+        (10, "auto", "auto", (True, "box")),
+        (10, "auto", "rays", (True, "rays")),  # the caller's cone_pricer is kept
+        (12, "auto", "auto", (True, "auto")),  # above cone_max the box pricer runs anyway, with the ball
+        (4, "always", "auto", (True, "box")),
+        (10, "never", "auto", (False, "auto")),
+    ],
+)
+def test_the_ball_route_by_ball_exact_and_size(d, exact, pricer, want):
+    """Where ball_exact puts the ball in the box pricer: ``auto`` above EXACT_ABOVE = 8 symbols (measured: d = 9
+    certified in 37 s against 491 s for the enumerated rays, benchmarks/RESULTS.md), ``always``, never ``never``."""
+    from mechopt.solvers.robust.ballrays import EXACT_ABOVE, ball_route
+    from mechopt.solvers.robust.rays import RobustRaysSolver
+
+    opts = {**RobustRaysSolver.options, "ball_exact": exact, "cone_pricer": pricer}
+    B = BallSet(np.full(d, 1.0 / d), 0.05, "tv")
+    inner = ball_route(B, opts)
+    assert EXACT_ABOVE == 8 and ("_ball" in inner, inner["cone_pricer"]) == want
+
+
 @pytest.mark.parametrize("bad", [True, "yes", 1])
 def test_a_bad_ball_exact_is_a_param_error(bad):
     prob = BallDesign.from_params(notion="pml", eps=1.0, utility="mi", prior_counts="120,80,40,20", delta=1e-3)
