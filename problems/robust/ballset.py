@@ -109,22 +109,32 @@ class BallSet:
         return dist <= self.radius * (1 + tol) + tol
 
     def extreme(self, q: np.ndarray) -> np.ndarray:
-        """The prior of the ball minimising P·q (greedy: mass moved onto the cheapest symbols)."""
+        """The prior of the ball minimising P·q, in closed form (vectorised; the max of P·q is at ``extreme(-q)``).
+
+        TV: mass min(r, ·) taken from the dearest symbols (argsort of −q, ties by the first index) and put on the
+        first cheapest; L∞: the box's lower corner filled up to mass 1 in order of q. The same prior the greedy
+        loop over symbols gives (``tests/problems/test_robust_balls.py`` keeps that loop as the reference).
+
+        >>> B = BallSet(np.array([0.5, 0.3, 0.2]), 0.1, "tv")
+        >>> q = np.array([1.0, 0.0, 0.5])
+        >>> B.extreme(q).round(12).tolist(), round(float(B.extreme(q) @ q), 12), B.extreme(-q).round(12).tolist()
+        ([0.4, 0.4, 0.2], 0.5, [0.6, 0.2, 0.2])
+        """
         q = np.asarray(q, float)
         if self.kind == "tv":  # take up to r from the dearest symbols, put it on the cheapest
-            P, budget = self.center.copy(), self.radius
-            for x in np.argsort(-q, kind="stable"):
-                take = min(P[x], budget)
-                P[x] -= take
-                budget -= take
-            P[int(np.argmin(q))] += self.radius - budget
-            return P
-        lo, hi = self.box
-        P, left = lo.copy(), 1.0 - float(lo.sum())
-        for x in np.argsort(q, kind="stable"):
-            add = min(hi[x] - lo[x], max(left, 0.0))
-            P[x] += add
-            left -= add
+            P, have, order, left = self.center.copy(), self.center, np.argsort(-q, kind="stable"), self.radius
+        else:  # fill the box from its lower corner, cheapest symbols first
+            lo, hi = self.box
+            P, have, order, left = lo.copy(), hi - lo, np.argsort(q, kind="stable"), 1.0 - float(lo.sum())
+        h = have[order]
+        # what is left before each symbol, subtracted in order as a loop would (cumsum is sequential: the same bits)
+        left_before = np.cumsum(np.r_[left, -h])
+        move = np.minimum(h, np.maximum(left_before[:-1], 0.0))  # what each symbol gives (TV) or takes (L∞)
+        if self.kind == "tv":
+            P[order] -= move
+            P[int(np.argmin(q))] += self.radius - max(float(left_before[-1]), 0.0)
+        else:
+            P[order] += move
         return P
 
     def all_vertices(self, limit: int = MAX_VERTICES) -> np.ndarray:

@@ -14,8 +14,8 @@ within the ``gap`` tolerance of W's bound, and W's bound is itself proven. Its c
 and ν of the round with the least bound (:func:`_evidence`; :mod:`mechopt.certball` re-proves it). Each round
 starts from the last one's columns still private at the new W and its pricer's cut points (:class:`WarmStart`).
 
-Option ``ball_exact`` (``"auto"``: where the box pricer runs, above ``cone_max`` symbols; ``"always"``; ``"never"``)
-puts the ball itself in the pricer (:class:`~mechopt.solvers.robust.cone.ballbox.BallMIPricer`, the ball's LP dual
+Option ``ball_exact`` (``"auto"``: above :data:`EXACT_ABOVE` = 8 symbols; ``"always"``; ``"never"``) puts the ball
+itself in the pricer (:class:`~mechopt.solvers.robust.cone.ballbox.BallMIPricer`, the ball's LP dual
 rows in place of W's cone rows): every column is then private over the whole ball, W holds only the
 information-worst vertices, and the bound is over the ball's own privacy cone (the file says ``"cone": "ball"``;
 certball enumerates that cone's rays, its rows at every vertex of the ball). No round ends ``infeasible_point``
@@ -46,10 +46,14 @@ from mechopt.results.certificate import relative_gap
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.robust.cone.ballbox import BALL_WORD
 
-__all__ = ["solve_ball", "new_priors", "MAX_OUTER", "WarmStart"]
+__all__ = ["solve_ball", "ball_route", "new_priors", "EXACT_ABOVE", "MAX_OUTER", "WarmStart"]
 
 #: Rounds of vertex generation (each a certified ray LP over the priors so far) before giving up.
 MAX_OUTER = 200
+#: Symbols above which ``ball_exact="auto"`` puts the ball in the box pricer (below ``cone_max`` too, where the rays
+#: of W's cone would be enumerated). Measured (pml ε = 1, counts 50·(d − i), δ = 1e-3, load 4–5, benchmarks/RESULTS.md):
+#: d = 8: 40 s against 31 s for the enumerated rays (certball 13 s against 222 s); d = 9: 37 s against 491 s.
+EXACT_ABOVE = 8
 
 
 def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[str, Any]], Result]) -> Result:
@@ -67,15 +71,7 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
         raise ParamError(
             f"ball_warm must be True or False (carry each round's columns to the next), got {opts['ball_warm']!r}"
         )
-    exact = opts["ball_exact"]
-    if exact not in ("auto", "always", "never"):
-        raise ParamError(f"ball_exact must be 'auto', 'always' or 'never' (the ball's own privacy cone in the box "
-                         f"pricer: above cone_max symbols, at any size, or not at all), got {exact!r}")  # fmt: skip
-    inner_opts = dict(opts)
-    if exact != "never" and bool(B.support.all()):  # 'auto': where the box pricer runs (above cone_max symbols)
-        inner_opts["_ball"] = B
-        if exact == "always":
-            inner_opts["cone_pricer"] = "box"
+    inner_opts = ball_route(B, opts)
     r: Result | None = None
     warm = WarmStart(box_factors(problem.notion)) if opts["ball_warm"] else None
     late, best = False, np.inf  # best: the least bound proven so far (every W's bound bounds the ball's optimum)
@@ -102,6 +98,29 @@ def solve_ball(problem: Any, opts: dict[str, Any], inner: Callable[[Any, dict[st
         msg = "no channel: the time limit ended the first ray LP" if r is None else r.message
         return Result(status=Status.TIME_LIMIT if r is None else r.status, value=None, message=msg, **base)
     return _verdict(problem, r, V, outer, base, tol, late, best, witness)
+
+
+def ball_route(B: Any, opts: dict[str, Any]) -> dict[str, Any]:
+    """The inner ray LPs' options: the ball ``B`` in the box pricer (``_ball``, and ``cone_pricer="box"`` where the
+    rays would be enumerated) per ``ball_exact``: ``"always"``, ``"never"`` or ``"auto"`` (above :data:`EXACT_ABOVE`
+    symbols; above ``cone_max`` wherever the box pricer runs; ``cone_pricer="rays"`` keeps the enumerated rays).
+
+    >>> from mechopt.problems.robust import BallSet
+    >>> opts = {"ball_exact": "auto", "cone_pricer": "auto", "cone_max": 10}
+    >>> [ball_route(BallSet(np.full(d, 1 / d), 0.05), opts).get("cone_pricer") for d in (8, 9)]
+    ['auto', 'box']
+    """
+    exact = opts["ball_exact"]
+    if exact not in ("auto", "always", "never"):
+        raise ParamError(f"ball_exact must be 'auto', 'always' or 'never' (the ball's own privacy cone in the box "
+                         f"pricer: above {EXACT_ABOVE} symbols, at any d, or not at all), got {exact!r}")  # fmt: skip
+    inner = dict(opts)
+    if exact != "never" and bool(B.support.all()):
+        inner["_ball"] = B  # used wherever the box pricer runs (above cone_max, or where cone_pricer is "box")
+        auto = exact == "auto" and EXACT_ABOVE < B.d <= int(opts["cone_max"]) and opts["cone_pricer"] == "auto"
+        if exact == "always" or auto:
+            inner["cone_pricer"] = "box"
+    return inner
 
 
 def _fresh(new: np.ndarray, V: np.ndarray) -> np.ndarray:

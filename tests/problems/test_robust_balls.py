@@ -26,6 +26,59 @@ def test_the_greedy_worst_prior_is_the_minimum_over_the_vertices(d, r, kind, see
     assert P @ q == pytest.approx((V @ q).min(), abs=1e-9)
 
 
+def _greedy_loop(B: BallSet, q: np.ndarray) -> np.ndarray:
+    """The reference: BallSet.extreme as it was, a Python loop over the symbols (kept here only)."""
+    if B.kind == "tv":  # take up to r from the dearest symbols, put it on the cheapest
+        P, budget = B.center.copy(), B.radius
+        for x in np.argsort(-q, kind="stable"):
+            take = min(P[x], budget)
+            P[x] -= take
+            budget -= take
+        P[int(np.argmin(q))] += B.radius - budget
+        return P
+    lo, hi = B.box
+    P, left = lo.copy(), 1.0 - float(lo.sum())
+    for x in np.argsort(q, kind="stable"):
+        add = min(hi[x] - lo[x], max(left, 0.0))
+        P[x] += add
+        left -= add
+    return P
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 7),
+    st.sampled_from(["tv", "linf"]),
+    st.one_of(st.just(0.0), st.just(1.0), st.floats(1e-6, 0.9)),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 2**31 - 1),
+)
+def test_the_vectorised_extreme_is_the_greedy_loops_prior_and_attains_the_min_and_max(d, kind, r, zeros, ties, seed):
+    """extreme(q) and extreme(−q) are the old loop's priors to the bit (the same one among ties: q on a few
+    integers), points of the ball, and attain min and max of P·q over it (brute force: every TV vertex, or the L∞
+    ball's LP)."""
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(seed)
+    c = rng.dirichlet(np.ones(d))
+    if zeros:  # centers with empty symbols (the ball then reaches them only by its radius)
+        c[rng.random(d) < 0.4] = 0.0
+        c = c / c.sum() if c.sum() > 0 else np.eye(d)[0]
+    q = rng.integers(-2, 3, size=d).astype(float) if ties else rng.normal(size=d)
+    B = BallSet(c, r, kind)
+    low, high = B.extreme(q), B.extreme(-q)
+    assert np.array_equal(low, _greedy_loop(B, q)) and np.array_equal(high, _greedy_loop(B, -q))  # to the bit
+    assert B.contains(low) and B.contains(high)
+    if kind == "tv":
+        values = B.all_vertices() @ q
+        lo_best, hi_best = values.min(), values.max()
+    else:
+        box, eq = list(zip(*B.box)), dict(A_eq=np.ones((1, d)), b_eq=[1.0])
+        lo_best, hi_best = linprog(q, bounds=box, **eq).fun, -linprog(-q, bounds=box, **eq).fun
+    assert low @ q == pytest.approx(lo_best, abs=1e-9) and high @ q == pytest.approx(hi_best, abs=1e-9)
+
+
 def test_the_ball_audit_equals_the_vertex_audit():
     """The worst ε and the worst loss of a channel over the ball, by worst priors, equal those over its vertices."""
     rng = np.random.default_rng(3)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import mechopt
 from mechopt.errors import ParamError
 from mechopt.problems.robust import BallDesign, BallSet
-from mechopt.solvers.robust.cone.ballbox import BallMIPricer, ball_min
+from mechopt.solvers.robust.cone.ballbox import BallMIPricer
 
 
 def _counts(d: int) -> str:
@@ -22,12 +22,13 @@ def _counts(d: int) -> str:
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 7), st.floats(1e-4, 0.9), st.integers(0, 2**31 - 1))
-def test_ball_min_is_the_minimum_over_the_vertices(d, r, seed):
-    """The closed form min_{P∈B} P·q equals the brute-force minimum over every vertex of the ball."""
+def test_the_pricers_m_and_M_are_the_min_and_max_over_the_vertices(d, r, seed):
+    """m(q) and M(q) of the pricer (the ball's extreme priors) equal the brute-force min and max over every vertex."""
     rng = np.random.default_rng(seed)
     B = BallSet(rng.dirichlet(np.ones(d)), r, "tv")
-    q = rng.normal(size=d)
-    assert ball_min(B.center, B.radius, q) == pytest.approx((B.all_vertices() @ q).min(), abs=1e-12)
+    pr, q, V = BallMIPricer(B.center[None, :], B, 0.0, np.e, early=False), rng.normal(size=d), B.all_vertices()
+    assert pr.low(q) == pytest.approx((V @ q).min(), abs=1e-12)
+    assert pr.high(q) == pytest.approx((V @ q).max(), abs=1e-12)
 
 
 @settings(max_examples=12, deadline=None)
@@ -62,6 +63,30 @@ def test_the_exact_ball_gives_the_generated_priors_value_with_fewer_priors(d, no
     assert "ball's own privacy cone" in ball.extras["pricing"] and "enumerated" in gen.extras["pricing"]
     assert ball.extras["priors_generated"] <= gen.extras["priors_generated"]
     assert prob.audit_channel(ball.Q).violation <= 1e-9
+
+
+@pytest.mark.parametrize(
+    ("d", "exact", "pricer", "want"),
+    [
+        (8, "auto", "auto", (True, "auto")),  # d ≤ 8: the enumerated rays of W's cone (the ball unused below cone_max)
+        (9, "auto", "auto", (True, "box")),  # 9 ≤ d ≤ cone_max: the ball in the box pricer
+        (10, "auto", "auto", (True, "box")),
+        (10, "auto", "rays", (True, "rays")),  # the caller's cone_pricer is kept
+        (12, "auto", "auto", (True, "auto")),  # above cone_max the box pricer runs anyway, with the ball
+        (4, "always", "auto", (True, "box")),
+        (10, "never", "auto", (False, "auto")),
+    ],
+)
+def test_the_ball_route_by_ball_exact_and_size(d, exact, pricer, want):
+    """Where ball_exact puts the ball in the box pricer: ``auto`` above EXACT_ABOVE = 8 symbols (measured: d = 9
+    certified in 37 s against 491 s for the enumerated rays, benchmarks/RESULTS.md), ``always``, never ``never``."""
+    from mechopt.solvers.robust.ballrays import EXACT_ABOVE, ball_route
+    from mechopt.solvers.robust.rays import RobustRaysSolver
+
+    opts = {**RobustRaysSolver.options, "ball_exact": exact, "cone_pricer": pricer}
+    B = BallSet(np.full(d, 1.0 / d), 0.05, "tv")
+    inner = ball_route(B, opts)
+    assert EXACT_ABOVE == 8 and ("_ball" in inner, inner["cone_pricer"]) == want
 
 
 @pytest.mark.parametrize("bad", [True, "yes", 1])

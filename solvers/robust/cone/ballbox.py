@@ -35,24 +35,11 @@ import numpy as np
 
 from mechopt.solvers.robust.cone.box import BOX_NODES, TANGENTS, BoxMIPricer
 
-__all__ = ["BallMIPricer", "ball_min", "BALL_WORD"]
+__all__ = ["BallMIPricer", "BALL_WORD"]
 
 #: The pricing's word in a result (``extras["pricing"]``): vertex generation reads it to know which cone the bound
 #: is over (:mod:`mechopt.solvers.robust.ballrays`).
 BALL_WORD = "branch and bound over the ball's own privacy cone (its LP dual; chord and tangent LPs)"
-
-
-def ball_min(c: np.ndarray, r: float, q: np.ndarray) -> float:
-    """min_{P ∈ B} P·q over the TV ball of centre ``c`` and radius ``r`` (mass r taken from the dearest symbols
-    onto the cheapest; the closed form of :meth:`~mechopt.problems.robust.ballset.BallSet.extreme`).
-
-    >>> ball_min(np.array([0.5, 0.3, 0.2]), 0.1, np.array([1.0, 0.0, 0.5]))   # at P = (0.4, 0.4, 0.2)
-    0.5
-    """
-    order = np.argsort(-q, kind="stable")
-    cs = c[order]
-    take = np.clip(r - (np.cumsum(cs) - cs), 0.0, cs)
-    return float(c @ q - take @ (q[order] - q.min()))
 
 
 class BallMIPricer(BoxMIPricer):
@@ -75,7 +62,7 @@ class BallMIPricer(BoxMIPricer):
         with np.errstate(divide="ignore", invalid="ignore"):  # the parent's slice (P̄ of V) is replaced below
             super().__init__(V, lo, hi, max_nodes=max_nodes, early=early, multi_level=multi_level)
         k, n = self.k, self.n
-        self.c, self.r = np.asarray(ball.center, float), float(ball.radius)
+        self.ball, self.c, self.r = ball, np.asarray(ball.center, float), float(ball.radius)
         if self.c.size != n:
             raise ValueError(f"the ball has {self.c.size} symbols, the priors {n}")
         self.Pbar = self.norm = self.c  # c·q = 1: Σ w = 1 (c sums to 1)
@@ -126,11 +113,12 @@ class BallMIPricer(BoxMIPricer):
 
     def low(self, q: np.ndarray) -> float:
         """m(q) = min_{P∈B} P·q."""
-        return ball_min(self.c, self.r, np.asarray(q, float))
+        return float(self.ball.extreme(q) @ q)
 
     def high(self, q: np.ndarray) -> float:
         """M(q) = max_{P∈B} P·q."""
-        return -ball_min(self.c, self.r, -np.asarray(q, float))
+        q = np.asarray(q, float)
+        return float(self.ball.extreme(-q) @ q)
 
     def into_cone(self, q: np.ndarray) -> np.ndarray:
         """q (n,) mixed with the interior column 1 just enough to be private at every prior of the ball (m is
