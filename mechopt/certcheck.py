@@ -267,20 +267,20 @@ def box_top(c, W, Wl):
     lo, hi = [F(0) if Wl is None else p / Wl for p in P], [min(W * p, F(1)) for p in P]
     D, fs = math.lcm(*(v.denominator for v in lo + hi)), [[feat(c, x, lo[x]), feat(c, x, hi[x])] for x in range(d)]
     k = {"mse": 2, "histogram": 3, "mi": 5}[u]  # score = g(Σ_x u_x) − νᵀp, g(s) = s² (mse) or s, u_x = fs[x][.][k]
-    fl = [[(int(f[0] * D), *map(flo, (f[1], f[k], abs(f[1]), abs(f[k])))) for f in fx] for fx in fs]
+    fl = [[(int(f[0] * D), *map(flo, (f[1], f[k], abs(f[1]), abs(f[k]))), f[1], f[k]) for f in fx] for fx in fs]
     best, bf, count = -math.inf, -math.inf, 0  # bf ≤ best, a float
     for j, xs in ((j, [x for x in range(d) if x != j]) for j in range(d)):
-        h, nu, a, AB = len(xs) // 2, flo(c["nu"][j]), flo(c["a"][j] if u == "mse" else 0), [[(0, *[0.0] * 4)]] * 2
-        for i, x in enumerate(xs):  # (mass, ν·p, u, |ν·p|, |u|) over xs[:h] and xs[h:]; bit i of an index: xs[i] upper
+        h, nu, a, AB = len(xs) // 2, flo(c["nu"][j]), flo(c["a"][j] if u == "mse" else 0), [[(0, *[0.0] * 4, 0, 0)]] * 2
+        for i, x in enumerate(xs):  # (mass, ν·p, u, |ν·p|, |u| in floats, ν·p, u exactly) over xs[:h] and xs[h:]
             AB[i >= h] = [tuple(map(sum, zip(e, fl[x][b]))) for b in (0, 1) for e in AB[i >= h]]
         (A, B), cands, ok = AB, [], P[j] > 1e-290
         order = sorted(range(len(B)), key=lambda i: B[i][0])
         bm, pd, dp = [B[i][0] for i in order], P[j].denominator * ok, D * P[j].numerator  # m / D / P_j = m pd / dp
-        for ia, (ma, na, sa, xa, ya) in enumerate(A):
+        for ia, (ma, na, sa, xa, ya, _, _) in enumerate(A):
             left, right = bisect_left(bm, D - ma - fl[j][1][0]), bisect_right(bm, D - ma - fl[j][0][0])
             count += right - left
             for ib in order[left:right]:
-                mb, nb, sb, xb, yb = B[ib]
+                mb, nb, sb, xb, yb, _, _ = B[ib]
                 v = (m := D - ma - mb) / D
                 g = a * v if u == "mse" else v * v if u == "histogram" else v * ln_up(m * pd / dp) if m else 0.0
                 s, z = sa + sb + g, ya + yb + abs(g) + v
@@ -288,9 +288,9 @@ def box_top(c, W, Wl):
                 if not -math.inf < U + 1e-300 < bf:  # it may reach the best (inf and nan are not screened out)
                     cands.append((U if math.isfinite(U) else math.inf, ia, ib))
         for _, ia, ib in (t for t in sorted(cands, reverse=True) if not t[0] + 1e-300 < bf):
-            mask, m = ia | ib << h, D - A[ia][0] - B[ib][0]
-            f = features(c, [(j, F(m, D))], *(fs[x][mask >> i & 1] for i, x in enumerate(xs)))
-            best = max(best, (gain(c, f, True) - f[1]) / f[0])
+            f = feat(c, j, F(D - A[ia][0] - B[ib][0], D))  # the exact score: μ's upper bound (1ᵀp = 1) − νᵀp
+            s, n = A[ia][6] + B[ib][6] + f[k], A[ia][5] + B[ib][5] + f[1]
+            best = max(best, (s * s if u == "mse" else s) - n)
             bf = math.nextafter(flo(best), -math.inf)
     return best, count
 
