@@ -4,10 +4,10 @@
 Standard library only, exact rational arithmetic. Every number of the file is a string read by
 ``fractions.Fraction``; e^x and log x enter as rational intervals around the correctly rounded ``decimal``
 exp and ln. Q's rows are normalised exactly; privacy is checked at ε + the privacy tolerance; the value
-Σ_y μ(c_y) of Q is recomputed; every extreme ray r of the column cone is enumerated here (LDP patterns,
-LIP vertices, double description for graph-LDP and CIP), with e^ε replaced by an upper bound W (a larger
-cone: the bound stays valid), and the bound νᵀP + max_r (μ(r) − νᵀr), valid for every ν (1ᵀr = 1ᵀP = 1),
-is compared with the claims. Exit status: 0 verified, 1 rejected (the reason is printed), 2 unreadable file.
+Σ_y μ(c_y) of Q is recomputed; every extreme ray r of the column cone is enumerated here (LDP patterns, LIP
+vertices screened by proven float upper bounds, double description for graph-LDP and CIP), e^ε replaced by an
+upper bound W (a larger cone: the bound stays valid), and the bound νᵀP + max_r (μ(r) − νᵀr), valid for every ν
+(1ᵀr = 1ᵀP = 1), is compared with the claims. Exit status: 0 verified, 1 rejected (reason printed), 2 unreadable.
 """
 
 import argparse
