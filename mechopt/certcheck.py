@@ -4,10 +4,10 @@
 Standard library only, exact rational arithmetic. Every number of the file is a string read by
 ``fractions.Fraction``; e^x and log x enter as rational intervals around the correctly rounded ``decimal``
 exp and ln. Q's rows are normalised exactly; privacy is checked at ε + the privacy tolerance; the value
-Σ_y μ(c_y) of Q is recomputed; every extreme ray r of the column cone is enumerated here (LDP patterns,
-LIP vertices, double description for graph-LDP and CIP), with e^ε replaced by an upper bound W (a larger
-cone: the bound stays valid), and the bound νᵀP + max_r (μ(r) − νᵀr), valid for every ν (1ᵀr = 1ᵀP = 1),
-is compared with the claims. Exit status: 0 verified, 1 rejected (the reason is printed), 2 unreadable file.
+Σ_y μ(c_y) of Q is recomputed; every extreme ray r of the column cone is enumerated here (LDP patterns, LIP
+vertices screened by proven float upper bounds, double description for graph-LDP and CIP), e^ε replaced by an
+upper bound W (a larger cone: the bound stays valid), and the bound νᵀP + max_r (μ(r) − νᵀr), valid for every ν
+(1ᵀr = 1ᵀP = 1), is compared with the claims. Exit status: 0 verified, 1 rejected (reason printed), 2 unreadable.
 """
 
 import argparse
@@ -16,6 +16,7 @@ import json
 import math
 import os
 import time
+from bisect import bisect_left, bisect_right
 from decimal import ROUND_CEILING, ROUND_FLOOR, Context
 from fractions import Fraction as F
 from functools import lru_cache, reduce
@@ -256,19 +257,61 @@ def dd(A, d):
     return [[F(t) for t in r] for r, _ in R]
 
 
-def box_vertices(c, W, Wl):
-    """Features of the vertices of {p ∈ simplex : P/Wl ≤ p ≤ min(WP, 1)} (lower bound 0 when Wl is None): every
-    coordinate at a bound but one, j (masses as integers over one denominator D: fast subset sums)."""
-    P, d = c["P"], len(c["P"])
+def box_top(c, W, Wl):
+    """(max_p μ(p) − νᵀp, the number of p) over the vertices p of {p ∈ simplex : P/Wl ≤ p ≤ min(WP, 1)} (lower bound 0
+    when Wl is None): all coordinates at a bound but one, j, which takes the mass left. Masses are integers over one
+    denominator D; the others' halves are enumerated once each and paired by mass. A float upper bound U of each
+    vertex's score screens it: rounding adds under 2^-40 of the terms' sizes (< 60 correctly rounded operations; an
+    overflow is not finite), ln y ≤ :func:`ln_up`. Exact scores in decreasing U while U reaches the best: the max."""
+    P, d, u = c["P"], len(c["P"]), c["utility"]
     lo, hi = [F(0) if Wl is None else p / Wl for p in P], [min(W * p, F(1)) for p in P]
     D, fs = math.lcm(*(v.denominator for v in lo + hi)), [[feat(c, x, lo[x]), feat(c, x, hi[x])] for x in range(d)]
-    ilo, ihi = [int(v * D) for v in lo], [int(v * D) for v in hi]
-    for j, others in ((j, [x for x in range(d) if x != j]) for j in range(d)):
-        mass = [sum(ilo[x] for x in others)]
-        for x in others:
-            mass += [s + ihi[x] - ilo[x] for s in mass]
-        for mask, s in ((m, s) for m, s in enumerate(mass) if ilo[j] <= D - s <= ihi[j]):
-            yield features(c, [(j, F(D - s, D))], *(fs[x][mask >> i & 1] for i, x in enumerate(others)))
+    k = {"mse": 2, "histogram": 3, "mi": 5}[u]  # score = g(Σ_x u_x) − νᵀp, g(s) = s² (mse) or s, u_x = fs[x][.][k]
+    fl = [[(int(f[0] * D), *map(flo, (f[1], f[k], abs(f[1]), abs(f[k]))), f[1], f[k]) for f in fx] for fx in fs]
+    best, bf, count = -math.inf, -math.inf, 0  # bf ≤ best, a float
+    for j, xs in ((j, [x for x in range(d) if x != j]) for j in range(d)):
+        h, nu, a, AB = len(xs) // 2, flo(c["nu"][j]), flo(c["a"][j] if u == "mse" else 0), [[(0, *[0.0] * 4, 0, 0)]] * 2
+        for i, x in enumerate(xs):  # (mass, ν·p, u, |ν·p|, |u| in floats, ν·p, u exactly) over xs[:h] and xs[h:]
+            AB[i >= h] = [tuple(map(sum, zip(e, fl[x][b]))) for b in (0, 1) for e in AB[i >= h]]
+        (A, B), cands, ok = AB, [], P[j] > 1e-290
+        order = sorted(range(len(B)), key=lambda i: B[i][0])
+        bm, pd, dp = [B[i][0] for i in order], P[j].denominator * ok, D * P[j].numerator  # m / D / P_j = m pd / dp
+        for ia, (ma, na, sa, xa, ya, _, _) in enumerate(A):
+            left, right = bisect_left(bm, D - ma - fl[j][1][0]), bisect_right(bm, D - ma - fl[j][0][0])
+            count += right - left
+            for ib in order[left:right]:
+                mb, nb, sb, xb, yb, _, _ = B[ib]
+                v = (m := D - ma - mb) / D
+                g = a * v if u == "mse" else v * v if u == "histogram" else v * ln_up(m * pd / dp) if m else 0.0
+                s, z = sa + sb + g, ya + yb + abs(g) + v
+                U = (s * s if u == "mse" else s) - na - nb - nu * v + 2**-40 * (xa + xb + abs(nu * v) + z + z * z)
+                if not -math.inf < U + 1e-300 < bf:  # it may reach the best (inf and nan are not screened out)
+                    cands.append((U if math.isfinite(U) else math.inf, ia, ib))
+        for _, ia, ib in (t for t in sorted(cands, reverse=True) if not t[0] + 1e-300 < bf):
+            f = feat(c, j, F(D - A[ia][0] - B[ib][0], D))  # the exact score: μ's upper bound (1ᵀp = 1) − νᵀp
+            s, n = A[ia][6] + B[ib][6] + f[k], A[ia][5] + B[ib][5] + f[1]
+            best = max(best, (s * s if u == "mse" else s) - n)
+            bf = math.nextafter(flo(best), -math.inf)
+    return best, count
+
+
+def flo(x):  # a float of a rational; nan (never screened out) beyond the double range
+    return float(x) if abs(x) < 2**1023 else math.nan
+
+
+@lru_cache(maxsize=None)
+def ln_node(y0):  # a float above ln y0, y0 a float (an exact rational)
+    return math.nextafter(float(enclose("ln", F(y0))[1]), math.inf)
+
+
+def ln_up(y):
+    """A float upper bound on ln y (a float; inf out of range): ln y ≤ ln y0 + t − t²/2 + t³/3, t = y/y0 − 1, for all
+    y0 > 0 (ln'''' < 0); y0: y to 8 bits (|t| ≤ 2^-8: 2^-33 above ln y). :func:`enclose`'s 50-digit upper bound
+    exceeds ln y by at most 1e-48 (|ln y| + 1): within :func:`box_top`'s margin, as y's rounding is."""
+    if not 1e-300 < y < 1e300:
+        return math.inf
+    y0 = math.ldexp(round((fr := math.frexp(y))[0] * 256), fr[1] - 8)
+    return ln_node(y0) + (t := y / y0 - 1) * (1 - t * (0.5 - t / 3))
 
 
 def rays(c):
@@ -279,8 +322,6 @@ def rays(c):
         for x in range(d):
             half[x % 2] = [[a + b for a, b in zip(f, feat(c, x, g))] for g in (P[x], W * P[x]) for f in half[x % 2]]
         return ([a + b for a, b in zip(f, g)] for f in half[0] for g in half[1])
-    if c["notion"] in ("lip", "pml", "alip"):  # W, and e^eps_l bounded above: a larger box
-        return box_vertices(c, *factors(c, c["eps"], 1))
     A = [[a / p for a, p in zip(row, P)] for row in cone(c, c["eps"], 1)]  # on the columns c = P ∘ q
     return (features(c, enumerate(r)) for r in dd(A, d))  # graph-, metric-ldp and cip
 
@@ -310,7 +351,9 @@ def check(c, tol):
     P, u, qs = c["P"], c["utility"], private(c, tol, cone)
     cols = [features(c, enumerate(p * q for p, q in zip(P, col))) for col in qs]
     g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0  # mi: a lower bound; mi ≥ 0
-    for count, f in enumerate(rays(c), 1):
+    if c["notion"] in ("lip", "pml", "alip"):  # W, and e^eps_l bounded above: a larger box
+        worst, count = box_top(c, *factors(c, c["eps"], 1))
+    for count, f in enumerate(() if c["notion"] in ("lip", "pml", "alip") else rays(c), 1):
         worst = max(worst, (gain(c, f, True) - f[1]) / f[0])
     g_bound = dot(c["nu"], P) + worst
     mean, sq = dot(P, c["a"]), dot(P, [a * a for a in c["a"]])
