@@ -95,7 +95,9 @@ def test_the_checker_is_short():
     # range refused before they are expanded ("1e-100000000" hung), edge ends JSON integers, tolerances in [0, 1],
     # an overflow a bad file (all were internal errors), each row of Q summed once (quadratic: 20 000 outputs > 300 s)
     # +3: the robust loss bound is one function that the certificate writer calls too (it kept a twin of the formula)
-    assert len(code) <= 368
+    # +5 (gap-one): a value within the rounding residue of a 0 at the objective's scale is judged as 0 is (ROUNDING),
+    # and the scales are mechopt's objective_scale: H(P) for mi (entropy; it was 1e-37), Var over a prior set
+    assert len(code) <= 373
 
 
 def test_the_checker_runs_alone_without_site_packages(tmp_path):
