@@ -228,14 +228,16 @@ def value_gap(problem: Any, Q: Any, value: float, bound: float, sign: float = 0.
     return relative_gap(value, bound, objective_scale(problem, Q), sign)
 
 
-#: Cells above which :func:`objective_scale` evaluates only the one-output channel (not d × d or d × m ones).
-SCALE_MAX_CELLS = 4 * 10**6
+#: Cells above which :func:`objective_scale` evaluates only the one-output channel, not d × d or d × m ones (a solve
+#: peaks within 2× of its own Q: an identity of d = 1500 beside a Q of 1500 × 375 made it 15×: test_orbit_scale).
+SCALE_MAX_CELLS = 2**16
 
 
 def objective_scale(problem: Any, Q: Any) -> float:
     """The objective's size in its own units: the largest |value| of the channels of Q's shape that tell nothing
     (one output, one constant output) or all (the identity), e.g. Var(a) for an mse, H(P) for mi; 0 when the problem
-    cannot evaluate them (then only an exact 0 is judged against a floor, and that floor is 0).
+    cannot evaluate them (then every gap is relative to the value alone). Above ``SCALE_MAX_CELLS`` only the one-output
+    channel is evaluated (mi's scale is then 0).
 
     >>> from mechopt.problems.design import ChannelDesign
     >>> prob = ChannelDesign.from_params(prior="0.5,0.5", notion="ldp", utility="mse", eps=1.0, values="0,2")
