@@ -62,7 +62,7 @@ def audit_result(problem: Problem, result: Result) -> Result:
             res = res.demote(Status.INFEASIBLE_POINT, f"audit: {reason}")
         res = _resolved(problem, res)
         if aud.value is not None and res.value is not None:
-            dev = Result.gap_of(res.value, aud.value)  # relative at every magnitude, as the certificate's gap
+            dev = value_gap(problem, res.mechanism, res.value, aud.value)  # by the certificate's rule
             if dev > settings.tolerance("value_match"):
                 why = f"audit: reported value {res.value:.10g} but the mechanism gives {aud.value:.10g}"
                 res = (

@@ -207,8 +207,8 @@ def check(c, tol, rays_max_d=RAYS_MAX_D):
         R.append(res)
     worst = sum(min(row[x] for row in R) for x in range(d))
     why = f"the residuals add Σ_x min_y R[y][x] = {float(worst):.3g} to 1ᵀν"
-    floor = tol["floor"] * max(abs(t) for row in c["L"] for t in row)
-    return cc.verdict(c, tol, value, sum(c["nu"]) + worst, -1, floor, why, dict(out, rows=len(A)))
+    scale = max(abs(t) for row in c["L"] for t in row)
+    return cc.verdict(c, tol, value, sum(c["nu"]) + worst, -1, scale, why, dict(out, rows=len(A)))
 
 
 def vertices(c):

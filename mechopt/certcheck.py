@@ -22,6 +22,9 @@ from fractions import Fraction as F
 from functools import lru_cache, reduce
 
 TOLERANCES = {"row_sum": 1e-8, "privacy": 1e-7, "gap": 1e-7, "match": 1e-9, "floor": 1e-3}
+#: A value within ROUNDING × the objective's scale of 0 is the rounding residue of a 0 (second order: (2^-50)² of the
+#: scale), judged against floor × scale as a 0 is (mechopt.results.certificate.ROUNDING: the same rule).
+ROUNDING = F(1, 2**100)
 NOTIONS, UTILITIES = ("ldp", "lip", "pml", "alip", "graph-ldp", "metric-ldp", "cip"), ("mse", "histogram", "mi")
 MAX_D, MAX_BYTES, MAX_EPS = 20, 64 << 20, 700  # MAX_EPS: e^eps a double, as mechopt designs it
 USE = "use what design --certificate made"
@@ -64,6 +67,10 @@ def enclose(fn, x):
         return F(1), F(1)
     lo, hi = (getattr(ctx, fn)(ctx.divide(x.numerator, x.denominator)) for ctx in (DOWN, UP))
     return F(lo if lo.is_zero() else lo.next_minus(DOWN)), F(hi if hi.is_zero() else hi.next_plus(UP))
+
+
+def entropy(P):  # a lower bound on H(P), the identity's information: mi's size (≥ 1e-37: 50 digits resolve 1e-40)
+    return max(sum(-p * enclose("ln", p)[1] for p in P if p), F(1, 10**37))
 
 
 def load(path):
@@ -358,11 +365,11 @@ def check(c, tol):
     g_bound = dot(c["nu"], P) + worst
     mean, sq = dot(P, c["a"]), dot(P, [a * a for a in c["a"]])
     objectives = {"mse": (sq, sq - mean**2, -1), "histogram": (1, 1 - sum(p * p for p in P), -1), "mi": (0, 0, 1)}
-    offset, scale, sign = objectives[u]  # objective = offset + sign Σ μ; scale: its size, unit-free (mi: none, and
-    g_value, scale = (max(g_value, 0), F(1, 10**37)) if u == "mi" else (g_value, scale)  # 1e-40 nats: 50 digits)
+    offset, scale, sign = objectives[u]  # objective = offset + sign Σ μ; scale: its size (mechopt's objective_scale:
+    g_value, scale = (max(g_value, 0), entropy(P)) if u == "mi" else (g_value, scale)  # the constant's or identity's)
     value, bound, out = offset + sign * g_value, offset + sign * g_bound, dict(rays=count, inputs=len(P))
     why = f"a ray r has μ(r) − νᵀr = {float(worst):.3g}, above the claimed bound − νᵀP"
-    return verdict(c, tol, value, bound, sign, tol["floor"] * scale, why, dict(out, outputs=len(qs)))
+    return verdict(c, tol, value, bound, sign, scale, why, dict(out, outputs=len(qs)))
 
 
 def check_rays(c, tol):
@@ -386,7 +393,9 @@ def check_rays(c, tol):
     why = f"a ray r has (Σ_v λ_v μ_v(r) − νᵀr) / 1ᵀr = {float(worst):.3g}, above the claimed bound's"
     hull = " only (not their hull: a prior inside may be worse)" if u in ("mse", "histogram") else " and their hull"
     out = dict(rays=count, inputs=d, outputs=len(qs), vertices=len(V), scope=f"the {len(V)} listed priors{hull}")
-    return verdict(c, tol, min(per) if sign > 0 else max(per), bound, sign, tol["floor"] * (max(off) or 1), why, out)
+    var = [o - (dot(v, c["a"]) ** 2 if u == "mse" else dot(v, v)) for o, v in zip(off, V)]  # the constant's worst
+    scale = min(map(entropy, V)) if u == "mi" else max(var)  # the objective's size (mi: the identity's worst)
+    return verdict(c, tol, min(per) if sign > 0 else max(per), bound, sign, scale, why, out)
 
 
 def check_robust(c, tol):
@@ -403,10 +412,9 @@ def check_robust(c, tol):
     value = max(sum(v[x] * dot([q[x] for q in qs], L[x]) for x in range(d)) for v in V)
     bound, worst = loss_bound(V, c["w"], L, nu, mu, A)
     why = f"the residuals add Σ_x min_y R[y][x] = {float(worst):.3g} to 1ᵀν"
-    floor = tol["floor"] * max(abs(t) for row in L for t in row)
     scope = f"the {len(V)} listed priors and their hull"  # a loss linear in the prior: its worst is a vertex
     out = dict(rows=len(A), inputs=d, outputs=len(qs), vertices=len(V), scope=scope)
-    return verdict(c, tol, value, bound, -1, floor, why, out)
+    return verdict(c, tol, value, bound, -1, max(abs(t) for row in L for t in row), why, out)
 
 
 def loss_bound(V, w, L, nu, mu, A):
@@ -417,20 +425,21 @@ def loss_bound(V, w, L, nu, mu, A):
     return sum(nu) + worst, worst
 
 
-def verdict(c, tol, value, bound, sign, floor, why, out):
+def verdict(c, tol, value, bound, sign, scale, why, out):
     """The report once the value and the bound (sign −1: a lower bound on a minimum) match the claims; gaps relative to
-    the value's own size (as mechopt's; floor, · the objective's scale, only for a value of 0). The claimed bound may
-    miss by match · floor: float duals round at the objective's scale (an MSE of 1e-7 at E[a²] = 10: 1e-9 off)."""
+    the value's own size (mechopt's relative_gap; floor · scale for a value of 0 at ``scale``: |value| ≤ ROUNDING ·
+    scale). The claimed bound may miss by match · floor · scale: float duals round at the objective's scale."""
+    floor, zero = tol["floor"] * scale, abs(value) <= ROUNDING * scale
 
-    def rel(x, ref):  # |x − ref| / max(|x|, |ref|, |value| or floor): relative at every magnitude
-        den = max(abs(x), abs(ref), abs(value) or floor)
+    def rel(x, ref):  # |x − ref| / max(|x|, |ref|, |value|, floor if the value is 0): relative at every magnitude
+        den = max(abs(x), abs(ref), abs(value), floor if zero else 0)
         return float(abs(x - ref) / den) if den else float(0 if x == ref else "inf")
 
     if rel(c["value"], value) > tol["match"]:
         raise Rejected(f"the value of Q is {float(value)!r}, not the claimed {float(c['value'])!r}")
     if sign * (bound - c["bound"]) > tol["match"] * max(abs(c["bound"]), floor):
         raise Rejected(f"the duals do not prove the claimed bound {float(c['bound'])!r}, only {float(bound)!r}: {why}")
-    of = "the value" if value else "floor x the objective's scale (the value is 0)"
+    of = "floor x the objective's scale (the value is 0 at that scale)" if zero else "the value"
     out = dict(value=float(value), bound=float(bound), gap=rel(value, bound), gap_of=of, **out)
     gap = max(out["gap"], rel(value, c["bound"]))  # optimal at the bound proved and at the bound claimed
     if c["status"] == "optimal" and gap > tol["gap"]:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import ParamError, SolverError
+from mechopt.model.problem import value_gap
 from mechopt.model.solver import Solver
 from mechopt.results.result import Certificate, Result, Status
 
@@ -101,11 +102,11 @@ class ConicSolver(Solver):
         value = form.value_of(form.problem.value)
         extras = {**form.extras, "solve_time_s": getattr(stats, "solve_time", None)}
         bound = _dual_bound(form, stats) if status is Status.OPTIMAL else None
-        cert, note = None, ""
+        cert, note, mech = None, "", form.recover()
         if bound is not None:
             extras["program_bound"] = bound
             if form.bound_of is not None:
-                cert = _certificate(form.sense, value, form.bound_of(bound))
+                cert = _certificate(problem, mech, value, form.bound_of(bound))
             else:
                 note = "; no certificate: the value is evaluated on the recovered mechanism (program bound in extras)"
         elif status is Status.OPTIMAL:
@@ -124,7 +125,7 @@ class ConicSolver(Solver):
             value=value,
             sense=form.sense,
             objective=form.objective,
-            mechanism=form.recover(),
+            mechanism=mech,
             certificate=cert,
             proof=proof,
             iterations=getattr(stats, "num_iters", None),
@@ -203,11 +204,12 @@ def _dual_bound(form: Any, stats: Any) -> float | None:
     return bound if math.isfinite(bound) else None
 
 
-def _certificate(sense: str, value: float, bound: float) -> Certificate | None:
-    """A certificate for ``value`` from a bound in the problem's units (None if not finite)."""
+def _certificate(problem: Any, mechanism: Any, value: float, bound: float) -> Certificate | None:
+    """A certificate for ``value`` from a bound in the problem's units (None if not finite), its gap by
+    :func:`~mechopt.model.problem.value_gap`."""
     if not math.isfinite(bound):
         return None
-    return Certificate(bound=bound, gap=Result.gap_of(value, bound))
+    return Certificate(bound=bound, gap=value_gap(problem, mechanism, value, bound))
 
 
 def _which_limit(backend: str, kw: dict[str, Any], stats: Any) -> Status:

@@ -18,7 +18,7 @@ processing. Hence on a cell [a, b]:
 The minimum of P(a) over the unpruned cells is a proven lower bound on the
 optimum; the best grid vertex satisfying both constraints exactly is the
 returned (feasible) point. Cells whose bound is within ``gap_tol`` of the
-incumbent (in the certificate's gap, :meth:`mechopt.results.result.Result.gap_of`) are closed; the
+incumbent (in the certificate's gap, :func:`mechopt.results.certificate.relative_gap`) are closed; the
 others are split in 2ⁿ until the gap closes or ``max_evals`` is spent. The result carries
 ``Certificate(bound, gap)`` and states its grid (initial cells per axis, finest cell width) in ``extras``.
 
@@ -42,7 +42,9 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.errors import ParamError, TooLargeError
+from mechopt.model.problem import value_gap
 from mechopt.model.solver import Solver
+from mechopt.results.certificate import relative_gap
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.runtime.deadline import passed
 
@@ -153,7 +155,7 @@ class SearchSolver(Solver):
                 lb = _box_bound(form, cache, lo, hi)
                 if lb is None:
                     continue
-                if lb >= best_p or Result.gap_of(best_p, lb) <= tol:  # the gap of the certificate
+                if lb >= best_p or relative_gap(best_p, lb) <= tol:  # the gap of the certificate (no scale: stricter)
                     closed_lb = min(closed_lb, lb)
                 else:
                     active.append((lb, lo, hi))
@@ -181,7 +183,8 @@ class SearchSolver(Solver):
         bound = min(closed_lb, best_p)
         value = form.value_of(best_s)
         status = {"gap": Status.OPTIMAL, "max_evals": Status.ITERATION_LIMIT}.get(stop, Status.TIME_LIMIT)
-        gap = Result.gap_of(value, bound)
+        mech = form.recover(best_s)
+        gap = value_gap(problem, mech, value, bound)
         note = ""
         if status is Status.OPTIMAL and gap > settings.tolerance("gap"):  # gap_tol looser than settings' gap
             status, note = Status.OPTIMAL_INACCURATE, f"; certificate gap {gap:.3g} above tolerance"
@@ -190,7 +193,7 @@ class SearchSolver(Solver):
             value=value,
             sense=form.sense,
             objective=form.objective,
-            mechanism=form.recover(best_s),
+            mechanism=mech,
             certificate=Certificate(bound, gap),
             proof="certificate" if status is Status.OPTIMAL else None,
             iterations=rounds,

@@ -28,10 +28,11 @@ from mechopt.model.forms import ColumnProgram, ConicForm, NLPForm
 from mechopt.model.priors import Support
 from mechopt.model.problem_audit import ProblemAudit
 from mechopt.notions import LDP, LIP, MIP, PosteriorBox, PrivacyNotion
+from mechopt.results.certificate import relative_gap
 from mechopt.results.result import Result
 from mechopt.utilities import FrequencyVariance, Utility
 
-__all__ = ["Problem", "ChannelProblem", "ProblemAudit", "value_gap"]
+__all__ = ["Problem", "ChannelProblem", "ProblemAudit", "objective_scale", "value_gap"]
 
 
 class Problem:
@@ -212,22 +213,46 @@ class ChannelProblem(Problem):
         return {"prior": self.prior.tolist(), **self.notion.params(), **self.utility.params()}
 
 
-def value_gap(problem: Any, Q: Any, value: float, bound: float) -> float:
-    """The certificate gap of ``value`` against ``bound`` (:meth:`Result.gap_of`); a value of exactly 0 is judged
-    against the floor of the objective's size: the largest |value| of the channels of Q's shape that tell nothing
-    (one output) or all (the identity), e.g. Var(a) for an mse, H(P) for mi (as the standalone checker judges it).
+def value_gap(problem: Any, Q: Any, value: float, bound: float, sign: float = 0.0) -> float:
+    """The certificate gap of ``value`` against ``bound`` by the one rule (:func:`relative_gap`, ``sign`` as there)
+    at the objective's size (:func:`objective_scale`): a value of 0 at that size is judged against its floor, as the
+    standalone checker judges it. Every solver's gap, and ``mechopt.solve``'s check of it, is this one.
 
     >>> from mechopt.problems.design import ChannelDesign
     >>> prob = ChannelDesign.from_params(prior="0.5,0.5", notion="ldp", utility="mi", eps=1.0)
     >>> value_gap(prob, np.full((2, 1), 1.0), 0.0, 2.5e-33) < 1e-29, value_gap(prob, np.eye(2), 0.5, 0.6) > 0.1
     (True, True)
     """
+    if relative_gap(value, bound, 0.0, sign) == 0:
+        return 0.0
+    return relative_gap(value, bound, objective_scale(problem, Q), sign)
+
+
+#: Cells above which :func:`objective_scale` evaluates only the one-output channel, not d × d or d × m ones (a solve
+#: peaks within 2× of its own Q: an identity of d = 1500 beside a Q of 1500 × 375 made it 15×: test_orbit_scale).
+SCALE_MAX_CELLS = 2**16
+
+
+def objective_scale(problem: Any, Q: Any) -> float:
+    """The objective's size in its own units: the largest |value| of the channels of Q's shape that tell nothing
+    (one output, one constant output) or all (the identity), e.g. Var(a) for an mse, H(P) for mi; 0 when the problem
+    cannot evaluate them (then every gap is relative to the value alone). Above ``SCALE_MAX_CELLS`` only the one-output
+    channel is evaluated (mi's scale is then 0).
+
+    >>> from mechopt.problems.design import ChannelDesign
+    >>> prob = ChannelDesign.from_params(prior="0.5,0.5", notion="ldp", utility="mse", eps=1.0, values="0,2")
+    >>> objective_scale(prob, np.eye(2)), objective_scale(prob, None)
+    (1.0, 0.0)
+    """
     scale = 0.0
-    if value == 0 and bound != 0 and np.ndim(Q) == 2 and callable(getattr(problem, "evaluate", None)):
-        d, m = np.shape(Q)
-        for C in [np.eye(d), np.eye(d, m), np.ones((d, 1)), *(np.eye(m)[np.full(d, j)] for j in range(min(m, 8)))]:
-            try:
-                scale = max(scale, abs(float(problem.evaluate(C))))
-            except (ProblemError, ValueError, TypeError, IndexError):  # not a channel of this problem's shape
-                continue
-    return Result.gap_of(value, bound, scale)
+    if np.ndim(Q) != 2 or not callable(getattr(problem, "evaluate", None)):
+        return scale
+    d, m = np.shape(Q)
+    wide = d * max(d, m) <= SCALE_MAX_CELLS  # d x d and d x m channels: only when they are small
+    more = [np.eye(d), np.eye(d, m), *(np.eye(m)[np.full(d, j)] for j in range(min(m, 8)))] if wide else []
+    for C in [np.ones((d, 1)), *more]:
+        try:
+            scale = max(scale, abs(float(problem.evaluate(C))))
+        except (ProblemError, ValueError, TypeError, IndexError):  # not a channel of this problem's shape
+            continue
+    return scale if np.isfinite(scale) else 0.0

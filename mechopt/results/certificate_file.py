@@ -125,13 +125,13 @@ class RobustEvidence:
 
         from mechopt import settings
         from mechopt.io.writer import write_text
-        from mechopt.results.certificate import relative_gap
+        from mechopt.model.problem import value_gap
 
         self._check_size()
         value = self.problem.evaluate(self.Q) if value is None else value
         status = status or ("optimal" if gap <= settings.tolerance("gap") else "optimal_inaccurate")
         claim = self._claimable(bound)
-        if status == "optimal" and relative_gap(value, claim) > settings.tolerance("gap"):
+        if status == "optimal" and value_gap(self.problem, self.Q, value, claim) > settings.tolerance("gap"):
             status = "optimal_inaccurate"  # the file claims only what its duals prove
         doc = {
             "format": FORMAT,

@@ -258,24 +258,6 @@ class Result:
         proof = self.proof if status is Status.OPTIMAL else None
         return replace(self, status=status, message=msg, proof=proof)
 
-    @staticmethod
-    def gap_of(value: float, bound: float, scale: float = 0.0) -> float:
-        """The certificate gap used throughout: |bound − value| / max(|bound|, |value|), 0 when they are equal.
-
-        Relative at every magnitude, with no absolute floor (:func:`~mechopt.results.certificate.relative_gap`):
-        an MSE of 4.1e-24 against a bound of −3.0e-24 is not "within 1e-7" because both are small, and
-        values in other units (×s, the MSE ×s²) give the same gap. Only a value of exactly 0 is judged against
-        a floor, ``ZERO_FLOOR`` × ``scale`` (the objective's size), as the standalone checker judges it.
-
-        >>> Result.gap_of(4.1e-24, -3.0e-24) > 1
-        True
-        >>> Result.gap_of(4.1e-24, 4.1e-24 * (1 - 1e-9)) < 1e-7
-        True
-        >>> Result.gap_of(0.0, 0.0), Result.gap_of(0.0, 2.5e-33, scale=1.0) < 1e-7
-        (0.0, True)
-        """
-        return relative_gap(value, bound, scale)
-
     def save_certificate(self, path: str) -> None:
         """Write this result's certificate file, claiming its status and value (:meth:`Certificate.save`)."""
         from mechopt.errors import CertificateError

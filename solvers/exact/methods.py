@@ -28,7 +28,8 @@ import numpy as np
 from mechopt.errors import ParamError
 from mechopt.model.forms import ColumnProgram
 from mechopt.notions import LDP, LIP
-from mechopt.results.result import Result, Status
+from mechopt.results.certificate import relative_gap
+from mechopt.results.result import Status
 from mechopt.runtime.deadline import late
 from mechopt.solvers.exact import warm as _warm
 from mechopt.solvers.exact.box import PML_SMOOTHING, chord_start, cover_start
@@ -87,7 +88,7 @@ def reporter(cp: ColumnProgram, opts: dict[str, Any], method: str):
     def report(*, round: int, columns: int, gain: float, bound: float) -> None:
         value = cp.value_of(gain)
         proven = cp.value_of(bound) if math.isfinite(bound) else None
-        gap = None if proven is None else Result.gap_of(value, proven)
+        gap = None if proven is None else relative_gap(value, proven)  # progress: no scale (a 0 reads gap 1)
         user({"method": method, "round": round, "columns": columns, "value": value, "bound": proven, "gap": gap})
 
     return report

@@ -54,8 +54,10 @@ from mechopt import settings
 from mechopt.errors import ParamError
 from mechopt.model._matrix import sum_column_blocks
 from mechopt.model.forms import ColumnProgram
+from mechopt.model.problem import objective_scale
 from mechopt.model.solver import Solver
 from mechopt.notions import LDP, LIP, GraphLDP, PosteriorBox, PosteriorStatNotion
+from mechopt.results.certificate import relative_gap
 from mechopt.results.certificate_file import DualEvidence
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.exact import columns as C
@@ -183,7 +185,7 @@ class ExactSolver(Solver):
             out = M.solve_colgen(cp, kind, opts, deadline)
         else:
             out = M.solve_enumerate(cp, kind, opts, deadline)
-        return finish(cp, out, method, time.perf_counter() - t0)
+        return finish(cp, out, method, time.perf_counter() - t0, problem)
 
 
 def _plain_channel(problem: Any) -> bool:
@@ -241,8 +243,9 @@ VALUE_FROM_Q_MAX = 10**7  # entries of Q up to which finish() recomputes the val
 SYMMETRY_MAX_CLASSES = 6  # count pricing searches g integers; beyond a few classes column generation over d wins
 
 
-def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> Result:
-    """Turn a method's outcome into a Result: value, certificate, status, extras."""
+def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float, problem: Any = None) -> Result:
+    """Turn a method's outcome into a Result: value, certificate, status, extras; gaps by
+    :func:`~mechopt.model.problem.value_gap` at ``problem``'s objective scale."""
     extras = {"method": method, **out.extras}
     base = dict(
         sense=cp.sense,
@@ -278,14 +281,15 @@ def finish(cp: ColumnProgram, out: "M.Outcome", method: str, elapsed: float) -> 
         computed = cp.value_of(out.bound)
         # widened by the arithmetic's own error (of the bound and of the value it is held against)
         bound = computed - 2 * rounding if cp.sense == "min" else computed + 2 * rounding
-        gap = Result.gap_of(value, bound)
+        scale = objective_scale(problem, mech)
+        gap = relative_gap(value, bound, scale)
         evidence = None if out.nu is None or out.Q is None else DualEvidence(cp, out.Q, out.nu, out.bound, method)
         cert = Certificate(bound, gap, evidence=evidence)
         tol = settings.tolerance("gap")
         if status is Status.OPTIMAL and gap > tol:
             status = Status.OPTIMAL_INACCURATE
             msg = _join(msg, f"certificate gap {gap:.3g} above tolerance {tol:g}")
-            if Result.gap_of(value, computed) <= tol:
+            if relative_gap(value, computed, scale) <= tol:
                 msg = _join(msg, unresolved(value, rounding, tol))
     elif status is Status.OPTIMAL:
         status = Status.OPTIMAL_INACCURATE

@@ -21,8 +21,9 @@ min(0, β_y)`` (or Σ u + min(0, min_y β_y) when the pricing is normalised by �
 Passes: a *full* pass prices every output (those with C[:, y] ≥ u price to 0 without work, and an
 output whose last multipliers still prove its minimum ≥ −tol is not re-solved); between full
 passes only the outputs that produced columns are priced, until they stall (the value moves by less
-than ``target``, or ``PARTIAL_ROUNDS`` of them). The loop stops when a full pass proves
-``(value − lower) ≤ target · max(|value|, |lower|)``, or proves ``accept`` while the value has not
+than ``target``, or ``PARTIAL_ROUNDS`` of them). The loop stops when a full pass proves the gap
+:func:`~mechopt.results.certificate.relative_gap` ``(value, lower, Σ_x max_y |C|) ≤ target`` (relative; a value
+of 0 at that scale against its floor), or proves ``accept`` while the value has not
 moved since the previous full pass (degenerate columns: the duals, not the value, are converging),
 when no column improves, or at a limit (``max_passes`` full passes: status ``stalled``).
 
@@ -45,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from mechopt.errors import SolverError
+from mechopt.results.certificate import relative_gap
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.lp.cones import _highs, _optimal
 
@@ -143,6 +145,7 @@ def column_generation(
     """Minimise Σ C Q over channels whose columns lie in ``cone`` (module docstring)."""
     t0 = time.perf_counter()
     n, m = C.shape
+    size = float(np.abs(C).max(axis=1).sum())  # the objective's scale: no channel costs more
     master = _Master(C)
     R, ys = _best_outputs(C, cone.initial(radii))
     master.add(np.column_stack([R, np.ones(n)]), np.append(ys, int(np.argmin(C.sum(axis=0)))))
@@ -168,7 +171,7 @@ def column_generation(
         if full:
             passes += 1
             lower = max(lower, float(u.sum()) + bound)
-            gap = (value - lower) / max(abs(value), abs(lower), 1e-300)
+            gap = relative_gap(value, lower, size, sign=-1)
             if gap <= target or (gap <= accept and last_full - value <= target * abs(value)):
                 status = "converged"  # at the target, or within ``accept`` with the value stalled since the last pass
                 break

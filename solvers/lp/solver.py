@@ -32,8 +32,10 @@ from typing import Any
 import numpy as np
 
 from mechopt import settings
+from mechopt.model.problem import value_gap
 from mechopt.model.solver import Solver
 from mechopt.notions import LDP, LIP, GraphLDP, MetricLDP, PosteriorBox
+from mechopt.results.certificate import relative_gap
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.lp.colgen import Outcome, column_generation
@@ -48,6 +50,8 @@ __all__ = ["LPSolver", "SOLVERS", "applies"]
 _EXACT_AUDIT_CELLS = 2e8
 #: Largest n·m (inputs × outputs) accepted by default (the distance table and C are n² doubles).
 MAX_CELLS = 25_000_000
+#: The normalised loss's scale: its worst channel costs Σ_x max_y Cn[x, y] = 1 (module docstring).
+NORMALISED_SCALE = 1.0
 
 
 def applies(problem: Any) -> bool:
@@ -338,8 +342,7 @@ def _polish(R: np.ndarray, theta: np.ndarray) -> np.ndarray:
 def _result(problem, out, Q, Qr, Cn, offset, scale, note, base) -> Result:
     v_norm = float(np.sum(Cn * Qr))
     lower = min(out.lower, v_norm)  # a bound above the value of a feasible channel is rounding: clip
-    denom = max(abs(v_norm), abs(lower))
-    gap = 0.0 if denom == 0 else (v_norm - lower) / denom
+    gap = relative_gap(v_norm, lower, NORMALISED_SCALE)
     value = float(offset.sum()) + scale * v_norm
     # the bound rounded outward by its own arithmetic (a few ulp per input of each sum): on the correct side of
     # the optimum, not ~1e-15 above it (issue 26: "a bound on the correct side" at 60 digits)
@@ -358,7 +361,7 @@ def _result(problem, out, Q, Qr, Cn, offset, scale, note, base) -> Result:
     else:
         status = Status.OPTIMAL_INACCURATE
         msg = f"relative gap {gap:.3g} above tolerance {tol:.3g} ({out.status}; {note})"
-    cert = Certificate(bound, Result.gap_of(value, bound)) if math.isfinite(bound) else None
+    cert = Certificate(bound, value_gap(problem, Q, value, bound)) if math.isfinite(bound) else None
     return Result(status=status, value=value, mechanism=Q, certificate=cert,
                   proof="certificate" if status is Status.OPTIMAL else None,
                   iterations=out.stats["rounds"], message=msg, extras=extras, **base)  # fmt: skip

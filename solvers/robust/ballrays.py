@@ -40,9 +40,9 @@ import numpy as np
 
 from mechopt import settings
 from mechopt.errors import ParamError
+from mechopt.model.problem import value_gap
 from mechopt.problems.robust import PriorSet, RobustDesign, box_factors
 from mechopt.problems.robust.gains import VertexGains
-from mechopt.results.certificate import relative_gap
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers.robust.cone.ballbox import BALL_WORD
 
@@ -137,7 +137,7 @@ def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str
     audit = problem.audit_channel(Q)
     value = float(audit.value)
     bound = None if not np.isfinite(best) else best  # a time-limited last round may prove less than an earlier one
-    gap = None if bound is None else relative_gap(value, bound)
+    gap = None if bound is None else value_gap(problem, Q, value, bound)
     private = audit.violation <= 1e-9 * max(1.0, problem.notion.eps)
     n_all = len(problem.ball_vertices())
     where = f"the ray LP over {len(V)} priors of the ball, generated in {rounds} rounds"
@@ -163,11 +163,7 @@ def _verdict(problem: Any, r: Result, V: np.ndarray, rounds: int, base: dict[str
         "eps_audited": audit.eps_audited,
         "method": "vertex generation over the ball's priors; LP over extreme rays at each (HiGHS)",
     }
-    cert = (
-        None
-        if bound is None
-        else Certificate(bound, Result.gap_of(value, bound), evidence=_evidence(problem, Q, witness))
-    )
+    cert = None if bound is None or gap is None else Certificate(bound, gap, evidence=_evidence(problem, Q, witness))
     return Result(status=status, value=value, mechanism=Q, certificate=cert, proof=proof, message=msg,
                   iterations=rounds, extras=extras, **base)  # fmt: skip
 

@@ -35,7 +35,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from mechopt import settings
+from mechopt.model.problem import objective_scale
 from mechopt.model.solver import Solver
+from mechopt.results.certificate import relative_gap
 from mechopt.results.result import Certificate, Result, Status
 from mechopt.solvers._quiet import quiet_stdout
 from mechopt.solvers.robust.ball import build_ball_lp, inner_priors, ldp_rows
@@ -102,8 +104,8 @@ class RobustLPSolver(Solver):
         lower, margin = dual_bound(lp, res.ineqlin.marginals, res.eqlin.marginals)
         # every expected loss is at least the least loss: a valid bound too (a 0 optimum's duals gave -4e-15, "gap 1")
         bound = max(s * (lower - margin), float(L.min()))
-        denom = max(abs(value), abs(bound))
-        gap = 0.0 if denom == 0 else max(0.0, (value - bound) / denom)
+        scale = objective_scale(problem, Q)
+        gap = relative_gap(value, bound, scale, sign=-1)  # a lower bound above the value is rounding: gap 0
         tol = settings.tolerance("gap")
         status = Status.OPTIMAL if gap <= tol else Status.OPTIMAL_INACCURATE
         extras = {
@@ -125,7 +127,7 @@ class RobustLPSolver(Solver):
             ev = BallWitness(problem, Q, value, lambda p, e: self._solve(p, {**opts, "evidence": e}), cone_rows, start)
         else:
             ev = None
-        cert = Certificate(bound, Result.gap_of(value, bound), evidence=ev)
+        cert = Certificate(bound, relative_gap(value, bound, scale), evidence=ev)
         return Result(status=status, value=value, mechanism=Q, certificate=cert,
                       proof="certificate" if status is Status.OPTIMAL else None, message=msg, extras=extras,
                       **base)  # fmt: skip

@@ -32,6 +32,7 @@ from scipy.optimize import linprog
 from mechopt import settings
 from mechopt.errors import ParamError
 from mechopt.problems.robust.gains import ErrorGains, VertexGains
+from mechopt.results.certificate import relative_gap
 from mechopt.results.result import Status
 from mechopt.runtime.deadline import passed
 from mechopt.solvers.exact.colgen import gain_units
@@ -160,6 +161,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
     tol = 0.9 * settings.tolerance("gap")  # the certificate needs ``gap`` (value and t differ by round-off only)
     centre, misprice, stalls, why = None, 0, 0, ""  # duals of the lowest bound; mispricings, stalls in a row
     one = G.gains(np.ones((R.shape[0], 1)))[:, 0] / scale  # the all-ones column's gains (_lagrange)
+    size = float(np.abs(one).max())  # the objective's scale in the master's unit (an MSE's: Var(a); mi's: 0)
     start = getattr(pricer, "start_duals", lambda: None)()
     if start is not None:  # a first bound and smoothing centre before any master (the pricer's docstring)
         pr = pricer.price(start[0], start[1], deadline)
@@ -179,7 +181,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
         a = max(0.0, 1.0 - (misprice + 1) * (1.0 - alpha)) if alpha > 0 and centre is not None else 0.0
         smoothed = a > 0
         plam, pmu = (a * centre[0] + (1 - a) * lam, a * centre[1] + (1 - a) * mu) if smoothed else (lam, mu)
-        if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):  # a bound proven earlier already closes it
+        if proven and relative_gap(t, bound, size, sign=1) <= tol:  # a bound proven earlier already closes it
             status = "optimal"
             break
         pr = pricer.price(plam, pmu * scale, deadline)
@@ -190,7 +192,7 @@ def _rounds(G, pricer, R, F, c, scale, max_iter, deadline, alpha) -> dict[str, A
                 centre = (plam, pmu)
             if b < bound:
                 bound, proven = b, True
-        if proven and bound - t <= tol * max(abs(bound), abs(t), 1e-300):
+        if proven and relative_gap(t, bound, size, sign=1) <= tol:
             status = "optimal"
             break
         rays = unit_columns(pr.rays)  # the master's columns: each scaled so that its largest entry is in [1, 2)

@@ -124,7 +124,7 @@ class RobustRaysSolver(Solver):
             bound = None if out["bound"] is None else G.sign * out["bound"] + 0.0
             if bound is not None and G.sign < 0:
                 bound = max(bound, 0.0)  # an MSE is never negative
-            gap = None if bound is None else _relative_gap(problem, Q, value, bound, G.sign)
+            gap = None if bound is None else value_gap(problem, Q, value, bound, G.sign)  # past the value: 0
             late = passed(deadline)
             if not hull or gap is None or gap <= tol or out["status"] != "optimal" or late:
                 break
@@ -286,11 +286,6 @@ def _restricted(G, rows: np.ndarray):
     """The gains on the support rows (vertices and MSE values restricted)."""
     U = G.utility.restrict(np.flatnonzero(rows)) if hasattr(G.utility, "a") else G.utility
     return type(G)(G.vertices[:, rows], U)
-
-
-def _relative_gap(problem: Any, Q: np.ndarray, value: float, bound: float, sign: float) -> float:
-    """:func:`~mechopt.model.problem.value_gap`, 0 for a bound on the far side of the value (rounding)."""
-    return 0.0 if sign * (bound - value) <= 0 else value_gap(problem, Q, value, bound)
 
 
 SOLVERS = {"robust-rays": RobustRaysSolver}

@@ -79,6 +79,7 @@ def ball_witness(
     vertex-form design, ``rows`` gives its cone rows (:func:`mechopt.solvers.robust.lp.cone_rows`), ``start`` more
     priors to begin with (those of the ball among them: :func:`mechopt.solvers.robust.ball.inner_priors`)."""
     from mechopt import settings
+    from mechopt.model.problem import objective_scale
     from mechopt.results.ball_certificate import BallEvidence
     from mechopt.results.certificate import relative_gap
 
@@ -88,16 +89,16 @@ def ball_witness(
     # optimum's tight priors (at d = 64 the inner minimisers' first LP was 50 s and its HiGHS multipliers missed
     # the bound by more than half the gap, so it went on: slower than the tight priors' 4 rounds)
     V = np.array([B.inner(), *inner]) if inner and B.kind == "linf" else breaking_priors(problem, Q, np.inf)
-    half = 0.5 * settings.tolerance("gap")
+    half, scale = 0.5 * settings.tolerance("gap"), objective_scale(problem, Q)
     for rounds in range(1, MAX_ROUNDS + 1):
         sub = RobustDesign(prior_set=PriorSet(V, "priors of the ball"), notion=problem.notion, utility=problem.utility)
         r = solve(sub, False)
         if r.certificate is None or r.mechanism is None:
             return None
-        if relative_gap(value, r.certificate.bound) <= 0.5 * half:  # close: the multipliers, and what they prove
+        if relative_gap(value, r.certificate.bound, scale) <= 0.5 * half:  # close: the multipliers, and what they prove
             ev = solve(sub, True).certificate.evidence
             proven = -np.inf if ev is None else proven_bound(sub, ev, rows(sub))
-            if relative_gap(value, proven) <= half:
+            if relative_gap(value, proven, scale) <= half:
                 return BallEvidence(problem, Q, ev.weights, ev.nu, ev.mu, method="robust-lp over the ball (its dual "
                                     f"bound, witnessed by {len(V)} priors of the ball, {rounds} rounds)",
                                     priors=sub.prior_set.vertices, rounds=rounds, proven=proven)  # fmt: skip

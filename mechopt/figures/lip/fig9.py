@@ -185,13 +185,14 @@ def alternative_row(prob: LIPHistogram, cells: np.ndarray, label: str, x: float,
     :func:`~mechopt.problems.lip.box.histogram_lip_lp`), its expected MSE per user certified against the proven
     bound of :func:`~mechopt.problems.lip.box.histogram_lip_bound` (``optimal`` with ``proof="certificate"`` only
     when that gap is within the gap tolerance, ``feasible`` with the certificate otherwise)."""
+    from mechopt.model.problem import value_gap
     from mechopt.problems.lip.box import histogram_lip_bound, histogram_lip_lp
     from mechopt.results.result import Certificate, Result
     from mechopt.settings import tolerance
 
     Q, value = histogram_lip_lp(prob.prior, prob.eps)
     bound = histogram_lip_bound(prob.prior, prob.eps)
-    gap = Result.gap_of(value, bound)
+    gap = value_gap(prob, Q, value, bound)
     res = Result(
         status=Status.OPTIMAL if gap <= tolerance("gap") else Status.FEASIBLE,
         value=value,
