@@ -6,12 +6,11 @@ verdict, never a crash).
 
 Examples
 --------
->>> from mechopt.jobs.verify import Claim, Verdict
->>> from mechopt.cli.run import run_claims
->>> ok = Claim("demo.a", "demo", "1 = 1", "-", lambda: Verdict("holds", 1, 0.0))
->>> bad = Claim("demo.b", "demo", "boom", "-", lambda: 1 / 0)
->>> [(r["id"], r["verdict"], r["error"]) for r in run_claims([ok, bad])]
-[('demo.a', 'holds', None), ('demo.b', 'fails', 'ZeroDivisionError: division by zero')]
+>>> from mechopt.cli import run, claims
+>>> run.run_claims is claims.run_claims   # verify's runner, kept importable from here
+True
+>>> run.COMPARE_LEGEND.split(":")[0]     # compare's table legend opens with the value column
+'value'
 """
 
 from __future__ import annotations
