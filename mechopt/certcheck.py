@@ -4,7 +4,7 @@
 Standard library only, exact rational arithmetic. Every number of the file is a string read by
 ``fractions.Fraction``; e^x and log x enter as rational intervals around the correctly rounded ``decimal``
 exp and ln. Q's rows are normalised exactly; privacy is checked at ε + the privacy tolerance; the value
-Σ_y μ(c_y) of Q is recomputed; every extreme ray r of the column cone is enumerated here (LDP patterns, LIP
+Σ_y μ(c_y) of Q is recomputed; every extreme ray r of the column cone is enumerated here (LDP patterns and LIP
 vertices screened by proven float upper bounds, double description for graph-LDP and CIP), e^ε replaced by an
 upper bound W (a larger cone: the bound stays valid), and the bound νᵀP + max_r (μ(r) − νᵀr), valid for every ν
 (1ᵀr = 1ᵀP = 1), is compared with the claims. Exit status: 0 verified, 1 rejected (reason printed), 2 unreadable.
@@ -265,39 +265,46 @@ def dd(A, d):
 
 
 def box_top(c, W, Wl):
-    """(max_p μ(p) − νᵀp, the number of p) over the vertices p of {p ∈ simplex : P/Wl ≤ p ≤ min(WP, 1)} (lower bound 0
-    when Wl is None): all coordinates at a bound but one, j, which takes the mass left. Masses are integers over one
-    denominator D; the others' halves are enumerated once each and paired by mass. A float upper bound U of each
-    vertex's score screens it: rounding adds under 2^-40 of the terms' sizes (< 60 correctly rounded operations; an
-    overflow is not finite), ln y ≤ :func:`ln_up`. Exact scores in decreasing U while U reaches the best: the max."""
-    P, d, u = c["P"], len(c["P"]), c["utility"]
-    lo, hi = [F(0) if Wl is None else p / Wl for p in P], [min(W * p, F(1)) for p in P]
+    """(max_p score(p), the number of p) over the vertices p of {p ∈ simplex : P/Wl ≤ p ≤ min(WP, 1)} (lower bound 0
+    when Wl is None; score μ(p) − νᵀp): all coordinates at a bound but one, j, which takes the mass left; ldp: over the
+    rays p = P ∘ s, s ∈ {1, W}^d, score (μ(p) − νᵀp) / 1ᵀp. Masses are integers over one denominator D; the others'
+    halves are enumerated once each and paired by mass (ldp: all pairs). A float upper bound U of each score screens
+    it: rounding adds under 2^-40 of the terms' sizes (< 60 correctly rounded operations; an overflow is not finite),
+    ln y ≤ :func:`ln_up` (ldp: −ln 1ᵀp ≤ ln_up(1/1ᵀp)). Exact scores in decreasing U while U reaches the best."""
+    P, d, u, ldp = c["P"], len(c["P"]), c["utility"], c.get("notion") == "ldp"
+    lo, hi = [p if ldp else F(0) if Wl is None else p / Wl for p in P], [W * p if ldp else min(W * p, F(1)) for p in P]
     D, fs = math.lcm(*(v.denominator for v in lo + hi)), [[feat(c, x, lo[x]), feat(c, x, hi[x])] for x in range(d)]
     k = {"mse": 2, "histogram": 3, "mi": 5}[u]  # score = g(Σ_x u_x) − νᵀp, g(s) = s² (mse) or s, u_x = fs[x][.][k]
     fl = [[(int(f[0] * D), *map(flo, (f[1], f[k], abs(f[1]), abs(f[k]))), f[1], f[k]) for f in fx] for fx in fs]
     best, bf, count = -math.inf, -math.inf, 0  # bf ≤ best, a float
-    for j, xs in ((j, [x for x in range(d) if x != j]) for j in range(d)):
+    for j, xs in [(0, [*range(d)])] if ldp else ((j, [x for x in range(d) if x != j]) for j in range(d)):
         h, nu, a, AB = len(xs) // 2, flo(c["nu"][j]), flo(c["a"][j] if u == "mse" else 0), [[(0, *[0.0] * 4, 0, 0)]] * 2
         for i, x in enumerate(xs):  # (mass, ν·p, u, |ν·p|, |u| in floats, ν·p, u exactly) over xs[:h] and xs[h:]
             AB[i >= h] = [tuple(map(sum, zip(e, fl[x][b]))) for b in (0, 1) for e in AB[i >= h]]
-        (A, B), cands, ok = AB, [], P[j] > 1e-290
+        (A, B), cands, ok, nu = AB, [], P[j] > 1e-290, 0.0 if ldp else nu
         order = sorted(range(len(B)), key=lambda i: B[i][0])
         bm, pd, dp = [B[i][0] for i in order], P[j].denominator * ok, D * P[j].numerator  # m / D / P_j = m pd / dp
         for ia, (ma, na, sa, xa, ya, _, _) in enumerate(A):
             left, right = bisect_left(bm, D - ma - fl[j][1][0]), bisect_right(bm, D - ma - fl[j][0][0])
+            left, right = (0, len(B)) if ldp else (left, right)
             count += right - left
             for ib in order[left:right]:
                 mb, nb, sb, xb, yb, _, _ = B[ib]
-                v = (m := D - ma - mb) / D
+                m = D - ma - mb  # the free coordinate's mass (box); inv: 1 / 1ᵀp (ldp)
+                v, inv = (1.0, D / (ma + mb)) if ldp else (m / D, 1.0)
                 g = a * v if u == "mse" else v * v if u == "histogram" else v * ln_up(m * pd / dp) if m else 0.0
-                s, z = sa + sb + g, ya + yb + abs(g) + v
-                U = (s * s if u == "mse" else s) - na - nb - nu * v + 2**-40 * (xa + xb + abs(nu * v) + z + z * z)
+                g = (ln_up(inv) if u == "mi" else 0.0) if ldp else g
+                s, z = (sa + sb) * inv + g, (ya + yb) * inv + abs(g) + v
+                U = (s * s if u == "mse" else s * inv if u == "histogram" else s) - (na + nb) * inv - nu * v
+                U += 2**-40 * ((xa + xb) * inv + abs(nu * v) + z + z * z)
                 if not -math.inf < U + 1e-300 < bf:  # it may reach the best (inf and nan are not screened out)
                     cands.append((U if math.isfinite(U) else math.inf, ia, ib))
         for _, ia, ib in (t for t in sorted(cands, reverse=True) if not t[0] + 1e-300 < bf):
-            f = feat(c, j, F(D - A[ia][0] - B[ib][0], D))  # the exact score: μ's upper bound (1ᵀp = 1) − νᵀp
-            s, n = A[ia][6] + B[ib][6] + f[k], A[ia][5] + B[ib][5] + f[1]
-            best = max(best, (s * s if u == "mse" else s) - n)
+            m = A[ia][0] + B[ib][0]  # the exact score: μ's upper bound (1ᵀp = 1, or ÷ 1ᵀp = m / D) − νᵀp
+            f, inv = ([0] * 6, F(D, m)) if ldp else (feat(c, j, F(D - m, D)), 1)
+            s, n = (A[ia][6] + B[ib][6] + f[k]) * inv, (A[ia][5] + B[ib][5] + f[1]) * inv
+            g = -enclose("ln", 1 / inv)[0] if ldp and u == "mi" else 0
+            best = max(best, (s * s if u == "mse" else s * inv if u == "histogram" else s + g) - n)
             bf = math.nextafter(flo(best), -math.inf)
     return best, count
 
@@ -322,15 +329,10 @@ def ln_up(y):
 
 
 def rays(c):
-    """Features of every extreme ray of the column cone with e^ε replaced by W ≥ e^ε (a cone containing it)."""
-    P, d, W = c["P"], len(c["P"]), enclose("exp", c["eps"])[1]
-    if c["notion"] == "ldp":  # c = P ∘ s, s ∈ {1, W}^d: feature sums over the patterns of each half, then pairs
-        half = [[[0] * 6], [[0] * 6]]
-        for x in range(d):
-            half[x % 2] = [[a + b for a, b in zip(f, feat(c, x, g))] for g in (P[x], W * P[x]) for f in half[x % 2]]
-        return ([a + b for a, b in zip(f, g)] for f in half[0] for g in half[1])
-    A = [[a / p for a, p in zip(row, P)] for row in cone(c, c["eps"], 1)]  # on the columns c = P ∘ q
-    return (features(c, enumerate(r)) for r in dd(A, d))  # graph-, metric-ldp and cip
+    """Features of every extreme ray of the column cone with e^ε replaced by W ≥ e^ε (a cone containing it): double
+    description for graph-, metric-ldp and cip (ldp's patterns and the box: :func:`box_top`)."""
+    A = [[a / p for a, p in zip(row, c["P"])] for row in cone(c, c["eps"], 1)]  # on the columns c = P ∘ q
+    return (features(c, enumerate(r)) for r in dd(A, len(c["P"])))
 
 
 def columns(Q, tol):
@@ -358,9 +360,9 @@ def check(c, tol):
     P, u, qs = c["P"], c["utility"], private(c, tol, cone)
     cols = [features(c, enumerate(p * q for p, q in zip(P, col))) for col in qs]
     g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0  # mi: a lower bound; mi ≥ 0
-    if c["notion"] in ("lip", "pml", "alip"):  # W, and e^eps_l bounded above: a larger box
+    if c["notion"] in ("ldp", "lip", "pml", "alip"):  # W, and e^eps_l bounded above: a larger box (ldp: patterns)
         worst, count = box_top(c, *factors(c, c["eps"], 1))
-    for count, f in enumerate(() if c["notion"] in ("lip", "pml", "alip") else rays(c), 1):
+    for count, f in enumerate(() if c["notion"] in ("ldp", "lip", "pml", "alip") else rays(c), 1):
         worst = max(worst, (gain(c, f, True) - f[1]) / f[0])
     g_bound = dot(c["nu"], P) + worst
     mean, sq = dot(P, c["a"]), dot(P, [a * a for a in c["a"]])

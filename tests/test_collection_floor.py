@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import pytest
 
-FLOOR = 4515  # the default suite's selected tests (4376 on ball-cert alone) after mends-six, newcomer-six and
+FLOOR = 4522  # the default suite's selected tests (4376 on ball-cert alone) after mends-six, newcomer-six and
 # ball-cert (the mi prior-ball certificate tests, 17), hist-wide (4),
 # hostile-six's checker cases (26), sampler-alias's range-check tests (17), lead-deadline (2), ball-twelve (10: the
 # ball in mi's box pricer, its certificate files), items-fast (28: k-subset items read off the packed reports),
 # ball-extreme (8: BallSet.extreme against its old loop, the ball route), packaging (2: the wheel's contents),
-# check-fast (10: the screened box maximum against scoring every vertex), gap-one (22: one gap rule):
+# check-fast (10: the screened box maximum against scoring every vertex), gap-one (22: one gap rule),
+# ldp-screen (7: the screened ldp maximum against scoring every ray):
 # raised to what is selected, less a few for platform skips
 
 

@@ -9,6 +9,7 @@ value changed, and one extreme ray left out of the LP whose duals the file carri
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import shutil
 import subprocess
@@ -101,7 +102,8 @@ def test_the_checker_is_short():
     # float upper bound, scoring exactly only those that may reach the best (d = 20 lip mi: 484 s, now 3 s; same max)
     # +5 (gap-one): a value within the rounding residue of a 0 at the objective's scale is judged as 0 is (ROUNDING),
     # and the scales are mechopt's objective_scale: H(P) for mi (entropy; it was 1e-37), Var over a prior set
-    assert len(code) <= 410
+    # +2 (ldp-screen): box_top screens ldp's 2^d rays too (d = 20 ldp mi: 107 s, now 2.4 s; same max and count)
+    assert len(code) <= 412
 
 
 def test_the_checker_runs_alone_without_site_packages(tmp_path):
@@ -292,6 +294,19 @@ def _box_max_by_brute_force(c: dict, W: Fraction, Wl: Fraction | None) -> tuple[
     return max(scores), len(scores)
 
 
+def _random_duals(d: int, utility: str, seed: int, ties: bool) -> dict:
+    """A checker's problem dict with random duals ν (not optimal ones) and values; ties: uniform prior and duals (many
+    exact ties); else one mass of about 1e-6 / d when d > 2."""
+    rng = np.random.default_rng(seed)
+    w = [1] * d if ties else rng.integers(1, 10**6, size=d).tolist()
+    if not ties and d > 2:
+        w[0] = 1  # a mass of about 1e-6 / d
+    P = [Fraction(int(x), sum(w)) for x in w]
+    nu = [Fraction(1, 3)] * d if ties else [Fraction(int(x), 1000) for x in rng.integers(-3000, 3000, size=d)]
+    a = [Fraction(int(x), 7) for x in rng.integers(-20, 20, size=d)]
+    return dict(P=P, nu=nu, a=a, utility=utility)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     d=st.integers(2, 7),
@@ -305,17 +320,48 @@ def test_the_screened_box_maximum_is_the_exact_maximum_of_every_vertex(d, utilit
     """box_top screens vertices by a float upper bound and scores only the survivors exactly: its maximum and its
     count equal those of scoring every vertex exactly, for random duals ν (not optimal ones), uniform priors and
     duals (many exact ties), tiny prior masses and a level of 40 nats."""
-    rng = np.random.default_rng(seed)
-    w = [1] * d if ties else rng.integers(1, 10**6, size=d).tolist()
-    if not ties and d > 2:
-        w[0] = 1  # a mass of about 1e-6 / d
-    P = [Fraction(int(x), sum(w)) for x in w]
-    nu = [Fraction(1, 3)] * d if ties else [Fraction(int(x), 1000) for x in rng.integers(-3000, 3000, size=d)]
-    a = [Fraction(int(x), 7) for x in rng.integers(-20, 20, size=d)]
-    c = dict(P=P, nu=nu, a=a, utility=utility)
+    c = _random_duals(d, utility, seed, ties)
     W = certcheck.enclose("exp", eps)[1]
     Wl = None if side == "pml" else W if side == "lip" else certcheck.enclose("exp", eps / 3)[1]
     assert certcheck.box_top(c, W, Wl) == _box_max_by_brute_force(c, W, Wl)
+
+
+def _ldp_max_by_brute_force(c: dict, W: Fraction) -> tuple[Fraction, int]:
+    """max (μ(p) − νᵀp) / 1ᵀp over every LDP ray p = P ∘ s, s ∈ {1, W}^d, each scored exactly (the reference)."""
+    scores = []
+    for s in itertools.product([Fraction(1), W], repeat=len(c["P"])):
+        f = certcheck.features(c, enumerate(p * t for p, t in zip(c["P"], s)))
+        scores.append((certcheck.gain(c, f, True) - f[1]) / f[0])
+    return max(scores), len(scores)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    d=st.integers(1, 8),
+    utility=st.sampled_from(["mi", "mse", "histogram"]),
+    eps=st.sampled_from([Fraction(1, 100), Fraction(1, 2), Fraction(3), Fraction(40)]),
+    seed=st.integers(0, 2**32 - 1),
+    ties=st.booleans(),
+)
+def test_the_screened_ldp_maximum_is_the_exact_maximum_of_every_ray(d, utility, eps, seed, ties):
+    """box_top screens the LDP rays too (−ln 1ᵀp bounded by ln_up(1/1ᵀp)): its maximum and its count equal those of
+    scoring every ray exactly, for random duals ν, uniform priors and duals (exact ties), tiny masses and 40 nats."""
+    c = dict(_random_duals(d, utility, seed, ties), notion="ldp")
+    W = certcheck.enclose("exp", eps)[1]
+    assert certcheck.box_top(c, W, W) == _ldp_max_by_brute_force(c, W)
+
+
+@pytest.mark.parametrize("utility", ["mi", "mse", "histogram"])
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_the_screened_ldp_maximum_is_exact_at_optimal_duals(utility, eps, tmp_path):
+    """At the solver's duals many rays tie up to the duals' float rounding: the screen scores all of them exactly."""
+    P = np.random.default_rng(5).dirichlet(np.ones(8)).tolist()
+    kw = dict(values=list(range(8))) if utility == "mse" else {}
+    res = mechopt.design(prior=P, notion="ldp", utility=utility, eps=eps, solver="exact", **kw)
+    res.save_certificate(str(tmp_path / "c.json"))
+    c = certcheck.load(str(tmp_path / "c.json"))
+    W = certcheck.factors(c, c["eps"], 1)[0]
+    assert certcheck.box_top(c, W, W) == _ldp_max_by_brute_force(c, W)
 
 
 @pytest.mark.parametrize("notion", ["lip", "pml", "alip"])
