@@ -360,9 +360,9 @@ def check(c, tol):
     P, u, qs = c["P"], c["utility"], private(c, tol, cone)
     cols = [features(c, enumerate(p * q for p, q in zip(P, col))) for col in qs]
     g_value, worst, count = sum(gain(c, f, False) for f in cols if f[0]), -math.inf, 0  # mi: a lower bound; mi ≥ 0
-    if c["notion"] in ("ldp", "lip", "pml", "alip"):  # W, and e^eps_l bounded above: a larger box (ldp: patterns)
-        worst, count = box_top(c, *factors(c, c["eps"], 1))
-    for count, f in enumerate(() if c["notion"] in ("ldp", "lip", "pml", "alip") else rays(c), 1):
+    box = c["notion"] in ("ldp", "lip", "pml", "alip")  # W, and e^eps_l bounded above: a larger box (ldp: patterns)
+    worst, count = box_top(c, *factors(c, c["eps"], 1)) if box else (worst, count)
+    for count, f in enumerate(() if box else rays(c), 1):  # graph-, metric-ldp and cip: double description
         worst = max(worst, (gain(c, f, True) - f[1]) / f[0])
     g_bound = dot(c["nu"], P) + worst
     mean, sq = dot(P, c["a"]), dot(P, [a * a for a in c["a"]])
